@@ -1,0 +1,38 @@
+//! `retry-run diff`: a diff summary for human reviewers.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Args;
+
+use super::repo_args::{CompareArgs, open};
+use super::{CliError, exit};
+use crate::format::diff::{DiffFormat, write};
+use crate::git::DiffDepth;
+use crate::model::DiffSummary;
+
+/// Summarise what a change did: files, statuses, line counts, a bounded patch.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  retry-run diff --base origin/main --head HEAD --format markdown > comment.md\n  retry-run diff --format json --max-lines 0   # the working tree; no patch lines, only counts")]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub compare: CompareArgs,
+
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: DiffFormat,
+
+    /// Keep at most this many patch lines; the rest is replaced by
+    /// `[... N lines omitted]`.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub max_lines: usize,
+}
+
+pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
+    let opened = open(dir, args.compare.config.as_deref())?;
+    let cmp = args.compare.compare(&opened, DiffDepth::Patch)?;
+    let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    write(&mut out, args.format, &summary, args.max_lines)?;
+    out.flush()?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,69 @@
+//! Errors of the command line, each with the exit code of section 12.
+
+use std::fmt;
+
+use crate::config::ConfigError;
+use crate::git::GitError;
+use crate::scope::GlobError;
+
+/// Exit codes of the spec's section 12.
+pub mod exit {
+    pub const OK: i32 = 0;
+    /// The task escalated, or a check found what it looks for.
+    pub const FOUND: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const ENVIRONMENT: i32 = 3;
+}
+
+/// An error to print on one line, with its exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError { code: exit::USAGE, message: message.into() }
+    }
+
+    pub fn environment(message: impl Into<String>) -> Self {
+        CliError { code: exit::ENVIRONMENT, message: message.into() }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<GitError> for CliError {
+    fn from(e: GitError) -> Self {
+        let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
+        CliError { code, message: e.to_string() }
+    }
+}
+
+impl From<ConfigError> for CliError {
+    fn from(e: ConfigError) -> Self {
+        CliError::usage(e.to_string())
+    }
+}
+
+impl From<GlobError> for CliError {
+    fn from(e: GlobError) -> Self {
+        CliError::usage(format!("{e}; fix the glob in --allow/--deny or [scope] of retry-run.toml"))
+    }
+}
+
+/// Writing to stdout failed: a closed pipe is not an error (`| head`).
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError { code: exit::OK, message: String::new() }
+        } else {
+            CliError::environment(format!("cannot write the output: {e}"))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The command line: one file per subcommand; this file parses arguments
+//! and maps results to exit codes.
+
+mod diff;
+pub mod error;
+mod repo_args;
+mod scope;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+pub use error::{CliError, exit};
+
+/// Run AI coding agents in clean git worktrees, check what they changed,
+/// and tell the next attempt what went wrong.
+#[derive(Debug, Parser)]
+#[command(name = "retry-run", version, max_term_width = 100)]
+pub struct Cli {
+    /// Run as if started in DIR (like `git -C`).
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Scope(scope::ScopeArgs),
+    Diff(diff::DiffArgs),
+}
+
+/// Parses the command line, runs the command, returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::USAGE } else { exit::OK };
+        }
+    };
+    let dir = match &cli.dir {
+        Some(d) => d.clone(),
+        None => match std::env::current_dir() {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("retry-run: error: cannot read the current directory: {e}");
+                return exit::ENVIRONMENT;
+            }
+        },
+    };
+    let result = match cli.command {
+        Command::Scope(args) => scope::run(&dir, args),
+        Command::Diff(args) => diff::run(&dir, args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if !e.message.is_empty() {
+                eprintln!("retry-run: error: {}", e.message);
+            }
+            e.code
+        }
+    }
+}

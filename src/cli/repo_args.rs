@@ -1,0 +1,64 @@
+//! What `scope` and `diff` share: the repository, the config, and which
+//! base and head to compare.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::CliError;
+use crate::config::{self, Config};
+use crate::git::{Comparison, DiffDepth, Repo};
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The base to compare with: any revision (branch, tag, origin/main,
+    /// SHA, HEAD~2). Default: `base` in retry-run.toml, else the default
+    /// branch (origin/HEAD, init.defaultBranch, main, master).
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+
+    /// Compare this commit, from its merge base with the base (like
+    /// `git diff BASE...HEAD`). Without it, the working tree is the head:
+    /// staged, unstaged and untracked non-ignored files.
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+
+    /// The config file (default: retry-run.toml at the repository root).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+/// The repository and its config, opened for a command.
+pub struct Opened {
+    pub repo: Repo,
+    pub config: Config,
+}
+
+pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Opened, CliError> {
+    let repo = Repo::discover(dir)?;
+    let config = match config_path {
+        Some(p) => Config::load(p)?,
+        None => match repo.workdir().map(|w| w.join(config::FILE_NAME)) {
+            Some(p) if p.is_file() => Config::load(&p)?,
+            _ => Config::default(),
+        },
+    };
+    Ok(Opened { repo, config })
+}
+
+impl CompareArgs {
+    /// Resolves base and head and compares them.
+    pub fn compare<'r>(&self, o: &'r Opened, depth: DiffDepth) -> Result<Comparison<'r>, CliError> {
+        let base = match self.base.as_deref().or(o.config.base.as_deref()) {
+            Some(spec) => o.repo.resolve(spec)?,
+            None => o.repo.default_branch()?,
+        };
+        Ok(match &self.head {
+            Some(spec) => {
+                let head = o.repo.resolve(spec)?;
+                o.repo.compare_commits(&base, &head, depth)?
+            }
+            None => o.repo.compare_worktree(&base, depth)?,
+        })
+    }
+}

@@ -1,0 +1,603 @@
+//! `retry-run.toml`: the whole schema of the spec's section 3, parsed into
+//! typed values with every default filled in.
+//!
+//! Parsing is pure ([`Config::parse`]); [`Config::load`] only adds the file
+//! read. An unknown key, a wrong type or an out-of-range value is a
+//! [`ConfigError`] that names the file, line and column.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+/// The file name looked for at the repository root.
+pub const FILE_NAME: &str = "retry-run.toml";
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// The ref attempts start from; `None`: the default branch.
+    pub base: Option<String>,
+    pub max_attempts: MaxAttempts,
+    pub worktree: WorktreeConfig,
+    pub agent: AgentConfig,
+    pub retry: RetryConfig,
+    pub scope: ScopeConfig,
+    #[serde(rename = "check")]
+    pub checks: Vec<CheckConfig>,
+    pub verifier: Option<VerifierConfig>,
+    pub context: ContextConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            base: None,
+            max_attempts: MaxAttempts(3),
+            worktree: WorktreeConfig::default(),
+            agent: AgentConfig::default(),
+            retry: RetryConfig::default(),
+            scope: ScopeConfig::default(),
+            checks: Vec::new(),
+            verifier: None,
+            context: ContextConfig::default(),
+        }
+    }
+}
+
+/// `max_attempts`: at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct MaxAttempts(pub u32);
+
+impl<'de> Deserialize<'de> for MaxAttempts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = i64::deserialize(d)?;
+        if (1..=1000).contains(&n) {
+            Ok(MaxAttempts(n as u32))
+        } else {
+            Err(de::Error::custom(format!("max_attempts must be between 1 and 1000, not {n}")))
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorktreeConfig {
+    /// Where task worktrees live; empty: `<git-common-dir>/retry-run/worktrees`.
+    pub root: String,
+    /// Ignored files copied from the user's checkout into each fresh worktree.
+    pub include: Vec<String>,
+    /// A command run in the worktree after each reset, before the agent.
+    pub setup: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentConfig {
+    pub command: Option<CommandSpec>,
+    pub stdin: bool,
+    pub timeout: DurationSpec,
+    pub kill_grace: DurationSpec,
+    pub reset: ResetMode,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            command: None,
+            stdin: false,
+            timeout: DurationSpec::secs(20 * 60),
+            kill_grace: DurationSpec::secs(5),
+            reset: ResetMode::Always,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResetMode {
+    /// Every attempt starts at the base.
+    Always,
+    /// Attempt n+1 starts from attempt n's tree.
+    Keep,
+}
+
+/// A command: an argv list run directly, or one string run by `sh -c`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum CommandSpec {
+    Argv(Vec<String>),
+    Shell(String),
+}
+
+impl<'de> Deserialize<'de> for CommandSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CommandSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a command string (run by sh -c) or a list of arguments")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<CommandSpec, E> {
+                if s.trim().is_empty() {
+                    return Err(E::custom("the command is empty"));
+                }
+                Ok(CommandSpec::Shell(s.to_string()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CommandSpec, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(arg) = seq.next_element::<String>()? {
+                    argv.push(arg);
+                }
+                if argv.first().is_none_or(|a| a.is_empty()) {
+                    return Err(de::Error::custom("the command list is empty or starts with an empty program name"));
+                }
+                Ok(CommandSpec::Argv(argv))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A duration written as `90s`, `5m`, `1h`, `500ms` or a sum like `1h30m`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DurationSpec {
+    pub text: String,
+    pub value: Duration,
+}
+
+impl DurationSpec {
+    pub fn secs(s: u64) -> Self {
+        let text = if s % 3600 == 0 && s > 0 {
+            format!("{}h", s / 3600)
+        } else if s % 60 == 0 && s > 0 {
+            format!("{}m", s / 60)
+        } else {
+            format!("{s}s")
+        };
+        DurationSpec { text, value: Duration::from_secs(s) }
+    }
+
+    /// Parses `90s`, `5m`, `1h`, `250ms`, `1h30m`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err("empty duration: write it like 90s, 5m or 1h".into());
+        }
+        let mut total = Duration::ZERO;
+        let mut rest = t;
+        while !rest.is_empty() {
+            let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            if digits == 0 {
+                return Err(format!("invalid duration {text:?}: write it like 90s, 5m or 1h"));
+            }
+            let n: u64 = rest[..digits]
+                .parse()
+                .map_err(|_| format!("invalid duration {text:?}: number too large"))?;
+            rest = &rest[digits..];
+            let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+            let unit = &rest[..unit_len];
+            rest = &rest[unit_len..];
+            let part = match unit {
+                "ms" => Duration::from_millis(n),
+                "s" => Duration::from_secs(n),
+                "m" => Duration::from_secs(n.saturating_mul(60)),
+                "h" => Duration::from_secs(n.saturating_mul(3600)),
+                "" => return Err(format!("duration {text:?} has no unit: write it like {n}s, {n}m or {n}h")),
+                other => return Err(format!("duration {text:?} has an unknown unit {other:?}: use ms, s, m or h")),
+            };
+            total = total.saturating_add(part);
+        }
+        Ok(DurationSpec { text: t.to_string(), value: total })
+    }
+}
+
+impl<'de> Deserialize<'de> for DurationSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        DurationSpec::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for DurationSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+/// An attempt outcome that `retry.on` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryOn {
+    CheckFailure,
+    ScopeViolation,
+    VerifierRejection,
+    EmptyDiff,
+    Crash,
+    Timeout,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RetryConfig {
+    pub on: Vec<RetryOn>,
+    pub flaky_reruns: u32,
+    pub baseline: bool,
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        RetryConfig {
+            on: vec![
+                RetryOn::CheckFailure,
+                RetryOn::ScopeViolation,
+                RetryOn::VerifierRejection,
+                RetryOn::EmptyDiff,
+                RetryOn::Crash,
+                RetryOn::Timeout,
+            ],
+            flaky_reruns: 1,
+            baseline: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScopeConfig {
+    /// Globs a change may write; empty allows everything.
+    pub allow: Vec<String>,
+    /// Globs a change may never write; deny wins over allow.
+    pub deny: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckKind {
+    Lint,
+    Test,
+    Build,
+    #[default]
+    Custom,
+}
+
+/// The input formats of section 7, plus `auto`.
+pub const INPUT_FORMATS: &[&str] = &[
+    "auto",
+    "ruff",
+    "flake8",
+    "pylint",
+    "mypy",
+    "pyright",
+    "pytest",
+    "python-traceback",
+    "rustc",
+    "cargo-json",
+    "cargo-test",
+    "generic",
+];
+
+/// A check's output format name, validated against [`INPUT_FORMATS`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct InputFormat(pub String);
+
+impl Default for InputFormat {
+    fn default() -> Self {
+        InputFormat("auto".into())
+    }
+}
+
+impl<'de> Deserialize<'de> for InputFormat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if INPUT_FORMATS.contains(&s.as_str()) {
+            Ok(InputFormat(s))
+        } else {
+            Err(de::Error::custom(format!(
+                "unknown format {s:?}: use one of {}",
+                INPUT_FORMATS.join(", ")
+            )))
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    pub name: String,
+    pub run: String,
+    #[serde(default)]
+    pub kind: CheckKind,
+    #[serde(default)]
+    pub format: InputFormat,
+    #[serde(default = "default_check_timeout")]
+    pub timeout: DurationSpec,
+}
+
+fn default_check_timeout() -> DurationSpec {
+    DurationSpec::secs(10 * 60)
+}
+
+/// A confidence threshold in `0.0..=1.0`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Confidence(pub f64);
+
+impl<'de> Deserialize<'de> for Confidence {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if (0.0..=1.0).contains(&v) {
+            Ok(Confidence(v))
+        } else {
+            Err(de::Error::custom(format!("min_confidence must be between 0.0 and 1.0, not {v}")))
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifierConfig {
+    pub run: String,
+    #[serde(default = "default_min_confidence")]
+    pub min_confidence: Confidence,
+    #[serde(default = "default_verifier_retries")]
+    pub retries: u32,
+    #[serde(default = "default_verifier_timeout")]
+    pub timeout: DurationSpec,
+}
+
+fn default_min_confidence() -> Confidence {
+    Confidence(0.6)
+}
+fn default_verifier_retries() -> u32 {
+    2
+}
+fn default_verifier_timeout() -> DurationSpec {
+    DurationSpec::secs(5 * 60)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContextOrder {
+    FeedbackFirst,
+    TaskFirst,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ContextConfig {
+    pub order: ContextOrder,
+    pub max_prior_attempts: u32,
+    pub max_diff_lines: u32,
+    pub max_check_output_lines: u32,
+    pub max_verifier_feedback_chars: u32,
+    pub max_tokens: u32,
+    pub include_prior_diffs: bool,
+    pub include_check_output: bool,
+    pub include_verifier_feedback: bool,
+    pub drift_threshold: f64,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            order: ContextOrder::FeedbackFirst,
+            max_prior_attempts: 3,
+            max_diff_lines: 500,
+            max_check_output_lines: 50,
+            max_verifier_feedback_chars: 2000,
+            max_tokens: 4000,
+            include_prior_diffs: true,
+            include_check_output: true,
+            include_verifier_feedback: true,
+            drift_threshold: 0.3,
+        }
+    }
+}
+
+/// A config file that could not be read or parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}: cannot read the config file: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Invalid { path: PathBuf, line: usize, column: usize, message: String },
+}
+
+impl Config {
+    /// Parses config text; `path` is only used to name the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        config.validate(text, path)?;
+        Ok(config)
+    }
+
+    /// Reads and parses a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        Config::parse(&text, path)
+    }
+
+    /// Checks that need the whole file: check names must be unique.
+    fn validate(&self, text: &str, path: &Path) -> Result<(), ConfigError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for check in &self.checks {
+            if check.name.trim().is_empty() || !seen.insert(check.name.as_str()) {
+                let what = if check.name.trim().is_empty() { "an empty" } else { "a duplicate" };
+                // Point at the offending `name = ...` line where we can find it.
+                let needle = format!("{:?}", check.name);
+                let offset = text
+                    .match_indices(&needle)
+                    .map(|(i, _)| i)
+                    .nth(if what == "an empty" { 0 } else { 1 })
+                    .unwrap_or(0);
+                let (line, column) = line_col(text, offset);
+                return Err(ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    line,
+                    column,
+                    message: format!("[[check]] has {what} name {:?}: every check needs its own name", check.name),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..floor_char_boundary(text, offset)];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        Config::parse(text, Path::new("retry-run.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn empty_file_gives_every_default() {
+        let c = parse("").unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.max_attempts.0, 3);
+        assert_eq!(c.agent.timeout.value, Duration::from_secs(1200));
+        assert_eq!(c.agent.kill_grace.value, Duration::from_secs(5));
+        assert_eq!(c.context.max_tokens, 4000);
+        assert_eq!(c.retry.on.len(), 6);
+    }
+
+    #[test]
+    fn the_spec_example_parses() {
+        let text = r#"
+base = "main"
+max_attempts = 3
+
+[worktree]
+root = ""
+include = [".env"]
+setup = "npm ci"
+
+[agent]
+command = ["my-agent", "--prompt-file", "{prompt_file}"]
+stdin = false
+timeout = "20m"
+kill_grace = "5s"
+reset = "always"
+
+[retry]
+on = ["check_failure", "scope_violation", "verifier_rejection", "empty_diff", "crash", "timeout"]
+flaky_reruns = 1
+baseline = true
+
+[scope]
+allow = ["src/**", "tests/**"]
+deny  = ["**/*.lock", ".github/**"]
+
+[[check]]
+name = "ruff"
+run = "ruff check --output-format=concise ."
+kind = "lint"
+format = "auto"
+timeout = "5m"
+
+[verifier]
+run = "my-reviewer --json"
+min_confidence = 0.6
+retries = 2
+
+[context]
+order = "feedback-first"
+max_prior_attempts = 3
+max_diff_lines = 500
+max_check_output_lines = 50
+max_verifier_feedback_chars = 2000
+max_tokens = 4000
+include_prior_diffs = true
+include_check_output = true
+include_verifier_feedback = true
+drift_threshold = 0.3
+"#;
+        let c = parse(text).unwrap();
+        assert_eq!(c.base.as_deref(), Some("main"));
+        assert_eq!(c.scope.allow, vec!["src/**", "tests/**"]);
+        assert_eq!(c.checks[0].kind, CheckKind::Lint);
+        assert_eq!(c.checks[0].timeout.value, Duration::from_secs(300));
+        assert_eq!(
+            c.agent.command,
+            Some(CommandSpec::Argv(vec!["my-agent".into(), "--prompt-file".into(), "{prompt_file}".into()]))
+        );
+        assert_eq!(c.verifier.unwrap().min_confidence.0, 0.6);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let cases: &[(&str, &str)] = &[
+            ("[scope]\nalow = [\"src/**\"]\n", "retry-run.toml:2:1: unknown field `alow`"),
+            ("max_attempts = \"three\"\n", "retry-run.toml:1:16: invalid type"),
+            ("max_attempts = 0\n", "retry-run.toml:1:16: max_attempts must be between 1 and 1000"),
+            ("[agent]\ntimeout = \"20\"\n", "retry-run.toml:2:11: duration \"20\" has no unit"),
+            ("[agent]\ntimeout = \"5 weeks\"\n", "retry-run.toml:2:11: duration \"5 weeks\" has an unknown unit"),
+            ("[agent]\ncommand = []\n", "retry-run.toml:2:11: the command list is empty"),
+            ("[retry]\non = [\"crash\", \"oops\"]\n", "retry-run.toml:2:16: unknown variant `oops`"),
+            ("[[check]]\nname = \"x\"\nrun = \"true\"\nformat = \"rufff\"\n", "retry-run.toml:4:10: unknown format \"rufff\""),
+            ("[[check]]\nname = \"x\"\n", "missing field `run`"),
+            ("[verifier]\nrun = \"v\"\nmin_confidence = 1.5\n", "retry-run.toml:3:18: min_confidence must be between"),
+            ("[[check]]\nname = \"a\"\nrun = \"x\"\n[[check]]\nname = \"a\"\nrun = \"y\"\n", "retry-run.toml:5:8: [[check]] has a duplicate name"),
+            ("base = \n", "retry-run.toml:1:"),
+            ("[context]\norder = \"random\"\n", "retry-run.toml:2:9: unknown variant `random`"),
+        ];
+        for (text, want) in cases {
+            let err = parse(text).expect_err(text);
+            assert!(err.starts_with(want) || err.contains(want), "config {text:?}\n got: {err}\nwant: {want}");
+        }
+    }
+
+    #[test]
+    fn command_may_be_a_string() {
+        let c = parse("[agent]\ncommand = \"my-agent < {prompt_file}\"\n").unwrap();
+        assert_eq!(c.agent.command, Some(CommandSpec::Shell("my-agent < {prompt_file}".into())));
+    }
+
+    #[test]
+    fn durations() {
+        let ok: &[(&str, u64)] = &[("90s", 90_000), ("5m", 300_000), ("1h", 3_600_000), ("1h30m", 5_400_000), ("250ms", 250)];
+        for (t, ms) in ok {
+            assert_eq!(DurationSpec::parse(t).unwrap().value.as_millis() as u64, *ms, "{t}");
+        }
+        for bad in ["", "s", "10", "10x", "-5s", "1.5h"] {
+            assert!(DurationSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("a\n\u{e9}\u{e9}x", 6), (2, 3));
+        assert_eq!(line_col("abc", 99), (1, 4));
+    }
+}

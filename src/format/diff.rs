@@ -1,0 +1,210 @@
+//! Printing a diff summary: `text`, `markdown` (for a PR comment), `json`.
+//!
+//! JSON is the wire contract of section 10: `{"base", "head", "files":
+//! [{"path", "old_path", "status", "additions", "deletions", "binary"}],
+//! "totals": {"files", "additions", "deletions"}, "patch",
+//! "patch_truncated"}`. The patch keeps at most `max_lines` lines and ends
+//! with `[... N lines omitted]` when it was cut.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::model::{DiffSummary, Totals};
+use crate::pathfmt::display;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+/// A patch cut to at most `max_lines` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundedPatch {
+    pub text: String,
+    pub omitted: usize,
+}
+
+/// Keeps the first `max_lines` lines of `patch`, and says how many it cut.
+pub fn bound_patch(patch: &str, max_lines: usize) -> BoundedPatch {
+    let total = patch.lines().count();
+    if total <= max_lines {
+        return BoundedPatch { text: patch.to_string(), omitted: 0 };
+    }
+    let end = patch.match_indices('\n').nth(max_lines.wrapping_sub(1)).map_or(0, |(i, _)| i + 1);
+    let end = if max_lines == 0 { 0 } else { end };
+    let omitted = total - max_lines;
+    BoundedPatch { text: format!("{}[... {omitted} lines omitted]\n", &patch[..end]), omitted }
+}
+
+pub fn write(out: &mut dyn Write, format: DiffFormat, d: &DiffSummary, max_lines: usize) -> io::Result<()> {
+    let patch = bound_patch(&d.patch, max_lines);
+    match format {
+        DiffFormat::Text => text(out, d, &patch),
+        DiffFormat::Markdown => markdown(out, d, &patch),
+        DiffFormat::Json => json(out, d, &patch),
+    }
+}
+
+fn file_label(c: &crate::model::Change, arrow: &str, wrap: &dyn Fn(&str) -> String) -> String {
+    match c.old_path() {
+        Some(old) => format!("{}{arrow}{}", wrap(&display(old)), wrap(&display(c.path()))),
+        None => wrap(&display(c.path())),
+    }
+}
+
+fn totals_line(t: &Totals) -> String {
+    format!(
+        "{} file{} changed, {} insertion{}(+), {} deletion{}(-)",
+        t.files,
+        if t.files == 1 { "" } else { "s" },
+        t.additions,
+        if t.additions == 1 { "" } else { "s" },
+        t.deletions,
+        if t.deletions == 1 { "" } else { "s" },
+    )
+}
+
+fn text(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Result<()> {
+    let cs = &d.changes;
+    writeln!(out, "diff {}...{}", super::short(&cs.base), super::short(cs.head.label()))?;
+    let labels: Vec<String> = cs.changes.iter().map(|c| file_label(c, " -> ", &|s| s.to_string())).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).min(60);
+    for (c, label) in cs.changes.iter().zip(&labels) {
+        let counts = if c.binary { "binary".to_string() } else { format!("+{} -{}", c.additions, c.deletions) };
+        writeln!(out, "{}  {label:<width$}  {counts}", c.status.letter())?;
+    }
+    writeln!(out, "{}", totals_line(&cs.totals()))?;
+    if !patch.text.is_empty() {
+        writeln!(out)?;
+        out.write_all(patch.text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// An inline code span that survives backticks in the text.
+fn code(s: &str) -> String {
+    let longest = longest_run(s, '`');
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
+    // `|` would end a table cell even inside a code span.
+    format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|").replace('\n', " "))
+}
+
+fn longest_run(s: &str, ch: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for c in s.chars() {
+        cur = if c == ch { cur + 1 } else { 0 };
+        best = best.max(cur);
+    }
+    best
+}
+
+fn markdown(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Result<()> {
+    let cs = &d.changes;
+    let t = cs.totals();
+    writeln!(out, "### Diff summary\n")?;
+    writeln!(
+        out,
+        "{}...{}: **{}**\n",
+        code(super::short(&cs.base)),
+        code(super::short(cs.head.label())),
+        totals_line(&t)
+    )?;
+    if !cs.changes.is_empty() {
+        writeln!(out, "| Status | File | + | - |")?;
+        writeln!(out, "|:--|:--|--:|--:|")?;
+        for c in &cs.changes {
+            let label = file_label(c, " \u{2192} ", &code);
+            if c.binary {
+                writeln!(out, "| {} | {label} | binary | |", c.status.letter())?;
+            } else {
+                writeln!(out, "| {} | {label} | {} | {} |", c.status.letter(), c.additions, c.deletions)?;
+            }
+        }
+        writeln!(out)?;
+    }
+    if !patch.text.is_empty() {
+        let fence = "`".repeat(longest_run(&patch.text, '`').max(2) + 1);
+        writeln!(out, "<details><summary>Patch</summary>\n")?;
+        writeln!(out, "{fence}diff")?;
+        out.write_all(patch.text.as_bytes())?;
+        if !patch.text.ends_with('\n') {
+            writeln!(out)?;
+        }
+        writeln!(out, "{fence}\n\n</details>")?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonDiff<'a> {
+    base: &'a str,
+    head: &'a str,
+    files: Vec<JsonFile>,
+    totals: Totals,
+    patch: &'a str,
+    patch_truncated: bool,
+}
+
+#[derive(Serialize)]
+struct JsonFile {
+    path: String,
+    old_path: Option<String>,
+    status: crate::model::Status,
+    additions: usize,
+    deletions: usize,
+    binary: bool,
+}
+
+fn json(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Result<()> {
+    let cs = &d.changes;
+    let doc = JsonDiff {
+        base: &cs.base,
+        head: cs.head.label(),
+        files: cs
+            .changes
+            .iter()
+            .map(|c| JsonFile {
+                path: display(c.path()).into_owned(),
+                old_path: c.old_path().map(|p| display(p).into_owned()),
+                status: c.status,
+                additions: c.additions,
+                deletions: c.deletions,
+                binary: c.binary,
+            })
+            .collect(),
+        totals: cs.totals(),
+        patch: &patch.text,
+        patch_truncated: patch.omitted > 0,
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounding() {
+        let p = "a\nb\nc\nd\n";
+        assert_eq!(bound_patch(p, 10), BoundedPatch { text: p.into(), omitted: 0 });
+        assert_eq!(bound_patch(p, 4).omitted, 0);
+        assert_eq!(bound_patch(p, 2), BoundedPatch { text: "a\nb\n[... 2 lines omitted]\n".into(), omitted: 2 });
+        assert_eq!(bound_patch(p, 0), BoundedPatch { text: "[... 4 lines omitted]\n".into(), omitted: 4 });
+        assert_eq!(bound_patch("", 0).omitted, 0);
+        // A last line without a newline still counts.
+        assert_eq!(bound_patch("a\nb", 1).text, "a\n[... 1 lines omitted]\n");
+    }
+
+    #[test]
+    fn code_spans() {
+        assert_eq!(code("a.rs"), "`a.rs`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(code("a|b"), "`a\\|b`");
+    }
+}

@@ -1,0 +1,183 @@
+//! Changed files between two trees, from one libgit2 diff with rename
+//! detection: statuses, modes, symlink targets, submodule pointers, line
+//! counts, binary flags and patch text all come from the same pass.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Patch, Repository, Tree};
+
+use super::{GitError, Repo, Revision, ctx};
+use crate::model::{Change, ChangeSet, EntryKind, Head, Side, Status};
+use crate::scope::SymlinkLookup;
+
+/// git's own default for `diff.renameLimit`; it also keeps libgit2's rename
+/// detection from exploding on huge changes (PERF-NOTES, pitfall 5).
+const RENAME_LIMIT: usize = 1000;
+
+/// How much of each change to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DiffDepth {
+    /// Paths, statuses, modes and symlink targets: what `scope` needs.
+    NameStatus,
+    /// Also line counts, binary flags and the patch text: what `diff` needs.
+    Patch,
+}
+
+/// The result of comparing a base with a head.
+pub struct Comparison<'r> {
+    pub changes: ChangeSet,
+    /// The patch text; empty unless [`DiffDepth::Patch`] was asked for.
+    pub patch: String,
+    /// The head tree, for following symlinks.
+    pub head_tree: Tree<'r>,
+}
+
+impl Repo {
+    /// Compares two commits from their merge base, like `git diff base...head`.
+    pub fn compare_commits(&self, base: &Revision, head: &Revision, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
+        let merge_base = self.merge_base(base, head)?;
+        let old = self.commit_tree(merge_base)?;
+        let new = self.commit_tree(head.oid)?;
+        let (changes, patch) = diff_trees(&self.repo, &old, &new, depth)?;
+        Ok(Comparison {
+            changes: ChangeSet { base: merge_base.to_string(), head: Head::Commit(head.oid.to_string()), changes },
+            patch,
+            head_tree: new,
+        })
+    }
+
+    /// Compares the working tree (staged, unstaged and untracked
+    /// non-ignored files) with the merge base of `base` and `HEAD`.
+    pub fn compare_worktree(&self, base: &Revision, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
+        let head = self.head()?;
+        let merge_base = self.merge_base(base, &head)?;
+        let old = self.commit_tree(merge_base)?;
+        let head_tree = self.commit_tree(head.oid)?;
+        let state = self.worktree_tree(&old, &head_tree)?;
+        let new = self.repo.find_tree(state.tree).map_err(ctx(|| "cannot read the working tree's state".into()))?;
+        let (mut changes, patch) = diff_trees(&self.repo, &old, &new, depth)?;
+        // A submodule with uncommitted changes of its own: flag its change,
+        // or add one when its pointer did not move.
+        for path in state.dirty_submodules {
+            match changes.iter_mut().find(|c| c.path() == path.as_slice()) {
+                Some(c) => c.submodule_dirty = true,
+                None => changes.push(Change {
+                    status: Status::Modified,
+                    old: Some(Side { path: path.clone(), kind: EntryKind::Submodule }),
+                    new: Some(Side { path, kind: EntryKind::Submodule }),
+                    symlink_target: None,
+                    submodule_dirty: true,
+                    binary: false,
+                    additions: 0,
+                    deletions: 0,
+                }),
+            }
+        }
+        changes.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(Comparison {
+            changes: ChangeSet { base: merge_base.to_string(), head: Head::Worktree, changes },
+            patch,
+            head_tree: new,
+        })
+    }
+
+    pub(super) fn commit_tree(&self, oid: Oid) -> Result<Tree<'_>, GitError> {
+        self.repo
+            .find_commit(oid)
+            .and_then(|c| c.tree())
+            .map_err(ctx(|| format!("cannot read the tree of commit {oid}")))
+    }
+
+    /// Follows symlinks through `tree`.
+    pub fn symlinks<'a>(&'a self, tree: &'a Tree<'a>) -> TreeSymlinks<'a> {
+        TreeSymlinks { repo: &self.repo, tree }
+    }
+}
+
+pub(super) fn diff_trees(repo: &Repository, old: &Tree, new: &Tree, depth: DiffDepth) -> Result<(Vec<Change>, String), GitError> {
+    let mut opts = DiffOptions::new();
+    opts.include_typechange(true).ignore_submodules(false).context_lines(3);
+    let mut diff = repo
+        .diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))
+        .map_err(ctx(|| format!("cannot diff {} against {}", old.id(), new.id())))?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true).rename_limit(RENAME_LIMIT);
+    diff.find_similar(Some(&mut find)).map_err(ctx(|| "rename detection failed".into()))?;
+
+    let mut out: Vec<(Change, Vec<u8>)> = Vec::with_capacity(diff.deltas().len());
+    for (i, delta) in diff.deltas().enumerate() {
+        let status = match delta.status() {
+            Delta::Added | Delta::Copied => Status::Added,
+            Delta::Deleted => Status::Deleted,
+            Delta::Modified => Status::Modified,
+            Delta::Renamed => Status::Renamed,
+            Delta::Typechange => Status::TypeChanged,
+            // Tree-to-tree diffs report none of these.
+            _ => continue,
+        };
+        let side = |f: git2::DiffFile| -> Option<Side> {
+            let kind = EntryKind::from_mode(u32::from(f.mode()))?;
+            Some(Side { path: f.path_bytes()?.to_vec(), kind })
+        };
+        let old_side = if status == Status::Added { None } else { side(delta.old_file()) };
+        let new_side = if status == Status::Deleted { None } else { side(delta.new_file()) };
+        let symlink_target = match &new_side {
+            Some(s) if s.kind == EntryKind::Symlink => Some(
+                repo.find_blob(delta.new_file().id())
+                    .map_err(ctx(|| format!("cannot read symlink {}", crate::pathfmt::display(&s.path))))?
+                    .content()
+                    .to_vec(),
+            ),
+            _ => None,
+        };
+        let mut change = Change {
+            status,
+            old: old_side,
+            new: new_side,
+            symlink_target,
+            submodule_dirty: false,
+            binary: false,
+            additions: 0,
+            deletions: 0,
+        };
+        let mut text = Vec::new();
+        if depth == DiffDepth::Patch
+            && let Some(mut patch) = Patch::from_diff(&diff, i).map_err(ctx(|| "cannot compute a patch".into()))?
+        {
+            let (_, adds, dels) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
+            change.additions = adds;
+            change.deletions = dels;
+            change.binary = patch.delta().flags().is_binary();
+            text = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?.to_vec();
+        }
+        out.push((change, text));
+    }
+    out.sort_by(|a, b| a.0.path().cmp(b.0.path()));
+    let mut patch = Vec::new();
+    let changes = out
+        .into_iter()
+        .map(|(c, t)| {
+            patch.extend_from_slice(&t);
+            c
+        })
+        .collect();
+    Ok((changes, String::from_utf8_lossy(&patch).into_owned()))
+}
+
+/// Symlinks of a tree, for [`crate::scope::resolve_symlink`].
+pub struct TreeSymlinks<'a> {
+    repo: &'a Repository,
+    tree: &'a Tree<'a>,
+}
+
+impl SymlinkLookup for TreeSymlinks<'_> {
+    fn symlink_target(&self, path: &[u8]) -> Option<Vec<u8>> {
+        let entry = self.tree.get_path(Path::new(OsStr::from_bytes(path))).ok()?;
+        if entry.filemode() != 0o120000 {
+            return None;
+        }
+        Some(self.repo.find_blob(entry.id()).ok()?.content().to_vec())
+    }
+}

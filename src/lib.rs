@@ -1,0 +1,13 @@
+//! retry-run: run an AI coding agent in clean git worktrees, check what it
+//! changed, and hand the next attempt a short account of what went wrong.
+//!
+//! The pure core (`model`, `config`, `scope`, `pathfmt`, `format`) never
+//! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
+
+pub mod cli;
+pub mod config;
+pub mod format;
+pub mod git;
+pub mod model;
+pub mod pathfmt;
+pub mod scope;

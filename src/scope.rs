@@ -1,0 +1,466 @@
+//! Scope rules: which paths a change may write (spec section 9).
+//!
+//! Pure: globs are compiled once ([`Rules::compile`]), then [`check`] judges
+//! a list of [`Change`]s. Symlink targets inside the head tree are looked up
+//! through [`SymlinkLookup`], which the git layer implements over a tree and
+//! tests implement over a map.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+
+use crate::model::{Change, Status};
+
+/// How many symlinks of the tree are followed while resolving one target.
+pub const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Why a path violates the scope, in order of precedence: when several
+/// apply to one path, the first one is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    GitInternal,
+    Submodule,
+    SymlinkEscape,
+    Denied,
+    OutsideAllow,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::GitInternal => "git-internal",
+            Reason::Submodule => "submodule",
+            Reason::SymlinkEscape => "symlink-escape",
+            Reason::Denied => "denied",
+            Reason::OutsideAllow => "outside-allow",
+        }
+    }
+}
+
+/// Which path of a change a violation is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// The changed path itself (the new path of a rename).
+    Path,
+    /// The old path of a rename.
+    OldPath,
+    /// The target of a symlink: as written in the link, and where it
+    /// resolves inside the repository (`None`: it leaves the repository).
+    Target { raw: Vec<u8>, resolved: Option<Vec<u8>> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub path: Vec<u8>,
+    pub old_path: Option<Vec<u8>>,
+    pub status: Status,
+    pub reason: Reason,
+    /// The glob that decided it (the deny glob that matched), if any.
+    pub rule: Option<String>,
+    pub subject: Subject,
+}
+
+/// The outcome of checking a change set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Changed paths examined; a rename counts once.
+    pub checked: usize,
+    pub violations: Vec<Violation>,
+}
+
+/// An invalid glob, quoted as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {list} glob {glob:?}: {message}")]
+pub struct GlobError {
+    pub list: &'static str,
+    pub glob: String,
+    pub message: String,
+}
+
+/// What the globs say about one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    Allowed,
+    Denied(String),
+    OutsideAllow,
+}
+
+/// Compiled allow and deny globs.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    allow: GlobSet,
+    allow_globs: Vec<String>,
+    deny: GlobSet,
+    deny_globs: Vec<String>,
+}
+
+impl Rules {
+    /// Compiles the globs of section 9. An empty allow list allows every path.
+    pub fn compile(allow: &[String], deny: &[String]) -> Result<Rules, GlobError> {
+        Ok(Rules {
+            allow: build_set("allow", allow)?,
+            allow_globs: allow.to_vec(),
+            deny: build_set("deny", deny)?,
+            deny_globs: deny.to_vec(),
+        })
+    }
+
+    pub fn allow_globs(&self) -> &[String] {
+        &self.allow_globs
+    }
+
+    pub fn deny_globs(&self) -> &[String] {
+        &self.deny_globs
+    }
+
+    /// Judges one repository-relative path. Deny wins over allow.
+    pub fn judge(&self, path: &[u8]) -> Judgement {
+        let candidate = Candidate::new(OsStr::from_bytes(path));
+        if let Some(&i) = self.deny.matches_candidate(&candidate).iter().min() {
+            return Judgement::Denied(self.deny_globs[i].clone());
+        }
+        if self.allow_globs.is_empty() || self.allow.is_match_candidate(&candidate) {
+            Judgement::Allowed
+        } else {
+            Judgement::OutsideAllow
+        }
+    }
+}
+
+/// Normalises a glob as section 9 says: a leading `./` or `/` is dropped, a
+/// trailing `/` means the directory and everything under it.
+pub fn normalize_glob(glob: &str) -> String {
+    let mut g = glob;
+    loop {
+        if let Some(rest) = g.strip_prefix("./") {
+            g = rest;
+        } else if let Some(rest) = g.strip_prefix('/') {
+            g = rest;
+        } else {
+            break;
+        }
+    }
+    if g.is_empty() {
+        "**".to_string()
+    } else if g.ends_with('/') && !g.ends_with("\\/") {
+        format!("{g}**")
+    } else {
+        g.to_string()
+    }
+}
+
+fn build_set(list: &'static str, globs: &[String]) -> Result<GlobSet, GlobError> {
+    let mut set = GlobSetBuilder::new();
+    for glob in globs {
+        let compiled = GlobBuilder::new(&normalize_glob(glob))
+            .literal_separator(true)
+            .backslash_escape(true)
+            .case_insensitive(false)
+            .empty_alternates(true)
+            .build()
+            .map_err(|e| GlobError { list, glob: glob.clone(), message: glob_error_message(&e) })?;
+        set.add(compiled);
+    }
+    set.build().map_err(|e| GlobError { list, glob: globs.join(", "), message: e.to_string() })
+}
+
+fn glob_error_message(e: &globset::Error) -> String {
+    match e.kind() {
+        globset::ErrorKind::UnclosedClass => "unclosed character class `[`; escape a literal bracket as `\\[`".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Finds symlinks in the head tree, to follow them while resolving a target.
+pub trait SymlinkLookup {
+    /// The target of the symlink at `path`, or `None` when `path` is not a
+    /// symlink in the head tree.
+    fn symlink_target(&self, path: &[u8]) -> Option<Vec<u8>>;
+}
+
+impl SymlinkLookup for std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
+    fn symlink_target(&self, path: &[u8]) -> Option<Vec<u8>> {
+        self.get(path).cloned()
+    }
+}
+
+/// Resolves a symlink's target lexically from the link's directory: `.`
+/// and `..` collapsed, symlinks of the tree followed (at most
+/// [`MAX_SYMLINK_HOPS`]). Returns the repository-relative path it points at,
+/// or `None` when it is absolute, leaves the repository, or loops.
+pub fn resolve_symlink(link: &[u8], target: &[u8], tree: &dyn SymlinkLookup) -> Option<Vec<u8>> {
+    if target.starts_with(b"/") {
+        return None;
+    }
+    // Start in the link's directory; `pending` is a stack of components
+    // still to walk, the next one last.
+    let mut stack: Vec<Vec<u8>> = components(link).filter(|c| !c.is_empty()).map(<[u8]>::to_vec).collect();
+    stack.pop(); // the link's own name
+    let mut pending: Vec<Vec<u8>> = components(target).rev().map(<[u8]>::to_vec).collect();
+    let mut hops = 0;
+    while let Some(comp) = pending.pop() {
+        match comp.as_slice() {
+            b"" | b"." => {}
+            b".." => {
+                stack.pop()?;
+            }
+            _ => {
+                stack.push(comp);
+                let here = stack.join(&b'/');
+                if let Some(next) = tree.symlink_target(&here) {
+                    hops += 1;
+                    if hops > MAX_SYMLINK_HOPS || next.starts_with(b"/") {
+                        return None;
+                    }
+                    stack.pop();
+                    pending.extend(components(&next).rev().map(<[u8]>::to_vec));
+                }
+            }
+        }
+    }
+    Some(stack.join(&b'/'))
+}
+
+fn components(p: &[u8]) -> impl DoubleEndedIterator<Item = &[u8]> {
+    p.split(|&b| b == b'/')
+}
+
+/// Checks every change against the rules; one violation per path at most.
+pub fn check(rules: &Rules, changes: &[Change], tree: &dyn SymlinkLookup) -> Report {
+    let violations = changes.iter().filter_map(|c| check_one(rules, c, tree)).collect();
+    Report { checked: changes.len(), violations }
+}
+
+fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option<Violation> {
+    let mut found: Vec<(Reason, Option<String>, Subject)> = Vec::new();
+    let judge = |path: &[u8], subject: Subject, found: &mut Vec<_>| match rules.judge(path) {
+        Judgement::Allowed => {}
+        Judgement::Denied(rule) => found.push((Reason::Denied, Some(rule), subject)),
+        Judgement::OutsideAllow => found.push((Reason::OutsideAllow, None, subject)),
+    };
+
+    let path = change.path();
+    judge(path, Subject::Path, &mut found);
+    if let Some(old) = change.old_path() {
+        judge(old, Subject::OldPath, &mut found);
+    }
+    if change.touches_submodule() {
+        if let Some((_, rule, _)) = found.iter().find(|(_, _, s)| *s == Subject::Path) {
+            let rule = rule.clone();
+            found.push((Reason::Submodule, rule, Subject::Path));
+        }
+    }
+    if let Some(target) = change.head_symlink_target() {
+        match resolve_symlink(path, target, tree) {
+            None => found.push((
+                Reason::SymlinkEscape,
+                None,
+                Subject::Target { raw: target.to_vec(), resolved: None },
+            )),
+            Some(resolved) => judge(
+                &resolved.clone(),
+                Subject::Target { raw: target.to_vec(), resolved: Some(resolved) },
+                &mut found,
+            ),
+        }
+    }
+    // The first reason in precedence order; among equals, the first found.
+    let (reason, rule, subject) = found.into_iter().min_by_key(|(r, _, _)| *r)?;
+    Some(Violation {
+        path: path.to_vec(),
+        old_path: change.old_path().map(<[u8]>::to_vec),
+        status: change.status,
+        reason,
+        rule,
+        subject,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EntryKind, Side};
+    use std::collections::BTreeMap;
+
+    fn rules(allow: &[&str], deny: &[&str]) -> Rules {
+        let s = |v: &[&str]| v.iter().map(|g| g.to_string()).collect::<Vec<_>>();
+        Rules::compile(&s(allow), &s(deny)).unwrap()
+    }
+
+    #[test]
+    fn glob_semantics() {
+        // (allow, deny, path, expected)
+        use Judgement::*;
+        let d = |g: &str| Denied(g.to_string());
+        let cases: Vec<(&[&str], &[&str], &[u8], Judgement)> = vec![
+            (&[], &[], b"anything/at/all", Allowed),
+            (&["src/*"], &[], b"src/a.rs", Allowed),
+            (&["src/*"], &[], b"src/a/b.rs", OutsideAllow),
+            (&["src/**"], &[], b"src/a/b/c.rs", Allowed),
+            (&["src/**/*.rs"], &[], b"src/a.rs", Allowed),
+            (&["src/?.rs"], &[], b"src/a.rs", Allowed),
+            (&["src/?.rs"], &[], b"src/ab.rs", OutsideAllow),
+            (&["src?a.rs"], &[], b"src/a.rs", OutsideAllow),
+            (&["*.md"], &[], b"README.md", Allowed),
+            (&["*.md"], &[], b"docs/README.md", OutsideAllow),
+            (&["**/*.md"], &[], b"docs/README.md", Allowed),
+            (&["**/*.md"], &[], b"README.md", Allowed),
+            (&["src/"], &[], b"src/deep/x", Allowed),
+            (&["./src/**"], &[], b"src/x", Allowed),
+            (&["/src/**"], &[], b"src/x", Allowed),
+            (&["src/**"], &[], b"Src/x", OutsideAllow),
+            (&["src/**"], &[], b"src/.hidden", Allowed),
+            (&["src/*"], &[], b"src/.env", Allowed),
+            (&["**"], &[], b".github/workflows/ci.yml", Allowed),
+            (&["src/[ab].rs"], &[], b"src/b.rs", Allowed),
+            (&["src/[ab].rs"], &[], b"src/c.rs", OutsideAllow),
+            (&["src/\\*.rs"], &[], b"src/*.rs", Allowed),
+            (&["src/\\*.rs"], &[], b"src/a.rs", OutsideAllow),
+            (&["src/**"], &["**/*.lock"], b"src/Cargo.lock", d("**/*.lock")),
+            (&["src/**"], &["src/gen/", "src/**"], b"src/gen/x", d("src/gen/")),
+            (&[], &[".github/**"], b".github/x.yml", d(".github/**")),
+            (&["caf\u{e9}/**"], &[], "caf\u{e9}/x".as_bytes(), Allowed),
+            // No Unicode normalisation: a decomposed é is another path.
+            (&["caf\u{e9}/**"], &[], "cafe\u{301}/x".as_bytes(), OutsideAllow),
+            (&["src/**"], &[], b"src/bad\xff.txt", Allowed),
+            (&["*"], &[], b"bad\xff", Allowed),
+            (&["a b/**"], &[], b"a b/c d", Allowed),
+            (&["-x/**"], &[], b"-x/y", Allowed),
+        ];
+        for (allow, deny, path, want) in cases {
+            assert_eq!(rules(allow, deny).judge(path), want, "allow {allow:?} deny {deny:?} path {:?}", String::from_utf8_lossy(path));
+        }
+    }
+
+    #[test]
+    fn invalid_glob_is_named() {
+        let err = Rules::compile(&["src/[".to_string()], &[]).unwrap_err();
+        assert_eq!(err.glob, "src/[");
+        assert!(err.to_string().contains("invalid allow glob \"src/[\""), "{err}");
+    }
+
+    fn change(status: Status, old: Option<(&str, EntryKind)>, new: Option<(&str, EntryKind)>) -> Change {
+        let side = |s: Option<(&str, EntryKind)>| s.map(|(p, kind)| Side { path: p.as_bytes().to_vec(), kind });
+        Change {
+            status,
+            old: side(old),
+            new: side(new),
+            symlink_target: None,
+            submodule_dirty: false,
+            binary: false,
+            additions: 0,
+            deletions: 0,
+        }
+    }
+
+    fn link(path: &str, target: &str) -> Change {
+        let mut c = change(Status::Added, None, Some((path, EntryKind::Symlink)));
+        c.symlink_target = Some(target.as_bytes().to_vec());
+        c
+    }
+
+    fn reasons(r: &Rules, changes: &[Change], tree: &BTreeMap<Vec<u8>, Vec<u8>>) -> Vec<(String, &'static str, Option<String>)> {
+        check(r, changes, tree)
+            .violations
+            .into_iter()
+            .map(|v| (String::from_utf8_lossy(&v.path).into_owned(), v.reason.as_str(), v.rule))
+            .collect()
+    }
+
+    #[test]
+    fn renames_are_checked_on_both_sides() {
+        use EntryKind::File;
+        let r = rules(&["src/**"], &["src/secret/**"]);
+        let out_to_in = change(Status::Renamed, Some(("docs/a.md", File)), Some(("src/a.md", File)));
+        let in_to_out = change(Status::Renamed, Some(("src/b.rs", File)), Some(("b.rs", File)));
+        let from_denied = change(Status::Renamed, Some(("src/secret/k", File)), Some(("src/k", File)));
+        let fine = change(Status::Renamed, Some(("src/c.rs", File)), Some(("src/d.rs", File)));
+        let report = check(&r, &[out_to_in, in_to_out, from_denied, fine], &BTreeMap::new());
+        assert_eq!(report.checked, 4);
+        let got: Vec<_> = report.violations.iter().map(|v| (v.path.clone(), v.old_path.clone(), v.reason, v.subject.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (b"src/a.md".to_vec(), Some(b"docs/a.md".to_vec()), Reason::OutsideAllow, Subject::OldPath),
+                (b"b.rs".to_vec(), Some(b"src/b.rs".to_vec()), Reason::OutsideAllow, Subject::Path),
+                (b"src/k".to_vec(), Some(b"src/secret/k".to_vec()), Reason::Denied, Subject::OldPath),
+            ]
+        );
+    }
+
+    #[test]
+    fn deletes_mode_and_type_changes_are_writes() {
+        use EntryKind::*;
+        let r = rules(&["src/**"], &[]);
+        let cs = [
+            change(Status::Deleted, Some(("README", File)), None),
+            change(Status::Modified, Some(("run.sh", File)), Some(("run.sh", Executable))),
+            change(Status::TypeChanged, Some(("cfg", File)), Some(("cfg", Symlink))),
+        ];
+        let got = reasons(&r, &cs, &BTreeMap::new());
+        let paths: Vec<_> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(paths, ["README", "run.sh", "cfg"]);
+    }
+
+    #[test]
+    fn symlinks() {
+        let r = rules(&["src/**"], &["src/secret/**"]);
+        let mut tree = BTreeMap::new();
+        tree.insert(b"src/up".to_vec(), b"..".to_vec());
+        tree.insert(b"src/loop1".to_vec(), b"loop2".to_vec());
+        tree.insert(b"src/loop2".to_vec(), b"loop1".to_vec());
+        tree.insert(b"src/abs".to_vec(), b"/etc".to_vec());
+        let cases: Vec<(&str, &str, Option<(&'static str, Option<&str>)>)> = vec![
+            ("src/ok", "b.rs", None),
+            ("src/ok2", "./x/../b.rs", None),
+            ("src/abs", "/etc/passwd", Some(("symlink-escape", None))),
+            ("src/esc", "../../etc/passwd", Some(("symlink-escape", None))),
+            ("src/esc2", "../src/../../x", Some(("symlink-escape", None))),
+            ("src/top", "../README.md", Some(("outside-allow", None))),
+            ("src/s", "secret/key", Some(("denied", Some("src/secret/**")))),
+            // Through another symlink of the tree: src/up -> .. , so up/up/x leaves.
+            ("src/via", "up/README.md", Some(("outside-allow", None))),
+            ("src/via2", "up/../../x", Some(("symlink-escape", None))),
+            ("src/via3", "abs/x", Some(("symlink-escape", None))),
+            ("src/l", "loop1", Some(("symlink-escape", None))),
+            // The link path itself outside allow, target fine: outside-allow for the path.
+            ("docs/l", "../src/a.rs", Some(("outside-allow", None))),
+            // Escape outranks outside-allow on the path.
+            ("docs/l2", "../../x", Some(("symlink-escape", None))),
+        ];
+        for (path, target, want) in cases {
+            let got = reasons(&r, &[link(path, target)], &tree);
+            let got = got.first().map(|(_, reason, rule)| (*reason, rule.clone()));
+            let want = want.map(|(reason, rule)| (reason, rule.map(String::from)));
+            assert_eq!(got, want, "{path} -> {target}");
+        }
+    }
+
+    #[test]
+    fn submodules() {
+        use EntryKind::*;
+        let r = rules(&["src/**", "vendor/ok"], &["vendor/denied"]);
+        let ptr = |p| change(Status::Modified, Some((p, Submodule)), Some((p, Submodule)));
+        let mut dirty = ptr("vendor/dirty");
+        dirty.submodule_dirty = true;
+        let got = reasons(&r, &[ptr("vendor/ok"), ptr("vendor/other"), ptr("vendor/denied"), dirty], &BTreeMap::new());
+        assert_eq!(
+            got,
+            vec![
+                ("vendor/other".into(), "submodule", None),
+                ("vendor/denied".into(), "submodule", Some("vendor/denied".into())),
+                ("vendor/dirty".into(), "submodule", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn normalize() {
+        for (g, want) in [("./src/", "src/**"), ("/a", "a"), ("src", "src"), ("/", "**"), ("././x/", "x/**")] {
+            assert_eq!(normalize_glob(g), want);
+        }
+    }
+}
