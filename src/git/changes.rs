@@ -143,14 +143,22 @@ pub(super) fn diff_trees(repo: &Repository, old: &Tree, new: &Tree, depth: DiffD
             deletions: 0,
         };
         let mut text = Vec::new();
-        if depth == DiffDepth::Patch
-            && let Some(mut patch) = Patch::from_diff(&diff, i).map_err(ctx(|| "cannot compute a patch".into()))?
-        {
-            let (_, adds, dels) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
-            change.additions = adds;
-            change.deletions = dels;
-            change.binary = patch.delta().flags().is_binary();
-            text = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?.to_vec();
+        if depth == DiffDepth::Patch {
+            if status == Status::TypeChanged && both_blobs(&change) {
+                let read = |id| repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")));
+                let (old_blob, new_blob) = (read(delta.old_file().id())?, read(delta.new_file().id())?);
+                let tc = typechange_patch(&old_blob, &new_blob, &delta, &mut opts)?;
+                change.additions = tc.0;
+                change.deletions = tc.1;
+                change.binary = tc.2;
+                text = tc.3;
+            } else if let Some(mut patch) = Patch::from_diff(&diff, i).map_err(ctx(|| "cannot compute a patch".into()))? {
+                let (_, adds, dels) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
+                change.additions = adds;
+                change.deletions = dels;
+                change.binary = patch.delta().flags().is_binary();
+                text = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?.to_vec();
+            }
         }
         out.push((change, text));
     }
@@ -164,6 +172,62 @@ pub(super) fn diff_trees(repo: &Repository, old: &Tree, new: &Tree, depth: DiffD
         })
         .collect();
     Ok((changes, String::from_utf8_lossy(&patch).into_owned()))
+}
+
+/// git shows a type change (file to symlink and back) as the old entry
+/// deleted and the new one added, and counts its lines that way; libgit2
+/// shows neither. This builds git's form from two in-memory patches, so no
+/// object is written. Returns (additions, deletions, binary, patch text).
+fn typechange_patch(
+    old: &git2::Blob,
+    new: &git2::Blob,
+    delta: &git2::DiffDelta,
+    opts: &mut DiffOptions,
+) -> Result<(usize, usize, bool, Vec<u8>), GitError> {
+    let path = delta.new_file().path();
+    let abbrev = |id: Oid| id.to_string()[..7].to_string();
+    let del = Patch::from_buffers(old.content(), path, &[], path, Some(opts)).map_err(ctx(|| "cannot compute a patch".into()))?;
+    let add = Patch::from_buffers(&[], path, new.content(), path, Some(opts)).map_err(ctx(|| "cannot compute a patch".into()))?;
+    let mut text = Vec::new();
+    let (mut adds, mut dels, mut binary) = (0, 0, false);
+    for (mut patch, deleting) in [(del, true), (add, false)] {
+        let (_, a, d) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
+        adds += a;
+        dels += d;
+        binary |= patch.delta().flags().is_binary();
+        let buf = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?;
+        let lines: Vec<&[u8]> = buf.split_inclusive(|&b| b == b'\n').collect();
+        let Some((first, rest)) = lines.split_first() else { continue };
+        // The body: from the first hunk or "Binary files" line on.
+        let body_at = rest.iter().position(|l| l.starts_with(b"@@") || l.starts_with(b"Binary")).unwrap_or(rest.len());
+        let minus = rest.iter().find(|l| l.starts_with(b"--- ")).copied().unwrap_or(b"");
+        let plus = rest.iter().find(|l| l.starts_with(b"+++ ")).copied().unwrap_or(b"");
+        text.extend_from_slice(first);
+        if deleting {
+            let mode = u32::from(delta.old_file().mode());
+            text.extend_from_slice(format!("deleted file mode {mode:o}\nindex {}..0000000\n", abbrev(old.id())).as_bytes());
+            if !minus.is_empty() {
+                text.extend_from_slice(minus);
+                text.extend_from_slice(b"+++ /dev/null\n");
+            }
+        } else {
+            let mode = u32::from(delta.new_file().mode());
+            text.extend_from_slice(format!("new file mode {mode:o}\nindex 0000000..{}\n", abbrev(new.id())).as_bytes());
+            if !plus.is_empty() {
+                text.extend_from_slice(b"--- /dev/null\n");
+                text.extend_from_slice(plus);
+            }
+        }
+        for l in &rest[body_at..] {
+            text.extend_from_slice(l);
+        }
+    }
+    Ok((adds, dels, binary, text))
+}
+
+fn both_blobs(c: &Change) -> bool {
+    let blob = |s: &Option<Side>| s.as_ref().is_some_and(|s| s.kind != EntryKind::Submodule);
+    blob(&c.old) && blob(&c.new)
 }
 
 /// Symlinks of a tree, for [`crate::scope::resolve_symlink`].

@@ -60,9 +60,12 @@ impl Repo {
         for (path, _) in &entries {
             let rel = Path::new(OsStr::from_bytes(path));
             let head_mode = head_tree.get_path(rel).ok().map(|e| e.filemode() as u32);
-            let index_mode = index.get_path(rel, 0).map(|e| e.mode);
+            let index_entry = index.get_path(rel, 0);
+            let index_mode = index_entry.as_ref().map(|e| e.mode);
             let abs = workdir.join(rel);
             if head_mode == Some(GITLINK) || index_mode == Some(GITLINK) {
+                // A checked-out submodule: its HEAD. Not checked out: the
+                // pointer the index records; no index entry: removed.
                 match self.submodule_state(&abs)? {
                     Some((oid, dirty)) => {
                         update.upsert(path.clone(), oid, FileMode::Commit);
@@ -70,8 +73,14 @@ impl Repo {
                             dirty_submodules.insert(path.clone());
                         }
                     }
-                    // Not checked out: the pointer stays as recorded.
-                    None => {}
+                    None => match &index_entry {
+                        Some(e) if e.mode == GITLINK => {
+                            update.upsert(path.clone(), e.id, FileMode::Commit);
+                        }
+                        _ => {
+                            update.remove(path.clone());
+                        }
+                    },
                 }
                 continue;
             }

@@ -1,0 +1,11 @@
+//! One integration-test binary: every test runs the real `retry-run` binary
+//! on real git repositories built by `support`.
+
+mod checkout;
+mod diff_oracle;
+mod errors;
+mod formats;
+mod revisions;
+mod scope_fixtures;
+mod submodules;
+mod support;
