@@ -151,7 +151,10 @@ pub struct Totals {
 impl ChangeSet {
     pub fn totals(&self) -> Totals {
         self.changes.iter().fold(
-            Totals { files: self.changes.len(), ..Totals::default() },
+            Totals {
+                files: self.changes.len(),
+                ..Totals::default()
+            },
             |t, c| Totals {
                 additions: t.additions + c.additions,
                 deletions: t.deletions + c.deletions,

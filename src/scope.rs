@@ -47,9 +47,8 @@ pub enum Subject {
     Path,
     /// The old path of a rename.
     OldPath,
-    /// The target of a symlink: as written in the link, and where it
-    /// resolves inside the repository (`None`: it leaves the repository).
-    Target { raw: Vec<u8>, resolved: Option<Vec<u8>> },
+    /// The target of a symlink: as written in the link, and where it led.
+    Target { raw: Vec<u8>, resolved: Resolved },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,15 +160,25 @@ fn build_set(list: &'static str, globs: &[String]) -> Result<GlobSet, GlobError>
             .case_insensitive(false)
             .empty_alternates(true)
             .build()
-            .map_err(|e| GlobError { list, glob: glob.clone(), message: glob_error_message(&e) })?;
+            .map_err(|e| GlobError {
+                list,
+                glob: glob.clone(),
+                message: glob_error_message(&e),
+            })?;
         set.add(compiled);
     }
-    set.build().map_err(|e| GlobError { list, glob: globs.join(", "), message: e.to_string() })
+    set.build().map_err(|e| GlobError {
+        list,
+        glob: globs.join(", "),
+        message: e.to_string(),
+    })
 }
 
 fn glob_error_message(e: &globset::Error) -> String {
     match e.kind() {
-        globset::ErrorKind::UnclosedClass => "unclosed character class `[`; escape a literal bracket as `\\[`".into(),
+        globset::ErrorKind::UnclosedClass => {
+            "unclosed character class `[`; escape a literal bracket as `\\[`".into()
+        }
         other => other.to_string(),
     }
 }
@@ -187,17 +196,30 @@ impl SymlinkLookup for std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
     }
 }
 
+/// Where a symlink's target leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// A repository-relative path (`b""` is the repository root).
+    Inside(Vec<u8>),
+    /// An absolute target, or one that climbs out of the repository.
+    Outside,
+    /// More than [`MAX_SYMLINK_HOPS`] links of the tree followed: a loop.
+    Loop,
+}
+
 /// Resolves a symlink's target lexically from the link's directory: `.`
 /// and `..` collapsed, symlinks of the tree followed (at most
-/// [`MAX_SYMLINK_HOPS`]). Returns the repository-relative path it points at,
-/// or `None` when it is absolute, leaves the repository, or loops.
-pub fn resolve_symlink(link: &[u8], target: &[u8], tree: &dyn SymlinkLookup) -> Option<Vec<u8>> {
+/// [`MAX_SYMLINK_HOPS`]).
+pub fn resolve_symlink(link: &[u8], target: &[u8], tree: &dyn SymlinkLookup) -> Resolved {
     if target.starts_with(b"/") {
-        return None;
+        return Resolved::Outside;
     }
     // Start in the link's directory; `pending` is a stack of components
     // still to walk, the next one last.
-    let mut stack: Vec<Vec<u8>> = components(link).filter(|c| !c.is_empty()).map(<[u8]>::to_vec).collect();
+    let mut stack: Vec<Vec<u8>> = components(link)
+        .filter(|c| !c.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
     stack.pop(); // the link's own name
     let mut pending: Vec<Vec<u8>> = components(target).rev().map(<[u8]>::to_vec).collect();
     let mut hops = 0;
@@ -205,15 +227,20 @@ pub fn resolve_symlink(link: &[u8], target: &[u8], tree: &dyn SymlinkLookup) -> 
         match comp.as_slice() {
             b"" | b"." => {}
             b".." => {
-                stack.pop()?;
+                if stack.pop().is_none() {
+                    return Resolved::Outside;
+                }
             }
             _ => {
                 stack.push(comp);
                 let here = stack.join(&b'/');
                 if let Some(next) = tree.symlink_target(&here) {
                     hops += 1;
-                    if hops > MAX_SYMLINK_HOPS || next.starts_with(b"/") {
-                        return None;
+                    if hops > MAX_SYMLINK_HOPS {
+                        return Resolved::Loop;
+                    }
+                    if next.starts_with(b"/") {
+                        return Resolved::Outside;
                     }
                     stack.pop();
                     pending.extend(components(&next).rev().map(<[u8]>::to_vec));
@@ -221,7 +248,7 @@ pub fn resolve_symlink(link: &[u8], target: &[u8], tree: &dyn SymlinkLookup) -> 
             }
         }
     }
-    Some(stack.join(&b'/'))
+    Resolved::Inside(stack.join(&b'/'))
 }
 
 fn components(p: &[u8]) -> impl DoubleEndedIterator<Item = &[u8]> {
@@ -230,8 +257,14 @@ fn components(p: &[u8]) -> impl DoubleEndedIterator<Item = &[u8]> {
 
 /// Checks every change against the rules; one violation per path at most.
 pub fn check(rules: &Rules, changes: &[Change], tree: &dyn SymlinkLookup) -> Report {
-    let violations = changes.iter().filter_map(|c| check_one(rules, c, tree)).collect();
-    Report { checked: changes.len(), violations }
+    let violations = changes
+        .iter()
+        .filter_map(|c| check_one(rules, c, tree))
+        .collect();
+    Report {
+        checked: changes.len(),
+        violations,
+    }
 }
 
 fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option<Violation> {
@@ -254,17 +287,16 @@ fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option
         }
     }
     if let Some(target) = change.head_symlink_target() {
-        match resolve_symlink(path, target, tree) {
-            None => found.push((
-                Reason::SymlinkEscape,
-                None,
-                Subject::Target { raw: target.to_vec(), resolved: None },
-            )),
-            Some(resolved) => judge(
-                &resolved.clone(),
-                Subject::Target { raw: target.to_vec(), resolved: Some(resolved) },
-                &mut found,
-            ),
+        let resolved = resolve_symlink(path, target, tree);
+        let subject = Subject::Target {
+            raw: target.to_vec(),
+            resolved: resolved.clone(),
+        };
+        match &resolved {
+            Resolved::Inside(inside) => judge(inside, subject, &mut found),
+            Resolved::Outside | Resolved::Loop => {
+                found.push((Reason::SymlinkEscape, None, subject))
+            }
         }
     }
     // The first reason in precedence order; among equals, the first found.
@@ -319,19 +351,39 @@ mod tests {
             (&["src/[ab].rs"], &[], b"src/c.rs", OutsideAllow),
             (&["src/\\*.rs"], &[], b"src/*.rs", Allowed),
             (&["src/\\*.rs"], &[], b"src/a.rs", OutsideAllow),
-            (&["src/**"], &["**/*.lock"], b"src/Cargo.lock", d("**/*.lock")),
-            (&["src/**"], &["src/gen/", "src/**"], b"src/gen/x", d("src/gen/")),
+            (
+                &["src/**"],
+                &["**/*.lock"],
+                b"src/Cargo.lock",
+                d("**/*.lock"),
+            ),
+            (
+                &["src/**"],
+                &["src/gen/", "src/**"],
+                b"src/gen/x",
+                d("src/gen/"),
+            ),
             (&[], &[".github/**"], b".github/x.yml", d(".github/**")),
             (&["caf\u{e9}/**"], &[], "caf\u{e9}/x".as_bytes(), Allowed),
             // No Unicode normalisation: a decomposed é is another path.
-            (&["caf\u{e9}/**"], &[], "cafe\u{301}/x".as_bytes(), OutsideAllow),
+            (
+                &["caf\u{e9}/**"],
+                &[],
+                "cafe\u{301}/x".as_bytes(),
+                OutsideAllow,
+            ),
             (&["src/**"], &[], b"src/bad\xff.txt", Allowed),
             (&["*"], &[], b"bad\xff", Allowed),
             (&["a b/**"], &[], b"a b/c d", Allowed),
             (&["-x/**"], &[], b"-x/y", Allowed),
         ];
         for (allow, deny, path, want) in cases {
-            assert_eq!(rules(allow, deny).judge(path), want, "allow {allow:?} deny {deny:?} path {:?}", String::from_utf8_lossy(path));
+            assert_eq!(
+                rules(allow, deny).judge(path),
+                want,
+                "allow {allow:?} deny {deny:?} path {:?}",
+                String::from_utf8_lossy(path)
+            );
         }
     }
 
@@ -339,11 +391,23 @@ mod tests {
     fn invalid_glob_is_named() {
         let err = Rules::compile(&["src/[".to_string()], &[]).unwrap_err();
         assert_eq!(err.glob, "src/[");
-        assert!(err.to_string().contains("invalid allow glob \"src/[\""), "{err}");
+        assert!(
+            err.to_string().contains("invalid allow glob \"src/[\""),
+            "{err}"
+        );
     }
 
-    fn change(status: Status, old: Option<(&str, EntryKind)>, new: Option<(&str, EntryKind)>) -> Change {
-        let side = |s: Option<(&str, EntryKind)>| s.map(|(p, kind)| Side { path: p.as_bytes().to_vec(), kind });
+    fn change(
+        status: Status,
+        old: Option<(&str, EntryKind)>,
+        new: Option<(&str, EntryKind)>,
+    ) -> Change {
+        let side = |s: Option<(&str, EntryKind)>| {
+            s.map(|(p, kind)| Side {
+                path: p.as_bytes().to_vec(),
+                kind,
+            })
+        };
         Change {
             status,
             old: side(old),
@@ -362,11 +426,21 @@ mod tests {
         c
     }
 
-    fn reasons(r: &Rules, changes: &[Change], tree: &BTreeMap<Vec<u8>, Vec<u8>>) -> Vec<(String, &'static str, Option<String>)> {
+    fn reasons(
+        r: &Rules,
+        changes: &[Change],
+        tree: &BTreeMap<Vec<u8>, Vec<u8>>,
+    ) -> Vec<(String, &'static str, Option<String>)> {
         check(r, changes, tree)
             .violations
             .into_iter()
-            .map(|v| (String::from_utf8_lossy(&v.path).into_owned(), v.reason.as_str(), v.rule))
+            .map(|v| {
+                (
+                    String::from_utf8_lossy(&v.path).into_owned(),
+                    v.reason.as_str(),
+                    v.rule,
+                )
+            })
             .collect()
     }
 
@@ -374,19 +448,65 @@ mod tests {
     fn renames_are_checked_on_both_sides() {
         use EntryKind::File;
         let r = rules(&["src/**"], &["src/secret/**"]);
-        let out_to_in = change(Status::Renamed, Some(("docs/a.md", File)), Some(("src/a.md", File)));
-        let in_to_out = change(Status::Renamed, Some(("src/b.rs", File)), Some(("b.rs", File)));
-        let from_denied = change(Status::Renamed, Some(("src/secret/k", File)), Some(("src/k", File)));
-        let fine = change(Status::Renamed, Some(("src/c.rs", File)), Some(("src/d.rs", File)));
-        let report = check(&r, &[out_to_in, in_to_out, from_denied, fine], &BTreeMap::new());
+        let out_to_in = change(
+            Status::Renamed,
+            Some(("docs/a.md", File)),
+            Some(("src/a.md", File)),
+        );
+        let in_to_out = change(
+            Status::Renamed,
+            Some(("src/b.rs", File)),
+            Some(("b.rs", File)),
+        );
+        let from_denied = change(
+            Status::Renamed,
+            Some(("src/secret/k", File)),
+            Some(("src/k", File)),
+        );
+        let fine = change(
+            Status::Renamed,
+            Some(("src/c.rs", File)),
+            Some(("src/d.rs", File)),
+        );
+        let report = check(
+            &r,
+            &[out_to_in, in_to_out, from_denied, fine],
+            &BTreeMap::new(),
+        );
         assert_eq!(report.checked, 4);
-        let got: Vec<_> = report.violations.iter().map(|v| (v.path.clone(), v.old_path.clone(), v.reason, v.subject.clone())).collect();
+        let got: Vec<_> = report
+            .violations
+            .iter()
+            .map(|v| {
+                (
+                    v.path.clone(),
+                    v.old_path.clone(),
+                    v.reason,
+                    v.subject.clone(),
+                )
+            })
+            .collect();
         assert_eq!(
             got,
             vec![
-                (b"src/a.md".to_vec(), Some(b"docs/a.md".to_vec()), Reason::OutsideAllow, Subject::OldPath),
-                (b"b.rs".to_vec(), Some(b"src/b.rs".to_vec()), Reason::OutsideAllow, Subject::Path),
-                (b"src/k".to_vec(), Some(b"src/secret/k".to_vec()), Reason::Denied, Subject::OldPath),
+                (
+                    b"src/a.md".to_vec(),
+                    Some(b"docs/a.md".to_vec()),
+                    Reason::OutsideAllow,
+                    Subject::OldPath
+                ),
+                (
+                    b"b.rs".to_vec(),
+                    Some(b"src/b.rs".to_vec()),
+                    Reason::OutsideAllow,
+                    Subject::Path
+                ),
+                (
+                    b"src/k".to_vec(),
+                    Some(b"src/secret/k".to_vec()),
+                    Reason::Denied,
+                    Subject::OldPath
+                ),
             ]
         );
     }
@@ -397,8 +517,16 @@ mod tests {
         let r = rules(&["src/**"], &[]);
         let cs = [
             change(Status::Deleted, Some(("README", File)), None),
-            change(Status::Modified, Some(("run.sh", File)), Some(("run.sh", Executable))),
-            change(Status::TypeChanged, Some(("cfg", File)), Some(("cfg", Symlink))),
+            change(
+                Status::Modified,
+                Some(("run.sh", File)),
+                Some(("run.sh", Executable)),
+            ),
+            change(
+                Status::TypeChanged,
+                Some(("cfg", File)),
+                Some(("cfg", Symlink)),
+            ),
         ];
         let got = reasons(&r, &cs, &BTreeMap::new());
         let paths: Vec<_> = got.iter().map(|g| g.0.as_str()).collect();
@@ -417,10 +545,18 @@ mod tests {
             ("src/ok", "b.rs", None),
             ("src/ok2", "./x/../b.rs", None),
             ("src/abs", "/etc/passwd", Some(("symlink-escape", None))),
-            ("src/esc", "../../etc/passwd", Some(("symlink-escape", None))),
+            (
+                "src/esc",
+                "../../etc/passwd",
+                Some(("symlink-escape", None)),
+            ),
             ("src/esc2", "../src/../../x", Some(("symlink-escape", None))),
             ("src/top", "../README.md", Some(("outside-allow", None))),
-            ("src/s", "secret/key", Some(("denied", Some("src/secret/**")))),
+            (
+                "src/s",
+                "secret/key",
+                Some(("denied", Some("src/secret/**"))),
+            ),
             // Through another symlink of the tree: src/up -> .. , so up/up/x leaves.
             ("src/via", "up/README.md", Some(("outside-allow", None))),
             ("src/via2", "up/../../x", Some(("symlink-escape", None))),
@@ -446,12 +582,25 @@ mod tests {
         let ptr = |p| change(Status::Modified, Some((p, Submodule)), Some((p, Submodule)));
         let mut dirty = ptr("vendor/dirty");
         dirty.submodule_dirty = true;
-        let got = reasons(&r, &[ptr("vendor/ok"), ptr("vendor/other"), ptr("vendor/denied"), dirty], &BTreeMap::new());
+        let got = reasons(
+            &r,
+            &[
+                ptr("vendor/ok"),
+                ptr("vendor/other"),
+                ptr("vendor/denied"),
+                dirty,
+            ],
+            &BTreeMap::new(),
+        );
         assert_eq!(
             got,
             vec![
                 ("vendor/other".into(), "submodule", None),
-                ("vendor/denied".into(), "submodule", Some("vendor/denied".into())),
+                (
+                    "vendor/denied".into(),
+                    "submodule",
+                    Some("vendor/denied".into())
+                ),
                 ("vendor/dirty".into(), "submodule", None),
             ]
         );
@@ -459,7 +608,13 @@ mod tests {
 
     #[test]
     fn normalize() {
-        for (g, want) in [("./src/", "src/**"), ("/a", "a"), ("src", "src"), ("/", "**"), ("././x/", "x/**")] {
+        for (g, want) in [
+            ("./src/", "src/**"),
+            ("/a", "a"),
+            ("src", "src"),
+            ("/", "**"),
+            ("././x/", "x/**"),
+        ] {
             assert_eq!(normalize_glob(g), want);
         }
     }

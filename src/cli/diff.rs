@@ -13,7 +13,9 @@ use crate::model::DiffSummary;
 
 /// Summarise what a change did: files, statuses, line counts, a bounded patch.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  retry-run diff --base origin/main --head HEAD --format markdown > comment.md\n  retry-run diff --format json --max-lines 0   # the working tree; no patch lines, only counts")]
+#[command(
+    after_help = "Examples:\n  retry-run diff --base origin/main --head HEAD --format markdown > comment.md\n  retry-run diff --format json --max-lines 0   # the working tree; no patch lines, only counts"
+)]
 pub struct DiffArgs {
     #[command(flatten)]
     pub compare: CompareArgs,
@@ -30,7 +32,10 @@ pub struct DiffArgs {
 pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let cmp = args.compare.compare(&opened, DiffDepth::Patch)?;
-    let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch };
+    let summary = DiffSummary {
+        changes: cmp.changes,
+        patch: cmp.patch,
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &summary, args.max_lines)?;
     out.flush()?;

@@ -16,7 +16,9 @@ use crate::scope::{Rules, check};
 /// Exit 0 when clean, 1 on violations, 2 on bad usage (unknown ref, invalid
 /// glob, bad config), 3 when git or the environment fails.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  retry-run scope --base origin/main --head HEAD --allow 'src/**' --deny '**/*.lock' --format github\n  retry-run scope                      # the working tree against the default branch, globs from retry-run.toml")]
+#[command(
+    after_help = "Examples:\n  retry-run scope --base origin/main --head HEAD --allow 'src/**' --deny '**/*.lock' --format github\n  retry-run scope                      # the working tree against the default branch, globs from retry-run.toml"
+)]
 pub struct ScopeArgs {
     #[command(flatten)]
     pub compare: CompareArgs,
@@ -38,16 +40,32 @@ pub struct ScopeArgs {
 pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let scope = &opened.config.scope;
-    let allow = if args.allow.is_empty() { &scope.allow } else { &args.allow };
-    let deny = if args.deny.is_empty() { &scope.deny } else { &args.deny };
+    let allow = if args.allow.is_empty() {
+        &scope.allow
+    } else {
+        &args.allow
+    };
+    let deny = if args.deny.is_empty() {
+        &scope.deny
+    } else {
+        &args.deny
+    };
     // Compile the globs before any git work, so a bad glob fails fast.
     let rules = Rules::compile(allow, deny)?;
     let cmp = args.compare.compare(&opened, DiffDepth::NameStatus)?;
     let tree = opened.repo.symlinks(&cmp.head_tree);
     let report = check(&rules, &cmp.changes.changes, &tree);
-    let header = ScopeHeader { base: &cmp.changes.base, head: &cmp.changes.head, rules: &rules };
+    let header = ScopeHeader {
+        base: &cmp.changes.base,
+        head: &cmp.changes.head,
+        rules: &rules,
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &header, &report)?;
     out.flush()?;
-    Ok(if report.violations.is_empty() { exit::OK } else { exit::FOUND })
+    Ok(if report.violations.is_empty() {
+        exit::OK
+    } else {
+        exit::FOUND
+    })
 }

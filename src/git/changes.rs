@@ -36,13 +36,22 @@ pub struct Comparison<'r> {
 
 impl Repo {
     /// Compares two commits from their merge base, like `git diff base...head`.
-    pub fn compare_commits(&self, base: &Revision, head: &Revision, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
+    pub fn compare_commits(
+        &self,
+        base: &Revision,
+        head: &Revision,
+        depth: DiffDepth,
+    ) -> Result<Comparison<'_>, GitError> {
         let merge_base = self.merge_base(base, head)?;
         let old = self.commit_tree(merge_base)?;
         let new = self.commit_tree(head.oid)?;
         let (changes, patch) = diff_trees(&self.repo, &old, &new, depth)?;
         Ok(Comparison {
-            changes: ChangeSet { base: merge_base.to_string(), head: Head::Commit(head.oid.to_string()), changes },
+            changes: ChangeSet {
+                base: merge_base.to_string(),
+                head: Head::Commit(head.oid.to_string()),
+                changes,
+            },
             patch,
             head_tree: new,
         })
@@ -50,13 +59,20 @@ impl Repo {
 
     /// Compares the working tree (staged, unstaged and untracked
     /// non-ignored files) with the merge base of `base` and `HEAD`.
-    pub fn compare_worktree(&self, base: &Revision, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
+    pub fn compare_worktree(
+        &self,
+        base: &Revision,
+        depth: DiffDepth,
+    ) -> Result<Comparison<'_>, GitError> {
         let head = self.head()?;
         let merge_base = self.merge_base(base, &head)?;
         let old = self.commit_tree(merge_base)?;
         let head_tree = self.commit_tree(head.oid)?;
         let state = self.worktree_tree(&old, &head_tree)?;
-        let new = self.repo.find_tree(state.tree).map_err(ctx(|| "cannot read the working tree's state".into()))?;
+        let new = self
+            .repo
+            .find_tree(state.tree)
+            .map_err(ctx(|| "cannot read the working tree's state".into()))?;
         let (mut changes, patch) = diff_trees(&self.repo, &old, &new, depth)?;
         // A submodule with uncommitted changes of its own: flag its change,
         // or add one when its pointer did not move.
@@ -65,8 +81,14 @@ impl Repo {
                 Some(c) => c.submodule_dirty = true,
                 None => changes.push(Change {
                     status: Status::Modified,
-                    old: Some(Side { path: path.clone(), kind: EntryKind::Submodule }),
-                    new: Some(Side { path, kind: EntryKind::Submodule }),
+                    old: Some(Side {
+                        path: path.clone(),
+                        kind: EntryKind::Submodule,
+                    }),
+                    new: Some(Side {
+                        path,
+                        kind: EntryKind::Submodule,
+                    }),
                     symlink_target: None,
                     submodule_dirty: true,
                     binary: false,
@@ -77,7 +99,11 @@ impl Repo {
         }
         changes.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(Comparison {
-            changes: ChangeSet { base: merge_base.to_string(), head: Head::Worktree, changes },
+            changes: ChangeSet {
+                base: merge_base.to_string(),
+                head: Head::Worktree,
+                changes,
+            },
             patch,
             head_tree: new,
         })
@@ -92,19 +118,32 @@ impl Repo {
 
     /// Follows symlinks through `tree`.
     pub fn symlinks<'a>(&'a self, tree: &'a Tree<'a>) -> TreeSymlinks<'a> {
-        TreeSymlinks { repo: &self.repo, tree }
+        TreeSymlinks {
+            repo: &self.repo,
+            tree,
+        }
     }
 }
 
-pub(super) fn diff_trees(repo: &Repository, old: &Tree, new: &Tree, depth: DiffDepth) -> Result<(Vec<Change>, String), GitError> {
+pub(super) fn diff_trees(
+    repo: &Repository,
+    old: &Tree,
+    new: &Tree,
+    depth: DiffDepth,
+) -> Result<(Vec<Change>, String), GitError> {
     let mut opts = DiffOptions::new();
-    opts.include_typechange(true).ignore_submodules(false).context_lines(3);
+    opts.include_typechange(true)
+        .ignore_submodules(false)
+        .context_lines(3);
     let mut diff = repo
         .diff_tree_to_tree(Some(old), Some(new), Some(&mut opts))
-        .map_err(ctx(|| format!("cannot diff {} against {}", old.id(), new.id())))?;
+        .map_err(ctx(|| {
+            format!("cannot diff {} against {}", old.id(), new.id())
+        }))?;
     let mut find = DiffFindOptions::new();
     find.renames(true).rename_limit(RENAME_LIMIT);
-    diff.find_similar(Some(&mut find)).map_err(ctx(|| "rename detection failed".into()))?;
+    diff.find_similar(Some(&mut find))
+        .map_err(ctx(|| "rename detection failed".into()))?;
 
     let mut out: Vec<(Change, Vec<u8>)> = Vec::with_capacity(diff.deltas().len());
     for (i, delta) in diff.deltas().enumerate() {
@@ -119,14 +158,27 @@ pub(super) fn diff_trees(repo: &Repository, old: &Tree, new: &Tree, depth: DiffD
         };
         let side = |f: git2::DiffFile| -> Option<Side> {
             let kind = EntryKind::from_mode(u32::from(f.mode()))?;
-            Some(Side { path: f.path_bytes()?.to_vec(), kind })
+            Some(Side {
+                path: f.path_bytes()?.to_vec(),
+                kind,
+            })
         };
-        let old_side = if status == Status::Added { None } else { side(delta.old_file()) };
-        let new_side = if status == Status::Deleted { None } else { side(delta.new_file()) };
+        let old_side = if status == Status::Added {
+            None
+        } else {
+            side(delta.old_file())
+        };
+        let new_side = if status == Status::Deleted {
+            None
+        } else {
+            side(delta.new_file())
+        };
         let symlink_target = match &new_side {
             Some(s) if s.kind == EntryKind::Symlink => Some(
                 repo.find_blob(delta.new_file().id())
-                    .map_err(ctx(|| format!("cannot read symlink {}", crate::pathfmt::display(&s.path))))?
+                    .map_err(ctx(|| {
+                        format!("cannot read symlink {}", crate::pathfmt::display(&s.path))
+                    }))?
                     .content()
                     .to_vec(),
             ),
@@ -145,19 +197,30 @@ pub(super) fn diff_trees(repo: &Repository, old: &Tree, new: &Tree, depth: DiffD
         let mut text = Vec::new();
         if depth == DiffDepth::Patch {
             if status == Status::TypeChanged && both_blobs(&change) {
-                let read = |id| repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")));
-                let (old_blob, new_blob) = (read(delta.old_file().id())?, read(delta.new_file().id())?);
+                let read = |id| {
+                    repo.find_blob(id)
+                        .map_err(ctx(|| format!("cannot read blob {id}")))
+                };
+                let (old_blob, new_blob) =
+                    (read(delta.old_file().id())?, read(delta.new_file().id())?);
                 let tc = typechange_patch(&old_blob, &new_blob, &delta, &mut opts)?;
                 change.additions = tc.0;
                 change.deletions = tc.1;
                 change.binary = tc.2;
                 text = tc.3;
-            } else if let Some(mut patch) = Patch::from_diff(&diff, i).map_err(ctx(|| "cannot compute a patch".into()))? {
-                let (_, adds, dels) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
+            } else if let Some(mut patch) =
+                Patch::from_diff(&diff, i).map_err(ctx(|| "cannot compute a patch".into()))?
+            {
+                let (_, adds, dels) = patch
+                    .line_stats()
+                    .map_err(ctx(|| "cannot count lines".into()))?;
                 change.additions = adds;
                 change.deletions = dels;
                 change.binary = patch.delta().flags().is_binary();
-                text = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?.to_vec();
+                text = patch
+                    .to_buf()
+                    .map_err(ctx(|| "cannot print a patch".into()))?
+                    .to_vec();
             }
         }
         out.push((change, text));
@@ -186,33 +249,64 @@ fn typechange_patch(
 ) -> Result<(usize, usize, bool, Vec<u8>), GitError> {
     let path = delta.new_file().path();
     let abbrev = |id: Oid| id.to_string()[..7].to_string();
-    let del = Patch::from_buffers(old.content(), path, &[], path, Some(opts)).map_err(ctx(|| "cannot compute a patch".into()))?;
-    let add = Patch::from_buffers(&[], path, new.content(), path, Some(opts)).map_err(ctx(|| "cannot compute a patch".into()))?;
+    let del = Patch::from_buffers(old.content(), path, &[], path, Some(opts))
+        .map_err(ctx(|| "cannot compute a patch".into()))?;
+    let add = Patch::from_buffers(&[], path, new.content(), path, Some(opts))
+        .map_err(ctx(|| "cannot compute a patch".into()))?;
     let mut text = Vec::new();
     let (mut adds, mut dels, mut binary) = (0, 0, false);
     for (mut patch, deleting) in [(del, true), (add, false)] {
-        let (_, a, d) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
+        let (_, a, d) = patch
+            .line_stats()
+            .map_err(ctx(|| "cannot count lines".into()))?;
         adds += a;
         dels += d;
         binary |= patch.delta().flags().is_binary();
-        let buf = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?;
+        let buf = patch
+            .to_buf()
+            .map_err(ctx(|| "cannot print a patch".into()))?;
         let lines: Vec<&[u8]> = buf.split_inclusive(|&b| b == b'\n').collect();
-        let Some((first, rest)) = lines.split_first() else { continue };
+        let Some((first, rest)) = lines.split_first() else {
+            continue;
+        };
         // The body: from the first hunk or "Binary files" line on.
-        let body_at = rest.iter().position(|l| l.starts_with(b"@@") || l.starts_with(b"Binary")).unwrap_or(rest.len());
-        let minus = rest.iter().find(|l| l.starts_with(b"--- ")).copied().unwrap_or(b"");
-        let plus = rest.iter().find(|l| l.starts_with(b"+++ ")).copied().unwrap_or(b"");
+        let body_at = rest
+            .iter()
+            .position(|l| l.starts_with(b"@@") || l.starts_with(b"Binary"))
+            .unwrap_or(rest.len());
+        let minus = rest
+            .iter()
+            .find(|l| l.starts_with(b"--- "))
+            .copied()
+            .unwrap_or(b"");
+        let plus = rest
+            .iter()
+            .find(|l| l.starts_with(b"+++ "))
+            .copied()
+            .unwrap_or(b"");
         text.extend_from_slice(first);
         if deleting {
             let mode = u32::from(delta.old_file().mode());
-            text.extend_from_slice(format!("deleted file mode {mode:o}\nindex {}..0000000\n", abbrev(old.id())).as_bytes());
+            text.extend_from_slice(
+                format!(
+                    "deleted file mode {mode:o}\nindex {}..0000000\n",
+                    abbrev(old.id())
+                )
+                .as_bytes(),
+            );
             if !minus.is_empty() {
                 text.extend_from_slice(minus);
                 text.extend_from_slice(b"+++ /dev/null\n");
             }
         } else {
             let mode = u32::from(delta.new_file().mode());
-            text.extend_from_slice(format!("new file mode {mode:o}\nindex 0000000..{}\n", abbrev(new.id())).as_bytes());
+            text.extend_from_slice(
+                format!(
+                    "new file mode {mode:o}\nindex 0000000..{}\n",
+                    abbrev(new.id())
+                )
+                .as_bytes(),
+            );
             if !plus.is_empty() {
                 text.extend_from_slice(b"--- /dev/null\n");
                 text.extend_from_slice(plus);
@@ -238,7 +332,10 @@ pub struct TreeSymlinks<'a> {
 
 impl SymlinkLookup for TreeSymlinks<'_> {
     fn symlink_target(&self, path: &[u8]) -> Option<Vec<u8>> {
-        let entry = self.tree.get_path(Path::new(OsStr::from_bytes(path))).ok()?;
+        let entry = self
+            .tree
+            .get_path(Path::new(OsStr::from_bytes(path)))
+            .ok()?;
         if entry.filemode() != 0o120000 {
             return None;
         }

@@ -25,11 +25,15 @@ pub enum GitError {
     UnknownRevision { rev: String, hint: Option<String> },
     #[error("revision {rev:?} names a {kind}, not a commit")]
     NotACommit { rev: String, kind: String },
-    #[error("no base given and no default branch found (tried origin/HEAD, init.defaultBranch, main, master); pass --base REV or set `base` in retry-run.toml")]
+    #[error(
+        "no base given and no default branch found (tried origin/HEAD, init.defaultBranch, main, master); pass --base REV or set `base` in retry-run.toml"
+    )]
     NoDefaultBranch,
     #[error("{a} and {b} have no common ancestor; pick a base that shares history with the head")]
     NoMergeBase { a: String, b: String },
-    #[error("{a} and {b} have no common ancestor in this shallow clone; fetch more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)")]
+    #[error(
+        "{a} and {b} have no common ancestor in this shallow clone; fetch more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)"
+    )]
     ShallowNoMergeBase { a: String, b: String },
     #[error("HEAD of {} has no commit yet; commit something first", path.display())]
     UnbornHead { path: PathBuf },
@@ -38,7 +42,10 @@ pub enum GitError {
     #[error("{what}: {source}")]
     Git { what: String, source: git2::Error },
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl GitError {
@@ -57,7 +64,10 @@ impl GitError {
 }
 
 pub(crate) fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(git2::Error) -> GitError {
-    move |source| GitError::Git { what: what(), source }
+    move |source| GitError::Git {
+        what: what(),
+        source,
+    }
 }
 
 /// An open repository: the user's, found from a directory.
@@ -75,10 +85,18 @@ impl Repo {
         // verification makes reads about 30% faster (PERF-NOTES).
         git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(dir).map_err(|e| match e.code() {
-            git2::ErrorCode::NotFound => GitError::NotARepository { path: dir.to_path_buf() },
-            _ => GitError::Git { what: format!("{}: cannot open the repository", dir.display()), source: e },
+            git2::ErrorCode::NotFound => GitError::NotARepository {
+                path: dir.to_path_buf(),
+            },
+            _ => GitError::Git {
+                what: format!("{}: cannot open the repository", dir.display()),
+                source: e,
+            },
         })?;
-        Ok(Repo { repo, mempack: std::cell::OnceCell::new() })
+        Ok(Repo {
+            repo,
+            mempack: std::cell::OnceCell::new(),
+        })
     }
 
     /// The working tree's root, or `None` for a bare repository.

@@ -32,13 +32,30 @@ pub(super) struct WorktreeState {
 const GITLINK: u32 = 0o160000;
 
 impl Repo {
-    pub(super) fn worktree_tree(&self, base_tree: &Tree, head_tree: &Tree) -> Result<WorktreeState, GitError> {
-        let workdir = self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?.to_path_buf();
+    pub(super) fn worktree_tree(
+        &self,
+        base_tree: &Tree,
+        head_tree: &Tree,
+    ) -> Result<WorktreeState, GitError> {
+        let workdir = self
+            .repo
+            .workdir()
+            .ok_or_else(|| GitError::Bare {
+                path: self.repo.path().to_path_buf(),
+            })?
+            .to_path_buf();
         self.use_memory_odb()?;
 
         let entries = self.status_entries(false)?;
-        let base_rules = if gitignore_changed(&entries, || self.tree_gitignores_differ(base_tree, head_tree))? {
-            Some(BaseIgnore::from_tree(&self.repo, base_tree, &workdir, self.common_dir())?)
+        let base_rules = if gitignore_changed(&entries, || {
+            self.tree_gitignores_differ(base_tree, head_tree)
+        })? {
+            Some(BaseIgnore::from_tree(
+                &self.repo,
+                base_tree,
+                &workdir,
+                self.common_dir(),
+            )?)
         } else {
             None
         };
@@ -49,12 +66,21 @@ impl Repo {
             Some(rules) => self
                 .status_entries(true)?
                 .into_iter()
-                .filter(|(path, st)| !(st.is_wt_new() || st.is_ignored()) || !rules.is_ignored(path))
+                .filter(|(path, st)| {
+                    !(st.is_wt_new() || st.is_ignored()) || !rules.is_ignored(path)
+                })
                 .collect(),
         };
 
-        let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
-        let filemode = self.repo.config().and_then(|c| c.get_bool("core.filemode")).unwrap_or(true);
+        let index = self
+            .repo
+            .index()
+            .map_err(ctx(|| "cannot read the index".into()))?;
+        let filemode = self
+            .repo
+            .config()
+            .and_then(|c| c.get_bool("core.filemode"))
+            .unwrap_or(true);
         let mut update = TreeUpdateBuilder::new();
         let mut dirty_submodules = BTreeSet::new();
         for (path, _) in &entries {
@@ -86,24 +112,48 @@ impl Repo {
             }
             let meta = match std::fs::symlink_metadata(&abs) {
                 Ok(m) => m,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) => {
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) =>
+                {
                     update.remove(path.clone());
                     continue;
                 }
-                Err(e) => return Err(GitError::Io { path: abs, source: e }),
+                Err(e) => {
+                    return Err(GitError::Io {
+                        path: abs,
+                        source: e,
+                    });
+                }
             };
             if meta.file_type().is_symlink() {
-                let target = std::fs::read_link(&abs).map_err(|e| GitError::Io { path: abs.clone(), source: e })?;
-                let oid = self.repo.blob(target.as_os_str().as_bytes()).map_err(ctx(|| format!("cannot store {}", abs.display())))?;
+                let target = std::fs::read_link(&abs).map_err(|e| GitError::Io {
+                    path: abs.clone(),
+                    source: e,
+                })?;
+                let oid = self
+                    .repo
+                    .blob(target.as_os_str().as_bytes())
+                    .map_err(ctx(|| format!("cannot store {}", abs.display())))?;
                 update.upsert(path.clone(), oid, FileMode::Link);
             } else if meta.is_file() {
-                let oid = self.repo.blob_path(&abs).map_err(ctx(|| format!("cannot read {}", abs.display())))?;
+                let oid = self
+                    .repo
+                    .blob_path(&abs)
+                    .map_err(ctx(|| format!("cannot read {}", abs.display())))?;
                 let exec = if filemode {
                     meta.permissions().mode() & 0o111 != 0
                 } else {
                     head_mode.or(index_mode) == Some(0o100755)
                 };
-                update.upsert(path.clone(), oid, if exec { FileMode::BlobExecutable } else { FileMode::Blob });
+                update.upsert(
+                    path.clone(),
+                    oid,
+                    if exec {
+                        FileMode::BlobExecutable
+                    } else {
+                        FileMode::Blob
+                    },
+                );
             } else {
                 // A directory (or socket, fifo) where a file was: the file is gone;
                 // files inside a new directory have entries of their own.
@@ -113,7 +163,10 @@ impl Repo {
         let tree = update
             .create_updated(&self.repo, head_tree)
             .map_err(ctx(|| "cannot build a tree of the working tree".into()))?;
-        Ok(WorktreeState { tree, dirty_submodules })
+        Ok(WorktreeState {
+            tree,
+            dirty_submodules,
+        })
     }
 
     /// Adds an in-memory object backend that takes every write, once.
@@ -121,9 +174,13 @@ impl Repo {
         if self.mempack.get().is_some() {
             return Ok(());
         }
-        let odb = self.repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
+        let odb = self
+            .repo
+            .odb()
+            .map_err(ctx(|| "cannot open the object database".into()))?;
         // Highest priority: new objects go here, never to .git/objects.
-        odb.add_new_mempack_backend(1000).map_err(ctx(|| "cannot add an in-memory object database".into()))?;
+        odb.add_new_mempack_backend(1000)
+            .map_err(ctx(|| "cannot add an in-memory object database".into()))?;
         let _ = self.mempack.set(());
         Ok(())
     }
@@ -138,7 +195,10 @@ impl Repo {
             .exclude_submodules(false)
             .renames_head_to_index(false)
             .renames_index_to_workdir(false);
-        let statuses = self.repo.statuses(Some(&mut opts)).map_err(ctx(|| "cannot read the working tree's status".into()))?;
+        let statuses = self
+            .repo
+            .statuses(Some(&mut opts))
+            .map_err(ctx(|| "cannot read the working tree's status".into()))?;
         Ok(statuses
             .iter()
             .filter(|e| e.status() != Status::CURRENT)
@@ -149,13 +209,19 @@ impl Repo {
     /// A checked-out submodule's HEAD commit and whether it has changes of
     /// its own; `None` when it is not checked out.
     fn submodule_state(&self, abs: &Path) -> Result<Option<(Oid, bool)>, GitError> {
-        let Ok(sub) = git2::Repository::open(abs) else { return Ok(None) };
-        let Ok(head) = sub.head().and_then(|h| h.peel_to_commit()) else { return Ok(None) };
+        let Ok(sub) = git2::Repository::open(abs) else {
+            return Ok(None);
+        };
+        let Ok(head) = sub.head().and_then(|h| h.peel_to_commit()) else {
+            return Ok(None);
+        };
         let mut opts = StatusOptions::new();
         opts.include_untracked(true).exclude_submodules(false);
         let dirty = sub
             .statuses(Some(&mut opts))
-            .map_err(ctx(|| format!("cannot read the status of submodule {}", abs.display())))?
+            .map_err(ctx(|| {
+                format!("cannot read the status of submodule {}", abs.display())
+            }))?
             .iter()
             .any(|e| e.status() != Status::CURRENT && !e.status().is_ignored());
         Ok(Some((head.id(), dirty)))

@@ -28,7 +28,10 @@ fn git_files(name_status: &[u8], numstat: &[u8]) -> Files {
         let first = it.next().expect("path");
         if letter == "R" || letter == "C" {
             let new = it.next().expect("new path");
-            files.insert(display(&new).into_owned(), (letter, Some(display(&first).into_owned()), String::new()));
+            files.insert(
+                display(&new).into_owned(),
+                (letter, Some(display(&first).into_owned()), String::new()),
+            );
         } else {
             files.insert(display(&first).into_owned(), (letter, None, String::new()));
         }
@@ -36,7 +39,11 @@ fn git_files(name_status: &[u8], numstat: &[u8]) -> Files {
     let mut it = fields(numstat).into_iter();
     while let Some(head) = it.next() {
         let mut parts = head.splitn(3, |&b| b == b'\t');
-        let (adds, dels, path) = (parts.next().unwrap_or(b""), parts.next().unwrap_or(b""), parts.next().unwrap_or(b""));
+        let (adds, dels, path) = (
+            parts.next().unwrap_or(b""),
+            parts.next().unwrap_or(b""),
+            parts.next().unwrap_or(b""),
+        );
         let (adds, dels) = (String::from_utf8_lossy(adds), String::from_utf8_lossy(dels));
         let path = if path.is_empty() {
             // A rename: "adds\tdels\t" then old and new paths as fields.
@@ -58,10 +65,18 @@ fn ours(json: &serde_json::Value) -> Files {
         .expect("files")
         .iter()
         .map(|f| {
-            let counts = if f["binary"] == true { "-\t-".to_string() } else { format!("{}\t{}", f["additions"], f["deletions"]) };
+            let counts = if f["binary"] == true {
+                "-\t-".to_string()
+            } else {
+                format!("{}\t{}", f["additions"], f["deletions"])
+            };
             (
                 f["path"].as_str().expect("path").to_string(),
-                (f["status"].as_str().expect("status").to_string(), f["old_path"].as_str().map(String::from), counts),
+                (
+                    f["status"].as_str().expect("status").to_string(),
+                    f["old_path"].as_str().map(String::from),
+                    counts,
+                ),
             )
         })
         .collect()
@@ -75,15 +90,28 @@ fn agrees_with_git_on_every_fixture() {
             let env = TestEnv::new();
             let repo = fixture.build(&env, "repo", mode);
             let (mut args, oracle_dir, range) = match mode {
-                HeadMode::Commit => (vec!["diff", "--base", "main", "--head", "feature"], repo.clone(), "main...feature".to_string()),
+                HeadMode::Commit => (
+                    vec!["diff", "--base", "main", "--head", "feature"],
+                    repo.clone(),
+                    "main...feature".to_string(),
+                ),
                 HeadMode::Worktree => {
                     // The oracle: a copy of the repository with everything added.
                     let copy = env.path("copy");
-                    let st = std::process::Command::new("cp").arg("-a").arg(&repo).arg(&copy).status().expect("cp");
+                    let st = std::process::Command::new("cp")
+                        .arg("-a")
+                        .arg(&repo)
+                        .arg(&copy)
+                        .status()
+                        .expect("cp");
                     assert!(st.success());
                     env.git(&copy, &["add", "-A"]);
                     let mb = env.git(&copy, &["merge-base", "main", "HEAD"]);
-                    (vec!["diff", "--base", "main"], copy, format!("--cached {mb}"))
+                    (
+                        vec!["diff", "--base", "main"],
+                        copy,
+                        format!("--cached {mb}"),
+                    )
                 }
             };
             args.extend(["--format", "json"]);
@@ -93,7 +121,8 @@ fn agrees_with_git_on_every_fixture() {
             let git = |what: &str| {
                 let mut a: Vec<&str> = vec!["diff", "-M", "-z", what];
                 a.extend(range.split(' '));
-                env.git_raw(&oracle_dir, a.iter().map(|s| os(s.as_bytes()))).stdout
+                env.git_raw(&oracle_dir, a.iter().map(|s| os(s.as_bytes())))
+                    .stdout
             };
             let want = git_files(&git("--name-status"), &git("--numstat"));
             assert_eq!(got, want, "fixture {} ({mode:?})", fixture.name);

@@ -7,14 +7,24 @@ fn every_fixture_case() {
     let mut ran = 0;
     for fixture in all_fixtures() {
         for mode in [HeadMode::Commit, HeadMode::Worktree] {
-            let cases: Vec<_> = fixture.scope.iter().filter(|c| c.applies_to(mode)).collect();
+            let cases: Vec<_> = fixture
+                .scope
+                .iter()
+                .filter(|c| c.applies_to(mode))
+                .collect();
             if cases.is_empty() {
                 continue;
             }
             let env = TestEnv::new();
             let repo = fixture.build(&env, "repo", mode);
             for case in cases {
-                let mut args = vec!["scope".to_string(), "--base".into(), "main".into(), "--format".into(), "json".into()];
+                let mut args = vec![
+                    "scope".to_string(),
+                    "--base".into(),
+                    "main".into(),
+                    "--format".into(),
+                    "json".into(),
+                ];
                 if mode == HeadMode::Commit {
                     args.extend(["--head".into(), "feature".into()]);
                 }
@@ -22,10 +32,23 @@ fn every_fixture_case() {
                 args.extend(case.deny.iter().map(|g| format!("--deny={g}")));
                 let argv: Vec<&str> = args.iter().map(String::as_str).collect();
                 let run = env.run(&repo, &argv);
-                let what = format!("fixture {} ({mode:?}), allow {:?} deny {:?}", fixture.name, case.allow, case.deny);
-                assert_eq!(run.code, if case.violations.is_empty() { 0 } else { 1 }, "{what}: exit code\n{}{}", run.stdout, run.stderr);
+                let what = format!(
+                    "fixture {} ({}; {mode:?}), allow {:?} deny {:?}",
+                    fixture.name, fixture.description, case.allow, case.deny
+                );
+                assert_eq!(
+                    run.code,
+                    if case.violations.is_empty() { 0 } else { 1 },
+                    "{what}: exit code\n{}{}",
+                    run.stdout,
+                    run.stderr
+                );
                 let json = run.json();
-                assert_eq!(json["checked"], case.checked, "{what}: checked\n{}", run.stdout);
+                assert_eq!(
+                    json["checked"], case.checked,
+                    "{what}: checked\n{}",
+                    run.stdout
+                );
                 let got: Vec<[String; 3]> = json["violations"]
                     .as_array()
                     .expect("violations")

@@ -34,8 +34,11 @@ impl TestEnv {
     pub fn new() -> TestEnv {
         let dir = tempfile::tempdir().expect("a temporary directory");
         std::fs::create_dir(dir.path().join("home")).expect("create HOME");
-        std::fs::write(dir.path().join("home/.gitconfig"), "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n")
-            .expect("write .gitconfig");
+        std::fs::write(
+            dir.path().join("home/.gitconfig"),
+            "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n",
+        )
+        .expect("write .gitconfig");
         TestEnv { dir }
     }
 
@@ -50,7 +53,12 @@ impl TestEnv {
     /// Runs git in `dir`; panics with its output when it fails.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.git_raw(dir, args.iter().map(OsStr::new));
-        assert!(out.status.success(), "git {args:?} failed in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?} failed in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim_end().to_string()
     }
 
@@ -64,7 +72,11 @@ impl TestEnv {
     pub fn run(&self, dir: &Path, args: &[&str]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
         hermetic(&mut cmd, &self.home());
-        let out = cmd.current_dir(dir).args(args).output().expect("retry-run runs");
+        let out = cmd
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("retry-run runs");
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -82,12 +94,21 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Self {
-        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, code,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
