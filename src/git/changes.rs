@@ -8,6 +8,7 @@ use std::path::Path;
 
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Patch, Repository, Tree};
 
+use super::objects::{Leaf, ObjectWriter, TREE_MODE};
 use super::{GitError, Repo, Revision, ctx};
 use crate::model::{Change, ChangeSet, EntryKind, Head, Side, Status};
 use crate::scope::SymlinkLookup;
@@ -43,6 +44,8 @@ impl Repo {
         depth: DiffDepth,
     ) -> Result<Comparison<'_>, GitError> {
         let merge_base = self.merge_base(base, head)?;
+        self.use_memory_odb()?;
+        self.use_memory_odb()?;
         let old = self.commit_tree(merge_base)?;
         let new = self.commit_tree(head.oid)?;
         let (changes, patch) = diff_trees(&self.repo, &old, &new, depth)?;
@@ -125,12 +128,92 @@ impl Repo {
     }
 }
 
+/// A leaf entry that differs: its path, the old side and the new side.
+type ChangedLeaf = (Vec<u8>, Option<Leaf>, Option<Leaf>);
+
+/// Collects every leaf entry that differs between two trees, skipping
+/// subtrees whose ids are equal (libgit2's own tree diff walks into them).
+fn changed_leaves(
+    repo: &Repository,
+    old: Option<&Tree>,
+    new: Option<&Tree>,
+    prefix: &mut Vec<u8>,
+    out: &mut Vec<ChangedLeaf>,
+) -> Result<(), GitError> {
+    use std::collections::BTreeMap;
+    let entries = |t: Option<&Tree>| -> BTreeMap<Vec<u8>, Leaf> {
+        t.map(|t| t.iter().map(|e| (e.name_bytes().to_vec(), (e.id(), e.filemode()))).collect())
+            .unwrap_or_default()
+    };
+    let (a, b) = (entries(old), entries(new));
+    let mut names: Vec<&Vec<u8>> = a.keys().chain(b.keys()).collect();
+    names.sort();
+    names.dedup();
+    let is_tree = |l: Option<Leaf>| l.is_some_and(|(_, m)| m == TREE_MODE);
+    let subtree = |l: Option<Leaf>| -> Result<Option<Tree>, GitError> {
+        match l {
+            Some((id, TREE_MODE)) => repo
+                .find_tree(id)
+                .map(Some)
+                .map_err(ctx(|| format!("cannot read tree {id}"))),
+            _ => Ok(None),
+        }
+    };
+    for name in names {
+        let (x, y) = (a.get(name).copied(), b.get(name).copied());
+        if x == y {
+            continue;
+        }
+        let len = prefix.len();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(name);
+        if is_tree(x) || is_tree(y) {
+            let (tx, ty) = (subtree(x)?, subtree(y)?);
+            changed_leaves(repo, tx.as_ref(), ty.as_ref(), prefix, out)?;
+        }
+        // A file where a directory was (or the reverse) is a leaf change too.
+        let (lx, ly) = (x.filter(|_| !is_tree(x)), y.filter(|_| !is_tree(y)));
+        if lx.is_some() || ly.is_some() {
+            out.push((prefix.clone(), lx, ly));
+        }
+        prefix.truncate(len);
+    }
+    Ok(())
+}
+
+/// Two small trees holding only the changed entries of `old` and `new`,
+/// written to the in-memory object database. Diffing them gives exactly the
+/// deltas of diffing `old` and `new`, renames included, at a cost that
+/// follows the size of the change rather than the size of the tree.
+fn changed_only_trees<'r>(
+    repo: &'r Repository,
+    old: &Tree,
+    new: &Tree,
+) -> Result<(Tree<'r>, Tree<'r>), GitError> {
+    let mut leaves = Vec::new();
+    changed_leaves(repo, Some(old), Some(new), &mut Vec::new(), &mut leaves)?;
+    let writer = ObjectWriter::new(repo)?;
+    let side = |pick: fn(&ChangedLeaf) -> Option<Leaf>| -> Result<Tree<'r>, GitError> {
+        let updates: Vec<(Vec<u8>, Option<Leaf>)> =
+            leaves.iter().filter_map(|l| pick(l).map(|leaf| (l.0.clone(), Some(leaf)))).collect();
+        let id = writer.tree(repo, None, &updates)?;
+        repo.find_tree(id).map_err(ctx(|| "cannot read a tree of the changes".into()))
+    };
+    Ok((side(|l| l.1)?, side(|l| l.2)?))
+}
+
+/// Diffs two trees. Objects made on the way go to the in-memory object
+/// database, which the caller has set up ([`Repo::use_memory_odb`]).
 pub(super) fn diff_trees(
     repo: &Repository,
     old: &Tree,
     new: &Tree,
     depth: DiffDepth,
 ) -> Result<(Vec<Change>, String), GitError> {
+    let (old, new) = changed_only_trees(repo, old, new)?;
+    let (old, new) = (&old, &new);
     let mut opts = DiffOptions::new();
     opts.include_typechange(true)
         .ignore_submodules(false)

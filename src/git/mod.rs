@@ -6,6 +6,7 @@
 
 mod changes;
 mod ignore;
+mod objects;
 mod revs;
 mod worktree_state;
 

@@ -17,10 +17,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use git2::build::TreeUpdateBuilder;
-use git2::{FileMode, Oid, Status, StatusOptions, Tree};
+use git2::{Oid, Status, StatusOptions, Tree};
 
 use super::ignore::BaseIgnore;
+use super::objects::{Leaf, ObjectWriter};
 use super::{GitError, Repo, ctx};
 
 pub(super) struct WorktreeState {
@@ -76,12 +76,11 @@ impl Repo {
             .repo
             .index()
             .map_err(ctx(|| "cannot read the index".into()))?;
-        let filemode = self
-            .repo
-            .config()
-            .and_then(|c| c.get_bool("core.filemode"))
-            .unwrap_or(true);
-        let mut update = TreeUpdateBuilder::new();
+        let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
+        let filemode = config.get_bool("core.filemode").unwrap_or(true);
+        let autocrlf = config.get_string("core.autocrlf").is_ok_and(|v| v != "false");
+        let writer = ObjectWriter::new(&self.repo)?;
+        let mut updates: Vec<(Vec<u8>, Option<Leaf>)> = Vec::with_capacity(entries.len());
         let mut dirty_submodules = BTreeSet::new();
         for (path, _) in &entries {
             let rel = Path::new(OsStr::from_bytes(path));
@@ -94,83 +93,81 @@ impl Repo {
                 // pointer the index records; no index entry: removed.
                 match self.submodule_state(&abs)? {
                     Some((oid, dirty)) => {
-                        update.upsert(path.clone(), oid, FileMode::Commit);
+                        updates.push((path.clone(), Some((oid, GITLINK as i32))));
                         if dirty {
                             dirty_submodules.insert(path.clone());
                         }
                     }
                     None => match &index_entry {
                         Some(e) if e.mode == GITLINK => {
-                            update.upsert(path.clone(), e.id, FileMode::Commit);
+                            updates.push((path.clone(), Some((e.id, GITLINK as i32))));
                         }
-                        _ => {
-                            update.remove(path.clone());
-                        }
+                        _ => updates.push((path.clone(), None)),
                     },
                 }
                 continue;
             }
             let meta = match std::fs::symlink_metadata(&abs) {
                 Ok(m) => m,
-                Err(e)
-                    if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) =>
-                {
-                    update.remove(path.clone());
+                // Gone, or a parent turned into a file (ENOTDIR): removed.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) => {
+                    updates.push((path.clone(), None));
                     continue;
                 }
-                Err(e) => {
-                    return Err(GitError::Io {
-                        path: abs,
-                        source: e,
-                    });
-                }
+                Err(e) => return Err(GitError::Io { path: abs, source: e }),
             };
             if meta.file_type().is_symlink() {
-                let target = std::fs::read_link(&abs).map_err(|e| GitError::Io {
-                    path: abs.clone(),
-                    source: e,
-                })?;
-                let oid = self
-                    .repo
-                    .blob(target.as_os_str().as_bytes())
-                    .map_err(ctx(|| format!("cannot store {}", abs.display())))?;
-                update.upsert(path.clone(), oid, FileMode::Link);
+                let target = std::fs::read_link(&abs).map_err(|e| GitError::Io { path: abs.clone(), source: e })?;
+                let oid = writer.blob(target.as_os_str().as_bytes())?;
+                updates.push((path.clone(), Some((oid, 0o120000))));
             } else if meta.is_file() {
-                let oid = self
-                    .repo
-                    .blob_path(&abs)
-                    .map_err(ctx(|| format!("cannot read {}", abs.display())))?;
+                let oid = self.file_blob(&writer, rel, &abs, autocrlf)?;
                 let exec = if filemode {
                     meta.permissions().mode() & 0o111 != 0
                 } else {
                     head_mode.or(index_mode) == Some(0o100755)
                 };
-                update.upsert(
-                    path.clone(),
-                    oid,
-                    if exec {
-                        FileMode::BlobExecutable
-                    } else {
-                        FileMode::Blob
-                    },
-                );
+                updates.push((path.clone(), Some((oid, if exec { 0o100755 } else { 0o100644 }))));
             } else {
-                // A directory (or socket, fifo) where a file was: the file is gone;
-                // files inside a new directory have entries of their own.
-                update.remove(path.clone());
+                // A directory (or socket, fifo) where a file was: the file is
+                // gone; files inside a new directory have entries of their own.
+                updates.push((path.clone(), None));
             }
         }
-        let tree = update
-            .create_updated(&self.repo, head_tree)
-            .map_err(ctx(|| "cannot build a tree of the working tree".into()))?;
-        Ok(WorktreeState {
-            tree,
-            dirty_submodules,
-        })
+        let tree = writer.tree(&self.repo, Some(head_tree.id()), &updates)?;
+        Ok(WorktreeState { tree, dirty_submodules })
+    }
+
+    /// The blob git would store for a working-tree file. Without a clean
+    /// filter in play, that is the file's bytes, hashed and stored only if
+    /// new. Where one may apply (core.autocrlf, or a `filter`, `ident`,
+    /// `text`, `eol` or `working-tree-encoding` attribute), libgit2 filters
+    /// it as `git add` would; if the filtered blob already exists on disk,
+    /// libgit2 then refreshes that object's mtime, the one write to `.git`
+    /// this can cause.
+    fn file_blob(&self, writer: &ObjectWriter, rel: &Path, abs: &Path, autocrlf: bool) -> Result<Oid, GitError> {
+        let data = std::fs::read(abs).map_err(|e| GitError::Io { path: abs.to_path_buf(), source: e })?;
+        let attr = |name: &str| {
+            self.repo
+                .get_attr_bytes(rel, name, git2::AttrCheckFlags::FILE_THEN_INDEX)
+                .ok()
+                .flatten()
+                .is_some_and(|v| {
+                    !matches!(git2::AttrValue::from_bytes(Some(v)), git2::AttrValue::False | git2::AttrValue::Unspecified)
+                })
+        };
+        let may_filter = attr("filter")
+            || attr("ident")
+            || attr("working-tree-encoding")
+            || ((autocrlf || attr("text") || attr("eol") || attr("crlf")) && data.contains(&b'\r'));
+        if may_filter {
+            return self.repo.blob_path(abs).map_err(ctx(|| format!("cannot read {}", abs.display())));
+        }
+        writer.blob(&data)
     }
 
     /// Adds an in-memory object backend that takes every write, once.
-    fn use_memory_odb(&self) -> Result<(), GitError> {
+    pub(super) fn use_memory_odb(&self) -> Result<(), GitError> {
         if self.mempack.get().is_some() {
             return Ok(());
         }
