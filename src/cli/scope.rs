@@ -53,8 +53,7 @@ pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     // Compile the globs before any git work, so a bad glob fails fast.
     let rules = Rules::compile(allow, deny)?;
     let cmp = args.compare.compare(&opened, DiffDepth::NameStatus)?;
-    let tree = opened.repo.symlinks(&cmp.head_tree);
-    let report = check(&rules, &cmp.changes.changes, &tree);
+    let report = check(&rules, &cmp.changes.changes, &cmp.head);
     let header = ScopeHeader {
         base: &cmp.changes.base,
         head: &cmp.changes.head,

@@ -6,15 +6,17 @@
 
 mod changes;
 mod ignore;
-mod objects;
+mod patch;
+mod renames;
 mod revs;
+mod walk;
 mod worktree_state;
 
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-pub use changes::{Comparison, DiffDepth, TreeSymlinks};
+pub use changes::{Comparison, DiffDepth, HeadView};
 pub use revs::Revision;
 
 /// A failure of the git layer, with the path or ref it concerns.

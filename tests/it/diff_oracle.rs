@@ -114,10 +114,11 @@ fn agrees_with_git_on_every_fixture() {
                     )
                 }
             };
-            args.extend(["--format", "json"]);
+            args.extend(["--format", "json", "--max-lines", "1000000"]);
             let run = env.run(&repo, &args);
             run.assert_code(0);
-            let got = ours(&run.json());
+            let json = run.json();
+            let got = ours(&json);
             let git = |what: &str| {
                 let mut a: Vec<&str> = vec!["diff", "-M", "-z", what];
                 a.extend(range.split(' '));
@@ -126,6 +127,21 @@ fn agrees_with_git_on_every_fixture() {
             };
             let want = git_files(&git("--name-status"), &git("--numstat"));
             assert_eq!(got, want, "fixture {} ({mode:?})", fixture.name);
+            // The patch text itself, byte for byte (lossy only where git's
+            // output is not UTF-8, as ours is).
+            let patch = String::from_utf8_lossy(&{
+                let mut a: Vec<&str> = vec!["diff", "-M", "--no-color", "--no-ext-diff"];
+                a.extend(range.split(' '));
+                env.git_raw(&oracle_dir, a.iter().map(|s| os(s.as_bytes())))
+                    .stdout
+            })
+            .into_owned();
+            assert_eq!(
+                json["patch"].as_str(),
+                Some(patch.as_str()),
+                "fixture {} ({mode:?}): patch text",
+                fixture.name
+            );
             compared += 1;
         }
     }
