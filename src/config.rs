@@ -58,9 +58,7 @@ impl<'de> Deserialize<'de> for MaxAttempts {
         if (1..=1000).contains(&n) {
             Ok(MaxAttempts(n as u32))
         } else {
-            Err(de::Error::custom(format!(
-                "max_attempts must be between 1 and 1000, not {n}"
-            )))
+            Err(de::Error::custom(format!("max_attempts must be between 1 and 1000, not {n}")))
         }
     }
 }
@@ -135,9 +133,7 @@ impl<'de> Deserialize<'de> for CommandSpec {
                     argv.push(arg);
                 }
                 if argv.first().is_none_or(|a| a.is_empty()) {
-                    return Err(de::Error::custom(
-                        "the command list is empty or starts with an empty program name",
-                    ));
+                    return Err(de::Error::custom("the command list is empty or starts with an empty program name"));
                 }
                 Ok(CommandSpec::Argv(argv))
             }
@@ -162,10 +158,7 @@ impl DurationSpec {
         } else {
             format!("{s}s")
         };
-        DurationSpec {
-            text,
-            value: Duration::from_secs(s),
-        }
+        DurationSpec { text, value: Duration::from_secs(s) }
     }
 
     /// Parses `90s`, `5m`, `1h`, `250ms`, `1h30m`.
@@ -177,21 +170,13 @@ impl DurationSpec {
         let mut total = Duration::ZERO;
         let mut rest = t;
         while !rest.is_empty() {
-            let digits = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(rest.len());
+            let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
             if digits == 0 {
-                return Err(format!(
-                    "invalid duration {text:?}: write it like 90s, 5m or 1h"
-                ));
+                return Err(format!("invalid duration {text:?}: write it like 90s, 5m or 1h"));
             }
-            let n: u64 = rest[..digits]
-                .parse()
-                .map_err(|_| format!("invalid duration {text:?}: number too large"))?;
+            let n: u64 = rest[..digits].parse().map_err(|_| format!("invalid duration {text:?}: number too large"))?;
             rest = &rest[digits..];
-            let unit_len = rest
-                .find(|c: char| c.is_ascii_digit())
-                .unwrap_or(rest.len());
+            let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
             let unit = &rest[..unit_len];
             rest = &rest[unit_len..];
             let part = match unit {
@@ -200,22 +185,15 @@ impl DurationSpec {
                 "m" => Duration::from_secs(n.saturating_mul(60)),
                 "h" => Duration::from_secs(n.saturating_mul(3600)),
                 "" => {
-                    return Err(format!(
-                        "duration {text:?} has no unit: write it like {n}s, {n}m or {n}h"
-                    ));
+                    return Err(format!("duration {text:?} has no unit: write it like {n}s, {n}m or {n}h"));
                 }
                 other => {
-                    return Err(format!(
-                        "duration {text:?} has an unknown unit {other:?}: use ms, s, m or h"
-                    ));
+                    return Err(format!("duration {text:?} has an unknown unit {other:?}: use ms, s, m or h"));
                 }
             };
             total = total.saturating_add(part);
         }
-        Ok(DurationSpec {
-            text: t.to_string(),
-            value: total,
-        })
+        Ok(DurationSpec { text: t.to_string(), value: total })
     }
 }
 
@@ -321,10 +299,7 @@ impl<'de> Deserialize<'de> for InputFormat {
         if INPUT_FORMATS.contains(&s.as_str()) {
             Ok(InputFormat(s))
         } else {
-            Err(de::Error::custom(format!(
-                "unknown format {s:?}: use one of {}",
-                INPUT_FORMATS.join(", ")
-            )))
+            Err(de::Error::custom(format!("unknown format {s:?}: use one of {}", INPUT_FORMATS.join(", "))))
         }
     }
 }
@@ -357,9 +332,7 @@ impl<'de> Deserialize<'de> for Confidence {
         if (0.0..=1.0).contains(&v) {
             Ok(Confidence(v))
         } else {
-            Err(de::Error::custom(format!(
-                "min_confidence must be between 0.0 and 1.0, not {v}"
-            )))
+            Err(de::Error::custom(format!("min_confidence must be between 0.0 and 1.0, not {v}")))
         }
     }
 }
@@ -429,17 +402,9 @@ impl Default for ContextConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("{}: cannot read the config file: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("{}:{line}:{column}: {message}", path.display())]
-    Invalid {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Invalid { path: PathBuf, line: usize, column: usize, message: String },
 }
 
 impl Config {
@@ -447,12 +412,7 @@ impl Config {
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-            ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: e.message().trim().to_string(),
-            }
+            ConfigError::Invalid { path: path.to_path_buf(), line, column, message: e.message().trim().to_string() }
         })?;
         config.validate(text, path)?;
         Ok(config)
@@ -460,10 +420,8 @@ impl Config {
 
     /// Reads and parses a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
         Config::parse(&text, path)
     }
 
@@ -472,11 +430,7 @@ impl Config {
         let mut seen = std::collections::BTreeSet::new();
         for check in &self.checks {
             if check.name.trim().is_empty() || !seen.insert(check.name.as_str()) {
-                let what = if check.name.trim().is_empty() {
-                    "an empty"
-                } else {
-                    "a duplicate"
-                };
+                let what = if check.name.trim().is_empty() { "an empty" } else { "a duplicate" };
                 // Point at the offending `name = ...` line where we can find it.
                 let needle = format!("{:?}", check.name);
                 let offset = text
@@ -489,10 +443,7 @@ impl Config {
                     path: path.to_path_buf(),
                     line,
                     column,
-                    message: format!(
-                        "[[check]] has {what} name {:?}: every check needs its own name",
-                        check.name
-                    ),
+                    message: format!("[[check]] has {what} name {:?}: every check needs its own name", check.name),
                 });
             }
         }
@@ -593,11 +544,7 @@ drift_threshold = 0.3
         assert_eq!(c.checks[0].timeout.value, Duration::from_secs(300));
         assert_eq!(
             c.agent.command,
-            Some(CommandSpec::Argv(vec![
-                "my-agent".into(),
-                "--prompt-file".into(),
-                "{prompt_file}".into()
-            ]))
+            Some(CommandSpec::Argv(vec!["my-agent".into(), "--prompt-file".into(), "{prompt_file}".into()]))
         );
         assert_eq!(c.verifier.unwrap().min_confidence.0, 0.6);
     }
@@ -605,86 +552,44 @@ drift_threshold = 0.3
     #[test]
     fn errors_name_file_line_and_column() {
         let cases: &[(&str, &str)] = &[
-            (
-                "[scope]\nalow = [\"src/**\"]\n",
-                "retry-run.toml:2:1: unknown field `alow`",
-            ),
-            (
-                "max_attempts = \"three\"\n",
-                "retry-run.toml:1:16: invalid type",
-            ),
-            (
-                "max_attempts = 0\n",
-                "retry-run.toml:1:16: max_attempts must be between 1 and 1000",
-            ),
-            (
-                "[agent]\ntimeout = \"20\"\n",
-                "retry-run.toml:2:11: duration \"20\" has no unit",
-            ),
-            (
-                "[agent]\ntimeout = \"5 weeks\"\n",
-                "retry-run.toml:2:11: duration \"5 weeks\" has an unknown unit",
-            ),
-            (
-                "[agent]\ncommand = []\n",
-                "retry-run.toml:2:11: the command list is empty",
-            ),
-            (
-                "[retry]\non = [\"crash\", \"oops\"]\n",
-                "retry-run.toml:2:16: unknown variant `oops`",
-            ),
+            ("[scope]\nalow = [\"src/**\"]\n", "retry-run.toml:2:1: unknown field `alow`"),
+            ("max_attempts = \"three\"\n", "retry-run.toml:1:16: invalid type"),
+            ("max_attempts = 0\n", "retry-run.toml:1:16: max_attempts must be between 1 and 1000"),
+            ("[agent]\ntimeout = \"20\"\n", "retry-run.toml:2:11: duration \"20\" has no unit"),
+            ("[agent]\ntimeout = \"5 weeks\"\n", "retry-run.toml:2:11: duration \"5 weeks\" has an unknown unit"),
+            ("[agent]\ncommand = []\n", "retry-run.toml:2:11: the command list is empty"),
+            ("[retry]\non = [\"crash\", \"oops\"]\n", "retry-run.toml:2:16: unknown variant `oops`"),
             (
                 "[[check]]\nname = \"x\"\nrun = \"true\"\nformat = \"rufff\"\n",
                 "retry-run.toml:4:10: unknown format \"rufff\"",
             ),
             ("[[check]]\nname = \"x\"\n", "missing field `run`"),
-            (
-                "[verifier]\nrun = \"v\"\nmin_confidence = 1.5\n",
-                "retry-run.toml:3:18: min_confidence must be between",
-            ),
+            ("[verifier]\nrun = \"v\"\nmin_confidence = 1.5\n", "retry-run.toml:3:18: min_confidence must be between"),
             (
                 "[[check]]\nname = \"a\"\nrun = \"x\"\n[[check]]\nname = \"a\"\nrun = \"y\"\n",
                 "retry-run.toml:5:8: [[check]] has a duplicate name",
             ),
             ("base = \n", "retry-run.toml:1:"),
-            (
-                "[context]\norder = \"random\"\n",
-                "retry-run.toml:2:9: unknown variant `random`",
-            ),
+            ("[context]\norder = \"random\"\n", "retry-run.toml:2:9: unknown variant `random`"),
         ];
         for (text, want) in cases {
             let err = parse(text).expect_err(text);
-            assert!(
-                err.starts_with(want) || err.contains(want),
-                "config {text:?}\n got: {err}\nwant: {want}"
-            );
+            assert!(err.starts_with(want) || err.contains(want), "config {text:?}\n got: {err}\nwant: {want}");
         }
     }
 
     #[test]
     fn command_may_be_a_string() {
         let c = parse("[agent]\ncommand = \"my-agent < {prompt_file}\"\n").unwrap();
-        assert_eq!(
-            c.agent.command,
-            Some(CommandSpec::Shell("my-agent < {prompt_file}".into()))
-        );
+        assert_eq!(c.agent.command, Some(CommandSpec::Shell("my-agent < {prompt_file}".into())));
     }
 
     #[test]
     fn durations() {
-        let ok: &[(&str, u64)] = &[
-            ("90s", 90_000),
-            ("5m", 300_000),
-            ("1h", 3_600_000),
-            ("1h30m", 5_400_000),
-            ("250ms", 250),
-        ];
+        let ok: &[(&str, u64)] =
+            &[("90s", 90_000), ("5m", 300_000), ("1h", 3_600_000), ("1h30m", 5_400_000), ("250ms", 250)];
         for (t, ms) in ok {
-            assert_eq!(
-                DurationSpec::parse(t).unwrap().value.as_millis() as u64,
-                *ms,
-                "{t}"
-            );
+            assert_eq!(DurationSpec::parse(t).unwrap().value.as_millis() as u64, *ms, "{t}");
         }
         for bad in ["", "s", "10", "10x", "-5s", "1.5h"] {
             assert!(DurationSpec::parse(bad).is_err(), "{bad}");

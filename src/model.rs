@@ -93,11 +93,7 @@ impl Change {
 
     /// The old path of a rename; `None` for every other status.
     pub fn old_path(&self) -> Option<&[u8]> {
-        if self.status == Status::Renamed {
-            self.old.as_ref().map(|o| o.path.as_slice())
-        } else {
-            None
-        }
+        if self.status == Status::Renamed { self.old.as_ref().map(|o| o.path.as_slice()) } else { None }
     }
 
     pub fn touches_submodule(&self) -> bool {
@@ -150,17 +146,11 @@ pub struct Totals {
 
 impl ChangeSet {
     pub fn totals(&self) -> Totals {
-        self.changes.iter().fold(
-            Totals {
-                files: self.changes.len(),
-                ..Totals::default()
-            },
-            |t, c| Totals {
-                additions: t.additions + c.additions,
-                deletions: t.deletions + c.deletions,
-                ..t
-            },
-        )
+        self.changes.iter().fold(Totals { files: self.changes.len(), ..Totals::default() }, |t, c| Totals {
+            additions: t.additions + c.additions,
+            deletions: t.deletions + c.deletions,
+            ..t
+        })
     }
 }
 

@@ -74,10 +74,7 @@ mod tests {
         let cases: &[(&[u8], &str)] = &[
             (b"src/lib.rs", "src/lib.rs"),
             (b"dir with space/a b.txt", "dir with space/a b.txt"),
-            (
-                "unicod\u{e9}/\u{65e5}\u{672c}.md".as_bytes(),
-                "unicod\u{e9}/\u{65e5}\u{672c}.md",
-            ),
+            ("unicod\u{e9}/\u{65e5}\u{672c}.md".as_bytes(), "unicod\u{e9}/\u{65e5}\u{672c}.md"),
             (b"-leading-dash", "-leading-dash"),
             (b"a\nb", "a\nb"),
             (b"bad\xff.txt", "\"bad\\377.txt\""),

@@ -160,25 +160,15 @@ fn build_set(list: &'static str, globs: &[String]) -> Result<GlobSet, GlobError>
             .case_insensitive(false)
             .empty_alternates(true)
             .build()
-            .map_err(|e| GlobError {
-                list,
-                glob: glob.clone(),
-                message: glob_error_message(&e),
-            })?;
+            .map_err(|e| GlobError { list, glob: glob.clone(), message: glob_error_message(&e) })?;
         set.add(compiled);
     }
-    set.build().map_err(|e| GlobError {
-        list,
-        glob: globs.join(", "),
-        message: e.to_string(),
-    })
+    set.build().map_err(|e| GlobError { list, glob: globs.join(", "), message: e.to_string() })
 }
 
 fn glob_error_message(e: &globset::Error) -> String {
     match e.kind() {
-        globset::ErrorKind::UnclosedClass => {
-            "unclosed character class `[`; escape a literal bracket as `\\[`".into()
-        }
+        globset::ErrorKind::UnclosedClass => "unclosed character class `[`; escape a literal bracket as `\\[`".into(),
         other => other.to_string(),
     }
 }
@@ -216,10 +206,7 @@ pub fn resolve_symlink(link: &[u8], target: &[u8], tree: &dyn SymlinkLookup) -> 
     }
     // Start in the link's directory; `pending` is a stack of components
     // still to walk, the next one last.
-    let mut stack: Vec<Vec<u8>> = components(link)
-        .filter(|c| !c.is_empty())
-        .map(<[u8]>::to_vec)
-        .collect();
+    let mut stack: Vec<Vec<u8>> = components(link).filter(|c| !c.is_empty()).map(<[u8]>::to_vec).collect();
     stack.pop(); // the link's own name
     let mut pending: Vec<Vec<u8>> = components(target).rev().map(<[u8]>::to_vec).collect();
     let mut hops = 0;
@@ -257,14 +244,8 @@ fn components(p: &[u8]) -> impl DoubleEndedIterator<Item = &[u8]> {
 
 /// Checks every change against the rules; one violation per path at most.
 pub fn check(rules: &Rules, changes: &[Change], tree: &dyn SymlinkLookup) -> Report {
-    let violations = changes
-        .iter()
-        .filter_map(|c| check_one(rules, c, tree))
-        .collect();
-    Report {
-        checked: changes.len(),
-        violations,
-    }
+    let violations = changes.iter().filter_map(|c| check_one(rules, c, tree)).collect();
+    Report { checked: changes.len(), violations }
 }
 
 fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option<Violation> {
@@ -288,15 +269,10 @@ fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option
     }
     if let Some(target) = change.head_symlink_target() {
         let resolved = resolve_symlink(path, target, tree);
-        let subject = Subject::Target {
-            raw: target.to_vec(),
-            resolved: resolved.clone(),
-        };
+        let subject = Subject::Target { raw: target.to_vec(), resolved: resolved.clone() };
         match &resolved {
             Resolved::Inside(inside) => judge(inside, subject, &mut found),
-            Resolved::Outside | Resolved::Loop => {
-                found.push((Reason::SymlinkEscape, None, subject))
-            }
+            Resolved::Outside | Resolved::Loop => found.push((Reason::SymlinkEscape, None, subject)),
         }
     }
     // The first reason in precedence order; among equals, the first found.
@@ -351,27 +327,12 @@ mod tests {
             (&["src/[ab].rs"], &[], b"src/c.rs", OutsideAllow),
             (&["src/\\*.rs"], &[], b"src/*.rs", Allowed),
             (&["src/\\*.rs"], &[], b"src/a.rs", OutsideAllow),
-            (
-                &["src/**"],
-                &["**/*.lock"],
-                b"src/Cargo.lock",
-                d("**/*.lock"),
-            ),
-            (
-                &["src/**"],
-                &["src/gen/", "src/**"],
-                b"src/gen/x",
-                d("src/gen/"),
-            ),
+            (&["src/**"], &["**/*.lock"], b"src/Cargo.lock", d("**/*.lock")),
+            (&["src/**"], &["src/gen/", "src/**"], b"src/gen/x", d("src/gen/")),
             (&[], &[".github/**"], b".github/x.yml", d(".github/**")),
             (&["caf\u{e9}/**"], &[], "caf\u{e9}/x".as_bytes(), Allowed),
             // No Unicode normalisation: a decomposed é is another path.
-            (
-                &["caf\u{e9}/**"],
-                &[],
-                "cafe\u{301}/x".as_bytes(),
-                OutsideAllow,
-            ),
+            (&["caf\u{e9}/**"], &[], "cafe\u{301}/x".as_bytes(), OutsideAllow),
             (&["src/**"], &[], b"src/bad\xff.txt", Allowed),
             (&["*"], &[], b"bad\xff", Allowed),
             (&["a b/**"], &[], b"a b/c d", Allowed),
@@ -391,23 +352,11 @@ mod tests {
     fn invalid_glob_is_named() {
         let err = Rules::compile(&["src/[".to_string()], &[]).unwrap_err();
         assert_eq!(err.glob, "src/[");
-        assert!(
-            err.to_string().contains("invalid allow glob \"src/[\""),
-            "{err}"
-        );
+        assert!(err.to_string().contains("invalid allow glob \"src/[\""), "{err}");
     }
 
-    fn change(
-        status: Status,
-        old: Option<(&str, EntryKind)>,
-        new: Option<(&str, EntryKind)>,
-    ) -> Change {
-        let side = |s: Option<(&str, EntryKind)>| {
-            s.map(|(p, kind)| Side {
-                path: p.as_bytes().to_vec(),
-                kind,
-            })
-        };
+    fn change(status: Status, old: Option<(&str, EntryKind)>, new: Option<(&str, EntryKind)>) -> Change {
+        let side = |s: Option<(&str, EntryKind)>| s.map(|(p, kind)| Side { path: p.as_bytes().to_vec(), kind });
         Change {
             status,
             old: side(old),
@@ -434,13 +383,7 @@ mod tests {
         check(r, changes, tree)
             .violations
             .into_iter()
-            .map(|v| {
-                (
-                    String::from_utf8_lossy(&v.path).into_owned(),
-                    v.reason.as_str(),
-                    v.rule,
-                )
-            })
+            .map(|v| (String::from_utf8_lossy(&v.path).into_owned(), v.reason.as_str(), v.rule))
             .collect()
     }
 
@@ -448,65 +391,23 @@ mod tests {
     fn renames_are_checked_on_both_sides() {
         use EntryKind::File;
         let r = rules(&["src/**"], &["src/secret/**"]);
-        let out_to_in = change(
-            Status::Renamed,
-            Some(("docs/a.md", File)),
-            Some(("src/a.md", File)),
-        );
-        let in_to_out = change(
-            Status::Renamed,
-            Some(("src/b.rs", File)),
-            Some(("b.rs", File)),
-        );
-        let from_denied = change(
-            Status::Renamed,
-            Some(("src/secret/k", File)),
-            Some(("src/k", File)),
-        );
-        let fine = change(
-            Status::Renamed,
-            Some(("src/c.rs", File)),
-            Some(("src/d.rs", File)),
-        );
-        let report = check(
-            &r,
-            &[out_to_in, in_to_out, from_denied, fine],
-            &BTreeMap::new(),
-        );
+        let out_to_in = change(Status::Renamed, Some(("docs/a.md", File)), Some(("src/a.md", File)));
+        let in_to_out = change(Status::Renamed, Some(("src/b.rs", File)), Some(("b.rs", File)));
+        let from_denied = change(Status::Renamed, Some(("src/secret/k", File)), Some(("src/k", File)));
+        let fine = change(Status::Renamed, Some(("src/c.rs", File)), Some(("src/d.rs", File)));
+        let report = check(&r, &[out_to_in, in_to_out, from_denied, fine], &BTreeMap::new());
         assert_eq!(report.checked, 4);
         let got: Vec<_> = report
             .violations
             .iter()
-            .map(|v| {
-                (
-                    v.path.clone(),
-                    v.old_path.clone(),
-                    v.reason,
-                    v.subject.clone(),
-                )
-            })
+            .map(|v| (v.path.clone(), v.old_path.clone(), v.reason, v.subject.clone()))
             .collect();
         assert_eq!(
             got,
             vec![
-                (
-                    b"src/a.md".to_vec(),
-                    Some(b"docs/a.md".to_vec()),
-                    Reason::OutsideAllow,
-                    Subject::OldPath
-                ),
-                (
-                    b"b.rs".to_vec(),
-                    Some(b"src/b.rs".to_vec()),
-                    Reason::OutsideAllow,
-                    Subject::Path
-                ),
-                (
-                    b"src/k".to_vec(),
-                    Some(b"src/secret/k".to_vec()),
-                    Reason::Denied,
-                    Subject::OldPath
-                ),
+                (b"src/a.md".to_vec(), Some(b"docs/a.md".to_vec()), Reason::OutsideAllow, Subject::OldPath),
+                (b"b.rs".to_vec(), Some(b"src/b.rs".to_vec()), Reason::OutsideAllow, Subject::Path),
+                (b"src/k".to_vec(), Some(b"src/secret/k".to_vec()), Reason::Denied, Subject::OldPath),
             ]
         );
     }
@@ -517,16 +418,8 @@ mod tests {
         let r = rules(&["src/**"], &[]);
         let cs = [
             change(Status::Deleted, Some(("README", File)), None),
-            change(
-                Status::Modified,
-                Some(("run.sh", File)),
-                Some(("run.sh", Executable)),
-            ),
-            change(
-                Status::TypeChanged,
-                Some(("cfg", File)),
-                Some(("cfg", Symlink)),
-            ),
+            change(Status::Modified, Some(("run.sh", File)), Some(("run.sh", Executable))),
+            change(Status::TypeChanged, Some(("cfg", File)), Some(("cfg", Symlink))),
         ];
         let got = reasons(&r, &cs, &BTreeMap::new());
         let paths: Vec<_> = got.iter().map(|g| g.0.as_str()).collect();
@@ -545,18 +438,10 @@ mod tests {
             ("src/ok", "b.rs", None),
             ("src/ok2", "./x/../b.rs", None),
             ("src/abs", "/etc/passwd", Some(("symlink-escape", None))),
-            (
-                "src/esc",
-                "../../etc/passwd",
-                Some(("symlink-escape", None)),
-            ),
+            ("src/esc", "../../etc/passwd", Some(("symlink-escape", None))),
             ("src/esc2", "../src/../../x", Some(("symlink-escape", None))),
             ("src/top", "../README.md", Some(("outside-allow", None))),
-            (
-                "src/s",
-                "secret/key",
-                Some(("denied", Some("src/secret/**"))),
-            ),
+            ("src/s", "secret/key", Some(("denied", Some("src/secret/**")))),
             // Through another symlink of the tree: src/up -> .. , so up/up/x leaves.
             ("src/via", "up/README.md", Some(("outside-allow", None))),
             ("src/via2", "up/../../x", Some(("symlink-escape", None))),
@@ -582,25 +467,12 @@ mod tests {
         let ptr = |p| change(Status::Modified, Some((p, Submodule)), Some((p, Submodule)));
         let mut dirty = ptr("vendor/dirty");
         dirty.submodule_dirty = true;
-        let got = reasons(
-            &r,
-            &[
-                ptr("vendor/ok"),
-                ptr("vendor/other"),
-                ptr("vendor/denied"),
-                dirty,
-            ],
-            &BTreeMap::new(),
-        );
+        let got = reasons(&r, &[ptr("vendor/ok"), ptr("vendor/other"), ptr("vendor/denied"), dirty], &BTreeMap::new());
         assert_eq!(
             got,
             vec![
                 ("vendor/other".into(), "submodule", None),
-                (
-                    "vendor/denied".into(),
-                    "submodule",
-                    Some("vendor/denied".into())
-                ),
+                ("vendor/denied".into(), "submodule", Some("vendor/denied".into())),
                 ("vendor/dirty".into(), "submodule", None),
             ]
         );
@@ -608,13 +480,7 @@ mod tests {
 
     #[test]
     fn normalize() {
-        for (g, want) in [
-            ("./src/", "src/**"),
-            ("/a", "a"),
-            ("src", "src"),
-            ("/", "**"),
-            ("././x/", "x/**"),
-        ] {
+        for (g, want) in [("./src/", "src/**"), ("/a", "a"), ("src", "src"), ("/", "**"), ("././x/", "x/**")] {
             assert_eq!(normalize_glob(g), want);
         }
     }

@@ -32,10 +32,7 @@ pub struct DiffArgs {
 pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let cmp = args.compare.compare(&opened, DiffDepth::Patch)?;
-    let summary = DiffSummary {
-        changes: cmp.changes,
-        patch: cmp.patch,
-    };
+    let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &summary, args.max_lines)?;
     out.flush()?;

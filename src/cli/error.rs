@@ -24,17 +24,11 @@ pub struct CliError {
 
 impl CliError {
     pub fn usage(message: impl Into<String>) -> Self {
-        CliError {
-            code: exit::USAGE,
-            message: message.into(),
-        }
+        CliError { code: exit::USAGE, message: message.into() }
     }
 
     pub fn environment(message: impl Into<String>) -> Self {
-        CliError {
-            code: exit::ENVIRONMENT,
-            message: message.into(),
-        }
+        CliError { code: exit::ENVIRONMENT, message: message.into() }
     }
 }
 
@@ -46,15 +40,8 @@ impl fmt::Display for CliError {
 
 impl From<GitError> for CliError {
     fn from(e: GitError) -> Self {
-        let code = if e.is_usage() {
-            exit::USAGE
-        } else {
-            exit::ENVIRONMENT
-        };
-        CliError {
-            code,
-            message: e.to_string(),
-        }
+        let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
+        CliError { code, message: e.to_string() }
     }
 }
 
@@ -66,9 +53,7 @@ impl From<ConfigError> for CliError {
 
 impl From<GlobError> for CliError {
     fn from(e: GlobError) -> Self {
-        CliError::usage(format!(
-            "{e}; fix the glob in --allow/--deny or [scope] of retry-run.toml"
-        ))
+        CliError::usage(format!("{e}; fix the glob in --allow/--deny or [scope] of retry-run.toml"))
     }
 }
 
@@ -76,10 +61,7 @@ impl From<GlobError> for CliError {
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            CliError {
-                code: exit::OK,
-                message: String::new(),
-            }
+            CliError { code: exit::OK, message: String::new() }
         } else {
             CliError::environment(format!("cannot write the output: {e}"))
         }

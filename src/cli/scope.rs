@@ -40,31 +40,15 @@ pub struct ScopeArgs {
 pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let scope = &opened.config.scope;
-    let allow = if args.allow.is_empty() {
-        &scope.allow
-    } else {
-        &args.allow
-    };
-    let deny = if args.deny.is_empty() {
-        &scope.deny
-    } else {
-        &args.deny
-    };
+    let allow = if args.allow.is_empty() { &scope.allow } else { &args.allow };
+    let deny = if args.deny.is_empty() { &scope.deny } else { &args.deny };
     // Compile the globs before any git work, so a bad glob fails fast.
     let rules = Rules::compile(allow, deny)?;
     let cmp = args.compare.compare(&opened, DiffDepth::NameStatus)?;
     let report = check(&rules, &cmp.changes.changes, &cmp.head);
-    let header = ScopeHeader {
-        base: &cmp.changes.base,
-        head: &cmp.changes.head,
-        rules: &rules,
-    };
+    let header = ScopeHeader { base: &cmp.changes.base, head: &cmp.changes.head, rules: &rules };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &header, &report)?;
     out.flush()?;
-    Ok(if report.violations.is_empty() {
-        exit::OK
-    } else {
-        exit::FOUND
-    })
+    Ok(if report.violations.is_empty() { exit::OK } else { exit::FOUND })
 }

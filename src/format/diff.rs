@@ -31,29 +31,15 @@ pub struct BoundedPatch {
 pub fn bound_patch(patch: &str, max_lines: usize) -> BoundedPatch {
     let total = patch.lines().count();
     if total <= max_lines {
-        return BoundedPatch {
-            text: patch.to_string(),
-            omitted: 0,
-        };
+        return BoundedPatch { text: patch.to_string(), omitted: 0 };
     }
-    let end = patch
-        .match_indices('\n')
-        .nth(max_lines.wrapping_sub(1))
-        .map_or(0, |(i, _)| i + 1);
+    let end = patch.match_indices('\n').nth(max_lines.wrapping_sub(1)).map_or(0, |(i, _)| i + 1);
     let end = if max_lines == 0 { 0 } else { end };
     let omitted = total - max_lines;
-    BoundedPatch {
-        text: format!("{}[... {omitted} lines omitted]\n", &patch[..end]),
-        omitted,
-    }
+    BoundedPatch { text: format!("{}[... {omitted} lines omitted]\n", &patch[..end]), omitted }
 }
 
-pub fn write(
-    out: &mut dyn Write,
-    format: DiffFormat,
-    d: &DiffSummary,
-    max_lines: usize,
-) -> io::Result<()> {
+pub fn write(out: &mut dyn Write, format: DiffFormat, d: &DiffSummary, max_lines: usize) -> io::Result<()> {
     let patch = bound_patch(&d.patch, max_lines);
     match format {
         DiffFormat::Text => text(out, d, &patch),
@@ -83,29 +69,11 @@ fn totals_line(t: &Totals) -> String {
 
 fn text(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Result<()> {
     let cs = &d.changes;
-    writeln!(
-        out,
-        "diff {}...{}",
-        super::short(&cs.base),
-        super::short(cs.head.label())
-    )?;
-    let labels: Vec<String> = cs
-        .changes
-        .iter()
-        .map(|c| file_label(c, " -> ", &|s| s.to_string()))
-        .collect();
-    let width = labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(60);
+    writeln!(out, "diff {}...{}", super::short(&cs.base), super::short(cs.head.label()))?;
+    let labels: Vec<String> = cs.changes.iter().map(|c| file_label(c, " -> ", &|s| s.to_string())).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).min(60);
     for (c, label) in cs.changes.iter().zip(&labels) {
-        let counts = if c.binary {
-            "binary".to_string()
-        } else {
-            format!("+{} -{}", c.additions, c.deletions)
-        };
+        let counts = if c.binary { "binary".to_string() } else { format!("+{} -{}", c.additions, c.deletions) };
         writeln!(out, "{}  {label:<width$}  {counts}", c.status.letter())?;
     }
     writeln!(out, "{}", totals_line(&cs.totals()))?;
@@ -120,16 +88,9 @@ fn text(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Resul
 fn code(s: &str) -> String {
     let longest = longest_run(s, '`');
     let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
+    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
     // `|` would end a table cell even inside a code span.
-    format!(
-        "{fence}{pad}{}{pad}{fence}",
-        s.replace('|', "\\|").replace('\n', " ")
-    )
+    format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|").replace('\n', " "))
 }
 
 fn longest_run(s: &str, ch: char) -> usize {
@@ -160,13 +121,7 @@ fn markdown(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::R
             if c.binary {
                 writeln!(out, "| {} | {label} | binary | |", c.status.letter())?;
             } else {
-                writeln!(
-                    out,
-                    "| {} | {label} | {} | {} |",
-                    c.status.letter(),
-                    c.additions,
-                    c.deletions
-                )?;
+                writeln!(out, "| {} | {label} | {} | {} |", c.status.letter(), c.additions, c.deletions)?;
             }
         }
         writeln!(out)?;
@@ -236,28 +191,10 @@ mod tests {
     #[test]
     fn bounding() {
         let p = "a\nb\nc\nd\n";
-        assert_eq!(
-            bound_patch(p, 10),
-            BoundedPatch {
-                text: p.into(),
-                omitted: 0
-            }
-        );
+        assert_eq!(bound_patch(p, 10), BoundedPatch { text: p.into(), omitted: 0 });
         assert_eq!(bound_patch(p, 4).omitted, 0);
-        assert_eq!(
-            bound_patch(p, 2),
-            BoundedPatch {
-                text: "a\nb\n[... 2 lines omitted]\n".into(),
-                omitted: 2
-            }
-        );
-        assert_eq!(
-            bound_patch(p, 0),
-            BoundedPatch {
-                text: "[... 4 lines omitted]\n".into(),
-                omitted: 4
-            }
-        );
+        assert_eq!(bound_patch(p, 2), BoundedPatch { text: "a\nb\n[... 2 lines omitted]\n".into(), omitted: 2 });
+        assert_eq!(bound_patch(p, 0), BoundedPatch { text: "[... 4 lines omitted]\n".into(), omitted: 4 });
         assert_eq!(bound_patch("", 0).omitted, 0);
         // A last line without a newline still counts.
         assert_eq!(bound_patch("a\nb", 1).text, "a\n[... 1 lines omitted]\n");

@@ -27,12 +27,7 @@ pub struct ScopeHeader<'a> {
     pub rules: &'a Rules,
 }
 
-pub fn write(
-    out: &mut dyn Write,
-    format: ScopeFormat,
-    header: &ScopeHeader,
-    report: &Report,
-) -> io::Result<()> {
+pub fn write(out: &mut dyn Write, format: ScopeFormat, header: &ScopeHeader, report: &Report) -> io::Result<()> {
     match format {
         ScopeFormat::Text => text(out, header, report),
         ScopeFormat::Json => json(out, header, report),
@@ -43,18 +38,16 @@ pub fn write(
 
 /// One sentence on why a path violates the scope (without the path itself).
 pub fn message(v: &Violation, rules: &Rules) -> String {
-    let allow = if rules.allow_globs().is_empty() {
-        "(none)".to_string()
-    } else {
-        rules.allow_globs().join(", ")
-    };
+    let allow = if rules.allow_globs().is_empty() { "(none)".to_string() } else { rules.allow_globs().join(", ") };
     let judged = |what: String| match (&v.reason, &v.rule) {
         (Reason::Denied, Some(rule)) => format!("{what} matches deny glob {rule}"),
         _ => format!("{what} is outside the allowed paths ({allow})"),
     };
     match (&v.reason, &v.subject) {
         (Reason::GitInternal, _) => "git machinery (hooks, config or the worktree's git link) changed".into(),
-        (Reason::Submodule, _) => "submodule changed (pointer moved or uncommitted changes inside) and its path is not allowed".into(),
+        (Reason::Submodule, _) => {
+            "submodule changed (pointer moved or uncommitted changes inside) and its path is not allowed".into()
+        }
         (Reason::SymlinkEscape, Subject::Target { raw, resolved: Resolved::Loop }) => {
             format!("symlink {} cannot be resolved: more than {MAX_SYMLINK_HOPS} links followed (a loop)", display(raw))
         }
@@ -66,10 +59,9 @@ pub fn message(v: &Violation, rules: &Rules) -> String {
             crate::model::Status::Deleted => "deleted path".into(),
             _ => "path".into(),
         }),
-        (_, Subject::OldPath) => judged(format!(
-            "renamed from {}, which",
-            display(v.old_path.as_deref().unwrap_or_default())
-        )),
+        (_, Subject::OldPath) => {
+            judged(format!("renamed from {}, which", display(v.old_path.as_deref().unwrap_or_default())))
+        }
         (_, Subject::Target { raw, resolved }) => {
             let to = match resolved {
                 Resolved::Inside(p) if p.is_empty() => "the repository root".to_string(),
@@ -87,26 +79,11 @@ fn text(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
             Some(old) => format!("{} -> {}", display(old), display(&v.path)),
             None => display(&v.path).into_owned(),
         };
-        writeln!(
-            out,
-            "{} {path}: {}: {}",
-            v.status.letter(),
-            v.reason.as_str(),
-            message(v, h.rules)
-        )?;
+        writeln!(out, "{} {path}: {}: {}", v.status.letter(), v.reason.as_str(), message(v, h.rules))?;
     }
-    let range = format!(
-        "{}...{}",
-        super::short(h.base),
-        super::short(h.head.label())
-    );
+    let range = format!("{}...{}", super::short(h.base), super::short(h.head.label()));
     if r.violations.is_empty() {
-        writeln!(
-            out,
-            "scope clean: {} changed path{} checked ({range})",
-            r.checked,
-            plural(r.checked)
-        )
+        writeln!(out, "scope clean: {} changed path{} checked ({range})", r.checked, plural(r.checked))
     } else {
         writeln!(
             out,
@@ -163,9 +140,7 @@ fn json(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
 
 /// GitHub workflow-command escaping of a message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// GitHub workflow-command escaping of a property value (also `:` and `,`).
@@ -204,26 +179,14 @@ pub fn path_uri(path: &[u8]) -> String {
 fn sarif(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
     use serde_json::json;
     let rules = [
-        (
-            Reason::GitInternal,
-            "Git machinery (hooks, config, the worktree's git link) changed during an attempt.",
-        ),
+        (Reason::GitInternal, "Git machinery (hooks, config, the worktree's git link) changed during an attempt."),
         (
             Reason::Submodule,
             "A submodule pointer moved, or a submodule has uncommitted changes, and its path is not allowed.",
         ),
-        (
-            Reason::SymlinkEscape,
-            "A symlink points outside the repository (absolute, or leaving it through ..).",
-        ),
-        (
-            Reason::Denied,
-            "The change writes a path that a deny glob matches.",
-        ),
-        (
-            Reason::OutsideAllow,
-            "The change writes a path that no allow glob matches.",
-        ),
+        (Reason::SymlinkEscape, "A symlink points outside the repository (absolute, or leaving it through ..)."),
+        (Reason::Denied, "The change writes a path that a deny glob matches."),
+        (Reason::OutsideAllow, "The change writes a path that no allow glob matches."),
     ];
     let results: Vec<_> = r
         .violations

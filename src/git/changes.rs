@@ -61,22 +61,13 @@ impl HeadView<'_> {
         if let Some(data) = self.contents.get(&id) {
             return Ok(data.clone());
         }
-        Ok(self
-            .repo
-            .find_blob(id)
-            .map_err(ctx(|| format!("cannot read blob {id}")))?
-            .content()
-            .to_vec())
+        Ok(self.repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")))?.content().to_vec())
     }
 
     /// A side's content: a blob, or git's text for a submodule pointer.
     fn content(&self, (id, mode): Leaf, dirty: bool) -> Result<Vec<u8>, GitError> {
         if mode == GITLINK {
-            return Ok(format!(
-                "Subproject commit {id}{}\n",
-                if dirty { "-dirty" } else { "" }
-            )
-            .into_bytes());
+            return Ok(format!("Subproject commit {id}{}\n", if dirty { "-dirty" } else { "" }).into_bytes());
         }
         self.blob(id)
     }
@@ -114,18 +105,9 @@ impl Repo {
             overlay: BTreeMap::new(),
             contents: HashMap::new(),
         };
-        let (changes, patch) = compare(
-            &view,
-            self.commit_tree(merge_base)?,
-            &BTreeSet::new(),
-            depth,
-        )?;
+        let (changes, patch) = compare(&view, self.commit_tree(merge_base)?, &BTreeSet::new(), depth)?;
         Ok(Comparison {
-            changes: ChangeSet {
-                base: merge_base.to_string(),
-                head: Head::Commit(head.oid.to_string()),
-                changes,
-            },
+            changes: ChangeSet { base: merge_base.to_string(), head: Head::Commit(head.oid.to_string()), changes },
             patch,
             head: view,
         })
@@ -133,11 +115,7 @@ impl Repo {
 
     /// Compares the working tree (staged, unstaged and untracked
     /// non-ignored files) with the merge base of `base` and `HEAD`.
-    pub fn compare_worktree(
-        &self,
-        base: &Revision,
-        depth: DiffDepth,
-    ) -> Result<Comparison<'_>, GitError> {
+    pub fn compare_worktree(&self, base: &Revision, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
         let head = self.head()?;
         let merge_base = self.merge_base(base, &head)?;
         let (old, head_tree) = (self.commit_tree(merge_base)?, self.commit_tree(head.oid)?);
@@ -150,21 +128,14 @@ impl Repo {
         };
         let (changes, patch) = compare(&view, old, &state.dirty_submodules, depth)?;
         Ok(Comparison {
-            changes: ChangeSet {
-                base: merge_base.to_string(),
-                head: Head::Worktree,
-                changes,
-            },
+            changes: ChangeSet { base: merge_base.to_string(), head: Head::Worktree, changes },
             patch,
             head: view,
         })
     }
 
     pub(super) fn commit_tree(&self, oid: Oid) -> Result<Oid, GitError> {
-        self.repo
-            .find_commit(oid)
-            .map(|c| c.tree_id())
-            .map_err(ctx(|| format!("cannot read the tree of commit {oid}")))
+        self.repo.find_commit(oid).map(|c| c.tree_id()).map_err(ctx(|| format!("cannot read the tree of commit {oid}")))
     }
 }
 
@@ -173,31 +144,15 @@ fn kind(mode: i32) -> Option<EntryKind> {
 }
 
 fn side(path: &[u8], (_, mode): Leaf) -> Option<Side> {
-    Some(Side {
-        path: path.to_vec(),
-        kind: kind(mode)?,
-    })
+    Some(Side { path: path.to_vec(), kind: kind(mode)? })
 }
 
 fn endpoints<'a>(v: &[(&'a [u8], Leaf)], ids: &'a [String]) -> Vec<Endpoint<'a>> {
-    v.iter()
-        .zip(ids)
-        .map(|((p, (_, mode)), id)| Endpoint {
-            path: p,
-            id: id.as_bytes(),
-            mode: *mode,
-        })
-        .collect()
+    v.iter().zip(ids).map(|((p, (_, mode)), id)| Endpoint { path: p, id: id.as_bytes(), mode: *mode }).collect()
 }
 
 fn file<'a>(s: Option<(&'a [u8], Leaf)>, data: &'a Option<Vec<u8>>) -> Option<FileSide<'a>> {
-    s.zip(data.as_deref())
-        .map(|((path, (id, mode)), data)| FileSide {
-            path,
-            id,
-            mode,
-            data,
-        })
+    s.zip(data.as_deref()).map(|((path, (id, mode)), data)| FileSide { path, id, mode, data })
 }
 
 /// One change before it becomes a [`Change`]: the leaves of both sides.
@@ -215,21 +170,15 @@ fn compare(
     dirty: &BTreeSet<Vec<u8>>,
     depth: DiffDepth,
 ) -> Result<(Vec<Change>, String), GitError> {
-    let overlay: Vec<(Vec<u8>, Option<Leaf>)> =
-        view.overlay.iter().map(|(p, l)| (p.clone(), *l)).collect();
-    let leaves: Vec<ChangedLeaf> =
-        changed_leaves(view.repo, Some(old_tree), Some(view.tree), &overlay)?;
+    let overlay: Vec<(Vec<u8>, Option<Leaf>)> = view.overlay.iter().map(|(p, l)| (p.clone(), *l)).collect();
+    let leaves: Vec<ChangedLeaf> = changed_leaves(view.repo, Some(old_tree), Some(view.tree), &overlay)?;
 
     let mut pairs: Vec<Pair> = Vec::with_capacity(leaves.len());
     let (mut deleted, mut added) = (Vec::new(), Vec::new());
     for (path, x, y) in &leaves {
         match (x, y) {
             (Some(a), Some(b)) => {
-                let status = if a.1 & 0o170000 == b.1 & 0o170000 {
-                    Status::Modified
-                } else {
-                    Status::TypeChanged
-                };
+                let status = if a.1 & 0o170000 == b.1 & 0o170000 { Status::Modified } else { Status::TypeChanged };
                 pairs.push(Pair {
                     status,
                     old: Some((path, *a)),
@@ -245,23 +194,13 @@ fn compare(
     }
 
     // Renames, as git pairs them.
-    let hex = |v: &[(&[u8], Leaf)]| -> Vec<String> {
-        v.iter().map(|(_, (id, _))| id.to_string()).collect()
-    };
+    let hex = |v: &[(&[u8], Leaf)]| -> Vec<String> { v.iter().map(|(_, (id, _))| id.to_string()).collect() };
     let (del_ids, add_ids) = (hex(&deleted), hex(&added));
-    let renamed = renames::detect(
-        &endpoints(&deleted, &del_ids),
-        &endpoints(&added, &add_ids),
-        RENAME_LIMIT,
-        &mut |s, i| {
-            let (_, leaf) = if s == RenameSide::Left {
-                deleted[i]
-            } else {
-                added[i]
-            };
+    let renamed =
+        renames::detect(&endpoints(&deleted, &del_ids), &endpoints(&added, &add_ids), RENAME_LIMIT, &mut |s, i| {
+            let (_, leaf) = if s == RenameSide::Left { deleted[i] } else { added[i] };
             view.content(leaf, false)
-        },
-    )?;
+        })?;
     let (mut del_done, mut add_done) = (vec![false; deleted.len()], vec![false; added.len()]);
     for (i, j, score) in renamed {
         del_done[i] = true;
@@ -274,41 +213,26 @@ fn compare(
             dirty: false,
         });
     }
-    pairs.extend(
-        deleted
-            .iter()
-            .zip(&del_done)
-            .filter(|(_, d)| !**d)
-            .map(|(s, _)| Pair {
-                status: Status::Deleted,
-                old: Some(*s),
-                new: None,
-                similarity: None,
-                dirty: false,
-            }),
-    );
-    pairs.extend(
-        added
-            .iter()
-            .zip(&add_done)
-            .filter(|(_, d)| !**d)
-            .map(|(s, _)| Pair {
-                status: Status::Added,
-                old: None,
-                new: Some(*s),
-                similarity: None,
-                dirty: false,
-            }),
-    );
+    pairs.extend(deleted.iter().zip(&del_done).filter(|(_, d)| !**d).map(|(s, _)| Pair {
+        status: Status::Deleted,
+        old: Some(*s),
+        new: None,
+        similarity: None,
+        dirty: false,
+    }));
+    pairs.extend(added.iter().zip(&add_done).filter(|(_, d)| !**d).map(|(s, _)| Pair {
+        status: Status::Added,
+        old: None,
+        new: Some(*s),
+        similarity: None,
+        dirty: false,
+    }));
 
     // Submodules with changes of their own: flag their change, or add one
     // when the pointer did not move.
     let mut extra: Vec<(Vec<u8>, Leaf)> = Vec::new();
     for path in dirty {
-        match pairs
-            .iter_mut()
-            .find(|p| p.new.is_some_and(|(np, _)| np == path.as_slice()))
-        {
+        match pairs.iter_mut().find(|p| p.new.is_some_and(|(np, _)| np == path.as_slice())) {
             Some(p) => p.dirty = true,
             None => {
                 if let Some(leaf) = view.overlay.get(path).copied().flatten() {
@@ -354,14 +278,8 @@ fn compare(
             deletions: 0,
         };
         if depth == DiffDepth::Patch {
-            let old_data = p
-                .old
-                .map(|(_, leaf)| view.content(leaf, false))
-                .transpose()?;
-            let new_data = p
-                .new
-                .map(|(_, leaf)| view.content(leaf, p.dirty))
-                .transpose()?;
+            let old_data = p.old.map(|(_, leaf)| view.content(leaf, false)).transpose()?;
+            let new_data = p.new.map(|(_, leaf)| view.content(leaf, p.dirty)).transpose()?;
             let (o, n) = (file(p.old, &old_data), file(p.new, &new_data));
             let fp = file_patch(o.as_ref(), n.as_ref(), p.similarity, &mut opts)?;
             change.additions = fp.additions;

@@ -46,11 +46,7 @@ impl BaseIgnore {
         }
         let (global, _) = GitignoreBuilder::new(workdir).build_global();
         fallbacks.push(global);
-        Ok(BaseIgnore {
-            root: workdir.to_path_buf(),
-            levels,
-            fallbacks,
-        })
+        Ok(BaseIgnore { root: workdir.to_path_buf(), levels, fallbacks })
     }
 
     /// Whether an untracked file at `path` is ignored by the base's rules.
@@ -103,9 +99,7 @@ fn collect(
         let name = entry.name_bytes();
         match entry.kind() {
             Some(ObjectType::Tree) => {
-                let sub = repo
-                    .find_tree(entry.id())
-                    .map_err(ctx(|| "cannot read a tree of the base".into()))?;
+                let sub = repo.find_tree(entry.id()).map_err(ctx(|| "cannot read a tree of the base".into()))?;
                 let len = dir.len();
                 if !dir.is_empty() {
                     dir.push(b'/');
@@ -115,9 +109,7 @@ fn collect(
                 dir.truncate(len);
             }
             Some(ObjectType::Blob) if name == b".gitignore" => {
-                let blob = repo
-                    .find_blob(entry.id())
-                    .map_err(ctx(|| "cannot read a .gitignore of the base".into()))?;
+                let blob = repo.find_blob(entry.id()).map_err(ctx(|| "cannot read a .gitignore of the base".into()))?;
                 let mut b = GitignoreBuilder::new(workdir.join(OsStr::from_bytes(dir)));
                 for line in String::from_utf8_lossy(blob.content()).lines() {
                     let _ = b.add_line(None, line);

@@ -45,10 +45,7 @@ pub enum GitError {
     #[error("{what}: {source}")]
     Git { what: String, source: git2::Error },
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 impl GitError {
@@ -67,10 +64,7 @@ impl GitError {
 }
 
 pub(crate) fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(git2::Error) -> GitError {
-    move |source| GitError::Git {
-        what: what(),
-        source,
-    }
+    move |source| GitError::Git { what: what(), source }
 }
 
 /// An open repository: the user's, found from a directory.
@@ -88,18 +82,10 @@ impl Repo {
         // verification makes reads about 30% faster (PERF-NOTES).
         git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(dir).map_err(|e| match e.code() {
-            git2::ErrorCode::NotFound => GitError::NotARepository {
-                path: dir.to_path_buf(),
-            },
-            _ => GitError::Git {
-                what: format!("{}: cannot open the repository", dir.display()),
-                source: e,
-            },
+            git2::ErrorCode::NotFound => GitError::NotARepository { path: dir.to_path_buf() },
+            _ => GitError::Git { what: format!("{}: cannot open the repository", dir.display()), source: e },
         })?;
-        Ok(Repo {
-            repo,
-            mempack: std::cell::OnceCell::new(),
-        })
+        Ok(Repo { repo, mempack: std::cell::OnceCell::new() })
     }
 
     /// The working tree's root, or `None` for a bare repository.

@@ -34,10 +34,7 @@ pub(super) struct FilePatch {
 fn header_path(prefix: &str, path: &[u8]) -> Vec<u8> {
     let mut full = prefix.as_bytes().to_vec();
     full.extend_from_slice(path);
-    if !full
-        .iter()
-        .any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f)
-    {
+    if !full.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f) {
         return full;
     }
     let mut out = vec![b'"'];
@@ -100,14 +97,8 @@ pub(super) fn file_patch(
     let mut text = Vec::new();
     line(&mut text, &[b"diff --git ", &a_path, b" ", &b_path]);
     match (old, new) {
-        (None, Some(n)) => line(
-            &mut text,
-            &[format!("new file mode {:06o}", n.mode).as_bytes()],
-        ),
-        (Some(o), None) => line(
-            &mut text,
-            &[format!("deleted file mode {:06o}", o.mode).as_bytes()],
-        ),
+        (None, Some(n)) => line(&mut text, &[format!("new file mode {:06o}", n.mode).as_bytes()]),
+        (Some(o), None) => line(&mut text, &[format!("deleted file mode {:06o}", o.mode).as_bytes()]),
         (Some(o), Some(n)) if o.mode != n.mode => {
             line(&mut text, &[format!("old mode {:06o}", o.mode).as_bytes()]);
             line(&mut text, &[format!("new mode {:06o}", n.mode).as_bytes()]);
@@ -130,68 +121,33 @@ pub(super) fn file_patch(
         }
         line(&mut text, &[index.as_bytes()]);
     }
-    let (old_data, new_data) = (
-        old.map_or(&[][..], |o| o.data),
-        new.map_or(&[][..], |n| n.data),
-    );
+    let (old_data, new_data) = (old.map_or(&[][..], |o| o.data), new.map_or(&[][..], |n| n.data));
     if old_id == new_id && old_data == new_data {
         // Same content: only the mode or the name changed.
-        return Ok(FilePatch {
-            text,
-            ..FilePatch::default()
-        });
+        return Ok(FilePatch { text, ..FilePatch::default() });
     }
     let mut patch = Patch::from_buffers(old_data, None, new_data, None, Some(opts))
         .map_err(ctx(|| "cannot compute a patch".into()))?;
-    let (_, additions, deletions) = patch
-        .line_stats()
-        .map_err(ctx(|| "cannot count lines".into()))?;
+    let (_, additions, deletions) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
     let binary = patch.delta().flags().is_binary();
-    let minus = if old.is_some() {
-        a_path
-    } else {
-        b"/dev/null".to_vec()
-    };
-    let plus = if new.is_some() {
-        b_path
-    } else {
-        b"/dev/null".to_vec()
-    };
+    let minus = if old.is_some() { a_path } else { b"/dev/null".to_vec() };
+    let plus = if new.is_some() { b_path } else { b"/dev/null".to_vec() };
     if binary {
-        line(
-            &mut text,
-            &[b"Binary files ", &minus, b" and ", &plus, b" differ"],
-        );
-        return Ok(FilePatch {
-            additions: 0,
-            deletions: 0,
-            binary,
-            text,
-        });
+        line(&mut text, &[b"Binary files ", &minus, b" and ", &plus, b" differ"]);
+        return Ok(FilePatch { additions: 0, deletions: 0, binary, text });
     }
-    let buf = patch
-        .to_buf()
-        .map_err(ctx(|| "cannot print a patch".into()))?;
+    let buf = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?;
     if let Some(at) = find_hunks(&buf) {
         // git ends an unquoted name that holds a space with a tab, so that
         // patch(1) sees where it ends.
         let tab = |name: &[u8]| {
-            if name.contains(&b' ') && !name.starts_with(b"\"") {
-                &b"\t"[..]
-            } else {
-                &b""[..]
-            }
+            if name.contains(&b' ') && !name.starts_with(b"\"") { &b"\t"[..] } else { &b""[..] }
         };
         line(&mut text, &[b"--- ", &minus, tab(&minus)]);
         line(&mut text, &[b"+++ ", &plus, tab(&plus)]);
         text.extend_from_slice(&buf[at..]);
     }
-    Ok(FilePatch {
-        additions,
-        deletions,
-        binary,
-        text,
-    })
+    Ok(FilePatch { additions, deletions, binary, text })
 }
 
 /// Where the first hunk starts in libgit2's patch text.
@@ -210,10 +166,7 @@ mod tests {
     fn header_paths_quote_like_git() {
         assert_eq!(header_path("a/", b"src/x.rs"), b"a/src/x.rs");
         assert_eq!(header_path("a/", b"with space"), b"a/with space");
-        assert_eq!(
-            header_path("b/", "caf\u{e9}".as_bytes()),
-            b"\"b/caf\\303\\251\""
-        );
+        assert_eq!(header_path("b/", "caf\u{e9}".as_bytes()), b"\"b/caf\\303\\251\"");
         assert_eq!(header_path("a/", b"new\nline"), b"\"a/new\\nline\"");
         assert_eq!(header_path("", b"q\"t"), b"\"q\\\"t\"");
     }

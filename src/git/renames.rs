@@ -67,15 +67,11 @@ pub fn spanhash(data: &[u8]) -> Vec<(u32, u32)> {
         if n < 64 && c != u32::from(b'\n') {
             continue;
         }
-        *counts
-            .entry(acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE)
-            .or_default() += n;
+        *counts.entry(acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE).or_default() += n;
         (acc1, acc2, n) = (0, 0, 0);
     }
     if n > 0 {
-        *counts
-            .entry(acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE)
-            .or_default() += n;
+        *counts.entry(acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE).or_default() += n;
     }
     let mut v: Vec<(u32, u32)> = counts.into_iter().collect();
     v.sort_unstable();
@@ -148,10 +144,8 @@ pub fn detect<E>(
             continue;
         };
         let free = cands.iter().copied().filter(|&i| !src_used[i]);
-        let pick = free
-            .clone()
-            .find(|&i| basename(sources[i].path) == basename(d.path))
-            .or_else(|| free.clone().next());
+        let pick =
+            free.clone().find(|&i| basename(sources[i].path) == basename(d.path)).or_else(|| free.clone().next());
         if let Some(i) = pick {
             src_used[i] = true;
             dst_used[j] = true;
@@ -160,21 +154,15 @@ pub fn detect<E>(
     }
 
     // Remaining regular files take part in inexact detection.
-    let srcs: Vec<usize> = (0..sources.len())
-        .filter(|&i| !src_used[i] && is_regular(sources[i].mode))
-        .collect();
-    let dsts: Vec<usize> = (0..destinations.len())
-        .filter(|&j| !dst_used[j] && is_regular(destinations[j].mode))
-        .collect();
+    let srcs: Vec<usize> = (0..sources.len()).filter(|&i| !src_used[i] && is_regular(sources[i].mode)).collect();
+    let dsts: Vec<usize> =
+        (0..destinations.len()).filter(|&j| !dst_used[j] && is_regular(destinations[j].mode)).collect();
     if srcs.is_empty() || dsts.is_empty() {
         return Ok(pairs);
     }
     let mut src_data: HashMap<usize, (Vec<(u32, u32)>, usize)> = HashMap::new();
     let mut dst_data: HashMap<usize, (Vec<(u32, u32)>, usize)> = HashMap::new();
-    let mut hashed = |side: Side,
-                      i: usize,
-                      cache: &mut HashMap<usize, (Vec<(u32, u32)>, usize)>|
-     -> Result<(), E> {
+    let mut hashed = |side: Side, i: usize, cache: &mut HashMap<usize, (Vec<(u32, u32)>, usize)>| -> Result<(), E> {
         if !cache.contains_key(&i) {
             let data = load(side, i)?;
             cache.insert(i, (spanhash(&data), data.len()));
@@ -185,24 +173,16 @@ pub fn detect<E>(
     // 2. Basenames unique on both sides.
     let mut src_names: HashMap<&[u8], Vec<usize>> = HashMap::new();
     for &i in &srcs {
-        src_names
-            .entry(basename(sources[i].path))
-            .or_default()
-            .push(i);
+        src_names.entry(basename(sources[i].path)).or_default().push(i);
     }
     let mut dst_names: HashMap<&[u8], Vec<usize>> = HashMap::new();
     for &j in &dsts {
-        dst_names
-            .entry(basename(destinations[j].path))
-            .or_default()
-            .push(j);
+        dst_names.entry(basename(destinations[j].path)).or_default().push(j);
     }
     for &j in &dsts {
         let name = basename(destinations[j].path);
-        let (Some([i]), Some([_])) = (
-            src_names.get(name).map(Vec::as_slice),
-            dst_names.get(name).map(Vec::as_slice),
-        ) else {
+        let (Some([i]), Some([_])) = (src_names.get(name).map(Vec::as_slice), dst_names.get(name).map(Vec::as_slice))
+        else {
             continue;
         };
         let i = *i;
@@ -220,10 +200,7 @@ pub fn detect<E>(
     // 3. The matrix.
     let srcs: Vec<usize> = srcs.into_iter().filter(|&i| !src_used[i]).collect();
     let dsts: Vec<usize> = dsts.into_iter().filter(|&j| !dst_used[j]).collect();
-    if srcs.is_empty()
-        || dsts.is_empty()
-        || srcs.len().saturating_mul(dsts.len()) > limit.saturating_mul(limit)
-    {
+    if srcs.is_empty() || dsts.is_empty() || srcs.len().saturating_mul(dsts.len()) > limit.saturating_mul(limit) {
         return Ok(pairs);
     }
     for &i in &srcs {
@@ -238,24 +215,14 @@ pub fn detect<E>(
             let s = &src_data[&i];
             let sc = score_hashed(&s.0, s.1, &d.0, d.1);
             if sc >= MIN_SCORE {
-                best.push((
-                    sc,
-                    basename(sources[i].path) == basename(destinations[j].path),
-                    j,
-                    i,
-                ));
+                best.push((sc, basename(sources[i].path) == basename(destinations[j].path), j, i));
             }
         }
         best.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.3.cmp(&b.3)));
         best.truncate(CANDIDATES_PER_DST);
         scored.extend(best);
     }
-    scored.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then(b.1.cmp(&a.1))
-            .then(a.2.cmp(&b.2))
-            .then(a.3.cmp(&b.3))
-    });
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
     for (sc, _, j, i) in scored {
         if !src_used[i] && !dst_used[j] {
             src_used[i] = true;
@@ -310,21 +277,12 @@ mod tests {
     }
 
     fn ep<'a>(path: &'a str, id: &'a str) -> Endpoint<'a> {
-        Endpoint {
-            path: path.as_bytes(),
-            id: id.as_bytes(),
-            mode: 0o100644,
-        }
+        Endpoint { path: path.as_bytes(), id: id.as_bytes(), mode: 0o100644 }
     }
 
     #[test]
     fn exact_prefers_same_basename_then_inexact_best_first() {
-        let sources = [
-            ep("a/x.rs", "1"),
-            ep("b/y.rs", "1"),
-            ep("c/long.txt", "2"),
-            ep("d/other.txt", "3"),
-        ];
+        let sources = [ep("a/x.rs", "1"), ep("b/y.rs", "1"), ep("c/long.txt", "2"), ep("d/other.txt", "3")];
         let dests = [ep("z/y.rs", "1"), ep("e/new.txt", "4")];
         let content = |side: Side, i: usize| -> Result<Vec<u8>, ()> {
             Ok(match (side, i) {

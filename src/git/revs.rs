@@ -16,30 +16,18 @@ impl Repo {
     /// Resolves anything `git rev-parse` would: branch, tag, `origin/main`,
     /// a short SHA, `HEAD~2`, `main^{commit}`.
     pub fn resolve(&self, spec: &str) -> Result<Revision, GitError> {
-        let obj = self
-            .repo
-            .revparse_single(spec)
-            .map_err(|e| match e.code() {
-                git2::ErrorCode::NotFound
-                | git2::ErrorCode::InvalidSpec
-                | git2::ErrorCode::Ambiguous => GitError::UnknownRevision {
-                    rev: spec.to_string(),
-                    hint: self.hint_for(spec, &e),
-                },
-                _ => GitError::Git {
-                    what: format!("cannot resolve {spec:?}"),
-                    source: e,
-                },
-            })?;
+        let obj = self.repo.revparse_single(spec).map_err(|e| match e.code() {
+            git2::ErrorCode::NotFound | git2::ErrorCode::InvalidSpec | git2::ErrorCode::Ambiguous => {
+                GitError::UnknownRevision { rev: spec.to_string(), hint: self.hint_for(spec, &e) }
+            }
+            _ => GitError::Git { what: format!("cannot resolve {spec:?}"), source: e },
+        })?;
         let kind = obj.kind();
         let commit = obj.peel_to_commit().map_err(|_| GitError::NotACommit {
             rev: spec.to_string(),
             kind: kind.map_or("object", |k| k.str()).to_string(),
         })?;
-        Ok(Revision {
-            spec: spec.to_string(),
-            oid: commit.id(),
-        })
+        Ok(Revision { spec: spec.to_string(), oid: commit.id() })
     }
 
     fn hint_for(&self, spec: &str, e: &git2::Error) -> Option<String> {
@@ -48,14 +36,10 @@ impl Repo {
         }
         let remote = format!("origin/{spec}");
         if self.repo.revparse_single(&remote).is_ok() {
-            return Some(format!(
-                "did you mean {remote}? (CI checkouts often have only the remote branch)"
-            ));
+            return Some(format!("did you mean {remote}? (CI checkouts often have only the remote branch)"));
         }
         if self.repo.is_shallow() {
-            return Some(
-                "this is a shallow clone: fetch the ref first (git fetch origin REF)".into(),
-            );
+            return Some("this is a shallow clone: fetch the ref first (git fetch origin REF)".into());
         }
         Some("check the name with `git branch -a` or `git tag`".into())
     }
@@ -88,28 +72,13 @@ impl Repo {
     pub fn head(&self) -> Result<Revision, GitError> {
         match self.repo.head() {
             Ok(h) => {
-                let commit = h
-                    .peel_to_commit()
-                    .map_err(ctx(|| "HEAD does not point at a commit".into()))?;
-                Ok(Revision {
-                    spec: "HEAD".into(),
-                    oid: commit.id(),
-                })
+                let commit = h.peel_to_commit().map_err(ctx(|| "HEAD does not point at a commit".into()))?;
+                Ok(Revision { spec: "HEAD".into(), oid: commit.id() })
             }
-            Err(e)
-                if matches!(
-                    e.code(),
-                    git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound
-                ) =>
-            {
-                Err(GitError::UnbornHead {
-                    path: self.repo.path().to_path_buf(),
-                })
+            Err(e) if matches!(e.code(), git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound) => {
+                Err(GitError::UnbornHead { path: self.repo.path().to_path_buf() })
             }
-            Err(e) => Err(GitError::Git {
-                what: "cannot read HEAD".into(),
-                source: e,
-            }),
+            Err(e) => Err(GitError::Git { what: "cannot read HEAD".into(), source: e }),
         }
     }
 

@@ -40,13 +40,8 @@ fn entries(repo: &Repository, tree: Option<Oid>) -> Result<BTreeMap<Vec<u8>, Lea
     let Some(id) = tree else {
         return Ok(BTreeMap::new());
     };
-    let tree = repo
-        .find_tree(id)
-        .map_err(ctx(|| format!("cannot read tree {id}")))?;
-    Ok(tree
-        .iter()
-        .map(|e| (e.name_bytes().to_vec(), (e.id(), e.filemode())))
-        .collect())
+    let tree = repo.find_tree(id).map_err(ctx(|| format!("cannot read tree {id}")))?;
+    Ok(tree.iter().map(|e| (e.name_bytes().to_vec(), (e.id(), e.filemode()))).collect())
 }
 
 fn walk(
@@ -73,18 +68,10 @@ fn walk(
                     b.remove(path);
                 }
             },
-            Some(i) => below
-                .entry(&path[..i])
-                .or_default()
-                .push((&path[i + 1..], leaf)),
+            Some(i) => below.entry(&path[..i]).or_default().push((&path[i + 1..], leaf)),
         }
     }
-    let mut names: Vec<&[u8]> = a
-        .keys()
-        .chain(b.keys())
-        .map(Vec::as_slice)
-        .chain(below.keys().copied())
-        .collect();
+    let mut names: Vec<&[u8]> = a.keys().chain(b.keys()).map(Vec::as_slice).chain(below.keys().copied()).collect();
     names.sort_unstable();
     names.dedup();
     let tree_of = |l: Option<Leaf>| l.filter(|(_, m)| *m == TREE_MODE).map(|(id, _)| id);
@@ -102,14 +89,7 @@ fn walk(
         prefix.extend_from_slice(name);
         let (xt, yt) = (tree_of(x), tree_of(y));
         if xt.is_some() || yt.is_some() || inner.is_some() {
-            walk(
-                repo,
-                xt,
-                yt,
-                inner.map_or(&[][..], Vec::as_slice),
-                prefix,
-                out,
-            )?;
+            walk(repo, xt, yt, inner.map_or(&[][..], Vec::as_slice), prefix, out)?;
         }
         // A file where a directory was (or the reverse) is a leaf change too.
         let (xl, yl) = (leaf_of(x), leaf_of(y));

@@ -14,26 +14,11 @@ fn snapshot(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
     fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<Vec<u8>, (u32, Vec<u8>)>) {
         for entry in std::fs::read_dir(dir).expect("readable dir") {
             let path = entry.expect("entry").path();
-            let rel = path
-                .strip_prefix(root)
-                .expect("under root")
-                .as_os_str()
-                .as_bytes()
-                .to_vec();
+            let rel = path.strip_prefix(root).expect("under root").as_os_str().as_bytes().to_vec();
             let meta = std::fs::symlink_metadata(&path).expect("metadata");
             let mode = meta.permissions().mode();
             if meta.file_type().is_symlink() {
-                out.insert(
-                    rel,
-                    (
-                        mode,
-                        std::fs::read_link(&path)
-                            .expect("link")
-                            .as_os_str()
-                            .as_bytes()
-                            .to_vec(),
-                    ),
-                );
+                out.insert(rel, (mode, std::fs::read_link(&path).expect("link").as_os_str().as_bytes().to_vec()));
             } else if meta.is_dir() {
                 out.insert(rel, (mode, Vec::new()));
                 walk(&path, root, out);
@@ -53,11 +38,7 @@ fn scope_and_diff_leave_the_checkout_byte_identical() {
     // Staged changes from the fixture, one unstaged edit (util.py) ...
     let repo = Fixture::named("basic").build(&env, "repo", HeadMode::Worktree);
     // ... plus a dirty tracked file, a staged change and an untracked file.
-    std::fs::write(
-        repo.join("tests/test_main.py"),
-        "def test_main():\n    assert False\n",
-    )
-    .expect("dirty");
+    std::fs::write(repo.join("tests/test_main.py"), "def test_main():\n    assert False\n").expect("dirty");
     std::fs::write(repo.join("src/staged.py"), "S = 1\n").expect("staged");
     env.git(&repo, &["add", "src/staged.py"]);
     std::fs::write(repo.join("src/untracked.py"), "U = 1\n").expect("untracked");
@@ -91,27 +72,12 @@ fn scope_and_diff_leave_the_checkout_byte_identical() {
         .filter(|k| before.get(*k) != after.get(*k))
         .map(|k| String::from_utf8_lossy(k).into_owned())
         .collect();
-    assert!(
-        changed.is_empty(),
-        "retry-run changed the checkout: {changed:?}"
-    );
+    assert!(changed.is_empty(), "retry-run changed the checkout: {changed:?}");
 
     // And the working-tree diff really saw all three kinds of change.
-    let json = env
-        .run(&repo, &["diff", "--base", "main", "--format", "json"])
-        .json();
-    let paths: Vec<&str> = json["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter_map(|f| f["path"].as_str())
-        .collect();
-    for p in [
-        "tests/test_main.py",
-        "src/staged.py",
-        "src/untracked.py",
-        "src/app/util.py",
-    ] {
+    let json = env.run(&repo, &["diff", "--base", "main", "--format", "json"]).json();
+    let paths: Vec<&str> = json["files"].as_array().expect("files").iter().filter_map(|f| f["path"].as_str()).collect();
+    for p in ["tests/test_main.py", "src/staged.py", "src/untracked.py", "src/app/util.py"] {
         assert!(paths.contains(&p), "{p} missing from {paths:?}");
     }
 }

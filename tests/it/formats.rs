@@ -11,44 +11,38 @@ fn awkward(env: &TestEnv) -> std::path::PathBuf {
 fn github_annotations_escape_properties_and_data() {
     let env = TestEnv::new();
     let repo = awkward(&env);
-    let run = env.run(
-        &repo,
-        &[
-            "scope", "--base", "main", "--head", "feature", "--deny", "**", "--format", "github",
-        ],
-    );
+    let run = env.run(&repo, &["scope", "--base", "main", "--head", "feature", "--deny", "**", "--format", "github"]);
     run.assert_code(1);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 8, "{}", run.stdout);
+    assert!(lines.iter().all(|l| l.starts_with("::error file=") && l.contains(",title=scope violation::")));
     assert!(
-        lines
-            .iter()
-            .all(|l| l.starts_with("::error file=") && l.contains(",title=scope violation::"))
-    );
-    assert!(lines.contains(&"::error file=odd/50%25%2Ca%3Ab.txt,title=scope violation::denied: path matches deny glob **"), "{}", run.stdout);
-    assert!(lines.contains(&"::error file=src/new%0Aline.txt,title=scope violation::denied: path matches deny glob **"), "{}", run.stdout);
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("::error file=\"src/bad\\377\\376name.txt\",")),
+        lines.contains(&"::error file=odd/50%25%2Ca%3Ab.txt,title=scope violation::denied: path matches deny glob **"),
         "{}",
         run.stdout
     );
+    assert!(
+        lines.contains(&"::error file=src/new%0Aline.txt,title=scope violation::denied: path matches deny glob **"),
+        "{}",
+        run.stdout
+    );
+    assert!(lines.iter().any(|l| l.starts_with("::error file=\"src/bad\\377\\376name.txt\",")), "{}", run.stdout);
     // A rename's message names the old path; a newline in it is escaped as data.
-    assert!(lines.contains(&"::error file=\"moved out/new name\\377.txt\",title=scope violation::denied: path matches deny glob **"), "{}", run.stdout);
+    assert!(
+        lines.contains(
+            &"::error file=\"moved out/new name\\377.txt\",title=scope violation::denied: path matches deny glob **"
+        ),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn sarif_is_2_1_0_with_one_result_per_violation() {
     let env = TestEnv::new();
     let repo = awkward(&env);
-    let run = env.run(
-        &repo,
-        &[
-            "scope", "--base", "main", "--head", "feature", "--allow", "src/**", "--format",
-            "sarif",
-        ],
-    );
+    let run =
+        env.run(&repo, &["scope", "--base", "main", "--head", "feature", "--allow", "src/**", "--format", "sarif"]);
     run.assert_code(1);
     let doc = run.json();
     assert_eq!(doc["version"], "2.1.0");
@@ -58,89 +52,45 @@ fn sarif_is_2_1_0_with_one_result_per_violation() {
     assert_eq!(results.len(), 4);
     let uris: Vec<&str> = results
         .iter()
-        .map(|r| {
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                .as_str()
-                .expect("uri")
-        })
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().expect("uri"))
         .collect();
     assert_eq!(
         uris,
-        [
-            "-leading-dash.txt",
-            "moved%20out/new%20name%FF.txt",
-            "odd/%22quoted%22.txt",
-            "odd/50%25%2Ca%3Ab.txt"
-        ]
+        ["-leading-dash.txt", "moved%20out/new%20name%FF.txt", "odd/%22quoted%22.txt", "odd/50%25%2Ca%3Ab.txt"]
     );
     for r in results {
         assert_eq!(r["ruleId"], "outside-allow");
-        assert!(
-            r["message"]["text"]
-                .as_str()
-                .expect("text")
-                .contains("outside the allowed paths (src/**)")
-        );
+        assert!(r["message"]["text"].as_str().expect("text").contains("outside the allowed paths (src/**)"));
     }
-    let rule_ids: Vec<&str> = run0["tool"]["driver"]["rules"]
-        .as_array()
-        .expect("rules")
-        .iter()
-        .filter_map(|r| r["id"].as_str())
-        .collect();
-    assert_eq!(
-        rule_ids,
-        [
-            "git-internal",
-            "submodule",
-            "symlink-escape",
-            "denied",
-            "outside-allow"
-        ]
-    );
+    let rule_ids: Vec<&str> =
+        run0["tool"]["driver"]["rules"].as_array().expect("rules").iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(rule_ids, ["git-internal", "submodule", "symlink-escape", "denied", "outside-allow"]);
 
     // Clean: a valid document with no results, exit 0.
-    let run = env.run(
-        &repo,
-        &[
-            "scope", "--base", "main", "--head", "feature", "--format", "sarif",
-        ],
-    );
+    let run = env.run(&repo, &["scope", "--base", "main", "--head", "feature", "--format", "sarif"]);
     run.assert_code(0);
-    assert_eq!(
-        run.json()["runs"][0]["results"].as_array().map(Vec::len),
-        Some(0)
-    );
+    assert_eq!(run.json()["runs"][0]["results"].as_array().map(Vec::len), Some(0));
 }
 
 #[test]
 fn text_scope_names_path_status_reason_and_rule() {
     let env = TestEnv::new();
     let repo = Fixture::named("symlinks").build(&env, "repo", HeadMode::Commit);
-    let run = env.run(
-        &repo,
-        &[
-            "scope",
-            "--base",
-            "main",
-            "--head",
-            "feature",
-            "--allow",
-            "src/**",
-            "--deny",
-            "src/secret/**",
-        ],
-    );
+    let run = env
+        .run(&repo, &["scope", "--base", "main", "--head", "feature", "--allow", "src/**", "--deny", "src/secret/**"]);
     run.assert_code(1);
     let out = &run.stdout;
     assert!(
-        out.contains(
-            "A src/absolute: symlink-escape: symlink points to /etc/passwd, outside the repository"
-        ),
+        out.contains("A src/absolute: symlink-escape: symlink points to /etc/passwd, outside the repository"),
         "{out}"
     );
     assert!(out.contains("A src/to_secret: denied: symlink target secret/key.pem (resolves to src/secret/key.pem) matches deny glob src/secret/**"), "{out}");
-    assert!(out.contains("A src/loop_a: symlink-escape: symlink loop_b cannot be resolved: more than 40 links followed (a loop)"), "{out}");
+    assert!(
+        out.contains(
+            "A src/loop_a: symlink-escape: symlink loop_b cannot be resolved: more than 40 links followed (a loop)"
+        ),
+        "{out}"
+    );
     assert!(out.contains("M src/existing_link: outside-allow: symlink target ../README.md (resolves to README.md) is outside the allowed paths (src/**)"), "{out}");
     assert!(
         out.trim_end().ends_with(&format!(
@@ -155,58 +105,23 @@ fn text_scope_names_path_status_reason_and_rule() {
     run.assert_code(1); // absolute and escaping links violate even with no globs
     let run = env.run(&repo, &["scope", "--base", "main", "--head", "main"]);
     run.assert_code(0);
-    assert!(
-        run.stdout
-            .starts_with("scope clean: 0 changed paths checked"),
-        "{}",
-        run.stdout
-    );
+    assert!(run.stdout.starts_with("scope clean: 0 changed paths checked"), "{}", run.stdout);
 }
 
 #[test]
 fn rename_from_a_denied_path_is_reported_under_the_new_path() {
     let env = TestEnv::new();
     let repo = Fixture::named("basic").build(&env, "repo", HeadMode::Commit);
-    let run = env.run(
-        &repo,
-        &[
-            "scope",
-            "--base",
-            "main",
-            "--head",
-            "feature",
-            "--deny",
-            "src/old_name.py",
-            "--format",
-            "json",
-        ],
-    );
+    let run = env
+        .run(&repo, &["scope", "--base", "main", "--head", "feature", "--deny", "src/old_name.py", "--format", "json"]);
     run.assert_code(1);
     let v = &run.json()["violations"][0];
     assert_eq!(
-        (
-            v["path"].as_str(),
-            v["old_path"].as_str(),
-            v["status"].as_str()
-        ),
+        (v["path"].as_str(), v["old_path"].as_str(), v["status"].as_str()),
         (Some("src/new_name.py"), Some("src/old_name.py"), Some("R"))
     );
-    assert_eq!(
-        (v["reason"].as_str(), v["rule"].as_str()),
-        (Some("denied"), Some("src/old_name.py"))
-    );
-    let run = env.run(
-        &repo,
-        &[
-            "scope",
-            "--base",
-            "main",
-            "--head",
-            "feature",
-            "--deny",
-            "src/old_name.py",
-        ],
-    );
+    assert_eq!((v["reason"].as_str(), v["rule"].as_str()), (Some("denied"), Some("src/old_name.py")));
+    let run = env.run(&repo, &["scope", "--base", "main", "--head", "feature", "--deny", "src/old_name.py"]);
     assert!(run.stdout.contains("R src/old_name.py -> src/new_name.py: denied: renamed from src/old_name.py, which matches deny glob src/old_name.py"), "{}", run.stdout);
 }
 
@@ -215,116 +130,32 @@ fn diff_formats_and_patch_bound() {
     let env = TestEnv::new();
     let repo = Fixture::named("basic").build(&env, "repo", HeadMode::Commit);
     let full = env
-        .run(
-            &repo,
-            &[
-                "diff",
-                "--base",
-                "main",
-                "--head",
-                "feature",
-                "--format",
-                "json",
-                "--max-lines",
-                "100000",
-            ],
-        )
+        .run(&repo, &["diff", "--base", "main", "--head", "feature", "--format", "json", "--max-lines", "100000"])
         .json();
     assert_eq!(full["patch_truncated"], false);
     assert_eq!(full["totals"]["files"], 9);
     let total_lines = full["patch"].as_str().expect("patch").lines().count();
     let git_patch = env.git(&repo, &["diff", "-M", "main...feature"]);
-    assert_eq!(
-        total_lines,
-        git_patch.lines().count(),
-        "the patch has as many lines as git's"
-    );
+    assert_eq!(total_lines, git_patch.lines().count(), "the patch has as many lines as git's");
 
     let cut = env
-        .run(
-            &repo,
-            &[
-                "diff",
-                "--base",
-                "main",
-                "--head",
-                "feature",
-                "--format",
-                "json",
-                "--max-lines",
-                "10",
-            ],
-        )
+        .run(&repo, &["diff", "--base", "main", "--head", "feature", "--format", "json", "--max-lines", "10"])
         .json();
     assert_eq!(cut["patch_truncated"], true);
     let patch = cut["patch"].as_str().expect("patch");
     assert_eq!(patch.lines().count(), 11);
-    assert!(
-        patch.ends_with(&format!("[... {} lines omitted]\n", total_lines - 10)),
-        "{patch}"
-    );
-    assert_eq!(
-        cut["files"], full["files"],
-        "the bound cuts the patch, not the file list"
-    );
+    assert!(patch.ends_with(&format!("[... {} lines omitted]\n", total_lines - 10)), "{patch}");
+    assert_eq!(cut["files"], full["files"], "the bound cuts the patch, not the file list");
 
-    let md = env.run(
-        &repo,
-        &[
-            "diff",
-            "--base",
-            "main",
-            "--head",
-            "feature",
-            "--format",
-            "markdown",
-            "--max-lines",
-            "5",
-        ],
-    );
+    let md =
+        env.run(&repo, &["diff", "--base", "main", "--head", "feature", "--format", "markdown", "--max-lines", "5"]);
     md.assert_code(0);
-    assert!(
-        md.stdout.contains("| Status | File | + | - |"),
-        "{}",
-        md.stdout
-    );
-    assert!(
-        md.stdout
-            .contains("| R | `src/old_name.py` \u{2192} `src/new_name.py` | 0 | 0 |"),
-        "{}",
-        md.stdout
-    );
-    assert!(
-        md.stdout.contains("| M | `assets/logo.bin` | binary | |"),
-        "{}",
-        md.stdout
-    );
-    assert!(
-        md.stdout.contains("```diff\n") && md.stdout.contains("lines omitted]\n```"),
-        "{}",
-        md.stdout
-    );
+    assert!(md.stdout.contains("| Status | File | + | - |"), "{}", md.stdout);
+    assert!(md.stdout.contains("| R | `src/old_name.py` \u{2192} `src/new_name.py` | 0 | 0 |"), "{}", md.stdout);
+    assert!(md.stdout.contains("| M | `assets/logo.bin` | binary | |"), "{}", md.stdout);
+    assert!(md.stdout.contains("```diff\n") && md.stdout.contains("lines omitted]\n```"), "{}", md.stdout);
 
-    let text = env.run(
-        &repo,
-        &[
-            "diff",
-            "--base",
-            "main",
-            "--head",
-            "feature",
-            "--max-lines",
-            "0",
-        ],
-    );
-    assert!(
-        text.stdout.contains("T  config.ini") && text.stdout.contains("9 files changed, "),
-        "{}",
-        text.stdout
-    );
-    assert!(
-        text.stdout.trim_end().ends_with("lines omitted]"),
-        "{}",
-        text.stdout
-    );
+    let text = env.run(&repo, &["diff", "--base", "main", "--head", "feature", "--max-lines", "0"]);
+    assert!(text.stdout.contains("T  config.ini") && text.stdout.contains("9 files changed, "), "{}", text.stdout);
+    assert!(text.stdout.trim_end().ends_with("lines omitted]"), "{}", text.stdout);
 }

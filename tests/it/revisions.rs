@@ -17,17 +17,9 @@ fn every_spelling_of_a_revision() {
     let env = TestEnv::new();
     let repo = Fixture::named("basic").build(&env, "repo", HeadMode::Commit);
     env.git(&repo, &["tag", "v1.0", "main"]);
-    env.git(
-        &repo,
-        &["tag", "-a", "-m", "annotated", "v1.0-annotated", "main"],
-    );
+    env.git(&repo, &["tag", "-a", "-m", "annotated", "v1.0-annotated", "main"]);
     let main_sha = env.git(&repo, &["rev-parse", "main"]);
-    let want = files(&env.run(
-        &repo,
-        &[
-            "diff", "--base", "main", "--head", "feature", "--format", "json",
-        ],
-    ));
+    let want = files(&env.run(&repo, &["diff", "--base", "main", "--head", "feature", "--format", "json"]));
     assert_eq!(want.len(), 9);
     for base in [
         "v1.0",
@@ -40,10 +32,7 @@ fn every_spelling_of_a_revision() {
         "refs/heads/main",
     ] {
         for head in ["feature", "HEAD", "@"] {
-            let run = env.run(
-                &repo,
-                &["diff", "--base", base, "--head", head, "--format", "json"],
-            );
+            let run = env.run(&repo, &["diff", "--base", base, "--head", head, "--format", "json"]);
             run.assert_code(0);
             assert_eq!(files(&run), want, "--base {base} --head {head}");
         }
@@ -59,12 +48,7 @@ fn discovery_from_subdirectories_and_linked_worktrees() {
     let linked = env.path("linked");
     std::fs::write(linked.join("src/only_in_linked.py"), "x = 1\n").expect("write");
     let want = {
-        let mut w = files(&env.run(
-            &repo,
-            &[
-                "diff", "--base", "main", "--head", "feature", "--format", "json",
-            ],
-        ));
+        let mut w = files(&env.run(&repo, &["diff", "--base", "main", "--head", "feature", "--format", "json"]));
         w.push("src/only_in_linked.py".into());
         w.sort();
         w
@@ -75,18 +59,8 @@ fn discovery_from_subdirectories_and_linked_worktrees() {
         assert_eq!(files(&run), want, "from {}", dir.display());
     }
     // -C works like git's.
-    let run = env.run(
-        env.dir.path(),
-        &[
-            "-C",
-            linked.to_str().expect("utf-8"),
-            "diff",
-            "--base",
-            "main",
-            "--format",
-            "json",
-        ],
-    );
+    let run =
+        env.run(env.dir.path(), &["-C", linked.to_str().expect("utf-8"), "diff", "--base", "main", "--format", "json"]);
     assert_eq!(files(&run), want);
     // The main checkout (on main, clean) sees nothing.
     assert!(files(&env.run(&repo, &["diff", "--base", "main", "--format", "json"])).is_empty());
@@ -103,25 +77,12 @@ fn default_base_is_the_default_branch() {
 
     // In a clone, origin/HEAD decides, even when no local main exists.
     let upstream = Fixture::named("basic").build(&env, "upstream", HeadMode::Commit);
-    env.git(
-        env.dir.path(),
-        &[
-            "clone",
-            "-q",
-            "--branch",
-            "feature",
-            upstream.to_str().expect("utf-8"),
-            "clone",
-        ],
-    );
+    env.git(env.dir.path(), &["clone", "-q", "--branch", "feature", upstream.to_str().expect("utf-8"), "clone"]);
     let clone = env.path("clone");
     env.git(&clone, &["remote", "set-head", "origin", "main"]);
     let run = env.run(&clone, &["scope", "--format", "json"]);
     run.assert_code(0);
-    assert_eq!(
-        run.json()["base"],
-        env.git(&upstream, &["rev-parse", "main"])
-    );
+    assert_eq!(run.json()["base"], env.git(&upstream, &["rev-parse", "main"]));
     assert_eq!(run.json()["checked"], 9);
 
     // A repository whose only branch is "trunk" and no default to find.
@@ -131,10 +92,6 @@ fn default_base_is_the_default_branch() {
     env.git(&lone, &["commit", "-q", "--allow-empty", "-m", "x"]);
     let run = env.run(&lone, &["diff"]);
     run.assert_code(2);
-    assert!(
-        run.stderr.contains("no default branch found") && run.stderr.contains("--base"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("no default branch found") && run.stderr.contains("--base"), "{}", run.stderr);
     env.run(&lone, &["diff", "--base", "trunk"]).assert_code(0);
 }

@@ -7,24 +7,15 @@ fn every_fixture_case() {
     let mut ran = 0;
     for fixture in all_fixtures() {
         for mode in [HeadMode::Commit, HeadMode::Worktree] {
-            let cases: Vec<_> = fixture
-                .scope
-                .iter()
-                .filter(|c| c.applies_to(mode))
-                .collect();
+            let cases: Vec<_> = fixture.scope.iter().filter(|c| c.applies_to(mode)).collect();
             if cases.is_empty() {
                 continue;
             }
             let env = TestEnv::new();
             let repo = fixture.build(&env, "repo", mode);
             for case in cases {
-                let mut args = vec![
-                    "scope".to_string(),
-                    "--base".into(),
-                    "main".into(),
-                    "--format".into(),
-                    "json".into(),
-                ];
+                let mut args =
+                    vec!["scope".to_string(), "--base".into(), "main".into(), "--format".into(), "json".into()];
                 if mode == HeadMode::Commit {
                     args.extend(["--head".into(), "feature".into()]);
                 }
@@ -44,11 +35,7 @@ fn every_fixture_case() {
                     run.stderr
                 );
                 let json = run.json();
-                assert_eq!(
-                    json["checked"], case.checked,
-                    "{what}: checked\n{}",
-                    run.stdout
-                );
+                assert_eq!(json["checked"], case.checked, "{what}: checked\n{}", run.stdout);
                 let got: Vec<[String; 3]> = json["violations"]
                     .as_array()
                     .expect("violations")

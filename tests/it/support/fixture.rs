@@ -91,9 +91,7 @@ pub fn bytes(s: &str) -> Vec<u8> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') && i + 4 <= b.len() {
-            if let Ok(v) =
-                u8::from_str_radix(std::str::from_utf8(&b[i + 2..i + 4]).unwrap_or("zz"), 16)
-            {
+            if let Ok(v) = u8::from_str_radix(std::str::from_utf8(&b[i + 2..i + 4]).unwrap_or("zz"), 16) {
                 out.push(v);
                 i += 4;
                 continue;
@@ -106,10 +104,7 @@ pub fn bytes(s: &str) -> Vec<u8> {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex content"))
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex content")).collect()
 }
 
 pub fn os(b: &[u8]) -> &OsStr {
@@ -119,22 +114,13 @@ pub fn os(b: &[u8]) -> &OsStr {
 impl Fixture {
     pub fn load(path: &Path) -> Fixture {
         let text = std::fs::read_to_string(path).expect("fixture readable");
-        let mut f: Fixture =
-            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        f.name = path
-            .file_stem()
-            .expect("name")
-            .to_string_lossy()
-            .into_owned();
+        let mut f: Fixture = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        f.name = path.file_stem().expect("name").to_string_lossy().into_owned();
         f
     }
 
     pub fn named(name: &str) -> Fixture {
-        Fixture::load(
-            &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("testdata-repos")
-                .join(format!("{name}.toml")),
-        )
+        Fixture::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata-repos").join(format!("{name}.toml")))
     }
 
     /// Builds the repository in `env` under `dir_name`: the base committed
@@ -146,11 +132,7 @@ impl Fixture {
         let mut gitlinks = Vec::new();
         for e in &self.base {
             let p = bytes(&e.path);
-            let content = e
-                .text
-                .as_deref()
-                .map(bytes)
-                .or_else(|| e.hex.as_deref().map(hex));
+            let content = e.text.as_deref().map(bytes).or_else(|| e.hex.as_deref().map(hex));
             write_entry(&repo, &p, content.as_deref(), e.symlink.as_deref(), e.exec);
             if let Some(sha) = &e.gitlink {
                 std::fs::create_dir_all(repo.join(os(&p))).expect("gitlink dir");
@@ -190,13 +172,8 @@ impl Fixture {
                     touched.push(from);
                 }
                 "chmod" => {
-                    let mode = if s.exec.expect("chmod needs exec") {
-                        0o755
-                    } else {
-                        0o644
-                    };
-                    std::fs::set_permissions(&full, std::fs::Permissions::from_mode(mode))
-                        .expect("chmod");
+                    let mode = if s.exec.expect("chmod needs exec") { 0o755 } else { 0o644 };
+                    std::fs::set_permissions(&full, std::fs::Permissions::from_mode(mode)).expect("chmod");
                 }
                 "mkdir" => std::fs::create_dir_all(&full).expect("mkdir"),
                 "gitlink" => {
@@ -208,15 +185,10 @@ impl Fixture {
             if mode == HeadMode::Worktree && s.stage && s.op == "gitlink" {
                 add_gitlink(env, &repo, &p, s.gitlink.as_deref().unwrap_or_default());
             } else if mode == HeadMode::Worktree && s.stage {
-                let mut args: Vec<&OsStr> =
-                    vec![OsStr::new("add"), OsStr::new("-A"), OsStr::new("--")];
+                let mut args: Vec<&OsStr> = vec![OsStr::new("add"), OsStr::new("-A"), OsStr::new("--")];
                 args.extend(touched.iter().map(|t| os(t)));
                 let out = env.git_raw(&repo, args);
-                assert!(
-                    out.status.success(),
-                    "git add: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                assert!(out.status.success(), "git add: {}", String::from_utf8_lossy(&out.stderr));
             }
         }
         if mode == HeadMode::Commit {
@@ -243,13 +215,7 @@ fn remove(full: &Path) {
     }
 }
 
-fn write_entry(
-    repo: &Path,
-    path: &[u8],
-    content: Option<&[u8]>,
-    symlink: Option<&str>,
-    exec: bool,
-) {
+fn write_entry(repo: &Path, path: &[u8], content: Option<&[u8]>, symlink: Option<&str>, exec: bool) {
     let full = repo.join(os(path));
     if let Some(parent) = full.parent() {
         std::fs::create_dir_all(parent).expect("parent dir");

@@ -72,11 +72,7 @@ impl TestEnv {
     pub fn run(&self, dir: &Path, args: &[&str]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
         hermetic(&mut cmd, &self.home());
-        let out = cmd
-            .current_dir(dir)
-            .args(args)
-            .output()
-            .expect("retry-run runs");
+        let out = cmd.current_dir(dir).args(args).output().expect("retry-run runs");
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -94,21 +90,13 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
 
     #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code, code,
-            "exit code\nstdout:\n{}\nstderr:\n{}",
-            self.stdout, self.stderr
-        );
+        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
         self
     }
 }
