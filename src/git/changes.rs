@@ -15,7 +15,7 @@ use std::path::Path;
 
 use git2::{DiffOptions, Oid, Repository};
 
-use super::patch::{FileSide, file_patch};
+use super::patch::{FilePatch, FileSide, file_patch};
 use super::renames::{self, Endpoint, Side as RenameSide};
 use super::walk::{ChangedLeaf, Leaf, changed_leaves};
 use super::{GitError, Repo, Revision, ctx};
@@ -258,16 +258,14 @@ fn compare(
         key(a).cmp(key(b))
     });
 
-    let mut opts = DiffOptions::new();
-    opts.context_lines(3);
-    let mut patch_text = Vec::new();
     let mut changes = Vec::with_capacity(pairs.len());
-    for p in pairs {
+    let mut contents: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> = Vec::new();
+    for p in &pairs {
         let symlink_target = match p.new {
             Some((_, leaf @ (_, SYMLINK))) => Some(view.content(leaf, false)?),
             _ => None,
         };
-        let mut change = Change {
+        changes.push(Change {
             status: p.status,
             old: p.old.and_then(|(path, leaf)| side(path, leaf)),
             new: p.new.and_then(|(path, leaf)| side(path, leaf)),
@@ -276,18 +274,41 @@ fn compare(
             binary: false,
             additions: 0,
             deletions: 0,
-        };
+        });
         if depth == DiffDepth::Patch {
             let old_data = p.old.map(|(_, leaf)| view.content(leaf, false)).transpose()?;
             let new_data = p.new.map(|(_, leaf)| view.content(leaf, p.dirty)).transpose()?;
-            let (o, n) = (file(p.old, &old_data), file(p.new, &new_data));
-            let fp = file_patch(o.as_ref(), n.as_ref(), p.similarity, &mut opts)?;
-            change.additions = fp.additions;
-            change.deletions = fp.deletions;
-            change.binary = fp.binary;
-            patch_text.extend_from_slice(&fp.text);
+            contents.push((old_data, new_data));
         }
-        changes.push(change);
+    }
+    if depth != DiffDepth::Patch {
+        return Ok((changes, String::new()));
+    }
+    // Patches need only the bytes read above: render them on both cores.
+    let render = |range: std::ops::Range<usize>| -> Result<Vec<FilePatch>, GitError> {
+        let mut opts = DiffOptions::new();
+        opts.context_lines(3);
+        range
+            .map(|k| {
+                let (p, (o, n)) = (&pairs[k], &contents[k]);
+                file_patch(file(p.old, o).as_ref(), file(p.new, n).as_ref(), p.similarity, &mut opts)
+            })
+            .collect()
+    };
+    let half = pairs.len() / 2;
+    let (first, second) = std::thread::scope(|s| {
+        let second = s.spawn(|| render(half..pairs.len()));
+        (render(0..half), second.join())
+    });
+    let second = second.unwrap_or_else(|_| {
+        Err(GitError::Io { path: ".".into(), source: std::io::Error::other("the patch thread failed") })
+    });
+    let mut patch_text = Vec::new();
+    for (change, fp) in changes.iter_mut().zip(first?.into_iter().chain(second?)) {
+        change.additions = fp.additions;
+        change.deletions = fp.deletions;
+        change.binary = fp.binary;
+        patch_text.extend_from_slice(&fp.text);
     }
     Ok((changes, String::from_utf8_lossy(&patch_text).into_owned()))
 }
