@@ -49,20 +49,44 @@ pub fn quote(path: &[u8]) -> String {
 
 fn push_escaped(out: &mut String, s: &str) {
     for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\x0b' => out.push_str("\\v"),
-            '\x0c' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\x7f' => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
+        push_char(out, c);
+    }
+}
+
+/// One character as git's C-style quoting writes it.
+fn push_char(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\x07' => out.push_str("\\a"),
+        '\x08' => out.push_str("\\b"),
+        '\t' => out.push_str("\\t"),
+        '\n' => out.push_str("\\n"),
+        '\x0b' => out.push_str("\\v"),
+        '\x0c' => out.push_str("\\f"),
+        '\r' => out.push_str("\\r"),
+        c if (c as u32) < 0x20 || c == '\x7f' => out.push_str(&format!("\\{:03o}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// A path as git writes it in patch headers (`core.quotePath`, the
+/// default): as it is when it is plain printable ASCII without `"` or `\`,
+/// else quoted with every other byte, UTF-8 included, as an octal escape.
+pub fn quote_ascii(path: &[u8]) -> String {
+    if !path.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f) {
+        return String::from_utf8_lossy(path).into_owned();
+    }
+    let mut out = String::from("\"");
+    for &b in path {
+        if b >= 0x80 {
+            out.push_str(&format!("\\{b:03o}"));
+        } else {
+            push_char(&mut out, char::from(b));
         }
     }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]
@@ -91,6 +115,15 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(display(input), *want, "path {:?}", input);
         }
+    }
+
+    #[test]
+    fn header_quoting() {
+        assert_eq!(quote_ascii(b"a/src/x.rs"), "a/src/x.rs");
+        assert_eq!(quote_ascii(b"a/with space"), "a/with space");
+        assert_eq!(quote_ascii("b/caf\u{e9}".as_bytes()), "\"b/caf\\303\\251\"");
+        assert_eq!(quote_ascii(b"a/new\nline"), "\"a/new\\nline\"");
+        assert_eq!(quote_ascii(b"q\"t\xff"), "\"q\\\"t\\377\"");
     }
 
     #[test]

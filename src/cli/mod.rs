@@ -50,6 +50,10 @@ pub fn main() -> i32 {
             }
         },
     };
+    if !dir.is_dir() {
+        eprintln!("retry-run: error: {}: no such directory; check the path given to -C", dir.display());
+        return exit::USAGE;
+    }
     let result = match cli.command {
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),

@@ -29,32 +29,11 @@ pub(super) struct FilePatch {
     pub text: Vec<u8>,
 }
 
-/// git's quoting of a header path (`quote_c_style`, with core.quotePath):
-/// quoted when any byte is a control character, `"`, `\` or not ASCII.
+/// A header path with its `a/` or `b/` prefix, quoted as git quotes it.
 fn header_path(prefix: &str, path: &[u8]) -> Vec<u8> {
     let mut full = prefix.as_bytes().to_vec();
     full.extend_from_slice(path);
-    if !full.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\' || b >= 0x7f) {
-        return full;
-    }
-    let mut out = vec![b'"'];
-    for &b in &full {
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\x07' => out.extend_from_slice(b"\\a"),
-            b'\x08' => out.extend_from_slice(b"\\b"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\x0b' => out.extend_from_slice(b"\\v"),
-            b'\x0c' => out.extend_from_slice(b"\\f"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b if b < 0x20 || b >= 0x7f => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
-            b => out.push(b),
-        }
-    }
-    out.push(b'"');
-    out
+    crate::pathfmt::quote_ascii(&full).into_bytes()
 }
 
 fn abbrev(id: Oid) -> String {
@@ -156,18 +135,4 @@ fn find_hunks(buf: &[u8]) -> Option<usize> {
         return Some(0);
     }
     buf.windows(3).position(|w| w == b"\n@@").map(|i| i + 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::header_path;
-
-    #[test]
-    fn header_paths_quote_like_git() {
-        assert_eq!(header_path("a/", b"src/x.rs"), b"a/src/x.rs");
-        assert_eq!(header_path("a/", b"with space"), b"a/with space");
-        assert_eq!(header_path("b/", "caf\u{e9}".as_bytes()), b"\"b/caf\\303\\251\"");
-        assert_eq!(header_path("a/", b"new\nline"), b"\"a/new\\nline\"");
-        assert_eq!(header_path("", b"q\"t"), b"\"q\\\"t\"");
-    }
 }

@@ -47,6 +47,14 @@ fn hint_for_a_remote_only_branch() {
 }
 
 #[test]
+fn missing_directory_for_dash_c_is_usage() {
+    let env = TestEnv::new();
+    let run = env.run(env.dir.path(), &["-C", "/no/such/dir", "scope"]);
+    run.assert_code(2);
+    assert!(one_line(&run.stderr).contains("/no/such/dir: no such directory"), "{}", run.stderr);
+}
+
+#[test]
 fn not_a_repository_is_environment() {
     let env = TestEnv::new();
     let dir = env.path("plain");

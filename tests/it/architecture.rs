@@ -1,0 +1,44 @@
+//! The layout tells the architecture: only `src/git/` may use libgit2, and
+//! the pure core never touches processes or the filesystem.
+
+use std::path::Path;
+
+fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("src readable") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).expect("inside").display().to_string();
+            out.push((rel, std::fs::read_to_string(&path).expect("utf-8 source")));
+        }
+    }
+}
+
+#[test]
+fn only_the_git_layer_uses_libgit2() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    assert!(files.len() > 10);
+    for (path, text) in &files {
+        if path.starts_with("src/git/") {
+            continue;
+        }
+        assert!(!text.contains("git2::") && !text.contains("use git2"), "{path} uses git2: only src/git/ may");
+    }
+}
+
+#[test]
+fn the_pure_core_has_no_side_effects() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    let pure = ["src/model.rs", "src/scope.rs", "src/pathfmt.rs", "src/format/"];
+    for (path, text) in &files {
+        if !pure.iter().any(|p| path.starts_with(p)) {
+            continue;
+        }
+        for banned in ["std::fs", "std::process", "std::env", "SystemTime", "Instant::now"] {
+            assert!(!text.contains(banned), "{path} uses {banned}: the pure core may not");
+        }
+    }
+}
