@@ -8,6 +8,7 @@
 //! algorithm ([`super::renames`]), patches from in-memory buffers
 //! ([`super::patch`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -61,15 +62,62 @@ impl HeadView<'_> {
         if let Some(data) = self.contents.get(&id) {
             return Ok(data.clone());
         }
-        Ok(self.repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")))?.content().to_vec())
+        read_blob(self.repo, id)
+    }
+}
+
+fn read_blob(repo: &Repository, id: Oid) -> Result<Vec<u8>, GitError> {
+    Ok(repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")))?.content().to_vec())
+}
+
+/// Blob contents for one comparison, each read once: from the working
+/// tree's contents, from blobs fetched ahead, else from the object database.
+struct Blobs<'v> {
+    view: &'v HeadView<'v>,
+    fetched: HashMap<Oid, Vec<u8>>,
+}
+
+impl<'v> Blobs<'v> {
+    /// Reads `ids` ahead, half of them on a second thread with its own
+    /// repository handle.
+    fn fetch(view: &'v HeadView<'v>, ids: Vec<Oid>) -> Result<Blobs<'v>, GitError> {
+        let read_all = |repo: &Repository, ids: &[Oid]| -> Vec<(Oid, Option<Vec<u8>>)> {
+            ids.iter().map(|&id| (id, read_blob(repo, id).ok())).collect()
+        };
+        let (mine, theirs) = ids.split_at(if ids.len() < 64 { ids.len() } else { ids.len() / 2 });
+        let gitdir = view.repo.path().to_path_buf();
+        let (mut got, other) = std::thread::scope(|s| {
+            let other = s.spawn(|| match Repository::open(&gitdir) {
+                Ok(repo) => read_all(&repo, theirs),
+                Err(_) => theirs.iter().map(|&id| (id, None)).collect(),
+            });
+            (read_all(view.repo, mine), other.join().unwrap_or_default())
+        });
+        got.extend(other);
+        let mut fetched = HashMap::with_capacity(got.len());
+        for (id, data) in got {
+            // Whatever the second handle could not read (an object only in
+            // this handle's memory), read here, with its error if any.
+            let data = match data {
+                Some(d) => d,
+                None => read_blob(view.repo, id)?,
+            };
+            fetched.insert(id, data);
+        }
+        Ok(Blobs { view, fetched })
     }
 
     /// A side's content: a blob, or git's text for a submodule pointer.
-    fn content(&self, (id, mode): Leaf, dirty: bool) -> Result<Vec<u8>, GitError> {
+    fn get(&self, (id, mode): Leaf, dirty: bool) -> Result<Cow<'_, [u8]>, GitError> {
         if mode == GITLINK {
-            return Ok(format!("Subproject commit {id}{}\n", if dirty { "-dirty" } else { "" }).into_bytes());
+            return Ok(Cow::Owned(
+                format!("Subproject commit {id}{}\n", if dirty { "-dirty" } else { "" }).into_bytes(),
+            ));
         }
-        self.blob(id)
+        if let Some(data) = self.view.contents.get(&id).or_else(|| self.fetched.get(&id)) {
+            return Ok(Cow::Borrowed(data));
+        }
+        read_blob(self.view.repo, id).map(Cow::Owned)
     }
 }
 
@@ -151,7 +199,7 @@ fn endpoints<'a>(v: &[(&'a [u8], Leaf)], ids: &'a [String]) -> Vec<Endpoint<'a>>
     v.iter().zip(ids).map(|((p, (_, mode)), id)| Endpoint { path: p, id: id.as_bytes(), mode: *mode }).collect()
 }
 
-fn file<'a>(s: Option<(&'a [u8], Leaf)>, data: &'a Option<Vec<u8>>) -> Option<FileSide<'a>> {
+fn file<'a>(s: Option<(&'a [u8], Leaf)>, data: &'a Option<Cow<'a, [u8]>>) -> Option<FileSide<'a>> {
     s.zip(data.as_deref()).map(|((path, (id, mode)), data)| FileSide { path, id, mode, data })
 }
 
@@ -196,10 +244,24 @@ fn compare(
     // Renames, as git pairs them.
     let hex = |v: &[(&[u8], Leaf)]| -> Vec<String> { v.iter().map(|(_, (id, _))| id.to_string()).collect() };
     let (del_ids, add_ids) = (hex(&deleted), hex(&added));
+    // With a patch to print, every blob is needed: read them all at once.
+    let ahead: Vec<Oid> = if depth == DiffDepth::Patch {
+        let ids: BTreeSet<Oid> = leaves
+            .iter()
+            .flat_map(|(_, x, y)| [*x, *y])
+            .flatten()
+            .filter(|(id, mode)| *mode != GITLINK && !view.contents.contains_key(id))
+            .map(|(id, _)| id)
+            .collect();
+        ids.into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    let blobs = Blobs::fetch(view, ahead)?;
     let renamed =
         renames::detect(&endpoints(&deleted, &del_ids), &endpoints(&added, &add_ids), RENAME_LIMIT, &mut |s, i| {
             let (_, leaf) = if s == RenameSide::Left { deleted[i] } else { added[i] };
-            view.content(leaf, false)
+            blobs.get(leaf, false)
         })?;
     let (mut del_done, mut add_done) = (vec![false; deleted.len()], vec![false; added.len()]);
     for (i, j, score) in renamed {
@@ -259,10 +321,10 @@ fn compare(
     });
 
     let mut changes = Vec::with_capacity(pairs.len());
-    let mut contents: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> = Vec::new();
+    let mut contents: Vec<(Option<Cow<[u8]>>, Option<Cow<[u8]>>)> = Vec::new();
     for p in &pairs {
         let symlink_target = match p.new {
-            Some((_, leaf @ (_, SYMLINK))) => Some(view.content(leaf, false)?),
+            Some((_, leaf @ (_, SYMLINK))) => Some(blobs.get(leaf, false)?.into_owned()),
             _ => None,
         };
         changes.push(Change {
@@ -276,8 +338,8 @@ fn compare(
             deletions: 0,
         });
         if depth == DiffDepth::Patch {
-            let old_data = p.old.map(|(_, leaf)| view.content(leaf, false)).transpose()?;
-            let new_data = p.new.map(|(_, leaf)| view.content(leaf, p.dirty)).transpose()?;
+            let old_data = p.old.map(|(_, leaf)| blobs.get(leaf, false)).transpose()?;
+            let new_data = p.new.map(|(_, leaf)| blobs.get(leaf, p.dirty)).transpose()?;
             contents.push((old_data, new_data));
         }
     }

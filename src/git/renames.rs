@@ -118,11 +118,11 @@ fn score_hashed(src: &[(u32, u32)], src_len: usize, dst: &[(u32, u32)], dst_len:
 /// Pairs sources with destinations. `load` returns a blob's bytes by index
 /// into `sources` (`Left`) or `destinations` (`Right`). Returns
 /// `(source, destination, score)` triples.
-pub fn detect<E>(
+pub fn detect<'l, E>(
     sources: &[Endpoint],
     destinations: &[Endpoint],
     limit: usize,
-    load: &mut dyn FnMut(Side, usize) -> Result<Vec<u8>, E>,
+    load: &mut dyn FnMut(Side, usize) -> Result<std::borrow::Cow<'l, [u8]>, E>,
 ) -> Result<Vec<(usize, usize, u32)>, E> {
     let mut pairs = Vec::new();
     let mut src_used = vec![false; sources.len()];
@@ -284,13 +284,13 @@ mod tests {
     fn exact_prefers_same_basename_then_inexact_best_first() {
         let sources = [ep("a/x.rs", "1"), ep("b/y.rs", "1"), ep("c/long.txt", "2"), ep("d/other.txt", "3")];
         let dests = [ep("z/y.rs", "1"), ep("e/new.txt", "4")];
-        let content = |side: Side, i: usize| -> Result<Vec<u8>, ()> {
-            Ok(match (side, i) {
+        let content = |side: Side, i: usize| -> Result<std::borrow::Cow<'static, [u8]>, ()> {
+            Ok(std::borrow::Cow::Owned(match (side, i) {
                 (Side::Left, 2) => b"l1\nl2\nl3\nl4\nl5\nl6\n".to_vec(),
                 (Side::Left, 3) => b"o1\no2\no3\n".to_vec(),
                 (Side::Right, 1) => b"l1\nl2\nl3\nl4\nl5\nX\n".to_vec(),
                 _ => b"?\n".to_vec(),
-            })
+            }))
         };
         let got = detect(&sources, &dests, 1000, &mut { content }).unwrap();
         assert_eq!(got.len(), 2);
