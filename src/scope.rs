@@ -111,10 +111,6 @@ impl Rules {
         &self.allow_globs
     }
 
-    pub fn deny_globs(&self) -> &[String] {
-        &self.deny_globs
-    }
-
     /// Judges one repository-relative path. Deny wins over allow.
     pub fn judge(&self, path: &[u8]) -> Judgement {
         let candidate = Candidate::new(OsStr::from_bytes(path));

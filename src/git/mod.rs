@@ -93,11 +93,6 @@ impl Repo {
         self.repo.workdir()
     }
 
-    /// The repository's own git directory (a linked worktree's private one).
-    pub fn git_dir(&self) -> &Path {
-        self.repo.path()
-    }
-
     /// The git directory shared by all worktrees of the repository.
     pub fn common_dir(&self) -> &Path {
         self.repo.commondir()
