@@ -11,3 +11,4 @@ pub mod git;
 pub mod model;
 pub mod pathfmt;
 pub mod scope;
+pub mod syntax;

@@ -161,3 +161,27 @@ pub struct DiffSummary {
     /// The full patch; bounded only when rendered.
     pub patch: String,
 }
+
+/// A function, class or other scope of a source file (spec section 7).
+/// Lines are 1-based; `start_line` is the line of the defining keyword.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScopeSpan {
+    /// `function`, `class` (Python); `function`, `impl`, `trait`, `mod`,
+    /// `struct`, `enum` (Rust).
+    pub kind: String,
+    pub name: String,
+    /// The enclosing scopes' names and this one, joined by `.` or `::`.
+    pub qualified_name: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// The header, up to the body, on one line.
+    pub signature: String,
+}
+
+/// The innermost scope that holds `line`, from spans sorted by start line.
+pub fn innermost(spans: &[ScopeSpan], line: usize) -> Option<&ScopeSpan> {
+    spans
+        .iter()
+        .filter(|s| s.start_line <= line && line <= s.end_line)
+        .min_by_key(|s| (s.end_line - s.start_line, std::cmp::Reverse(s.start_line)))
+}

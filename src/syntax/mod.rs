@@ -1,0 +1,249 @@
+//! Scopes of source files, found with tree-sitter (the only module that
+//! uses it).
+//!
+//! Languages are data: each is a grammar crate plus a query file under
+//! `grammars/<language>/scopes.scm` (see `grammars/README.md`), registered
+//! in [`LANGUAGES`]. Queries are compiled once per process.
+
+use std::sync::OnceLock;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Language, Node, Parser, Query, QueryCursor};
+
+use crate::model::ScopeSpan;
+
+/// A language retry-run can parse.
+pub struct LanguageDef {
+    pub name: &'static str,
+    /// File name endings, without the dot.
+    pub extensions: &'static [&'static str],
+    grammar: fn() -> Language,
+    query: &'static str,
+    /// Joins the names of nested scopes: `.` (Python), `::` (Rust).
+    pub separator: &'static str,
+    /// Whether a block can end without a closing token (Python), so that a
+    /// trailing comment could be taken into it.
+    open_ended: bool,
+}
+
+/// Every supported language.
+pub static LANGUAGES: &[LanguageDef] = &[
+    LanguageDef {
+        name: "python",
+        extensions: &["py", "pyi"],
+        grammar: || tree_sitter_python::LANGUAGE.into(),
+        query: include_str!("../../grammars/python/scopes.scm"),
+        separator: ".",
+        open_ended: true,
+    },
+    LanguageDef {
+        name: "rust",
+        extensions: &["rs"],
+        grammar: || tree_sitter_rust::LANGUAGE.into(),
+        query: include_str!("../../grammars/rust/scopes.scm"),
+        separator: "::",
+        open_ended: false,
+    },
+];
+
+/// The keyword tokens a scope starts on.
+const KEYWORDS: &[&str] = &["def", "class", "fn", "impl", "trait", "mod", "struct", "enum", "union"];
+
+/// The language of a repository path, by its extension.
+pub fn language_for(path: &[u8]) -> Option<&'static LanguageDef> {
+    let name = path.rsplit(|&b| b == b'/').next()?;
+    let dot = name.iter().rposition(|&b| b == b'.')?;
+    let ext = std::str::from_utf8(&name[dot + 1..]).ok()?;
+    LANGUAGES.iter().find(|l| l.extensions.contains(&ext))
+}
+
+struct Compiled {
+    language: Language,
+    query: Query,
+    name_capture: u32,
+    /// For each capture index, the scope kind it marks, if any.
+    kinds: Vec<Option<String>>,
+}
+
+fn compiled(def: &'static LanguageDef) -> Result<&'static Compiled, String> {
+    static CACHE: [OnceLock<Result<Compiled, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let i = LANGUAGES.iter().position(|l| std::ptr::eq(l, def)).ok_or("unknown language")?;
+    let slot = CACHE.get(i).ok_or("no query cache slot for this language")?;
+    slot.get_or_init(|| {
+        let language = (def.grammar)();
+        let query = Query::new(&language, def.query).map_err(|e| format!("grammars/{}/scopes.scm: {e}", def.name))?;
+        let names = query.capture_names();
+        let name_capture =
+            names.iter().position(|n| *n == "name").ok_or(format!("grammars/{}/scopes.scm has no @name", def.name))?
+                as u32;
+        let kinds = names.iter().map(|n| n.strip_prefix("scope.").map(str::to_string)).collect();
+        Ok(Compiled { language, query, name_capture, kinds })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Checks that every language's query compiles.
+pub fn check_languages() -> Result<(), String> {
+    LANGUAGES.iter().try_for_each(|l| compiled(l).map(|_| ()))
+}
+
+/// Every scope of `source`, sorted by start line, outer before inner. A
+/// file with syntax errors still yields the scopes tree-sitter recovers.
+pub fn scopes(def: &'static LanguageDef, source: &[u8]) -> Result<Vec<ScopeSpan>, String> {
+    let c = compiled(def)?;
+    let mut parser = Parser::new();
+    parser.set_language(&c.language).map_err(|e| format!("{}: {e}", def.name))?;
+    let tree = parser.parse(source, None).ok_or("the parser gave up")?;
+    let mut raw: Vec<(Node, String, String)> = Vec::new(); // (scope node, kind, name)
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&c.query, tree.root_node(), source);
+    while let Some(m) = matches.next() {
+        let scope = m.captures().iter().find_map(|cap| c.kinds[cap.index as usize].as_ref().map(|k| (cap.node, k)));
+        let name = m.captures().iter().find(|cap| cap.index == c.name_capture).map(|cap| cap.node);
+        if let (Some((node, kind)), Some(name)) = (scope, name) {
+            let name = if kind == "impl" { impl_name(name, source) } else { text(name, source) };
+            raw.push((node, kind.clone(), name));
+        }
+    }
+    raw.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    raw.dedup_by_key(|(n, _, _)| n.id());
+
+    let mut out = Vec::with_capacity(raw.len());
+    let mut stack: Vec<(usize, String)> = Vec::new(); // (end byte, qualified name)
+    for (node, kind, name) in raw {
+        while stack.last().is_some_and(|(end, _)| *end <= node.start_byte()) {
+            stack.pop();
+        }
+        let qualified = match stack.last() {
+            Some((_, outer)) => format!("{outer}{}{name}", def.separator),
+            None => name.clone(),
+        };
+        stack.push((node.end_byte(), qualified.clone()));
+        out.push(ScopeSpan {
+            kind,
+            name,
+            qualified_name: qualified,
+            start_line: keyword_row(node) + 1,
+            end_line: if def.open_ended { last_row(node) } else { node.end_position().row } + 1,
+            signature: signature(node, source),
+        });
+    }
+    Ok(out)
+}
+
+fn text(node: Node, source: &[u8]) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+}
+
+/// The self type's last path segment, without generics or references.
+fn impl_name(mut node: Node, source: &[u8]) -> String {
+    loop {
+        let next = match node.kind() {
+            "generic_type" | "reference_type" | "pointer_type" => node.child_by_field_name("type"),
+            "scoped_type_identifier" => node.child_by_field_name("name"),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => return text(node, source),
+        }
+    }
+}
+
+/// The row of the defining keyword (`def`, `fn`, ...), not of `pub`,
+/// `async` or `unsafe` before it.
+fn keyword_row(node: Node) -> usize {
+    let mut cursor = node.walk();
+    let row = node.children(&mut cursor).find(|c| KEYWORDS.contains(&c.kind())).map(|c| c.start_position().row);
+    row.unwrap_or(node.start_position().row)
+}
+
+/// The last row of real content: a block without a closing token (Python)
+/// may have taken in comments that follow its last statement.
+fn last_row(node: Node) -> usize {
+    let mut cursor = node.walk();
+    let last = node.children(&mut cursor).filter(|c| c.kind() != "comment").last();
+    match last {
+        Some(c) if c.child_count() > 0 => last_row(c),
+        Some(c) => c.end_position().row,
+        None => node.end_position().row,
+    }
+}
+
+/// The header up to the body, whitespace runs folded to one space.
+fn signature(node: Node, source: &[u8]) -> String {
+    let end = node.child_by_field_name("body").map_or(node.end_byte(), |b| b.start_byte());
+    let raw = String::from_utf8_lossy(&source[node.start_byte()..end.max(node.start_byte())]);
+    let folded = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    folded.replace("( ", "(").replace(" )", ")").replace(", )", ")").replace(",)", ")")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(path: &str, src: &str) -> Vec<(String, String, usize, usize)> {
+        let def = language_for(path.as_bytes()).expect("a language");
+        scopes(def, src.as_bytes())
+            .expect("parses")
+            .into_iter()
+            .map(|s| (s.kind, s.qualified_name, s.start_line, s.end_line))
+            .collect()
+    }
+
+    #[test]
+    fn every_query_compiles() {
+        check_languages().expect("queries compile");
+    }
+
+    #[test]
+    fn python_basics() {
+        let src = "import os\n\n@decorator\n@other(1)\nclass A:\n    def m(self):\n        return 1\n    # trailing comment\n\nasync def f(\n    a,\n    b,\n):\n    g = lambda x: x\n    return g\n";
+        assert_eq!(
+            spans("x.py", src),
+            vec![
+                ("class".into(), "A".into(), 5, 7),
+                ("function".into(), "A.m".into(), 6, 7),
+                ("function".into(), "f".into(), 10, 15),
+            ]
+        );
+        let def = language_for(b"x.py").expect("python");
+        let f = &scopes(def, src.as_bytes()).expect("parses")[2];
+        assert_eq!(f.signature, "async def f(a, b):");
+    }
+
+    #[test]
+    fn rust_basics() {
+        let src = "/// doc\n#[derive(Debug)]\npub struct S { a: u32 }\nstruct Unit;\nimpl<T> fmt::Display for a::Foo<T> where T: Copy {\n    fn fmt(&self) {}\n}\ntrait Tr {\n    fn sig(&self);\n    fn default(&self) {\n        let c = || { 1 };\n    }\n}\nmod m;\nmod inner {\n    pub(crate) unsafe fn g() {\n        fn h() {}\n    }\n}\n";
+        assert_eq!(
+            spans("x.rs", src),
+            vec![
+                ("struct".into(), "S".into(), 3, 3),
+                ("impl".into(), "Foo".into(), 5, 7),
+                ("function".into(), "Foo::fmt".into(), 6, 6),
+                ("trait".into(), "Tr".into(), 8, 13),
+                ("function".into(), "Tr::default".into(), 10, 12),
+                ("mod".into(), "inner".into(), 15, 19),
+                ("function".into(), "inner::g".into(), 16, 18),
+                ("function".into(), "inner::g::h".into(), 17, 17),
+            ]
+        );
+    }
+
+    #[test]
+    fn innermost_scope_wins() {
+        let def = language_for(b"x.py").expect("python");
+        let s = scopes(def, b"class A:\n    def m(self):\n        x = 1\n    y = 2\n").expect("parses");
+        assert_eq!(crate::model::innermost(&s, 3).map(|s| s.qualified_name.as_str()), Some("A.m"));
+        assert_eq!(crate::model::innermost(&s, 4).map(|s| s.qualified_name.as_str()), Some("A"));
+        assert_eq!(crate::model::innermost(&s, 9), None);
+    }
+
+    #[test]
+    fn syntax_errors_elsewhere_keep_intact_scopes() {
+        let def = language_for(b"x.py").expect("python");
+        let s = scopes(def, b"def ok():\n    return 1\n\ndef broken(:\n    pass\n").expect("parses");
+        assert!(s.iter().any(|s| s.name == "ok" && s.start_line == 1 && s.end_line == 2), "{s:?}");
+    }
+}
