@@ -9,4 +9,5 @@ mod formats;
 mod revisions;
 mod scope_fixtures;
 mod submodules;
+mod syntax_oracle;
 mod support;
