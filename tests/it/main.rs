@@ -9,5 +9,5 @@ mod formats;
 mod revisions;
 mod scope_fixtures;
 mod submodules;
-mod syntax_oracle;
 mod support;
+mod syntax_oracle;

@@ -50,5 +50,153 @@ fn python_scopes_agree_with_ast() {
         assert_eq!(got, want, "{}", file.display());
         compared += want.len();
     }
+    eprintln!("python: {compared} scopes agree with ast");
     assert!(compared >= 40, "only {compared} scopes compared");
+}
+
+mod rust_oracle {
+    //! The oracle for Rust scopes: `syn`, an independent parser. The rules
+    //! (spec section 7, written down in grammars/README.md): fns with a body
+    //! (free, in impls, trait default methods, fns in fns and in closures),
+    //! impls (named by the self type's last path segment), traits, inline
+    //! mods, structs and unions with fields, enums. Not: trait method
+    //! signatures, `mod m;`, unit structs, extern fns, closures, macro_rules!
+    //! bodies. A scope starts on its keyword's line and ends on its closing
+    //! brace (or the `;` of a tuple struct).
+
+    use proc_macro2::Span;
+    use syn::visit::{self, Visit};
+
+    pub type Scope = (String, String, String, u64, u64);
+
+    #[derive(Default)]
+    pub struct Oracle {
+        stack: Vec<String>,
+        pub out: Vec<Scope>,
+    }
+
+    impl Oracle {
+        fn enter(&mut self, kind: &str, name: String, start: Span, end: Span) {
+            let qualified = match self.stack.last() {
+                Some(outer) => format!("{outer}::{name}"),
+                None => name.clone(),
+            };
+            self.out.push((kind.into(), name, qualified.clone(), start.start().line as u64, end.end().line as u64));
+            self.stack.push(qualified);
+        }
+
+        fn leave(&mut self) {
+            self.stack.pop();
+        }
+    }
+
+    fn last_segment(ty: &syn::Type) -> String {
+        match ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+            syn::Type::Reference(r) => last_segment(&r.elem),
+            syn::Type::Ptr(p) => last_segment(&p.elem),
+            // Any other self type (a tuple, an array): its text as written.
+            other => syn::spanned::Spanned::span(other).source_text().unwrap_or_default(),
+        }
+    }
+
+    impl<'ast> Visit<'ast> for Oracle {
+        fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
+            self.enter("function", i.sig.ident.to_string(), i.sig.fn_token.span, i.block.brace_token.span.close());
+            visit::visit_item_fn(self, i);
+            self.leave();
+        }
+        fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
+            self.enter("function", i.sig.ident.to_string(), i.sig.fn_token.span, i.block.brace_token.span.close());
+            visit::visit_impl_item_fn(self, i);
+            self.leave();
+        }
+        fn visit_trait_item_fn(&mut self, i: &'ast syn::TraitItemFn) {
+            match &i.default {
+                Some(block) => {
+                    self.enter(
+                        "function",
+                        i.sig.ident.to_string(),
+                        i.sig.fn_token.span,
+                        block.brace_token.span.close(),
+                    );
+                    visit::visit_trait_item_fn(self, i);
+                    self.leave();
+                }
+                None => visit::visit_trait_item_fn(self, i),
+            }
+        }
+        fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+            self.enter("impl", last_segment(&i.self_ty), i.impl_token.span, i.brace_token.span.close());
+            visit::visit_item_impl(self, i);
+            self.leave();
+        }
+        fn visit_item_trait(&mut self, i: &'ast syn::ItemTrait) {
+            self.enter("trait", i.ident.to_string(), i.trait_token.span, i.brace_token.span.close());
+            visit::visit_item_trait(self, i);
+            self.leave();
+        }
+        fn visit_item_mod(&mut self, i: &'ast syn::ItemMod) {
+            match &i.content {
+                Some((brace, _)) => {
+                    self.enter("mod", i.ident.to_string(), i.mod_token.span, brace.span.close());
+                    visit::visit_item_mod(self, i);
+                    self.leave();
+                }
+                None => visit::visit_item_mod(self, i),
+            }
+        }
+        fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
+            let end = match (&i.fields, &i.semi_token) {
+                (syn::Fields::Named(f), _) => Some(f.brace_token.span.close()),
+                (syn::Fields::Unnamed(_), Some(semi)) => Some(semi.span),
+                _ => None,
+            };
+            match end {
+                Some(end) => {
+                    self.enter("struct", i.ident.to_string(), i.struct_token.span, end);
+                    visit::visit_item_struct(self, i);
+                    self.leave();
+                }
+                None => visit::visit_item_struct(self, i),
+            }
+        }
+        fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
+            self.enter("enum", i.ident.to_string(), i.enum_token.span, i.brace_token.span.close());
+            visit::visit_item_enum(self, i);
+            self.leave();
+        }
+        fn visit_item_union(&mut self, i: &'ast syn::ItemUnion) {
+            self.enter("struct", i.ident.to_string(), i.union_token.span, i.fields.brace_token.span.close());
+            visit::visit_item_union(self, i);
+            self.leave();
+        }
+    }
+}
+
+#[test]
+fn rust_scopes_agree_with_syn() {
+    use syn::visit::Visit;
+    let mut compared = 0;
+    for file in corpus("rust") {
+        let text = std::fs::read_to_string(&file).expect("corpus file");
+        let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: syn cannot parse: {e}", file.display()));
+        let mut oracle = rust_oracle::Oracle::default();
+        oracle.visit_file(&parsed);
+        let mut want = oracle.out;
+        let lang = language_for(b"x.rs").expect("rust");
+        let mut got: Vec<rust_oracle::Scope> = scopes(lang, text.as_bytes())
+            .expect("parses")
+            .into_iter()
+            .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64))
+            .collect();
+        let order =
+            |a: &rust_oracle::Scope, b: &rust_oracle::Scope| a.3.cmp(&b.3).then(b.4.cmp(&a.4)).then(a.2.cmp(&b.2));
+        want.sort_by(order);
+        got.sort_by(order);
+        assert_eq!(got, want, "{}", file.display());
+        compared += want.len();
+    }
+    eprintln!("rust: {compared} scopes agree with syn");
+    assert!(compared >= 25, "only {compared} scopes compared");
 }
