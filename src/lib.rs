@@ -11,4 +11,5 @@ pub mod git;
 pub mod model;
 pub mod pathfmt;
 pub mod scope;
+pub mod symbols;
 pub mod syntax;

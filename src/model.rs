@@ -78,6 +78,9 @@ pub struct Change {
     pub binary: bool,
     pub additions: usize,
     pub deletions: usize,
+    /// The scopes the change touched, for a file in a supported language
+    /// (computed only for `diff`); `None` otherwise.
+    pub symbols: Option<Vec<SymbolChange>>,
 }
 
 impl Change {
@@ -158,8 +161,10 @@ impl ChangeSet {
 #[derive(Debug, Clone)]
 pub struct DiffSummary {
     pub changes: ChangeSet,
-    /// The full patch; bounded only when rendered.
+    /// The patch text: at least the leading lines that will be shown.
     pub patch: String,
+    /// How many lines the whole patch has.
+    pub patch_lines: usize,
 }
 
 /// A function, class or other scope of a source file (spec section 7).
@@ -184,4 +189,32 @@ pub fn innermost(spans: &[ScopeSpan], line: usize) -> Option<&ScopeSpan> {
         .iter()
         .filter(|s| s.start_line <= line && line <= s.end_line)
         .min_by_key(|s| (s.end_line - s.start_line, std::cmp::Reverse(s.start_line)))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolChangeKind {
+    Added,
+    Modified,
+    Removed,
+}
+
+/// A scope that a change added, modified or removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SymbolChange {
+    pub kind: String,
+    pub name: String,
+    pub qualified_name: String,
+    pub change: SymbolChangeKind,
+}
+
+/// Both versions of a changed file and the lines its patch changed
+/// (1-based: deleted lines of the old version, added lines of the new).
+#[derive(Debug, Clone, Copy)]
+pub struct FileVersions<'a> {
+    pub path: &'a [u8],
+    pub old: Option<&'a [u8]>,
+    pub new: Option<&'a [u8]>,
+    pub old_changed: &'a [usize],
+    pub new_changed: &'a [usize],
 }

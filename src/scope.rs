@@ -362,6 +362,7 @@ mod tests {
             binary: false,
             additions: 0,
             deletions: 0,
+            symbols: None,
         }
     }
 

@@ -8,8 +8,10 @@ use clap::Args;
 use super::repo_args::{CompareArgs, open};
 use super::{CliError, exit};
 use crate::format::diff::{DiffFormat, write};
-use crate::git::DiffDepth;
-use crate::model::DiffSummary;
+use crate::git::{DiffDepth, SymbolsFn};
+use crate::model::{DiffSummary, FileVersions, SymbolChange};
+use crate::symbols::changed_symbols;
+use crate::syntax;
 
 /// Summarise what a change did: files, statuses, line counts, a bounded patch.
 #[derive(Debug, Args)]
@@ -29,10 +31,27 @@ pub struct DiffArgs {
     pub max_lines: usize,
 }
 
+/// The scopes a file's change touched, for the languages of `syntax`.
+struct FileSymbols;
+
+impl SymbolsFn for FileSymbols {
+    fn wants(&self, path: &[u8]) -> bool {
+        syntax::language_for(path).is_some()
+    }
+
+    /// A version that cannot be parsed counts as having no scopes.
+    fn changed(&self, f: &FileVersions) -> Vec<SymbolChange> {
+        let Some(lang) = syntax::language_for(f.path) else { return Vec::new() };
+        let spans = |v: Option<&[u8]>| v.and_then(|src| syntax::scopes(lang, src).ok()).unwrap_or_default();
+        changed_symbols(&spans(f.old), &spans(f.new), f.old_changed, f.new_changed)
+    }
+}
+
 pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
-    let cmp = args.compare.compare(&opened, DiffDepth::Patch)?;
-    let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch };
+    let depth = DiffDepth::Patch { max_lines: args.max_lines };
+    let cmp = args.compare.compare(&opened, depth, Some(&FileSymbols))?;
+    let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &summary, args.max_lines)?;
     out.flush()?;

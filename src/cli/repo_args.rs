@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::config::{self, Config};
-use crate::git::{Comparison, DiffDepth, Repo};
+use crate::git::{Comparison, DiffDepth, Repo, SymbolsFn};
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -48,7 +48,12 @@ pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Opened, CliError> 
 
 impl CompareArgs {
     /// Resolves base and head and compares them.
-    pub fn compare<'r>(&self, o: &'r Opened, depth: DiffDepth) -> Result<Comparison<'r>, CliError> {
+    pub fn compare<'r>(
+        &self,
+        o: &'r Opened,
+        depth: DiffDepth,
+        symbols: Option<&dyn SymbolsFn>,
+    ) -> Result<Comparison<'r>, CliError> {
         let base = match self.base.as_deref().or(o.config.base.as_deref()) {
             Some(spec) => o.repo.resolve(spec)?,
             None => o.repo.default_branch()?,
@@ -56,9 +61,9 @@ impl CompareArgs {
         Ok(match &self.head {
             Some(spec) => {
                 let head = o.repo.resolve(spec)?;
-                o.repo.compare_commits(&base, &head, depth)?
+                o.repo.compare_commits(&base, &head, depth, symbols)?
             }
-            None => o.repo.compare_worktree(&base, depth)?,
+            None => o.repo.compare_worktree(&base, depth, symbols)?,
         })
     }
 }

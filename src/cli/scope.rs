@@ -44,7 +44,7 @@ pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     let deny = if args.deny.is_empty() { &scope.deny } else { &args.deny };
     // Compile the globs before any git work, so a bad glob fails fast.
     let rules = Rules::compile(allow, deny)?;
-    let cmp = args.compare.compare(&opened, DiffDepth::NameStatus)?;
+    let cmp = args.compare.compare(&opened, DiffDepth::NameStatus, None)?;
     let report = check(&rules, &cmp.changes.changes, &cmp.head);
     let header = ScopeHeader { base: &cmp.changes.base, head: &cmp.changes.head, rules: &rules };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -1,7 +1,8 @@
 //! Printing a diff summary: `text`, `markdown` (for a PR comment), `json`.
 //!
 //! JSON is the wire contract of section 10: `{"base", "head", "files":
-//! [{"path", "old_path", "status", "additions", "deletions", "binary"}],
+//! [{"path", "old_path", "status", "additions", "deletions", "binary",
+//! "symbols": [{"kind", "name", "qualified_name", "change"}]}],
 //! "totals": {"files", "additions", "deletions"}, "patch",
 //! "patch_truncated"}`. The patch keeps at most `max_lines` lines and ends
 //! with `[... N lines omitted]` when it was cut.
@@ -10,7 +11,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::model::{DiffSummary, Totals};
+use crate::model::{DiffSummary, SymbolChange, SymbolChangeKind, Totals};
 use crate::pathfmt::display;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -27,9 +28,9 @@ pub struct BoundedPatch {
     pub omitted: usize,
 }
 
-/// Keeps the first `max_lines` lines of `patch`, and says how many it cut.
-pub fn bound_patch(patch: &str, max_lines: usize) -> BoundedPatch {
-    let total = patch.lines().count();
+/// Keeps the first `max_lines` lines of `patch`, and says how many of the
+/// `total` it cut (`patch` may already hold fewer than `total`).
+pub fn bound_patch(patch: &str, total: usize, max_lines: usize) -> BoundedPatch {
     if total <= max_lines {
         return BoundedPatch { text: patch.to_string(), omitted: 0 };
     }
@@ -40,7 +41,7 @@ pub fn bound_patch(patch: &str, max_lines: usize) -> BoundedPatch {
 }
 
 pub fn write(out: &mut dyn Write, format: DiffFormat, d: &DiffSummary, max_lines: usize) -> io::Result<()> {
-    let patch = bound_patch(&d.patch, max_lines);
+    let patch = bound_patch(&d.patch, d.patch_lines, max_lines);
     match format {
         DiffFormat::Text => text(out, d, &patch),
         DiffFormat::Markdown => markdown(out, d, &patch),
@@ -53,6 +54,31 @@ fn file_label(c: &crate::model::Change, arrow: &str, wrap: &dyn Fn(&str) -> Stri
         Some(old) => format!("{}{arrow}{}", wrap(&display(old)), wrap(&display(c.path()))),
         None => wrap(&display(c.path())),
     }
+}
+
+/// `+` added, `~` modified, `-` removed.
+fn symbol_mark(change: SymbolChangeKind) -> char {
+    match change {
+        SymbolChangeKind::Added => '+',
+        SymbolChangeKind::Modified => '~',
+        SymbolChangeKind::Removed => '-',
+    }
+}
+
+fn symbol_cell(c: &crate::model::Change) -> String {
+    c.symbols
+        .iter()
+        .flatten()
+        .map(|s| {
+            let change = match s.change {
+                SymbolChangeKind::Added => "added",
+                SymbolChangeKind::Modified => "modified",
+                SymbolChangeKind::Removed => "removed",
+            };
+            format!("{} ({change})", code(&s.qualified_name))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn totals_line(t: &Totals) -> String {
@@ -75,6 +101,9 @@ fn text(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Resul
     for (c, label) in cs.changes.iter().zip(&labels) {
         let counts = if c.binary { "binary".to_string() } else { format!("+{} -{}", c.additions, c.deletions) };
         writeln!(out, "{}  {label:<width$}  {counts}", c.status.letter())?;
+        for s in c.symbols.iter().flatten() {
+            writeln!(out, "     {} {} {}", symbol_mark(s.change), s.kind, s.qualified_name)?;
+        }
     }
     writeln!(out, "{}", totals_line(&cs.totals()))?;
     if !patch.text.is_empty() {
@@ -114,14 +143,15 @@ fn markdown(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::R
         totals_line(&t)
     )?;
     if !cs.changes.is_empty() {
-        writeln!(out, "| Status | File | + | - |")?;
-        writeln!(out, "|:--|:--|--:|--:|")?;
+        writeln!(out, "| Status | File | + | - | Symbols |")?;
+        writeln!(out, "|:--|:--|--:|--:|:--|")?;
         for c in &cs.changes {
             let label = file_label(c, " \u{2192} ", &code);
+            let symbols = symbol_cell(c);
             if c.binary {
-                writeln!(out, "| {} | {label} | binary | |", c.status.letter())?;
+                writeln!(out, "| {} | {label} | binary | | {symbols} |", c.status.letter())?;
             } else {
-                writeln!(out, "| {} | {label} | {} | {} |", c.status.letter(), c.additions, c.deletions)?;
+                writeln!(out, "| {} | {label} | {} | {} | {symbols} |", c.status.letter(), c.additions, c.deletions)?;
             }
         }
         writeln!(out)?;
@@ -157,6 +187,8 @@ struct JsonFile {
     additions: usize,
     deletions: usize,
     binary: bool,
+    /// The scopes the change touched; empty for a language without a grammar.
+    symbols: Vec<SymbolChange>,
 }
 
 fn json(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Result<()> {
@@ -174,6 +206,7 @@ fn json(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Resul
                 additions: c.additions,
                 deletions: c.deletions,
                 binary: c.binary,
+                symbols: c.symbols.clone().unwrap_or_default(),
             })
             .collect(),
         totals: cs.totals(),
@@ -191,13 +224,15 @@ mod tests {
     #[test]
     fn bounding() {
         let p = "a\nb\nc\nd\n";
-        assert_eq!(bound_patch(p, 10), BoundedPatch { text: p.into(), omitted: 0 });
-        assert_eq!(bound_patch(p, 4).omitted, 0);
-        assert_eq!(bound_patch(p, 2), BoundedPatch { text: "a\nb\n[... 2 lines omitted]\n".into(), omitted: 2 });
-        assert_eq!(bound_patch(p, 0), BoundedPatch { text: "[... 4 lines omitted]\n".into(), omitted: 4 });
-        assert_eq!(bound_patch("", 0).omitted, 0);
+        assert_eq!(bound_patch(p, 4, 10), BoundedPatch { text: p.into(), omitted: 0 });
+        assert_eq!(bound_patch(p, 4, 4).omitted, 0);
+        assert_eq!(bound_patch(p, 4, 2), BoundedPatch { text: "a\nb\n[... 2 lines omitted]\n".into(), omitted: 2 });
+        assert_eq!(bound_patch(p, 4, 0), BoundedPatch { text: "[... 4 lines omitted]\n".into(), omitted: 4 });
+        assert_eq!(bound_patch("", 0, 0).omitted, 0);
         // A last line without a newline still counts.
-        assert_eq!(bound_patch("a\nb", 1).text, "a\n[... 1 lines omitted]\n");
+        assert_eq!(bound_patch("a\nb", 2, 1).text, "a\n[... 1 lines omitted]\n");
+        // Only the leading lines were rendered; the total says how many exist.
+        assert_eq!(bound_patch(p, 1000, 3).text, "a\nb\nc\n[... 997 lines omitted]\n");
     }
 
     #[test]

@@ -16,11 +16,11 @@ use std::path::Path;
 
 use git2::{DiffOptions, Oid, Repository};
 
-use super::patch::{FilePatch, FileSide, file_patch};
+use super::patch::{FilePatch, FileSide, Want, file_patch};
 use super::renames::{self, Endpoint, Side as RenameSide};
 use super::walk::{ChangedLeaf, Leaf, changed_leaves};
 use super::{GitError, Repo, Revision, ctx};
-use crate::model::{Change, ChangeSet, EntryKind, Head, Side, Status};
+use crate::model::{Change, ChangeSet, EntryKind, FileVersions, Head, Side, Status, SymbolChange};
 use crate::scope::SymlinkLookup;
 
 /// git's default `diff.renameLimit`: the inexact rename matrix is skipped
@@ -31,12 +31,24 @@ const GITLINK: i32 = 0o160000;
 const SYMLINK: i32 = 0o120000;
 
 /// How much of each change to compute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiffDepth {
     /// Paths, statuses, modes, renames and symlink targets: what `scope` needs.
     NameStatus,
-    /// Also line counts, binary flags and the patch text: what `diff` needs.
-    Patch,
+    /// Also line counts, binary flags and the patch: what `diff` needs. Its
+    /// text is rendered for the leading files up to `max_lines` lines (whole
+    /// files, so possibly more); the total is counted for every file.
+    Patch { max_lines: usize },
+}
+
+/// The scopes a change touched, from both versions of a file. The git layer
+/// knows nothing of parsing: `diff` passes this in, and it runs on the patch
+/// threads, on bytes already read.
+pub trait SymbolsFn: Sync {
+    /// Whether this file's language is supported (else no line numbers are
+    /// collected for it).
+    fn wants(&self, path: &[u8]) -> bool;
+    fn changed(&self, file: &FileVersions) -> Vec<SymbolChange>;
 }
 
 /// The result of comparing a base with a head.
@@ -44,6 +56,8 @@ pub struct Comparison<'r> {
     pub changes: ChangeSet,
     /// The patch text; empty unless [`DiffDepth::Patch`] was asked for.
     pub patch: String,
+    /// How many lines the whole patch has (`patch` may hold fewer).
+    pub patch_lines: usize,
     /// The head's tree, to follow its symlinks.
     pub head: HeadView<'r>,
 }
@@ -145,6 +159,7 @@ impl Repo {
         base: &Revision,
         head: &Revision,
         depth: DiffDepth,
+        symbols: Option<&dyn SymbolsFn>,
     ) -> Result<Comparison<'_>, GitError> {
         let merge_base = self.merge_base(base, head)?;
         let view = HeadView {
@@ -153,17 +168,24 @@ impl Repo {
             overlay: BTreeMap::new(),
             contents: HashMap::new(),
         };
-        let (changes, patch) = compare(&view, self.commit_tree(merge_base)?, &BTreeSet::new(), depth)?;
+        let (changes, (patch, patch_lines)) =
+            compare(&view, self.commit_tree(merge_base)?, &BTreeSet::new(), depth, symbols)?;
         Ok(Comparison {
             changes: ChangeSet { base: merge_base.to_string(), head: Head::Commit(head.oid.to_string()), changes },
             patch,
+            patch_lines,
             head: view,
         })
     }
 
     /// Compares the working tree (staged, unstaged and untracked
     /// non-ignored files) with the merge base of `base` and `HEAD`.
-    pub fn compare_worktree(&self, base: &Revision, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
+    pub fn compare_worktree(
+        &self,
+        base: &Revision,
+        depth: DiffDepth,
+        symbols: Option<&dyn SymbolsFn>,
+    ) -> Result<Comparison<'_>, GitError> {
         let head = self.head()?;
         let merge_base = self.merge_base(base, &head)?;
         let (old, head_tree) = (self.commit_tree(merge_base)?, self.commit_tree(head.oid)?);
@@ -174,10 +196,11 @@ impl Repo {
             overlay: state.overlay.into_iter().collect(),
             contents: state.contents,
         };
-        let (changes, patch) = compare(&view, old, &state.dirty_submodules, depth)?;
+        let (changes, (patch, patch_lines)) = compare(&view, old, &state.dirty_submodules, depth, symbols)?;
         Ok(Comparison {
             changes: ChangeSet { base: merge_base.to_string(), head: Head::Worktree, changes },
             patch,
+            patch_lines,
             head: view,
         })
     }
@@ -217,7 +240,8 @@ fn compare(
     old_tree: Oid,
     dirty: &BTreeSet<Vec<u8>>,
     depth: DiffDepth,
-) -> Result<(Vec<Change>, String), GitError> {
+    symbols: Option<&dyn SymbolsFn>,
+) -> Result<(Vec<Change>, (String, usize)), GitError> {
     let overlay: Vec<(Vec<u8>, Option<Leaf>)> = view.overlay.iter().map(|(p, l)| (p.clone(), *l)).collect();
     let leaves: Vec<ChangedLeaf> = changed_leaves(view.repo, Some(old_tree), Some(view.tree), &overlay)?;
 
@@ -245,7 +269,7 @@ fn compare(
     let hex = |v: &[(&[u8], Leaf)]| -> Vec<String> { v.iter().map(|(_, (id, _))| id.to_string()).collect() };
     let (del_ids, add_ids) = (hex(&deleted), hex(&added));
     // With a patch to print, every blob is needed: read them all at once.
-    let ahead: Vec<Oid> = if depth == DiffDepth::Patch {
+    let ahead: Vec<Oid> = if depth != DiffDepth::NameStatus {
         let ids: BTreeSet<Oid> = leaves
             .iter()
             .flat_map(|(_, x, y)| [*x, *y])
@@ -336,41 +360,80 @@ fn compare(
             binary: false,
             additions: 0,
             deletions: 0,
+            symbols: None,
         });
-        if depth == DiffDepth::Patch {
+        if depth != DiffDepth::NameStatus {
             let old_data = p.old.map(|(_, leaf)| blobs.get(leaf, false)).transpose()?;
             let new_data = p.new.map(|(_, leaf)| blobs.get(leaf, p.dirty)).transpose()?;
             contents.push((old_data, new_data));
         }
     }
-    if depth != DiffDepth::Patch {
-        return Ok((changes, String::new()));
-    }
-    // Patches need only the bytes read above: render them on both cores.
-    let render = |range: std::ops::Range<usize>| -> Result<Vec<FilePatch>, GitError> {
+    let DiffDepth::Patch { max_lines } = depth else { return Ok((changes, (String::new(), 0))) };
+    // Patches need only the bytes read above: counted on both cores, their
+    // text rendered only for the leading files, up to `max_lines`. Symbols
+    // too, where asked: the caller parses, from the same bytes.
+    type Rendered = (FilePatch, Option<Vec<SymbolChange>>);
+    let render = |range: std::ops::Range<usize>, text_budget: usize| -> Result<Vec<Rendered>, GitError> {
         let mut opts = DiffOptions::new();
         opts.context_lines(3);
+        let mut written = 0;
         range
             .map(|k| {
                 let (p, (o, n)) = (&pairs[k], &contents[k]);
-                file_patch(file(p.old, o).as_ref(), file(p.new, n).as_ref(), p.similarity, &mut opts)
+                let path = p.new.or(p.old).map_or(&[][..], |(path, _)| path);
+                let regular = |s: Option<(&[u8], Leaf)>| s.is_none_or(|(_, (_, mode))| mode & 0o170000 == 0o100000);
+                let wanted = symbols.filter(|f| regular(p.old) && regular(p.new) && f.wants(path));
+                let fp = file_patch(
+                    file(p.old, o).as_ref(),
+                    file(p.new, n).as_ref(),
+                    p.similarity,
+                    Want { lines: wanted.is_some(), text: written < text_budget },
+                    &mut opts,
+                )?;
+                written += fp.line_count;
+                let syms = wanted.filter(|_| !fp.binary).map(|f| {
+                    f.changed(&FileVersions {
+                        path,
+                        old: o.as_deref(),
+                        new: n.as_deref(),
+                        old_changed: &fp.old_changed,
+                        new_changed: &fp.new_changed,
+                    })
+                });
+                Ok((fp, syms))
             })
             .collect()
     };
     let half = pairs.len() / 2;
     let (first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| render(half..pairs.len()));
-        (render(0..half), second.join())
+        let second = s.spawn(|| render(half..pairs.len(), 0));
+        (render(0..half, max_lines), second.join())
     });
     let second = second.unwrap_or_else(|_| {
         Err(GitError::Io { path: ".".into(), source: std::io::Error::other("the patch thread failed") })
     });
-    let mut patch_text = Vec::new();
-    for (change, fp) in changes.iter_mut().zip(first?.into_iter().chain(second?)) {
+    let (mut patch_text, mut total, mut written) = (Vec::new(), 0, 0);
+    for (k, (change, (fp, syms))) in changes.iter_mut().zip(first?.into_iter().chain(second?)).enumerate() {
+        change.symbols = syms;
         change.additions = fp.additions;
         change.deletions = fp.deletions;
         change.binary = fp.binary;
-        patch_text.extend_from_slice(&fp.text);
+        total += fp.line_count;
+        if written < max_lines {
+            // The second thread rendered no text: do it here, for the few
+            // files still under the bound.
+            let text = if k < half {
+                fp.text
+            } else {
+                let (p, (o, n)) = (&pairs[k], &contents[k]);
+                let mut opts = DiffOptions::new();
+                opts.context_lines(3);
+                let want = Want { lines: false, text: true };
+                file_patch(file(p.old, o).as_ref(), file(p.new, n).as_ref(), p.similarity, want, &mut opts)?.text
+            };
+            patch_text.extend_from_slice(&text);
+            written += fp.line_count;
+        }
     }
-    Ok((changes, String::from_utf8_lossy(&patch_text).into_owned()))
+    Ok((changes, (String::from_utf8_lossy(&patch_text).into_owned(), total)))
 }

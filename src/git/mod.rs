@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-pub use changes::{Comparison, DiffDepth, HeadView};
+pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use revs::Revision;
 
 /// A failure of the git layer, with the path or ref it concerns.

@@ -27,6 +27,20 @@ pub(super) struct FilePatch {
     pub deletions: usize,
     pub binary: bool,
     pub text: Vec<u8>,
+    /// Lines deleted from the old version and added in the new (1-based).
+    pub old_changed: Vec<usize>,
+    pub new_changed: Vec<usize>,
+    /// How many lines the patch text has (counted even when not rendered).
+    pub line_count: usize,
+}
+
+/// What to compute besides counts.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Want {
+    /// The changed line numbers.
+    pub lines: bool,
+    /// The patch text.
+    pub text: bool,
 }
 
 /// A header path with its `a/` or `b/` prefix, quoted as git quotes it.
@@ -54,18 +68,21 @@ pub(super) fn file_patch(
     old: Option<&FileSide>,
     new: Option<&FileSide>,
     similarity: Option<u32>,
+    want: Want,
     opts: &mut DiffOptions,
 ) -> Result<FilePatch, GitError> {
     let kind = |m: i32| m & 0o170000;
     if let (Some(o), Some(n)) = (old, new)
         && kind(o.mode) != kind(n.mode)
     {
-        let mut a = file_patch(Some(o), None, None, opts)?;
-        let b = file_patch(None, Some(n), None, opts)?;
+        let mut a = file_patch(Some(o), None, None, want, opts)?;
+        let b = file_patch(None, Some(n), None, want, opts)?;
         a.additions += b.additions;
         a.deletions += b.deletions;
         a.binary |= b.binary;
         a.text.extend_from_slice(&b.text);
+        a.new_changed = b.new_changed;
+        a.line_count += b.line_count;
         return Ok(a);
     }
     let (Some(any), other) = (old.or(new), new.or(old)) else {
@@ -103,7 +120,7 @@ pub(super) fn file_patch(
     let (old_data, new_data) = (old.map_or(&[][..], |o| o.data), new.map_or(&[][..], |n| n.data));
     if old_id == new_id && old_data == new_data {
         // Same content: only the mode or the name changed.
-        return Ok(FilePatch { text, ..FilePatch::default() });
+        return Ok(finish(text, want, FilePatch::default()));
     }
     let mut patch = Patch::from_buffers(old_data, None, new_data, None, Some(opts))
         .map_err(ctx(|| "cannot compute a patch".into()))?;
@@ -113,7 +130,32 @@ pub(super) fn file_patch(
     let plus = if new.is_some() { b_path } else { b"/dev/null".to_vec() };
     if binary {
         line(&mut text, &[b"Binary files ", &minus, b" and ", &plus, b" differ"]);
-        return Ok(FilePatch { additions: 0, deletions: 0, binary, text });
+        return Ok(finish(text, want, FilePatch { binary, ..FilePatch::default() }));
+    }
+    let (mut old_changed, mut new_changed) = (Vec::new(), Vec::new());
+    let mut body_lines = 0;
+    for h in 0..patch.num_hunks() {
+        let n = patch.num_lines_in_hunk(h).map_err(ctx(|| "cannot read a hunk".into()))?;
+        body_lines += 1 + n;
+        if !want.lines {
+            continue;
+        }
+        for l in 0..n {
+            let line = patch.line_in_hunk(h, l).map_err(ctx(|| "cannot read a hunk line".into()))?;
+            match line.origin() {
+                '-' => old_changed.extend(line.old_lineno().map(|n| n as usize)),
+                '+' => new_changed.extend(line.new_lineno().map(|n| n as usize)),
+                _ => {}
+            }
+        }
+    }
+    if body_lines > 0 {
+        body_lines += 2; // the ---/+++ lines
+    }
+    let header_lines = text.iter().filter(|&&b| b == b'\n').count();
+    let counts = FilePatch { additions, deletions, binary, old_changed, new_changed, ..FilePatch::default() };
+    if !want.text {
+        return Ok(FilePatch { line_count: header_lines + body_lines, text: Vec::new(), ..counts });
     }
     let buf = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?;
     if let Some(at) = find_hunks(&buf) {
@@ -126,7 +168,13 @@ pub(super) fn file_patch(
         line(&mut text, &[b"+++ ", &plus, tab(&plus)]);
         text.extend_from_slice(&buf[at..]);
     }
-    Ok(FilePatch { additions, deletions, binary, text })
+    Ok(finish(text, want, counts))
+}
+
+/// The patch with its text (kept only when wanted) and its line count.
+fn finish(text: Vec<u8>, want: Want, counts: FilePatch) -> FilePatch {
+    let line_count = text.iter().filter(|&&b| b == b'\n').count();
+    FilePatch { line_count, text: if want.text { text } else { Vec::new() }, ..counts }
 }
 
 /// Where the first hunk starts in libgit2's patch text.

@@ -29,10 +29,21 @@ fn only_the_git_layer_uses_libgit2() {
 }
 
 #[test]
+fn only_the_syntax_layer_uses_tree_sitter() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    for (path, text) in &files {
+        if !path.starts_with("src/syntax/") {
+            assert!(!text.contains("tree_sitter"), "{path} uses tree-sitter: only src/syntax/ may");
+        }
+    }
+}
+
+#[test]
 fn the_pure_core_has_no_side_effects() {
     let mut files = Vec::new();
     sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
-    let pure = ["src/model.rs", "src/scope.rs", "src/pathfmt.rs", "src/format/"];
+    let pure = ["src/model.rs", "src/scope.rs", "src/pathfmt.rs", "src/symbols.rs", "src/format/"];
     for (path, text) in &files {
         if !pure.iter().any(|p| path.starts_with(p)) {
             continue;

@@ -10,4 +10,5 @@ mod revisions;
 mod scope_fixtures;
 mod submodules;
 mod support;
+mod symbols;
 mod syntax_oracle;
