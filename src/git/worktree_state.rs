@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -71,6 +71,8 @@ impl Repo {
             contents: HashMap::new(),
             dirty_submodules: BTreeSet::new(),
         };
+        // Git lookups here; what is read from disk is gathered in `jobs`.
+        let mut jobs: Vec<(usize, std::path::PathBuf, bool)> = Vec::new(); // (overlay index, path, exec by index)
         for (path, flag) in &entries {
             let rel = Path::new(OsStr::from_bytes(path));
             let head_mode = head.get_path(rel).ok().map(|e| e.filemode() as u32);
@@ -95,52 +97,56 @@ impl Repo {
                 // untracked): absent from the working tree's state.
                 None
             } else {
-                match std::fs::symlink_metadata(&abs) {
-                    // Gone, or a parent turned into a file (ENOTDIR): removed.
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) => None,
-                    Err(e) => {
-                        return Err(GitError::Io { path: abs, source: e });
-                    }
-                    Ok(meta) if meta.file_type().is_symlink() => {
-                        let target =
-                            std::fs::read_link(&abs).map_err(|e| GitError::Io { path: abs.clone(), source: e })?;
-                        Some((state.keep(target.as_os_str().as_bytes().to_vec())?, 0o120000))
-                    }
-                    Ok(meta) if meta.is_file() => {
-                        let exec = if filemode {
-                            meta.permissions().mode() & 0o111 != 0
-                        } else {
-                            head_mode.or(index_mode) == Some(0o100755)
-                        };
-                        let oid = self.file_blob(&mut state, rel, &abs, autocrlf, attributes)?;
-                        Some((oid, if exec { 0o100755 } else { 0o100644 }))
-                    }
-                    // A directory (or socket, fifo) where a file was: the file
-                    // is gone; files inside a new directory have entries of their own.
-                    Ok(_) => None,
-                }
+                jobs.push((state.overlay.len(), abs, head_mode.or(index_mode) == Some(0o100755)));
+                None
             };
             state.overlay.push((path.clone(), leaf));
+        }
+
+        // Read, stat and hash the files. Where no clean filter can apply
+        // (the common case), no git object is needed: both cores share it.
+        let read = |jobs: &[(usize, std::path::PathBuf, bool)]| -> Result<Vec<(usize, Option<OnDisk>)>, GitError> {
+            jobs.iter().map(|(i, abs, exec)| Ok((*i, on_disk(abs, filemode, *exec)?))).collect()
+        };
+        let filters = autocrlf || attributes;
+        let read_all = if filters || jobs.len() < 64 {
+            read(&jobs)?
+        } else {
+            let (a, b) = jobs.split_at(jobs.len() / 2);
+            let (x, y) = std::thread::scope(|s| {
+                let y = s.spawn(|| read(b));
+                (read(a), y.join())
+            });
+            let y = y.unwrap_or_else(|_| {
+                Err(GitError::Io { path: workdir.clone(), source: std::io::Error::other("a reading thread failed") })
+            });
+            let mut all = x?;
+            all.extend(y?);
+            all
+        };
+        for (i, found) in read_all {
+            let Some(OnDisk { data, mode }) = found else { continue };
+            let rel = Path::new(OsStr::from_bytes(&state.overlay[i].0)).to_path_buf();
+            let oid = if mode != 0o120000 && filters && self.may_filter(&rel, &data, autocrlf, attributes) {
+                // libgit2 filters it as `git add` would, into the in-memory
+                // object database. If the filtered blob already exists on
+                // disk, libgit2 refreshes that object's mtime: the one write
+                // to `.git` this can cause.
+                self.use_memory_odb()?;
+                let abs = workdir.join(&rel);
+                self.repo.blob_path(&abs).map_err(ctx(|| format!("cannot read {}", abs.display())))?
+            } else {
+                state.keep(data)?
+            };
+            state.overlay[i].1 = Some((oid, mode));
         }
         Ok(state)
     }
 
-    /// The blob id git would store for a working-tree file. Without a clean
-    /// filter in play, that is the hash of the file's bytes. Where one may
-    /// apply (core.autocrlf, or a `filter`, `ident`, `text`, `eol` or
-    /// `working-tree-encoding` attribute), libgit2 filters it as `git add`
-    /// would, into the in-memory object database; if the filtered blob
-    /// already exists on disk, libgit2 refreshes that object's mtime, the
-    /// one write to `.git` this can cause.
-    fn file_blob(
-        &self,
-        state: &mut WorktreeState,
-        rel: &Path,
-        abs: &Path,
-        autocrlf: bool,
-        attributes: bool,
-    ) -> Result<Oid, GitError> {
-        let data = std::fs::read(abs).map_err(|e| GitError::Io { path: abs.to_path_buf(), source: e })?;
+    /// Whether a clean filter may change a file's bytes on their way into
+    /// git: core.autocrlf, or a `filter`, `ident`, `text`, `eol` or
+    /// `working-tree-encoding` attribute.
+    fn may_filter(&self, rel: &Path, data: &[u8], autocrlf: bool, attributes: bool) -> bool {
         let attr = |name: &str| {
             attributes
                 && self
@@ -155,15 +161,10 @@ impl Repo {
                         )
                     })
         };
-        let may_filter = attr("filter")
+        attr("filter")
             || attr("ident")
             || attr("working-tree-encoding")
-            || ((autocrlf || attr("text") || attr("eol") || attr("crlf")) && data.contains(&b'\r'));
-        if may_filter {
-            self.use_memory_odb()?;
-            return self.repo.blob_path(abs).map_err(ctx(|| format!("cannot read {}", abs.display())));
-        }
-        state.keep(data)
+            || ((autocrlf || attr("text") || attr("eol") || attr("crlf")) && data.contains(&b'\r'))
     }
 
     /// Whether any gitattributes can apply: a `.gitattributes` in the index
@@ -298,6 +299,37 @@ enum Untracked {
 /// The path of a delta of a diff against the index or working tree.
 fn delta_path(d: &git2::DiffDelta) -> Option<Vec<u8>> {
     d.new_file().path_bytes().or_else(|| d.old_file().path_bytes()).map(<[u8]>::to_vec)
+}
+
+/// A working-tree file as git would store it: its bytes (a symlink's
+/// target) and its mode.
+struct OnDisk {
+    data: Vec<u8>,
+    mode: i32,
+}
+
+/// Reads one path of the working tree; `None` when it is not a file or
+/// symlink any more (gone, or a directory now). `exec_by_index` is the
+/// executable bit to keep when core.fileMode is false.
+fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnDisk>, GitError> {
+    let io = |e| GitError::Io { path: abs.to_path_buf(), source: e };
+    let meta = match std::fs::symlink_metadata(abs) {
+        // Gone, or a parent turned into a file (ENOTDIR): removed.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) => return Ok(None),
+        Err(e) => return Err(io(e)),
+        Ok(m) => m,
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(abs).map_err(io)?;
+        return Ok(Some(OnDisk { data: target.into_os_string().into_vec(), mode: 0o120000 }));
+    }
+    if !meta.is_file() {
+        // A directory (or socket, fifo) where a file was: the file is gone;
+        // files inside a new directory have entries of their own.
+        return Ok(None);
+    }
+    let exec = if filemode { meta.permissions().mode() & 0o111 != 0 } else { exec_by_index };
+    Ok(Some(OnDisk { data: std::fs::read(abs).map_err(io)?, mode: if exec { 0o100755 } else { 0o100644 } }))
 }
 
 fn is_gitignore(path: &[u8]) -> bool {
