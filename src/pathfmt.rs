@@ -12,6 +12,11 @@
 
 use std::borrow::Cow;
 
+/// The last component of a repository path (`b"a/b.rs"` -> `b"b.rs"`).
+pub fn basename(path: &[u8]) -> &[u8] {
+    path.rsplit(|&b| b == b'/').next().unwrap_or(path)
+}
+
 /// The printable form of a repository path.
 pub fn display(path: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(path) {

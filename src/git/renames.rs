@@ -36,9 +36,7 @@ fn is_regular(mode: i32) -> bool {
     matches!(mode, 0o100644 | 0o100755 | 0o100664)
 }
 
-fn basename(path: &[u8]) -> &[u8] {
-    path.rsplit(|&b| b == b'/').next().unwrap_or(path)
-}
+use crate::pathfmt::basename;
 
 /// git's binary test: a NUL byte in the first 8000 bytes.
 pub fn is_binary(data: &[u8]) -> bool {

@@ -173,7 +173,7 @@ impl Repo {
     /// (each lookup stats every directory up to the root: measured at a
     /// third of the time of a working-tree comparison).
     fn has_attributes(&self, index: &git2::Index, entries: &[(Vec<u8>, Untracked)], config: &git2::Config) -> bool {
-        let named = |p: &[u8]| p.rsplit(|&b| b == b'/').next() == Some(b".gitattributes");
+        let named = |p: &[u8]| crate::pathfmt::basename(p) == b".gitattributes";
         if entries.iter().any(|(p, _)| named(p)) || index.iter().any(|e| named(&e.path)) {
             return true;
         }
@@ -333,5 +333,5 @@ fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnD
 }
 
 fn is_gitignore(path: &[u8]) -> bool {
-    path.rsplit(|&b| b == b'/').next() == Some(b".gitignore")
+    crate::pathfmt::basename(path) == b".gitignore"
 }

@@ -51,7 +51,7 @@ const KEYWORDS: &[&str] = &["def", "class", "fn", "impl", "trait", "mod", "struc
 
 /// The language of a repository path, by its extension.
 pub fn language_for(path: &[u8]) -> Option<&'static LanguageDef> {
-    let name = path.rsplit(|&b| b == b'/').next()?;
+    let name = crate::pathfmt::basename(path);
     let dot = name.iter().rposition(|&b| b == b'.')?;
     let ext = std::str::from_utf8(&name[dot + 1..]).ok()?;
     LANGUAGES.iter().find(|l| l.extensions.contains(&ext))
