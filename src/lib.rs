@@ -6,6 +6,8 @@
 
 pub mod cli;
 pub mod config;
+pub mod diagnostics;
+pub mod enrich;
 pub mod format;
 pub mod git;
 pub mod model;

@@ -2,6 +2,7 @@
 //! and maps results to exit codes.
 
 mod diff;
+mod enrich;
 pub mod error;
 mod repo_args;
 mod scope;
@@ -29,6 +30,7 @@ pub struct Cli {
 pub enum Command {
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
+    Enrich(enrich::EnrichArgs),
 }
 
 /// Parses the command line, runs the command, returns the exit code.
@@ -57,6 +59,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),
+        Command::Enrich(args) => enrich::run(&dir, args),
     };
     match result {
         Ok(code) => code,

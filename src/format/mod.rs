@@ -4,6 +4,7 @@
 //! - [`diff`]: `text`, `markdown`, `json` for `retry-run diff`.
 
 pub mod diff;
+pub mod enrich;
 pub mod scope;
 
 /// The first 12 hex digits of a SHA, for people; JSON keeps the full one.

@@ -1,0 +1,84 @@
+//! `retry-run enrich`: lint, compiler and test output with the function or
+//! class around each error.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{CliError, exit};
+use crate::diagnostics::{self, Format, detect::detect};
+use crate::enrich::{self, load::load};
+use crate::format::enrich::{EnrichFormat, write};
+
+/// Show each diagnostic inside the function or class that holds it.
+///
+/// Reads the output of ruff, flake8, pylint, mypy, pyright, pytest, Python
+/// tracebacks, rustc/cargo/clippy (human, short or JSON), cargo test panics,
+/// or any `path:line[:col]: message` tool. Exit 0 whenever the input was read.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ruff check . | retry-run enrich\n  cargo clippy --message-format=json 2>/dev/null | retry-run enrich --format json\n  retry-run enrich --input pytest.log --input-format pytest --root services/api"
+)]
+pub struct EnrichArgs {
+    /// Read the tool output from FILE instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// The input format, or `auto` to detect it: ruff, flake8, pylint,
+    /// mypy, pyright, pytest, python-traceback, rustc, cargo-json,
+    /// cargo-test, generic.
+    #[arg(long, value_name = "NAME", default_value = "auto")]
+    pub input_format: String,
+
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: EnrichFormat,
+
+    /// Where relative paths in the output are resolved [default: the
+    /// current directory].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+pub fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
+    let format = match args.input_format.as_str() {
+        "auto" => None,
+        name => Some(Format::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            CliError::usage(format!("unknown --input-format {name:?}; use auto or one of {}", names.join(", ")))
+        })?),
+    };
+    let root = enrich::absolute(args.root.as_deref().unwrap_or(Path::new(".")), dir);
+    if !root.is_dir() {
+        return Err(CliError::usage(format!("--root {}: not a directory", root.display())));
+    }
+    let canonical_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+    let bytes = read_input(dir, args.input.as_deref())?;
+    // Tool output that is not UTF-8 (a path, a test's stdout) is read lossily.
+    let text = String::from_utf8_lossy(&bytes);
+    let format = format.unwrap_or_else(|| detect(&text));
+    let found = diagnostics::parse(format, &text);
+    let files = enrich::files_to_read(&found, &root, &canonical_root);
+    let sources = load(&root, &files);
+    let items = enrich::enrich(found, &sources, &root, &canonical_root);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    write(&mut out, args.format, &items)?;
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn read_input(dir: &Path, input: Option<&Path>) -> Result<Vec<u8>, CliError> {
+    match input {
+        Some(p) => {
+            let path = enrich::absolute(p, dir);
+            std::fs::read(&path).map_err(|e| CliError::usage(format!("--input {}: {e}", p.display())))
+        }
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| CliError::environment(format!("cannot read stdin: {e}")))?;
+            Ok(buf)
+        }
+    }
+}
