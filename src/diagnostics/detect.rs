@@ -84,7 +84,7 @@ impl Seen {
             }
             if rest.starts_with("- error: ") || rest.starts_with("- warning: ") || rest.starts_with("- information: ") {
                 self.pyright = true;
-            } else if rest.starts_with("error[") || (rest.starts_with("warning: ") && !self.mypy) {
+            } else if rest.starts_with("error[") || (rest.starts_with("warning: ") && path.ends_with(".rs")) {
                 self.rustc_short = true;
             } else if rest.starts_with("error: ") || rest.starts_with("note: ") {
                 self.mypy = true;

@@ -53,5 +53,5 @@ capture generic-gcc "$here/c" gcc -Wall -Wextra -fsyntax-only -fno-diagnostics-c
 {
     ruff --version; flake8 --version | head -1; pylint --version | head -1; mypy --version
     pyright --version; python3 -m pytest --version 2>&1; python3 --version
-    rustc --version; cargo clippy --version; gcc --version | head -1
+    rustc --version; cargo --version; cargo clippy --version; gcc --version | head -1
 } >"$out/VERSIONS" 2>&1

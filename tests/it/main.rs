@@ -4,6 +4,7 @@
 mod architecture;
 mod checkout;
 mod diff_oracle;
+mod enrich;
 mod errors;
 mod formats;
 mod revisions;
