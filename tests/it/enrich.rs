@@ -253,9 +253,12 @@ fn live_tools_still_print_what_was_captured() {
         let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
         std::fs::write(env.path("live.txt"), &text).expect("write");
         let run = env.run(&root, &["enrich", "--format", "json", "--input", &env.path("live.txt").to_string_lossy()]);
-        let got = compact(&run.assert_code(0).json());
+        // Sorted: parallel test runners print failures in the order they finish.
+        let mut got = compact(&run.assert_code(0).json());
+        got.sort();
         let want = std::fs::read_to_string(dir().join("expected").join(format!("{name}.txt"))).expect("expected");
-        let want: Vec<&str> = want.lines().collect();
+        let mut want: Vec<&str> = want.lines().collect();
+        want.sort();
         if same_version {
             assert_eq!(got, want, "{name}: the live output of {tool} no longer matches; re-run tests/diagnostics/capture.sh");
         } else {
