@@ -13,5 +13,6 @@ pub mod git;
 pub mod model;
 pub mod pathfmt;
 pub mod scope;
+pub mod summarize;
 pub mod symbols;
 pub mod syntax;

@@ -6,6 +6,7 @@ mod enrich;
 pub mod error;
 mod repo_args;
 mod scope;
+mod summarize;
 
 use std::path::PathBuf;
 
@@ -31,6 +32,7 @@ pub enum Command {
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
     Enrich(enrich::EnrichArgs),
+    Summarize(summarize::SummarizeArgs),
 }
 
 /// Parses the command line, runs the command, returns the exit code.
@@ -60,6 +62,7 @@ pub fn main() -> i32 {
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),
         Command::Enrich(args) => enrich::run(&dir, args),
+        Command::Summarize(args) => summarize::run(&dir, args),
     };
     match result {
         Ok(code) => code,

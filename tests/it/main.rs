@@ -10,6 +10,7 @@ mod formats;
 mod revisions;
 mod scope_fixtures;
 mod submodules;
+mod summarize;
 mod support;
 mod symbols;
 mod syntax_oracle;

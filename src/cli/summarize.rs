@@ -1,0 +1,57 @@
+//! `retry-run summarize`: what failed in a log of any size.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{CliError, exit};
+use crate::summarize::{Summarizer, render::render};
+
+/// Bytes read at a time: the log is never held in memory whole.
+const CHUNK: usize = 1 << 20;
+
+/// Print a digest of what failed in a test, build or lint log: failing
+/// tests, errors with their locations, the runner's totals, key details.
+///
+/// Understands pytest, cargo test, rustc/cargo build, jest, vitest and go
+/// test output, and falls back to lines that look like errors. Reads the log
+/// as a stream, in bounded memory, whatever its size. Exit 0 whenever the
+/// input was read.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  cargo test 2>&1 | retry-run summarize\n  retry-run summarize --input ci.log --max-tokens 200")]
+pub struct SummarizeArgs {
+    /// Read the log from FILE instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Budget for the digest, in tokens (estimated as bytes / 4).
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub max_tokens: usize,
+}
+
+pub fn run(dir: &Path, args: SummarizeArgs) -> Result<i32, CliError> {
+    let mut reader: Box<dyn Read> = match &args.input {
+        Some(p) => {
+            let path = if p.is_absolute() { p.clone() } else { dir.join(p) };
+            Box::new(std::fs::File::open(&path).map_err(|e| CliError::usage(format!("--input {}: {e}", p.display())))?)
+        }
+        None => Box::new(std::io::stdin().lock()),
+    };
+    let what = args.input.as_ref().map_or("stdin".to_string(), |p| p.display().to_string());
+    let mut summarizer = Summarizer::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => summarizer.feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CliError::environment(format!("cannot read {what}: {e}"))),
+        }
+    }
+    let digest = summarizer.finish();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    out.write_all(render(&digest, args.max_tokens).as_bytes())?;
+    out.flush()?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,301 @@
+//! What one log line says, for the runners of section 8: pytest, cargo test
+//! and rustc, jest and vitest, go test, and a generic fallback. Pure
+//! functions of one line; the state between lines lives in `Summarizer`.
+
+/// The markers that make a line worth looking at. A line without any of them
+/// is skipped unread (unless a marker line asked for the lines after it).
+pub const MARKERS: &[&str] = &[
+    "FAIL",        // pytest FAILED, cargo `... FAILED`, go `--- FAIL:`/`FAIL\t`, jest/vitest `FAIL `
+    "ERROR",       // pytest ERROR, generic
+    "rror",        // Error/error: exceptions, rustc `error[E..]`, generic
+    "panicked at", // cargo test
+    "panic: ",     // go
+    "Traceback (most recent call last)",
+    "test result: ", // cargo test totals
+    " passed",       // pytest totals
+    " failed",       // pytest, vitest, jest totals
+    "Tests:",        // jest totals
+    "Tests  ",       // vitest totals
+    "●",             // jest failure header
+    "❯ ",            // vitest location
+    "_test.go:",     // go test message
+    "ok  \t",        // go test package totals
+    "--> ",          // rustc location
+    "E   ",          // pytest assertion lines
+    ": in ",         // pytest --tb=short frames
+    "___",           // pytest failure block header
+    "---- ",         // cargo test stdout block
+    "fatal",         // generic
+    "Exception",     // generic
+];
+
+/// What a marker line is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    /// A failing test's id, and the reason when the line gives one.
+    FailedTest { id: String, reason: Option<String> },
+    /// An error with its location: `path:line[:col]: what`.
+    Location(String),
+    /// The start of rustc's error or warning (its location follows on `-->`).
+    CompilerHeader(String),
+    /// A location line that completes the pending compiler header.
+    Arrow(String),
+    /// A panic in cargo test: location and thread; its message follows.
+    Panic { location: String, thread: String },
+    /// A jest failure header; the lines after it hold the details.
+    JestFailure(String),
+    /// go's `panic:` line; a goroutine trace follows.
+    GoPanic(String),
+    /// A Python traceback starts.
+    Traceback,
+    /// A pytest failure block header (`____ test_x ____`).
+    BlockHeader,
+    /// A traceback frame (`path:line: in func`); the last one before an
+    /// `E` line is where the test failed.
+    Frame(String),
+    /// A line to show as supporting detail (an assertion, an `E` line).
+    Detail(String),
+    /// A runner's totals line.
+    Totals(String),
+    Nothing,
+}
+
+fn trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '=')
+}
+
+/// Classifies a line that holds a marker.
+pub fn classify(line: &str) -> Line {
+    let t = line.trim();
+    // pytest short summary and -v lines.
+    for kind in ["FAILED ", "ERROR "] {
+        if let Some(rest) = t.strip_prefix(kind)
+            && let Some(id) = rest.split(" - ").next()
+            && (id.contains("::") || id.ends_with(".py"))
+        {
+            let reason = rest.split_once(" - ").map(|(_, r)| r.trim().to_string());
+            return Line::FailedTest { id: id.trim().to_string(), reason };
+        }
+    }
+    if let Some(id) = t.strip_suffix(" FAILED").or_else(|| t.split(" FAILED ").next().filter(|_| t.contains(" FAILED [")))
+        && id.contains("::")
+        && !id.contains(' ')
+    {
+        return Line::FailedTest { id: id.to_string(), reason: None };
+    }
+    // cargo test
+    if let Some(rest) = t.strip_prefix("test ")
+        && let Some(id) = rest.strip_suffix(" ... FAILED")
+    {
+        return Line::FailedTest { id: id.to_string(), reason: None };
+    }
+    if let Some(rest) = t.strip_prefix("---- ")
+        && let Some(id) = rest.strip_suffix(" stdout ----").or_else(|| rest.strip_suffix(" stderr ----"))
+    {
+        return Line::FailedTest { id: id.to_string(), reason: None };
+    }
+    if t.starts_with("test result: ") {
+        return Line::Totals(t.to_string());
+    }
+    if let Some(rest) = t.strip_prefix("thread '")
+        && let Some((thread, rest)) = rest.split_once('\'')
+        && let Some(at) = rest.find("panicked at ")
+    {
+        let loc = rest[at + "panicked at ".len()..].trim_end_matches(':');
+        // Old format: `panicked at 'msg', src/x.rs:1:2`.
+        let location = match loc.rsplit_once(", ") {
+            Some((msg, l)) if msg.starts_with('\'') => format!("{l}: {}", msg.trim_matches('\'')),
+            _ => loc.to_string(),
+        };
+        return Line::Panic { location, thread: thread.to_string() };
+    }
+    // rustc
+    if (t.starts_with("error[") || t.starts_with("error: ") || t.starts_with("warning: ")) && line == t {
+        if t.starts_with("error: could not compile") || t.starts_with("error: test failed") {
+            return Line::Detail(t.to_string());
+        }
+        return Line::CompilerHeader(t.to_string());
+    }
+    if let Some(loc) = t.strip_prefix("--> ") {
+        return Line::Arrow(loc.to_string());
+    }
+    // go test
+    if let Some(rest) = t.strip_prefix("--- FAIL: ") {
+        let id = rest.split(" (").next().unwrap_or(rest);
+        return Line::FailedTest { id: id.to_string(), reason: None };
+    }
+    if t.starts_with("ok  \t") || (t.starts_with("FAIL\t") && t.matches('\t').count() >= 1) {
+        return Line::Totals(t.to_string());
+    }
+    if let Some(msg) = t.strip_prefix("panic: ") {
+        return Line::GoPanic(msg.to_string());
+    }
+    if line.starts_with('\t') && t.contains(".go:") {
+        return Line::Nothing; // a goroutine frame; GoPanic follows those
+    }
+    if line.starts_with("    ") && t.contains("_test.go:") && has_location(t) {
+        return Line::Location(t.to_string());
+    }
+    // jest / vitest
+    if let Some(name) = t.strip_prefix("● ") {
+        return Line::JestFailure(name.to_string());
+    }
+    if let Some(rest) = t.strip_prefix("FAIL ") {
+        let rest = rest.trim();
+        return if rest.contains(" > ") {
+            Line::FailedTest { id: rest.to_string(), reason: None }
+        } else {
+            Line::FailedTest { id: rest.trim_start_matches("./").to_string(), reason: None }
+        };
+    }
+    if t.starts_with("Tests:") || t.starts_with("Test Suites:") || t.starts_with("Tests  ") || t.starts_with("Test Files  ") {
+        return Line::Totals(t.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    if let Some(rest) = t.strip_prefix("❯ ")
+        && has_location(rest)
+    {
+        return Line::Location(rest.rsplit(' ').next().unwrap_or(rest).to_string());
+    }
+    // pytest
+    if t.starts_with("Traceback (most recent call last)") {
+        return Line::Traceback;
+    }
+    if line.starts_with("E   ") {
+        return Line::Detail(t.to_string());
+    }
+    if let Some((loc, func)) = t.split_once(": in ")
+        && has_location(loc)
+        && !func.contains(' ')
+    {
+        return Line::Frame(loc.to_string());
+    }
+    if line.starts_with("___") && t.ends_with("___") && t.trim_matches('_').trim().len() > 0 {
+        return Line::BlockHeader;
+    }
+    let inner = trim(t);
+    if (t.starts_with('=') || t.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        && (inner.contains(" passed") || inner.contains(" failed") || inner.contains(" error"))
+        && inner.contains(" in ")
+        && inner.chars().next().is_some_and(|c| c.is_ascii_digit())
+    {
+        return Line::Totals(inner.to_string());
+    }
+    if t == "FAIL" || t == "PASS" {
+        return Line::Nothing; // go's last line; its package line holds the totals
+    }
+    let alarming = ["rror", "FAIL", "fatal", "Exception", "ERROR", "panic"].iter().any(|w| t.contains(w));
+    // pytest's crash line `shop/cart.py:37: KeyError`, and every other `path:line: ...error...`.
+    if has_location(t) && !t.starts_with("at ") && alarming {
+        return Line::Location(t.to_string());
+    }
+    let noise = t.starts_with('=') || t.starts_with("Some errors have detailed explanations") || t.starts_with("For more information about");
+    if alarming && !noise {
+        return Line::Detail(t.to_string());
+    }
+    Line::Nothing
+}
+
+/// Whether `s` holds `name.ext:digits` (a source location).
+pub fn has_location(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(off) = s[i..].find(':') {
+        let c = i + off;
+        let digits = b[c + 1..].iter().take_while(|x| x.is_ascii_digit()).count();
+        if digits > 0 && c > 0 {
+            let before = &s[..c];
+            let word = before.rsplit([' ', '(', '\t', '"']).next().unwrap_or(before);
+            if let Some(dot) = word.rfind('.')
+                && dot + 1 < word.len()
+                && word[dot + 1..].bytes().all(|x| x.is_ascii_alphanumeric())
+                && !word[dot + 1..].bytes().all(|x| x.is_ascii_digit())
+            {
+                return true;
+            }
+        }
+        i = c + 1;
+    }
+    false
+}
+
+/// A jest stack line `at fn (path:line:col)` that points at a file of the
+/// project (not `node_modules`, not `node:internal`): the location.
+pub fn jest_location(line: &str) -> Option<String> {
+    let t = line.trim().strip_prefix("at ")?;
+    let loc = match (t.rfind('('), t.strip_suffix(')')) {
+        (Some(open), Some(body)) => &body[open + 1..],
+        _ => t,
+    };
+    (has_location(loc) && !loc.contains("node_modules") && !loc.starts_with("node:")).then(|| loc.to_string())
+}
+
+/// A go stack frame line `\t/path/file.go:13 +0x18` outside the Go root.
+pub fn go_frame(line: &str) -> Option<String> {
+    let t = line.strip_prefix('\t')?;
+    let loc = t.split(" +0x").next().unwrap_or(t).trim();
+    let is_go = loc.contains(".go:");
+    let in_goroot = loc.contains("/src/runtime/") || loc.contains("/src/testing/") || loc.starts_with("/usr/lib/go");
+    (is_go && !in_goroot).then(|| loc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(id: &str) -> Line {
+        Line::FailedTest { id: id.into(), reason: None }
+    }
+
+    #[test]
+    fn lines_of_each_runner() {
+        assert_eq!(
+            classify("FAILED tests/t.py::A::b - KeyError: 'x'"),
+            Line::FailedTest { id: "tests/t.py::A::b".into(), reason: Some("KeyError: 'x'".into()) }
+        );
+        assert_eq!(classify("tests/t.py::test_a FAILED                 [ 50%]"), failed("tests/t.py::test_a"));
+        assert_eq!(classify("test tests::adds_up ... FAILED"), failed("tests::adds_up"));
+        assert_eq!(classify("---- tests::adds_up stdout ----"), failed("tests::adds_up"));
+        assert_eq!(classify("    --- FAIL: TestLargest/empty (0.00s)"), failed("TestLargest/empty"));
+        assert_eq!(classify(" FAIL  cart.test.mjs > total > counts"), failed("cart.test.mjs > total > counts"));
+        assert_eq!(classify("FAIL ./cart.test.js"), failed("cart.test.js"));
+        assert_eq!(classify("  ● total › counts quantity"), Line::JestFailure("total › counts quantity".into()));
+        assert_eq!(
+            classify("thread 'tests::x' (123) panicked at src/lib.rs:66:9:"),
+            Line::Panic { location: "src/lib.rs:66:9".into(), thread: "tests::x".into() }
+        );
+        assert_eq!(
+            classify("thread 'main' panicked at 'boom', src/main.rs:2:5"),
+            Line::Panic { location: "src/main.rs:2:5: boom".into(), thread: "main".into() }
+        );
+        assert_eq!(classify("error[E0308]: mismatched types"), Line::CompilerHeader("error[E0308]: mismatched types".into()));
+        assert_eq!(classify("  --> src/lib.rs:14:22"), Line::Arrow("src/lib.rs:14:22".into()));
+        assert_eq!(classify("shop/cart.py:37: KeyError"), Line::Location("shop/cart.py:37: KeyError".into()));
+        assert_eq!(classify("    ledger_test.go:7: Total = 5, want 6"), Line::Location("ledger_test.go:7: Total = 5, want 6".into()));
+        assert_eq!(classify(" ❯ discount cart.js:8:37"), Line::Location("discount cart.js:8:37".into()));
+        assert_eq!(classify("E       AssertionError: assert 1 == 2"), Line::Detail("E       AssertionError: assert 1 == 2".into()));
+    }
+
+    #[test]
+    fn totals_of_each_runner() {
+        let t = |s: &str| Line::Totals(s.into());
+        assert_eq!(classify("==== 4 failed, 1 passed in 0.05s ===="), t("4 failed, 1 passed in 0.05s"));
+        assert_eq!(classify("4 failed, 1 passed in 0.02s"), t("4 failed, 1 passed in 0.02s"));
+        assert_eq!(classify("test result: FAILED. 1 passed; 3 failed; 0 ignored"), t("test result: FAILED. 1 passed; 3 failed; 0 ignored"));
+        assert_eq!(classify("Tests:       2 failed, 2 passed, 4 total"), t("Tests: 2 failed, 2 passed, 4 total"));
+        assert_eq!(classify("      Tests  2 failed | 2 passed (4)"), t("Tests 2 failed | 2 passed (4)"));
+        assert_eq!(classify("FAIL\texample.com/ledger\t0.005s"), t("FAIL\texample.com/ledger\t0.005s"));
+        assert_eq!(classify("ok  \texample.com/other\t0.01s"), t("ok  \texample.com/other\t0.01s"));
+    }
+
+    #[test]
+    fn locations() {
+        assert!(has_location("src/lib.rs:3:4"));
+        assert!(has_location("at Object.toBe (cart.test.js:10:48)"));
+        assert!(!has_location("12:30:01 INFO started"));
+        assert!(!has_location("version 1.2:3"));
+        assert_eq!(jest_location("      at Object.toBe (cart.test.js:10:48)"), Some("cart.test.js:10:48".into()));
+        assert_eq!(jest_location("at x (node_modules/jest/a.js:1:2)"), None);
+        assert_eq!(go_frame("\t/w/ledger.go:13"), Some("/w/ledger.go:13".into()));
+        assert_eq!(go_frame("\t/usr/lib/go-1.19/src/testing/testing.go:1396 +0x24e"), None);
+    }
+}

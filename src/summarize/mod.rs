@@ -1,0 +1,339 @@
+//! `retry-run summarize` (spec section 8): a digest of what failed in a log
+//! of any size, read as a stream in bounded memory.
+//!
+//! Pure: [`Summarizer::feed`] takes the log in chunks of any size. Only the
+//! lines holding one of [`classify::MARKERS`] are looked at (one
+//! Aho-Corasick pass over each chunk); a few marker lines (a panic, a jest
+//! failure, a traceback) also read the lines that follow them.
+
+pub mod classify;
+pub mod render;
+
+use std::collections::HashSet;
+
+use aho_corasick::AhoCorasick;
+
+use classify::{Line, classify, go_frame, has_location, jest_location};
+
+/// At most this many entries per digest section are kept in memory;
+/// the rest are only counted.
+const MAX_ENTRIES: usize = 2000;
+/// Longer lines are cut when stored.
+const MAX_LINE: usize = 300;
+/// A marker line asks for at most this many lines after it.
+const FOLLOW_LINES: usize = 40;
+/// A line longer than this is not kept whole across chunks (only its start).
+const MAX_CARRY: usize = 64 * 1024;
+
+/// A section of the digest: entries in order of appearance, without repeats.
+#[derive(Debug, Default, Clone)]
+pub struct Section {
+    pub entries: Vec<String>,
+    seen: HashSet<String>,
+    /// Entries not kept because the section was full.
+    pub dropped: usize,
+}
+
+impl Section {
+    fn push(&mut self, s: String) {
+        if self.seen.contains(&s) {
+            return;
+        }
+        if self.entries.len() >= MAX_ENTRIES {
+            self.dropped += 1;
+            return;
+        }
+        self.seen.insert(s.clone());
+        self.entries.push(s);
+    }
+}
+
+/// What the log said, by section.
+#[derive(Debug, Default, Clone)]
+pub struct Digest {
+    /// Failing test ids, with their reason when the runner printed one.
+    pub failed_tests: Section,
+    /// Errors with their locations (`path:line[:col]: what`).
+    pub errors: Section,
+    /// Assertion lines, panic messages, error messages.
+    pub details: Section,
+    /// The runners' own totals lines.
+    pub totals: Section,
+    pub lines: u64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Follow {
+    None,
+    /// cargo test panic message lines, until a blank line or `note:`.
+    Panic { location: String, thread: String, message: Vec<String> },
+    /// jest: message and expected/received lines, then the first project frame.
+    Jest { name: String, message: Vec<String> },
+    /// go: the first frame outside the Go root.
+    GoPanic { message: String },
+    /// Python: the frames, then the exception line.
+    Traceback { last_frame: Option<String> },
+}
+
+pub struct Summarizer {
+    markers: AhoCorasick,
+    carry: Vec<u8>,
+    follow: Follow,
+    follow_left: usize,
+    pending_header: Option<String>,
+    e_lines_in_block: usize,
+    last_frame: Option<String>,
+    digest: Digest,
+}
+
+impl Default for Summarizer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Summarizer {
+    pub fn new() -> Self {
+        // The marker list is a constant; building it cannot fail.
+        let markers = AhoCorasick::new(classify::MARKERS).expect("constant marker list compiles");
+        Summarizer {
+            markers,
+            carry: Vec::new(),
+            follow: Follow::None,
+            follow_left: 0,
+            pending_header: None,
+            e_lines_in_block: 0,
+            last_frame: None,
+            digest: Digest::default(),
+        }
+    }
+
+    /// Reads the next piece of the log.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.digest.bytes += chunk.len() as u64;
+        let Some(last_nl) = memchr::memrchr(b'\n', chunk) else {
+            self.carry_more(chunk);
+            return;
+        };
+        if self.carry.is_empty() {
+            self.scan(&chunk[..=last_nl]);
+        } else {
+            // Complete the carried line, then scan the rest in place.
+            let first_nl = memchr::memchr(b'\n', chunk).unwrap_or(last_nl);
+            let mut line = std::mem::take(&mut self.carry);
+            line.extend_from_slice(&chunk[..=first_nl]);
+            self.scan(&line);
+            self.scan(&chunk[first_nl + 1..=last_nl]);
+        }
+        self.carry_more(&chunk[last_nl + 1..]);
+    }
+
+    fn carry_more(&mut self, bytes: &[u8]) {
+        let room = MAX_CARRY.saturating_sub(self.carry.len());
+        self.carry.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// The digest, once the whole log was fed.
+    pub fn finish(mut self) -> Digest {
+        if !self.carry.is_empty() {
+            let mut last = std::mem::take(&mut self.carry);
+            last.push(b'\n');
+            self.digest.bytes -= 1; // the newline was not in the log
+            self.scan(&last);
+        }
+        self.end_follow();
+        self.digest
+    }
+
+    /// Scans whole lines (`buf` ends with `\n`).
+    fn scan(&mut self, buf: &[u8]) {
+        self.digest.lines += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+        let mut pos = 0;
+        while pos < buf.len() {
+            if self.follow_left > 0 {
+                let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |i| pos + i);
+                let line = String::from_utf8_lossy(&buf[pos..end]);
+                self.follow_line(&line);
+                pos = end + 1;
+                continue;
+            }
+            let Some(m) = self.markers.find(&buf[pos..]) else { break };
+            let at = pos + m.start();
+            let start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |i| pos + i + 1);
+            let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i);
+            let line = String::from_utf8_lossy(&buf[start..end]);
+            self.marker_line(&line);
+            pos = end + 1;
+        }
+    }
+
+    fn marker_line(&mut self, line: &str) {
+        let d = &mut self.digest;
+        match classify(line) {
+            Line::FailedTest { id, reason } => {
+                d.failed_tests.push(cut(&match reason {
+                    Some(r) => format!("{id} - {r}"),
+                    None => id,
+                }));
+            }
+            Line::Location(l) => d.errors.push(cut(&l)),
+            Line::CompilerHeader(h) => {
+                self.pending_header = Some(h);
+                return;
+            }
+            Line::Arrow(loc) => {
+                if let Some(h) = self.pending_header.take() {
+                    d.errors.push(cut(&format!("{loc}: {h}")));
+                }
+            }
+            Line::Panic { location, thread } => {
+                self.start_follow(Follow::Panic { location, thread, message: Vec::new() });
+            }
+            Line::JestFailure(name) => {
+                d.failed_tests.push(cut(&name));
+                self.start_follow(Follow::Jest { name, message: Vec::new() });
+            }
+            Line::GoPanic(message) => self.start_follow(Follow::GoPanic { message }),
+            Line::Traceback => self.start_follow(Follow::Traceback { last_frame: None }),
+            Line::BlockHeader => {
+                self.e_lines_in_block = 0;
+                self.last_frame = None;
+            }
+            Line::Frame(f) => {
+                self.last_frame = Some(f);
+                return;
+            }
+            Line::Detail(s) => {
+                let is_e = s.starts_with("E ");
+                if is_e && let Some(frame) = self.last_frame.take() {
+                    d.errors.push(cut(&format!("{frame}: {}", s.trim_start_matches('E').trim())));
+                }
+                if !is_e || self.e_lines_in_block < 4 {
+                    d.details.push(cut(&s));
+                }
+                if is_e {
+                    self.e_lines_in_block += 1;
+                }
+            }
+            Line::Totals(t) => d.totals.push(cut(&t)),
+            Line::Nothing => {}
+        }
+        if !line.trim().is_empty() {
+            self.pending_header = None;
+        }
+    }
+
+    fn start_follow(&mut self, f: Follow) {
+        self.end_follow();
+        self.follow = f;
+        self.follow_left = FOLLOW_LINES;
+    }
+
+    fn follow_line(&mut self, line: &str) {
+        self.follow_left -= 1;
+        let t = line.trim();
+        let done = match &mut self.follow {
+            Follow::None => true,
+            Follow::Panic { message, .. } => {
+                let stop = t.is_empty() || t.starts_with("note: ") || t.starts_with("stack backtrace:");
+                if !stop {
+                    message.push(t.to_string());
+                }
+                stop
+            }
+            Follow::Jest { message, .. } => {
+                if let Some(loc) = jest_location(line) {
+                    message.push(format!("@{loc}"));
+                    true
+                } else {
+                    let code_frame = t.starts_with('>') || t.starts_with('|') || t.split('|').next().is_some_and(|n| n.trim().parse::<u32>().is_ok());
+                    if !t.is_empty() && !code_frame && message.len() < 4 {
+                        message.push(t.to_string());
+                    }
+                    t.starts_with("● ")
+                }
+            }
+            Follow::GoPanic { message } => match go_frame(line) {
+                Some(frame) => {
+                    self.digest.errors.push(cut(&format!("{frame}: panic: {message}")));
+                    self.follow = Follow::None;
+                    true
+                }
+                None => false,
+            },
+            Follow::Traceback { last_frame } => {
+                if let Some(rest) = t.strip_prefix("File \"") {
+                    if let Some((path, rest)) = rest.split_once("\", line ") {
+                        let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                        *last_frame = Some(format!("{path}:{n}"));
+                    }
+                    false
+                } else if !line.starts_with(' ') && !t.is_empty() {
+                    let frame = last_frame.take().unwrap_or_default();
+                    let entry = if frame.is_empty() { t.to_string() } else { format!("{frame}: {t}") };
+                    self.digest.errors.push(cut(&entry));
+                    self.follow = Follow::None;
+                    true
+                } else {
+                    false
+                }
+            }
+        };
+        if done || self.follow_left == 0 {
+            let was_jest_header = matches!(self.follow, Follow::Jest { .. }) && t.starts_with("● ");
+            self.end_follow();
+            self.follow_left = 0;
+            if was_jest_header {
+                self.marker_line(line);
+            }
+        }
+    }
+
+    /// Records what a follow collected.
+    fn end_follow(&mut self) {
+        match std::mem::replace(&mut self.follow, Follow::None) {
+            Follow::Panic { location, thread, message } => {
+                let who = if thread == "main" { String::new() } else { format!(" ({thread})") };
+                let first = message.first().cloned().unwrap_or_default();
+                self.digest.errors.push(cut(&format!("{location}: panicked{who}: {first}")));
+                for m in message.iter().skip(1).take(4) {
+                    self.digest.details.push(cut(&format!("{thread}: {m}")));
+                }
+            }
+            Follow::Jest { name, message } => {
+                let loc = message.iter().find_map(|m| m.strip_prefix('@'));
+                let text: Vec<&str> = message.iter().filter(|m| !m.starts_with('@')).map(String::as_str).collect();
+                if let Some(loc) = loc {
+                    self.digest.errors.push(cut(&format!("{loc}: {}", text.first().copied().unwrap_or(&name))));
+                }
+                for m in text.iter().skip(usize::from(loc.is_some())) {
+                    self.digest.details.push(cut(&format!("{name}: {m}")));
+                }
+            }
+            Follow::GoPanic { message } => self.digest.details.push(cut(&format!("panic: {message}"))),
+            Follow::Traceback { last_frame: Some(frame) } if has_location(&frame) => {
+                self.digest.errors.push(cut(&format!("{frame}: (traceback ends before its exception)")))
+            }
+            _ => {}
+        }
+    }
+}
+
+fn cut(s: &str) -> String {
+    if s.len() <= MAX_LINE {
+        return s.to_string();
+    }
+    let mut end = MAX_LINE;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+/// The digest of a whole log held in memory (tests, small inputs).
+pub fn summarize(log: &[u8]) -> Digest {
+    let mut s = Summarizer::new();
+    s.feed(log);
+    s.finish()
+}
