@@ -77,7 +77,8 @@ pub fn classify(line: &str) -> Line {
             return Line::FailedTest { id: id.trim().to_string(), reason };
         }
     }
-    if let Some(id) = t.strip_suffix(" FAILED").or_else(|| t.split(" FAILED ").next().filter(|_| t.contains(" FAILED [")))
+    if let Some((id, rest)) = t.split_once(" FAILED")
+        && (rest.is_empty() || rest.trim_start().starts_with('['))
         && id.contains("::")
         && !id.contains(' ')
     {
