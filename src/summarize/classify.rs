@@ -272,7 +272,7 @@ mod tests {
         assert_eq!(classify("  --> src/lib.rs:14:22"), Line::Arrow("src/lib.rs:14:22".into()));
         assert_eq!(classify("shop/cart.py:37: KeyError"), Line::Location("shop/cart.py:37: KeyError".into()));
         assert_eq!(classify("    ledger_test.go:7: Total = 5, want 6"), Line::Location("ledger_test.go:7: Total = 5, want 6".into()));
-        assert_eq!(classify(" ❯ discount cart.js:8:37"), Line::Location("discount cart.js:8:37".into()));
+        assert_eq!(classify(" ❯ discount cart.js:8:37"), Line::Location("cart.js:8:37".into()));
         assert_eq!(classify("E       AssertionError: assert 1 == 2"), Line::Detail("E       AssertionError: assert 1 == 2".into()));
     }
 
