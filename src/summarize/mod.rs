@@ -11,7 +11,7 @@ pub mod render;
 
 use std::collections::HashSet;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use classify::{Line, classify, go_frame, has_location, jest_location};
 
@@ -96,7 +96,13 @@ impl Default for Summarizer {
 impl Summarizer {
     pub fn new() -> Self {
         // The marker list is a constant; building it cannot fail.
-        let markers = AhoCorasick::new(classify::MARKERS).expect("constant marker list compiles");
+        // Leftmost-first lets aho-corasick use its SIMD (Teddy) prefilter; a
+        // DFA makes the verification between candidates cheap.
+        let markers = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(classify::MARKERS)
+            .expect("constant marker list compiles");
         Summarizer {
             markers,
             carry: Vec::new(),
