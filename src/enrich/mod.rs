@@ -212,4 +212,25 @@ mod tests {
         assert_eq!(place("../other/x.py", root, canon), Place::Outside);
         assert_eq!(place(".", root, canon), Place::Outside);
     }
+
+    #[test]
+    fn each_file_is_read_once_however_it_is_spelled() {
+        let root = Path::new("/w/repo");
+        let d = |p: &str, line: Option<usize>| {
+            let mut d = crate::diagnostics::parse(crate::diagnostics::Format::Generic, "x.py:1: m").remove(0);
+            d.path = Some(p.to_string());
+            d.line = line;
+            d
+        };
+        let diags = vec![
+            d("a.py", Some(1)),
+            d("./a.py", Some(9)),
+            d("/w/repo/a.py", Some(3)),
+            d("b/../a.py", Some(4)),
+            d("c.py", None), // no line and no test name: nothing to look up
+            d("/usr/lib/x.py", Some(1)),
+            d("b.rs", Some(2)),
+        ];
+        assert_eq!(files_to_read(&diags, root, root), ["a.py", "b.rs"]);
+    }
 }
