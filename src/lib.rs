@@ -12,6 +12,7 @@ pub mod format;
 pub mod git;
 pub mod model;
 pub mod pathfmt;
+pub mod record;
 pub mod scope;
 pub mod summarize;
 pub mod symbols;

@@ -1,0 +1,310 @@
+//! The hash chain of an event log (spec section 11). Pure: bytes in,
+//! lines or findings out.
+//!
+//! Each line is a JSON object with sorted keys: `seq` (from 1), `ts`,
+//! `type`, `attempt` (where one applies), `prev` (hex sha256 of the previous
+//! line's bytes without its newline; 64 zeros for the first) and the event's
+//! own fields.
+//!
+//! A crash in the middle of an append leaves a last line without its
+//! newline. The next writer does not drop it or glue onto it: it ends that
+//! line with a newline and appends a `LogRepaired` event naming it (line
+//! number, length, sha256) whose `prev` is the hash of the torn bytes, so
+//! the chain runs through the torn line and verification accepts it as a
+//! recorded crash, not as tampering.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+pub const ZERO: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// The line (without newline) of an event. `fields` must be a JSON object;
+/// its `seq`, `ts`, `type`, `attempt` and `prev` keys are overwritten.
+pub fn encode(seq: u64, ts: &str, kind: &str, attempt: Option<u32>, prev: &str, fields: &Value) -> String {
+    let mut map = match fields {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    map.insert("seq".into(), seq.into());
+    map.insert("ts".into(), ts.into());
+    map.insert("type".into(), kind.into());
+    match attempt {
+        Some(a) => map.insert("attempt".into(), a.into()),
+        None => map.remove("attempt"),
+    };
+    map.insert("prev".into(), prev.into());
+    Value::Object(map).to_string()
+}
+
+/// Where the log stands: what the next event must carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tail {
+    /// Complete lines so far.
+    pub lines: usize,
+    /// The seq of the last event (0 when none).
+    pub last_seq: u64,
+    /// sha256 of the last complete line.
+    pub prev: String,
+    /// Bytes after the last newline: a torn write.
+    pub torn: Option<Vec<u8>>,
+}
+
+/// The tail of a log, for appending. Reads only the structure, it does not
+/// verify the chain (that is [`verify`]).
+pub fn tail(log: &[u8]) -> Tail {
+    let (complete, torn) = match log.iter().rposition(|&b| b == b'\n') {
+        Some(i) => (&log[..i], (i + 1 < log.len()).then(|| log[i + 1..].to_vec())),
+        None => (&log[..0], (!log.is_empty()).then(|| log.to_vec())),
+    };
+    if log.iter().rposition(|&b| b == b'\n').is_none() {
+        return Tail { lines: 0, last_seq: 0, prev: ZERO.into(), torn };
+    }
+    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
+    let last_seq = lines
+        .iter()
+        .rev()
+        .find_map(|l| serde_json::from_slice::<Value>(l).ok().and_then(|v| v.get("seq").and_then(Value::as_u64)))
+        .unwrap_or(0);
+    let prev = lines.last().map_or(ZERO.to_string(), |l| sha256_hex(l));
+    Tail { lines: lines.len(), last_seq, prev, torn }
+}
+
+/// One event read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub seq: u64,
+    pub kind: String,
+    pub attempt: Option<u32>,
+    pub value: Value,
+}
+
+/// What verification found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// Line N: the first place where the chain breaks, and how.
+    Broken { line: usize, what: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified {
+    pub events: Vec<Event>,
+    /// Lines torn by a crash and recorded as such by a later `LogRepaired`.
+    pub repaired: Vec<usize>,
+    /// A torn last line not yet repaired (the writer died mid-append).
+    pub torn_tail: bool,
+    /// The first break of the chain, if any.
+    pub broken: Option<Finding>,
+}
+
+/// Reads and verifies a whole log. Events up to the first break are returned.
+pub fn verify(log: &[u8]) -> Verified {
+    let t = tail(log);
+    let complete: &[u8] = match log.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &log[..i],
+        None => &[],
+    };
+    let lines: Vec<&[u8]> = if t.lines == 0 { Vec::new() } else { complete.split(|&b| b == b'\n').collect() };
+    let mut out = Verified { events: Vec::new(), repaired: Vec::new(), torn_tail: t.torn.is_some(), broken: None };
+    let hashes: Vec<String> = lines.iter().map(|l| sha256_hex(l)).collect();
+    let mut prev_hash = ZERO.to_string();
+    let mut prev_seq = 0u64;
+    let mut i = 0;
+    while i < lines.len() {
+        let n = i + 1;
+        let parsed = serde_json::from_slice::<Value>(lines[i]).ok().filter(Value::is_object);
+        let Some(v) = parsed else {
+            // A torn line is fine when the next line is the LogRepaired that names it.
+            let repaired_by_next = lines.get(i + 1).and_then(|l| serde_json::from_slice::<Value>(l).ok()).is_some_and(|r| {
+                r.get("type").and_then(Value::as_str) == Some("LogRepaired")
+                    && r.get("torn_line").and_then(Value::as_u64) == Some(n as u64)
+                    && r.get("torn_sha256").and_then(Value::as_str) == Some(hashes[i].as_str())
+            });
+            if repaired_by_next {
+                out.repaired.push(n);
+                prev_hash = hashes[i].clone();
+                i += 1;
+                continue;
+            }
+            out.broken = Some(Finding::Broken { line: n, what: "is not a JSON event: edited or corrupted".into() });
+            return out;
+        };
+        let seq = v.get("seq").and_then(Value::as_u64);
+        let prev = v.get("prev").and_then(Value::as_str).unwrap_or("");
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        if seq.is_none() || kind.is_empty() || v.get("ts").and_then(Value::as_str).is_none() {
+            out.broken = Some(Finding::Broken { line: n, what: "lacks seq, ts or type: edited or inserted".into() });
+            return out;
+        }
+        let seq = seq.unwrap_or(0);
+        if prev != prev_hash {
+            let what = if seq == prev_seq + 1 {
+                if i == 0 {
+                    "does not start the chain (its prev is not 64 zeros): lines before it were removed".to_string()
+                } else {
+                    format!("does not follow line {i}: line {i} was edited (its hash no longer matches)")
+                }
+            } else if seq > prev_seq + 1 && lines[i + 1..].iter().any(|l| seq_of(l) == Some(prev_seq + 1)) {
+                format!("has seq {seq} after seq {prev_seq}: lines were reordered")
+            } else if seq > prev_seq + 1 {
+                format!("follows seq {prev_seq} but has seq {seq}: {} event(s) before it were removed", seq - prev_seq - 1)
+            } else if hashes.iter().skip(i + 1).any(|h| h == prev) {
+                format!("has seq {seq} after seq {prev_seq}: lines were reordered")
+            } else {
+                format!("has seq {seq} after seq {prev_seq}: it or the line before it was inserted")
+            };
+            // An edit to line i shows at line i+1; name the edited line.
+            let line = if seq == prev_seq + 1 && i > 0 { i } else { n };
+            out.broken = Some(Finding::Broken { line, what });
+            return out;
+        }
+        if seq != prev_seq + 1 {
+            out.broken = Some(Finding::Broken { line: n, what: format!("has seq {seq} after seq {prev_seq}: renumbered") });
+            return out;
+        }
+        out.events.push(Event {
+            line: n,
+            seq,
+            kind: kind.to_string(),
+            attempt: v.get("attempt").and_then(Value::as_u64).map(|a| a as u32),
+            value: v,
+        });
+        prev_hash = hashes[i].clone();
+        prev_seq = seq;
+        i += 1;
+    }
+    out
+}
+
+fn seq_of(line: &[u8]) -> Option<u64> {
+    serde_json::from_slice::<Value>(line).ok()?.get("seq")?.as_u64()
+}
+
+/// RFC 3339 UTC (`2026-11-22T10:04:05.123Z`) of a Unix time.
+pub fn rfc3339(secs: u64, millis: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn log(n: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut prev = ZERO.to_string();
+        for seq in 1..=n {
+            let line = encode(seq, "2026-11-22T10:00:00Z", "Thing", Some(seq as u32), &prev, &json!({"x": seq}));
+            prev = sha256_hex(line.as_bytes());
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn lines(b: &[u8]) -> Vec<Vec<u8>> {
+        b.split(|&c| c == b'\n').filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect()
+    }
+
+    fn join(ls: &[Vec<u8>]) -> Vec<u8> {
+        ls.iter().flat_map(|l| l.iter().copied().chain([b'\n'])).collect()
+    }
+
+    fn broken_line(b: &[u8]) -> Option<usize> {
+        verify(b).broken.map(|Finding::Broken { line, .. }| line)
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(1_795_348_800, 5), "2026-11-22T12:00:00.005Z");
+        assert_eq!(rfc3339(951_782_400, 999), "2000-02-29T00:00:00.999Z");
+    }
+
+    #[test]
+    fn a_whole_log_verifies_with_sorted_keys() {
+        let l = log(5);
+        let v = verify(&l);
+        assert_eq!((v.events.len(), v.broken, v.torn_tail), (5, None, false));
+        let first = String::from_utf8(lines(&l)[0].clone()).unwrap_or_default();
+        assert!(first.starts_with("{\"attempt\":1,\"prev\":\"0000"), "{first}");
+        assert_eq!(tail(&l).last_seq, 5);
+        assert_eq!(verify(b"").events.len(), 0);
+    }
+
+    #[test]
+    fn edits_removals_reorders_and_insertions_name_the_first_bad_line() {
+        let ls = lines(&log(6));
+        let mut edited = ls.clone();
+        edited[2] = String::from_utf8_lossy(&edited[2]).replace("\"x\":3", "\"x\":4").into_bytes();
+        assert_eq!(broken_line(&join(&edited)), Some(3));
+
+        let mut removed = ls.clone();
+        removed.remove(3);
+        assert_eq!(broken_line(&join(&removed)), Some(4));
+        assert!(format!("{:?}", verify(&join(&removed)).broken).contains("removed"));
+
+        let mut first_removed = ls.clone();
+        first_removed.remove(0);
+        assert_eq!(broken_line(&join(&first_removed)), Some(1));
+
+        let mut reordered = ls.clone();
+        reordered.swap(2, 3);
+        assert_eq!(broken_line(&join(&reordered)), Some(3));
+
+        let mut inserted = ls.clone();
+        inserted.insert(2, ls[1].clone());
+        assert_eq!(broken_line(&join(&inserted)), Some(3));
+
+        let mut garbage = ls.clone();
+        garbage.insert(4, b"not json".to_vec());
+        assert_eq!(broken_line(&join(&garbage)), Some(5));
+    }
+
+    #[test]
+    fn a_torn_tail_is_reported_and_a_repaired_one_accepted() {
+        let mut l = log(3);
+        l.extend_from_slice(b"{\"seq\":4,\"ty");
+        let v = verify(&l);
+        assert!(v.torn_tail && v.broken.is_none() && v.events.len() == 3);
+        let t = tail(&l);
+        assert_eq!((t.lines, t.last_seq), (3, 3));
+        let torn = t.torn.clone().unwrap_or_default();
+        // The repair: end the torn line, then a LogRepaired chained to it.
+        l.push(b'\n');
+        let repair = encode(
+            4,
+            "2026-11-22T10:00:01Z",
+            "LogRepaired",
+            None,
+            &sha256_hex(&torn),
+            &json!({"torn_line": 4, "torn_bytes": torn.len(), "torn_sha256": sha256_hex(&torn)}),
+        );
+        l.extend_from_slice(repair.as_bytes());
+        l.push(b'\n');
+        let v = verify(&l);
+        assert_eq!((v.broken, v.repaired, v.torn_tail, v.events.len()), (None, vec![4], false, 4));
+    }
+}

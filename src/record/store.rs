@@ -1,0 +1,218 @@
+//! The record on disk (spec section 11): `<git-common-dir>/retry-run/`
+//! with `tasks/<task>/events.jsonl`, `tasks/<task>/attempts/<n>/` and the
+//! task lock. Appends are written whole, flushed and fsynced.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use super::chain::{self, Verified, encode, sha256_hex};
+
+/// A failure of the record, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("task name {0:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters")]
+    BadTaskName(String),
+    #[error("task {task} is being run by process {pid} (lock {}); wait for it or stop it", lock.display())]
+    Locked { task: String, pid: String, lock: PathBuf },
+    #[error("no task {task:?} in {}; `retry-run status` lists the tasks", dir.display())]
+    NoTask { task: String, dir: PathBuf },
+}
+
+impl RecordError {
+    /// True for bad names (exit 2); false for environment failures (exit 3).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, RecordError::BadTaskName(_) | RecordError::NoTask { .. })
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
+    move |source| RecordError::Io { path: path.to_path_buf(), source }
+}
+
+/// Checks a task name: it becomes a directory and part of a ref name.
+pub fn check_task_name(task: &str) -> Result<(), RecordError> {
+    let ok = !task.is_empty()
+        && task.len() <= 100
+        && !task.starts_with(['.', '-'])
+        && !task.ends_with(".lock")
+        && !task.contains("..")
+        && task.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok { Ok(()) } else { Err(RecordError::BadTaskName(task.to_string())) }
+}
+
+/// `<git-common-dir>/retry-run`.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub root: PathBuf,
+}
+
+impl Store {
+    pub fn new(common_dir: &Path) -> Store {
+        Store { root: common_dir.join("retry-run") }
+    }
+
+    pub fn task_dir(&self, task: &str) -> PathBuf {
+        self.root.join("tasks").join(task)
+    }
+
+    pub fn events_path(&self, task: &str) -> PathBuf {
+        self.task_dir(task).join("events.jsonl")
+    }
+
+    pub fn attempt_dir(&self, task: &str, attempt: u32) -> PathBuf {
+        self.task_dir(task).join("attempts").join(attempt.to_string())
+    }
+
+    /// Every task with a record, sorted.
+    pub fn tasks(&self) -> Result<Vec<String>, RecordError> {
+        let dir = self.root.join("tasks");
+        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
+        let mut out: Vec<String> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| check_task_name(n).is_ok())
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// Reads and verifies a task's log.
+    pub fn read(&self, task: &str) -> Result<Verified, RecordError> {
+        let path = self.events_path(task);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(chain::verify(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if self.task_dir(task).is_dir() {
+                    Ok(chain::verify(b""))
+                } else {
+                    Err(RecordError::NoTask { task: task.to_string(), dir: self.root.join("tasks") })
+                }
+            }
+            Err(e) => Err(io(&path)(e)),
+        }
+    }
+
+    /// Opens a task's log for appending (creating the task's directory).
+    pub fn log(&self, task: &str) -> Result<EventLog, RecordError> {
+        check_task_name(task)?;
+        let dir = self.task_dir(task);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        EventLog::open(&self.events_path(task))
+    }
+
+    /// Takes the task's lock: one `run` per task at a time. The lock is an
+    /// OS file lock, released when the process dies, so a killed run leaves
+    /// no stale lock.
+    pub fn lock(&self, task: &str) -> Result<TaskLock, RecordError> {
+        check_task_name(task)?;
+        let dir = self.task_dir(task);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let path = dir.join("lock");
+        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io(&path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                let _ = file.read_to_string(&mut pid);
+                let pid = if pid.trim().is_empty() { "unknown".to_string() } else { pid.trim().to_string() };
+                return Err(RecordError::Locked { task: task.to_string(), pid, lock: path });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+        }
+        file.set_len(0).map_err(io(&path))?;
+        file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(io(&path))?;
+        Ok(TaskLock { _file: file })
+    }
+}
+
+/// Held while a task runs; dropping it (or dying) releases the lock.
+pub struct TaskLock {
+    _file: File,
+}
+
+/// An open event log, positioned for appending.
+pub struct EventLog {
+    path: PathBuf,
+    file: File,
+    last_seq: u64,
+    prev: String,
+    lines: usize,
+}
+
+impl EventLog {
+    fn open(path: &Path) -> Result<EventLog, RecordError> {
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io(path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io(path))?;
+        let t = chain::tail(&bytes);
+        let mut log = EventLog { path: path.to_path_buf(), file, last_seq: t.last_seq, prev: t.prev, lines: t.lines };
+        if let Some(torn) = t.torn {
+            // End the torn line, then record it: never dropped, never merged.
+            log.write_raw(b"\n")?;
+            log.lines += 1;
+            log.prev = sha256_hex(&torn);
+            let fields = json!({
+                "torn_line": log.lines,
+                "torn_bytes": torn.len(),
+                "torn_sha256": sha256_hex(&torn),
+                "note": "the previous line was cut short by a crash during an append",
+            });
+            log.append("LogRepaired", None, &fields)?;
+        }
+        Ok(log)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Appends one event: written in one call, flushed and fsynced before
+    /// this returns. Returns its seq.
+    pub fn append(&mut self, kind: &str, attempt: Option<u32>, fields: &Value) -> Result<u64, RecordError> {
+        let seq = self.last_seq + 1;
+        let line = encode(seq, &now(), kind, attempt, &self.prev, fields);
+        let mut bytes = line.clone().into_bytes();
+        bytes.push(b'\n');
+        self.write_raw(&bytes)?;
+        self.last_seq = seq;
+        self.prev = sha256_hex(line.as_bytes());
+        self.lines += 1;
+        Ok(seq)
+    }
+
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
+        self.file.write_all(bytes).map_err(io(&self.path))?;
+        self.file.flush().map_err(io(&self.path))?;
+        self.file.sync_data().map_err(io(&self.path))
+    }
+}
+
+/// Now, UTC, RFC 3339 with milliseconds.
+pub fn now() -> String {
+    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    chain::rfc3339(d.as_secs(), d.subsec_millis())
+}
+
+/// Writes a file of the record: to a temporary name, fsynced, then renamed,
+/// so a crash never leaves half a file.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    let tmp = path.with_extension("tmp");
+    let mut f = File::create(&tmp).map_err(io(&tmp))?;
+    f.write_all(bytes).map_err(io(&tmp))?;
+    f.sync_all().map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
