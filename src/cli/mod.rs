@@ -3,6 +3,7 @@
 
 mod diff;
 mod enrich;
+mod log;
 pub mod error;
 mod repo_args;
 mod scope;
@@ -33,6 +34,7 @@ pub enum Command {
     Diff(diff::DiffArgs),
     Enrich(enrich::EnrichArgs),
     Summarize(summarize::SummarizeArgs),
+    Log(log::LogArgs),
 }
 
 /// Parses the command line, runs the command, returns the exit code.
@@ -63,6 +65,7 @@ pub fn main() -> i32 {
         Command::Diff(args) => diff::run(&dir, args),
         Command::Enrich(args) => enrich::run(&dir, args),
         Command::Summarize(args) => summarize::run(&dir, args),
+        Command::Log(args) => log::run(&dir, args),
     };
     match result {
         Ok(code) => code,

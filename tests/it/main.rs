@@ -7,6 +7,7 @@ mod diff_oracle;
 mod enrich;
 mod errors;
 mod formats;
+mod record;
 mod revisions;
 mod scope_fixtures;
 mod submodules;

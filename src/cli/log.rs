@@ -1,0 +1,99 @@
+//! `retry-run log <task>`: a task's events, and `--verify` of their chain.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Args;
+use serde_json::Value;
+
+use super::{CliError, exit};
+use crate::git::Repo;
+use crate::record::chain::Finding;
+use crate::record::Store;
+use crate::record::store::check_task_name;
+
+/// Print a task's event log; with --verify, check its hash chain.
+///
+/// --verify exits 1 and names the first line that was edited, removed,
+/// reordered or inserted. A last line cut short by a crash is reported but
+/// is not tampering (the next write records it).
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    pub task: String,
+
+    /// Check the chain; exit 1 at the first broken line.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// One event per line, as stored.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
+    check_task_name(&args.task)?;
+    let repo = Repo::discover(dir)?;
+    let store = Store::new(repo.common_dir());
+    let v = store.read(&args.task)?;
+    let log_path = store.events_path(&args.task);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if !args.verify {
+        for e in &v.events {
+            if args.json {
+                writeln!(out, "{}", e.value)?;
+            } else {
+                writeln!(out, "{}", human(&e.value))?;
+            }
+        }
+    }
+    for line in &v.repaired {
+        eprintln!("retry-run: note: {}:{line}: cut short by a crash during an append; recorded by the LogRepaired event after it", log_path.display());
+    }
+    if v.torn_tail {
+        eprintln!(
+            "retry-run: warning: {}: the last line is cut short (a crash during an append); the next write to this task records it",
+            log_path.display()
+        );
+    }
+    out.flush()?;
+    match v.broken {
+        Some(Finding::Broken { line, what }) => {
+            eprintln!("retry-run: error: {}:{line}: line {line} {what}", log_path.display());
+            Ok(exit::FOUND)
+        }
+        None => {
+            if args.verify {
+                writeln!(out, "{}: {} events, chain intact", log_path.display(), v.events.len())?;
+                out.flush()?;
+            }
+            Ok(exit::OK)
+        }
+    }
+}
+
+/// `seq  ts  [attempt N]  Type  key=value ...`
+fn human(v: &Value) -> String {
+    let s = |k: &str| v.get(k).map(|x| x.as_str().map_or(x.to_string(), str::to_string)).unwrap_or_default();
+    let mut line = format!("{:>4}  {}  ", s("seq"), s("ts"));
+    if let Some(a) = v.get("attempt").and_then(Value::as_u64) {
+        line.push_str(&format!("#{a} "));
+    }
+    line.push_str(&s("type"));
+    if let Some(m) = v.as_object() {
+        for (k, val) in m {
+            if matches!(k.as_str(), "seq" | "ts" | "type" | "attempt" | "prev") {
+                continue;
+            }
+            let mut text = val.as_str().map_or(val.to_string(), str::to_string);
+            if text.len() > 80 {
+                let mut end = 77;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text = format!("{}...", &text[..end]);
+            }
+            line.push_str(&format!("  {k}={text}"));
+        }
+    }
+    line
+}
