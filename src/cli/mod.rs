@@ -8,6 +8,7 @@ pub mod error;
 mod repo_args;
 mod scope;
 mod summarize;
+mod worktree;
 
 use std::path::PathBuf;
 
@@ -35,6 +36,7 @@ pub enum Command {
     Enrich(enrich::EnrichArgs),
     Summarize(summarize::SummarizeArgs),
     Log(log::LogArgs),
+    Worktree(worktree::WorktreeArgs),
 }
 
 /// Parses the command line, runs the command, returns the exit code.
@@ -66,6 +68,7 @@ pub fn main() -> i32 {
         Command::Enrich(args) => enrich::run(&dir, args),
         Command::Summarize(args) => summarize::run(&dir, args),
         Command::Log(args) => log::run(&dir, args),
+        Command::Worktree(args) => worktree::run(&dir, args),
     };
     match result {
         Ok(code) => code,

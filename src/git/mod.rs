@@ -5,11 +5,14 @@
 //! database (libgit2's mempack backend) and vanish with the process.
 
 mod changes;
+pub mod fingerprint;
 mod ignore;
 mod patch;
 mod renames;
 mod revs;
+pub mod safe_fs;
 mod walk;
+mod worktree;
 mod worktree_state;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +20,9 @@ use std::path::{Path, PathBuf};
 use git2::Repository;
 
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
+pub use git2::Oid;
 pub use revs::Revision;
+pub use worktree::ResetReport;
 
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]

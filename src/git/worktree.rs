@@ -1,0 +1,260 @@
+//! Task worktrees: linked git worktrees, detached at the task's base, under
+//! `worktree.root` (default `<git-common-dir>/retry-run/worktrees`).
+//!
+//! libgit2's `git_worktree_add` insists on a branch (it creates one named
+//! after the worktree when given none), and retry-run must not create
+//! branches in the user's repository. So the worktree is written in git's
+//! own on-disk format (`<common>/worktrees/<id>/{gitdir,commondir,HEAD}` and
+//! a `.git` file), exactly what `git worktree add --detach` writes, and
+//! filled by libgit2's checkout. `git worktree list` shows it; `git worktree
+//! prune` and `git worktree remove` work on it.
+//!
+//! A reset rewrites only what differs from the base, and never through a
+//! symlink: everything that differs is first removed from disk by
+//! [`super::safe_fs`] (links, files, whole untracked or ignored trees, read-
+//! only directories included), and only then does libgit2 check the base's
+//! entries out into the cleared paths.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use git2::build::CheckoutBuilder;
+use git2::{IndexEntry, IndexTime, Oid, Repository, Status, StatusOptions};
+
+use super::safe_fs;
+use super::{GitError, Repo, ctx};
+
+/// What a reset did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ResetReport {
+    /// Tracked paths rewritten from the base.
+    pub restored: usize,
+    /// Untracked or ignored files and trees removed.
+    pub removed: usize,
+    /// The worktree was missing or broken and was created anew.
+    pub recreated: bool,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GitError + '_ {
+    move |source| GitError::Io { path: path.to_path_buf(), source }
+}
+
+impl Repo {
+    /// Where task worktrees live: `configured` (relative to the repository
+    /// root) or `<git-common-dir>/retry-run/worktrees`.
+    pub fn worktrees_root(&self, configured: &str) -> PathBuf {
+        if configured.is_empty() {
+            self.common_dir().join("retry-run").join("worktrees")
+        } else {
+            let p = Path::new(configured);
+            if p.is_absolute() { p.to_path_buf() } else { self.workdir().unwrap_or(self.common_dir()).join(p) }
+        }
+    }
+
+    /// git's administrative directory for the task's worktree.
+    pub fn worktree_meta(&self, task: &str) -> PathBuf {
+        self.common_dir().join("worktrees").join(format!("retry-run-{task}"))
+    }
+
+    /// Whether `path` is a working worktree of this repository.
+    pub fn worktree_is_valid(&self, path: &Path, task: &str) -> bool {
+        let meta = self.worktree_meta(task);
+        let link = std::fs::read(path.join(".git")).unwrap_or_default();
+        link.starts_with(b"gitdir: ") && meta.join("HEAD").is_file() && meta.join("commondir").is_file()
+    }
+
+    /// Creates the task's worktree at `path`, detached at `base`.
+    pub fn create_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<(), GitError> {
+        self.repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
+        if path.exists() {
+            safe_fs::remove_any(path).map_err(io(path))?;
+        }
+        std::fs::create_dir_all(path).map_err(io(path))?;
+        let path = std::fs::canonicalize(path).map_err(io(path))?;
+        let meta = self.worktree_meta(task);
+        safe_fs::remove_any(&meta).map_err(io(&meta))?;
+        std::fs::create_dir_all(&meta).map_err(io(&meta))?;
+        let meta = std::fs::canonicalize(&meta).map_err(io(&meta))?;
+        let write = |p: PathBuf, text: String| std::fs::write(&p, text).map_err(|source| GitError::Io { path: p, source });
+        write(meta.join("gitdir"), format!("{}\n", path.join(".git").display()))?;
+        write(meta.join("commondir"), "../..\n".to_string())?;
+        write(meta.join("HEAD"), format!("{base}\n"))?;
+        write(path.join(".git"), format!("gitdir: {}\n", meta.display()))?;
+        let wt = Repository::open(&path).map_err(ctx(|| format!("{}: cannot open the new worktree", path.display())))?;
+        let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
+        let mut co = CheckoutBuilder::new();
+        co.force().recreate_missing(true);
+        wt.checkout_tree(commit.as_object(), Some(&mut co))
+            .map_err(ctx(|| format!("{}: cannot check out {base}", path.display())))?;
+        Ok(())
+    }
+
+    /// Brings the task's worktree back to `base` exactly; recreates it when
+    /// it is missing or no longer a worktree (deleted, pruned).
+    pub fn reset_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<ResetReport, GitError> {
+        if !path.is_dir() || !self.worktree_is_valid(path, task) {
+            self.create_worktree(path, task, base)?;
+            return Ok(ResetReport { recreated: true, ..ResetReport::default() });
+        }
+        let wt = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
+        let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
+        let tree = commit.tree().map_err(ctx(|| format!("cannot read the tree of {base}")))?;
+        wt.set_head_detached(base).map_err(ctx(|| format!("{}: cannot detach HEAD at {base}", path.display())))?;
+
+        // The index back to the base, entry by entry (stat data of untouched entries kept).
+        let mut index = wt.index().map_err(ctx(|| format!("{}: cannot read the worktree's index", path.display())))?;
+        let staged = wt
+            .diff_tree_to_index(Some(&tree), Some(&index), None)
+            .map_err(ctx(|| format!("{}: cannot compare the index with the base", path.display())))?;
+        let mut restore: Vec<Vec<u8>> = Vec::new();
+        for delta in staged.deltas() {
+            let file = delta.old_file().path_bytes().or(delta.new_file().path_bytes()).unwrap_or_default().to_vec();
+            let rel = Path::new(std::ffi::OsStr::from_bytes(&file));
+            match tree.get_path(rel) {
+                Ok(entry) => {
+                    let e = IndexEntry {
+                        ctime: IndexTime::new(0, 0),
+                        mtime: IndexTime::new(0, 0),
+                        dev: 0,
+                        ino: 0,
+                        mode: entry.filemode() as u32,
+                        uid: 0,
+                        gid: 0,
+                        file_size: 0,
+                        id: entry.id(),
+                        flags: (file.len().min(0xfff)) as u16,
+                        flags_extended: 0,
+                        path: file.clone(),
+                    };
+                    index.add(&e).map_err(ctx(|| format!("cannot restore index entry {}", rel.display())))?;
+                    restore.push(file.clone());
+                }
+                Err(_) => {
+                    let _ = index.remove_path(rel);
+                }
+            }
+            if let Some(new) = delta.new_file().path_bytes().filter(|n| *n != file.as_slice()) {
+                let _ = index.remove_path(Path::new(std::ffi::OsStr::from_bytes(new)));
+            }
+        }
+        index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
+
+        // The files: what differs from the base, untracked and ignored included.
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(false)
+            .include_ignored(true)
+            .recurse_ignored_dirs(false)
+            .exclude_submodules(true)
+            .include_unmodified(false)
+            .renames_head_to_index(false)
+            .renames_index_to_workdir(false);
+        let statuses =
+            wt.statuses(Some(&mut opts)).map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
+        let mut report = ResetReport::default();
+        let mut remove: Vec<Vec<u8>> = Vec::new();
+        for s in statuses.iter() {
+            let file = s.path_bytes().to_vec();
+            let st = s.status();
+            if st.intersects(Status::WT_NEW | Status::IGNORED) {
+                remove.push(file);
+            } else if st.intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
+                || st.intersects(Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE)
+            {
+                restore.push(file);
+            }
+        }
+        drop(statuses);
+        for file in &remove {
+            let rel = Path::new(std::ffi::OsStr::from_bytes(file.strip_suffix(b"/").unwrap_or(file)));
+            safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
+        }
+        report.removed = remove.len();
+        restore.sort();
+        restore.dedup();
+        let mut co = CheckoutBuilder::new();
+        co.force().recreate_missing(true).disable_pathspec_match(true);
+        let mut any = false;
+        for file in &restore {
+            let rel = Path::new(std::ffi::OsStr::from_bytes(file));
+            if tree.get_path(rel).is_err() {
+                // Not in the base: staged by the attempt, gone from the index now.
+                safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
+                continue;
+            }
+            safe_fs::clear_for_write(path, rel).map_err(io(&path.join(rel)))?;
+            co.path(rel);
+            any = true;
+        }
+        if any {
+            wt.checkout_tree(commit.as_object(), Some(&mut co))
+                .map_err(ctx(|| format!("{}: cannot restore files from {base}", path.display())))?;
+        }
+        report.restored = restore.len();
+        Ok(report)
+    }
+
+    /// Removes the task's worktree and git's metadata for it.
+    pub fn remove_worktree(&self, path: &Path, task: &str) -> Result<(), GitError> {
+        safe_fs::remove_any(path).map_err(io(path))?;
+        let meta = self.worktree_meta(task);
+        safe_fs::remove_any(&meta).map_err(io(&meta))
+    }
+}
+
+impl Repo {
+    /// Commits the state of the worktree at `path` (tracked changes and new
+    /// untracked files that the base's ignore rules do not ignore) as a
+    /// commit whose parent is `base`, and points `refname` at it. No index
+    /// is touched: the tree is the worktree's `HEAD` tree with the changed
+    /// entries laid over it.
+    pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Oid, GitError> {
+        let wt = Repo::discover(path)?;
+        let head = wt.head()?;
+        let head_tree = wt.commit_tree(head.oid)?;
+        let base_tree = self.commit_tree(base)?;
+        let state = wt.worktree_state(base_tree, head_tree)?;
+        // A fresh handle, without the in-memory object database, writes to disk.
+        let repo = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
+        let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        for (file, leaf) in &state.overlay {
+            let rel = Path::new(std::ffi::OsStr::from_bytes(file));
+            match leaf {
+                None => {
+                    update.remove(rel);
+                }
+                Some((oid, mode)) => {
+                    let mode = match *mode {
+                        0o100755 => git2::FileMode::BlobExecutable,
+                        0o120000 => git2::FileMode::Link,
+                        0o160000 => git2::FileMode::Commit,
+                        _ => git2::FileMode::Blob,
+                    };
+                    if mode != git2::FileMode::Commit && !odb.exists(*oid) {
+                        let data = match state.contents.get(oid) {
+                            Some(d) => d.clone(),
+                            // Filtered into the in-memory object database.
+                            None => wt.repo.find_blob(*oid).map(|b| b.content().to_vec()).map_err(ctx(|| {
+                                format!("{}: the file changed while it was being snapshotted", rel.display())
+                            }))?,
+                        };
+                        let written = odb
+                            .write(git2::ObjectType::Blob, &data)
+                            .map_err(ctx(|| format!("cannot store {}", rel.display())))?;
+                        debug_assert_eq!(written, *oid);
+                    }
+                    update.upsert(rel, *oid, mode);
+                }
+            }
+        }
+        let head_tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
+        let tree = update.create_updated(&repo, &head_tree).map_err(ctx(|| "cannot write the snapshot tree".into()))?;
+        let tree = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
+        let parent = repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
+        let sig = git2::Signature::now("retry-run", "retry-run@localhost").map_err(ctx(|| "cannot make a signature".into()))?;
+        let oid = repo.commit(None, &sig, &sig, message, &tree, &[&parent]).map_err(ctx(|| "cannot write the snapshot commit".into()))?;
+        repo.reference(refname, oid, true, "retry-run snapshot").map_err(ctx(|| format!("cannot update {refname}")))?;
+        Ok(oid)
+    }
+}
