@@ -217,12 +217,16 @@ impl Repo {
         // A fresh handle, without the in-memory object database, writes to disk.
         let repo = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
+        let head_tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
         let mut update = git2::build::TreeUpdateBuilder::new();
         for (file, leaf) in &state.overlay {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file));
             match leaf {
+                // Absent from the working tree's state: removed if HEAD has it.
                 None => {
-                    update.remove(rel);
+                    if head_tree.get_path(rel).is_ok() {
+                        update.remove(rel);
+                    }
                 }
                 Some((oid, mode)) => {
                     let mode = match *mode {
@@ -248,7 +252,6 @@ impl Repo {
                 }
             }
         }
-        let head_tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
         let tree = update.create_updated(&repo, &head_tree).map_err(ctx(|| "cannot write the snapshot tree".into()))?;
         let tree = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
         let parent = repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;

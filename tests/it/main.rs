@@ -15,3 +15,4 @@ mod summarize;
 mod support;
 mod symbols;
 mod syntax_oracle;
+mod worktree;

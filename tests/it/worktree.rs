@@ -1,0 +1,205 @@
+//! Task worktrees and snapshots on real repositories: what an attempt can do
+//! to its worktree, and a reset that undoes all of it without writing
+//! outside the worktree or touching the user's checkout.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::support::TestEnv;
+use retry_run::git::Repo;
+use retry_run::git::fingerprint::fingerprint;
+
+fn repo(env: &TestEnv) -> PathBuf {
+    let r = env.path("repo");
+    std::fs::create_dir_all(r.join("src/deep")).expect("mkdir");
+    std::fs::write(r.join("a.txt"), "a\n").expect("write");
+    std::fs::write(r.join("src/lib.py"), "def f():\n    return 1\n").expect("write");
+    std::fs::write(r.join("src/deep/x.txt"), "x\n").expect("write");
+    std::fs::write(r.join("run.sh"), "#!/bin/sh\n").expect("write");
+    std::fs::set_permissions(r.join("run.sh"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::os::unix::fs::symlink("a.txt", r.join("link")).expect("symlink");
+    std::fs::write(r.join(".gitignore"), ".env\n*.log\n").expect("write");
+    std::fs::write(r.join(".env"), "SECRET=1\n").expect("write");
+    std::fs::write(r.join("retry-run.toml"), "[worktree]\ninclude = [\".env\"]\nsetup = \"echo ready > setup.log\"\n")
+        .expect("write");
+    env.git(&r, &["init", "-q"]);
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "base"]);
+    r
+}
+
+/// Everything about the user's checkout that must not change.
+fn checkout_state(env: &TestEnv, r: &Path) -> (String, String, String, Vec<u8>) {
+    (
+        env.git(r, &["status", "--porcelain", "--ignored"]),
+        env.git(r, &["rev-parse", "HEAD"]),
+        env.git(r, &["branch", "--list"]),
+        std::fs::read(r.join(".git/index")).expect("index"),
+    )
+}
+
+fn wt_path(env: &TestEnv, r: &Path, task: &str) -> PathBuf {
+    PathBuf::from(env.run(r, &["worktree", "path", task]).assert_code(0).stdout.trim())
+}
+
+#[test]
+fn create_makes_a_detached_linked_worktree_with_includes_and_setup() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    let before = checkout_state(&env, &r);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    assert!(w.starts_with(r.join(".git/retry-run/worktrees")));
+    let list = env.git(&r, &["worktree", "list", "--porcelain"]);
+    assert!(list.contains(&format!("worktree {}", w.display())) && list.contains("detached"), "{list}");
+    assert_eq!(env.git(&w, &["status", "--porcelain"]), "", "clean; setup.log is ignored (*.log)");
+    assert_eq!(std::fs::read_to_string(w.join(".env")).expect(".env copied"), "SECRET=1\n");
+    assert_eq!(std::fs::read_to_string(w.join("setup.log")).expect("setup ran"), "ready\n");
+    assert_eq!(std::fs::read_link(w.join("link")).expect("symlink"), Path::new("a.txt"));
+    assert_eq!(std::fs::metadata(w.join("run.sh")).expect("run.sh").permissions().mode() & 0o111, 0o111);
+    assert_eq!(env.git(&w, &["rev-parse", "HEAD"]), before.1);
+    assert_eq!(checkout_state(&env, &r), before, "the user's checkout changed");
+    let again = env.run(&r, &["worktree", "create", "t1"]);
+    again.assert_code(2);
+    assert!(again.stderr.contains("worktree reset t1"), "{}", again.stderr);
+}
+
+#[test]
+fn reset_undoes_everything_an_attempt_did_without_writing_outside() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    let outside = env.path("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    std::fs::write(outside.join("victim.txt"), "keep me\n").expect("write");
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let before = checkout_state(&env, &r);
+    let base = before.1.clone();
+
+    // What an attempt might do.
+    std::fs::write(w.join("a.txt"), "changed\n").expect("modify");
+    std::fs::remove_dir_all(w.join("src/deep")).expect("rm dir");
+    std::os::unix::fs::symlink(&outside, w.join("src/deep")).expect("dir -> symlink outside");
+    std::fs::remove_file(w.join("run.sh")).expect("rm");
+    std::os::unix::fs::symlink(outside.join("victim.txt"), w.join("run.sh")).expect("file -> symlink outside");
+    std::fs::remove_file(w.join("link")).expect("rm link");
+    std::fs::create_dir_all(w.join("link/inside")).expect("symlink -> dir");
+    std::fs::remove_file(w.join("src/lib.py")).expect("rm");
+    std::fs::write(w.join("src/lib.py.new"), "x").expect("write");
+    let deep = (0..30).fold(w.join("untracked"), |p, i| p.join(format!("d{i}")));
+    std::fs::create_dir_all(&deep).expect("deep tree");
+    std::fs::write(deep.join("f"), "f").expect("write");
+    std::fs::write(w.join("build.log"), "ignored").expect("ignored file");
+    std::fs::create_dir(w.join("ro")).expect("mkdir");
+    std::fs::write(w.join("ro/f"), "f").expect("write");
+    std::fs::set_permissions(w.join("ro/f"), std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    std::fs::set_permissions(w.join("ro"), std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    std::fs::set_permissions(w.join("a.txt"), std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    std::fs::write(w.join("staged.txt"), "s").expect("write");
+    env.git(&w, &["add", "staged.txt"]);
+    env.git(&w, &["commit", "-qm", "agent commit", "--no-verify", "--allow-empty"]);
+    env.git(&w, &["checkout", "-q", "-b", "agent-branch"]);
+
+    env.run(&r, &["worktree", "reset", "t1"]).assert_code(0);
+    assert_eq!(env.git(&w, &["status", "--porcelain"]), "", "tracked state equals the base");
+    assert_eq!(env.git(&w, &["rev-parse", "HEAD"]), base);
+    let symref = env.git_raw(&w, ["symbolic-ref", "-q", "HEAD"].map(std::ffi::OsStr::new));
+    assert!(!symref.status.success(), "HEAD is detached again");
+    let ignored = env.git(&w, &["status", "--porcelain", "--ignored"]);
+    assert_eq!(ignored, "!! .env\n!! setup.log", "only the includes and setup output are back");
+    assert_eq!(std::fs::read_to_string(w.join("a.txt")).expect("a"), "a\n");
+    assert_eq!(std::fs::read_to_string(w.join("src/deep/x.txt")).expect("x"), "x\n");
+    assert!(std::fs::symlink_metadata(w.join("src/deep")).expect("deep").is_dir());
+    assert_eq!(std::fs::read_link(w.join("link")).expect("link"), Path::new("a.txt"));
+    assert_eq!(std::fs::metadata(w.join("run.sh")).expect("run.sh").permissions().mode() & 0o111, 0o111);
+    assert!(!w.join("untracked").exists() && !w.join("ro").exists() && !w.join("build.log").exists());
+    // Nothing was written through the links.
+    let victims: Vec<_> = std::fs::read_dir(&outside).expect("outside").flatten().map(|e| e.file_name()).collect();
+    assert_eq!(victims, vec![std::ffi::OsString::from("victim.txt")]);
+    assert_eq!(std::fs::read_to_string(outside.join("victim.txt")).expect("victim"), "keep me\n");
+    let (status, head, _branches, index) = checkout_state(&env, &r);
+    assert_eq!((status, head, index), (before.0, before.1, before.3), "the user's checkout changed");
+}
+
+#[test]
+fn a_deleted_or_pruned_worktree_is_recreated_and_remove_prunes_git_metadata() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    std::fs::remove_dir_all(&w).expect("user deletes it");
+    let out = env.run(&r, &["worktree", "reset", "t1"]).assert_code(0).stdout.clone();
+    assert!(out.contains("recreated"), "{out}");
+    assert_eq!(env.git(&w, &["status", "--porcelain"]), "");
+    std::fs::remove_dir_all(r.join(".git/worktrees/retry-run-t1")).expect("prune by hand");
+    env.git(&r, &["worktree", "prune"]);
+    let out = env.run(&r, &["worktree", "reset", "t1"]).assert_code(0).stdout.clone();
+    assert!(out.contains("recreated"), "{out}");
+    assert!(env.git(&r, &["worktree", "list"]).contains("retry-run/worktrees/t1"));
+    let list = env.run(&r, &["worktree", "list"]).assert_code(0).stdout.clone();
+    assert!(list.starts_with("t1\t") && list.contains("KiB"), "{list}");
+    env.run(&r, &["worktree", "remove", "t1"]).assert_code(0);
+    assert!(!w.exists() && !r.join(".git/worktrees/retry-run-t1").exists());
+    assert_eq!(env.git(&r, &["worktree", "list"]).lines().count(), 1);
+}
+
+#[test]
+fn a_failing_setup_is_an_environment_error_and_bad_names_are_usage_errors() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    std::fs::write(r.join("retry-run.toml"), "[worktree]\nsetup = \"echo broken >&2; exit 4\"\n").expect("write");
+    let run = env.run(&r, &["worktree", "create", "t1"]);
+    run.assert_code(3);
+    assert!(run.stderr.contains("worktree.setup") && run.stderr.contains("broken"), "{}", run.stderr);
+    env.run(&r, &["worktree", "create", "../evil"]).assert_code(2);
+    env.run(&r, &["worktree", "create", "t2", "--base", "no-such-ref"]).assert_code(2);
+    env.run(&r, &["worktree", "path", "never"]).assert_code(2);
+}
+
+#[test]
+fn snapshots_commit_tracked_changes_and_new_files_but_not_ignored_ones() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let base_s = env.git(&r, &["rev-parse", "HEAD"]);
+    std::fs::write(w.join("a.txt"), "changed\n").expect("modify");
+    std::fs::remove_file(w.join("src/deep/x.txt")).expect("delete");
+    std::fs::write(w.join("new.py"), "print(1)\n").expect("new file");
+    std::fs::write(w.join("debug.log"), "ignored\n").expect("ignored");
+    // An attempt cannot hide a new file by editing .gitignore.
+    std::fs::write(w.join(".gitignore"), ".env\n*.log\nhidden.txt\n").expect("edit gitignore");
+    std::fs::write(w.join("hidden.txt"), "sneaky\n").expect("hidden");
+    std::fs::remove_file(w.join("link")).expect("rm");
+    std::os::unix::fs::symlink("src/lib.py", w.join("link")).expect("retarget");
+    let index_before = std::fs::read(r.join(".git/worktrees/retry-run-t1/index")).expect("wt index");
+
+    let repo = Repo::discover(&r).expect("repo");
+    let base = repo.resolve(&base_s).expect("base").oid;
+    let oid = repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
+    assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]), oid.to_string());
+    assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1^"]), base_s);
+    let names = env.git(&r, &["diff", "--name-status", &base_s, "refs/retry-run/t1/1"]);
+    assert_eq!(names, "M\t.gitignore\nM\ta.txt\nA\thidden.txt\nM\tlink\nA\tnew.py\nD\tsrc/deep/x.txt");
+    assert_eq!(env.git(&r, &["show", "refs/retry-run/t1/1:a.txt"]), "changed");
+    assert_eq!(std::fs::read(r.join(".git/worktrees/retry-run-t1/index")).expect("wt index"), index_before);
+    assert_eq!(env.git(&r, &["branch", "--list"]), "* main", "no branch was created");
+}
+
+#[test]
+fn the_fingerprint_sees_hooks_config_and_the_worktree_link() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let common = r.join(".git");
+    let meta = common.join("worktrees/retry-run-t1");
+    let before = fingerprint(&common, Some((&w, &meta)));
+    std::fs::write(common.join("hooks/pre-commit"), "#!/bin/sh\nexit 0\n").expect("hook");
+    env.git(&w, &["config", "user.name", "agent"]);
+    std::fs::write(w.join(".git"), format!("gitdir: {}\n", env.path("elsewhere").display())).expect("relink");
+    let after = fingerprint(&common, Some((&w, &meta)));
+    assert_ne!(before.digest(), after.digest());
+    assert_eq!(after.changed_since(&before), ["config", "hooks/pre-commit", "worktree/.git"]);
+    assert_eq!(fingerprint(&common, Some((&w, &meta))).digest(), after.digest(), "stable");
+}
