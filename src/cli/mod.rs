@@ -1,12 +1,14 @@
 //! The command line: one file per subcommand; this file parses arguments
 //! and maps results to exit codes.
 
+mod clean;
 mod diff;
 mod enrich;
 mod log;
 pub mod error;
 mod repo_args;
 mod scope;
+mod status;
 mod summarize;
 mod worktree;
 
@@ -37,6 +39,8 @@ pub enum Command {
     Summarize(summarize::SummarizeArgs),
     Log(log::LogArgs),
     Worktree(worktree::WorktreeArgs),
+    Status(status::StatusArgs),
+    Clean(clean::CleanArgs),
 }
 
 /// Parses the command line, runs the command, returns the exit code.
@@ -69,6 +73,8 @@ pub fn main() -> i32 {
         Command::Summarize(args) => summarize::run(&dir, args),
         Command::Log(args) => log::run(&dir, args),
         Command::Worktree(args) => worktree::run(&dir, args),
+        Command::Status(args) => status::run(&dir, args),
+        Command::Clean(args) => clean::run(&dir, args),
     };
     match result {
         Ok(code) => code,

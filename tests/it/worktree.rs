@@ -203,3 +203,40 @@ fn the_fingerprint_sees_hooks_config_and_the_worktree_link() {
     assert_eq!(after.changed_since(&before), ["config", "hooks/pre-commit", "worktree/.git"]);
     assert_eq!(fingerprint(&common, Some((&w, &meta))).digest(), after.digest(), "stable");
 }
+
+#[test]
+fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    let base = env.git(&r, &["rev-parse", "HEAD"]);
+    let store = retry_run::record::Store::new(&r.join(".git"));
+    {
+        let mut log = store.log("t1").expect("log");
+        log.append("TaskStarted", None, &serde_json::json!({"base": base})).expect("append");
+        log.append("AttemptStarted", Some(1), &serde_json::json!({})).expect("append");
+        log.append("AttemptCompleted", Some(1), &serde_json::json!({"outcome": "CHECK_FAILURE"})).expect("append");
+    }
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let repo = Repo::discover(&r).expect("repo");
+    let oid = repo.resolve(&base).expect("base").oid;
+    repo.snapshot(&w, oid, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
+
+    let out = env.run(&r, &["status"]).assert_code(0).stdout.clone();
+    let want = format!("t1\tstopped\tattempts 1\tbase {}\tlast CHECK_FAILURE\tworktree ", &base[..12]);
+    assert!(out.starts_with(&want) && out.contains("KiB") && out.contains("clean --all"), "{out}");
+    let json: serde_json::Value = serde_json::from_str(env.run(&r, &["status", "--json"]).stdout.lines().next().expect("line")).expect("json");
+    assert_eq!((json["task"].as_str(), json["attempts"].as_u64()), (Some("t1"), Some(1)));
+    assert!(json["worktree_bytes"].as_u64().is_some_and(|b| b > 0));
+
+    env.run(&r, &["clean", "--stale", "1"]).assert_code(0);
+    assert!(w.exists(), "a task active today is not stale");
+    env.run(&r, &["clean"]).assert_code(2);
+    env.run(&r, &["clean", "t1"]).assert_code(0);
+    assert!(!w.exists() && store.events_path("t1").exists());
+    assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]).len(), 40, "attempt commits stay");
+    env.run(&r, &["clean", "--all", "--state"]).assert_code(0);
+    assert!(!store.task_dir("t1").exists());
+    assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]).len(), 40, "attempt commits stay");
+    assert_eq!(env.run(&r, &["status"]).stdout, "no tasks yet\n");
+}

@@ -1,0 +1,119 @@
+//! `retry-run status`: every task, its state, attempts, base, last outcome,
+//! and the disk its worktree uses.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::repo_args::open;
+use super::worktree::human_bytes;
+use super::{CliError, exit};
+use crate::git::safe_fs::disk_usage;
+use crate::record::chain::Verified;
+use crate::record::{RecordError, Store};
+
+/// List tasks: state, attempts, base, last outcome, worktree disk use.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// One JSON object per task.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<std::path::PathBuf>,
+}
+
+/// What a task's events say.
+pub struct TaskSummary {
+    pub state: &'static str,
+    pub attempts: u32,
+    pub base: Option<String>,
+    pub last_outcome: Option<String>,
+    pub last_ts: Option<String>,
+}
+
+/// Pure: the state of a task from its verified events.
+pub fn summarize_task(v: &Verified, running: bool) -> TaskSummary {
+    let field = |kind: &str, key: &str| {
+        v.events.iter().rev().find(|e| e.kind == kind).and_then(|e| e.value.get(key)).and_then(Value::as_str).map(str::to_string)
+    };
+    let attempts = v.events.iter().filter_map(|e| (e.kind == "AttemptStarted").then_some(e.attempt).flatten()).max().unwrap_or(0);
+    let last = v.events.last().map(|e| e.kind.as_str());
+    let state = if running {
+        "running"
+    } else if v.broken.is_some() {
+        "log broken (retry-run log --verify)"
+    } else {
+        match last {
+            Some("TaskSucceeded") => "succeeded",
+            Some("TaskEscalated") => "escalated",
+            None => "new",
+            _ => "stopped",
+        }
+    };
+    TaskSummary {
+        state,
+        attempts,
+        base: field("TaskStarted", "base"),
+        last_outcome: field("AttemptCompleted", "outcome"),
+        last_ts: v.events.last().and_then(|e| e.value.get("ts")).and_then(Value::as_str).map(str::to_string),
+    }
+}
+
+pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
+    let o = open(dir, args.config.as_deref())?;
+    let store = Store::new(o.repo.common_dir());
+    let root = o.repo.worktrees_root(&o.config.worktree.root);
+    let mut tasks = store.tasks()?;
+    if let Ok(rd) = std::fs::read_dir(&root) {
+        tasks.extend(rd.flatten().filter_map(|e| e.file_name().into_string().ok()));
+    }
+    tasks.sort();
+    tasks.dedup();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if tasks.is_empty() && !args.json {
+        writeln!(out, "no tasks yet")?;
+    }
+    let mut total = 0;
+    for task in tasks {
+        let verified = match store.read(&task) {
+            Ok(v) => Some(v),
+            Err(RecordError::NoTask { .. }) => None,
+            Err(e) => return Err(e.into()),
+        };
+        let running = verified.is_some() && matches!(store.lock(&task), Err(RecordError::Locked { .. }));
+        let s = verified.as_ref().map(|v| summarize_task(v, running));
+        let wt = root.join(&task);
+        let used = if wt.exists() { Some(disk_usage(&wt)) } else { None };
+        total += used.unwrap_or(0);
+        if args.json {
+            let line = json!({
+                "task": task,
+                "state": s.as_ref().map_or("no record", |s| s.state),
+                "attempts": s.as_ref().map_or(0, |s| s.attempts),
+                "base": s.as_ref().and_then(|s| s.base.clone()),
+                "last_outcome": s.as_ref().and_then(|s| s.last_outcome.clone()),
+                "last_event": s.as_ref().and_then(|s| s.last_ts.clone()),
+                "worktree": used.map(|_| wt.display().to_string()),
+                "worktree_bytes": used,
+            });
+            writeln!(out, "{line}")?;
+        } else {
+            let base = s.as_ref().and_then(|s| s.base.as_deref()).map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
+            writeln!(
+                out,
+                "{task}\t{}\tattempts {}\tbase {base}\tlast {}\tworktree {}",
+                s.as_ref().map_or("no record", |s| s.state),
+                s.as_ref().map_or(0, |s| s.attempts),
+                s.as_ref().and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
+                used.map_or("none".to_string(), human_bytes),
+            )?;
+        }
+    }
+    if !args.json && total > 0 {
+        writeln!(out, "worktrees use {} in {}; `retry-run clean --all` removes them (attempt commits stay)", human_bytes(total), root.display())?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
