@@ -4,6 +4,7 @@
 mod clean;
 mod diff;
 mod enrich;
+mod inspect;
 mod log;
 pub mod error;
 mod repo_args;
@@ -40,6 +41,7 @@ pub enum Command {
     Log(log::LogArgs),
     Worktree(worktree::WorktreeArgs),
     Status(status::StatusArgs),
+    Inspect(inspect::InspectArgs),
     Clean(clean::CleanArgs),
 }
 
@@ -74,6 +76,7 @@ pub fn main() -> i32 {
         Command::Log(args) => log::run(&dir, args),
         Command::Worktree(args) => worktree::run(&dir, args),
         Command::Status(args) => status::run(&dir, args),
+        Command::Inspect(args) => inspect::run(&dir, args),
         Command::Clean(args) => clean::run(&dir, args),
     };
     match result {

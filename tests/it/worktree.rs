@@ -220,6 +220,7 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     let w = wt_path(&env, &r, "t1");
     let repo = Repo::discover(&r).expect("repo");
     let oid = repo.resolve(&base).expect("base").oid;
+    std::fs::write(w.join("a.txt"), "changed by the agent\n").expect("write");
     repo.snapshot(&w, oid, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
 
     let out = env.run(&r, &["status"]).assert_code(0).stdout.clone();
@@ -229,6 +230,22 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     assert_eq!((json["task"].as_str(), json["attempts"].as_u64()), (Some("t1"), Some(1)));
     assert!(json["worktree_bytes"].as_u64().is_some_and(|b| b > 0));
 
+    std::fs::create_dir_all(store.attempt_dir("t1", 1).join("checks")).expect("mkdir");
+    std::fs::write(store.attempt_dir("t1", 1).join("prompt.md"), "# Fix it\n").expect("write");
+    std::fs::write(store.attempt_dir("t1", 1).join("checks/pytest.txt"), "1 failed\n").expect("write");
+    env.run(&r, &["inspect", "t1/1", "--prompt"]).assert_code(0);
+    assert_eq!(env.run(&r, &["inspect", "t1/1", "--prompt"]).stdout, "# Fix it\n");
+    assert!(env.run(&r, &["inspect", "t1/1", "--checks"]).stdout.contains("==> pytest.txt <==\n1 failed"));
+    let diff = env.run(&r, &["inspect", "t1/1", "--diff"]).assert_code(0).stdout.clone();
+    assert!(diff.contains("M  a.txt  +1 -1") && diff.contains("+changed by the agent"), "{diff}");
+    let j: serde_json::Value = serde_json::from_str(&env.run(&r, &["inspect", "t1/1", "--json"]).stdout).expect("json");
+    assert_eq!(j["events"].as_array().map(Vec::len), Some(2));
+    assert!(j["commit"].as_str().is_some());
+    let ctx = env.run(&r, &["inspect", "t1/1", "--context"]);
+    ctx.assert_code(3);
+    assert!(ctx.stderr.contains("context.json"), "{}", ctx.stderr);
+    env.run(&r, &["inspect", "t1/9"]).assert_code(2);
+    env.run(&r, &["inspect", "t1"]).assert_code(2);
     env.run(&r, &["clean", "--stale", "1"]).assert_code(0);
     assert!(w.exists(), "a task active today is not stale");
     env.run(&r, &["clean"]).assert_code(2);
