@@ -46,28 +46,33 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     let events: Vec<_> = verified.events.iter().filter(|e| e.attempt == Some(n)).collect();
     let adir = store.attempt_dir(task, n);
     if events.is_empty() && !adir.is_dir() {
-        return Err(CliError::usage(format!("task {task} has no attempt {n}; `retry-run log {task}` lists its attempts")));
+        return Err(CliError::usage(format!(
+            "task {task} has no attempt {n}; `retry-run log {task}` lists its attempts"
+        )));
     }
     let refname = format!("refs/retry-run/{task}/{n}");
     let commit = repo.resolve(&refname).ok();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let read = |name: &str| {
         let p = adir.join(name);
-        std::fs::read(&p).map_err(|e| CliError::environment(format!("{}: {e} (the attempt's record is incomplete)", p.display())))
+        std::fs::read(&p)
+            .map_err(|e| CliError::environment(format!("{}: {e} (the attempt's record is incomplete)", p.display())))
     };
     if args.prompt {
         out.write_all(&read("prompt.md")?)?;
     } else if args.context {
         out.write_all(&read("context.json")?)?;
     } else if args.diff {
-        let head = commit.ok_or_else(|| CliError::usage(format!("attempt {n} of {task} has no snapshot ({refname})")))?;
+        let head =
+            commit.ok_or_else(|| CliError::usage(format!("attempt {n} of {task} has no snapshot ({refname})")))?;
         let base = repo.resolve(&format!("{refname}^"))?;
         let cmp = repo.compare_commits(&base, &head, DiffDepth::Patch { max_lines: 2000 }, None)?;
         let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines };
         write_diff(&mut out, DiffFormat::Text, &summary, 2000)?;
     } else if args.checks {
         let cdir = adir.join("checks");
-        let mut files: Vec<_> = std::fs::read_dir(&cdir).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        let mut files: Vec<_> =
+            std::fs::read_dir(&cdir).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
         files.sort();
         if files.is_empty() {
             writeln!(out, "no check output recorded for attempt {n} of {task}")?;
@@ -93,7 +98,11 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
             writeln!(out, "{doc}")?;
         } else {
             writeln!(out, "attempt {n} of {task}")?;
-            writeln!(out, "  commit: {}", commit.map_or("none (no snapshot)".to_string(), |c| format!("{} ({refname})", c.oid)))?;
+            writeln!(
+                out,
+                "  commit: {}",
+                commit.map_or("none (no snapshot)".to_string(), |c| format!("{} ({refname})", c.oid))
+            )?;
             writeln!(out, "  files:  {} {}", adir.display(), files.join(" "))?;
             for e in events {
                 writeln!(out, "  {:>4}  {}", e.seq, e.kind)?;

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::{CliError, exit};
 use crate::git::Repo;
-use crate::record::chain::Finding;
 use crate::record::Store;
+use crate::record::chain::Finding;
 use crate::record::store::check_task_name;
 
 /// Print a task's event log; with --verify, check its hash chain.
@@ -47,7 +47,10 @@ pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
         }
     }
     for line in &v.repaired {
-        eprintln!("retry-run: note: {}:{line}: cut short by a crash during an append; recorded by the LogRepaired event after it", log_path.display());
+        eprintln!(
+            "retry-run: note: {}:{line}: cut short by a crash during an append; recorded by the LogRepaired event after it",
+            log_path.display()
+        );
     }
     if v.torn_tail {
         eprintln!(

@@ -4,9 +4,9 @@
 mod clean;
 mod diff;
 mod enrich;
+pub mod error;
 mod inspect;
 mod log;
-pub mod error;
 mod repo_args;
 mod scope;
 mod status;

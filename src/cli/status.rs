@@ -36,9 +36,16 @@ pub struct TaskSummary {
 /// Pure: the state of a task from its verified events.
 pub fn summarize_task(v: &Verified, running: bool) -> TaskSummary {
     let field = |kind: &str, key: &str| {
-        v.events.iter().rev().find(|e| e.kind == kind).and_then(|e| e.value.get(key)).and_then(Value::as_str).map(str::to_string)
+        v.events
+            .iter()
+            .rev()
+            .find(|e| e.kind == kind)
+            .and_then(|e| e.value.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
     };
-    let attempts = v.events.iter().filter_map(|e| (e.kind == "AttemptStarted").then_some(e.attempt).flatten()).max().unwrap_or(0);
+    let attempts =
+        v.events.iter().filter_map(|e| (e.kind == "AttemptStarted").then_some(e.attempt).flatten()).max().unwrap_or(0);
     let last = v.events.last().map(|e| e.kind.as_str());
     let state = if running {
         "running"
@@ -100,7 +107,10 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             });
             writeln!(out, "{line}")?;
         } else {
-            let base = s.as_ref().and_then(|s| s.base.as_deref()).map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
+            let base = s
+                .as_ref()
+                .and_then(|s| s.base.as_deref())
+                .map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
             writeln!(
                 out,
                 "{task}\t{}\tattempts {}\tbase {base}\tlast {}\tworktree {}",
@@ -112,7 +122,12 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
         }
     }
     if !args.json && total > 0 {
-        writeln!(out, "worktrees use {} in {}; `retry-run clean --all` removes them (attempt commits stay)", human_bytes(total), root.display())?;
+        writeln!(
+            out,
+            "worktrees use {} in {}; `retry-run clean --all` removes them (attempt commits stay)",
+            human_bytes(total),
+            root.display()
+        )?;
     }
     out.flush()?;
     Ok(exit::OK)

@@ -19,7 +19,9 @@ const CHUNK: usize = 1 << 20;
 /// as a stream, in bounded memory, whatever its size. Exit 0 whenever the
 /// input was read.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  cargo test 2>&1 | retry-run summarize\n  retry-run summarize --input ci.log --max-tokens 200")]
+#[command(
+    after_help = "Examples:\n  cargo test 2>&1 | retry-run summarize\n  retry-run summarize --input ci.log --max-tokens 200"
+)]
 pub struct SummarizeArgs {
     /// Read the log from FILE instead of stdin.
     #[arg(long, value_name = "FILE")]

@@ -93,7 +93,9 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             check_task_name(&task)?;
             let path = root.join(&task);
             if !path.exists() {
-                return Err(CliError::usage(format!("task {task} has no worktree; `retry-run worktree create {task}`")));
+                return Err(CliError::usage(format!(
+                    "task {task} has no worktree; `retry-run worktree create {task}`"
+                )));
             }
             writeln!(out, "{}", path.display())?;
         }
@@ -121,8 +123,9 @@ pub fn prepare(o: &Opened, path: &Path) -> Result<(), CliError> {
     if let Some(src_root) = o.repo.workdir() {
         for pattern in &o.config.worktree.include {
             for rel in include_matches(src_root, pattern)? {
-                safe_fs::copy_in(&src_root.join(&rel), path, &rel)
-                    .map_err(|e| CliError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
+                safe_fs::copy_in(&src_root.join(&rel), path, &rel).map_err(|e| {
+                    CliError::environment(format!("cannot copy {} into the worktree: {e}", rel.display()))
+                })?;
             }
         }
     }
@@ -151,7 +154,8 @@ pub fn prepare(o: &Opened, path: &Path) -> Result<(), CliError> {
 /// The files of the user's checkout an include pattern names: a plain path
 /// is looked up directly; a glob walks the checkout (not `.git`).
 fn include_matches(root: &Path, pattern: &str) -> Result<Vec<PathBuf>, CliError> {
-    let bad = || CliError::usage(format!("worktree.include {pattern:?}: use a path or glob relative to the repository root"));
+    let bad =
+        || CliError::usage(format!("worktree.include {pattern:?}: use a path or glob relative to the repository root"));
     if pattern.starts_with('/') || pattern.split('/').any(|c| c == "..") {
         return Err(bad());
     }

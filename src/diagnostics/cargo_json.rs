@@ -32,7 +32,9 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
         };
         let text = msg.get("message").and_then(Value::as_str).unwrap_or("");
         let code = msg.get("code").and_then(|c| c.get("code")).and_then(Value::as_str);
-        out.push(Diagnostic::new("cargo-json", severity, text).at(file, num("line_start"), num("column_start")).code(code));
+        out.push(
+            Diagnostic::new("cargo-json", severity, text).at(file, num("line_start"), num("column_start")).code(code),
+        );
     }
     out
 }

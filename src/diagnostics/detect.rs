@@ -41,7 +41,8 @@ impl Seen {
         if line.starts_with("{\"reason\":") || line.starts_with("{\"$message_type\":") {
             self.cargo_json = true;
         }
-        if (line.starts_with('=') && (line.contains(" test session starts ") || line.contains(" short test summary info ")))
+        if (line.starts_with('=')
+            && (line.contains(" test session starts ") || line.contains(" short test summary info ")))
             || (line.starts_with("FAILED ") || line.starts_with("ERROR ")) && line.contains("::")
         {
             self.pytest = true;

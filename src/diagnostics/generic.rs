@@ -12,7 +12,9 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
             continue;
         }
         let (severity, message) = match rest.split_once(": ") {
-            Some((w, m)) if matches!(w, "error" | "warning" | "note" | "fatal error" | "info") => (Severity::parse(w), m),
+            Some((w, m)) if matches!(w, "error" | "warning" | "note" | "fatal error" | "info") => {
+                (Severity::parse(w), m)
+            }
             _ => (Severity::Error, rest),
         };
         let (message, code) = trailing_bracket_code(message);
@@ -23,6 +25,7 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
 
 /// A file name has a dot or a slash; `12:30:01` and `Step 3:` do not.
 pub(super) fn looks_like_path(p: &str) -> bool {
-    !p.contains(char::is_whitespace) && (p.contains('.') || p.contains('/') || p.contains('\\'))
+    !p.contains(char::is_whitespace)
+        && (p.contains('.') || p.contains('/') || p.contains('\\'))
         && !p.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b':')
 }

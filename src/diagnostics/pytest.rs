@@ -29,7 +29,9 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
             in_captured = false;
             continue;
         }
-        if let Some(kind) = line.strip_prefix("FAILED ").map(|r| ("FAILED", r)).or(line.strip_prefix("ERROR ").map(|r| ("ERROR", r))) {
+        if let Some(kind) =
+            line.strip_prefix("FAILED ").map(|r| ("FAILED", r)).or(line.strip_prefix("ERROR ").map(|r| ("ERROR", r)))
+        {
             summary(&mut out, &seen_tests, kind.0, kind.1);
             continue;
         }

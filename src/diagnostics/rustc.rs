@@ -20,7 +20,11 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
             continue;
         }
         if line.starts_with(char::is_whitespace) {
-            if last_open && let Some(lint) = lint_name(line) && let Some(d) = out.last_mut() && d.code.is_none() {
+            if last_open
+                && let Some(lint) = lint_name(line)
+                && let Some(d) = out.last_mut()
+                && d.code.is_none()
+            {
                 d.code = Some(lint.to_string());
             }
             continue;

@@ -176,10 +176,9 @@ fn snippets(out: &mut [Enriched], sources: &HashMap<String, Source>) {
         };
         let first = &out[members[0]];
         let chain: Vec<&ScopeSpan> = match &first.scope {
-            Some(inner) => scopes
-                .iter()
-                .filter(|s| s.start_line <= inner.start_line && inner.end_line <= s.end_line)
-                .collect(),
+            Some(inner) => {
+                scopes.iter().filter(|s| s.start_line <= inner.start_line && inner.end_line <= s.end_line).collect()
+            }
             None => Vec::new(),
         };
         let errors: Vec<usize> = members.iter().filter_map(|&i| out[i].diagnostic.line).collect();

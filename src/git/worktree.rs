@@ -75,12 +75,14 @@ impl Repo {
         safe_fs::remove_any(&meta).map_err(io(&meta))?;
         std::fs::create_dir_all(&meta).map_err(io(&meta))?;
         let meta = std::fs::canonicalize(&meta).map_err(io(&meta))?;
-        let write = |p: PathBuf, text: String| std::fs::write(&p, text).map_err(|source| GitError::Io { path: p, source });
+        let write =
+            |p: PathBuf, text: String| std::fs::write(&p, text).map_err(|source| GitError::Io { path: p, source });
         write(meta.join("gitdir"), format!("{}\n", path.join(".git").display()))?;
         write(meta.join("commondir"), "../..\n".to_string())?;
         write(meta.join("HEAD"), format!("{base}\n"))?;
         write(path.join(".git"), format!("gitdir: {}\n", meta.display()))?;
-        let wt = Repository::open(&path).map_err(ctx(|| format!("{}: cannot open the new worktree", path.display())))?;
+        let wt =
+            Repository::open(&path).map_err(ctx(|| format!("{}: cannot open the new worktree", path.display())))?;
         let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         let mut co = CheckoutBuilder::new();
         co.force().recreate_missing(true);
@@ -149,8 +151,9 @@ impl Repo {
             .include_unmodified(false)
             .renames_head_to_index(false)
             .renames_index_to_workdir(false);
-        let statuses =
-            wt.statuses(Some(&mut opts)).map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
+        let statuses = wt
+            .statuses(Some(&mut opts))
+            .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
         let mut report = ResetReport::default();
         let mut remove: Vec<Vec<u8>> = Vec::new();
         for s in statuses.iter() {
@@ -158,8 +161,11 @@ impl Repo {
             let st = s.status();
             if st.intersects(Status::WT_NEW | Status::IGNORED) {
                 remove.push(file);
-            } else if st.intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
-                || st.intersects(Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE)
+            } else if st
+                .intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
+                || st.intersects(
+                    Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE,
+                )
             {
                 restore.push(file);
             }
@@ -255,8 +261,11 @@ impl Repo {
         let tree = update.create_updated(&repo, &head_tree).map_err(ctx(|| "cannot write the snapshot tree".into()))?;
         let tree = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
         let parent = repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
-        let sig = git2::Signature::now("retry-run", "retry-run@localhost").map_err(ctx(|| "cannot make a signature".into()))?;
-        let oid = repo.commit(None, &sig, &sig, message, &tree, &[&parent]).map_err(ctx(|| "cannot write the snapshot commit".into()))?;
+        let sig = git2::Signature::now("retry-run", "retry-run@localhost")
+            .map_err(ctx(|| "cannot make a signature".into()))?;
+        let oid = repo
+            .commit(None, &sig, &sig, message, &tree, &[&parent])
+            .map_err(ctx(|| "cannot write the snapshot commit".into()))?;
         repo.reference(refname, oid, true, "retry-run snapshot").map_err(ctx(|| format!("cannot update {refname}")))?;
         Ok(oid)
     }

@@ -125,11 +125,12 @@ pub fn verify(log: &[u8]) -> Verified {
         let parsed = serde_json::from_slice::<Value>(lines[i]).ok().filter(Value::is_object);
         let Some(v) = parsed else {
             // A torn line is fine when the next line is the LogRepaired that names it.
-            let repaired_by_next = lines.get(i + 1).and_then(|l| serde_json::from_slice::<Value>(l).ok()).is_some_and(|r| {
-                r.get("type").and_then(Value::as_str) == Some("LogRepaired")
-                    && r.get("torn_line").and_then(Value::as_u64) == Some(n as u64)
-                    && r.get("torn_sha256").and_then(Value::as_str) == Some(hashes[i].as_str())
-            });
+            let repaired_by_next =
+                lines.get(i + 1).and_then(|l| serde_json::from_slice::<Value>(l).ok()).is_some_and(|r| {
+                    r.get("type").and_then(Value::as_str) == Some("LogRepaired")
+                        && r.get("torn_line").and_then(Value::as_u64) == Some(n as u64)
+                        && r.get("torn_sha256").and_then(Value::as_str) == Some(hashes[i].as_str())
+                });
             if repaired_by_next {
                 out.repaired.push(n);
                 prev_hash = hashes[i].clone();
@@ -157,7 +158,10 @@ pub fn verify(log: &[u8]) -> Verified {
             } else if seq > prev_seq + 1 && lines[i + 1..].iter().any(|l| seq_of(l) == Some(prev_seq + 1)) {
                 format!("has seq {seq} after seq {prev_seq}: lines were reordered")
             } else if seq > prev_seq + 1 {
-                format!("follows seq {prev_seq} but has seq {seq}: {} event(s) before it were removed", seq - prev_seq - 1)
+                format!(
+                    "follows seq {prev_seq} but has seq {seq}: {} event(s) before it were removed",
+                    seq - prev_seq - 1
+                )
             } else if hashes.iter().skip(i + 1).any(|h| h == prev) {
                 format!("has seq {seq} after seq {prev_seq}: lines were reordered")
             } else {
@@ -169,7 +173,8 @@ pub fn verify(log: &[u8]) -> Verified {
             return out;
         }
         if seq != prev_seq + 1 {
-            out.broken = Some(Finding::Broken { line: n, what: format!("has seq {seq} after seq {prev_seq}: renumbered") });
+            out.broken =
+                Some(Finding::Broken { line: n, what: format!("has seq {seq} after seq {prev_seq}: renumbered") });
             return out;
         }
         out.events.push(Event {

@@ -16,7 +16,9 @@ use super::chain::{self, Verified, encode, sha256_hex};
 pub enum RecordError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("task name {0:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters")]
+    #[error(
+        "task name {0:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters"
+    )]
     BadTaskName(String),
     #[error("task {task} is being run by process {pid} (lock {}); wait for it or stop it", lock.display())]
     Locked { task: String, pid: String, lock: PathBuf },
@@ -115,7 +117,8 @@ impl Store {
         let dir = self.task_dir(task);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let path = dir.join("lock");
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io(&path))?;
+        let mut file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io(&path))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {

@@ -33,7 +33,10 @@ pub const MARKERS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line {
     /// A failing test's id, and the reason when the line gives one.
-    FailedTest { id: String, reason: Option<String> },
+    FailedTest {
+        id: String,
+        reason: Option<String>,
+    },
     /// An error with its location: `path:line[:col]: what`.
     Location(String),
     /// The start of rustc's error or warning (its location follows on `-->`).
@@ -41,7 +44,10 @@ pub enum Line {
     /// A location line that completes the pending compiler header.
     Arrow(String),
     /// A panic in cargo test: location and thread; its message follows.
-    Panic { location: String, thread: String },
+    Panic {
+        location: String,
+        thread: String,
+    },
     /// A jest failure header; the lines after it hold the details.
     JestFailure(String),
     /// go's `panic:` line; a goroutine trace follows.
@@ -149,7 +155,11 @@ pub fn classify(line: &str) -> Line {
             Line::FailedTest { id: rest.trim_start_matches("./").to_string(), reason: None }
         };
     }
-    if t.starts_with("Tests:") || t.starts_with("Test Suites:") || t.starts_with("Tests  ") || t.starts_with("Test Files  ") {
+    if t.starts_with("Tests:")
+        || t.starts_with("Test Suites:")
+        || t.starts_with("Tests  ")
+        || t.starts_with("Test Files  ")
+    {
         return Line::Totals(t.split_whitespace().collect::<Vec<_>>().join(" "));
     }
     if let Some(rest) = t.strip_prefix("❯ ")
@@ -189,7 +199,9 @@ pub fn classify(line: &str) -> Line {
     if has_location(t) && !t.starts_with("at ") && alarming {
         return Line::Location(t.to_string());
     }
-    let noise = t.starts_with('=') || t.starts_with("Some errors have detailed explanations") || t.starts_with("For more information about");
+    let noise = t.starts_with('=')
+        || t.starts_with("Some errors have detailed explanations")
+        || t.starts_with("For more information about");
     if alarming && !noise {
         return Line::Detail(t.to_string());
     }
@@ -268,12 +280,21 @@ mod tests {
             classify("thread 'main' panicked at 'boom', src/main.rs:2:5"),
             Line::Panic { location: "src/main.rs:2:5: boom".into(), thread: "main".into() }
         );
-        assert_eq!(classify("error[E0308]: mismatched types"), Line::CompilerHeader("error[E0308]: mismatched types".into()));
+        assert_eq!(
+            classify("error[E0308]: mismatched types"),
+            Line::CompilerHeader("error[E0308]: mismatched types".into())
+        );
         assert_eq!(classify("  --> src/lib.rs:14:22"), Line::Arrow("src/lib.rs:14:22".into()));
         assert_eq!(classify("shop/cart.py:37: KeyError"), Line::Location("shop/cart.py:37: KeyError".into()));
-        assert_eq!(classify("    ledger_test.go:7: Total = 5, want 6"), Line::Location("ledger_test.go:7: Total = 5, want 6".into()));
+        assert_eq!(
+            classify("    ledger_test.go:7: Total = 5, want 6"),
+            Line::Location("ledger_test.go:7: Total = 5, want 6".into())
+        );
         assert_eq!(classify(" ❯ discount cart.js:8:37"), Line::Location("cart.js:8:37".into()));
-        assert_eq!(classify("E       AssertionError: assert 1 == 2"), Line::Detail("E       AssertionError: assert 1 == 2".into()));
+        assert_eq!(
+            classify("E       AssertionError: assert 1 == 2"),
+            Line::Detail("E       AssertionError: assert 1 == 2".into())
+        );
     }
 
     #[test]
@@ -281,7 +302,10 @@ mod tests {
         let t = |s: &str| Line::Totals(s.into());
         assert_eq!(classify("==== 4 failed, 1 passed in 0.05s ===="), t("4 failed, 1 passed in 0.05s"));
         assert_eq!(classify("4 failed, 1 passed in 0.02s"), t("4 failed, 1 passed in 0.02s"));
-        assert_eq!(classify("test result: FAILED. 1 passed; 3 failed; 0 ignored"), t("test result: FAILED. 1 passed; 3 failed; 0 ignored"));
+        assert_eq!(
+            classify("test result: FAILED. 1 passed; 3 failed; 0 ignored"),
+            t("test result: FAILED. 1 passed; 3 failed; 0 ignored")
+        );
         assert_eq!(classify("Tests:       2 failed, 2 passed, 4 total"), t("Tests: 2 failed, 2 passed, 4 total"));
         assert_eq!(classify("      Tests  2 failed | 2 passed (4)"), t("Tests 2 failed | 2 passed (4)"));
         assert_eq!(classify("FAIL\texample.com/ledger\t0.005s"), t("FAIL\texample.com/ledger\t0.005s"));

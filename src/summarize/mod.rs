@@ -67,13 +67,24 @@ pub struct Digest {
 enum Follow {
     None,
     /// cargo test panic message lines, until a blank line or `note:`.
-    Panic { location: String, thread: String, message: Vec<String> },
+    Panic {
+        location: String,
+        thread: String,
+        message: Vec<String>,
+    },
     /// jest: message and expected/received lines, then the first project frame.
-    Jest { name: String, message: Vec<String> },
+    Jest {
+        name: String,
+        message: Vec<String>,
+    },
     /// go: the first frame outside the Go root.
-    GoPanic { message: String },
+    GoPanic {
+        message: String,
+    },
     /// Python: the frames, then the exception line.
-    Traceback { last_frame: Option<String> },
+    Traceback {
+        last_frame: Option<String>,
+    },
 }
 
 pub struct Summarizer {
@@ -253,7 +264,9 @@ impl Summarizer {
                     message.push(format!("@{loc}"));
                     true
                 } else {
-                    let code_frame = t.starts_with('>') || t.starts_with('|') || t.split('|').next().is_some_and(|n| n.trim().parse::<u32>().is_ok());
+                    let code_frame = t.starts_with('>')
+                        || t.starts_with('|')
+                        || t.split('|').next().is_some_and(|n| n.trim().parse::<u32>().is_ok());
                     if !t.is_empty() && !code_frame && message.len() < 4 {
                         message.push(t.to_string());
                     }

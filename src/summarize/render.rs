@@ -11,12 +11,8 @@ pub const BYTES_PER_TOKEN: usize = 4;
 
 pub fn render(d: &Digest, max_tokens: usize) -> String {
     let budget = max_tokens.saturating_mul(BYTES_PER_TOKEN);
-    let sections: [(&str, &Section); 4] = [
-        ("failed tests", &d.failed_tests),
-        ("errors", &d.errors),
-        ("totals", &d.totals),
-        ("details", &d.details),
-    ];
+    let sections: [(&str, &Section); 4] =
+        [("failed tests", &d.failed_tests), ("errors", &d.errors), ("totals", &d.totals), ("details", &d.details)];
     if sections.iter().all(|(_, s)| s.entries.is_empty()) {
         return format!("no failures found in {} lines\n", d.lines);
     }

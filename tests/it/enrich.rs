@@ -142,7 +142,11 @@ fn input_format_forces_a_parser_and_bad_names_are_usage_errors() {
     assert!(json["diagnostics"].as_array().expect("array").iter().all(|d| d["tool"] == "generic"));
     let run = enrich_capture(&env, "ruff-concise", &text, &["--input-format", "eslint"]);
     run.assert_code(2);
-    assert!(run.stderr.contains("unknown --input-format \"eslint\"") && run.stderr.contains("cargo-json"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("unknown --input-format \"eslint\"") && run.stderr.contains("cargo-json"),
+        "{}",
+        run.stderr
+    );
     let run = env.run(&dir(), &["enrich", "--input", "no/such/file.txt"]);
     run.assert_code(2);
     assert!(run.stderr.contains("no/such/file.txt"), "{}", run.stderr);
@@ -231,7 +235,9 @@ fn live_tools_still_print_what_was_captured() {
             _ => &["--version"],
         };
         let Ok(v) = Command::new(tool).args(version_arg).output() else {
-            eprintln!("SKIPPED live check of {name}: {tool} is not installed (pip install ruff flake8 pylint mypy pytest; npm install -g pyright)");
+            eprintln!(
+                "SKIPPED live check of {name}: {tool} is not installed (pip install ruff flake8 pylint mypy pytest; npm install -g pyright)"
+            );
             continue;
         };
         if !v.status.success() {
@@ -260,9 +266,15 @@ fn live_tools_still_print_what_was_captured() {
         let mut want: Vec<&str> = want.lines().collect();
         want.sort();
         if same_version {
-            assert_eq!(got, want, "{name}: the live output of {tool} no longer matches; re-run tests/diagnostics/capture.sh");
+            assert_eq!(
+                got, want,
+                "{name}: the live output of {tool} no longer matches; re-run tests/diagnostics/capture.sh"
+            );
         } else {
-            eprintln!("NOTE: {tool} is another version than captured ({}); checking only that its output parses", version.trim());
+            eprintln!(
+                "NOTE: {tool} is another version than captured ({}); checking only that its output parses",
+                version.trim()
+            );
             assert!(!got.is_empty(), "{name}: nothing parsed from the live output of {tool}:\n{text}");
         }
     }
@@ -277,6 +289,10 @@ fn copy_dir(from: &Path, to: &Path) {
             continue;
         }
         let (src, dst) = (e.path(), to.join(&name));
-        if e.file_type().expect("type").is_dir() { copy_dir(&src, &dst) } else { std::fs::copy(&src, &dst).map(|_| ()).expect("copy") }
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&src, &dst)
+        } else {
+            std::fs::copy(&src, &dst).map(|_| ()).expect("copy")
+        }
     }
 }

@@ -141,8 +141,24 @@ fn log_verify_names_the_first_tampered_line_and_exits_1() {
     let cases: Vec<(Vec<String>, usize, &str)> = vec![
         (lines.iter().map(|l| l.replace("\"i\":2", "\"i\":9")).collect(), 3, "edited"),
         (lines.iter().enumerate().filter(|(i, _)| *i != 3).map(|(_, l)| l.to_string()).collect(), 4, "removed"),
-        ({ let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect(); v.swap(1, 2); v }, 2, "reordered"),
-        ({ let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect(); v.insert(4, lines[1].to_string()); v }, 5, "inserted"),
+        (
+            {
+                let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                v.swap(1, 2);
+                v
+            },
+            2,
+            "reordered",
+        ),
+        (
+            {
+                let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                v.insert(4, lines[1].to_string());
+                v
+            },
+            5,
+            "inserted",
+        ),
     ];
     for (text, line, word) in cases {
         std::fs::write(&path, text.join("\n") + "\n").expect("write");

@@ -48,7 +48,8 @@ fn a_tight_budget_is_kept_and_says_what_it_cut() {
     let env = TestEnv::new();
     let log = repo().join("tests/diagnostics/captured/pytest.txt");
     for tokens in [10, 60, 100, 150] {
-        let run = env.run(&repo(), &["summarize", "--input", &log.to_string_lossy(), "--max-tokens", &tokens.to_string()]);
+        let run =
+            env.run(&repo(), &["summarize", "--input", &log.to_string_lossy(), "--max-tokens", &tokens.to_string()]);
         run.assert_code(0);
         assert!(run.stdout.len() <= tokens * 4, "{tokens} tokens: {} bytes:\n{}", run.stdout.len(), run.stdout);
         assert!(run.stdout.contains(" lines omitted]"), "{}", run.stdout);
@@ -91,7 +92,8 @@ fn crlf_non_utf8_and_empty_logs() {
 fn failures_at_the_start_and_the_end_of_a_long_log_are_both_found() {
     let mut s = Summarizer::new();
     s.feed(b"test early::one ... FAILED\n");
-    let filler = "test module::case_ok ... ok\n2026-11-22T10:00:00Z INFO worker 3 processed batch in 4ms\n".repeat(20_000);
+    let filler =
+        "test module::case_ok ... ok\n2026-11-22T10:00:00Z INFO worker 3 processed batch in 4ms\n".repeat(20_000);
     for _ in 0..10 {
         s.feed(filler.as_bytes());
     }
