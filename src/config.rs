@@ -454,17 +454,10 @@ impl Config {
 /// 1-based line and column (in characters) of a byte offset.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
-    let before = &text[..floor_char_boundary(text, offset)];
+    let before = &text[..crate::text::floor_char_boundary(text, offset)];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, col)
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]

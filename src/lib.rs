@@ -17,3 +17,4 @@ pub mod scope;
 pub mod summarize;
 pub mod symbols;
 pub mod syntax;
+pub mod text;

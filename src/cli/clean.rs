@@ -7,9 +7,10 @@ use std::path::Path;
 use clap::Args;
 
 use super::repo_args::open;
-use super::status::summarize_task;
+use super::status::{known_tasks, summarize_task};
 use super::{CliError, exit};
 use crate::git::safe_fs;
+use crate::record::chain::parse_rfc3339;
 use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
 
@@ -36,30 +37,20 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     let o = open(dir, args.config.as_deref())?;
     let store = Store::new(o.repo.common_dir());
     let root = o.repo.worktrees_root(&o.config.worktree.root);
-    let mut tasks: Vec<String> = match &args.task {
+    let tasks: Vec<String> = match &args.task {
         Some(t) => {
             check_task_name(t)?;
             vec![t.clone()]
         }
-        None => {
-            let mut all = store.tasks()?;
-            if let Ok(rd) = std::fs::read_dir(&root) {
-                all.extend(rd.flatten().filter_map(|e| e.file_name().into_string().ok()));
-            }
-            all
-        }
+        None => known_tasks(&store, &root)?,
     };
-    tasks.sort();
-    tasks.dedup();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let mut out = std::io::stdout().lock();
     for task in tasks {
-        if check_task_name(&task).is_err() {
-            continue;
-        }
         let verified = store.read(&task).ok();
         if let Some(days) = args.stale {
-            let last = verified.as_ref().and_then(|v| summarize_task(v, false).last_ts).and_then(|ts| parse_ts(&ts));
+            let last =
+                verified.as_ref().and_then(|v| summarize_task(v, false).last_ts).and_then(|ts| parse_rfc3339(&ts));
             match last {
                 Some(t) if now.saturating_sub(t) >= days * 86_400 => {}
                 _ => continue,
@@ -86,29 +77,4 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
         }
     }
     Ok(exit::OK)
-}
-
-/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.mmm]Z`.
-fn parse_ts(ts: &str) -> Option<u64> {
-    let n = |r: std::ops::Range<usize>| ts.get(r)?.parse::<i64>().ok();
-    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    // days_from_civil (Howard Hinnant).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + hh * 3600 + mm * 60 + ss).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn timestamps_round_trip() {
-        for s in [0u64, 951_782_400, 1_795_348_800] {
-            assert_eq!(super::parse_ts(&crate::record::chain::rfc3339(s, 7)), Some(s));
-        }
-    }
 }

@@ -48,7 +48,7 @@ pub fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
             CliError::usage(format!("unknown --input-format {name:?}; use auto or one of {}", names.join(", ")))
         })?),
     };
-    let root = enrich::absolute(args.root.as_deref().unwrap_or(Path::new(".")), dir);
+    let root = super::absolute(args.root.as_deref().unwrap_or(Path::new(".")), dir);
     if !root.is_dir() {
         return Err(CliError::usage(format!("--root {}: not a directory", root.display())));
     }
@@ -70,7 +70,7 @@ pub fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
 fn read_input(dir: &Path, input: Option<&Path>) -> Result<Vec<u8>, CliError> {
     match input {
         Some(p) => {
-            let path = enrich::absolute(p, dir);
+            let path = super::absolute(p, dir);
             std::fs::read(&path).map_err(|e| CliError::usage(format!("--input {}: {e}", p.display())))
         }
         None => {

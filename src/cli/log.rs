@@ -11,6 +11,7 @@ use crate::git::Repo;
 use crate::record::Store;
 use crate::record::chain::Finding;
 use crate::record::store::check_task_name;
+use crate::text::clip;
 
 /// Print a task's event log; with --verify, check its hash chain.
 ///
@@ -87,14 +88,8 @@ fn human(v: &Value) -> String {
             if matches!(k.as_str(), "seq" | "ts" | "type" | "attempt" | "prev") {
                 continue;
             }
-            let mut text = val.as_str().map_or(val.to_string(), str::to_string);
-            if text.len() > 80 {
-                let mut end = 77;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                text = format!("{}...", &text[..end]);
-            }
+            let text = val.as_str().map_or(val.to_string(), str::to_string);
+            let text = if text.len() > 80 { clip(&text, 77, "...") } else { text.into() };
             line.push_str(&format!("  {k}={text}"));
         }
     }

@@ -45,6 +45,11 @@ pub enum Command {
     Clean(clean::CleanArgs),
 }
 
+/// `path` as given on the command line, made absolute against `dir` (`-C`).
+fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
+    if path.is_absolute() { path.to_path_buf() } else { dir.join(path) }
+}
+
 /// Parses the command line, runs the command, returns the exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {

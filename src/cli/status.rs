@@ -12,6 +12,7 @@ use super::worktree::human_bytes;
 use super::{CliError, exit};
 use crate::git::safe_fs::disk_usage;
 use crate::record::chain::Verified;
+use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
 
 /// List tasks: state, attempts, base, last outcome, worktree disk use.
@@ -68,16 +69,23 @@ pub fn summarize_task(v: &Verified, running: bool) -> TaskSummary {
     }
 }
 
+/// Every task with a record or a worktree under `root`, sorted.
+pub fn known_tasks(store: &Store, root: &Path) -> Result<Vec<String>, RecordError> {
+    let mut tasks = store.tasks()?;
+    if let Ok(rd) = std::fs::read_dir(root) {
+        tasks.extend(rd.flatten().filter_map(|e| e.file_name().into_string().ok()));
+    }
+    tasks.retain(|t| check_task_name(t).is_ok());
+    tasks.sort();
+    tasks.dedup();
+    Ok(tasks)
+}
+
 pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     let o = open(dir, args.config.as_deref())?;
     let store = Store::new(o.repo.common_dir());
     let root = o.repo.worktrees_root(&o.config.worktree.root);
-    let mut tasks = store.tasks()?;
-    if let Ok(rd) = std::fs::read_dir(&root) {
-        tasks.extend(rd.flatten().filter_map(|e| e.file_name().into_string().ok()));
-    }
-    tasks.sort();
-    tasks.dedup();
+    let tasks = known_tasks(&store, &root)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if tasks.is_empty() && !args.json {
         writeln!(out, "no tasks yet")?;
@@ -89,7 +97,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             Err(RecordError::NoTask { .. }) => None,
             Err(e) => return Err(e.into()),
         };
-        let running = verified.is_some() && matches!(store.lock(&task), Err(RecordError::Locked { .. }));
+        let running = verified.is_some() && store.running(&task).is_some();
         let s = verified.as_ref().map(|v| summarize_task(v, running));
         let wt = root.join(&task);
         let used = if wt.exists() { Some(disk_usage(&wt)) } else { None };

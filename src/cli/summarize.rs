@@ -35,7 +35,7 @@ pub struct SummarizeArgs {
 pub fn run(dir: &Path, args: SummarizeArgs) -> Result<i32, CliError> {
     let mut reader: Box<dyn Read> = match &args.input {
         Some(p) => {
-            let path = if p.is_absolute() { p.clone() } else { dir.join(p) };
+            let path = super::absolute(p, dir);
             Box::new(std::fs::File::open(&path).map_err(|e| CliError::usage(format!("--input {}: {e}", p.display())))?)
         }
         None => Box::new(std::io::stdin().lock()),

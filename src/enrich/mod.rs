@@ -7,7 +7,7 @@ pub mod load;
 pub mod snippet;
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use serde::Serialize;
 
@@ -167,13 +167,17 @@ fn snippets(out: &mut [Enriched], sources: &HashMap<String, Source>) {
         });
         groups[g].1.push(i);
     }
+    // Each file is split into lines once, however many scopes it has groups in.
+    let mut split: HashMap<&str, Vec<&str>> = HashMap::new();
     for ((path, _), members) in groups {
-        let Some(Source::Text { text, scopes }) = sources.get(&path) else { continue };
-        let lines: Vec<&str> = text.split('\n').collect();
-        let lines = match lines.last() {
-            Some(l) if l.is_empty() => &lines[..lines.len() - 1],
-            _ => &lines[..],
-        };
+        let Some((key, Source::Text { text, scopes })) = sources.get_key_value(&path) else { continue };
+        let lines = split.entry(key.as_str()).or_insert_with(|| {
+            let mut lines: Vec<&str> = text.split('\n').collect();
+            if lines.last() == Some(&"") {
+                lines.pop();
+            }
+            lines
+        });
         let first = &out[members[0]];
         let chain: Vec<&ScopeSpan> = match &first.scope {
             Some(inner) => {
@@ -182,16 +186,11 @@ fn snippets(out: &mut [Enriched], sources: &HashMap<String, Source>) {
             None => Vec::new(),
         };
         let errors: Vec<usize> = members.iter().filter_map(|&i| out[i].diagnostic.line).collect();
-        let text = snippet::render(lines, &chain, &errors);
+        let text = snippet::render(lines.as_slice(), &chain, &errors);
         for i in members {
             out[i].snippet = Some(text.clone());
         }
     }
-}
-
-/// Makes `dir` absolute against `cwd` (without touching the filesystem).
-pub fn absolute(dir: &Path, cwd: &Path) -> PathBuf {
-    if dir.is_absolute() { dir.to_path_buf() } else { cwd.join(dir) }
 }
 
 #[cfg(test)]

@@ -46,15 +46,7 @@ fn line(out: &mut String, lines: &[&str], l: usize, width: usize, errors: &[usiz
     let marker = if errors.contains(&l) { '>' } else { ' ' };
     let text = lines.get(l - 1).copied().unwrap_or("");
     let text = text.strip_suffix('\r').unwrap_or(text);
-    let cut = if text.len() > MAX_LINE_BYTES {
-        let mut end = MAX_LINE_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{} [...]", &text[..end])
-    } else {
-        text.to_string()
-    };
+    let cut = crate::text::clip(text, MAX_LINE_BYTES, " [...]");
     let sep = if cut.is_empty() { "|" } else { "| " };
     out.push_str(&format!("{marker} {l:>width$} {sep}{cut}\n"));
 }

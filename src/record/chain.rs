@@ -61,14 +61,8 @@ pub struct Tail {
 /// The tail of a log, for appending. Reads only the structure, it does not
 /// verify the chain (that is [`verify`]).
 pub fn tail(log: &[u8]) -> Tail {
-    let (complete, torn) = match log.iter().rposition(|&b| b == b'\n') {
-        Some(i) => (&log[..i], (i + 1 < log.len()).then(|| log[i + 1..].to_vec())),
-        None => (&log[..0], (!log.is_empty()).then(|| log.to_vec())),
-    };
-    if log.iter().rposition(|&b| b == b'\n').is_none() {
-        return Tail { lines: 0, last_seq: 0, prev: ZERO.into(), torn };
-    }
-    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
+    let (lines, torn) = split(log);
+    let torn = torn.map(<[u8]>::to_vec);
     let last_seq = lines
         .iter()
         .rev()
@@ -76,6 +70,15 @@ pub fn tail(log: &[u8]) -> Tail {
         .unwrap_or(0);
     let prev = lines.last().map_or(ZERO.to_string(), |l| sha256_hex(l));
     Tail { lines: lines.len(), last_seq, prev, torn }
+}
+
+/// The complete lines of a log (without newlines) and the bytes after the
+/// last newline, if any.
+fn split(log: &[u8]) -> (Vec<&[u8]>, Option<&[u8]>) {
+    match log.iter().rposition(|&b| b == b'\n') {
+        Some(i) => (log[..i].split(|&b| b == b'\n').collect(), (i + 1 < log.len()).then(|| &log[i + 1..])),
+        None => (Vec::new(), (!log.is_empty()).then_some(log)),
+    }
 }
 
 /// One event read back.
@@ -109,13 +112,8 @@ pub struct Verified {
 
 /// Reads and verifies a whole log. Events up to the first break are returned.
 pub fn verify(log: &[u8]) -> Verified {
-    let t = tail(log);
-    let complete: &[u8] = match log.iter().rposition(|&b| b == b'\n') {
-        Some(i) => &log[..i],
-        None => &[],
-    };
-    let lines: Vec<&[u8]> = if t.lines == 0 { Vec::new() } else { complete.split(|&b| b == b'\n').collect() };
-    let mut out = Verified { events: Vec::new(), repaired: Vec::new(), torn_tail: t.torn.is_some(), broken: None };
+    let (lines, torn) = split(log);
+    let mut out = Verified { events: Vec::new(), repaired: Vec::new(), torn_tail: torn.is_some(), broken: None };
     let hashes: Vec<String> = lines.iter().map(|l| sha256_hex(l)).collect();
     let mut prev_hash = ZERO.to_string();
     let mut prev_seq = 0u64;
@@ -212,6 +210,21 @@ pub fn rfc3339(secs: u64, millis: u32) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.mmm]Z`.
+pub fn parse_rfc3339(ts: &str) -> Option<u64> {
+    let n = |r: std::ops::Range<usize>| ts.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    // days_from_civil (Howard Hinnant).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + hh * 3600 + mm * 60 + ss).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +259,9 @@ mod tests {
         assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_795_348_800, 5), "2026-11-22T12:00:00.005Z");
         assert_eq!(rfc3339(951_782_400, 999), "2000-02-29T00:00:00.999Z");
+        for s in [0u64, 951_782_400, 1_795_348_800] {
+            assert_eq!(parse_rfc3339(&rfc3339(s, 7)), Some(s));
+        }
     }
 
     #[test]

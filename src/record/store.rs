@@ -122,10 +122,7 @@ impl Store {
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                let mut pid = String::new();
-                let _ = file.read_to_string(&mut pid);
-                let pid = if pid.trim().is_empty() { "unknown".to_string() } else { pid.trim().to_string() };
-                return Err(RecordError::Locked { task: task.to_string(), pid, lock: path });
+                return Err(RecordError::Locked { task: task.to_string(), pid: holder(&mut file), lock: path });
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
         }
@@ -133,6 +130,26 @@ impl Store {
         file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(io(&path))?;
         Ok(TaskLock { _file: file })
     }
+}
+
+impl Store {
+    /// The PID of the process running `task`, if one holds its lock.
+    /// Reads only: it neither creates nor writes the lock file.
+    pub fn running(&self, task: &str) -> Option<String> {
+        let path = self.task_dir(task).join("lock");
+        let mut file = File::open(&path).ok()?;
+        match file.try_lock_shared() {
+            Err(std::fs::TryLockError::WouldBlock) => Some(holder(&mut file)),
+            _ => None,
+        }
+    }
+}
+
+/// The PID the lock's holder wrote into the lock file.
+fn holder(file: &mut File) -> String {
+    let mut pid = String::new();
+    let _ = file.read_to_string(&mut pid);
+    if pid.trim().is_empty() { "unknown".to_string() } else { pid.trim().to_string() }
 }
 
 /// Held while a task runs; dropping it (or dying) releases the lock.

@@ -340,14 +340,7 @@ impl Summarizer {
 }
 
 fn cut(s: &str) -> String {
-    if s.len() <= MAX_LINE {
-        return s.to_string();
-    }
-    let mut end = MAX_LINE;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &s[..end])
+    crate::text::clip(s, MAX_LINE, "...").into_owned()
 }
 
 /// The digest of a whole log held in memory (tests, small inputs).
