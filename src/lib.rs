@@ -4,17 +4,23 @@
 //! The pure core (`model`, `config`, `scope`, `pathfmt`, `format`) never
 //! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
 
+pub mod attempt;
 pub mod cli;
 pub mod config;
+pub mod context;
 pub mod diagnostics;
 pub mod enrich;
 pub mod format;
 pub mod git;
 pub mod model;
 pub mod pathfmt;
+pub mod process;
 pub mod record;
+pub mod run;
 pub mod scope;
 pub mod summarize;
 pub mod symbols;
 pub mod syntax;
+pub mod task;
 pub mod text;
+pub mod verdict;

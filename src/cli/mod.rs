@@ -8,10 +8,11 @@ pub mod error;
 mod inspect;
 mod log;
 mod repo_args;
+mod run;
 mod scope;
 mod status;
 mod summarize;
-mod worktree;
+pub(crate) mod worktree;
 
 use std::path::PathBuf;
 
@@ -34,6 +35,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Run(run::RunArgs),
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
     Enrich(enrich::EnrichArgs),
@@ -46,7 +48,7 @@ pub enum Command {
 }
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
-fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
+pub(crate) fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
     if path.is_absolute() { path.to_path_buf() } else { dir.join(path) }
 }
 
@@ -74,6 +76,7 @@ pub fn main() -> i32 {
         return exit::USAGE;
     }
     let result = match cli.command {
+        Command::Run(args) => run::run(&dir, args),
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),
         Command::Enrich(args) => enrich::run(&dir, args),

@@ -63,7 +63,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             }
             let base = resolve_base(&o, t.base.as_deref())?;
             o.repo.create_worktree(&path, &t.task, base)?;
-            prepare(&o, &path)?;
+            prepare(&o.repo, &o.config, &path)?;
             writeln!(out, "{}", path.display())?;
         }
         Action::Reset(t) => {
@@ -71,7 +71,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             let path = root.join(&t.task);
             let base = resolve_base(&o, t.base.as_deref())?;
             let r = o.repo.reset_worktree(&path, &t.task, base)?;
-            prepare(&o, &path)?;
+            prepare(&o.repo, &o.config, &path)?;
             if r.recreated {
                 writeln!(out, "{}: recreated at {base}", path.display())?;
             } else {
@@ -119,9 +119,9 @@ fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {
 
 /// Copies `worktree.include` files from the user's checkout, then runs
 /// `worktree.setup` (its failure is an environment error, exit 3).
-pub fn prepare(o: &Opened, path: &Path) -> Result<(), CliError> {
-    if let Some(src_root) = o.repo.workdir() {
-        for pattern in &o.config.worktree.include {
+pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &Path) -> Result<(), CliError> {
+    if let Some(src_root) = repo.workdir() {
+        for pattern in &config.worktree.include {
             for rel in include_matches(src_root, pattern)? {
                 safe_fs::copy_in(&src_root.join(&rel), path, &rel).map_err(|e| {
                     CliError::environment(format!("cannot copy {} into the worktree: {e}", rel.display()))
@@ -129,7 +129,7 @@ pub fn prepare(o: &Opened, path: &Path) -> Result<(), CliError> {
             }
         }
     }
-    if let Some(setup) = &o.config.worktree.setup {
+    if let Some(setup) = &config.worktree.setup {
         let out = Command::new("sh")
             .arg("-c")
             .arg(setup)

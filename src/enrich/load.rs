@@ -35,8 +35,20 @@ pub fn load(root: &Path, files: &[String]) -> HashMap<String, Source> {
     results.into_inner().unwrap_or_default()
 }
 
+/// Like [`load`], reading each file through `read` (one thread): the loop
+/// reads the files of an attempt's snapshot commit this way.
+pub fn load_with(files: &[String], read: &dyn Fn(&str) -> Option<Vec<u8>>) -> HashMap<String, Source> {
+    files.iter().map(|rel| (rel.clone(), read(rel).map_or(Source::Unreadable, |b| parse(b, rel)))).collect()
+}
+
 fn read_one(path: &Path, rel: &str) -> Source {
-    let Ok(bytes) = std::fs::read(path) else { return Source::Unreadable };
+    match std::fs::read(path) {
+        Ok(bytes) => parse(bytes, rel),
+        Err(_) => Source::Unreadable,
+    }
+}
+
+fn parse(bytes: Vec<u8>, rel: &str) -> Source {
     if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
         return Source::Unreadable;
     }

@@ -103,3 +103,27 @@ impl Repo {
         self.repo.commondir()
     }
 }
+
+impl Repo {
+    /// The content of `path` in `commit`'s tree; `None` when it is not a
+    /// blob there.
+    pub fn blob_at(&self, commit: Oid, path: &str) -> Option<Vec<u8>> {
+        let tree = self.repo.find_commit(commit).ok()?.tree().ok()?;
+        let entry = tree.get_path(Path::new(path)).ok()?;
+        let blob = self.repo.find_blob(entry.id()).ok()?;
+        Some(blob.content().to_vec())
+    }
+
+    /// Points branch `name` at `commit`, creating or moving it. Only for
+    /// `retry-run/<task>`, the one branch the spec lets retry-run write.
+    pub fn set_branch(&self, name: &str, commit: Oid) -> Result<(), GitError> {
+        let c = self
+            .repo
+            .find_commit(commit)
+            .map_err(|e| GitError::Git { what: format!("cannot read commit {commit}"), source: e })?;
+        self.repo
+            .branch(name, &c, true)
+            .map_err(|e| GitError::Git { what: format!("cannot create branch {name}"), source: e })?;
+        Ok(())
+    }
+}

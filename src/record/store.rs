@@ -200,6 +200,11 @@ impl EventLog {
     /// Appends one event: written in one call, flushed and fsynced before
     /// this returns. Returns its seq.
     pub fn append(&mut self, kind: &str, attempt: Option<u32>, fields: &Value) -> Result<u64, RecordError> {
+        self.append_line(kind, attempt, fields).map(|_| self.last_seq)
+    }
+
+    /// Like [`EventLog::append`], returning the line written (without its newline).
+    pub fn append_line(&mut self, kind: &str, attempt: Option<u32>, fields: &Value) -> Result<String, RecordError> {
         let seq = self.last_seq + 1;
         let line = encode(seq, &now(), kind, attempt, &self.prev, fields);
         let mut bytes = line.clone().into_bytes();
@@ -208,7 +213,7 @@ impl EventLog {
         self.last_seq = seq;
         self.prev = sha256_hex(line.as_bytes());
         self.lines += 1;
-        Ok(seq)
+        Ok(line)
     }
 
     fn write_raw(&mut self, bytes: &[u8]) -> Result<(), RecordError> {

@@ -1,0 +1,361 @@
+//! The retry context (spec section 6): what the next attempt reads about
+//! the earlier ones. Pure functions over recorded [`AttemptRecord`]s:
+//!
+//! - [`assemble`]: the structure (written as `context.json`), with the
+//!   per-section limits of `[context]` applied;
+//! - [`required`]: the one-sentence required change;
+//! - [`patterns`]: observations across attempts;
+//! - [`render`]: Markdown within the total `max_tokens` budget.
+//!
+//! Same inputs, same bytes: nothing here reads a clock, a map's iteration
+//! order or this machine's paths.
+
+pub mod patterns;
+pub mod render;
+pub mod required;
+
+use serde::{Deserialize, Serialize};
+
+use crate::attempt::{AttemptRecord, ErrorItem, Outcome, exit_text, human_ms, plural};
+use crate::config::ContextConfig;
+pub use patterns::Pattern;
+pub use required::{Required, required_change};
+
+/// The task as the agent reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskText {
+    pub id: String,
+    pub title: String,
+    /// The whole original task, never cut.
+    pub text: String,
+}
+
+/// How an item of feedback should be taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// Established by a gate: a check's output, a scope violation.
+    Fact,
+    /// The reviewer's opinion, quoted.
+    Advisory,
+    /// Found by comparing attempts.
+    Observation,
+}
+
+/// One item of actionable feedback. `priority` follows section 6:
+/// 1 deterministic failures, 2 specific errors, 3 verifier feedback,
+/// 4 general observations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Feedback {
+    pub priority: u8,
+    pub label: Label,
+    /// `check:pytest`, `scope`, `agent`, `verifier`, `patterns`.
+    pub source: String,
+    pub title: String,
+    /// Markdown lines: list items, quotes.
+    pub lines: Vec<String>,
+    /// Tool output, shown verbatim in a code block.
+    pub output: Vec<String>,
+    /// Lines cut by a per-section limit.
+    pub omitted: usize,
+}
+
+/// The attempt that just failed, in detail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Previous {
+    pub number: u32,
+    pub outcome: Outcome,
+    pub reason: String,
+    pub required_change: Required,
+    pub feedback: Vec<Feedback>,
+    /// Lint and compiler errors with their enclosing scope and snippet.
+    pub errors: Vec<ErrorItem>,
+    /// Its diff, bounded by `max_diff_lines`.
+    pub diff: Vec<String>,
+    pub diff_omitted: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckLine {
+    pub name: String,
+    pub passed: bool,
+    pub exit_code: Option<i32>,
+    pub flaky: bool,
+    pub pre_existing: usize,
+    pub excerpt: Vec<String>,
+    pub omitted: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifierLine {
+    pub verdict: Option<String>,
+    pub confidence: Option<f64>,
+    pub required_change: Option<String>,
+    pub critique: Option<String>,
+}
+
+/// One earlier attempt, summarized.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorAttempt {
+    pub number: u32,
+    pub duration_ms: u64,
+    pub outcome: Outcome,
+    pub reason: String,
+    pub required_change: String,
+    pub checks: Vec<CheckLine>,
+    pub verifier: Option<VerifierLine>,
+    pub files: Vec<String>,
+    pub diff_summary: String,
+}
+
+/// The whole retry context of one attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    pub task: TaskText,
+    pub attempt: u32,
+    pub max_attempts: u32,
+    /// `None` for a first attempt.
+    pub previous: Option<Previous>,
+    /// Earlier attempts, most recent first, at most `max_prior_attempts`.
+    pub attempts: Vec<PriorAttempt>,
+    /// Earlier attempts not shown because of `max_prior_attempts`.
+    pub attempts_omitted: usize,
+    pub patterns: Vec<Pattern>,
+}
+
+impl Context {
+    /// Where the feedback came from, for the RetryContextAssembled event.
+    pub fn sources(&self) -> Vec<String> {
+        let mut s: Vec<String> =
+            self.previous.iter().flat_map(|p| p.feedback.iter().map(|f| f.source.clone())).collect();
+        s.sort();
+        s.dedup();
+        s
+    }
+}
+
+/// Keeps the first `max` lines; returns them and how many were cut.
+fn bound(lines: &[String], max: usize) -> (Vec<String>, usize) {
+    (lines.iter().take(max).cloned().collect(), lines.len().saturating_sub(max))
+}
+
+fn diff_summary(r: &AttemptRecord) -> String {
+    let (add, del) = r.files.iter().fold((0, 0), |(a, d), f| (a + f.additions, d + f.deletions));
+    let n = r.files.len();
+    if n == 0 { "no change".into() } else { format!("{n} file{} changed, +{add} -{del}", plural(n)) }
+}
+
+/// Builds the context of attempt `attempt` from the earlier attempts
+/// (`prior`, oldest first).
+pub fn assemble(
+    task: &TaskText,
+    attempt: u32,
+    max_attempts: u32,
+    prior: &[AttemptRecord],
+    cfg: &ContextConfig,
+) -> Context {
+    let check_lines = cfg.max_check_output_lines as usize;
+    let attempts: Vec<PriorAttempt> = prior
+        .iter()
+        .rev()
+        .take(cfg.max_prior_attempts as usize)
+        .map(|r| PriorAttempt {
+            number: r.number,
+            duration_ms: r.duration_ms,
+            outcome: r.outcome,
+            reason: r.reason.clone(),
+            required_change: required_change(r).text,
+            checks: r
+                .checks
+                .iter()
+                .map(|c| {
+                    let (excerpt, omitted) = if cfg.include_check_output && !c.passed {
+                        bound(&c.digest, check_lines)
+                    } else {
+                        (Vec::new(), 0)
+                    };
+                    CheckLine {
+                        name: c.name.clone(),
+                        passed: c.passed,
+                        exit_code: c.exit_code,
+                        flaky: c.flaky,
+                        pre_existing: c.pre_existing.len(),
+                        excerpt,
+                        omitted,
+                    }
+                })
+                .collect(),
+            verifier: r.verifier.as_ref().filter(|_| cfg.include_verifier_feedback).map(|v| VerifierLine {
+                verdict: v.verdict.clone(),
+                confidence: v.confidence,
+                required_change: v.required_change.clone(),
+                critique: v
+                    .critique
+                    .as_ref()
+                    .map(|c| crate::text::clip(c, cfg.max_verifier_feedback_chars as usize, " [...]").into_owned()),
+            }),
+            files: r.files.iter().map(|f| f.path.clone()).collect(),
+            diff_summary: diff_summary(r),
+        })
+        .collect();
+    let previous = prior.last().map(|r| previous(r, cfg));
+    Context {
+        task: task.clone(),
+        attempt,
+        max_attempts,
+        previous,
+        attempts_omitted: prior.len().saturating_sub(attempts.len()),
+        attempts,
+        patterns: patterns::patterns(prior, cfg.drift_threshold),
+    }
+}
+
+fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
+    let check_lines = cfg.max_check_output_lines as usize;
+    let mut feedback = Vec::new();
+    // 1. Deterministic failures: the agent's exit, scope, failing checks.
+    if let Some(a) = &r.agent
+        && (a.timed_out || a.crashed())
+    {
+        let title = if a.timed_out {
+            format!("The agent was stopped at its {} limit", human_ms(a.timeout_ms))
+        } else {
+            format!("The agent {}", exit_text(a.exit_code, a.signal))
+        };
+        let mut lines = Vec::new();
+        if let Some(p) = &a.last_activity {
+            lines.push(format!("- Last activity: a write to `{p}`"));
+        }
+        let (output, omitted) = bound(&a.output_tail, check_lines);
+        if !output.is_empty() {
+            lines.push("- The end of its output:".into());
+        }
+        feedback.push(Feedback {
+            priority: 1,
+            label: Label::Fact,
+            source: "agent".into(),
+            title,
+            lines,
+            output,
+            omitted,
+        });
+    }
+    if r.outcome == Outcome::EmptyDiff {
+        feedback.push(Feedback {
+            priority: 1,
+            label: Label::Fact,
+            source: "empty-diff".into(),
+            title: "The attempt changed no file".into(),
+            lines: Vec::new(),
+            output: Vec::new(),
+            omitted: 0,
+        });
+    }
+    if !r.scope.is_empty() {
+        let lines: Vec<String> = r
+            .scope
+            .iter()
+            .map(|v| {
+                let rule = v.rule.as_ref().map(|g| format!(" (rule `{g}`)")).unwrap_or_default();
+                let old = v.old_path.as_ref().map(|o| format!(" (renamed from `{o}`)")).unwrap_or_default();
+                format!("- `{}`{old}: {}{rule}", v.path, v.reason)
+            })
+            .collect();
+        let allowed = if r.allow.is_empty() { "everything".to_string() } else { r.allow.join(", ") };
+        let (lines, omitted) = bound(&lines, check_lines);
+        feedback.push(Feedback {
+            priority: 1,
+            label: Label::Fact,
+            source: "scope".into(),
+            title: format!("Writes outside the allowed scope (allowed: {allowed}); checks were skipped"),
+            lines,
+            output: Vec::new(),
+            omitted,
+        });
+    }
+    for c in r.checks.iter().filter(|c| !c.passed) {
+        let labels: Vec<String> = c.failures.iter().map(|f| format!("- {}", f.label)).collect();
+        let (mut lines, cut_labels) = bound(&labels, check_lines);
+        let (output, cut_output) =
+            if cfg.include_check_output { bound(&c.digest, check_lines) } else { (Vec::new(), 0) };
+        if !output.is_empty() {
+            lines.push("- Its output, digested:".into());
+        }
+        let omitted = cut_labels + cut_output;
+        let new = c.failures.len();
+        let what = if c.failing_on_base {
+            format!("{new} new failure{} (the base already has {} of its own)", plural(new), c.pre_existing.len())
+        } else if new > 0 {
+            format!("{new} failure{}", plural(new))
+        } else {
+            exit_text(c.exit_code, c.signal)
+        };
+        feedback.push(Feedback {
+            priority: 1,
+            label: Label::Fact,
+            source: format!("check:{}", c.name),
+            title: format!("Check `{}` failed ({}): {what}", c.name, exit_text(c.exit_code, c.signal)),
+            lines,
+            output,
+            omitted,
+        });
+    }
+    for c in r.checks.iter().filter(|c| c.passed && (c.flaky || !c.pre_existing.is_empty())) {
+        let title = if c.flaky {
+            format!("Check `{}` is flaky: it failed, then passed on the same tree; not counted against you", c.name)
+        } else {
+            format!(
+                "Check `{}` already fails on the base ({} failure{}); these are not yours, and your change added none",
+                c.name,
+                c.pre_existing.len(),
+                plural(c.pre_existing.len())
+            )
+        };
+        let (lines, omitted) = bound(&c.pre_existing.iter().map(|f| format!("- {}", f.label)).collect::<Vec<_>>(), 5);
+        feedback.push(Feedback {
+            priority: 4,
+            label: Label::Fact,
+            source: format!("check:{}", c.name),
+            title,
+            lines,
+            output: Vec::new(),
+            omitted,
+        });
+    }
+    // 2. Specific errors: lint and compiler errors in their code.
+    let errors: Vec<ErrorItem> = r.checks.iter().filter(|c| !c.passed).flat_map(|c| c.errors.iter().cloned()).collect();
+    // 3. The verifier's feedback, quoted, advisory.
+    if cfg.include_verifier_feedback
+        && let Some(v) = &r.verifier
+        && v.answered
+        && let Some(critique) = &v.critique
+    {
+        let text = crate::text::clip(critique, cfg.max_verifier_feedback_chars as usize, " [...]");
+        feedback.push(Feedback {
+            priority: 3,
+            label: Label::Advisory,
+            source: "verifier".into(),
+            title: format!(
+                "The reviewer's critique (advisory; verdict {}, confidence {:.2})",
+                v.verdict.as_deref().unwrap_or("?"),
+                v.confidence.unwrap_or(1.0)
+            ),
+            lines: text.lines().map(|l| format!("> {l}")).collect(),
+            output: Vec::new(),
+            omitted: 0,
+        });
+    }
+    feedback.sort_by_key(|f| f.priority);
+    let (diff, extra) =
+        if cfg.include_prior_diffs { bound(&r.diff, cfg.max_diff_lines as usize) } else { (Vec::new(), r.diff.len()) };
+    Previous {
+        number: r.number,
+        outcome: r.outcome,
+        reason: r.reason.clone(),
+        required_change: required_change(r),
+        feedback,
+        errors,
+        diff,
+        diff_omitted: extra + if cfg.include_prior_diffs { r.diff_omitted } else { 0 },
+    }
+}

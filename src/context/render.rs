@@ -1,0 +1,331 @@
+//! Rendering the retry context as Markdown within the `max_tokens` budget
+//! (estimated as bytes / 4). Pure.
+//!
+//! The prompt is a list of blocks, each with a rank: when the total is over
+//! budget, lines are cut from the end of the lowest-ranked block first (the
+//! oldest attempts, then observations, the last diff, the reviewer's
+//! critique, the errors in their code, the most recent attempt, and last
+//! the failing checks' output); a block that cannot shrink further is
+//! replaced by one line. Every cut says what it cut. The heading, the
+//! required change and the original task are never cut; the task is not
+//! counted against the budget.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Context, Feedback, Label, PriorAttempt};
+use crate::attempt::{human_ms, plural};
+use crate::config::{ContextConfig, ContextOrder};
+
+pub const BYTES_PER_TOKEN: usize = 4;
+/// Never cut.
+const KEEP: u8 = u8::MAX;
+
+/// A cut the renderer made, for the AttemptContextTruncated event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut {
+    pub section: String,
+    pub lines: usize,
+    /// The limit that caused it: `max_tokens`, `max_check_output_lines`, ...
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub prompt: String,
+    pub budget_bytes: usize,
+    /// The context's size (without the task) before and after the budget.
+    pub before: usize,
+    pub after: usize,
+    pub cuts: Vec<Cut>,
+}
+
+#[derive(Debug, Clone)]
+struct Block {
+    name: String,
+    rank: u8,
+    head: Vec<String>,
+    body: Vec<String>,
+    /// Body lines kept.
+    keep: usize,
+    /// Lines never cut below this many.
+    min_body: usize,
+    /// Lines already cut by a section limit (shown in the same marker).
+    pre_omitted: usize,
+    limit: &'static str,
+    dropped: bool,
+}
+
+impl Block {
+    fn new(name: impl Into<String>, rank: u8, head: Vec<String>, body: Vec<String>) -> Block {
+        let keep = body.len();
+        Block { name: name.into(), rank, head, body, keep, min_body: 0, pre_omitted: 0, limit: "", dropped: false }
+    }
+
+    fn limited(mut self, omitted: usize, limit: &'static str) -> Block {
+        self.pre_omitted = omitted;
+        self.limit = limit;
+        self
+    }
+
+    fn lines(&self) -> Vec<String> {
+        if self.dropped {
+            let n = self.head.len() + self.body.len() + self.pre_omitted;
+            return vec![String::new(), format!("[... {}: {n} lines omitted]", self.name)];
+        }
+        let mut out = self.head.clone();
+        let kept = &self.body[..self.keep];
+        out.extend(kept.iter().cloned());
+        if kept.iter().filter(|l| l.trim_start().starts_with("```")).count() % 2 == 1 {
+            out.push("   ```".into());
+        }
+        let omitted = self.pre_omitted + (self.body.len() - self.keep);
+        if omitted > 0 {
+            out.push(format!("[... {omitted} line{} omitted]", plural(omitted)));
+        }
+        out
+    }
+
+    fn size(&self) -> usize {
+        self.lines().iter().map(|l| l.len() + 1).sum()
+    }
+
+    fn can_shrink(&self) -> bool {
+        self.rank != KEEP && !self.dropped
+    }
+}
+
+/// Renders the prompt of `ctx`.
+pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
+    let budget = cfg.max_tokens as usize * BYTES_PER_TOKEN;
+    let task_section = format!("## Task\n\n{}", ctx.task.text.trim_end());
+    let Some(prev) = &ctx.previous else {
+        // A first attempt reads the task as written.
+        let prompt = format!("{}\n", ctx.task.text.trim_end());
+        return Rendered { prompt, budget_bytes: budget, before: 0, after: 0, cuts: Vec::new() };
+    };
+    let mut blocks = blocks(ctx, prev);
+    let size = |b: &[Block]| b.iter().map(Block::size).sum::<usize>();
+    let before = size(&blocks);
+    let mut total = before;
+    while total > budget {
+        let Some(i) =
+            (0..blocks.len()).filter(|&i| blocks[i].can_shrink()).min_by_key(|&i| (blocks[i].rank, usize::MAX - i))
+        else {
+            break;
+        };
+        let b = &mut blocks[i];
+        let old = b.size();
+        while b.keep > b.min_body && total - old + b.size() > budget {
+            b.keep -= 1;
+        }
+        if total - old + b.size() > budget {
+            b.dropped = true;
+        } else {
+            // Shrunk enough: this block stays as it is.
+            b.rank = KEEP;
+        }
+        total = total - old + b.size();
+        if b.dropped {
+            b.rank = KEEP;
+        }
+    }
+    let mut cuts = Vec::new();
+    for b in &blocks {
+        if b.pre_omitted > 0 {
+            cuts.push(Cut { section: b.name.clone(), lines: b.pre_omitted, why: b.limit.to_string() });
+        }
+        let by_budget = if b.dropped { b.head.len() + b.body.len() } else { b.body.len() - b.keep };
+        if by_budget > 0 {
+            cuts.push(Cut { section: b.name.clone(), lines: by_budget, why: "max_tokens".into() });
+        }
+    }
+    if ctx.attempts_omitted > 0 {
+        cuts.push(Cut {
+            section: "earlier attempts".into(),
+            lines: ctx.attempts_omitted,
+            why: "max_prior_attempts".into(),
+        });
+    }
+    let body: String = blocks.iter().flat_map(Block::lines).map(|l| l + "\n").collect();
+    let body = body.trim_start_matches('\n');
+    let prompt = match cfg.order {
+        ContextOrder::FeedbackFirst => format!("{body}\n{task_section}\n"),
+        ContextOrder::TaskFirst => format!("{task_section}\n\n{body}"),
+    };
+    Rendered { prompt, budget_bytes: budget, before, after: total, cuts }
+}
+
+fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
+    let mut out = Vec::new();
+    let req = &prev.required_change;
+    let required = if req.advisory {
+        format!("**Required change** (the reviewer's words, advisory): \"{}\"", req.text)
+    } else {
+        format!("**Required change:** {}", req.text)
+    };
+    out.push(Block::new(
+        "heading",
+        KEEP,
+        vec![
+            format!("## Attempt {} of {}: the previous attempt failed", ctx.attempt, ctx.max_attempts),
+            String::new(),
+            required,
+            String::new(),
+            format!("Attempt {} ended with {}: {}.", prev.number, prev.outcome.as_str(), prev.reason),
+        ],
+        Vec::new(),
+    ));
+    if !prev.feedback.is_empty() {
+        out.push(Block::new("feedback heading", KEEP, vec![String::new(), "### What went wrong".into()], Vec::new()));
+        for (i, f) in prev.feedback.iter().enumerate() {
+            out.push(feedback_block(i + 1, f));
+        }
+    }
+    if !prev.errors.is_empty() {
+        let mut body = Vec::new();
+        for e in &prev.errors {
+            let at = match e.line {
+                Some(l) => format!("{}:{l}", e.path),
+                None => e.path.clone(),
+            };
+            let code = e.code.as_ref().map(|c| format!(" {c}")).unwrap_or_default();
+            let scope = e.scope.as_ref().map(|s| format!(" (in `{s}`)")).unwrap_or_default();
+            body.push(format!("- `{at}` {}{code}: {}{scope}", e.tool, e.message));
+            if let Some(snippet) = &e.snippet {
+                body.push("```".into());
+                body.extend(snippet.lines().map(str::to_string));
+                body.push("```".into());
+            }
+        }
+        let mut b = Block::new(
+            "errors in their code",
+            50,
+            vec![String::new(), "### Errors in their code (as the attempt left the files)".into()],
+            body,
+        );
+        b.min_body = 1;
+        out.push(b);
+    }
+    if !ctx.patterns.is_empty() {
+        let body = ctx.patterns.iter().map(|p| format!("- {} {}", p.observation, p.suggestion)).collect();
+        out.push(Block::new(
+            "patterns",
+            30,
+            vec![String::new(), "### Patterns across attempts (observations)".into()],
+            body,
+        ));
+    }
+    if !ctx.attempts.is_empty() {
+        out.push(Block::new("history heading", KEEP, vec![String::new(), "### Earlier attempts".into()], Vec::new()));
+        let n = ctx.attempts.len();
+        for (i, a) in ctx.attempts.iter().enumerate() {
+            // Most recent first; the oldest is cut first.
+            let rank = if i == 0 { 60 } else { 10u8.saturating_add((n - i).min(19) as u8) };
+            out.push(history_block(a, rank, i == 0));
+        }
+        if ctx.attempts_omitted > 0 {
+            out.push(Block::new(
+                "history omitted",
+                KEEP,
+                vec![format!(
+                    "- [... {} earlier attempt{} omitted (max_prior_attempts)]",
+                    ctx.attempts_omitted,
+                    plural(ctx.attempts_omitted)
+                )],
+                Vec::new(),
+            ));
+        }
+    }
+    if !prev.diff.is_empty() || prev.diff_omitted > 0 {
+        let mut body = vec!["```diff".to_string()];
+        body.extend(prev.diff.iter().cloned());
+        body.push("```".into());
+        out.push(
+            Block::new(
+                format!("diff of attempt {}", prev.number),
+                35,
+                vec![String::new(), format!("### Diff of attempt {}", prev.number)],
+                body,
+            )
+            .limited(prev.diff_omitted, "max_diff_lines"),
+        );
+    }
+    out
+}
+
+fn feedback_block(n: usize, f: &Feedback) -> Block {
+    let label = match f.label {
+        Label::Fact => "fact",
+        Label::Advisory => "advisory",
+        Label::Observation => "observation",
+    };
+    let rank = match (f.priority, f.label) {
+        (3, _) | (_, Label::Advisory) => 40,
+        (4, _) => 30,
+        _ => 70,
+    };
+    let mut body: Vec<String> = f.lines.iter().map(|l| format!("   {l}")).collect();
+    if !f.output.is_empty() {
+        body.push("   ```".into());
+        body.extend(f.output.iter().map(|l| format!("   {l}")));
+        body.push("   ```".into());
+    }
+    let mut b =
+        Block::new(f.source.clone(), rank, vec![String::new(), format!("{n}. **{}** ({label})", f.title)], body)
+            .limited(f.omitted, "max_check_output_lines");
+    b.min_body = 3.min(b.body.len());
+    b
+}
+
+fn history_block(a: &PriorAttempt, rank: u8, most_recent: bool) -> Block {
+    let head =
+        vec![format!("- Attempt {} ({}): {}: {}.", a.number, human_ms(a.duration_ms), a.outcome.as_str(), a.reason)];
+    let mut body = vec![format!("  - Required change: {}", a.required_change)];
+    if !a.checks.is_empty() {
+        let list: Vec<String> = a
+            .checks
+            .iter()
+            .map(|c| {
+                let state = if c.flaky {
+                    "passed (flaky)".to_string()
+                } else if c.passed {
+                    "passed".to_string()
+                } else {
+                    match c.exit_code {
+                        Some(code) => format!("failed (exit code {code})"),
+                        None => "failed".to_string(),
+                    }
+                };
+                let pre = if c.pre_existing > 0 { format!(", {} pre-existing", c.pre_existing) } else { String::new() };
+                format!("{} {state}{pre}", c.name)
+            })
+            .collect();
+        body.push(format!("  - Checks: {}", list.join("; ")));
+    }
+    if let Some(v) = &a.verifier {
+        let what = v.required_change.as_ref().map(|r| format!(": \"{r}\"")).unwrap_or_default();
+        body.push(format!(
+            "  - Reviewer (advisory): {} (confidence {:.2}){what}",
+            v.verdict.as_deref().unwrap_or("no verdict"),
+            v.confidence.unwrap_or(1.0)
+        ));
+    }
+    if !a.files.is_empty() {
+        let files: Vec<String> = a.files.iter().take(10).map(|f| format!("`{f}`")).collect();
+        let more = if a.files.len() > 10 { format!(" and {} more", a.files.len() - 10) } else { String::new() };
+        body.push(format!("  - Files: {}{more} ({})", files.join(", "), a.diff_summary));
+    } else {
+        body.push(format!("  - Files: {}", a.diff_summary));
+    }
+    if !most_recent {
+        // The most recent attempt's check output is above, in full.
+        for c in a.checks.iter().filter(|c| !c.excerpt.is_empty()) {
+            body.push(format!("  - `{}` output:", c.name));
+            body.extend(c.excerpt.iter().map(|l| format!("    {l}")));
+            if c.omitted > 0 {
+                body.push(format!("    [... {} lines omitted]", c.omitted));
+            }
+        }
+    }
+    Block::new(format!("attempt {}", a.number), rank, head, body)
+}

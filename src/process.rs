@@ -1,0 +1,274 @@
+//! Running the agent, checks and the verifier: each in its own process
+//! group, with a timeout (SIGTERM to the group, then SIGKILL after a grace
+//! period), and its output (stdout and stderr, interleaved) kept as a
+//! bounded head and tail, so a command printing gigabytes costs a few
+//! hundred kilobytes.
+//!
+//! When the leader exits, whatever it left running in its group (a
+//! background child) is killed too: nothing of an attempt outlives it and
+//! writes into the worktree during the snapshot.
+
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// `argv[0]` and its arguments; a shell command is `["sh", "-c", cmd]`.
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub stdin: Option<Vec<u8>>,
+    pub timeout: Duration,
+    pub grace: Duration,
+    /// Bytes kept at the head, and at the tail, of the output.
+    pub keep: usize,
+}
+
+impl Spec {
+    pub fn shell(cmd: &str, cwd: &Path, timeout: Duration) -> Spec {
+        Spec {
+            argv: vec!["sh".into(), "-c".into(), cmd.into()],
+            cwd: cwd.to_path_buf(),
+            env: Vec::new(),
+            stdin: None,
+            timeout,
+            grace: Duration::from_secs(5),
+            keep: 64 * 1024,
+        }
+    }
+}
+
+/// A bounded capture: the first `keep` bytes and the last `keep` bytes.
+#[derive(Debug, Default, Clone)]
+pub struct Capture {
+    keep: usize,
+    pub head: Vec<u8>,
+    /// A ring of the latest bytes once the head is full.
+    tail: Vec<u8>,
+    tail_start: usize,
+    pub total: u64,
+}
+
+impl Capture {
+    pub fn new(keep: usize) -> Capture {
+        Capture { keep, ..Capture::default() }
+    }
+
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        if self.head.len() < self.keep {
+            let n = (self.keep - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+        }
+        if bytes.is_empty() || self.keep == 0 {
+            return;
+        }
+        if bytes.len() >= self.keep {
+            self.tail.clear();
+            self.tail.extend_from_slice(&bytes[bytes.len() - self.keep..]);
+            self.tail_start = 0;
+            return;
+        }
+        for &b in bytes {
+            if self.tail.len() < self.keep {
+                self.tail.push(b);
+            } else {
+                self.tail[self.tail_start] = b;
+                self.tail_start = (self.tail_start + 1) % self.keep;
+            }
+        }
+    }
+
+    /// The tail in order.
+    pub fn tail(&self) -> Vec<u8> {
+        let mut t = self.tail[self.tail_start..].to_vec();
+        t.extend_from_slice(&self.tail[..self.tail_start]);
+        t
+    }
+
+    /// Bytes between head and tail that were not kept.
+    pub fn omitted(&self) -> u64 {
+        self.total - self.head.len() as u64 - self.tail.len() as u64
+    }
+
+    /// Head, an omission mark when bytes were dropped, and tail.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = self.head.clone();
+        let omitted = self.omitted();
+        if omitted > 0 {
+            out.extend_from_slice(format!("\n[... {omitted} bytes omitted]\n").as_bytes());
+        }
+        out.extend_from_slice(&self.tail());
+        out
+    }
+}
+
+/// How a command ended.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration: Duration,
+    pub output: Capture,
+}
+
+impl Finished {
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.exit_code == Some(0)
+    }
+}
+
+/// Runs `spec` to its end (or its timeout). `Err` only when it could not be
+/// started: the message names the program and what to do.
+pub fn run(spec: &Spec) -> Result<Finished, String> {
+    let (program, args) = spec.argv.split_first().ok_or("empty command")?;
+    let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
+    let writer2 = writer.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdout(writer)
+        .stderr(writer2)
+        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| {
+        format!("cannot start {program:?} in {}: {e}; check the command and that it is installed", spec.cwd.display())
+    })?;
+    drop(cmd); // closes our copies of the pipe's write end
+    let pgid = child.id() as i32;
+    let capture = Arc::new(Mutex::new(Capture::new(spec.keep)));
+    let reader_thread = {
+        let capture = Arc::clone(&capture);
+        let mut reader = reader;
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if let Ok(mut c) = capture.lock() {
+                            c.push(&buf[..n]);
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    };
+    if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
+        // A writer thread: a command that does not read its stdin must not block us.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let deadline = start + spec.timeout;
+    let mut timed_out = false;
+    let mut term_sent: Option<Instant> = None;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        let now = Instant::now();
+        match term_sent {
+            None if now >= deadline => {
+                timed_out = true;
+                signal_group(pgid, libc::SIGTERM);
+                term_sent = Some(now);
+            }
+            Some(t) if now >= t + spec.grace => {
+                signal_group(pgid, libc::SIGKILL);
+            }
+            _ => {}
+        }
+        std::thread::sleep(Duration::from_millis(if now.duration_since(start) < Duration::from_secs(1) {
+            5
+        } else {
+            25
+        }));
+    };
+    let duration = start.elapsed();
+    // The leader is gone; nothing it started may outlive it.
+    kill_group(pgid, if timed_out { spec.grace } else { Duration::from_millis(200) });
+    // The reader ends when every writer is gone; one that escaped the group
+    // (setsid) could keep the pipe open, so do not wait for it for ever.
+    let waited = Instant::now();
+    while !reader_thread.is_finished() && waited.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if reader_thread.is_finished() {
+        let _ = reader_thread.join();
+    }
+    let output = capture.lock().map(|c| c.clone()).unwrap_or_default();
+    Ok(Finished {
+        exit_code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        timed_out,
+        duration,
+        output,
+    })
+}
+
+fn signal_group(pgid: i32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is shared.
+    unsafe {
+        libc::kill(-pgid, sig);
+    }
+}
+
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+/// SIGTERM to what is left of the group, SIGKILL after `grace`, and wait
+/// (at most a few seconds) until none of it is left.
+pub fn kill_group(pgid: i32, grace: Duration) {
+    if !group_alive(pgid) {
+        return;
+    }
+    signal_group(pgid, libc::SIGTERM);
+    let t = Instant::now();
+    while group_alive(pgid) && t.elapsed() < grace {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal_group(pgid, libc::SIGKILL);
+    let t = Instant::now();
+    while group_alive(pgid) && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_keeps_head_and_tail() {
+        let mut c = Capture::new(4);
+        for chunk in [&b"abc"[..], b"defg", b"hij", b"k"] {
+            c.push(chunk);
+        }
+        assert_eq!(c.head, b"abcd");
+        assert_eq!(c.tail(), b"hijk");
+        assert_eq!(c.omitted(), 3);
+        assert_eq!(c.bytes(), b"abcd\n[... 3 bytes omitted]\nhijk");
+        let mut small = Capture::new(10);
+        small.push(b"hello");
+        assert_eq!(small.bytes(), b"hello");
+        let mut big = Capture::new(3);
+        big.push(b"0123456789");
+        assert_eq!((big.head.as_slice(), big.tail()), (&b"012"[..], b"789".to_vec()));
+    }
+}

@@ -1,0 +1,306 @@
+//! Checks (spec sections 4 and 5): run in the worktree, output parsed with
+//! the enrichment parsers, failures compared one by one with the base's,
+//! flaky re-runs. Failure keys and the baseline comparison are pure.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::attempt::{CheckResult, ErrorItem, Failure};
+use crate::config::CheckConfig;
+use crate::diagnostics::{self, Format, Severity, detect::detect};
+use crate::enrich::{self, load::load_with};
+use crate::git::{Oid, Repo};
+use crate::process::{self, Finished, Spec};
+use crate::summarize;
+
+/// Bytes of a check's output kept at the head and at the tail.
+const KEEP: usize = 2 * 1024 * 1024;
+/// Errors with snippets kept per check.
+const MAX_ERRORS: usize = 30;
+/// The digest's budget, in tokens, before the context's own limits.
+const DIGEST_TOKENS: usize = 1500;
+/// Tools whose diagnostics are test failures (keyed by test id instead).
+const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
+
+/// One run of a check, parsed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parsed {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub failures: Vec<Failure>,
+    pub digest: Vec<String>,
+    pub output_lines: usize,
+    pub errors: Vec<ErrorItem>,
+}
+
+impl Parsed {
+    pub fn exited_ok(&self) -> bool {
+        !self.timed_out && self.exit_code == Some(0)
+    }
+}
+
+/// The base's result of a check, cached in the record.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Baseline {
+    pub check: String,
+    pub run: String,
+    pub base: String,
+    pub passed: bool,
+    pub failures: Vec<Failure>,
+}
+
+/// `path` with the worktree's absolute prefix removed, so the record and
+/// the prompt hold no path of this machine.
+pub fn relativize(text: &str, worktree: &Path) -> String {
+    let mut out = text.to_string();
+    let mut roots = vec![worktree.to_path_buf()];
+    if let Ok(c) = std::fs::canonicalize(worktree)
+        && c != worktree
+    {
+        roots.push(c);
+    }
+    for root in roots {
+        let r = root.to_string_lossy();
+        out = out.replace(&format!("{r}/"), "").replace(r.as_ref(), ".");
+    }
+    out
+}
+
+/// Runs a check once in `worktree`; its output goes to `out_file`.
+pub fn run_once(
+    check: &CheckConfig,
+    worktree: &Path,
+    env: &[(String, String)],
+    out_file: &Path,
+) -> Result<Finished, String> {
+    let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
+    spec.env = env.to_vec();
+    spec.keep = KEEP;
+    spec.grace = Duration::from_secs(2);
+    let f = process::run(&spec)?;
+    let _ = crate::record::store::write_file(out_file, &f.output.bytes());
+    Ok(f)
+}
+
+/// Parses a finished check: failures with their keys, the digest, and the
+/// errors enriched from `snapshot` (the files as the attempt left them).
+pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, snapshot: Option<Oid>) -> Parsed {
+    let bytes = f.output.bytes();
+    let text = relativize(&String::from_utf8_lossy(&bytes), worktree);
+    let format = Format::from_name(&check.format.0).unwrap_or_else(|| detect(&text));
+    let found = diagnostics::parse(format, &text);
+    let root = Path::new(".");
+    let files = enrich::files_to_read(&found, root, root);
+    let read = |rel: &str| match snapshot {
+        Some(c) => repo.blob_at(c, rel),
+        None => std::fs::read(worktree.join(rel)).ok(),
+    };
+    let sources = load_with(&files, &read);
+    let enriched = enrich::enrich(found, &sources, root, root);
+    let digest = summarize::summarize(text.as_bytes());
+    let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
+    let failures = failure_keys(&digest.failed_tests.entries, &enriched);
+    let errors = enriched
+        .iter()
+        .filter(|e| e.diagnostic.severity == Severity::Error && e.diagnostic.path.is_some())
+        .take(MAX_ERRORS)
+        .map(|e| ErrorItem {
+            tool: e.diagnostic.tool.to_string(),
+            path: e.diagnostic.path.clone().unwrap_or_default(),
+            line: e.diagnostic.line,
+            code: e.diagnostic.code.clone(),
+            message: crate::text::clip(e.diagnostic.message.lines().next().unwrap_or(""), 300, "...").into_owned(),
+            scope: e.scope.as_ref().map(|s| s.qualified_name.clone()),
+            snippet: e.snippet.clone(),
+        })
+        .collect();
+    Parsed {
+        exit_code: f.exit_code,
+        signal: f.signal,
+        timed_out: f.timed_out,
+        duration_ms: f.duration.as_millis() as u64,
+        failures,
+        digest: digest_text.lines().map(str::to_string).collect(),
+        output_lines: digest.lines as usize,
+        errors,
+    }
+}
+
+/// The failures of one run: failing tests by id, and error diagnostics of
+/// lint and compiler tools by path, code and enclosing scope (never by
+/// line, so a shifted line still matches). Pure.
+pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> Vec<Failure> {
+    let mut out: Vec<Failure> = failed_tests
+        .iter()
+        .map(|entry| {
+            let id = entry.split(" - ").next().unwrap_or(entry).trim().to_string();
+            Failure { key: id, label: entry.clone(), test: true }
+        })
+        .collect();
+    let tests_known = !out.is_empty();
+    for e in enriched {
+        let d = &e.diagnostic;
+        if d.severity != Severity::Error || (tests_known && TEST_TOOLS.contains(&d.tool)) {
+            continue;
+        }
+        let path = d.path.clone().unwrap_or_default();
+        let scope = e.scope.as_ref().map(|s| s.qualified_name.clone()).unwrap_or_default();
+        let at = match d.line {
+            Some(l) => format!("{path}:{l}"),
+            None => path.clone(),
+        };
+        let code = d.code.as_ref().map(|c| format!(" {c}")).unwrap_or_default();
+        let in_scope = if scope.is_empty() { String::new() } else { format!(" (in {scope})") };
+        out.push(Failure {
+            key: key(&path, d.code.as_deref(), &d.message, &scope),
+            label: format!(
+                "{at}:{code} {}{in_scope}",
+                crate::text::clip(d.message.lines().next().unwrap_or(""), 200, "...")
+            ),
+            test: false,
+        });
+    }
+    out
+}
+
+/// The baseline key of a diagnostic: path, code (or the message's start
+/// when there is no code) and enclosing scope.
+fn key(path: &str, code: Option<&str>, message: &str, scope: &str) -> String {
+    let what = match code {
+        Some(c) => c.to_string(),
+        None => crate::text::clip(message.lines().next().unwrap_or(""), 80, "").into_owned(),
+    };
+    format!("{path}|{what}|{scope}")
+}
+
+fn error_key(e: &ErrorItem) -> String {
+    key(&e.path, e.code.as_deref(), &e.message, e.scope.as_deref().unwrap_or(""))
+}
+
+/// Splits an attempt's failures into new ones and ones the base has too,
+/// one by one (a failure present twice on the attempt and once on the base
+/// is new once). Pure.
+pub fn against_base(attempt: &[Failure], base: &[Failure]) -> (Vec<Failure>, Vec<Failure>) {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for f in base {
+        *left.entry(f.key.as_str()).or_default() += 1;
+    }
+    let (mut new, mut old) = (Vec::new(), Vec::new());
+    for f in attempt {
+        match left.get_mut(f.key.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                old.push(f.clone());
+            }
+            _ => new.push(f.clone()),
+        }
+    }
+    (new, old)
+}
+
+/// Judges a parsed run against the base. Pure.
+pub fn judge(check: &CheckConfig, p: &Parsed, base: Option<&Baseline>, runs: u32, flaky: bool) -> CheckResult {
+    let (passed, failures, pre_existing, failing_on_base) = match base {
+        _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed)),
+        Some(b) if !b.passed && !p.timed_out => {
+            let (new, old) = against_base(&p.failures, &b.failures);
+            (new.is_empty(), new, old, true)
+        }
+        _ => (false, p.failures.clone(), Vec::new(), false),
+    };
+    let new_keys: Vec<&str> = failures.iter().map(|f| f.key.as_str()).collect();
+    CheckResult {
+        name: check.name.clone(),
+        kind: check.kind,
+        passed: passed || flaky,
+        exit_code: p.exit_code,
+        signal: p.signal,
+        timed_out: p.timed_out,
+        flaky,
+        runs,
+        duration_ms: p.duration_ms,
+        failures: if flaky { Vec::new() } else { failures.clone() },
+        pre_existing,
+        failing_on_base,
+        digest: p.digest.clone(),
+        output_lines: p.output_lines,
+        // Only the errors behind new failures are fed back.
+        errors: if flaky {
+            Vec::new()
+        } else {
+            let new_tests = failures.iter().any(|f| f.test);
+            p.errors
+                .iter()
+                .filter(|e| {
+                    !failing_on_base
+                        || (new_tests && TEST_TOOLS.contains(&e.tool.as_str()))
+                        || new_keys.contains(&error_key(e).as_str())
+                })
+                .cloned()
+                .collect()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(key: &str) -> Failure {
+        Failure { key: key.into(), label: key.into(), test: true }
+    }
+
+    #[test]
+    fn failures_are_compared_one_by_one() {
+        let (new, old) = against_base(&[f("a"), f("b"), f("b"), f("c")], &[f("b"), f("c"), f("d")]);
+        assert_eq!(new.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(old.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["b", "c"]);
+    }
+
+    #[test]
+    fn lint_keys_ignore_the_line() {
+        let text_a = "src/a.py:3:1: F401 [*] `os` imported but unused\n";
+        let text_b = "src/a.py:9:1: F401 [*] `os` imported but unused\n";
+        let keys = |t: &str| {
+            let d = diagnostics::parse(Format::Ruff, t);
+            let e: Vec<enrich::Enriched> =
+                d.into_iter().map(|diagnostic| enrich::Enriched { diagnostic, scope: None, snippet: None }).collect();
+            failure_keys(&[], &e).into_iter().map(|f| f.key).collect::<Vec<_>>()
+        };
+        assert_eq!(keys(text_a), keys(text_b));
+        assert_eq!(keys(text_a), ["src/a.py|F401|"]);
+        let tests = failure_keys(&["tests/t.py::test_x - AssertionError: 1 != 2".into()], &[]);
+        assert_eq!(tests[0].key, "tests/t.py::test_x");
+    }
+
+    #[test]
+    fn baseline_judgement() {
+        let check: CheckConfig = toml::from_str("name = \"t\"\nrun = \"x\"\nkind = \"test\"").unwrap();
+        let parsed = |code: i32, fails: &[&str]| Parsed {
+            exit_code: Some(code),
+            signal: None,
+            timed_out: false,
+            duration_ms: 1,
+            failures: fails.iter().map(|k| f(k)).collect(),
+            digest: Vec::new(),
+            output_lines: 0,
+            errors: Vec::new(),
+        };
+        let base =
+            Baseline { check: "t".into(), run: "x".into(), base: "b".into(), passed: false, failures: vec![f("old")] };
+        let same = judge(&check, &parsed(1, &["old"]), Some(&base), 1, false);
+        assert!(same.passed && same.failing_on_base && same.pre_existing.len() == 1);
+        let worse = judge(&check, &parsed(1, &["old", "new"]), Some(&base), 1, false);
+        assert!(!worse.passed);
+        assert_eq!(worse.failures.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["new"]);
+        let no_base = judge(&check, &parsed(1, &["old"]), None, 1, false);
+        assert!(!no_base.passed);
+        let flaky = judge(&check, &parsed(1, &["x"]), None, 2, true);
+        assert!(flaky.passed && flaky.flaky && flaky.failures.is_empty());
+    }
+}

@@ -1,0 +1,745 @@
+//! The attempt loop (spec section 4): `retry-run run`.
+//!
+//! Every step is recorded as an event of section 11 once it is done; the
+//! attempt number comes from the log, so a run killed at any point is
+//! continued by the next one. The pure parts live elsewhere: gate order in
+//! [`crate::attempt::classify`], the retry context in [`crate::context`],
+//! failure comparison in [`checks`]. This module is the imperative shell.
+//!
+//! - [`checks`]: running checks, baseline comparison, flaky re-runs;
+//! - [`verifier`]: calling the verifier with retries;
+//! - [`history`]: reading a task's state and attempts back from the record;
+//! - [`progress`]: the live line, plain lines, or JSON events.
+
+pub mod checks;
+pub mod history;
+pub mod progress;
+pub mod verifier;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::attempt::{self, AgentRun, AttemptRecord, FileChange, Outcome, ScopeFinding};
+use crate::cli::{CliError, exit};
+use crate::config::{self, CommandSpec, Config, ResetMode};
+use crate::context::{self, TaskText, render::render};
+use crate::format::diff::{DiffFormat, write as write_diff};
+use crate::git::fingerprint::fingerprint;
+use crate::git::{DiffDepth, Oid, Repo};
+use crate::model::DiffSummary;
+use crate::pathfmt::display;
+use crate::process::{self, Spec};
+use crate::record::chain::sha256_hex;
+use crate::record::manifest::{Manifest, canonical_json};
+use crate::record::store::{check_task_name, write_file};
+use crate::record::{EventLog, RecordError, Store};
+use crate::scope::{self, Reason, Rules};
+use crate::task::{self, Task};
+use progress::{Mode, Progress};
+
+/// Patch lines kept in an attempt's record (the context bounds it further).
+const RECORD_DIFF_LINES: usize = 2000;
+/// Patch lines sent to the verifier.
+const VERIFIER_DIFF_LINES: usize = 500;
+
+/// What `run` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub config_path: Option<PathBuf>,
+    pub task_file: Option<PathBuf>,
+    pub task_text: Option<String>,
+    pub id: Option<String>,
+    pub base: Option<String>,
+    pub max_attempts: Option<u32>,
+    pub again: bool,
+    pub refresh_base: bool,
+    /// The agent command after `--`, overriding `agent.command`.
+    pub agent: Vec<String>,
+    pub json: bool,
+    pub quiet: bool,
+}
+
+/// The project's config (`--config` or `retry-run.toml` at the root) with
+/// a task's front matter over it.
+pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &toml::Table) -> Result<Config, CliError> {
+    let path = match config_path {
+        Some(p) => Some(p.to_path_buf()),
+        None => repo.workdir().map(|w| w.join(config::FILE_NAME)).filter(|p| p.is_file()),
+    };
+    let (project, table) = match &path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::usage(format!("{}: cannot read the config file: {e}", p.display())))?;
+            let cfg = Config::parse(&text, p)?;
+            (cfg, text.parse::<toml::Table>().unwrap_or_default())
+        }
+        None => (Config::default(), toml::Table::new()),
+    };
+    if overrides.is_empty() {
+        return Ok(project);
+    }
+    toml::Value::Table(task::merge(&table, overrides))
+        .try_into::<Config>()
+        .map_err(|e| CliError::usage(format!("the task's front matter over the project config: {e}")))
+}
+
+/// The task from `--task-file`, `--task`, or the record (`--id` alone).
+fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, CliError> {
+    if let Some(file) = &opts.task_file {
+        let path = crate::cli::absolute(file, dir);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| CliError::usage(format!("--task-file {}: {e}", file.display())))?;
+        return task::parse_file(&text, file).map_err(|e| CliError::usage(e.to_string()));
+    }
+    if let Some(text) = &opts.task_text {
+        return task::from_text(text).ok_or_else(|| CliError::usage("--task is empty; describe the task"));
+    }
+    if let Some(id) = &opts.id {
+        check_task_name(id)?;
+        let path = store.task_dir(id).join("task.md");
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            return task::parse_file(&text, &path).map_err(|e| CliError::usage(e.to_string()));
+        }
+        return Err(CliError::usage(format!(
+            "task {id} has no recorded task ({}); give it with --task-file FILE.md or --task TEXT",
+            path.display()
+        )));
+    }
+    Err(CliError::usage("no task: give --task-file FILE.md or --task TEXT"))
+}
+
+/// Quotes a value for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn substitute(arg: &str, vars: &[(&str, String)], quote: bool) -> String {
+    let mut out = arg.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("{{{k}}}"), &if quote { sh_quote(v) } else { v.clone() });
+    }
+    out
+}
+
+/// The agent's argv with placeholders filled in.
+pub fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<String> {
+    match cmd {
+        CommandSpec::Argv(a) => a.iter().map(|x| substitute(x, vars, false)).collect(),
+        CommandSpec::Shell(s) => vec!["sh".into(), "-c".into(), substitute(s, vars, true)],
+    }
+}
+
+/// Appends events, echoing them to stdout in `--json` mode.
+struct Recorder {
+    log: EventLog,
+    json: bool,
+}
+
+impl Recorder {
+    fn event(&mut self, kind: &str, attempt: Option<u32>, fields: Value) -> Result<(), CliError> {
+        let line = self.log.append_line(kind, attempt, &fields)?;
+        if self.json {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        Ok(())
+    }
+}
+
+fn record_err(e: RecordError) -> CliError {
+    e.into()
+}
+
+/// `retry-run run`.
+pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
+    let repo = Repo::discover(dir)?;
+    let store = Store::new(repo.common_dir());
+    let task = load_task(&store, dir, &opts)?;
+    let id = opts.id.clone().unwrap_or_else(|| task.id.clone());
+    check_task_name(&id)?;
+    let mut config = effective_config(&repo, opts.config_path.as_deref(), &task.overrides)?;
+    if let Some(n) = opts.max_attempts {
+        if n == 0 {
+            return Err(CliError::usage("--max-attempts must be at least 1"));
+        }
+        config.max_attempts.0 = n;
+    }
+    let agent_cmd = if opts.agent.is_empty() {
+        config.agent.command.clone().ok_or_else(|| {
+            CliError::usage(
+                "no agent command: set [agent] command in retry-run.toml or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {prompt_file}`",
+            )
+        })?
+    } else {
+        CommandSpec::Argv(opts.agent.clone())
+    };
+    config.agent.command = Some(agent_cmd.clone());
+    // Bad globs fail before anything is recorded.
+    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
+    let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
+
+    let _lock = store.lock(&id).map_err(|e| match e {
+        RecordError::Locked { .. } => CliError::environment(e.to_string()),
+        other => other.into(),
+    })?;
+    let verified = store.read(&id).or_else(|e| match e {
+        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
+        e => Err(e),
+    })?;
+    if let Some(b) = &verified.broken {
+        return Err(CliError::environment(format!(
+            "{}: the event log is broken ({b:?}); run `retry-run log {id} --verify` and repair or move the file before running the task again",
+            store.events_path(&id).display()
+        )));
+    }
+    let state = history::state(&verified.events);
+    let mut rec = Recorder { log: store.log(&id).map_err(record_err)?, json: opts.json };
+
+    // A run that was killed mid-attempt: that attempt is a CRASH (interrupted).
+    if let Some(n) = state.unfinished {
+        let started = verified.events.iter().rev().find(|e| e.kind == "AttemptStarted" && e.attempt == Some(n));
+        let last = verified.events.last();
+        let duration = match (started, last) {
+            (Some(a), Some(b)) => history::elapsed_ms(a, b),
+            _ => 0,
+        };
+        let r = AttemptRecord::interrupted(n, duration);
+        write_json(&store.attempt_dir(&id, n).join("attempt.json"), &r)?;
+        rec.event(
+            "AttemptCompleted",
+            Some(n),
+            json!({"outcome": r.outcome.as_str(), "reason": r.reason, "interrupted": true, "duration_ms": duration,
+                   "required_change": context::required_change(&r).text, "feedback": "interrupted"}),
+        )?;
+        progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
+    }
+    if let Some((kind, fields)) = &state.finished
+        && !opts.again
+    {
+        let ok = kind == "TaskSucceeded";
+        let how = if ok {
+            format!(
+                "succeeded at attempt {} (branch {})",
+                fields.get("attempt").and_then(Value::as_u64).unwrap_or(0),
+                fields.get("branch").and_then(Value::as_str).unwrap_or("?")
+            )
+        } else {
+            format!("escalated ({})", fields.get("reason").and_then(Value::as_str).unwrap_or("?"))
+        };
+        progress.say(&format!(
+            "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
+        ));
+        return Ok(if ok { exit::OK } else { exit::FOUND });
+    }
+
+    // The base: recorded once per task, unless --refresh-base.
+    let base = match (&state.base, opts.refresh_base || opts.base.is_some() && state.base.is_none()) {
+        (Some(b), false) => repo.resolve(b).map_err(|_| {
+            CliError::usage(format!(
+                "task {id}: its recorded base commit {b} no longer exists in this repository; fetch it, or start over with --refresh-base"
+            ))
+        })?,
+        _ => match opts.base.as_deref().or(config.base.as_deref()) {
+            Some(spec) => repo.resolve(spec)?,
+            None => repo.default_branch()?,
+        },
+    };
+    let new_round = state.started.is_none() || opts.again || state.finished.is_some();
+    let first_attempt =
+        if new_round { state.last_attempt.max(state.unfinished.unwrap_or(0)) + 1 } else { state.first_attempt };
+    let max_attempts = config.max_attempts.0;
+    let last_allowed = first_attempt + max_attempts - 1;
+    let task_file_text = task::file_text(&task);
+    write_file(&store.task_dir(&id).join("task.md"), task_file_text.as_bytes())?;
+    rec.event(
+        "TaskStarted",
+        None,
+        json!({
+            "task": id, "title": task.title, "base": base.oid.to_string(), "base_ref": base.spec,
+            "max_attempts": max_attempts, "first_attempt": first_attempt, "resumed": !new_round,
+            "task_sha256": sha256_hex(task_file_text.as_bytes()),
+        }),
+    )?;
+
+    let wt_root = repo.worktrees_root(&config.worktree.root);
+    let wt = wt_root.join(&id);
+    let task_text = TaskText { id: id.clone(), title: task.title.clone(), text: task.text.clone() };
+    let mut baselines: Option<Vec<checks::Baseline>> = None;
+    let next = state.last_attempt.max(state.unfinished.unwrap_or(0)) + 1;
+    let mut manifests = state.manifests.clone();
+
+    for n in next.max(first_attempt)..=last_allowed {
+        let started = Instant::now();
+        progress.attempt(n, last_allowed);
+        rec.event("AttemptStarted", Some(n), json!({"max_attempts": last_allowed}))?;
+        let adir = store.attempt_dir(&id, n);
+
+        // 2. The worktree, at the base (or, with reset = "keep", as the last attempt left it).
+        progress.phase("preparing the worktree");
+        let keep = config.agent.reset == ResetMode::Keep && n > first_attempt && repo.worktree_is_valid(&wt, &id);
+        let prepared = (|| -> Result<Value, CliError> {
+            let report = if keep {
+                json!({"mode": "keep"})
+            } else if !wt.exists() {
+                repo.create_worktree(&wt, &id, base.oid)?;
+                json!({"mode": "always", "created": true})
+            } else {
+                let r = repo.reset_worktree(&wt, &id, base.oid)?;
+                json!({"mode": "always", "created": r.recreated, "restored": r.restored, "removed": r.removed})
+            };
+            crate::cli::worktree::prepare(&repo, &config, &wt)?;
+            Ok(report)
+        })();
+        let report = match prepared {
+            Ok(r) => r,
+            Err(e) => {
+                rec.event("AttemptAborted", Some(n), json!({"reason": e.message, "phase": "worktree"}))?;
+                progress.done("aborted: the worktree could not be prepared");
+                return Err(e);
+            }
+        };
+        let mut fields = report;
+        fields["path"] = json!(wt.display().to_string());
+        rec.event("WorktreeReset", Some(n), fields)?;
+
+        // Baseline: the checks on the base, once per task and base (cached in the record).
+        if config.retry.baseline && !config.checks.is_empty() && baselines.is_none() {
+            progress.phase("checks on the base");
+            baselines = Some(baseline(&repo, &store, &id, &config, &wt, base.oid, &mut rec, n)?);
+            if !keep {
+                // Checks may write (caches, build output): back to the base before the agent.
+                repo.reset_worktree(&wt, &id, base.oid)?;
+                crate::cli::worktree::prepare(&repo, &config, &wt)?;
+            }
+        }
+        let meta = repo.worktree_meta(&id);
+        let before = fingerprint(repo.common_dir(), Some((&wt, &meta)));
+
+        // 3. The retry context and the prompt.
+        progress.phase("assembling the context");
+        let prior = history::attempts(&store, &id, &store.read(&id)?.events);
+        let prior_round: Vec<AttemptRecord> = prior.into_iter().filter(|r| r.number < n).collect();
+        let ctx = context::assemble(&task_text, n, last_allowed, &prior_round, &config.context);
+        let rendered = render(&ctx, &config.context);
+        let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
+        let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
+        write_file(&adir.join("context.json"), &ctx_bytes)?;
+        let prompt_path = adir.join("prompt.md");
+        write_file(&prompt_path, rendered.prompt.as_bytes())?;
+        rec.event(
+            "RetryContextAssembled",
+            Some(n),
+            json!({"prior_attempts": prior_round.len(), "sources": ctx.sources(), "bytes": rendered.prompt.len(),
+                   "required_change": ctx.previous.as_ref().map(|p| p.required_change.text.clone())}),
+        )?;
+        if !rendered.cuts.is_empty() {
+            rec.event(
+                "AttemptContextTruncated",
+                Some(n),
+                json!({"budget_bytes": rendered.budget_bytes, "before": rendered.before, "after": rendered.after,
+                       "cuts": rendered.cuts}),
+            )?;
+        }
+        let context_sha = sha256_hex(canonical_json(&ctx_json).as_bytes());
+        let prompt_sha = sha256_hex(rendered.prompt.as_bytes());
+        let manifest = Manifest {
+            task: id.clone(),
+            attempt: n,
+            base: base.oid.to_string(),
+            config: manifest_config(&config),
+            context_sha256: context_sha.clone(),
+            prompt_sha256: prompt_sha.clone(),
+            prior_manifests: manifests.clone(),
+        };
+        let (manifest_json, manifest_sha) = manifest.canonical();
+        write_file(&adir.join("manifest.json"), manifest_json.as_bytes())?;
+        manifests.push(manifest_sha.clone());
+        rec.event(
+            "AttemptContextAssembled",
+            Some(n),
+            json!({"manifest_sha256": manifest_sha, "prompt_sha256": prompt_sha, "context_sha256": context_sha}),
+        )?;
+
+        // 4. The agent.
+        let delivered = std::fs::read(&prompt_path).map_err(|e| {
+            CliError::environment(format!("{}: cannot read the prompt back: {e}", prompt_path.display()))
+        })?;
+        rec.event(
+            "AttemptContextDelivered",
+            Some(n),
+            json!({"sha256": sha256_hex(&delivered), "bytes": delivered.len(),
+                   "via": if config.agent.stdin { json!(["file", "stdin"]) } else { json!(["file"]) }}),
+        )?;
+        let vars: Vec<(&str, String)> = vec![
+            ("prompt_file", prompt_path.display().to_string()),
+            ("worktree", wt.display().to_string()),
+            ("task_id", id.clone()),
+            ("attempt", n.to_string()),
+            ("max_attempts", last_allowed.to_string()),
+        ];
+        let env: Vec<(String, String)> = vec![
+            ("RETRY_RUN_TASK".into(), id.clone()),
+            ("RETRY_RUN_ATTEMPT".into(), n.to_string()),
+            ("RETRY_RUN_MAX_ATTEMPTS".into(), last_allowed.to_string()),
+            ("RETRY_RUN_WORKTREE".into(), wt.display().to_string()),
+            ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
+        ];
+        progress.phase("agent running");
+        let spec = Spec {
+            argv: agent_argv(&agent_cmd, &vars),
+            cwd: wt.clone(),
+            env: env.clone(),
+            stdin: config.agent.stdin.then(|| delivered.clone()),
+            timeout: config.agent.timeout.value,
+            grace: config.agent.kill_grace.value,
+            keep: 64 * 1024,
+        };
+        let mut record = AttemptRecord::new(n);
+        record.allow = config.scope.allow.clone();
+        let agent_run = match process::run(&spec) {
+            Ok(f) => {
+                write_file(&adir.join("agent.out"), &f.output.bytes())?;
+                let text = String::from_utf8_lossy(&f.output.tail()).into_owned();
+                let tail: Vec<String> =
+                    text.lines().rev().take(20).map(|l| crate::text::clip(l, 300, "...").into_owned()).collect();
+                AgentRun {
+                    exit_code: f.exit_code,
+                    signal: f.signal,
+                    timed_out: f.timed_out,
+                    timeout_ms: config.agent.timeout.value.as_millis() as u64,
+                    duration_ms: f.duration.as_millis() as u64,
+                    output_bytes: f.output.total,
+                    last_activity: None,
+                    output_tail: tail.into_iter().rev().map(|l| checks::relativize(&l, &wt)).collect(),
+                }
+            }
+            Err(e) => {
+                write_file(&adir.join("agent.out"), e.as_bytes())?;
+                AgentRun {
+                    exit_code: Some(127),
+                    timeout_ms: config.agent.timeout.value.as_millis() as u64,
+                    output_tail: vec![e],
+                    ..AgentRun::default()
+                }
+            }
+        };
+        let mut agent_run = agent_run;
+        if agent_run.timed_out || agent_run.crashed() {
+            agent_run.last_activity = newest_file(&wt);
+        }
+        rec.event(
+            "AgentFinished",
+            Some(n),
+            json!({"exit_code": agent_run.exit_code, "signal": agent_run.signal, "timed_out": agent_run.timed_out,
+                   "duration_ms": agent_run.duration_ms, "output_bytes": agent_run.output_bytes,
+                   "last_activity": agent_run.last_activity}),
+        )?;
+        progress.gate(&if agent_run.timed_out {
+            "agent TIMEOUT".to_string()
+        } else {
+            format!("agent {}", attempt::exit_text(agent_run.exit_code, agent_run.signal))
+        });
+        record.agent = Some(agent_run);
+
+        // 5. The snapshot.
+        progress.phase("snapshot");
+        let refname = format!("refs/retry-run/{id}/{n}");
+        let commit = repo.snapshot(&wt, base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
+        let head = repo.resolve(&commit.to_string())?;
+        let cmp = repo.compare_commits(&base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
+        record.commit = Some(commit.to_string());
+        record.files = cmp
+            .changes
+            .changes
+            .iter()
+            .map(|c| FileChange {
+                path: display(c.path()).into_owned(),
+                old_path: c.old_path().map(|p| display(p).into_owned()),
+                status: c.status.letter().to_string(),
+                additions: c.additions,
+                deletions: c.deletions,
+                binary: c.binary,
+            })
+            .collect();
+        let patch_lines: Vec<String> = cmp.patch.lines().map(str::to_string).collect();
+        record.diff_omitted = cmp.patch_lines.saturating_sub(patch_lines.len());
+        record.diff = patch_lines;
+        let totals = cmp.changes.totals();
+        rec.event(
+            "SnapshotTaken",
+            Some(n),
+            json!({"commit": commit.to_string(), "ref": refname, "files": totals.files,
+                   "additions": totals.additions, "deletions": totals.deletions,
+                   "paths": record.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>()}),
+        )?;
+
+        // 6. Gates.
+        let agent_ok = record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
+        if agent_ok && !record.files.is_empty() {
+            progress.phase("scope");
+            let after = fingerprint(repo.common_dir(), Some((&wt, &meta)));
+            let report = scope::check(&rules, &cmp.changes.changes, &cmp.head);
+            let mut findings: Vec<ScopeFinding> = after
+                .changed_since(&before)
+                .into_iter()
+                .map(|part| ScopeFinding {
+                    path: part,
+                    old_path: None,
+                    reason: Reason::GitInternal.as_str().into(),
+                    rule: None,
+                })
+                .collect();
+            findings.extend(report.violations.iter().map(|v| ScopeFinding {
+                path: display(&v.path).into_owned(),
+                old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
+                reason: v.reason.as_str().into(),
+                rule: v.rule.clone(),
+            }));
+            rec.event("ScopeChecked", Some(n), json!({"checked": report.checked, "violations": findings}))?;
+            progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
+            record.scope = findings;
+        }
+        if agent_ok && !record.files.is_empty() && record.scope.is_empty() {
+            for check in &config.checks {
+                progress.phase(&format!("check {}", check.name));
+                let base_result = baselines.as_ref().and_then(|b| b.iter().find(|x| x.check == check.name));
+                let result = run_check(&repo, check, &wt, &env, &adir, commit, base_result, config.retry.flaky_reruns)?;
+                rec.event(
+                    "CheckFinished",
+                    Some(n),
+                    json!({"check": check.name, "kind": check.kind, "passed": result.passed, "exit_code": result.exit_code,
+                           "timed_out": result.timed_out, "flaky": result.flaky, "runs": result.runs,
+                           "duration_ms": result.duration_ms,
+                           "new_failures": result.failures.iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
+                           "pre_existing": result.pre_existing.len()}),
+                )?;
+                progress.gate(&format!(
+                    "{} {}",
+                    check.name,
+                    if result.flaky {
+                        "ok (flaky)"
+                    } else if result.passed {
+                        "ok"
+                    } else {
+                        "FAIL"
+                    }
+                ));
+                record.checks.push(result);
+            }
+            if record.checks.iter().all(|c| c.passed)
+                && let Some(vcfg) = &config.verifier
+            {
+                progress.phase("verifier");
+                let summary = DiffSummary {
+                    changes: cmp.changes.clone(),
+                    patch: cmp.patch.clone(),
+                    patch_lines: cmp.patch_lines,
+                };
+                let mut md = Vec::new();
+                let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
+                let v = verifier::verify(vcfg, &wt, &env, &String::from_utf8_lossy(&md), &adir);
+                rec.event(
+                    "VerifierFinished",
+                    Some(n),
+                    json!({"answered": v.answered, "calls": v.calls, "verdict": v.verdict, "confidence": v.confidence,
+                           "required_change": v.required_change, "critique": v.critique, "problems": v.problems,
+                           "min_confidence": v.min_confidence}),
+                )?;
+                progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
+                record.verifier = Some(v);
+            }
+        }
+
+        // 7. The outcome.
+        let (outcome, reason) = attempt::classify(&record);
+        record.outcome = outcome;
+        record.reason = reason;
+        record.duration_ms = started.elapsed().as_millis() as u64;
+        write_json(&adir.join("attempt.json"), &record)?;
+        let required = context::required_change(&record);
+        rec.event(
+            "AttemptCompleted",
+            Some(n),
+            json!({"outcome": outcome.as_str(), "reason": record.reason, "duration_ms": record.duration_ms,
+                   "commit": record.commit, "required_change": required.text, "feedback": required.source}),
+        )?;
+        progress.done(outcome.as_str());
+
+        let escalate = |rec: &mut Recorder, reason: String| -> Result<i32, CliError> {
+            rec.event(
+                "TaskEscalated",
+                None,
+                json!({"reason": reason, "attempts": n - first_attempt + 1, "last_attempt": n}),
+            )?;
+            progress.say(&format!(
+                "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
+            ));
+            Ok(exit::FOUND)
+        };
+        match outcome {
+            Outcome::Success => {
+                let branch = format!("retry-run/{id}");
+                repo.set_branch(&branch, commit)?;
+                rec.event(
+                    "TaskSucceeded",
+                    None,
+                    json!({"attempt": n, "commit": commit.to_string(), "branch": branch, "worktree": wt.display().to_string()}),
+                )?;
+                if !opts.json {
+                    println!("task {id} succeeded at attempt {n}");
+                    println!("  branch:   {branch} ({commit})");
+                    println!("  worktree: {}", wt.display());
+                }
+                return Ok(exit::OK);
+            }
+            Outcome::Unverified => {
+                return escalate(
+                    &mut rec,
+                    format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"),
+                );
+            }
+            Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
+                return escalate(&mut rec, format!("the verifier asked for a human on attempt {n}"));
+            }
+            o if o.retry_key().is_some_and(|k| !config.retry.on.contains(&k)) => {
+                return escalate(
+                    &mut rec,
+                    format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()),
+                );
+            }
+            _ => {}
+        }
+    }
+    let tried = last_allowed + 1 - first_attempt;
+    let mut rec = rec;
+    let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
+    rec.event("TaskEscalated", None, json!({"reason": reason, "attempts": tried, "last_attempt": last_allowed}))?;
+    progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
+    Ok(exit::FOUND)
+}
+
+/// The config that shapes an attempt, for its manifest.
+fn manifest_config(c: &Config) -> Value {
+    json!({
+        "agent": c.agent, "checks": c.checks, "scope": c.scope, "context": c.context,
+        "retry": c.retry, "verifier": c.verifier, "max_attempts": c.max_attempts,
+        "worktree": {"include": c.worktree.include, "setup": c.worktree.setup},
+    })
+}
+
+fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), CliError> {
+    let bytes = serde_json::to_vec_pretty(v)
+        .map_err(|e| CliError::environment(format!("cannot encode {}: {e}", path.display())))?;
+    write_file(path, &bytes)?;
+    Ok(())
+}
+
+/// The newest file under the worktree (not `.git`), relative to it.
+fn newest_file(root: &Path) -> Option<String> {
+    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            let Ok(meta) = std::fs::symlink_metadata(&p) else { continue };
+            if meta.is_dir() {
+                stack.push(p);
+            } else if let Ok(m) = meta.modified()
+                && best.as_ref().is_none_or(|(t, _)| m > *t)
+            {
+                best = Some((m, p));
+            }
+        }
+    }
+    best.and_then(|(_, p)| p.strip_prefix(root).ok().map(|r| r.display().to_string()))
+}
+
+/// Runs a check with flaky re-runs and judges it against the base.
+#[allow(clippy::too_many_arguments)]
+fn run_check(
+    repo: &Repo,
+    check: &config::CheckConfig,
+    wt: &Path,
+    env: &[(String, String)],
+    adir: &Path,
+    commit: Oid,
+    base: Option<&checks::Baseline>,
+    flaky_reruns: u32,
+) -> Result<attempt::CheckResult, CliError> {
+    let file = adir.join("checks").join(format!("{}.out", file_name(&check.name)));
+    let f = checks::run_once(check, wt, env, &file).map_err(CliError::environment)?;
+    let parsed = checks::parse(check, &f, wt, repo, Some(commit));
+    let first = checks::judge(check, &parsed, base, 1, false);
+    if first.passed {
+        return Ok(first);
+    }
+    for i in 1..=flaky_reruns {
+        let rerun_file = adir.join("checks").join(format!("{}.rerun-{i}.out", file_name(&check.name)));
+        let f = checks::run_once(check, wt, env, &rerun_file).map_err(CliError::environment)?;
+        let p = checks::parse(check, &f, wt, repo, Some(commit));
+        if checks::judge(check, &p, base, i + 1, false).passed {
+            // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
+            return Ok(checks::judge(check, &parsed, base, i + 1, true));
+        }
+    }
+    Ok(attempt::CheckResult { runs: flaky_reruns + 1, ..first })
+}
+
+fn file_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
+}
+
+/// The checks on the base, run once per task and base and cached in
+/// `tasks/<task>/baseline/<base>/<check>.json`.
+#[allow(clippy::too_many_arguments)]
+fn baseline(
+    repo: &Repo,
+    store: &Store,
+    id: &str,
+    config: &Config,
+    wt: &Path,
+    base: Oid,
+    rec: &mut Recorder,
+    n: u32,
+) -> Result<Vec<checks::Baseline>, CliError> {
+    let dir = store.task_dir(id).join("baseline").join(base.to_string());
+    let mut out = Vec::new();
+    for check in &config.checks {
+        let cache = dir.join(format!("{}.json", file_name(&check.name)));
+        if let Some(b) = std::fs::read(&cache)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<checks::Baseline>(&b).ok())
+            .filter(|b| b.run == check.run)
+        {
+            out.push(b);
+            continue;
+        }
+        let f = checks::run_once(check, wt, &[], &dir.join(format!("{}.out", file_name(&check.name))))
+            .map_err(CliError::environment)?;
+        let p = checks::parse(check, &f, wt, repo, None);
+        let b = checks::Baseline {
+            check: check.name.clone(),
+            run: check.run.clone(),
+            base: base.to_string(),
+            passed: p.exited_ok(),
+            failures: p.failures,
+        };
+        write_json(&cache, &b)?;
+        rec.event(
+            "BaselineChecked",
+            Some(n),
+            json!({"check": b.check, "base": b.base, "passed": b.passed,
+                   "failures": b.failures.iter().map(|f| f.key.clone()).collect::<Vec<_>>()}),
+        )?;
+        out.push(b);
+    }
+    Ok(out)
+}
