@@ -2,14 +2,18 @@
 //! and maps results to exit codes.
 
 mod clean;
+mod context;
+mod demo;
 mod diff;
 mod enrich;
 pub mod error;
 mod inspect;
 mod log;
 mod repo_args;
+mod report;
 mod run;
 mod scope;
+mod stats;
 mod status;
 mod summarize;
 pub(crate) mod worktree;
@@ -36,6 +40,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Run(run::RunArgs),
+    Demo(demo::DemoArgs),
+    Context(context::ContextArgs),
+    Report(report::ReportArgs),
+    Stats(stats::StatsArgs),
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
     Enrich(enrich::EnrichArgs),
@@ -77,6 +85,10 @@ pub fn main() -> i32 {
     }
     let result = match cli.command {
         Command::Run(args) => run::run(&dir, args),
+        Command::Demo(args) => demo::run(&dir, args),
+        Command::Context(args) => context::run(&dir, args),
+        Command::Report(args) => report::run(&dir, args),
+        Command::Stats(args) => stats::run(&dir, args),
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),
         Command::Enrich(args) => enrich::run(&dir, args),

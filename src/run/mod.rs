@@ -110,6 +110,49 @@ fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, CliError
     Err(CliError::usage("no task: give --task-file FILE.md or --task TEXT"))
 }
 
+/// The task recorded for `id` (`tasks/<id>/task.md`).
+pub fn recorded_task(store: &Store, id: &str) -> Result<Task, CliError> {
+    let path = store.task_dir(id).join("task.md");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        CliError::usage(format!("task {id}: cannot read its recorded task {}: {e}; has it been run?", path.display()))
+    })?;
+    task::parse_file(&text, &path).map_err(|e| CliError::usage(e.to_string()))
+}
+
+/// What the next attempt of a task would receive, from the record alone:
+/// the context and its rendered prompt.
+pub fn next_context(
+    repo: &Repo,
+    store: &Store,
+    id: &str,
+    config_path: Option<&Path>,
+) -> Result<(context::Context, context::render::Rendered), CliError> {
+    let verified = store.read(id)?;
+    let task = recorded_task(store, id)?;
+    let config = effective_config(repo, config_path, &task.overrides)?;
+    let state = history::state(&verified.events);
+    let mut prior = history::attempts(store, id, &verified.events);
+    if let Some(n) = state.unfinished {
+        // The next run records it as interrupted first; show what it will see.
+        let started = verified.events.iter().rev().find(|e| e.kind == "AttemptStarted" && e.attempt == Some(n));
+        let duration = match (started, verified.events.last()) {
+            (Some(a), Some(b)) => history::elapsed_ms(a, b),
+            _ => 0,
+        };
+        prior.push(AttemptRecord::interrupted(n, duration));
+    }
+    let next = state.last_attempt + 1;
+    let max = if state.finished.is_some() || state.started.is_none() {
+        next + config.max_attempts.0 - 1
+    } else {
+        state.first_attempt + config.max_attempts.0 - 1
+    };
+    let text = TaskText { id: id.to_string(), title: task.title.clone(), text: task.text.clone() };
+    let ctx = context::assemble(&text, next, max.max(next), &prior, &config.context);
+    let rendered = render(&ctx, &config.context);
+    Ok((ctx, rendered))
+}
+
 /// Quotes a value for `sh`.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))

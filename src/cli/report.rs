@@ -1,0 +1,46 @@
+//! `retry-run report <task>`: Markdown for the human who takes the task.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::Args;
+use serde_json::Value;
+
+use super::{CliError, exit};
+use crate::context::TaskText;
+use crate::git::Repo;
+use crate::record::Store;
+use crate::record::store::check_task_name;
+use crate::report::{Ending, render};
+use crate::run::{history, recorded_task};
+
+/// A Markdown report of a task: every attempt, and what to look at first.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    pub task: String,
+}
+
+pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
+    check_task_name(&args.task)?;
+    let repo = Repo::discover(dir)?;
+    let store = Store::new(repo.common_dir());
+    let verified = store.read(&args.task)?;
+    let task = recorded_task(&store, &args.task)?;
+    let state = history::state(&verified.events);
+    let attempts = history::attempts(&store, &args.task, &verified.events);
+    let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let ending = match &state.finished {
+        Some((kind, v)) if kind == "TaskSucceeded" => Ending::Succeeded {
+            attempt: v.get("attempt").and_then(Value::as_u64).unwrap_or(0) as u32,
+            branch: field(v, "branch"),
+        },
+        Some((_, v)) => Ending::Escalated { reason: field(v, "reason") },
+        None => Ending::Open,
+    };
+    let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
+    let md = render(&text, state.base.as_deref(), &attempts, &ending);
+    let mut out = std::io::stdout().lock();
+    out.write_all(md.as_bytes())?;
+    out.flush()?;
+    Ok(exit::OK)
+}
