@@ -128,6 +128,12 @@ impl Finished {
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be
 /// started: the message names the program and what to do.
 pub fn run(spec: &Spec) -> Result<Finished, String> {
+    run_with(spec, &mut |_| {})
+}
+
+/// Like [`run`]; `started` gets the process group id as soon as it exists
+/// (the loop records it, so a later run can stop an orphaned agent).
+pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, String> {
     let (program, args) = spec.argv.split_first().ok_or("empty command")?;
     let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
     let writer2 = writer.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
@@ -145,6 +151,7 @@ pub fn run(spec: &Spec) -> Result<Finished, String> {
     })?;
     drop(cmd); // closes our copies of the pipe's write end
     let pgid = child.id() as i32;
+    started(pgid);
     let capture = Arc::new(Mutex::new(Capture::new(spec.keep)));
     let reader_thread = {
         let capture = Arc::clone(&capture);
@@ -230,6 +237,22 @@ fn signal_group(pgid: i32, sig: i32) {
 fn group_alive(pgid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence.
     unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+/// Stops what is left of an agent's process group after `retry-run` itself
+/// was killed, but only when the group still works in `worktree` (its
+/// leader's current directory), so a reused process id is never signalled.
+pub fn stop_orphan(pgid: i32, worktree: &Path, grace: Duration) -> bool {
+    let cwd = std::fs::read_link(format!("/proc/{pgid}/cwd"));
+    let ours = match (cwd, std::fs::canonicalize(worktree)) {
+        (Ok(c), Ok(w)) => c.starts_with(&w),
+        _ => false,
+    };
+    if ours && group_alive(pgid) {
+        kill_group(pgid, grace);
+        return true;
+    }
+    false
 }
 
 /// SIGTERM to what is left of the group, SIGKILL after `grace`, and wait

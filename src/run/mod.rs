@@ -250,6 +250,20 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             (Some(a), Some(b)) => history::elapsed_ms(a, b),
             _ => 0,
         };
+        // Its agent may still be running in the worktree: stop it first.
+        if let Some(pgid) = verified
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.kind == "AgentStarted" && e.attempt == Some(n))
+            .and_then(|e| e.value.get("pgid"))
+            .and_then(Value::as_i64)
+        {
+            let wt = repo.worktrees_root(&config.worktree.root).join(&id);
+            if process::stop_orphan(pgid as i32, &wt, config.agent.kill_grace.value) {
+                progress.say(&format!("stopped the agent of the interrupted attempt {n} (process group {pgid})"));
+            }
+        }
         let r = AttemptRecord::interrupted(n, duration);
         write_json(&store.attempt_dir(&id, n).join("attempt.json"), &r)?;
         rec.event(
@@ -443,10 +457,19 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         };
         let mut record = AttemptRecord::new(n);
         record.allow = config.scope.allow.clone();
-        let agent_run = match process::run(&spec) {
+        let mut start_error = None;
+        let ran = process::run_with(&spec, &mut |pgid| {
+            if let Err(e) = rec.event("AgentStarted", Some(n), json!({"pgid": pgid})) {
+                start_error = Some(e);
+            }
+        });
+        if let Some(e) = start_error {
+            return Err(e);
+        }
+        let agent_run = match ran {
             Ok(f) => {
                 write_file(&adir.join("agent.out"), &f.output.bytes())?;
-                let text = String::from_utf8_lossy(&f.output.tail()).into_owned();
+                let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
                 let tail: Vec<String> =
                     text.lines().rev().take(20).map(|l| crate::text::clip(l, 300, "...").into_owned()).collect();
                 AgentRun {
@@ -613,11 +636,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         progress.done(outcome.as_str());
 
         let escalate = |rec: &mut Recorder, reason: String| -> Result<i32, CliError> {
-            rec.event(
-                "TaskEscalated",
-                None,
-                json!({"reason": reason, "attempts": n - first_attempt + 1, "last_attempt": n}),
-            )?;
+            rec.event("TaskEscalated", Some(n), json!({"reason": reason, "attempts": n - first_attempt + 1}))?;
             progress.say(&format!(
                 "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
             ));
@@ -629,8 +648,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 repo.set_branch(&branch, commit)?;
                 rec.event(
                     "TaskSucceeded",
-                    None,
-                    json!({"attempt": n, "commit": commit.to_string(), "branch": branch, "worktree": wt.display().to_string()}),
+                    Some(n),
+                    json!({"commit": commit.to_string(), "branch": branch, "worktree": wt.display().to_string()}),
                 )?;
                 if !opts.json {
                     println!("task {id} succeeded at attempt {n}");
@@ -660,7 +679,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let tried = last_allowed + 1 - first_attempt;
     let mut rec = rec;
     let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
-    rec.event("TaskEscalated", None, json!({"reason": reason, "attempts": tried, "last_attempt": last_allowed}))?;
+    rec.event("TaskEscalated", Some(last_allowed), json!({"reason": reason, "attempts": tried}))?;
     progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
     Ok(exit::FOUND)
 }

@@ -9,6 +9,7 @@ mod errors;
 mod formats;
 mod record;
 mod revisions;
+mod run;
 mod scope_fixtures;
 mod submodules;
 mod summarize;

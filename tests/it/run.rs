@@ -1,0 +1,524 @@
+//! The attempt loop on real repositories with scripted agents: every gate
+//! and outcome, the verifier's failure modes, timeouts with forking agents,
+//! kill -9 at any point, locks, bounded output, and the user's checkout
+//! left as it was.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{Run, TestEnv, hermetic};
+
+/// A repository with a small Python-free project: `src/app.txt`, a test
+/// script that checks it, and `retry-run.toml` from `toml`.
+fn project(env: &TestEnv, toml: &str) -> PathBuf {
+    let r = env.path("repo");
+    std::fs::create_dir_all(r.join("src")).expect("mkdir");
+    std::fs::write(r.join("src/app.txt"), "value = 1\n").expect("write");
+    std::fs::write(
+        r.join("test.sh"),
+        "if grep -q 'value = 2' src/app.txt; then echo '1 passed'; exit 0; fi\n\
+         echo 'FAILED tests/app::test_value - expected value = 2'\nexit 1\n",
+    )
+    .expect("write");
+    std::fs::write(r.join(".gitignore"), "*.log\n").expect("write");
+    std::fs::write(r.join("retry-run.toml"), toml).expect("write");
+    env.git(&r, &["init", "-q"]);
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "base"]);
+    r
+}
+
+const TEST_CHECK: &str = "[retry]\nbaseline = false\n\n[[check]]\nname = \"tests\"\nrun = \"sh test.sh\"\nkind = \"test\"\nformat = \"generic\"\n";
+
+/// An agent script outside the repository.
+fn script(env: &TestEnv, name: &str, body: &str) -> String {
+    let p = env.path(name);
+    std::fs::write(&p, body).expect("write script");
+    p.display().to_string()
+}
+
+fn run(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["run", "--quiet"];
+    all.extend_from_slice(args);
+    env.run(r, &all)
+}
+
+fn events(r: &Path, task: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+fn of_type<'a>(ev: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    ev.iter().filter(|e| e["type"] == kind).collect()
+}
+
+fn first(r: &Path, task: &str, kind: &str) -> Value {
+    of_type(&events(r, task), kind).first().map(|v| (*v).clone()).unwrap_or(Value::Null)
+}
+
+fn outcomes(r: &Path, task: &str) -> Vec<String> {
+    of_type(&events(r, task), "AttemptCompleted")
+        .iter()
+        .map(|e| e["outcome"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+fn prompt(r: &Path, task: &str, n: u32) -> String {
+    std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/{n}/prompt.md"))).expect("prompt.md")
+}
+
+/// Everything about the user's checkout that must not change.
+fn checkout_state(env: &TestEnv, r: &Path) -> (String, String, String, Vec<u8>) {
+    (
+        env.git(r, &["status", "--porcelain", "--ignored"]),
+        env.git(r, &["rev-parse", "HEAD"]),
+        env.git(r, &["branch", "--list", "--format=%(refname)"])
+            .lines()
+            .filter(|b| !b.contains("retry-run/"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        std::fs::read(r.join(".git/index")).expect("index"),
+    )
+}
+
+#[test]
+fn demo_fixes_both_problems_on_the_second_attempt() {
+    let env = TestEnv::new();
+    let out = env.run(&env.path(""), &["demo"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("succeeded at attempt 2"), "{}", out.stdout);
+    assert!(out.stdout.contains("## Attempt 2 of 3: the previous attempt failed"), "{}", out.stdout);
+    assert!(out.stdout.contains("tests/run.sh::test_add"), "{}", out.stdout);
+}
+
+#[test]
+fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
+    let env = TestEnv::new();
+    let r = project(&env, TEST_CHECK);
+    let before = checkout_state(&env, &r);
+    // Without feedback it changes the wrong thing; with it, it does what the prompt says.
+    let agent = script(
+        &env,
+        "agent.sh",
+        "if grep -q 'tests/app::test_value' \"$1\"; then sed -i 's/value = 1/value = 2/' src/app.txt;\n\
+         else echo '# guess' >> src/app.txt; fi\n",
+    );
+    let out = run(&env, &r, &["--task", "Fix the value", "--", "sh", &agent, "{prompt_file}"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("succeeded at attempt 2"), "{}", out.stdout);
+    assert_eq!(outcomes(&r, "fix-the-value"), ["CHECK_FAILURE", "SUCCESS"]);
+    let p = prompt(&r, "fix-the-value", 2);
+    assert!(p.starts_with("## Attempt 2 of 3: the previous attempt failed\n\n**Required change:** Make the failing test pass: `tests/app::test_value`."), "{p}");
+    assert!(p.ends_with("## Task\n\nFix the value\n"), "{p}");
+    assert_eq!(prompt(&r, "fix-the-value", 1), "Fix the value\n", "a first attempt reads the task as written");
+    // The success branch and the worktree at the result; the checkout untouched.
+    let branch = env.git(&r, &["rev-parse", "retry-run/fix-the-value"]);
+    assert_eq!(branch, env.git(&r, &["rev-parse", "refs/retry-run/fix-the-value/2"]));
+    let wt = r.join(".git/retry-run/worktrees/fix-the-value");
+    assert_eq!(std::fs::read_to_string(wt.join("src/app.txt")).expect("result"), "value = 2\n");
+    assert_eq!(checkout_state(&env, &r), before);
+    // Every event of section 11, and a chain that verifies.
+    let ev = events(&r, "fix-the-value");
+    for kind in [
+        "TaskStarted",
+        "AttemptStarted",
+        "WorktreeReset",
+        "RetryContextAssembled",
+        "AttemptContextAssembled",
+        "AttemptContextDelivered",
+        "AgentFinished",
+        "SnapshotTaken",
+        "ScopeChecked",
+        "CheckFinished",
+        "AttemptCompleted",
+        "TaskSucceeded",
+    ] {
+        assert!(!of_type(&ev, kind).is_empty(), "no {kind} event");
+    }
+    env.run(&r, &["log", "fix-the-value", "--verify"]).assert_code(0);
+    // The manifest chain: attempt 2's manifest names attempt 1's hash.
+    let m1 = std::fs::read(r.join(".git/retry-run/tasks/fix-the-value/attempts/1/manifest.json")).expect("manifest");
+    let m2: Value = serde_json::from_slice(
+        &std::fs::read(r.join(".git/retry-run/tasks/fix-the-value/attempts/2/manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    assert_eq!(m2["prior_manifests"][0], retry_run::record::chain::sha256_hex(&m1));
+    let delivered = of_type(&ev, "AttemptContextDelivered");
+    assert_eq!(delivered[1]["sha256"], retry_run::record::chain::sha256_hex(p.as_bytes()));
+    // A finished task is not run again without --again.
+    let again = run(&env, &r, &["--task", "Fix the value", "--", "sh", &agent, "{prompt_file}"]);
+    again.assert_code(0);
+    assert!(again.stderr.contains("already succeeded at attempt 2"), "{}", again.stderr);
+    assert_eq!(outcomes(&r, "fix-the-value").len(), 2);
+    run(&env, &r, &["--task", "Fix the value", "--again", "--", "sh", &agent, "{prompt_file}"]).assert_code(0);
+    assert_eq!(outcomes(&r, "fix-the-value"), ["CHECK_FAILURE", "SUCCESS", "SUCCESS"]);
+    // report, stats, context.
+    let report = env.run(&r, &["report", "fix-the-value"]);
+    report.assert_code(0);
+    assert!(report.stdout.contains("### Attempt 1: CHECK_FAILURE") && report.stdout.contains("## Look at this first"));
+    let stats = env.run(&r, &["stats"]);
+    assert!(stats.stdout.contains("check:test     100.0%  (1/1)"), "{}", stats.stdout);
+}
+
+#[test]
+fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 1\n[scope]\nallow = [\"src/**\"]\n");
+    run(&env, &r, &["--task", "Nothing", "--", "true"]).assert_code(1);
+    assert_eq!(outcomes(&r, "nothing"), ["EMPTY_DIFF"]);
+    let ctx = env.run(&r, &["context", "nothing"]);
+    ctx.assert_code(0);
+    assert!(ctx.stdout.contains("**Required change:** Make actual changes to the files"), "{}", ctx.stdout);
+
+    run(&env, &r, &["--task", "Crash", "--", "sh", "-c", "echo boom; echo x >> src/app.txt; exit 3"]).assert_code(1);
+    assert_eq!(outcomes(&r, "crash"), ["CRASH"]);
+    let ctx = env.run(&r, &["context", "crash"]).stdout;
+    assert!(ctx.contains("the agent exited with code 3"), "{ctx}");
+    assert!(ctx.contains("boom"), "the end of its output is shown: {ctx}");
+
+    run(&env, &r, &["--task", "Scope", "--", "sh", "-c", "echo x > other.txt; echo y >> src/app.txt"]).assert_code(1);
+    assert_eq!(outcomes(&r, "scope"), ["SCOPE_VIOLATION"]);
+    let ev = events(&r, "scope");
+    assert!(of_type(&ev, "CheckFinished").is_empty(), "checks are skipped after a scope violation");
+    let ctx = env.run(&r, &["context", "scope"]).stdout;
+    assert!(
+        ctx.contains("Revert your changes to `other.txt`") || ctx.contains("Revert your changes to other.txt"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("`src/**`"), "{ctx}");
+
+    // The git machinery: a hook written through the common directory.
+    run(
+        &env,
+        &r,
+        &[
+            "--task",
+            "Hook",
+            "--",
+            "sh",
+            "-c",
+            "echo y >> src/app.txt; echo 'exit 0' > \"$(git rev-parse --git-common-dir)/hooks/pre-commit\"",
+        ],
+    )
+    .assert_code(1);
+    assert_eq!(outcomes(&r, "hook"), ["SCOPE_VIOLATION"]);
+    let scope = first(&r, "hook", "ScopeChecked")["violations"].clone();
+    assert_eq!(scope[0]["reason"], "git-internal", "{scope}");
+}
+
+#[test]
+fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 1\n[agent]\ntimeout = \"1s\"\nkill_grace = \"300ms\"\n");
+    let pids = env.path("pids");
+    let agent = script(
+        &env,
+        "agent.sh",
+        &format!(
+            "trap '' TERM\n(trap '' TERM; while :; do sleep 0.05; done) &\necho $! >> {p}\necho $$ >> {p}\necho x >> src/app.txt\nwhile :; do sleep 0.05; done\n",
+            p = pids.display()
+        ),
+    );
+    let t = Instant::now();
+    run(&env, &r, &["--task", "Slow", "--", "sh", &agent]).assert_code(1);
+    assert!(t.elapsed() < Duration::from_secs(20));
+    assert_eq!(outcomes(&r, "slow"), ["TIMEOUT"]);
+    for pid in std::fs::read_to_string(&pids).expect("pids").split_whitespace() {
+        let pid: i32 = pid.parse().expect("pid");
+        // SAFETY: signal 0 only asks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        assert!(!alive, "process {pid} of the agent's group survived");
+    }
+    let finished = first(&r, "slow", "AgentFinished");
+    assert_eq!(finished["timed_out"], true);
+    assert_eq!(finished["last_activity"], "src/app.txt");
+    let ctx = env.run(&r, &["context", "slow"]).stdout;
+    assert!(ctx.contains("Finish within the 1.0s limit") && ctx.contains("src/app.txt"), "{ctx}");
+}
+
+#[test]
+fn verifier_rejects_approves_fails_and_escalates() {
+    let env = TestEnv::new();
+    let counter = env.path("calls");
+    let verifier = |name: &str, body: &str| script(&env, name, body);
+    let reject = verifier(
+        "reject.sh",
+        "cat > /dev/null\necho '{\"verdict\":\"needs_changes\",\"required_change\":\"Rename value to amount.\",\"critique\":\"The name is vague.\",\"confidence\":0.9}'\n",
+    );
+    let low = verifier(
+        "low.sh",
+        "echo '{\"verdict\":\"needs_changes\",\"required_change\":\"Maybe.\",\"confidence\":0.2}'\n",
+    );
+    let broken = verifier("broken.sh", "echo 'I could not decide'; exit 1\n");
+    let escalate =
+        verifier("escalate.sh", "echo '{\"verdict\":\"escalate\",\"critique\":\"Needs a product decision.\"}'\n");
+    let flaky = verifier(
+        "flaky.sh",
+        &format!(
+            "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}\nif [ $n -lt 2 ]; then echo 'not json'; else echo '{{\"verdict\":\"approved\"}}'; fi\n",
+            c = counter.display()
+        ),
+    );
+    let toml = |v: &str| format!("max_attempts = 2\n[verifier]\nrun = \"sh {v}\"\nretries = 2\n");
+    let agent = ["--", "sh", "-c", "echo 'value = 2' >> src/app.txt"];
+
+    let r = project(&env, &toml(&reject));
+    let mut args = vec!["--task", "Reject"];
+    args.extend_from_slice(&agent);
+    run(&env, &r, &args).assert_code(1);
+    assert_eq!(outcomes(&r, "reject"), ["VERIFIER_REJECTION", "VERIFIER_REJECTION"]);
+    let p = prompt(&r, "reject", 2);
+    assert!(p.contains("**Required change** (the reviewer's words, advisory): \"Rename value to amount.\""), "{p}");
+    assert!(p.contains("> The name is vague."), "{p}");
+
+    for (v, task, want, code) in [
+        (&low, "low", vec!["SUCCESS"], 0),
+        (&broken, "broken", vec!["UNVERIFIED"], 1),
+        (&escalate, "escalate", vec!["VERIFIER_REJECTION"], 1),
+        (&flaky, "flaky-verifier", vec!["SUCCESS"], 0),
+    ] {
+        std::fs::write(r.join("retry-run.toml"), toml(v)).expect("write");
+        let mut args = vec!["--task", task];
+        args.extend_from_slice(&agent);
+        run(&env, &r, &args).assert_code(code);
+        assert_eq!(outcomes(&r, task), want, "{task}");
+    }
+    let v = first(&r, "broken", "VerifierFinished");
+    assert_eq!((v["answered"].as_bool(), v["calls"].as_u64()), (Some(false), Some(3)), "{v}");
+    assert!(
+        of_type(&events(&r, "broken"), "TaskEscalated")[0]["reason"].as_str().unwrap_or("").contains("never answered")
+    );
+    env.git(&r, &["rev-parse", "refs/retry-run/broken/1"]); // the attempt is kept
+    let report = env.run(&r, &["report", "broken"]).stdout;
+    assert!(report.contains("The reviewer never answered on attempt 1"), "{report}");
+    assert_eq!(of_type(&events(&r, "flaky-verifier"), "VerifierFinished")[0]["calls"], 2);
+}
+
+#[test]
+fn baseline_failures_are_pre_existing_and_only_new_ones_fail() {
+    let env = TestEnv::new();
+    let r = project(
+        &env,
+        "max_attempts = 1\n[[check]]\nname = \"tests\"\nrun = \"sh test.sh; sh extra.sh\"\nkind = \"test\"\nformat = \"generic\"\n",
+    );
+    std::fs::write(
+        r.join("extra.sh"),
+        "[ -f src/new.txt ] && echo 'FAILED tests/app::test_new - boom' && exit 1\nexit 1\n",
+    )
+    .expect("write");
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "extra"]);
+    // Leaves the base's failure as it was: passes, labelled pre-existing.
+    run(&env, &r, &["--task", "Same", "--", "sh", "-c", "echo doc >> src/app.txt"]).assert_code(0);
+    let check = first(&r, "same", "CheckFinished");
+    assert_eq!((check["passed"].as_bool(), check["pre_existing"].as_u64()), (Some(true), Some(1)), "{check}");
+    assert_eq!(of_type(&events(&r, "same"), "BaselineChecked").len(), 1);
+    // Adds a failure: fails, and only the new failure is fed back.
+    run(&env, &r, &["--task", "Worse", "--", "sh", "-c", "echo n > src/new.txt"]).assert_code(1);
+    let check = first(&r, "worse", "CheckFinished");
+    assert_eq!(check["new_failures"], serde_json::json!(["tests/app::test_new"]), "{check}");
+    let ctx = env.run(&r, &["context", "worse"]).stdout;
+    assert!(ctx.contains("Make the failing test pass: `tests/app::test_new`."), "{ctx}");
+    assert!(!ctx.contains("Make the failing test pass: `tests/app::test_value"), "{ctx}");
+}
+
+#[test]
+fn a_check_that_fails_then_passes_is_flaky_not_the_agents_fault() {
+    let env = TestEnv::new();
+    let counter = env.path("count");
+    let r = project(
+        &env,
+        &format!(
+            "max_attempts = 1\n[retry]\nbaseline = false\nflaky_reruns = 2\n[[check]]\nname = \"shaky\"\nrun = \"n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}; [ $n -ge 2 ]\"\n",
+            c = counter.display()
+        ),
+    );
+    run(&env, &r, &["--task", "Shaky", "--", "sh", "-c", "echo x >> src/app.txt"]).assert_code(0);
+    let check = first(&r, "shaky", "CheckFinished");
+    assert_eq!((check["flaky"].as_bool(), check["runs"].as_u64()), (Some(true), Some(2)), "{check}");
+}
+
+#[test]
+fn bad_config_exits_2_naming_the_line_and_records_nothing() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 2\n[agent]\ntimeout = \"soon\"\n");
+    let out = run(&env, &r, &["--task", "x", "--", "true"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("retry-run.toml:3:11"), "{}", out.stderr);
+    assert!(!r.join(".git/retry-run/tasks").exists());
+    let out = env.run(&r, &["run", "--task", "x"]);
+    out.assert_code(2);
+    // A task file with a broken front matter.
+    std::fs::write(r.join("retry-run.toml"), "").expect("write");
+    std::fs::write(env.path("t.md"), "+++\nmax_attempts = \"two\"\n+++\n# T\n").expect("write");
+    let out = run(&env, &r, &["--task-file", &env.path("t.md").display().to_string(), "--", "true"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("t.md:2:16"), "{}", out.stderr);
+}
+
+#[test]
+fn json_mode_prints_only_events_on_stdout() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 1\n");
+    let out = env.run(&r, &["run", "--json", "--task", "J", "--", "sh", "-c", "echo x >> src/app.txt"]);
+    out.assert_code(0);
+    let kinds: Vec<String> = out
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).expect("each line is JSON")["type"].as_str().unwrap_or("").to_string()
+        })
+        .collect();
+    assert_eq!(kinds.first().map(String::as_str), Some("TaskStarted"));
+    assert_eq!(kinds.last().map(String::as_str), Some("TaskSucceeded"));
+    assert_eq!(kinds.len(), events(&r, "j").len());
+}
+
+#[test]
+fn context_is_the_next_prompt_byte_for_byte_and_deterministic() {
+    let env = TestEnv::new();
+    let r = project(&env, &format!("max_attempts = 1\n{TEST_CHECK}"));
+    let agent = ["--", "sh", "-c", "echo '# guess' >> src/app.txt"];
+    let mut args = vec!["--task", "Ctx"];
+    args.extend_from_slice(&agent);
+    run(&env, &r, &args).assert_code(1);
+    let a = env.run(&r, &["context", "ctx"]);
+    let b = env.run(&r, &["context", "ctx"]);
+    a.assert_code(0);
+    assert_eq!(a.stdout, b.stdout);
+    assert!(!a.stdout.contains(&r.display().to_string()), "no absolute path of this machine: {}", a.stdout);
+    let json = env.run(&r, &["context", "ctx", "--json"]).json();
+    assert_eq!(json["attempt"], 2);
+    let mut args = vec!["--task", "Ctx", "--again"];
+    args.extend_from_slice(&agent);
+    run(&env, &r, &args).assert_code(1);
+    assert_eq!(prompt(&r, "ctx", 2), a.stdout, "context rendered what attempt 2 then received");
+}
+
+#[test]
+fn one_run_per_task_and_different_tasks_side_by_side() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 1\n");
+    let marker = env.path("started");
+    let slow = format!("touch {}; sleep 2; echo x >> src/app.txt", marker.display());
+    let spawn = |task: &str, agent: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+        hermetic(&mut cmd, &env.home());
+        cmd.current_dir(&r)
+            .args(["run", "--quiet", "--task", task, "--", "sh", "-c", agent])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let first = spawn("Shared", &slow);
+    let t = Instant::now();
+    while !marker.exists() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = run(&env, &r, &["--task", "Shared", "--", "true"]);
+    second.assert_code(3);
+    assert!(second.stderr.contains("is being run by process"), "{}", second.stderr);
+    let other = spawn("Other", "echo y >> src/app.txt");
+    assert_eq!(first.wait_with_output().expect("wait").status.code(), Some(0));
+    assert_eq!(other.wait_with_output().expect("wait").status.code(), Some(0));
+}
+
+/// Kills `retry-run run` with SIGKILL at a point of the attempt, then runs
+/// the task again: the killed attempt is a CRASH (interrupted), numbering
+/// continues, and the log verifies.
+fn kill_then_continue(env: &TestEnv, r: &Path, task: &str, agent: &str, marker: Option<&Path>, delay: Duration) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    let mut child = cmd
+        .current_dir(r)
+        .args(["run", "--quiet", "--task", task, "--", "sh", "-c", agent])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let t = Instant::now();
+    if let Some(m) = marker {
+        while !m.exists() && t.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    std::thread::sleep(delay);
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Some(m) = marker {
+        let _ = std::fs::remove_file(m);
+    }
+    env.run(r, &["log", &retry_run::task::slug(task), "--verify"]).assert_code(0);
+}
+
+#[test]
+fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
+    let env = TestEnv::new();
+    let marker = env.path("marker");
+    let r = project(
+        &env,
+        &format!(
+            "max_attempts = 50\n[retry]\nbaseline = false\n[[check]]\nname = \"slow\"\nrun = \"touch {m}; sleep 5\"\ntimeout = \"1m\"\n",
+            m = marker.display()
+        ),
+    );
+    // During the agent.
+    let pid_file = env.path("agent.pid");
+    let during_agent = format!("echo $$ > {}; touch {}; sleep 30", pid_file.display(), marker.display());
+    kill_then_continue(&env, &r, "Killed", &during_agent, Some(&marker), Duration::from_millis(100));
+    // During the checks (the check touches the marker).
+    kill_then_continue(&env, &r, "Killed", "echo x >> src/app.txt", Some(&marker), Duration::from_millis(100));
+    // At arbitrary points, the snapshot and the event writes among them.
+    for ms in [5u64, 30, 60, 120] {
+        kill_then_continue(&env, &r, "Killed", "echo x >> src/app.txt", None, Duration::from_millis(ms));
+    }
+    std::fs::write(r.join("retry-run.toml"), "max_attempts = 20\n").expect("write");
+    let out = run(&env, &r, &["--task", "Killed", "--", "sh", "-c", "echo done >> src/app.txt"]);
+    out.assert_code(0);
+    let ev = events(&r, "killed");
+    let completed: Vec<u64> = of_type(&ev, "AttemptCompleted").iter().filter_map(|e| e["attempt"].as_u64()).collect();
+    let started: Vec<u64> = of_type(&ev, "AttemptStarted").iter().filter_map(|e| e["attempt"].as_u64()).collect();
+    assert_eq!(completed, started, "every started attempt is completed, in order");
+    assert!(completed.windows(2).all(|w| w[1] == w[0] + 1), "numbering continues: {completed:?}");
+    let interrupted =
+        of_type(&ev, "AttemptCompleted").iter().filter(|e| e["interrupted"] == true && e["outcome"] == "CRASH").count();
+    assert!(interrupted >= 2, "the agent and check kills are recorded as interrupted: {interrupted}");
+    env.run(&r, &["log", "killed", "--verify"]).assert_code(0);
+    // The orphaned agent of the first killed run was stopped by the next run.
+    let pid: i32 = std::fs::read_to_string(&pid_file).expect("pid").trim().parse().expect("pid");
+    // SAFETY: signal 0 only asks whether the process exists.
+    assert!(unsafe { libc::kill(pid, 0) } != 0, "the orphaned agent {pid} still runs");
+}
+
+#[test]
+fn an_agent_printing_200_mb_costs_megabytes() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 1\n");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    let child = cmd
+        .current_dir(&r)
+        .args(["run", "--quiet", "--task", "Loud", "--", "sh", "-c"])
+        .arg("head -c 200000000 /dev/zero | tr '\\0' x; echo; echo x >> src/app.txt")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // wait4: the exit status and the peak memory of retry-run (and of the
+    // agent processes it waited for).
+    let (mut status, mut usage) = (0i32, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: wait4 on our own child, with pointers to live locals.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "status {status}");
+    let kept = std::fs::metadata(r.join(".git/retry-run/tasks/loud/attempts/1/agent.out")).expect("agent.out").len();
+    assert!(kept < 200 * 1024, "head and tail only: {kept} bytes");
+    let finished = first(&r, "loud", "AgentFinished");
+    assert_eq!(finished["output_bytes"], 200_000_001);
+    let max_rss_kb = usage.ru_maxrss;
+    assert!(max_rss_kb < 150 * 1024, "peak memory {max_rss_kb} KiB");
+}
