@@ -359,3 +359,6 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
         diff_omitted: extra + if cfg.include_prior_diffs { r.diff_omitted } else { 0 },
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -19,6 +19,8 @@ use crate::config::{ContextConfig, ContextOrder};
 pub const BYTES_PER_TOKEN: usize = 4;
 /// Never cut.
 const KEEP: u8 = u8::MAX;
+/// `## Task` and the blank lines around the task: "\n## Task\n\n" + "\n".
+const TASK_FRAME: usize = 11;
 
 /// A cut the renderer made, for the AttemptContextTruncated event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,8 +77,11 @@ impl Block {
         let mut out = self.head.clone();
         let kept = &self.body[..self.keep];
         out.extend(kept.iter().cloned());
-        if kept.iter().filter(|l| l.trim_start().starts_with("```")).count() % 2 == 1 {
-            out.push("   ```".into());
+        let fences: Vec<&String> = kept.iter().filter(|l| l.trim_start().starts_with("```")).collect();
+        if fences.len() % 2 == 1 {
+            // Close the fence the cut left open, at its indentation.
+            let open = fences[fences.len() - 1];
+            out.push(format!("{}```", &open[..open.len() - open.trim_start().len()]));
         }
         let omitted = self.pre_omitted + (self.body.len() - self.keep);
         if omitted > 0 {
@@ -107,7 +112,9 @@ pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
     let size = |b: &[Block]| b.iter().map(Block::size).sum::<usize>();
     let before = size(&blocks);
     let mut total = before;
-    while total > budget {
+    // The task's heading and the separators around it count too.
+    let budget_blocks = budget.saturating_sub(TASK_FRAME);
+    while total > budget_blocks {
         let Some(i) =
             (0..blocks.len()).filter(|&i| blocks[i].can_shrink()).min_by_key(|&i| (blocks[i].rank, usize::MAX - i))
         else {
@@ -115,10 +122,10 @@ pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
         };
         let b = &mut blocks[i];
         let old = b.size();
-        while b.keep > b.min_body && total - old + b.size() > budget {
+        while b.keep > b.min_body && total - old + b.size() > budget_blocks {
             b.keep -= 1;
         }
-        if total - old + b.size() > budget {
+        if total - old + b.size() > budget_blocks {
             b.dropped = true;
         } else {
             // Shrunk enough: this block stays as it is.

@@ -1,0 +1,353 @@
+//! Tests of the retry context on hand-built records: snapshots of rendered
+//! prompts for each outcome kind and for tight budgets (insta, reviewed
+//! `.snap` files in `snapshots/`), and the budget property (proptest).
+
+use proptest::prelude::*;
+
+use super::render::render;
+use super::*;
+use crate::attempt::{AgentRun, CheckResult, Failure, FileChange, ScopeFinding, VerifierResult};
+use crate::config::{CheckKind, ContextConfig, ContextOrder};
+
+fn task() -> TaskText {
+    TaskText {
+        id: "fix-cart".into(),
+        title: "Fix the cart total".into(),
+        text: "# Fix the cart total\n\nThe total ignores the discount.\n\n## Success criteria\n\n- pytest passes\n"
+            .into(),
+    }
+}
+
+fn agent_ok() -> Option<AgentRun> {
+    Some(AgentRun { exit_code: Some(0), timeout_ms: 1_200_000, duration_ms: 41_000, ..AgentRun::default() })
+}
+
+fn changed(n: u32, diff: &[&str]) -> AttemptRecord {
+    let mut r = AttemptRecord::new(n);
+    r.agent = agent_ok();
+    r.duration_ms = 52_300;
+    r.files = vec![FileChange {
+        path: "shop/cart.py".into(),
+        status: "M".into(),
+        additions: 2,
+        deletions: 1,
+        ..FileChange::default()
+    }];
+    r.diff = diff.iter().map(|s| s.to_string()).collect();
+    r
+}
+
+const DIFF_A: &[&str] = &[
+    "diff --git a/shop/cart.py b/shop/cart.py",
+    "--- a/shop/cart.py",
+    "+++ b/shop/cart.py",
+    "@@ -10,3 +10,4 @@ class Cart:",
+    "     def total(self):",
+    "-        return sum(self.items)",
+    "+        import os",
+    "+        return sum(self.items) * self.discount",
+];
+
+fn check(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
+    CheckResult {
+        name: name.into(),
+        kind,
+        passed,
+        exit_code: Some(if passed { 0 } else { 1 }),
+        signal: None,
+        timed_out: false,
+        flaky: false,
+        runs: 1,
+        duration_ms: 800,
+        failures: Vec::new(),
+        pre_existing: Vec::new(),
+        failing_on_base: false,
+        digest: Vec::new(),
+        output_lines: 0,
+        errors: Vec::new(),
+    }
+}
+
+fn pytest_failure() -> CheckResult {
+    let mut c = check("pytest", CheckKind::Test, false);
+    c.failures = vec![Failure {
+        key: "tests/test_cart.py::test_total".into(),
+        label: "tests/test_cart.py::test_total - AssertionError: assert 90.0 == 81.0".into(),
+        test: true,
+    }];
+    c.digest = vec![
+        "failed tests (1):".into(),
+        "  tests/test_cart.py::test_total - AssertionError: assert 90.0 == 81.0".into(),
+        "totals:".into(),
+        "  ===== 1 failed, 11 passed in 0.05s =====".into(),
+    ];
+    c
+}
+
+fn ruff_failure() -> CheckResult {
+    let mut c = check("ruff", CheckKind::Lint, false);
+    c.failures = vec![Failure {
+        key: "shop/cart.py|F401|Cart.total".into(),
+        label: "shop/cart.py:12: F401 `os` imported but unused (in Cart.total)".into(),
+        test: false,
+    }];
+    c.errors = vec![ErrorItem {
+        tool: "ruff".into(),
+        path: "shop/cart.py".into(),
+        line: Some(12),
+        code: Some("F401".into()),
+        message: "`os` imported but unused".into(),
+        scope: Some("Cart.total".into()),
+        snippet: Some(
+            "    9 | class Cart:\n   11 |     def total(self):\n>  12 |         import os\n   13 |         return sum(self.items) * self.discount\n"
+                .into(),
+        ),
+    }];
+    c.digest = vec!["errors (1):".into(), "  shop/cart.py:12:16: F401 [*] `os` imported but unused".into()];
+    c
+}
+
+fn cfg() -> ContextConfig {
+    ContextConfig::default()
+}
+
+fn prompt_after(prior: &[AttemptRecord], cfg: &ContextConfig) -> String {
+    let n = prior.last().map_or(1, |r| r.number + 1);
+    render(&assemble(&task(), n, 3, prior, cfg), cfg).prompt
+}
+
+fn finish(mut r: AttemptRecord) -> AttemptRecord {
+    let (o, reason) = crate::attempt::classify(&r);
+    r.outcome = o;
+    r.reason = reason;
+    r
+}
+
+#[test]
+fn check_failure_lint_and_tests() {
+    let mut r = changed(1, DIFF_A);
+    r.checks = vec![ruff_failure(), pytest_failure()];
+    insta::assert_snapshot!(prompt_after(&[finish(r)], &cfg()));
+}
+
+#[test]
+fn scope_violation() {
+    let mut r = changed(1, DIFF_A);
+    r.allow = vec!["shop/**".into(), "tests/**".into()];
+    r.scope = vec![
+        ScopeFinding { path: "setup.cfg".into(), reason: "outside-allow".into(), ..ScopeFinding::default() },
+        ScopeFinding {
+            path: "poetry.lock".into(),
+            reason: "denied".into(),
+            rule: Some("**/*.lock".into()),
+            ..ScopeFinding::default()
+        },
+    ];
+    insta::assert_snapshot!(prompt_after(&[finish(r)], &cfg()));
+}
+
+#[test]
+fn verifier_rejection_is_advisory() {
+    let mut r = changed(1, DIFF_A);
+    r.checks = vec![check("pytest", CheckKind::Test, true)];
+    r.verifier = Some(VerifierResult {
+        answered: true,
+        calls: 1,
+        verdict: Some("needs_changes".into()),
+        confidence: Some(0.85),
+        required_change: Some("Apply the discount once, in Cart.total, not per item.".into()),
+        critique: Some("The discount is applied twice when a coupon is present.\nSee checkout().".into()),
+        problems: Vec::new(),
+        min_confidence: 0.6,
+    });
+    insta::assert_snapshot!(prompt_after(&[finish(r)], &cfg()));
+}
+
+#[test]
+fn empty_diff_timeout_crash_and_interrupted() {
+    let mut empty = AttemptRecord::new(1);
+    empty.agent = agent_ok();
+    let mut timeout = AttemptRecord::new(2);
+    timeout.agent = Some(AgentRun {
+        timed_out: true,
+        timeout_ms: 1_200_000,
+        duration_ms: 1_200_000,
+        last_activity: Some("shop/cart.py".into()),
+        output_tail: vec!["thinking about the discount...".into()],
+        ..AgentRun::default()
+    });
+    let mut crash = changed(3, DIFF_A);
+    crash.agent = Some(AgentRun {
+        exit_code: None,
+        signal: Some(9),
+        output_tail: vec!["Traceback (most recent call last):".into(), "MemoryError".into()],
+        ..AgentRun::default()
+    });
+    let interrupted = AttemptRecord::interrupted(4, 3000);
+    let all = [finish(empty), finish(timeout), finish(crash), interrupted];
+    let mut snaps = String::new();
+    for k in 1..=all.len() {
+        let rc = required_change(&all[k - 1]);
+        snaps.push_str(&format!("after attempt {k}: {} [{}]\n", rc.text, rc.source));
+    }
+    insta::assert_snapshot!("required_changes", snaps);
+    let mut wide = cfg();
+    wide.max_prior_attempts = 2;
+    insta::assert_snapshot!("after_four", prompt_after(&all, &wide));
+}
+
+#[test]
+fn pre_existing_failures_and_flaky_checks_are_not_blamed() {
+    let mut r = changed(1, DIFF_A);
+    let mut base_fail = check("mypy", CheckKind::Lint, true);
+    base_fail.failing_on_base = true;
+    base_fail.pre_existing = vec![Failure {
+        key: "shop/legacy.py|arg-type|".into(),
+        label: "shop/legacy.py:3: arg-type Argument 1 has incompatible type".into(),
+        test: false,
+    }];
+    let mut flaky = check("pytest", CheckKind::Test, true);
+    flaky.flaky = true;
+    flaky.runs = 2;
+    r.checks = vec![base_fail, flaky, ruff_failure()];
+    let p = prompt_after(&[finish(r)], &cfg());
+    assert!(p.contains("Check `mypy` already fails on the base (1 failure); these are not yours"), "{p}");
+    assert!(p.contains("Check `pytest` is flaky"), "{p}");
+    assert!(p.contains("**Required change:** Fix the 1 lint error that `ruff` reports in `shop/cart.py`."), "{p}");
+}
+
+#[test]
+fn patterns_show_up_as_observations() {
+    let mut a = changed(1, DIFF_A);
+    a.checks = vec![pytest_failure()];
+    let mut b = changed(2, DIFF_A);
+    b.checks = vec![pytest_failure()];
+    let p = prompt_after(&[finish(a), finish(b)], &cfg());
+    assert!(
+        p.contains("The same test failed in consecutive attempts: `tests/test_cart.py::test_total` (attempts 1 to 2).")
+    );
+    assert!(p.contains("Attempt 2's diff is identical to attempt 1's."));
+    assert!(p.contains("Attempts 1 and 2 modified the same files: `shop/cart.py`."));
+}
+
+fn long_history() -> Vec<AttemptRecord> {
+    (1..=3)
+        .map(|n| {
+            let mut diff: Vec<String> = DIFF_A.iter().map(|s| s.to_string()).collect();
+            diff.extend((0..150).map(|i| format!("+    line {i} of attempt {n}")));
+            let mut r = changed(n, &[]);
+            r.diff = diff;
+            let mut c = pytest_failure();
+            c.digest.extend((0..60).map(|i| format!("  detail {i}")));
+            r.checks = vec![c, ruff_failure()];
+            finish(r)
+        })
+        .collect()
+}
+
+#[test]
+fn tight_budget_cuts_old_attempts_first_and_says_so() {
+    let mut c = cfg();
+    c.max_tokens = 700;
+    let history = long_history();
+    let ctx = assemble(&task(), 4, 5, &history, &c);
+    let r = render(&ctx, &c);
+    assert!(r.prompt.len() - task().text.len() <= r.budget_bytes, "{} > {}", r.prompt.len(), r.budget_bytes);
+    assert!(r.prompt.contains("**Required change:** Make the failing test pass: `tests/test_cart.py::test_total`."));
+    assert!(r.prompt.contains("lines omitted]"));
+    assert!(r.prompt.contains("tests/test_cart.py::test_total - AssertionError"), "failing check output kept longest");
+    let first_cut = r.cuts.iter().find(|c| c.why == "max_tokens").map(|c| c.section.clone());
+    assert_eq!(first_cut.as_deref(), Some("patterns").or(first_cut.as_deref()), "cuts: {:?}", r.cuts);
+    assert!(
+        r.cuts.iter().any(|c| c.section == "attempt 1" && c.why == "max_tokens"),
+        "oldest attempt cut: {:?}",
+        r.cuts
+    );
+    insta::assert_snapshot!(r.prompt);
+}
+
+#[test]
+fn task_first_puts_the_task_on_top() {
+    let mut c = cfg();
+    c.order = ContextOrder::TaskFirst;
+    let mut r = changed(1, DIFF_A);
+    r.checks = vec![pytest_failure()];
+    let p = prompt_after(&[finish(r)], &c);
+    assert!(p.starts_with("## Task\n\n# Fix the cart total\n"), "{p}");
+    assert!(p.contains("\n## Attempt 2 of 3: the previous attempt failed\n"));
+}
+
+#[test]
+fn same_inputs_same_bytes() {
+    let h = long_history();
+    assert_eq!(prompt_after(&h, &cfg()), prompt_after(&h.clone(), &cfg()));
+}
+
+fn arb_record(n: u32) -> impl Strategy<Value = AttemptRecord> {
+    (0usize..8, 0usize..400, 0usize..120, 0usize..5, any::<bool>(), 0usize..3000).prop_map(
+        move |(kind, diff_lines, out_lines, n_errors, verifier, critique)| {
+            let mut r = changed(n, DIFF_A);
+            r.diff.extend((0..diff_lines).map(|i| format!("+ changed line {i} {}", "x".repeat(i % 90))));
+            match kind {
+                0 => r.files.clear(),
+                1 => r.agent.as_mut().map(|a| a.exit_code = Some(2)).unwrap_or(()),
+                2 => {
+                    r.scope = (0..n_errors + 1)
+                        .map(|i| ScopeFinding {
+                            path: format!("f{i}"),
+                            reason: "denied".into(),
+                            ..ScopeFinding::default()
+                        })
+                        .collect()
+                }
+                _ => {
+                    let mut c = pytest_failure();
+                    c.digest.extend((0..out_lines).map(|i| format!("  output {i} {}", "y".repeat(i % 70))));
+                    let mut l = ruff_failure();
+                    l.errors = (0..n_errors).flat_map(|_| l.errors.clone()).collect();
+                    r.checks = vec![c, l];
+                }
+            }
+            if verifier && kind > 4 {
+                r.checks.iter_mut().for_each(|c| c.passed = true);
+                r.verifier = Some(VerifierResult {
+                    answered: true,
+                    calls: 1,
+                    verdict: Some("needs_changes".into()),
+                    confidence: Some(0.9),
+                    required_change: Some("Do it differently.".into()),
+                    critique: Some("z".repeat(critique)),
+                    problems: Vec::new(),
+                    min_confidence: 0.6,
+                });
+            }
+            finish(r)
+        },
+    )
+}
+
+fn arb_history() -> impl Strategy<Value = Vec<AttemptRecord>> {
+    (1u32..6).prop_flat_map(|len| (1..=len).map(arb_record).collect::<Vec<_>>())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The prompt never exceeds the budget except by the original task, and
+    /// no cut ever drops the required change.
+    #[test]
+    fn budget_is_kept_and_the_required_change_survives(history in arb_history(), tokens in 400u32..6000) {
+        let mut c = cfg();
+        c.max_tokens = tokens;
+        let n = history.len() as u32 + 1;
+        let ctx = assemble(&task(), n, n + 1, &history, &c);
+        let r = render(&ctx, &c);
+        let required = &ctx.previous.as_ref().expect("previous").required_change.text;
+        prop_assert!(r.prompt.contains(required.as_str()));
+        prop_assert!(r.prompt.contains(&task().text));
+        prop_assert!(
+            r.prompt.len() - task().text.len() <= r.budget_bytes,
+            "{} bytes without the task, budget {}", r.prompt.len() - task().text.len(), r.budget_bytes
+        );
+    }
+}
