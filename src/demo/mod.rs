@@ -4,7 +4,7 @@
 //! guesses wrong on its first attempt and fixes both problems on the
 //! second, only because the prompt tells it what failed.
 //!
-//! The repository is written with libgit2 into a temporary directory,
+//! The repository is written (git layer, libgit2) into a temporary directory,
 //! which is removed afterwards unless `--keep`.
 
 use std::path::{Path, PathBuf};
@@ -26,26 +26,7 @@ const TASK_ID: &str = "make-the-calc-checks-pass";
 
 /// Writes the demo repository with one commit on `main`.
 pub fn create_repo(root: &Path) -> Result<(), String> {
-    fn err(what: &'static str) -> impl Fn(git2::Error) -> String {
-        move |e| format!("demo: cannot {what}: {e}")
-    }
-    let mut opts = git2::RepositoryInitOptions::new();
-    opts.initial_head("main");
-    let repo = git2::Repository::init_opts(root, &opts).map_err(err("create the repository"))?;
-    for (path, text) in REPO {
-        let p = root.join(path);
-        if let Some(dir) = p.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("demo: {}: {e}", dir.display()))?;
-        }
-        std::fs::write(&p, text).map_err(|e| format!("demo: {}: {e}", p.display()))?;
-    }
-    let mut index = repo.index().map_err(err("open the index"))?;
-    index.add_all(["*"], git2::IndexAddOption::DEFAULT, None).map_err(err("add the files"))?;
-    index.write().map_err(err("write the index"))?;
-    let tree = repo.find_tree(index.write_tree().map_err(err("write the tree"))?).map_err(err("read the tree"))?;
-    let sig = git2::Signature::now("retry-run demo", "demo@localhost").map_err(err("make a signature"))?;
-    repo.commit(Some("HEAD"), &sig, &sig, "calc: helpers, tests and a linter", &tree, &[]).map_err(err("commit"))?;
-    Ok(())
+    crate::git::init::init_with_files(root, REPO, "calc: helpers, tests and a linter").map_err(|e| format!("demo: {e}"))
 }
 
 fn temp_dir() -> PathBuf {

@@ -7,6 +7,7 @@
 mod changes;
 pub mod fingerprint;
 mod ignore;
+pub mod init;
 mod patch;
 mod renames;
 mod revs;
