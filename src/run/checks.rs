@@ -107,7 +107,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, sn
     let failures = failure_keys(&digest.failed_tests.entries, &enriched);
     let errors = enriched
         .iter()
-        .filter(|e| e.diagnostic.severity == Severity::Error && e.diagnostic.path.is_some())
+        .filter(|e| counts(e.diagnostic.severity, &enriched) && e.diagnostic.path.is_some())
         .take(MAX_ERRORS)
         .map(|e| ErrorItem {
             tool: e.diagnostic.tool.to_string(),
@@ -145,7 +145,7 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
     let tests_known = !out.is_empty();
     for e in enriched {
         let d = &e.diagnostic;
-        if d.severity != Severity::Error || (tests_known && TEST_TOOLS.contains(&d.tool)) {
+        if !counts(d.severity, enriched) || (tests_known && TEST_TOOLS.contains(&d.tool)) {
             continue;
         }
         let path = d.path.clone().unwrap_or_default();
@@ -166,6 +166,18 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
         });
     }
     out
+}
+
+/// Errors are failures; warnings too when the output has no error (a lint
+/// check that fails on warnings, `clippy -D warnings` aside).
+fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
+    match severity {
+        Severity::Error => true,
+        Severity::Warning => {
+            !all.iter().any(|e| e.diagnostic.severity == Severity::Error && e.diagnostic.path.is_some())
+        }
+        _ => false,
+    }
 }
 
 /// The baseline key of a diagnostic: path, code (or the message's start
