@@ -116,6 +116,6 @@ mod tests {
         assert_eq!(s.by_attempt[&2], Rate { attempts: 2, succeeded: 1 });
         assert_eq!(s.by_feedback["empty-diff"], Rate { attempts: 2, succeeded: 1 });
         assert_eq!(s.by_feedback["scope"], Rate { attempts: 1, succeeded: 1 });
-        assert!(render(&s).contains("attempt 1     33.3%  (1/3)"));
+        assert!(render(&s).contains("attempt 1    33.3%  (1/3)"), "{}", render(&s));
     }
 }
