@@ -70,10 +70,7 @@ fn demo_in(dir: &Path) -> Result<i32, CliError> {
     let store = crate::record::Store::new(&repo_dir.join(".git"));
     let prompt = store.attempt_dir(TASK_ID, 2).join("prompt.md");
     if let Ok(text) = std::fs::read_to_string(&prompt) {
-        println!(
-            "\n---- the prompt of attempt 2 ({}) ----\n",
-            "retry-run inspect make-the-calc-checks-pass/2 --prompt"
-        );
+        println!("\n---- the prompt of attempt 2 (retry-run inspect {TASK_ID}/2 --prompt) ----\n");
         print!("{text}");
         println!("---- end of the prompt ----");
     }

@@ -48,11 +48,7 @@ pub fn state(events: &[Event]) -> TaskState {
                     open = Some(n);
                 }
             }
-            "AttemptCompleted" | "AttemptAborted" => {
-                if e.attempt == open {
-                    open = None;
-                }
-            }
+            "AttemptCompleted" | "AttemptAborted" if e.attempt == open => open = None,
             "AttemptContextAssembled" => {
                 if let Some(h) = e.value.get("manifest_sha256").and_then(Value::as_str) {
                     s.manifests.push(h.to_string());
