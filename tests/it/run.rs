@@ -210,6 +210,28 @@ fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
 }
 
 #[test]
+fn an_outcome_not_in_retry_on_stops_the_task_and_a_silent_verifier_times_out() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 3\n[retry]\non = [\"check_failure\"]\n");
+    run(&env, &r, &["--task", "Stop", "--", "true"]).assert_code(1);
+    assert_eq!(outcomes(&r, "stop"), ["EMPTY_DIFF"], "EMPTY_DIFF is not retried");
+    let reason = first(&r, "stop", "TaskEscalated")["reason"].as_str().unwrap_or("").to_string();
+    assert!(reason.contains("retry.on does not retry"), "{reason}");
+
+    std::fs::write(
+        r.join("retry-run.toml"),
+        "max_attempts = 1\n[verifier]\nrun = \"sleep 30\"\ntimeout = \"300ms\"\nretries = 1\n",
+    )
+    .expect("write");
+    let t = Instant::now();
+    run(&env, &r, &["--task", "Silent", "--", "sh", "-c", "echo x >> src/app.txt"]).assert_code(1);
+    assert!(t.elapsed() < Duration::from_secs(15));
+    assert_eq!(outcomes(&r, "silent"), ["UNVERIFIED"]);
+    let v = first(&r, "silent", "VerifierFinished");
+    assert!(v["problems"][0].as_str().unwrap_or("").contains("timed out"), "{v}");
+}
+
+#[test]
 fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 1\n[agent]\ntimeout = \"1s\"\nkill_grace = \"300ms\"\n");
