@@ -8,6 +8,7 @@ mod changes;
 pub mod fingerprint;
 mod ignore;
 pub mod init;
+mod pack;
 mod patch;
 mod renames;
 mod revs;

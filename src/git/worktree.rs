@@ -225,6 +225,7 @@ impl Repo {
         let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
         let head_tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
         let mut update = git2::build::TreeUpdateBuilder::new();
+        let mut missing: std::collections::BTreeMap<Oid, Vec<u8>> = std::collections::BTreeMap::new();
         for (file, leaf) in &state.overlay {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file));
             match leaf {
@@ -241,7 +242,7 @@ impl Repo {
                         0o160000 => git2::FileMode::Commit,
                         _ => git2::FileMode::Blob,
                     };
-                    if mode != git2::FileMode::Commit && !odb.exists(*oid) {
+                    if mode != git2::FileMode::Commit && !odb.exists(*oid) && !missing.contains_key(oid) {
                         let data = match state.contents.get(oid) {
                             Some(d) => d.clone(),
                             // Filtered into the in-memory object database.
@@ -249,15 +250,13 @@ impl Repo {
                                 format!("{}: the file changed while it was being snapshotted", rel.display())
                             }))?,
                         };
-                        let written = odb
-                            .write(git2::ObjectType::Blob, &data)
-                            .map_err(ctx(|| format!("cannot store {}", rel.display())))?;
-                        debug_assert_eq!(written, *oid);
+                        missing.insert(*oid, data);
                     }
                     update.upsert(rel, *oid, mode);
                 }
             }
         }
+        store_blobs(&odb, &missing)?;
         let tree = update.create_updated(&repo, &head_tree).map_err(ctx(|| "cannot write the snapshot tree".into()))?;
         let tree = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
         let parent = repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
@@ -269,4 +268,25 @@ impl Repo {
         repo.reference(refname, oid, true, "retry-run snapshot").map_err(ctx(|| format!("cannot update {refname}")))?;
         Ok(oid)
     }
+}
+
+/// Fewer new blobs than this are written loose; more go into one pack.
+const PACK_THRESHOLD: usize = 32;
+
+/// Stores new blobs: loose when few, else one pack through the indexer.
+fn store_blobs(odb: &git2::Odb, blobs: &std::collections::BTreeMap<Oid, Vec<u8>>) -> Result<(), GitError> {
+    if blobs.len() < PACK_THRESHOLD {
+        for (oid, data) in blobs {
+            let written =
+                odb.write(git2::ObjectType::Blob, data).map_err(ctx(|| format!("cannot store blob {oid}")))?;
+            debug_assert_eq!(written, *oid);
+        }
+        return Ok(());
+    }
+    let pack = super::pack::blob_pack(blobs.values().map(Vec::as_slice));
+    let mut writer = odb.packwriter().map_err(ctx(|| "cannot open a pack writer".into()))?;
+    std::io::Write::write_all(&mut writer, &pack)
+        .map_err(|e| GitError::Io { path: "objects/pack".into(), source: e })?;
+    writer.commit().map_err(ctx(|| format!("cannot store a pack of {} new blobs", blobs.len())))?;
+    Ok(())
 }

@@ -157,6 +157,39 @@ fn a_failing_setup_is_an_environment_error_and_bad_names_are_usage_errors() {
 }
 
 #[test]
+fn a_snapshot_of_many_new_files_is_one_pack_that_git_reads() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let base_s = env.git(&r, &["rev-parse", "HEAD"]);
+    std::fs::create_dir_all(w.join("gen")).expect("mkdir");
+    for i in 0..200 {
+        // Sizes across the stored-block boundary (65,535 bytes) and empty files.
+        let body = if i == 0 { String::new() } else { format!("file {i}\n").repeat(i * 500) };
+        std::fs::write(w.join(format!("gen/f{i}.txt")), body).expect("write");
+    }
+    let loose = |r: &Path| -> usize {
+        std::fs::read_dir(r.join(".git/objects"))
+            .expect("objects")
+            .flatten()
+            .filter(|e| e.file_name().len() == 2)
+            .map(|e| std::fs::read_dir(e.path()).map_or(0, |d| d.count()))
+            .sum()
+    };
+    let loose_before = loose(&r);
+    let repo = Repo::discover(&r).expect("repo");
+    let base = repo.resolve(&base_s).expect("base").oid;
+    repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
+    assert_eq!(loose(&r), loose_before + 3, "only the two trees and the commit are loose; the 200 blobs are one pack");
+    env.git(&r, &["fsck", "--strict", "--no-dangling"]);
+    assert_eq!(env.git(&r, &["show", "refs/retry-run/t1/1:gen/f3.txt"]), "file 3\n".repeat(1500).trim_end());
+    assert_eq!(env.git(&r, &["show", "refs/retry-run/t1/1:gen/f199.txt"]).len() + 1, "file 199\n".len() * 199 * 500);
+    let names = env.git(&r, &["diff", "--name-only", &base_s, "refs/retry-run/t1/1"]);
+    assert_eq!(names.lines().count(), 200);
+}
+
+#[test]
 fn snapshots_commit_tracked_changes_and_new_files_but_not_ignored_ones() {
     let env = TestEnv::new();
     let r = repo(&env);
