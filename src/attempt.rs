@@ -162,6 +162,29 @@ pub struct CheckResult {
     pub errors: Vec<ErrorItem>,
 }
 
+impl CheckResult {
+    /// A check that ran once and exited 0 (`passed`) or 1, with nothing parsed.
+    pub fn new(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
+        CheckResult {
+            name: name.into(),
+            kind,
+            passed,
+            exit_code: Some(if passed { 0 } else { 1 }),
+            signal: None,
+            timed_out: false,
+            flaky: false,
+            runs: 1,
+            duration_ms: 0,
+            failures: Vec::new(),
+            pre_existing: Vec::new(),
+            failing_on_base: false,
+            digest: Vec::new(),
+            output_lines: 0,
+            errors: Vec::new(),
+        }
+    }
+}
+
 /// What the verifier said (spec section 5).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VerifierResult {
@@ -351,23 +374,7 @@ mod tests {
     use super::*;
 
     fn check(name: &str, passed: bool) -> CheckResult {
-        CheckResult {
-            name: name.into(),
-            kind: CheckKind::Test,
-            passed,
-            exit_code: Some(if passed { 0 } else { 1 }),
-            signal: None,
-            timed_out: false,
-            flaky: false,
-            runs: 1,
-            duration_ms: 10,
-            failures: Vec::new(),
-            pre_existing: Vec::new(),
-            failing_on_base: false,
-            digest: Vec::new(),
-            output_lines: 0,
-            errors: Vec::new(),
-        }
+        CheckResult::new(name, CheckKind::Test, passed)
     }
 
     fn changed() -> AttemptRecord {

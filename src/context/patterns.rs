@@ -125,21 +125,10 @@ mod tests {
         r.files = files.iter().map(|f| FileChange { path: f.to_string(), ..FileChange::default() }).collect();
         r.diff = diff.iter().map(|s| s.to_string()).collect();
         r.checks.push(CheckResult {
-            name: "pytest".into(),
-            kind: CheckKind::Test,
-            passed: tests.is_empty(),
             exit_code: Some(1),
-            signal: None,
-            timed_out: false,
-            flaky: false,
-            runs: 1,
             duration_ms: 1,
             failures: tests.iter().map(|t| Failure { key: t.to_string(), label: t.to_string(), test: true }).collect(),
-            pre_existing: Vec::new(),
-            failing_on_base: false,
-            digest: Vec::new(),
-            output_lines: 0,
-            errors: Vec::new(),
+            ..CheckResult::new("pytest", CheckKind::Test, tests.is_empty())
         });
         r
     }

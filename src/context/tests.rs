@@ -49,23 +49,7 @@ const DIFF_A: &[&str] = &[
 ];
 
 fn check(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
-    CheckResult {
-        name: name.into(),
-        kind,
-        passed,
-        exit_code: Some(if passed { 0 } else { 1 }),
-        signal: None,
-        timed_out: false,
-        flaky: false,
-        runs: 1,
-        duration_ms: 800,
-        failures: Vec::new(),
-        pre_existing: Vec::new(),
-        failing_on_base: false,
-        digest: Vec::new(),
-        output_lines: 0,
-        errors: Vec::new(),
-    }
+    CheckResult { duration_ms: 800, ..CheckResult::new(name, kind, passed) }
 }
 
 fn pytest_failure() -> CheckResult {

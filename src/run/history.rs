@@ -71,6 +71,17 @@ pub fn elapsed_ms(from: &Event, to: &Event) -> u64 {
     }
 }
 
+/// The record of attempt `n`, started and never completed: CRASH
+/// (interrupted), lasting from its start to the log's last event.
+pub fn interrupted(events: &[Event], n: u32) -> AttemptRecord {
+    let started = events.iter().rev().find(|e| e.kind == "AttemptStarted" && e.attempt == Some(n));
+    let duration = match (started, events.last()) {
+        (Some(a), Some(b)) => elapsed_ms(a, b),
+        _ => 0,
+    };
+    AttemptRecord::interrupted(n, duration)
+}
+
 /// Every completed attempt, in order. An attempt whose `attempt.json` is
 /// missing or unreadable is rebuilt from its AttemptCompleted event (what
 /// the record still says), never dropped.

@@ -98,14 +98,7 @@ fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, CliError
     }
     if let Some(id) = &opts.id {
         check_task_name(id)?;
-        let path = store.task_dir(id).join("task.md");
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            return task::parse_file(&text, &path).map_err(|e| CliError::usage(e.to_string()));
-        }
-        return Err(CliError::usage(format!(
-            "task {id} has no recorded task ({}); give it with --task-file FILE.md or --task TEXT",
-            path.display()
-        )));
+        return recorded_task(store, id);
     }
     Err(CliError::usage("no task: give --task-file FILE.md or --task TEXT"))
 }
@@ -114,7 +107,10 @@ fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, CliError
 pub fn recorded_task(store: &Store, id: &str) -> Result<Task, CliError> {
     let path = store.task_dir(id).join("task.md");
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        CliError::usage(format!("task {id}: cannot read its recorded task {}: {e}; has it been run?", path.display()))
+        CliError::usage(format!(
+            "task {id} has no recorded task ({}: {e}); give it with --task-file FILE.md or --task TEXT",
+            path.display()
+        ))
     })?;
     task::parse_file(&text, &path).map_err(|e| CliError::usage(e.to_string()))
 }
@@ -134,12 +130,7 @@ pub fn next_context(
     let mut prior = history::attempts(store, id, &verified.events);
     if let Some(n) = state.unfinished {
         // The next run records it as interrupted first; show what it will see.
-        let started = verified.events.iter().rev().find(|e| e.kind == "AttemptStarted" && e.attempt == Some(n));
-        let duration = match (started, verified.events.last()) {
-            (Some(a), Some(b)) => history::elapsed_ms(a, b),
-            _ => 0,
-        };
-        prior.push(AttemptRecord::interrupted(n, duration));
+        prior.push(history::interrupted(&verified.events, n));
     }
     let next = state.last_attempt + 1;
     let max = if state.finished.is_some() || state.started.is_none() {
@@ -242,14 +233,10 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let state = history::state(&verified.events);
     let mut rec = Recorder { log: store.log(&id).map_err(record_err)?, json: opts.json };
 
+    // Every completed attempt, read once; the loop adds its own as they end.
+    let mut prior = history::attempts(&store, &id, &verified.events);
     // A run that was killed mid-attempt: that attempt is a CRASH (interrupted).
     if let Some(n) = state.unfinished {
-        let started = verified.events.iter().rev().find(|e| e.kind == "AttemptStarted" && e.attempt == Some(n));
-        let last = verified.events.last();
-        let duration = match (started, last) {
-            (Some(a), Some(b)) => history::elapsed_ms(a, b),
-            _ => 0,
-        };
         // Its agent may still be running in the worktree: stop it first.
         if let Some(pgid) = verified
             .events
@@ -264,15 +251,16 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 progress.say(&format!("stopped the agent of the interrupted attempt {n} (process group {pgid})"));
             }
         }
-        let r = AttemptRecord::interrupted(n, duration);
+        let r = history::interrupted(&verified.events, n);
         write_json(&store.attempt_dir(&id, n).join("attempt.json"), &r)?;
         rec.event(
             "AttemptCompleted",
             Some(n),
-            json!({"outcome": r.outcome.as_str(), "reason": r.reason, "interrupted": true, "duration_ms": duration,
+            json!({"outcome": r.outcome.as_str(), "reason": r.reason, "interrupted": true, "duration_ms": r.duration_ms,
                    "required_change": context::required_change(&r).text, "feedback": "interrupted"}),
         )?;
         progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
+        prior.push(r);
     }
     if let Some((kind, fields)) = &state.finished
         && !opts.again
@@ -378,9 +366,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
 
         // 3. The retry context and the prompt.
         progress.phase("assembling the context");
-        let prior = history::attempts(&store, &id, &store.read(&id)?.events);
-        let prior_round: Vec<AttemptRecord> = prior.into_iter().filter(|r| r.number < n).collect();
-        let ctx = context::assemble(&task_text, n, last_allowed, &prior_round, &config.context);
+        let ctx = context::assemble(&task_text, n, last_allowed, &prior, &config.context);
         let rendered = render(&ctx, &config.context);
         let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
         let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
@@ -390,7 +376,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         rec.event(
             "RetryContextAssembled",
             Some(n),
-            json!({"prior_attempts": prior_round.len(), "sources": ctx.sources(), "bytes": rendered.prompt.len(),
+            json!({"prior_attempts": prior.len(), "sources": ctx.sources(), "bytes": rendered.prompt.len(),
                    "required_change": ctx.previous.as_ref().map(|p| p.required_change.text.clone())}),
         )?;
         if !rendered.cuts.is_empty() {
@@ -634,6 +620,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                    "commit": record.commit, "required_change": required.text, "feedback": required.source}),
         )?;
         progress.done(outcome.as_str());
+        prior.push(record.clone());
 
         let escalate = |rec: &mut Recorder, reason: String| -> Result<i32, CliError> {
             rec.event("TaskEscalated", Some(n), json!({"reason": reason, "attempts": n - first_attempt + 1}))?;
