@@ -6,7 +6,13 @@ On a 20,000-file repository (the generator of bench/scope_diff.py):
   reset:    retry-run worktree reset         vs  git reset --hard B && git clean -fdxq
             after 1,000 modified files, 100 untracked files and an untracked tree
   snapshot: the snapshot of a task worktree  vs  git add -A && git write-tree on a
-            scratch index (a copy of the worktree's index), same changes
+            scratch index (a copy of the worktree's index), same changes.
+            Each side's changes have content of its own (same sizes), so each
+            has to store its new objects: neither finds the other's already
+            stored. Which side goes first alternates by run.
+  snapshot again: the same state snapshotted a second time (a new ref; every
+            object already stored) vs git add -A && git write-tree again on a
+            fresh copy of the index: the cost of reading the working tree alone.
 
     cargo build --release --example snapshot && cargo build --release
     python3 bench/worktree.py [--files 20000] [--runs 5]
@@ -38,19 +44,21 @@ def run(cmd, cwd, shell=False):
     return time.perf_counter() - t
 
 
-def mutate(wt, files, seed):
+def mutate(wt, files, seed, side):
+    """The same paths and sizes for both sides; `side` ("o" or "g") makes
+    each side's content its own."""
     rng = random.Random(seed)
     for p in rng.sample(files, 1000):
         with open(os.path.join(wt, p), "a") as f:
-            f.write(f"changed {seed}\n")
+            f.write(f"changed {side}{seed}\n")
     for j in range(100):
         with open(os.path.join(wt, f"untracked{j}.txt"), "w") as f:
-            f.write("u\n")
+            f.write(f"u {side}{seed} {j:03}\n")
     for j in range(200):
         d = os.path.join(wt, "scratch", f"a{j % 10}", f"b{j % 7}")
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, f"f{j}.txt"), "w") as f:
-            f.write("t\n")
+            f.write(f"t {side}{seed} {j:03}\n")
 
 
 def main():
@@ -63,25 +71,38 @@ def main():
         files = subprocess.run(["git", "ls-files"], cwd=repo, env=ENV, check=True, capture_output=True, text=True).stdout.split()
         base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=ENV, check=True, capture_output=True, text=True).stdout.strip()
         gitwt = os.path.join(tmp, "gitwt")
-        res = {"create": ([], []), "reset": ([], []), "snapshot": ([], [])}
+        res = {"create": ([], []), "reset": ([], []), "snapshot": ([], []), "snapshot again": ([], [])}
         for i in range(args.runs):
-            ours = run([BIN, "worktree", "create", "bench", "--base", base], repo)
-            theirs = run(["git", "worktree", "add", "-q", "--detach", gitwt, base], repo)
-            res["create"][0].append(ours)
-            res["create"][1].append(theirs)
+            made = run([BIN, "worktree", "create", "bench", "--base", base], repo)
+            made_git = run(["git", "worktree", "add", "-q", "--detach", gitwt, base], repo)
+            res["create"][0].append(made)
+            res["create"][1].append(made_git)
             wt = subprocess.run([BIN, "worktree", "path", "bench"], cwd=repo, env=ENV, capture_output=True, text=True).stdout.strip()
 
-            mutate(wt, files, i)
-            mutate(gitwt, files, i)
+            mutate(wt, files, i, "o")
+            mutate(gitwt, files, i, "g")
+            gitindex = os.path.join(repo, ".git/worktrees/gitwt/index")
             scratch = os.path.join(tmp, "scratch-index")
-            shutil.copyfile(subprocess.run(["git", "rev-parse", "--git-path", "index"], cwd=gitwt, env=ENV,
-                                           capture_output=True, text=True).stdout.strip() if False else
-                            os.path.join(repo, ".git/worktrees/gitwt/index"), scratch)
-            res["snapshot"][0].append(run([SNAP, repo, wt, base, f"refs/retry-run/bench/{i + 1}"], repo))
-            env = dict(ENV, GIT_INDEX_FILE=scratch)
-            t = time.perf_counter()
-            subprocess.run("git add -A && git write-tree", shell=True, cwd=gitwt, env=env, check=True, stdout=subprocess.DEVNULL)
-            res["snapshot"][1].append(time.perf_counter() - t)
+
+            def ours(n):
+                return run([SNAP, repo, wt, base, f"refs/retry-run/bench/{i + 1}-{n}"], repo)
+
+            def theirs():
+                shutil.copyfile(gitindex, scratch)
+                env = dict(ENV, GIT_INDEX_FILE=scratch)
+                t = time.perf_counter()
+                subprocess.run("git add -A && git write-tree", shell=True, cwd=gitwt, env=env, check=True,
+                               stdout=subprocess.DEVNULL)
+                return time.perf_counter() - t
+
+            if i % 2 == 0:
+                o, g = ours(1), theirs()
+            else:
+                g, o = theirs(), ours(1)
+            res["snapshot"][0].append(o)
+            res["snapshot"][1].append(g)
+            res["snapshot again"][0].append(ours(2))
+            res["snapshot again"][1].append(theirs())
 
             res["reset"][0].append(run([BIN, "worktree", "reset", "bench", "--base", base], repo))
             res["reset"][1].append(run(f"git reset -q --hard {base} && git clean -fdxq", gitwt, shell=True))
@@ -93,7 +114,7 @@ def main():
         print(f"{args.files} files; 1,000 modified, 100 untracked files and a 200-file untracked tree; medians of {args.runs} runs")
         for name, (o, t) in res.items():
             mo, mt = statistics.median(o), statistics.median(t)
-            print(f"  {name:9} retry-run {mo:6.3f} s   git {mt:6.3f} s   ratio {mo / mt:.2f}")
+            print(f"  {name:14} retry-run {mo:6.3f} s   git {mt:6.3f} s   ratio {mo / mt:.2f}")
 
 
 if __name__ == "__main__":

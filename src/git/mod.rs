@@ -5,6 +5,7 @@
 //! database (libgit2's mempack backend) and vanish with the process.
 
 mod changes;
+mod checkout;
 pub mod fingerprint;
 mod ignore;
 pub mod init;
@@ -13,6 +14,7 @@ mod patch;
 mod renames;
 mod revs;
 pub mod safe_fs;
+mod tree_write;
 mod walk;
 mod worktree;
 mod worktree_state;

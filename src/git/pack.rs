@@ -1,22 +1,30 @@
-//! Writing many new blobs as one pack (through libgit2's pack writer and
+//! Writing many new objects as one pack (through libgit2's pack writer and
 //! indexer) instead of one loose file each: a snapshot of an attempt that
-//! changed a thousand files writes one file, not a thousand.
+//! changed a thousand files writes one file, not a thousand blobs and a
+//! thousand trees.
 //!
-//! The pack holds undeltified blobs in zlib "stored" blocks: no compression
-//! work here; `git gc` repacks them later like any other pack.
+//! The pack holds undeltified objects in zlib "stored" blocks: no
+//! compression work here; `git gc` repacks them later like any other pack.
 
 use sha1::{Digest, Sha1};
 
-/// A version 2 pack of `blobs`, with its SHA-1 trailer.
-pub fn blob_pack<'a>(blobs: impl ExactSizeIterator<Item = &'a [u8]>) -> Vec<u8> {
+/// The kinds of object a pack here holds, numbered as in git's pack format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Tree = 2,
+    Blob = 3,
+}
+
+/// A version 2 pack of `objects`, with its SHA-1 trailer.
+pub fn pack<'a>(objects: impl ExactSizeIterator<Item = (Kind, &'a [u8])>) -> Vec<u8> {
     let mut pack = Vec::new();
     pack.extend_from_slice(b"PACK");
     pack.extend_from_slice(&2u32.to_be_bytes());
-    pack.extend_from_slice(&(blobs.len() as u32).to_be_bytes());
-    for data in blobs {
-        // Object header: type 3 (blob) and the size, little-endian base-128.
+    pack.extend_from_slice(&(objects.len() as u32).to_be_bytes());
+    for (kind, data) in objects {
+        // Object header: the kind and the size, little-endian base-128.
         let mut size = data.len();
-        let mut byte = (3u8 << 4) | (size & 0x0f) as u8;
+        let mut byte = ((kind as u8) << 4) | (size & 0x0f) as u8;
         size >>= 4;
         while size > 0 {
             pack.push(byte | 0x80);

@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 use git2::build::CheckoutBuilder;
 use git2::{IndexEntry, IndexTime, Oid, Repository, Status, StatusOptions};
 
+use super::checkout;
+use super::pack::Kind;
 use super::safe_fs;
+use super::tree_write;
 use super::{GitError, Repo, ctx};
 
 /// What a reset did.
@@ -84,11 +87,23 @@ impl Repo {
         let wt =
             Repository::open(&path).map_err(ctx(|| format!("{}: cannot open the new worktree", path.display())))?;
         let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
-        let mut co = CheckoutBuilder::new();
-        co.force().recreate_missing(true);
-        wt.checkout_tree(commit.as_object(), Some(&mut co))
-            .map_err(ctx(|| format!("{}: cannot check out {base}", path.display())))?;
-        Ok(())
+        let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
+        let items = checkout::tree_items(&wt, commit.tree_id())?;
+        let attributes = items.iter().any(|i| crate::pathfmt::basename(&i.path) == b".gitattributes");
+        if !self.plain_checkout(&config, attributes) {
+            let mut co = CheckoutBuilder::new();
+            co.force().recreate_missing(true);
+            return wt
+                .checkout_tree(commit.as_object(), Some(&mut co))
+                .map_err(ctx(|| format!("{}: cannot check out {base}", path.display())));
+        }
+        let entries = checkout::write_items(&path, &path, &items, true)?;
+        let mut index = wt.index().map_err(ctx(|| format!("{}: cannot open the worktree's index", path.display())))?;
+        index.clear().map_err(ctx(|| "cannot clear the worktree's index".into()))?;
+        for e in &entries {
+            index.add(e).map_err(ctx(|| format!("cannot add {} to the index", String::from_utf8_lossy(&e.path))))?;
+        }
+        index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))
     }
 
     /// Brings the task's worktree back to `base` exactly; recreates it when
@@ -178,21 +193,41 @@ impl Repo {
         report.removed = remove.len();
         restore.sort();
         restore.dedup();
-        let mut co = CheckoutBuilder::new();
-        co.force().recreate_missing(true).disable_pathspec_match(true);
-        let mut any = false;
+        let mut items: Vec<checkout::Item> = Vec::new();
         for file in &restore {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file));
-            if tree.get_path(rel).is_err() {
+            let Ok(entry) = tree.get_path(rel) else {
                 // Not in the base: staged by the attempt, gone from the index now.
                 safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
                 continue;
-            }
+            };
             safe_fs::clear_for_write(path, rel).map_err(io(&path.join(rel)))?;
-            co.path(rel);
-            any = true;
+            if entry.filemode() == 0o040000 {
+                for mut item in checkout::tree_items(&wt, entry.id())? {
+                    item.path = [file.as_slice(), b"/", &item.path].concat();
+                    items.push(item);
+                }
+            } else {
+                items.push(checkout::Item { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
+            }
         }
-        if any {
+        let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
+        let attributes = index.iter().any(|e| crate::pathfmt::basename(&e.path) == b".gitattributes");
+        if items.is_empty() {
+            // Nothing to write.
+        } else if self.plain_checkout(&config, attributes) {
+            for e in checkout::write_items(path, path, &items, true)? {
+                index
+                    .add(&e)
+                    .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
+            }
+            index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
+        } else {
+            let mut co = CheckoutBuilder::new();
+            co.force().recreate_missing(true).disable_pathspec_match(true);
+            for item in &items {
+                co.path(Path::new(std::ffi::OsStr::from_bytes(&item.path)));
+            }
             wt.checkout_tree(commit.as_object(), Some(&mut co))
                 .map_err(ctx(|| format!("{}: cannot restore files from {base}", path.display())))?;
         }
@@ -213,7 +248,7 @@ impl Repo {
     /// untracked files that the base's ignore rules do not ignore) as a
     /// commit whose parent is `base`, and points `refname` at it. No index
     /// is touched: the tree is the worktree's `HEAD` tree with the changed
-    /// entries laid over it.
+    /// entries laid over it ([`super::tree_write`]).
     pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Oid, GitError> {
         let wt = Repo::discover(path)?;
         let head = wt.head()?;
@@ -223,41 +258,36 @@ impl Repo {
         // A fresh handle, without the in-memory object database, writes to disk.
         let repo = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
-        let head_tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
-        let mut update = git2::build::TreeUpdateBuilder::new();
-        let mut missing: std::collections::BTreeMap<Oid, Vec<u8>> = std::collections::BTreeMap::new();
+        let (tree, trees) = tree_write::build(&repo, head_tree, &tree_write::nest(&state.overlay))?;
+
+        // What is not stored yet: new blobs, then new trees.
+        let mut missing: Vec<(Oid, Kind, std::borrow::Cow<'_, [u8]>)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (file, leaf) in &state.overlay {
-            let rel = Path::new(std::ffi::OsStr::from_bytes(file));
-            match leaf {
-                // Absent from the working tree's state: removed if HEAD has it.
+            let Some((oid, mode)) = leaf else { continue };
+            if *mode == 0o160000 || !seen.insert(*oid) || odb.exists(*oid) {
+                continue;
+            }
+            let data = match state.contents.get(oid) {
+                Some(d) => std::borrow::Cow::Borrowed(d.as_slice()),
+                // Filtered into the in-memory object database.
                 None => {
-                    if head_tree.get_path(rel).is_ok() {
-                        update.remove(rel);
-                    }
+                    let rel = Path::new(std::ffi::OsStr::from_bytes(file));
+                    let blob = wt.repo.find_blob(*oid).map_err(ctx(|| {
+                        format!("{}: the file changed while it was being snapshotted", rel.display())
+                    }))?;
+                    std::borrow::Cow::Owned(blob.content().to_vec())
                 }
-                Some((oid, mode)) => {
-                    let mode = match *mode {
-                        0o100755 => git2::FileMode::BlobExecutable,
-                        0o120000 => git2::FileMode::Link,
-                        0o160000 => git2::FileMode::Commit,
-                        _ => git2::FileMode::Blob,
-                    };
-                    if mode != git2::FileMode::Commit && !odb.exists(*oid) && !missing.contains_key(oid) {
-                        let data = match state.contents.get(oid) {
-                            Some(d) => d.clone(),
-                            // Filtered into the in-memory object database.
-                            None => wt.repo.find_blob(*oid).map(|b| b.content().to_vec()).map_err(ctx(|| {
-                                format!("{}: the file changed while it was being snapshotted", rel.display())
-                            }))?,
-                        };
-                        missing.insert(*oid, data);
-                    }
-                    update.upsert(rel, *oid, mode);
-                }
+            };
+            missing.push((*oid, Kind::Blob, data));
+        }
+        for (oid, bytes) in &trees {
+            if seen.insert(*oid) && !odb.exists(*oid) {
+                missing.push((*oid, Kind::Tree, std::borrow::Cow::Borrowed(bytes.as_slice())));
             }
         }
-        store_blobs(&odb, &missing)?;
-        let tree = update.create_updated(&repo, &head_tree).map_err(ctx(|| "cannot write the snapshot tree".into()))?;
+        store_objects(&odb, &missing)?;
+
         let tree = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
         let parent = repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         let sig = git2::Signature::now("retry-run", "retry-run@localhost")
@@ -270,23 +300,26 @@ impl Repo {
     }
 }
 
-/// Fewer new blobs than this are written loose; more go into one pack.
+/// Fewer new objects than this are written loose; more go into one pack.
 const PACK_THRESHOLD: usize = 32;
 
-/// Stores new blobs: loose when few, else one pack through the indexer.
-fn store_blobs(odb: &git2::Odb, blobs: &std::collections::BTreeMap<Oid, Vec<u8>>) -> Result<(), GitError> {
-    if blobs.len() < PACK_THRESHOLD {
-        for (oid, data) in blobs {
-            let written =
-                odb.write(git2::ObjectType::Blob, data).map_err(ctx(|| format!("cannot store blob {oid}")))?;
+/// Stores new objects: loose when few, else one pack through the indexer.
+fn store_objects(odb: &git2::Odb, objects: &[(Oid, Kind, std::borrow::Cow<'_, [u8]>)]) -> Result<(), GitError> {
+    if objects.len() < PACK_THRESHOLD {
+        for (oid, kind, data) in objects {
+            let kind = match kind {
+                Kind::Blob => git2::ObjectType::Blob,
+                Kind::Tree => git2::ObjectType::Tree,
+            };
+            let written = odb.write(kind, data).map_err(ctx(|| format!("cannot store object {oid}")))?;
             debug_assert_eq!(written, *oid);
         }
         return Ok(());
     }
-    let pack = super::pack::blob_pack(blobs.values().map(Vec::as_slice));
+    let pack = super::pack::pack(objects.iter().map(|(_, kind, data)| (*kind, data.as_ref())));
     let mut writer = odb.packwriter().map_err(ctx(|| "cannot open a pack writer".into()))?;
     std::io::Write::write_all(&mut writer, &pack)
         .map_err(|e| GitError::Io { path: "objects/pack".into(), source: e })?;
-    writer.commit().map_err(ctx(|| format!("cannot store a pack of {} new blobs", blobs.len())))?;
+    writer.commit().map_err(ctx(|| format!("cannot store a pack of {} new objects", objects.len())))?;
     Ok(())
 }

@@ -174,17 +174,7 @@ impl Repo {
     /// third of the time of a working-tree comparison).
     fn has_attributes(&self, index: &git2::Index, entries: &[(Vec<u8>, Untracked)], config: &git2::Config) -> bool {
         let named = |p: &[u8]| crate::pathfmt::basename(p) == b".gitattributes";
-        if entries.iter().any(|(p, _)| named(p)) || index.iter().any(|e| named(&e.path)) {
-            return true;
-        }
-        if self.common_dir().join("info").join("attributes").exists() || config.get_path("core.attributesFile").is_ok()
-        {
-            return true;
-        }
-        let xdg = std::env::var_os("XDG_CONFIG_HOME")
-            .map(std::path::PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
-        xdg.is_some_and(|d| d.join("git").join("attributes").exists())
+        entries.iter().any(|(p, _)| named(p)) || index.iter().any(|e| named(&e.path)) || self.attribute_files(config)
     }
 
     /// Adds an in-memory object backend that takes every write, once.

@@ -2,35 +2,7 @@
 //! every format and both modes, the working tree, the index, the refs and
 //! the object database are byte-identical.
 
-use std::collections::BTreeMap;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-
-use crate::support::{Fixture, HeadMode, TestEnv};
-
-/// Every file under `root` (`.git` included): path -> (mode, content or link target).
-fn snapshot(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
-    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<Vec<u8>, (u32, Vec<u8>)>) {
-        for entry in std::fs::read_dir(dir).expect("readable dir") {
-            let path = entry.expect("entry").path();
-            let rel = path.strip_prefix(root).expect("under root").as_os_str().as_bytes().to_vec();
-            let meta = std::fs::symlink_metadata(&path).expect("metadata");
-            let mode = meta.permissions().mode();
-            if meta.file_type().is_symlink() {
-                out.insert(rel, (mode, std::fs::read_link(&path).expect("link").as_os_str().as_bytes().to_vec()));
-            } else if meta.is_dir() {
-                out.insert(rel, (mode, Vec::new()));
-                walk(&path, root, out);
-            } else {
-                out.insert(rel, (mode, std::fs::read(&path).expect("file")));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
+use crate::support::{Fixture, HeadMode, TestEnv, files_under};
 
 #[test]
 fn scope_and_diff_leave_the_checkout_byte_identical() {
@@ -42,7 +14,7 @@ fn scope_and_diff_leave_the_checkout_byte_identical() {
     std::fs::write(repo.join("src/staged.py"), "S = 1\n").expect("staged");
     env.git(&repo, &["add", "src/staged.py"]);
     std::fs::write(repo.join("src/untracked.py"), "U = 1\n").expect("untracked");
-    let before = snapshot(&repo);
+    let before = files_under(&repo);
 
     let mut runs = 0;
     for head in [None, Some("feature"), Some("HEAD")] {
@@ -65,7 +37,7 @@ fn scope_and_diff_leave_the_checkout_byte_identical() {
         }
     }
     assert_eq!(runs, 21);
-    let after = snapshot(&repo);
+    let after = files_under(&repo);
     let changed: Vec<String> = before
         .keys()
         .chain(after.keys())

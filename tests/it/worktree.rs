@@ -2,6 +2,7 @@
 //! to its worktree, and a reset that undoes all of it without writing
 //! outside the worktree or touching the user's checkout.
 
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,72 @@ fn create_makes_a_detached_linked_worktree_with_includes_and_setup() {
     let again = env.run(&r, &["worktree", "create", "t1"]);
     again.assert_code(2);
     assert!(again.stderr.contains("worktree reset t1"), "{}", again.stderr);
+}
+
+/// A repository with what a checkout has to get right: nested and
+/// crowded directories (enough files for both writing threads), an
+/// executable, a symlink, an empty file, a non-UTF-8 name and a submodule
+/// that is not checked out; with `attributes`, a `.gitattributes` that
+/// converts line endings.
+fn checkout_repo(env: &TestEnv, attributes: bool) -> PathBuf {
+    let r = env.path("co");
+    for i in 0..300 {
+        let dir = r.join(format!("d{}/e{}", i % 3, i % 7));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join(format!("f{i}.txt")), format!("line {i}\nmore\n")).expect("write");
+    }
+    std::fs::write(r.join("empty"), "").expect("write");
+    std::fs::write(r.join("run.sh"), "#!/bin/sh\n").expect("write");
+    std::fs::set_permissions(r.join("run.sh"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::os::unix::fs::symlink("d0/e0/f0.txt", r.join("link")).expect("symlink");
+    std::fs::write(r.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt")), "latin-1 name\n").expect("write");
+    if attributes {
+        std::fs::write(r.join(".gitattributes"), "*.txt eol=crlf\n").expect("write");
+    }
+    env.git(&r, &["init", "-q"]);
+    env.git(&r, &["add", "-A"]);
+    let sub = "1111111111111111111111111111111111111111";
+    env.git(&r, &["update-index", "--add", "--cacheinfo", &format!("160000,{sub},sub")]);
+    env.git(&r, &["commit", "-qm", "base"]);
+    r
+}
+
+#[test]
+fn create_and_reset_write_what_git_checks_out_with_and_without_attributes() {
+    for attributes in [false, true] {
+        let env = TestEnv::new();
+        let r = checkout_repo(&env, attributes);
+        let head = env.git(&r, &["rev-parse", "HEAD"]);
+        let theirs = env.path("theirs");
+        env.git(&r, &["worktree", "add", "-q", "--detach", theirs.to_str().expect("utf-8"), &head]);
+        let files = |dir: &Path| {
+            let mut all = crate::support::files_under(dir);
+            all.remove(&b".git"[..]);
+            all
+        };
+        let want = files(&theirs);
+        assert_eq!(want.get(&b"d0/e0/f0.txt"[..]).map(|f| f.1.contains(&b'\r')), Some(attributes));
+
+        env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+        let w = wt_path(&env, &r, "t1");
+        assert_eq!(files(&w), want, "create, attributes: {attributes}");
+        // The index has the files' stat data: git sees nothing to refresh.
+        assert_eq!(env.git(&w, &["diff-files", "--name-only"]), "");
+        assert_eq!(env.git(&w, &["diff-index", "--cached", "--name-only", "HEAD"]), "");
+        assert_eq!(env.git(&w, &["status", "--porcelain"]), "");
+
+        for i in (0..300).step_by(3) {
+            let f = w.join(format!("d{}/e{}/f{i}.txt", i % 3, i % 7));
+            std::fs::write(&f, "changed\n").expect("modify");
+        }
+        std::fs::remove_dir_all(w.join("d1")).expect("rm -r");
+        std::fs::remove_file(w.join("run.sh")).expect("rm");
+        std::fs::write(w.join("link"), "no longer a link\n").expect("write");
+        env.run(&r, &["worktree", "reset", "t1"]).assert_code(0);
+        assert_eq!(files(&w), want, "reset, attributes: {attributes}");
+        assert_eq!(env.git(&w, &["diff-files", "--name-only"]), "");
+        assert_eq!(env.git(&w, &["status", "--porcelain"]), "");
+    }
 }
 
 #[test]
@@ -181,12 +248,110 @@ fn a_snapshot_of_many_new_files_is_one_pack_that_git_reads() {
     let repo = Repo::discover(&r).expect("repo");
     let base = repo.resolve(&base_s).expect("base").oid;
     repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
-    assert_eq!(loose(&r), loose_before + 3, "only the two trees and the commit are loose; the 200 blobs are one pack");
+    assert_eq!(loose(&r), loose_before + 1, "only the commit is loose; the 200 blobs and the two trees are one pack");
     env.git(&r, &["fsck", "--strict", "--no-dangling"]);
     assert_eq!(env.git(&r, &["show", "refs/retry-run/t1/1:gen/f3.txt"]), "file 3\n".repeat(1500).trim_end());
     assert_eq!(env.git(&r, &["show", "refs/retry-run/t1/1:gen/f199.txt"]).len() + 1, "file 199\n".len() * 199 * 500);
     let names = env.git(&r, &["diff", "--name-only", &base_s, "refs/retry-run/t1/1"]);
     assert_eq!(names.lines().count(), 200);
+}
+
+/// The tree git writes for the worktree at `w`: `git add -A && git
+/// write-tree` on a scratch copy of the worktree's index.
+fn git_write_tree(env: &TestEnv, r: &Path, w: &Path) -> String {
+    let scratch = env.path("scratch-index");
+    std::fs::copy(r.join(".git/worktrees/retry-run-t1/index"), &scratch).expect("copy the index");
+    let git = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("git");
+        crate::support::hermetic(&mut cmd, &env.home());
+        let out = cmd.current_dir(w).env("GIT_INDEX_FILE", &scratch).args(args).output().expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["add", "-A"]);
+    git(&["write-tree"])
+}
+
+/// Makes `rel`'s parent a directory, removing any file or link in the way.
+fn make_parent(w: &Path, rel: &str) {
+    let mut at = w.to_path_buf();
+    for part in Path::new(rel).parent().into_iter().flat_map(Path::components) {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| !m.is_dir()) {
+            std::fs::remove_file(&at).expect("remove a file in the way");
+        }
+    }
+    std::fs::create_dir_all(at).expect("mkdir");
+}
+
+/// Removes whatever is at `rel`: file, link or directory tree.
+fn remove_any(w: &Path, rel: &str) {
+    let at = w.join(rel);
+    match std::fs::symlink_metadata(&at) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(&at).expect("rm -r"),
+        Ok(_) => std::fs::remove_file(&at).expect("rm"),
+        Err(_) => {}
+    }
+}
+
+#[test]
+fn snapshot_trees_are_the_trees_git_writes_for_the_same_worktree() {
+    // Rounds of random edits: new, changed and deleted files, files turned
+    // into directories and back, symlinks, executable bits, names that sort
+    // around a directory's (`a-b`, `a.c` next to `a/`), ignored files. After
+    // each round the snapshot's tree must be the tree git writes.
+    let env = TestEnv::new();
+    let r = repo(&env);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let base_s = env.git(&r, &["rev-parse", "HEAD"]);
+    let repo = Repo::discover(&r).expect("repo");
+    let base = repo.resolve(&base_s).expect("base").oid;
+    let dirs = ["", "a", "a/b", "a-b", "a.c", "src", "src/deep", "src/deep/z"];
+    let names = ["a", "a-b", "a.c", "b", "x y", "\u{fc}", "lib.py", "x.txt", "trace.log"];
+    let mut seed: u64 = 0x5eed;
+    let mut next = |n: usize| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n
+    };
+    for round in 1..=40 {
+        for _ in 0..6 {
+            let dir = dirs[next(dirs.len())];
+            let name = names[next(names.len())];
+            let rel = if dir.is_empty() { name.to_string() } else { format!("{dir}/{name}") };
+            match next(6) {
+                0 | 1 => {
+                    make_parent(&w, &rel);
+                    remove_any(&w, &rel);
+                    std::fs::write(w.join(&rel), format!("{rel} {round}\n").repeat(next(3))).expect("write");
+                }
+                2 => remove_any(&w, &rel),
+                3 => {
+                    make_parent(&w, &rel);
+                    remove_any(&w, &rel);
+                    std::os::unix::fs::symlink(format!("../{name}"), w.join(&rel)).expect("symlink");
+                }
+                4 => {
+                    if std::fs::symlink_metadata(w.join(&rel)).is_ok_and(|m| m.is_file()) {
+                        let mode = std::fs::metadata(w.join(&rel)).expect("stat").permissions().mode();
+                        let flipped = std::fs::Permissions::from_mode(mode ^ 0o111);
+                        std::fs::set_permissions(w.join(&rel), flipped).expect("chmod");
+                    }
+                }
+                _ => {
+                    // A directory turned into a file.
+                    let dir = if dir.is_empty() { "a" } else { dir };
+                    remove_any(&w, dir);
+                    make_parent(&w, dir);
+                    std::fs::write(w.join(dir), format!("was a directory {round}\n")).expect("write");
+                }
+            }
+        }
+        let oid = repo.snapshot(&w, base, &format!("refs/retry-run/t1/{round}"), "attempt").expect("snapshot");
+        let ours = env.git(&r, &["rev-parse", &format!("{oid}^{{tree}}")]);
+        assert_eq!(ours, git_write_tree(&env, &r, &w), "round {round}");
+    }
+    env.git(&r, &["fsck", "--strict", "--no-dangling"]);
 }
 
 #[test]

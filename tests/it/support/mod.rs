@@ -2,7 +2,10 @@
 
 pub mod fixture;
 
+use std::collections::BTreeMap;
 use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -111,4 +114,27 @@ pub fn all_fixtures() -> Vec<Fixture> {
         .collect();
     names.sort();
     names.iter().map(|p| Fixture::load(p)).collect()
+}
+
+/// Every file under `root` (`.git` included): path -> (mode, content or link target).
+pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<Vec<u8>, (u32, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).expect("readable dir") {
+            let path = entry.expect("entry").path();
+            let rel = path.strip_prefix(root).expect("under root").as_os_str().as_bytes().to_vec();
+            let meta = std::fs::symlink_metadata(&path).expect("metadata");
+            let mode = meta.permissions().mode();
+            if meta.file_type().is_symlink() {
+                out.insert(rel, (mode, std::fs::read_link(&path).expect("link").as_os_str().as_bytes().to_vec()));
+            } else if meta.is_dir() {
+                out.insert(rel, (mode, Vec::new()));
+                walk(&path, root, out);
+            } else {
+                out.insert(rel, (mode, std::fs::read(&path).expect("file")));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
 }

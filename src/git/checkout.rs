@@ -1,0 +1,191 @@
+//! Writing a tree's files into a task worktree on both cores.
+//!
+//! Creating files dominates a worktree's creation on these disks (a create
+//! `openat` costs about half a millisecond here), and neither libgit2 nor
+//! git by default creates them in parallel (PERF-NOTES). Two threads, each
+//! with its own repository handle to read blobs, write contiguous halves of
+//! the sorted file list, so that they rarely create files in the same
+//! directory (whose lock would serialise them), and the stat data each
+//! `fstat` returns goes into the worktree's index, so that the next status
+//! does not hash every file again.
+//!
+//! The bytes written are the blobs' bytes. That is right only when no
+//! smudge filter or line-ending conversion can apply and symlinks are real
+//! symlinks; [`Repo::plain_checkout`] says when, and otherwise libgit2's
+//! checkout does the work.
+//!
+//! Nothing is written through a symlink: files are created with
+//! `O_CREAT | O_EXCL | O_NOFOLLOW`, so a path that exists (a file or a link
+//! an attempt left there) is an error, not an overwrite. Callers clear the
+//! paths first ([`super::safe_fs::clear_for_write`]).
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use git2::{IndexEntry, IndexTime, Oid, Repository};
+
+use super::{GitError, Repo, ctx};
+
+/// One entry of a tree to write: path (relative, `/`-separated), blob or
+/// commit id, and git's mode.
+#[derive(Debug, Clone)]
+pub(super) struct Item {
+    pub path: Vec<u8>,
+    pub oid: Oid,
+    pub mode: u32,
+}
+
+const LINK: u32 = 0o120000;
+const GITLINK: u32 = 0o160000;
+const TREE: i32 = 0o040000;
+
+/// Below this many files one thread writes them all.
+const PARALLEL_MIN: usize = 64;
+
+impl Repo {
+    /// Whether a checkout may write blobs' bytes as they are: no
+    /// `.gitattributes` (`any_gitattributes` says for the tree or index),
+    /// no attributes file of the repository or the user, no
+    /// `core.autocrlf`, and symlinks enabled.
+    pub(super) fn plain_checkout(&self, config: &git2::Config, any_gitattributes: bool) -> bool {
+        let autocrlf = config.get_string("core.autocrlf").is_ok_and(|v| v != "false");
+        let symlinks = config.get_bool("core.symlinks").unwrap_or(true);
+        symlinks && !autocrlf && !any_gitattributes && !self.attribute_files(config)
+    }
+
+    /// Whether attributes come from outside the tree: `info/attributes`,
+    /// `core.attributesFile` or the user's `git/attributes`.
+    pub(super) fn attribute_files(&self, config: &git2::Config) -> bool {
+        if self.common_dir().join("info").join("attributes").exists() || config.get_path("core.attributesFile").is_ok()
+        {
+            return true;
+        }
+        let xdg = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
+        xdg.is_some_and(|d| d.join("git").join("attributes").exists())
+    }
+}
+
+/// Every file, symlink and submodule of `tree`, in index order.
+pub(super) fn tree_items(repo: &Repository, tree: Oid) -> Result<Vec<Item>, GitError> {
+    let mut items = Vec::new();
+    collect(repo, tree, &mut Vec::new(), &mut items)?;
+    Ok(items)
+}
+
+fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<Item>) -> Result<(), GitError> {
+    let t = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
+    for e in t.iter() {
+        let len = prefix.len();
+        if len > 0 {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(e.name_bytes());
+        if e.filemode() == TREE {
+            collect(repo, e.id(), prefix, items)?;
+        } else {
+            items.push(Item { path: prefix.clone(), oid: e.id(), mode: e.filemode() as u32 });
+        }
+        prefix.truncate(len);
+    }
+    Ok(())
+}
+
+/// Writes `items` (none of which exists on disk) under `root`, reading
+/// blobs through repositories opened at `git_dir`, and returns their index
+/// entries with stat data, in the items' order. With `make_parents`, missing
+/// parent directories are created (for a fresh worktree; a reset has
+/// cleared and made them already).
+pub(super) fn write_items(
+    git_dir: &Path,
+    root: &Path,
+    items: &[Item],
+    make_parents: bool,
+) -> Result<Vec<IndexEntry>, GitError> {
+    let half = if items.len() < PARALLEL_MIN { items.len() } else { items.len() / 2 };
+    let (a, b) = items.split_at(half);
+    let (x, y) = std::thread::scope(|s| {
+        let other = (!b.is_empty()).then(|| s.spawn(|| write_part(git_dir, root, b, make_parents)));
+        let x = write_part(git_dir, root, a, make_parents);
+        let y = match other {
+            Some(h) => h.join().unwrap_or_else(|_| {
+                Err(GitError::Io { path: root.to_path_buf(), source: std::io::Error::other("a writing thread failed") })
+            }),
+            None => Ok(Vec::new()),
+        };
+        (x, y)
+    });
+    let mut all = x?;
+    all.extend(y?);
+    Ok(all)
+}
+
+fn write_part(git_dir: &Path, root: &Path, items: &[Item], make_parents: bool) -> Result<Vec<IndexEntry>, GitError> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let repo = Repository::open(git_dir).map_err(ctx(|| format!("cannot open {}", git_dir.display())))?;
+    let mut made: Option<PathBuf> = None;
+    let mut entries = Vec::with_capacity(items.len());
+    for item in items {
+        let abs = root.join(OsStr::from_bytes(&item.path));
+        let io = |source| GitError::Io { path: abs.clone(), source };
+        if make_parents
+            && let Some(parent) = abs.parent()
+            && made.as_deref() != Some(parent)
+        {
+            std::fs::create_dir_all(parent).map_err(|source| GitError::Io { path: parent.to_path_buf(), source })?;
+            made = Some(parent.to_path_buf());
+        }
+        let meta = match item.mode {
+            GITLINK => {
+                // A submodule that is not checked out: an empty directory.
+                std::fs::create_dir(&abs).map_err(io)?;
+                None
+            }
+            LINK => {
+                let blob = repo.find_blob(item.oid).map_err(ctx(|| format!("cannot read blob {}", item.oid)))?;
+                std::os::unix::fs::symlink(OsStr::from_bytes(blob.content()), &abs).map_err(io)?;
+                Some(std::fs::symlink_metadata(&abs).map_err(io)?)
+            }
+            mode => {
+                let blob = repo.find_blob(item.oid).map_err(ctx(|| format!("cannot read blob {}", item.oid)))?;
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .mode(if mode == 0o100755 { 0o777 } else { 0o666 })
+                    .open(&abs)
+                    .map_err(io)?;
+                file.write_all(blob.content()).map_err(io)?;
+                Some(file.metadata().map_err(io)?)
+            }
+        };
+        entries.push(index_entry(item, meta.as_ref()));
+    }
+    Ok(entries)
+}
+
+/// The index entry of a written item: its stat data as git records it
+/// (each field truncated to 32 bits, as in the index format).
+fn index_entry(item: &Item, meta: Option<&std::fs::Metadata>) -> IndexEntry {
+    let time = |secs: i64, nanos: i64| IndexTime::new(secs as i32, nanos as u32);
+    IndexEntry {
+        ctime: meta.map_or(IndexTime::new(0, 0), |m| time(m.ctime(), m.ctime_nsec())),
+        mtime: meta.map_or(IndexTime::new(0, 0), |m| time(m.mtime(), m.mtime_nsec())),
+        dev: meta.map_or(0, |m| m.dev() as u32),
+        ino: meta.map_or(0, |m| m.ino() as u32),
+        mode: item.mode,
+        uid: meta.map_or(0, MetadataExt::uid),
+        gid: meta.map_or(0, MetadataExt::gid),
+        file_size: meta.map_or(0, |m| m.size() as u32),
+        id: item.oid,
+        flags: item.path.len().min(0xfff) as u16,
+        flags_extended: 0,
+        path: item.path.clone(),
+    }
+}
