@@ -192,13 +192,18 @@ impl Repo {
     /// Paths that differ between HEAD, the index and the working tree,
     /// each flagged when it is untracked or ignored.
     ///
-    /// This is what libgit2's status computes, as its two diffs (HEAD to
-    /// index, index to working tree) run side by side on the machine's two
-    /// cores, each with its own repository handle: libgit2 runs them one
-    /// after the other, and the pair was 75% of a working-tree comparison.
+    /// This is what libgit2's status computes, spread over the machine's
+    /// two cores: libgit2 runs its two diffs (HEAD to index, index to
+    /// working tree) one after the other on one thread, and the working-tree
+    /// side stats every file. Here the working tree is cut in two halves of
+    /// about equal numbers of index entries ([`halves`]), each compared on
+    /// its own thread with its own repository handle, as literal pathspecs
+    /// that libgit2's iterator uses to skip the other half's directories.
     fn status_entries(&self, head_tree: Oid, with_ignored: bool) -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
         let workdir = self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?;
-        let staged = |repo: &git2::Repository| -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+        let open = || git2::Repository::open(workdir).map_err(ctx(|| format!("cannot open {}", workdir.display())));
+        let staged = || -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+            let repo = open()?;
             let tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
             let index = repo.index().map_err(ctx(|| "cannot read the index".into()))?;
             let mut opts = git2::DiffOptions::new();
@@ -208,42 +213,55 @@ impl Repo {
                 .map_err(ctx(|| "cannot compare HEAD with the index".into()))?;
             Ok(diff.deltas().filter_map(|d| delta_path(&d).map(|p| (p, Untracked::No))).collect())
         };
-        let (staged, unstaged) = std::thread::scope(|s| {
-            let other = s.spawn(|| {
-                let repo =
-                    git2::Repository::open(workdir).map_err(ctx(|| format!("cannot open {}", workdir.display())))?;
-                staged(&repo)
-            });
+        let unstaged = |repo: &git2::Repository, part: &[Vec<u8>]| -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
             let mut opts = git2::DiffOptions::new();
             opts.include_untracked(true)
                 .recurse_untracked_dirs(true)
                 .include_ignored(with_ignored)
                 .recurse_ignored_dirs(with_ignored)
                 .include_typechange(true)
-                .ignore_submodules(false);
-            let unstaged = self
-                .repo
+                .ignore_submodules(false)
+                .disable_pathspec_match(true);
+            for unit in part {
+                opts.pathspec(unit.as_slice());
+            }
+            let diff = repo
                 .diff_index_to_workdir(None, Some(&mut opts))
-                .map_err(ctx(|| "cannot compare the index with the working tree".into()))
-                .map(|diff| {
-                    diff.deltas()
-                        .filter_map(|d| {
-                            let flag = match d.status() {
-                                git2::Delta::Untracked => Untracked::Yes,
-                                git2::Delta::Ignored => Untracked::Ignored,
-                                _ => Untracked::No,
-                            };
-                            delta_path(&d).map(|p| (p, flag))
-                        })
-                        .collect::<Vec<_>>()
-                });
-            let staged = other.join().unwrap_or_else(|_| {
-                Err(GitError::Io { path: workdir.to_path_buf(), source: std::io::Error::other("status thread failed") })
-            });
-            (staged, unstaged)
+                .map_err(ctx(|| "cannot compare the index with the working tree".into()))?;
+            Ok(diff
+                .deltas()
+                .filter_map(|d| {
+                    let flag = match d.status() {
+                        git2::Delta::Untracked => Untracked::Yes,
+                        git2::Delta::Ignored => Untracked::Ignored,
+                        _ => Untracked::No,
+                    };
+                    delta_path(&d).map(|p| (p, flag))
+                })
+                .collect())
+        };
+        let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
+        let paths: Vec<Vec<u8>> = index.iter().map(|e| e.path).collect();
+        let (first, second) = halves(&paths, &|dir: &[u8]| {
+            let abs = workdir.join(OsStr::from_bytes(dir));
+            // Only a real directory; the root's `.git` is git's, not a unit.
+            if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
+                return None;
+            }
+            let names = std::fs::read_dir(&abs).ok()?.flatten().map(|e| e.file_name().into_vec());
+            Some(names.filter(|n| !(dir.is_empty() && n == b".git")).collect())
+        });
+        let failed =
+            || Err(GitError::Io { path: workdir.to_path_buf(), source: std::io::Error::other("status thread failed") });
+        let (staged, a, b) = std::thread::scope(|s| {
+            let staged = s.spawn(staged);
+            let a = (!second.is_empty()).then(|| s.spawn(|| unstaged(&open()?, &second)));
+            let b = unstaged(&self.repo, &first);
+            let a = a.map(|h| h.join().unwrap_or_else(|_| failed()));
+            (staged.join().unwrap_or_else(|_| failed()), a.unwrap_or(Ok(Vec::new())), b)
         });
         let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> = staged?.into_iter().collect();
-        for (path, flag) in unstaged? {
+        for (path, flag) in a?.into_iter().chain(b?) {
             all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
         }
         Ok(all.into_iter().collect())
@@ -324,4 +342,121 @@ fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnD
 
 fn is_gitignore(path: &[u8]) -> bool {
     crate::pathfmt::basename(path) == b".gitignore"
+}
+
+/// The names in a directory of the working tree (relative path, `""` for
+/// the root), or `None` when it is not a real directory on disk.
+type ListDir = dyn Fn(&[u8]) -> Option<Vec<Vec<u8>>>;
+
+/// The working tree cut in two lists of literal pathspecs that together
+/// cover every path of the index (`paths`) and of the disk, with about as
+/// many index entries in each. `disk(dir)` lists the names in `dir` (`""`
+/// for the root) when it is a real directory on disk.
+///
+/// The units are the top-level names; while one directory holds more than
+/// half the entries, it is replaced by the names inside it (from the index
+/// and from disk, so new files beside them stay covered). Two empty lists
+/// mean: compare everything at once.
+fn halves(paths: &[Vec<u8>], disk: &ListDir) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let total = paths.len();
+    let mut units = children(paths, disk, b"");
+    for _ in 0..4 {
+        let Some((i, (unit, count))) = units.iter().enumerate().max_by_key(|(_, (_, c))| *c) else { break };
+        // Only a directory of the index that is a directory on disk too: not
+        // a submodule, a file that replaced it, or an untracked tree.
+        let below = [unit.as_slice(), b"/"].concat();
+        if count * 2 <= total || !paths.iter().any(|p| p.starts_with(&below)) || disk(unit).is_none() {
+            break;
+        }
+        let unit = unit.clone();
+        units.remove(i);
+        units.extend(children(paths, disk, &unit));
+        units.sort();
+    }
+    let mut seen = 0;
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    for (unit, count) in units {
+        if first.is_empty() || (seen + count) * 2 <= total + count {
+            seen += count;
+            first.push(unit);
+        } else {
+            second.push(unit);
+        }
+    }
+    if second.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    (first, second)
+}
+
+/// The names directly under `dir` (relative, `""` for the root), as paths,
+/// each with the number of index entries at or below it: from the index,
+/// and from disk (a new file or directory counts one).
+fn children(paths: &[Vec<u8>], disk: &ListDir, dir: &[u8]) -> Vec<(Vec<u8>, usize)> {
+    let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
+    let mut counts: std::collections::BTreeMap<Vec<u8>, usize> = std::collections::BTreeMap::new();
+    for p in paths {
+        if let Some(rest) = p.strip_prefix(prefix.as_slice()) {
+            let name = rest.split(|&b| b == b'/').next().unwrap_or(rest);
+            *counts.entry([prefix.as_slice(), name].concat()).or_default() += 1;
+        }
+    }
+    for name in disk(dir).unwrap_or_default() {
+        counts.entry([prefix.as_slice(), &name].concat()).or_insert(1);
+    }
+    counts.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(s: &str) -> Vec<u8> {
+        s.as_bytes().to_vec()
+    }
+
+    /// Whether some unit of either half is `path` or a directory above it.
+    fn covered(path: &[u8], (first, second): &(Vec<Vec<u8>>, Vec<Vec<u8>>)) -> bool {
+        first.iter().chain(second).any(|u| path == u.as_slice() || path.starts_with(&[u.as_slice(), b"/"].concat()))
+    }
+
+    #[test]
+    fn halves_balance_top_level_directories() {
+        let paths: Vec<Vec<u8>> = (0..1000).map(|i| b(&format!("d{}/f{i}", i % 4))).collect();
+        let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> {
+            dir.is_empty().then(|| vec![b("d0"), b("d1"), b("d2"), b("d3"), b("new.txt")])
+        };
+        let h = halves(&paths, &disk);
+        assert_eq!(h, (vec![b("d0"), b("d1")], vec![b("d2"), b("d3"), b("new.txt")]));
+        assert!(paths.iter().all(|p| covered(p, &h)) && covered(b"new.txt", &h));
+    }
+
+    #[test]
+    fn halves_open_a_directory_that_holds_most_files() {
+        // `src` holds 900 of 1,000 entries and a new file of its own on disk.
+        let mut paths: Vec<Vec<u8>> = (0..900).map(|i| b(&format!("src/m{}/f{i}", i % 3))).collect();
+        paths.extend((0..100).map(|i| b(&format!("tests/t{i}"))));
+        paths.sort();
+        let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> {
+            match dir {
+                b"" => Some(vec![b("src"), b("tests")]),
+                b"src" => Some(vec![b("m0"), b("m1"), b("m2"), b("new.rs")]),
+                _ => None,
+            }
+        };
+        let h = halves(&paths, &disk);
+        assert_eq!(h, (vec![b("src/m0"), b("src/m1")], vec![b("src/m2"), b("src/new.rs"), b("tests")]));
+        assert!(paths.iter().all(|p| covered(p, &h)) && covered(b"src/new.rs", &h));
+    }
+
+    #[test]
+    fn halves_never_open_a_submodule_or_a_replaced_directory() {
+        // One submodule holds the only entry: nothing to split.
+        let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> { dir.is_empty().then(|| vec![b("sub")]) };
+        assert_eq!(halves(&[b("sub")], &disk), (vec![], vec![]));
+        // `src` is a file on disk now: it stays one unit.
+        let paths: Vec<Vec<u8>> = (0..10).map(|i| b(&format!("src/f{i}"))).chain([b("README")]).collect();
+        let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> { dir.is_empty().then(|| vec![b("README"), b("src")]) };
+        assert_eq!(halves(&paths, &disk), (vec![b("README")], vec![b("src")]));
+    }
 }
