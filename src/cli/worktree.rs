@@ -45,6 +45,18 @@ pub struct TaskBase {
     pub base: Option<String>,
 }
 
+/// Holds the task's run lock while its worktree is changed, so that a
+/// create, reset or remove never runs under an attempt (exit 3 names the
+/// running process). A task that has never been run has no record and no
+/// lock to take; none is created for it.
+fn hold(o: &Opened, task: &str) -> Result<Option<crate::record::TaskLock>, CliError> {
+    let store = crate::record::Store::new(o.repo.common_dir());
+    if !store.task_dir(task).is_dir() {
+        return Ok(None);
+    }
+    Ok(Some(store.lock(task)?))
+}
+
 pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
     let o = open(dir, args.config.as_deref())?;
     let root = o.repo.worktrees_root(&o.config.worktree.root);
@@ -62,6 +74,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
                 )));
             }
             let base = resolve_base(&o, t.base.as_deref())?;
+            let _lock = hold(&o, &t.task)?;
             o.repo.create_worktree(&path, &t.task, base)?;
             prepare(&o.repo, &o.config, &path)?;
             writeln!(out, "{}", path.display())?;
@@ -70,8 +83,12 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             check_task_name(&t.task)?;
             let path = root.join(&t.task);
             let base = resolve_base(&o, t.base.as_deref())?;
+            let _lock = hold(&o, &t.task)?;
             let r = o.repo.reset_worktree(&path, &t.task, base)?;
             prepare(&o.repo, &o.config, &path)?;
+            for lock in &r.stale_locks {
+                writeln!(out, "removed {}, left by a killed process", lock.display())?;
+            }
             if r.recreated {
                 writeln!(out, "{}: recreated at {base}", path.display())?;
             } else {
@@ -102,6 +119,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
         Action::Remove { task } => {
             check_task_name(&task)?;
             let path = root.join(&task);
+            let _lock = hold(&o, &task)?;
             o.repo.remove_worktree(&path, &task)?;
             writeln!(out, "removed {}", path.display())?;
         }

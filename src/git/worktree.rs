@@ -36,6 +36,9 @@ pub struct ResetReport {
     pub removed: usize,
     /// The worktree was missing or broken and was created anew.
     pub recreated: bool,
+    /// Lock files of the worktree's index or HEAD that a killed process
+    /// left behind, removed before the reset.
+    pub stale_locks: Vec<PathBuf>,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> GitError + '_ {
@@ -113,6 +116,17 @@ impl Repo {
             self.create_worktree(path, task, base)?;
             return Ok(ResetReport { recreated: true, ..ResetReport::default() });
         }
+        // The worktree and its metadata are retry-run's, and its callers hold
+        // the task's run lock: a lock file here was left by a process killed
+        // while writing (git and libgit2 take them for milliseconds).
+        let mut stale_locks = Vec::new();
+        for name in ["index.lock", "HEAD.lock"] {
+            let lock = self.worktree_meta(task).join(name);
+            if std::fs::symlink_metadata(&lock).is_ok() {
+                safe_fs::remove_any(&lock).map_err(io(&lock))?;
+                stale_locks.push(lock);
+            }
+        }
         let wt = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         let tree = commit.tree().map_err(ctx(|| format!("cannot read the tree of {base}")))?;
@@ -169,7 +183,7 @@ impl Repo {
         let statuses = wt
             .statuses(Some(&mut opts))
             .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
-        let mut report = ResetReport::default();
+        let mut report = ResetReport { stale_locks, ..ResetReport::default() };
         let mut remove: Vec<Vec<u8>> = Vec::new();
         for s in statuses.iter() {
             let file = s.path_bytes().to_vec();

@@ -346,7 +346,7 @@ fn is_gitignore(path: &[u8]) -> bool {
 
 /// The names in a directory of the working tree (relative path, `""` for
 /// the root), or `None` when it is not a real directory on disk.
-type ListDir = dyn Fn(&[u8]) -> Option<Vec<Vec<u8>>>;
+type ListDir<'a> = dyn Fn(&[u8]) -> Option<Vec<Vec<u8>>> + 'a;
 
 /// The working tree cut in two lists of literal pathspecs that together
 /// cover every path of the index (`paths`) and of the disk, with about as
@@ -357,7 +357,7 @@ type ListDir = dyn Fn(&[u8]) -> Option<Vec<Vec<u8>>>;
 /// half the entries, it is replaced by the names inside it (from the index
 /// and from disk, so new files beside them stay covered). Two empty lists
 /// mean: compare everything at once.
-fn halves(paths: &[Vec<u8>], disk: &ListDir) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+fn halves(paths: &[Vec<u8>], disk: &ListDir<'_>) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let total = paths.len();
     let mut units = children(paths, disk, b"");
     for _ in 0..4 {
@@ -392,7 +392,7 @@ fn halves(paths: &[Vec<u8>], disk: &ListDir) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 /// The names directly under `dir` (relative, `""` for the root), as paths,
 /// each with the number of index entries at or below it: from the index,
 /// and from disk (a new file or directory counts one).
-fn children(paths: &[Vec<u8>], disk: &ListDir, dir: &[u8]) -> Vec<(Vec<u8>, usize)> {
+fn children(paths: &[Vec<u8>], disk: &ListDir<'_>, dir: &[u8]) -> Vec<(Vec<u8>, usize)> {
     let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
     let mut counts: std::collections::BTreeMap<Vec<u8>, usize> = std::collections::BTreeMap::new();
     for p in paths {

@@ -334,7 +334,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 json!({"mode": "always", "created": true})
             } else {
                 let r = repo.reset_worktree(&wt, &id, base.oid)?;
-                json!({"mode": "always", "created": r.recreated, "restored": r.restored, "removed": r.removed})
+                let stale: Vec<String> = r.stale_locks.iter().map(|p| p.display().to_string()).collect();
+                json!({"mode": "always", "created": r.recreated, "restored": r.restored, "removed": r.removed, "stale_locks_removed": stale})
             };
             crate::cli::worktree::prepare(&repo, &config, &wt)?;
             Ok(report)

@@ -385,6 +385,38 @@ fn snapshots_commit_tracked_changes_and_new_files_but_not_ignored_ones() {
 }
 
 #[test]
+fn reset_removes_locks_a_killed_writer_left_and_waits_for_no_running_task() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    std::fs::write(w.join("a.txt"), "changed\n").expect("modify");
+    // A run killed while writing the worktree's index or HEAD.
+    let meta = r.join(".git/worktrees/retry-run-t1");
+    std::fs::write(meta.join("index.lock"), "").expect("lock");
+    std::fs::write(meta.join("HEAD.lock"), "").expect("lock");
+    let out = env.run(&r, &["worktree", "reset", "t1"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("index.lock, left by a killed process"), "{}", out.stdout);
+    assert!(out.stdout.contains("HEAD.lock, left by a killed process"), "{}", out.stdout);
+    assert!(!meta.join("index.lock").exists() && !meta.join("HEAD.lock").exists());
+    assert_eq!(env.git(&w, &["status", "--porcelain"]), "");
+
+    // While a run holds the task, its worktree is left alone (exit 3).
+    let store = retry_run::record::Store::new(&r.join(".git"));
+    let held = store.lock("t1").expect("lock the task");
+    std::fs::write(w.join("a.txt"), "the attempt's work\n").expect("modify");
+    for args in [&["worktree", "reset", "t1"][..], &["worktree", "remove", "t1"]] {
+        let out = env.run(&r, args);
+        out.assert_code(3);
+        assert!(out.stderr.contains("is being run by process"), "{}", out.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(w.join("a.txt")).expect("kept"), "the attempt's work\n");
+    drop(held);
+    env.run(&r, &["worktree", "remove", "t1"]).assert_code(0);
+}
+
+#[test]
 fn the_fingerprint_sees_hooks_config_and_the_worktree_link() {
     let env = TestEnv::new();
     let r = repo(&env);
