@@ -478,6 +478,29 @@ fn kill_then_continue(env: &TestEnv, r: &Path, task: &str, agent: &str, marker: 
 }
 
 #[test]
+fn reset_keep_starts_each_attempt_from_the_last_ones_files() {
+    let env = TestEnv::new();
+    let r = project(&env, &format!("max_attempts = 3\n[agent]\nreset = \"keep\"\n{TEST_CHECK}"));
+    // Each attempt adds a line; the third fixes the value. With "keep" the
+    // third attempt still has the first two attempts' lines.
+    let agent = "echo \"attempt $RETRY_RUN_ATTEMPT\" >> src/notes.txt; \
+                 if [ \"$RETRY_RUN_ATTEMPT\" = 3 ]; then echo 'value = 2' > src/app.txt; fi";
+    run(&env, &r, &["--task", "Keep", "--", "sh", "-c", agent]).assert_code(0);
+    assert_eq!(outcomes(&r, "keep"), ["CHECK_FAILURE", "CHECK_FAILURE", "SUCCESS"]);
+    let modes: Vec<String> = of_type(&events(&r, "keep"), "WorktreeReset")
+        .iter()
+        .map(|e| e["mode"].as_str().unwrap_or("?").to_string())
+        .collect();
+    assert_eq!(modes, ["always", "keep", "keep"], "the first attempt starts at the base");
+    let notes = env.git(&r, &["show", "retry-run/keep:src/notes.txt"]);
+    assert_eq!(notes, "attempt 1\nattempt 2\nattempt 3");
+    // Each snapshot's parent is still the base: its diff holds everything so far.
+    let base = env.git(&r, &["rev-parse", "HEAD"]);
+    assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/keep/2^"]), base);
+    assert_eq!(env.git(&r, &["show", "refs/retry-run/keep/2:src/notes.txt"]), "attempt 1\nattempt 2");
+}
+
+#[test]
 fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
     let env = TestEnv::new();
     let marker = env.path("marker");
