@@ -91,11 +91,20 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
         writeln!(out, "no tasks yet")?;
     }
     let mut total = 0;
+    let mut unreadable = 0;
     for task in tasks {
+        // A log that cannot be read is named on stderr and its task shown as
+        // "unreadable"; the other tasks still show, and the exit code is 3.
+        let mut state_override = None;
         let verified = match store.read(&task) {
             Ok(v) => Some(v),
             Err(RecordError::NoTask { .. }) => None,
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                eprintln!("retry-run: error: {e}");
+                unreadable += 1;
+                state_override = Some("unreadable");
+                None
+            }
         };
         let running = verified.is_some() && store.running(&task).is_some();
         let s = verified.as_ref().map(|v| summarize_task(v, running));
@@ -105,7 +114,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
         if args.json {
             let line = json!({
                 "task": task,
-                "state": s.as_ref().map_or("no record", |s| s.state),
+                "state": state_override.unwrap_or(s.as_ref().map_or("no record", |s| s.state)),
                 "attempts": s.as_ref().map_or(0, |s| s.attempts),
                 "base": s.as_ref().and_then(|s| s.base.clone()),
                 "last_outcome": s.as_ref().and_then(|s| s.last_outcome.clone()),
@@ -122,7 +131,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             writeln!(
                 out,
                 "{task}\t{}\tattempts {}\tbase {base}\tlast {}\tworktree {}",
-                s.as_ref().map_or("no record", |s| s.state),
+                state_override.unwrap_or(s.as_ref().map_or("no record", |s| s.state)),
                 s.as_ref().map_or(0, |s| s.attempts),
                 s.as_ref().and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
                 used.map_or("none".to_string(), human_bytes),
@@ -138,5 +147,5 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
         )?;
     }
     out.flush()?;
-    Ok(exit::OK)
+    Ok(if unreadable > 0 { exit::ENVIRONMENT } else { exit::OK })
 }

@@ -24,6 +24,8 @@ pub enum RecordError {
     Locked { task: String, pid: String, lock: PathBuf },
     #[error("no task {task:?} in {}; `retry-run status` lists the tasks", dir.display())]
     NoTask { task: String, dir: PathBuf },
+    #[error("{}: not a regular file; an event log is a plain file: move this aside and restore the log", path.display())]
+    NotAFile { path: PathBuf },
 }
 
 impl RecordError {
@@ -88,8 +90,18 @@ impl Store {
     /// Reads and verifies a task's log.
     pub fn read(&self, task: &str) -> Result<Verified, RecordError> {
         let path = self.events_path(task);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(chain::verify(&bytes)),
+        let read = || -> std::io::Result<Option<Vec<u8>>> {
+            let mut file = File::open(&path)?;
+            if !file.metadata()?.is_file() {
+                return Ok(None);
+            }
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)?;
+            Ok(Some(bytes))
+        };
+        match read() {
+            Ok(Some(bytes)) => Ok(chain::verify(&bytes)),
+            Ok(None) => Err(RecordError::NotAFile { path }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if self.task_dir(task).is_dir() {
                     Ok(chain::verify(b""))
@@ -169,6 +181,11 @@ pub struct EventLog {
 impl EventLog {
     fn open(path: &Path) -> Result<EventLog, RecordError> {
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io(path))?;
+        // A device or fifo here (a link to /dev/full reads zeros forever)
+        // would never end a read.
+        if !file.metadata().map_err(io(path))?.is_file() {
+            return Err(RecordError::NotAFile { path: path.to_path_buf() });
+        }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io(path))?;
         let t = chain::tail(&bytes);

@@ -501,6 +501,69 @@ fn reset_keep_starts_each_attempt_from_the_last_ones_files() {
 }
 
 #[test]
+fn a_full_disk_mid_append_is_a_clear_error_and_the_next_run_records_the_repair() {
+    use std::os::unix::process::CommandExt;
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 5\n");
+    // A file-size limit stands in for a full disk: the write that crosses
+    // it is cut short and the next fails (EFBIG where a disk gives ENOSPC),
+    // in the middle of an append to the event log.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    cmd.current_dir(&r).args(["run", "--quiet", "--task", "Full", "--", "sh", "-c", "echo x >> src/app.txt; exit 1"]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit { rlim_cur: 4096, rlim_max: 4096 };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("retry-run runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("events.jsonl: File too large"), "names the log: {stderr}");
+    let log = r.join(".git/retry-run/tasks/full/events.jsonl");
+    assert_eq!(std::fs::metadata(&log).expect("log").len(), 4096, "the last append was cut at the limit");
+    let whole = events(&r, "full").len();
+    assert!(whole >= 5, "the events before it stay: {whole}");
+
+    // With room again, the next run ends the torn line, records it and goes on.
+    std::fs::write(r.join("retry-run.toml"), "max_attempts = 8\n").expect("write");
+    run(&env, &r, &["--id", "full", "--", "sh", "-c", "echo x >> src/app.txt; exit 1"]).assert_code(1);
+    let ev = events(&r, "full");
+    let repaired = of_type(&ev, "LogRepaired");
+    assert_eq!(repaired.len(), 1, "the torn line is recorded once");
+    assert_eq!(repaired[0]["torn_line"], whole + 1);
+    let verify = env.run(&r, &["log", "full", "--verify"]);
+    verify.assert_code(0);
+    assert!(verify.stderr.contains("cut short by a crash during an append"), "{}", verify.stderr);
+}
+
+#[test]
+fn an_event_log_that_is_not_a_file_is_refused_and_status_shows_the_other_tasks() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 1\n");
+    run(&env, &r, &["--task", "Fine", "--", "sh", "-c", "echo 'value = 2' > src/app.txt"]).assert_code(0);
+    let dir = r.join(".git/retry-run/tasks/odd");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    // Reads of /dev/full never end; a log must be a plain file.
+    std::os::unix::fs::symlink("/dev/full", dir.join("events.jsonl")).expect("symlink");
+    let out = run(&env, &r, &["--id", "odd", "--task", "Odd", "--", "true"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("events.jsonl: not a regular file"), "{}", out.stderr);
+    let status = env.run(&r, &["status"]);
+    status.assert_code(3);
+    assert!(
+        status.stdout.contains("fine\tsucceeded") && status.stdout.contains("odd\tunreadable"),
+        "{}",
+        status.stdout
+    );
+    assert!(status.stderr.contains("not a regular file"), "{}", status.stderr);
+}
+
+#[test]
 fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
     let env = TestEnv::new();
     let marker = env.path("marker");
