@@ -103,7 +103,11 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
                 "  commit: {}",
                 commit.map_or("none (no snapshot)".to_string(), |c| format!("{} ({refname})", c.oid))
             )?;
-            writeln!(out, "  files:  {} {}", adir.display(), files.join(" "))?;
+            if adir.is_dir() {
+                writeln!(out, "  files:  {} {}", adir.display(), files.join(" "))?;
+            } else {
+                writeln!(out, "  files:  {} is missing (the events below are all that is recorded)", adir.display())?;
+            }
             for e in events {
                 writeln!(out, "  {:>4}  {}", e.seq, e.kind)?;
             }

@@ -564,6 +564,29 @@ fn an_event_log_that_is_not_a_file_is_refused_and_status_shows_the_other_tasks()
 }
 
 #[test]
+fn a_missing_attempt_directory_is_named_and_the_rest_of_the_record_still_reads() {
+    let env = TestEnv::new();
+    let r = project(&env, &format!("max_attempts = 1\n{TEST_CHECK}"));
+    run(&env, &r, &["--task", "Gone", "--", "sh", "-c", "echo x >> src/app.txt"]).assert_code(1);
+    let adir = r.join(".git/retry-run/tasks/gone/attempts/1");
+    std::fs::remove_dir_all(&adir).expect("rm -r");
+    let out = env.run(&r, &["inspect", "gone/1"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("is missing") && out.stdout.contains("AttemptCompleted"), "{}", out.stdout);
+    let prompt = env.run(&r, &["inspect", "gone/1", "--prompt"]);
+    prompt.assert_code(3);
+    assert!(
+        prompt.stderr.contains("attempts/1/prompt.md") && prompt.stderr.contains("incomplete"),
+        "{}",
+        prompt.stderr
+    );
+    // The diff comes from the snapshot commit; the log still verifies.
+    assert!(env.run(&r, &["inspect", "gone/1", "--diff"]).assert_code(0).stdout.contains("src/app.txt"));
+    env.run(&r, &["log", "gone", "--verify"]).assert_code(0);
+    env.run(&r, &["report", "gone"]).assert_code(0);
+}
+
+#[test]
 fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
     let env = TestEnv::new();
     let marker = env.path("marker");
