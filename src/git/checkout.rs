@@ -97,20 +97,17 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
 
 /// Writes `items` (none of which exists on disk) under `root`, reading
 /// blobs through repositories opened at `git_dir`, and returns their index
-/// entries with stat data, in the items' order. With `make_parents`, missing
-/// parent directories are created (for a fresh worktree; a reset has
-/// cleared and made them already).
-pub(super) fn write_items(
-    git_dir: &Path,
-    root: &Path,
-    items: &[Item],
-    make_parents: bool,
-) -> Result<Vec<IndexEntry>, GitError> {
+/// entries with stat data, in the items' order. Missing parent directories
+/// are created; `create_dir_all` follows symlinks, so
+/// the caller makes sure none is in the way: a fresh worktree has none, and
+/// a reset has made every existing parent a real directory
+/// ([`super::safe_fs::clear_for_write`]).
+pub(super) fn write_items(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEntry>, GitError> {
     let half = if items.len() < PARALLEL_MIN { items.len() } else { items.len() / 2 };
     let (a, b) = items.split_at(half);
     let (x, y) = std::thread::scope(|s| {
-        let other = (!b.is_empty()).then(|| s.spawn(|| write_part(git_dir, root, b, make_parents)));
-        let x = write_part(git_dir, root, a, make_parents);
+        let other = (!b.is_empty()).then(|| s.spawn(|| write_part(git_dir, root, b)));
+        let x = write_part(git_dir, root, a);
         let y = match other {
             Some(h) => h.join().unwrap_or_else(|_| {
                 Err(GitError::Io { path: root.to_path_buf(), source: std::io::Error::other("a writing thread failed") })
@@ -124,7 +121,7 @@ pub(super) fn write_items(
     Ok(all)
 }
 
-fn write_part(git_dir: &Path, root: &Path, items: &[Item], make_parents: bool) -> Result<Vec<IndexEntry>, GitError> {
+fn write_part(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEntry>, GitError> {
     if items.is_empty() {
         return Ok(Vec::new());
     }
@@ -134,8 +131,7 @@ fn write_part(git_dir: &Path, root: &Path, items: &[Item], make_parents: bool) -
     for item in items {
         let abs = root.join(OsStr::from_bytes(&item.path));
         let io = |source| GitError::Io { path: abs.clone(), source };
-        if make_parents
-            && let Some(parent) = abs.parent()
+        if let Some(parent) = abs.parent()
             && made.as_deref() != Some(parent)
         {
             std::fs::create_dir_all(parent).map_err(|source| GitError::Io { path: parent.to_path_buf(), source })?;

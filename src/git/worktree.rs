@@ -100,7 +100,7 @@ impl Repo {
                 .checkout_tree(commit.as_object(), Some(&mut co))
                 .map_err(ctx(|| format!("{}: cannot check out {base}", path.display())));
         }
-        let entries = checkout::write_items(&path, &path, &items, true)?;
+        let entries = checkout::write_items(&path, &path, &items)?;
         let mut index = wt.index().map_err(ctx(|| format!("{}: cannot open the worktree's index", path.display())))?;
         index.clear().map_err(ctx(|| "cannot clear the worktree's index".into()))?;
         for e in &entries {
@@ -230,7 +230,7 @@ impl Repo {
         if items.is_empty() {
             // Nothing to write.
         } else if self.plain_checkout(&config, attributes) {
-            for e in checkout::write_items(path, path, &items, true)? {
+            for e in checkout::write_items(path, path, &items)? {
                 index
                     .add(&e)
                     .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
