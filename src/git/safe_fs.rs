@@ -3,10 +3,11 @@
 //! An attempt may have replaced any file or directory by a link pointing
 //! outside; these helpers remove such links, never write through them.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 /// Removes whatever is at `path` (file, symlink, or directory tree) without
 /// following symlinks, making read-only directories writable on the way.
@@ -51,31 +52,73 @@ fn make_writable_dir(dir: &Path) {
 /// Makes every directory from `root` down to the parent of `root/rel` a real
 /// directory: a symlink or file standing where a directory belongs is removed.
 pub fn real_parent_dirs(root: &Path, rel: &Path) -> io::Result<()> {
-    let mut at = root.to_path_buf();
-    let comps: Vec<Component> = rel.components().collect();
-    for c in comps.iter().take(comps.len().saturating_sub(1)) {
-        let Component::Normal(name) = c else {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("unsafe path {}", rel.display())));
-        };
-        at.push(name);
-        match fs::symlink_metadata(&at) {
-            Ok(m) if m.is_dir() => make_writable_dir(&at),
-            Ok(_) => {
-                remove_any(&at)?;
-                fs::create_dir(&at)?;
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&at)?,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    Clearer::new(root).real_parent_dirs(rel)
 }
 
 /// Clears the way for a new file at `root/rel`: real parent directories,
 /// and nothing (not even a dangling symlink) at the path itself.
 pub fn clear_for_write(root: &Path, rel: &Path) -> io::Result<()> {
-    real_parent_dirs(root, rel)?;
-    remove_any(&root.join(rel))
+    Clearer::new(root).clear_for_write(rel)
+}
+
+/// [`clear_for_write`] for many paths of one tree: each directory is
+/// checked (and made real and writable) once, not once for every file
+/// below it. Only for a tree nothing else changes meanwhile, such as a task
+/// worktree during its reset.
+pub struct Clearer {
+    root: PathBuf,
+    real: HashSet<PathBuf>,
+}
+
+impl Clearer {
+    pub fn new(root: &Path) -> Clearer {
+        Clearer { root: root.to_path_buf(), real: HashSet::new() }
+    }
+
+    /// Real parent directories for `rel`, and nothing at `rel` itself.
+    pub fn clear_for_write(&mut self, rel: &Path) -> io::Result<()> {
+        self.real_parent_dirs(rel)?;
+        let path = self.root.join(rel);
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                make_tree_writable(&path);
+                self.real.retain(|d| !d.starts_with(&path));
+                fs::remove_dir_all(&path)
+            }
+            Ok(_) => fs::remove_file(&path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn real_parent_dirs(&mut self, rel: &Path) -> io::Result<()> {
+        let mut at = self.root.clone();
+        if self.real.insert(at.clone()) {
+            // The root is there; it only has to be writable.
+            make_writable_dir(&at);
+        }
+        let comps: Vec<Component> = rel.components().collect();
+        for c in comps.iter().take(comps.len().saturating_sub(1)) {
+            let Component::Normal(name) = c else {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("unsafe path {}", rel.display())));
+            };
+            at.push(name);
+            if self.real.contains(&at) {
+                continue;
+            }
+            match fs::symlink_metadata(&at) {
+                Ok(m) if m.is_dir() => make_writable_dir(&at),
+                Ok(_) => {
+                    remove_any(&at)?;
+                    fs::create_dir(&at)?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&at)?,
+                Err(e) => return Err(e),
+            }
+            self.real.insert(at.clone());
+        }
+        Ok(())
+    }
 }
 
 /// Copies a regular file or a symlink from `src` to `root/rel`, never

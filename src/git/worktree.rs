@@ -208,6 +208,7 @@ impl Repo {
         restore.sort();
         restore.dedup();
         let mut items: Vec<checkout::Item> = Vec::new();
+        let mut clearer = safe_fs::Clearer::new(path);
         for file in &restore {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file));
             let Ok(entry) = tree.get_path(rel) else {
@@ -215,7 +216,7 @@ impl Repo {
                 safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
                 continue;
             };
-            safe_fs::clear_for_write(path, rel).map_err(io(&path.join(rel)))?;
+            clearer.clear_for_write(rel).map_err(io(&path.join(rel)))?;
             if entry.filemode() == 0o040000 {
                 for mut item in checkout::tree_items(&wt, entry.id())? {
                     item.path = [file.as_slice(), b"/", &item.path].concat();
