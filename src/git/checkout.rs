@@ -1,9 +1,9 @@
-//! Writing a tree's files into a task worktree on both cores.
+//! Writing a tree's files into a task worktree on two threads.
 //!
 //! Creating files dominates a worktree's creation on these disks (a create
 //! `openat` costs about half a millisecond here), and neither libgit2 nor
 //! git by default creates them in parallel (PERF-NOTES). Two threads, each
-//! with its own repository handle to read blobs, write contiguous halves of
+//! with its own repository handle to read blobs, write contiguous parts of
 //! the sorted file list, so that they rarely create files in the same
 //! directory (whose lock would serialise them), and the stat data each
 //! `fstat` returns goes into the worktree's index, so that the next status
@@ -44,6 +44,11 @@ const TREE: i32 = 0o040000;
 
 /// Below this many files one thread writes them all.
 const PARALLEL_MIN: usize = 64;
+
+/// Threads that write files. On the 20k benchmark 4 and 8 writers took
+/// as long as 2 (about 9 s, as did `git -c checkout.workers=2`): past two,
+/// the disk's write-back is the limit, not the threads.
+const WRITERS: usize = 2;
 
 impl Repo {
     /// Whether a checkout may write blobs' bytes as they are: no
@@ -103,21 +108,27 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
 /// a reset has made every existing parent a real directory
 /// ([`super::safe_fs::clear_for_write`]).
 pub(super) fn write_items(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEntry>, GitError> {
-    let half = if items.len() < PARALLEL_MIN { items.len() } else { items.len() / 2 };
-    let (a, b) = items.split_at(half);
-    let (x, y) = std::thread::scope(|s| {
-        let other = (!b.is_empty()).then(|| s.spawn(|| write_part(git_dir, root, b)));
-        let x = write_part(git_dir, root, a);
-        let y = match other {
-            Some(h) => h.join().unwrap_or_else(|_| {
-                Err(GitError::Io { path: root.to_path_buf(), source: std::io::Error::other("a writing thread failed") })
-            }),
-            None => Ok(Vec::new()),
-        };
-        (x, y)
+    let writers = if items.len() < PARALLEL_MIN { 1 } else { WRITERS };
+    let chunk = items.len().div_ceil(writers).max(1);
+    let results: Vec<Result<Vec<IndexEntry>, GitError>> = std::thread::scope(|s| {
+        let handles: Vec<_> =
+            items.chunks(chunk).map(|part| s.spawn(move || write_part(git_dir, root, part))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(GitError::Io {
+                        path: root.to_path_buf(),
+                        source: std::io::Error::other("a writing thread failed"),
+                    })
+                })
+            })
+            .collect()
     });
-    let mut all = x?;
-    all.extend(y?);
+    let mut all = Vec::with_capacity(items.len());
+    for r in results {
+        all.extend(r?);
+    }
     Ok(all)
 }
 
