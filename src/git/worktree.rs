@@ -170,24 +170,51 @@ impl Repo {
         }
         index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
 
-        // The files: what differs from the base, untracked and ignored included.
-        let mut opts = StatusOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(false)
-            .include_ignored(true)
-            .recurse_ignored_dirs(false)
-            .exclude_submodules(true)
-            .include_unmodified(false)
-            .renames_head_to_index(false)
-            .renames_index_to_workdir(false);
-        let statuses = wt
-            .statuses(Some(&mut opts))
-            .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
+        // The files: what differs from the base, untracked and ignored
+        // included; the working tree cut in two halves compared side by side
+        // (as for a snapshot's status).
+        let statuses = |repo: &Repository, part: &[Vec<u8>]| -> Result<Vec<(Vec<u8>, Status)>, GitError> {
+            let mut opts = StatusOptions::new();
+            opts.include_untracked(true)
+                .recurse_untracked_dirs(false)
+                .include_ignored(true)
+                .recurse_ignored_dirs(false)
+                .exclude_submodules(true)
+                .include_unmodified(false)
+                .renames_head_to_index(false)
+                .renames_index_to_workdir(false)
+                .disable_pathspec_match(true);
+            for unit in part {
+                opts.pathspec(unit.as_slice());
+            }
+            let list = repo
+                .statuses(Some(&mut opts))
+                .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
+            Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
+        };
+        let (first, second) = super::worktree_state::split_worktree(path, &index);
+        let (a, b) = std::thread::scope(|s| {
+            let other = (!second.is_empty()).then(|| {
+                s.spawn(|| {
+                    let repo = Repository::open(path)
+                        .map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
+                    statuses(&repo, &second)
+                })
+            });
+            let a = statuses(&wt, &first);
+            let b = other.map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(GitError::Io {
+                        path: path.to_path_buf(),
+                        source: std::io::Error::other("status thread failed"),
+                    })
+                })
+            });
+            (a, b.unwrap_or(Ok(Vec::new())))
+        });
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
         let mut remove: Vec<Vec<u8>> = Vec::new();
-        for s in statuses.iter() {
-            let file = s.path_bytes().to_vec();
-            let st = s.status();
+        for (file, st) in a?.into_iter().chain(b?) {
             if st.intersects(Status::WT_NEW | Status::IGNORED) {
                 remove.push(file);
             } else if st
@@ -199,7 +226,6 @@ impl Repo {
                 restore.push(file);
             }
         }
-        drop(statuses);
         for file in &remove {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file.strip_suffix(b"/").unwrap_or(file)));
             safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;

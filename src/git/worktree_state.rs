@@ -241,16 +241,7 @@ impl Repo {
                 .collect())
         };
         let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
-        let paths: Vec<Vec<u8>> = index.iter().map(|e| e.path).collect();
-        let (first, second) = halves(&paths, &|dir: &[u8]| {
-            let abs = workdir.join(OsStr::from_bytes(dir));
-            // Only a real directory; the root's `.git` is git's, not a unit.
-            if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
-                return None;
-            }
-            let names = std::fs::read_dir(&abs).ok()?.flatten().map(|e| e.file_name().into_vec());
-            Some(names.filter(|n| !(dir.is_empty() && n == b".git")).collect())
-        });
+        let (first, second) = split_worktree(workdir, &index);
         let failed =
             || Err(GitError::Io { path: workdir.to_path_buf(), source: std::io::Error::other("status thread failed") });
         let (staged, a, b) = std::thread::scope(|s| {
@@ -342,6 +333,22 @@ fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnD
 
 fn is_gitignore(path: &[u8]) -> bool {
     crate::pathfmt::basename(path) == b".gitignore"
+}
+
+/// The working tree at `workdir` cut in two halves of literal pathspecs
+/// ([`halves`]) by the entries of `index` and the names on disk, for two
+/// comparisons side by side. Two empty lists: do not split.
+pub(super) fn split_worktree(workdir: &Path, index: &git2::Index) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let paths: Vec<Vec<u8>> = index.iter().map(|e| e.path).collect();
+    halves(&paths, &|dir: &[u8]| {
+        let abs = workdir.join(OsStr::from_bytes(dir));
+        // Only a real directory; the root's `.git` is git's, not a unit.
+        if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
+            return None;
+        }
+        let names = std::fs::read_dir(&abs).ok()?.flatten().map(|e| e.file_name().into_vec());
+        Some(names.filter(|n| !(dir.is_empty() && n == b".git")).collect())
+    })
 }
 
 /// The names in a directory of the working tree (relative path, `""` for

@@ -157,6 +157,10 @@ fn reset_undoes_everything_an_attempt_did_without_writing_outside() {
     std::fs::create_dir_all(&deep).expect("deep tree");
     std::fs::write(deep.join("f"), "f").expect("write");
     std::fs::write(w.join("build.log"), "ignored").expect("ignored file");
+    std::fs::create_dir_all(w.join("out.log/deep")).expect("ignored directory");
+    std::fs::write(w.join("out.log/deep/f"), "ignored").expect("write");
+    std::fs::create_dir_all(w.join("src/new")).expect("untracked directory inside a tracked one");
+    std::fs::write(w.join("src/new/f"), "new").expect("write");
     std::fs::create_dir(w.join("ro")).expect("mkdir");
     std::fs::write(w.join("ro/f"), "f").expect("write");
     std::fs::set_permissions(w.join("ro/f"), std::fs::Permissions::from_mode(0o444)).expect("chmod");
@@ -180,6 +184,7 @@ fn reset_undoes_everything_an_attempt_did_without_writing_outside() {
     assert_eq!(std::fs::read_link(w.join("link")).expect("link"), Path::new("a.txt"));
     assert_eq!(std::fs::metadata(w.join("run.sh")).expect("run.sh").permissions().mode() & 0o111, 0o111);
     assert!(!w.join("untracked").exists() && !w.join("ro").exists() && !w.join("build.log").exists());
+    assert!(!w.join("out.log").exists() && !w.join("src/new").exists());
     // Nothing was written through the links.
     let victims: Vec<_> = std::fs::read_dir(&outside).expect("outside").flatten().map(|e| e.file_name()).collect();
     assert_eq!(victims, vec![std::ffi::OsString::from("victim.txt")]);
