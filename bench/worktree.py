@@ -10,7 +10,8 @@ On a 20,000-file repository (the generator of bench/scope_diff.py):
             scratch index (a copy of the worktree's index), same changes.
             Each side's changes have content of its own (same sizes), so each
             has to store its new objects: neither finds the other's already
-            stored. Which side goes first alternates by run.
+            stored.
+Which side goes first alternates by run, for every operation.
   snapshot again: the same state snapshotted a second time (a new ref; every
             object already stored) vs git add -A && git write-tree again on a
             fresh copy of the index: the cost of reading the working tree alone.
@@ -75,8 +76,18 @@ def main():
         res = {"create": ([], []), "create vs git -c checkout.workers=2": ([], []), "reset": ([], []), "snapshot": ([], []),
                "snapshot again": ([], [])}
         for i in range(args.runs):
-            made = run([BIN, "worktree", "create", "bench", "--base", base], repo)
-            made_git = run(["git", "worktree", "add", "-q", "--detach", gitwt, base], repo)
+            # Which side goes first alternates by run, for every operation:
+            # the disk's write-back of one side's files slows whatever runs next.
+            def make_ours():
+                return run([BIN, "worktree", "create", "bench", "--base", base], repo)
+
+            def make_git():
+                return run(["git", "worktree", "add", "-q", "--detach", gitwt, base], repo)
+
+            if i % 2 == 0:
+                made, made_git = make_ours(), make_git()
+            else:
+                made_git, made = make_git(), make_ours()
             res["create"][0].append(made)
             res["create"][1].append(made_git)
             # git can write in parallel too, when asked (checkout.workers).
@@ -113,8 +124,18 @@ def main():
             res["snapshot again"][0].append(ours(2))
             res["snapshot again"][1].append(theirs())
 
-            res["reset"][0].append(run([BIN, "worktree", "reset", "bench", "--base", base], repo))
-            res["reset"][1].append(run(f"git reset -q --hard {base} && git clean -fdxq", gitwt, shell=True))
+            def reset_ours():
+                return run([BIN, "worktree", "reset", "bench", "--base", base], repo)
+
+            def reset_git():
+                return run(f"git reset -q --hard {base} && git clean -fdxq", gitwt, shell=True)
+
+            if i % 2 == 0:
+                r_o, r_g = reset_ours(), reset_git()
+            else:
+                r_g, r_o = reset_git(), reset_ours()
+            res["reset"][0].append(r_o)
+            res["reset"][1].append(r_g)
             out = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=wt, env=ENV, capture_output=True, text=True).stdout
             assert out == "", f"reset left: {out[:300]}"
 

@@ -17,7 +17,7 @@
 //! Nothing is written through a symlink: files are created with
 //! `O_CREAT | O_EXCL | O_NOFOLLOW`, so a path that exists (a file or a link
 //! an attempt left there) is an error, not an overwrite. Callers clear the
-//! paths first ([`super::safe_fs::clear_for_write`]).
+//! paths first ([`super::safe_fs::Clearer`]).
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -103,10 +103,9 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
 /// Writes `items` (none of which exists on disk) under `root`, reading
 /// blobs through repositories opened at `git_dir`, and returns their index
 /// entries with stat data, in the items' order. Missing parent directories
-/// are created; `create_dir_all` follows symlinks, so
-/// the caller makes sure none is in the way: a fresh worktree has none, and
-/// a reset has made every existing parent a real directory
-/// ([`super::safe_fs::clear_for_write`]).
+/// are created. `create_dir_all` follows symlinks, so the caller makes sure
+/// none is in the way: a fresh worktree has none, and a reset has made
+/// every existing parent a real directory ([`super::safe_fs::Clearer`]).
 pub(super) fn write_items(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEntry>, GitError> {
     let writers = if items.len() < PARALLEL_MIN { 1 } else { WRITERS };
     let chunk = items.len().div_ceil(writers).max(1);

@@ -168,7 +168,10 @@ impl Repo {
                 let _ = index.remove_path(Path::new(std::ffi::OsStr::from_bytes(new)));
             }
         }
-        index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
+        if staged.deltas().len() > 0 {
+            // Only when the attempt staged something: the status below reads it from disk.
+            index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
+        }
 
         // The files: what differs from the base, untracked and ignored
         // included; the working tree cut in two halves compared side by side
