@@ -1,8 +1,12 @@
 //! The git layer: the only module that uses libgit2.
 //!
-//! It reads; it never writes the user's index, working tree or refs. Objects
-//! it has to create to describe a working tree go into an in-memory object
-//! database (libgit2's mempack backend) and vanish with the process.
+//! It never writes the user's index, working tree or branches. Comparing
+//! and summarising only read: objects they have to create to describe a
+//! working tree go into an in-memory object database (libgit2's mempack
+//! backend) and vanish with the process. The writes are the task's own: its
+//! worktree ([`worktree`], [`checkout`]), its snapshots' objects and
+//! `refs/retry-run/` refs ([`tree_write`], [`pack`]), and the
+//! `retry-run/<task>` branch on success.
 
 mod changes;
 mod checkout;
