@@ -4,8 +4,8 @@
 //! and summarising only read: objects they have to create to describe a
 //! working tree go into an in-memory object database (libgit2's mempack
 //! backend) and vanish with the process. The writes are the task's own: its
-//! worktree ([`worktree`], [`checkout`]), its snapshots' objects and
-//! `refs/retry-run/` refs ([`tree_write`], [`pack`]), and the
+//! worktree (`worktree.rs`, `checkout.rs`), its snapshots' objects and
+//! `refs/retry-run/` refs (`tree_write.rs`, `pack.rs`), and the
 //! `retry-run/<task>` branch on success.
 
 mod changes;

@@ -292,7 +292,7 @@ impl Repo {
     /// untracked files that the base's ignore rules do not ignore) as a
     /// commit whose parent is `base`, and points `refname` at it. No index
     /// is touched: the tree is the worktree's `HEAD` tree with the changed
-    /// entries laid over it ([`super::tree_write`]).
+    /// entries laid over it (`tree_write.rs`).
     pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Oid, GitError> {
         let wt = Repo::discover(path)?;
         let head = wt.head()?;
