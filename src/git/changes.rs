@@ -409,9 +409,7 @@ fn compare(
         let second = s.spawn(|| render(half..pairs.len(), 0));
         (render(0..half, max_lines), second.join())
     });
-    let second = second.unwrap_or_else(|_| {
-        Err(GitError::Io { path: ".".into(), source: std::io::Error::other("the patch thread failed") })
-    });
+    let second = super::joined(second, Path::new("."), "the patch thread");
     let (mut patch_text, mut total, mut written) = (Vec::new(), 0, 0);
     for (k, (change, (fp, syms))) in changes.iter_mut().zip(first?.into_iter().chain(second?)).enumerate() {
         change.symbols = syms;

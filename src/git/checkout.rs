@@ -112,17 +112,7 @@ pub(super) fn write_items(git_dir: &Path, root: &Path, items: &[Item]) -> Result
     let results: Vec<Result<Vec<IndexEntry>, GitError>> = std::thread::scope(|s| {
         let handles: Vec<_> =
             items.chunks(chunk).map(|part| s.spawn(move || write_part(git_dir, root, part))).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(GitError::Io {
-                        path: root.to_path_buf(),
-                        source: std::io::Error::other("a writing thread failed"),
-                    })
-                })
-            })
-            .collect()
+        handles.into_iter().map(|h| super::joined(h.join(), root, "a writing thread")).collect()
     });
     let mut all = Vec::with_capacity(items.len());
     for r in results {

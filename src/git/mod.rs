@@ -76,6 +76,14 @@ impl GitError {
     }
 }
 
+/// The result of a scoped thread of the git layer; a thread that panicked
+/// becomes an error naming `what` it was doing and where.
+fn joined<T>(result: std::thread::Result<Result<T, GitError>>, path: &Path, what: &str) -> Result<T, GitError> {
+    result.unwrap_or_else(|_| {
+        Err(GitError::Io { path: path.to_path_buf(), source: std::io::Error::other(format!("{what} failed")) })
+    })
+}
+
 pub(crate) fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(git2::Error) -> GitError {
     move |source| GitError::Git { what: what(), source }
 }

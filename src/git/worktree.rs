@@ -205,14 +205,7 @@ impl Repo {
                 })
             });
             let a = statuses(&wt, &first);
-            let b = other.map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(GitError::Io {
-                        path: path.to_path_buf(),
-                        source: std::io::Error::other("status thread failed"),
-                    })
-                })
-            });
+            let b = other.map(|h| super::joined(h.join(), path, "a status thread"));
             (a, b.unwrap_or(Ok(Vec::new())))
         });
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
@@ -255,11 +248,14 @@ impl Repo {
                 items.push(checkout::Item { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
             }
         }
-        let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
-        let attributes = index.iter().any(|e| crate::pathfmt::basename(&e.path) == b".gitattributes");
+        let plain = || -> Result<bool, GitError> {
+            let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
+            let attributes = index.iter().any(|e| crate::pathfmt::basename(&e.path) == b".gitattributes");
+            Ok(self.plain_checkout(&config, attributes))
+        };
         if items.is_empty() {
             // Nothing to write.
-        } else if self.plain_checkout(&config, attributes) {
+        } else if plain()? {
             for e in checkout::write_items(path, path, &items)? {
                 index
                     .add(&e)

@@ -117,9 +117,7 @@ impl Repo {
                 let y = s.spawn(|| read(b));
                 (read(a), y.join())
             });
-            let y = y.unwrap_or_else(|_| {
-                Err(GitError::Io { path: workdir.clone(), source: std::io::Error::other("a reading thread failed") })
-            });
+            let y = super::joined(y, &workdir, "a reading thread");
             let mut all = x?;
             all.extend(y?);
             all
@@ -242,14 +240,12 @@ impl Repo {
         };
         let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
         let (first, second) = split_worktree(workdir, &index);
-        let failed =
-            || Err(GitError::Io { path: workdir.to_path_buf(), source: std::io::Error::other("status thread failed") });
         let (staged, a, b) = std::thread::scope(|s| {
             let staged = s.spawn(staged);
             let a = (!second.is_empty()).then(|| s.spawn(|| unstaged(&open()?, &second)));
             let b = unstaged(&self.repo, &first);
-            let a = a.map(|h| h.join().unwrap_or_else(|_| failed()));
-            (staged.join().unwrap_or_else(|_| failed()), a.unwrap_or(Ok(Vec::new())), b)
+            let a = a.map(|h| super::joined(h.join(), workdir, "a status thread"));
+            (super::joined(staged.join(), workdir, "the status thread"), a.unwrap_or(Ok(Vec::new())), b)
         });
         let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> = staged?.into_iter().collect();
         for (path, flag) in a?.into_iter().chain(b?) {
