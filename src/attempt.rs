@@ -160,6 +160,19 @@ pub struct CheckResult {
     pub output_lines: usize,
     /// New errors with their scopes and snippets.
     pub errors: Vec<ErrorItem>,
+    /// Tests run by the runners' totals, when printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_ran: Option<u64>,
+    /// Findings that are reported without failing the check (the
+    /// `test-integrity` check in `warn` mode).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Failure>,
+    /// Tests the output names as passed and failed (for targets; not
+    /// recorded).
+    #[serde(skip)]
+    pub passed_tests: Vec<String>,
+    #[serde(skip)]
+    pub failed_tests: Vec<String>,
 }
 
 impl CheckResult {
@@ -181,6 +194,10 @@ impl CheckResult {
             digest: Vec::new(),
             output_lines: 0,
             errors: Vec::new(),
+            tests_ran: None,
+            warnings: Vec::new(),
+            passed_tests: Vec::new(),
+            failed_tests: Vec::new(),
         }
     }
 }
@@ -283,6 +300,16 @@ impl AttemptRecord {
     pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
         self.checks.iter().filter(|c| !c.passed)
     }
+}
+
+/// The failures still failing on a passed check because the base has them
+/// too and `retry.baseline = "tolerate"` let them be: `check: label`.
+pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter(|c| c.passed && !c.flaky)
+        .flat_map(|c| c.pre_existing.iter().map(move |f| format!("{}: {}", c.name, f.key)))
+        .collect()
 }
 
 /// The gates of section 4, in order: agent exit, empty diff, scope, checks,

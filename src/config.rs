@@ -29,6 +29,10 @@ pub struct Config {
     pub checks: Vec<CheckConfig>,
     pub verifier: Option<VerifierConfig>,
     pub context: ContextConfig,
+    /// Tests that must pass for an attempt to succeed, whatever the
+    /// baseline mode (ids as the runner prints them). Usually set in a
+    /// task's front matter.
+    pub targets: Vec<String>,
 }
 
 impl Default for Config {
@@ -43,6 +47,7 @@ impl Default for Config {
             checks: Vec::new(),
             verifier: None,
             context: ContextConfig::default(),
+            targets: Vec::new(),
         }
     }
 }
@@ -227,7 +232,70 @@ pub enum RetryOn {
 pub struct RetryConfig {
     pub on: Vec<RetryOn>,
     pub flaky_reruns: u32,
-    pub baseline: bool,
+    pub baseline: BaselineMode,
+    /// What removed, skipped or de-asserted tests do (the built-in check
+    /// `test-integrity`).
+    pub test_weakening: WeakeningMode,
+    /// Globs naming test files; empty: the conventions of each language
+    /// (`tests/`, `test_*.py`, `*_test.py`, `*_test.go`, `*.test.ts`, ...).
+    pub test_paths: Vec<String>,
+}
+
+/// How failures the base already has are treated (`retry.baseline`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineMode {
+    /// The base's failures still fail a check; the feedback labels them
+    /// "already failing on the base".
+    #[default]
+    Label,
+    /// The base's failures do not fail a check (only new ones do).
+    Tolerate,
+    /// The checks are not run on the base.
+    Off,
+}
+
+impl BaselineMode {
+    /// Whether the checks run on the base at all.
+    pub fn runs(self) -> bool {
+        self != BaselineMode::Off
+    }
+}
+
+impl<'de> Deserialize<'de> for BaselineMode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Bool(true) => Ok(BaselineMode::Tolerate),
+            Raw::Bool(false) => Ok(BaselineMode::Off),
+            Raw::Text(t) => match t.as_str() {
+                "label" => Ok(BaselineMode::Label),
+                "tolerate" => Ok(BaselineMode::Tolerate),
+                "off" => Ok(BaselineMode::Off),
+                other => Err(de::Error::custom(format!(
+                    "unknown baseline mode {other:?}: use \"label\", \"tolerate\" or \"off\""
+                ))),
+            },
+        }
+    }
+}
+
+/// What the built-in check `test-integrity` does with its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WeakeningMode {
+    /// A finding fails the attempt (CHECK_FAILURE of `test-integrity`).
+    #[default]
+    Fail,
+    /// Findings are recorded and reported, the attempt is not failed.
+    Warn,
+    /// The check does not run.
+    Off,
 }
 
 impl Default for RetryConfig {
@@ -242,7 +310,9 @@ impl Default for RetryConfig {
                 RetryOn::Timeout,
             ],
             flaky_reruns: 1,
-            baseline: true,
+            baseline: BaselineMode::Label,
+            test_weakening: WeakeningMode::Fail,
+            test_paths: Vec::new(),
         }
     }
 }
@@ -500,7 +570,8 @@ reset = "always"
 [retry]
 on = ["check_failure", "scope_violation", "verifier_rejection", "empty_diff", "crash", "timeout"]
 flaky_reruns = 1
-baseline = true
+baseline = "label"
+test_weakening = "fail"
 
 [scope]
 allow = ["src/**", "tests/**"]
@@ -569,6 +640,23 @@ drift_threshold = 0.3
             let err = parse(text).expect_err(text);
             assert!(err.starts_with(want) || err.contains(want), "config {text:?}\n got: {err}\nwant: {want}");
         }
+    }
+
+    #[test]
+    fn baseline_modes_and_their_old_booleans() {
+        let mode = |t: &str| parse(&format!("[retry]\nbaseline = {t}\n")).map(|c| c.retry.baseline);
+        assert_eq!(parse("").unwrap().retry.baseline, BaselineMode::Label);
+        assert_eq!(mode("\"label\""), Ok(BaselineMode::Label));
+        assert_eq!(mode("\"tolerate\""), Ok(BaselineMode::Tolerate));
+        assert_eq!(mode("\"off\""), Ok(BaselineMode::Off));
+        assert_eq!(mode("true"), Ok(BaselineMode::Tolerate));
+        assert_eq!(mode("false"), Ok(BaselineMode::Off));
+        let err = mode("\"sometimes\"").unwrap_err();
+        assert!(err.contains("retry-run.toml:2:12") && err.contains("\"label\""), "{err}");
+        let c = parse("targets = [\"tests/t.py::test_a\"]\n[retry]\ntest_weakening = \"warn\"\n").unwrap();
+        assert_eq!(c.targets, ["tests/t.py::test_a"]);
+        assert_eq!(c.retry.test_weakening, WeakeningMode::Warn);
+        assert!(parse("[retry]\ntest_weakening = \"maybe\"\n").unwrap_err().contains("unknown variant"));
     }
 
     #[test]

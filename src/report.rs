@@ -21,9 +21,28 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
     if let Ending::Succeeded { attempt, branch } = ending {
-        return format!(
+        let mut text = format!(
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
         );
+        if let Some(a) = attempts.iter().find(|a| a.number == *attempt) {
+            let tolerated = crate::attempt::tolerated(a);
+            if !tolerated.is_empty() {
+                let names: Vec<String> = tolerated.iter().map(|t| format!("`{t}`")).collect();
+                text.push_str(&format!(
+                    " These failures were already on the base and still fail, tolerated by `retry.baseline = \"tolerate\"`: {}.",
+                    names.join(", ")
+                ));
+            }
+            let warnings: Vec<&str> =
+                a.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
+            if !warnings.is_empty() {
+                text.push_str(&format!(
+                    " Test integrity warnings (`retry.test_weakening = \"warn\"`): {}.",
+                    warnings.join("; ")
+                ));
+            }
+        }
+        return text;
     }
     if last.outcome == Outcome::Unverified {
         return format!(
@@ -36,6 +55,9 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
             "The reviewer asked for a human on attempt {n}: read its critique below and the diff (`retry-run inspect {task}/{n} --diff`).",
             n = last.number
         );
+    }
+    if only_base_failures(attempts) {
+        return "Every attempt failed only on failures that were already failing on the base (listed below): the agent did not fix them, and no attempt added one of its own. Either fix the base, or, if those failures are not this task's business, set `retry.baseline = \"tolerate\"` in the task's front matter together with `targets = [...]` naming the tests the task must make pass.".into();
     }
     let all_scope = attempts.iter().all(|a| a.outcome == Outcome::ScopeViolation);
     if all_scope {
@@ -52,6 +74,16 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
         required_change(last).text,
         n = last.number
     )
+}
+
+/// Every attempt was a CHECK_FAILURE whose failing checks failed only on
+/// the base's own failures (baseline `label`).
+fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
+    !attempts.is_empty()
+        && attempts.iter().all(|a| {
+            a.outcome == Outcome::CheckFailure
+                && a.failed_checks().all(|c| c.failures.is_empty() && !c.pre_existing.is_empty())
+        })
 }
 
 pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], ending: &Ending) -> String {
@@ -112,14 +144,21 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
             let pre = if c.pre_existing.is_empty() {
                 String::new()
             } else {
-                format!(", {} failure(s) already on the base", c.pre_existing.len())
+                format!(", {} already failing on the base", c.pre_existing.len())
             };
             let _ = writeln!(s, "- Check `{}`: {state}{pre}", c.name);
-            for f in c.failures.iter().take(10) {
-                let _ = writeln!(s, "  - {}", f.label);
+            let listed: Vec<String> = c
+                .failures
+                .iter()
+                .map(|f| f.label.clone())
+                .chain(c.pre_existing.iter().map(|f| format!("{} (already failing on the base)", f.label)))
+                .chain(c.warnings.iter().map(|f| format!("warning: {}", f.label)))
+                .collect();
+            for f in listed.iter().take(10) {
+                let _ = writeln!(s, "  - {f}");
             }
-            if c.failures.len() > 10 {
-                let _ = writeln!(s, "  - [... {} more]", c.failures.len() - 10);
+            if listed.len() > 10 {
+                let _ = writeln!(s, "  - [... {} more]", listed.len() - 10);
             }
         }
         if let Some(v) = &a.verifier {
@@ -163,6 +202,27 @@ mod tests {
         let text = first_look("t", &[AttemptRecord::new(1), a], &Ending::Escalated { reason: "x".into() });
         assert!(text.starts_with("The reviewer never answered on attempt 2"), "{text}");
         assert!(text.contains("retry-run inspect t/2 --diff"));
+    }
+
+    #[test]
+    fn first_look_says_when_only_the_base_failures_failed() {
+        use crate::attempt::{CheckResult, Failure};
+        use crate::config::CheckKind;
+        let attempt = |n: u32| {
+            let mut a = AttemptRecord::new(n);
+            a.outcome = Outcome::CheckFailure;
+            let mut c = CheckResult::new("pytest", CheckKind::Test, false);
+            c.failing_on_base = true;
+            c.pre_existing = vec![Failure { key: "t.py::test_a".into(), label: "t.py::test_a".into(), test: true }];
+            a.checks = vec![c];
+            a
+        };
+        let ending = Ending::Escalated { reason: "2 attempts failed".into() };
+        let text = first_look("t", &[attempt(1), attempt(2)], &ending);
+        assert!(text.contains("already failing on the base") && text.contains("targets"), "{text}");
+        let mut other = attempt(3);
+        other.checks[0].failures = other.checks[0].pre_existing.clone();
+        assert!(!first_look("t", &[attempt(1), other], &ending).contains("already failing on the base"));
     }
 
     #[test]

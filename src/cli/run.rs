@@ -35,6 +35,11 @@ pub struct RunArgs {
     pub base: Option<String>,
     #[arg(long, value_name = "N")]
     pub max_attempts: Option<u32>,
+    /// A test that must pass for an attempt to succeed, as its runner names
+    /// it (`tests/test_calc.py::test_add`, `tests::adds`); repeatable, added
+    /// to the task's `targets`.
+    #[arg(long = "target", value_name = "ID")]
+    pub targets: Vec<String>,
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Run a task that already succeeded or escalated once more (numbering continues).
@@ -64,6 +69,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
             id: args.id,
             base: args.base,
             max_attempts: args.max_attempts,
+            targets: args.targets,
             again: args.again,
             refresh_base: args.refresh_base,
             agent: args.agent,

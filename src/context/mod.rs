@@ -274,7 +274,9 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
         });
     }
     for c in r.checks.iter().filter(|c| !c.passed) {
-        let labels: Vec<String> = c.failures.iter().map(|f| format!("- {}", f.label)).collect();
+        let mut labels: Vec<String> = c.failures.iter().map(|f| format!("- {}", f.label)).collect();
+        // Baseline `label`: the base's own failures still fail the check; say so.
+        labels.extend(c.pre_existing.iter().map(|f| format!("- {} (already failing on the base)", f.label)));
         let (mut lines, cut_labels) = bound(&labels, check_lines);
         let (output, cut_output) =
             if cfg.include_check_output { bound(&c.digest, check_lines) } else { (Vec::new(), 0) };
@@ -283,8 +285,17 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
         }
         let omitted = cut_labels + cut_output;
         let new = c.failures.len();
-        let what = if c.failing_on_base {
-            format!("{new} new failure{} (the base already has {} of its own)", plural(new), c.pre_existing.len())
+        let pre = c.pre_existing.len();
+        let what = if c.failing_on_base && pre > 0 && new == 0 {
+            let (verb, pronoun) = if pre == 1 { ("fails", "it") } else { ("fail", "them") };
+            format!(
+                "{pre} failure{} already on the base, which still {verb} this check: fix {pronoun} too",
+                plural(pre)
+            )
+        } else if c.failing_on_base && pre > 0 {
+            format!("{new} new failure{}, and {pre} already failing on the base", plural(new))
+        } else if c.failing_on_base {
+            format!("{new} new failure{} (the base fails this check too)", plural(new))
         } else if new > 0 {
             format!("{new} failure{}", plural(new))
         } else {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{AttemptRecord, CheckResult, Outcome, exit_text, human_ms, plural};
+use crate::attempt::{AttemptRecord, CheckResult, Failure, Outcome, exit_text, human_ms, plural};
 use crate::config::CheckKind;
 
 /// At most this many names in one sentence; the rest are counted.
@@ -84,10 +84,14 @@ pub fn required_change(r: &AttemptRecord) -> Required {
             )
         }
         Outcome::ScopeViolation => scope_sentence(r),
-        Outcome::CheckFailure => match r.failed_checks().next() {
-            Some(c) => check_sentence(c),
-            None => fact("check", "Make every check pass.".into()),
-        },
+        Outcome::CheckFailure => {
+            let failed: Vec<&CheckResult> = r.failed_checks().collect();
+            match failed.as_slice() {
+                [] => fact("check", "Make every check pass.".into()),
+                [c] => check_sentence(c),
+                several => several_checks(several),
+            }
+        }
         Outcome::VerifierRejection => {
             let v = r.verifier.as_ref();
             let text = v
@@ -148,10 +152,98 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
     fact("scope", format!("{s}{allowed}."))
 }
 
+/// At most this many failing checks are named in one sentence.
+const MAX_CHECKS: usize = 3;
+
+/// The failures that fail a check: its new ones, or (baseline `label`)
+/// the ones the base has too; and whether they are the base's.
+fn failing(c: &CheckResult) -> (Vec<&Failure>, bool) {
+    if c.failures.is_empty() && !c.pre_existing.is_empty() {
+        (c.pre_existing.iter().collect(), true)
+    } else {
+        (c.failures.iter().collect(), false)
+    }
+}
+
+const ON_BASE: &str = " (already failing on the base)";
+
+/// One sentence naming each failing check's key failure: the first
+/// three checks, then how many more.
+fn several_checks(checks: &[&CheckResult]) -> Required {
+    // Targets that another check already names failing are said there.
+    let targets: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.name == TARGETS)
+        .flat_map(|c| c.failures.iter().map(|f| f.key.as_str()))
+        .collect();
+    let named_elsewhere = |key: &str| {
+        checks.iter().any(|c| c.name != TARGETS && failing(c).0.first().is_some_and(|f| f.test && f.key == key))
+    };
+    let shown: Vec<&&CheckResult> = checks
+        .iter()
+        .filter(|c| c.name != TARGETS || !c.failures.iter().all(|f| named_elsewhere(&f.key)))
+        .collect();
+    let mut clauses: Vec<String> = shown.iter().take(MAX_CHECKS).map(|c| check_clause(c, &targets)).collect();
+    if shown.len() > MAX_CHECKS {
+        let more = shown.len() - MAX_CHECKS;
+        clauses.push(format!("fix the {more} more failing check{} below", plural(more)));
+    }
+    let mut s = match clauses.len() {
+        1 => clauses.remove(0),
+        n => format!("{}, and {}", clauses[..n - 1].join(", "), clauses[n - 1]),
+    };
+    if let Some(first) = s.get(..1) {
+        s = first.to_uppercase() + &s[1..];
+    }
+    let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+    fact(format!("check:{}", names.join(",")), format!("{s}."))
+}
+
+/// What to do about one failing check, as a clause naming its key failure.
+fn check_clause(c: &CheckResult, targets: &[&str]) -> String {
+    let (fails, on_base) = failing(c);
+    let base = if on_base { "; already failing on the base" } else { "" };
+    let more = if fails.len() > 1 { format!(" and {} more", fails.len() - 1) } else { String::new() };
+    if c.timed_out {
+        return format!("make `{}` finish within its time limit", c.name);
+    }
+    match fails.first() {
+        _ if c.name == TEST_INTEGRITY => {
+            let tests: Vec<String> = fails.iter().map(|f| format!("`{}`", integrity_test(f))).collect();
+            format!("restore the weakened test{} {} (`{}`)", plural(tests.len()), name_list(&tests), c.name)
+        }
+        Some(f) if c.name == TARGETS => format!("make the target `{}`{more} pass", f.key),
+        Some(f) if f.test => {
+            let target = if targets.contains(&f.key.as_str()) { "; a target of the task" } else { "" };
+            format!("make the failing test `{}`{more} pass (`{}`{base}{target})", f.key, c.name)
+        }
+        Some(f) => {
+            // The label is `path:line: CODE message`; the key `path|CODE|scope`.
+            let at = f.label.split_once(": ").map_or(f.label.as_str(), |(at, _)| at);
+            let what = f.key.split('|').nth(1).filter(|c| !c.is_empty() && !c.contains(' '));
+            let what = what.map_or("the error".to_string(), |c| c.to_string());
+            format!("fix {what} at `{at}`{more} (`{}`{base})", c.name)
+        }
+        None => format!("make `{}` pass (it {})", c.name, exit_text(c.exit_code, c.signal)),
+    }
+}
+
+/// The built-in check of a task's targets.
+pub const TARGETS: &str = "targets";
+/// The built-in check of removed, skipped or de-asserted tests.
+pub const TEST_INTEGRITY: &str = "test-integrity";
+
+/// The test a `test-integrity` failure names (its key is `test-integrity|kind|test`).
+fn integrity_test(f: &Failure) -> &str {
+    f.key.splitn(3, '|').nth(2).unwrap_or(&f.key)
+}
+
 fn check_sentence(c: &CheckResult) -> Required {
     let source = format!("check:{}", c.name);
-    let tests: Vec<String> = c.failures.iter().filter(|f| f.test).map(|f| f.key.clone()).collect();
-    let errors: Vec<&crate::attempt::Failure> = c.failures.iter().filter(|f| !f.test).collect();
+    let (fails, on_base) = failing(c);
+    let base = if on_base { ON_BASE } else { "" };
+    let tests: Vec<String> = fails.iter().filter(|f| f.test).map(|f| f.key.clone()).collect();
+    let errors: Vec<&Failure> = fails.iter().copied().filter(|f| !f.test).collect();
     let files: Vec<String> = sorted_unique(c.errors.iter().map(|e| format!("`{}`", e.path)).collect());
     if c.timed_out {
         return fact(
@@ -159,29 +251,48 @@ fn check_sentence(c: &CheckResult) -> Required {
             format!("Make the check `{}` finish within its time limit: it was stopped at the limit.", c.name),
         );
     }
+    if c.name == TEST_INTEGRITY && !fails.is_empty() {
+        let tests: Vec<String> = fails.iter().map(|f| format!("`{}`", integrity_test(f))).collect();
+        return fact(
+            source,
+            format!(
+                "Restore the test{} you removed, skipped or weakened ({}) and make the code pass {} instead.",
+                plural(tests.len()),
+                name_list(&tests),
+                if tests.len() == 1 { "it" } else { "them" }
+            ),
+        );
+    }
+    if c.name == TARGETS && !tests.is_empty() {
+        let names: Vec<String> = tests.iter().map(|t| format!("`{t}`")).collect();
+        return fact(
+            source,
+            format!("Make the task's target test{} pass: {}.", plural(tests.len()), name_list(&names)),
+        );
+    }
     match c.kind {
         CheckKind::Test if !tests.is_empty() => {
             let names: Vec<String> = tests.iter().map(|t| format!("`{t}`")).collect();
-            fact(source, format!("Make the failing test{} pass: {}.", plural(tests.len()), name_list(&names)))
+            fact(source, format!("Make the failing test{} pass{base}: {}.", plural(tests.len()), name_list(&names)))
         }
         CheckKind::Lint if !errors.is_empty() => {
             let n = errors.len();
             let place = if files.is_empty() { String::new() } else { format!(" in {}", name_list(&files)) };
-            fact(source, format!("Fix the {n} lint error{} that `{}` reports{place}.", plural(n), c.name))
+            fact(source, format!("Fix the {n} lint error{} that `{}` reports{place}{base}.", plural(n), c.name))
         }
         CheckKind::Build if !errors.is_empty() => {
             let n = errors.len();
             let place = if files.is_empty() { String::new() } else { format!(" in {}", name_list(&files)) };
-            fact(source, format!("Fix the {n} build error{} that `{}` reports{place}.", plural(n), c.name))
+            fact(source, format!("Fix the {n} build error{} that `{}` reports{place}{base}.", plural(n), c.name))
         }
         _ if !tests.is_empty() => {
             let names: Vec<String> = tests.iter().map(|t| format!("`{t}`")).collect();
-            fact(source, format!("Make the failing test{} pass: {}.", plural(tests.len()), name_list(&names)))
+            fact(source, format!("Make the failing test{} pass{base}: {}.", plural(tests.len()), name_list(&names)))
         }
         _ if !errors.is_empty() => {
             let n = errors.len();
             let place = if files.is_empty() { String::new() } else { format!(" in {}", name_list(&files)) };
-            fact(source, format!("Fix the {n} error{} that `{}` reports{place}.", plural(n), c.name))
+            fact(source, format!("Fix the {n} error{} that `{}` reports{place}{base}.", plural(n), c.name))
         }
         _ => fact(
             source,

@@ -237,7 +237,9 @@ fn tight_budget_cuts_old_attempts_first_and_says_so() {
     let ctx = assemble(&task(), 4, 5, &history, &c);
     let r = render(&ctx, &c);
     assert!(r.prompt.len() - task().text.len() <= r.budget_bytes, "{} > {}", r.prompt.len(), r.budget_bytes);
-    assert!(r.prompt.contains("**Required change:** Make the failing test pass: `tests/test_cart.py::test_total`."));
+    assert!(r.prompt.contains(
+        "**Required change:** Make the failing test `tests/test_cart.py::test_total` pass (`pytest`), and fix F401 at `shop/cart.py:12` (`ruff`)."
+    ));
     assert!(r.prompt.contains("lines omitted]"));
     assert!(r.prompt.contains("tests/test_cart.py::test_total - AssertionError"), "failing check output kept longest");
     let first_cut = r.cuts.iter().find(|c| c.why == "max_tokens").map(|c| c.section.clone());

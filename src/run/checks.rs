@@ -9,12 +9,13 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::attempt::{CheckResult, ErrorItem, Failure};
-use crate::config::CheckConfig;
+use crate::config::{BaselineMode, CheckConfig};
 use crate::diagnostics::{self, Format, Severity, detect::detect};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
 use crate::process::{self, Finished, Spec};
 use crate::summarize;
+use crate::test_results::{self, TestRun};
 
 /// Bytes of a check's output kept at the head and at the tail.
 const KEEP: usize = 2 * 1024 * 1024;
@@ -36,6 +37,9 @@ pub struct Parsed {
     pub digest: Vec<String>,
     pub output_lines: usize,
     pub errors: Vec<ErrorItem>,
+    /// The tests the output names as passed and failed, and the totals.
+    #[serde(default)]
+    pub tests: TestRun,
 }
 
 impl Parsed {
@@ -52,6 +56,9 @@ pub struct Baseline {
     pub base: String,
     pub passed: bool,
     pub failures: Vec<Failure>,
+    /// Tests run by the runners' totals (passed + failed), when printed.
+    #[serde(default)]
+    pub ran: Option<u64>,
 }
 
 /// `path` with the worktree's absolute prefix removed, so the record and
@@ -104,6 +111,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, sn
     let enriched = enrich::enrich(found, &sources, root, root);
     let digest = summarize::summarize(text.as_bytes());
     let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
+    let tests = test_results::read(&text);
     let failures = failure_keys(&digest.failed_tests.entries, &enriched);
     let errors = enriched
         .iter()
@@ -128,6 +136,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, sn
         digest: digest_text.lines().map(str::to_string).collect(),
         output_lines: digest.lines as usize,
         errors,
+        tests,
     }
 }
 
@@ -216,47 +225,61 @@ pub fn against_base(attempt: &[Failure], base: &[Failure]) -> (Vec<Failure>, Vec
 }
 
 /// Judges a parsed run against the base. Pure.
-pub fn judge(check: &CheckConfig, p: &Parsed, base: Option<&Baseline>, runs: u32, flaky: bool) -> CheckResult {
+///
+/// With `label` a failure the base has too still fails the check (it is
+/// kept apart, in `pre_existing`, to be labelled); with `tolerate` it does
+/// not. Without a base (`off`, or no baseline yet) every failure is new.
+pub fn judge(
+    check: &CheckConfig,
+    p: &Parsed,
+    base: Option<&Baseline>,
+    mode: BaselineMode,
+    runs: u32,
+    flaky: bool,
+) -> CheckResult {
+    let base = base.filter(|_| mode.runs());
     let (passed, failures, pre_existing, failing_on_base) = match base {
         _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed)),
         Some(b) if !b.passed && !p.timed_out => {
             let (new, old) = against_base(&p.failures, &b.failures);
-            (new.is_empty(), new, old, true)
+            (new.is_empty() && mode == BaselineMode::Tolerate, new, old, true)
         }
         _ => (false, p.failures.clone(), Vec::new(), false),
     };
     let new_keys: Vec<&str> = failures.iter().map(|f| f.key.as_str()).collect();
-    CheckResult {
-        name: check.name.clone(),
-        kind: check.kind,
-        passed: passed || flaky,
-        exit_code: p.exit_code,
-        signal: p.signal,
-        timed_out: p.timed_out,
-        flaky,
-        runs,
-        duration_ms: p.duration_ms,
-        failures: if flaky { Vec::new() } else { failures.clone() },
-        pre_existing,
-        failing_on_base,
-        digest: p.digest.clone(),
-        output_lines: p.output_lines,
-        // Only the errors behind new failures are fed back.
-        errors: if flaky {
-            Vec::new()
-        } else {
-            let new_tests = failures.iter().any(|f| f.test);
-            p.errors
-                .iter()
-                .filter(|e| {
-                    !failing_on_base
-                        || (new_tests && TEST_TOOLS.contains(&e.tool.as_str()))
-                        || new_keys.contains(&error_key(e).as_str())
-                })
-                .cloned()
-                .collect()
-        },
-    }
+    let mut result = CheckResult::new(&check.name, check.kind, passed || flaky);
+    result.exit_code = p.exit_code;
+    result.signal = p.signal;
+    result.timed_out = p.timed_out;
+    result.flaky = flaky;
+    result.runs = runs;
+    result.duration_ms = p.duration_ms;
+    result.failures = if flaky { Vec::new() } else { failures.clone() };
+    result.pre_existing = pre_existing;
+    result.failing_on_base = failing_on_base;
+    result.digest = p.digest.clone();
+    result.output_lines = p.output_lines;
+    result.tests_ran = p.tests.ran;
+    result.passed_tests = p.tests.passed.clone();
+    result.failed_tests = p.tests.failed.clone();
+    // The errors behind the failures that fail the check are fed back: all
+    // of them, unless the base's are tolerated.
+    let only_new = failing_on_base && mode == BaselineMode::Tolerate;
+    result.errors = if flaky {
+        Vec::new()
+    } else {
+        let new_tests = failures.iter().any(|f| f.test);
+        p.errors
+            .iter()
+            .filter(|e| {
+                !only_new
+                    || (new_tests && TEST_TOOLS.contains(&e.tool.as_str()))
+                    || new_keys.contains(&error_key(e).as_str())
+            })
+            .cloned()
+            .collect()
+    };
+    result
 }
 
 #[cfg(test)]
@@ -302,17 +325,37 @@ mod tests {
             digest: Vec::new(),
             output_lines: 0,
             errors: Vec::new(),
+            tests: TestRun::default(),
         };
-        let base =
-            Baseline { check: "t".into(), run: "x".into(), base: "b".into(), passed: false, failures: vec![f("old")] };
-        let same = judge(&check, &parsed(1, &["old"]), Some(&base), 1, false);
+        let base = Baseline {
+            check: "t".into(),
+            run: "x".into(),
+            base: "b".into(),
+            passed: false,
+            failures: vec![f("old")],
+            ran: None,
+        };
+        use BaselineMode::*;
+        // tolerate: the base's own failure does not fail the check.
+        let same = judge(&check, &parsed(1, &["old"]), Some(&base), Tolerate, 1, false);
         assert!(same.passed && same.failing_on_base && same.pre_existing.len() == 1);
-        let worse = judge(&check, &parsed(1, &["old", "new"]), Some(&base), 1, false);
-        assert!(!worse.passed);
-        assert_eq!(worse.failures.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["new"]);
-        let no_base = judge(&check, &parsed(1, &["old"]), None, 1, false);
+        // label: it still fails, kept apart to be labelled.
+        let labelled = judge(&check, &parsed(1, &["old"]), Some(&base), Label, 1, false);
+        assert!(!labelled.passed && labelled.failing_on_base && labelled.failures.is_empty());
+        assert_eq!(labelled.pre_existing.len(), 1);
+        // off: no comparison at all.
+        let off = judge(&check, &parsed(1, &["old"]), Some(&base), Off, 1, false);
+        assert!(!off.passed && !off.failing_on_base && off.failures.len() == 1);
+        for mode in [Label, Tolerate] {
+            let worse = judge(&check, &parsed(1, &["old", "new"]), Some(&base), mode, 1, false);
+            assert!(!worse.passed);
+            assert_eq!(worse.failures.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["new"]);
+            let fixed = judge(&check, &parsed(0, &[]), Some(&base), mode, 1, false);
+            assert!(fixed.passed && fixed.failing_on_base);
+        }
+        let no_base = judge(&check, &parsed(1, &["old"]), None, Tolerate, 1, false);
         assert!(!no_base.passed);
-        let flaky = judge(&check, &parsed(1, &["x"]), None, 2, true);
+        let flaky = judge(&check, &parsed(1, &["x"]), None, Label, 2, true);
         assert!(flaky.passed && flaky.flaky && flaky.failures.is_empty());
     }
 }

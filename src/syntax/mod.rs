@@ -12,6 +12,8 @@ use tree_sitter::{Language, Node, Parser, Query, QueryCursor};
 
 use crate::model::ScopeSpan;
 
+pub mod tests_in;
+
 /// A language retry-run can parse.
 pub struct LanguageDef {
     pub name: &'static str,

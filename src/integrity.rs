@@ -1,0 +1,261 @@
+//! Test integrity: did an attempt weaken the tests instead of fixing the
+//! code? The base's tests and the attempt's are compared one by one (found
+//! by tree-sitter in `syntax::tests_in`), and the runners' totals with the
+//! base's. Pure: the loop reads the files and runs the checks.
+//!
+//! Findings: a test removed or renamed (tests are matched across files, so
+//! a moved test is not removed), a skip added, fewer assertions in a test,
+//! and fewer tests run by a check than on the base.
+
+use serde::{Deserialize, Serialize};
+
+use crate::attempt::Failure;
+
+/// One test function as found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundTest {
+    /// The function's own name.
+    pub name: String,
+    /// With its classes or modules: `TestCalc.test_add`, `tests::adds`.
+    pub qualified: String,
+    /// 1-based line of its definition.
+    pub line: usize,
+    /// The skip markers on it, as written (`pytest.mark.skip`, `#[ignore]`).
+    pub skips: Vec<String>,
+    /// Assertions in its body.
+    pub assertions: usize,
+}
+
+/// The tests of one file on one side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileTests {
+    pub path: String,
+    pub tests: Vec<FoundTest>,
+}
+
+/// What happened to a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Removed,
+    SkipAdded,
+    FewerAssertions,
+    FewerRun,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Removed => "removed",
+            Kind::SkipAdded => "skip-added",
+            Kind::FewerAssertions => "fewer-assertions",
+            Kind::FewerRun => "fewer-run",
+        }
+    }
+}
+
+/// One weakening, naming the file, the test and what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: Kind,
+    /// The test file (on the base), or the check for `fewer-run`.
+    pub path: String,
+    /// The test's id (`tests/t.py::TestA::test_b`), or the check's name.
+    pub test: String,
+    pub detail: String,
+}
+
+impl Finding {
+    /// As a check failure: keyed without lines, labelled for people.
+    pub fn failure(&self) -> Failure {
+        Failure {
+            key: format!("test-integrity|{}|{}", self.kind.as_str(), self.test),
+            label: format!("`{}`: {}", self.test, self.detail),
+            test: false,
+        }
+    }
+}
+
+/// A test's id as its runner names it: pytest's node id for Python
+/// (`path::Class::test`), `path::mod::test` for Rust.
+pub fn test_id(path: &str, t: &FoundTest) -> String {
+    if path.ends_with(".py") {
+        format!("{path}::{}", t.qualified.replace('.', "::"))
+    } else {
+        format!("{path}::{}", t.qualified)
+    }
+}
+
+/// Compares the tests of the changed files on the base with the attempt's.
+pub fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
+    let base_all: Vec<(&str, &FoundTest)> =
+        base.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
+    let head_all: Vec<(&str, &FoundTest)> =
+        head.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
+    let mut head_used = vec![false; head_all.len()];
+    let mut pairs: Vec<Option<usize>> = vec![None; base_all.len()];
+    // Same file and name first, then the same qualified name in another
+    // file (moved), then the same bare name (moved into another module).
+    let passes: [&dyn Fn(&(&str, &FoundTest), &(&str, &FoundTest)) -> bool; 3] = [
+        &|b, h| b.0 == h.0 && b.1.qualified == h.1.qualified,
+        &|b, h| b.1.qualified == h.1.qualified,
+        &|b, h| b.1.name == h.1.name,
+    ];
+    for same in passes {
+        for (i, b) in base_all.iter().enumerate() {
+            if pairs[i].is_some() {
+                continue;
+            }
+            if let Some(j) = (0..head_all.len()).find(|&j| !head_used[j] && same(b, &head_all[j])) {
+                head_used[j] = true;
+                pairs[i] = Some(j);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, (path, t)) in base_all.iter().enumerate() {
+        let id = test_id(path, t);
+        let Some(j) = pairs[i] else {
+            out.push(Finding {
+                kind: Kind::Removed,
+                path: path.to_string(),
+                test: id,
+                detail: format!("removed or renamed (it was at line {} on the base)", t.line),
+            });
+            continue;
+        };
+        let (hpath, h) = head_all[j];
+        let new_skips: Vec<&String> = h.skips.iter().filter(|s| !t.skips.contains(s)).collect();
+        if !new_skips.is_empty() {
+            let what: Vec<String> = new_skips.iter().map(|s| format!("`{s}`")).collect();
+            out.push(Finding {
+                kind: Kind::SkipAdded,
+                path: hpath.to_string(),
+                test: id.clone(),
+                detail: format!("skipped now ({})", what.join(", ")),
+            });
+        }
+        if h.assertions < t.assertions {
+            out.push(Finding {
+                kind: Kind::FewerAssertions,
+                path: hpath.to_string(),
+                test: id,
+                detail: format!("{} assertion{} on the base, {} now", t.assertions, plural(t.assertions), h.assertions),
+            });
+        }
+    }
+    out
+}
+
+/// A check that ran fewer tests than on the base.
+pub fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option<Finding> {
+    let (b, n) = (base_ran?, ran?);
+    (n < b).then(|| Finding {
+        kind: Kind::FewerRun,
+        path: check.to_string(),
+        test: check.to_string(),
+        detail: format!("the check ran {n} test{} where the base ran {b}", plural(n as usize)),
+    })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Whether `path` is a test file by the usual conventions: a `tests/` or
+/// `test/` directory, `test_*.py`, `*_test.py`, `*_test.go`,
+/// `*.test.{js,ts,...}`, `*.spec.{js,ts,...}`.
+pub fn is_test_path(path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = parts.pop().unwrap_or("");
+    if parts.iter().any(|d| *d == "tests" || *d == "test" || *d == "__tests__") {
+        return true;
+    }
+    if name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py")) {
+        return true;
+    }
+    if name.ends_with("_test.go") {
+        return true;
+    }
+    let js = ["js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts"];
+    if let Some((stem, ext)) = name.rsplit_once('.')
+        && js.contains(&ext)
+        && (stem.ends_with(".test") || stem.ends_with(".spec"))
+    {
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(name: &str, qualified: &str, skips: &[&str], assertions: usize) -> FoundTest {
+        FoundTest {
+            name: name.into(),
+            qualified: qualified.into(),
+            line: 3,
+            skips: skips.iter().map(|s| s.to_string()).collect(),
+            assertions,
+        }
+    }
+
+    fn file(path: &str, tests: Vec<FoundTest>) -> FileTests {
+        FileTests { path: path.into(), tests }
+    }
+
+    #[test]
+    fn removed_skipped_and_de_asserted() {
+        let base = [file(
+            "tests/test_c.py",
+            vec![t("test_a", "test_a", &[], 2), t("test_b", "test_b", &[], 1), t("test_c", "test_c", &[], 1)],
+        )];
+        let head = [file(
+            "tests/test_c.py",
+            vec![t("test_a", "test_a", &[], 1), t("test_c", "test_c", &["pytest.mark.skip"], 1)],
+        )];
+        let found: Vec<(Kind, String)> = compare(&base, &head).into_iter().map(|f| (f.kind, f.test)).collect();
+        assert_eq!(
+            found,
+            vec![
+                (Kind::FewerAssertions, "tests/test_c.py::test_a".to_string()),
+                (Kind::Removed, "tests/test_c.py::test_b".to_string()),
+                (Kind::SkipAdded, "tests/test_c.py::test_c".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn moved_tests_are_not_removed() {
+        let base = [
+            file("tests/test_a.py", vec![t("test_x", "TestA.test_x", &[], 1)]),
+            file("src/lib.rs", vec![t("adds", "tests::adds", &[], 1)]),
+            file("tests/test_b.py", vec![]),
+        ];
+        let head = [
+            file("tests/test_a.py", vec![]),
+            file("tests/test_b.py", vec![t("test_x", "TestA.test_x", &[], 1)]),
+            file("tests/calc.rs", vec![t("adds", "adds", &[], 1)]),
+        ];
+        assert_eq!(compare(&base, &head), vec![]);
+        // Adding tests, or assertions, is never a finding.
+        let more = [file("tests/test_a.py", vec![t("test_x", "TestA.test_x", &[], 3), t("test_y", "test_y", &[], 1)])];
+        assert_eq!(compare(&base[..1], &more), vec![]);
+    }
+
+    #[test]
+    fn ids_fewer_run_and_paths() {
+        assert_eq!(test_id("tests/t.py", &t("test_b", "TestA.test_b", &[], 0)), "tests/t.py::TestA::test_b");
+        assert_eq!(test_id("src/lib.rs", &t("adds", "tests::adds", &[], 0)), "src/lib.rs::tests::adds");
+        assert_eq!(fewer_run("pytest", Some(5), Some(4)).map(|f| f.kind), Some(Kind::FewerRun));
+        assert_eq!(fewer_run("pytest", Some(5), Some(5)), None);
+        assert_eq!(fewer_run("pytest", None, Some(1)), None);
+        for yes in ["tests/x.py", "pkg/test_x.py", "pkg/x_test.py", "a/b_test.go", "src/a.test.ts", "web/a.spec.jsx"] {
+            assert!(is_test_path(yes), "{yes}");
+        }
+        for no in ["src/calc.py", "src/testing.py", "contest.py", "src/a.ts", "src/lib.rs"] {
+            assert!(!is_test_path(no), "{no}");
+        }
+    }
+}

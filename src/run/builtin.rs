@@ -1,0 +1,159 @@
+//! The built-in checks that run after the configured ones: `targets` (the
+//! tests a task names must pass) and `test-integrity` (tests removed,
+//! skipped or de-asserted). Each reads the results of the configured checks
+//! and, for test integrity, the changed test files on both sides; the
+//! decisions are pure, in [`crate::test_results`] and [`crate::integrity`].
+
+use globset::{GlobBuilder, GlobSetBuilder};
+
+use crate::attempt::{CheckResult, Failure};
+use crate::config::{CheckKind, WeakeningMode};
+use crate::context::required::{TARGETS, TEST_INTEGRITY};
+use crate::git::{Oid, Repo};
+use crate::integrity::{self, FileTests};
+use crate::model::Change;
+use crate::syntax::{language_for, tests_in::tests_in};
+use crate::test_results::{TargetStatus, TestRun, target_status};
+
+use super::checks::Baseline;
+
+/// The `targets` check: every target must be reported passing by some
+/// check, and failing by none. `None` when the task names no target.
+pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult> {
+    if targets.is_empty() {
+        return None;
+    }
+    let runs: Vec<TestRun> = checks
+        .iter()
+        .map(|c| TestRun { passed: c.passed_tests.clone(), failed: c.failed_tests.clone(), ran: c.tests_ran })
+        .collect();
+    let run_refs: Vec<&TestRun> = runs.iter().collect();
+    // A failure the check did not count against the attempt (tolerated
+    // or flaky) is still a failing target.
+    let failed_keys: Vec<&str> = checks
+        .iter()
+        .filter(|c| !c.flaky)
+        .flat_map(|c| c.failures.iter().chain(c.pre_existing.iter()))
+        .filter(|f| f.test)
+        .map(|f| f.key.as_str())
+        .collect();
+    let mut result = CheckResult::new(TARGETS, CheckKind::Test, true);
+    result.exit_code = None;
+    result.duration_ms = 0;
+    for t in targets {
+        match target_status(t, &run_refs, &failed_keys) {
+            TargetStatus::Passed => {}
+            TargetStatus::Failed => {
+                result.failures.push(Failure { key: t.clone(), label: format!("`{t}` failed"), test: true })
+            }
+            TargetStatus::NotReported => result.failures.push(Failure {
+                key: t.clone(),
+                label: format!(
+                    "`{t}` was not reported by any check: it was deleted, renamed or not collected (or the check prints no test names: run pytest with -v or -rA)"
+                ),
+                test: true,
+            }),
+        }
+    }
+    result.passed = result.failures.is_empty();
+    result.exit_code = Some(if result.passed { 0 } else { 1 });
+    result.output_lines = result.failures.len();
+    Some(result)
+}
+
+/// Which changed paths are test files: `test_paths` globs, or else the
+/// conventions of [`integrity::is_test_path`] and every Rust file (whose
+/// `#[cfg(test)]` modules hold tests).
+pub struct TestPaths {
+    globs: Option<globset::GlobSet>,
+}
+
+impl TestPaths {
+    pub fn new(globs: &[String]) -> Result<TestPaths, String> {
+        if globs.is_empty() {
+            return Ok(TestPaths { globs: None });
+        }
+        let mut b = GlobSetBuilder::new();
+        for g in globs {
+            let glob = GlobBuilder::new(g.trim_start_matches("./"))
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("retry.test_paths: invalid glob {g:?}: {e}"))?;
+            b.add(glob);
+        }
+        Ok(TestPaths { globs: Some(b.build().map_err(|e| format!("retry.test_paths: {e}"))?) })
+    }
+
+    pub fn matches(&self, path: &str) -> bool {
+        match &self.globs {
+            Some(set) => set.is_match(path),
+            None => integrity::is_test_path(path) || path.ends_with(".rs"),
+        }
+    }
+}
+
+/// The `test-integrity` check. `None` when it is off or the change touches
+/// no test file.
+#[allow(clippy::too_many_arguments)]
+pub fn test_integrity(
+    repo: &Repo,
+    base: Oid,
+    head: Oid,
+    changes: &[Change],
+    paths: &TestPaths,
+    mode: WeakeningMode,
+    checks: &[CheckResult],
+    baselines: &[Baseline],
+) -> Option<CheckResult> {
+    if mode == WeakeningMode::Off {
+        return None;
+    }
+    let started = std::time::Instant::now();
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut touched = false;
+    for c in changes {
+        let old = c.old.as_ref().map(|s| String::from_utf8_lossy(&s.path).into_owned());
+        let new = c.new.as_ref().map(|s| String::from_utf8_lossy(&s.path).into_owned());
+        for (side, path, commit) in [(&mut before, &old, base), (&mut after, &new, head)] {
+            let Some(path) = path else { continue };
+            if !paths.matches(path) {
+                continue;
+            }
+            let Some(def) = language_for(path.as_bytes()) else {
+                // A test file of a language without test rules (JS, Go):
+                // only the runners' totals can tell.
+                touched = true;
+                continue;
+            };
+            let Some(bytes) = repo.blob_at(commit, path) else { continue };
+            let Some(tests) = tests_in(def, &bytes) else { continue };
+            touched |= !tests.is_empty() || integrity::is_test_path(path);
+            side.push(FileTests { path: path.clone(), tests });
+        }
+    }
+    if !touched {
+        return None;
+    }
+    let mut findings = integrity::compare(&before, &after);
+    for c in checks {
+        if let Some(b) = baselines.iter().find(|b| b.check == c.name)
+            && let Some(f) = integrity::fewer_run(&c.name, b.ran, c.tests_ran)
+        {
+            findings.push(f);
+        }
+    }
+    let failures: Vec<Failure> = findings.iter().map(|f| f.failure()).collect();
+    let mut result = CheckResult::new(TEST_INTEGRITY, CheckKind::Custom, true);
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    result.digest = failures.iter().map(|f| format!("- {}", f.label)).collect();
+    result.output_lines = result.digest.len();
+    if mode == WeakeningMode::Fail && !failures.is_empty() {
+        result.passed = false;
+        result.exit_code = Some(1);
+        result.failures = failures;
+    } else {
+        result.warnings = failures;
+    }
+    Some(result)
+}
