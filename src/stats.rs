@@ -55,6 +55,9 @@ pub struct Stats {
     pub by_attempt: BTreeMap<u32, Rate>,
     /// Feedback kind given to an attempt → how often that attempt succeeded.
     pub by_feedback: BTreeMap<String, Rate>,
+    /// Attempts with test-integrity findings: (attempts, findings), counted
+    /// whether they failed the attempt or were only warnings.
+    pub weakened: (usize, usize),
 }
 
 /// `tasks`: each task's attempts, in order.
@@ -68,6 +71,16 @@ pub fn stats(tasks: &[(String, Vec<AttemptRecord>)]) -> Stats {
             s.by_attempt.entry(a.number).or_default().add(success);
             if i > 0 {
                 s.by_feedback.entry(feedback_kind(&attempts[i - 1])).or_default().add(success);
+            }
+            let findings: usize = a
+                .checks
+                .iter()
+                .filter(|c| c.name == crate::context::required::TEST_INTEGRITY)
+                .map(|c| c.failures.len() + c.warnings.len())
+                .sum();
+            if findings > 0 {
+                s.weakened.0 += 1;
+                s.weakened.1 += findings;
             }
         }
     }
@@ -94,6 +107,13 @@ pub fn render(s: &Stats) -> String {
     for (k, r) in &s.by_feedback {
         let _ = writeln!(out, "  {k:<14} {:>5.1}%  ({}/{})", r.percent(), r.succeeded, r.attempts);
     }
+    let (attempts, findings) = s.weakened;
+    let _ = writeln!(
+        out,
+        "\ntest-integrity warnings: {attempts} attempt{} weakened tests ({findings} finding{})",
+        if attempts == 1 { "" } else { "s" },
+        if findings == 1 { "" } else { "s" }
+    );
     out
 }
 

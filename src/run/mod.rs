@@ -645,6 +645,16 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 };
                 let mut md = Vec::new();
                 let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
+                // What the verifier should weigh that no gate failed on.
+                let warnings: Vec<&str> =
+                    record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
+                if !warnings.is_empty() {
+                    use std::io::Write as _;
+                    let _ = writeln!(md, "\n## Test integrity warnings\n");
+                    for w in warnings {
+                        let _ = writeln!(md, "- {w}");
+                    }
+                }
                 let v = verifier::verify(vcfg, &wt, &env, &String::from_utf8_lossy(&md), &adir);
                 rec.event(
                     "VerifierFinished",

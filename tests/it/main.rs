@@ -7,6 +7,7 @@ mod diff_oracle;
 mod enrich;
 mod errors;
 mod formats;
+mod honest;
 mod record;
 mod revisions;
 mod run;

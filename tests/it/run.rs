@@ -324,7 +324,7 @@ fn baseline_failures_are_pre_existing_and_only_new_ones_fail() {
     let env = TestEnv::new();
     let r = project(
         &env,
-        "max_attempts = 1\n[[check]]\nname = \"tests\"\nrun = \"sh test.sh; sh extra.sh\"\nkind = \"test\"\nformat = \"generic\"\n",
+        "max_attempts = 1\n[retry]\nbaseline = \"tolerate\"\n[[check]]\nname = \"tests\"\nrun = \"sh test.sh; sh extra.sh\"\nkind = \"test\"\nformat = \"generic\"\n",
     );
     std::fs::write(
         r.join("extra.sh"),
@@ -333,8 +333,11 @@ fn baseline_failures_are_pre_existing_and_only_new_ones_fail() {
     .expect("write");
     env.git(&r, &["add", "-A"]);
     env.git(&r, &["commit", "-qm", "extra"]);
-    // Leaves the base's failure as it was: passes, labelled pre-existing.
-    run(&env, &r, &["--task", "Same", "--", "sh", "-c", "echo doc >> src/app.txt"]).assert_code(0);
+    // Leaves the base's failure as it was: passes (tolerated), labelled pre-existing and named.
+    let out = run(&env, &r, &["--task", "Same", "--", "sh", "-c", "echo doc >> src/app.txt"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("still failing, as on the base"), "{}", out.stdout);
+    assert_eq!(first(&r, "same", "TaskSucceeded")["tolerated"], serde_json::json!(["tests: tests/app::test_value"]));
     let check = first(&r, "same", "CheckFinished");
     assert_eq!((check["passed"].as_bool(), check["pre_existing"].as_u64()), (Some(true), Some(1)), "{check}");
     assert_eq!(of_type(&events(&r, "same"), "BaselineChecked").len(), 1);

@@ -1,0 +1,249 @@
+//! Honest success, on a real Python repository checked by the real pytest:
+//! a failure already on the base still fails by default, targets must
+//! pass, and tests removed, skipped or de-asserted are caught and fed back.
+//!
+//! Needs `python3 -m pytest` (installed by `.ci/run`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{Run, TestEnv};
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+
+const TESTS: &str = "from calc import add, mul\n\n\ndef test_add():\n    result = add(2, 3)\n    assert result == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n    assert mul(0, 5) == 0\n";
+
+const PYTEST: &str = "[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -p no:cacheprovider -rA tests\"\nkind = \"test\"\n";
+
+fn need_pytest() {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import pytest"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "these tests run the real pytest: `pip install pytest` (bash .ci/run installs it)");
+}
+
+/// `calc.py` with a bug, `tests/test_calc.py` whose `test_add` fails on
+/// the base, and `retry-run.toml` = `toml` + a pytest check.
+fn python_repo(env: &TestEnv, toml: &str) -> PathBuf {
+    need_pytest();
+    let r = env.path("repo");
+    std::fs::create_dir_all(r.join("tests")).expect("mkdir");
+    std::fs::write(r.join("calc.py"), CALC).expect("write");
+    std::fs::write(r.join("tests/test_calc.py"), TESTS).expect("write");
+    std::fs::write(r.join(".gitignore"), "__pycache__/\n").expect("write");
+    std::fs::write(r.join("retry-run.toml"), format!("{toml}\n{PYTEST}")).expect("write");
+    env.git(&r, &["init", "-q"]);
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "base"]);
+    r
+}
+
+/// A scripted agent: a Python program given the prompt's path.
+fn agent(env: &TestEnv, body: &str) -> String {
+    let p = env.path("agent.py");
+    let head = "import sys, re, pathlib\nprompt = pathlib.Path(sys.argv[1]).read_text()\n\
+                def edit(path, old, new):\n    p = pathlib.Path(path)\n    t = p.read_text()\n    assert old in t, (path, old)\n    p.write_text(t.replace(old, new))\n";
+    std::fs::write(&p, format!("{head}{body}")).expect("write agent");
+    p.display().to_string()
+}
+
+fn run(env: &TestEnv, r: &Path, agent: &str, args: &[&str]) -> Run {
+    let mut all = vec!["run", "--quiet"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", "python3", agent, "{prompt_file}"]);
+    env.run(r, &all)
+}
+
+fn events(r: &Path, task: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+fn outcomes(r: &Path, task: &str) -> Vec<String> {
+    events(r, task)
+        .iter()
+        .filter(|e| e["type"] == "AttemptCompleted")
+        .map(|e| e["outcome"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
+fn check_event(r: &Path, task: &str, attempt: u64, check: &str) -> Value {
+    events(r, task)
+        .into_iter()
+        .find(|e| e["type"] == "CheckFinished" && e["attempt"] == attempt && e["check"] == check)
+        .unwrap_or(Value::Null)
+}
+
+fn prompt(r: &Path, task: &str, n: u32) -> String {
+    std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/{n}/prompt.md"))).expect("prompt.md")
+}
+
+/// Fixes `add` when the prompt asks for it; otherwise does `wrong`.
+fn fix_when_told(wrong: &str) -> String {
+    format!(
+        "if 'Attempt 2 of' in prompt:\n    edit('calc.py', 'a - b', 'a + b')\nelse:\n{}\n",
+        wrong.lines().map(|l| format!("    {l}\n")).collect::<String>()
+    )
+}
+
+#[test]
+fn by_default_a_wrong_fix_of_a_test_failing_on_the_base_fails_and_is_labelled() {
+    let env = TestEnv::new();
+    let r = python_repo(&env, "max_attempts = 2\n");
+    let a = agent(&env, &fix_when_told("edit('calc.py', 'a - b', 'a * b')"));
+    let out = run(&env, &r, &a, &["--task", "Fix add so that the tests pass"]);
+    out.assert_code(0);
+    assert_eq!(outcomes(&r, "fix-add-so-that-the-tests-pass"), ["CHECK_FAILURE", "SUCCESS"]);
+    let check = check_event(&r, "fix-add-so-that-the-tests-pass", 1, "pytest");
+    assert_eq!(check["passed"], false, "{check}");
+    assert_eq!(check["pre_existing_failures"], serde_json::json!(["tests/test_calc.py::test_add"]), "{check}");
+    let p = prompt(&r, "fix-add-so-that-the-tests-pass", 2);
+    assert!(
+        p.contains("**Required change:** Make the failing test pass (already failing on the base): `tests/test_calc.py::test_add`."),
+        "{p}"
+    );
+    assert!(p.contains("tests/test_calc.py::test_add - assert 6 == 5 (already failing on the base)"), "{p}");
+}
+
+#[test]
+fn tolerate_fails_on_a_target_left_failing_and_otherwise_names_what_it_tolerated() {
+    let env = TestEnv::new();
+    let r = python_repo(&env, "max_attempts = 1\n[retry]\nbaseline = \"tolerate\"\n");
+    let a = agent(&env, "edit('calc.py', 'return a * b', 'return b * a')\n");
+    // With a target: the target still fails, so the attempt does.
+    let out = run(&env, &r, &a, &["--task", "With target", "--target", "tests/test_calc.py::test_add"]);
+    out.assert_code(1);
+    assert_eq!(outcomes(&r, "with-target"), ["CHECK_FAILURE"]);
+    let pytest = check_event(&r, "with-target", 1, "pytest");
+    assert_eq!(pytest["passed"], true, "tolerated: {pytest}");
+    let targets = check_event(&r, "with-target", 1, "targets");
+    assert_eq!(targets["new_failures"], serde_json::json!(["tests/test_calc.py::test_add"]), "{targets}");
+    let ctx = env.run(&r, &["context", "with-target"]).stdout;
+    assert!(ctx.contains("Make the task's target test pass: `tests/test_calc.py::test_add`."), "{ctx}");
+    // A target no check reports (it does not exist) fails too, named so.
+    let out = run(&env, &r, &a, &["--task", "Ghost", "--target", "tests/test_calc.py::test_ghost"]);
+    out.assert_code(1);
+    let ctx = env.run(&r, &["context", "ghost"]).stdout;
+    assert!(ctx.contains("`tests/test_calc.py::test_ghost` was not reported by any check"), "{ctx}");
+    // Without targets: success, and the tolerated failure is named.
+    let out = run(&env, &r, &a, &["--task", "No target"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("still failing, as on the base"), "{}", out.stdout);
+    assert!(out.stdout.contains("pytest: tests/test_calc.py::test_add"), "{}", out.stdout);
+    let ok = events(&r, "no-target").into_iter().find(|e| e["type"] == "TaskSucceeded").expect("TaskSucceeded");
+    assert_eq!(ok["tolerated"], serde_json::json!(["pytest: tests/test_calc.py::test_add"]));
+    let report = env.run(&r, &["report", "no-target"]).stdout;
+    assert!(report.contains("tolerated by `retry.baseline = \"tolerate\"`"), "{report}");
+}
+
+#[test]
+fn a_target_in_the_front_matter_must_pass() {
+    let env = TestEnv::new();
+    let r = python_repo(&env, "max_attempts = 2\n[retry]\nbaseline = \"off\"\n");
+    let task = env.path("task.md");
+    std::fs::write(&task, "+++\ntargets = [\"tests/test_calc.py::test_add\"]\n+++\n# Fix add\n").expect("write");
+    let a = agent(&env, &fix_when_told("edit('calc.py', 'a - b', 'a * b')"));
+    let out = run(&env, &r, &a, &["--task-file", &task.display().to_string()]);
+    out.assert_code(0);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"]);
+    assert_eq!(check_event(&r, "fix-add", 2, "targets")["passed"], true);
+}
+
+/// Each way of weakening `test_add` is caught (pytest itself passes), fed
+/// back, and the next attempt, fixing the code instead, succeeds.
+#[test]
+fn deleting_skipping_or_de_asserting_a_failing_test_is_caught_then_fixed() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "delete",
+            "edit('tests/test_calc.py', 'def test_add():\\n    result = add(2, 3)\\n    assert result == 5\\n', '')",
+            "removed or renamed",
+        ),
+        (
+            "skip",
+            "edit('tests/test_calc.py', 'from calc', 'import pytest\\nfrom calc')\nedit('tests/test_calc.py', 'def test_add', '@pytest.mark.skip(reason=\"later\")\\ndef test_add')",
+            "skipped now (`pytest.mark.skip`)",
+        ),
+        (
+            "de-assert",
+            "edit('tests/test_calc.py', '    assert result == 5', '    # assert result == 5')",
+            "1 assertion on the base, 0 now",
+        ),
+    ];
+    for (name, weaken, finding) in cases {
+        let env = TestEnv::new();
+        let r = python_repo(&env, "max_attempts = 2\n[retry]\nbaseline = \"off\"\n");
+        let a = agent(&env, &fix_when_told(weaken));
+        let task = format!("Weaken by {name}");
+        let id = format!("weaken-by-{name}");
+        run(&env, &r, &a, &["--task", &task]).assert_code(0);
+        assert_eq!(outcomes(&r, &id), ["CHECK_FAILURE", "SUCCESS"], "{name}");
+        let pytest = check_event(&r, &id, 1, "pytest");
+        assert_eq!(pytest["passed"], true, "{name}: pytest is green after weakening: {pytest}");
+        let integrity = check_event(&r, &id, 1, "test-integrity");
+        assert_eq!(integrity["passed"], false, "{name}: {integrity}");
+        let p = prompt(&r, &id, 2);
+        assert!(
+            p.contains("**Required change:** Restore the test you removed, skipped or weakened (`tests/test_calc.py::test_add`) and make the code pass it instead."),
+            "{name}: {p}"
+        );
+        assert!(p.contains(finding), "{name}: {p}");
+        assert_eq!(check_event(&r, &id, 2, "test-integrity")["passed"], Value::Null, "attempt 2 touched no test");
+    }
+}
+
+#[test]
+fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
+    let env = TestEnv::new();
+    let seen = env.path("verifier-stdin.md");
+    let verifier = env.path("verifier.sh");
+    std::fs::write(
+        &verifier,
+        format!("cat > '{}'\necho '{{\"verdict\": \"approved\", \"confidence\": 0.9}}'\n", seen.display()),
+    )
+    .expect("write");
+    let r = python_repo(
+        &env,
+        &format!(
+            "max_attempts = 1\n[retry]\nbaseline = \"off\"\ntest_weakening = \"warn\"\n[verifier]\nrun = \"sh {}\"\n",
+            verifier.display()
+        ),
+    );
+    let a = agent(
+        &env,
+        "edit('tests/test_calc.py', 'def test_add():\\n    result = add(2, 3)\\n    assert result == 5\\n', '')\n",
+    );
+    let out = run(&env, &r, &a, &["--task", "Drop it"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("test-integrity warning: `tests/test_calc.py::test_add`: removed or renamed"), "{}", out.stdout);
+    let integrity = check_event(&r, "drop-it", 1, "test-integrity");
+    assert_eq!(integrity["passed"], true);
+    assert_eq!(integrity["warnings"][0], "test-integrity|removed|tests/test_calc.py::test_add", "{integrity}");
+    let stdin = std::fs::read_to_string(&seen).expect("the verifier ran");
+    assert!(stdin.contains("Test integrity warnings") && stdin.contains("tests/test_calc.py::test_add"), "{stdin}");
+    let report = env.run(&r, &["report", "drop-it"]).stdout;
+    assert!(report.contains("warning: `tests/test_calc.py::test_add`: removed or renamed"), "{report}");
+    let stats = env.run(&r, &["stats"]).stdout;
+    assert!(stats.contains("test-integrity warnings: 1 attempt"), "{stats}");
+}
+
+#[test]
+fn a_real_fix_that_adds_a_test_or_moves_one_succeeds_at_once() {
+    let env = TestEnv::new();
+    let r = python_repo(&env, "max_attempts = 1\n");
+    let a = agent(
+        &env,
+        "edit('calc.py', 'a - b', 'a + b')\n\
+         edit('tests/test_calc.py', 'def test_mul():\\n    assert mul(2, 3) == 6\\n    assert mul(0, 5) == 0\\n', '')\n\
+         pathlib.Path('tests/test_mul.py').write_text('from calc import mul\\n\\n\\ndef test_mul():\\n    assert mul(2, 3) == 6\\n    assert mul(0, 5) == 0\\n')\n\
+         t = pathlib.Path('tests/test_calc.py')\n\
+         t.write_text(t.read_text() + '\\n\\ndef test_add_negative():\\n    assert add(-1, -1) == -2\\n')\n",
+    );
+    let out = run(&env, &r, &a, &["--task", "Fix add for real", "--target", "tests/test_calc.py::test_add"]);
+    out.assert_code(0);
+    assert_eq!(outcomes(&r, "fix-add-for-real"), ["SUCCESS"]);
+    let integrity = check_event(&r, "fix-add-for-real", 1, "test-integrity");
+    assert_eq!((integrity["passed"].as_bool(), integrity["warnings"].as_array().map(Vec::len)), (Some(true), Some(0)));
+}
