@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CliError, exit};
-use crate::diagnostics::{self, Format, detect::detect};
+use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load};
 use crate::format::enrich::{EnrichFormat, write};
 
@@ -56,8 +56,7 @@ pub fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
     let bytes = read_input(dir, args.input.as_deref())?;
     // Tool output that is not UTF-8 (a path, a test's stdout) is read lossily.
     let text = String::from_utf8_lossy(&bytes);
-    let format = format.unwrap_or_else(|| detect(&text));
-    let found = diagnostics::parse(format, &text);
+    let found = diagnostics::parse_as(format, &text);
     let files = enrich::files_to_read(&found, &root, &canonical_root);
     let sources = load(&root, &files);
     let items = enrich::enrich(found, &sources, &root, &canonical_root);

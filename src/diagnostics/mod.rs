@@ -171,6 +171,87 @@ pub fn parse(format: Format, text: &str) -> Vec<Diagnostic> {
     }
 }
 
+/// The formats tried on every output, most specific first; the detected
+/// format goes before all of them.
+const PRECEDENCE: [Format; 11] = [
+    Format::CargoJson,
+    Format::Pytest,
+    Format::CargoTest,
+    Format::Rustc,
+    Format::Ruff,
+    Format::Mypy,
+    Format::Pyright,
+    Format::Pylint,
+    Format::Flake8,
+    Format::PythonTraceback,
+    Format::Generic,
+];
+
+/// Every diagnostic in `text` whatever tools printed it: each line is read
+/// by every format, so one output may hold several tools (`ruff check . ;
+/// pytest`), compiler warnings before test panics, and several tracebacks.
+///
+/// Auto-detection only breaks ties, when two formats read the same line:
+/// the detected format's reading wins, then the more specific format's.
+/// Two readings are the same line when they are both traces (pytest,
+/// tracebacks, panics) at one location, both lint or compiler findings at
+/// one location with one code, or a `generic` one (or one without a code)
+/// at any location already found. Diagnostics without a location come from the detected format
+/// alone. Traceback groups stay apart per format.
+pub fn parse_auto(text: &str) -> Vec<Diagnostic> {
+    use std::collections::HashSet;
+    let first = detect::detect(text);
+    let order = std::iter::once(first).chain(PRECEDENCE.into_iter().filter(|f| *f != first));
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut at: HashSet<(String, usize)> = HashSet::new();
+    let mut trace_at: HashSet<(String, usize)> = HashSet::new();
+    let mut lint_at: HashSet<(String, usize, Option<String>)> = HashSet::new();
+    for (i, format) in order.enumerate() {
+        let trace = matches!(format, Format::Pytest | Format::PythonTraceback | Format::CargoTest);
+        let found = parse(format, text);
+        for d in &found {
+            let Some(path) = &d.path else { continue };
+            let line = d.line.unwrap_or(0);
+            let dup = match format {
+                // Without a code, a reading tells nothing a trace did not.
+                _ if format == Format::Generic || (!trace && d.code.is_none()) => at.contains(&(path.clone(), line)),
+                _ if trace => trace_at.contains(&(path.clone(), line)),
+                _ => lint_at.contains(&(path.clone(), line, d.code.clone())),
+            };
+            // A path with spaces or quotes is a sentence another format's
+            // loose reading took for a path (`thread 'x' panicked at a.rs`).
+            if i > 0 && (dup || path.contains(char::is_whitespace) || path.contains(['\'', '"'])) {
+                continue;
+            }
+            let mut d = d.clone();
+            d.traceback = d.traceback.map(|g| g + i * 1_000_000);
+            out.push(d);
+        }
+        if i == 0 {
+            out.extend(found.iter().filter(|d| d.path.is_none()).cloned());
+        }
+        for d in found.iter() {
+            let Some(path) = &d.path else { continue };
+            let line = d.line.unwrap_or(0);
+            at.insert((path.clone(), line));
+            if trace {
+                trace_at.insert((path.clone(), line));
+            } else {
+                lint_at.insert((path.clone(), line, d.code.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `parse` with the format given, else [`parse_auto`].
+pub fn parse_as(format: Option<Format>, text: &str) -> Vec<Diagnostic> {
+    match format {
+        Some(f) => parse(f, text),
+        None => parse_auto(text),
+    }
+}
+
 /// Lines without their `\r`, so that CRLF output reads like LF output.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l))
@@ -241,6 +322,33 @@ mod tests {
         assert_eq!(location_prefix("no location here"), None);
         assert_eq!(location_prefix("  indented.py:3: x"), None);
         assert_eq!(location_prefix("time: 3s"), None);
+    }
+
+    #[test]
+    fn mixed_output_reads_every_tool_once() {
+        let text = "a.py:3:1: F401 [*] `os` imported but unused\n\
+                    Found 1 error.\n\
+                    Traceback (most recent call last):\n  File \"a.py\", line 9, in f\n    g()\nKeyError: 'x'\n\
+                    Traceback (most recent call last):\n  File \"b.py\", line 2, in <module>\n    h()\nValueError: y\n\
+                    thread 'main' panicked at src/main.rs:4:5:\nboom\n";
+        let got: Vec<(&str, String)> = parse_auto(text)
+            .iter()
+            .map(|d| (d.tool, format!("{}:{}", d.path.as_deref().unwrap_or("-"), d.line.unwrap_or(0))))
+            .collect();
+        let want = [
+            ("cargo-test", "src/main.rs:4"),
+            ("ruff", "a.py:3"),
+            ("python-traceback", "a.py:9"),
+            ("python-traceback", "b.py:2"),
+        ];
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for w in want {
+            assert!(got.iter().any(|(t, at)| *t == w.0 && at == w.1), "{w:?} missing from {got:?}");
+        }
+        // Two tracebacks stay two groups.
+        let groups: std::collections::HashSet<_> =
+            parse_auto(text).iter().filter_map(|d| d.traceback).collect();
+        assert_eq!(groups.len(), 2);
     }
 
     #[test]

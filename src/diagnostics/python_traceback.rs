@@ -9,14 +9,31 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
     let mut frames: Vec<(String, usize)> = Vec::new();
     let mut group = 0;
     let mut in_traceback = false;
+    // A `File "x", line N` outside a traceback, and the lines since: a
+    // SyntaxError's trace has no `Traceback` header.
+    let mut bare: Option<((String, usize), usize)> = None;
     for line in lines(text) {
         if line.trim_start().starts_with("Traceback (most recent call last):") {
             flush(&mut out, &mut frames, group, "the traceback ends before its exception");
             in_traceback = true;
+            bare = None;
             group += 1;
             continue;
         }
         if !in_traceback {
+            if let Some(f) = frame(line) {
+                bare = Some((f, 0));
+            } else if let Some((f, seen)) = bare.take()
+                && seen < 4
+            {
+                if !line.starts_with(char::is_whitespace) && syntax_error(line) {
+                    group += 1;
+                    frames.push(f);
+                    flush(&mut out, &mut frames, group, line);
+                } else {
+                    bare = Some((f, seen + 1));
+                }
+            }
             continue;
         }
         if let Some(frame) = frame(line) {
@@ -29,6 +46,13 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
     }
     flush(&mut out, &mut frames, group, "the traceback ends before its exception");
     out
+}
+
+/// `SyntaxError: ...` and its kin, which Python prints without a traceback.
+fn syntax_error(line: &str) -> bool {
+    ["SyntaxError", "IndentationError", "TabError"].iter().any(|e| {
+        line.strip_prefix(e).is_some_and(|rest| rest.starts_with(':'))
+    })
 }
 
 /// `File "path", line N[, in func]`.
@@ -56,5 +80,21 @@ fn flush(out: &mut Vec<Diagnostic>, frames: &mut Vec<(String, usize)>, group: us
         d.code = exception_type(message).map(str::to_string);
         d.traceback = Some(group);
         out.push(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_syntax_error_without_a_traceback_header() {
+        let text = "  File \"/r/broken.py\", line 5\n    return sum(values\n              ^\nSyntaxError: '(' was never closed\n";
+        let d = parse(text);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!((d[0].path.as_deref(), d[0].line, d[0].code.as_deref()), (Some("/r/broken.py"), Some(5), Some("SyntaxError")));
+        assert_eq!(d[0].severity, Severity::Error);
+        // A frame-like line far from any SyntaxError is not one.
+        assert!(parse("  File \"a.py\", line 1\nx\ny\nz\nw\nv\nSyntaxError: no\n").is_empty());
     }
 }

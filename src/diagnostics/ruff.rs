@@ -15,9 +15,12 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
             }
             continue;
         }
+        // The arrow follows its header at once; anything else between ends it.
+        let pending = header.take();
         if line.starts_with(char::is_whitespace) || line.is_empty() {
             continue;
         }
+        let _ = pending;
         if let Some((path, l, c, rest)) = location_prefix(line)
             && let Some((code, message)) = code_and_message(rest)
         {
@@ -36,7 +39,9 @@ pub(super) fn code_and_message(s: &str) -> Option<(Option<&str>, &str)> {
     let code = &s[..end];
     let upper = code.bytes().take_while(u8::is_ascii_uppercase).count();
     let lint_code = upper > 0 && upper < code.len() && code[upper..].bytes().all(|b| b.is_ascii_digit());
-    let named = code.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') && code.contains('-');
+    let named = code.starts_with(|c: char| c.is_ascii_lowercase())
+        && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+        && code.contains('-');
     if !(lint_code || named) {
         return None;
     }
@@ -55,5 +60,6 @@ mod tests {
         assert_eq!(code_and_message("invalid-syntax: Expected"), Some((Some("invalid-syntax"), "Expected")));
         assert_eq!(code_and_message("Found 7 errors."), None);
         assert_eq!(code_and_message("help: Organize imports"), None);
+        assert_eq!(code_and_message("---- tests::adds stdout ----"), None);
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::attempt::{CheckResult, ErrorItem, Failure};
 use crate::config::{BaselineMode, CheckConfig};
-use crate::diagnostics::{self, Format, Severity, detect::detect};
+use crate::diagnostics::{self, Format, Severity};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
 use crate::process::{self, Finished, Spec};
@@ -99,8 +99,7 @@ pub fn run_once(
 pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, snapshot: Option<Oid>) -> Parsed {
     let bytes = f.output.bytes();
     let text = relativize(&String::from_utf8_lossy(&bytes), worktree);
-    let format = Format::from_name(&check.format.0).unwrap_or_else(|| detect(&text));
-    let found = diagnostics::parse(format, &text);
+    let found = diagnostics::parse_as(Format::from_name(&check.format.0), &text);
     let root = Path::new(".");
     let files = enrich::files_to_read(&found, root, root);
     let read = |rel: &str| match snapshot {

@@ -55,3 +55,11 @@ capture generic-gcc "$here/c" gcc -Wall -Wextra -fsyntax-only -fno-diagnostics-c
     pyright --version; python3 -m pytest --version 2>&1; python3 --version
     rustc --version; cargo --version; cargo clippy --version; gcc --version | head -1
 } >"$out/VERSIONS" 2>&1
+
+# Mixed output (issue: honest success): several tools, several tracebacks
+# and chained ones in one output; a SyntaxError trace without its header.
+mx="$here/mixed"
+capture mixed-ruff-then-pytest "$mx" sh -c 'ruff check --no-cache .; python3 -m pytest -p no:cacheprovider tests'
+capture mixed-ruff-default "$mx" ruff check --no-cache inventory.py scripts/nightly.py
+capture mixed-tracebacks "$mx" python3 scripts/nightly.py
+capture mixed-syntax-error "$mx" python3 scripts/broken.py

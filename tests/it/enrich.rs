@@ -19,6 +19,7 @@ fn root_of(name: &str) -> &'static str {
         n if n.starts_with("rustc") || n == "cargo-json" => "rust/broken",
         n if n.starts_with("clippy") || n.starts_with("cargo-test") => "rust/lints",
         n if n.starts_with("generic") => "c",
+        n if n.starts_with("mixed") => "mixed",
         _ => "python",
     }
 }
@@ -227,10 +228,14 @@ fn live_tools_still_print_what_was_captured() {
         ("python-traceback", "python3", &["crash.py"]),
         ("clippy-human", "cargo", &["clippy"]),
         ("cargo-test", "cargo", &["test"]),
+        ("mixed-ruff-default", "ruff", &["check", "--no-cache", "inventory.py", "scripts/nightly.py"]),
+        ("mixed-tracebacks", "python3", &["scripts/nightly.py"]),
+        ("mixed-syntax-error", "python3", &["scripts/broken.py"]),
     ];
     for (name, tool, args) in cases {
         let version_arg: &[&str] = match *name {
             "pytest" => &["-m", "pytest", "--version"],
+            "mixed-tracebacks" | "mixed-syntax-error" => &["--version"],
             "clippy-human" => &["clippy", "--version"],
             _ => &["--version"],
         };
