@@ -129,7 +129,8 @@ fn classify(line: &str) -> Option<Seen> {
         && bare.starts_with(|c: char| c.is_ascii_digit())
         && (bare.contains(" passed") || bare.contains(" failed") || bare.contains(" error"))
     {
-        let n = count_of(bare, "passed") + count_of(bare, "failed") + count_of(bare, "error") + count_of(bare, "errors");
+        let n =
+            count_of(bare, "passed") + count_of(bare, "failed") + count_of(bare, "error") + count_of(bare, "errors");
         return Some(Seen::Totals(n));
     }
     None

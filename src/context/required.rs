@@ -171,18 +171,13 @@ const ON_BASE: &str = " (already failing on the base)";
 /// three checks, then how many more.
 fn several_checks(checks: &[&CheckResult]) -> Required {
     // Targets that another check already names failing are said there.
-    let targets: Vec<&str> = checks
-        .iter()
-        .filter(|c| c.name == TARGETS)
-        .flat_map(|c| c.failures.iter().map(|f| f.key.as_str()))
-        .collect();
+    let targets: Vec<&str> =
+        checks.iter().filter(|c| c.name == TARGETS).flat_map(|c| c.failures.iter().map(|f| f.key.as_str())).collect();
     let named_elsewhere = |key: &str| {
         checks.iter().any(|c| c.name != TARGETS && failing(c).0.first().is_some_and(|f| f.test && f.key == key))
     };
-    let shown: Vec<&&CheckResult> = checks
-        .iter()
-        .filter(|c| c.name != TARGETS || !c.failures.iter().all(|f| named_elsewhere(&f.key)))
-        .collect();
+    let shown: Vec<&&CheckResult> =
+        checks.iter().filter(|c| c.name != TARGETS || !c.failures.iter().all(|f| named_elsewhere(&f.key))).collect();
     let mut clauses: Vec<String> = shown.iter().take(MAX_CHECKS).map(|c| check_clause(c, &targets)).collect();
     if shown.len() > MAX_CHECKS {
         let more = shown.len() - MAX_CHECKS;

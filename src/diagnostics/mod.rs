@@ -346,8 +346,7 @@ mod tests {
             assert!(got.iter().any(|(t, at)| *t == w.0 && at == w.1), "{w:?} missing from {got:?}");
         }
         // Two tracebacks stay two groups.
-        let groups: std::collections::HashSet<_> =
-            parse_auto(text).iter().filter_map(|d| d.traceback).collect();
+        let groups: std::collections::HashSet<_> = parse_auto(text).iter().filter_map(|d| d.traceback).collect();
         assert_eq!(groups.len(), 2);
     }
 

@@ -50,9 +50,9 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
 
 /// `SyntaxError: ...` and its kin, which Python prints without a traceback.
 fn syntax_error(line: &str) -> bool {
-    ["SyntaxError", "IndentationError", "TabError"].iter().any(|e| {
-        line.strip_prefix(e).is_some_and(|rest| rest.starts_with(':'))
-    })
+    ["SyntaxError", "IndentationError", "TabError"]
+        .iter()
+        .any(|e| line.strip_prefix(e).is_some_and(|rest| rest.starts_with(':')))
 }
 
 /// `File "path", line N[, in func]`.
@@ -92,7 +92,10 @@ mod tests {
         let text = "  File \"/r/broken.py\", line 5\n    return sum(values\n              ^\nSyntaxError: '(' was never closed\n";
         let d = parse(text);
         assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!((d[0].path.as_deref(), d[0].line, d[0].code.as_deref()), (Some("/r/broken.py"), Some(5), Some("SyntaxError")));
+        assert_eq!(
+            (d[0].path.as_deref(), d[0].line, d[0].code.as_deref()),
+            (Some("/r/broken.py"), Some(5), Some("SyntaxError"))
+        );
         assert_eq!(d[0].severity, Severity::Error);
         // A frame-like line far from any SyntaxError is not one.
         assert!(parse("  File \"a.py\", line 1\nx\ny\nz\nw\nv\nSyntaxError: no\n").is_empty());

@@ -134,8 +134,7 @@ fn rust(node: Node, source: &[u8], mods: &mut Vec<String>, out: &mut Vec<FoundTe
             "line_comment" | "block_comment" => {}
             "function_item" => {
                 let is_test = attrs.iter().any(|a| rust_attr_is_test(a));
-                if is_test && let Some(name) = child.child_by_field_name("name").map(|n| text(n, source).into_owned())
-                {
+                if is_test && let Some(name) = child.child_by_field_name("name").map(|n| text(n, source).into_owned()) {
                     let skips: Vec<String> = attrs
                         .iter()
                         .filter(|a| rust_attr_name(a) == "ignore")
@@ -213,7 +212,11 @@ mod tests {
 
     fn found(path: &str, src: &str) -> Vec<(String, Vec<String>, usize)> {
         let def = language_for(path.as_bytes()).expect("language");
-        tests_in(def, src.as_bytes()).expect("rules").into_iter().map(|t| (t.qualified, t.skips, t.assertions)).collect()
+        tests_in(def, src.as_bytes())
+            .expect("rules")
+            .into_iter()
+            .map(|t| (t.qualified, t.skips, t.assertions))
+            .collect()
     }
 
     #[test]

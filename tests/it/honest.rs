@@ -14,13 +14,11 @@ const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    re
 
 const TESTS: &str = "from calc import add, mul\n\n\ndef test_add():\n    result = add(2, 3)\n    assert result == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n    assert mul(0, 5) == 0\n";
 
-const PYTEST: &str = "[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -p no:cacheprovider -rA tests\"\nkind = \"test\"\n";
+const PYTEST: &str =
+    "[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -p no:cacheprovider -rA tests\"\nkind = \"test\"\n";
 
 fn need_pytest() {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "import pytest"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok = std::process::Command::new("python3").args(["-c", "import pytest"]).status().is_ok_and(|s| s.success());
     assert!(ok, "these tests run the real pytest: `pip install pytest` (bash .ci/run installs it)");
 }
 
@@ -217,7 +215,11 @@ fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
     );
     let out = run(&env, &r, &a, &["--task", "Drop it"]);
     out.assert_code(0);
-    assert!(out.stdout.contains("test-integrity warning: `tests/test_calc.py::test_add`: removed or renamed"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("test-integrity warning: `tests/test_calc.py::test_add`: removed or renamed"),
+        "{}",
+        out.stdout
+    );
     let integrity = check_event(&r, "drop-it", 1, "test-integrity");
     assert_eq!(integrity["passed"], true);
     assert_eq!(integrity["warnings"][0], "test-integrity|removed|tests/test_calc.py::test_add", "{integrity}");
