@@ -96,7 +96,8 @@ pub fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
     let mut pairs: Vec<Option<usize>> = vec![None; base_all.len()];
     // Same file and name first, then the same qualified name in another
     // file (moved), then the same bare name (moved into another module).
-    let passes: [&dyn Fn(&(&str, &FoundTest), &(&str, &FoundTest)) -> bool; 3] =
+    type Side<'a> = (&'a str, &'a FoundTest);
+    let passes: [&dyn Fn(&Side, &Side) -> bool; 3] =
         [&|b, h| b.0 == h.0 && b.1.qualified == h.1.qualified, &|b, h| b.1.qualified == h.1.qualified, &|b, h| {
             b.1.name == h.1.name
         }];
