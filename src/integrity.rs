@@ -96,11 +96,12 @@ pub fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
     let mut pairs: Vec<Option<usize>> = vec![None; base_all.len()];
     // Same file and name first, then the same qualified name in another
     // file (moved), then the same bare name (moved into another module).
-    type Side<'a> = (&'a str, &'a FoundTest);
-    let passes: [&dyn Fn(&Side, &Side) -> bool; 3] =
-        [&|b, h| b.0 == h.0 && b.1.qualified == h.1.qualified, &|b, h| b.1.qualified == h.1.qualified, &|b, h| {
-            b.1.name == h.1.name
-        }];
+    type Same = fn(&(&str, &FoundTest), &(&str, &FoundTest)) -> bool;
+    let passes: [Same; 3] = [
+        |b, h| b.0 == h.0 && b.1.qualified == h.1.qualified,
+        |b, h| b.1.qualified == h.1.qualified,
+        |b, h| b.1.name == h.1.name,
+    ];
     for same in passes {
         for (i, b) in base_all.iter().enumerate() {
             if pairs[i].is_some() {
