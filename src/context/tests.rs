@@ -337,3 +337,28 @@ proptest! {
         );
     }
 }
+
+#[test]
+fn several_failing_checks_make_one_sentence_naming_three_then_counting() {
+    let mut r = changed(1, DIFF_A);
+    let mut labelled = pytest_failure();
+    labelled.name = "pytest-unit".into();
+    labelled.failing_on_base = true;
+    labelled.pre_existing = std::mem::take(&mut labelled.failures);
+    let mut integrity = check("test-integrity", CheckKind::Custom, false);
+    integrity.failures = vec![Failure {
+        key: "test-integrity|removed|tests/test_cart.py::test_empty".into(),
+        label: "`tests/test_cart.py::test_empty`: removed or renamed".into(),
+        test: false,
+    }];
+    let mut timed_out = check("slow", CheckKind::Test, false);
+    timed_out.timed_out = true;
+    r.checks = vec![ruff_failure(), labelled, integrity, timed_out];
+    let r = finish(r);
+    let req = required_change(&r);
+    assert_eq!(
+        req.text,
+        "Fix F401 at `shop/cart.py:12` (`ruff`), make the failing test `tests/test_cart.py::test_total` pass (`pytest-unit`; already failing on the base), restore the weakened test `tests/test_cart.py::test_empty` (`test-integrity`), and fix the 1 more failing check below."
+    );
+    assert_eq!(req.source, "check:ruff,pytest-unit,test-integrity,slow");
+}

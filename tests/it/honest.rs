@@ -249,3 +249,22 @@ fn a_real_fix_that_adds_a_test_or_moves_one_succeeds_at_once() {
     let integrity = check_event(&r, "fix-add-for-real", 1, "test-integrity");
     assert_eq!((integrity["passed"].as_bool(), integrity["warnings"].as_array().map(Vec::len)), (Some(true), Some(0)));
 }
+
+#[test]
+fn with_the_baseline_a_deleted_test_is_also_fewer_tests_run() {
+    let env = TestEnv::new();
+    let r = python_repo(&env, "max_attempts = 1\n");
+    let a = agent(
+        &env,
+        "edit('tests/test_calc.py', 'def test_add():\\n    result = add(2, 3)\\n    assert result == 5\\n', '')\n",
+    );
+    run(&env, &r, &a, &["--task", "Delete it"]).assert_code(1);
+    let integrity = check_event(&r, "delete-it", 1, "test-integrity");
+    assert_eq!(
+        integrity["new_failures"],
+        serde_json::json!(["test-integrity|removed|tests/test_calc.py::test_add", "test-integrity|fewer-run|pytest"]),
+        "{integrity}"
+    );
+    let report = env.run(&r, &["report", "delete-it"]).stdout;
+    assert!(report.contains("`pytest`: the check ran 1 test where the base ran 2"), "{report}");
+}
