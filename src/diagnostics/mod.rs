@@ -200,44 +200,52 @@ const PRECEDENCE: [Format; 11] = [
 /// alone. Traceback groups stay apart per format.
 pub fn parse_auto(text: &str) -> Vec<Diagnostic> {
     use std::collections::HashSet;
+    use std::hash::{Hash, Hasher};
+    // Locations as hashes: no path is copied, however many lines are read.
+    let hash = |path: &str, line: usize, code: Option<&str>| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (path, line, code).hash(&mut h);
+        h.finish()
+    };
     let first = detect::detect(text);
     let order = std::iter::once(first).chain(PRECEDENCE.into_iter().filter(|f| *f != first));
     let mut out: Vec<Diagnostic> = Vec::new();
-    let mut at: HashSet<(String, usize)> = HashSet::new();
-    let mut trace_at: HashSet<(String, usize)> = HashSet::new();
-    let mut lint_at: HashSet<(String, usize, Option<String>)> = HashSet::new();
+    let (mut at, mut trace_at, mut lint_at) = (HashSet::new(), HashSet::new(), HashSet::new());
     for (i, format) in order.enumerate() {
         let trace = matches!(format, Format::Pytest | Format::PythonTraceback | Format::CargoTest);
-        let found = parse(format, text);
-        for d in &found {
-            let Some(path) = &d.path else { continue };
-            let line = d.line.unwrap_or(0);
-            let dup = match format {
-                // Without a code, a reading tells nothing a trace did not.
-                _ if format == Format::Generic || (!trace && d.code.is_none()) => at.contains(&(path.clone(), line)),
-                _ if trace => trace_at.contains(&(path.clone(), line)),
-                _ => lint_at.contains(&(path.clone(), line, d.code.clone())),
-            };
-            // A path with spaces or quotes is a sentence another format's
-            // loose reading took for a path (`thread 'x' panicked at a.rs`).
-            if i > 0 && (dup || path.contains(char::is_whitespace) || path.contains(['\'', '"'])) {
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        for mut d in parse(format, text) {
+            let Some(path) = d.path.as_deref() else {
+                if i == 0 {
+                    out.push(d);
+                }
                 continue;
+            };
+            let line = d.line.unwrap_or(0);
+            let (loc, coded) = (hash(path, line, None), hash(path, line, d.code.as_deref()));
+            if i > 0 {
+                let dup = match format {
+                    // Without a code, a reading tells nothing a trace did not.
+                    _ if format == Format::Generic || (!trace && d.code.is_none()) => at.contains(&loc),
+                    _ if trace => trace_at.contains(&loc),
+                    _ => lint_at.contains(&coded),
+                };
+                // A path with spaces or quotes is a sentence another format's
+                // loose reading took for a path (`thread 'x' panicked at a.rs`).
+                if dup || path.contains(char::is_whitespace) || path.contains(['\'', '"']) {
+                    continue;
+                }
             }
-            let mut d = d.clone();
+            keys.push((loc, coded));
             d.traceback = d.traceback.map(|g| g + i * 1_000_000);
             out.push(d);
         }
-        if i == 0 {
-            out.extend(found.iter().filter(|d| d.path.is_none()).cloned());
-        }
-        for d in found.iter() {
-            let Some(path) = &d.path else { continue };
-            let line = d.line.unwrap_or(0);
-            at.insert((path.clone(), line));
+        for (loc, coded) in keys {
+            at.insert(loc);
             if trace {
-                trace_at.insert((path.clone(), line));
+                trace_at.insert(loc);
             } else {
-                lint_at.insert((path.clone(), line, d.code.clone()));
+                lint_at.insert(coded);
             }
         }
     }
