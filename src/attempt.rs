@@ -80,6 +80,10 @@ pub struct AgentRun {
     pub last_activity: Option<String>,
     /// The last lines of its output (for a crash).
     pub output_tail: Vec<String>,
+    /// Paths outside the worktree its output says it was refused (the
+    /// sandbox at work).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
 
 impl AgentRun {
@@ -253,6 +257,10 @@ pub struct AttemptRecord {
     pub allow: Vec<String>,
     pub checks: Vec<CheckResult>,
     pub verifier: Option<VerifierResult>,
+    /// Parts of the repository's git machinery (config, hooks, info) the
+    /// attempt changed and retry-run put back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<String>,
 }
 
 impl AttemptRecord {
@@ -272,6 +280,7 @@ impl AttemptRecord {
             allow: Vec::new(),
             checks: Vec::new(),
             verifier: None,
+            restored: Vec::new(),
         }
     }
 
@@ -319,6 +328,9 @@ pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
         .collect()
 }
 
+/// The scope finding of a write into the user's checkout (or its git state).
+pub const OUTSIDE_WORKTREE: &str = "outside-worktree";
+
 /// The gates of section 4, in order: agent exit, empty diff, scope, checks,
 /// verifier. Returns the outcome and a one-line reason. The verifier's
 /// `escalate` is not an outcome of its own: it approves nothing, so the
@@ -331,6 +343,10 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
         if agent.crashed() {
             return (Outcome::Crash, format!("the agent {}", exit_text(agent.exit_code, agent.signal)));
         }
+    }
+    let outside = r.scope.iter().filter(|v| v.reason == OUTSIDE_WORKTREE).count();
+    if outside > 0 {
+        return (Outcome::ScopeViolation, format!("{outside} path{} written outside the worktree", plural(outside)));
     }
     if r.files.is_empty() {
         return (Outcome::EmptyDiff, "the attempt changed no file".into());

@@ -29,6 +29,7 @@ pub struct Config {
     pub checks: Vec<CheckConfig>,
     pub verifier: Option<VerifierConfig>,
     pub context: ContextConfig,
+    pub sandbox: SandboxConfig,
     /// Tests that must pass for an attempt to succeed, whatever the
     /// baseline mode (ids as the runner prints them). Usually set in a
     /// task's front matter.
@@ -47,6 +48,7 @@ impl Default for Config {
             checks: Vec::new(),
             verifier: None,
             context: ContextConfig::default(),
+            sandbox: SandboxConfig::default(),
             targets: Vec::new(),
         }
     }
@@ -283,6 +285,38 @@ impl<'de> Deserialize<'de> for BaselineMode {
             },
         }
     }
+}
+
+/// `[sandbox]`: how the agent and its checks are contained.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxConfig {
+    pub mode: SandboxMode,
+    /// More paths the agent and checks may write (`~` expanded, relative
+    /// paths from the repository root).
+    pub writable: Vec<String>,
+    pub git: SandboxGit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// Landlock where the kernel has it, else detection only.
+    #[default]
+    Auto,
+    Landlock,
+    Detect,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxGit {
+    /// The agent may `git add` and `git commit` in its worktree.
+    #[default]
+    Commit,
+    /// No git writes at all.
+    ReadOnly,
 }
 
 /// What the built-in check `test-integrity` does with its findings.
@@ -572,6 +606,11 @@ on = ["check_failure", "scope_violation", "verifier_rejection", "empty_diff", "c
 flaky_reruns = 1
 baseline = "label"
 test_weakening = "fail"
+
+[sandbox]
+mode = "auto"
+writable = []
+git = "commit"
 
 [scope]
 allow = ["src/**", "tests/**"]

@@ -20,6 +20,7 @@ pub mod process;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod sandbox;
 pub mod scope;
 pub mod stats;
 pub mod summarize;

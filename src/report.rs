@@ -56,6 +56,17 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
             n = last.number
         );
     }
+    let outside: Vec<String> = attempts
+        .iter()
+        .flat_map(|a| a.scope.iter().filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE))
+        .map(|v| format!("`{}`", v.path))
+        .collect();
+    if !outside.is_empty() {
+        return format!(
+            "An attempt changed your own checkout, outside its worktree: {}. retry-run does not undo this: look at `git status` and `git diff` in your checkout first, and consider `[sandbox] mode = \"landlock\"`.",
+            crate::context::required::name_list(&outside)
+        );
+    }
     if only_base_failures(attempts) {
         return "Every attempt failed only on failures that were already failing on the base (listed below): the agent did not fix them, and no attempt added one of its own. Either fix the base, or, if those failures are not this task's business, set `retry.baseline = \"tolerate\"` in the task's front matter together with `targets = [...]` naming the tests the task must make pass.".into();
     }
@@ -132,6 +143,22 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
         for v in &a.scope {
             let rule = v.rule.as_ref().map(|r| format!(" (rule `{r}`)")).unwrap_or_default();
             let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", v.path, v.reason);
+        }
+        if !a.restored.is_empty() {
+            let _ = writeln!(
+                s,
+                "- Restored: the attempt changed the repository's {}; retry-run put back what was there before it",
+                a.restored.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+            );
+        }
+        if let Some(agent) = &a.agent
+            && !agent.refused.is_empty()
+        {
+            let _ = writeln!(
+                s,
+                "- The sandbox refused writes to {}; if the agent needs one of them, add it to `[sandbox] writable`",
+                agent.refused.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+            );
         }
         for c in &a.checks {
             let state = if c.flaky {

@@ -12,6 +12,7 @@ mod log;
 mod repo_args;
 mod report;
 mod run;
+mod sandbox;
 mod scope;
 mod stats;
 mod status;
@@ -53,6 +54,7 @@ pub enum Command {
     Status(status::StatusArgs),
     Inspect(inspect::InspectArgs),
     Clean(clean::CleanArgs),
+    Sandbox(sandbox::SandboxArgs),
 }
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
@@ -98,6 +100,7 @@ pub fn main() -> i32 {
         Command::Status(args) => status::run(&dir, args),
         Command::Inspect(args) => inspect::run(&dir, args),
         Command::Clean(args) => clean::run(&dir, args),
+        Command::Sandbox(args) => sandbox::run(&dir, args),
     };
     match result {
         Ok(code) => code,

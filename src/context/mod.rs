@@ -226,6 +226,13 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
         if let Some(p) = &a.last_activity {
             lines.push(format!("- Last activity: a write to `{p}`"));
         }
+        if !a.refused.is_empty() {
+            let paths: Vec<String> = a.refused.iter().map(|p| format!("`{p}`")).collect();
+            lines.push(format!(
+                "- The sandbox refused writes outside the worktree: {}. Write only inside the worktree and its TMPDIR; only a human can allow another path (`[sandbox] writable` in retry-run.toml).",
+                crate::context::required::name_list(&paths)
+            ));
+        }
         let (output, omitted) = bound(&a.output_tail, check_lines);
         if !output.is_empty() {
             lines.push("- The end of its output:".into());

@@ -121,11 +121,22 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
     let others: Vec<String> = sorted_unique(
         r.scope
             .iter()
-            .filter(|v| v.reason != "git-internal" && v.reason != "symlink-escape")
+            .filter(|v| {
+                v.reason != "git-internal" && v.reason != "symlink-escape" && v.reason != crate::attempt::OUTSIDE_WORKTREE
+            })
             .map(|v| v.path.clone())
             .collect(),
     );
+    let outside: Vec<String> = sorted_unique(
+        r.scope.iter().filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE).map(|v| format!("`{}`", v.path)).collect(),
+    );
     let mut parts = Vec::new();
+    if !outside.is_empty() {
+        parts.push(format!(
+            "write only inside your worktree (the attempt changed {} of the user's checkout)",
+            name_list(&outside)
+        ));
+    }
     if !internal.is_empty() {
         parts.push(format!("leave git's own files alone (you changed {})", name_list(&internal)));
     }

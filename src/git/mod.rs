@@ -20,6 +20,7 @@ mod revs;
 pub mod safe_fs;
 mod tree_write;
 mod walk;
+pub mod watch;
 mod worktree;
 mod worktree_state;
 
@@ -117,6 +118,12 @@ impl Repo {
     /// The git directory shared by all worktrees of the repository.
     pub fn common_dir(&self) -> &Path {
         self.repo.commondir()
+    }
+
+    /// This worktree's own git directory (`<common>/worktrees/<id>` for a
+    /// linked worktree, the common directory for the main one).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.path()
     }
 }
 

@@ -84,8 +84,10 @@ pub fn run_once(
     worktree: &Path,
     env: &[(String, String)],
     out_file: &Path,
+    confinement: &crate::sandbox::Confinement,
 ) -> Result<Finished, String> {
     let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
+    spec.argv = confinement.argv(spec.argv);
     spec.env = env.to_vec();
     spec.keep = KEEP;
     spec.grace = Duration::from_secs(2);

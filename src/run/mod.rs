@@ -35,7 +35,9 @@ use crate::process::{self, Spec};
 use crate::record::chain::sha256_hex;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::{check_task_name, write_file};
+use crate::git::watch::{CheckoutState, Machinery};
 use crate::record::{EventLog, RecordError, Store};
+use crate::sandbox::{self, Effective};
 use crate::scope::{self, Reason, Rules};
 use crate::task::{self, Task};
 use progress::{Mode, Progress};
@@ -226,6 +228,16 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     // Bad globs fail before anything is recorded.
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(CliError::usage)?;
+    // The sandbox: decided, and its writable paths made ready, before anything runs.
+    let abi = sandbox::landlock::abi();
+    let (confined, fallback_note) =
+        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(CliError::environment)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
+    let extra_writable =
+        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(CliError::usage)?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}")))?;
     let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
 
     let _lock = store.lock(&id).map_err(|e| match e {
@@ -243,6 +255,9 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         )));
     }
     let state = history::state(&verified.events);
+    if let Some(note) = &fallback_note {
+        progress.say(note);
+    }
     let mut rec = Recorder { log: store.log(&id).map_err(record_err)?, json: opts.json };
 
     // Every completed attempt, read once; the loop adds its own as they end.
@@ -320,6 +335,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             "max_attempts": max_attempts, "first_attempt": first_attempt, "resumed": !new_round,
             "task_sha256": sha256_hex(task_file_text.as_bytes()),
             "targets": config.targets, "baseline": config.retry.baseline,
+            "sandbox": {"requested": config.sandbox.mode, "mode": confined, "landlock_abi": abi, "note": fallback_note},
         }),
     )?;
 
@@ -365,10 +381,32 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         fields["path"] = json!(wt.display().to_string());
         rec.event("WorktreeReset", Some(n), fields)?;
 
+        // The attempt's confinement: its private TMPDIR and what it may write.
+        let tmpdir = (confined != Effective::Off).then(|| adir.join("tmp"));
+        if let Some(t) = &tmpdir {
+            let _ = std::fs::remove_dir_all(t);
+            std::fs::create_dir_all(t)
+                .map_err(|e| CliError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display())))?;
+        }
+        let git_paths = sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&id) };
+        let confinement = sandbox::Confinement {
+            effective: confined,
+            abi,
+            policy: sandbox::policy(
+                &wt,
+                tmpdir.as_deref().unwrap_or(&adir),
+                config.sandbox.git,
+                &git_paths,
+                &extra_writable,
+            ),
+            tmpdir: tmpdir.clone(),
+            exe: exe.clone(),
+        };
+
         // Baseline: the checks on the base, once per task and base (cached in the record).
         if config.retry.baseline.runs() && !config.checks.is_empty() && baselines.is_none() {
             progress.phase("checks on the base");
-            baselines = Some(baseline(&repo, &store, &id, &config, &wt, base.oid, &mut rec, n)?);
+            baselines = Some(baseline(&repo, &store, &id, &config, &wt, base.oid, &mut rec, n, &confinement)?);
             if !keep {
                 // Checks may write (caches, build output): back to the base before the agent.
                 repo.reset_worktree(&wt, &id, base.oid)?;
@@ -377,6 +415,9 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         }
         let meta = repo.worktree_meta(&id);
         let before = fingerprint(repo.common_dir(), Some((&wt, &meta)));
+        // What must not change outside the worktree, watched in every mode.
+        let checkout_before = CheckoutState::read(&repo, &wt_root);
+        let machinery = Machinery::take(repo.common_dir());
 
         // 3. The retry context and the prompt.
         progress.phase("assembling the context");
@@ -445,9 +486,11 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             ("RETRY_RUN_WORKTREE".into(), wt.display().to_string()),
             ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
         ];
+        let mut env = env;
+        env.extend(confinement.env());
         progress.phase("agent running");
         let spec = Spec {
-            argv: agent_argv(&agent_cmd, &vars),
+            argv: confinement.argv(agent_argv(&agent_cmd, &vars)),
             cwd: wt.clone(),
             env: env.clone(),
             stdin: config.agent.stdin.then(|| delivered.clone()),
@@ -459,7 +502,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         record.allow = config.scope.allow.clone();
         let mut start_error = None;
         let ran = process::run_with(&spec, &mut |pgid| {
-            if let Err(e) = rec.event("AgentStarted", Some(n), json!({"pgid": pgid})) {
+            if let Err(e) = rec.event("AgentStarted", Some(n), json!({"pgid": pgid, "sandbox": confinement.record()})) {
                 start_error = Some(e);
             }
         });
@@ -481,6 +524,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                     output_bytes: f.output.total,
                     last_activity: None,
                     output_tail: tail.into_iter().rev().map(|l| checks::relativize(&l, &wt)).collect(),
+                    refused: Vec::new(),
                 }
             }
             Err(e) => {
@@ -496,7 +540,23 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         let mut agent_run = agent_run;
         if agent_run.timed_out || agent_run.crashed() {
             agent_run.last_activity = newest_file(&wt);
+            if confined == Effective::Landlock {
+                agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, &wt);
+            }
         }
+        // Outside the worktree: the git machinery is put back, the user's
+        // checkout is only looked at (never repaired behind their back).
+        let after_agent = fingerprint(repo.common_dir(), Some((&wt, &meta)));
+        let (restored, not_restored) = machinery.restore(repo.common_dir());
+        for p in &not_restored {
+            progress.say(&format!("could not restore the repository's {p}"));
+        }
+        record.restored = restored;
+        let checkout_after_agent = CheckoutState::read(&repo, &wt_root);
+        let outside: Vec<String> = match (&checkout_before, &checkout_after_agent) {
+            (Some(b), Some(a)) => a.changed_since(b),
+            _ => Vec::new(),
+        };
         rec.event(
             "AgentFinished",
             Some(n),
@@ -545,35 +605,46 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
 
         // 6. Gates.
         let agent_ok = record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
+        // Writes outside the worktree (the user's checkout, the git
+        // machinery) are violations whatever else the attempt did.
+        let mut findings: Vec<ScopeFinding> = outside_findings(&outside);
+        findings.extend(after_agent.changed_since(&before).into_iter().map(|part| ScopeFinding {
+            path: part,
+            old_path: None,
+            reason: Reason::GitInternal.as_str().into(),
+            rule: None,
+        }));
         if agent_ok && !record.files.is_empty() {
             progress.phase("scope");
-            let after = fingerprint(repo.common_dir(), Some((&wt, &meta)));
             let report = scope::check(&rules, &cmp.changes.changes, &cmp.head);
-            let mut findings: Vec<ScopeFinding> = after
-                .changed_since(&before)
-                .into_iter()
-                .map(|part| ScopeFinding {
-                    path: part,
-                    old_path: None,
-                    reason: Reason::GitInternal.as_str().into(),
-                    rule: None,
-                })
-                .collect();
             findings.extend(report.violations.iter().map(|v| ScopeFinding {
                 path: display(&v.path).into_owned(),
                 old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
                 reason: v.reason.as_str().into(),
                 rule: v.rule.clone(),
             }));
-            rec.event("ScopeChecked", Some(n), json!({"checked": report.checked, "violations": findings}))?;
+            rec.event(
+                "ScopeChecked",
+                Some(n),
+                json!({"checked": report.checked, "violations": findings, "restored": record.restored}),
+            )?;
             progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
+            record.scope = findings;
+        } else if !findings.is_empty() {
+            rec.event(
+                "ScopeChecked",
+                Some(n),
+                json!({"checked": 0, "violations": findings, "restored": record.restored}),
+            )?;
+            progress.gate("scope VIOLATION (outside the worktree)");
             record.scope = findings;
         }
         if agent_ok && !record.files.is_empty() && record.scope.is_empty() {
             for check in &config.checks {
                 progress.phase(&format!("check {}", check.name));
                 let base_result = baselines.as_ref().and_then(|b| b.iter().find(|x| x.check == check.name));
-                let result = run_check(&repo, check, &wt, &env, &adir, commit, base_result, &config.retry)?;
+                let result =
+                    run_check(&repo, check, &wt, &env, &adir, commit, base_result, &config.retry, &confinement)?;
                 rec.event(
                     "CheckFinished",
                     Some(n),
@@ -583,7 +654,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                            "new_failures": result.failures.iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
                            "pre_existing": result.pre_existing.len(),
                            "pre_existing_failures": result.pre_existing.iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
-                           "tests_ran": result.tests_ran}),
+                           "tests_ran": result.tests_ran, "sandbox": confinement.record()}),
                 )?;
                 progress.gate(&format!(
                     "{} {}",
@@ -597,6 +668,27 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                     }
                 ));
                 record.checks.push(result);
+            }
+            // Checks run code the agent wrote: what they changed outside the
+            // worktree is the attempt's too.
+            if !config.checks.is_empty() {
+                let (restored, _) = machinery.restore(repo.common_dir());
+                record.restored.extend(restored);
+                let after_checks = CheckoutState::read(&repo, &wt_root);
+                let outside: Vec<String> = match (&checkout_after_agent, &after_checks) {
+                    (Some(b), Some(a)) => a.changed_since(b),
+                    _ => Vec::new(),
+                };
+                if !outside.is_empty() {
+                    let found = outside_findings(&outside);
+                    rec.event(
+                        "ScopeChecked",
+                        Some(n),
+                        json!({"checked": 0, "violations": found, "after": "checks", "restored": record.restored}),
+                    )?;
+                    progress.gate("scope VIOLATION (a check wrote outside the worktree)");
+                    record.scope.extend(found);
+                }
             }
             // The built-in checks, after the configured ones.
             let no_baselines = Vec::new();
@@ -674,6 +766,23 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         record.reason = reason;
         record.duration_ms = started.elapsed().as_millis() as u64;
         write_json(&adir.join("attempt.json"), &record)?;
+        if let Some(t) = &tmpdir {
+            let _ = std::fs::remove_dir_all(t);
+        }
+        let outside_now: Vec<&str> =
+            record.scope.iter().filter(|v| v.reason == attempt::OUTSIDE_WORKTREE).map(|v| v.path.as_str()).collect();
+        if !outside_now.is_empty() {
+            progress.say(&format!(
+                "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
+                outside_now.join(", ")
+            ));
+        }
+        if !record.restored.is_empty() {
+            progress.say(&format!(
+                "attempt {n} changed the repository's {}; put back as it was before the attempt",
+                record.restored.join(", ")
+            ));
+        }
         let required = context::required_change(&record);
         rec.event(
             "AttemptCompleted",
@@ -746,6 +855,19 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     Ok(exit::FOUND)
 }
 
+/// Paths of the user's checkout an attempt changed, as scope findings.
+fn outside_findings(paths: &[String]) -> Vec<ScopeFinding> {
+    paths
+        .iter()
+        .map(|p| ScopeFinding {
+            path: p.clone(),
+            old_path: None,
+            reason: attempt::OUTSIDE_WORKTREE.into(),
+            rule: None,
+        })
+        .collect()
+}
+
 /// The config that shapes an attempt, for its manifest.
 fn manifest_config(c: &Config) -> Value {
     json!({
@@ -797,10 +919,11 @@ fn run_check(
     commit: Oid,
     base: Option<&checks::Baseline>,
     retry: &config::RetryConfig,
+    confinement: &sandbox::Confinement,
 ) -> Result<attempt::CheckResult, CliError> {
     let (flaky_reruns, mode) = (retry.flaky_reruns, retry.baseline);
     let file = adir.join("checks").join(format!("{}.out", file_name(&check.name)));
-    let f = checks::run_once(check, wt, env, &file).map_err(CliError::environment)?;
+    let f = checks::run_once(check, wt, env, &file, confinement).map_err(CliError::environment)?;
     let parsed = checks::parse(check, &f, wt, repo, Some(commit));
     let first = checks::judge(check, &parsed, base, mode, 1, false);
     if first.passed {
@@ -808,7 +931,7 @@ fn run_check(
     }
     for i in 1..=flaky_reruns {
         let rerun_file = adir.join("checks").join(format!("{}.rerun-{i}.out", file_name(&check.name)));
-        let f = checks::run_once(check, wt, env, &rerun_file).map_err(CliError::environment)?;
+        let f = checks::run_once(check, wt, env, &rerun_file, confinement).map_err(CliError::environment)?;
         let p = checks::parse(check, &f, wt, repo, Some(commit));
         if checks::judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
@@ -834,6 +957,7 @@ fn baseline(
     base: Oid,
     rec: &mut Recorder,
     n: u32,
+    confinement: &sandbox::Confinement,
 ) -> Result<Vec<checks::Baseline>, CliError> {
     let dir = store.task_dir(id).join("baseline").join(base.to_string());
     let mut out = Vec::new();
@@ -847,7 +971,7 @@ fn baseline(
             out.push(b);
             continue;
         }
-        let f = checks::run_once(check, wt, &[], &dir.join(format!("{}.out", file_name(&check.name))))
+        let f = checks::run_once(check, wt, &confinement.env(), &dir.join(format!("{}.out", file_name(&check.name))), confinement)
             .map_err(CliError::environment)?;
         let p = checks::parse(check, &f, wt, repo, None);
         let b = checks::Baseline {

@@ -11,6 +11,7 @@ mod honest;
 mod record;
 mod revisions;
 mod run;
+mod sandbox;
 mod scope_fixtures;
 mod submodules;
 mod summarize;

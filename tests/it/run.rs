@@ -33,6 +33,16 @@ fn project(env: &TestEnv, toml: &str) -> PathBuf {
 
 const TEST_CHECK: &str = "[retry]\nbaseline = false\n\n[[check]]\nname = \"tests\"\nrun = \"sh test.sh\"\nkind = \"test\"\nformat = \"generic\"\n";
 
+/// A directory outside the repository that agents and checks may write
+/// (`[sandbox] writable`), for the markers and counters tests watch; and
+/// the config lines that allow it.
+fn shared_dir(env: &TestEnv) -> (PathBuf, String) {
+    let d = env.path("shared");
+    std::fs::create_dir_all(&d).expect("mkdir shared");
+    let toml = format!("[sandbox]\nwritable = [\"{}\"]\n", d.display());
+    (d, toml)
+}
+
 /// An agent script outside the repository.
 fn script(env: &TestEnv, name: &str, body: &str) -> String {
     let p = env.path(name);
@@ -190,7 +200,10 @@ fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
     );
     assert!(ctx.contains("`src/**`"), "{ctx}");
 
-    // The git machinery: a hook written through the common directory.
+    // The git machinery: a hook written through the common directory (the
+    // kernel refuses it under Landlock; detection catches it and puts it back).
+    let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
+    std::fs::write(r.join("retry-run.toml"), format!("{config}\n[sandbox]\nmode = \"detect\"\n")).expect("write");
     run(
         &env,
         &r,
@@ -207,6 +220,7 @@ fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
     assert_eq!(outcomes(&r, "hook"), ["SCOPE_VIOLATION"]);
     let scope = first(&r, "hook", "ScopeChecked")["violations"].clone();
     assert_eq!(scope[0]["reason"], "git-internal", "{scope}");
+    assert!(!r.join(".git/hooks/pre-commit").exists(), "the hook the attempt wrote is removed again");
 }
 
 #[test]
@@ -234,8 +248,9 @@ fn an_outcome_not_in_retry_on_stops_the_task_and_a_silent_verifier_times_out() {
 #[test]
 fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
     let env = TestEnv::new();
-    let r = project(&env, "max_attempts = 1\n[agent]\ntimeout = \"1s\"\nkill_grace = \"300ms\"\n");
-    let pids = env.path("pids");
+    let (shared, allow) = shared_dir(&env);
+    let r = project(&env, &format!("max_attempts = 1\n[agent]\ntimeout = \"1s\"\nkill_grace = \"300ms\"\n{allow}"));
+    let pids = shared.join("pids");
     let agent = script(
         &env,
         "agent.sh",
@@ -353,11 +368,12 @@ fn baseline_failures_are_pre_existing_and_only_new_ones_fail() {
 #[test]
 fn a_check_that_fails_then_passes_is_flaky_not_the_agents_fault() {
     let env = TestEnv::new();
-    let counter = env.path("count");
+    let (shared, allow) = shared_dir(&env);
+    let counter = shared.join("count");
     let r = project(
         &env,
         &format!(
-            "max_attempts = 1\n[retry]\nbaseline = false\nflaky_reruns = 2\n[[check]]\nname = \"shaky\"\nrun = \"n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}; [ $n -ge 2 ]\"\n",
+            "max_attempts = 1\n{allow}[retry]\nbaseline = false\nflaky_reruns = 2\n[[check]]\nname = \"shaky\"\nrun = \"n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}; [ $n -ge 2 ]\"\n",
             c = counter.display()
         ),
     );
@@ -426,8 +442,9 @@ fn context_is_the_next_prompt_byte_for_byte_and_deterministic() {
 #[test]
 fn one_run_per_task_and_different_tasks_side_by_side() {
     let env = TestEnv::new();
-    let r = project(&env, "max_attempts = 1\n");
-    let marker = env.path("started");
+    let (shared, allow) = shared_dir(&env);
+    let r = project(&env, &format!("max_attempts = 1\n{allow}"));
+    let marker = shared.join("started");
     let slow = format!("touch {}; sleep 2; echo x >> src/app.txt", marker.display());
     let spawn = |task: &str, agent: &str| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
@@ -592,16 +609,17 @@ fn a_missing_attempt_directory_is_named_and_the_rest_of_the_record_still_reads()
 #[test]
 fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
     let env = TestEnv::new();
-    let marker = env.path("marker");
+    let (shared, allow) = shared_dir(&env);
+    let marker = shared.join("marker");
     let r = project(
         &env,
         &format!(
-            "max_attempts = 50\n[retry]\nbaseline = false\n[[check]]\nname = \"slow\"\nrun = \"touch {m}; sleep 5\"\ntimeout = \"1m\"\n",
+            "max_attempts = 50\n{allow}[retry]\nbaseline = false\n[[check]]\nname = \"slow\"\nrun = \"touch {m}; sleep 5\"\ntimeout = \"1m\"\n",
             m = marker.display()
         ),
     );
     // During the agent.
-    let pid_file = env.path("agent.pid");
+    let pid_file = shared.join("agent.pid");
     let during_agent = format!("echo $$ > {}; touch {}; sleep 30", pid_file.display(), marker.display());
     kill_then_continue(&env, &r, "Killed", &during_agent, Some(&marker), Duration::from_millis(100));
     // During the checks (the check touches the marker).

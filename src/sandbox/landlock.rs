@@ -1,0 +1,79 @@
+//! Landlock: the kernel's confinement of a process and its descendants
+//! (Linux 5.13+). Best effort across ABI versions: what the running kernel
+//! supports is enforced, and the ABI in use is reported.
+
+use std::path::PathBuf;
+
+/// The Landlock ABI version of the running kernel; 0 when it has none.
+/// `RETRY_RUN_LANDLOCK_ABI=0` pretends the kernel has none (to test the
+/// fallback on a kernel that has it).
+pub fn abi() -> u8 {
+    if std::env::var("RETRY_RUN_LANDLOCK_ABI").is_ok_and(|v| v == "0") {
+        return 0;
+    }
+    probe()
+}
+
+#[cfg(target_os = "linux")]
+fn probe() -> u8 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the
+    // VERSION flag only returns the ABI version (or -1); it touches no memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if v < 0 { 0 } else { v.min(255) as u8 }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn probe() -> u8 {
+    0
+}
+
+/// The running kernel, for messages: `Linux 6.1.0`.
+pub fn kernel() -> String {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!("{} {}", std::env::consts::OS, release.trim())
+}
+
+/// Confines the calling process (and everything it executes later): read
+/// and execute anywhere, write only beneath `writable`; signals only to
+/// processes inside the sandbox where the ABI can say so. Returns the ABI
+/// enforced. Paths that do not exist are skipped.
+#[cfg(target_os = "linux")]
+pub fn confine(writable: &[PathBuf]) -> Result<u8, String> {
+    use ::landlock::{
+        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+        Scope, path_beneath_rules,
+    };
+    let abi = ABI::V6;
+    let err = |e: ::landlock::RulesetError| format!("cannot set up the Landlock sandbox: {e}");
+    let status = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?
+        .scope(Scope::Signal)
+        .map_err(err)?
+        .create()
+        .map_err(err)?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
+        .map_err(err)?
+        .restrict_self()
+        .map_err(err)?;
+    match status.ruleset {
+        RulesetStatus::NotEnforced => Err("the kernel did not enforce the Landlock sandbox".into()),
+        _ => Ok(probe()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn confine(_writable: &[PathBuf]) -> Result<u8, String> {
+    Err(format!("Landlock needs Linux; this is {}", kernel()))
+}

@@ -1,0 +1,261 @@
+//! Containment of the agent and its checks (the only module that uses
+//! Landlock, in [`landlock`]). The policy is pure data: which paths a
+//! confined process may write, and why. It is built from the config and the
+//! attempt's paths here, and enforced by `retry-run sandbox`, which the loop
+//! puts in front of every agent and check command: that process confines
+//! itself, closes what it should not pass on, and executes the command, so
+//! the confinement holds for the command and all its descendants.
+//!
+//! Reading and executing stay allowed everywhere; writing (creating,
+//! removing, renaming, linking, truncating) only beneath the writable paths.
+
+pub mod landlock;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{SandboxGit, SandboxMode};
+
+/// Device files programs expect to open for writing.
+pub const DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/random", "/dev/urandom", "/dev/shm"];
+
+/// How processes are actually confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effective {
+    /// The kernel confines them (Landlock, this ABI version).
+    Landlock,
+    /// Nothing confines them; writes outside the worktree are only detected.
+    Detect,
+    /// Neither confined nor given a private temporary directory.
+    Off,
+}
+
+/// The mode in force for `requested` on a kernel with Landlock ABI `abi`
+/// (0: none), and a note to say once when `auto` fell back. `Err` when
+/// Landlock was required and the kernel has none.
+pub fn resolve(requested: SandboxMode, abi: u8, kernel: &str) -> Result<(Effective, Option<String>), String> {
+    match requested {
+        SandboxMode::Off => Ok((Effective::Off, None)),
+        SandboxMode::Detect => Ok((Effective::Detect, None)),
+        SandboxMode::Landlock | SandboxMode::Auto if abi > 0 => Ok((Effective::Landlock, None)),
+        SandboxMode::Landlock => Err(format!(
+            "sandbox.mode = \"landlock\", but this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot, is needed); use mode = \"auto\" or \"detect\" to run with detection only"
+        )),
+        SandboxMode::Auto => Ok((
+            Effective::Detect,
+            Some(format!(
+                "this kernel ({kernel}) has no Landlock: agents and checks run unconfined, and writes outside the worktree are only detected (sandbox.mode = \"detect\")"
+            )),
+        )),
+    }
+}
+
+/// One path a confined process may write beneath, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Writable {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+/// What a confined process may write.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Policy {
+    pub writable: Vec<Writable>,
+}
+
+/// The git paths a process in a worktree needs to commit there: the object
+/// database and the worktree's own administrative directory.
+pub struct GitPaths {
+    pub objects: PathBuf,
+    pub admin: PathBuf,
+}
+
+/// The policy of an attempt's agent or check. Pure.
+pub fn policy(worktree: &Path, tmpdir: &Path, git: SandboxGit, git_paths: &GitPaths, extra: &[PathBuf]) -> Policy {
+    let mut w = vec![
+        Writable { path: worktree.to_path_buf(), why: "the worktree".into() },
+        Writable { path: tmpdir.to_path_buf(), why: "the private TMPDIR".into() },
+    ];
+    if git == SandboxGit::Commit {
+        w.push(Writable { path: git_paths.objects.clone(), why: "git objects (sandbox.git = \"commit\")".into() });
+        w.push(Writable { path: git_paths.admin.clone(), why: "the worktree's git directory".into() });
+    }
+    w.extend(extra.iter().map(|p| Writable { path: p.clone(), why: "sandbox.writable".into() }));
+    w.extend(DEVICES.iter().map(|d| Writable { path: PathBuf::from(d), why: "device".into() }));
+    let mut seen = std::collections::HashSet::new();
+    w.retain(|x| seen.insert(x.path.clone()));
+    Policy { writable: w }
+}
+
+/// How an attempt's agent and checks are run: the mode in force and, when
+/// confined, the policy, its private TMPDIR, and the program that enforces
+/// it (this executable's `sandbox` command).
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    pub effective: Effective,
+    /// The kernel's Landlock ABI (0: none).
+    pub abi: u8,
+    pub policy: Policy,
+    pub tmpdir: Option<PathBuf>,
+    pub exe: PathBuf,
+}
+
+impl Confinement {
+    /// The command line to start `argv` with. Pure.
+    pub fn argv(&self, argv: Vec<String>) -> Vec<String> {
+        match (&self.effective, &self.tmpdir) {
+            (Effective::Landlock, Some(t)) => wrap(&self.exe, &self.policy, t, &argv),
+            _ => argv,
+        }
+    }
+
+    /// The environment it adds: the private TMPDIR under its three names.
+    pub fn env(&self) -> Vec<(String, String)> {
+        match &self.tmpdir {
+            Some(t) => ["TMPDIR", "TMP", "TEMP"].iter().map(|k| (k.to_string(), t.display().to_string())).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// For the record: mode, Landlock ABI and the writable paths.
+    pub fn record(&self) -> serde_json::Value {
+        let writable: Vec<String> = match self.effective {
+            Effective::Landlock => self.policy.writable.iter().map(|w| w.path.display().to_string()).collect(),
+            _ => Vec::new(),
+        };
+        serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
+                           "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())})
+    }
+}
+
+/// `~` and `~/x` expanded with `home`; a relative path taken from `root`. Pure.
+pub fn expand(raw: &str, home: Option<&Path>, root: &Path) -> Result<PathBuf, String> {
+    let p = if raw == "~" {
+        home.ok_or("`~` in sandbox.writable, but HOME is not set")?.to_path_buf()
+    } else if let Some(rest) = raw.strip_prefix("~/") {
+        home.ok_or("`~` in sandbox.writable, but HOME is not set")?.join(rest)
+    } else {
+        PathBuf::from(raw)
+    };
+    Ok(if p.is_absolute() { p } else { root.join(p) })
+}
+
+/// The `sandbox.writable` paths ready for the kernel: `~` expanded,
+/// relative ones from `root`, a missing one created as an empty directory
+/// when its parent exists, and symlinks resolved (once, now). `Err` names
+/// the path and what to do.
+pub fn prepare_writable(raw: &[String], home: Option<&Path>, root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for r in raw {
+        let p = expand(r, home, root)?;
+        if !p.exists() {
+            match p.parent() {
+                Some(parent) if parent.is_dir() => std::fs::create_dir(&p).map_err(|e| {
+                    format!("sandbox.writable {r:?}: {} does not exist and cannot be created: {e}", p.display())
+                })?,
+                _ => {
+                    return Err(format!(
+                        "sandbox.writable {r:?}: {} does not exist, nor does its parent; create it or fix the path",
+                        p.display()
+                    ));
+                }
+            }
+        }
+        let real = std::fs::canonicalize(&p)
+            .map_err(|e| format!("sandbox.writable {r:?}: cannot resolve {}: {e}", p.display()))?;
+        out.push(real);
+    }
+    Ok(out)
+}
+
+/// The command line that runs `argv` confined by `policy`: `exe sandbox
+/// --exec --tmpdir T --git read-only --writable P... -- argv...`. Pure.
+pub fn wrap(exe: &Path, policy: &Policy, tmpdir: &Path, argv: &[String]) -> Vec<String> {
+    let mut out = vec![exe.display().to_string(), "sandbox".into(), "--exec".into(), "--git".into(), "read-only".into()];
+    out.push("--tmpdir".into());
+    out.push(tmpdir.display().to_string());
+    for w in &policy.writable {
+        out.push("--writable".into());
+        out.push(w.path.display().to_string());
+    }
+    out.push("--".into());
+    out.extend(argv.iter().cloned());
+    out
+}
+
+/// The paths outside `worktree` that `output` says were refused
+/// ("Permission denied", "Read-only file system", "Operation not
+/// permitted"), as printed, first seen first. Pure.
+pub fn refused_paths(output: &[String], worktree: &Path) -> Vec<String> {
+    const SIGNS: [&str; 4] = ["Permission denied", "Operation not permitted", "Read-only file system", "EACCES"];
+    let wt = worktree.display().to_string();
+    let mut out: Vec<String> = Vec::new();
+    for line in output {
+        if !SIGNS.iter().any(|s| line.contains(s)) {
+            continue;
+        }
+        for word in line.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ',' | '(' | ')')) {
+            let word = word.trim_end_matches(':');
+            if word.starts_with('/') && word.len() > 1 && !word.starts_with(&wt) && !out.iter().any(|o| o == word) {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes() {
+        let k = "Linux 6.1";
+        assert_eq!(resolve(SandboxMode::Auto, 7, k).unwrap(), (Effective::Landlock, None));
+        let (m, note) = resolve(SandboxMode::Auto, 0, k).unwrap();
+        assert_eq!(m, Effective::Detect);
+        assert!(note.unwrap().contains("Linux 6.1"));
+        let err = resolve(SandboxMode::Landlock, 0, k).unwrap_err();
+        assert!(err.contains("Linux 6.1") && err.contains("\"detect\""), "{err}");
+        assert_eq!(resolve(SandboxMode::Detect, 7, k).unwrap().0, Effective::Detect);
+        assert_eq!(resolve(SandboxMode::Off, 7, k).unwrap().0, Effective::Off);
+    }
+
+    #[test]
+    fn policy_and_wrapping() {
+        let git = GitPaths { objects: "/r/.git/objects".into(), admin: "/r/.git/worktrees/t".into() };
+        let p = policy(Path::new("/w"), Path::new("/tmp/t"), SandboxGit::Commit, &git, &["/c".into()]);
+        let paths: Vec<String> = p.writable.iter().map(|w| w.path.display().to_string()).collect();
+        assert_eq!(&paths[..5], ["/w", "/tmp/t", "/r/.git/objects", "/r/.git/worktrees/t", "/c"]);
+        assert!(paths.contains(&"/dev/null".to_string()));
+        let ro = policy(Path::new("/w"), Path::new("/tmp/t"), SandboxGit::ReadOnly, &git, &[]);
+        assert!(!ro.writable.iter().any(|w| w.path.starts_with("/r/.git")));
+        let argv = wrap(Path::new("/bin/rr"), &ro, Path::new("/tmp/t"), &["sh".into(), "-c".into(), "x".into()]);
+        assert_eq!(&argv[..7], ["/bin/rr", "sandbox", "--exec", "--git", "read-only", "--tmpdir", "/tmp/t"]);
+        assert_eq!(&argv[argv.len() - 4..], ["--", "sh", "-c", "x"]);
+    }
+
+    #[test]
+    fn expansion() {
+        let home = Path::new("/home/u");
+        assert_eq!(expand("~/.cache/pip", Some(home), Path::new("/r")).unwrap(), Path::new("/home/u/.cache/pip"));
+        assert_eq!(expand("~", Some(home), Path::new("/r")).unwrap(), Path::new("/home/u"));
+        assert_eq!(expand("build", Some(home), Path::new("/r")).unwrap(), Path::new("/r/build"));
+        assert_eq!(expand("/abs", None, Path::new("/r")).unwrap(), Path::new("/abs"));
+        assert!(expand("~/x", None, Path::new("/r")).is_err());
+    }
+
+    #[test]
+    fn refused_paths_outside_the_worktree() {
+        let out = vec![
+            "sh: 1: cannot create /home/u/notes.txt: Permission denied".to_string(),
+            "touch: cannot touch '/w/ok': Permission denied".to_string(),
+            "OSError: [Errno 13] Permission denied: '/home/u/.cache/x'".to_string(),
+            "all fine".to_string(),
+        ];
+        assert_eq!(refused_paths(&out, Path::new("/w")), ["/home/u/notes.txt", "/home/u/.cache/x"]);
+    }
+}

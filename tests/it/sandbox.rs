@@ -1,0 +1,243 @@
+//! Containment: an agent (a script) tries every way out of its worktree.
+//! Under Landlock each one is refused and nothing outside changes, while
+//! its own work, its TMPDIR and a `git commit` in the worktree succeed; in
+//! `detect` mode the same attempt is a SCOPE_VIOLATION naming the paths,
+//! and the git machinery is put back. Also `retry-run sandbox` on its own.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{Run, TestEnv, hermetic};
+
+fn repo(env: &TestEnv, toml: &str) -> PathBuf {
+    let r = env.path("repo");
+    std::fs::create_dir_all(r.join("src")).expect("mkdir");
+    std::fs::write(r.join("src/app.txt"), "value = 1\n").expect("write");
+    std::fs::write(r.join("notes.txt"), "the user's notes\n").expect("write");
+    std::fs::write(r.join("retry-run.toml"), toml).expect("write");
+    env.git(&r, &["init", "-q"]);
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "base"]);
+    std::fs::write(r.join(".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n").expect("hook");
+    r
+}
+
+/// Tries each escape and writes `name: ok` or `name: refused` to
+/// `results.txt` in the worktree.
+fn escape_agent(env: &TestEnv, r: &Path) -> String {
+    let checkout = r.display();
+    let home = env.home();
+    let home = home.display();
+    let body = format!(
+        r#"#!/bin/sh
+try() {{ name=$1; shift; if ( "$@" ) 2>/dev/null; then echo "$name: ok" >> results.txt; else echo "$name: refused" >> results.txt; fi; }}
+try relative sh -c 'echo x >> "$RETRY_RUN_WORKTREE/../../../../notes.txt"'
+try absolute sh -c 'echo x >> {checkout}/notes.txt'
+try home sh -c 'echo x > {home}/dropped.txt'
+try git-config sh -c 'echo "[user]" >> {checkout}/.git/config'
+try hook sh -c 'echo "echo owned" >> {checkout}/.git/hooks/pre-commit'
+try branch git branch evil
+try symlink sh -c 'ln -s {checkout}/notes.txt link && echo x >> link'
+try rename sh -c 'mv src/app.txt {checkout}/moved.txt'
+try hardlink sh -c 'ln {checkout}/notes.txt hl && echo x >> hl'
+try child sh -c 'sh -c "echo x >> {checkout}/notes.txt" & wait $!'
+rm -f link hl
+try worktree sh -c 'echo "value = 2" > src/app.txt'
+try tmpdir sh -c 'echo t > "$TMPDIR/scratch" && test -f "$TMPDIR/scratch"'
+try commit sh -c 'git add src/app.txt && git -c user.name=a -c user.email=a@b commit -qm agent'
+exit 0
+"#
+    );
+    let p = env.path("escape.sh");
+    std::fs::write(&p, body).expect("write agent");
+    p.display().to_string()
+}
+
+fn run(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["run", "--quiet"];
+    all.extend_from_slice(args);
+    env.run(r, &all)
+}
+
+fn events(r: &Path, task: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+fn event(r: &Path, task: &str, kind: &str) -> Value {
+    events(r, task).into_iter().find(|e| e["type"] == kind).unwrap_or(Value::Null)
+}
+
+/// Everything outside the worktree that must not change.
+fn outside_state(env: &TestEnv, r: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for f in ["notes.txt", "src/app.txt", ".git/config", ".git/hooks/pre-commit", ".git/HEAD"] {
+        out.push((f.to_string(), std::fs::read(r.join(f)).unwrap_or_default()));
+    }
+    out.push(("status".into(), env.git(r, &["status", "--porcelain"]).into_bytes()));
+    // retry-run's own success branch aside.
+    let branches = env.git(r, &["branch", "--list", "--format=%(refname)"]);
+    let branches: Vec<&str> = branches.lines().filter(|b| !b.starts_with("refs/heads/retry-run/")).collect();
+    out.push(("branches".into(), branches.join("\n").into_bytes()));
+    let home: Vec<String> = std::fs::read_dir(env.home())
+        .expect("home")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.push(("home".into(), format!("{home:?}").into_bytes()));
+    out
+}
+
+fn results(env: &TestEnv, r: &Path, task: &str) -> String {
+    env.git(r, &["show", &format!("refs/retry-run/{task}/1:results.txt")])
+}
+
+fn landlock_here() -> bool {
+    retry_run::sandbox::landlock::abi() > 0
+}
+
+#[test]
+fn under_landlock_every_escape_is_refused_and_the_work_inside_succeeds() {
+    assert!(landlock_here(), "this kernel has no Landlock; these tests need Linux 5.13+ with Landlock enabled");
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"landlock\"\n");
+    let before = outside_state(&env, &r);
+    let agent = escape_agent(&env, &r);
+    let out = run(&env, &r, &["--task", "Escape", "--", "sh", &agent]);
+    out.assert_code(0);
+    let res = results(&env, &r, "escape");
+    for refused in ["relative", "absolute", "home", "git-config", "hook", "branch", "symlink", "rename", "hardlink", "child"] {
+        assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused:\n{res}");
+    }
+    for ok in ["worktree", "tmpdir", "commit"] {
+        assert!(res.contains(&format!("{ok}: ok")), "{ok} failed:\n{res}");
+    }
+    assert_eq!(outside_state(&env, &r), before, "something outside the worktree changed");
+    let started = event(&r, "escape", "AgentStarted");
+    assert_eq!(started["sandbox"]["mode"], "landlock", "{started}");
+    assert!(started["sandbox"]["landlock_abi"].as_u64().is_some_and(|a| a >= 1));
+    let writable: Vec<&str> =
+        started["sandbox"]["writable"].as_array().expect("writable").iter().filter_map(Value::as_str).collect();
+    assert!(writable.iter().any(|w| w.ends_with("/worktrees/escape")), "{writable:?}");
+    assert!(!writable.iter().any(|w| w.ends_with("/.git") || w.ends_with("/repo")), "{writable:?}");
+    // The private TMPDIR is gone with the attempt.
+    assert!(!r.join(".git/retry-run/tasks/escape/attempts/1/tmp").exists());
+}
+
+#[test]
+fn in_detect_mode_the_same_escapes_are_a_scope_violation_and_the_machinery_is_put_back() {
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"detect\"\n");
+    let config_before = std::fs::read(r.join(".git/config")).expect("config");
+    let hook_before = std::fs::read(r.join(".git/hooks/pre-commit")).expect("hook");
+    let agent = escape_agent(&env, &r);
+    let out = run(&env, &r, &["--task", "Escape", "--", "sh", &agent]);
+    out.assert_code(1);
+    let done = event(&r, "escape", "AttemptCompleted");
+    assert_eq!(done["outcome"], "SCOPE_VIOLATION", "{done}");
+    let scope = event(&r, "escape", "ScopeChecked");
+    let outside: Vec<&str> = scope["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .filter(|v| v["reason"] == "outside-worktree")
+        .filter_map(|v| v["path"].as_str())
+        .collect();
+    for p in ["notes.txt", "moved.txt", "refs/heads/evil"] {
+        assert!(outside.contains(&p), "{p} not named: {outside:?}");
+    }
+    // The git machinery is put back; the user's own files are not touched again.
+    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
+    assert_eq!(std::fs::read(r.join(".git/hooks/pre-commit")).expect("hook"), hook_before);
+    assert!(std::fs::read_to_string(r.join("notes.txt")).expect("notes").contains("x\n"), "detect mode only detects");
+    let restored: Vec<&str> = scope["restored"].as_array().expect("restored").iter().filter_map(Value::as_str).collect();
+    assert_eq!(restored, ["config", "hooks/pre-commit"]);
+    assert!(out.stderr.contains("changed your checkout outside its worktree"), "{}", out.stderr);
+    let ctx = env.run(&r, &["context", "escape"]).stdout;
+    assert!(ctx.contains("Write only inside your worktree (the attempt changed"), "{ctx}");
+    assert!(ctx.contains("`notes.txt`"), "{ctx}");
+    let report = env.run(&r, &["report", "escape"]).stdout;
+    assert!(report.contains("An attempt changed your own checkout"), "{report}");
+    assert!(report.contains("Restored: the attempt changed the repository's `config`, `hooks/pre-commit`"), "{report}");
+}
+
+#[test]
+fn a_check_that_writes_into_the_checkout_is_refused_under_landlock_and_caught_in_detect_mode() {
+    assert!(landlock_here(), "this kernel has no Landlock");
+    for (mode, code, outcome) in [("landlock", 1, "CHECK_FAILURE"), ("detect", 1, "SCOPE_VIOLATION")] {
+        let env = TestEnv::new();
+        let notes = env.path("repo/notes.txt");
+        let r = repo(
+            &env,
+            &format!(
+                "max_attempts = 1\n[sandbox]\nmode = \"{mode}\"\n[[check]]\nname = \"sneaky\"\nrun = \"echo x >> {}\"\n",
+                notes.display()
+            ),
+        );
+        run(&env, &r, &["--task", "Check", "--", "sh", "-c", "echo more >> src/app.txt"]).assert_code(code);
+        let done = event(&r, "check", "AttemptCompleted");
+        assert_eq!(done["outcome"], outcome, "{mode}: {done}");
+        let changed = std::fs::read_to_string(&notes).expect("notes") != "the user's notes\n";
+        assert_eq!(changed, mode == "detect", "{mode}");
+    }
+}
+
+fn sandbox_cmd(env: &TestEnv, dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    cmd.current_dir(dir).arg("sandbox").args(args).output().expect("runs")
+}
+
+#[test]
+fn the_sandbox_command_confines_to_the_current_directory_and_passes_exit_codes_on() {
+    assert!(landlock_here(), "this kernel has no Landlock");
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let outside = env.path("outside.txt");
+    let cache = env.path("cache");
+    let script = format!(
+        "echo in > inside.txt && echo t > \"$TMPDIR/t\" && echo c > {}/c && ! (echo out > {}) 2>/dev/null && exit 7",
+        cache.display(),
+        outside.display()
+    );
+    let out = sandbox_cmd(&env, &dir, &["--writable", &cache.display().to_string(), "--", "sh", "-c", &script]);
+    assert_eq!(out.status.code(), Some(7), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "it prints nothing of its own");
+    assert!(dir.join("inside.txt").exists() && cache.join("c").exists(), "a missing --writable dir is created");
+    assert!(!outside.exists());
+    let killed = sandbox_cmd(&env, &dir, &["--", "sh", "-c", "kill -9 $$"]);
+    assert_eq!(killed.status.code(), Some(137));
+    let missing = sandbox_cmd(&env, &dir, &["--", "/no/such/program"]);
+    assert_eq!(missing.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"));
+    let bad = sandbox_cmd(&env, &dir, &["--writable", "/no/such/parent/dir", "--", "true"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("/no/such/parent/dir"));
+}
+
+#[test]
+fn landlock_required_without_it_is_exit_3_and_auto_falls_back_to_detect_once() {
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"landlock\"\n");
+    let no_landlock = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+        hermetic(&mut cmd, &env.home());
+        cmd.env("RETRY_RUN_LANDLOCK_ABI", "0").current_dir(&r).args(args).output().expect("runs")
+    };
+    let out = no_landlock(&["run", "--quiet", "--task", "Need it", "--", "true"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no Landlock") && err.contains("\"detect\""), "{err}");
+    assert!(!r.join(".git/retry-run/tasks/need-it").exists(), "nothing is recorded");
+    std::fs::write(r.join("retry-run.toml"), "max_attempts = 1\n").expect("write");
+    let out = no_landlock(&["run", "--quiet", "--task", "Fallback", "--", "sh", "-c", "echo 2 > src/app.txt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("has no Landlock").count(), 1, "{err}");
+    let started = event(&r, "fallback", "TaskStarted");
+    assert_eq!(started["sandbox"]["mode"], "detect", "{started}");
+    assert_eq!(started["sandbox"]["requested"], "auto");
+}
