@@ -416,8 +416,10 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         let meta = repo.worktree_meta(&id);
         let before = fingerprint(repo.common_dir(), Some((&wt, &meta)));
         // What must not change outside the worktree, watched in every mode.
+        let watch_started = Instant::now();
         let checkout_before = CheckoutState::read(&repo, &wt_root);
         let machinery = Machinery::take(repo.common_dir());
+        let mut watch_time = watch_started.elapsed();
 
         // 3. The retry context and the prompt.
         progress.phase("assembling the context");
@@ -547,6 +549,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         // Outside the worktree: the git machinery is put back, the user's
         // checkout is only looked at (never repaired behind their back).
         let after_agent = fingerprint(repo.common_dir(), Some((&wt, &meta)));
+        let watch_started = Instant::now();
         let (restored, not_restored) = machinery.restore(repo.common_dir());
         for p in &not_restored {
             progress.say(&format!("could not restore the repository's {p}"));
@@ -557,6 +560,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             (Some(b), Some(a)) => a.changed_since(b),
             _ => Vec::new(),
         };
+        watch_time += watch_started.elapsed();
         rec.event(
             "AgentFinished",
             Some(n),
@@ -672,6 +676,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             // Checks run code the agent wrote: what they changed outside the
             // worktree is the attempt's too.
             if !config.checks.is_empty() {
+                let watch_started = Instant::now();
                 let (restored, _) = machinery.restore(repo.common_dir());
                 record.restored.extend(restored);
                 let after_checks = CheckoutState::read(&repo, &wt_root);
@@ -679,6 +684,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                     (Some(b), Some(a)) => a.changed_since(b),
                     _ => Vec::new(),
                 };
+                watch_time += watch_started.elapsed();
                 if !outside.is_empty() {
                     let found = outside_findings(&outside);
                     rec.event(
@@ -788,7 +794,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             "AttemptCompleted",
             Some(n),
             json!({"outcome": outcome.as_str(), "reason": record.reason, "duration_ms": record.duration_ms,
-                   "commit": record.commit, "required_change": required.text, "feedback": required.source}),
+                   "commit": record.commit, "required_change": required.text, "feedback": required.source,
+                   "watch_ms": watch_time.as_secs_f64() * 1000.0}),
         )?;
         progress.done(outcome.as_str());
         prior.push(record.clone());
