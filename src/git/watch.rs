@@ -2,8 +2,11 @@
 //! outside the sandbox, in every sandbox mode:
 //!
 //! - the user's own checkout: its HEAD, branches and tags (but retry-run's
-//!   own `retry-run/<task>` branches), its index, and
-//!   the stat data of every file git does not ignore ([`CheckoutState`]);
+//!   own `retry-run/<task>` branches) and its index ([`GitState`]), and
+//!   every file git does not ignore: watched with inotify from the start of
+//!   the run ([`CheckoutWatch`]), so an attempt costs no walk of the
+//!   checkout; where inotify cannot watch it (no more watches, not Linux),
+//!   the stat data of every such file is compared instead ([`CheckoutState`]);
 //! - the repository's git machinery shared by every worktree: `config`,
 //!   `config.worktree`, `hooks/` and `info/`, copied before an attempt and
 //!   put back after it when the attempt changed them ([`Machinery`]).
@@ -22,22 +25,20 @@ fn stat_of(m: &std::fs::Metadata) -> Stat {
     (m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino(), m.mode())
 }
 
-/// A fingerprint of the user's checkout.
+/// The stat data of every file of the user's checkout git does not ignore
+/// (the fallback where inotify cannot watch it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckoutState {
-    /// Every file not ignored, by path relative to the checkout.
     files: HashMap<PathBuf, Stat>,
-    /// `HEAD`, `index`, and each branch and tag, by name.
-    git: BTreeMap<String, String>,
 }
 
 impl CheckoutState {
-    /// Reads the state of the checkout of `repo` (its working directory),
-    /// leaving out `skip` (a worktree root inside it). Both cores walk it.
-    pub fn read(repo: &Repo, skip: &Path) -> Option<CheckoutState> {
-        let root = repo.workdir()?.to_path_buf();
+    /// Reads the checkout at `root`, leaving out `.git` and `skip` (a
+    /// worktree root inside it). Both cores walk it.
+    pub fn read(root: &Path, skip: &Path) -> CheckoutState {
         let files = Mutex::new(HashMap::new());
         let skip = skip.to_path_buf();
+        let root = root.to_path_buf();
         let walker = ::ignore::WalkBuilder::new(&root)
             .hidden(false)
             .parents(false)
@@ -65,6 +66,135 @@ impl CheckoutState {
                 ::ignore::WalkState::Continue
             })
         });
+        CheckoutState { files: files.into_inner().unwrap_or_default() }
+    }
+
+    /// The files added, removed or changed since `before`. Pure.
+    pub fn changed_since(&self, before: &CheckoutState) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for (p, s) in &self.files {
+            if before.files.get(p) != Some(s) {
+                out.push(p.clone());
+            }
+        }
+        out.extend(before.files.keys().filter(|p| !self.files.contains_key(*p)).cloned());
+        out.sort();
+        out
+    }
+}
+
+/// Everything of the user's checkout an attempt must not change, watched
+/// in windows: [`Outside::mark`] opens one, [`Outside::changes`] closes it
+/// and names what changed in it.
+pub struct Outside {
+    root: Option<PathBuf>,
+    skip: PathBuf,
+    #[cfg(target_os = "linux")]
+    inotify: Option<CheckoutWatch>,
+    stat: Option<CheckoutState>,
+    git: GitState,
+    /// Why inotify is not used, when it is not.
+    pub fallback: Option<String>,
+    /// How long setting up the watch took.
+    pub setup: std::time::Duration,
+}
+
+impl Outside {
+    /// Starts watching the checkout of `root` (`None`: a bare repository),
+    /// leaving out `skip`: with inotify where it can, else by stat data
+    /// (also when `RETRY_RUN_WATCH=stat` asks for it).
+    pub fn start(root: Option<&Path>, skip: &Path) -> Outside {
+        let started = std::time::Instant::now();
+        let mut o = Outside {
+            setup: std::time::Duration::ZERO,
+            root: root.map(Path::to_path_buf),
+            skip: skip.to_path_buf(),
+            #[cfg(target_os = "linux")]
+            inotify: None,
+            stat: None,
+            git: GitState::default(),
+            fallback: None,
+        };
+        let forced = std::env::var("RETRY_RUN_WATCH").is_ok_and(|v| v == "stat");
+        if forced {
+            o.fallback = Some("RETRY_RUN_WATCH=stat".into());
+            return o;
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(r) = root {
+            match CheckoutWatch::start(r, skip) {
+                Ok(w) => o.inotify = Some(w),
+                Err(e) => o.fallback = Some(e),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            o.fallback = Some("inotify needs Linux".into());
+        }
+        o.setup = started.elapsed();
+        o
+    }
+
+    /// Opens a window: what happened before it is not the attempt's.
+    pub fn mark(&mut self, repo: &Repo) {
+        self.git = GitState::read(repo);
+        #[cfg(target_os = "linux")]
+        if let Some(w) = &mut self.inotify {
+            let _ = w.drain();
+            return;
+        }
+        if let Some(r) = &self.root {
+            self.stat = Some(CheckoutState::read(r, &self.skip));
+        }
+    }
+
+    /// Closes the window: the paths of the checkout (relative to it) and
+    /// its git state (`.git/HEAD`, `refs/heads/x`) changed in it, ignored
+    /// files left out. Opens the next window at once.
+    pub fn changes(&mut self, repo: &Repo) -> Vec<String> {
+        let git = GitState::read(repo);
+        let mut out = git.changed_since(&self.git);
+        self.git = git;
+        let mut files: Vec<PathBuf> = Vec::new();
+        #[cfg(target_os = "linux")]
+        let watched = if let Some(w) = &mut self.inotify {
+            match w.drain() {
+                Some(paths) => files = paths,
+                None => out.push("(the checkout: more changes than inotify could name)".into()),
+            }
+            true
+        } else {
+            false
+        };
+        #[cfg(not(target_os = "linux"))]
+        let watched = false;
+        if !watched && let (Some(r), Some(before)) = (&self.root, &self.stat) {
+            let now = CheckoutState::read(r, &self.skip);
+            files = now.changed_since(before);
+            self.stat = Some(now);
+        }
+        for f in files {
+            if f.as_os_str().is_empty() {
+                out.push(".".into());
+            } else if !repo.repo.status_should_ignore(&f).unwrap_or(false) {
+                out.push(f.display().to_string());
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// HEAD, the index's stat data, and every branch and tag but retry-run's
+/// own: the git state of the user's checkout. Cheap: a few files and refs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitState {
+    parts: BTreeMap<String, String>,
+}
+
+impl GitState {
+    pub fn read(repo: &Repo) -> GitState {
         let mut git = BTreeMap::new();
         let dir = repo.git_dir();
         git.insert("HEAD".to_string(), std::fs::read_to_string(dir.join("HEAD")).unwrap_or_default());
@@ -83,37 +213,165 @@ impl CheckoutState {
                 }
             }
         }
-        Some(CheckoutState { files: files.into_inner().unwrap_or_default(), git })
+        GitState { parts: git }
     }
 
-    /// What changed since `before`: file paths (relative to the checkout)
-    /// and git state as `.git/HEAD`, `.git/index`, `refs/heads/x`. Pure.
-    pub fn changed_since(&self, before: &CheckoutState) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for (p, s) in &self.files {
-            if before.files.get(p) != Some(s) {
-                out.push(p.display().to_string());
-            }
-        }
-        for p in before.files.keys() {
-            if !self.files.contains_key(p) {
-                out.push(p.display().to_string());
-            }
-        }
+    /// `.git/HEAD`, `.git/index`, `refs/heads/x`: what changed since `before`. Pure.
+    pub fn changed_since(&self, before: &GitState) -> Vec<String> {
         let names = |k: &String| if k.starts_with("refs/") { k.clone() } else { format!(".git/{k}") };
-        for (k, v) in &self.git {
-            if before.git.get(k) != Some(v) {
+        let mut out: Vec<String> = Vec::new();
+        for (k, v) in &self.parts {
+            if before.parts.get(k) != Some(v) {
                 out.push(names(k));
             }
         }
-        for k in before.git.keys() {
-            if !self.git.contains_key(k) {
+        for k in before.parts.keys() {
+            if !self.parts.contains_key(k) {
                 out.push(names(k));
             }
+        }
+        out
+    }
+}
+
+/// The files of the user's checkout, watched with inotify: one watch per
+/// directory git does not ignore, set up once for the whole run.
+#[cfg(target_os = "linux")]
+pub struct CheckoutWatch {
+    fd: std::os::fd::OwnedFd,
+    /// Watch descriptor → the directory, relative to the checkout.
+    dirs: HashMap<i32, PathBuf>,
+    root: PathBuf,
+}
+
+#[cfg(target_os = "linux")]
+impl CheckoutWatch {
+    /// Watches every directory of the checkout at `root` that git does not
+    /// ignore, but `.git` and `skip`. `Err` says why it cannot (the caller
+    /// falls back to comparing stat data).
+    pub fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, String> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: inotify_init1 takes flags only; a non-negative result is a
+        // new descriptor that we own from here on.
+        let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        if raw < 0 {
+            return Err(format!("inotify: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: `raw` is a fresh descriptor nobody else owns.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+        let dirs = Mutex::new(Vec::new());
+        let skip = skip.to_path_buf();
+        ::ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .parents(false)
+            .git_global(true)
+            .git_ignore(true)
+            .git_exclude(true)
+            .require_git(false)
+            .ignore(false)
+            .threads(2)
+            .filter_entry(move |e| e.file_name() != ".git" && e.path() != skip)
+            .build_parallel()
+            .run(|| {
+                let dirs = &dirs;
+                Box::new(move |entry| {
+                    if let Ok(e) = entry
+                        && e.file_type().is_some_and(|t| t.is_dir())
+                        && let Ok(mut d) = dirs.lock()
+                    {
+                        d.push(e.into_path());
+                    }
+                    ::ignore::WalkState::Continue
+                })
+            });
+        let mut watch = CheckoutWatch { fd, dirs: HashMap::new(), root: root.to_path_buf() };
+        for dir in dirs.into_inner().unwrap_or_default() {
+            watch.add(&dir)?;
+        }
+        Ok(watch)
+    }
+
+    fn add(&mut self, dir: &Path) -> Result<(), String> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let mut c = dir.as_os_str().as_bytes().to_vec();
+        c.push(0);
+        let mask = libc::IN_MODIFY
+            | libc::IN_ATTRIB
+            | libc::IN_CLOSE_WRITE
+            | libc::IN_CREATE
+            | libc::IN_DELETE
+            | libc::IN_MOVED_FROM
+            | libc::IN_MOVED_TO
+            | libc::IN_DELETE_SELF
+            | libc::IN_MOVE_SELF
+            | libc::IN_DONT_FOLLOW
+            | libc::IN_ONLYDIR;
+        // SAFETY: `c` is a NUL-terminated path that lives across the call.
+        let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr().cast(), mask) };
+        if wd < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(format!("inotify cannot watch {}: {e} (see /proc/sys/fs/inotify/max_user_watches)", dir.display()));
+        }
+        let rel = dir.strip_prefix(&self.root).unwrap_or(Path::new("")).to_path_buf();
+        self.dirs.insert(wd, rel);
+        Ok(())
+    }
+
+    /// The paths (relative to the checkout) written, created, removed,
+    /// renamed or chmodded since the last call; `None` when the kernel's
+    /// queue overflowed and the paths are lost.
+    pub fn drain(&mut self) -> Option<Vec<PathBuf>> {
+        use std::os::fd::AsRawFd;
+        let mut out = Vec::new();
+        let mut overflow = false;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            // SAFETY: reads into our own buffer of its stated length.
+            let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                break;
+            }
+            let mut at = 0usize;
+            let n = n as usize;
+            let head = std::mem::size_of::<libc::inotify_event>();
+            while at + head <= n {
+                // SAFETY: the kernel wrote a whole inotify_event at `at`; it
+                // may be unaligned in our byte buffer, so it is read unaligned.
+                let ev: libc::inotify_event = unsafe { std::ptr::read_unaligned(buf[at..].as_ptr().cast()) };
+                let name_bytes = &buf[at + head..(at + head + ev.len as usize).min(n)];
+                at += head + ev.len as usize;
+                if ev.mask & libc::IN_Q_OVERFLOW != 0 {
+                    overflow = true;
+                    continue;
+                }
+                if ev.mask & libc::IN_IGNORED != 0 {
+                    continue;
+                }
+                let Some(dir) = self.dirs.get(&ev.wd) else { continue };
+                let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(name_bytes.len());
+                let name = std::ffi::OsStr::from_bytes_compat(&name_bytes[..end]);
+                out.push(if end == 0 { dir.clone() } else { dir.join(name) });
+            }
+        }
+        if overflow {
+            return None;
         }
         out.sort();
         out.dedup();
-        out
+        Some(out)
+    }
+}
+
+/// `OsStr::from_bytes`, named so that the unix import stays local.
+trait FromBytesCompat {
+    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr;
+}
+
+impl FromBytesCompat for std::ffi::OsStr {
+    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(b)
     }
 }
 
@@ -216,15 +474,19 @@ mod tests {
         let mut before = CheckoutState::default();
         before.files.insert("a.txt".into(), (1, 0, 0, 0, 0, 1, 0o100644));
         before.files.insert("gone.txt".into(), (1, 0, 0, 0, 0, 2, 0o100644));
-        before.git.insert("refs/heads/main".into(), "abc".into());
-        before.git.insert("HEAD".into(), "ref: refs/heads/main\n".into());
         let mut after = before.clone();
         after.files.insert("a.txt".into(), (2, 0, 0, 0, 0, 1, 0o100644));
         after.files.remove(Path::new("gone.txt"));
         after.files.insert("new.txt".into(), (1, 0, 0, 0, 0, 3, 0o100644));
-        after.git.insert("refs/heads/evil".into(), "def".into());
-        after.git.insert("HEAD".into(), "ref: refs/heads/evil\n".into());
-        assert_eq!(after.changed_since(&before), [".git/HEAD", "a.txt", "gone.txt", "new.txt", "refs/heads/evil"]);
+        let names: Vec<String> = after.changed_since(&before).iter().map(|p| p.display().to_string()).collect();
+        assert_eq!(names, ["a.txt", "gone.txt", "new.txt"]);
         assert!(before.changed_since(&before.clone()).is_empty());
+        let mut g0 = GitState::default();
+        g0.parts.insert("refs/heads/main".into(), "abc".into());
+        g0.parts.insert("HEAD".into(), "ref: refs/heads/main\n".into());
+        let mut g1 = g0.clone();
+        g1.parts.insert("refs/heads/evil".into(), "def".into());
+        g1.parts.insert("HEAD".into(), "ref: refs/heads/evil\n".into());
+        assert_eq!(g1.changed_since(&g0), [".git/HEAD", "refs/heads/evil"]);
     }
 }

@@ -35,7 +35,7 @@ use crate::process::{self, Spec};
 use crate::record::chain::sha256_hex;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::{check_task_name, write_file};
-use crate::git::watch::{CheckoutState, Machinery};
+use crate::git::watch::{Machinery, Outside};
 use crate::record::{EventLog, RecordError, Store};
 use crate::sandbox::{self, Effective};
 use crate::scope::{self, Reason, Rules};
@@ -343,6 +343,13 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let wt = wt_root.join(&id);
     let task_text = TaskText { id: id.clone(), title: task.title.clone(), text: task.text.clone() };
     let mut baselines: Option<Vec<checks::Baseline>> = None;
+    // The user's checkout, watched from here to the end of the run; set up
+    // on another thread while the worktree is prepared.
+    let mut outside_watch: Option<Outside> = None;
+    let mut watch_thread = {
+        let (root, skip) = (repo.workdir().map(Path::to_path_buf), wt_root.clone());
+        Some(std::thread::spawn(move || Outside::start(root.as_deref(), &skip)))
+    };
     let next = state.last_attempt.max(state.unfinished.unwrap_or(0)) + 1;
     let mut manifests = state.manifests.clone();
 
@@ -417,7 +424,20 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         let before = fingerprint(repo.common_dir(), Some((&wt, &meta)));
         // What must not change outside the worktree, watched in every mode.
         let watch_started = Instant::now();
-        let checkout_before = CheckoutState::read(&repo, &wt_root);
+        let outside_watch = match &mut outside_watch {
+            Some(w) => w,
+            None => {
+                // Started in the background when the run began; ready by now, or soon.
+                let w = watch_thread.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, &wt_root));
+                if let Some(why) = &w.fallback {
+                    progress.say(&format!(
+                        "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
+                    ));
+                }
+                outside_watch.insert(w)
+            }
+        };
+        outside_watch.mark(&repo);
         let machinery = Machinery::take(repo.common_dir());
         let mut watch_time = watch_started.elapsed();
 
@@ -555,11 +575,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             progress.say(&format!("could not restore the repository's {p}"));
         }
         record.restored = restored;
-        let checkout_after_agent = CheckoutState::read(&repo, &wt_root);
-        let outside: Vec<String> = match (&checkout_before, &checkout_after_agent) {
-            (Some(b), Some(a)) => a.changed_since(b),
-            _ => Vec::new(),
-        };
+        let outside: Vec<String> = outside_watch.changes(&repo);
         watch_time += watch_started.elapsed();
         rec.event(
             "AgentFinished",
@@ -679,11 +695,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 let watch_started = Instant::now();
                 let (restored, _) = machinery.restore(repo.common_dir());
                 record.restored.extend(restored);
-                let after_checks = CheckoutState::read(&repo, &wt_root);
-                let outside: Vec<String> = match (&checkout_after_agent, &after_checks) {
-                    (Some(b), Some(a)) => a.changed_since(b),
-                    _ => Vec::new(),
-                };
+                let outside: Vec<String> = outside_watch.changes(&repo);
                 watch_time += watch_started.elapsed();
                 if !outside.is_empty() {
                     let found = outside_findings(&outside);
@@ -795,7 +807,9 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             Some(n),
             json!({"outcome": outcome.as_str(), "reason": record.reason, "duration_ms": record.duration_ms,
                    "commit": record.commit, "required_change": required.text, "feedback": required.source,
-                   "watch_ms": watch_time.as_secs_f64() * 1000.0}),
+                   "watch_ms": watch_time.as_secs_f64() * 1000.0,
+                   "watch_setup_ms": outside_watch.setup.as_secs_f64() * 1000.0,
+                   "watch": if outside_watch.fallback.is_some() { "stat" } else { "inotify" }}),
         )?;
         progress.done(outcome.as_str());
         prior.push(record.clone());

@@ -128,13 +128,33 @@ fn under_landlock_every_escape_is_refused_and_the_work_inside_succeeds() {
 
 #[test]
 fn in_detect_mode_the_same_escapes_are_a_scope_violation_and_the_machinery_is_put_back() {
+    detect_mode_case(false);
+}
+
+#[test]
+fn detection_by_stat_data_where_inotify_cannot_watch_finds_the_same() {
+    detect_mode_case(true);
+}
+
+fn detect_mode_case(by_stat: bool) {
     let env = TestEnv::new();
     let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"detect\"\n");
     let config_before = std::fs::read(r.join(".git/config")).expect("config");
     let hook_before = std::fs::read(r.join(".git/hooks/pre-commit")).expect("hook");
     let agent = escape_agent(&env, &r);
-    let out = run(&env, &r, &["--task", "Escape", "--", "sh", &agent]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    if by_stat {
+        cmd.env("RETRY_RUN_WATCH", "stat");
+    }
+    let out = cmd.current_dir(&r).args(["run", "--quiet", "--task", "Escape", "--", "sh", &agent]).output().expect("runs");
+    let out = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
     out.assert_code(1);
+    assert_eq!(out.stderr.contains("by stat data instead of inotify"), by_stat, "{}", out.stderr);
     let done = event(&r, "escape", "AttemptCompleted");
     assert_eq!(done["outcome"], "SCOPE_VIOLATION", "{done}");
     let scope = event(&r, "escape", "ScopeChecked");
