@@ -16,7 +16,9 @@ use crate::sandbox::{self, landlock};
 /// usual devices (/dev/null, /dev/tty, ...). Its exit status is passed on
 /// (a death by signal N as 128+N); nothing is printed unless it cannot start.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  retry-run sandbox -- make test\n  retry-run sandbox --writable ~/.cache/pip -- pip install -e .")]
+#[command(
+    after_help = "Examples:\n  retry-run sandbox -- make test\n  retry-run sandbox --writable ~/.cache/pip -- pip install -e ."
+)]
 pub struct SandboxArgs {
     /// Another path it may write beneath (`~` is expanded; a missing
     /// directory is created when its parent exists). Repeatable.

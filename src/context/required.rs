@@ -122,13 +122,19 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
         r.scope
             .iter()
             .filter(|v| {
-                v.reason != "git-internal" && v.reason != "symlink-escape" && v.reason != crate::attempt::OUTSIDE_WORKTREE
+                v.reason != "git-internal"
+                    && v.reason != "symlink-escape"
+                    && v.reason != crate::attempt::OUTSIDE_WORKTREE
             })
             .map(|v| v.path.clone())
             .collect(),
     );
     let outside: Vec<String> = sorted_unique(
-        r.scope.iter().filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE).map(|v| format!("`{}`", v.path)).collect(),
+        r.scope
+            .iter()
+            .filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE)
+            .map(|v| format!("`{}`", v.path))
+            .collect(),
     );
     let mut parts = Vec::new();
     if !outside.is_empty() {

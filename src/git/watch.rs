@@ -311,7 +311,10 @@ impl CheckoutWatch {
         let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr().cast(), mask) };
         if wd < 0 {
             let e = std::io::Error::last_os_error();
-            return Err(format!("inotify cannot watch {}: {e} (see /proc/sys/fs/inotify/max_user_watches)", dir.display()));
+            return Err(format!(
+                "inotify cannot watch {}: {e} (see /proc/sys/fs/inotify/max_user_watches)",
+                dir.display()
+            ));
         }
         let rel = dir.strip_prefix(&self.root).unwrap_or(Path::new("")).to_path_buf();
         self.dirs.insert(wd, rel);
@@ -458,8 +461,12 @@ fn save(files: &mut BTreeMap<String, Saved>, common: &Path, name: &str) {
             save(files, common, &format!("{name}/{}", e.file_name().to_string_lossy()));
         }
     } else if meta.file_type().is_symlink() {
-        let target = std::fs::read_link(&path).map(|t| t.as_os_str().to_string_lossy().into_owned()).unwrap_or_default();
-        files.insert(name.to_string(), Saved { mode: meta.permissions().mode(), link: true, bytes: target.into_bytes() });
+        let target =
+            std::fs::read_link(&path).map(|t| t.as_os_str().to_string_lossy().into_owned()).unwrap_or_default();
+        files.insert(
+            name.to_string(),
+            Saved { mode: meta.permissions().mode(), link: true, bytes: target.into_bytes() },
+        );
     } else if let Ok(bytes) = std::fs::read(&path) {
         files.insert(name.to_string(), Saved { mode: meta.permissions().mode(), link: false, bytes });
     }

@@ -28,6 +28,7 @@ use crate::config::{self, CommandSpec, Config, ResetMode};
 use crate::context::{self, TaskText, render::render};
 use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::fingerprint::fingerprint;
+use crate::git::watch::{Machinery, Outside};
 use crate::git::{DiffDepth, Oid, Repo};
 use crate::model::DiffSummary;
 use crate::pathfmt::display;
@@ -35,7 +36,6 @@ use crate::process::{self, Spec};
 use crate::record::chain::sha256_hex;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::{check_task_name, write_file};
-use crate::git::watch::{Machinery, Outside};
 use crate::record::{EventLog, RecordError, Store};
 use crate::sandbox::{self, Effective};
 use crate::scope::{self, Reason, Rules};
@@ -236,8 +236,9 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
     let extra_writable =
         sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(CliError::usage)?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| {
+        CliError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
+    })?;
     let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
 
     let _lock = store.lock(&id).map_err(|e| match e {
@@ -392,10 +393,12 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         let tmpdir = (confined != Effective::Off).then(|| adir.join("tmp"));
         if let Some(t) = &tmpdir {
             let _ = std::fs::remove_dir_all(t);
-            std::fs::create_dir_all(t)
-                .map_err(|e| CliError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display())))?;
+            std::fs::create_dir_all(t).map_err(|e| {
+                CliError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display()))
+            })?;
         }
-        let git_paths = sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&id) };
+        let git_paths =
+            sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&id) };
         let confinement = sandbox::Confinement {
             effective: confined,
             abi,
@@ -428,7 +431,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             Some(w) => w,
             None => {
                 // Started in the background when the run began; ready by now, or soon.
-                let w = watch_thread.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, &wt_root));
+                let w =
+                    watch_thread.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, &wt_root));
                 if let Some(why) = &w.fallback {
                     progress.say(&format!(
                         "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
@@ -880,12 +884,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
 fn outside_findings(paths: &[String]) -> Vec<ScopeFinding> {
     paths
         .iter()
-        .map(|p| ScopeFinding {
-            path: p.clone(),
-            old_path: None,
-            reason: attempt::OUTSIDE_WORKTREE.into(),
-            rule: None,
-        })
+        .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: attempt::OUTSIDE_WORKTREE.into(), rule: None })
         .collect()
 }
 
@@ -992,8 +991,14 @@ fn baseline(
             out.push(b);
             continue;
         }
-        let f = checks::run_once(check, wt, &confinement.env(), &dir.join(format!("{}.out", file_name(&check.name))), confinement)
-            .map_err(CliError::environment)?;
+        let f = checks::run_once(
+            check,
+            wt,
+            &confinement.env(),
+            &dir.join(format!("{}.out", file_name(&check.name))),
+            confinement,
+        )
+        .map_err(CliError::environment)?;
         let p = checks::parse(check, &f, wt, repo, None);
         let b = checks::Baseline {
             check: check.name.clone(),

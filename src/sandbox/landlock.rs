@@ -48,8 +48,8 @@ pub fn kernel() -> String {
 #[cfg(target_os = "linux")]
 pub fn confine(writable: &[PathBuf]) -> Result<u8, String> {
     use ::landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
-        Scope, path_beneath_rules,
+        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+        path_beneath_rules,
     };
     let abi = ABI::V6;
     let err = |e: ::landlock::RulesetError| format!("cannot set up the Landlock sandbox: {e}");

@@ -18,8 +18,17 @@ use serde::{Deserialize, Serialize};
 use crate::config::{SandboxGit, SandboxMode};
 
 /// Device files programs expect to open for writing.
-pub const DEVICES: &[&str] =
-    &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/random", "/dev/urandom", "/dev/shm"];
+pub const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/ptmx",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/shm",
+];
 
 /// How processes are actually confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,7 +183,8 @@ pub fn prepare_writable(raw: &[String], home: Option<&Path>, root: &Path) -> Res
 /// The command line that runs `argv` confined by `policy`: `exe sandbox
 /// --exec --tmpdir T --git read-only --writable P... -- argv...`. Pure.
 pub fn wrap(exe: &Path, policy: &Policy, tmpdir: &Path, argv: &[String]) -> Vec<String> {
-    let mut out = vec![exe.display().to_string(), "sandbox".into(), "--exec".into(), "--git".into(), "read-only".into()];
+    let mut out =
+        vec![exe.display().to_string(), "sandbox".into(), "--exec".into(), "--git".into(), "read-only".into()];
     out.push("--tmpdir".into());
     out.push(tmpdir.display().to_string());
     for w in &policy.writable {

@@ -43,6 +43,8 @@ try symlink sh -c 'ln -s {checkout}/notes.txt link && echo x >> link'
 try rename sh -c 'mv src/app.txt {checkout}/moved.txt'
 try hardlink sh -c 'ln {checkout}/notes.txt hl && echo x >> hl'
 try child sh -c 'sh -c "echo x >> {checkout}/notes.txt" & wait $!'
+try signal kill -0 $PPID
+ls -l /proc/$$/fd > fds.txt
 rm -f link hl
 try worktree sh -c 'echo "value = 2" > src/app.txt'
 try tmpdir sh -c 'echo t > "$TMPDIR/scratch" && test -f "$TMPDIR/scratch"'
@@ -108,9 +110,18 @@ fn under_landlock_every_escape_is_refused_and_the_work_inside_succeeds() {
     let out = run(&env, &r, &["--task", "Escape", "--", "sh", &agent]);
     out.assert_code(0);
     let res = results(&env, &r, "escape");
-    for refused in ["relative", "absolute", "home", "git-config", "hook", "branch", "symlink", "rename", "hardlink", "child"] {
+    for refused in
+        ["relative", "absolute", "home", "git-config", "hook", "branch", "symlink", "rename", "hardlink", "child"]
+    {
         assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused:\n{res}");
     }
+    // Signals to processes outside the sandbox (retry-run itself here), where the kernel can scope them.
+    if retry_run::sandbox::landlock::abi() >= 6 {
+        assert!(res.contains("signal: refused"), "{res}");
+    }
+    // No descriptor of retry-run's (its lock, the event log) reached the agent.
+    let fds = env.git(&r, &["show", "refs/retry-run/escape/1:fds.txt"]);
+    assert!(!fds.contains("retry-run/tasks") && !fds.contains("/objects/"), "{fds}");
     for ok in ["worktree", "tmpdir", "commit"] {
         assert!(res.contains(&format!("{ok}: ok")), "{ok} failed:\n{res}");
     }
@@ -147,7 +158,8 @@ fn detect_mode_case(by_stat: bool) {
     if by_stat {
         cmd.env("RETRY_RUN_WATCH", "stat");
     }
-    let out = cmd.current_dir(&r).args(["run", "--quiet", "--task", "Escape", "--", "sh", &agent]).output().expect("runs");
+    let out =
+        cmd.current_dir(&r).args(["run", "--quiet", "--task", "Escape", "--", "sh", &agent]).output().expect("runs");
     let out = Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -172,7 +184,8 @@ fn detect_mode_case(by_stat: bool) {
     assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
     assert_eq!(std::fs::read(r.join(".git/hooks/pre-commit")).expect("hook"), hook_before);
     assert!(std::fs::read_to_string(r.join("notes.txt")).expect("notes").contains("x\n"), "detect mode only detects");
-    let restored: Vec<&str> = scope["restored"].as_array().expect("restored").iter().filter_map(Value::as_str).collect();
+    let restored: Vec<&str> =
+        scope["restored"].as_array().expect("restored").iter().filter_map(Value::as_str).collect();
     assert_eq!(restored, ["config", "hooks/pre-commit"]);
     assert!(out.stderr.contains("changed your checkout outside its worktree"), "{}", out.stderr);
     let ctx = env.run(&r, &["context", "escape"]).stdout;
@@ -260,4 +273,25 @@ fn landlock_required_without_it_is_exit_3_and_auto_falls_back_to_detect_once() {
     let started = event(&r, "fallback", "TaskStarted");
     assert_eq!(started["sandbox"]["mode"], "detect", "{started}");
     assert_eq!(started["sandbox"]["requested"], "auto");
+}
+
+#[test]
+fn an_agent_stopped_by_the_sandbox_is_told_what_was_refused_and_how_to_allow_it() {
+    assert!(landlock_here(), "this kernel has no Landlock");
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 2\n");
+    let cache = env.home().join(".cache/tool");
+    let agent = format!("echo 2 > src/app.txt && mkdir -p {c} && echo x > {c}/state", c = cache.display());
+    run(&env, &r, &["--task", "Needs cache", "--", "sh", "-c", &agent]).assert_code(1);
+    let p = std::fs::read_to_string(r.join(".git/retry-run/tasks/needs-cache/attempts/2/prompt.md")).expect("prompt");
+    assert!(p.contains("The sandbox refused writes outside the worktree"), "{p}");
+    assert!(p.contains(&format!("`{}", env.home().join(".cache").display())), "{p}");
+    assert!(p.contains("`[sandbox] writable`"), "{p}");
+    let report = env.run(&r, &["report", "needs-cache"]).stdout;
+    assert!(report.contains("if the agent needs one of them, add it to `[sandbox] writable`"), "{report}");
+    // Allowed, it works.
+    std::fs::write(r.join("retry-run.toml"), "max_attempts = 1\n[sandbox]\nwritable = [\"~/.cache\"]\n")
+        .expect("write");
+    run(&env, &r, &["--task", "Allowed", "--", "sh", "-c", &agent]).assert_code(0);
+    assert!(cache.join("state").exists());
 }
