@@ -25,6 +25,23 @@ fn stat_of(m: &std::fs::Metadata) -> Stat {
     (m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino(), m.mode())
 }
 
+/// A walk of the checkout at `root` on both cores, by git's ignore rules,
+/// leaving out `.git` and `skip`.
+fn walk(root: &Path, skip: &Path) -> ::ignore::WalkParallel {
+    let skip = skip.to_path_buf();
+    ::ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .parents(false)
+        .git_global(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .require_git(false)
+        .ignore(false)
+        .threads(2)
+        .filter_entry(move |e| e.file_name() != ".git" && e.path() != skip)
+        .build_parallel()
+}
+
 /// The stat data of every file of the user's checkout git does not ignore
 /// (the fallback where inotify cannot watch it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,20 +54,8 @@ impl CheckoutState {
     /// worktree root inside it). Both cores walk it.
     pub fn read(root: &Path, skip: &Path) -> CheckoutState {
         let files = Mutex::new(HashMap::new());
-        let skip = skip.to_path_buf();
         let root = root.to_path_buf();
-        let walker = ::ignore::WalkBuilder::new(&root)
-            .hidden(false)
-            .parents(false)
-            .git_global(true)
-            .git_ignore(true)
-            .git_exclude(true)
-            .require_git(false)
-            .ignore(false)
-            .threads(2)
-            .filter_entry(move |e| e.file_name() != ".git" && e.path() != skip)
-            .build_parallel();
-        walker.run(|| {
+        walk(&root, &skip).run(|| {
             let files = &files;
             let root = &root;
             Box::new(move |entry| {
@@ -260,30 +265,18 @@ impl CheckoutWatch {
         // SAFETY: `raw` is a fresh descriptor nobody else owns.
         let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
         let dirs = Mutex::new(Vec::new());
-        let skip = skip.to_path_buf();
-        ::ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .parents(false)
-            .git_global(true)
-            .git_ignore(true)
-            .git_exclude(true)
-            .require_git(false)
-            .ignore(false)
-            .threads(2)
-            .filter_entry(move |e| e.file_name() != ".git" && e.path() != skip)
-            .build_parallel()
-            .run(|| {
-                let dirs = &dirs;
-                Box::new(move |entry| {
-                    if let Ok(e) = entry
-                        && e.file_type().is_some_and(|t| t.is_dir())
-                        && let Ok(mut d) = dirs.lock()
-                    {
-                        d.push(e.into_path());
-                    }
-                    ::ignore::WalkState::Continue
-                })
-            });
+        walk(root, skip).run(|| {
+            let dirs = &dirs;
+            Box::new(move |entry| {
+                if let Ok(e) = entry
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                    && let Ok(mut d) = dirs.lock()
+                {
+                    d.push(e.into_path());
+                }
+                ::ignore::WalkState::Continue
+            })
+        });
         let mut watch = CheckoutWatch { fd, dirs: HashMap::new(), root: root.to_path_buf() };
         for dir in dirs.into_inner().unwrap_or_default() {
             watch.add(&dir)?;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{Run, TestEnv};
+use crate::support::{Run, TestEnv, events};
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 
@@ -52,11 +52,6 @@ fn run(env: &TestEnv, r: &Path, agent: &str, args: &[&str]) -> Run {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--", "python3", agent, "{prompt_file}"]);
     env.run(r, &all)
-}
-
-fn events(r: &Path, task: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
 fn outcomes(r: &Path, task: &str) -> Vec<String> {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Run, TestEnv, hermetic};
+use crate::support::{Run, TestEnv, events, hermetic};
 
 /// A repository with a small Python-free project: `src/app.txt`, a test
 /// script that checks it, and `retry-run.toml` from `toml`.
@@ -54,11 +54,6 @@ fn run(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
     let mut all = vec!["run", "--quiet"];
     all.extend_from_slice(args);
     env.run(r, &all)
-}
-
-fn events(r: &Path, task: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
 fn of_type<'a>(ev: &'a [Value], kind: &str) -> Vec<&'a Value> {

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{Run, TestEnv, hermetic};
+use crate::support::{Run, TestEnv, events, hermetic};
 
 fn repo(env: &TestEnv, toml: &str) -> PathBuf {
     let r = env.path("repo");
@@ -61,11 +61,6 @@ fn run(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
     let mut all = vec!["run", "--quiet"];
     all.extend_from_slice(args);
     env.run(r, &all)
-}
-
-fn events(r: &Path, task: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
 fn event(r: &Path, task: &str, kind: &str) -> Value {

@@ -138,3 +138,10 @@ pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
     walk(root, root, &mut out);
     out
 }
+
+/// The events of `task`'s log in the repository at `r`, parsed (none when
+/// the log does not exist yet).
+pub fn events(r: &Path, task: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
