@@ -84,6 +84,17 @@ pub struct AgentRun {
     /// sandbox at work).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// Tokens, turns and cost, as the agent reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agents::output::Usage>,
+    /// Its own final message (from its machine-readable output, else the
+    /// tail of its output), bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_message: Option<String>,
+    /// Files it left in the worktree that are not part of the change
+    /// (`[agent] ignore`), kept out of the snapshot.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<String>,
 }
 
 impl AgentRun {
@@ -328,6 +339,28 @@ pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
         .collect()
 }
 
+/// Why no further attempt may start: the task's recorded agent cost or its
+/// attempts' total time reached a bound of `retry`. Pure.
+pub fn budget_spent(retry: &crate::config::RetryConfig, prior: &[AttemptRecord]) -> Option<String> {
+    if let Some(max) = retry.max_cost_usd {
+        let cost: f64 = prior.iter().filter_map(|a| a.agent.as_ref()?.usage.as_ref()?.cost_usd).sum();
+        if cost >= max {
+            return Some(format!("the task's agent cost ${cost:.4} reached retry.max_cost_usd (${max})"));
+        }
+    }
+    if let Some(max) = &retry.max_duration {
+        let ms: u64 = prior.iter().map(|a| a.duration_ms).sum();
+        if ms >= max.value.as_millis() as u64 {
+            return Some(format!(
+                "the task's attempts took {} in all, reaching retry.max_duration ({})",
+                human_ms(ms),
+                max.text
+            ));
+        }
+    }
+    None
+}
+
 /// The scope finding of a write into the user's checkout (or its git state).
 pub const OUTSIDE_WORKTREE: &str = "outside-worktree";
 
@@ -432,6 +465,29 @@ mod tests {
         r.agent = Some(AgentRun { exit_code: Some(0), ..AgentRun::default() });
         r.files.push(FileChange { path: "a.py".into(), status: "M".into(), ..FileChange::default() });
         r
+    }
+
+    #[test]
+    fn budgets_stop_further_attempts() {
+        let mut retry = crate::config::RetryConfig::default();
+        let spent = |cost: f64, ms: u64| {
+            let mut a = AttemptRecord::new(1);
+            a.duration_ms = ms;
+            a.agent = Some(AgentRun {
+                usage: Some(crate::agents::output::Usage { cost_usd: Some(cost), ..Default::default() }),
+                ..AgentRun::default()
+            });
+            a
+        };
+        assert_eq!(budget_spent(&retry, &[spent(5.0, 9_000_000)]), None);
+        retry.max_cost_usd = Some(0.5);
+        assert!(budget_spent(&retry, &[spent(0.2, 0)]).is_none());
+        let why = budget_spent(&retry, &[spent(0.2, 0), spent(0.3, 0)]).expect("spent");
+        assert!(why.contains("retry.max_cost_usd"), "{why}");
+        retry.max_cost_usd = None;
+        retry.max_duration = Some(crate::config::DurationSpec::parse("1m").expect("duration"));
+        assert!(budget_spent(&retry, &[spent(0.0, 30_000)]).is_none());
+        assert!(budget_spent(&retry, &[spent(0.0, 30_000), spent(0.0, 30_000)]).expect("spent").contains("1m"));
     }
 
     #[test]

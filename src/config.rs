@@ -84,6 +84,12 @@ pub struct WorktreeConfig {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AgentConfig {
+    /// A built-in preset (`claude-code`, `codex`, `aider`, `gemini`, `opencode`).
+    pub preset: Option<PresetName>,
+    /// Appended to the preset's command line (the model is the user's choice).
+    pub args: Vec<String>,
+    /// Files the agent leaves in the worktree that are not part of the change.
+    pub ignore: Vec<String>,
     pub command: Option<CommandSpec>,
     pub stdin: bool,
     pub timeout: DurationSpec,
@@ -94,6 +100,9 @@ pub struct AgentConfig {
 impl Default for AgentConfig {
     fn default() -> Self {
         AgentConfig {
+            preset: None,
+            args: Vec::new(),
+            ignore: Vec::new(),
             command: None,
             stdin: false,
             timeout: DurationSpec::secs(20 * 60),
@@ -110,6 +119,18 @@ pub enum ResetMode {
     Always,
     /// Attempt n+1 starts from attempt n's tree.
     Keep,
+}
+
+/// The name of a built-in agent preset, checked against the presets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct PresetName(pub String);
+
+impl<'de> Deserialize<'de> for PresetName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        crate::agents::preset(&s).map(|_| PresetName(s)).map_err(de::Error::custom)
+    }
 }
 
 /// A command: an argv list run directly, or one string run by `sh -c`.
@@ -241,6 +262,10 @@ pub struct RetryConfig {
     /// Globs naming test files; empty: the conventions of each language
     /// (`tests/`, `test_*.py`, `*_test.py`, `*_test.go`, `*.test.ts`, ...).
     pub test_paths: Vec<String>,
+    /// No attempt starts once the task's recorded agent cost reaches this.
+    pub max_cost_usd: Option<f64>,
+    /// No attempt starts once the task has run this long.
+    pub max_duration: Option<DurationSpec>,
 }
 
 /// How failures the base already has are treated (`retry.baseline`).
@@ -347,6 +372,8 @@ impl Default for RetryConfig {
             baseline: BaselineMode::Label,
             test_weakening: WeakeningMode::Fail,
             test_paths: Vec::new(),
+            max_cost_usd: None,
+            max_duration: None,
         }
     }
 }
@@ -483,6 +510,9 @@ pub struct ContextConfig {
     pub include_check_output: bool,
     pub include_verifier_feedback: bool,
     pub drift_threshold: f64,
+    /// The failed attempt's own final message, labelled advisory.
+    pub include_agent_notes: bool,
+    pub max_agent_notes_chars: u32,
 }
 
 impl Default for ContextConfig {
@@ -498,6 +528,8 @@ impl Default for ContextConfig {
             include_check_output: true,
             include_verifier_feedback: true,
             drift_threshold: 0.3,
+            include_agent_notes: true,
+            max_agent_notes_chars: 1000,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! The pure core (`model`, `config`, `scope`, `pathfmt`, `format`) never
 //! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
 
+pub mod agents;
 pub mod attempt;
 pub mod cli;
 pub mod config;

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::agents::output::Usage;
 use crate::attempt::{AttemptRecord, Outcome, human_ms};
 use crate::context::{TaskText, patterns::patterns, required_change};
 
@@ -87,6 +88,43 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
     )
 }
 
+/// The agent's usage summed over `attempts` (fields absent everywhere stay absent).
+pub fn total_usage(attempts: &[AttemptRecord]) -> Option<Usage> {
+    let all: Vec<&Usage> = attempts.iter().filter_map(|a| a.agent.as_ref()?.usage.as_ref()).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let sum_u = |f: fn(&Usage) -> Option<u64>| {
+        let v: Vec<u64> = all.iter().filter_map(|u| f(u)).collect();
+        (!v.is_empty()).then(|| v.iter().sum())
+    };
+    let costs: Vec<f64> = all.iter().filter_map(|u| u.cost_usd).collect();
+    Some(Usage {
+        input_tokens: sum_u(|u| u.input_tokens),
+        output_tokens: sum_u(|u| u.output_tokens),
+        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+        turns: sum_u(|u| u.turns),
+    })
+}
+
+/// `3 turns, 2,400 tokens in, 160 out, $0.0160`.
+fn usage_text(u: &Usage) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = u.turns {
+        parts.push(format!("{t} turn{}", crate::attempt::plural(t as usize)));
+    }
+    if let Some(i) = u.input_tokens {
+        parts.push(format!("{i} tokens in"));
+    }
+    if let Some(o) = u.output_tokens {
+        parts.push(format!("{o} out"));
+    }
+    if let Some(c) = u.cost_usd {
+        parts.push(format!("${c:.4}"));
+    }
+    parts.join(", ")
+}
+
 /// Every attempt was a CHECK_FAILURE whose failing checks failed only on
 /// the base's own failures (baseline `label`).
 fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
@@ -112,6 +150,9 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
         let _ = writeln!(s, "- Base: `{b}`");
     }
     let _ = writeln!(s, "- Attempts: {}", attempts.len());
+    if let Some(total) = total_usage(attempts) {
+        let _ = writeln!(s, "- Agent usage, all attempts: {}", usage_text(&total));
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "## Look at this first");
     let _ = writeln!(s);
@@ -130,6 +171,14 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
         }
         if let Some(c) = &a.commit {
             let _ = writeln!(s, "- Commit: `{c}` (`refs/retry-run/{}/{}`)", task.id, a.number);
+        }
+        if let Some(u) = a.agent.as_ref().and_then(|g| g.usage.as_ref()) {
+            let _ = writeln!(s, "- Agent usage: {}", usage_text(u));
+        }
+        if let Some(g) = &a.agent
+            && !g.ignored.is_empty()
+        {
+            let _ = writeln!(s, "- Left out of the change (agent.ignore): {}", g.ignored.join(", "));
         }
         if a.files.is_empty() {
             let _ = writeln!(s, "- Files: none changed");

@@ -58,6 +58,10 @@ pub struct Stats {
     /// Attempts with test-integrity findings: (attempts, findings), counted
     /// whether they failed the attempt or were only warnings.
     pub weakened: (usize, usize),
+    /// Agent cost as reported: per task, and in all on the attempts after
+    /// each task's first (the retries).
+    pub cost_by_task: BTreeMap<String, f64>,
+    pub cost_on_retries: f64,
 }
 
 /// `tasks`: each task's attempts, in order.
@@ -68,6 +72,12 @@ pub fn stats(tasks: &[(String, Vec<AttemptRecord>)]) -> Stats {
         s.tasks.insert(id.clone(), (attempts.len(), ok));
         for (i, a) in attempts.iter().enumerate() {
             let success = a.outcome == Outcome::Success;
+            if let Some(c) = a.agent.as_ref().and_then(|g| g.usage.as_ref()).and_then(|u| u.cost_usd) {
+                *s.cost_by_task.entry(id.clone()).or_default() += c;
+                if i > 0 {
+                    s.cost_on_retries += c;
+                }
+            }
             s.by_attempt.entry(a.number).or_default().add(success);
             if i > 0 {
                 s.by_feedback.entry(feedback_kind(&attempts[i - 1])).or_default().add(success);
@@ -106,6 +116,23 @@ pub fn render(s: &Stats) -> String {
     }
     for (k, r) in &s.by_feedback {
         let _ = writeln!(out, "  {k:<14} {:>5.1}%  ({}/{})", r.percent(), r.succeeded, r.attempts);
+    }
+    if !s.cost_by_task.is_empty() {
+        let total: f64 = s.cost_by_task.values().sum();
+        let ok: Vec<f64> = s
+            .cost_by_task
+            .iter()
+            .filter(|(id, _)| s.tasks.get(*id).is_some_and(|(_, ok)| *ok))
+            .map(|(_, c)| *c)
+            .collect();
+        let _ = writeln!(out, "\nagent cost, as the agents reported it:");
+        let _ = writeln!(out, "  total ${total:.4}, per task ${:.4}", total / s.cost_by_task.len() as f64);
+        if !ok.is_empty() {
+            let _ = writeln!(out, "  per successful task ${:.4}", ok.iter().sum::<f64>() / ok.len() as f64);
+        }
+        let share = if total > 0.0 { 100.0 * s.cost_on_retries / total } else { 0.0 };
+        let _ =
+            writeln!(out, "  spent on retries (attempts after a task's first) ${:.4}, {share:.1}%", s.cost_on_retries);
     }
     let (attempts, findings) = s.weakened;
     let _ = writeln!(

@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand; this file parses arguments
 //! and maps results to exit codes.
 
+mod agents;
 mod clean;
 mod context;
 mod demo;
@@ -55,6 +56,7 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     Clean(clean::CleanArgs),
     Sandbox(sandbox::SandboxArgs),
+    Agents(agents::AgentsArgs),
 }
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
@@ -101,6 +103,7 @@ pub fn main() -> i32 {
         Command::Inspect(args) => inspect::run(&dir, args),
         Command::Clean(args) => clean::run(&dir, args),
         Command::Sandbox(args) => sandbox::run(&dir, args),
+        Command::Agents(args) => agents::run(&dir, args),
     };
     match result {
         Ok(code) => code,

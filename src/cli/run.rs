@@ -40,6 +40,18 @@ pub struct RunArgs {
     /// to the task's `targets`.
     #[arg(long = "target", value_name = "ID")]
     pub targets: Vec<String>,
+    /// Run this agent preset (claude-code, codex, aider, gemini, opencode),
+    /// over `[agent] preset`.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// No further attempt starts once the task's recorded agent cost reaches
+    /// this many US dollars.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// No further attempt starts once the task's attempts have taken this
+    /// long in all (`90s`, `20m`, `2h`).
+    #[arg(long, value_name = "DURATION")]
+    pub max_duration: Option<String>,
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Run a task that already succeeded or escalated once more (numbering continues).
@@ -73,6 +85,9 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
             again: args.again,
             refresh_base: args.refresh_base,
             agent: args.agent,
+            preset: args.preset,
+            max_cost: args.max_cost,
+            max_duration: args.max_duration,
             json: args.json,
             quiet: args.quiet,
         },

@@ -32,6 +32,8 @@ pub struct TaskSummary {
     pub base: Option<String>,
     pub last_outcome: Option<String>,
     pub last_ts: Option<String>,
+    /// The agent's cost, summed, where it reported one.
+    pub cost_usd: Option<f64>,
 }
 
 /// Pure: the state of a task from its verified events.
@@ -60,7 +62,15 @@ pub fn summarize_task(v: &Verified, running: bool) -> TaskSummary {
             _ => "stopped",
         }
     };
+    // The agent's cost as it reported it (AgentFinished.usage), all rounds.
+    let costs: Vec<f64> = v
+        .events
+        .iter()
+        .filter(|e| e.kind == "AgentFinished")
+        .filter_map(|e| e.value.get("usage")?.get("cost_usd")?.as_f64())
+        .collect();
     TaskSummary {
+        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         state,
         attempts,
         base: field("TaskStarted", "base"),
@@ -121,6 +131,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
                 "last_event": s.as_ref().and_then(|s| s.last_ts.clone()),
                 "worktree": used.map(|_| wt.display().to_string()),
                 "worktree_bytes": used,
+                "cost_usd": s.as_ref().and_then(|s| s.cost_usd),
             });
             writeln!(out, "{line}")?;
         } else {
@@ -130,11 +141,12 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
                 .map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
             writeln!(
                 out,
-                "{task}\t{}\tattempts {}\tbase {base}\tlast {}\tworktree {}",
+                "{task}\t{}\tattempts {}\tbase {base}\tlast {}\tworktree {}\tcost {}",
                 state_override.unwrap_or(s.as_ref().map_or("no record", |s| s.state)),
                 s.as_ref().map_or(0, |s| s.attempts),
                 s.as_ref().and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
                 used.map_or("none".to_string(), human_bytes),
+                s.as_ref().and_then(|s| s.cost_usd).map_or("-".to_string(), |c| format!("${c:.4}")),
             )?;
         }
     }

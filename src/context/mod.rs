@@ -363,6 +363,24 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             omitted: 0,
         });
     }
+    // 3. The agent's own account of the failed attempt: its last words, advisory.
+    if cfg.include_agent_notes
+        && r.outcome != Outcome::Success
+        // A crash or timeout already shows the end of its output above.
+        && let Some(msg) = r.agent.as_ref().filter(|a| !a.timed_out && !a.crashed()).and_then(|a| a.final_message.as_ref())
+        && !msg.trim().is_empty()
+    {
+        let text = crate::text::clip(msg.trim(), cfg.max_agent_notes_chars as usize, " [...]");
+        feedback.push(Feedback {
+            priority: 3,
+            label: Label::Advisory,
+            source: "agent-notes".into(),
+            title: format!("The agent's own account of attempt {} (its last words; advisory)", r.number),
+            lines: text.lines().map(|l| format!("> {l}")).collect(),
+            output: Vec::new(),
+            omitted: 0,
+        });
+    }
     feedback.sort_by_key(|f| f.priority);
     let (diff, extra) =
         if cfg.include_prior_diffs { bound(&r.diff, cfg.max_diff_lines as usize) } else { (Vec::new(), r.diff.len()) };

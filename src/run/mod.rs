@@ -13,6 +13,7 @@
 
 pub mod builtin;
 pub mod checks;
+pub mod droppings;
 pub mod history;
 pub mod progress;
 pub mod verifier;
@@ -62,6 +63,12 @@ pub struct Options {
     pub refresh_base: bool,
     /// The agent command after `--`, overriding `agent.command`.
     pub agent: Vec<String>,
+    /// `--preset`: over `agent.preset`.
+    pub preset: Option<String>,
+    /// `--max-cost` (USD) and `--max-duration`: over `retry.max_cost_usd`
+    /// and `retry.max_duration`.
+    pub max_cost: Option<f64>,
+    pub max_duration: Option<String>,
     pub json: bool,
     pub quiet: bool,
 }
@@ -215,16 +222,44 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             config.targets.push(t.clone());
         }
     }
-    let agent_cmd = if opts.agent.is_empty() {
-        config.agent.command.clone().ok_or_else(|| {
-            CliError::usage(
-                "no agent command: set [agent] command in retry-run.toml or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {prompt_file}`",
-            )
-        })?
-    } else {
-        CommandSpec::Argv(opts.agent.clone())
+    if let Some(p) = &opts.preset {
+        crate::agents::preset(p).map_err(|e| CliError::usage(format!("--preset: {e}")))?;
+        config.agent.preset = Some(config::PresetName(p.clone()));
+    }
+    if let Some(c) = opts.max_cost {
+        config.retry.max_cost_usd = Some(c);
+    }
+    if let Some(d) = &opts.max_duration {
+        config.retry.max_duration =
+            Some(config::DurationSpec::parse(d).map_err(|e| CliError::usage(format!("--max-duration: {e}")))?);
+    }
+    let preset = match &config.agent.preset {
+        Some(p) => Some(crate::agents::preset(&p.0).map_err(CliError::usage)?),
+        None => None,
     };
+    // The agent's command: after `--`, else `[agent] command`, else the preset's.
+    let from_preset = opts.agent.is_empty() && config.agent.command.is_none() && preset.is_some();
+    let agent_cmd = if !opts.agent.is_empty() {
+        CommandSpec::Argv(opts.agent.clone())
+    } else if let Some(c) = &config.agent.command {
+        c.clone()
+    } else if let Some(p) = &preset {
+        CommandSpec::Argv(crate::agents::command_line(p, &config.agent.args))
+    } else {
+        return Err(CliError::usage(format!(
+            "no agent command: set [agent] preset ({}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`",
+            crate::agents::names().join(", ")
+        )));
+    };
+    if from_preset && preset.as_ref().is_some_and(|p| p.stdin) {
+        config.agent.stdin = true;
+    }
     config.agent.command = Some(agent_cmd.clone());
+    let mut ignore_globs = config.agent.ignore.clone();
+    if let Some(p) = &preset {
+        ignore_globs.extend(p.ignore.iter().cloned());
+    }
+    let droppings = droppings::Droppings::new(&ignore_globs).map_err(CliError::usage)?;
     // Bad globs fail before anything is recorded.
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(CliError::usage)?;
@@ -234,8 +269,12 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(CliError::environment)?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
-    let extra_writable =
+    let mut extra_writable =
         sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(CliError::usage)?;
+    if let Some(p) = &preset {
+        extra_writable
+            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(CliError::usage)?);
+    }
     let exe = std::env::current_exe().map_err(|e| {
         CliError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
     })?;
@@ -355,6 +394,17 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let mut manifests = state.manifests.clone();
 
     for n in next.max(first_attempt)..=last_allowed {
+        // Budgets: no attempt starts once the task has spent its cost or time.
+        if let Some(why) = attempt::budget_spent(&config.retry, &prior) {
+            let tried = n - first_attempt;
+            rec.event(
+                "TaskEscalated",
+                (n > 1).then_some(n - 1),
+                json!({"reason": why, "attempts": tried, "budget": true}),
+            )?;
+            progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
+            return Ok(exit::FOUND);
+        }
         let started = Instant::now();
         progress.attempt(n, last_allowed);
         rec.event("AttemptStarted", Some(n), json!({"max_attempts": last_allowed}))?;
@@ -504,6 +554,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             ("task_id", id.clone()),
             ("attempt", n.to_string()),
             ("max_attempts", last_allowed.to_string()),
+            ("tmpdir", tmpdir.as_deref().unwrap_or(&adir).display().to_string()),
+            ("prompt", String::from_utf8_lossy(&delivered).into_owned()),
         ];
         let env: Vec<(String, String)> = vec![
             ("RETRY_RUN_TASK".into(), id.clone()),
@@ -514,6 +566,9 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         ];
         let mut env = env;
         env.extend(confinement.env());
+        if let Some(p) = &preset {
+            env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
         progress.phase("agent running");
         let spec = Spec {
             argv: confinement.argv(agent_argv(&agent_cmd, &vars)),
@@ -539,6 +594,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             Ok(f) => {
                 write_file(&adir.join("agent.out"), &f.output.bytes())?;
                 let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
+                let report = crate::agents::output::read(preset.as_ref().map_or("text", |p| p.output.as_str()), &text);
                 let tail: Vec<String> =
                     text.lines().rev().take(20).map(|l| crate::text::clip(l, 300, "...").into_owned()).collect();
                 AgentRun {
@@ -551,6 +607,12 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                     last_activity: None,
                     output_tail: tail.into_iter().rev().map(|l| checks::relativize(&l, &wt)).collect(),
                     refused: Vec::new(),
+                    usage: report.usage,
+                    final_message: report.final_message.map(|m| {
+                        let m = checks::relativize(&m, &wt);
+                        crate::text::clip(&m, 4000, " [...]").into_owned()
+                    }),
+                    ignored: Vec::new(),
                 }
             }
             Err(e) => {
@@ -564,6 +626,24 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             }
         };
         let mut agent_run = agent_run;
+        // What the agent left that is not part of the change, out of the worktree.
+        if !droppings.is_empty() {
+            let keep = adir.join("ignored");
+            agent_run.ignored = droppings.move_out(&wt, &keep, &|p| repo.blob_at(base.oid, p).is_some());
+            let base_gitignore = repo.blob_at(base.oid, ".gitignore");
+            if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
+                let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+                if now != before && droppings.only_adds_own(&before, &now) {
+                    let put_back = match &base_gitignore {
+                        Some(b) => std::fs::write(wt.join(".gitignore"), b),
+                        None => std::fs::remove_file(wt.join(".gitignore")),
+                    };
+                    if put_back.is_ok() {
+                        agent_run.ignored.push(".gitignore (only the agent's own patterns added)".into());
+                    }
+                }
+            }
+        }
         if agent_run.timed_out || agent_run.crashed() {
             agent_run.last_activity = newest_file(&wt);
             if confined == Effective::Landlock {
@@ -586,7 +666,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             Some(n),
             json!({"exit_code": agent_run.exit_code, "signal": agent_run.signal, "timed_out": agent_run.timed_out,
                    "duration_ms": agent_run.duration_ms, "output_bytes": agent_run.output_bytes,
-                   "last_activity": agent_run.last_activity}),
+                   "last_activity": agent_run.last_activity, "usage": agent_run.usage, "ignored": agent_run.ignored}),
         )?;
         progress.gate(&if agent_run.timed_out {
             "agent TIMEOUT".to_string()

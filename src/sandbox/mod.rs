@@ -180,6 +180,34 @@ pub fn prepare_writable(raw: &[String], home: Option<&Path>, root: &Path) -> Res
     Ok(out)
 }
 
+/// An agent preset's state: its directories created when missing (with
+/// their parents) and its files created with their starting content, all
+/// resolved, ready for the kernel. `Err` names the path.
+pub fn prepare_state(
+    dirs: &[String],
+    files: &std::collections::BTreeMap<String, String>,
+    home: Option<&Path>,
+) -> Result<Vec<PathBuf>, String> {
+    let root = home.unwrap_or(Path::new("/"));
+    let mut out = Vec::new();
+    for d in dirs {
+        let p = expand(d, home, root)?;
+        std::fs::create_dir_all(&p).map_err(|e| format!("the agent's state directory {}: {e}", p.display()))?;
+        out.push(std::fs::canonicalize(&p).unwrap_or(p));
+    }
+    for (f, seed) in files {
+        let p = expand(f, home, root)?;
+        if !p.exists() {
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            std::fs::write(&p, seed).map_err(|e| format!("the agent's state file {}: {e}", p.display()))?;
+        }
+        out.push(std::fs::canonicalize(&p).unwrap_or(p));
+    }
+    Ok(out)
+}
+
 /// The command line that runs `argv` confined by `policy`: `exe sandbox
 /// --exec --tmpdir T --git read-only --writable P... -- argv...`. Pure.
 pub fn wrap(exe: &Path, policy: &Policy, tmpdir: &Path, argv: &[String]) -> Vec<String> {

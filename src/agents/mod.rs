@@ -1,0 +1,97 @@
+//! Agent presets: how to run each coding agent CLI non-interactively, what
+//! it may write besides the worktree, what it leaves in the worktree that is
+//! not part of the change, and how to read its report. Presets are data
+//! (`presets/<name>.toml`, carried in the binary); adding an agent is one
+//! data file, plus an output reader in [`output`] when it has its own format.
+//! Pure: nothing here runs a process or touches a file.
+//!
+//! A preset never chooses a model or an API endpoint: those stay the user's
+//! (the agent's own config and environment, or `[agent] args`).
+
+pub mod output;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One preset, as its data file says.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    pub name: String,
+    pub description: String,
+    /// The program looked for on `PATH`.
+    pub program: String,
+    /// The non-interactive command line; placeholders as in
+    /// `agent.command`, plus `{prompt}` (the prompt's text) and `{tmpdir}`.
+    pub command: Vec<String>,
+    /// The prompt is written to the agent's stdin.
+    pub stdin: bool,
+    /// Arguments that make the program print its version.
+    pub version: Vec<String>,
+    /// How to read its output: `claude-json`, or `text` (its last lines).
+    pub output: String,
+    /// Directories it must be able to write (added to `sandbox.writable`).
+    pub state_dirs: Vec<String>,
+    /// Files it must be able to write, with the content a new one starts with.
+    pub state_files: BTreeMap<String, String>,
+    /// Files it may leave in the worktree that are not part of the change.
+    pub ignore: Vec<String>,
+    /// Environment for the agent: update checks, telemetry and prompts off.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+const SOURCES: &[(&str, &str)] = &[
+    ("claude-code", include_str!("presets/claude-code.toml")),
+    ("codex", include_str!("presets/codex.toml")),
+    ("aider", include_str!("presets/aider.toml")),
+    ("gemini", include_str!("presets/gemini.toml")),
+    ("opencode", include_str!("presets/opencode.toml")),
+];
+
+/// The names of every preset.
+pub fn names() -> Vec<&'static str> {
+    SOURCES.iter().map(|(n, _)| *n).collect()
+}
+
+/// The preset called `name`; `Err` names the known ones.
+pub fn preset(name: &str) -> Result<Preset, String> {
+    let (_, text) = SOURCES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| format!("unknown agent preset {name:?}: use one of {}", names().join(", ")))?;
+    toml::from_str(text).map_err(|e| format!("the built-in preset {name} is malformed: {e}"))
+}
+
+/// The command line of `p` with the user's `args` after it.
+pub fn command_line(p: &Preset, args: &[String]) -> Vec<String> {
+    p.command.iter().chain(args.iter()).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_and_is_named_as_its_file() {
+        for name in names() {
+            let p = preset(name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(p.name, name);
+            assert_eq!(p.command.first(), Some(&p.program), "{name}: the command starts with the program");
+            assert!(["claude-json", "text"].contains(&p.output.as_str()), "{name}: reader {}", p.output);
+            assert!(!p.state_dirs.is_empty(), "{name}: a state directory");
+            let prompt_in = p.stdin || p.command.iter().any(|a| a.contains("{prompt"));
+            assert!(prompt_in, "{name}: the prompt reaches it");
+        }
+        assert!(preset("cursor").unwrap_err().contains("claude-code, codex"));
+    }
+
+    #[test]
+    fn user_args_come_after_the_preset() {
+        let p = preset("claude-code").expect("preset");
+        let line = command_line(&p, &["--model".into(), "sonnet".into()]);
+        assert_eq!(&line[line.len() - 2..], ["--model", "sonnet"]);
+        assert_eq!(line[0], "claude");
+    }
+}

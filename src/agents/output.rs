@@ -1,0 +1,87 @@
+//! Reading an agent's report of what it did and what it cost, from its
+//! output. Pure. Readers are named by the presets' `output`:
+//!
+//! - `claude-json`: Claude Code's `--output-format json` result object
+//!   (`result`, `num_turns`, `total_cost_usd`, `usage`), the last JSON
+//!   object line of the output;
+//! - `text`: no usage; the final message is the output's last lines.
+
+use serde::{Deserialize, Serialize};
+
+/// Tokens, turns and cost, as the agent reported them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub turns: Option<u64>,
+}
+
+/// What an agent's output says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    pub usage: Option<Usage>,
+    /// Its own last words: the final message.
+    pub final_message: Option<String>,
+}
+
+/// Lines of text output taken as the final message.
+const TEXT_LINES: usize = 20;
+
+/// Reads `output` with the reader called `kind`.
+pub fn read(kind: &str, output: &str) -> Report {
+    match kind {
+        "claude-json" => claude_json(output).unwrap_or_else(|| text(output)),
+        _ => text(output),
+    }
+}
+
+fn text(output: &str) -> Report {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(TEXT_LINES);
+    let msg = lines[start..].join("\n");
+    Report { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
+}
+
+fn claude_json(output: &str) -> Option<Report> {
+    let v: serde_json::Value = output
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
+        .find(|v| v.get("type").and_then(|t| t.as_str()) == Some("result"))?;
+    let u = v.get("usage");
+    let tokens = |k: &str| u.and_then(|u| u.get(k)).and_then(serde_json::Value::as_u64);
+    let input = match (tokens("input_tokens"), tokens("cache_read_input_tokens"), tokens("cache_creation_input_tokens"))
+    {
+        (None, None, None) => None,
+        (a, b, c) => Some(a.unwrap_or(0) + b.unwrap_or(0) + c.unwrap_or(0)),
+    };
+    let usage = Usage {
+        input_tokens: input,
+        output_tokens: tokens("output_tokens"),
+        cost_usd: v.get("total_cost_usd").and_then(serde_json::Value::as_f64),
+        turns: v.get("num_turns").and_then(serde_json::Value::as_u64),
+    };
+    let final_message = v.get("result").and_then(|r| r.as_str()).map(str::to_string).filter(|s| !s.is_empty());
+    Some(Report { usage: Some(usage), final_message })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_code_result_captured_from_the_real_cli() {
+        let out = include_str!("../../tests/agents/captured/claude-code-2.1.197.json");
+        let r = read("claude-json", out);
+        let u = r.usage.expect("usage");
+        assert_eq!(u.turns, Some(2));
+        assert_eq!((u.input_tokens, u.output_tokens), (Some(2400), Some(160)));
+        assert_eq!(u.cost_usd, Some(0.016));
+        assert_eq!(r.final_message.as_deref(), Some("I changed calc.py; the tests should pass now."));
+        // Not JSON (a crash before the result): the tail, no usage.
+        let r = read("claude-json", "Error: boom\n  at x\n");
+        assert_eq!((r.usage, r.final_message.as_deref()), (None, Some("Error: boom\n  at x")));
+        assert_eq!(read("text", "").final_message, None);
+    }
+}
