@@ -139,12 +139,16 @@ fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {
 /// `worktree.setup` (its failure is an environment error, exit 3).
 pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &Path) -> Result<(), CliError> {
     if let Some(src_root) = repo.workdir() {
+        let mut wanted: Vec<PathBuf> = Vec::new();
         for pattern in &config.worktree.include {
-            for rel in include_matches(src_root, pattern)? {
-                safe_fs::copy_in(&src_root.join(&rel), path, &rel).map_err(|e| {
-                    CliError::environment(format!("cannot copy {} into the worktree: {e}", rel.display()))
-                })?;
-            }
+            wanted.extend(include_matches(src_root, pattern)?);
+        }
+        wanted.extend(worktreeinclude_matches(repo, src_root)?);
+        wanted.sort();
+        wanted.dedup();
+        for rel in wanted {
+            safe_fs::copy_in(&src_root.join(&rel), path, &rel)
+                .map_err(|e| CliError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
         }
     }
     if let Some(setup) = &config.worktree.setup {
@@ -167,6 +171,44 @@ pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &P
         }
     }
     Ok(())
+}
+
+/// The files `.worktreeinclude` at the checkout's root names (gitignore
+/// syntax, the convention of Claude Code and other worktree tools): files
+/// git ignores that match it. A directory git ignores is entered only when
+/// the file names it itself.
+fn worktreeinclude_matches(repo: &crate::git::Repo, root: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let file = root.join(".worktreeinclude");
+    if !file.is_file() {
+        return Ok(Vec::new());
+    }
+    let mut b = ignore::gitignore::GitignoreBuilder::new(root);
+    if let Some(e) = b.add(&file) {
+        return Err(CliError::usage(format!("{}: {e}", file.display())));
+    }
+    let rules = b.build().map_err(|e| CliError::usage(format!("{}: {e}", file.display())))?;
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(root.join(&rel)) else { continue };
+        for e in rd.flatten() {
+            let child = rel.join(e.file_name());
+            if child == Path::new(".git") {
+                continue;
+            }
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            let listed = rules.matched_path_or_any_parents(&child, is_dir).is_ignore();
+            let ignored = repo.is_ignored(&child);
+            if is_dir {
+                if !ignored || listed {
+                    stack.push(child);
+                }
+            } else if listed && ignored {
+                out.push(child);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The files of the user's checkout an include pattern names: a plain path

@@ -120,6 +120,11 @@ impl Repo {
         self.repo.commondir()
     }
 
+    /// Whether git ignores `rel` (a path relative to the working tree).
+    pub fn is_ignored(&self, rel: &Path) -> bool {
+        self.repo.status_should_ignore(rel).unwrap_or(false)
+    }
+
     /// This worktree's own git directory (`<common>/worktrees/<id>` for a
     /// linked worktree, the common directory for the main one).
     pub fn git_dir(&self) -> &Path {

@@ -199,3 +199,124 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     let report = env.run(&r, &["report", task]).stdout;
     assert!(report.contains("Agent usage, all attempts: 4 turns"), "{report}");
 }
+
+/// A repository with a text file the scripted agents edit.
+fn plain_repo(env: &TestEnv, toml: &str) -> PathBuf {
+    let r = env.path("plain");
+    std::fs::create_dir_all(r.join("src")).expect("mkdir");
+    std::fs::write(r.join("src/app.txt"), "value = 1\n").expect("write");
+    std::fs::write(r.join(".gitignore"), "*.log\n").expect("write");
+    std::fs::write(r.join("retry-run.toml"), toml).expect("write");
+    env.git(&r, &["init", "-q"]);
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "base"]);
+    r
+}
+
+fn outcomes(r: &Path, task: &str) -> Vec<String> {
+    events(r, task)
+        .iter()
+        .filter(|e| e["type"] == "AttemptCompleted")
+        .filter_map(|e| e["outcome"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn what_the_agent_drops_in_the_worktree_is_left_out_of_the_change() {
+    let env = TestEnv::new();
+    let r = plain_repo(&env, "max_attempts = 1\n[agent]\nignore = [\".aider*\"]\n[scope]\nallow = [\"src/**\"]\n");
+    let agent = "echo 2 > src/app.txt; echo chat > .aider.chat.history.md; mkdir -p .aider.tags.cache.v4; \
+                 echo x > .aider.tags.cache.v4/db; printf '.aider*\\n' >> .gitignore";
+    env.run(&r, &["run", "--quiet", "--task", "Drop", "--", "sh", "-c", agent]).assert_code(0);
+    assert_eq!(outcomes(&r, "drop"), ["SUCCESS"]);
+    let files = env.git(&r, &["diff", "--name-only", "HEAD", "refs/retry-run/drop/1"]);
+    assert_eq!(files, "src/app.txt", "only the change itself");
+    let finished = events(&r, "drop").into_iter().find(|e| e["type"] == "AgentFinished").expect("AgentFinished");
+    assert_eq!(
+        finished["ignored"],
+        serde_json::json!([
+            ".aider.chat.history.md",
+            ".aider.tags.cache.v4",
+            ".gitignore (only the agent's own patterns added)"
+        ])
+    );
+    let kept = r.join(".git/retry-run/tasks/drop/attempts/1/ignored/.aider.chat.history.md");
+    assert_eq!(std::fs::read_to_string(kept).expect("kept in the record"), "chat\n");
+}
+
+#[test]
+fn budgets_stop_the_task_before_another_attempt() {
+    let env = TestEnv::new();
+    // Cost: the agent prints what the real Claude Code printed (captured), so
+    // the preset's reader records its cost; the budget is below one attempt's.
+    let captured = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/captured/claude-code-2.1.197.json");
+    let r = plain_repo(
+        &env,
+        &format!(
+            "max_attempts = 5\n[agent]\npreset = \"claude-code\"\ncommand = [\"sh\", \"-c\", \"cat {}; echo x >> src/app.txt\"]\n[[check]]\nname = \"never\"\nrun = \"exit 1\"\n",
+            captured.display()
+        ),
+    );
+    let out = env.run(&r, &["run", "--quiet", "--task", "Costly", "--max-cost", "0.02"]);
+    out.assert_code(1);
+    assert_eq!(outcomes(&r, "costly"), ["CHECK_FAILURE", "CHECK_FAILURE"], "$0.016 each: the third never starts");
+    let esc = events(&r, "costly").into_iter().find(|e| e["type"] == "TaskEscalated").expect("escalated");
+    assert!(esc["reason"].as_str().unwrap_or("").contains("retry.max_cost_usd"), "{esc}");
+    let status = env.run(&r, &["status"]).stdout;
+    assert!(status.contains("cost $0.0320"), "{status}");
+    let stats = env.run(&r, &["stats"]).stdout;
+    assert!(stats.contains("spent on retries (attempts after a task's first) $0.0160, 50.0%"), "{stats}");
+    // Time: attempts of a second each, a budget of two seconds.
+    let out = env.run(
+        &r,
+        &[
+            "run",
+            "--quiet",
+            "--task",
+            "Slow",
+            "--max-duration",
+            "2s",
+            "--",
+            "sh",
+            "-c",
+            "sleep 1; echo y >> src/app.txt",
+        ],
+    );
+    out.assert_code(1);
+    let n = outcomes(&r, "slow").len();
+    assert!((1..=2).contains(&n), "{n} attempts ran");
+    let esc = events(&r, "slow").into_iter().find(|e| e["type"] == "TaskEscalated").expect("escalated");
+    assert!(esc["reason"].as_str().unwrap_or("").contains("retry.max_duration (2s)"), "{esc}");
+}
+
+#[test]
+fn worktreeinclude_copies_ignored_files_into_each_worktree() {
+    let env = TestEnv::new();
+    let r = plain_repo(&env, "max_attempts = 1\n");
+    std::fs::write(r.join(".gitignore"), "*.log\n.env\nbuild/\n").expect("write");
+    std::fs::write(r.join(".worktreeinclude"), ".env\n").expect("write");
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "include"]);
+    std::fs::write(r.join(".env"), "SECRET=1\n").expect("write");
+    std::fs::create_dir_all(r.join("build")).expect("mkdir");
+    std::fs::write(r.join("build/.env"), "not listed by its directory\n").expect("write");
+    let agent = "test -f .env && grep -q SECRET .env && ! test -e build && echo 2 > src/app.txt";
+    env.run(&r, &["run", "--quiet", "--task", "Env", "--", "sh", "-c", agent]).assert_code(0);
+}
+
+#[test]
+fn agents_lists_every_preset_with_its_command_line() {
+    let env = TestEnv::new();
+    let out = env.run(env.dir.path(), &["agents", "--json"]);
+    out.assert_code(0);
+    let presets: Vec<Value> = out.stdout.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    let names: Vec<&str> = presets.iter().filter_map(|p| p["preset"].as_str()).collect();
+    assert_eq!(names, ["claude-code", "codex", "aider", "gemini", "opencode"]);
+    let claude = &presets[0];
+    assert_eq!(claude["command"][0], "claude");
+    assert_eq!(claude["state"], serde_json::json!(["~/.claude", "~/.claude.json"]));
+    let r = plain_repo(&env, "max_attempts = 1\n");
+    let bad = env.run(&r, &["run", "--preset", "cursor", "--task", "x"]);
+    bad.assert_code(2);
+    assert!(bad.stderr.contains("unknown agent preset \"cursor\""), "{}", bad.stderr);
+}
