@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod enrich;
 pub mod format;
 pub mod git;
+pub mod init;
 pub mod integrity;
 pub mod model;
 pub mod pathfmt;

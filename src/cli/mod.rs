@@ -8,6 +8,7 @@ mod demo;
 mod diff;
 mod enrich;
 pub mod error;
+mod init;
 mod inspect;
 mod log;
 mod repo_args;
@@ -57,6 +58,7 @@ pub enum Command {
     Clean(clean::CleanArgs),
     Sandbox(sandbox::SandboxArgs),
     Agents(agents::AgentsArgs),
+    Init(init::InitArgs),
 }
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
@@ -104,6 +106,7 @@ pub fn main() -> i32 {
         Command::Clean(args) => clean::run(&dir, args),
         Command::Sandbox(args) => sandbox::run(&dir, args),
         Command::Agents(args) => agents::run(&dir, args),
+        Command::Init(args) => init::run(&dir, args),
     };
     match result {
         Ok(code) => code,

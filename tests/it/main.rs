@@ -9,6 +9,7 @@ mod enrich;
 mod errors;
 mod formats;
 mod honest;
+mod init;
 mod record;
 mod revisions;
 mod run;
