@@ -4,6 +4,9 @@
 //! - `claude-json`: Claude Code's `--output-format json` result object
 //!   (`result`, `num_turns`, `total_cost_usd`, `usage`), the last JSON
 //!   object line of the output;
+//! - `aider-text`: Aider's `Tokens: 1.2k sent, 40 received.` lines (summed)
+//!   and its last `Cost: ... $X session.`; the final message is the output's
+//!   last lines;
 //! - `text`: no usage; the final message is the output's last lines.
 
 use serde::{Deserialize, Serialize};
@@ -32,6 +35,7 @@ const TEXT_LINES: usize = 20;
 pub fn read(kind: &str, output: &str) -> Report {
     match kind {
         "claude-json" => claude_json(output).unwrap_or_else(|| text(output)),
+        "aider-text" => Report { usage: aider(output), ..text(output) },
         _ => text(output),
     }
 }
@@ -41,6 +45,49 @@ fn text(output: &str) -> Report {
     let start = lines.len().saturating_sub(TEXT_LINES);
     let msg = lines[start..].join("\n");
     Report { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
+}
+
+/// `900`, `1.2k`, `12k`, `1.5M` as Aider prints token counts.
+fn aider_count(s: &str) -> Option<u64> {
+    let s = s.trim().replace(',', "");
+    let (num, mult) = match s.chars().last()? {
+        'k' => (&s[..s.len() - 1], 1e3),
+        'M' => (&s[..s.len() - 1], 1e6),
+        _ => (&s[..], 1.0),
+    };
+    num.parse::<f64>().ok().map(|n| (n * mult).round() as u64)
+}
+
+fn aider(output: &str) -> Option<Usage> {
+    let (mut sent, mut received, mut turns, mut cost) = (0u64, 0u64, 0u64, None);
+    for line in output.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("Tokens: ") {
+            // `900 sent, 40 received.` or `1.2k sent, 3 cache write, 40 received. Cost: ...`
+            let rest = rest.split(". Cost:").next().unwrap_or(rest);
+            for part in rest.trim_end_matches('.').split(", ") {
+                if let Some(n) = part.strip_suffix(" sent").and_then(aider_count) {
+                    sent += n;
+                } else if let Some(n) = part.strip_suffix(" received").and_then(aider_count) {
+                    received += n;
+                }
+            }
+            turns += 1;
+        }
+        if let Some(i) = line.find("Cost: $") {
+            // `Cost: $0.0012 message, $0.0034 session.`
+            let session = line[i..].split(", $").nth(1).and_then(|s| s.split(' ').next());
+            if let Some(c) = session.and_then(|c| c.parse::<f64>().ok()) {
+                cost = Some(c);
+            }
+        }
+    }
+    (turns > 0).then_some(Usage {
+        input_tokens: Some(sent),
+        output_tokens: Some(received),
+        cost_usd: cost,
+        turns: Some(turns),
+    })
 }
 
 fn claude_json(output: &str) -> Option<Report> {
@@ -83,5 +130,16 @@ mod tests {
         let r = read("claude-json", "Error: boom\n  at x\n");
         assert_eq!((r.usage, r.final_message.as_deref()), (None, Some("Error: boom\n  at x")));
         assert_eq!(read("text", "").final_message, None);
+    }
+
+    #[test]
+    fn aider_tokens_captured_from_the_real_cli() {
+        let out = include_str!("../../tests/agents/captured/aider-0.86.2.txt");
+        let r = read("aider-text", out);
+        let u = r.usage.expect("usage");
+        assert_eq!((u.input_tokens, u.output_tokens, u.turns, u.cost_usd), (Some(900), Some(40), Some(1), None));
+        assert!(r.final_message.expect("tail").ends_with("Applied edit to calc.py"));
+        assert_eq!(aider_count("1.2k"), Some(1200));
+        assert_eq!(aider_count("12k"), Some(12000));
     }
 }

@@ -320,3 +320,93 @@ fn agents_lists_every_preset_with_its_command_line() {
     bad.assert_code(2);
     assert!(bad.stderr.contains("unknown agent preset \"cursor\""), "{}", bad.stderr);
 }
+
+/// Aider from PyPI in a virtualenv of the cache, installed when missing.
+fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
+    let venv = cache().join(dir);
+    let bin = venv.join("bin");
+    if !bin.join(program).exists() {
+        std::fs::create_dir_all(cache()).map_err(|e| format!("{}: {e}", cache().display()))?;
+        let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success());
+        if !ok {
+            return Err("python3 -m venv failed".into());
+        }
+        let out = Command::new(bin.join("pip"))
+            .args(["install", "-q", package])
+            .output()
+            .map_err(|e| format!("pip cannot run: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("pip install {package} failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        }
+    }
+    let v = Command::new(bin.join(program)).arg("--version").output().map_err(|e| format!("{program}: {e}"))?;
+    if !v.status.success() {
+        return Err(format!("{program} --version failed"));
+    }
+    Ok(bin)
+}
+
+#[test]
+fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
+        Ok(b) => b,
+        Err(why) => {
+            eprintln!("SKIPPED aider preset test: {why}");
+            return;
+        }
+    };
+    let env = TestEnv::new();
+    let server = Server::start(
+        &env,
+        "fake_openai.py",
+        &[
+            ("FAKE_FILE", "calc.py"),
+            ("FAKE_WRONG", "def add(a, b):\n    return a * b\n"),
+            ("FAKE_RIGHT", "def add(a, b):\n    return a + b\n"),
+            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
+        ],
+    );
+    // The model and its endpoint are the user's: given as the preset's args.
+    let args = format!(
+        "[\"--model\", \"openai/fake\", \"--openai-api-base\", \"http://127.0.0.1:{}/v1\", \"--openai-api-key\", \"sk-fake\", \"--edit-format\", \"whole\", \"calc.py\"]",
+        server.port
+    );
+    let r =
+        python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"aider\"\ntimeout = \"3m\"\nargs = {args}\n"));
+    let config_before = std::fs::read(r.join(".git/config")).expect("config");
+    // Only `aider` from its virtualenv on PATH: the checks keep the system's python3 (with pytest).
+    let only = env.path("aider-bin");
+    std::fs::create_dir_all(&only).expect("mkdir");
+    std::os::unix::fs::symlink(bin.join("aider"), only.join("aider")).expect("symlink");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    let path = format!("{}:{}", only.display(), std::env::var("PATH").unwrap_or_default());
+    let out = cmd
+        .env("PATH", path)
+        .current_dir(&r)
+        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
+        .output()
+        .expect("retry-run runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let task = "fix-add-so-that-the-tests-pass";
+    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
+        .unwrap_or_default();
+    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
+    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
+    let feedback: Vec<bool> = server.requests().iter().map(|q| q["feedback"] == true).collect();
+    assert_eq!(feedback, [false, true], "{:?}", server.requests());
+    let ev = events(&r, task);
+    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
+        assert_eq!(
+            (f["usage"]["input_tokens"].as_u64(), f["usage"]["output_tokens"].as_u64()),
+            (Some(900), Some(40)),
+            "{f}"
+        );
+    }
+    // Its history files went to the attempt's TMPDIR, its git identity nowhere.
+    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
+    assert_eq!(files, "calc.py");
+    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
+    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
+    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""A fake OpenAI chat completions API on 127.0.0.1 for agent tests (Aider).
+
+    python3 fake_openai.py PORT_FILE LOG_FILE
+
+Listens on a free port (written to PORT_FILE), answers POST
+/v1/chat/completions (streaming or not) and logs one JSON line per request
+to LOG_FILE. The answer is Aider's "whole" edit format: the file named by
+$FAKE_FILE with the content $FAKE_WRONG, or $FAKE_RIGHT when the request's
+text contains $FAKE_FEEDBACK (the check's failure that only the retry
+prompt carries).
+"""
+import json
+import os
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FILE = os.environ.get("FAKE_FILE", "calc.py")
+WRONG = os.environ.get("FAKE_WRONG", "")
+RIGHT = os.environ.get("FAKE_RIGHT", "")
+FEEDBACK = os.environ.get("FAKE_FEEDBACK", "already failing on the base")
+LOG = sys.argv[2] if len(sys.argv) > 2 else os.devnull
+
+
+def text_of(body):
+    parts = []
+    for m in body.get("messages", []):
+        c = m.get("content")
+        if isinstance(c, str):
+            parts.append(c)
+        elif isinstance(c, list):
+            parts.extend(x.get("text", "") for x in c if isinstance(x, dict))
+    return "\n".join(parts)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        self.json({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(n) or b"{}")
+        except ValueError:
+            body = {}
+        feedback = FEEDBACK in text_of(body)
+        content = f"{FILE}\n```\n{RIGHT if feedback else WRONG}```\n"
+        with open(LOG, "a") as f:
+            f.write(json.dumps({"path": self.path, "stream": bool(body.get("stream")), "feedback": feedback}) + "\n")
+        usage = {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
+        if not body.get("stream"):
+            return self.json({"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                              "model": body.get("model", "fake"),
+                              "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                           "finish_reason": "stop"}], "usage": usage})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", "fake")}
+        for chunk in ({"role": "assistant", "content": content}, {}):
+            data = dict(base, choices=[{"index": 0, "delta": chunk, "finish_reason": None if chunk else "stop"}])
+            self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+        self.wfile.write(f"data: {json.dumps(dict(base, choices=[], usage=usage))}\n\ndata: [DONE]\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+    def json(self, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
