@@ -79,7 +79,11 @@ mod tests {
             let p = preset(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(p.name, name);
             assert_eq!(p.command.first(), Some(&p.program), "{name}: the command starts with the program");
-            assert!(["claude-json", "aider-text", "text"].contains(&p.output.as_str()), "{name}: reader {}", p.output);
+            assert!(
+                ["claude-json", "codex-jsonl", "aider-text", "text"].contains(&p.output.as_str()),
+                "{name}: reader {}",
+                p.output
+            );
             assert!(!p.state_dirs.is_empty(), "{name}: a state directory");
             let prompt_in = p.stdin || p.command.iter().any(|a| a.contains("{prompt"));
             assert!(prompt_in, "{name}: the prompt reaches it");

@@ -4,6 +4,8 @@
 //! - `claude-json`: Claude Code's `--output-format json` result object
 //!   (`result`, `num_turns`, `total_cost_usd`, `usage`), the last JSON
 //!   object line of the output;
+//! - `codex-jsonl`: Codex's `exec --json` events: the last `agent_message`
+//!   item's text, and the `usage` of each `turn.completed` (summed);
 //! - `aider-text`: Aider's `Tokens: 1.2k sent, 40 received.` lines (summed)
 //!   and its last `Cost: ... $X session.`; the final message is the output's
 //!   last lines;
@@ -36,6 +38,7 @@ pub fn read(kind: &str, output: &str) -> Report {
     match kind {
         "claude-json" => claude_json(output).unwrap_or_else(|| text(output)),
         "aider-text" => Report { usage: aider(output), ..text(output) },
+        "codex-jsonl" => codex_jsonl(output).unwrap_or_else(|| text(output)),
         _ => text(output),
     }
 }
@@ -45,6 +48,34 @@ fn text(output: &str) -> Report {
     let start = lines.len().saturating_sub(TEXT_LINES);
     let msg = lines[start..].join("\n");
     Report { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
+}
+
+fn codex_jsonl(output: &str) -> Option<Report> {
+    let events: Vec<serde_json::Value> =
+        output.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok()).collect();
+    let turns: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e.get("type").and_then(|t| t.as_str()) == Some("turn.completed")).collect();
+    let message = events
+        .iter()
+        .rev()
+        .filter_map(|e| e.get("item"))
+        .find(|i| i.get("type").and_then(|t| t.as_str()) == Some("agent_message"))
+        .and_then(|i| i.get("text")?.as_str())
+        .map(str::to_string);
+    if turns.is_empty() && message.is_none() {
+        return None;
+    }
+    let sum = |k: &str| -> Option<u64> {
+        let v: Vec<u64> = turns.iter().filter_map(|t| t.get("usage")?.get(k)?.as_u64()).collect();
+        (!v.is_empty()).then(|| v.iter().sum())
+    };
+    let usage = (!turns.is_empty()).then(|| Usage {
+        input_tokens: sum("input_tokens"),
+        output_tokens: sum("output_tokens"),
+        cost_usd: None,
+        turns: Some(turns.len() as u64),
+    });
+    Some(Report { usage, final_message: message })
 }
 
 /// `900`, `1.2k`, `12k`, `1.5M` as Aider prints token counts.
@@ -130,6 +161,15 @@ mod tests {
         let r = read("claude-json", "Error: boom\n  at x\n");
         assert_eq!((r.usage, r.final_message.as_deref()), (None, Some("Error: boom\n  at x")));
         assert_eq!(read("text", "").final_message, None);
+    }
+
+    #[test]
+    fn codex_events_captured_from_the_real_cli() {
+        let out = include_str!("../../tests/agents/captured/codex-0.169.0.jsonl");
+        let r = read("codex-jsonl", out);
+        let u = r.usage.expect("usage");
+        assert_eq!((u.input_tokens, u.output_tokens, u.turns, u.cost_usd), (Some(3000), Some(120), Some(1), None));
+        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A fake OpenAI chat completions API on 127.0.0.1 for agent tests (Aider).
+"""A fake OpenAI API on 127.0.0.1 for agent tests: chat completions (Aider)
+and the streaming Responses API (Codex).
 
     python3 fake_openai.py PORT_FILE LOG_FILE
 
@@ -9,6 +10,11 @@ to LOG_FILE. The answer is Aider's "whole" edit format: the file named by
 $FAKE_FILE with the content $FAKE_WRONG, or $FAKE_RIGHT when the request's
 text contains $FAKE_FEEDBACK (the check's failure that only the retry
 prompt carries).
+
+POST /v1/responses (Codex) answers a request without a tool's output with
+one call of its `exec_command` tool running $FAKE_WRONG_CMD, or
+$FAKE_RIGHT_CMD when the request carries $FAKE_FEEDBACK; a request holding
+the tool's output gets a final message.
 """
 import json
 import os
@@ -20,7 +26,20 @@ FILE = os.environ.get("FAKE_FILE", "calc.py")
 WRONG = os.environ.get("FAKE_WRONG", "")
 RIGHT = os.environ.get("FAKE_RIGHT", "")
 FEEDBACK = os.environ.get("FAKE_FEEDBACK", "already failing on the base")
+WRONG_CMD = os.environ.get("FAKE_WRONG_CMD", "true")
+RIGHT_CMD = os.environ.get("FAKE_RIGHT_CMD", "true")
 LOG = sys.argv[2] if len(sys.argv) > 2 else os.devnull
+
+
+def walk_text(x, out):
+    if isinstance(x, str):
+        out.append(x)
+    elif isinstance(x, list):
+        for y in x:
+            walk_text(y, out)
+    elif isinstance(x, dict):
+        for y in x.values():
+            walk_text(y, out)
 
 
 def text_of(body):
@@ -49,6 +68,8 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(self.rfile.read(n) or b"{}")
         except ValueError:
             body = {}
+        if self.path.startswith("/v1/responses"):
+            return self.answer_responses(body)
         feedback = FEEDBACK in text_of(body)
         content = f"{FILE}\n```\n{RIGHT if feedback else WRONG}```\n"
         with open(LOG, "a") as f:
@@ -69,6 +90,37 @@ class Handler(BaseHTTPRequestHandler):
             data = dict(base, choices=[{"index": 0, "delta": chunk, "finish_reason": None if chunk else "stop"}])
             self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
         self.wfile.write(f"data: {json.dumps(dict(base, choices=[], usage=usage))}\n\ndata: [DONE]\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+    def answer_responses(self, body):
+        items = body.get("input", [])
+        answered = any(isinstance(i, dict) and i.get("type") == "function_call_output" for i in items)
+        texts = []
+        walk_text([i for i in items if isinstance(i, dict) and i.get("role") == "user"], texts)
+        feedback = FEEDBACK in "\n".join(texts)
+        with open(LOG, "a") as f:
+            f.write(json.dumps({"path": self.path, "feedback": feedback, "answered": answered}) + "\n")
+        if answered:
+            item = {"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
+                    "content": [{"type": "output_text", "text": "I edited calc.py.", "annotations": []}]}
+        else:
+            cmd = RIGHT_CMD if feedback else WRONG_CMD
+            item = {"type": "function_call", "id": "fc_fake", "call_id": "call_fake", "name": "exec_command",
+                    "arguments": json.dumps({"cmd": cmd}), "status": "completed"}
+        usage = {"input_tokens": 1500, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 60, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 1560}
+        resp = {"id": "resp_fake", "object": "response", "created_at": int(time.time()), "status": "completed",
+                "model": body.get("model", "fake"), "output": [item], "usage": usage}
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for ev in ({"type": "response.created", "response": dict(resp, status="in_progress", output=[])},
+                   {"type": "response.output_item.added", "output_index": 0, "item": item},
+                   {"type": "response.output_item.done", "output_index": 0, "item": item},
+                   {"type": "response.completed", "response": resp}):
+            self.wfile.write(f"event: {ev['type']}\ndata: {json.dumps(ev)}\n\n".encode())
         self.wfile.flush()
         self.close_connection = True
 

@@ -410,3 +410,63 @@ fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
     let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
     assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
 }
+
+#[test]
+fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
+        Ok(b) => b,
+        Err(why) => {
+            eprintln!("SKIPPED codex preset test: {why}");
+            return;
+        }
+    };
+    let env = TestEnv::new();
+    let server = Server::start(
+        &env,
+        "fake_openai.py",
+        &[
+            ("FAKE_WRONG_CMD", &edit("a * b")),
+            ("FAKE_RIGHT_CMD", &edit("a + b")),
+            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
+        ],
+    );
+    // The model and its endpoint are the user's: a provider of their own, in the preset's args.
+    let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", server.port);
+    let args = format!(
+        "[\"-m\", \"fake\", \"-c\", \"model_provider=fake\", \"-c\", \"model_providers.fake.name=fake\", \"-c\", \"{base}\", \"-c\", \"model_providers.fake.wire_api=responses\", \"-c\", \"model_providers.fake.env_key=OPENAI_API_KEY\"]"
+    );
+    let r =
+        python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {args}\n"));
+    let config_before = std::fs::read(r.join(".git/config")).expect("config");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = cmd
+        .env("PATH", path)
+        .env("OPENAI_API_KEY", "sk-fake-for-tests")
+        .current_dir(&r)
+        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
+        .output()
+        .expect("retry-run runs");
+    let task = "fix-add-so-that-the-tests-pass";
+    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
+        .unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
+    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
+    let calls: Vec<bool> =
+        server.requests().iter().filter(|q| q["answered"] == false).map(|q| q["feedback"] == true).collect();
+    assert_eq!(calls, [false, true], "{:?}", server.requests());
+    let ev = events(&r, task);
+    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
+        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
+    }
+    let p =
+        std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/2/prompt.md"))).expect("prompt");
+    assert!(p.contains("> I edited calc.py."), "{p}");
+    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
+    assert_eq!(files, "calc.py");
+    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
+    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
+    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
+}
