@@ -6,6 +6,8 @@
 //!   object line of the output;
 //! - `codex-jsonl`: Codex's `exec --json` events: the last `agent_message`
 //!   item's text, and the `usage` of each `turn.completed` (summed);
+//! - `gemini-json`: Gemini CLI's `--output-format json` object (after any
+//!   log lines): `response`, and `stats.models.*` tokens and requests;
 //! - `aider-text`: Aider's `Tokens: 1.2k sent, 40 received.` lines (summed)
 //!   and its last `Cost: ... $X session.`; the final message is the output's
 //!   last lines;
@@ -39,6 +41,7 @@ pub fn read(kind: &str, output: &str) -> Report {
         "claude-json" => claude_json(output).unwrap_or_else(|| text(output)),
         "aider-text" => Report { usage: aider(output), ..text(output) },
         "codex-jsonl" => codex_jsonl(output).unwrap_or_else(|| text(output)),
+        "gemini-json" => gemini_json(output).unwrap_or_else(|| text(output)),
         _ => text(output),
     }
 }
@@ -48,6 +51,34 @@ fn text(output: &str) -> Report {
     let start = lines.len().saturating_sub(TEXT_LINES);
     let msg = lines[start..].join("\n");
     Report { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
+}
+
+/// The last JSON object of `output` that starts at the beginning of a line
+/// and runs to the end (pretty-printed output after log lines).
+fn trailing_object(output: &str) -> Option<serde_json::Value> {
+    let mut starts: Vec<usize> = output.match_indices("\n{").map(|(i, _)| i + 1).collect();
+    if output.starts_with('{') {
+        starts.insert(0, 0);
+    }
+    starts.iter().find_map(|&i| serde_json::from_str::<serde_json::Value>(output[i..].trim_end()).ok())
+}
+
+fn gemini_json(output: &str) -> Option<Report> {
+    let v = trailing_object(output)?;
+    let message = v.get("response").and_then(|r| r.as_str()).map(str::to_string);
+    let models = v.get("stats").and_then(|s| s.get("models")).and_then(|m| m.as_object());
+    let usage = models.map(|m| {
+        let sum = |path: &[&str]| -> u64 {
+            m.values().filter_map(|model| path.iter().try_fold(model, |x, k| x.get(*k))?.as_u64()).sum()
+        };
+        Usage {
+            input_tokens: Some(sum(&["tokens", "prompt"])),
+            output_tokens: Some(sum(&["tokens", "candidates"])),
+            cost_usd: None,
+            turns: Some(sum(&["api", "totalRequests"])),
+        }
+    });
+    Some(Report { usage, final_message: message })
 }
 
 fn codex_jsonl(output: &str) -> Option<Report> {
@@ -161,6 +192,15 @@ mod tests {
         let r = read("claude-json", "Error: boom\n  at x\n");
         assert_eq!((r.usage, r.final_message.as_deref()), (None, Some("Error: boom\n  at x")));
         assert_eq!(read("text", "").final_message, None);
+    }
+
+    #[test]
+    fn gemini_result_captured_from_the_real_cli() {
+        let out = include_str!("../../tests/agents/captured/gemini-0.61.0.json");
+        let r = read("gemini-json", out);
+        let u = r.usage.expect("usage");
+        assert_eq!((u.input_tokens, u.output_tokens, u.turns), (Some(2100), Some(90), Some(3)));
+        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
     }
 
     #[test]
