@@ -80,7 +80,8 @@ mod tests {
             assert_eq!(p.name, name);
             assert_eq!(p.command.first(), Some(&p.program), "{name}: the command starts with the program");
             assert!(
-                ["claude-json", "codex-jsonl", "gemini-json", "aider-text", "text"].contains(&p.output.as_str()),
+                ["claude-json", "codex-jsonl", "gemini-json", "opencode-jsonl", "aider-text", "text"]
+                    .contains(&p.output.as_str()),
                 "{name}: reader {}",
                 p.output
             );

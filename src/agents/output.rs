@@ -8,6 +8,8 @@
 //!   item's text, and the `usage` of each `turn.completed` (summed);
 //! - `gemini-json`: Gemini CLI's `--output-format json` object (after any
 //!   log lines): `response`, and `stats.models.*` tokens and requests;
+//! - `opencode-jsonl`: opencode's `run --format json` events: the last
+//!   `text` part, and each `step_finish` part's tokens and cost (summed);
 //! - `aider-text`: Aider's `Tokens: 1.2k sent, 40 received.` lines (summed)
 //!   and its last `Cost: ... $X session.`; the final message is the output's
 //!   last lines;
@@ -42,6 +44,7 @@ pub fn read(kind: &str, output: &str) -> Report {
         "aider-text" => Report { usage: aider(output), ..text(output) },
         "codex-jsonl" => codex_jsonl(output).unwrap_or_else(|| text(output)),
         "gemini-json" => gemini_json(output).unwrap_or_else(|| text(output)),
+        "opencode-jsonl" => opencode_jsonl(output).unwrap_or_else(|| text(output)),
         _ => text(output),
     }
 }
@@ -77,6 +80,32 @@ fn gemini_json(output: &str) -> Option<Report> {
             cost_usd: None,
             turns: Some(sum(&["api", "totalRequests"])),
         }
+    });
+    Some(Report { usage, final_message: message })
+}
+
+fn opencode_jsonl(output: &str) -> Option<Report> {
+    let events: Vec<serde_json::Value> =
+        output.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok()).collect();
+    let kind = |e: &serde_json::Value, k: &str| e.get("type").and_then(|t| t.as_str()) == Some(k);
+    let steps: Vec<&serde_json::Value> =
+        events.iter().filter(|e| kind(e, "step_finish")).filter_map(|e| e.get("part")).collect();
+    let message = events
+        .iter()
+        .rev()
+        .find(|e| kind(e, "text"))
+        .and_then(|e| e.get("part")?.get("text")?.as_str())
+        .map(str::to_string);
+    if steps.is_empty() && message.is_none() {
+        return None;
+    }
+    let tokens = |k: &str| -> u64 { steps.iter().filter_map(|p| p.get("tokens")?.get(k)?.as_u64()).sum() };
+    let costs: Vec<f64> = steps.iter().filter_map(|p| p.get("cost")?.as_f64()).collect();
+    let usage = (!steps.is_empty()).then(|| Usage {
+        input_tokens: Some(tokens("input")),
+        output_tokens: Some(tokens("output")),
+        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+        turns: Some(steps.len() as u64),
     });
     Some(Report { usage, final_message: message })
 }
@@ -200,6 +229,15 @@ mod tests {
         let r = read("gemini-json", out);
         let u = r.usage.expect("usage");
         assert_eq!((u.input_tokens, u.output_tokens, u.turns), (Some(2100), Some(90), Some(3)));
+        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
+    }
+
+    #[test]
+    fn opencode_events_captured_from_the_real_cli() {
+        let out = include_str!("../../tests/agents/captured/opencode-1.18.33.jsonl");
+        let r = read("opencode-jsonl", out);
+        let u = r.usage.expect("usage");
+        assert_eq!((u.input_tokens, u.output_tokens, u.turns, u.cost_usd), (Some(1600), Some(100), Some(2), Some(0.0)));
         assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
     }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A fake OpenAI API on 127.0.0.1 for agent tests: chat completions (Aider)
-and the streaming Responses API (Codex).
+"""A fake OpenAI API on 127.0.0.1 for agent tests: chat completions (Aider;
+opencode, with its `bash` tool) and the streaming Responses API (Codex).
 
     python3 fake_openai.py PORT_FILE LOG_FILE
 
@@ -71,6 +71,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/v1/responses"):
             return self.answer_responses(body)
         feedback = FEEDBACK in text_of(body)
+        tools = [t.get("function", {}).get("name") for t in body.get("tools", []) if isinstance(t, dict)]
+        if "bash" in tools:
+            return self.chat_tools(body, feedback)
         content = f"{FILE}\n```\n{RIGHT if feedback else WRONG}```\n"
         with open(LOG, "a") as f:
             f.write(json.dumps({"path": self.path, "stream": bool(body.get("stream")), "feedback": feedback}) + "\n")
@@ -88,6 +91,33 @@ class Handler(BaseHTTPRequestHandler):
                 "model": body.get("model", "fake")}
         for chunk in ({"role": "assistant", "content": content}, {}):
             data = dict(base, choices=[{"index": 0, "delta": chunk, "finish_reason": None if chunk else "stop"}])
+            self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+        self.wfile.write(f"data: {json.dumps(dict(base, choices=[], usage=usage))}\n\ndata: [DONE]\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+    def chat_tools(self, body, feedback):
+        """opencode: one call of its `bash` tool, then a final text."""
+        answered = any(m.get("role") == "tool" for m in body.get("messages", []) if isinstance(m, dict))
+        user = [m for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "user"]
+        feedback = FEEDBACK in text_of({"messages": user})
+        with open(LOG, "a") as f:
+            f.write(json.dumps({"path": self.path, "feedback": feedback, "answered": answered, "tools": True}) + "\n")
+        usage = {"prompt_tokens": 800, "completion_tokens": 50, "total_tokens": 850}
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", "fake")}
+        if answered:
+            deltas = [({"role": "assistant", "content": "I edited calc.py."}, None), ({}, "stop")]
+        else:
+            args = json.dumps({"command": RIGHT_CMD if feedback else WRONG_CMD, "description": "edit the code"})
+            call = {"index": 0, "id": "call_fake", "type": "function", "function": {"name": "bash", "arguments": args}}
+            deltas = [({"role": "assistant", "content": None, "tool_calls": [call]}, None), ({}, "tool_calls")]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for delta, finish in deltas:
+            data = dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": finish}])
             self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
         self.wfile.write(f"data: {json.dumps(dict(base, choices=[], usage=usage))}\n\ndata: [DONE]\n\n".encode())
         self.wfile.flush()

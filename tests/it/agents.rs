@@ -528,3 +528,67 @@ fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
     let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
     assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
 }
+
+#[test]
+fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
+        Ok(b) => b,
+        Err(why) => {
+            eprintln!("SKIPPED opencode preset test: {why}");
+            return;
+        }
+    };
+    let env = TestEnv::new();
+    let server = Server::start(
+        &env,
+        "fake_openai.py",
+        &[
+            ("FAKE_WRONG_CMD", &edit("a * b")),
+            ("FAKE_RIGHT_CMD", &edit("a + b")),
+            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
+        ],
+    );
+    // The user's own opencode config: an OpenAI-compatible provider and its model.
+    let config = env.path("opencode.json");
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"provider":{{"fake":{{"npm":"@ai-sdk/openai-compatible","name":"fake","options":{{"baseURL":"http://127.0.0.1:{}/v1","apiKey":"x"}},"models":{{"m":{{"name":"m"}}}}}}}},"model":"fake/m","autoupdate":false,"share":"disabled"}}"#,
+            server.port
+        ),
+    )
+    .expect("config");
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
+    let config_before = std::fs::read(r.join(".git/config")).expect("config");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+    hermetic(&mut cmd, &env.home());
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = cmd
+        .env("PATH", path)
+        .env("OPENCODE_CONFIG", &config)
+        .current_dir(&r)
+        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
+        .output()
+        .expect("retry-run runs");
+    let task = "fix-add-so-that-the-tests-pass";
+    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
+        .unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
+    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
+    let calls: Vec<bool> = server
+        .requests()
+        .iter()
+        .filter(|q| q["tools"] == true && q["answered"] == false)
+        .map(|q| q["feedback"] == true)
+        .collect();
+    assert_eq!(calls, [false, true], "{:?}", server.requests());
+    for f in events(&r, task).iter().filter(|e| e["type"] == "AgentFinished") {
+        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
+    }
+    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
+    assert_eq!(files, "calc.py");
+    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
+    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
+    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
+}
