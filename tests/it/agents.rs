@@ -48,6 +48,13 @@ fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String>
     Ok(bin)
 }
 
+/// Says that a preset's test could not run, past the test harness's
+/// capture (a direct write to stderr), so that a skip is never silent.
+fn skipped(preset: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {preset} preset test: {why}");
+}
+
 /// A fake model server; killed when dropped.
 struct Server {
     child: Child,
@@ -135,7 +142,7 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("claude-code", "@anthropic-ai/claude-code@2.1.197", "claude") {
         Ok(b) => b,
         Err(why) => {
-            eprintln!("SKIPPED claude-code preset test: {why}");
+            skipped("claude-code", &why);
             return;
         }
     };
@@ -351,7 +358,7 @@ fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
         Ok(b) => b,
         Err(why) => {
-            eprintln!("SKIPPED aider preset test: {why}");
+            skipped("aider", &why);
             return;
         }
     };
@@ -416,7 +423,7 @@ fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
         Ok(b) => b,
         Err(why) => {
-            eprintln!("SKIPPED codex preset test: {why}");
+            skipped("codex", &why);
             return;
         }
     };
@@ -476,7 +483,7 @@ fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("gemini", "@google/gemini-cli@0.61.0", "gemini") {
         Ok(b) => b,
         Err(why) => {
-            eprintln!("SKIPPED gemini preset test: {why}");
+            skipped("gemini", &why);
             return;
         }
     };
@@ -534,7 +541,7 @@ fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
         Ok(b) => b,
         Err(why) => {
-            eprintln!("SKIPPED opencode preset test: {why}");
+            skipped("opencode", &why);
             return;
         }
     };
