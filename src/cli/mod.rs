@@ -3,6 +3,7 @@
 
 mod agents;
 mod clean;
+mod completions;
 mod context;
 mod demo;
 mod diff;
@@ -59,6 +60,8 @@ pub enum Command {
     Sandbox(sandbox::SandboxArgs),
     Agents(agents::AgentsArgs),
     Init(init::InitArgs),
+    Completions(completions::CompletionsArgs),
+    Man(completions::ManArgs),
 }
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
@@ -107,6 +110,8 @@ pub fn main() -> i32 {
         Command::Sandbox(args) => sandbox::run(&dir, args),
         Command::Agents(args) => agents::run(&dir, args),
         Command::Init(args) => init::run(&dir, args),
+        Command::Completions(args) => completions::completions(&dir, args),
+        Command::Man(args) => completions::man(&dir, args),
     };
     match result {
         Ok(code) => code,

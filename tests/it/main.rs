@@ -4,6 +4,7 @@
 mod agents;
 mod architecture;
 mod checkout;
+mod completions;
 mod diff_oracle;
 mod enrich;
 mod errors;
