@@ -1,6 +1,7 @@
 //! One integration-test binary: every test runs the real `retry-run` binary
 //! on real git repositories built by `support`.
 
+mod action;
 mod agents;
 mod architecture;
 mod checkout;
