@@ -55,7 +55,7 @@ impl CheckoutState {
     pub fn read(root: &Path, skip: &Path) -> CheckoutState {
         let files = Mutex::new(HashMap::new());
         let root = root.to_path_buf();
-        walk(&root, &skip).run(|| {
+        walk(&root, skip).run(|| {
             let files = &files;
             let root = &root;
             Box::new(move |entry| {

@@ -18,56 +18,25 @@ the tool's output gets a final message.
 """
 import json
 import os
-import sys
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from fake_common import FEEDBACK, RIGHT_CMD, WRONG_CMD, Base, log, serve, texts
 
 FILE = os.environ.get("FAKE_FILE", "calc.py")
 WRONG = os.environ.get("FAKE_WRONG", "")
 RIGHT = os.environ.get("FAKE_RIGHT", "")
-FEEDBACK = os.environ.get("FAKE_FEEDBACK", "already failing on the base")
-WRONG_CMD = os.environ.get("FAKE_WRONG_CMD", "true")
-RIGHT_CMD = os.environ.get("FAKE_RIGHT_CMD", "true")
-LOG = sys.argv[2] if len(sys.argv) > 2 else os.devnull
-
-
-def walk_text(x, out):
-    if isinstance(x, str):
-        out.append(x)
-    elif isinstance(x, list):
-        for y in x:
-            walk_text(y, out)
-    elif isinstance(x, dict):
-        for y in x.values():
-            walk_text(y, out)
 
 
 def text_of(body):
-    parts = []
-    for m in body.get("messages", []):
-        c = m.get("content")
-        if isinstance(c, str):
-            parts.append(c)
-        elif isinstance(c, list):
-            parts.extend(x.get("text", "") for x in c if isinstance(x, dict))
-    return "\n".join(parts)
+    return texts(body.get("messages", []))
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *a):
-        pass
-
+class Handler(Base):
     def do_GET(self):
         self.json({"object": "list", "data": [{"id": "fake", "object": "model"}]})
 
     def do_POST(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(n) or b"{}")
-        except ValueError:
-            body = {}
+        body = self.body()
         if self.path.startswith("/v1/responses"):
             return self.answer_responses(body)
         feedback = FEEDBACK in text_of(body)
@@ -75,8 +44,7 @@ class Handler(BaseHTTPRequestHandler):
         if "bash" in tools:
             return self.chat_tools(body, feedback)
         content = f"{FILE}\n```\n{RIGHT if feedback else WRONG}```\n"
-        with open(LOG, "a") as f:
-            f.write(json.dumps({"path": self.path, "stream": bool(body.get("stream")), "feedback": feedback}) + "\n")
+        log({"path": self.path, "stream": bool(body.get("stream")), "feedback": feedback})
         usage = {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}
         if not body.get("stream"):
             return self.json({"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
@@ -101,8 +69,7 @@ class Handler(BaseHTTPRequestHandler):
         answered = any(m.get("role") == "tool" for m in body.get("messages", []) if isinstance(m, dict))
         user = [m for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "user"]
         feedback = FEEDBACK in text_of({"messages": user})
-        with open(LOG, "a") as f:
-            f.write(json.dumps({"path": self.path, "feedback": feedback, "answered": answered, "tools": True}) + "\n")
+        log({"path": self.path, "feedback": feedback, "answered": answered, "tools": True})
         usage = {"prompt_tokens": 800, "completion_tokens": 50, "total_tokens": 850}
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
                 "model": body.get("model", "fake")}
@@ -126,11 +93,8 @@ class Handler(BaseHTTPRequestHandler):
     def answer_responses(self, body):
         items = body.get("input", [])
         answered = any(isinstance(i, dict) and i.get("type") == "function_call_output" for i in items)
-        texts = []
-        walk_text([i for i in items if isinstance(i, dict) and i.get("role") == "user"], texts)
-        feedback = FEEDBACK in "\n".join(texts)
-        with open(LOG, "a") as f:
-            f.write(json.dumps({"path": self.path, "feedback": feedback, "answered": answered}) + "\n")
+        feedback = FEEDBACK in texts([i for i in items if isinstance(i, dict) and i.get("role") == "user"])
+        log({"path": self.path, "feedback": feedback, "answered": answered})
         if answered:
             item = {"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
                     "content": [{"type": "output_text", "text": "I edited calc.py.", "annotations": []}]}
@@ -154,22 +118,6 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def json(self, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(sys.argv[1] + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-    server.serve_forever()
-
 
 if __name__ == "__main__":
-    main()
+    serve(Handler)

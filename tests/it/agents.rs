@@ -137,62 +137,89 @@ fn processes_in(dir: &Path) -> Vec<String> {
     out
 }
 
-#[test]
-fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("claude-code", "@anthropic-ai/claude-code@2.1.197", "claude") {
-        Ok(b) => b,
-        Err(why) => {
-            skipped("claude-code", &why);
-            return;
-        }
-    };
-    let env = TestEnv::new();
-    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
+/// Runs the task "Fix add so that the tests pass" in `r` with `bin` first
+/// on PATH and `vars` in the environment, and checks what every preset test
+/// checks: CHECK_FAILURE then SUCCESS; of the model requests that
+/// `main_request` picks, only the second carried the check's failure; usage
+/// recorded for each attempt; the change is calc.py alone; the
+/// repository's config unchanged; no process left in the worktree. Returns
+/// the task's events.
+fn run_preset(
+    env: &TestEnv,
+    r: &Path,
+    bin: &Path,
+    vars: &[(&str, String)],
+    server: &Server,
+    main_request: &dyn Fn(&Value) -> bool,
+) -> Vec<Value> {
     let config_before = std::fs::read(r.join(".git/config")).expect("config");
-    let server = Server::start(
-        &env,
-        "fake_anthropic.py",
-        &[
-            ("FAKE_WRONG", &edit("a * b")),
-            ("FAKE_RIGHT", &edit("a + b")),
-            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
-        ],
-    );
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
     hermetic(&mut cmd, &env.home());
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let out = cmd
         .env("PATH", path)
-        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", server.port))
-        .env("ANTHROPIC_API_KEY", "sk-fake-for-tests")
-        .current_dir(&r)
+        .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
+        .current_dir(r)
         .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
         .output()
         .expect("retry-run runs");
+    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{TASK}/attempts/1/agent.out")))
+        .unwrap_or_default();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}\nserver: {:?}", server.requests());
-    let task = "fix-add-so-that-the-tests-pass";
-    let ev = events(&r, task);
-    let outcomes: Vec<&str> =
-        ev.iter().filter(|e| e["type"] == "AttemptCompleted").filter_map(|e| e["outcome"].as_str()).collect();
-    assert_eq!(outcomes, ["CHECK_FAILURE", "SUCCESS"]);
-    // The feedback reached the real agent: only the second main request carried it.
-    let main: Vec<bool> =
-        server.requests().iter().filter(|q| q["answer"] == "tool_use").map(|q| q["feedback"] == true).collect();
-    assert_eq!(main, [false, true], "{:?}", server.requests());
-    // Usage is recorded per attempt.
-    let finished: Vec<&Value> = ev.iter().filter(|e| e["type"] == "AgentFinished").collect();
-    for f in &finished {
+    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
+    assert_eq!(outcomes(r, TASK), ["CHECK_FAILURE", "SUCCESS"]);
+    let calls: Vec<bool> =
+        server.requests().iter().filter(|q| main_request(q)).map(|q| q["feedback"] == true).collect();
+    assert_eq!(calls, [false, true], "the feedback reached the agent's second call only: {:?}", server.requests());
+    let ev = events(r, TASK);
+    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
+        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
+    }
+    let files = env.git(r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{TASK}/2")]);
+    assert_eq!(files, "calc.py", "nothing the agent dropped is in the change");
+    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
+    let wt = r.join(format!(".git/retry-run/worktrees/{TASK}"));
+    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
+    ev
+}
+
+const TASK: &str = "fix-add-so-that-the-tests-pass";
+
+/// The server's variables for a tool-calling agent: a wrong edit, then the right one.
+fn edits() -> Vec<(&'static str, String)> {
+    vec![
+        ("FAKE_WRONG_CMD", edit("a * b")),
+        ("FAKE_RIGHT_CMD", edit("a + b")),
+        ("FAKE_FEEDBACK", "tests/test_calc.py::test_add".into()),
+    ]
+}
+
+fn start(env: &TestEnv, script: &str, vars: &[(&str, String)]) -> Server {
+    let v: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Server::start(env, script, &v)
+}
+
+#[test]
+fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match npm_agent("claude-code", "@anthropic-ai/claude-code@2.1.197", "claude") {
+        Ok(b) => b,
+        Err(why) => return skipped("claude-code", &why),
+    };
+    let env = TestEnv::new();
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
+    let server = start(&env, "fake_anthropic.py", &edits());
+    let api = [
+        ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
+        ("ANTHROPIC_API_KEY", "sk-fake-for-tests".into()),
+    ];
+    let ev = run_preset(&env, &r, &bin, &api, &server, &|q| q["answer"] == "tool_use");
+    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
         assert!(f["usage"]["cost_usd"].as_f64().is_some_and(|c| c > 0.0), "{f}");
         assert_eq!(f["usage"]["turns"], 2, "{f}");
     }
-    // Nothing the agent dropped is in the change; the repository's config is as it was.
-    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
-    assert_eq!(files, "calc.py");
-    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
     // Its last words reached the next prompt, labelled as its own account.
     let p =
-        std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/2/prompt.md"))).expect("prompt");
+        std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{TASK}/attempts/2/prompt.md"))).expect("prompt");
     assert!(p.contains("The agent's own account of attempt 1"), "{p}");
     assert!(p.contains("> I changed calc.py; the tests should pass now."), "{p}");
     // Its state went where the preset says, under the sandbox.
@@ -200,11 +227,136 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     let started = ev.iter().find(|e| e["type"] == "AgentStarted").expect("AgentStarted");
     let writable = started["sandbox"]["writable"].to_string();
     assert!(writable.contains("/.claude\"") && writable.contains(".claude.json"), "{writable}");
-    // No process of the agent outlives the attempt.
-    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
-    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
-    let report = env.run(&r, &["report", task]).stdout;
+    let report = env.run(&r, &["report", TASK]).stdout;
     assert!(report.contains("Agent usage, all attempts: 4 turns"), "{report}");
+}
+
+/// Aider from PyPI in a virtualenv of the cache, installed when missing.
+fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
+    let venv = cache().join(dir);
+    let bin = venv.join("bin");
+    if !bin.join(program).exists() {
+        std::fs::create_dir_all(cache()).map_err(|e| format!("{}: {e}", cache().display()))?;
+        let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success());
+        if !ok {
+            return Err("python3 -m venv failed".into());
+        }
+        let out = Command::new(bin.join("pip"))
+            .args(["install", "-q", package])
+            .output()
+            .map_err(|e| format!("pip cannot run: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("pip install {package} failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        }
+    }
+    let v = Command::new(bin.join(program)).arg("--version").output().map_err(|e| format!("{program}: {e}"))?;
+    if !v.status.success() {
+        return Err(format!("{program} --version failed"));
+    }
+    Ok(bin)
+}
+
+#[test]
+fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let venv_bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
+        Ok(b) => b,
+        Err(why) => return skipped("aider", &why),
+    };
+    let env = TestEnv::new();
+    let vars = [
+        ("FAKE_FILE", "calc.py".to_string()),
+        ("FAKE_WRONG", "def add(a, b):\n    return a * b\n".into()),
+        ("FAKE_RIGHT", "def add(a, b):\n    return a + b\n".into()),
+        ("FAKE_FEEDBACK", "tests/test_calc.py::test_add".into()),
+    ];
+    let server = start(&env, "fake_openai.py", &vars);
+    // The model and its endpoint are the user's: given as the preset's args.
+    let args = format!(
+        "[\"--model\", \"openai/fake\", \"--openai-api-base\", \"http://127.0.0.1:{}/v1\", \"--openai-api-key\", \"sk-fake\", \"--edit-format\", \"whole\", \"calc.py\"]",
+        server.port
+    );
+    let r =
+        python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"aider\"\ntimeout = \"3m\"\nargs = {args}\n"));
+    // Only `aider` from its virtualenv on PATH: the checks keep the system's python3 (with pytest).
+    let bin = env.path("aider-bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(venv_bin.join("aider"), bin.join("aider")).expect("symlink");
+    let ev = run_preset(&env, &r, &bin, &[], &server, &|_| true);
+    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
+        assert_eq!(
+            (f["usage"]["input_tokens"].as_u64(), f["usage"]["output_tokens"].as_u64()),
+            (Some(900), Some(40)),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
+        Ok(b) => b,
+        Err(why) => return skipped("codex", &why),
+    };
+    let env = TestEnv::new();
+    let server = start(&env, "fake_openai.py", &edits());
+    // The model and its endpoint are the user's: a provider of their own, in the preset's args.
+    let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", server.port);
+    let args = format!(
+        "[\"-m\", \"fake\", \"-c\", \"model_provider=fake\", \"-c\", \"model_providers.fake.name=fake\", \"-c\", \"{base}\", \"-c\", \"model_providers.fake.wire_api=responses\", \"-c\", \"model_providers.fake.env_key=OPENAI_API_KEY\"]"
+    );
+    let r =
+        python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {args}\n"));
+    let key = [("OPENAI_API_KEY", "sk-fake-for-tests".to_string())];
+    run_preset(&env, &r, &bin, &key, &server, &|q| q["answered"] == false);
+    let p =
+        std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{TASK}/attempts/2/prompt.md"))).expect("prompt");
+    assert!(p.contains("> I edited calc.py."), "{p}");
+}
+
+#[test]
+fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match npm_agent("gemini", "@google/gemini-cli@0.61.0", "gemini") {
+        Ok(b) => b,
+        Err(why) => return skipped("gemini", &why),
+    };
+    let env = TestEnv::new();
+    let server = start(&env, "fake_gemini.py", &edits());
+    // The user's own Gemini CLI settings: an API key.
+    std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
+    std::fs::write(
+        env.home().join(".gemini/settings.json"),
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
+    )
+    .expect("settings");
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"gemini\"\ntimeout = \"2m\"\n");
+    let api = [
+        ("GEMINI_API_KEY", "fake-for-tests".to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
+    ];
+    run_preset(&env, &r, &bin, &api, &server, &|q| q["kind"] == "call");
+}
+
+#[test]
+fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
+    let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
+        Ok(b) => b,
+        Err(why) => return skipped("opencode", &why),
+    };
+    let env = TestEnv::new();
+    let server = start(&env, "fake_openai.py", &edits());
+    // The user's own opencode config: an OpenAI-compatible provider and its model.
+    let config = env.path("opencode.json");
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"provider":{{"fake":{{"npm":"@ai-sdk/openai-compatible","name":"fake","options":{{"baseURL":"http://127.0.0.1:{}/v1","apiKey":"x"}},"models":{{"m":{{"name":"m"}}}}}}}},"model":"fake/m","autoupdate":false,"share":"disabled"}}"#,
+            server.port
+        ),
+    )
+    .expect("config");
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
+    let vars = [("OPENCODE_CONFIG", config.display().to_string())];
+    run_preset(&env, &r, &bin, &vars, &server, &|q| q["tools"] == true && q["answered"] == false);
 }
 
 /// A repository with a text file the scripted agents edit.
@@ -326,276 +478,4 @@ fn agents_lists_every_preset_with_its_command_line() {
     let bad = env.run(&r, &["run", "--preset", "cursor", "--task", "x"]);
     bad.assert_code(2);
     assert!(bad.stderr.contains("unknown agent preset \"cursor\""), "{}", bad.stderr);
-}
-
-/// Aider from PyPI in a virtualenv of the cache, installed when missing.
-fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
-    let venv = cache().join(dir);
-    let bin = venv.join("bin");
-    if !bin.join(program).exists() {
-        std::fs::create_dir_all(cache()).map_err(|e| format!("{}: {e}", cache().display()))?;
-        let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success());
-        if !ok {
-            return Err("python3 -m venv failed".into());
-        }
-        let out = Command::new(bin.join("pip"))
-            .args(["install", "-q", package])
-            .output()
-            .map_err(|e| format!("pip cannot run: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("pip install {package} failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-    }
-    let v = Command::new(bin.join(program)).arg("--version").output().map_err(|e| format!("{program}: {e}"))?;
-    if !v.status.success() {
-        return Err(format!("{program} --version failed"));
-    }
-    Ok(bin)
-}
-
-#[test]
-fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
-        Ok(b) => b,
-        Err(why) => {
-            skipped("aider", &why);
-            return;
-        }
-    };
-    let env = TestEnv::new();
-    let server = Server::start(
-        &env,
-        "fake_openai.py",
-        &[
-            ("FAKE_FILE", "calc.py"),
-            ("FAKE_WRONG", "def add(a, b):\n    return a * b\n"),
-            ("FAKE_RIGHT", "def add(a, b):\n    return a + b\n"),
-            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
-        ],
-    );
-    // The model and its endpoint are the user's: given as the preset's args.
-    let args = format!(
-        "[\"--model\", \"openai/fake\", \"--openai-api-base\", \"http://127.0.0.1:{}/v1\", \"--openai-api-key\", \"sk-fake\", \"--edit-format\", \"whole\", \"calc.py\"]",
-        server.port
-    );
-    let r =
-        python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"aider\"\ntimeout = \"3m\"\nargs = {args}\n"));
-    let config_before = std::fs::read(r.join(".git/config")).expect("config");
-    // Only `aider` from its virtualenv on PATH: the checks keep the system's python3 (with pytest).
-    let only = env.path("aider-bin");
-    std::fs::create_dir_all(&only).expect("mkdir");
-    std::os::unix::fs::symlink(bin.join("aider"), only.join("aider")).expect("symlink");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let path = format!("{}:{}", only.display(), std::env::var("PATH").unwrap_or_default());
-    let out = cmd
-        .env("PATH", path)
-        .current_dir(&r)
-        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
-        .output()
-        .expect("retry-run runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let task = "fix-add-so-that-the-tests-pass";
-    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
-        .unwrap_or_default();
-    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
-    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
-    let feedback: Vec<bool> = server.requests().iter().map(|q| q["feedback"] == true).collect();
-    assert_eq!(feedback, [false, true], "{:?}", server.requests());
-    let ev = events(&r, task);
-    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
-        assert_eq!(
-            (f["usage"]["input_tokens"].as_u64(), f["usage"]["output_tokens"].as_u64()),
-            (Some(900), Some(40)),
-            "{f}"
-        );
-    }
-    // Its history files went to the attempt's TMPDIR, its git identity nowhere.
-    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
-    assert_eq!(files, "calc.py");
-    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
-    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
-    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
-}
-
-#[test]
-fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
-        Ok(b) => b,
-        Err(why) => {
-            skipped("codex", &why);
-            return;
-        }
-    };
-    let env = TestEnv::new();
-    let server = Server::start(
-        &env,
-        "fake_openai.py",
-        &[
-            ("FAKE_WRONG_CMD", &edit("a * b")),
-            ("FAKE_RIGHT_CMD", &edit("a + b")),
-            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
-        ],
-    );
-    // The model and its endpoint are the user's: a provider of their own, in the preset's args.
-    let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", server.port);
-    let args = format!(
-        "[\"-m\", \"fake\", \"-c\", \"model_provider=fake\", \"-c\", \"model_providers.fake.name=fake\", \"-c\", \"{base}\", \"-c\", \"model_providers.fake.wire_api=responses\", \"-c\", \"model_providers.fake.env_key=OPENAI_API_KEY\"]"
-    );
-    let r =
-        python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {args}\n"));
-    let config_before = std::fs::read(r.join(".git/config")).expect("config");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = cmd
-        .env("PATH", path)
-        .env("OPENAI_API_KEY", "sk-fake-for-tests")
-        .current_dir(&r)
-        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
-        .output()
-        .expect("retry-run runs");
-    let task = "fix-add-so-that-the-tests-pass";
-    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
-        .unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
-    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
-    let calls: Vec<bool> =
-        server.requests().iter().filter(|q| q["answered"] == false).map(|q| q["feedback"] == true).collect();
-    assert_eq!(calls, [false, true], "{:?}", server.requests());
-    let ev = events(&r, task);
-    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
-        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
-    }
-    let p =
-        std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/2/prompt.md"))).expect("prompt");
-    assert!(p.contains("> I edited calc.py."), "{p}");
-    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
-    assert_eq!(files, "calc.py");
-    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
-    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
-    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
-}
-
-#[test]
-fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("gemini", "@google/gemini-cli@0.61.0", "gemini") {
-        Ok(b) => b,
-        Err(why) => {
-            skipped("gemini", &why);
-            return;
-        }
-    };
-    let env = TestEnv::new();
-    let server = Server::start(
-        &env,
-        "fake_gemini.py",
-        &[
-            ("FAKE_WRONG_CMD", &edit("a * b")),
-            ("FAKE_RIGHT_CMD", &edit("a + b")),
-            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
-        ],
-    );
-    // The user's own Gemini CLI settings: an API key.
-    std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
-    std::fs::write(
-        env.home().join(".gemini/settings.json"),
-        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
-    )
-    .expect("settings");
-    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"gemini\"\ntimeout = \"2m\"\n");
-    let config_before = std::fs::read(r.join(".git/config")).expect("config");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = cmd
-        .env("PATH", path)
-        .env("GEMINI_API_KEY", "fake-for-tests")
-        .env("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", server.port))
-        .current_dir(&r)
-        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
-        .output()
-        .expect("retry-run runs");
-    let task = "fix-add-so-that-the-tests-pass";
-    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
-        .unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
-    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
-    let calls: Vec<bool> =
-        server.requests().iter().filter(|q| q["kind"] == "call").map(|q| q["feedback"] == true).collect();
-    assert_eq!(calls, [false, true], "{:?}", server.requests());
-    for f in events(&r, task).iter().filter(|e| e["type"] == "AgentFinished") {
-        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
-    }
-    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
-    assert_eq!(files, "calc.py");
-    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
-    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
-    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
-}
-
-#[test]
-fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
-        Ok(b) => b,
-        Err(why) => {
-            skipped("opencode", &why);
-            return;
-        }
-    };
-    let env = TestEnv::new();
-    let server = Server::start(
-        &env,
-        "fake_openai.py",
-        &[
-            ("FAKE_WRONG_CMD", &edit("a * b")),
-            ("FAKE_RIGHT_CMD", &edit("a + b")),
-            ("FAKE_FEEDBACK", "tests/test_calc.py::test_add"),
-        ],
-    );
-    // The user's own opencode config: an OpenAI-compatible provider and its model.
-    let config = env.path("opencode.json");
-    std::fs::write(
-        &config,
-        format!(
-            r#"{{"provider":{{"fake":{{"npm":"@ai-sdk/openai-compatible","name":"fake","options":{{"baseURL":"http://127.0.0.1:{}/v1","apiKey":"x"}},"models":{{"m":{{"name":"m"}}}}}}}},"model":"fake/m","autoupdate":false,"share":"disabled"}}"#,
-            server.port
-        ),
-    )
-    .expect("config");
-    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
-    let config_before = std::fs::read(r.join(".git/config")).expect("config");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = cmd
-        .env("PATH", path)
-        .env("OPENCODE_CONFIG", &config)
-        .current_dir(&r)
-        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
-        .output()
-        .expect("retry-run runs");
-    let task = "fix-add-so-that-the-tests-pass";
-    let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/1/agent.out")))
-        .unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
-    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"]);
-    let calls: Vec<bool> = server
-        .requests()
-        .iter()
-        .filter(|q| q["tools"] == true && q["answered"] == false)
-        .map(|q| q["feedback"] == true)
-        .collect();
-    assert_eq!(calls, [false, true], "{:?}", server.requests());
-    for f in events(&r, task).iter().filter(|e| e["type"] == "AgentFinished") {
-        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
-    }
-    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{task}/2")]);
-    assert_eq!(files, "calc.py");
-    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
-    let wt = r.join(format!(".git/retry-run/worktrees/{task}"));
-    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
 }
