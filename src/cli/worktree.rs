@@ -187,6 +187,17 @@ fn worktreeinclude_matches(repo: &crate::git::Repo, root: &Path) -> Result<Vec<P
         return Err(CliError::usage(format!("{}: {e}", file.display())));
     }
     let rules = b.build().map_err(|e| CliError::usage(format!("{}: {e}", file.display())))?;
+    let listed = |p: &Path, dir: bool| rules.matched_path_or_any_parents(p, dir).is_ignore();
+    Ok(walk_checkout(
+        root,
+        &|dir| !repo.is_ignored(dir) || listed(dir, true),
+        &|f| listed(f, false) && repo.is_ignored(f),
+    ))
+}
+
+/// The files below `root` (not `.git`), relative to it, that `keep` takes,
+/// entering only the directories `enter` takes.
+fn walk_checkout(root: &Path, enter: &dyn Fn(&Path) -> bool, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
@@ -196,19 +207,18 @@ fn worktreeinclude_matches(repo: &crate::git::Repo, root: &Path) -> Result<Vec<P
             if child == Path::new(".git") {
                 continue;
             }
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-            let listed = rules.matched_path_or_any_parents(&child, is_dir).is_ignore();
-            let ignored = repo.is_ignored(&child);
-            if is_dir {
-                if !ignored || listed {
-                    stack.push(child);
+            match e.file_type() {
+                Ok(t) if t.is_dir() => {
+                    if enter(&child) {
+                        stack.push(child);
+                    }
                 }
-            } else if listed && ignored {
-                out.push(child);
+                Ok(_) if keep(&child) => out.push(child),
+                _ => {}
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// The files of the user's checkout an include pattern names: a plain path
@@ -224,22 +234,7 @@ fn include_matches(root: &Path, pattern: &str) -> Result<Vec<PathBuf>, CliError>
         return Ok(if std::fs::symlink_metadata(root.join(&p)).is_ok() { vec![p] } else { Vec::new() });
     }
     let glob = globset::GlobBuilder::new(pattern).literal_separator(true).build().map_err(|_| bad())?.compile_matcher();
-    let mut out = Vec::new();
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(root.join(&rel)) else { continue };
-        for e in rd.flatten() {
-            let child = rel.join(e.file_name());
-            if child == Path::new(".git") {
-                continue;
-            }
-            match e.file_type() {
-                Ok(t) if t.is_dir() => stack.push(child),
-                Ok(_) if glob.is_match(&child) => out.push(child),
-                _ => {}
-            }
-        }
-    }
+    let mut out = walk_checkout(root, &|_| true, &|f| glob.is_match(f));
     out.sort();
     Ok(out)
 }
