@@ -7,6 +7,7 @@ mod architecture;
 mod checkout;
 mod completions;
 mod diff_oracle;
+mod docs;
 mod enrich;
 mod errors;
 mod formats;
