@@ -2,14 +2,14 @@
 //!
 //! The loop fills an [`AttemptRecord`] step by step and writes it as
 //! `attempts/<n>/attempt.json` when the attempt completes; the retry context,
-//! `report` and `stats` read it back. Pure: the gate order of section 4 is
+//! `report` and `stats` read it back. Pure: the gate order of docs/commands.md, `run` is
 //! [`classify`], a function of the gates' results.
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{CheckKind, RetryOn};
 
-/// Outcomes of an attempt (spec section 4).
+/// Outcomes of an attempt (docs/commands.md, `run`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Outcome {
@@ -169,7 +169,7 @@ pub struct CheckResult {
     pub pre_existing: Vec<Failure>,
     /// The check fails on the base as well.
     pub failing_on_base: bool,
-    /// The summarized output (section 8), paths relative to the worktree.
+    /// The summarized output (docs/commands.md, `summarize`), paths relative to the worktree.
     pub digest: Vec<String>,
     /// The output's line count.
     pub output_lines: usize,
@@ -217,7 +217,7 @@ impl CheckResult {
     }
 }
 
-/// What the verifier said (spec section 5).
+/// What the verifier said (docs/config.md, `[verifier]`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VerifierResult {
     /// A valid verdict other than `retry` came back.
@@ -364,7 +364,7 @@ pub fn budget_spent(retry: &crate::config::RetryConfig, prior: &[AttemptRecord])
 /// The scope finding of a write into the user's checkout (or its git state).
 pub const OUTSIDE_WORKTREE: &str = "outside-worktree";
 
-/// The gates of section 4, in order: agent exit, empty diff, scope, checks,
+/// The gates of docs/commands.md, `run`, in order: agent exit, empty diff, scope, checks,
 /// verifier. Returns the outcome and a one-line reason. The verifier's
 /// `escalate` is not an outcome of its own: it approves nothing, so the
 /// attempt is VERIFIER_REJECTION and the loop escalates.

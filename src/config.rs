@@ -1,4 +1,4 @@
-//! `retry-run.toml`: the whole schema of the spec's section 3, parsed into
+//! `retry-run.toml`: the whole schema of docs/config.md, parsed into
 //! typed values with every default filled in.
 //!
 //! Parsing is pure ([`Config::parse`]); [`Config::load`] only adds the file
@@ -397,7 +397,7 @@ pub enum CheckKind {
     Custom,
 }
 
-/// The input formats of section 7, plus `auto`.
+/// The input formats of docs/commands.md, `enrich`, plus `auto`.
 pub const INPUT_FORMATS: &[&str] = &[
     "auto",
     "ruff",

@@ -167,7 +167,7 @@ pub struct DiffSummary {
     pub patch_lines: usize,
 }
 
-/// A function, class or other scope of a source file (spec section 7).
+/// A function, class or other scope of a source file (docs/commands.md, `enrich`).
 /// Lines are 1-based; `start_line` is the line of the defining keyword.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScopeSpan {

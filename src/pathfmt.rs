@@ -94,6 +94,12 @@ pub fn quote_ascii(path: &[u8]) -> String {
     out
 }
 
+/// `path` as the user gave it, made absolute against `dir` (the directory
+/// retry-run runs in, `-C`). Pure: no file is looked at.
+pub fn absolute(path: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
+    if path.is_absolute() { path.to_path_buf() } else { dir.join(path) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,5 @@
 //! `retry-run report <task>`: Markdown for the human who takes a task over
-//! (spec section 4): the task, every attempt with its outcome, checks,
+//! (docs/commands.md, `run`): the task, every attempt with its outcome, checks,
 //! required change and diff summary, and what to look at first. Pure.
 
 use std::fmt::Write;

@@ -1,4 +1,4 @@
-//! Scope rules: which paths a change may write (spec section 9).
+//! Scope rules: which paths a change may write (docs/commands.md, `scope`).
 //!
 //! Pure: globs are compiled once ([`Rules::compile`]), then [`check`] judges
 //! a list of [`Change`]s. Symlink targets inside the head tree are looked up
@@ -97,7 +97,7 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// Compiles the globs of section 9. An empty allow list allows every path.
+    /// Compiles the globs of docs/commands.md, `scope`. An empty allow list allows every path.
     pub fn compile(allow: &[String], deny: &[String]) -> Result<Rules, GlobError> {
         Ok(Rules {
             allow: build_set("allow", allow)?,
@@ -125,7 +125,7 @@ impl Rules {
     }
 }
 
-/// Normalises a glob as section 9 says: a leading `./` or `/` is dropped, a
+/// Normalises a glob as docs/commands.md, `scope` says: a leading `./` or `/` is dropped, a
 /// trailing `/` means the directory and everything under it.
 pub fn normalize_glob(glob: &str) -> String {
     let mut g = glob;

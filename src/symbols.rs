@@ -1,5 +1,5 @@
 //! Which functions, classes and other scopes a change touched (spec
-//! section 10): pure, over the scopes of both versions of a file and the
+//! docs/commands.md, `diff`): pure, over the scopes of both versions of a file and the
 //! line numbers the patch changed.
 //!
 //! Scopes are matched across versions by kind and qualified name. One only

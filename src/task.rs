@@ -1,4 +1,4 @@
-//! Tasks (spec section 2): from a Markdown task file or a line of text.
+//! Tasks (docs/commands.md, `run`): from a Markdown task file or a line of text.
 //! Pure.
 //!
 //! A task file may open with TOML front matter between `+++` lines; its

@@ -1,4 +1,4 @@
-//! Verifier verdicts (spec section 5), parsed. Pure.
+//! Verifier verdicts (docs/config.md, `[verifier]`), parsed. Pure.
 //!
 //! A verifier prints one JSON object. Text before it (a reviewer that logs
 //! as it thinks) is tolerated when the object is the last non-empty line;

@@ -16,5 +16,5 @@ pub struct DemoArgs {
 }
 
 pub fn run(_dir: &Path, args: DemoArgs) -> Result<i32, CliError> {
-    crate::demo::demo(args.keep)
+    Ok(super::exit::ending(crate::demo::demo(args.keep)?))
 }

@@ -1,4 +1,4 @@
-//! Errors of the command line, each with the exit code of section 12.
+//! Errors of the command line, each with the exit code of docs/commands.md.
 
 use std::fmt;
 
@@ -6,13 +6,21 @@ use crate::config::ConfigError;
 use crate::git::GitError;
 use crate::scope::GlobError;
 
-/// Exit codes of the spec's section 12.
+/// Exit codes of docs/commands.md.
 pub mod exit {
     pub const OK: i32 = 0;
     /// The task escalated, or a check found what it looks for.
     pub const FOUND: i32 = 1;
     pub const USAGE: i32 = 2;
     pub const ENVIRONMENT: i32 = 3;
+
+    /// A task's ending as an exit code: 0 succeeded, 1 escalated.
+    pub fn ending(e: crate::run::Ending) -> i32 {
+        match e {
+            crate::run::Ending::Succeeded => OK,
+            crate::run::Ending::Escalated => FOUND,
+        }
+    }
 }
 
 /// An error to print on one line, with its exit code.
@@ -54,6 +62,13 @@ impl From<ConfigError> for CliError {
 impl From<GlobError> for CliError {
     fn from(e: GlobError) -> Self {
         CliError::usage(format!("{e}; fix the glob in --allow/--deny or [scope] of retry-run.toml"))
+    }
+}
+
+impl From<crate::run::RunError> for CliError {
+    fn from(e: crate::run::RunError) -> Self {
+        let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
+        CliError { code, message: e.to_string() }
     }
 }
 

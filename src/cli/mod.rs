@@ -66,7 +66,7 @@ pub enum Command {
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
 pub(crate) fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
-    if path.is_absolute() { path.to_path_buf() } else { dir.join(path) }
+    crate::pathfmt::absolute(path, dir)
 }
 
 /// Parses the command line, runs the command, returns the exit code.

@@ -1,4 +1,4 @@
-//! `retry-run run`: the attempt loop (spec section 4).
+//! `retry-run run`: the attempt loop (docs/commands.md, `run`).
 
 use std::path::{Path, PathBuf};
 
@@ -72,7 +72,7 @@ pub struct RunArgs {
 }
 
 pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
-    run_loop(
+    let ending = run_loop(
         dir,
         Options {
             config_path: args.config.map(|p| super::absolute(&p, dir)),
@@ -91,5 +91,6 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
             json: args.json,
             quiet: args.quiet,
         },
-    )
+    )?;
+    Ok(super::exit::ending(ending))
 }

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use clap::{Args, Subcommand};
 
@@ -76,7 +75,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             let base = resolve_base(&o, t.base.as_deref())?;
             let _lock = hold(&o, &t.task)?;
             o.repo.create_worktree(&path, &t.task, base)?;
-            prepare(&o.repo, &o.config, &path)?;
+            crate::run::prepare::prepare(&o.repo, &o.config, &path)?;
             writeln!(out, "{}", path.display())?;
         }
         Action::Reset(t) => {
@@ -85,7 +84,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             let base = resolve_base(&o, t.base.as_deref())?;
             let _lock = hold(&o, &t.task)?;
             let r = o.repo.reset_worktree(&path, &t.task, base)?;
-            prepare(&o.repo, &o.config, &path)?;
+            crate::run::prepare::prepare(&o.repo, &o.config, &path)?;
             for lock in &r.stale_locks {
                 writeln!(out, "removed {}, left by a killed process", lock.display())?;
             }
@@ -133,110 +132,6 @@ fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {
         None => o.repo.default_branch()?,
     };
     Ok(rev.oid)
-}
-
-/// Copies `worktree.include` files from the user's checkout, then runs
-/// `worktree.setup` (its failure is an environment error, exit 3).
-pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &Path) -> Result<(), CliError> {
-    if let Some(src_root) = repo.workdir() {
-        let mut wanted: Vec<PathBuf> = Vec::new();
-        for pattern in &config.worktree.include {
-            wanted.extend(include_matches(src_root, pattern)?);
-        }
-        wanted.extend(worktreeinclude_matches(repo, src_root)?);
-        wanted.sort();
-        wanted.dedup();
-        for rel in wanted {
-            safe_fs::copy_in(&src_root.join(&rel), path, &rel)
-                .map_err(|e| CliError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
-        }
-    }
-    if let Some(setup) = &config.worktree.setup {
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(setup)
-            .current_dir(path)
-            .output()
-            .map_err(|e| CliError::environment(format!("worktree.setup: cannot run sh: {e}")))?;
-        if !out.status.success() {
-            let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
-            let tail: Vec<&str> = text.lines().rev().take(10).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            return Err(CliError::environment(format!(
-                "worktree.setup `{setup}` failed in {} ({}); fix the setup command in retry-run.toml:\n{}",
-                path.display(),
-                out.status,
-                tail.join("\n")
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The files `.worktreeinclude` at the checkout's root names (gitignore
-/// syntax, the convention of Claude Code and other worktree tools): files
-/// git ignores that match it. A directory git ignores is entered only when
-/// the file names it itself.
-fn worktreeinclude_matches(repo: &crate::git::Repo, root: &Path) -> Result<Vec<PathBuf>, CliError> {
-    let file = root.join(".worktreeinclude");
-    if !file.is_file() {
-        return Ok(Vec::new());
-    }
-    let mut b = ignore::gitignore::GitignoreBuilder::new(root);
-    if let Some(e) = b.add(&file) {
-        return Err(CliError::usage(format!("{}: {e}", file.display())));
-    }
-    let rules = b.build().map_err(|e| CliError::usage(format!("{}: {e}", file.display())))?;
-    let listed = |p: &Path, dir: bool| rules.matched_path_or_any_parents(p, dir).is_ignore();
-    Ok(walk_checkout(
-        root,
-        &|dir| !repo.is_ignored(dir) || listed(dir, true),
-        &|f| listed(f, false) && repo.is_ignored(f),
-    ))
-}
-
-/// The files below `root` (not `.git`), relative to it, that `keep` takes,
-/// entering only the directories `enter` takes.
-fn walk_checkout(root: &Path, enter: &dyn Fn(&Path) -> bool, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(root.join(&rel)) else { continue };
-        for e in rd.flatten() {
-            let child = rel.join(e.file_name());
-            if child == Path::new(".git") {
-                continue;
-            }
-            match e.file_type() {
-                Ok(t) if t.is_dir() => {
-                    if enter(&child) {
-                        stack.push(child);
-                    }
-                }
-                Ok(_) if keep(&child) => out.push(child),
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
-/// The files of the user's checkout an include pattern names: a plain path
-/// is looked up directly; a glob walks the checkout (not `.git`).
-fn include_matches(root: &Path, pattern: &str) -> Result<Vec<PathBuf>, CliError> {
-    let bad =
-        || CliError::usage(format!("worktree.include {pattern:?}: use a path or glob relative to the repository root"));
-    if pattern.starts_with('/') || pattern.split('/').any(|c| c == "..") {
-        return Err(bad());
-    }
-    if !pattern.contains(['*', '?', '[', '{']) {
-        let p = PathBuf::from(pattern);
-        return Ok(if std::fs::symlink_metadata(root.join(&p)).is_ok() { vec![p] } else { Vec::new() });
-    }
-    let glob = globset::GlobBuilder::new(pattern).literal_separator(true).build().map_err(|_| bad())?.compile_matcher();
-    let mut out = walk_checkout(root, &|_| true, &|f| glob.is_match(f));
-    out.sort();
-    Ok(out)
 }
 
 pub fn human_bytes(n: u64) -> String {

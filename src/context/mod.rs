@@ -1,4 +1,4 @@
-//! The retry context (spec section 6): what the next attempt reads about
+//! The retry context (docs/commands.md, `context`): what the next attempt reads about
 //! the earlier ones. Pure functions over recorded [`AttemptRecord`]s:
 //!
 //! - [`assemble`]: the structure (written as `context.json`), with the
@@ -42,7 +42,7 @@ pub enum Label {
     Observation,
 }
 
-/// One item of actionable feedback. `priority` follows section 6:
+/// One item of actionable feedback. `priority` follows docs/commands.md, `context`:
 /// 1 deterministic failures, 2 specific errors, 3 verifier feedback,
 /// 4 general observations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Patterns across attempts, found mechanically (spec section 6): the same
+//! Patterns across attempts, found mechanically (docs/commands.md, `context`): the same
 //! test failing in consecutive attempts, the same files modified, a diff
 //! identical to an earlier one, and drift (consecutive diffs that share
 //! little). Pure.

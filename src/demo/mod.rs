@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CliError, exit};
+use crate::run::{Ending, RunError};
 use crate::run::{Options, run};
 
 /// The repository's files: path and content.
@@ -35,7 +35,7 @@ fn temp_dir() -> PathBuf {
 }
 
 /// Runs the demo; `keep` leaves the temporary directory in place.
-pub fn demo(keep: bool) -> Result<i32, CliError> {
+pub fn demo(keep: bool) -> Result<Ending, RunError> {
     let dir = temp_dir();
     let result = demo_in(&dir);
     if keep {
@@ -46,15 +46,15 @@ pub fn demo(keep: bool) -> Result<i32, CliError> {
     result
 }
 
-fn demo_in(dir: &Path) -> Result<i32, CliError> {
+fn demo_in(dir: &Path) -> Result<Ending, RunError> {
     let repo_dir = dir.join("calc");
     std::fs::create_dir_all(&repo_dir)
-        .map_err(|e| CliError::environment(format!("{}: cannot create the demo directory: {e}", repo_dir.display())))?;
-    create_repo(&repo_dir).map_err(CliError::environment)?;
+        .map_err(|e| RunError::environment(format!("{}: cannot create the demo directory: {e}", repo_dir.display())))?;
+    create_repo(&repo_dir).map_err(RunError::environment)?;
     let agent = dir.join("agent.sh");
     let task = dir.join("task.md");
     for (p, text) in [(&agent, AGENT), (&task, TASK)] {
-        std::fs::write(p, text).map_err(|e| CliError::environment(format!("{}: {e}", p.display())))?;
+        std::fs::write(p, text).map_err(|e| RunError::environment(format!("{}: {e}", p.display())))?;
     }
     println!("retry-run demo: a repository with a failing test and a lint error, in {}", repo_dir.display());
     println!("The agent is a script that only knows what its prompt tells it.\n");
@@ -74,11 +74,11 @@ fn demo_in(dir: &Path) -> Result<i32, CliError> {
         print!("{text}");
         println!("---- end of the prompt ----");
     }
-    if code == exit::OK {
+    if code == Ending::Succeeded {
         println!("\nThe second attempt fixed both problems because the prompt said what failed.");
     } else {
         println!(
-            "\nThe demo did not succeed (exit {code}); `retry-run report {TASK_ID}` in {} says why.",
+            "\nThe demo did not succeed (the task escalated); `retry-run report {TASK_ID}` in {} says why.",
             repo_dir.display()
         );
     }

@@ -1,5 +1,5 @@
 //! Diagnostics read from the output of lint, compiler and test tools
-//! (spec section 7): one file per input format, plus `detect` for
+//! (docs/commands.md, `enrich`): one file per input format, plus `detect` for
 //! auto-detection. Pure: text in, diagnostics out.
 //!
 //! Every parser is total: any input, however garbled, yields a (possibly
@@ -102,7 +102,7 @@ impl Severity {
     }
 }
 
-/// The input formats of section 7, by their `--input-format` names.
+/// The input formats of docs/commands.md, `enrich`, by their `--input-format` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     Ruff,

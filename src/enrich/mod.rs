@@ -1,4 +1,4 @@
-//! `retry-run enrich` (spec section 7): each diagnostic with the innermost
+//! `retry-run enrich` (docs/commands.md, `enrich`): each diagnostic with the innermost
 //! scope around its line, and a snippet shared by the diagnostics of one
 //! scope. The core is pure; [`load`] reads and parses the files (each once,
 //! on all cores).

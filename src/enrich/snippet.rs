@@ -1,4 +1,4 @@
-//! The snippet of section 7: the header line of every enclosing scope, a
+//! The snippet of docs/commands.md, `enrich`: the header line of every enclosing scope, a
 //! few lines around each error, elision marks between, line numbers and a
 //! `>` on error lines. Pure.
 

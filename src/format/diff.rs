@@ -1,6 +1,6 @@
 //! Printing a diff summary: `text`, `markdown` (for a PR comment), `json`.
 //!
-//! JSON is the wire contract of section 10: `{"base", "head", "files":
+//! JSON is the wire contract of docs/commands.md, `diff`: `{"base", "head", "files":
 //! [{"path", "old_path", "status", "additions", "deletions", "binary",
 //! "symbols": [{"kind", "name", "qualified_name", "change"}]}],
 //! "totals": {"files", "additions", "deletions"}, "patch",

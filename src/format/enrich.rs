@@ -1,4 +1,4 @@
-//! Printing enriched diagnostics: `text` for people, `json` per section 7
+//! Printing enriched diagnostics: `text` for people, `json` per docs/commands.md, `enrich`
 //! (`{"diagnostics": [{"tool", "path", "line", "column", "code",
 //! "severity", "message", "scope", "snippet"}]}`).
 //!

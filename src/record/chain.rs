@@ -1,4 +1,4 @@
-//! The hash chain of an event log (spec section 11). Pure: bytes in,
+//! The hash chain of an event log (docs/record.md). Pure: bytes in,
 //! lines or findings out.
 //!
 //! Each line is a JSON object with sorted keys: `seq` (from 1), `ts`,

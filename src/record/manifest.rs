@@ -1,4 +1,4 @@
-//! Manifests (spec section 11): an attempt's inputs, frozen, hashed as
+//! Manifests (docs/record.md): an attempt's inputs, frozen, hashed as
 //! sha256 over canonical JSON (sorted keys, no insignificant whitespace).
 //! Pure.
 

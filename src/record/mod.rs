@@ -1,4 +1,4 @@
-//! The record of tasks and attempts (spec section 11).
+//! The record of tasks and attempts (docs/record.md).
 //!
 //! - [`chain`]: the hash chain of the event log, verification (pure).
 //! - [`manifest`]: attempt manifests and canonical JSON (pure).

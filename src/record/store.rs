@@ -1,4 +1,4 @@
-//! The record on disk (spec section 11): `<git-common-dir>/retry-run/`
+//! The record on disk (docs/record.md): `<git-common-dir>/retry-run/`
 //! with `tasks/<task>/events.jsonl`, `tasks/<task>/attempts/<n>/` and the
 //! task lock. Appends are written whole, flushed and fsynced.
 

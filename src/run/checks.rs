@@ -1,4 +1,4 @@
-//! Checks (spec sections 4 and 5): run in the worktree, output parsed with
+//! Checks (docs/commands.md, `run`, and docs/config.md): run in the worktree, output parsed with
 //! the enrichment parsers, failures compared one by one with the base's,
 //! flaky re-runs. Failure keys and the baseline comparison are pure.
 

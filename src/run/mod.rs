@@ -1,6 +1,6 @@
-//! The attempt loop (spec section 4): `retry-run run`.
+//! The attempt loop (docs/commands.md, `run`): `retry-run run`.
 //!
-//! Every step is recorded as an event of section 11 once it is done; the
+//! Every step is recorded as an event of docs/record.md once it is done; the
 //! attempt number comes from the log, so a run killed at any point is
 //! continued by the next one. The pure parts live elsewhere: gate order in
 //! [`crate::attempt::classify`], the retry context in [`crate::context`],
@@ -14,7 +14,9 @@
 pub mod builtin;
 pub mod checks;
 pub mod droppings;
+mod error;
 pub mod history;
+pub mod prepare;
 pub mod progress;
 pub mod verifier;
 
@@ -24,7 +26,6 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::attempt::{self, AgentRun, AttemptRecord, FileChange, Outcome, ScopeFinding};
-use crate::cli::{CliError, exit};
 use crate::config::{self, CommandSpec, Config, ResetMode};
 use crate::context::{self, TaskText, render::render};
 use crate::format::diff::{DiffFormat, write as write_diff};
@@ -42,6 +43,8 @@ use crate::sandbox::{self, Effective};
 use crate::scope::{self, Reason, Rules};
 use crate::task::{self, Task};
 use progress::{Mode, Progress};
+
+pub use error::{Ending, RunError};
 
 /// Patch lines kept in an attempt's record (the context bounds it further).
 const RECORD_DIFF_LINES: usize = 2000;
@@ -75,7 +78,7 @@ pub struct Options {
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
 /// a task's front matter over it.
-pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &toml::Table) -> Result<Config, CliError> {
+pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &toml::Table) -> Result<Config, RunError> {
     let path = match config_path {
         Some(p) => Some(p.to_path_buf()),
         None => repo.workdir().map(|w| w.join(config::FILE_NAME)).filter(|p| p.is_file()),
@@ -83,7 +86,7 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     let (project, table) = match &path {
         Some(p) => {
             let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::usage(format!("{}: cannot read the config file: {e}", p.display())))?;
+                .map_err(|e| RunError::usage(format!("{}: cannot read the config file: {e}", p.display())))?;
             let cfg = Config::parse(&text, p)?;
             (cfg, text.parse::<toml::Table>().unwrap_or_default())
         }
@@ -94,37 +97,37 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     }
     toml::Value::Table(task::merge(&table, overrides))
         .try_into::<Config>()
-        .map_err(|e| CliError::usage(format!("the task's front matter over the project config: {e}")))
+        .map_err(|e| RunError::usage(format!("the task's front matter over the project config: {e}")))
 }
 
 /// The task from `--task-file`, `--task`, or the record (`--id` alone).
-fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, CliError> {
+fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, RunError> {
     if let Some(file) = &opts.task_file {
-        let path = crate::cli::absolute(file, dir);
+        let path = crate::pathfmt::absolute(file, dir);
         let text = std::fs::read_to_string(&path)
-            .map_err(|e| CliError::usage(format!("--task-file {}: {e}", file.display())))?;
-        return task::parse_file(&text, file).map_err(|e| CliError::usage(e.to_string()));
+            .map_err(|e| RunError::usage(format!("--task-file {}: {e}", file.display())))?;
+        return task::parse_file(&text, file).map_err(|e| RunError::usage(e.to_string()));
     }
     if let Some(text) = &opts.task_text {
-        return task::from_text(text).ok_or_else(|| CliError::usage("--task is empty; describe the task"));
+        return task::from_text(text).ok_or_else(|| RunError::usage("--task is empty; describe the task"));
     }
     if let Some(id) = &opts.id {
         check_task_name(id)?;
         return recorded_task(store, id);
     }
-    Err(CliError::usage("no task: give --task-file FILE.md or --task TEXT"))
+    Err(RunError::usage("no task: give --task-file FILE.md or --task TEXT"))
 }
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
-pub fn recorded_task(store: &Store, id: &str) -> Result<Task, CliError> {
+pub fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
     let path = store.task_dir(id).join("task.md");
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        CliError::usage(format!(
+        RunError::usage(format!(
             "task {id} has no recorded task ({}: {e}); give it with --task-file FILE.md or --task TEXT",
             path.display()
         ))
     })?;
-    task::parse_file(&text, &path).map_err(|e| CliError::usage(e.to_string()))
+    task::parse_file(&text, &path).map_err(|e| RunError::usage(e.to_string()))
 }
 
 /// What the next attempt of a task would receive, from the record alone:
@@ -134,7 +137,7 @@ pub fn next_context(
     store: &Store,
     id: &str,
     config_path: Option<&Path>,
-) -> Result<(context::Context, context::render::Rendered), CliError> {
+) -> Result<(context::Context, context::render::Rendered), RunError> {
     let verified = store.read(id)?;
     let task = recorded_task(store, id)?;
     let config = effective_config(repo, config_path, &task.overrides)?;
@@ -184,7 +187,7 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn event(&mut self, kind: &str, attempt: Option<u32>, fields: Value) -> Result<(), CliError> {
+    fn event(&mut self, kind: &str, attempt: Option<u32>, fields: Value) -> Result<(), RunError> {
         let line = self.log.append_line(kind, attempt, &fields)?;
         if self.json {
             use std::io::Write;
@@ -196,12 +199,12 @@ impl Recorder {
     }
 }
 
-fn record_err(e: RecordError) -> CliError {
+fn record_err(e: RecordError) -> RunError {
     e.into()
 }
 
 /// `retry-run run`.
-pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
+pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     let repo = Repo::discover(dir)?;
     let store = Store::new(repo.common_dir());
     let task = load_task(&store, dir, &opts)?;
@@ -210,20 +213,20 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let mut config = effective_config(&repo, opts.config_path.as_deref(), &task.overrides)?;
     if let Some(n) = opts.max_attempts {
         if n == 0 {
-            return Err(CliError::usage("--max-attempts must be at least 1"));
+            return Err(RunError::usage("--max-attempts must be at least 1"));
         }
         config.max_attempts.0 = n;
     }
     for t in &opts.targets {
         if t.trim().is_empty() {
-            return Err(CliError::usage("--target is empty; name a test as its runner prints it"));
+            return Err(RunError::usage("--target is empty; name a test as its runner prints it"));
         }
         if !config.targets.contains(t) {
             config.targets.push(t.clone());
         }
     }
     if let Some(p) = &opts.preset {
-        crate::agents::preset(p).map_err(|e| CliError::usage(format!("--preset: {e}")))?;
+        crate::agents::preset(p).map_err(|e| RunError::usage(format!("--preset: {e}")))?;
         config.agent.preset = Some(config::PresetName(p.clone()));
     }
     if let Some(c) = opts.max_cost {
@@ -231,10 +234,10 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     }
     if let Some(d) = &opts.max_duration {
         config.retry.max_duration =
-            Some(config::DurationSpec::parse(d).map_err(|e| CliError::usage(format!("--max-duration: {e}")))?);
+            Some(config::DurationSpec::parse(d).map_err(|e| RunError::usage(format!("--max-duration: {e}")))?);
     }
     let preset = match &config.agent.preset {
-        Some(p) => Some(crate::agents::preset(&p.0).map_err(CliError::usage)?),
+        Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
         None => None,
     };
     // The agent's command: after `--`, else `[agent] command`, else the preset's.
@@ -246,7 +249,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     } else if let Some(p) = &preset {
         CommandSpec::Argv(crate::agents::command_line(p, &config.agent.args))
     } else {
-        return Err(CliError::usage(format!(
+        return Err(RunError::usage(format!(
             "no agent command: set [agent] preset ({}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`",
             crate::agents::names().join(", ")
         )));
@@ -259,29 +262,29 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     if let Some(p) = &preset {
         ignore_globs.extend(p.ignore.iter().cloned());
     }
-    let droppings = droppings::Droppings::new(&ignore_globs).map_err(CliError::usage)?;
+    let droppings = droppings::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
     // Bad globs fail before anything is recorded.
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
-    let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(CliError::usage)?;
+    let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
     // The sandbox: decided, and its writable paths made ready, before anything runs.
     let abi = sandbox::landlock::abi();
     let (confined, fallback_note) =
-        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(CliError::environment)?;
+        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(RunError::environment)?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
     let mut extra_writable =
-        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(CliError::usage)?;
+        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(RunError::usage)?;
     if let Some(p) = &preset {
         extra_writable
-            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(CliError::usage)?);
+            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
     }
     let exe = std::env::current_exe().map_err(|e| {
-        CliError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
+        RunError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
     })?;
     let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
 
     let _lock = store.lock(&id).map_err(|e| match e {
-        RecordError::Locked { .. } => CliError::environment(e.to_string()),
+        RecordError::Locked { .. } => RunError::environment(e.to_string()),
         other => other.into(),
     })?;
     let verified = store.read(&id).or_else(|e| match e {
@@ -289,7 +292,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         e => Err(e),
     })?;
     if let Some(b) = &verified.broken {
-        return Err(CliError::environment(format!(
+        return Err(RunError::environment(format!(
             "{}: the event log is broken ({b:?}); run `retry-run log {id} --verify` and repair or move the file before running the task again",
             store.events_path(&id).display()
         )));
@@ -345,13 +348,13 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         progress.say(&format!(
             "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
         ));
-        return Ok(if ok { exit::OK } else { exit::FOUND });
+        return Ok(if ok { Ending::Succeeded } else { Ending::Escalated });
     }
 
     // The base: recorded once per task, unless --refresh-base.
     let base = match (&state.base, opts.refresh_base || opts.base.is_some() && state.base.is_none()) {
         (Some(b), false) => repo.resolve(b).map_err(|_| {
-            CliError::usage(format!(
+            RunError::usage(format!(
                 "task {id}: its recorded base commit {b} no longer exists in this repository; fetch it, or start over with --refresh-base"
             ))
         })?,
@@ -403,7 +406,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 json!({"reason": why, "attempts": tried, "budget": true}),
             )?;
             progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
-            return Ok(exit::FOUND);
+            return Ok(Ending::Escalated);
         }
         let started = Instant::now();
         progress.attempt(n, last_allowed);
@@ -413,7 +416,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         // 2. The worktree, at the base (or, with reset = "keep", as the last attempt left it).
         progress.phase("preparing the worktree");
         let keep = config.agent.reset == ResetMode::Keep && n > first_attempt && repo.worktree_is_valid(&wt, &id);
-        let prepared = (|| -> Result<Value, CliError> {
+        let prepared = (|| -> Result<Value, RunError> {
             let report = if keep {
                 json!({"mode": "keep"})
             } else if !wt.exists() {
@@ -424,13 +427,13 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                 let stale: Vec<String> = r.stale_locks.iter().map(|p| p.display().to_string()).collect();
                 json!({"mode": "always", "created": r.recreated, "restored": r.restored, "removed": r.removed, "stale_locks_removed": stale})
             };
-            crate::cli::worktree::prepare(&repo, &config, &wt)?;
+            prepare::prepare(&repo, &config, &wt)?;
             Ok(report)
         })();
         let report = match prepared {
             Ok(r) => r,
             Err(e) => {
-                rec.event("AttemptAborted", Some(n), json!({"reason": e.message, "phase": "worktree"}))?;
+                rec.event("AttemptAborted", Some(n), json!({"reason": e.to_string(), "phase": "worktree"}))?;
                 progress.done("aborted: the worktree could not be prepared");
                 return Err(e);
             }
@@ -444,7 +447,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         if let Some(t) = &tmpdir {
             let _ = std::fs::remove_dir_all(t);
             std::fs::create_dir_all(t).map_err(|e| {
-                CliError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display()))
+                RunError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display()))
             })?;
         }
         let git_paths =
@@ -470,7 +473,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
             if !keep {
                 // Checks may write (caches, build output): back to the base before the agent.
                 repo.reset_worktree(&wt, &id, base.oid)?;
-                crate::cli::worktree::prepare(&repo, &config, &wt)?;
+                prepare::prepare(&repo, &config, &wt)?;
             }
         }
         let meta = repo.worktree_meta(&id);
@@ -540,7 +543,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
 
         // 4. The agent.
         let delivered = std::fs::read(&prompt_path).map_err(|e| {
-            CliError::environment(format!("{}: cannot read the prompt back: {e}", prompt_path.display()))
+            RunError::environment(format!("{}: cannot read the prompt back: {e}", prompt_path.display()))
         })?;
         rec.event(
             "AttemptContextDelivered",
@@ -898,12 +901,12 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
         progress.done(outcome.as_str());
         prior.push(record.clone());
 
-        let escalate = |rec: &mut Recorder, reason: String| -> Result<i32, CliError> {
+        let escalate = |rec: &mut Recorder, reason: String| -> Result<Ending, RunError> {
             rec.event("TaskEscalated", Some(n), json!({"reason": reason, "attempts": n - first_attempt + 1}))?;
             progress.say(&format!(
                 "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
             ));
-            Ok(exit::FOUND)
+            Ok(Ending::Escalated)
         };
         match outcome {
             Outcome::Success => {
@@ -932,7 +935,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
                         println!("  test-integrity warning: {w}");
                     }
                 }
-                return Ok(exit::OK);
+                return Ok(Ending::Succeeded);
             }
             Outcome::Unverified => {
                 return escalate(
@@ -957,7 +960,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<i32, CliError> {
     let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
     rec.event("TaskEscalated", Some(last_allowed), json!({"reason": reason, "attempts": tried}))?;
     progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
-    Ok(exit::FOUND)
+    Ok(Ending::Escalated)
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
@@ -977,9 +980,9 @@ fn manifest_config(c: &Config) -> Value {
     })
 }
 
-fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), CliError> {
+fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), RunError> {
     let bytes = serde_json::to_vec_pretty(v)
-        .map_err(|e| CliError::environment(format!("cannot encode {}: {e}", path.display())))?;
+        .map_err(|e| RunError::environment(format!("cannot encode {}: {e}", path.display())))?;
     write_file(path, &bytes)?;
     Ok(())
 }
@@ -1020,10 +1023,10 @@ fn run_check(
     base: Option<&checks::Baseline>,
     retry: &config::RetryConfig,
     confinement: &sandbox::Confinement,
-) -> Result<attempt::CheckResult, CliError> {
+) -> Result<attempt::CheckResult, RunError> {
     let (flaky_reruns, mode) = (retry.flaky_reruns, retry.baseline);
     let file = adir.join("checks").join(format!("{}.out", file_name(&check.name)));
-    let f = checks::run_once(check, wt, env, &file, confinement).map_err(CliError::environment)?;
+    let f = checks::run_once(check, wt, env, &file, confinement).map_err(RunError::environment)?;
     let parsed = checks::parse(check, &f, wt, repo, Some(commit));
     let first = checks::judge(check, &parsed, base, mode, 1, false);
     if first.passed {
@@ -1031,7 +1034,7 @@ fn run_check(
     }
     for i in 1..=flaky_reruns {
         let rerun_file = adir.join("checks").join(format!("{}.rerun-{i}.out", file_name(&check.name)));
-        let f = checks::run_once(check, wt, env, &rerun_file, confinement).map_err(CliError::environment)?;
+        let f = checks::run_once(check, wt, env, &rerun_file, confinement).map_err(RunError::environment)?;
         let p = checks::parse(check, &f, wt, repo, Some(commit));
         if checks::judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
@@ -1058,7 +1061,7 @@ fn baseline(
     rec: &mut Recorder,
     n: u32,
     confinement: &sandbox::Confinement,
-) -> Result<Vec<checks::Baseline>, CliError> {
+) -> Result<Vec<checks::Baseline>, RunError> {
     let dir = store.task_dir(id).join("baseline").join(base.to_string());
     let mut out = Vec::new();
     for check in &config.checks {
@@ -1078,7 +1081,7 @@ fn baseline(
             &dir.join(format!("{}.out", file_name(&check.name))),
             confinement,
         )
-        .map_err(CliError::environment)?;
+        .map_err(RunError::environment)?;
         let p = checks::parse(check, &f, wt, repo, None);
         let b = checks::Baseline {
             check: check.name.clone(),

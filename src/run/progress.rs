@@ -1,4 +1,4 @@
-//! Progress of `run` (spec section 4): on a terminal, one live line per
+//! Progress of `run` (docs/commands.md, `run`): on a terminal, one live line per
 //! attempt (phase, elapsed time, gate results as they come), redrawn on
 //! stderr; in CI, with `--quiet` or when stderr is not a terminal, plain
 //! lines; with `--json`, nothing here: the events themselves go to stdout.

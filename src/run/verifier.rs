@@ -1,4 +1,4 @@
-//! The verifier (spec section 5): the diff summary on stdin, a JSON verdict
+//! The verifier (docs/config.md, `[verifier]`): the diff summary on stdin, a JSON verdict
 //! on stdout. A call that fails, times out, prints no valid verdict or
 //! answers `retry` has not judged the attempt: it is repeated with backoff
 //! up to `retries` times.

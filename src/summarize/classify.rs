@@ -1,4 +1,4 @@
-//! What one log line says, for the runners of section 8: pytest, cargo test
+//! What one log line says, for the runners of docs/commands.md, `summarize`: pytest, cargo test
 //! and rustc, jest and vitest, go test, and a generic fallback. Pure
 //! functions of one line; the state between lines lives in `Summarizer`.
 

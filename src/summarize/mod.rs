@@ -1,4 +1,4 @@
-//! `retry-run summarize` (spec section 8): a digest of what failed in a log
+//! `retry-run summarize` (docs/commands.md, `summarize`): a digest of what failed in a log
 //! of any size, read as a stream in bounded memory.
 //!
 //! Pure: [`Summarizer::feed`] takes the log in chunks of any size. Only the

@@ -6,7 +6,7 @@
 
 use super::{Digest, Section};
 
-/// Bytes per token, the estimate of section 8.
+/// Bytes per token, the estimate of docs/commands.md, `summarize`.
 pub const BYTES_PER_TOKEN: usize = 4;
 
 pub fn render(d: &Digest, max_tokens: usize) -> String {

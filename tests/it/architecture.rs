@@ -70,3 +70,18 @@ fn the_pure_core_has_no_side_effects() {
         }
     }
 }
+
+#[test]
+fn the_library_never_imports_its_command_line() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    for (path, text) in &files {
+        if path.starts_with("src/cli/") || path == "src/main.rs" || path == "src/lib.rs" {
+            continue;
+        }
+        assert!(
+            !text.contains("crate::cli") && !text.contains("super::cli"),
+            "{path} imports cli: library modules return their own errors and cli/ maps them"
+        );
+    }
+}

@@ -43,7 +43,8 @@ fn keys(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
 #[test]
 fn every_config_key_and_every_subcommand_is_in_docs() {
     let docs = docs();
-    let config_md = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md")).expect("config.md");
+    let config_md =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md")).expect("config.md");
     let example = config_md.split("```toml\n").nth(1).and_then(|s| s.split("```").next()).expect("the full example");
     let full = retry_run::config::Config::parse(example, Path::new("docs/config.md"))
         .unwrap_or_else(|e| panic!("the example in docs/config.md is not a valid config: {e}"));
@@ -58,7 +59,9 @@ fn every_config_key_and_every_subcommand_is_in_docs() {
         // `checks` is written `[[check]]` in the file.
         let key = if key == "checks" { "check" } else { key };
         assert!(
-            config_md.contains(&format!("{key} =")) || config_md.contains(&format!("[{key}]")) || config_md.contains(&format!("[[{key}]]")),
+            config_md.contains(&format!("{key} ="))
+                || config_md.contains(&format!("[{key}]"))
+                || config_md.contains(&format!("[[{key}]]")),
             "docs/config.md does not set `{path}`"
         );
     }
