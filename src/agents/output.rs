@@ -223,31 +223,50 @@ mod tests {
         assert_eq!(read("text", "").final_message, None);
     }
 
-    #[test]
-    fn gemini_result_captured_from_the_real_cli() {
-        let out = include_str!("../../tests/agents/captured/gemini-0.61.0.json");
-        let r = read("gemini-json", out);
-        let u = r.usage.expect("usage");
-        assert_eq!((u.input_tokens, u.output_tokens, u.turns), (Some(2100), Some(90), Some(3)));
-        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
-    }
+    /// (reader, output captured from the real CLI, input, output, turns, cost, final message)
+    type Case = (&'static str, &'static str, u64, u64, u64, Option<f64>, &'static str);
 
     #[test]
-    fn opencode_events_captured_from_the_real_cli() {
-        let out = include_str!("../../tests/agents/captured/opencode-1.18.33.jsonl");
-        let r = read("opencode-jsonl", out);
-        let u = r.usage.expect("usage");
-        assert_eq!((u.input_tokens, u.output_tokens, u.turns, u.cost_usd), (Some(1600), Some(100), Some(2), Some(0.0)));
-        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
-    }
-
-    #[test]
-    fn codex_events_captured_from_the_real_cli() {
-        let out = include_str!("../../tests/agents/captured/codex-0.169.0.jsonl");
-        let r = read("codex-jsonl", out);
-        let u = r.usage.expect("usage");
-        assert_eq!((u.input_tokens, u.output_tokens, u.turns, u.cost_usd), (Some(3000), Some(120), Some(1), None));
-        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
+    fn events_and_results_captured_from_the_real_clis() {
+        let cases: [Case; 3] = [
+            (
+                "gemini-json",
+                include_str!("../../tests/agents/captured/gemini-0.61.0.json"),
+                2100,
+                90,
+                3,
+                None,
+                "I edited calc.py.",
+            ),
+            (
+                "opencode-jsonl",
+                include_str!("../../tests/agents/captured/opencode-1.18.33.jsonl"),
+                1600,
+                100,
+                2,
+                Some(0.0),
+                "I edited calc.py.",
+            ),
+            (
+                "codex-jsonl",
+                include_str!("../../tests/agents/captured/codex-0.169.0.jsonl"),
+                3000,
+                120,
+                1,
+                None,
+                "I edited calc.py.",
+            ),
+        ];
+        for (reader, out, input, output, turns, cost, message) in cases {
+            let r = read(reader, out);
+            let u = r.usage.unwrap_or_else(|| panic!("{reader}: usage"));
+            assert_eq!(
+                (u.input_tokens, u.output_tokens, u.turns, u.cost_usd),
+                (Some(input), Some(output), Some(turns), cost),
+                "{reader}"
+            );
+            assert_eq!(r.final_message.as_deref(), Some(message), "{reader}");
+        }
     }
 
     #[test]
