@@ -56,6 +56,11 @@ fn text(output: &str) -> Report {
     Report { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
 }
 
+/// Every line of `output` that is a JSON value (logs between them skipped).
+fn json_lines(output: &str) -> Vec<serde_json::Value> {
+    output.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok()).collect()
+}
+
 /// The last JSON object of `output` that starts at the beginning of a line
 /// and runs to the end (pretty-printed output after log lines).
 fn trailing_object(output: &str) -> Option<serde_json::Value> {
@@ -85,8 +90,7 @@ fn gemini_json(output: &str) -> Option<Report> {
 }
 
 fn opencode_jsonl(output: &str) -> Option<Report> {
-    let events: Vec<serde_json::Value> =
-        output.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok()).collect();
+    let events = json_lines(output);
     let kind = |e: &serde_json::Value, k: &str| e.get("type").and_then(|t| t.as_str()) == Some(k);
     let steps: Vec<&serde_json::Value> =
         events.iter().filter(|e| kind(e, "step_finish")).filter_map(|e| e.get("part")).collect();
@@ -111,8 +115,7 @@ fn opencode_jsonl(output: &str) -> Option<Report> {
 }
 
 fn codex_jsonl(output: &str) -> Option<Report> {
-    let events: Vec<serde_json::Value> =
-        output.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok()).collect();
+    let events = json_lines(output);
     let turns: Vec<&serde_json::Value> =
         events.iter().filter(|e| e.get("type").and_then(|t| t.as_str()) == Some("turn.completed")).collect();
     let message = events
