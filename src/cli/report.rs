@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::record::Event;
 use clap::Args;
-use serde_json::Value;
 
 use super::{CliError, exit};
 use crate::context::TaskText;
@@ -28,14 +28,12 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     let task = recorded_task(&store, &args.task)?;
     let state = history::state(&verified.events);
     let attempts = history::attempts(&store, &args.task, &verified.events);
-    let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let ending = match &state.finished {
-        Some((kind, v)) if kind == "TaskSucceeded" => Ending::Succeeded {
-            attempt: v.get("attempt").and_then(Value::as_u64).unwrap_or(0) as u32,
-            branch: field(v, "branch"),
-        },
-        Some((_, v)) => Ending::Escalated { reason: field(v, "reason") },
-        None => Ending::Open,
+        Some((Event::TaskSucceeded { branch, .. }, at)) => {
+            Ending::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }
+        }
+        Some((Event::TaskEscalated { reason, .. }, _)) => Ending::Escalated { reason: reason.clone() },
+        _ => Ending::Open,
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
     let md = render(&text, state.base.as_deref(), &attempts, &ending);

@@ -11,6 +11,7 @@ use super::repo_args::open;
 use super::worktree::human_bytes;
 use super::{CliError, exit};
 use crate::git::safe_fs::disk_usage;
+use crate::record::Event;
 use crate::record::chain::Verified;
 use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
@@ -38,43 +39,47 @@ pub struct TaskSummary {
 
 /// Pure: the state of a task from its verified events.
 pub fn summarize_task(v: &Verified, running: bool) -> TaskSummary {
-    let field = |kind: &str, key: &str| {
-        v.events
-            .iter()
-            .rev()
-            .find(|e| e.kind == kind)
-            .and_then(|e| e.value.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let attempts =
-        v.events.iter().filter_map(|e| (e.kind == "AttemptStarted").then_some(e.attempt).flatten()).max().unwrap_or(0);
-    let last = v.events.last().map(|e| e.kind.as_str());
+    let typed: Vec<(Option<u32>, Event)> = v.events.iter().filter_map(|e| Some((e.attempt, e.typed()?))).collect();
+    let base = typed.iter().rev().find_map(|(_, e)| match e {
+        Event::TaskStarted { base, .. } => Some(base.clone()),
+        _ => None,
+    });
+    let last_outcome = typed.iter().rev().find_map(|(_, e)| match e {
+        Event::AttemptCompleted { outcome, .. } => Some(outcome.clone()),
+        _ => None,
+    });
+    let attempts = typed
+        .iter()
+        .filter_map(|(n, e)| matches!(e, Event::AttemptStarted { .. }).then_some(*n).flatten())
+        .max()
+        .unwrap_or(0);
+    let last = v.events.last().map(|e| e.typed());
     let state = if running {
         "running"
     } else if v.broken.is_some() {
         "log broken (retry-run log --verify)"
     } else {
         match last {
-            Some("TaskSucceeded") => "succeeded",
-            Some("TaskEscalated") => "escalated",
+            Some(Some(Event::TaskSucceeded { .. })) => "succeeded",
+            Some(Some(Event::TaskEscalated { .. })) => "escalated",
             None => "new",
             _ => "stopped",
         }
     };
     // The agent's cost as it reported it (AgentFinished.usage), all rounds.
-    let costs: Vec<f64> = v
-        .events
+    let costs: Vec<f64> = typed
         .iter()
-        .filter(|e| e.kind == "AgentFinished")
-        .filter_map(|e| e.value.get("usage")?.get("cost_usd")?.as_f64())
+        .filter_map(|(_, e)| match e {
+            Event::AgentFinished { usage: Some(u), .. } => u.cost_usd,
+            _ => None,
+        })
         .collect();
     TaskSummary {
         cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         state,
         attempts,
-        base: field("TaskStarted", "base"),
-        last_outcome: field("AttemptCompleted", "outcome"),
+        base,
+        last_outcome,
         last_ts: v.events.last().and_then(|e| e.value.get("ts")).and_then(Value::as_str).map(str::to_string),
     }
 }

@@ -92,6 +92,14 @@ pub struct Event {
     pub value: Value,
 }
 
+impl Event {
+    /// The event's own type and fields, typed; `None` for an event type
+    /// this version does not know (kept, and shown raw).
+    pub fn typed(&self) -> Option<super::Event> {
+        super::Event::parse(&self.value)
+    }
+}
+
 /// What verification found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finding {

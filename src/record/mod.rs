@@ -6,7 +6,9 @@
 //!   fsync, the task lock.
 
 pub mod chain;
+pub mod event;
 pub mod manifest;
 pub mod store;
 
+pub use event::Event;
 pub use store::{EventLog, RecordError, Store, TaskLock};

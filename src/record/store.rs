@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::chain::{self, Verified, encode, sha256_hex};
 
@@ -195,13 +195,13 @@ impl EventLog {
             log.write_raw(b"\n")?;
             log.lines += 1;
             log.prev = sha256_hex(&torn);
-            let fields = json!({
-                "torn_line": log.lines,
-                "torn_bytes": torn.len(),
-                "torn_sha256": sha256_hex(&torn),
-                "note": "the previous line was cut short by a crash during an append",
-            });
-            log.append("LogRepaired", None, &fields)?;
+            let repaired = super::Event::LogRepaired {
+                torn_line: log.lines as u64,
+                torn_bytes: torn.len() as u64,
+                torn_sha256: sha256_hex(&torn),
+                note: "the previous line was cut short by a crash during an append".into(),
+            };
+            log.append(repaired.kind(), None, &repaired.fields())?;
         }
         Ok(log)
     }

@@ -6,14 +6,15 @@
 use serde_json::Value;
 
 use crate::attempt::{AttemptRecord, Outcome};
+use crate::record::Event as Typed;
 use crate::record::Store;
 use crate::record::chain::{Event, parse_rfc3339};
 
 /// Where a task stands, from its events.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskState {
-    /// The latest TaskStarted's fields.
-    pub started: Option<Value>,
+    /// A TaskStarted was recorded.
+    pub started: bool,
     /// The first attempt of the current round (`--again` starts a round).
     pub first_attempt: u32,
     pub max_attempts: u32,
@@ -22,9 +23,9 @@ pub struct TaskState {
     pub last_attempt: u32,
     /// An attempt started and never completed: `retry-run` was killed.
     pub unfinished: Option<u32>,
-    /// `TaskSucceeded` or `TaskEscalated`, with its fields, when the
-    /// latest round ended.
-    pub finished: Option<(String, Value)>,
+    /// `TaskSucceeded` or `TaskEscalated`, with the attempt it names, when
+    /// the latest round ended.
+    pub finished: Option<(Typed, Option<u32>)>,
     /// Manifest hashes by attempt, in order.
     pub manifests: Vec<String>,
 }
@@ -34,27 +35,25 @@ pub fn state(events: &[Event]) -> TaskState {
     let mut s = TaskState::default();
     let mut open: Option<u32> = None;
     for e in events {
-        match e.kind.as_str() {
-            "TaskStarted" => {
-                s.started = Some(e.value.clone());
-                s.first_attempt = e.value.get("first_attempt").and_then(Value::as_u64).unwrap_or(1) as u32;
-                s.max_attempts = e.value.get("max_attempts").and_then(Value::as_u64).unwrap_or(0) as u32;
-                s.base = e.value.get("base").and_then(Value::as_str).map(str::to_string);
+        match e.typed() {
+            Some(Typed::TaskStarted { first_attempt, max_attempts, base, .. }) => {
+                s.started = true;
+                s.first_attempt = first_attempt;
+                s.max_attempts = max_attempts;
+                s.base = Some(base);
                 s.finished = None;
             }
-            "AttemptStarted" => {
+            Some(Typed::AttemptStarted { .. }) => {
                 if let Some(n) = e.attempt {
                     s.last_attempt = s.last_attempt.max(n);
                     open = Some(n);
                 }
             }
-            "AttemptCompleted" | "AttemptAborted" if e.attempt == open => open = None,
-            "AttemptContextAssembled" => {
-                if let Some(h) = e.value.get("manifest_sha256").and_then(Value::as_str) {
-                    s.manifests.push(h.to_string());
-                }
+            Some(Typed::AttemptCompleted { .. } | Typed::AttemptAborted { .. }) if e.attempt == open => open = None,
+            Some(Typed::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
+            Some(ended @ (Typed::TaskSucceeded { .. } | Typed::TaskEscalated { .. })) => {
+                s.finished = Some((ended, e.attempt));
             }
-            "TaskSucceeded" | "TaskEscalated" => s.finished = Some((e.kind.clone(), e.value.clone())),
             _ => {}
         }
     }
@@ -74,7 +73,8 @@ pub fn elapsed_ms(from: &Event, to: &Event) -> u64 {
 /// The record of attempt `n`, started and never completed: CRASH
 /// (interrupted), lasting from its start to the log's last event.
 pub fn interrupted(events: &[Event], n: u32) -> AttemptRecord {
-    let started = events.iter().rev().find(|e| e.kind == "AttemptStarted" && e.attempt == Some(n));
+    let started =
+        events.iter().rev().find(|e| e.attempt == Some(n) && matches!(e.typed(), Some(Typed::AttemptStarted { .. })));
     let duration = match (started, events.last()) {
         (Some(a), Some(b)) => elapsed_ms(a, b),
         _ => 0,
@@ -87,18 +87,19 @@ pub fn interrupted(events: &[Event], n: u32) -> AttemptRecord {
 /// the record still says), never dropped.
 pub fn attempts(store: &Store, task: &str, events: &[Event]) -> Vec<AttemptRecord> {
     let mut out = Vec::new();
-    for e in events.iter().filter(|e| e.kind == "AttemptCompleted") {
+    for e in events {
+        let Some(Typed::AttemptCompleted { outcome, reason, interrupted, duration_ms, .. }) = e.typed() else {
+            continue;
+        };
         let Some(n) = e.attempt else { continue };
         let path = store.attempt_dir(task, n).join("attempt.json");
         let from_file = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<AttemptRecord>(&b).ok());
         let record = from_file.unwrap_or_else(|| {
-            let outcome =
-                e.value.get("outcome").and_then(Value::as_str).and_then(Outcome::parse).unwrap_or(Outcome::Crash);
             let mut r = AttemptRecord::new(n);
-            r.outcome = outcome;
-            r.interrupted = e.value.get("interrupted").and_then(Value::as_bool).unwrap_or(false);
-            r.duration_ms = e.value.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
-            r.reason = e.value.get("reason").and_then(Value::as_str).unwrap_or("").to_string();
+            r.outcome = Outcome::parse(&outcome).unwrap_or(Outcome::Crash);
+            r.interrupted = interrupted.unwrap_or(false);
+            r.duration_ms = duration_ms;
+            r.reason = reason;
             r
         });
         out.push(record);

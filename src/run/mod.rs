@@ -38,7 +38,7 @@ use crate::process::{self, Spec};
 use crate::record::chain::sha256_hex;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::{check_task_name, write_file};
-use crate::record::{EventLog, RecordError, Store};
+use crate::record::{Event, EventLog, RecordError, Store};
 use crate::sandbox::{self, Effective};
 use crate::scope::{self, Reason, Rules};
 use crate::task::{self, Task};
@@ -148,7 +148,7 @@ pub fn next_context(
         prior.push(history::interrupted(&verified.events, n));
     }
     let next = state.last_attempt + 1;
-    let max = if state.finished.is_some() || state.started.is_none() {
+    let max = if state.finished.is_some() || !state.started {
         next + config.max_attempts.0 - 1
     } else {
         state.first_attempt + config.max_attempts.0 - 1
@@ -187,8 +187,8 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn event(&mut self, kind: &str, attempt: Option<u32>, fields: Value) -> Result<(), RunError> {
-        let line = self.log.append_line(kind, attempt, &fields)?;
+    fn event(&mut self, attempt: Option<u32>, event: Event) -> Result<(), RunError> {
+        let line = self.log.append_line(event.kind(), attempt, &event.fields())?;
         if self.json {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
@@ -308,13 +308,11 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     // A run that was killed mid-attempt: that attempt is a CRASH (interrupted).
     if let Some(n) = state.unfinished {
         // Its agent may still be running in the worktree: stop it first.
-        if let Some(pgid) = verified
-            .events
-            .iter()
-            .rev()
-            .find(|e| e.kind == "AgentStarted" && e.attempt == Some(n))
-            .and_then(|e| e.value.get("pgid"))
-            .and_then(Value::as_i64)
+        if let Some(pgid) =
+            verified.events.iter().rev().filter(|e| e.attempt == Some(n)).find_map(|e| match e.typed() {
+                Some(Event::AgentStarted { pgid, .. }) => Some(pgid),
+                _ => None,
+            })
         {
             let wt = repo.worktrees_root(&config.worktree.root).join(&id);
             if process::stop_orphan(pgid as i32, &wt, config.agent.kill_grace.value) {
@@ -324,26 +322,32 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         let r = history::interrupted(&verified.events, n);
         write_json(&store.attempt_dir(&id, n).join("attempt.json"), &r)?;
         rec.event(
-            "AttemptCompleted",
             Some(n),
-            json!({"outcome": r.outcome.as_str(), "reason": r.reason, "interrupted": true, "duration_ms": r.duration_ms,
-                   "required_change": context::required_change(&r).text, "feedback": "interrupted"}),
+            Event::AttemptCompleted {
+                outcome: r.outcome.as_str().into(),
+                reason: r.reason.clone(),
+                interrupted: Some(true),
+                duration_ms: r.duration_ms,
+                commit: None,
+                required_change: context::required_change(&r).text,
+                feedback: "interrupted".into(),
+                watch_ms: None,
+                watch_setup_ms: None,
+                watch: None,
+            },
         )?;
         progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
         prior.push(r);
     }
-    if let Some((kind, fields)) = &state.finished
+    if let Some((ended, at)) = &state.finished
         && !opts.again
     {
-        let ok = kind == "TaskSucceeded";
-        let how = if ok {
-            format!(
-                "succeeded at attempt {} (branch {})",
-                fields.get("attempt").and_then(Value::as_u64).unwrap_or(0),
-                fields.get("branch").and_then(Value::as_str).unwrap_or("?")
-            )
-        } else {
-            format!("escalated ({})", fields.get("reason").and_then(Value::as_str).unwrap_or("?"))
+        let (ok, how) = match ended {
+            Event::TaskSucceeded { branch, .. } => {
+                (true, format!("succeeded at attempt {} (branch {branch})", at.unwrap_or(0)))
+            }
+            Event::TaskEscalated { reason, .. } => (false, format!("escalated ({reason})")),
+            _ => (false, "ended".to_string()),
         };
         progress.say(&format!(
             "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
@@ -363,7 +367,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
             None => repo.default_branch()?,
         },
     };
-    let new_round = state.started.is_none() || opts.again || state.finished.is_some();
+    let new_round = !state.started || opts.again || state.finished.is_some();
     let first_attempt =
         if new_round { state.last_attempt.max(state.unfinished.unwrap_or(0)) + 1 } else { state.first_attempt };
     let max_attempts = config.max_attempts.0;
@@ -371,15 +375,22 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     let task_file_text = task::file_text(&task);
     write_file(&store.task_dir(&id).join("task.md"), task_file_text.as_bytes())?;
     rec.event(
-        "TaskStarted",
         None,
-        json!({
-            "task": id, "title": task.title, "base": base.oid.to_string(), "base_ref": base.spec,
-            "max_attempts": max_attempts, "first_attempt": first_attempt, "resumed": !new_round,
-            "task_sha256": sha256_hex(task_file_text.as_bytes()),
-            "targets": config.targets, "baseline": config.retry.baseline,
-            "sandbox": {"requested": config.sandbox.mode, "mode": confined, "landlock_abi": abi, "note": fallback_note},
-        }),
+        Event::TaskStarted {
+            task: id.clone(),
+            title: task.title.clone(),
+            base: base.oid.to_string(),
+            base_ref: base.spec.clone(),
+            max_attempts,
+            first_attempt,
+            resumed: !new_round,
+            task_sha256: sha256_hex(task_file_text.as_bytes()),
+            targets: config.targets.clone(),
+            baseline: Some(config.retry.baseline),
+            sandbox: Some(
+                json!({"requested": config.sandbox.mode, "mode": confined, "landlock_abi": abi, "note": fallback_note}),
+            ),
+        },
     )?;
 
     let wt_root = repo.worktrees_root(&config.worktree.root);
@@ -401,31 +412,51 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         if let Some(why) = attempt::budget_spent(&config.retry, &prior) {
             let tried = n - first_attempt;
             rec.event(
-                "TaskEscalated",
                 (n > 1).then_some(n - 1),
-                json!({"reason": why, "attempts": tried, "budget": true}),
+                Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
             )?;
             progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
             return Ok(Ending::Escalated);
         }
         let started = Instant::now();
         progress.attempt(n, last_allowed);
-        rec.event("AttemptStarted", Some(n), json!({"max_attempts": last_allowed}))?;
+        rec.event(Some(n), Event::AttemptStarted { max_attempts: last_allowed })?;
         let adir = store.attempt_dir(&id, n);
 
         // 2. The worktree, at the base (or, with reset = "keep", as the last attempt left it).
         progress.phase("preparing the worktree");
         let keep = config.agent.reset == ResetMode::Keep && n > first_attempt && repo.worktree_is_valid(&wt, &id);
-        let prepared = (|| -> Result<Value, RunError> {
+        let path = wt.display().to_string();
+        let prepared = (|| -> Result<Event, RunError> {
             let report = if keep {
-                json!({"mode": "keep"})
+                Event::WorktreeReset {
+                    mode: "keep".into(),
+                    created: None,
+                    restored: None,
+                    removed: None,
+                    stale_locks_removed: None,
+                    path,
+                }
             } else if !wt.exists() {
                 repo.create_worktree(&wt, &id, base.oid)?;
-                json!({"mode": "always", "created": true})
+                Event::WorktreeReset {
+                    mode: "always".into(),
+                    created: Some(true),
+                    restored: None,
+                    removed: None,
+                    stale_locks_removed: None,
+                    path,
+                }
             } else {
                 let r = repo.reset_worktree(&wt, &id, base.oid)?;
-                let stale: Vec<String> = r.stale_locks.iter().map(|p| p.display().to_string()).collect();
-                json!({"mode": "always", "created": r.recreated, "restored": r.restored, "removed": r.removed, "stale_locks_removed": stale})
+                Event::WorktreeReset {
+                    mode: "always".into(),
+                    created: Some(r.recreated),
+                    restored: Some(r.restored as u64),
+                    removed: Some(r.removed as u64),
+                    stale_locks_removed: Some(r.stale_locks.iter().map(|p| p.display().to_string()).collect()),
+                    path,
+                }
             };
             prepare::prepare(&repo, &config, &wt)?;
             Ok(report)
@@ -433,14 +464,12 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         let report = match prepared {
             Ok(r) => r,
             Err(e) => {
-                rec.event("AttemptAborted", Some(n), json!({"reason": e.to_string(), "phase": "worktree"}))?;
+                rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
                 progress.done("aborted: the worktree could not be prepared");
                 return Err(e);
             }
         };
-        let mut fields = report;
-        fields["path"] = json!(wt.display().to_string());
-        rec.event("WorktreeReset", Some(n), fields)?;
+        rec.event(Some(n), report)?;
 
         // The attempt's confinement: its private TMPDIR and what it may write.
         let tmpdir = (confined != Effective::Off).then(|| adir.join("tmp"));
@@ -508,17 +537,23 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         let prompt_path = adir.join("prompt.md");
         write_file(&prompt_path, rendered.prompt.as_bytes())?;
         rec.event(
-            "RetryContextAssembled",
             Some(n),
-            json!({"prior_attempts": prior.len(), "sources": ctx.sources(), "bytes": rendered.prompt.len(),
-                   "required_change": ctx.previous.as_ref().map(|p| p.required_change.text.clone())}),
+            Event::RetryContextAssembled {
+                prior_attempts: prior.len() as u64,
+                sources: ctx.sources(),
+                bytes: rendered.prompt.len() as u64,
+                required_change: ctx.previous.as_ref().map(|p| p.required_change.text.clone()),
+            },
         )?;
         if !rendered.cuts.is_empty() {
             rec.event(
-                "AttemptContextTruncated",
                 Some(n),
-                json!({"budget_bytes": rendered.budget_bytes, "before": rendered.before, "after": rendered.after,
-                       "cuts": rendered.cuts}),
+                Event::AttemptContextTruncated {
+                    budget_bytes: rendered.budget_bytes as u64,
+                    before: rendered.before as u64,
+                    after: rendered.after as u64,
+                    cuts: serde_json::to_value(&rendered.cuts).unwrap_or(Value::Null),
+                },
             )?;
         }
         let context_sha = sha256_hex(canonical_json(&ctx_json).as_bytes());
@@ -536,20 +571,26 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         write_file(&adir.join("manifest.json"), manifest_json.as_bytes())?;
         manifests.push(manifest_sha.clone());
         rec.event(
-            "AttemptContextAssembled",
             Some(n),
-            json!({"manifest_sha256": manifest_sha, "prompt_sha256": prompt_sha, "context_sha256": context_sha}),
+            Event::AttemptContextAssembled {
+                manifest_sha256: manifest_sha.clone(),
+                prompt_sha256: prompt_sha.clone(),
+                context_sha256: context_sha.clone(),
+            },
         )?;
 
         // 4. The agent.
         let delivered = std::fs::read(&prompt_path).map_err(|e| {
             RunError::environment(format!("{}: cannot read the prompt back: {e}", prompt_path.display()))
         })?;
+        let via: &[&str] = if config.agent.stdin { &["file", "stdin"] } else { &["file"] };
         rec.event(
-            "AttemptContextDelivered",
             Some(n),
-            json!({"sha256": sha256_hex(&delivered), "bytes": delivered.len(),
-                   "via": if config.agent.stdin { json!(["file", "stdin"]) } else { json!(["file"]) }}),
+            Event::AttemptContextDelivered {
+                sha256: sha256_hex(&delivered),
+                bytes: delivered.len() as u64,
+                via: via.iter().map(|v| v.to_string()).collect(),
+            },
         )?;
         let vars: Vec<(&str, String)> = vec![
             ("prompt_file", prompt_path.display().to_string()),
@@ -586,7 +627,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         record.allow = config.scope.allow.clone();
         let mut start_error = None;
         let ran = process::run_with(&spec, &mut |pgid| {
-            if let Err(e) = rec.event("AgentStarted", Some(n), json!({"pgid": pgid, "sandbox": confinement.record()})) {
+            let started = Event::AgentStarted { pgid: pgid as i64, sandbox: Some(confinement.record()) };
+            if let Err(e) = rec.event(Some(n), started) {
                 start_error = Some(e);
             }
         });
@@ -665,11 +707,17 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         let outside: Vec<String> = outside_watch.changes(&repo);
         watch_time += watch_started.elapsed();
         rec.event(
-            "AgentFinished",
             Some(n),
-            json!({"exit_code": agent_run.exit_code, "signal": agent_run.signal, "timed_out": agent_run.timed_out,
-                   "duration_ms": agent_run.duration_ms, "output_bytes": agent_run.output_bytes,
-                   "last_activity": agent_run.last_activity, "usage": agent_run.usage, "ignored": agent_run.ignored}),
+            Event::AgentFinished {
+                exit_code: agent_run.exit_code,
+                signal: agent_run.signal,
+                timed_out: agent_run.timed_out,
+                duration_ms: agent_run.duration_ms,
+                output_bytes: agent_run.output_bytes,
+                last_activity: agent_run.last_activity.clone(),
+                usage: agent_run.usage.clone(),
+                ignored: agent_run.ignored.clone(),
+            },
         )?;
         progress.gate(&if agent_run.timed_out {
             "agent TIMEOUT".to_string()
@@ -703,11 +751,15 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         record.diff = patch_lines;
         let totals = cmp.changes.totals();
         rec.event(
-            "SnapshotTaken",
             Some(n),
-            json!({"commit": commit.to_string(), "ref": refname, "files": totals.files,
-                   "additions": totals.additions, "deletions": totals.deletions,
-                   "paths": record.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>()}),
+            Event::SnapshotTaken {
+                commit: commit.to_string(),
+                refname: refname.clone(),
+                files: totals.files as u64,
+                additions: totals.additions as u64,
+                deletions: totals.deletions as u64,
+                paths: record.files.iter().map(|f| f.path.clone()).collect(),
+            },
         )?;
 
         // 6. Gates.
@@ -731,17 +783,25 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
                 rule: v.rule.clone(),
             }));
             rec.event(
-                "ScopeChecked",
                 Some(n),
-                json!({"checked": report.checked, "violations": findings, "restored": record.restored}),
+                Event::ScopeChecked {
+                    checked: report.checked as u64,
+                    violations: findings.clone(),
+                    restored: record.restored.clone(),
+                    after: None,
+                },
             )?;
             progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
             record.scope = findings;
         } else if !findings.is_empty() {
             rec.event(
-                "ScopeChecked",
                 Some(n),
-                json!({"checked": 0, "violations": findings, "restored": record.restored}),
+                Event::ScopeChecked {
+                    checked: 0,
+                    violations: findings.clone(),
+                    restored: record.restored.clone(),
+                    after: None,
+                },
             )?;
             progress.gate("scope VIOLATION (outside the worktree)");
             record.scope = findings;
@@ -753,15 +813,24 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
                 let result =
                     run_check(&repo, check, &wt, &env, &adir, commit, base_result, &config.retry, &confinement)?;
                 rec.event(
-                    "CheckFinished",
                     Some(n),
-                    json!({"check": check.name, "kind": check.kind, "passed": result.passed, "exit_code": result.exit_code,
-                           "timed_out": result.timed_out, "flaky": result.flaky, "runs": result.runs,
-                           "duration_ms": result.duration_ms,
-                           "new_failures": result.failures.iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
-                           "pre_existing": result.pre_existing.len(),
-                           "pre_existing_failures": result.pre_existing.iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
-                           "tests_ran": result.tests_ran, "sandbox": confinement.record()}),
+                    Event::CheckFinished {
+                        check: check.name.clone(),
+                        kind: check.kind,
+                        passed: result.passed,
+                        exit_code: result.exit_code,
+                        timed_out: result.timed_out,
+                        flaky: result.flaky,
+                        runs: result.runs,
+                        duration_ms: result.duration_ms,
+                        new_failures: result.failures.iter().map(|f| f.key.clone()).collect(),
+                        pre_existing: result.pre_existing.len() as u64,
+                        pre_existing_failures: Some(result.pre_existing.iter().map(|f| f.key.clone()).collect()),
+                        tests_ran: Some(result.tests_ran),
+                        sandbox: Some(confinement.record()),
+                        builtin: None,
+                        warnings: None,
+                    },
                 )?;
                 progress.gate(&format!(
                     "{} {}",
@@ -787,9 +856,13 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
                 if !outside.is_empty() {
                     let found = outside_findings(&outside);
                     rec.event(
-                        "ScopeChecked",
                         Some(n),
-                        json!({"checked": 0, "violations": found, "after": "checks", "restored": record.restored}),
+                        Event::ScopeChecked {
+                            checked: 0,
+                            violations: found.clone(),
+                            restored: record.restored.clone(),
+                            after: Some("checks".into()),
+                        },
                     )?;
                     progress.gate("scope VIOLATION (a check wrote outside the worktree)");
                     record.scope.extend(found);
@@ -810,13 +883,24 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
             let targets = builtin::targets(&config.targets, &record.checks);
             for result in [targets, integrity].into_iter().flatten() {
                 rec.event(
-                    "CheckFinished",
                     Some(n),
-                    json!({"check": result.name, "kind": result.kind, "passed": result.passed, "exit_code": result.exit_code,
-                           "timed_out": false, "flaky": false, "runs": 1, "duration_ms": result.duration_ms,
-                           "new_failures": result.failures.iter().map(|f| f.key.clone()).collect::<Vec<_>>(),
-                           "pre_existing": 0, "builtin": true,
-                           "warnings": result.warnings.iter().map(|f| f.key.clone()).collect::<Vec<_>>()}),
+                    Event::CheckFinished {
+                        check: result.name.clone(),
+                        kind: result.kind,
+                        passed: result.passed,
+                        exit_code: result.exit_code,
+                        timed_out: false,
+                        flaky: false,
+                        runs: 1,
+                        duration_ms: result.duration_ms,
+                        new_failures: result.failures.iter().map(|f| f.key.clone()).collect(),
+                        pre_existing: 0,
+                        pre_existing_failures: None,
+                        tests_ran: None,
+                        sandbox: None,
+                        builtin: Some(true),
+                        warnings: Some(result.warnings.iter().map(|f| f.key.clone()).collect()),
+                    },
                 )?;
                 progress.gate(&format!(
                     "{} {}",
@@ -854,11 +938,17 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
                 }
                 let v = verifier::verify(vcfg, &wt, &env, &String::from_utf8_lossy(&md), &adir);
                 rec.event(
-                    "VerifierFinished",
                     Some(n),
-                    json!({"answered": v.answered, "calls": v.calls, "verdict": v.verdict, "confidence": v.confidence,
-                           "required_change": v.required_change, "critique": v.critique, "problems": v.problems,
-                           "min_confidence": v.min_confidence}),
+                    Event::VerifierFinished {
+                        answered: v.answered,
+                        calls: v.calls,
+                        verdict: v.verdict.clone(),
+                        confidence: v.confidence,
+                        required_change: v.required_change.clone(),
+                        critique: v.critique.clone(),
+                        problems: v.problems.clone(),
+                        min_confidence: v.min_confidence,
+                    },
                 )?;
                 progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
                 record.verifier = Some(v);
@@ -890,19 +980,28 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         }
         let required = context::required_change(&record);
         rec.event(
-            "AttemptCompleted",
             Some(n),
-            json!({"outcome": outcome.as_str(), "reason": record.reason, "duration_ms": record.duration_ms,
-                   "commit": record.commit, "required_change": required.text, "feedback": required.source,
-                   "watch_ms": watch_time.as_secs_f64() * 1000.0,
-                   "watch_setup_ms": outside_watch.setup.as_secs_f64() * 1000.0,
-                   "watch": if outside_watch.fallback.is_some() { "stat" } else { "inotify" }}),
+            Event::AttemptCompleted {
+                outcome: outcome.as_str().into(),
+                reason: record.reason.clone(),
+                interrupted: None,
+                duration_ms: record.duration_ms,
+                commit: record.commit.clone(),
+                required_change: required.text.clone(),
+                feedback: required.source.clone(),
+                watch_ms: Some(watch_time.as_secs_f64() * 1000.0),
+                watch_setup_ms: Some(outside_watch.setup.as_secs_f64() * 1000.0),
+                watch: Some(if outside_watch.fallback.is_some() { "stat" } else { "inotify" }.into()),
+            },
         )?;
         progress.done(outcome.as_str());
         prior.push(record.clone());
 
         let escalate = |rec: &mut Recorder, reason: String| -> Result<Ending, RunError> {
-            rec.event("TaskEscalated", Some(n), json!({"reason": reason, "attempts": n - first_attempt + 1}))?;
+            rec.event(
+                Some(n),
+                Event::TaskEscalated { reason: reason.clone(), attempts: n - first_attempt + 1, budget: None },
+            )?;
             progress.say(&format!(
                 "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
             ));
@@ -916,10 +1015,14 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
                 let warnings: Vec<String> =
                     record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();
                 rec.event(
-                    "TaskSucceeded",
                     Some(n),
-                    json!({"commit": commit.to_string(), "branch": branch, "worktree": wt.display().to_string(),
-                           "tolerated": tolerated, "warnings": warnings}),
+                    Event::TaskSucceeded {
+                        commit: commit.to_string(),
+                        branch: branch.clone(),
+                        worktree: wt.display().to_string(),
+                        tolerated: tolerated.clone(),
+                        warnings: warnings.clone(),
+                    },
                 )?;
                 if !opts.json {
                     println!("task {id} succeeded at attempt {n}");
@@ -958,7 +1061,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     let tried = last_allowed + 1 - first_attempt;
     let mut rec = rec;
     let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
-    rec.event("TaskEscalated", Some(last_allowed), json!({"reason": reason, "attempts": tried}))?;
+    rec.event(Some(last_allowed), Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None })?;
     progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
     Ok(Ending::Escalated)
 }
@@ -1093,10 +1196,13 @@ fn baseline(
         };
         write_json(&cache, &b)?;
         rec.event(
-            "BaselineChecked",
             Some(n),
-            json!({"check": b.check, "base": b.base, "passed": b.passed,
-                   "failures": b.failures.iter().map(|f| f.key.clone()).collect::<Vec<_>>()}),
+            Event::BaselineChecked {
+                check: b.check.clone(),
+                base: b.base.clone(),
+                passed: b.passed,
+                failures: b.failures.iter().map(|f| f.key.clone()).collect(),
+            },
         )?;
         out.push(b);
     }

@@ -10,6 +10,7 @@ mod diff_oracle;
 mod docs;
 mod enrich;
 mod errors;
+mod events;
 mod formats;
 mod honest;
 mod init;

@@ -1,0 +1,332 @@
+//! The events of a task's log, typed: one variant per event type, with its
+//! own fields. The log's envelope (`seq`, `ts`, `attempt`, `prev`) is the
+//! chain's ([`super::chain`]); the variant is tagged by `type`. Every writer
+//! and reader uses this type, so a field renamed on one side fails to
+//! compile on the other. The JSON on disk is what it always was (documented
+//! in `docs/record.md`): keys that an event has only sometimes are left out
+//! when absent, and a field missing from an event (added later, or a log
+//! written by hand) reads as its default.
+//! An event type this version does not know is not an error: readers get
+//! `None` from [`Event::parse`] and keep the raw event.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agents::output::Usage;
+use crate::attempt::ScopeFinding;
+use crate::config::{BaselineMode, CheckKind};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    TaskStarted {
+        #[serde(default)]
+        task: String,
+        #[serde(default)]
+        title: String,
+        #[serde(default)]
+        base: String,
+        #[serde(default)]
+        base_ref: String,
+        #[serde(default)]
+        max_attempts: u32,
+        #[serde(default)]
+        first_attempt: u32,
+        #[serde(default)]
+        resumed: bool,
+        #[serde(default)]
+        task_sha256: String,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        baseline: Option<BaselineMode>,
+        /// `requested`, `mode`, `landlock_abi`, `note`.
+        #[serde(default)]
+        sandbox: Option<Value>,
+    },
+    AttemptStarted {
+        #[serde(default)]
+        max_attempts: u32,
+    },
+    WorktreeReset {
+        #[serde(default)]
+        mode: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        created: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restored: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        removed: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stale_locks_removed: Option<Vec<String>>,
+        #[serde(default)]
+        path: String,
+    },
+    AttemptAborted {
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        phase: String,
+    },
+    BaselineChecked {
+        #[serde(default)]
+        check: String,
+        #[serde(default)]
+        base: String,
+        #[serde(default)]
+        passed: bool,
+        #[serde(default)]
+        failures: Vec<String>,
+    },
+    RetryContextAssembled {
+        #[serde(default)]
+        prior_attempts: u64,
+        #[serde(default)]
+        sources: Vec<String>,
+        #[serde(default)]
+        bytes: u64,
+        #[serde(default)]
+        required_change: Option<String>,
+    },
+    AttemptContextTruncated {
+        #[serde(default)]
+        budget_bytes: u64,
+        #[serde(default)]
+        before: u64,
+        #[serde(default)]
+        after: u64,
+        #[serde(default)]
+        /// Each section cut and why.
+        cuts: Value,
+    },
+    AttemptContextAssembled {
+        #[serde(default)]
+        manifest_sha256: String,
+        #[serde(default)]
+        prompt_sha256: String,
+        #[serde(default)]
+        context_sha256: String,
+    },
+    AttemptContextDelivered {
+        #[serde(default)]
+        sha256: String,
+        #[serde(default)]
+        bytes: u64,
+        #[serde(default)]
+        via: Vec<String>,
+    },
+    AgentStarted {
+        #[serde(default)]
+        pgid: i64,
+        /// `mode`, `landlock_abi`, `writable`, `tmpdir`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<Value>,
+    },
+    AgentFinished {
+        #[serde(default)]
+        exit_code: Option<i32>,
+        #[serde(default)]
+        signal: Option<i32>,
+        #[serde(default)]
+        timed_out: bool,
+        #[serde(default)]
+        duration_ms: u64,
+        #[serde(default)]
+        output_bytes: u64,
+        #[serde(default)]
+        last_activity: Option<String>,
+        #[serde(default)]
+        usage: Option<Usage>,
+        #[serde(default)]
+        ignored: Vec<String>,
+    },
+    SnapshotTaken {
+        #[serde(default)]
+        commit: String,
+        #[serde(default)]
+        #[serde(rename = "ref")]
+        refname: String,
+        #[serde(default)]
+        files: u64,
+        #[serde(default)]
+        additions: u64,
+        #[serde(default)]
+        deletions: u64,
+        #[serde(default)]
+        paths: Vec<String>,
+    },
+    ScopeChecked {
+        #[serde(default)]
+        checked: u64,
+        #[serde(default)]
+        violations: Vec<ScopeFinding>,
+        #[serde(default)]
+        restored: Vec<String>,
+        /// `checks` when a check wrote outside the worktree.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<String>,
+    },
+    CheckFinished {
+        #[serde(default)]
+        check: String,
+        #[serde(default)]
+        kind: CheckKind,
+        #[serde(default)]
+        passed: bool,
+        #[serde(default)]
+        exit_code: Option<i32>,
+        #[serde(default)]
+        timed_out: bool,
+        #[serde(default)]
+        flaky: bool,
+        #[serde(default)]
+        runs: u32,
+        #[serde(default)]
+        duration_ms: u64,
+        #[serde(default)]
+        new_failures: Vec<String>,
+        #[serde(default)]
+        pre_existing: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pre_existing_failures: Option<Vec<String>>,
+        /// Written (as a number or null) for configured checks only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tests_ran: Option<Option<u64>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<Value>,
+        /// The built-in checks (`targets`, `test-integrity`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        builtin: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        warnings: Option<Vec<String>>,
+    },
+    VerifierFinished {
+        #[serde(default)]
+        answered: bool,
+        #[serde(default)]
+        calls: u32,
+        #[serde(default)]
+        verdict: Option<String>,
+        #[serde(default)]
+        confidence: Option<f64>,
+        #[serde(default)]
+        required_change: Option<String>,
+        #[serde(default)]
+        critique: Option<String>,
+        #[serde(default)]
+        problems: Vec<String>,
+        #[serde(default)]
+        min_confidence: f64,
+    },
+    AttemptCompleted {
+        #[serde(default)]
+        outcome: String,
+        #[serde(default)]
+        reason: String,
+        /// An attempt that a killed run left, recorded by the next run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interrupted: Option<bool>,
+        #[serde(default)]
+        duration_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        commit: Option<String>,
+        #[serde(default)]
+        required_change: String,
+        #[serde(default)]
+        feedback: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watch_ms: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watch_setup_ms: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watch: Option<String>,
+    },
+    TaskSucceeded {
+        #[serde(default)]
+        commit: String,
+        #[serde(default)]
+        branch: String,
+        #[serde(default)]
+        worktree: String,
+        #[serde(default)]
+        tolerated: Vec<String>,
+        #[serde(default)]
+        warnings: Vec<String>,
+    },
+    TaskEscalated {
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        attempts: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<bool>,
+    },
+    LogRepaired {
+        #[serde(default)]
+        torn_line: u64,
+        #[serde(default)]
+        torn_bytes: u64,
+        #[serde(default)]
+        torn_sha256: String,
+        #[serde(default)]
+        note: String,
+    },
+}
+
+impl Event {
+    /// The event's type, as written in the log.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::TaskStarted { .. } => "TaskStarted",
+            Event::AttemptStarted { .. } => "AttemptStarted",
+            Event::WorktreeReset { .. } => "WorktreeReset",
+            Event::AttemptAborted { .. } => "AttemptAborted",
+            Event::BaselineChecked { .. } => "BaselineChecked",
+            Event::RetryContextAssembled { .. } => "RetryContextAssembled",
+            Event::AttemptContextTruncated { .. } => "AttemptContextTruncated",
+            Event::AttemptContextAssembled { .. } => "AttemptContextAssembled",
+            Event::AttemptContextDelivered { .. } => "AttemptContextDelivered",
+            Event::AgentStarted { .. } => "AgentStarted",
+            Event::AgentFinished { .. } => "AgentFinished",
+            Event::SnapshotTaken { .. } => "SnapshotTaken",
+            Event::ScopeChecked { .. } => "ScopeChecked",
+            Event::CheckFinished { .. } => "CheckFinished",
+            Event::VerifierFinished { .. } => "VerifierFinished",
+            Event::AttemptCompleted { .. } => "AttemptCompleted",
+            Event::TaskSucceeded { .. } => "TaskSucceeded",
+            Event::TaskEscalated { .. } => "TaskEscalated",
+            Event::LogRepaired { .. } => "LogRepaired",
+        }
+    }
+
+    /// The event's own fields, for the log (its `type` is the envelope's).
+    pub fn fields(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut v {
+            m.remove("type");
+        }
+        v
+    }
+
+    /// A logged event's value (envelope and fields) as typed; `None` for a
+    /// type this version does not know, or fields it cannot read.
+    pub fn parse(value: &Value) -> Option<Event> {
+        serde_json::from_value(value.clone()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_leave_the_type_to_the_envelope_and_unknown_types_are_none() {
+        let e = Event::TaskEscalated { reason: "2 attempts failed".into(), attempts: 2, budget: None };
+        assert_eq!(e.kind(), "TaskEscalated");
+        assert_eq!(e.fields(), serde_json::json!({"reason": "2 attempts failed", "attempts": 2}));
+        let logged = serde_json::json!({"seq": 9, "ts": "t", "type": "TaskEscalated", "attempt": 2, "prev": "p",
+                                        "reason": "r", "attempts": 2});
+        assert!(matches!(Event::parse(&logged), Some(Event::TaskEscalated { attempts: 2, .. })));
+        assert_eq!(Event::parse(&serde_json::json!({"type": "FromTheFuture", "x": 1})), None);
+    }
+}
