@@ -529,54 +529,17 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
 
         // 3. The retry context and the prompt.
         progress.phase("assembling the context");
-        let ctx = context::assemble(&task_text, n, last_allowed, &prior, &config.context);
-        let rendered = render(&ctx, &config.context);
-        let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
-        let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
-        write_file(&adir.join("context.json"), &ctx_bytes)?;
-        let prompt_path = adir.join("prompt.md");
-        write_file(&prompt_path, rendered.prompt.as_bytes())?;
-        rec.event(
-            Some(n),
-            Event::RetryContextAssembled {
-                prior_attempts: prior.len() as u64,
-                sources: ctx.sources(),
-                bytes: rendered.prompt.len() as u64,
-                required_change: ctx.previous.as_ref().map(|p| p.required_change.text.clone()),
-            },
-        )?;
-        if !rendered.cuts.is_empty() {
-            rec.event(
-                Some(n),
-                Event::AttemptContextTruncated {
-                    budget_bytes: rendered.budget_bytes as u64,
-                    before: rendered.before as u64,
-                    after: rendered.after as u64,
-                    cuts: serde_json::to_value(&rendered.cuts).unwrap_or(Value::Null),
-                },
-            )?;
-        }
-        let context_sha = sha256_hex(canonical_json(&ctx_json).as_bytes());
-        let prompt_sha = sha256_hex(rendered.prompt.as_bytes());
-        let manifest = Manifest {
-            task: id.clone(),
-            attempt: n,
-            base: base.oid.to_string(),
-            config: manifest_config(&config),
-            context_sha256: context_sha.clone(),
-            prompt_sha256: prompt_sha.clone(),
-            prior_manifests: manifests.clone(),
-        };
-        let (manifest_json, manifest_sha) = manifest.canonical();
-        write_file(&adir.join("manifest.json"), manifest_json.as_bytes())?;
-        manifests.push(manifest_sha.clone());
-        rec.event(
-            Some(n),
-            Event::AttemptContextAssembled {
-                manifest_sha256: manifest_sha.clone(),
-                prompt_sha256: prompt_sha.clone(),
-                context_sha256: context_sha.clone(),
-            },
+        let prompt_path = assemble_prompt(
+            &mut rec,
+            &task_text,
+            n,
+            last_allowed,
+            &prior,
+            &config,
+            &adir,
+            &id,
+            base.oid,
+            &mut manifests,
         )?;
 
         // 4. The agent.
@@ -635,59 +598,12 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         if let Some(e) = start_error {
             return Err(e);
         }
-        let agent_run = match ran {
-            Ok(f) => {
-                write_file(&adir.join("agent.out"), &f.output.bytes())?;
-                let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
-                let report = crate::agents::output::read(preset.as_ref().map_or("text", |p| p.output.as_str()), &text);
-                let tail: Vec<String> =
-                    text.lines().rev().take(20).map(|l| crate::text::clip(l, 300, "...").into_owned()).collect();
-                AgentRun {
-                    exit_code: f.exit_code,
-                    signal: f.signal,
-                    timed_out: f.timed_out,
-                    timeout_ms: config.agent.timeout.value.as_millis() as u64,
-                    duration_ms: f.duration.as_millis() as u64,
-                    output_bytes: f.output.total,
-                    last_activity: None,
-                    output_tail: tail.into_iter().rev().map(|l| checks::relativize(&l, &wt)).collect(),
-                    refused: Vec::new(),
-                    usage: report.usage,
-                    final_message: report.final_message.map(|m| {
-                        let m = checks::relativize(&m, &wt);
-                        crate::text::clip(&m, 4000, " [...]").into_owned()
-                    }),
-                    ignored: Vec::new(),
-                }
-            }
-            Err(e) => {
-                write_file(&adir.join("agent.out"), e.as_bytes())?;
-                AgentRun {
-                    exit_code: Some(127),
-                    timeout_ms: config.agent.timeout.value.as_millis() as u64,
-                    output_tail: vec![e],
-                    ..AgentRun::default()
-                }
-            }
-        };
+        let output_kind = preset.as_ref().map_or("text", |p| p.output.as_str());
+        let agent_run = agent_run_of(ran, &adir, output_kind, config.agent.timeout.value.as_millis() as u64, &wt)?;
         let mut agent_run = agent_run;
         // What the agent left that is not part of the change, out of the worktree.
         if !droppings.is_empty() {
-            let keep = adir.join("ignored");
-            agent_run.ignored = droppings.move_out(&wt, &keep, &|p| repo.blob_at(base.oid, p).is_some());
-            let base_gitignore = repo.blob_at(base.oid, ".gitignore");
-            if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
-                let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-                if now != before && droppings.only_adds_own(&before, &now) {
-                    let put_back = match &base_gitignore {
-                        Some(b) => std::fs::write(wt.join(".gitignore"), b),
-                        None => std::fs::remove_file(wt.join(".gitignore")),
-                    };
-                    if put_back.is_ok() {
-                        agent_run.ignored.push(".gitignore (only the agent's own patterns added)".into());
-                    }
-                }
-            }
+            agent_run.ignored = leave_out_droppings(&droppings, &repo, base.oid, &wt, &adir);
         }
         if agent_run.timed_out || agent_run.crashed() {
             agent_run.last_activity = newest_file(&wt);
@@ -728,39 +644,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
 
         // 5. The snapshot.
         progress.phase("snapshot");
-        let refname = format!("refs/retry-run/{id}/{n}");
-        let commit = repo.snapshot(&wt, base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
-        let head = repo.resolve(&commit.to_string())?;
-        let cmp = repo.compare_commits(&base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
-        record.commit = Some(commit.to_string());
-        record.files = cmp
-            .changes
-            .changes
-            .iter()
-            .map(|c| FileChange {
-                path: display(c.path()).into_owned(),
-                old_path: c.old_path().map(|p| display(p).into_owned()),
-                status: c.status.letter().to_string(),
-                additions: c.additions,
-                deletions: c.deletions,
-                binary: c.binary,
-            })
-            .collect();
-        let patch_lines: Vec<String> = cmp.patch.lines().map(str::to_string).collect();
-        record.diff_omitted = cmp.patch_lines.saturating_sub(patch_lines.len());
-        record.diff = patch_lines;
-        let totals = cmp.changes.totals();
-        rec.event(
-            Some(n),
-            Event::SnapshotTaken {
-                commit: commit.to_string(),
-                refname: refname.clone(),
-                files: totals.files as u64,
-                additions: totals.additions as u64,
-                deletions: totals.deletions as u64,
-                paths: record.files.iter().map(|f| f.path.clone()).collect(),
-            },
-        )?;
+        let (commit, refname, cmp) = snapshot(&mut rec, &repo, &wt, &base, &id, n, &mut record)?;
 
         // 6. Gates.
         let agent_ok = record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
@@ -1064,6 +948,190 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     rec.event(Some(last_allowed), Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None })?;
     progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
     Ok(Ending::Escalated)
+}
+
+/// 3. The retry context and the prompt: assembled from the record of the
+/// earlier attempts, written with the attempt's manifest, and recorded.
+/// Returns the prompt's path.
+#[allow(clippy::too_many_arguments)]
+fn assemble_prompt(
+    rec: &mut Recorder,
+    task_text: &TaskText,
+    n: u32,
+    last_allowed: u32,
+    prior: &[AttemptRecord],
+    config: &Config,
+    adir: &Path,
+    id: &str,
+    base: Oid,
+    manifests: &mut Vec<String>,
+) -> Result<PathBuf, RunError> {
+    let ctx = context::assemble(&task_text, n, last_allowed, &prior, &config.context);
+    let rendered = render(&ctx, &config.context);
+    let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
+    let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
+    write_file(&adir.join("context.json"), &ctx_bytes)?;
+    let prompt_path = adir.join("prompt.md");
+    write_file(&prompt_path, rendered.prompt.as_bytes())?;
+    rec.event(
+        Some(n),
+        Event::RetryContextAssembled {
+            prior_attempts: prior.len() as u64,
+            sources: ctx.sources(),
+            bytes: rendered.prompt.len() as u64,
+            required_change: ctx.previous.as_ref().map(|p| p.required_change.text.clone()),
+        },
+    )?;
+    if !rendered.cuts.is_empty() {
+        rec.event(
+            Some(n),
+            Event::AttemptContextTruncated {
+                budget_bytes: rendered.budget_bytes as u64,
+                before: rendered.before as u64,
+                after: rendered.after as u64,
+                cuts: serde_json::to_value(&rendered.cuts).unwrap_or(Value::Null),
+            },
+        )?;
+    }
+    let context_sha = sha256_hex(canonical_json(&ctx_json).as_bytes());
+    let prompt_sha = sha256_hex(rendered.prompt.as_bytes());
+    let manifest = Manifest {
+        task: id.to_string(),
+        attempt: n,
+        base: base.to_string(),
+        config: manifest_config(config),
+        context_sha256: context_sha.clone(),
+        prompt_sha256: prompt_sha.clone(),
+        prior_manifests: manifests.clone(),
+    };
+    let (manifest_json, manifest_sha) = manifest.canonical();
+    write_file(&adir.join("manifest.json"), manifest_json.as_bytes())?;
+    manifests.push(manifest_sha.clone());
+    rec.event(
+        Some(n),
+        Event::AttemptContextAssembled {
+            manifest_sha256: manifest_sha.clone(),
+            prompt_sha256: prompt_sha.clone(),
+            context_sha256: context_sha.clone(),
+        },
+    )?;
+    Ok(prompt_path)
+}
+
+/// 4. How the agent ended, from its process: its output kept in
+/// `agent.out`, its report (usage, final message) read, its last lines.
+fn agent_run_of(
+    ran: Result<process::Finished, String>,
+    adir: &Path,
+    output_kind: &str,
+    timeout_ms: u64,
+    wt: &Path,
+) -> Result<AgentRun, RunError> {
+    Ok(match ran {
+        Ok(f) => {
+            write_file(&adir.join("agent.out"), &f.output.bytes())?;
+            let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
+            let report = crate::agents::output::read(output_kind, &text);
+            let tail: Vec<String> =
+                text.lines().rev().take(20).map(|l| crate::text::clip(l, 300, "...").into_owned()).collect();
+            AgentRun {
+                exit_code: f.exit_code,
+                signal: f.signal,
+                timed_out: f.timed_out,
+                timeout_ms,
+                duration_ms: f.duration.as_millis() as u64,
+                output_bytes: f.output.total,
+                last_activity: None,
+                output_tail: tail.into_iter().rev().map(|l| checks::relativize(&l, wt)).collect(),
+                refused: Vec::new(),
+                usage: report.usage,
+                final_message: report.final_message.map(|m| {
+                    let m = checks::relativize(&m, wt);
+                    crate::text::clip(&m, 4000, " [...]").into_owned()
+                }),
+                ignored: Vec::new(),
+            }
+        }
+        Err(e) => {
+            write_file(&adir.join("agent.out"), e.as_bytes())?;
+            AgentRun { exit_code: Some(127), timeout_ms, output_tail: vec![e], ..AgentRun::default() }
+        }
+    })
+}
+
+/// What the agent left in the worktree that is not part of the change,
+/// moved into the attempt's record; an edit of `.gitignore` that only adds
+/// the agent's own patterns put back. Returns what was left out.
+fn leave_out_droppings(
+    droppings: &droppings::Droppings,
+    repo: &Repo,
+    base: Oid,
+    wt: &Path,
+    adir: &Path,
+) -> Vec<String> {
+    let mut ignored = droppings.move_out(wt, &adir.join("ignored"), &|p| repo.blob_at(base, p).is_some());
+    let base_gitignore = repo.blob_at(base, ".gitignore");
+    if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
+        let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        if now != before && droppings.only_adds_own(&before, &now) {
+            let put_back = match &base_gitignore {
+                Some(b) => std::fs::write(wt.join(".gitignore"), b),
+                None => std::fs::remove_file(wt.join(".gitignore")),
+            };
+            if put_back.is_ok() {
+                ignored.push(".gitignore (only the agent's own patterns added)".into());
+            }
+        }
+    }
+    ignored
+}
+
+/// 5. The snapshot: the worktree as a commit on the base under
+/// `refs/retry-run/<task>/<n>`, compared with the base; the attempt's files
+/// and bounded diff recorded. Returns the commit, its ref and the comparison.
+fn snapshot<'r>(
+    rec: &mut Recorder,
+    repo: &'r Repo,
+    wt: &Path,
+    base: &crate::git::Revision,
+    id: &str,
+    n: u32,
+    record: &mut AttemptRecord,
+) -> Result<(Oid, String, crate::git::Comparison<'r>), RunError> {
+    let refname = format!("refs/retry-run/{id}/{n}");
+    let commit = repo.snapshot(wt, base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
+    let head = repo.resolve(&commit.to_string())?;
+    let cmp = repo.compare_commits(base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
+    record.commit = Some(commit.to_string());
+    record.files = cmp
+        .changes
+        .changes
+        .iter()
+        .map(|c| FileChange {
+            path: display(c.path()).into_owned(),
+            old_path: c.old_path().map(|p| display(p).into_owned()),
+            status: c.status.letter().to_string(),
+            additions: c.additions,
+            deletions: c.deletions,
+            binary: c.binary,
+        })
+        .collect();
+    let patch_lines: Vec<String> = cmp.patch.lines().map(str::to_string).collect();
+    record.diff_omitted = cmp.patch_lines.saturating_sub(patch_lines.len());
+    record.diff = patch_lines;
+    let totals = cmp.changes.totals();
+    rec.event(
+        Some(n),
+        Event::SnapshotTaken {
+            commit: commit.to_string(),
+            refname: refname.clone(),
+            files: totals.files as u64,
+            additions: totals.additions as u64,
+            deletions: totals.deletions as u64,
+            paths: record.files.iter().map(|f| f.path.clone()).collect(),
+        },
+    )?;
+    Ok((commit, refname, cmp))
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
