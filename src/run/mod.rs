@@ -648,48 +648,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
 
         // 6. Gates.
         let agent_ok = record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
-        // Writes outside the worktree (the user's checkout, the git
-        // machinery) are violations whatever else the attempt did.
-        let mut findings: Vec<ScopeFinding> = outside_findings(&outside);
-        findings.extend(after_agent.changed_since(&before).into_iter().map(|part| ScopeFinding {
-            path: part,
-            old_path: None,
-            reason: Reason::GitInternal.as_str().into(),
-            rule: None,
-        }));
-        if agent_ok && !record.files.is_empty() {
-            progress.phase("scope");
-            let report = scope::check(&rules, &cmp.changes.changes, &cmp.head);
-            findings.extend(report.violations.iter().map(|v| ScopeFinding {
-                path: display(&v.path).into_owned(),
-                old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
-                reason: v.reason.as_str().into(),
-                rule: v.rule.clone(),
-            }));
-            rec.event(
-                Some(n),
-                Event::ScopeChecked {
-                    checked: report.checked as u64,
-                    violations: findings.clone(),
-                    restored: record.restored.clone(),
-                    after: None,
-                },
-            )?;
-            progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
-            record.scope = findings;
-        } else if !findings.is_empty() {
-            rec.event(
-                Some(n),
-                Event::ScopeChecked {
-                    checked: 0,
-                    violations: findings.clone(),
-                    restored: record.restored.clone(),
-                    after: None,
-                },
-            )?;
-            progress.gate("scope VIOLATION (outside the worktree)");
-            record.scope = findings;
-        }
+        let git_internal = after_agent.changed_since(&before);
+        scope_gate(&mut rec, &progress, &rules, &cmp, &outside, git_internal, agent_ok, n, &mut record)?;
         if agent_ok && !record.files.is_empty() && record.scope.is_empty() {
             for check in &config.checks {
                 progress.phase(&format!("check {}", check.name));
@@ -950,7 +910,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     Ok(Ending::Escalated)
 }
 
-/// 3. The retry context and the prompt: assembled from the record of the
+/// Phase 3, the retry context and the prompt: assembled from the record of the
 /// earlier attempts, written with the attempt's manifest, and recorded.
 /// Returns the prompt's path.
 #[allow(clippy::too_many_arguments)]
@@ -966,7 +926,7 @@ fn assemble_prompt(
     base: Oid,
     manifests: &mut Vec<String>,
 ) -> Result<PathBuf, RunError> {
-    let ctx = context::assemble(&task_text, n, last_allowed, &prior, &config.context);
+    let ctx = context::assemble(task_text, n, last_allowed, prior, &config.context);
     let rendered = render(&ctx, &config.context);
     let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
     let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
@@ -1018,7 +978,7 @@ fn assemble_prompt(
     Ok(prompt_path)
 }
 
-/// 4. How the agent ended, from its process: its output kept in
+/// Phase 4, how the agent ended, from its process: its output kept in
 /// `agent.out`, its report (usage, final message) read, its last lines.
 fn agent_run_of(
     ran: Result<process::Finished, String>,
@@ -1086,7 +1046,7 @@ fn leave_out_droppings(
     ignored
 }
 
-/// 5. The snapshot: the worktree as a commit on the base under
+/// Phase 5, the snapshot: the worktree as a commit on the base under
 /// `refs/retry-run/<task>/<n>`, compared with the base; the attempt's files
 /// and bounded diff recorded. Returns the commit, its ref and the comparison.
 fn snapshot<'r>(
@@ -1132,6 +1092,67 @@ fn snapshot<'r>(
         },
     )?;
     Ok((commit, refname, cmp))
+}
+
+/// Phase 6, the scope gate: writes outside the worktree (the user's
+/// checkout, the git machinery) are violations whatever else the attempt
+/// did; the change itself is checked against the scope when the agent
+/// ended well and changed something. The findings go into `record.scope`.
+#[allow(clippy::too_many_arguments)]
+fn scope_gate(
+    rec: &mut Recorder,
+    progress: &Progress,
+    rules: &Rules,
+    cmp: &crate::git::Comparison<'_>,
+    outside: &[String],
+    git_internal: Vec<String>,
+    agent_ok: bool,
+    n: u32,
+    record: &mut AttemptRecord,
+) -> Result<(), RunError> {
+    // Writes outside the worktree (the user's checkout, the git
+    // machinery) are violations whatever else the attempt did.
+    let mut findings: Vec<ScopeFinding> = outside_findings(outside);
+    findings.extend(git_internal.into_iter().map(|part| ScopeFinding {
+        path: part,
+        old_path: None,
+        reason: Reason::GitInternal.as_str().into(),
+        rule: None,
+    }));
+    if agent_ok && !record.files.is_empty() {
+        progress.phase("scope");
+        let report = scope::check(rules, &cmp.changes.changes, &cmp.head);
+        findings.extend(report.violations.iter().map(|v| ScopeFinding {
+            path: display(&v.path).into_owned(),
+            old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
+            reason: v.reason.as_str().into(),
+            rule: v.rule.clone(),
+        }));
+        rec.event(
+            Some(n),
+            Event::ScopeChecked {
+                checked: report.checked as u64,
+                violations: findings.clone(),
+                restored: record.restored.clone(),
+                after: None,
+            },
+        )?;
+        progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
+        record.scope = findings;
+    } else if !findings.is_empty() {
+        rec.event(
+            Some(n),
+            Event::ScopeChecked {
+                checked: 0,
+                violations: findings.clone(),
+                restored: record.restored.clone(),
+                after: None,
+            },
+        )?;
+        progress.gate("scope VIOLATION (outside the worktree)");
+        record.scope = findings;
+    }
+    Ok(())
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
