@@ -714,88 +714,24 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
             }
             // The built-in checks, after the configured ones.
             let no_baselines = Vec::new();
-            let integrity = builtin::test_integrity(
+            let base_results = baselines.as_ref().unwrap_or(&no_baselines);
+            builtin_checks(
+                &mut rec,
+                &progress,
                 &repo,
+                &config,
+                &test_paths,
                 base.oid,
                 commit,
-                &cmp.changes.changes,
-                &test_paths,
-                config.retry.test_weakening,
-                &record.checks,
-                baselines.as_ref().unwrap_or(&no_baselines),
-            );
-            let targets = builtin::targets(&config.targets, &record.checks);
-            for result in [targets, integrity].into_iter().flatten() {
-                rec.event(
-                    Some(n),
-                    Event::CheckFinished {
-                        check: result.name.clone(),
-                        kind: result.kind,
-                        passed: result.passed,
-                        exit_code: result.exit_code,
-                        timed_out: false,
-                        flaky: false,
-                        runs: 1,
-                        duration_ms: result.duration_ms,
-                        new_failures: result.failures.iter().map(|f| f.key.clone()).collect(),
-                        pre_existing: 0,
-                        pre_existing_failures: None,
-                        tests_ran: None,
-                        sandbox: None,
-                        builtin: Some(true),
-                        warnings: Some(result.warnings.iter().map(|f| f.key.clone()).collect()),
-                    },
-                )?;
-                progress.gate(&format!(
-                    "{} {}",
-                    result.name,
-                    if !result.passed {
-                        "FAIL"
-                    } else if !result.warnings.is_empty() {
-                        "ok (warnings)"
-                    } else {
-                        "ok"
-                    }
-                ));
-                record.checks.push(result);
-            }
+                &cmp,
+                base_results,
+                n,
+                &mut record,
+            )?;
             if record.checks.iter().all(|c| c.passed)
                 && let Some(vcfg) = &config.verifier
             {
-                progress.phase("verifier");
-                let summary = DiffSummary {
-                    changes: cmp.changes.clone(),
-                    patch: cmp.patch.clone(),
-                    patch_lines: cmp.patch_lines,
-                };
-                let mut md = Vec::new();
-                let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
-                // What the verifier should weigh that no gate failed on.
-                let warnings: Vec<&str> =
-                    record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
-                if !warnings.is_empty() {
-                    use std::io::Write as _;
-                    let _ = writeln!(md, "\n## Test integrity warnings\n");
-                    for w in warnings {
-                        let _ = writeln!(md, "- {w}");
-                    }
-                }
-                let v = verifier::verify(vcfg, &wt, &env, &String::from_utf8_lossy(&md), &adir);
-                rec.event(
-                    Some(n),
-                    Event::VerifierFinished {
-                        answered: v.answered,
-                        calls: v.calls,
-                        verdict: v.verdict.clone(),
-                        confidence: v.confidence,
-                        required_change: v.required_change.clone(),
-                        critique: v.critique.clone(),
-                        problems: v.problems.clone(),
-                        min_confidence: v.min_confidence,
-                    },
-                )?;
-                progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
-                record.verifier = Some(v);
+                record.verifier = Some(review(&mut rec, &progress, vcfg, &cmp, &wt, &env, &adir, n, &record)?);
             }
         }
 
@@ -1153,6 +1089,115 @@ fn scope_gate(
         record.scope = findings;
     }
     Ok(())
+}
+
+/// The built-in checks, after the configured ones: the task's targets and
+/// test integrity, recorded and added to the attempt's checks.
+#[allow(clippy::too_many_arguments)]
+fn builtin_checks(
+    rec: &mut Recorder,
+    progress: &Progress,
+    repo: &Repo,
+    config: &Config,
+    test_paths: &builtin::TestPaths,
+    base: Oid,
+    commit: Oid,
+    cmp: &crate::git::Comparison<'_>,
+    base_results: &[checks::Baseline],
+    n: u32,
+    record: &mut AttemptRecord,
+) -> Result<(), RunError> {
+    let integrity = builtin::test_integrity(
+        repo,
+        base,
+        commit,
+        &cmp.changes.changes,
+        test_paths,
+        config.retry.test_weakening,
+        &record.checks,
+        base_results,
+    );
+    let targets = builtin::targets(&config.targets, &record.checks);
+    for result in [targets, integrity].into_iter().flatten() {
+        rec.event(
+            Some(n),
+            Event::CheckFinished {
+                check: result.name.clone(),
+                kind: result.kind,
+                passed: result.passed,
+                exit_code: result.exit_code,
+                timed_out: false,
+                flaky: false,
+                runs: 1,
+                duration_ms: result.duration_ms,
+                new_failures: result.failures.iter().map(|f| f.key.clone()).collect(),
+                pre_existing: 0,
+                pre_existing_failures: None,
+                tests_ran: None,
+                sandbox: None,
+                builtin: Some(true),
+                warnings: Some(result.warnings.iter().map(|f| f.key.clone()).collect()),
+            },
+        )?;
+        progress.gate(&format!(
+            "{} {}",
+            result.name,
+            if !result.passed {
+                "FAIL"
+            } else if !result.warnings.is_empty() {
+                "ok (warnings)"
+            } else {
+                "ok"
+            }
+        ));
+        record.checks.push(result);
+    }
+    Ok(())
+}
+
+/// The verifier: the diff summary (and any test-integrity warnings) on its
+/// stdin, its verdict recorded.
+#[allow(clippy::too_many_arguments)]
+fn review(
+    rec: &mut Recorder,
+    progress: &Progress,
+    vcfg: &config::VerifierConfig,
+    cmp: &crate::git::Comparison<'_>,
+    wt: &Path,
+    env: &[(String, String)],
+    adir: &Path,
+    n: u32,
+    record: &AttemptRecord,
+) -> Result<attempt::VerifierResult, RunError> {
+    progress.phase("verifier");
+    let summary = DiffSummary { changes: cmp.changes.clone(), patch: cmp.patch.clone(), patch_lines: cmp.patch_lines };
+    let mut md = Vec::new();
+    let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
+    // What the verifier should weigh that no gate failed on.
+    let warnings: Vec<&str> = record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
+    if !warnings.is_empty() {
+        use std::io::Write as _;
+        let _ = writeln!(md, "\n## Test integrity warnings\n");
+        for w in warnings {
+            let _ = writeln!(md, "- {w}");
+        }
+    }
+    let v = verifier::verify(vcfg, wt, env, &String::from_utf8_lossy(&md), adir);
+    rec.event(
+        Some(n),
+        Event::VerifierFinished {
+            answered: v.answered,
+            calls: v.calls,
+            verdict: v.verdict.clone(),
+            confidence: v.confidence,
+            required_change: v.required_change.clone(),
+            critique: v.critique.clone(),
+            problems: v.problems.clone(),
+            min_confidence: v.min_confidence,
+        },
+    )?;
+    progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
+    Ok(v)
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
