@@ -426,41 +426,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         // 2. The worktree, at the base (or, with reset = "keep", as the last attempt left it).
         progress.phase("preparing the worktree");
         let keep = config.agent.reset == ResetMode::Keep && n > first_attempt && repo.worktree_is_valid(&wt, &id);
-        let path = wt.display().to_string();
-        let prepared = (|| -> Result<Event, RunError> {
-            let report = if keep {
-                Event::WorktreeReset {
-                    mode: "keep".into(),
-                    created: None,
-                    restored: None,
-                    removed: None,
-                    stale_locks_removed: None,
-                    path,
-                }
-            } else if !wt.exists() {
-                repo.create_worktree(&wt, &id, base.oid)?;
-                Event::WorktreeReset {
-                    mode: "always".into(),
-                    created: Some(true),
-                    restored: None,
-                    removed: None,
-                    stale_locks_removed: None,
-                    path,
-                }
-            } else {
-                let r = repo.reset_worktree(&wt, &id, base.oid)?;
-                Event::WorktreeReset {
-                    mode: "always".into(),
-                    created: Some(r.recreated),
-                    restored: Some(r.restored as u64),
-                    removed: Some(r.removed as u64),
-                    stale_locks_removed: Some(r.stale_locks.iter().map(|p| p.display().to_string()).collect()),
-                    path,
-                }
-            };
-            prepare::prepare(&repo, &config, &wt)?;
-            Ok(report)
-        })();
+        let prepared = prepare_worktree(&repo, &config, &wt, &id, base.oid, keep);
         let report = match prepared {
             Ok(r) => r,
             Err(e) => {
@@ -651,44 +617,21 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         let git_internal = after_agent.changed_since(&before);
         scope_gate(&mut rec, &progress, &rules, &cmp, &outside, git_internal, agent_ok, n, &mut record)?;
         if agent_ok && !record.files.is_empty() && record.scope.is_empty() {
-            for check in &config.checks {
-                progress.phase(&format!("check {}", check.name));
-                let base_result = baselines.as_ref().and_then(|b| b.iter().find(|x| x.check == check.name));
-                let result =
-                    run_check(&repo, check, &wt, &env, &adir, commit, base_result, &config.retry, &confinement)?;
-                rec.event(
-                    Some(n),
-                    Event::CheckFinished {
-                        check: check.name.clone(),
-                        kind: check.kind,
-                        passed: result.passed,
-                        exit_code: result.exit_code,
-                        timed_out: result.timed_out,
-                        flaky: result.flaky,
-                        runs: result.runs,
-                        duration_ms: result.duration_ms,
-                        new_failures: result.failures.iter().map(|f| f.key.clone()).collect(),
-                        pre_existing: result.pre_existing.len() as u64,
-                        pre_existing_failures: Some(result.pre_existing.iter().map(|f| f.key.clone()).collect()),
-                        tests_ran: Some(result.tests_ran),
-                        sandbox: Some(confinement.record()),
-                        builtin: None,
-                        warnings: None,
-                    },
-                )?;
-                progress.gate(&format!(
-                    "{} {}",
-                    check.name,
-                    if result.flaky {
-                        "ok (flaky)"
-                    } else if result.passed {
-                        "ok"
-                    } else {
-                        "FAIL"
-                    }
-                ));
-                record.checks.push(result);
-            }
+            let base_checks = baselines.as_deref().unwrap_or(&[]);
+            configured_checks(
+                &mut rec,
+                &progress,
+                &repo,
+                &config,
+                &wt,
+                &env,
+                &adir,
+                commit,
+                base_checks,
+                &confinement,
+                n,
+                &mut record,
+            )?;
             // Checks run code the agent wrote: what they changed outside the
             // worktree is the attempt's too.
             if !config.checks.is_empty() {
@@ -844,6 +787,52 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     rec.event(Some(last_allowed), Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None })?;
     progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
     Ok(Ending::Escalated)
+}
+
+/// Phase 2, the worktree: created on first use, else reset to the base
+/// (or, with `reset = "keep"`, left as the last attempt left it); then
+/// prepared. Returns the WorktreeReset event to record.
+fn prepare_worktree(
+    repo: &Repo,
+    config: &Config,
+    wt: &Path,
+    id: &str,
+    base: Oid,
+    keep: bool,
+) -> Result<Event, RunError> {
+    let path = wt.display().to_string();
+    let report = if keep {
+        Event::WorktreeReset {
+            mode: "keep".into(),
+            created: None,
+            restored: None,
+            removed: None,
+            stale_locks_removed: None,
+            path,
+        }
+    } else if !wt.exists() {
+        repo.create_worktree(wt, id, base)?;
+        Event::WorktreeReset {
+            mode: "always".into(),
+            created: Some(true),
+            restored: None,
+            removed: None,
+            stale_locks_removed: None,
+            path,
+        }
+    } else {
+        let r = repo.reset_worktree(wt, id, base)?;
+        Event::WorktreeReset {
+            mode: "always".into(),
+            created: Some(r.recreated),
+            restored: Some(r.restored as u64),
+            removed: Some(r.removed as u64),
+            stale_locks_removed: Some(r.stale_locks.iter().map(|p| p.display().to_string()).collect()),
+            path,
+        }
+    };
+    prepare::prepare(repo, config, wt)?;
+    Ok(report)
 }
 
 /// Phase 3, the retry context and the prompt: assembled from the record of the
@@ -1087,6 +1076,64 @@ fn scope_gate(
         )?;
         progress.gate("scope VIOLATION (outside the worktree)");
         record.scope = findings;
+    }
+    Ok(())
+}
+
+/// The configured checks, each run confined in the worktree (with its
+/// flaky re-runs), judged against the base, recorded and added to the
+/// attempt's checks.
+#[allow(clippy::too_many_arguments)]
+fn configured_checks(
+    rec: &mut Recorder,
+    progress: &Progress,
+    repo: &Repo,
+    config: &Config,
+    wt: &Path,
+    env: &[(String, String)],
+    adir: &Path,
+    commit: Oid,
+    baselines: &[checks::Baseline],
+    confinement: &sandbox::Confinement,
+    n: u32,
+    record: &mut AttemptRecord,
+) -> Result<(), RunError> {
+    for check in &config.checks {
+        progress.phase(&format!("check {}", check.name));
+        let base_result = baselines.iter().find(|x| x.check == check.name);
+        let result = run_check(repo, check, wt, env, adir, commit, base_result, &config.retry, confinement)?;
+        rec.event(
+            Some(n),
+            Event::CheckFinished {
+                check: check.name.clone(),
+                kind: check.kind,
+                passed: result.passed,
+                exit_code: result.exit_code,
+                timed_out: result.timed_out,
+                flaky: result.flaky,
+                runs: result.runs,
+                duration_ms: result.duration_ms,
+                new_failures: result.failures.iter().map(|f| f.key.clone()).collect(),
+                pre_existing: result.pre_existing.len() as u64,
+                pre_existing_failures: Some(result.pre_existing.iter().map(|f| f.key.clone()).collect()),
+                tests_ran: Some(result.tests_ran),
+                sandbox: Some(confinement.record()),
+                builtin: None,
+                warnings: None,
+            },
+        )?;
+        progress.gate(&format!(
+            "{} {}",
+            check.name,
+            if result.flaky {
+                "ok (flaky)"
+            } else if result.passed {
+                "ok"
+            } else {
+                "FAIL"
+            }
+        ));
+        record.checks.push(result);
     }
     Ok(())
 }
