@@ -236,33 +236,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         config.retry.max_duration =
             Some(config::DurationSpec::parse(d).map_err(|e| RunError::usage(format!("--max-duration: {e}")))?);
     }
-    let preset = match &config.agent.preset {
-        Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
-        None => None,
-    };
-    // The agent's command: after `--`, else `[agent] command`, else the preset's.
-    let from_preset = opts.agent.is_empty() && config.agent.command.is_none() && preset.is_some();
-    let agent_cmd = if !opts.agent.is_empty() {
-        CommandSpec::Argv(opts.agent.clone())
-    } else if let Some(c) = &config.agent.command {
-        c.clone()
-    } else if let Some(p) = &preset {
-        CommandSpec::Argv(crate::agents::command_line(p, &config.agent.args))
-    } else {
-        return Err(RunError::usage(format!(
-            "no agent command: set [agent] preset ({}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`",
-            crate::agents::names().join(", ")
-        )));
-    };
-    if from_preset && preset.as_ref().is_some_and(|p| p.stdin) {
-        config.agent.stdin = true;
-    }
-    config.agent.command = Some(agent_cmd.clone());
-    let mut ignore_globs = config.agent.ignore.clone();
-    if let Some(p) = &preset {
-        ignore_globs.extend(p.ignore.iter().cloned());
-    }
-    let droppings = droppings::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
+    let (agent_cmd, preset, droppings) = resolve_agent(&opts, &mut config)?;
     // Bad globs fail before anything is recorded.
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
@@ -307,37 +281,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     let mut prior = history::attempts(&store, &id, &verified.events);
     // A run that was killed mid-attempt: that attempt is a CRASH (interrupted).
     if let Some(n) = state.unfinished {
-        // Its agent may still be running in the worktree: stop it first.
-        if let Some(pgid) =
-            verified.events.iter().rev().filter(|e| e.attempt == Some(n)).find_map(|e| match e.typed() {
-                Some(Event::AgentStarted { pgid, .. }) => Some(pgid),
-                _ => None,
-            })
-        {
-            let wt = repo.worktrees_root(&config.worktree.root).join(&id);
-            if process::stop_orphan(pgid as i32, &wt, config.agent.kill_grace.value) {
-                progress.say(&format!("stopped the agent of the interrupted attempt {n} (process group {pgid})"));
-            }
-        }
-        let r = history::interrupted(&verified.events, n);
-        write_json(&store.attempt_dir(&id, n).join("attempt.json"), &r)?;
-        rec.event(
-            Some(n),
-            Event::AttemptCompleted {
-                outcome: r.outcome.as_str().into(),
-                reason: r.reason.clone(),
-                interrupted: Some(true),
-                duration_ms: r.duration_ms,
-                commit: None,
-                required_change: context::required_change(&r).text,
-                feedback: "interrupted".into(),
-                watch_ms: None,
-                watch_setup_ms: None,
-                watch: None,
-            },
-        )?;
-        progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
-        prior.push(r);
+        prior.push(record_interrupted(&mut rec, &progress, &repo, &store, &config, &id, &verified.events, n)?);
     }
     if let Some((ended, at)) = &state.finished
         && !opts.again
@@ -787,6 +731,88 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     rec.event(Some(last_allowed), Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None })?;
     progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
     Ok(Ending::Escalated)
+}
+
+/// An attempt a killed run left unfinished: its agent stopped if it still
+/// runs in the worktree (checked by its working directory, so a reused pid
+/// is never signalled), and the attempt recorded as CRASH (interrupted).
+#[allow(clippy::too_many_arguments)]
+fn record_interrupted(
+    rec: &mut Recorder,
+    progress: &Progress,
+    repo: &Repo,
+    store: &Store,
+    config: &Config,
+    id: &str,
+    events: &[crate::record::chain::Event],
+    n: u32,
+) -> Result<AttemptRecord, RunError> {
+    // Its agent may still be running in the worktree: stop it first.
+    if let Some(pgid) = events.iter().rev().filter(|e| e.attempt == Some(n)).find_map(|e| match e.typed() {
+        Some(Event::AgentStarted { pgid, .. }) => Some(pgid),
+        _ => None,
+    }) {
+        let wt = repo.worktrees_root(&config.worktree.root).join(id);
+        if process::stop_orphan(pgid as i32, &wt, config.agent.kill_grace.value) {
+            progress.say(&format!("stopped the agent of the interrupted attempt {n} (process group {pgid})"));
+        }
+    }
+    let r = history::interrupted(events, n);
+    write_json(&store.attempt_dir(id, n).join("attempt.json"), &r)?;
+    rec.event(
+        Some(n),
+        Event::AttemptCompleted {
+            outcome: r.outcome.as_str().into(),
+            reason: r.reason.clone(),
+            interrupted: Some(true),
+            duration_ms: r.duration_ms,
+            commit: None,
+            required_change: context::required_change(&r).text,
+            feedback: "interrupted".into(),
+            watch_ms: None,
+            watch_setup_ms: None,
+            watch: None,
+        },
+    )?;
+    progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
+    Ok(r)
+}
+
+/// Phase 1, the agent: its command (after `--`, else `[agent] command`,
+/// else the preset's), its preset, and what it may leave in the worktree.
+/// Fills `config.agent.command` (and `stdin` for a preset that wants it).
+fn resolve_agent(
+    opts: &Options,
+    config: &mut Config,
+) -> Result<(CommandSpec, Option<crate::agents::Preset>, droppings::Droppings), RunError> {
+    let preset = match &config.agent.preset {
+        Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
+        None => None,
+    };
+    // The agent's command: after `--`, else `[agent] command`, else the preset's.
+    let from_preset = opts.agent.is_empty() && config.agent.command.is_none() && preset.is_some();
+    let agent_cmd = if !opts.agent.is_empty() {
+        CommandSpec::Argv(opts.agent.clone())
+    } else if let Some(c) = &config.agent.command {
+        c.clone()
+    } else if let Some(p) = &preset {
+        CommandSpec::Argv(crate::agents::command_line(p, &config.agent.args))
+    } else {
+        return Err(RunError::usage(format!(
+            "no agent command: set [agent] preset ({}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`",
+            crate::agents::names().join(", ")
+        )));
+    };
+    if from_preset && preset.as_ref().is_some_and(|p| p.stdin) {
+        config.agent.stdin = true;
+    }
+    config.agent.command = Some(agent_cmd.clone());
+    let mut ignore_globs = config.agent.ignore.clone();
+    if let Some(p) = &preset {
+        ignore_globs.extend(p.ignore.iter().cloned());
+    }
+    let droppings = droppings::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
+    Ok((agent_cmd, preset, droppings))
 }
 
 /// Phase 2, the worktree: created on first use, else reset to the base
