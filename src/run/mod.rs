@@ -382,28 +382,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         rec.event(Some(n), report)?;
 
         // The attempt's confinement: its private TMPDIR and what it may write.
-        let tmpdir = (confined != Effective::Off).then(|| adir.join("tmp"));
-        if let Some(t) = &tmpdir {
-            let _ = std::fs::remove_dir_all(t);
-            std::fs::create_dir_all(t).map_err(|e| {
-                RunError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display()))
-            })?;
-        }
-        let git_paths =
-            sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&id) };
-        let confinement = sandbox::Confinement {
-            effective: confined,
-            abi,
-            policy: sandbox::policy(
-                &wt,
-                tmpdir.as_deref().unwrap_or(&adir),
-                config.sandbox.git,
-                &git_paths,
-                &extra_writable,
-            ),
-            tmpdir: tmpdir.clone(),
-            exe: exe.clone(),
-        };
+        let confinement = confine_attempt(&repo, &config, &wt, &adir, &id, confined, abi, &extra_writable, &exe)?;
+        let tmpdir = confinement.tmpdir.clone();
 
         // Baseline: the checks on the base, once per task and base (cached in the record).
         if config.retry.baseline.runs() && !config.checks.is_empty() && baselines.is_none() {
@@ -859,6 +839,36 @@ fn prepare_worktree(
     };
     prepare::prepare(repo, config, wt)?;
     Ok(report)
+}
+
+/// The attempt's confinement: its private TMPDIR (made afresh unless the
+/// sandbox is off) and what its agent and checks may write.
+#[allow(clippy::too_many_arguments)]
+fn confine_attempt(
+    repo: &Repo,
+    config: &Config,
+    wt: &Path,
+    adir: &Path,
+    id: &str,
+    confined: Effective,
+    abi: u8,
+    extra_writable: &[PathBuf],
+    exe: &Path,
+) -> Result<sandbox::Confinement, RunError> {
+    let tmpdir = (confined != Effective::Off).then(|| adir.join("tmp"));
+    if let Some(t) = &tmpdir {
+        let _ = std::fs::remove_dir_all(t);
+        std::fs::create_dir_all(t)
+            .map_err(|e| RunError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display())))?;
+    }
+    let git_paths = sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(id) };
+    Ok(sandbox::Confinement {
+        effective: confined,
+        abi,
+        policy: sandbox::policy(wt, tmpdir.as_deref().unwrap_or(adir), config.sandbox.git, &git_paths, extra_writable),
+        tmpdir,
+        exe: exe.to_path_buf(),
+    })
 }
 
 /// Phase 3, the retry context and the prompt: assembled from the record of the
