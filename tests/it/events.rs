@@ -25,6 +25,18 @@ fn shapes(log: &str) -> BTreeMap<String, BTreeSet<BTreeSet<String>>> {
     out
 }
 
+/// A repository whose record holds task `old` with `log` as its event log.
+fn repo_with_log(env: &TestEnv, log: &str) -> std::path::PathBuf {
+    let r = env.path("repo");
+    std::fs::create_dir_all(&r).expect("mkdir");
+    env.git(&r, &["init", "-q"]);
+    let dir = r.join(".git/retry-run/tasks/old");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("events.jsonl"), log).expect("write");
+    std::fs::write(dir.join("task.md"), "# Old\n").expect("write");
+    r
+}
+
 #[test]
 fn logs_of_the_previous_version_read_typed_and_verify() {
     for name in ["v0.1-demo.events.jsonl", "v0.1-verifier.events.jsonl"] {
@@ -37,13 +49,7 @@ fn logs_of_the_previous_version_read_typed_and_verify() {
         }
         // In a record of its own: verifies, and the readers read it.
         let env = TestEnv::new();
-        let r = env.path("repo");
-        std::fs::create_dir_all(&r).expect("mkdir");
-        env.git(&r, &["init", "-q"]);
-        let dir = r.join(".git/retry-run/tasks/old");
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        std::fs::write(dir.join("events.jsonl"), &log).expect("write");
-        std::fs::write(dir.join("task.md"), "# Old\n").expect("write");
+        let r = repo_with_log(&env, &log);
         env.run(&r, &["log", "old", "--verify"]).assert_code(0);
         let status = env.run(&r, &["status"]);
         assert!(
@@ -59,11 +65,6 @@ fn logs_of_the_previous_version_read_typed_and_verify() {
 fn an_event_of_an_unknown_type_is_kept_and_shown() {
     let log = captured("v0.1-demo.events.jsonl");
     let env = TestEnv::new();
-    let r = env.path("repo");
-    std::fs::create_dir_all(&r).expect("mkdir");
-    env.git(&r, &["init", "-q"]);
-    let dir = r.join(".git/retry-run/tasks/old");
-    std::fs::create_dir_all(&dir).expect("mkdir");
     // A newer version's event, chained properly after the captured ones.
     let last = log.lines().last().expect("a line");
     let seq = serde_json::from_str::<Value>(last).expect("json")["seq"].as_u64().expect("seq") + 1;
@@ -76,8 +77,7 @@ fn an_event_of_an_unknown_type_is_kept_and_shown() {
         &prev,
         &serde_json::json!({"remote": "origin"}),
     );
-    std::fs::write(dir.join("events.jsonl"), format!("{log}{future}\n")).expect("write");
-    std::fs::write(dir.join("task.md"), "# Old\n").expect("write");
+    let r = repo_with_log(&env, &format!("{log}{future}\n"));
     env.run(&r, &["log", "old", "--verify"]).assert_code(0);
     let shown = env.run(&r, &["log", "old"]);
     assert!(shown.stdout.contains("FleetPushed"), "{}", shown.stdout);
