@@ -203,14 +203,126 @@ fn record_err(e: RecordError) -> RunError {
     e.into()
 }
 
-/// `retry-run run`.
+/// What a task fixed before its first attempt: its config, its agent, its
+/// gates' rules and its sandbox. Decided before anything is recorded, so
+/// bad input fails clean.
+struct Plan {
+    task: Task,
+    id: String,
+    config: Config,
+    agent_cmd: CommandSpec,
+    preset: Option<crate::agents::Preset>,
+    droppings: droppings::Droppings,
+    rules: Rules,
+    test_paths: builtin::TestPaths,
+    confined: Effective,
+    abi: u8,
+    fallback_note: Option<String>,
+    extra_writable: Vec<PathBuf>,
+    exe: PathBuf,
+}
+
+/// A task under way: the plan, the record it appends to, and what its
+/// attempts carry from one to the next.
+struct TaskRun<'a> {
+    repo: &'a Repo,
+    store: &'a Store,
+    json: bool,
+    plan: Plan,
+    progress: Progress,
+    rec: Recorder,
+    base: crate::git::Revision,
+    first_attempt: u32,
+    last_allowed: u32,
+    task_text: TaskText,
+    wt_root: PathBuf,
+    wt: PathBuf,
+    /// The checks on the base, run before the first attempt that needs them.
+    baselines: Option<Vec<checks::Baseline>>,
+    /// The user's checkout, watched from the run's start to its end.
+    watch: Watch,
+    /// Manifest hashes of the attempts so far, chained into the next.
+    manifests: Vec<String>,
+    /// Every completed attempt; each attempt adds its own as it ends.
+    prior: Vec<AttemptRecord>,
+}
+
+/// `retry-run run`: take the task, then its attempts one after another
+/// until one succeeds or the task escalates.
 pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     let repo = Repo::discover(dir)?;
     let store = Store::new(repo.common_dir());
-    let task = load_task(&store, dir, &opts)?;
+    // 1. The task, its config and its agent; nothing recorded yet.
+    let plan = take_task(&repo, &store, dir, &opts)?;
+    let _lock = store.lock(&plan.id).map_err(|e| match e {
+        RecordError::Locked { .. } => RunError::environment(e.to_string()),
+        other => other.into(),
+    })?;
+    // The record read, a killed run's attempt closed, `TaskStarted` recorded.
+    let (mut task, next) = match start_task(&repo, &store, plan, &opts)? {
+        Started::Now(task, next) => (task, next),
+        Started::AlreadyEnded(ending) => return Ok(ending),
+    };
+    for n in next.max(task.first_attempt)..=task.last_allowed {
+        if let Some(ending) = task.budget_gate(n)? {
+            return Ok(ending);
+        }
+        let record = task.attempt(n)?;
+        if let Some(ending) = task.conclude(n, record)? {
+            return Ok(ending);
+        }
+    }
+    task.out_of_attempts()
+}
+
+/// Phase 1, take the task: the task and the effective config (flags over
+/// front matter over `retry-run.toml`), the agent, the scope's rules and
+/// the sandbox, all checked before anything is recorded.
+fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) -> Result<Plan, RunError> {
+    let task = load_task(store, dir, opts)?;
     let id = opts.id.clone().unwrap_or_else(|| task.id.clone());
     check_task_name(&id)?;
-    let mut config = effective_config(&repo, opts.config_path.as_deref(), &task.overrides)?;
+    let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
+    apply_flags(opts, &mut config)?;
+    let (agent_cmd, preset, droppings) = resolve_agent(opts, &mut config)?;
+    // Bad globs fail before anything is recorded.
+    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
+    let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    // The sandbox: decided, and its writable paths made ready, before anything runs.
+    let abi = sandbox::landlock::abi();
+    let (confined, fallback_note) =
+        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(RunError::environment)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
+    let mut extra_writable =
+        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(RunError::usage)?;
+    if let Some(p) = &preset {
+        extra_writable
+            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
+    }
+    let exe = std::env::current_exe().map_err(|e| {
+        RunError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
+    })?;
+    Ok(Plan {
+        task,
+        id,
+        config,
+        agent_cmd,
+        preset,
+        droppings,
+        rules,
+        test_paths,
+        confined,
+        abi,
+        fallback_note,
+        extra_writable,
+        exe,
+    })
+}
+
+/// The flags of `run` over the config: `--max-attempts`, `--target`,
+/// `--preset`, `--max-cost`, `--max-duration`.
+fn apply_flags(opts: &Options, config: &mut Config) -> Result<(), RunError> {
     if let Some(n) = opts.max_attempts {
         if n == 0 {
             return Err(RunError::usage("--max-attempts must be at least 1"));
@@ -236,31 +348,23 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         config.retry.max_duration =
             Some(config::DurationSpec::parse(d).map_err(|e| RunError::usage(format!("--max-duration: {e}")))?);
     }
-    let (agent_cmd, preset, droppings) = resolve_agent(&opts, &mut config)?;
-    // Bad globs fail before anything is recorded.
-    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
-    let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
-    // The sandbox: decided, and its writable paths made ready, before anything runs.
-    let abi = sandbox::landlock::abi();
-    let (confined, fallback_note) =
-        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(RunError::environment)?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
-    let mut extra_writable =
-        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(RunError::usage)?;
-    if let Some(p) = &preset {
-        extra_writable
-            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
-    }
-    let exe = std::env::current_exe().map_err(|e| {
-        RunError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
-    })?;
-    let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
+    Ok(())
+}
 
-    let _lock = store.lock(&id).map_err(|e| match e {
-        RecordError::Locked { .. } => RunError::environment(e.to_string()),
-        other => other.into(),
-    })?;
+enum Started<'a> {
+    /// The task runs, from this attempt number.
+    Now(Box<TaskRun<'a>>, u32),
+    /// The task had ended and `--again` was not given.
+    AlreadyEnded(Ending),
+}
+
+/// The record read and verified, an attempt a killed run left recorded as
+/// interrupted, the base fixed and `TaskStarted` recorded; the watch of the
+/// user's checkout started in the background.
+fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts: &Options) -> Result<Started<'a>, RunError> {
+    let id = plan.id.clone();
+    let config = &plan.config;
+    let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
     let verified = store.read(&id).or_else(|e| match e {
         RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
         e => Err(e),
@@ -272,16 +376,15 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         )));
     }
     let state = history::state(&verified.events);
-    if let Some(note) = &fallback_note {
+    if let Some(note) = &plan.fallback_note {
         progress.say(note);
     }
     let mut rec = Recorder { log: store.log(&id).map_err(record_err)?, json: opts.json };
 
-    // Every completed attempt, read once; the loop adds its own as they end.
-    let mut prior = history::attempts(&store, &id, &verified.events);
+    let mut prior = history::attempts(store, &id, &verified.events);
     // A run that was killed mid-attempt: that attempt is a CRASH (interrupted).
     if let Some(n) = state.unfinished {
-        prior.push(record_interrupted(&mut rec, &progress, &repo, &store, &config, &id, &verified.events, n)?);
+        prior.push(record_interrupted(&mut rec, &progress, repo, store, config, &id, &verified.events, n)?);
     }
     if let Some((ended, at)) = &state.finished
         && !opts.again
@@ -296,7 +399,7 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         progress.say(&format!(
             "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
         ));
-        return Ok(if ok { Ending::Succeeded } else { Ending::Escalated });
+        return Ok(Started::AlreadyEnded(if ok { Ending::Succeeded } else { Ending::Escalated }));
     }
 
     // The base: recorded once per task, unless --refresh-base.
@@ -316,13 +419,13 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         if new_round { state.last_attempt.max(state.unfinished.unwrap_or(0)) + 1 } else { state.first_attempt };
     let max_attempts = config.max_attempts.0;
     let last_allowed = first_attempt + max_attempts - 1;
-    let task_file_text = task::file_text(&task);
+    let task_file_text = task::file_text(&plan.task);
     write_file(&store.task_dir(&id).join("task.md"), task_file_text.as_bytes())?;
     rec.event(
         None,
         Event::TaskStarted {
             task: id.clone(),
-            title: task.title.clone(),
+            title: plan.task.title.clone(),
             base: base.oid.to_string(),
             base_ref: base.spec.clone(),
             max_attempts,
@@ -332,112 +435,285 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
             targets: config.targets.clone(),
             baseline: Some(config.retry.baseline),
             sandbox: Some(
-                json!({"requested": config.sandbox.mode, "mode": confined, "landlock_abi": abi, "note": fallback_note}),
+                json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note}),
             ),
         },
     )?;
 
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(&id);
-    let task_text = TaskText { id: id.clone(), title: task.title.clone(), text: task.text.clone() };
-    let mut baselines: Option<Vec<checks::Baseline>> = None;
-    // The user's checkout, watched from here to the end of the run; set up
-    // on another thread while the worktree is prepared.
-    let mut outside_watch: Option<Outside> = None;
-    let mut watch_thread = {
-        let (root, skip) = (repo.workdir().map(Path::to_path_buf), wt_root.clone());
-        Some(std::thread::spawn(move || Outside::start(root.as_deref(), &skip)))
-    };
+    let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
+    let watch = Watch::start(repo, &wt_root);
     let next = state.last_attempt.max(state.unfinished.unwrap_or(0)) + 1;
-    let mut manifests = state.manifests.clone();
+    let run = TaskRun {
+        repo,
+        store,
+        json: opts.json,
+        plan,
+        progress,
+        rec,
+        base,
+        first_attempt,
+        last_allowed,
+        task_text,
+        wt_root,
+        wt,
+        baselines: None,
+        watch,
+        manifests: state.manifests,
+        prior,
+    };
+    Ok(Started::Now(Box::new(run), next))
+}
 
-    for n in next.max(first_attempt)..=last_allowed {
-        // Budgets: no attempt starts once the task has spent its cost or time.
-        if let Some(why) = attempt::budget_spent(&config.retry, &prior) {
-            let tried = n - first_attempt;
-            rec.event(
-                (n > 1).then_some(n - 1),
-                Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
-            )?;
-            progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
-            return Ok(Ending::Escalated);
+/// The watch of the user's checkout: started on another thread when the
+/// run begins (while the worktree is prepared), ready by the first agent.
+struct Watch {
+    outside: Option<Outside>,
+    starting: Option<std::thread::JoinHandle<Outside>>,
+    /// Time spent marking and reading it in the current attempt.
+    spent: std::time::Duration,
+}
+
+impl Watch {
+    fn start(repo: &Repo, skip: &Path) -> Watch {
+        let (root, skip) = (repo.workdir().map(Path::to_path_buf), skip.to_path_buf());
+        Watch {
+            outside: None,
+            starting: Some(std::thread::spawn(move || Outside::start(root.as_deref(), &skip))),
+            spent: std::time::Duration::ZERO,
         }
+    }
+
+    /// The watch, once ready; says once when it falls back to stat data.
+    fn ready(&mut self, skip: &Path, progress: &Progress) -> &mut Outside {
+        if self.outside.is_none() {
+            let w = self.starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
+            if let Some(why) = &w.fallback {
+                progress.say(&format!(
+                    "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
+                ));
+            }
+            self.outside = Some(w);
+        }
+        self.outside.get_or_insert_with(|| Outside::start(None, skip))
+    }
+}
+
+/// What is watched outside the worktree during one attempt: the checkout
+/// (through [`Watch`]), the git machinery to put back, and the repository's
+/// internals to compare.
+struct Guard {
+    machinery: Machinery,
+    before: crate::git::fingerprint::Fingerprint,
+}
+
+impl<'a> TaskRun<'a> {
+    /// No attempt starts once the task has spent its cost or time budget.
+    fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
+        let Some(why) = attempt::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
+        let tried = n - self.first_attempt;
+        self.rec.event(
+            (n > 1).then_some(n - 1),
+            Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
+        )?;
+        let id = &self.plan.id;
+        self.progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
+        Ok(Some(Ending::Escalated))
+    }
+
+    /// One attempt, phases 2 to 7: the worktree, the context, the agent,
+    /// the snapshot, the gates and the outcome, each recorded as it ends.
+    fn attempt(&mut self, n: u32) -> Result<AttemptRecord, RunError> {
         let started = Instant::now();
-        progress.attempt(n, last_allowed);
-        rec.event(Some(n), Event::AttemptStarted { max_attempts: last_allowed })?;
-        let adir = store.attempt_dir(&id, n);
-
-        // 2. The worktree, at the base (or, with reset = "keep", as the last attempt left it).
-        progress.phase("preparing the worktree");
-        let keep = config.agent.reset == ResetMode::Keep && n > first_attempt && repo.worktree_is_valid(&wt, &id);
-        let prepared = prepare_worktree(&repo, &config, &wt, &id, base.oid, keep);
-        let report = match prepared {
-            Ok(r) => r,
-            Err(e) => {
-                rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
-                progress.done("aborted: the worktree could not be prepared");
-                return Err(e);
-            }
-        };
-        rec.event(Some(n), report)?;
-
-        // The attempt's confinement: its private TMPDIR and what it may write.
-        let confinement = confine_attempt(&repo, &config, &wt, &adir, &id, confined, abi, &extra_writable, &exe)?;
-        let tmpdir = confinement.tmpdir.clone();
-
-        // Baseline: the checks on the base, once per task and base (cached in the record).
-        if config.retry.baseline.runs() && !config.checks.is_empty() && baselines.is_none() {
-            progress.phase("checks on the base");
-            baselines = Some(baseline(&repo, &store, &id, &config, &wt, base.oid, &mut rec, n, &confinement)?);
-            if !keep {
-                // Checks may write (caches, build output): back to the base before the agent.
-                repo.reset_worktree(&wt, &id, base.oid)?;
-                prepare::prepare(&repo, &config, &wt)?;
-            }
-        }
-        let meta = repo.worktree_meta(&id);
-        let before = fingerprint(repo.common_dir(), Some((&wt, &meta)));
-        // What must not change outside the worktree, watched in every mode.
-        let watch_started = Instant::now();
-        let outside_watch = match &mut outside_watch {
-            Some(w) => w,
-            None => {
-                // Started in the background when the run began; ready by now, or soon.
-                let w =
-                    watch_thread.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, &wt_root));
-                if let Some(why) = &w.fallback {
-                    progress.say(&format!(
-                        "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
-                    ));
-                }
-                outside_watch.insert(w)
-            }
-        };
-        outside_watch.mark(&repo);
-        let machinery = Machinery::take(repo.common_dir());
-        let mut watch_time = watch_started.elapsed();
+        self.progress.attempt(n, self.last_allowed);
+        self.rec.event(Some(n), Event::AttemptStarted { max_attempts: self.last_allowed })?;
+        let adir = self.store.attempt_dir(&self.plan.id, n);
+        let keep = self.worktree(n)?;
+        let (repo, plan, wt) = (self.repo, &self.plan, self.wt.clone());
+        let confinement = confine_attempt(
+            repo,
+            &plan.config,
+            &wt,
+            &adir,
+            &plan.id,
+            plan.confined,
+            plan.abi,
+            &plan.extra_writable,
+            &plan.exe,
+        )?;
+        self.baseline_once(n, keep, &confinement)?;
+        let guard = self.guard_outside();
 
         // 3. The retry context and the prompt.
-        progress.phase("assembling the context");
+        self.progress.phase("assembling the context");
         let prompt_path = assemble_prompt(
-            &mut rec,
-            &task_text,
+            &mut self.rec,
+            &self.task_text,
             n,
-            last_allowed,
-            &prior,
-            &config,
+            self.last_allowed,
+            &self.prior,
+            &self.plan.config,
             &adir,
-            &id,
-            base.oid,
-            &mut manifests,
+            &self.plan.id,
+            self.base.oid,
+            &mut self.manifests,
         )?;
 
-        // 4. The agent.
-        let delivered = std::fs::read(&prompt_path).map_err(|e| {
+        // 4. The agent, then what it changed outside the worktree.
+        let mut record = AttemptRecord::new(n);
+        record.allow = self.plan.config.scope.allow.clone();
+        let (agent_run, env) = self.run_agent(n, &prompt_path, &adir, &confinement)?;
+        let agent_ok = !agent_run.timed_out && !agent_run.crashed();
+        record.agent = Some(agent_run);
+        let (outside, git_internal) = self.after_agent(&guard, &mut record)?;
+
+        // 5. The snapshot.
+        self.progress.phase("snapshot");
+        let repo = self.repo;
+        let (commit, _, cmp) = snapshot(&mut self.rec, repo, &wt, &self.base, &self.plan.id, n, &mut record)?;
+
+        // 6. The gates: scope, the checks, the built-in checks, the verifier.
+        scope_gate(
+            &mut self.rec,
+            &self.progress,
+            &self.plan.rules,
+            &cmp,
+            &outside,
+            git_internal,
+            agent_ok,
+            n,
+            &mut record,
+        )?;
+        if agent_ok && !record.files.is_empty() && record.scope.is_empty() {
+            // The base's results, kept for the next attempt.
+            let base_results = self.baselines.clone().unwrap_or_default();
+            configured_checks(
+                &mut self.rec,
+                &self.progress,
+                repo,
+                &self.plan.config,
+                &wt,
+                &env,
+                &adir,
+                commit,
+                &base_results,
+                &confinement,
+                n,
+                &mut record,
+            )?;
+            if !self.plan.config.checks.is_empty() {
+                self.after_checks(&guard, n, &mut record)?;
+            }
+            builtin_checks(
+                &mut self.rec,
+                &self.progress,
+                repo,
+                &self.plan.config,
+                &self.plan.test_paths,
+                self.base.oid,
+                commit,
+                &cmp,
+                &base_results,
+                n,
+                &mut record,
+            )?;
+            if record.checks.iter().all(|c| c.passed)
+                && let Some(vcfg) = &self.plan.config.verifier
+            {
+                record.verifier =
+                    Some(review(&mut self.rec, &self.progress, vcfg, &cmp, &wt, &env, &adir, n, &record)?);
+            }
+        }
+
+        // 7. The outcome.
+        let (outcome, reason) = attempt::classify(&record);
+        record.outcome = outcome;
+        record.reason = reason;
+        record.duration_ms = started.elapsed().as_millis() as u64;
+        write_json(&adir.join("attempt.json"), &record)?;
+        if let Some(t) = &confinement.tmpdir {
+            let _ = std::fs::remove_dir_all(t);
+        }
+        self.record_outcome(n, &record)?;
+        Ok(record)
+    }
+
+    /// Phase 2, the worktree at the base (or, with reset = "keep", as the
+    /// last attempt left it). Returns whether it was kept.
+    fn worktree(&mut self, n: u32) -> Result<bool, RunError> {
+        self.progress.phase("preparing the worktree");
+        let (repo, config, id) = (self.repo, &self.plan.config, &self.plan.id);
+        let keep =
+            config.agent.reset == ResetMode::Keep && n > self.first_attempt && repo.worktree_is_valid(&self.wt, id);
+        match prepare_worktree(repo, config, &self.wt, id, self.base.oid, keep) {
+            Ok(report) => self.rec.event(Some(n), report)?,
+            Err(e) => {
+                self.rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
+                self.progress.done("aborted: the worktree could not be prepared");
+                return Err(e);
+            }
+        }
+        Ok(keep)
+    }
+
+    /// The checks on the base, once per task and base (cached in the
+    /// record), before the first attempt's agent.
+    fn baseline_once(&mut self, n: u32, keep: bool, confinement: &sandbox::Confinement) -> Result<(), RunError> {
+        let config = &self.plan.config;
+        if !config.retry.baseline.runs() || config.checks.is_empty() || self.baselines.is_some() {
+            return Ok(());
+        }
+        self.progress.phase("checks on the base");
+        let found = baseline(
+            self.repo,
+            self.store,
+            &self.plan.id,
+            config,
+            &self.wt,
+            self.base.oid,
+            &mut self.rec,
+            n,
+            confinement,
+        )?;
+        self.baselines = Some(found);
+        if !keep {
+            // Checks may write (caches, build output): back to the base before the agent.
+            self.repo.reset_worktree(&self.wt, &self.plan.id, self.base.oid)?;
+            prepare::prepare(self.repo, &self.plan.config, &self.wt)?;
+        }
+        Ok(())
+    }
+
+    /// What must not change outside the worktree, marked before the agent:
+    /// the checkout, the git machinery and the repository's internals.
+    fn guard_outside(&mut self) -> Guard {
+        let meta = self.repo.worktree_meta(&self.plan.id);
+        let before = fingerprint(self.repo.common_dir(), Some((&self.wt, &meta)));
+        let started = Instant::now();
+        self.watch.spent = std::time::Duration::ZERO;
+        self.watch.ready(&self.wt_root, &self.progress).mark(self.repo);
+        let machinery = Machinery::take(self.repo.common_dir());
+        self.watch.spent += started.elapsed();
+        Guard { machinery, before }
+    }
+
+    /// Phase 4, the agent, confined in the worktree with the prompt; what
+    /// it left that is not part of the change moved out. Returns how it
+    /// ended and the environment the checks share with it.
+    fn run_agent(
+        &mut self,
+        n: u32,
+        prompt_path: &Path,
+        adir: &Path,
+        confinement: &sandbox::Confinement,
+    ) -> Result<(AgentRun, Vec<(String, String)>), RunError> {
+        let (config, id, wt) = (&self.plan.config, &self.plan.id, &self.wt);
+        let delivered = std::fs::read(prompt_path).map_err(|e| {
             RunError::environment(format!("{}: cannot read the prompt back: {e}", prompt_path.display()))
         })?;
         let via: &[&str] = if config.agent.stdin { &["file", "stdin"] } else { &["file"] };
-        rec.event(
+        self.rec.event(
             Some(n),
             Event::AttemptContextDelivered {
                 sha256: sha256_hex(&delivered),
@@ -450,25 +726,24 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
             ("worktree", wt.display().to_string()),
             ("task_id", id.clone()),
             ("attempt", n.to_string()),
-            ("max_attempts", last_allowed.to_string()),
-            ("tmpdir", tmpdir.as_deref().unwrap_or(&adir).display().to_string()),
+            ("max_attempts", self.last_allowed.to_string()),
+            ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(adir).display().to_string()),
             ("prompt", String::from_utf8_lossy(&delivered).into_owned()),
         ];
-        let env: Vec<(String, String)> = vec![
+        let mut env: Vec<(String, String)> = vec![
             ("RETRY_RUN_TASK".into(), id.clone()),
             ("RETRY_RUN_ATTEMPT".into(), n.to_string()),
-            ("RETRY_RUN_MAX_ATTEMPTS".into(), last_allowed.to_string()),
+            ("RETRY_RUN_MAX_ATTEMPTS".into(), self.last_allowed.to_string()),
             ("RETRY_RUN_WORKTREE".into(), wt.display().to_string()),
             ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
         ];
-        let mut env = env;
         env.extend(confinement.env());
-        if let Some(p) = &preset {
+        if let Some(p) = &self.plan.preset {
             env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
-        progress.phase("agent running");
+        self.progress.phase("agent running");
         let spec = Spec {
-            argv: confinement.argv(agent_argv(&agent_cmd, &vars)),
+            argv: confinement.argv(agent_argv(&self.plan.agent_cmd, &vars)),
             cwd: wt.clone(),
             env: env.clone(),
             stdin: config.agent.stdin.then(|| delivered.clone()),
@@ -476,9 +751,8 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
             grace: config.agent.kill_grace.value,
             keep: 64 * 1024,
         };
-        let mut record = AttemptRecord::new(n);
-        record.allow = config.scope.allow.clone();
         let mut start_error = None;
+        let rec = &mut self.rec;
         let ran = process::run_with(&spec, &mut |pgid| {
             let started = Event::AgentStarted { pgid: pgid as i64, sandbox: Some(confinement.record()) };
             if let Err(e) = rec.event(Some(n), started) {
@@ -488,229 +762,212 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
         if let Some(e) = start_error {
             return Err(e);
         }
-        let output_kind = preset.as_ref().map_or("text", |p| p.output.as_str());
-        let agent_run = agent_run_of(ran, &adir, output_kind, config.agent.timeout.value.as_millis() as u64, &wt)?;
-        let mut agent_run = agent_run;
-        // What the agent left that is not part of the change, out of the worktree.
-        if !droppings.is_empty() {
-            agent_run.ignored = leave_out_droppings(&droppings, &repo, base.oid, &wt, &adir);
+        let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
+        let mut agent_run = agent_run_of(ran, adir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
+        if !self.plan.droppings.is_empty() {
+            agent_run.ignored = leave_out_droppings(&self.plan.droppings, self.repo, self.base.oid, wt, adir);
         }
         if agent_run.timed_out || agent_run.crashed() {
-            agent_run.last_activity = newest_file(&wt);
-            if confined == Effective::Landlock {
-                agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, &wt);
+            agent_run.last_activity = newest_file(wt);
+            if self.plan.confined == Effective::Landlock {
+                agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
             }
         }
-        // Outside the worktree: the git machinery is put back, the user's
-        // checkout is only looked at (never repaired behind their back).
-        let after_agent = fingerprint(repo.common_dir(), Some((&wt, &meta)));
-        let watch_started = Instant::now();
-        let (restored, not_restored) = machinery.restore(repo.common_dir());
+        Ok((agent_run, env))
+    }
+
+    /// After the agent: the git machinery put back, the user's checkout only
+    /// looked at (never repaired behind their back), `AgentFinished`
+    /// recorded. Returns the checkout's changed paths and the repository
+    /// internals that changed.
+    fn after_agent(
+        &mut self,
+        guard: &Guard,
+        record: &mut AttemptRecord,
+    ) -> Result<(Vec<String>, Vec<String>), RunError> {
+        let meta = self.repo.worktree_meta(&self.plan.id);
+        let after = fingerprint(self.repo.common_dir(), Some((&self.wt, &meta)));
+        let started = Instant::now();
+        let (restored, not_restored) = guard.machinery.restore(self.repo.common_dir());
         for p in &not_restored {
-            progress.say(&format!("could not restore the repository's {p}"));
+            self.progress.say(&format!("could not restore the repository's {p}"));
         }
         record.restored = restored;
-        let outside: Vec<String> = outside_watch.changes(&repo);
-        watch_time += watch_started.elapsed();
-        rec.event(
-            Some(n),
-            Event::AgentFinished {
-                exit_code: agent_run.exit_code,
-                signal: agent_run.signal,
-                timed_out: agent_run.timed_out,
-                duration_ms: agent_run.duration_ms,
-                output_bytes: agent_run.output_bytes,
-                last_activity: agent_run.last_activity.clone(),
-                usage: agent_run.usage.clone(),
-                ignored: agent_run.ignored.clone(),
-            },
-        )?;
-        progress.gate(&if agent_run.timed_out {
-            "agent TIMEOUT".to_string()
-        } else {
-            format!("agent {}", attempt::exit_text(agent_run.exit_code, agent_run.signal))
-        });
-        record.agent = Some(agent_run);
-
-        // 5. The snapshot.
-        progress.phase("snapshot");
-        let (commit, refname, cmp) = snapshot(&mut rec, &repo, &wt, &base, &id, n, &mut record)?;
-
-        // 6. Gates.
-        let agent_ok = record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
-        let git_internal = after_agent.changed_since(&before);
-        scope_gate(&mut rec, &progress, &rules, &cmp, &outside, git_internal, agent_ok, n, &mut record)?;
-        if agent_ok && !record.files.is_empty() && record.scope.is_empty() {
-            let base_checks = baselines.as_deref().unwrap_or(&[]);
-            configured_checks(
-                &mut rec,
-                &progress,
-                &repo,
-                &config,
-                &wt,
-                &env,
-                &adir,
-                commit,
-                base_checks,
-                &confinement,
-                n,
-                &mut record,
+        let outside = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
+        self.watch.spent += started.elapsed();
+        if let Some(a) = &record.agent {
+            self.rec.event(
+                Some(record.number),
+                Event::AgentFinished {
+                    exit_code: a.exit_code,
+                    signal: a.signal,
+                    timed_out: a.timed_out,
+                    duration_ms: a.duration_ms,
+                    output_bytes: a.output_bytes,
+                    last_activity: a.last_activity.clone(),
+                    usage: a.usage.clone(),
+                    ignored: a.ignored.clone(),
+                },
             )?;
-            // Checks run code the agent wrote: what they changed outside the
-            // worktree is the attempt's too.
-            if !config.checks.is_empty() {
-                let watch_started = Instant::now();
-                let (restored, _) = machinery.restore(repo.common_dir());
-                record.restored.extend(restored);
-                let outside: Vec<String> = outside_watch.changes(&repo);
-                watch_time += watch_started.elapsed();
-                if !outside.is_empty() {
-                    let found = outside_findings(&outside);
-                    rec.event(
-                        Some(n),
-                        Event::ScopeChecked {
-                            checked: 0,
-                            violations: found.clone(),
-                            restored: record.restored.clone(),
-                            after: Some("checks".into()),
-                        },
-                    )?;
-                    progress.gate("scope VIOLATION (a check wrote outside the worktree)");
-                    record.scope.extend(found);
-                }
-            }
-            // The built-in checks, after the configured ones.
-            let no_baselines = Vec::new();
-            let base_results = baselines.as_ref().unwrap_or(&no_baselines);
-            builtin_checks(
-                &mut rec,
-                &progress,
-                &repo,
-                &config,
-                &test_paths,
-                base.oid,
-                commit,
-                &cmp,
-                base_results,
-                n,
-                &mut record,
-            )?;
-            if record.checks.iter().all(|c| c.passed)
-                && let Some(vcfg) = &config.verifier
-            {
-                record.verifier = Some(review(&mut rec, &progress, vcfg, &cmp, &wt, &env, &adir, n, &record)?);
-            }
+            self.progress.gate(&if a.timed_out {
+                "agent TIMEOUT".to_string()
+            } else {
+                format!("agent {}", attempt::exit_text(a.exit_code, a.signal))
+            });
         }
+        Ok((outside, after.changed_since(&guard.before)))
+    }
 
-        // 7. The outcome.
-        let (outcome, reason) = attempt::classify(&record);
-        record.outcome = outcome;
-        record.reason = reason;
-        record.duration_ms = started.elapsed().as_millis() as u64;
-        write_json(&adir.join("attempt.json"), &record)?;
-        if let Some(t) = &tmpdir {
-            let _ = std::fs::remove_dir_all(t);
+    /// Checks run code the agent wrote: what they changed outside the
+    /// worktree is the attempt's too.
+    fn after_checks(&mut self, guard: &Guard, n: u32, record: &mut AttemptRecord) -> Result<(), RunError> {
+        let started = Instant::now();
+        let (restored, _) = guard.machinery.restore(self.repo.common_dir());
+        record.restored.extend(restored);
+        let outside = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
+        self.watch.spent += started.elapsed();
+        if !outside.is_empty() {
+            let found = outside_findings(&outside);
+            self.rec.event(
+                Some(n),
+                Event::ScopeChecked {
+                    checked: 0,
+                    violations: found.clone(),
+                    restored: record.restored.clone(),
+                    after: Some("checks".into()),
+                },
+            )?;
+            self.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
+            record.scope.extend(found);
         }
+        Ok(())
+    }
+
+    /// The attempt's end, told and recorded (`AttemptCompleted`).
+    fn record_outcome(&mut self, n: u32, record: &AttemptRecord) -> Result<(), RunError> {
         let outside_now: Vec<&str> =
             record.scope.iter().filter(|v| v.reason == attempt::OUTSIDE_WORKTREE).map(|v| v.path.as_str()).collect();
         if !outside_now.is_empty() {
-            progress.say(&format!(
+            self.progress.say(&format!(
                 "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
                 outside_now.join(", ")
             ));
         }
         if !record.restored.is_empty() {
-            progress.say(&format!(
+            self.progress.say(&format!(
                 "attempt {n} changed the repository's {}; put back as it was before the attempt",
                 record.restored.join(", ")
             ));
         }
-        let required = context::required_change(&record);
-        rec.event(
+        let required = context::required_change(record);
+        let watch = self.watch.ready(&self.wt_root, &self.progress);
+        let (setup, fallback) = (watch.setup, watch.fallback.is_some());
+        self.rec.event(
             Some(n),
             Event::AttemptCompleted {
-                outcome: outcome.as_str().into(),
+                outcome: record.outcome.as_str().into(),
                 reason: record.reason.clone(),
                 interrupted: None,
                 duration_ms: record.duration_ms,
                 commit: record.commit.clone(),
                 required_change: required.text.clone(),
                 feedback: required.source.clone(),
-                watch_ms: Some(watch_time.as_secs_f64() * 1000.0),
-                watch_setup_ms: Some(outside_watch.setup.as_secs_f64() * 1000.0),
-                watch: Some(if outside_watch.fallback.is_some() { "stat" } else { "inotify" }.into()),
+                watch_ms: Some(self.watch.spent.as_secs_f64() * 1000.0),
+                watch_setup_ms: Some(setup.as_secs_f64() * 1000.0),
+                watch: Some(if fallback { "stat" } else { "inotify" }.into()),
             },
         )?;
-        progress.done(outcome.as_str());
-        prior.push(record.clone());
+        self.progress.done(record.outcome.as_str());
+        Ok(())
+    }
 
-        let escalate = |rec: &mut Recorder, reason: String| -> Result<Ending, RunError> {
-            rec.event(
-                Some(n),
-                Event::TaskEscalated { reason: reason.clone(), attempts: n - first_attempt + 1, budget: None },
-            )?;
-            progress.say(&format!(
-                "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
-            ));
-            Ok(Ending::Escalated)
-        };
+    /// What the attempt's outcome means for the task: success (the branch
+    /// set), escalation, or another attempt (`None`).
+    fn conclude(&mut self, n: u32, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
+        let outcome = record.outcome;
+        self.prior.push(record);
+        let record = self.prior.last().cloned().unwrap_or_else(|| AttemptRecord::new(n));
+        let refname = format!("refs/retry-run/{}/{n}", self.plan.id);
+        let config = &self.plan.config;
         match outcome {
-            Outcome::Success => {
-                let branch = format!("retry-run/{id}");
-                repo.set_branch(&branch, commit)?;
-                let tolerated = attempt::tolerated(&record);
-                let warnings: Vec<String> =
-                    record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();
-                rec.event(
-                    Some(n),
-                    Event::TaskSucceeded {
-                        commit: commit.to_string(),
-                        branch: branch.clone(),
-                        worktree: wt.display().to_string(),
-                        tolerated: tolerated.clone(),
-                        warnings: warnings.clone(),
-                    },
-                )?;
-                if !opts.json {
-                    println!("task {id} succeeded at attempt {n}");
-                    println!("  branch:   {branch} ({commit})");
-                    println!("  worktree: {}", wt.display());
-                    if !tolerated.is_empty() {
-                        println!(
-                            "  still failing, as on the base (tolerated by retry.baseline = \"tolerate\"): {}",
-                            tolerated.join(", ")
-                        );
-                    }
-                    for w in &warnings {
-                        println!("  test-integrity warning: {w}");
-                    }
-                }
-                return Ok(Ending::Succeeded);
-            }
-            Outcome::Unverified => {
-                return escalate(
-                    &mut rec,
-                    format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"),
-                );
-            }
+            Outcome::Success => self.succeed(n, &record).map(Some),
+            Outcome::Unverified => self
+                .escalate(n, format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"))
+                .map(Some),
             Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
-                return escalate(&mut rec, format!("the verifier asked for a human on attempt {n}"));
+                self.escalate(n, format!("the verifier asked for a human on attempt {n}")).map(Some)
             }
-            o if o.retry_key().is_some_and(|k| !config.retry.on.contains(&k)) => {
-                return escalate(
-                    &mut rec,
-                    format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()),
-                );
-            }
-            _ => {}
+            o if o.retry_key().is_some_and(|k| !config.retry.on.contains(&k)) => self
+                .escalate(n, format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()))
+                .map(Some),
+            _ => Ok(None),
         }
     }
-    let tried = last_allowed + 1 - first_attempt;
-    let mut rec = rec;
-    let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
-    rec.event(Some(last_allowed), Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None })?;
-    progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
-    Ok(Ending::Escalated)
+
+    /// The task succeeded: its branch set to the attempt's commit.
+    fn succeed(&mut self, n: u32, record: &AttemptRecord) -> Result<Ending, RunError> {
+        let id = &self.plan.id;
+        let commit = record
+            .commit
+            .as_deref()
+            .and_then(|c| c.parse::<Oid>().ok())
+            .ok_or_else(|| RunError::environment(format!("attempt {n} succeeded without a snapshot commit")))?;
+        let branch = format!("retry-run/{id}");
+        self.repo.set_branch(&branch, commit)?;
+        let tolerated = attempt::tolerated(record);
+        let warnings: Vec<String> =
+            record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();
+        self.rec.event(
+            Some(n),
+            Event::TaskSucceeded {
+                commit: commit.to_string(),
+                branch: branch.clone(),
+                worktree: self.wt.display().to_string(),
+                tolerated: tolerated.clone(),
+                warnings: warnings.clone(),
+            },
+        )?;
+        if !self.json {
+            println!("task {id} succeeded at attempt {n}");
+            println!("  branch:   {branch} ({commit})");
+            println!("  worktree: {}", self.wt.display());
+            if !tolerated.is_empty() {
+                println!(
+                    "  still failing, as on the base (tolerated by retry.baseline = \"tolerate\"): {}",
+                    tolerated.join(", ")
+                );
+            }
+            for w in &warnings {
+                println!("  test-integrity warning: {w}");
+            }
+        }
+        Ok(Ending::Succeeded)
+    }
+
+    fn escalate(&mut self, n: u32, reason: String) -> Result<Ending, RunError> {
+        let id = &self.plan.id;
+        self.rec.event(
+            Some(n),
+            Event::TaskEscalated { reason: reason.clone(), attempts: n - self.first_attempt + 1, budget: None },
+        )?;
+        self.progress.say(&format!(
+            "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
+        ));
+        Ok(Ending::Escalated)
+    }
+
+    /// Every allowed attempt failed.
+    fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
+        let tried = self.last_allowed + 1 - self.first_attempt;
+        let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
+        self.rec.event(
+            Some(self.last_allowed),
+            Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None },
+        )?;
+        let id = &self.plan.id;
+        self.progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
+        Ok(Ending::Escalated)
+    }
 }
 
 /// An attempt a killed run left unfinished: its agent stopped if it still
