@@ -159,3 +159,54 @@ fn diff_formats_and_patch_bound() {
     assert!(text.stdout.contains("T  config.ini") && text.stdout.contains("9 files changed, "), "{}", text.stdout);
     assert!(text.stdout.trim_end().ends_with("lines omitted]"), "{}", text.stdout);
 }
+
+/// Validates `doc` against the vendored SARIF 2.1.0 schema with Python's
+/// `jsonschema`; returns its complaints (empty when valid).
+fn sarif_schema_errors(env: &TestEnv, doc: &str) -> String {
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sarif/sarif-schema-2.1.0.json");
+    let file = env.path("doc.sarif");
+    std::fs::write(&file, doc).expect("write the document");
+    let script = "import json, sys\n\
+        try:\n    import jsonschema\n\
+        except ImportError:\n    sys.exit('no jsonschema: pip install jsonschema (bash .ci/run installs it)')\n\
+        schema = json.load(open(sys.argv[1]))\n\
+        doc = json.load(open(sys.argv[2]))\n\
+        for e in jsonschema.Draft4Validator(schema).iter_errors(doc):\n    print('/'.join(map(str, e.absolute_path)) + ': ' + e.message)\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&schema)
+        .arg(&file)
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn sarif_validates_against_the_2_1_0_schema() {
+    let env = TestEnv::new();
+    let awkward = awkward(&env);
+    let symlinks = Fixture::named("symlinks").build(&env, "links", HeadMode::Commit);
+    let cases: [(&std::path::Path, &[&str], i32); 4] = [
+        // Odd paths (percent-encoded URIs, bytes that are not UTF-8), renames.
+        (&awkward, &["--allow", "src/**"], 1),
+        (&awkward, &["--deny", "**"], 1),
+        // Symlinks that escape, deny through a link, loops.
+        (&symlinks, &["--allow", "src/**", "--deny", "src/secret/**"], 1),
+        // Clean: no results.
+        (&awkward, &[], 0),
+    ];
+    for (repo, extra, code) in cases {
+        let mut args = vec!["scope", "--base", "main", "--head", "feature", "--format", "sarif"];
+        args.extend_from_slice(extra);
+        let run = env.run(repo, &args);
+        run.assert_code(code);
+        let errors = sarif_schema_errors(&env, &run.stdout);
+        assert_eq!(errors, "", "scope {extra:?}: not valid SARIF 2.1.0:\n{}", run.stdout);
+    }
+    // The validator does reject what is not SARIF 2.1.0.
+    let run = env.run(&awkward, &["scope", "--base", "main", "--head", "feature", "--format", "sarif"]);
+    let broken = run.stdout.replace("\"2.1.0\"", "\"2.0.0\"").replace("\"results\"", "\"resultz\"");
+    let errors = sarif_schema_errors(&env, &broken);
+    assert!(errors.contains("version"), "{errors}");
+}
