@@ -20,6 +20,7 @@ pub mod model;
 pub mod pathfmt;
 pub mod process;
 pub mod record;
+pub mod remote;
 pub mod report;
 pub mod run;
 pub mod sandbox;

@@ -20,6 +20,7 @@ mod scope;
 mod stats;
 mod status;
 mod summarize;
+mod sync;
 pub(crate) mod worktree;
 
 use std::path::PathBuf;
@@ -62,6 +63,8 @@ pub enum Command {
     Init(init::InitArgs),
     Completions(completions::CompletionsArgs),
     Man(completions::ManArgs),
+    Push(sync::PushArgs),
+    Pull(sync::PullArgs),
 }
 
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
@@ -112,6 +115,8 @@ pub fn main() -> i32 {
         Command::Init(args) => init::run(&dir, args),
         Command::Completions(args) => completions::completions(&dir, args),
         Command::Man(args) => completions::man(&dir, args),
+        Command::Push(args) => sync::push(&dir, args),
+        Command::Pull(args) => sync::pull(&dir, args),
     };
     match result {
         Ok(code) => code,

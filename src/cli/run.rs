@@ -4,7 +4,12 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use std::time::Duration;
+
 use super::CliError;
+use crate::config::DurationSpec;
+use crate::run::progress::{Board, Mode, Shared};
+use crate::run::queue::{self, Queued, run_all};
 use crate::run::{Options, run as run_loop};
 
 /// Run the agent up to N times, each attempt in a clean worktree at the
@@ -12,23 +17,38 @@ use crate::run::{Options, run as run_loop};
 ///
 /// Exit 0 when an attempt succeeded (branch retry-run/<task>), 1 when the
 /// task escalated, 2 on bad usage or config, 3 when the environment failed
-/// (including a task already being run by another process).
+/// (including a task already being run by another process). With several
+/// tasks: 0 when every task succeeded, 1 when any escalated, 3 when the
+/// environment failed for any (the others still run to their end).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  retry-run run --task-file tasks/fix-login.md -- my-agent --prompt-file {prompt_file}\n  retry-run run --task 'Make the tests pass' --max-attempts 2\n  retry-run run --id fix-login --again        # run a finished task once more\n\nPlaceholders in the agent command: {prompt_file} {worktree} {task_id} {attempt} {max_attempts}"
+    after_help = "Examples:\n  retry-run run --task-file tasks/fix-login.md -- my-agent --prompt-file {prompt_file}\n  retry-run run --task 'Make the tests pass' --max-attempts 2\n  retry-run run --id fix-login --again        # run a finished task once more\n  retry-run run -j 2 --task-file a.md --task-file b.md --task-file c.md\n  retry-run run --task-file a.md --remote origin   # shared with other machines\n\nPlaceholders in the agent command: {prompt_file} {worktree} {task_id} {attempt} {max_attempts}"
 )]
 pub struct RunArgs {
     /// The task: a Markdown file (first `#` heading is the title; optional
     /// TOML front matter between `+++` lines overrides the config).
+    /// Repeat it to run several tasks.
     #[arg(long, value_name = "FILE.md", conflicts_with = "task")]
-    pub task_file: Option<PathBuf>,
+    pub task_file: Vec<PathBuf>,
     /// The task as text.
     #[arg(long, value_name = "TEXT")]
     pub task: Option<String>,
     /// The task id (default: derived from the title). With neither
-    /// --task-file nor --task, the recorded task of that id is run.
+    /// --task-file nor --task, the recorded task of that id is run (repeat
+    /// it, or add it to several --task-file, to run several tasks).
     #[arg(long, value_name = "ID")]
-    pub id: Option<String>,
+    pub id: Vec<String>,
+    /// Run at most N tasks at once.
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+    /// Share the task through this git remote: pull its record, hold a
+    /// lease on it while it runs, push the record at every attempt's start
+    /// and end.
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
+    /// How long the lease holds without renewal (renewed every third of it).
+    #[arg(long, value_name = "DURATION", default_value = "5m", requires = "remote")]
+    pub lease: String,
     /// The base: any revision. Recorded when the task starts; later runs use
     /// the recorded commit unless --refresh-base.
     #[arg(long, value_name = "REV")]
@@ -72,25 +92,78 @@ pub struct RunArgs {
 }
 
 pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
-    let ending = run_loop(
-        dir,
-        Options {
-            config_path: args.config.map(|p| super::absolute(&p, dir)),
-            task_file: args.task_file,
-            task_text: args.task,
-            id: args.id,
-            base: args.base,
-            max_attempts: args.max_attempts,
-            targets: args.targets,
-            again: args.again,
-            refresh_base: args.refresh_base,
-            agent: args.agent,
-            preset: args.preset,
-            max_cost: args.max_cost,
-            max_duration: args.max_duration,
-            json: args.json,
-            quiet: args.quiet,
-        },
-    )?;
-    Ok(super::exit::ending(ending))
+    if args.jobs == 0 {
+        return Err(CliError::usage("-j must be at least 1"));
+    }
+    let lease = DurationSpec::parse(&args.lease).map_err(|e| CliError::usage(format!("--lease: {e}")))?.value;
+    if lease < Duration::from_secs(1) {
+        return Err(CliError::usage("--lease must be at least 1s"));
+    }
+    let several = args.task_file.len() > 1 || (args.id.len() > 1 && args.task_file.len() != 1 && args.task.is_none());
+    if !several {
+        let mut opts = options(dir, &args, lease);
+        opts.task_file = args.task_file.first().cloned();
+        opts.task_text = args.task.clone();
+        opts.id = args.id.first().cloned();
+        if args.id.len() > 1 {
+            return Err(CliError::usage("one --task-file takes one --id; give each task its own file"));
+        }
+        return Ok(super::exit::ending(run_loop(dir, opts)?));
+    }
+    if args.task.is_some() {
+        return Err(CliError::usage("--task runs one task; for several, give each a --task-file"));
+    }
+    // Each --task-file is a task, each --id a recorded one; all checked first.
+    let mut queue: Vec<Queued> = Vec::new();
+    let sources = args.task_file.iter().map(|f| (Some(f.clone()), None)).chain(args.id.iter().map(|i| (None, Some(i.clone()))));
+    for (file, id) in sources {
+        let mut opts = options(dir, &args, lease);
+        opts.task_file = file;
+        opts.id = id;
+        let id = crate::run::task_id(dir, &opts)?;
+        if queue.iter().any(|q| q.id == id) {
+            return Err(CliError::usage(format!("task {id} is given twice")));
+        }
+        queue.push(Queued { id, opts });
+    }
+    let mode = Mode::pick(args.json, args.quiet);
+    let board = (mode == Mode::Live).then(Board::new);
+    for q in &mut queue {
+        q.opts.among = Some(Shared { board: board.clone() });
+    }
+    let results = run_all(dir, queue, args.jobs);
+    if let Some(b) = &board {
+        b.close();
+    }
+    let table = queue::table(&results);
+    if args.json {
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
+    Ok(queue::exit_code(&results))
+}
+
+/// What every task of this `run` shares.
+fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
+    Options {
+        config_path: args.config.as_ref().map(|p| super::absolute(p, dir)),
+        task_file: None,
+        task_text: None,
+        id: None,
+        base: args.base.clone(),
+        max_attempts: args.max_attempts,
+        targets: args.targets.clone(),
+        again: args.again,
+        refresh_base: args.refresh_base,
+        agent: args.agent.clone(),
+        preset: args.preset.clone(),
+        max_cost: args.max_cost,
+        max_duration: args.max_duration.clone(),
+        json: args.json,
+        quiet: args.quiet,
+        remote: args.remote.clone(),
+        lease: Some(lease),
+        among: None,
+    }
 }

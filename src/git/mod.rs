@@ -14,6 +14,7 @@ pub mod fingerprint;
 mod ignore;
 pub mod init;
 mod pack;
+mod record_ref;
 mod patch;
 mod renames;
 mod revs;

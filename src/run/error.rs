@@ -4,6 +4,7 @@
 use crate::config::ConfigError;
 use crate::git::GitError;
 use crate::record::RecordError;
+use crate::remote::RemoteError;
 use crate::scope::GlobError;
 
 #[derive(Debug, thiserror::Error)]
@@ -16,6 +17,9 @@ pub enum RunError {
     /// cannot start, a task another process runs.
     #[error("{0}")]
     Environment(String),
+    /// Another process here runs the task.
+    #[error("{message}")]
+    Held { by: String, message: String },
     #[error(transparent)]
     Git(#[from] GitError),
     #[error(transparent)]
@@ -24,6 +28,8 @@ pub enum RunError {
     Config(#[from] ConfigError),
     #[error("{0}; fix the glob in [scope] of retry-run.toml or --allow/--deny")]
     Glob(#[from] GlobError),
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
 }
 
 impl RunError {
@@ -39,9 +45,21 @@ impl RunError {
     pub fn is_usage(&self) -> bool {
         match self {
             RunError::Usage(_) | RunError::Config(_) | RunError::Glob(_) => true,
-            RunError::Environment(_) => false,
+            RunError::Environment(_) | RunError::Held { .. } => false,
             RunError::Git(e) => e.is_usage(),
             RunError::Record(e) => e.is_usage(),
+            RunError::Remote(RemoteError::Git(e)) => e.is_usage(),
+            RunError::Remote(_) => false,
+        }
+    }
+
+    /// Who holds the task, when it was skipped because another run holds
+    /// it (here, or through the remote's lease).
+    pub fn held_by(&self) -> Option<String> {
+        match self {
+            RunError::Remote(e) => e.held_by().map(String::from),
+            RunError::Held { by, .. } => Some(by.clone()),
+            _ => None,
         }
     }
 }

@@ -16,8 +16,10 @@ pub mod checks;
 pub mod droppings;
 mod error;
 pub mod history;
+mod lease;
 pub mod prepare;
 pub mod progress;
+pub mod queue;
 pub mod verifier;
 
 use std::path::{Path, PathBuf};
@@ -74,7 +76,17 @@ pub struct Options {
     pub max_duration: Option<String>,
     pub json: bool,
     pub quiet: bool,
+    /// `--remote`: share the task through this git remote, under a lease.
+    pub remote: Option<String>,
+    /// `--lease`: how long the lease holds without a renewal.
+    pub lease: Option<std::time::Duration>,
+    /// Set when the task runs among others (`run -j`): progress lines and
+    /// JSON events carry the task's id.
+    pub among: Option<progress::Shared>,
 }
+
+/// The lease's default duration (`--lease`).
+pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
 /// a task's front matter over it.
@@ -184,11 +196,19 @@ pub fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<String> {
 struct Recorder {
     log: EventLog,
     json: bool,
+    /// Among other tasks: the task's id, added to each echoed event.
+    label: Option<String>,
 }
 
 impl Recorder {
     fn event(&mut self, attempt: Option<u32>, event: Event) -> Result<(), RunError> {
-        let line = self.log.append_line(event.kind(), attempt, &event.fields())?;
+        let mut line = self.log.append_line(event.kind(), attempt, &event.fields())?;
+        if let Some(task) = &self.label
+            && let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(&line)
+        {
+            map.entry("task").or_insert_with(|| Value::String(task.clone()));
+            line = Value::Object(map).to_string();
+        }
         if self.json {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
@@ -245,34 +265,93 @@ struct TaskRun<'a> {
     manifests: Vec<String>,
     /// Every completed attempt; each attempt adds its own as it ends.
     prior: Vec<AttemptRecord>,
+    /// With `--remote`: the lease, and the record sent at each attempt's
+    /// start and end.
+    lease: Option<lease::HeldLease>,
 }
 
 /// `retry-run run`: take the task, then its attempts one after another
 /// until one succeeds or the task escalates.
 pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
+    run_task(dir, opts).map(|r| r.ending)
+}
+
+/// How a run of one task ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ran {
+    pub ending: Ending,
+    /// The task had ended before this run, which did nothing.
+    pub earlier: bool,
+}
+
+/// The id a run of `opts` gives its task; a bad task fails here, before
+/// anything runs.
+pub fn task_id(dir: &Path, opts: &Options) -> Result<String, RunError> {
+    let repo = Repo::discover(dir)?;
+    let store = Store::new(repo.common_dir());
+    let task = load_task(&store, dir, opts)?;
+    let id = opts.id.clone().unwrap_or(task.id);
+    check_task_name(&id)?;
+    Ok(id)
+}
+
+/// [`run`], telling a task that had already ended from one that ended now.
+pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     let repo = Repo::discover(dir)?;
     let store = Store::new(repo.common_dir());
     // 1. The task, its config and its agent; nothing recorded yet.
     let plan = take_task(&repo, &store, dir, &opts)?;
     let _lock = store.lock(&plan.id).map_err(|e| match e {
-        RecordError::Locked { .. } => RunError::environment(e.to_string()),
+        RecordError::Locked { ref pid, .. } => RunError::Held { by: format!("process {pid} here"), message: e.to_string() },
         other => other.into(),
     })?;
-    // The record read, a killed run's attempt closed, `TaskStarted` recorded.
-    let (mut task, next) = match start_task(&repo, &store, plan, &opts)? {
-        Started::Now(task, next) => (task, next),
-        Started::AlreadyEnded(ending) => return Ok(ending),
+    // With --remote: the record pulled and the task's lease claimed.
+    let lease = match &opts.remote {
+        Some(remote) => {
+            let (held, previous) =
+                lease::HeldLease::claim(dir, remote, &plan.id, opts.lease.unwrap_or(DEFAULT_LEASE))?;
+            if let Some(h) = previous {
+                let note = format!(
+                    "task {}: took over the lease of {} (pid {}), which expired",
+                    plan.id, h.host, h.pid
+                );
+                progress_of(&opts, &plan.id).say(&note);
+            }
+            Some(held)
+        }
+        None => None,
     };
-    for n in next.max(task.first_attempt)..=task.last_allowed {
-        if let Some(ending) = task.budget_gate(n)? {
-            return Ok(ending);
+    // The record read, a killed run's attempt closed, `TaskStarted` recorded.
+    let (mut task, next) = match start_task(&repo, &store, plan, &opts) {
+        Ok(Started::Now(task, next)) => (task, next),
+        Ok(Started::AlreadyEnded(ending)) => {
+            return finish(lease, Ok(ending)).map(|ending| Ran { ending, earlier: true });
         }
-        let record = task.attempt(n)?;
-        if let Some(ending) = task.conclude(n, record)? {
-            return Ok(ending);
-        }
+        Err(e) => return finish(lease, Err(e)).map(|ending| Ran { ending, earlier: false }),
+    };
+    task.lease = lease;
+    let ended = task.attempts(next);
+    finish(task.lease.take(), ended).map(|ending| Ran { ending, earlier: false })
+}
+
+/// How task `id` shows its progress: alone, or among others.
+fn progress_of(opts: &Options, id: &str) -> Progress {
+    let mode = Mode::pick(opts.json, opts.quiet);
+    match &opts.among {
+        Some(shared) => Progress::among(mode, id, shared),
+        None => Progress::new(mode),
     }
-    task.out_of_attempts()
+}
+
+/// The lease given back with the record's last state, whatever the end.
+fn finish(lease: Option<lease::HeldLease>, ended: Result<Ending, RunError>) -> Result<Ending, RunError> {
+    let Some(lease) = lease else { return ended };
+    let released = lease.release();
+    match (ended, released) {
+        (Ok(ending), Ok(())) => Ok(ending),
+        (Ok(_), Err(e)) => Err(e),
+        (Err(e), _) => Err(e),
+    }
 }
 
 /// Phase 1, take the task: the task and the effective config (flags over
@@ -364,7 +443,7 @@ enum Started<'a> {
 fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts: &Options) -> Result<Started<'a>, RunError> {
     let id = plan.id.clone();
     let config = &plan.config;
-    let progress = Progress::new(Mode::pick(opts.json, opts.quiet));
+    let progress = progress_of(opts, &id);
     let verified = store.read(&id).or_else(|e| match e {
         RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
         e => Err(e),
@@ -379,7 +458,8 @@ fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts: &Options) 
     if let Some(note) = &plan.fallback_note {
         progress.say(note);
     }
-    let mut rec = Recorder { log: store.log(&id).map_err(record_err)?, json: opts.json };
+    let label = opts.among.is_some().then(|| id.clone());
+    let mut rec = Recorder { log: store.log(&id).map_err(record_err)?, json: opts.json, label };
 
     let mut prior = history::attempts(store, &id, &verified.events);
     // A run that was killed mid-attempt: that attempt is a CRASH (interrupted).
@@ -462,6 +542,7 @@ fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts: &Options) 
         watch,
         manifests: state.manifests,
         prior,
+        lease: None,
     };
     Ok(Started::Now(Box::new(run), next))
 }
@@ -509,6 +590,28 @@ struct Guard {
 }
 
 impl<'a> TaskRun<'a> {
+    /// The attempts from `next` until one succeeds or the task escalates.
+    fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
+        for n in next.max(self.first_attempt)..=self.last_allowed {
+            if let Some(ending) = self.budget_gate(n)? {
+                return Ok(ending);
+            }
+            let record = self.attempt(n)?;
+            if let Some(ending) = self.conclude(n, record)? {
+                return Ok(ending);
+            }
+        }
+        self.out_of_attempts()
+    }
+
+    /// With `--remote`, the record as it stands sent to the remote.
+    fn publish(&self) -> Result<(), RunError> {
+        match &self.lease {
+            Some(l) => l.publish(),
+            None => Ok(()),
+        }
+    }
+
     /// No attempt starts once the task has spent its cost or time budget.
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
         let Some(why) = attempt::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
@@ -528,6 +631,7 @@ impl<'a> TaskRun<'a> {
         let started = Instant::now();
         self.progress.attempt(n, self.last_allowed);
         self.rec.event(Some(n), Event::AttemptStarted { max_attempts: self.last_allowed })?;
+        self.publish()?;
         let adir = self.store.attempt_dir(&self.plan.id, n);
         let keep = self.worktree(n)?;
         let (repo, plan, wt) = (self.repo, &self.plan, self.wt.clone());
@@ -636,6 +740,7 @@ impl<'a> TaskRun<'a> {
             let _ = std::fs::remove_dir_all(t);
         }
         self.record_outcome(n, &record)?;
+        self.publish()?;
         Ok(record)
     }
 
@@ -927,7 +1032,9 @@ impl<'a> TaskRun<'a> {
                 warnings: warnings.clone(),
             },
         )?;
-        if !self.json {
+        if self.rec.label.is_some() {
+            self.progress.say(&format!("succeeded at attempt {n} (branch {branch})"));
+        } else if !self.json {
             println!("task {id} succeeded at attempt {n}");
             println!("  branch:   {branch} ({commit})");
             println!("  worktree: {}", self.wt.display());

@@ -2,6 +2,10 @@
 //! attempt (phase, elapsed time, gate results as they come), redrawn on
 //! stderr; in CI, with `--quiet` or when stderr is not a terminal, plain
 //! lines; with `--json`, nothing here: the events themselves go to stdout.
+//!
+//! Several tasks at once (`run -j`, docs/fleets.md): plain lines start with
+//! `[task]`, and on a terminal a [`Board`] redraws one live line per
+//! running task.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +59,115 @@ pub struct Progress {
     line: Arc<Mutex<Line>>,
     stop: Arc<AtomicBool>,
     ticker: Option<JoinHandle<()>>,
+    /// With several tasks at once: this task's id, before each plain line.
+    label: Option<String>,
+    board: Option<Arc<Board>>,
+}
+
+/// The live lines of several tasks at once, redrawn together on stderr.
+pub struct Board {
+    slots: Mutex<BoardState>,
+    stop: Arc<AtomicBool>,
+    ticker: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct BoardState {
+    slots: Vec<(String, Arc<Mutex<Line>>)>,
+    /// Lines drawn last time, to go back over.
+    drawn: usize,
+}
+
+impl BoardState {
+    fn erase(&mut self, err: &mut dyn Write) {
+        if self.drawn > 0 {
+            let _ = write!(err, "\x1b[{}A\r\x1b[J", self.drawn);
+        }
+        self.drawn = 0;
+    }
+
+    fn draw(&mut self, err: &mut dyn Write) {
+        self.erase(err);
+        for (task, line) in &self.slots {
+            if let Ok(l) = line.lock()
+                && l.started.is_some()
+            {
+                let _ = writeln!(err, "{task}: {}", l.text());
+                self.drawn += 1;
+            }
+        }
+        let _ = err.flush();
+    }
+}
+
+impl Board {
+    pub fn new() -> Arc<Board> {
+        let board = Arc::new(Board {
+            slots: Mutex::new(BoardState::default()),
+            stop: Arc::new(AtomicBool::new(false)),
+            ticker: Mutex::new(None),
+        });
+        let (b, stop) = (Arc::clone(&board), Arc::clone(&board.stop));
+        let t = std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if let Ok(mut s) = b.slots.lock() {
+                    s.draw(&mut std::io::stderr().lock());
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        if let Ok(mut ticker) = board.ticker.lock() {
+            *ticker = Some(t);
+        }
+        board
+    }
+
+    /// A line above the live ones, kept.
+    pub fn say(&self, text: &str) {
+        if let Ok(mut s) = self.slots.lock() {
+            let mut err = std::io::stderr().lock();
+            s.erase(&mut err);
+            let _ = writeln!(err, "{text}");
+            s.draw(&mut err);
+        }
+    }
+
+    /// Stops redrawing and clears the live lines.
+    pub fn close(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.ticker.lock().ok().and_then(|mut t| t.take()) {
+            let _ = t.join();
+        }
+        if let Ok(mut s) = self.slots.lock() {
+            s.slots.clear();
+            s.erase(&mut std::io::stderr().lock());
+        }
+    }
+
+    fn add(&self, task: &str, line: Arc<Mutex<Line>>) {
+        if let Ok(mut s) = self.slots.lock() {
+            s.slots.push((task.to_string(), line));
+        }
+    }
+
+    fn remove(&self, line: &Arc<Mutex<Line>>) {
+        if let Ok(mut s) = self.slots.lock() {
+            s.slots.retain(|(_, l)| !Arc::ptr_eq(l, line));
+        }
+    }
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Board")
+    }
+}
+
+/// How a task shows its progress when it runs among others.
+#[derive(Debug, Clone, Default)]
+pub struct Shared {
+    /// On a terminal: the board all running tasks draw on.
+    pub board: Option<Arc<Board>>,
 }
 
 impl Progress {
@@ -76,7 +189,40 @@ impl Progress {
                 }
             })
         });
-        Progress { mode, line, stop, ticker }
+        Progress { mode, line, stop, ticker, label: None, board: None }
+    }
+
+    /// Progress of task `task` among others: plain lines labelled with its
+    /// id; live, on the shared board.
+    pub fn among(mode: Mode, task: &str, shared: &Shared) -> Progress {
+        match (&shared.board, mode) {
+            (Some(board), Mode::Live) => {
+                let line = Arc::new(Mutex::new(Line::default()));
+                board.add(task, Arc::clone(&line));
+                Progress {
+                    mode,
+                    line,
+                    stop: Arc::new(AtomicBool::new(false)),
+                    ticker: None,
+                    label: Some(task.to_string()),
+                    board: Some(Arc::clone(board)),
+                }
+            }
+            _ => {
+                let mode = if mode == Mode::Live { Mode::Plain } else { mode };
+                let mut p = Progress::new(mode);
+                p.label = Some(task.to_string());
+                p
+            }
+        }
+    }
+
+    /// A plain line, labelled when the task runs among others.
+    fn plain(&self, text: &str) {
+        match &self.label {
+            Some(task) => eprintln!("[{task}] {text}"),
+            None => eprintln!("{text}"),
+        }
     }
 
     pub fn mode(&self) -> Mode {
@@ -88,7 +234,7 @@ impl Progress {
             *l = Line { attempt, max, phase: "preparing".into(), gates: Vec::new(), started: Some(Instant::now()) };
         }
         if self.mode == Mode::Plain {
-            eprintln!("attempt {attempt}/{max}: started");
+            self.plain(&format!("attempt {attempt}/{max}: started"));
         }
     }
 
@@ -101,7 +247,7 @@ impl Progress {
             Err(_) => return,
         };
         if self.mode == Mode::Plain {
-            eprintln!("attempt {attempt}/{max}: {phase}");
+            self.plain(&format!("attempt {attempt}/{max}: {phase}"));
         }
     }
 
@@ -115,7 +261,7 @@ impl Progress {
             Err(_) => return,
         };
         if self.mode == Mode::Plain {
-            eprintln!("attempt {attempt}/{max}: {result}");
+            self.plain(&format!("attempt {attempt}/{max}: {result}"));
         }
     }
 
@@ -130,26 +276,30 @@ impl Progress {
             }
             Err(_) => return,
         };
-        match self.mode {
-            Mode::Live => eprintln!("\r\x1b[2K{text}"),
-            Mode::Plain => eprintln!("{text}"),
-            Mode::Json => {}
+        match (self.mode, &self.board, &self.label) {
+            (Mode::Live, Some(board), Some(task)) => board.say(&format!("{task}: {text}")),
+            (Mode::Live, _, _) => eprintln!("\r\x1b[2K{text}"),
+            (Mode::Plain, _, _) => self.plain(&text),
+            (Mode::Json, _, _) => {}
         }
     }
 
     /// A message for the user (not in JSON mode, where stdout is events only).
     pub fn say(&self, text: &str) {
-        if self.mode != Mode::Json {
-            if self.mode == Mode::Live {
-                eprint!("\r\x1b[2K");
-            }
-            eprintln!("{text}");
+        match (self.mode, &self.board) {
+            (Mode::Json, _) => {}
+            (Mode::Live, Some(board)) => board.say(text),
+            (Mode::Live, None) => eprint!("\r\x1b[2K{text}\n"),
+            (Mode::Plain, _) => self.plain(text),
         }
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
+        if let Some(board) = &self.board {
+            board.remove(&self.line);
+        }
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.ticker.take() {
             let _ = t.join();

@@ -11,6 +11,7 @@ mod docs;
 mod enrich;
 mod errors;
 mod events;
+mod fleet;
 mod formats;
 mod honest;
 mod init;

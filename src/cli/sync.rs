@@ -1,0 +1,141 @@
+//! `retry-run push` and `retry-run pull`: tasks' records and attempt
+//! commits through a git remote (docs/fleets.md).
+
+use std::path::Path;
+
+use clap::Args;
+
+use super::{CliError, exit};
+use crate::record::store::check_task_name;
+use crate::record::{RecordError, Store};
+use crate::remote::{Remote, RemoteError, Taken};
+
+/// Send tasks' records and attempt commits to a git remote. The remote
+/// refuses a record that does not extend its own.
+///
+/// Exit 0 when every task was sent, 3 when the remote refused one or could
+/// not be reached.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  retry-run push                 # every task, to origin\n  retry-run push fix-login --remote fleet")]
+pub struct PushArgs {
+    /// Tasks to send (default: every task of this repository).
+    pub tasks: Vec<String>,
+    /// The git remote (a name or an URL).
+    #[arg(long, value_name = "NAME", default_value = "origin")]
+    pub remote: String,
+}
+
+/// Fetch tasks' records and attempt commits from a git remote, taking a
+/// record only when it extends the local one.
+///
+/// Exit 0 when every task is up to date with the remote or was taken, 3
+/// when a record diverged (nothing is merged) or the remote could not be
+/// reached.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  retry-run pull                 # every task origin has\n  retry-run pull fix-login --remote fleet")]
+pub struct PullArgs {
+    /// Tasks to fetch (default: every task the remote has).
+    pub tasks: Vec<String>,
+    /// The git remote (a name or an URL).
+    #[arg(long, value_name = "NAME", default_value = "origin")]
+    pub remote: String,
+}
+
+fn checked(tasks: &[String]) -> Result<(), CliError> {
+    for t in tasks {
+        check_task_name(t)?;
+    }
+    Ok(())
+}
+
+fn remote_err(e: RemoteError) -> CliError {
+    let code = match &e {
+        RemoteError::Git(g) if g.is_usage() => exit::USAGE,
+        _ => exit::ENVIRONMENT,
+    };
+    CliError { code, message: e.to_string() }
+}
+
+/// The task's local lock, or why the task is skipped.
+fn lock(store: &Store, task: &str) -> Result<crate::record::TaskLock, String> {
+    store.lock(task).map_err(|e| match e {
+        RecordError::Locked { pid, .. } => format!("{task}: skipped, process {pid} is running it here"),
+        other => format!("{task}: {other}"),
+    })
+}
+
+pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
+    checked(&args.tasks)?;
+    let remote = Remote::open(dir, &args.remote).map_err(remote_err)?;
+    let store = remote.store();
+    let tasks = if args.tasks.is_empty() { store.tasks()? } else { args.tasks };
+    if tasks.is_empty() {
+        println!("no tasks to push");
+        return Ok(exit::OK);
+    }
+    let mut code = exit::OK;
+    for task in &tasks {
+        if !store.events_path(task).is_file() {
+            eprintln!("retry-run: error: no task {task:?} here; `retry-run status` lists the tasks");
+            code = exit::ENVIRONMENT;
+            continue;
+        }
+        let _lock = match lock(store, task) {
+            Ok(l) => l,
+            Err(why) => {
+                eprintln!("{why}");
+                code = exit::ENVIRONMENT;
+                continue;
+            }
+        };
+        match remote.push(task) {
+            Ok(()) => println!("{task}: pushed to {}", args.remote),
+            Err(e @ RemoteError::NoGit { .. }) => return Err(remote_err(e)),
+            Err(e) => {
+                eprintln!("retry-run: error: {e}");
+                code = exit::ENVIRONMENT;
+            }
+        }
+    }
+    Ok(code)
+}
+
+pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
+    checked(&args.tasks)?;
+    let remote = Remote::open(dir, &args.remote).map_err(remote_err)?;
+    remote.fetch(&args.tasks, "retry-run pull").map_err(remote_err)?;
+    let tasks = if args.tasks.is_empty() { remote.fetched_tasks().map_err(remote_err)? } else { args.tasks };
+    if tasks.is_empty() {
+        println!("{} has no tasks", args.remote);
+        return Ok(exit::OK);
+    }
+    let store = remote.store();
+    let mut code = exit::OK;
+    for task in &tasks {
+        let _lock = match lock(store, task) {
+            Ok(l) => l,
+            Err(why) => {
+                eprintln!("{why}");
+                code = exit::ENVIRONMENT;
+                continue;
+            }
+        };
+        match remote.take(task) {
+            Ok(Taken::Absent) => println!("{task}: {} has no record of it", args.remote),
+            Ok(Taken::Same) => println!("{task}: up to date"),
+            Ok(Taken::Took { events }) => println!("{task}: took {events} new event{}", plural(events)),
+            Ok(Taken::LocalAhead { events }) => {
+                println!("{task}: the local record is {events} event{} ahead; `retry-run push {task}` sends it", plural(events))
+            }
+            Err(e) => {
+                eprintln!("retry-run: error: {e}");
+                code = exit::ENVIRONMENT;
+            }
+        }
+    }
+    Ok(code)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,169 @@
+//! Several tasks at once (`run` with several tasks and `-j N`,
+//! docs/fleets.md): a queue worked by N threads, each task with its own
+//! lock, worktree and record; at the end, a table and one exit code.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{Ending, Options, history, run_task};
+use crate::git::Repo;
+use crate::record::{Event, Store};
+
+/// One task of the queue: its id and how to run it.
+#[derive(Debug, Clone)]
+pub struct Queued {
+    pub id: String,
+    pub opts: Options,
+}
+
+/// How one task of the queue ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Succeeded { earlier: bool },
+    Escalated { earlier: bool },
+    /// Another run holds the task (here, or through the remote's lease).
+    Held(String),
+    /// The environment failed (or the task's input was bad).
+    Failed(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskResult {
+    pub id: String,
+    pub outcome: Outcome,
+    /// Attempts of the task's latest round, when it ended.
+    pub attempts: Option<u32>,
+    pub time: Duration,
+}
+
+/// Runs `tasks`, at most `jobs` at once, in their order; every task runs
+/// to its end whatever the others do.
+pub fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, tasks.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(q) = tasks.get(i) else { break };
+                    let r = run_one(dir, q);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+}
+
+fn run_one(dir: &Path, q: &Queued) -> TaskResult {
+    let started = Instant::now();
+    let outcome = match run_task(dir, q.opts.clone()) {
+        Ok(r) if r.ending == Ending::Succeeded => Outcome::Succeeded { earlier: r.earlier },
+        Ok(r) => Outcome::Escalated { earlier: r.earlier },
+        Err(e) => match e.held_by() {
+            Some(by) => Outcome::Held(by),
+            None => Outcome::Failed(e.to_string()),
+        },
+    };
+    let attempts = match outcome {
+        Outcome::Succeeded { .. } | Outcome::Escalated { .. } => attempts(dir, &q.id),
+        _ => None,
+    };
+    TaskResult { id: q.id.clone(), outcome, attempts, time: started.elapsed() }
+}
+
+/// The attempts of the task's latest round, from its record.
+fn attempts(dir: &Path, id: &str) -> Option<u32> {
+    let repo = Repo::discover(dir).ok()?;
+    let verified = Store::new(repo.common_dir()).read(id).ok()?;
+    let state = history::state(&verified.events);
+    match state.finished? {
+        (Event::TaskSucceeded { .. }, Some(n)) => Some(n + 1 - state.first_attempt.min(n)),
+        (Event::TaskEscalated { attempts, .. }, _) => Some(attempts),
+        _ => None,
+    }
+}
+
+/// The queue's exit code: 3 when the environment failed for a task, else
+/// 1 when a task escalated, else 0. A task another run holds does not
+/// count: that run reports it.
+pub fn exit_code(results: &[TaskResult]) -> i32 {
+    if results.iter().any(|r| matches!(r.outcome, Outcome::Failed(_))) {
+        3
+    } else if results.iter().any(|r| matches!(r.outcome, Outcome::Escalated { .. })) {
+        1
+    } else {
+        0
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 60.0 { format!("{s:.1}s") } else { format!("{}m{:02}s", (s / 60.0) as u64, s as u64 % 60) }
+}
+
+/// The table printed at the end: task, outcome, attempts, time.
+pub fn table(results: &[TaskResult]) -> String {
+    let rows: Vec<[String; 4]> = results
+        .iter()
+        .map(|r| {
+            let outcome = match &r.outcome {
+                Outcome::Succeeded { earlier: false } => "succeeded".to_string(),
+                Outcome::Succeeded { earlier: true } => "succeeded (earlier)".to_string(),
+                Outcome::Escalated { earlier: false } => "escalated".to_string(),
+                Outcome::Escalated { earlier: true } => "escalated (earlier)".to_string(),
+                Outcome::Held(by) => format!("skipped: held by {by}"),
+                Outcome::Failed(why) => format!("failed: {}", crate::text::clip(why, 120, "...")),
+            };
+            let attempts = r.attempts.map_or("-".to_string(), |n| n.to_string());
+            [r.id.clone(), outcome, attempts, seconds(r.time)]
+        })
+        .collect();
+    let head = ["task".to_string(), "outcome".into(), "attempts".into(), "time".into()];
+    let width = |i: usize| rows.iter().chain([&head]).map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    let mut out = String::new();
+    for r in std::iter::once(&head).chain(&rows) {
+        out.push_str(&format!("{:<w0$}  {:<w1$}  {:>w2$}  {}\n", r[0], r[1], r[2], r[3]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, outcome: Outcome) -> TaskResult {
+        TaskResult { id: id.into(), outcome, attempts: Some(2), time: Duration::from_millis(41_200) }
+    }
+
+    #[test]
+    fn exit_code_prefers_environment_failures_then_escalations() {
+        let ok = result("a", Outcome::Succeeded { earlier: true });
+        let esc = result("b", Outcome::Escalated { earlier: false });
+        let held = result("c", Outcome::Held("m1 (pid 3)".into()));
+        let failed = result("d", Outcome::Failed("disk full".into()));
+        assert_eq!(exit_code(&[ok.clone(), held.clone()]), 0);
+        assert_eq!(exit_code(&[ok.clone(), esc.clone()]), 1);
+        assert_eq!(exit_code(&[esc, failed, ok]), 3);
+    }
+
+    #[test]
+    fn table_aligns_columns() {
+        let t = table(&[
+            result("fix-login", Outcome::Succeeded { earlier: false }),
+            result("x", Outcome::Held("m1 (pid 3)".into())),
+        ]);
+        assert_eq!(
+            t,
+            "task       outcome                     attempts  time\n\
+             fix-login  succeeded                          2  41.2s\n\
+             x          skipped: held by m1 (pid 3)        2  41.2s\n"
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! Fleets (docs/fleets.md): several tasks on one machine with `-j`, and
+//! tasks shared by several clones ("machines", each with its own HOME)
+//! through a bare repository as the remote: `push`, `pull`, leases.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{TestEnv, hermetic};
+
+/// A bare remote with one commit on `main`, and `n` clones of it, each
+/// with its own HOME. The repository's config lets agents append to
+/// `runs.log` (outside every worktree), one line per agent run.
+struct Fleet {
+    env: TestEnv,
+    clones: Vec<(PathBuf, PathBuf)>,
+    runs: PathBuf,
+}
+
+impl Fleet {
+    fn new(n: usize) -> Fleet {
+        let env = TestEnv::new();
+        let seed = env.path("seed");
+        let runs_dir = env.path("runs");
+        std::fs::create_dir_all(&seed).expect("mkdir");
+        std::fs::create_dir_all(&runs_dir).expect("mkdir");
+        std::fs::write(seed.join("README.md"), "fleet\n").expect("write");
+        std::fs::write(
+            seed.join("retry-run.toml"),
+            format!("max_attempts = 2\n\n[sandbox]\nwritable = [{:?}]\n", runs_dir.display().to_string()),
+        )
+        .expect("write");
+        env.git(&seed, &["init", "-q", "-b", "main"]);
+        env.git(&seed, &["add", "."]);
+        env.git(&seed, &["commit", "-qm", "seed"]);
+        let remote = env.path("remote.git");
+        env.git(env.dir.path(), &["clone", "-q", "--bare", "seed", "remote.git"]);
+        let mut clones = Vec::new();
+        for i in 0..n {
+            let home = env.path(&format!("home-{i}"));
+            std::fs::create_dir_all(&home).expect("mkdir");
+            std::fs::copy(env.home().join(".gitconfig"), home.join(".gitconfig")).expect("gitconfig");
+            let dir = env.path(&format!("clone-{i}"));
+            let out = git_as(&home, env.dir.path(), &["clone", "-q", &remote.display().to_string(), &dir.display().to_string()]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            clones.push((dir, home));
+        }
+        std::fs::create_dir_all(env.path("tasks")).expect("mkdir");
+        Fleet { env, clones, runs: runs_dir.join("runs.log") }
+    }
+
+    /// A task file `tasks/<id>.md` whose title gives the id `id`.
+    fn task(&self, id: &str) -> String {
+        let path = self.env.path(&format!("tasks/{id}.md"));
+        std::fs::write(&path, format!("# {id}\n\nWrite a file.\n")).expect("write");
+        path.display().to_string()
+    }
+
+    fn command(&self, clone: usize, args: &[&str]) -> Command {
+        let (dir, home) = &self.clones[clone];
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
+        hermetic(&mut cmd, home);
+        cmd.current_dir(dir).args(args);
+        cmd
+    }
+
+    fn run(&self, clone: usize, args: &[&str]) -> (i32, String, String) {
+        let out = self.command(clone, args).output().expect("retry-run runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn spawn(&self, clone: usize, args: &[&str]) -> Child {
+        self.command(clone, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("retry-run starts")
+    }
+
+    /// The agent: one line `<task> <attempt>` in runs.log, then a file.
+    fn agent(&self, sleep: &str) -> String {
+        format!(
+            "echo \"$RETRY_RUN_TASK $RETRY_RUN_ATTEMPT\" >> {}; sleep {sleep}; echo done > out.txt",
+            self.runs.display()
+        )
+    }
+
+    fn runs(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(&self.runs).unwrap_or_default();
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines.sort();
+        lines
+    }
+
+    fn remote_refs(&self) -> String {
+        self.env.git(&self.env.path("remote.git"), &["for-each-ref", "refs/retry-run/"])
+    }
+}
+
+fn git_as(home: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new("git");
+    hermetic(&mut cmd, home);
+    cmd.current_dir(dir).args(args).output().expect("git runs")
+}
+
+fn finish(child: Child) -> (i32, String, String) {
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn four_tasks_with_j2_run_two_at_a_time() {
+    let f = Fleet::new(1);
+    let mut args: Vec<String> = vec!["run".into(), "-j".into(), "2".into(), "--quiet".into()];
+    for id in ["t1", "t2", "t3", "t4"] {
+        args.push("--task-file".into());
+        args.push(f.task(id));
+    }
+    let agent = f.agent("2");
+    args.extend(["--".into(), "sh".into(), "-c".into(), agent]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let (code, out, err) = f.run(0, &argv);
+    let took = started.elapsed();
+    assert_eq!(code, 0, "{out}\n{err}");
+    // Two rounds of 2 s agents, not four.
+    assert!(took < Duration::from_secs(7), "took {took:?}\n{err}");
+    assert_eq!(f.runs(), ["t1 1", "t2 1", "t3 1", "t4 1"]);
+    // The table, and plain lines labelled with the task.
+    let table: Vec<&str> = out.lines().collect();
+    assert!(table[0].starts_with("task") && table[0].contains("outcome") && table[0].contains("attempts"), "{out}");
+    for id in ["t1", "t2", "t3", "t4"] {
+        assert!(out.lines().any(|l| l.starts_with(id) && l.contains("succeeded")), "{out}");
+        assert!(err.contains(&format!("[{id}] attempt 1/2: agent running")), "{err}");
+    }
+    // Run again: every task is skipped and counted with its result.
+    let (code, out, _) = f.run(0, &argv);
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("succeeded (earlier)").count(), 4, "{out}");
+    assert_eq!(f.runs().len(), 4);
+}
+
+#[test]
+fn several_tasks_with_json_tag_every_event_and_exit_1_when_one_escalates() {
+    let f = Fleet::new(1);
+    let (good, bad) = (f.task("good"), f.task("bad"));
+    // `bad` changes nothing: every attempt fails, the task escalates.
+    let agent = format!("{}; [ \"$RETRY_RUN_TASK\" = bad ] && rm out.txt; true", f.agent("0"));
+    let (code, out, err) =
+        f.run(0, &["run", "--json", "-j", "2", "--task-file", &good, "--task-file", &bad, "--", "sh", "-c", &agent]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let events: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert!(events.len() > 10);
+    assert!(events.iter().all(|e| e["task"] == "good" || e["task"] == "bad"), "{out}");
+    assert!(events.iter().any(|e| e["task"] == "bad" && e["type"] == "TaskEscalated"));
+    assert!(events.iter().any(|e| e["task"] == "good" && e["type"] == "TaskSucceeded"));
+    // The table goes to stderr with --json.
+    assert!(err.lines().any(|l| l.starts_with("bad") && l.contains("escalated")), "{err}");
+}
+
+#[test]
+fn push_and_pull_carry_a_record_and_refuse_a_diverged_one() {
+    let f = Fleet::new(2);
+    let task = f.task("carried");
+    let agent = f.agent("0");
+    let (code, _, err) = f.run(0, &["run", "--quiet", "--task-file", &task, "--", "sh", "-c", &agent]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = f.run(0, &["push"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("carried: pushed to origin"), "{out}");
+    assert!(f.remote_refs().contains("refs/retry-run/carried/record"), "{}", f.remote_refs());
+    assert!(f.remote_refs().contains("refs/retry-run/carried/1"));
+
+    let (code, out, err) = f.run(1, &["pull"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("carried: took 1"), "{out}");
+    let (code, out, _) = f.run(1, &["status"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("carried\tsucceeded"), "{out}");
+    for clone in [0, 1] {
+        let (code, out, err) = f.run(clone, &["log", "carried", "--verify"]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("chain intact"), "{out}");
+    }
+    let (dir1, home1) = &f.clones[1];
+    let branch = git_as(home1, dir1, &["rev-parse", "retry-run/carried"]);
+    assert!(branch.status.success(), "the success branch came with the record");
+    // Pulling again: up to date.
+    assert!(f.run(1, &["pull", "carried"]).1.contains("carried: up to date"));
+
+    // Both clones run the same new task on their own: the records diverge.
+    let other = f.task("split");
+    for clone in [0, 1] {
+        assert_eq!(f.run(clone, &["run", "--quiet", "--task-file", &other, "--", "sh", "-c", &agent]).0, 0);
+    }
+    assert_eq!(f.run(0, &["push", "split"]).0, 0);
+    let before = std::fs::read(dir1.join(".git/retry-run/tasks/split/events.jsonl")).expect("events");
+    let (code, _, err) = f.run(1, &["pull", "split"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("task split") && err.contains("diverged at event 1"), "{err}");
+    assert!(err.contains("TaskStarted"), "{err}");
+    let after = std::fs::read(dir1.join(".git/retry-run/tasks/split/events.jsonl")).expect("events");
+    assert_eq!(before, after, "nothing is merged");
+    // And the remote refuses the other clone's record.
+    let refs = f.remote_refs();
+    let (code, _, err) = f.run(1, &["push", "split"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("refused"), "{err}");
+    assert_eq!(f.remote_refs(), refs);
+}
+
+#[test]
+fn a_killed_run_is_taken_over_once_its_lease_expires() {
+    let f = Fleet::new(2);
+    let task = f.task("killed");
+    let slow = f.agent("8");
+    let mut first =
+        f.spawn(0, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow]);
+    // Wait until its agent runs, then kill retry-run itself.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !f.runs().iter().any(|l| l == "killed 1") {
+        assert!(Instant::now() < deadline, "the first agent never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    first.kill().expect("kill -9");
+    let _ = first.wait();
+
+    // While the lease is live, another clone is turned away.
+    let fast = f.agent("0");
+    let (code, _, err) =
+        f.run(1, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("task killed is held by"), "{err}");
+
+    std::thread::sleep(Duration::from_millis(2500));
+    let (code, out, err) =
+        f.run(1, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("took over the lease"), "{err}");
+    assert!(out.contains("succeeded at attempt 2"), "{out}");
+    let events = crate::support::events(&f.clones[1].0, "killed");
+    let completed: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "AttemptCompleted").collect();
+    assert_eq!(completed[0]["attempt"], 1);
+    assert_eq!(completed[0]["outcome"], "CRASH");
+    assert_eq!(completed[0]["interrupted"], true);
+    assert_eq!(completed[1]["attempt"], 2);
+    assert_eq!(completed[1]["outcome"], "SUCCESS");
+
+    // The killed clone's record is stale: its push is refused, the remote unchanged.
+    let refs = f.remote_refs();
+    let (code, _, err) = f.run(0, &["push", "killed"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("refused"), "{err}");
+    assert_eq!(f.remote_refs(), refs);
+}
+
+#[test]
+fn clones_starting_the_same_task_at_once_run_it_once() {
+    let f = Fleet::new(3);
+    let agent = f.agent("1");
+    for round in 0..3 {
+        let id = format!("race-{round}");
+        let task = f.task(&id);
+        let children: Vec<Child> = (0..3)
+            .map(|c| f.spawn(c, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--", "sh", "-c", &agent]))
+            .collect();
+        let ends: Vec<(i32, String, String)> = children.into_iter().map(finish).collect();
+        let ran: Vec<String> = f.runs().into_iter().filter(|l| l.starts_with(&format!("{id} "))).collect();
+        assert_eq!(ran, [format!("{id} 1")], "{ends:#?}");
+        assert_eq!(ends.iter().filter(|e| e.0 == 0 && e.1.contains("succeeded at attempt 1")).count(), 1, "{ends:#?}");
+        // The others were turned away, or found it done.
+        for (code, out, err) in &ends {
+            assert!(*code == 0 || *code == 3 && err.contains("is held by"), "{code}\n{out}\n{err}");
+        }
+    }
+}
+
+#[test]
+fn ten_tasks_queued_on_three_clones_each_run_once() {
+    let f = Fleet::new(3);
+    let ids: Vec<String> = (0..10).map(|i| format!("q{i}")).collect();
+    let files: Vec<String> = ids.iter().map(|id| f.task(id)).collect();
+    let agent = f.agent("0.3");
+    let mut args: Vec<&str> = vec!["run", "--quiet", "-j", "2", "--remote", "origin"];
+    for file in &files {
+        args.extend(["--task-file", file.as_str()]);
+    }
+    args.extend(["--", "sh", "-c", &agent]);
+    let children: Vec<Child> = (0..3).map(|c| f.spawn(c, &args)).collect();
+    for (code, out, err) in children.into_iter().map(finish) {
+        assert_eq!(code, 0, "{out}\n{err}");
+    }
+    // Every task ran once, at attempt 1: numbers never repeat.
+    let expected: Vec<String> = ids.iter().map(|id| format!("{id} 1")).collect();
+    assert_eq!(f.runs(), expected);
+    for clone in 0..3 {
+        let (code, _, err) = f.run(clone, &["pull"]);
+        assert_eq!(code, 0, "{err}");
+        let (_, status, _) = f.run(clone, &["status"]);
+        for id in &ids {
+            assert!(status.contains(&format!("{id}\tsucceeded")), "clone {clone}:\n{status}");
+            let (code, out, _) = f.run(clone, &["log", id, "--verify"]);
+            assert_eq!(code, 0, "{out}");
+            let events = crate::support::events(&f.clones[clone].0, id);
+            assert_eq!(events.iter().filter(|e| e["type"] == "AgentStarted").count(), 1, "{id} in clone {clone}");
+        }
+    }
+}
