@@ -115,7 +115,8 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     }
     // Each --task-file is a task, each --id a recorded one; all checked first.
     let mut queue: Vec<Queued> = Vec::new();
-    let sources = args.task_file.iter().map(|f| (Some(f.clone()), None)).chain(args.id.iter().map(|i| (None, Some(i.clone()))));
+    let sources =
+        args.task_file.iter().map(|f| (Some(f.clone()), None)).chain(args.id.iter().map(|i| (None, Some(i.clone()))));
     for (file, id) in sources {
         let mut opts = options(dir, &args, lease);
         opts.task_file = file;

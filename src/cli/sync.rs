@@ -16,7 +16,9 @@ use crate::remote::{Remote, RemoteError, Taken};
 /// Exit 0 when every task was sent, 3 when the remote refused one or could
 /// not be reached.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  retry-run push                 # every task, to origin\n  retry-run push fix-login --remote fleet")]
+#[command(
+    after_help = "Examples:\n  retry-run push                 # every task, to origin\n  retry-run push fix-login --remote fleet"
+)]
 pub struct PushArgs {
     /// Tasks to send (default: every task of this repository).
     pub tasks: Vec<String>,
@@ -32,7 +34,9 @@ pub struct PushArgs {
 /// when a record diverged (nothing is merged) or the remote could not be
 /// reached.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  retry-run pull                 # every task origin has\n  retry-run pull fix-login --remote fleet")]
+#[command(
+    after_help = "Examples:\n  retry-run pull                 # every task origin has\n  retry-run pull fix-login --remote fleet"
+)]
 pub struct PullArgs {
     /// Tasks to fetch (default: every task the remote has).
     pub tasks: Vec<String>,
@@ -125,7 +129,10 @@ pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
             Ok(Taken::Same) => println!("{task}: up to date"),
             Ok(Taken::Took { events }) => println!("{task}: took {events} new event{}", plural(events)),
             Ok(Taken::LocalAhead { events }) => {
-                println!("{task}: the local record is {events} event{} ahead; `retry-run push {task}` sends it", plural(events))
+                println!(
+                    "{task}: the local record is {events} event{} ahead; `retry-run push {task}` sends it",
+                    plural(events)
+                )
             }
             Err(e) => {
                 eprintln!("retry-run: error: {e}");

@@ -139,17 +139,16 @@ impl Repo {
             }
             let Ok(name) = entry.name() else { return git2::TreeWalkResult::Ok };
             let path = dir.join(parent).join(name);
-            let result = self
-                .repo
-                .find_blob(entry.id())
-                .map_err(ctx(|| format!("cannot read {}", path.display())))
-                .and_then(|b| {
-                    let io = |source| GitError::Io { path: path.clone(), source };
-                    if let Some(p) = path.parent() {
-                        std::fs::create_dir_all(p).map_err(io)?;
-                    }
-                    std::fs::write(&path, b.content()).map_err(io)
-                });
+            let result =
+                self.repo.find_blob(entry.id()).map_err(ctx(|| format!("cannot read {}", path.display()))).and_then(
+                    |b| {
+                        let io = |source| GitError::Io { path: path.clone(), source };
+                        if let Some(p) = path.parent() {
+                            std::fs::create_dir_all(p).map_err(io)?;
+                        }
+                        std::fs::write(&path, b.content()).map_err(io)
+                    },
+                );
             match result {
                 Ok(()) => git2::TreeWalkResult::Ok,
                 Err(e) => {
@@ -168,7 +167,9 @@ impl Repo {
         let parent = parent.and_then(|p| self.repo.find_commit(p).ok());
         let parents: Vec<&git2::Commit> = parent.iter().collect();
         let sig = signature()?;
-        self.repo.commit(None, &sig, &sig, message, &tree, &parents).map_err(ctx(|| "cannot write a lease commit".into()))
+        self.repo
+            .commit(None, &sig, &sig, message, &tree, &parents)
+            .map_err(ctx(|| "cannot write a lease commit".into()))
     }
 }
 

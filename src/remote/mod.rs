@@ -80,9 +80,13 @@ pub enum Taken {
     Absent,
     Same,
     /// The remote's record extended the local one and was taken.
-    Took { events: usize },
+    Took {
+        events: usize,
+    },
     /// The local record is ahead; nothing to take.
-    LocalAhead { events: usize },
+    LocalAhead {
+        events: usize,
+    },
 }
 
 /// A repository and one of its remotes.
@@ -209,7 +213,8 @@ impl Remote {
         let dir = self.store.task_dir(task);
         let skip = |rel: &Path| {
             rel == Path::new("lock")
-                || rel.file_name().is_some_and(|n| n == "tmp") && rel.parent().is_some_and(|p| p.starts_with("attempts"))
+                || rel.file_name().is_some_and(|n| n == "tmp")
+                    && rel.parent().is_some_and(|p| p.starts_with("attempts"))
         };
         let events = crate::record::chain::verify(&std::fs::read(self.store.events_path(task)).unwrap_or_default());
         let message = format!("retry-run record {task}: {} events", events.events.len());
@@ -326,14 +331,22 @@ impl Lease {
     /// run's. `release` gives the lease back.
     fn push(&mut self, with_record: bool, release: bool) -> Result<(), RemoteError> {
         if let Some(by) = &self.lost {
-            return Err(RemoteError::LeaseLost { task: self.task.clone(), remote: self.remote.name.clone(), by: by.clone() });
+            return Err(RemoteError::LeaseLost {
+                task: self.task.clone(),
+                remote: self.remote.name.clone(),
+                by: by.clone(),
+            });
         }
         let mut updates = if with_record { self.remote.record_updates(&self.task)? } else { Vec::new() };
         let mut next = self.holder.clone();
         next.until_ms = if release { now_ms() } else { now_ms() + self.duration.as_millis() as u64 };
         next.released = release;
         let oid = self.remote.repo.message_commit(&next.message(), Some(self.oid))?;
-        updates.push(Update { src: oid.to_string(), dst: lease_ref(&self.task), expect: Some(Expect::At(self.oid.to_string())) });
+        updates.push(Update {
+            src: oid.to_string(),
+            dst: lease_ref(&self.task),
+            expect: Some(Expect::At(self.oid.to_string())),
+        });
         let what = format!("retry-run run --remote {} (task {})", self.remote.name, self.task);
         match transport::push(&self.remote.dir, &self.remote.name, &updates, true, &what)? {
             Pushed::Done => {

@@ -8,11 +8,19 @@
 pub enum Relation {
     Same,
     /// The remote has every local event and more after them.
-    RemoteExtends { more: usize },
+    RemoteExtends {
+        more: usize,
+    },
     /// The local log has every remote event and more after them.
-    LocalExtends { more: usize },
+    LocalExtends {
+        more: usize,
+    },
     /// They differ at event `seq` (1-based line of the log).
-    Diverged { seq: u64, local: Option<String>, remote: Option<String> },
+    Diverged {
+        seq: u64,
+        local: Option<String>,
+        remote: Option<String>,
+    },
 }
 
 /// Compares two event logs line by line.

@@ -48,11 +48,7 @@ pub fn fetch(dir: &Path, remote: &str, refspecs: &[String], what: &str) -> Resul
         ["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", remote].map(String::from).to_vec();
     args.extend(refspecs.iter().cloned());
     let (ok, _, err) = git(dir, &args, what, remote)?;
-    if ok {
-        Ok(())
-    } else {
-        Err(RemoteError::Transport { remote: remote.into(), what: what.into(), detail: err })
-    }
+    if ok { Ok(()) } else { Err(RemoteError::Transport { remote: remote.into(), what: what.into(), detail: err }) }
 }
 
 /// How a push went: every ref moved, or some were refused (with git's

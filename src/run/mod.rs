@@ -302,19 +302,18 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     // 1. The task, its config and its agent; nothing recorded yet.
     let plan = take_task(&repo, &store, dir, &opts)?;
     let _lock = store.lock(&plan.id).map_err(|e| match e {
-        RecordError::Locked { ref pid, .. } => RunError::Held { by: format!("process {pid} here"), message: e.to_string() },
+        RecordError::Locked { ref pid, .. } => {
+            RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
+        }
         other => other.into(),
     })?;
     // With --remote: the record pulled and the task's lease claimed.
     let lease = match &opts.remote {
         Some(remote) => {
-            let (held, previous) =
-                lease::HeldLease::claim(dir, remote, &plan.id, opts.lease.unwrap_or(DEFAULT_LEASE))?;
+            let (held, previous) = lease::HeldLease::claim(dir, remote, &plan.id, opts.lease.unwrap_or(DEFAULT_LEASE))?;
             if let Some(h) = previous {
-                let note = format!(
-                    "task {}: took over the lease of {} (pid {}), which expired",
-                    plan.id, h.host, h.pid
-                );
+                let note =
+                    format!("task {}: took over the lease of {} (pid {}), which expired", plan.id, h.host, h.pid);
                 progress_of(&opts, &plan.id).say(&note);
             }
             Some(held)

@@ -288,7 +288,10 @@ impl Progress {
     pub fn say(&self, text: &str) {
         match (self.mode, &self.board) {
             (Mode::Json, _) => {}
-            (Mode::Live, Some(board)) => board.say(text),
+            (Mode::Live, Some(board)) => match &self.label {
+                Some(task) => board.say(&format!("{task}: {text}")),
+                None => board.say(text),
+            },
             (Mode::Live, None) => eprint!("\r\x1b[2K{text}\n"),
             (Mode::Plain, _) => self.plain(text),
         }

@@ -21,8 +21,12 @@ pub struct Queued {
 /// How one task of the queue ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Succeeded { earlier: bool },
-    Escalated { earlier: bool },
+    Succeeded {
+        earlier: bool,
+    },
+    Escalated {
+        earlier: bool,
+    },
     /// Another run holds the task (here, or through the remote's lease).
     Held(String),
     /// The environment failed (or the task's input was bad).
@@ -161,9 +165,9 @@ mod tests {
         ]);
         assert_eq!(
             t,
-            "task       outcome                     attempts  time\n\
-             fix-login  succeeded                          2  41.2s\n\
-             x          skipped: held by m1 (pid 3)        2  41.2s\n"
+            "task       outcome                      attempts  time\n\
+             fix-login  succeeded                           2  41.2s\n\
+             x          skipped: held by m1 (pid 3)         2  41.2s\n"
         );
     }
 }

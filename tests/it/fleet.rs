@@ -41,7 +41,11 @@ impl Fleet {
             std::fs::create_dir_all(&home).expect("mkdir");
             std::fs::copy(env.home().join(".gitconfig"), home.join(".gitconfig")).expect("gitconfig");
             let dir = env.path(&format!("clone-{i}"));
-            let out = git_as(&home, env.dir.path(), &["clone", "-q", &remote.display().to_string(), &dir.display().to_string()]);
+            let out = git_as(
+                &home,
+                env.dir.path(),
+                &["clone", "-q", &remote.display().to_string(), &dir.display().to_string()],
+            );
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             clones.push((dir, home));
         }
@@ -219,8 +223,10 @@ fn a_killed_run_is_taken_over_once_its_lease_expires() {
     let f = Fleet::new(2);
     let task = f.task("killed");
     let slow = f.agent("8");
-    let mut first =
-        f.spawn(0, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow]);
+    let mut first = f.spawn(
+        0,
+        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow],
+    );
     // Wait until its agent runs, then kill retry-run itself.
     let deadline = Instant::now() + Duration::from_secs(20);
     while !f.runs().iter().any(|l| l == "killed 1") {
@@ -232,14 +238,18 @@ fn a_killed_run_is_taken_over_once_its_lease_expires() {
 
     // While the lease is live, another clone is turned away.
     let fast = f.agent("0");
-    let (code, _, err) =
-        f.run(1, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast]);
+    let (code, _, err) = f.run(
+        1,
+        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast],
+    );
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("task killed is held by"), "{err}");
 
     std::thread::sleep(Duration::from_millis(2500));
-    let (code, out, err) =
-        f.run(1, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast]);
+    let (code, out, err) = f.run(
+        1,
+        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast],
+    );
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.contains("took over the lease"), "{err}");
     assert!(out.contains("succeeded at attempt 2"), "{out}");
@@ -267,7 +277,9 @@ fn clones_starting_the_same_task_at_once_run_it_once() {
         let id = format!("race-{round}");
         let task = f.task(&id);
         let children: Vec<Child> = (0..3)
-            .map(|c| f.spawn(c, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--", "sh", "-c", &agent]))
+            .map(|c| {
+                f.spawn(c, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--", "sh", "-c", &agent])
+            })
             .collect();
         let ends: Vec<(i32, String, String)> = children.into_iter().map(finish).collect();
         let ran: Vec<String> = f.runs().into_iter().filter(|l| l.starts_with(&format!("{id} "))).collect();
@@ -309,5 +321,139 @@ fn ten_tasks_queued_on_three_clones_each_run_once() {
             let events = crate::support::events(&f.clones[clone].0, id);
             assert_eq!(events.iter().filter(|e| e["type"] == "AgentStarted").count(), 1, "{id} in clone {clone}");
         }
+    }
+}
+
+#[test]
+fn on_a_terminal_each_running_task_has_a_live_line() {
+    let f = Fleet::new(1);
+    let (a, b) = (f.task("live-a"), f.task("live-b"));
+    let agent = f.agent("1");
+    let bin = env!("CARGO_BIN_EXE_retry-run");
+    let inner = format!("{bin} run -j 2 --task-file {a} --task-file {b} -- sh -c '{agent}'");
+    // `script` gives retry-run a terminal.
+    let out = {
+        let (dir, home) = &f.clones[0];
+        let mut cmd = Command::new("script");
+        hermetic(&mut cmd, home);
+        cmd.current_dir(dir).args(["-qec", &inner, "/dev/null"]).output().expect("script (util-linux) runs")
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // Both tasks' lines drawn together, then redrawn in place.
+    assert!(text.contains("live-a: attempt 1/2 · agent running"), "{text}");
+    assert!(text.contains("live-b: attempt 1/2 · agent running"), "{text}");
+    assert!(text.contains("\x1b[2A"), "the two live lines are redrawn together:\n{text}");
+    assert!(text.contains("live-a: succeeded at attempt 1"), "{text}");
+}
+
+#[test]
+fn a_task_held_here_is_skipped_and_a_broken_one_fails_the_queue_but_not_the_others() {
+    let f = Fleet::new(1);
+    let (busy, fine, broken) = (f.task("busy"), f.task("fine"), f.task("broken"));
+    let agent = f.agent("0");
+    // `broken` has run once; then its log is damaged.
+    assert_eq!(f.run(0, &["run", "--quiet", "--task-file", &broken, "--again", "--", "sh", "-c", &agent]).0, 0);
+    let log = f.clones[0].0.join(".git/retry-run/tasks/broken/events.jsonl");
+    let text = std::fs::read_to_string(&log).expect("events");
+    std::fs::write(&log, text.replacen("\"TaskStarted\"", "\"TaskStartled\"", 1)).expect("write");
+    // `busy` is being run by another process.
+    let slow = f.agent("4");
+    let holder = f.spawn(0, &["run", "--quiet", "--task-file", &busy, "--", "sh", "-c", &slow]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !f.runs().iter().any(|l| l == "busy 1") {
+        assert!(Instant::now() < deadline, "the holder never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (code, out, err) = f.run(
+        0,
+        &[
+            "run",
+            "--quiet",
+            "-j",
+            "2",
+            "--task-file",
+            &busy,
+            "--task-file",
+            &fine,
+            "--task-file",
+            &broken,
+            "--",
+            "sh",
+            "-c",
+            &agent,
+        ],
+    );
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(out.lines().any(|l| l.starts_with("busy") && l.contains("skipped: held by process")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("fine") && l.contains("succeeded")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("broken") && l.contains("failed: ") && l.contains("broken")), "{out}");
+    assert_eq!(finish(holder).0, 0);
+}
+
+#[test]
+fn remote_work_without_the_git_program_says_what_needs_it() {
+    let f = Fleet::new(1);
+    let task = f.task("nogit");
+    let agent = f.agent("0");
+    assert_eq!(f.run(0, &["run", "--quiet", "--task-file", &task, "--", "sh", "-c", &agent]).0, 0);
+    let empty = f.env.path("empty-bin");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let out = f.command(0, &["push", "nogit"]).env("PATH", &empty).output().expect("runs");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`git` is not on PATH: retry-run push nogit runs it"), "{err}");
+}
+
+#[test]
+fn a_run_whose_lease_was_taken_over_stops_without_pushing() {
+    let f = Fleet::new(2);
+    let task = f.task("stalled");
+    let slow = f.agent("5");
+    let first = f.spawn(
+        0,
+        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !f.runs().iter().any(|l| l == "stalled 1") {
+        assert!(Instant::now() < deadline, "the first agent never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // retry-run (not its agent) stops answering: its lease runs out.
+    let pid = first.id().to_string();
+    assert!(Command::new("kill").args(["-STOP", &pid]).status().expect("kill").success());
+    std::thread::sleep(Duration::from_millis(2500));
+    let fast = f.agent("0");
+    let (code, out, err) = f.run(
+        1,
+        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let refs = f.remote_refs();
+    assert!(Command::new("kill").args(["-CONT", &pid]).status().expect("kill").success());
+    let (code, out, err) = finish(first);
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(err.contains("another run took over its lease") && err.contains("pushes nothing more and stops"), "{err}");
+    assert_eq!(f.remote_refs(), refs, "the remote is as the run that took over left it");
+}
+
+/// The `retry-run run` lines of the two engine examples use only flags
+/// `run` has, and the files are valid YAML.
+#[test]
+fn the_engine_examples_are_valid_and_use_real_flags() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let help = TestEnv::new().run(root, &["run", "--help"]).stdout;
+    for rel in ["examples/github-actions/retry-run-tasks.yml", "examples/kubernetes/job.yaml"] {
+        let text = std::fs::read_to_string(root.join(rel)).expect("example");
+        let _: serde_yaml::Value = serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("retry-run run ")).collect();
+        assert!(!lines.is_empty(), "{rel} runs no task");
+        for line in lines {
+            assert!(line.contains("--remote origin"), "{rel}: {line}");
+            for flag in line.split_whitespace().filter(|w| w.starts_with("--")) {
+                assert!(help.contains(flag), "{rel}: `run` has no {flag}");
+            }
+        }
+        assert!(root.join(rel).with_file_name("README.md").is_file(), "{rel} has no README");
     }
 }
