@@ -22,9 +22,15 @@ use crate::remote::{Remote, RemoteError, Taken};
 pub struct PushArgs {
     /// Tasks to send (default: every task of this repository).
     pub tasks: Vec<String>,
+    #[command(flatten)]
+    pub remote: RemoteArg,
+}
+
+#[derive(Debug, Args)]
+pub struct RemoteArg {
     /// The git remote (a name or an URL).
-    #[arg(long, value_name = "NAME", default_value = "origin")]
-    pub remote: String,
+    #[arg(long = "remote", value_name = "NAME", default_value = "origin")]
+    pub name: String,
 }
 
 /// Fetch tasks' records and attempt commits from a git remote, taking a
@@ -40,9 +46,8 @@ pub struct PushArgs {
 pub struct PullArgs {
     /// Tasks to fetch (default: every task the remote has).
     pub tasks: Vec<String>,
-    /// The git remote (a name or an URL).
-    #[arg(long, value_name = "NAME", default_value = "origin")]
-    pub remote: String,
+    #[command(flatten)]
+    pub remote: RemoteArg,
 }
 
 fn checked(tasks: &[String]) -> Result<(), CliError> {
@@ -60,17 +65,25 @@ fn remote_err(e: RemoteError) -> CliError {
     CliError { code, message: e.to_string() }
 }
 
-/// The task's local lock, or why the task is skipped.
-fn lock(store: &Store, task: &str) -> Result<crate::record::TaskLock, String> {
-    store.lock(task).map_err(|e| match e {
-        RecordError::Locked { pid, .. } => format!("{task}: skipped, process {pid} is running it here"),
-        other => format!("{task}: {other}"),
-    })
+/// The task's local lock; when another process holds it (or it cannot be
+/// taken), says so and sets `code`.
+fn lock(store: &Store, task: &str, code: &mut i32) -> Option<crate::record::TaskLock> {
+    match store.lock(task) {
+        Ok(l) => Some(l),
+        Err(e) => {
+            match e {
+                RecordError::Locked { pid, .. } => eprintln!("{task}: skipped, process {pid} is running it here"),
+                other => eprintln!("retry-run: error: {task}: {other}"),
+            }
+            *code = exit::ENVIRONMENT;
+            None
+        }
+    }
 }
 
 pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
     checked(&args.tasks)?;
-    let remote = Remote::open(dir, &args.remote).map_err(remote_err)?;
+    let remote = Remote::open(dir, &args.remote.name).map_err(remote_err)?;
     let store = remote.store();
     let tasks = if args.tasks.is_empty() { store.tasks()? } else { args.tasks };
     if tasks.is_empty() {
@@ -84,16 +97,9 @@ pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
             code = exit::ENVIRONMENT;
             continue;
         }
-        let _lock = match lock(store, task) {
-            Ok(l) => l,
-            Err(why) => {
-                eprintln!("{why}");
-                code = exit::ENVIRONMENT;
-                continue;
-            }
-        };
+        let Some(_lock) = lock(store, task, &mut code) else { continue };
         match remote.push(task) {
-            Ok(()) => println!("{task}: pushed to {}", args.remote),
+            Ok(()) => println!("{task}: pushed to {}", args.remote.name),
             Err(e @ RemoteError::NoGit { .. }) => return Err(remote_err(e)),
             Err(e) => {
                 eprintln!("retry-run: error: {e}");
@@ -106,26 +112,19 @@ pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
 
 pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
     checked(&args.tasks)?;
-    let remote = Remote::open(dir, &args.remote).map_err(remote_err)?;
+    let remote = Remote::open(dir, &args.remote.name).map_err(remote_err)?;
     remote.fetch(&args.tasks, "retry-run pull").map_err(remote_err)?;
     let tasks = if args.tasks.is_empty() { remote.fetched_tasks().map_err(remote_err)? } else { args.tasks };
     if tasks.is_empty() {
-        println!("{} has no tasks", args.remote);
+        println!("{} has no tasks", args.remote.name);
         return Ok(exit::OK);
     }
     let store = remote.store();
     let mut code = exit::OK;
     for task in &tasks {
-        let _lock = match lock(store, task) {
-            Ok(l) => l,
-            Err(why) => {
-                eprintln!("{why}");
-                code = exit::ENVIRONMENT;
-                continue;
-            }
-        };
+        let Some(_lock) = lock(store, task, &mut code) else { continue };
         match remote.take(task) {
-            Ok(Taken::Absent) => println!("{task}: {} has no record of it", args.remote),
+            Ok(Taken::Absent) => println!("{task}: {} has no record of it", args.remote.name),
             Ok(Taken::Same) => println!("{task}: up to date"),
             Ok(Taken::Took { events }) => println!("{task}: took {events} new event{}", plural(events)),
             Ok(Taken::LocalAhead { events }) => {

@@ -89,11 +89,29 @@ impl Fleet {
         )
     }
 
+    /// Waits until an agent wrote `line` to runs.log.
+    fn wait_for_run(&self, line: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !self.runs().iter().any(|l| l == line) {
+            assert!(Instant::now() < deadline, "no agent run {line:?} within 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn runs(&self) -> Vec<String> {
         let text = std::fs::read_to_string(&self.runs).unwrap_or_default();
         let mut lines: Vec<String> = text.lines().map(String::from).collect();
         lines.sort();
         lines
+    }
+
+    /// `push task` from `clone` is refused and the remote stays as it was.
+    fn push_is_refused(&self, clone: usize, task: &str) {
+        let refs = self.remote_refs();
+        let (code, _, err) = self.run(clone, &["push", task]);
+        assert_eq!(code, 3, "{err}");
+        assert!(err.contains("refused"), "{err}");
+        assert_eq!(self.remote_refs(), refs, "the remote changed");
     }
 
     fn remote_refs(&self) -> String {
@@ -211,11 +229,7 @@ fn push_and_pull_carry_a_record_and_refuse_a_diverged_one() {
     let after = std::fs::read(dir1.join(".git/retry-run/tasks/split/events.jsonl")).expect("events");
     assert_eq!(before, after, "nothing is merged");
     // And the remote refuses the other clone's record.
-    let refs = f.remote_refs();
-    let (code, _, err) = f.run(1, &["push", "split"]);
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains("refused"), "{err}");
-    assert_eq!(f.remote_refs(), refs);
+    f.push_is_refused(1, "split");
 }
 
 #[test]
@@ -228,11 +242,7 @@ fn a_killed_run_is_taken_over_once_its_lease_expires() {
         &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow],
     );
     // Wait until its agent runs, then kill retry-run itself.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !f.runs().iter().any(|l| l == "killed 1") {
-        assert!(Instant::now() < deadline, "the first agent never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    f.wait_for_run("killed 1");
     first.kill().expect("kill -9");
     let _ = first.wait();
 
@@ -262,11 +272,7 @@ fn a_killed_run_is_taken_over_once_its_lease_expires() {
     assert_eq!(completed[1]["outcome"], "SUCCESS");
 
     // The killed clone's record is stale: its push is refused, the remote unchanged.
-    let refs = f.remote_refs();
-    let (code, _, err) = f.run(0, &["push", "killed"]);
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains("refused"), "{err}");
-    assert_eq!(f.remote_refs(), refs);
+    f.push_is_refused(0, "killed");
 }
 
 #[test]
@@ -360,11 +366,7 @@ fn a_task_held_here_is_skipped_and_a_broken_one_fails_the_queue_but_not_the_othe
     // `busy` is being run by another process.
     let slow = f.agent("4");
     let holder = f.spawn(0, &["run", "--quiet", "--task-file", &busy, "--", "sh", "-c", &slow]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !f.runs().iter().any(|l| l == "busy 1") {
-        assert!(Instant::now() < deadline, "the holder never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    f.wait_for_run("busy 1");
     let (code, out, err) = f.run(
         0,
         &[
@@ -414,11 +416,7 @@ fn a_run_whose_lease_was_taken_over_stops_without_pushing() {
         0,
         &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow],
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !f.runs().iter().any(|l| l == "stalled 1") {
-        assert!(Instant::now() < deadline, "the first agent never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    f.wait_for_run("stalled 1");
     // retry-run (not its agent) stops answering: its lease runs out.
     let pid = first.id().to_string();
     assert!(Command::new("kill").args(["-STOP", &pid]).status().expect("kill").success());
