@@ -22,6 +22,10 @@ const MAX_ENTRIES: usize = 2000;
 const MAX_LINE: usize = 300;
 /// A marker line asks for at most this many lines after it.
 const FOLLOW_LINES: usize = 40;
+/// pytest's assertion lines start with this marker.
+const PYTEST_E: &str = "E   ";
+/// ... and are searched for with the newline before them.
+const NEWLINE_PYTEST_E: &str = "\nE   ";
 /// A line longer than this is not kept whole across chunks (only its start).
 const MAX_CARRY: usize = 64 * 1024;
 
@@ -109,10 +113,17 @@ impl Summarizer {
         // The marker list is a constant; building it cannot fail.
         // Leftmost-first lets aho-corasick use its SIMD (Teddy) prefilter; a
         // DFA makes the verification between candidates cheap.
+        //
+        // pytest's `E   ` only counts at the start of a line, and searched
+        // for anywhere it turns the spaces of every `PASSED     [ 42%]` line
+        // into candidates: it is searched for with the newline before it
+        // (the first line of each window is checked on its own, in `scan`).
+        let patterns: Vec<&str> =
+            classify::MARKERS.iter().map(|m| if *m == PYTEST_E { NEWLINE_PYTEST_E } else { m }).collect();
         let markers = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
             .kind(Some(AhoCorasickKind::DFA))
-            .build(classify::MARKERS)
+            .build(patterns)
             .expect("constant marker list compiles");
         Summarizer {
             markers,
@@ -165,7 +176,7 @@ impl Summarizer {
 
     /// Scans whole lines (`buf` ends with `\n`).
     fn scan(&mut self, buf: &[u8]) {
-        self.digest.lines += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+        self.digest.lines += memchr::memchr_iter(b'\n', buf).count() as u64;
         let mut pos = 0;
         while pos < buf.len() {
             if self.follow_left > 0 {
@@ -175,14 +186,25 @@ impl Summarizer {
                 pos = end + 1;
                 continue;
             }
-            let Some(m) = self.markers.find(&buf[pos..]) else { break };
-            let at = pos + m.start();
+            // `pos` starts a line: the one line `\nE   ` cannot find.
+            let at = if buf[pos..].starts_with(PYTEST_E.as_bytes()) {
+                pos
+            } else {
+                let Some(m) = self.markers.find(&buf[pos..]) else { break };
+                let newline_led = self.markers_newline_led(m.pattern().as_usize());
+                pos + m.start() + usize::from(newline_led)
+            };
             let start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |i| pos + i + 1);
             let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i);
             let line = String::from_utf8_lossy(&buf[start..end]);
             self.marker_line(&line);
             pos = end + 1;
         }
+    }
+
+    /// Whether marker pattern `i` is the newline-led `E   `.
+    fn markers_newline_led(&self, i: usize) -> bool {
+        classify::MARKERS.get(i) == Some(&PYTEST_E)
     }
 
     fn marker_line(&mut self, line: &str) {
@@ -348,4 +370,24 @@ pub fn summarize(log: &[u8]) -> Digest {
     let mut s = Summarizer::new();
     s.feed(log);
     s.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `E   ` lines are found wherever they stand: first in the log, first
+    /// after a carried line, and after other lines; never in mid-line.
+    #[test]
+    fn pytest_e_lines_at_every_line_start_whatever_the_chunks() {
+        let log = b"E       assert 1 == 2\nt.py::a PASSED     [ 50%]\nE       assert 3 == 4\nx E   not a detail\n";
+        let whole = summarize(log);
+        assert_eq!(whole.details.entries, ["E       assert 1 == 2", "E       assert 3 == 4"]);
+        for split in 1..log.len() {
+            let mut s = Summarizer::new();
+            s.feed(&log[..split]);
+            s.feed(&log[split..]);
+            assert_eq!(s.finish().details.entries, whole.details.entries, "split at {split}");
+        }
+    }
 }
