@@ -3,7 +3,7 @@
 //! Paths are raw bytes (`Vec<u8>`), exactly as git stores them; they become
 //! text only when printed, through [`crate::pathfmt`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a path changed, with git's one-letter codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -169,7 +169,7 @@ pub struct DiffSummary {
 
 /// A function, class or other scope of a source file (docs/commands.md, `enrich`).
 /// Lines are 1-based; `start_line` is the line of the defining keyword.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScopeSpan {
     /// `function`, `class` (Python); `function`, `impl`, `trait`, `mod`,
     /// `struct`, `enum` (Rust).
@@ -217,4 +217,7 @@ pub struct FileVersions<'a> {
     pub new: Option<&'a [u8]>,
     pub old_changed: &'a [usize],
     pub new_changed: &'a [usize],
+    /// The versions' git object ids (raw bytes), when known.
+    pub old_id: Option<&'a [u8]>,
+    pub new_id: Option<&'a [u8]>,
 }

@@ -12,6 +12,7 @@ use crate::git::{DiffDepth, SymbolsFn};
 use crate::model::{DiffSummary, FileVersions, SymbolChange};
 use crate::symbols::changed_symbols;
 use crate::syntax;
+use crate::syntax::cache::ScopeCache;
 
 /// Summarise what a change did: files, statuses, line counts, a bounded patch.
 #[derive(Debug, Args)]
@@ -29,10 +30,17 @@ pub struct DiffArgs {
     /// `[... N lines omitted]`.
     #[arg(long, value_name = "N", default_value_t = 500)]
     pub max_lines: usize,
+
+    /// Parse every file's scopes anew instead of using (and filling) the
+    /// cache under .git/retry-run/cache/scopes.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// The scopes a file's change touched, for the languages of `syntax`.
-struct FileSymbols;
+struct FileSymbols {
+    cache: Option<ScopeCache>,
+}
 
 impl SymbolsFn for FileSymbols {
     fn wants(&self, path: &[u8]) -> bool {
@@ -42,15 +50,24 @@ impl SymbolsFn for FileSymbols {
     /// A version that cannot be parsed counts as having no scopes.
     fn changed(&self, f: &FileVersions) -> Vec<SymbolChange> {
         let Some(lang) = syntax::language_for(f.path) else { return Vec::new() };
-        let spans = |v: Option<&[u8]>| v.and_then(|src| syntax::scopes(lang, src).ok()).unwrap_or_default();
-        changed_symbols(&spans(f.old), &spans(f.new), f.old_changed, f.new_changed)
+        // The same bytes on both sides (a pure rename) touch no scope.
+        if f.old.is_some() && f.old == f.new && f.old_changed.is_empty() && f.new_changed.is_empty() {
+            return Vec::new();
+        }
+        let spans = |v: Option<&[u8]>, id: Option<&[u8]>| match (v, &self.cache) {
+            (None, _) => Vec::new(),
+            (Some(src), Some(cache)) => cache.scopes(lang, id, src),
+            (Some(src), None) => syntax::scopes(lang, src).unwrap_or_default(),
+        };
+        changed_symbols(&spans(f.old, f.old_id), &spans(f.new, f.new_id), f.old_changed, f.new_changed)
     }
 }
 
 pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let depth = DiffDepth::Patch { max_lines: args.max_lines };
-    let cmp = args.compare.compare(&opened, depth, Some(&FileSymbols))?;
+    let symbols = FileSymbols { cache: (!args.no_cache).then(|| ScopeCache::new(opened.repo.common_dir())) };
+    let cmp = args.compare.compare(&opened, depth, Some(&symbols))?;
     let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &summary, args.max_lines)?;

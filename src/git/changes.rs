@@ -391,6 +391,9 @@ fn compare(
                     &mut opts,
                 )?;
                 written += fp.line_count;
+                let old_id = p.old.map(|(_, (oid, _))| oid);
+                // A dirty submodule's bytes are not its leaf's.
+                let new_id = p.new.filter(|_| !p.dirty).map(|(_, (oid, _))| oid);
                 let syms = wanted.filter(|_| !fp.binary).map(|f| {
                     f.changed(&FileVersions {
                         path,
@@ -398,6 +401,8 @@ fn compare(
                         new: n.as_deref(),
                         old_changed: &fp.old_changed,
                         new_changed: &fp.new_changed,
+                        old_id: old_id.as_ref().map(|o| o.as_bytes()),
+                        new_id: new_id.as_ref().map(|o| o.as_bytes()),
                     })
                 });
                 Ok((fp, syms))

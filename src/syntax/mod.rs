@@ -12,6 +12,7 @@ use tree_sitter::{Language, Node, Parser, Query, QueryCursor};
 
 use crate::model::ScopeSpan;
 
+pub mod cache;
 pub mod tests_in;
 
 /// A language retry-run can parse.
@@ -83,6 +84,14 @@ fn compiled(def: &'static LanguageDef) -> Result<&'static Compiled, String> {
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+/// What a cache of `def`'s scopes must match: this version of retry-run
+/// and the language's query (a new grammar comes with a new version).
+pub fn cache_stamp(def: &LanguageDef) -> String {
+    let text = format!("{}\0{}\0{}", env!("CARGO_PKG_VERSION"), def.name, def.query);
+    let hex = crate::record::chain::sha256_hex(text.as_bytes());
+    format!("{}-{}", def.name, &hex[..16])
 }
 
 /// Checks that every language's query compiles.

@@ -69,3 +69,42 @@ fn symbols_in_json_text_and_markdown() {
         );
     }
 }
+
+/// The scopes cache (by blob id, under .git/retry-run/cache/scopes) never
+/// changes the output: without it, filling it, reading it, and reading a
+/// damaged one, `diff` writes the same bytes, in both modes.
+#[test]
+fn diff_output_is_identical_with_and_without_the_scopes_cache() {
+    let env = TestEnv::new();
+    for mode in [HeadMode::Commit, HeadMode::Worktree] {
+        let repo = Fixture::named("symbols").build(&env, &format!("cache-{mode:?}"), mode);
+        let mut args = vec!["diff", "--base", "main", "--format", "json"];
+        if mode == HeadMode::Commit {
+            args.extend(["--head", "feature"]);
+        }
+        let cache = repo.join(".git/retry-run/cache/scopes");
+        let mut uncached = args.clone();
+        uncached.push("--no-cache");
+        let plain = env.run(&repo, &uncached);
+        plain.assert_code(0);
+        assert!(!cache.exists(), "--no-cache wrote a cache");
+        let cold = env.run(&repo, &args).stdout;
+        let entries: Vec<Vec<u8>> = crate::support::files_under(&cache)
+            .into_iter()
+            .filter(|(p, _)| p.ends_with(b".json"))
+            .map(|(p, _)| p)
+            .collect();
+        assert!(entries.len() >= 4, "the cache was not filled: {entries:?}");
+        let warm = env.run(&repo, &args).stdout;
+        // Damage every entry: each is parsed again.
+        for path in &entries {
+            let p = cache.join(std::str::from_utf8(path).expect("utf-8 name"));
+            std::fs::write(p, b"{not json").expect("damage");
+        }
+        let damaged = env.run(&repo, &args).stdout;
+        for (name, out) in [("cold", &cold), ("warm", &warm), ("damaged", &damaged)] {
+            assert_eq!(out, &plain.stdout, "{mode:?}: {name} cache changed the output");
+        }
+        assert!(plain.stdout.contains("\"symbols\": [\n"), "{}", plain.stdout);
+    }
+}
