@@ -32,7 +32,7 @@ pub struct DiffArgs {
     pub max_lines: usize,
 
     /// Parse every file's scopes anew instead of using (and filling) the
-    /// cache under .git/retry-run/cache/scopes.
+    /// cache of scopes by blob id (~/.cache/retry-run/scopes).
     #[arg(long)]
     pub no_cache: bool,
 }
@@ -66,7 +66,7 @@ impl SymbolsFn for FileSymbols {
 pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let depth = DiffDepth::Patch { max_lines: args.max_lines };
-    let symbols = FileSymbols { cache: (!args.no_cache).then(|| ScopeCache::new(opened.repo.common_dir())) };
+    let symbols = FileSymbols { cache: if args.no_cache { None } else { ScopeCache::open() } };
     let cmp = args.compare.compare(&opened, depth, Some(&symbols))?;
     let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -106,12 +106,21 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
 /// are created. `create_dir_all` follows symlinks, so the caller makes sure
 /// none is in the way: a fresh worktree has none, and a reset has made
 /// every existing parent a real directory ([`super::safe_fs::Clearer`]).
-pub(super) fn write_items(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEntry>, GitError> {
+///
+/// With `replace`, what stands at an item's path (a file, a symlink, a
+/// directory) is removed first, by the writing thread: a reset restores
+/// files the agent just wrote without a pass of its own to unlink them.
+pub(super) fn write_items(
+    git_dir: &Path,
+    root: &Path,
+    items: &[Item],
+    replace: bool,
+) -> Result<Vec<IndexEntry>, GitError> {
     let writers = if items.len() < PARALLEL_MIN { 1 } else { WRITERS };
     let chunk = items.len().div_ceil(writers).max(1);
     let results: Vec<Result<Vec<IndexEntry>, GitError>> = std::thread::scope(|s| {
         let handles: Vec<_> =
-            items.chunks(chunk).map(|part| s.spawn(move || write_part(git_dir, root, part))).collect();
+            items.chunks(chunk).map(|part| s.spawn(move || write_part(git_dir, root, part, replace))).collect();
         handles.into_iter().map(|h| super::joined(h.join(), root, "a writing thread")).collect()
     });
     let mut all = Vec::with_capacity(items.len());
@@ -121,7 +130,7 @@ pub(super) fn write_items(git_dir: &Path, root: &Path, items: &[Item]) -> Result
     Ok(all)
 }
 
-fn write_part(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEntry>, GitError> {
+fn write_part(git_dir: &Path, root: &Path, items: &[Item], replace: bool) -> Result<Vec<IndexEntry>, GitError> {
     if items.is_empty() {
         return Ok(Vec::new());
     }
@@ -131,6 +140,14 @@ fn write_part(git_dir: &Path, root: &Path, items: &[Item]) -> Result<Vec<IndexEn
     for item in items {
         let abs = root.join(OsStr::from_bytes(&item.path));
         let io = |source| GitError::Io { path: abs.clone(), source };
+        if replace {
+            match std::fs::remove_file(&abs) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // A directory where the file goes.
+                Err(_) => super::safe_fs::remove_any(&abs).map_err(io)?,
+            }
+        }
         if let Some(parent) = abs.parent()
             && made.as_deref() != Some(parent)
         {

@@ -91,6 +91,12 @@ impl Clearer {
         }
     }
 
+    /// Real, writable directories for every parent of `rel`; `rel` itself
+    /// is left as it is.
+    pub fn real_parents(&mut self, rel: &Path) -> io::Result<()> {
+        self.real_parent_dirs(rel)
+    }
+
     fn real_parent_dirs(&mut self, rel: &Path) -> io::Result<()> {
         let mut at = self.root.clone();
         if self.real.insert(at.clone()) {

@@ -100,7 +100,7 @@ impl Repo {
                 .checkout_tree(commit.as_object(), Some(&mut co))
                 .map_err(ctx(|| format!("{}: cannot check out {base}", path.display())));
         }
-        let entries = checkout::write_items(&path, &path, &items)?;
+        let entries = checkout::write_items(&path, &path, &items, false)?;
         let mut index = wt.index().map_err(ctx(|| format!("{}: cannot open the worktree's index", path.display())))?;
         index.clear().map_err(ctx(|| "cannot clear the worktree's index".into()))?;
         for e in &entries {
@@ -222,25 +222,71 @@ impl Repo {
                 restore.push(file);
             }
         }
-        for file in &remove {
-            let rel = Path::new(std::ffi::OsStr::from_bytes(file.strip_suffix(b"/").unwrap_or(file)));
-            safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
-        }
         report.removed = remove.len();
         restore.sort();
         restore.dedup();
+        let plain = {
+            let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
+            let attributes = index.iter().any(|e| crate::pathfmt::basename(&e.path) == b".gitattributes");
+            self.plain_checkout(&config, attributes)
+        };
+        // What the attempt added (untracked, ignored) is removed on another
+        // thread while the base's files are written back; first, at once,
+        // what stands in the way of a file to write back or below one (a
+        // symlink that replaced a directory, a directory that replaced a file).
+        let removing = |remove: &[&Vec<u8>]| -> Result<(), GitError> {
+            for file in remove {
+                let rel = Path::new(std::ffi::OsStr::from_bytes(file.strip_suffix(b"/").unwrap_or(file)));
+                safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
+            }
+            Ok(())
+        };
+        let (in_the_way, apart): (Vec<&Vec<u8>>, Vec<&Vec<u8>>) =
+            remove.iter().partition(|r| overlaps(r.strip_suffix(b"/").unwrap_or(r), &restore));
+        removing(&in_the_way)?;
+        let (removed, written) = std::thread::scope(|s| {
+            let remover = s.spawn(|| removing(&apart));
+            let written = self.restore_files(&wt, path, &tree, &restore, plain, &commit, &mut index);
+            (super::joined(remover.join(), path, "a removing thread"), written)
+        });
+        removed?;
+        written?;
+        report.restored = restore.len();
+        Ok(report)
+    }
+
+    /// The base's version of each path of `restore` written back: the
+    /// parents made real directories here, each file replaced by the
+    /// writing threads (plain checkout), or through libgit2 when filters
+    /// or attributes apply.
+    #[allow(clippy::too_many_arguments)]
+    fn restore_files(
+        &self,
+        wt: &Repository,
+        path: &Path,
+        tree: &git2::Tree<'_>,
+        restore: &[Vec<u8>],
+        plain: bool,
+        commit: &git2::Commit<'_>,
+        index: &mut git2::Index,
+    ) -> Result<(), GitError> {
         let mut items: Vec<checkout::Item> = Vec::new();
         let mut clearer = safe_fs::Clearer::new(path);
-        for file in &restore {
+        for file in restore {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file));
             let Ok(entry) = tree.get_path(rel) else {
                 // Not in the base: staged by the attempt, gone from the index now.
                 safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
                 continue;
             };
-            clearer.clear_for_write(rel).map_err(io(&path.join(rel)))?;
+            if entry.filemode() == 0o040000 || !plain {
+                clearer.clear_for_write(rel).map_err(io(&path.join(rel)))?;
+            } else {
+                // The writing thread removes the file itself.
+                clearer.real_parents(rel).map_err(io(&path.join(rel)))?;
+            }
             if entry.filemode() == 0o040000 {
-                for mut item in checkout::tree_items(&wt, entry.id())? {
+                for mut item in checkout::tree_items(wt, entry.id())? {
                     item.path = [file.as_slice(), b"/", &item.path].concat();
                     items.push(item);
                 }
@@ -248,15 +294,11 @@ impl Repo {
                 items.push(checkout::Item { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
             }
         }
-        let plain = || -> Result<bool, GitError> {
-            let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
-            let attributes = index.iter().any(|e| crate::pathfmt::basename(&e.path) == b".gitattributes");
-            Ok(self.plain_checkout(&config, attributes))
-        };
         if items.is_empty() {
-            // Nothing to write.
-        } else if plain()? {
-            for e in checkout::write_items(path, path, &items)? {
+            return Ok(());
+        }
+        if plain {
+            for e in checkout::write_items(path, path, &items, true)? {
                 index
                     .add(&e)
                     .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
@@ -268,11 +310,11 @@ impl Repo {
             for item in &items {
                 co.path(Path::new(std::ffi::OsStr::from_bytes(&item.path)));
             }
+            let base = commit.id();
             wt.checkout_tree(commit.as_object(), Some(&mut co))
                 .map_err(ctx(|| format!("{}: cannot restore files from {base}", path.display())))?;
         }
-        report.restored = restore.len();
-        Ok(report)
+        Ok(())
     }
 
     /// Removes the task's worktree and git's metadata for it.
@@ -280,6 +322,26 @@ impl Repo {
         safe_fs::remove_any(path).map_err(io(path))?;
         let meta = self.worktree_meta(task);
         safe_fs::remove_any(&meta).map_err(io(&meta))
+    }
+}
+
+/// Whether `path` is one of `sorted` (sorted byte paths), under one of
+/// them, or above one of them.
+fn overlaps(path: &[u8], sorted: &[Vec<u8>]) -> bool {
+    let below = [path, b"/"].concat();
+    let at = sorted.partition_point(|q| q.as_slice() < below.as_slice());
+    if sorted.get(at).is_some_and(|q| q.starts_with(&below)) {
+        return true;
+    }
+    let mut prefix = path;
+    loop {
+        if sorted.binary_search_by(|q| q.as_slice().cmp(prefix)).is_ok() {
+            return true;
+        }
+        match prefix.iter().rposition(|&b| b == b'/') {
+            Some(i) => prefix = &prefix[..i],
+            None => return false,
+        }
     }
 }
 
@@ -362,4 +424,21 @@ fn store_objects(odb: &git2::Odb, objects: &[(Oid, Kind, std::borrow::Cow<'_, [u
         .map_err(|e| GitError::Io { path: "objects/pack".into(), source: e })?;
     writer.commit().map_err(ctx(|| format!("cannot store a pack of {} new objects", objects.len())))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlaps;
+
+    #[test]
+    fn overlap_is_the_path_itself_below_it_or_above_it() {
+        let restore: Vec<Vec<u8>> =
+            ["a.txt", "src/deep/x.txt", "src/lib.py"].iter().map(|p| p.as_bytes().to_vec()).collect();
+        assert!(overlaps(b"src/deep", &restore), "a symlink that replaced a directory to restore");
+        assert!(overlaps(b"a.txt/inside", &restore), "inside a directory that replaced a file");
+        assert!(overlaps(b"src/lib.py", &restore));
+        assert!(!overlaps(b"src/lib.py.new", &restore));
+        assert!(!overlaps(b"src/de", &restore));
+        assert!(!overlaps(b"build", &restore));
+    }
 }

@@ -1,9 +1,10 @@
 //! Scopes cached by git object id (docs/commands.md, `diff`): a blob's
 //! scopes depend only on its bytes, the language's query and this version
-//! of retry-run, so they are parsed once and kept under
-//! `<git-common-dir>/retry-run/cache/scopes/<language>-<stamp>/`, one
-//! small JSON file per blob. The base's blobs are the same for every
-//! attempt of a task and for every pull request on that base.
+//! of retry-run, so they are parsed once and kept in the user's cache
+//! directory (`$XDG_CACHE_HOME/retry-run/scopes/<language>-<stamp>/`, else
+//! `~/.cache/...`), one small JSON file per blob, shared by every clone: the
+//! repository itself is never written. The base's blobs are the same for
+//! every attempt of a task and for every pull request on that base.
 //!
 //! The cache only saves time: a file that cannot be read or written is
 //! parsed again, and `diff --no-cache` bypasses it; the output is the same.
@@ -18,9 +19,14 @@ pub struct ScopeCache {
 }
 
 impl ScopeCache {
-    /// The cache of the repository whose common git directory is `common`.
-    pub fn new(common: &std::path::Path) -> ScopeCache {
-        ScopeCache { root: common.join("retry-run").join("cache").join("scopes") }
+    /// The user's cache; `None` when there is no cache directory (no
+    /// `XDG_CACHE_HOME` and no `HOME`).
+    pub fn open() -> Option<ScopeCache> {
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Some(ScopeCache { root: base.join("retry-run").join("scopes") })
     }
 
     fn path(&self, def: &LanguageDef, id: &[u8]) -> PathBuf {

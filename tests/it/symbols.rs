@@ -70,7 +70,7 @@ fn symbols_in_json_text_and_markdown() {
     }
 }
 
-/// The scopes cache (by blob id, under .git/retry-run/cache/scopes) never
+/// The scopes cache (by blob id, under ~/.cache/retry-run/scopes) never
 /// changes the output: without it, filling it, reading it, and reading a
 /// damaged one, `diff` writes the same bytes, in both modes.
 #[test]
@@ -82,7 +82,8 @@ fn diff_output_is_identical_with_and_without_the_scopes_cache() {
         if mode == HeadMode::Commit {
             args.extend(["--head", "feature"]);
         }
-        let cache = repo.join(".git/retry-run/cache/scopes");
+        let cache = env.home().join(".cache/retry-run/scopes");
+        let _ = std::fs::remove_dir_all(&cache);
         let mut uncached = args.clone();
         uncached.push("--no-cache");
         let plain = env.run(&repo, &uncached);
