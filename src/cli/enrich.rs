@@ -58,7 +58,8 @@ pub fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
     let text = String::from_utf8_lossy(&bytes);
     let found = diagnostics::parse_as(format, &text);
     let files = enrich::files_to_read(&found, &root, &canonical_root);
-    let sources = load(&root, &files);
+    let near = enrich::lines_of_interest(&found, &root, &canonical_root);
+    let sources = load(&root, &files, &near);
     let items = enrich::enrich(found, &sources, &root, &canonical_root);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &items)?;

@@ -12,9 +12,17 @@ use crate::syntax;
 /// A file with a NUL byte in its first 8000 bytes is binary (git's rule).
 const BINARY_SNIFF: usize = 8000;
 
-/// Reads `files` (relative to `root`) and finds their scopes.
-pub fn load(root: &Path, files: &[String]) -> HashMap<String, Source> {
+/// Reads `files` (relative to `root`) and finds their scopes: for a file
+/// in `near`, only those around its lines of interest (all that enrichment
+/// looks at), else all.
+pub fn load(root: &Path, files: &[String], near: &HashMap<String, Vec<usize>>) -> HashMap<String, Source> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len()).max(1);
+    // Largest first: the last file a thread takes is a small one, so the
+    // threads finish together.
+    let mut order: Vec<(u64, &String)> =
+        files.iter().map(|f| (std::fs::metadata(root.join(f)).map_or(0, |m| m.len()), f)).collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0));
+    let files: Vec<&String> = order.into_iter().map(|(_, f)| f).collect();
     let next = AtomicUsize::new(0);
     let results = Mutex::new(HashMap::with_capacity(files.len()));
     std::thread::scope(|s| {
@@ -24,7 +32,8 @@ pub fn load(root: &Path, files: &[String]) -> HashMap<String, Source> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(rel) = files.get(i) else { break };
-                    local.push((rel.clone(), read_one(&root.join(rel), rel)));
+                    let lines = near.get(rel.as_str()).map(Vec::as_slice);
+                    local.push(((*rel).clone(), read_one(&root.join(rel), rel, lines)));
                 }
                 if let Ok(mut r) = results.lock() {
                     r.extend(local);
@@ -38,23 +47,27 @@ pub fn load(root: &Path, files: &[String]) -> HashMap<String, Source> {
 /// Like [`load`], reading each file through `read` (one thread): the loop
 /// reads the files of an attempt's snapshot commit this way.
 pub fn load_with(files: &[String], read: &dyn Fn(&str) -> Option<Vec<u8>>) -> HashMap<String, Source> {
-    files.iter().map(|rel| (rel.clone(), read(rel).map_or(Source::Unreadable, |b| parse(b, rel)))).collect()
+    files.iter().map(|rel| (rel.clone(), read(rel).map_or(Source::Unreadable, |b| parse(b, rel, None)))).collect()
 }
 
-fn read_one(path: &Path, rel: &str) -> Source {
+fn read_one(path: &Path, rel: &str, lines: Option<&[usize]>) -> Source {
     match std::fs::read(path) {
-        Ok(bytes) => parse(bytes, rel),
+        Ok(bytes) => parse(bytes, rel, lines),
         Err(_) => Source::Unreadable,
     }
 }
 
-fn parse(bytes: Vec<u8>, rel: &str) -> Source {
+fn parse(bytes: Vec<u8>, rel: &str, lines: Option<&[usize]>) -> Source {
     if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
         return Source::Unreadable;
     }
     let Ok(text) = String::from_utf8(bytes) else { return Source::Unreadable };
     let scopes = match syntax::language_for(rel.as_bytes()) {
-        Some(lang) => syntax::scopes(lang, text.as_bytes()).unwrap_or_default(),
+        Some(lang) => match lines {
+            Some(lines) => syntax::scopes_near(lang, text.as_bytes(), lines),
+            None => syntax::scopes(lang, text.as_bytes()),
+        }
+        .unwrap_or_default(),
         None => Vec::new(),
     };
     Source::Text { text, scopes }

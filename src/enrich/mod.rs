@@ -20,7 +20,10 @@ pub struct Enriched {
     #[serde(flatten)]
     pub diagnostic: Diagnostic,
     pub scope: Option<ScopeSpan>,
-    pub snippet: Option<String>,
+    /// Shared by every diagnostic of its scope (one allocation, and
+    /// written as JSON once: `format::enrich`).
+    #[serde(serialize_with = "crate::format::enrich::shared_snippet")]
+    pub snippet: Option<std::sync::Arc<str>>,
 }
 
 /// Where a printed path points.
@@ -86,6 +89,30 @@ pub fn files_to_read(diagnostics: &[Diagnostic], root: &Path, canonical_root: &P
     files.sort_unstable();
     files.dedup();
     files
+}
+
+/// The lines each file's diagnostics point at, for files whose scopes are
+/// needed only around those lines. A file with a diagnostic that names a
+/// symbol and no line is left out: all its scopes are needed to find it.
+pub fn lines_of_interest(
+    diagnostics: &[Diagnostic],
+    root: &Path,
+    canonical_root: &Path,
+) -> HashMap<String, Vec<usize>> {
+    let mut lines: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut whole: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for d in diagnostics {
+        let Some(Place::Inside(rel)) = d.path.as_deref().map(|p| place(p, root, canonical_root)) else { continue };
+        match (d.line, &d.symbol) {
+            (Some(l), _) => lines.entry(rel).or_default().push(l),
+            (None, Some(_)) => {
+                whole.insert(rel);
+            }
+            (None, None) => {}
+        }
+    }
+    lines.retain(|rel, _| !whole.contains(rel));
+    lines
 }
 
 /// Attaches scopes and snippets. `sources` holds every file of
@@ -186,9 +213,9 @@ fn snippets(out: &mut [Enriched], sources: &HashMap<String, Source>) {
             None => Vec::new(),
         };
         let errors: Vec<usize> = members.iter().filter_map(|&i| out[i].diagnostic.line).collect();
-        let text = snippet::render(lines.as_slice(), &chain, &errors);
+        let text: std::sync::Arc<str> = snippet::render(lines.as_slice(), &chain, &errors).into();
         for i in members {
-            out[i].snippet = Some(text.clone());
+            out[i].snippet = Some(std::sync::Arc::clone(&text));
         }
     }
 }

@@ -125,7 +125,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, sn
             code: e.diagnostic.code.clone(),
             message: crate::text::clip(e.diagnostic.message.lines().next().unwrap_or(""), 300, "...").into_owned(),
             scope: e.scope.as_ref().map(|s| s.qualified_name.clone()),
-            snippet: e.snippet.clone(),
+            snippet: e.snippet.as_deref().map(String::from),
         })
         .collect();
     Parsed {

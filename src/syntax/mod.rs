@@ -8,7 +8,7 @@
 use std::sync::OnceLock;
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Language, Node, Parser, Query, QueryCursor};
+use tree_sitter::{Language, Node, Parser, Point, Query, QueryCursor};
 
 use crate::model::ScopeSpan;
 
@@ -102,19 +102,53 @@ pub fn check_languages() -> Result<(), String> {
 /// Every scope of `source`, sorted by start line, outer before inner. A
 /// file with syntax errors still yields the scopes tree-sitter recovers.
 pub fn scopes(def: &'static LanguageDef, source: &[u8]) -> Result<Vec<ScopeSpan>, String> {
+    scopes_in(def, source, None)
+}
+
+/// The scopes of `source` that hold any of `lines` (1-based), with every
+/// scope around them (so names and chains are whole); others may come
+/// along. The file is parsed whole; only the query is run near the lines,
+/// which makes this cheaper than [`scopes`] when few lines matter.
+pub fn scopes_near(def: &'static LanguageDef, source: &[u8], lines: &[usize]) -> Result<Vec<ScopeSpan>, String> {
+    // A scope's lines lie within its node's rows; one row more above
+    // catches a node that ends at the very start of the line's row.
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut sorted = lines.to_vec();
+    sorted.sort_unstable();
+    for l in sorted {
+        let (from, to) = (l.saturating_sub(2), l + 1);
+        match rows.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => rows.push((from, to)),
+        }
+    }
+    scopes_in(def, source, Some(&rows))
+}
+
+fn scopes_in(
+    def: &'static LanguageDef,
+    source: &[u8],
+    rows: Option<&[(usize, usize)]>,
+) -> Result<Vec<ScopeSpan>, String> {
     let c = compiled(def)?;
     let mut parser = Parser::new();
     parser.set_language(&c.language).map_err(|e| format!("{}: {e}", def.name))?;
     let tree = parser.parse(source, None).ok_or("the parser gave up")?;
     let mut raw: Vec<(Node, String, String)> = Vec::new(); // (scope node, kind, name)
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&c.query, tree.root_node(), source);
-    while let Some(m) = matches.next() {
-        let scope = m.captures().iter().find_map(|cap| c.kinds[cap.index as usize].as_ref().map(|k| (cap.node, k)));
-        let name = m.captures().iter().find(|cap| cap.index == c.name_capture).map(|cap| cap.node);
-        if let (Some((node, kind)), Some(name)) = (scope, name) {
-            let name = if kind == "impl" { impl_name(name, source) } else { text(name, source) };
-            raw.push((node, kind.clone(), name));
+    let whole = [(0, usize::MAX)];
+    for &(from, to) in rows.unwrap_or(&whole) {
+        if rows.is_some() {
+            cursor.set_point_range(Point { row: from, column: 0 }..Point { row: to, column: 0 });
+        }
+        let mut matches = cursor.matches(&c.query, tree.root_node(), source);
+        while let Some(m) = matches.next() {
+            let scope = m.captures().iter().find_map(|cap| c.kinds[cap.index as usize].as_ref().map(|k| (cap.node, k)));
+            let name = m.captures().iter().find(|cap| cap.index == c.name_capture).map(|cap| cap.node);
+            if let (Some((node, kind)), Some(name)) = (scope, name) {
+                let name = if kind == "impl" { impl_name(name, source) } else { text(name, source) };
+                raw.push((node, kind.clone(), name));
+            }
         }
     }
     raw.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
@@ -256,5 +290,30 @@ mod tests {
         let def = language_for(b"x.py").expect("python");
         let s = scopes(def, b"def ok():\n    return 1\n\ndef broken(:\n    pass\n").expect("parses");
         assert!(s.iter().any(|s| s.name == "ok" && s.start_line == 1 && s.end_line == 2), "{s:?}");
+    }
+
+    /// Near any line, the scopes that hold it (and their chain) are those
+    /// of the whole file.
+    #[test]
+    fn scopes_near_a_line_hold_the_same_chain_as_all_scopes() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/syntax-corpus");
+        let mut checked = 0;
+        let dirs = ["python", "rust"].map(|d| corpus.join(d));
+        for entry in dirs.iter().flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten()) {
+            let path = entry.path();
+            let Some(def) = language_for(path.to_string_lossy().as_bytes()) else { continue };
+            let Ok(source) = std::fs::read(&path) else { continue };
+            let all = scopes(def, &source).expect("parses");
+            let lines = source.iter().filter(|&&b| b == b'\n').count() + 1;
+            for l in 1..=lines {
+                let near = scopes_near(def, &source, &[l, l + 7]).expect("parses");
+                let chain = |v: &[ScopeSpan]| -> Vec<ScopeSpan> {
+                    v.iter().filter(|s| s.start_line <= l && l <= s.end_line).cloned().collect()
+                };
+                assert_eq!(chain(&near), chain(&all), "{} line {l}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "the corpus has sources");
     }
 }
