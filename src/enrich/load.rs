@@ -21,7 +21,7 @@ pub fn load(root: &Path, files: &[String], near: &HashMap<String, Vec<usize>>) -
     // threads finish together.
     let mut order: Vec<(u64, &String)> =
         files.iter().map(|f| (std::fs::metadata(root.join(f)).map_or(0, |m| m.len()), f)).collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0));
+    order.sort_by_key(|o| std::cmp::Reverse(o.0));
     let files: Vec<&String> = order.into_iter().map(|(_, f)| f).collect();
     let next = AtomicUsize::new(0);
     let results = Mutex::new(HashMap::with_capacity(files.len()));

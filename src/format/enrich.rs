@@ -31,11 +31,13 @@ pub fn write(out: &mut impl Write, format: EnrichFormat, items: &[Enriched]) -> 
     }
 }
 
+/// The last snippet written, and its JSON string.
+type Escaped = (Option<std::sync::Arc<str>>, Option<Box<serde_json::value::RawValue>>);
+
 thread_local! {
     /// Snippets already written as JSON strings, by address: a scope's
     /// snippet is shared by all its diagnostics and escaped once.
-    static ESCAPED: std::cell::RefCell<(Option<std::sync::Arc<str>>, Option<Box<serde_json::value::RawValue>>)> =
-        const { std::cell::RefCell::new((None, None)) };
+    static ESCAPED: std::cell::RefCell<Escaped> = const { std::cell::RefCell::new((None, None)) };
 }
 
 /// Serializes a shared snippet: the same string as ever, escaped once for
