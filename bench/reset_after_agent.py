@@ -6,7 +6,7 @@ state (the same writes, then `sync` and a pause), against
 `git reset --hard B && git clean -fdxq` on a worktree of the same
 repository, same run. Which side goes first alternates; medians.
 
-    cargo build --release && python3 bench/reset_after_agent.py [--files 20000] [--runs 7]
+    cargo build --release && python3 bench/reset_after_agent.py [--files 20000] [--runs 9]
 
 Target (issue 17): at most 1.0x in both states.
 """
@@ -53,7 +53,7 @@ def timed(cmd, cwd, shell=False):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=20000)
-    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--runs", type=int, default=9)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo, _ = build(tmp, a.files, 1000)
