@@ -210,6 +210,10 @@ impl Remote {
     /// The record of `task` committed under its ref; the updates that send
     /// it and the attempt commits.
     fn record_updates(&self, task: &str) -> Result<Vec<Update>, RemoteError> {
+        if !self.store.events_path(task).is_file() {
+            // Nothing recorded yet (the run stopped before the task started).
+            return Ok(Vec::new());
+        }
         let dir = self.store.task_dir(task);
         let skip = |rel: &Path| {
             rel == Path::new("lock")
