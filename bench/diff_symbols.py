@@ -24,14 +24,10 @@ import sys
 import tempfile
 import time
 
-ENV = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1",
-           GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b", GIT_COMMITTER_NAME="b",
-           GIT_COMMITTER_EMAIL="b@b", LC_ALL="C")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scope_diff import ENV, git  # noqa: E402
+
 BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "retry-run")
-
-
-def git(repo, *args):
-    subprocess.run(["git", *args], cwd=repo, env=ENV, check=True, stdout=subprocess.DEVNULL)
 
 
 def module(rng, i, functions=30):

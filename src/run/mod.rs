@@ -567,16 +567,16 @@ impl Watch {
 
     /// The watch, once ready; says once when it falls back to stat data.
     fn ready(&mut self, skip: &Path, progress: &Progress) -> &mut Outside {
-        if self.outside.is_none() {
-            let w = self.starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
+        let starting = &mut self.starting;
+        self.outside.get_or_insert_with(|| {
+            let w = starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
             if let Some(why) = &w.fallback {
                 progress.say(&format!(
                     "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
                 ));
             }
-            self.outside = Some(w);
-        }
-        self.outside.get_or_insert_with(|| Outside::start(None, skip))
+            w
+        })
     }
 }
 
@@ -988,24 +988,25 @@ impl<'a> TaskRun<'a> {
     /// What the attempt's outcome means for the task: success (the branch
     /// set), escalation, or another attempt (`None`).
     fn conclude(&mut self, n: u32, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
-        let outcome = record.outcome;
-        self.prior.push(record);
-        let record = self.prior.last().cloned().unwrap_or_else(|| AttemptRecord::new(n));
         let refname = format!("refs/retry-run/{}/{n}", self.plan.id);
-        let config = &self.plan.config;
-        match outcome {
-            Outcome::Success => self.succeed(n, &record).map(Some),
-            Outcome::Unverified => self
-                .escalate(n, format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"))
-                .map(Some),
-            Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
-                self.escalate(n, format!("the verifier asked for a human on attempt {n}")).map(Some)
-            }
-            o if o.retry_key().is_some_and(|k| !config.retry.on.contains(&k)) => self
-                .escalate(n, format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()))
-                .map(Some),
-            _ => Ok(None),
-        }
+        let retried = |o: Outcome| o.retry_key().is_none_or(|k| self.plan.config.retry.on.contains(&k));
+        let ending =
+            match record.outcome {
+                Outcome::Success => Some(self.succeed(n, &record)?),
+                Outcome::Unverified => Some(self.escalate(
+                    n,
+                    format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"),
+                )?),
+                Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
+                    Some(self.escalate(n, format!("the verifier asked for a human on attempt {n}"))?)
+                }
+                o if !retried(o) => Some(
+                    self.escalate(n, format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()))?,
+                ),
+                _ => None,
+            };
+        self.prior.push(record);
+        Ok(ending)
     }
 
     /// The task succeeded: its branch set to the attempt's commit.
