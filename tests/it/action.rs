@@ -4,11 +4,10 @@
 //! uses only inputs the action has.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_yaml::Value;
 
-use crate::support::{TestEnv, hermetic};
+use crate::support::TestEnv;
 
 fn yaml(rel: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
@@ -34,12 +33,7 @@ fn the_action_runs_scope_and_diff_on_a_pull_request() {
     }
     // A pull request: the base, then a head that writes an allowed file and a denied one.
     let env = TestEnv::new();
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("src")).expect("mkdir");
-    std::fs::write(r.join("src/app.py"), "def f():\n    return 1\n").expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
+    let r = env.repo("repo").file("src/app.py", "def f():\n    return 1\n").commit();
     let base = env.git(&r, &["rev-parse", "HEAD"]);
     std::fs::write(r.join("src/app.py"), "def f():\n    return 2\n").expect("write");
     std::fs::write(r.join("secret.lock"), "x\n").expect("write");
@@ -50,10 +44,11 @@ fn the_action_runs_scope_and_diff_on_a_pull_request() {
     let bin_dir: PathBuf = Path::new(env!("CARGO_BIN_EXE_retry-run")).parent().expect("bin dir").to_path_buf();
     let run_step = |name: &str| {
         let script = step(&action, name)["run"].as_str().expect("run script").to_string();
-        let mut cmd = Command::new("bash");
-        hermetic(&mut cmd, &env.home());
-        cmd.current_dir(&r)
-            .env("PATH", format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default()))
+        let mut path = bin_dir.as_os_str().to_owned();
+        path.push(":");
+        path.push(env.path_var());
+        env.command("bash", &r)
+            .env("PATH", path)
             .env("RR_BASE", &base)
             .env("RR_HEAD", &head)
             .env("RR_ALLOW", "src/**\ntests/**\n")

@@ -4,10 +4,11 @@
 //! request carries the check's failure, so a success at attempt 2 proves
 //! the feedback reached the real agent through the prompt.
 //!
-//! The CLIs are installed from their registries into a cache outside the
-//! checkout (`$RETRY_RUN_AGENTS_CACHE`, default `~/.cache/retry-run-ci/agents`),
-//! reused when present. A CLI that cannot be installed makes its test say
-//! SKIPPED with the reason.
+//! The CLIs come from `support::tools`: installed from their registries
+//! into a cache outside the checkout on first use, reused after. A CLI
+//! that cannot be installed because its registry cannot be reached makes
+//! its test say SKIPPED with the reason. The checks run the real pytest
+//! (`TestEnv::with_python_tools`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,45 +16,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, events, hermetic};
-
-fn cache() -> PathBuf {
-    match std::env::var_os("RETRY_RUN_AGENTS_CACHE") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/retry-run-ci/agents"),
-    }
-}
-
-/// The `bin` directory of an npm package installed in the cache, installing
-/// it when missing; `Err` says why it cannot be had.
-fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
-    let prefix = cache().join(dir);
-    let bin = prefix.join("node_modules/.bin");
-    if !bin.join(program).exists() {
-        std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
-        let out = Command::new("npm")
-            .args(["install", "--no-fund", "--no-audit", "--prefix"])
-            .arg(&prefix)
-            .arg(package)
-            .output()
-            .map_err(|e| format!("npm cannot run: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("npm install {package} failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-    }
-    let v = Command::new(bin.join(program)).arg("--version").output().map_err(|e| format!("{program}: {e}"))?;
-    if !v.status.success() {
-        return Err(format!("{program} --version failed: {}", String::from_utf8_lossy(&v.stderr).trim()));
-    }
-    Ok(bin)
-}
-
-/// Says that a preset's test could not run, past the test harness's
-/// capture (a direct write to stderr), so that a skip is never silent.
-fn skipped(preset: &str, why: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED {preset} preset test: {why}");
-}
+use crate::support::record::{events, outcomes};
+use crate::support::tools::{npm_agent, pip_agent, skipped};
+use crate::support::{FakeAgent, TestEnv};
 
 /// A fake model server; killed when dropped.
 struct Server {
@@ -100,20 +65,15 @@ const CALC: &str = "def add(a, b):\n    return a - b\n";
 const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n";
 
 fn python_repo(env: &TestEnv, toml: &str) -> PathBuf {
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("tests")).expect("mkdir");
-    std::fs::write(r.join("calc.py"), CALC).expect("write");
-    std::fs::write(r.join("tests/test_calc.py"), TESTS).expect("write");
-    std::fs::write(r.join(".gitignore"), "__pycache__/\n").expect("write");
-    std::fs::write(
-        r.join("retry-run.toml"),
-        format!("{toml}\n[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -p no:cacheprovider -rA tests\"\nkind = \"test\"\n"),
-    )
-    .expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
-    r
+    env.repo("repo")
+        .file("calc.py", CALC)
+        .file("tests/test_calc.py", TESTS)
+        .file(".gitignore", "__pycache__/\n")
+        .file(
+            "retry-run.toml",
+            format!("{toml}\n[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -p no:cacheprovider -rA tests\"\nkind = \"test\"\n"),
+        )
+        .commit()
 }
 
 /// A python one-liner that rewrites `a - b` in calc.py.
@@ -153,13 +113,13 @@ fn run_preset(
     main_request: &dyn Fn(&Value) -> bool,
 ) -> Vec<Value> {
     let config_before = std::fs::read(r.join(".git/config")).expect("config");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = cmd
+    let mut path = bin.as_os_str().to_owned();
+    path.push(":");
+    path.push(env.path_var());
+    let out = env
+        .retry_run(r)
         .env("PATH", path)
         .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
-        .current_dir(r)
         .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
         .output()
         .expect("retry-run runs");
@@ -203,9 +163,9 @@ fn start(env: &TestEnv, script: &str, vars: &[(&str, String)]) -> Server {
 fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("claude-code", "@anthropic-ai/claude-code@2.1.197", "claude") {
         Ok(b) => b,
-        Err(why) => return skipped("claude-code", &why),
+        Err(why) => return skipped(&format!("claude-code preset test: {why}")),
     };
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
     let server = start(&env, "fake_anthropic.py", &edits());
     let api = [
@@ -231,38 +191,13 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     assert!(report.contains("Agent usage, all attempts: 4 turns"), "{report}");
 }
 
-/// Aider from PyPI in a virtualenv of the cache, installed when missing.
-fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
-    let venv = cache().join(dir);
-    let bin = venv.join("bin");
-    if !bin.join(program).exists() {
-        std::fs::create_dir_all(cache()).map_err(|e| format!("{}: {e}", cache().display()))?;
-        let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success());
-        if !ok {
-            return Err("python3 -m venv failed".into());
-        }
-        let out = Command::new(bin.join("pip"))
-            .args(["install", "-q", package])
-            .output()
-            .map_err(|e| format!("pip cannot run: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("pip install {package} failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-    }
-    let v = Command::new(bin.join(program)).arg("--version").output().map_err(|e| format!("{program}: {e}"))?;
-    if !v.status.success() {
-        return Err(format!("{program} --version failed"));
-    }
-    Ok(bin)
-}
-
 #[test]
 fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
     let venv_bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
         Ok(b) => b,
-        Err(why) => return skipped("aider", &why),
+        Err(why) => return skipped(&format!("aider preset test: {why}")),
     };
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let vars = [
         ("FAKE_FILE", "calc.py".to_string()),
         ("FAKE_WRONG", "def add(a, b):\n    return a * b\n".into()),
@@ -277,7 +212,7 @@ fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
     );
     let r =
         python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"aider\"\ntimeout = \"3m\"\nargs = {args}\n"));
-    // Only `aider` from its virtualenv on PATH: the checks keep the system's python3 (with pytest).
+    // Only `aider` from its virtualenv on PATH: the checks keep the python3 with pytest.
     let bin = env.path("aider-bin");
     std::fs::create_dir_all(&bin).expect("mkdir");
     std::os::unix::fs::symlink(venv_bin.join("aider"), bin.join("aider")).expect("symlink");
@@ -295,9 +230,9 @@ fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
         Ok(b) => b,
-        Err(why) => return skipped("codex", &why),
+        Err(why) => return skipped(&format!("codex preset test: {why}")),
     };
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_openai.py", &edits());
     // The model and its endpoint are the user's: a provider of their own, in the preset's args.
     let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", server.port);
@@ -317,9 +252,9 @@ fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("gemini", "@google/gemini-cli@0.61.0", "gemini") {
         Ok(b) => b,
-        Err(why) => return skipped("gemini", &why),
+        Err(why) => return skipped(&format!("gemini preset test: {why}")),
     };
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_gemini.py", &edits());
     // The user's own Gemini CLI settings: an API key.
     std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
@@ -340,9 +275,9 @@ fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
         Ok(b) => b,
-        Err(why) => return skipped("opencode", &why),
+        Err(why) => return skipped(&format!("opencode preset test: {why}")),
     };
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_openai.py", &edits());
     // The user's own opencode config: an OpenAI-compatible provider and its model.
     let config = env.path("opencode.json");
@@ -359,34 +294,27 @@ fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
     run_preset(&env, &r, &bin, &vars, &server, &|q| q["tools"] == true && q["answered"] == false);
 }
 
-/// A repository with a text file the scripted agents edit.
+/// A repository with a text file the fake agents edit.
 fn plain_repo(env: &TestEnv, toml: &str) -> PathBuf {
-    let r = env.path("plain");
-    std::fs::create_dir_all(r.join("src")).expect("mkdir");
-    std::fs::write(r.join("src/app.txt"), "value = 1\n").expect("write");
-    std::fs::write(r.join(".gitignore"), "*.log\n").expect("write");
-    std::fs::write(r.join("retry-run.toml"), toml).expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
-    r
-}
-
-fn outcomes(r: &Path, task: &str) -> Vec<String> {
-    events(r, task)
-        .iter()
-        .filter(|e| e["type"] == "AttemptCompleted")
-        .filter_map(|e| e["outcome"].as_str().map(str::to_string))
-        .collect()
+    env.repo("plain")
+        .file("src/app.txt", "value = 1\n")
+        .file(".gitignore", "*.log\n")
+        .file("retry-run.toml", toml)
+        .commit()
 }
 
 #[test]
 fn what_the_agent_drops_in_the_worktree_is_left_out_of_the_change() {
     let env = TestEnv::new();
     let r = plain_repo(&env, "max_attempts = 1\n[agent]\nignore = [\".aider*\"]\n[scope]\nallow = [\"src/**\"]\n");
-    let agent = "echo 2 > src/app.txt; echo chat > .aider.chat.history.md; mkdir -p .aider.tags.cache.v4; \
-                 echo x > .aider.tags.cache.v4/db; printf '.aider*\\n' >> .gitignore";
-    env.run(&r, &["run", "--quiet", "--task", "Drop", "--", "sh", "-c", agent]).assert_code(0);
+    let agent = env.agent(
+        FakeAgent::new()
+            .write("src/app.txt", "2\n")
+            .write(".aider.chat.history.md", "chat\n")
+            .write(".aider.tags.cache.v4/db", "x\n")
+            .append(".gitignore", ".aider*\n"),
+    );
+    env.run_agent(&r, &["run", "--quiet", "--task", "Drop"], &agent).assert_code(0);
     assert_eq!(outcomes(&r, "drop"), ["SUCCESS"]);
     let files = env.git(&r, &["diff", "--name-only", "HEAD", "refs/retry-run/drop/1"]);
     assert_eq!(files, "src/app.txt", "only the change itself");
@@ -409,11 +337,12 @@ fn budgets_stop_the_task_before_another_attempt() {
     // Cost: the agent prints what the real Claude Code printed (captured), so
     // the preset's reader records its cost; the budget is below one attempt's.
     let captured = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/captured/claude-code-2.1.197.json");
+    let agent = env.agent(FakeAgent::new().sh(&format!("cat {}", captured.display())).append("src/app.txt", "x\n"));
     let r = plain_repo(
         &env,
         &format!(
-            "max_attempts = 5\n[agent]\npreset = \"claude-code\"\ncommand = [\"sh\", \"-c\", \"cat {}; echo x >> src/app.txt\"]\n[[check]]\nname = \"never\"\nrun = \"exit 1\"\n",
-            captured.display()
+            "max_attempts = 5\n[agent]\npreset = \"claude-code\"\ncommand = {}\n[[check]]\nname = \"never\"\nrun = \"exit 1\"\n",
+            agent.toml()
         ),
     );
     let out = env.run(&r, &["run", "--quiet", "--task", "Costly", "--max-cost", "0.02"]);
@@ -426,21 +355,8 @@ fn budgets_stop_the_task_before_another_attempt() {
     let stats = env.run(&r, &["stats"]).stdout;
     assert!(stats.contains("spent on retries (attempts after a task's first) $0.0160, 50.0%"), "{stats}");
     // Time: attempts of a second each, a budget of two seconds.
-    let out = env.run(
-        &r,
-        &[
-            "run",
-            "--quiet",
-            "--task",
-            "Slow",
-            "--max-duration",
-            "2s",
-            "--",
-            "sh",
-            "-c",
-            "sleep 1; echo y >> src/app.txt",
-        ],
-    );
+    let slow = env.agent(FakeAgent::new().sleep("1").append("src/app.txt", "y\n"));
+    let out = env.run_agent(&r, &["run", "--quiet", "--task", "Slow", "--max-duration", "2s"], &slow);
     out.assert_code(1);
     let n = outcomes(&r, "slow").len();
     assert!((1..=2).contains(&n), "{n} attempts ran");
@@ -449,24 +365,9 @@ fn budgets_stop_the_task_before_another_attempt() {
 }
 
 #[test]
-fn worktreeinclude_copies_ignored_files_into_each_worktree() {
-    let env = TestEnv::new();
-    let r = plain_repo(&env, "max_attempts = 1\n");
-    std::fs::write(r.join(".gitignore"), "*.log\n.env\nbuild/\n").expect("write");
-    std::fs::write(r.join(".worktreeinclude"), ".env\n").expect("write");
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "include"]);
-    std::fs::write(r.join(".env"), "SECRET=1\n").expect("write");
-    std::fs::create_dir_all(r.join("build")).expect("mkdir");
-    std::fs::write(r.join("build/.env"), "not listed by its directory\n").expect("write");
-    let agent = "test -f .env && grep -q SECRET .env && ! test -e build && echo 2 > src/app.txt";
-    env.run(&r, &["run", "--quiet", "--task", "Env", "--", "sh", "-c", agent]).assert_code(0);
-}
-
-#[test]
 fn agents_lists_every_preset_with_its_command_line() {
     let env = TestEnv::new();
-    let out = env.run(env.dir.path(), &["agents", "--json"]);
+    let out = env.run(env.root(), &["agents", "--json"]);
     out.assert_code(0);
     let presets: Vec<Value> = out.stdout.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
     let names: Vec<&str> = presets.iter().filter_map(|p| p["preset"].as_str()).collect();

@@ -19,20 +19,20 @@ fn completions_for_each_shell_name_every_subcommand() {
     let subs = visible_subcommands();
     assert!(subs.len() >= 19, "{subs:?}");
     for shell in ["bash", "zsh", "fish"] {
-        let out = env.run(env.dir.path(), &["completions", shell]);
+        let out = env.run(env.root(), &["completions", shell]);
         out.assert_code(0);
         for s in &subs {
             assert!(out.stdout.contains(s.as_str()), "{shell} completions lack {s}");
         }
         assert!(out.stdout.contains("max-cost"), "{shell}: flags of subcommands too");
     }
-    env.run(env.dir.path(), &["completions", "tcsh"]).assert_code(2);
+    env.run(env.root(), &["completions", "tcsh"]).assert_code(2);
 }
 
 #[test]
 fn the_man_page_has_a_section_per_subcommand_with_its_options() {
     let env = TestEnv::new();
-    let out = env.run(env.dir.path(), &["man"]);
+    let out = env.run(env.root(), &["man"]);
     out.assert_code(0);
     assert!(out.stdout.starts_with(".ie") && out.stdout.contains(".TH retry-run 1"), "{}", &out.stdout[..200]);
     for s in visible_subcommands() {

@@ -204,7 +204,7 @@ fn garbage_and_truncated_input_never_panics() {
     let junk: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
     std::fs::write(env.path("junk"), &junk).expect("write");
     for f in ["auto", "generic", "cargo-json", "pytest"] {
-        env.run(env.dir.path(), &["enrich", "--input", "junk", "--input-format", f]).assert_code(0);
+        env.run(env.root(), &["enrich", "--input", "junk", "--input-format", f]).assert_code(0);
     }
 }
 

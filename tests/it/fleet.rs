@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{TestEnv, hermetic};
+use crate::support::{Agent, FakeAgent, Run, TestEnv};
 
 /// A bare remote with one commit on `main`, and `n` clones of it, each
 /// with its own HOME. The repository's config lets agents append to
@@ -20,32 +20,26 @@ struct Fleet {
 impl Fleet {
     fn new(n: usize) -> Fleet {
         let env = TestEnv::new();
-        let seed = env.path("seed");
         let runs_dir = env.path("runs");
-        std::fs::create_dir_all(&seed).expect("mkdir");
         std::fs::create_dir_all(&runs_dir).expect("mkdir");
-        std::fs::write(seed.join("README.md"), "fleet\n").expect("write");
-        std::fs::write(
-            seed.join("retry-run.toml"),
-            format!("max_attempts = 2\n\n[sandbox]\nwritable = [{:?}]\n", runs_dir.display().to_string()),
-        )
-        .expect("write");
-        env.git(&seed, &["init", "-q", "-b", "main"]);
-        env.git(&seed, &["add", "."]);
-        env.git(&seed, &["commit", "-qm", "seed"]);
+        env.repo("seed")
+            .file("README.md", "fleet\n")
+            .file(
+                "retry-run.toml",
+                format!("max_attempts = 2\n\n[sandbox]\nwritable = [{:?}]\n", runs_dir.display().to_string()),
+            )
+            .commit();
         let remote = env.path("remote.git");
-        env.git(env.dir.path(), &["clone", "-q", "--bare", "seed", "remote.git"]);
+        env.git(env.root(), &["clone", "-q", "--bare", "seed", "remote.git"]);
         let mut clones = Vec::new();
         for i in 0..n {
-            let home = env.path(&format!("home-{i}"));
-            std::fs::create_dir_all(&home).expect("mkdir");
-            std::fs::copy(env.home().join(".gitconfig"), home.join(".gitconfig")).expect("gitconfig");
+            let home = env.new_home(&format!("home-{i}"));
             let dir = env.path(&format!("clone-{i}"));
-            let out = git_as(
-                &home,
-                env.dir.path(),
-                &["clone", "-q", &remote.display().to_string(), &dir.display().to_string()],
-            );
+            let out = env
+                .command_as(&home, "git", env.root())
+                .args(["clone", "-q", &remote.display().to_string(), &dir.display().to_string()])
+                .output()
+                .expect("git runs");
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             clones.push((dir, home));
         }
@@ -55,45 +49,57 @@ impl Fleet {
 
     /// A task file `tasks/<id>.md` whose title gives the id `id`.
     fn task(&self, id: &str) -> String {
-        let path = self.env.path(&format!("tasks/{id}.md"));
-        std::fs::write(&path, format!("# {id}\n\nWrite a file.\n")).expect("write");
-        path.display().to_string()
+        self.env.write(&format!("tasks/{id}.md"), format!("# {id}\n\nWrite a file.\n")).display().to_string()
     }
 
+    /// retry-run in `clone`, as its machine (its HOME).
     fn command(&self, clone: usize, args: &[&str]) -> Command {
         let (dir, home) = &self.clones[clone];
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-        hermetic(&mut cmd, home);
-        cmd.current_dir(dir).args(args);
+        let mut cmd = self.env.retry_run_as(home, dir);
+        cmd.args(args);
         cmd
     }
 
-    fn run(&self, clone: usize, args: &[&str]) -> (i32, String, String) {
-        let out = self.command(clone, args).output().expect("retry-run runs");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+    fn run(&self, clone: usize, args: &[&str]) -> Run {
+        Run::of(&mut self.command(clone, args))
     }
 
-    fn spawn(&self, clone: usize, args: &[&str]) -> Child {
-        self.command(clone, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("retry-run starts")
+    /// `retry-run <args> -- <agent>` in `clone`.
+    fn run_agent(&self, clone: usize, args: &[&str], agent: &Agent) -> Run {
+        Run::of(self.command(clone, &[]).args(agent.after(args)))
     }
 
-    /// The agent: one line `<task> <attempt>` in runs.log, then a file.
-    fn agent(&self, sleep: &str) -> String {
-        format!(
-            "echo \"$RETRY_RUN_TASK $RETRY_RUN_ATTEMPT\" >> {}; sleep {sleep}; echo done > out.txt",
-            self.runs.display()
-        )
+    /// `retry-run <args> -- <agent>` in `clone`, started.
+    fn spawn(&self, clone: usize, args: &[&str], agent: &Agent) -> Child {
+        self.command(clone, &[])
+            .args(agent.after(args))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("retry-run starts")
     }
 
-    /// Waits until an agent wrote `line` to runs.log.
-    fn wait_for_run(&self, line: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
+    /// The agent's script: one line `<task> <attempt>` in runs.log, a
+    /// pause of `sleep` seconds, then a file.
+    fn script(&self, sleep: &str) -> FakeAgent {
+        FakeAgent::new()
+            .sh(&format!("echo \"$RETRY_RUN_TASK $RETRY_RUN_ATTEMPT\" >> {}", self.runs.display()))
+            .sleep(sleep)
+            .write("out.txt", "done\n")
+    }
+
+    /// The agent of [`Fleet::script`].
+    fn agent(&self, sleep: &str) -> Agent {
+        self.env.agent(self.script(sleep))
+    }
+
+    /// Waits until an agent of `run` wrote `line` to runs.log; panics if
+    /// `run` ends before.
+    fn wait_for_run(&self, run: &mut Child, line: &str) {
         while !self.runs().iter().any(|l| l == line) {
-            assert!(Instant::now() < deadline, "no agent run {line:?} within 20 s");
+            if let Some(status) = run.try_wait().expect("the run's status") {
+                panic!("retry-run ended ({status}) before an agent run {line:?}");
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -108,9 +114,9 @@ impl Fleet {
     /// `push task` from `clone` is refused and the remote stays as it was.
     fn push_is_refused(&self, clone: usize, task: &str) {
         let refs = self.remote_refs();
-        let (code, _, err) = self.run(clone, &["push", task]);
-        assert_eq!(code, 3, "{err}");
-        assert!(err.contains("refused"), "{err}");
+        let push = self.run(clone, &["push", task]);
+        assert_eq!(push.code, 3, "{}", push.stderr);
+        assert!(push.stderr.contains("refused"), "{}", push.stderr);
         assert_eq!(self.remote_refs(), refs, "the remote changed");
     }
 
@@ -119,19 +125,8 @@ impl Fleet {
     }
 }
 
-fn git_as(home: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new("git");
-    hermetic(&mut cmd, home);
-    cmd.current_dir(dir).args(args).output().expect("git runs")
-}
-
-fn finish(child: Child) -> (i32, String, String) {
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn finish(child: Child) -> Run {
+    Run::from_output(&child.wait_with_output().expect("wait"))
 }
 
 #[test]
@@ -143,12 +138,12 @@ fn four_tasks_with_j2_run_two_at_a_time() {
         args.push(f.task(id));
     }
     let agent = f.agent("2");
-    args.extend(["--".into(), "sh".into(), "-c".into(), agent]);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let started = Instant::now();
-    let (code, out, err) = f.run(0, &argv);
+    let first = f.run_agent(0, &argv, &agent);
     let took = started.elapsed();
-    assert_eq!(code, 0, "{out}\n{err}");
+    first.assert_code(0);
+    let (out, err) = (&first.stdout, &first.stderr);
     // Two rounds of 2 s agents, not four.
     assert!(took < Duration::from_secs(7), "took {took:?}\n{err}");
     assert_eq!(f.runs(), ["t1 1", "t2 1", "t3 1", "t4 1"]);
@@ -160,9 +155,9 @@ fn four_tasks_with_j2_run_two_at_a_time() {
         assert!(err.contains(&format!("[{id}] attempt 1/2: agent running")), "{err}");
     }
     // Run again: every task is skipped and counted with its result.
-    let (code, out, _) = f.run(0, &argv);
-    assert_eq!(code, 0);
-    assert_eq!(out.matches("succeeded (earlier)").count(), 4, "{out}");
+    let again = f.run_agent(0, &argv, &agent);
+    assert_eq!(again.code, 0);
+    assert_eq!(again.stdout.matches("succeeded (earlier)").count(), 4, "{}", again.stdout);
     assert_eq!(f.runs().len(), 4);
 }
 
@@ -171,10 +166,10 @@ fn several_tasks_with_json_tag_every_event_and_exit_1_when_one_escalates() {
     let f = Fleet::new(1);
     let (good, bad) = (f.task("good"), f.task("bad"));
     // `bad` changes nothing: every attempt fails, the task escalates.
-    let agent = format!("{}; [ \"$RETRY_RUN_TASK\" = bad ] && rm out.txt; true", f.agent("0"));
-    let (code, out, err) =
-        f.run(0, &["run", "--json", "-j", "2", "--task-file", &good, "--task-file", &bad, "--", "sh", "-c", &agent]);
-    assert_eq!(code, 1, "{out}\n{err}");
+    let agent = f.env.agent(f.script("0").sh("[ \"$RETRY_RUN_TASK\" = bad ] && rm out.txt; true"));
+    let run = f.run_agent(0, &["run", "--json", "-j", "2", "--task-file", &good, "--task-file", &bad], &agent);
+    run.assert_code(1);
+    let (out, err) = (&run.stdout, &run.stderr);
     let events: Vec<serde_json::Value> =
         out.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
     assert!(events.len() > 10);
@@ -190,40 +185,40 @@ fn push_and_pull_carry_a_record_and_refuse_a_diverged_one() {
     let f = Fleet::new(2);
     let task = f.task("carried");
     let agent = f.agent("0");
-    let (code, _, err) = f.run(0, &["run", "--quiet", "--task-file", &task, "--", "sh", "-c", &agent]);
-    assert_eq!(code, 0, "{err}");
-    let (code, out, err) = f.run(0, &["push"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("carried: pushed to origin"), "{out}");
+    f.run_agent(0, &["run", "--quiet", "--task-file", &task], &agent).assert_code(0);
+    let push = f.run(0, &["push"]);
+    push.assert_code(0);
+    assert!(push.stdout.contains("carried: pushed to origin"), "{}", push.stdout);
     assert!(f.remote_refs().contains("refs/retry-run/carried/record"), "{}", f.remote_refs());
     assert!(f.remote_refs().contains("refs/retry-run/carried/1"));
 
-    let (code, out, err) = f.run(1, &["pull"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("carried: took 1"), "{out}");
-    let (code, out, _) = f.run(1, &["status"]);
-    assert_eq!(code, 0);
-    assert!(out.contains("carried\tsucceeded"), "{out}");
+    let pull = f.run(1, &["pull"]);
+    pull.assert_code(0);
+    assert!(pull.stdout.contains("carried: took 1"), "{}", pull.stdout);
+    let status = f.run(1, &["status"]);
+    assert_eq!(status.code, 0);
+    assert!(status.stdout.contains("carried\tsucceeded"), "{}", status.stdout);
     for clone in [0, 1] {
-        let (code, out, err) = f.run(clone, &["log", "carried", "--verify"]);
-        assert_eq!(code, 0, "{out}{err}");
-        assert!(out.contains("chain intact"), "{out}");
+        let log = f.run(clone, &["log", "carried", "--verify"]);
+        log.assert_code(0);
+        assert!(log.stdout.contains("chain intact"), "{}", log.stdout);
     }
     let (dir1, home1) = &f.clones[1];
-    let branch = git_as(home1, dir1, &["rev-parse", "retry-run/carried"]);
-    assert!(branch.status.success(), "the success branch came with the record");
+    let branch = f.env.command_as(home1, "git", dir1).args(["rev-parse", "retry-run/carried"]).status();
+    assert!(branch.expect("git runs").success(), "the success branch came with the record");
     // Pulling again: up to date.
-    assert!(f.run(1, &["pull", "carried"]).1.contains("carried: up to date"));
+    assert!(f.run(1, &["pull", "carried"]).stdout.contains("carried: up to date"));
 
     // Both clones run the same new task on their own: the records diverge.
     let other = f.task("split");
     for clone in [0, 1] {
-        assert_eq!(f.run(clone, &["run", "--quiet", "--task-file", &other, "--", "sh", "-c", &agent]).0, 0);
+        assert_eq!(f.run_agent(clone, &["run", "--quiet", "--task-file", &other], &agent).code, 0);
     }
-    assert_eq!(f.run(0, &["push", "split"]).0, 0);
+    assert_eq!(f.run(0, &["push", "split"]).code, 0);
     let before = std::fs::read(dir1.join(".git/retry-run/tasks/split/events.jsonl")).expect("events");
-    let (code, _, err) = f.run(1, &["pull", "split"]);
-    assert_eq!(code, 3, "{err}");
+    let pull = f.run(1, &["pull", "split"]);
+    pull.assert_code(3);
+    let err = &pull.stderr;
     assert!(err.contains("task split") && err.contains("diverged at event 1"), "{err}");
     assert!(err.contains("TaskStarted"), "{err}");
     let after = std::fs::read(dir1.join(".git/retry-run/tasks/split/events.jsonl")).expect("events");
@@ -236,34 +231,25 @@ fn push_and_pull_carry_a_record_and_refuse_a_diverged_one() {
 fn a_killed_run_is_taken_over_once_its_lease_expires() {
     let f = Fleet::new(2);
     let task = f.task("killed");
-    let slow = f.agent("8");
-    let mut first = f.spawn(
-        0,
-        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow],
-    );
+    let leased = ["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s"];
+    let mut first = f.spawn(0, &leased, &f.agent("8"));
     // Wait until its agent runs, then kill retry-run itself.
-    f.wait_for_run("killed 1");
+    f.wait_for_run(&mut first, "killed 1");
     first.kill().expect("kill -9");
     let _ = first.wait();
 
     // While the lease is live, another clone is turned away.
     let fast = f.agent("0");
-    let (code, _, err) = f.run(
-        1,
-        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast],
-    );
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains("task killed is held by"), "{err}");
+    let turned_away = f.run_agent(1, &leased, &fast);
+    turned_away.assert_code(3);
+    assert!(turned_away.stderr.contains("task killed is held by"), "{}", turned_away.stderr);
 
     std::thread::sleep(Duration::from_millis(2500));
-    let (code, out, err) = f.run(
-        1,
-        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast],
-    );
-    assert_eq!(code, 0, "{out}\n{err}");
-    assert!(err.contains("took over the lease"), "{err}");
-    assert!(out.contains("succeeded at attempt 2"), "{out}");
-    let events = crate::support::events(&f.clones[1].0, "killed");
+    let taken = f.run_agent(1, &leased, &fast);
+    taken.assert_code(0);
+    assert!(taken.stderr.contains("took over the lease"), "{}", taken.stderr);
+    assert!(taken.stdout.contains("succeeded at attempt 2"), "{}", taken.stdout);
+    let events = crate::support::record::events(&f.clones[1].0, "killed");
     let completed: Vec<&serde_json::Value> = events.iter().filter(|e| e["type"] == "AttemptCompleted").collect();
     assert_eq!(completed[0]["attempt"], 1);
     assert_eq!(completed[0]["outcome"], "CRASH");
@@ -283,17 +269,19 @@ fn clones_starting_the_same_task_at_once_run_it_once() {
         let id = format!("race-{round}");
         let task = f.task(&id);
         let children: Vec<Child> = (0..3)
-            .map(|c| {
-                f.spawn(c, &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--", "sh", "-c", &agent])
-            })
+            .map(|c| f.spawn(c, &["run", "--quiet", "--task-file", &task, "--remote", "origin"], &agent))
             .collect();
-        let ends: Vec<(i32, String, String)> = children.into_iter().map(finish).collect();
+        let ends: Vec<Run> = children.into_iter().map(finish).collect();
         let ran: Vec<String> = f.runs().into_iter().filter(|l| l.starts_with(&format!("{id} "))).collect();
         assert_eq!(ran, [format!("{id} 1")], "{ends:#?}");
-        assert_eq!(ends.iter().filter(|e| e.0 == 0 && e.1.contains("succeeded at attempt 1")).count(), 1, "{ends:#?}");
+        assert_eq!(
+            ends.iter().filter(|e| e.code == 0 && e.stdout.contains("succeeded at attempt 1")).count(),
+            1,
+            "{ends:#?}"
+        );
         // The others were turned away, or found it done.
-        for (code, out, err) in &ends {
-            assert!(*code == 0 || *code == 3 && err.contains("is held by"), "{code}\n{out}\n{err}");
+        for Run { code, stdout, stderr } in &ends {
+            assert!(*code == 0 || *code == 3 && stderr.contains("is held by"), "{code}\n{stdout}\n{stderr}");
         }
     }
 }
@@ -308,23 +296,21 @@ fn ten_tasks_queued_on_three_clones_each_run_once() {
     for file in &files {
         args.extend(["--task-file", file.as_str()]);
     }
-    args.extend(["--", "sh", "-c", &agent]);
-    let children: Vec<Child> = (0..3).map(|c| f.spawn(c, &args)).collect();
-    for (code, out, err) in children.into_iter().map(finish) {
-        assert_eq!(code, 0, "{out}\n{err}");
+    let children: Vec<Child> = (0..3).map(|c| f.spawn(c, &args, &agent)).collect();
+    for run in children.into_iter().map(finish) {
+        run.assert_code(0);
     }
     // Every task ran once, at attempt 1: numbers never repeat.
     let expected: Vec<String> = ids.iter().map(|id| format!("{id} 1")).collect();
     assert_eq!(f.runs(), expected);
     for clone in 0..3 {
-        let (code, _, err) = f.run(clone, &["pull"]);
-        assert_eq!(code, 0, "{err}");
-        let (_, status, _) = f.run(clone, &["status"]);
+        f.run(clone, &["pull"]).assert_code(0);
+        let status = f.run(clone, &["status"]).stdout;
         for id in &ids {
             assert!(status.contains(&format!("{id}\tsucceeded")), "clone {clone}:\n{status}");
-            let (code, out, _) = f.run(clone, &["log", id, "--verify"]);
-            assert_eq!(code, 0, "{out}");
-            let events = crate::support::events(&f.clones[clone].0, id);
+            let log = f.run(clone, &["log", id, "--verify"]);
+            assert_eq!(log.code, 0, "{}", log.stdout);
+            let events = crate::support::record::events(&f.clones[clone].0, id);
             assert_eq!(events.iter().filter(|e| e["type"] == "AgentStarted").count(), 1, "{id} in clone {clone}");
         }
     }
@@ -334,15 +320,14 @@ fn ten_tasks_queued_on_three_clones_each_run_once() {
 fn on_a_terminal_each_running_task_has_a_live_line() {
     let f = Fleet::new(1);
     let (a, b) = (f.task("live-a"), f.task("live-b"));
-    let agent = f.agent("1");
+    let agent = f.agent("1").shell();
     let bin = env!("CARGO_BIN_EXE_retry-run");
-    let inner = format!("{bin} run -j 2 --task-file {a} --task-file {b} -- sh -c '{agent}'");
+    let inner = format!("{bin} run -j 2 --task-file {a} --task-file {b} -- {agent}");
     // `script` gives retry-run a terminal.
     let out = {
         let (dir, home) = &f.clones[0];
-        let mut cmd = Command::new("script");
-        hermetic(&mut cmd, home);
-        cmd.current_dir(dir).args(["-qec", &inner, "/dev/null"]).output().expect("script (util-linux) runs")
+        let mut cmd = f.env.command_as(home, "script", dir);
+        cmd.args(["-qec", &inner, "/dev/null"]).output().expect("script (util-linux) runs")
     };
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -359,46 +344,31 @@ fn a_task_held_here_is_skipped_and_a_broken_one_fails_the_queue_but_not_the_othe
     let (busy, fine, broken) = (f.task("busy"), f.task("fine"), f.task("broken"));
     let agent = f.agent("0");
     // `broken` has run once; then its log is damaged.
-    assert_eq!(f.run(0, &["run", "--quiet", "--task-file", &broken, "--again", "--", "sh", "-c", &agent]).0, 0);
+    assert_eq!(f.run_agent(0, &["run", "--quiet", "--task-file", &broken, "--again"], &agent).code, 0);
     let log = f.clones[0].0.join(".git/retry-run/tasks/broken/events.jsonl");
     let text = std::fs::read_to_string(&log).expect("events");
     std::fs::write(&log, text.replacen("\"TaskStarted\"", "\"TaskStartled\"", 1)).expect("write");
     // `busy` is being run by another process.
-    let slow = f.agent("4");
-    let holder = f.spawn(0, &["run", "--quiet", "--task-file", &busy, "--", "sh", "-c", &slow]);
-    f.wait_for_run("busy 1");
-    let (code, out, err) = f.run(
+    let mut holder = f.spawn(0, &["run", "--quiet", "--task-file", &busy], &f.agent("4"));
+    f.wait_for_run(&mut holder, "busy 1");
+    let queue = f.run_agent(
         0,
-        &[
-            "run",
-            "--quiet",
-            "-j",
-            "2",
-            "--task-file",
-            &busy,
-            "--task-file",
-            &fine,
-            "--task-file",
-            &broken,
-            "--",
-            "sh",
-            "-c",
-            &agent,
-        ],
+        &["run", "--quiet", "-j", "2", "--task-file", &busy, "--task-file", &fine, "--task-file", &broken],
+        &agent,
     );
-    assert_eq!(code, 3, "{out}\n{err}");
+    queue.assert_code(3);
+    let out = &queue.stdout;
     assert!(out.lines().any(|l| l.starts_with("busy") && l.contains("skipped: held by process")), "{out}");
     assert!(out.lines().any(|l| l.starts_with("fine") && l.contains("succeeded")), "{out}");
     assert!(out.lines().any(|l| l.starts_with("broken") && l.contains("failed: ") && l.contains("broken")), "{out}");
-    assert_eq!(finish(holder).0, 0);
+    assert_eq!(finish(holder).code, 0);
 }
 
 #[test]
 fn remote_work_without_the_git_program_says_what_needs_it() {
     let f = Fleet::new(1);
     let task = f.task("nogit");
-    let agent = f.agent("0");
-    assert_eq!(f.run(0, &["run", "--quiet", "--task-file", &task, "--", "sh", "-c", &agent]).0, 0);
+    assert_eq!(f.run_agent(0, &["run", "--quiet", "--task-file", &task], &f.agent("0")).code, 0);
     let empty = f.env.path("empty-bin");
     std::fs::create_dir_all(&empty).expect("mkdir");
     let out = f.command(0, &["push", "nogit"]).env("PATH", &empty).output().expect("runs");
@@ -411,26 +381,19 @@ fn remote_work_without_the_git_program_says_what_needs_it() {
 fn a_run_whose_lease_was_taken_over_stops_without_pushing() {
     let f = Fleet::new(2);
     let task = f.task("stalled");
-    let slow = f.agent("5");
-    let first = f.spawn(
-        0,
-        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &slow],
-    );
-    f.wait_for_run("stalled 1");
+    let leased = ["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s"];
+    let mut first = f.spawn(0, &leased, &f.agent("5"));
+    f.wait_for_run(&mut first, "stalled 1");
     // retry-run (not its agent) stops answering: its lease runs out.
     let pid = first.id().to_string();
     assert!(Command::new("kill").args(["-STOP", &pid]).status().expect("kill").success());
     std::thread::sleep(Duration::from_millis(2500));
-    let fast = f.agent("0");
-    let (code, out, err) = f.run(
-        1,
-        &["run", "--quiet", "--task-file", &task, "--remote", "origin", "--lease", "2s", "--", "sh", "-c", &fast],
-    );
-    assert_eq!(code, 0, "{out}\n{err}");
+    f.run_agent(1, &leased, &f.agent("0")).assert_code(0);
     let refs = f.remote_refs();
     assert!(Command::new("kill").args(["-CONT", &pid]).status().expect("kill").success());
-    let (code, out, err) = finish(first);
-    assert_eq!(code, 3, "{out}\n{err}");
+    let stopped = finish(first);
+    stopped.assert_code(3);
+    let err = &stopped.stderr;
     assert!(err.contains("another run took over its lease") && err.contains("pushes nothing more and stops"), "{err}");
     assert_eq!(f.remote_refs(), refs, "the remote is as the run that took over left it");
 }

@@ -1,19 +1,17 @@
 //! `retry-run init` on a real repository: what it writes is what `run` takes.
 
-use crate::support::TestEnv;
+use crate::support::{FakeAgent, TestEnv};
 
 #[test]
 fn init_writes_a_config_run_accepts_and_never_overwrites_without_force() {
-    let env = TestEnv::new();
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("shop")).expect("mkdir");
-    std::fs::create_dir_all(r.join("tests")).expect("mkdir");
-    std::fs::write(r.join("shop/__init__.py"), "").expect("write");
-    std::fs::write(r.join("tests/test_x.py"), "def test_x():\n    assert True\n").expect("write");
-    std::fs::write(r.join("pyproject.toml"), "[project]\nname = \"shop\"\n").expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
+    // The config it writes runs `python3 -m pytest`.
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = env
+        .repo("repo")
+        .file("shop/__init__.py", "")
+        .file("tests/test_x.py", "def test_x():\n    assert True\n")
+        .file("pyproject.toml", "[project]\nname = \"shop\"\n")
+        .commit();
     let out = env.run(&r, &["init"]);
     out.assert_code(0);
     assert!(
@@ -27,7 +25,8 @@ fn init_writes_a_config_run_accepts_and_never_overwrites_without_force() {
     again.assert_code(2);
     assert!(again.stderr.contains("--force"), "{}", again.stderr);
     env.run(&r, &["init", "--force"]).assert_code(0);
-    // The file it wrote drives a real run (pytest is installed by .ci/run).
-    let run = env.run(&r, &["run", "--quiet", "--task", "Touch", "--", "sh", "-c", "echo '# x' >> shop/__init__.py"]);
+    // The file it wrote drives a real run.
+    let agent = env.agent(FakeAgent::new().append("shop/__init__.py", "# x\n"));
+    let run = env.run_agent(&r, &["run", "--quiet", "--task", "Touch"], &agent);
     run.assert_code(0);
 }

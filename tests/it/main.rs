@@ -1,28 +1,25 @@
 //! One integration-test binary: every test runs the real `retry-run` binary
-//! on real git repositories built by `support`.
+//! on real git repositories built by `support`. Each file covers one
+//! command or feature.
 
 mod action;
 mod agents;
 mod architecture;
-mod checkout;
 mod completions;
-mod diff_oracle;
+mod demo;
+mod diff;
 mod docs;
 mod enrich;
-mod errors;
-mod events;
 mod fleet;
-mod formats;
-mod honest;
+mod honest_success;
 mod init;
 mod record;
-mod revisions;
 mod run;
 mod sandbox;
-mod scope_fixtures;
+mod scope;
 mod submodules;
 mod summarize;
 mod support;
 mod symbols;
-mod syntax_oracle;
+mod syntax;
 mod worktree;

@@ -1,43 +1,31 @@
-//! The event log and the task lock on real repositories, with writers
-//! killed by SIGKILL in the middle of their appends.
+//! The record: the event log and the task lock on real repositories, with
+//! writers killed by SIGKILL in the middle of their appends; `log
+//! --verify`; and the typed events, against logs written by the previous
+//! version (captured from its real runs into `tests/record/`).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::TestEnv;
-use retry_run::record::Store;
+use crate::support::child::{self, LockHolder, READY};
+use retry_run::record::{Event, Store};
 
 const WRITER: &str = "RETRY_RUN_TEST_WRITER";
-const LOCKER: &str = "RETRY_RUN_TEST_LOCKER";
 
 fn repo(env: &TestEnv) -> PathBuf {
-    let r = env.path("repo");
-    std::fs::create_dir(&r).expect("mkdir");
-    env.git(&r, &["init", "-q"]);
-    std::fs::write(r.join("a.txt"), "a\n").expect("write");
-    env.git(&r, &["add", "."]);
-    env.git(&r, &["commit", "-qm", "one"]);
-    r
+    env.repo("repo").file("a.txt", "a\n").commit()
 }
 
-/// Re-runs this test binary as a child that runs only `test`.
-fn child(test: &str, var: &str, value: &Path) -> Child {
-    Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
-        .env(var, value)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn child")
-}
-
-/// In a child: appends events of growing size until killed.
+/// The child of `a_log_killed_mid_append_...`: appends events of growing
+/// size to task `t`'s log until killed, saying it is ready after the first.
 #[test]
+#[ignore = "a child process that a_log_killed_mid_append_many_times_... starts; it does not run on its own"]
 fn writer_child() {
-    let Some(common) = std::env::var_os(WRITER) else { return };
+    let var = |name: &str| std::env::var_os(name).unwrap_or_else(|| panic!("{name} is not set: a test starts this"));
+    let (common, ready) = (var(WRITER), var(READY));
     let store = Store::new(Path::new(&common));
     let mut log = store.log("t").expect("open log");
     let mut i = 0usize;
@@ -45,19 +33,9 @@ fn writer_child() {
         i += 1;
         let pad = "x".repeat((i * 7919) % 600_000);
         log.append("Tick", Some((i % 5) as u32 + 1), &json!({"i": i, "pad": pad})).expect("append");
-    }
-}
-
-/// In a child: holds the lock of task `t` until killed.
-#[test]
-fn locker_child() {
-    let Some(common) = std::env::var_os(LOCKER) else { return };
-    let store = Store::new(Path::new(&common));
-    loop {
-        if let Ok(_lock) = store.lock("t") {
-            std::thread::sleep(Duration::from_secs(60));
+        if i == 1 {
+            std::fs::write(&ready, "").expect("create the ready marker");
         }
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -69,11 +47,14 @@ fn a_log_killed_mid_append_many_times_still_verifies_up_to_its_last_whole_event(
     let store = Store::new(&common);
     let mut before = 0;
     let mut torn_seen = 0;
+    let ready = env.path("writer-ready");
     for round in 0..25u64 {
-        let mut c = child("record::writer_child", WRITER, &common);
+        let _ = std::fs::remove_file(&ready);
+        let mut c = child::spawn("record::writer_child", &[(WRITER, common.as_os_str()), (READY, ready.as_os_str())]);
+        // Killed at a point of its appends: some time after its first.
+        child::wait_until_ready(&mut c, &ready);
         std::thread::sleep(Duration::from_millis(20 + (round * 37) % 90));
-        c.kill().expect("SIGKILL");
-        let _ = c.wait();
+        child::kill(c);
         let v = store.read("t").expect("read");
         assert!(v.broken.is_none(), "round {round}: {:?}", v.broken);
         assert!(v.events.len() >= before, "round {round}: events were lost");
@@ -183,25 +164,104 @@ fn one_run_per_task_and_a_killed_holder_leaves_no_stale_lock() {
     let r = repo(&env);
     let common = r.join(".git");
     let store = Store::new(&common);
-    let mut c = child("record::locker_child", LOCKER, &common);
-    let mut refused = None;
-    for _ in 0..200 {
-        match store.lock("t") {
-            Err(e) => {
-                refused = Some(e.to_string());
-                break;
-            }
-            Ok(l) => {
-                drop(l);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-    }
-    let msg = refused.expect("the child's lock was never seen");
-    assert!(msg.contains(&format!("process {}", c.id())), "{msg}");
+    let holder = LockHolder::start(&common, "t", env.path("held"));
+    let msg = store.lock("t").err().expect("the child's lock was never seen").to_string();
+    assert!(msg.contains(&format!("process {}", holder.pid())), "{msg}");
     let other = store.lock("other-task").expect("another task runs alongside");
     drop(other);
-    c.kill().expect("kill");
-    let _ = c.wait();
+    holder.release();
     store.lock("t").expect("the lock died with its process");
+}
+
+/// A log of the previous version, captured in `tests/record/`.
+fn captured(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/record").join(name)).expect("capture")
+}
+
+/// The keys of each event type in a log.
+fn shapes(log: &str) -> BTreeMap<String, BTreeSet<BTreeSet<String>>> {
+    let mut out: BTreeMap<String, BTreeSet<BTreeSet<String>>> = BTreeMap::new();
+    for line in log.lines() {
+        let v: Value = serde_json::from_str(line).expect("a JSON line");
+        let keys: BTreeSet<String> = v.as_object().expect("object").keys().cloned().collect();
+        out.entry(v["type"].as_str().expect("type").to_string()).or_default().insert(keys);
+    }
+    out
+}
+
+/// A repository whose record holds task `old` with `log` as its event log.
+fn repo_with_log(env: &TestEnv, log: &str) -> PathBuf {
+    let r = env.repo("repo").init();
+    let dir = r.join(".git/retry-run/tasks/old");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("events.jsonl"), log).expect("write");
+    std::fs::write(dir.join("task.md"), "# Old\n").expect("write");
+    r
+}
+
+#[test]
+fn logs_of_the_previous_version_read_typed_and_verify() {
+    for name in ["v0.1-demo.events.jsonl", "v0.1-verifier.events.jsonl"] {
+        let log = captured(name);
+        for (i, line) in log.lines().enumerate() {
+            let v: Value = serde_json::from_str(line).expect("json");
+            let typed =
+                Event::parse(&v).unwrap_or_else(|| panic!("{name}:{}: {} does not read typed", i + 1, v["type"]));
+            assert_eq!(typed.kind(), v["type"].as_str().expect("type"));
+        }
+        // In a record of its own: verifies, and the readers read it.
+        let env = TestEnv::new();
+        let r = repo_with_log(&env, &log);
+        env.run(&r, &["log", "old", "--verify"]).assert_code(0);
+        let status = env.run(&r, &["status"]);
+        assert!(
+            status.stdout.contains("old\tsucceeded") || status.stdout.contains("old\tescalated"),
+            "{}",
+            status.stdout
+        );
+        env.run(&r, &["report", "old"]).assert_code(0);
+    }
+}
+
+#[test]
+fn an_event_of_an_unknown_type_is_kept_and_shown() {
+    let log = captured("v0.1-demo.events.jsonl");
+    let env = TestEnv::new();
+    // A newer version's event, chained properly after the captured ones.
+    let last = log.lines().last().expect("a line");
+    let seq = serde_json::from_str::<Value>(last).expect("json")["seq"].as_u64().expect("seq") + 1;
+    let prev = retry_run::record::chain::sha256_hex(last.as_bytes());
+    let future = retry_run::record::chain::encode(
+        seq,
+        "2026-11-23T00:00:00.000Z",
+        "FleetPushed",
+        None,
+        &prev,
+        &serde_json::json!({"remote": "origin"}),
+    );
+    let r = repo_with_log(&env, &format!("{log}{future}\n"));
+    env.run(&r, &["log", "old", "--verify"]).assert_code(0);
+    let shown = env.run(&r, &["log", "old"]);
+    assert!(shown.stdout.contains("FleetPushed"), "{}", shown.stdout);
+    env.run(&r, &["report", "old"]).assert_code(0);
+}
+
+#[test]
+fn this_version_writes_the_same_fields_as_the_previous_one() {
+    let env = TestEnv::new();
+    let out = env.run(env.root(), &["demo", "--keep"]);
+    out.assert_code(0);
+    let dir = out
+        .stdout
+        .lines()
+        .chain(out.stderr.lines())
+        .find_map(|l| l.split("kept in ").nth(1))
+        .map(|d| d.trim().to_string())
+        .expect("the demo's directory");
+    let now = std::fs::read_to_string(
+        Path::new(&dir).join("calc/.git/retry-run/tasks/make-the-calc-checks-pass/events.jsonl"),
+    )
+    .expect("the demo's log");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(shapes(&now), shapes(&captured("v0.1-demo.events.jsonl")));
 }

@@ -1,34 +1,32 @@
-//! The attempt loop on real repositories with scripted agents: every gate
-//! and outcome, the verifier's failure modes, timeouts with forking agents,
-//! kill -9 at any point, locks, bounded output, and the user's checkout
-//! left as it was.
+//! `retry-run run`, the attempt loop, on real repositories with the fake
+//! agent: every gate and outcome, the verifier's failure modes, timeouts
+//! with forking agents, kill -9 at any point, locks, bounded output, and
+//! the user's checkout left as it was; and what reads its record back
+//! (`context`, `report`, `inspect`, `log`, `status`, `stats`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Run, TestEnv, events, hermetic};
+use crate::support::child::{peak_memory, wait_until_ready};
+use crate::support::record::{events, first, of_type, outcomes, prompt};
+use crate::support::{Agent, FakeAgent, Run, TestEnv};
 
 /// A repository with a small Python-free project: `src/app.txt`, a test
 /// script that checks it, and `retry-run.toml` from `toml`.
 fn project(env: &TestEnv, toml: &str) -> PathBuf {
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("src")).expect("mkdir");
-    std::fs::write(r.join("src/app.txt"), "value = 1\n").expect("write");
-    std::fs::write(
-        r.join("test.sh"),
-        "if grep -q 'value = 2' src/app.txt; then echo '1 passed'; exit 0; fi\n\
-         echo 'FAILED tests/app::test_value - expected value = 2'\nexit 1\n",
-    )
-    .expect("write");
-    std::fs::write(r.join(".gitignore"), "*.log\n").expect("write");
-    std::fs::write(r.join("retry-run.toml"), toml).expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
-    r
+    env.repo("repo")
+        .file("src/app.txt", "value = 1\n")
+        .file(
+            "test.sh",
+            "if grep -q 'value = 2' src/app.txt; then echo '1 passed'; exit 0; fi\n\
+             echo 'FAILED tests/app::test_value - expected value = 2'\nexit 1\n",
+        )
+        .file(".gitignore", "*.log\n")
+        .file("retry-run.toml", toml)
+        .commit()
 }
 
 const TEST_CHECK: &str = "[retry]\nbaseline = false\n\n[[check]]\nname = \"tests\"\nrun = \"sh test.sh\"\nkind = \"test\"\nformat = \"generic\"\n";
@@ -43,36 +41,23 @@ fn shared_dir(env: &TestEnv) -> (PathBuf, String) {
     (d, toml)
 }
 
-/// An agent script outside the repository.
-fn script(env: &TestEnv, name: &str, body: &str) -> String {
-    let p = env.path(name);
-    std::fs::write(&p, body).expect("write script");
-    p.display().to_string()
-}
-
-fn run(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
+/// `retry-run run --quiet <args> -- <agent>` in `r`.
+fn run(env: &TestEnv, r: &Path, args: &[&str], agent: &Agent) -> Run {
     let mut all = vec!["run", "--quiet"];
     all.extend_from_slice(args);
-    env.run(r, &all)
+    env.run_agent(r, &all, agent)
 }
 
-fn of_type<'a>(ev: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    ev.iter().filter(|e| e["type"] == kind).collect()
+/// `retry-run run --quiet <args> -- <agent>` in `r`, started.
+fn spawn(env: &TestEnv, r: &Path, args: &[&str], agent: &Agent, out: Stdio, err: Stdio) -> Child {
+    let mut all = vec!["run", "--quiet"];
+    all.extend_from_slice(args);
+    env.retry_run(r).args(agent.after(&all)).stdout(out).stderr(err).spawn().expect("retry-run starts")
 }
 
-fn first(r: &Path, task: &str, kind: &str) -> Value {
-    of_type(&events(r, task), kind).first().map(|v| (*v).clone()).unwrap_or(Value::Null)
-}
-
-fn outcomes(r: &Path, task: &str) -> Vec<String> {
-    of_type(&events(r, task), "AttemptCompleted")
-        .iter()
-        .map(|e| e["outcome"].as_str().unwrap_or("?").to_string())
-        .collect()
-}
-
-fn prompt(r: &Path, task: &str, n: u32) -> String {
-    std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/{n}/prompt.md"))).expect("prompt.md")
+/// An agent that appends a line `text` to `src/app.txt`.
+fn appends(env: &TestEnv, text: &str) -> Agent {
+    env.agent(FakeAgent::new().append("src/app.txt", &format!("{text}\n")))
 }
 
 /// Everything about the user's checkout that must not change.
@@ -90,28 +75,21 @@ fn checkout_state(env: &TestEnv, r: &Path) -> (String, String, String, Vec<u8>) 
 }
 
 #[test]
-fn demo_fixes_both_problems_on_the_second_attempt() {
-    let env = TestEnv::new();
-    let out = env.run(&env.path(""), &["demo"]);
-    out.assert_code(0);
-    assert!(out.stdout.contains("succeeded at attempt 2"), "{}", out.stdout);
-    assert!(out.stdout.contains("## Attempt 2 of 3: the previous attempt failed"), "{}", out.stdout);
-    assert!(out.stdout.contains("tests/run.sh::test_add"), "{}", out.stdout);
-}
-
-#[test]
 fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
     let env = TestEnv::new();
     let r = project(&env, TEST_CHECK);
     let before = checkout_state(&env, &r);
-    // Without feedback it changes the wrong thing; with it, it does what the prompt says.
-    let agent = script(
-        &env,
-        "agent.sh",
-        "if grep -q 'tests/app::test_value' \"$1\"; then sed -i 's/value = 1/value = 2/' src/app.txt;\n\
-         else echo '# guess' >> src/app.txt; fi\n",
+    // Its first call changes the wrong thing; the next do what the prompt
+    // says, and only when the prompt names the failure (else they stop).
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "# guess\n")
+            .next_call()
+            .expect_prompt("tests/app::test_value")
+            .expect("src/app.txt", "value = 1\n")
+            .write("src/app.txt", "value = 2\n"),
     );
-    let out = run(&env, &r, &["--task", "Fix the value", "--", "sh", &agent, "{prompt_file}"]);
+    let out = run(&env, &r, &["--task", "Fix the value"], &agent);
     out.assert_code(0);
     assert!(out.stdout.contains("succeeded at attempt 2"), "{}", out.stdout);
     assert_eq!(outcomes(&r, "fix-the-value"), ["CHECK_FAILURE", "SUCCESS"]);
@@ -154,11 +132,11 @@ fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
     let delivered = of_type(&ev, "AttemptContextDelivered");
     assert_eq!(delivered[1]["sha256"], retry_run::record::chain::sha256_hex(p.as_bytes()));
     // A finished task is not run again without --again.
-    let again = run(&env, &r, &["--task", "Fix the value", "--", "sh", &agent, "{prompt_file}"]);
+    let again = run(&env, &r, &["--task", "Fix the value"], &agent);
     again.assert_code(0);
     assert!(again.stderr.contains("already succeeded at attempt 2"), "{}", again.stderr);
     assert_eq!(outcomes(&r, "fix-the-value").len(), 2);
-    run(&env, &r, &["--task", "Fix the value", "--again", "--", "sh", &agent, "{prompt_file}"]).assert_code(0);
+    run(&env, &r, &["--task", "Fix the value", "--again"], &agent).assert_code(0);
     assert_eq!(outcomes(&r, "fix-the-value"), ["CHECK_FAILURE", "SUCCESS", "SUCCESS"]);
     // report, stats, context.
     let report = env.run(&r, &["report", "fix-the-value"]);
@@ -172,19 +150,22 @@ fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
 fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 1\n[scope]\nallow = [\"src/**\"]\n");
-    run(&env, &r, &["--task", "Nothing", "--", "true"]).assert_code(1);
+    let nothing = env.agent(FakeAgent::new());
+    run(&env, &r, &["--task", "Nothing"], &nothing).assert_code(1);
     assert_eq!(outcomes(&r, "nothing"), ["EMPTY_DIFF"]);
     let ctx = env.run(&r, &["context", "nothing"]);
     ctx.assert_code(0);
     assert!(ctx.stdout.contains("**Required change:** Make actual changes to the files"), "{}", ctx.stdout);
 
-    run(&env, &r, &["--task", "Crash", "--", "sh", "-c", "echo boom; echo x >> src/app.txt; exit 3"]).assert_code(1);
+    let crash = env.agent(FakeAgent::new().sh("echo boom").append("src/app.txt", "x\n").exit(3));
+    run(&env, &r, &["--task", "Crash"], &crash).assert_code(1);
     assert_eq!(outcomes(&r, "crash"), ["CRASH"]);
     let ctx = env.run(&r, &["context", "crash"]).stdout;
     assert!(ctx.contains("the agent exited with code 3"), "{ctx}");
     assert!(ctx.contains("boom"), "the end of its output is shown: {ctx}");
 
-    run(&env, &r, &["--task", "Scope", "--", "sh", "-c", "echo x > other.txt; echo y >> src/app.txt"]).assert_code(1);
+    let outside = env.agent(FakeAgent::new().write("other.txt", "x\n").append("src/app.txt", "y\n"));
+    run(&env, &r, &["--task", "Scope"], &outside).assert_code(1);
     assert_eq!(outcomes(&r, "scope"), ["SCOPE_VIOLATION"]);
     let ev = events(&r, "scope");
     assert!(of_type(&ev, "CheckFinished").is_empty(), "checks are skipped after a scope violation");
@@ -199,19 +180,12 @@ fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
     // kernel refuses it under Landlock; detection catches it and puts it back).
     let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
     std::fs::write(r.join("retry-run.toml"), format!("{config}\n[sandbox]\nmode = \"detect\"\n")).expect("write");
-    run(
-        &env,
-        &r,
-        &[
-            "--task",
-            "Hook",
-            "--",
-            "sh",
-            "-c",
-            "echo y >> src/app.txt; echo 'exit 0' > \"$(git rev-parse --git-common-dir)/hooks/pre-commit\"",
-        ],
-    )
-    .assert_code(1);
+    let hook = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "y\n")
+            .sh("echo 'exit 0' > \"$(git rev-parse --git-common-dir)/hooks/pre-commit\""),
+    );
+    run(&env, &r, &["--task", "Hook"], &hook).assert_code(1);
     assert_eq!(outcomes(&r, "hook"), ["SCOPE_VIOLATION"]);
     let scope = first(&r, "hook", "ScopeChecked")["violations"].clone();
     assert_eq!(scope[0]["reason"], "git-internal", "{scope}");
@@ -222,7 +196,7 @@ fn empty_diff_crash_and_scope_each_get_their_outcome_and_required_change() {
 fn an_outcome_not_in_retry_on_stops_the_task_and_a_silent_verifier_times_out() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 3\n[retry]\non = [\"check_failure\"]\n");
-    run(&env, &r, &["--task", "Stop", "--", "true"]).assert_code(1);
+    run(&env, &r, &["--task", "Stop"], &env.agent(FakeAgent::new())).assert_code(1);
     assert_eq!(outcomes(&r, "stop"), ["EMPTY_DIFF"], "EMPTY_DIFF is not retried");
     let reason = first(&r, "stop", "TaskEscalated")["reason"].as_str().unwrap_or("").to_string();
     assert!(reason.contains("retry.on does not retry"), "{reason}");
@@ -233,7 +207,7 @@ fn an_outcome_not_in_retry_on_stops_the_task_and_a_silent_verifier_times_out() {
     )
     .expect("write");
     let t = Instant::now();
-    run(&env, &r, &["--task", "Silent", "--", "sh", "-c", "echo x >> src/app.txt"]).assert_code(1);
+    run(&env, &r, &["--task", "Silent"], &appends(&env, "x")).assert_code(1);
     assert!(t.elapsed() < Duration::from_secs(15));
     assert_eq!(outcomes(&r, "silent"), ["UNVERIFIED"]);
     let v = first(&r, "silent", "VerifierFinished");
@@ -246,16 +220,17 @@ fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
     let (shared, allow) = shared_dir(&env);
     let r = project(&env, &format!("max_attempts = 1\n[agent]\ntimeout = \"1s\"\nkill_grace = \"300ms\"\n{allow}"));
     let pids = shared.join("pids");
-    let agent = script(
-        &env,
-        "agent.sh",
-        &format!(
-            "trap '' TERM\n(trap '' TERM; while :; do sleep 0.05; done) &\necho $! >> {p}\necho $$ >> {p}\necho x >> src/app.txt\nwhile :; do sleep 0.05; done\n",
-            p = pids.display()
-        ),
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh("trap '' TERM")
+            .sh("(trap '' TERM; while :; do sleep 0.05; done) &")
+            .sh(&format!("echo $! >> {}", pids.display()))
+            .sh(&format!("echo $$ >> {}", pids.display()))
+            .append("src/app.txt", "x\n")
+            .sh("while :; do sleep 0.05; done"),
     );
     let t = Instant::now();
-    run(&env, &r, &["--task", "Slow", "--", "sh", &agent]).assert_code(1);
+    run(&env, &r, &["--task", "Slow"], &agent).assert_code(1);
     assert!(t.elapsed() < Duration::from_secs(20));
     assert_eq!(outcomes(&r, "slow"), ["TIMEOUT"]);
     for pid in std::fs::read_to_string(&pids).expect("pids").split_whitespace() {
@@ -275,7 +250,7 @@ fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
 fn verifier_rejects_approves_fails_and_escalates() {
     let env = TestEnv::new();
     let counter = env.path("calls");
-    let verifier = |name: &str, body: &str| script(&env, name, body);
+    let verifier = |name: &str, body: &str| env.write(name, body).display().to_string();
     let reject = verifier(
         "reject.sh",
         "cat > /dev/null\necho '{\"verdict\":\"needs_changes\",\"required_change\":\"Rename value to amount.\",\"critique\":\"The name is vague.\",\"confidence\":0.9}'\n",
@@ -295,12 +270,10 @@ fn verifier_rejects_approves_fails_and_escalates() {
         ),
     );
     let toml = |v: &str| format!("max_attempts = 2\n[verifier]\nrun = \"sh {v}\"\nretries = 2\n");
-    let agent = ["--", "sh", "-c", "echo 'value = 2' >> src/app.txt"];
+    let agent = appends(&env, "value = 2");
 
     let r = project(&env, &toml(&reject));
-    let mut args = vec!["--task", "Reject"];
-    args.extend_from_slice(&agent);
-    run(&env, &r, &args).assert_code(1);
+    run(&env, &r, &["--task", "Reject"], &agent).assert_code(1);
     assert_eq!(outcomes(&r, "reject"), ["VERIFIER_REJECTION", "VERIFIER_REJECTION"]);
     let p = prompt(&r, "reject", 2);
     assert!(p.contains("**Required change** (the reviewer's words, advisory): \"Rename value to amount.\""), "{p}");
@@ -313,9 +286,7 @@ fn verifier_rejects_approves_fails_and_escalates() {
         (&flaky, "flaky-verifier", vec!["SUCCESS"], 0),
     ] {
         std::fs::write(r.join("retry-run.toml"), toml(v)).expect("write");
-        let mut args = vec!["--task", task];
-        args.extend_from_slice(&agent);
-        run(&env, &r, &args).assert_code(code);
+        run(&env, &r, &["--task", task], &agent).assert_code(code);
         assert_eq!(outcomes(&r, task), want, "{task}");
     }
     let v = first(&r, "broken", "VerifierFinished");
@@ -344,7 +315,7 @@ fn baseline_failures_are_pre_existing_and_only_new_ones_fail() {
     env.git(&r, &["add", "-A"]);
     env.git(&r, &["commit", "-qm", "extra"]);
     // Leaves the base's failure as it was: passes (tolerated), labelled pre-existing and named.
-    let out = run(&env, &r, &["--task", "Same", "--", "sh", "-c", "echo doc >> src/app.txt"]);
+    let out = run(&env, &r, &["--task", "Same"], &appends(&env, "doc"));
     out.assert_code(0);
     assert!(out.stdout.contains("still failing, as on the base"), "{}", out.stdout);
     assert_eq!(first(&r, "same", "TaskSucceeded")["tolerated"], serde_json::json!(["tests: tests/app::test_value"]));
@@ -352,7 +323,7 @@ fn baseline_failures_are_pre_existing_and_only_new_ones_fail() {
     assert_eq!((check["passed"].as_bool(), check["pre_existing"].as_u64()), (Some(true), Some(1)), "{check}");
     assert_eq!(of_type(&events(&r, "same"), "BaselineChecked").len(), 1);
     // Adds a failure: fails, and only the new failure is fed back.
-    run(&env, &r, &["--task", "Worse", "--", "sh", "-c", "echo n > src/new.txt"]).assert_code(1);
+    run(&env, &r, &["--task", "Worse"], &env.agent(FakeAgent::new().write("src/new.txt", "n\n"))).assert_code(1);
     let check = first(&r, "worse", "CheckFinished");
     assert_eq!(check["new_failures"], serde_json::json!(["tests/app::test_new"]), "{check}");
     let ctx = env.run(&r, &["context", "worse"]).stdout;
@@ -372,7 +343,7 @@ fn a_check_that_fails_then_passes_is_flaky_not_the_agents_fault() {
             c = counter.display()
         ),
     );
-    run(&env, &r, &["--task", "Shaky", "--", "sh", "-c", "echo x >> src/app.txt"]).assert_code(0);
+    run(&env, &r, &["--task", "Shaky"], &appends(&env, "x")).assert_code(0);
     let check = first(&r, "shaky", "CheckFinished");
     assert_eq!((check["flaky"].as_bool(), check["runs"].as_u64()), (Some(true), Some(2)), "{check}");
 }
@@ -381,7 +352,8 @@ fn a_check_that_fails_then_passes_is_flaky_not_the_agents_fault() {
 fn bad_config_exits_2_naming_the_line_and_records_nothing() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 2\n[agent]\ntimeout = \"soon\"\n");
-    let out = run(&env, &r, &["--task", "x", "--", "true"]);
+    let nothing = env.agent(FakeAgent::new());
+    let out = run(&env, &r, &["--task", "x"], &nothing);
     out.assert_code(2);
     assert!(out.stderr.contains("retry-run.toml:3:11"), "{}", out.stderr);
     assert!(!r.join(".git/retry-run/tasks").exists());
@@ -389,8 +361,8 @@ fn bad_config_exits_2_naming_the_line_and_records_nothing() {
     out.assert_code(2);
     // A task file with a broken front matter.
     std::fs::write(r.join("retry-run.toml"), "").expect("write");
-    std::fs::write(env.path("t.md"), "+++\nmax_attempts = \"two\"\n+++\n# T\n").expect("write");
-    let out = run(&env, &r, &["--task-file", &env.path("t.md").display().to_string(), "--", "true"]);
+    let task = env.write("t.md", "+++\nmax_attempts = \"two\"\n+++\n# T\n");
+    let out = run(&env, &r, &["--task-file", &task.display().to_string()], &nothing);
     out.assert_code(2);
     assert!(out.stderr.contains("t.md:2:16"), "{}", out.stderr);
 }
@@ -399,7 +371,7 @@ fn bad_config_exits_2_naming_the_line_and_records_nothing() {
 fn json_mode_prints_only_events_on_stdout() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 1\n");
-    let out = env.run(&r, &["run", "--json", "--task", "J", "--", "sh", "-c", "echo x >> src/app.txt"]);
+    let out = env.run_agent(&r, &["run", "--json", "--task", "J"], &appends(&env, "x"));
     out.assert_code(0);
     let kinds: Vec<String> = out
         .stdout
@@ -417,10 +389,8 @@ fn json_mode_prints_only_events_on_stdout() {
 fn context_is_the_next_prompt_byte_for_byte_and_deterministic() {
     let env = TestEnv::new();
     let r = project(&env, &format!("max_attempts = 1\n{TEST_CHECK}"));
-    let agent = ["--", "sh", "-c", "echo '# guess' >> src/app.txt"];
-    let mut args = vec!["--task", "Ctx"];
-    args.extend_from_slice(&agent);
-    run(&env, &r, &args).assert_code(1);
+    let agent = appends(&env, "# guess");
+    run(&env, &r, &["--task", "Ctx"], &agent).assert_code(1);
     let a = env.run(&r, &["context", "ctx"]);
     let b = env.run(&r, &["context", "ctx"]);
     a.assert_code(0);
@@ -428,9 +398,7 @@ fn context_is_the_next_prompt_byte_for_byte_and_deterministic() {
     assert!(!a.stdout.contains(&r.display().to_string()), "no absolute path of this machine: {}", a.stdout);
     let json = env.run(&r, &["context", "ctx", "--json"]).json();
     assert_eq!(json["attempt"], 2);
-    let mut args = vec!["--task", "Ctx", "--again"];
-    args.extend_from_slice(&agent);
-    run(&env, &r, &args).assert_code(1);
+    run(&env, &r, &["--task", "Ctx", "--again"], &agent).assert_code(1);
     assert_eq!(prompt(&r, "ctx", 2), a.stdout, "context rendered what attempt 2 then received");
 }
 
@@ -439,27 +407,21 @@ fn one_run_per_task_and_different_tasks_side_by_side() {
     let env = TestEnv::new();
     let (shared, allow) = shared_dir(&env);
     let r = project(&env, &format!("max_attempts = 1\n{allow}"));
-    let marker = shared.join("started");
-    let slow = format!("touch {}; sleep 2; echo x >> src/app.txt", marker.display());
-    let spawn = |task: &str, agent: &str| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-        hermetic(&mut cmd, &env.home());
-        cmd.current_dir(&r)
-            .args(["run", "--quiet", "--task", task, "--", "sh", "-c", agent])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn")
-    };
-    let first = spawn("Shared", &slow);
-    let t = Instant::now();
-    while !marker.exists() && t.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let second = run(&env, &r, &["--task", "Shared", "--", "true"]);
+    // The first run's agent says it started, then waits for the test.
+    let (started, release) = (shared.join("started"), env.path("release"));
+    let slow = env.agent(
+        FakeAgent::new()
+            .sh(&format!("touch {}", started.display()))
+            .sh(&format!("while [ ! -e {} ]; do sleep 0.02; done", release.display()))
+            .append("src/app.txt", "x\n"),
+    );
+    let mut first = spawn(&env, &r, &["--task", "Shared"], &slow, Stdio::piped(), Stdio::piped());
+    wait_until_ready(&mut first, &started);
+    let second = run(&env, &r, &["--task", "Shared"], &env.agent(FakeAgent::new()));
     second.assert_code(3);
     assert!(second.stderr.contains("is being run by process"), "{}", second.stderr);
-    let other = spawn("Other", "echo y >> src/app.txt");
+    let other = spawn(&env, &r, &["--task", "Other"], &appends(&env, "y"), Stdio::piped(), Stdio::piped());
+    std::fs::write(&release, "").expect("release the first agent");
     assert_eq!(first.wait_with_output().expect("wait").status.code(), Some(0));
     assert_eq!(other.wait_with_output().expect("wait").status.code(), Some(0));
 }
@@ -467,16 +429,8 @@ fn one_run_per_task_and_different_tasks_side_by_side() {
 /// Kills `retry-run run` with SIGKILL at a point of the attempt, then runs
 /// the task again: the killed attempt is a CRASH (interrupted), numbering
 /// continues, and the log verifies.
-fn kill_then_continue(env: &TestEnv, r: &Path, task: &str, agent: &str, marker: Option<&Path>, delay: Duration) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let mut child = cmd
-        .current_dir(r)
-        .args(["run", "--quiet", "--task", task, "--", "sh", "-c", agent])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+fn kill_then_continue(env: &TestEnv, r: &Path, task: &str, agent: &Agent, marker: Option<&Path>, delay: Duration) {
+    let mut child = spawn(env, r, &["--task", task], agent, Stdio::null(), Stdio::null());
     let t = Instant::now();
     if let Some(m) = marker {
         while !m.exists() && t.elapsed() < Duration::from_secs(20) {
@@ -498,9 +452,16 @@ fn reset_keep_starts_each_attempt_from_the_last_ones_files() {
     let r = project(&env, &format!("max_attempts = 3\n[agent]\nreset = \"keep\"\n{TEST_CHECK}"));
     // Each attempt adds a line; the third fixes the value. With "keep" the
     // third attempt still has the first two attempts' lines.
-    let agent = "echo \"attempt $RETRY_RUN_ATTEMPT\" >> src/notes.txt; \
-                 if [ \"$RETRY_RUN_ATTEMPT\" = 3 ]; then echo 'value = 2' > src/app.txt; fi";
-    run(&env, &r, &["--task", "Keep", "--", "sh", "-c", agent]).assert_code(0);
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/notes.txt", "attempt 1\n")
+            .next_call()
+            .append("src/notes.txt", "attempt 2\n")
+            .next_call()
+            .append("src/notes.txt", "attempt 3\n")
+            .write("src/app.txt", "value = 2\n"),
+    );
+    run(&env, &r, &["--task", "Keep"], &agent).assert_code(0);
     assert_eq!(outcomes(&r, "keep"), ["CHECK_FAILURE", "CHECK_FAILURE", "SUCCESS"]);
     let modes: Vec<String> = of_type(&events(&r, "keep"), "WorktreeReset")
         .iter()
@@ -523,9 +484,9 @@ fn a_full_disk_mid_append_is_a_clear_error_and_the_next_run_records_the_repair()
     // A file-size limit stands in for a full disk: the write that crosses
     // it is cut short and the next fails (EFBIG where a disk gives ENOSPC),
     // in the middle of an append to the event log.
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    cmd.current_dir(&r).args(["run", "--quiet", "--task", "Full", "--", "sh", "-c", "echo x >> src/app.txt; exit 1"]);
+    let agent = env.agent(FakeAgent::new().append("src/app.txt", "x\n").exit(1));
+    let mut cmd = env.retry_run(&r);
+    cmd.args(agent.after(&["run", "--quiet", "--task", "Full"]));
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -546,7 +507,7 @@ fn a_full_disk_mid_append_is_a_clear_error_and_the_next_run_records_the_repair()
 
     // With room again, the next run ends the torn line, records it and goes on.
     std::fs::write(r.join("retry-run.toml"), "max_attempts = 8\n").expect("write");
-    run(&env, &r, &["--id", "full", "--", "sh", "-c", "echo x >> src/app.txt; exit 1"]).assert_code(1);
+    run(&env, &r, &["--id", "full"], &agent).assert_code(1);
     let ev = events(&r, "full");
     let repaired = of_type(&ev, "LogRepaired");
     assert_eq!(repaired.len(), 1, "the torn line is recorded once");
@@ -560,12 +521,13 @@ fn a_full_disk_mid_append_is_a_clear_error_and_the_next_run_records_the_repair()
 fn an_event_log_that_is_not_a_file_is_refused_and_status_shows_the_other_tasks() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 1\n");
-    run(&env, &r, &["--task", "Fine", "--", "sh", "-c", "echo 'value = 2' > src/app.txt"]).assert_code(0);
+    let fix = env.agent(FakeAgent::new().write("src/app.txt", "value = 2\n"));
+    run(&env, &r, &["--task", "Fine"], &fix).assert_code(0);
     let dir = r.join(".git/retry-run/tasks/odd");
     std::fs::create_dir_all(&dir).expect("mkdir");
     // Reads of /dev/full never end; a log must be a plain file.
     std::os::unix::fs::symlink("/dev/full", dir.join("events.jsonl")).expect("symlink");
-    let out = run(&env, &r, &["--id", "odd", "--task", "Odd", "--", "true"]);
+    let out = run(&env, &r, &["--id", "odd", "--task", "Odd"], &env.agent(FakeAgent::new()));
     out.assert_code(3);
     assert!(out.stderr.contains("events.jsonl: not a regular file"), "{}", out.stderr);
     let status = env.run(&r, &["status"]);
@@ -582,7 +544,7 @@ fn an_event_log_that_is_not_a_file_is_refused_and_status_shows_the_other_tasks()
 fn a_missing_attempt_directory_is_named_and_the_rest_of_the_record_still_reads() {
     let env = TestEnv::new();
     let r = project(&env, &format!("max_attempts = 1\n{TEST_CHECK}"));
-    run(&env, &r, &["--task", "Gone", "--", "sh", "-c", "echo x >> src/app.txt"]).assert_code(1);
+    run(&env, &r, &["--task", "Gone"], &appends(&env, "x")).assert_code(1);
     let adir = r.join(".git/retry-run/tasks/gone/attempts/1");
     std::fs::remove_dir_all(&adir).expect("rm -r");
     let out = env.run(&r, &["inspect", "gone/1"]);
@@ -615,16 +577,22 @@ fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
     );
     // During the agent.
     let pid_file = shared.join("agent.pid");
-    let during_agent = format!("echo $$ > {}; touch {}; sleep 30", pid_file.display(), marker.display());
+    let during_agent = env.agent(
+        FakeAgent::new()
+            .sh(&format!("echo $$ > {}", pid_file.display()))
+            .sh(&format!("touch {}", marker.display()))
+            .sleep("30"),
+    );
     kill_then_continue(&env, &r, "Killed", &during_agent, Some(&marker), Duration::from_millis(100));
     // During the checks (the check touches the marker).
-    kill_then_continue(&env, &r, "Killed", "echo x >> src/app.txt", Some(&marker), Duration::from_millis(100));
+    let edit = appends(&env, "x");
+    kill_then_continue(&env, &r, "Killed", &edit, Some(&marker), Duration::from_millis(100));
     // At arbitrary points, the snapshot and the event writes among them.
     for ms in [5u64, 30, 60, 120] {
-        kill_then_continue(&env, &r, "Killed", "echo x >> src/app.txt", None, Duration::from_millis(ms));
+        kill_then_continue(&env, &r, "Killed", &edit, None, Duration::from_millis(ms));
     }
     std::fs::write(r.join("retry-run.toml"), "max_attempts = 20\n").expect("write");
-    let out = run(&env, &r, &["--task", "Killed", "--", "sh", "-c", "echo done >> src/app.txt"]);
+    let out = run(&env, &r, &["--task", "Killed"], &appends(&env, "done"));
     out.assert_code(0);
     let ev = events(&r, "killed");
     let completed: Vec<u64> = of_type(&ev, "AttemptCompleted").iter().filter_map(|e| e["attempt"].as_u64()).collect();
@@ -645,27 +613,17 @@ fn kill_9_during_the_agent_checks_or_snapshot_is_continued_by_the_next_run() {
 fn an_agent_printing_200_mb_costs_megabytes() {
     let env = TestEnv::new();
     let r = project(&env, "max_attempts = 1\n");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    let child = cmd
-        .current_dir(&r)
-        .args(["run", "--quiet", "--task", "Loud", "--", "sh", "-c"])
-        .arg("head -c 200000000 /dev/zero | tr '\\0' x; echo; echo x >> src/app.txt")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    // wait4: the exit status and the peak memory of retry-run (and of the
-    // agent processes it waited for).
-    let (mut status, mut usage) = (0i32, unsafe { std::mem::zeroed::<libc::rusage>() });
-    // SAFETY: wait4 on our own child, with pointers to live locals.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "status {status}");
+    let agent =
+        env.agent(FakeAgent::new().sh("head -c 200000000 /dev/zero | tr '\\0' x; echo").append("src/app.txt", "x\n"));
+    let mut cmd = env.retry_run(&r);
+    cmd.args(agent.after(&["run", "--quiet", "--task", "Loud"]));
+    // The exit code and the peak memory of retry-run (and of the agent
+    // processes it waited for).
+    let (code, max_rss_kb) = peak_memory(&cmd, &env.path("loud.json"));
+    assert_eq!(code, 0, "status {code}");
     let kept = std::fs::metadata(r.join(".git/retry-run/tasks/loud/attempts/1/agent.out")).expect("agent.out").len();
     assert!(kept < 200 * 1024, "head and tail only: {kept} bytes");
     let finished = first(&r, "loud", "AgentFinished");
     assert_eq!(finished["output_bytes"], 200_000_001);
-    let max_rss_kb = usage.ru_maxrss;
     assert!(max_rss_kb < 150 * 1024, "peak memory {max_rss_kb} KiB");
 }

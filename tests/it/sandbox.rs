@@ -5,66 +5,58 @@
 //! and the git machinery is put back. Also `retry-run sandbox` on its own.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{Run, TestEnv, events, hermetic};
+use crate::support::record::first;
+use crate::support::{Agent, FakeAgent, Run, TestEnv};
 
 fn repo(env: &TestEnv, toml: &str) -> PathBuf {
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("src")).expect("mkdir");
-    std::fs::write(r.join("src/app.txt"), "value = 1\n").expect("write");
-    std::fs::write(r.join("notes.txt"), "the user's notes\n").expect("write");
-    std::fs::write(r.join("retry-run.toml"), toml).expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
+    let r = env
+        .repo("repo")
+        .file("src/app.txt", "value = 1\n")
+        .file("notes.txt", "the user's notes\n")
+        .file("retry-run.toml", toml)
+        .commit();
     std::fs::write(r.join(".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n").expect("hook");
     r
 }
 
 /// Tries each escape and writes `name: ok` or `name: refused` to
 /// `results.txt` in the worktree.
-fn escape_agent(env: &TestEnv, r: &Path) -> String {
+fn escape_agent(env: &TestEnv, r: &Path) -> Agent {
     let checkout = r.display();
     let home = env.home();
     let home = home.display();
-    let body = format!(
-        r#"#!/bin/sh
-try() {{ name=$1; shift; if ( "$@" ) 2>/dev/null; then echo "$name: ok" >> results.txt; else echo "$name: refused" >> results.txt; fi; }}
-try relative sh -c 'echo x >> "$RETRY_RUN_WORKTREE/../../../../notes.txt"'
-try absolute sh -c 'echo x >> {checkout}/notes.txt'
-try home sh -c 'echo x > {home}/dropped.txt'
-try git-config sh -c 'echo "[user]" >> {checkout}/.git/config'
-try hook sh -c 'echo "echo owned" >> {checkout}/.git/hooks/pre-commit'
-try branch git branch evil
-try symlink sh -c 'ln -s {checkout}/notes.txt link && echo x >> link'
-try rename sh -c 'mv src/app.txt {checkout}/moved.txt'
-try hardlink sh -c 'ln {checkout}/notes.txt hl && echo x >> hl'
-try child sh -c 'sh -c "echo x >> {checkout}/notes.txt" & wait $!'
-try signal kill -0 $PPID
-ls -l /proc/$$/fd > fds.txt
-rm -f link hl
-try worktree sh -c 'echo "value = 2" > src/app.txt'
-try tmpdir sh -c 'echo t > "$TMPDIR/scratch" && test -f "$TMPDIR/scratch"'
-try commit sh -c 'git add src/app.txt && git -c user.name=a -c user.email=a@b commit -qm agent'
-exit 0
-"#
-    );
-    let p = env.path("escape.sh");
-    std::fs::write(&p, body).expect("write agent");
-    p.display().to_string()
+    let try_it = |name: &str, command: &str| format!("try {name} {command}");
+    env.agent(
+        FakeAgent::new()
+            .sh(r#"try() { name=$1; shift; if ( "$@" ) 2>/dev/null; then echo "$name: ok" >> results.txt; else echo "$name: refused" >> results.txt; fi; }"#)
+            .sh(&try_it("relative", r#"sh -c 'echo x >> "$RETRY_RUN_WORKTREE/../../../../notes.txt"'"#))
+            .sh(&try_it("absolute", &format!("sh -c 'echo x >> {checkout}/notes.txt'")))
+            .sh(&try_it("home", &format!("sh -c 'echo x > {home}/dropped.txt'")))
+            .sh(&try_it("git-config", &format!(r#"sh -c 'echo "[user]" >> {checkout}/.git/config'"#)))
+            .sh(&try_it("hook", &format!(r#"sh -c 'echo "echo owned" >> {checkout}/.git/hooks/pre-commit'"#)))
+            .sh(&try_it("branch", "git branch evil"))
+            .sh(&try_it("symlink", &format!("sh -c 'ln -s {checkout}/notes.txt link && echo x >> link'")))
+            .sh(&try_it("rename", &format!("sh -c 'mv src/app.txt {checkout}/moved.txt'")))
+            .sh(&try_it("hardlink", &format!("sh -c 'ln {checkout}/notes.txt hl && echo x >> hl'")))
+            .sh(&try_it("child", &format!(r#"sh -c 'sh -c "echo x >> {checkout}/notes.txt" & wait $!'"#)))
+            .sh(&try_it("signal", "kill -0 $PPID"))
+            .sh("ls -l /proc/$$/fd > fds.txt")
+            .rm("link")
+            .rm("hl")
+            .sh(&try_it("worktree", r#"sh -c 'echo "value = 2" > src/app.txt'"#))
+            .sh(&try_it("tmpdir", r#"sh -c 'echo t > "$TMPDIR/scratch" && test -f "$TMPDIR/scratch"'"#))
+            .sh(&try_it("commit", "sh -c 'git add src/app.txt && git -c user.name=a -c user.email=a@b commit -qm agent'"))
+            .exit(0),
+    )
 }
 
-fn run(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
+fn run(env: &TestEnv, r: &Path, args: &[&str], agent: &Agent) -> Run {
     let mut all = vec!["run", "--quiet"];
     all.extend_from_slice(args);
-    env.run(r, &all)
-}
-
-fn event(r: &Path, task: &str, kind: &str) -> Value {
-    events(r, task).into_iter().find(|e| e["type"] == kind).unwrap_or(Value::Null)
+    env.run_agent(r, &all, agent)
 }
 
 /// Everything outside the worktree that must not change.
@@ -102,7 +94,7 @@ fn under_landlock_every_escape_is_refused_and_the_work_inside_succeeds() {
     let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"landlock\"\n");
     let before = outside_state(&env, &r);
     let agent = escape_agent(&env, &r);
-    let out = run(&env, &r, &["--task", "Escape", "--", "sh", &agent]);
+    let out = run(&env, &r, &["--task", "Escape"], &agent);
     out.assert_code(0);
     let res = results(&env, &r, "escape");
     for refused in
@@ -121,7 +113,7 @@ fn under_landlock_every_escape_is_refused_and_the_work_inside_succeeds() {
         assert!(res.contains(&format!("{ok}: ok")), "{ok} failed:\n{res}");
     }
     assert_eq!(outside_state(&env, &r), before, "something outside the worktree changed");
-    let started = event(&r, "escape", "AgentStarted");
+    let started = first(&r, "escape", "AgentStarted");
     assert_eq!(started["sandbox"]["mode"], "landlock", "{started}");
     assert!(started["sandbox"]["landlock_abi"].as_u64().is_some_and(|a| a >= 1));
     let writable: Vec<&str> =
@@ -148,23 +140,16 @@ fn detect_mode_case(by_stat: bool) {
     let config_before = std::fs::read(r.join(".git/config")).expect("config");
     let hook_before = std::fs::read(r.join(".git/hooks/pre-commit")).expect("hook");
     let agent = escape_agent(&env, &r);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
+    let mut cmd = env.retry_run(&r);
     if by_stat {
         cmd.env("RETRY_RUN_WATCH", "stat");
     }
-    let out =
-        cmd.current_dir(&r).args(["run", "--quiet", "--task", "Escape", "--", "sh", &agent]).output().expect("runs");
-    let out = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
+    let out = Run::of(cmd.args(agent.after(&["run", "--quiet", "--task", "Escape"])));
     out.assert_code(1);
     assert_eq!(out.stderr.contains("by stat data instead of inotify"), by_stat, "{}", out.stderr);
-    let done = event(&r, "escape", "AttemptCompleted");
+    let done = first(&r, "escape", "AttemptCompleted");
     assert_eq!(done["outcome"], "SCOPE_VIOLATION", "{done}");
-    let scope = event(&r, "escape", "ScopeChecked");
+    let scope = first(&r, "escape", "ScopeChecked");
     let outside: Vec<&str> = scope["violations"]
         .as_array()
         .expect("violations")
@@ -204,8 +189,9 @@ fn a_check_that_writes_into_the_checkout_is_refused_under_landlock_and_caught_in
                 notes.display()
             ),
         );
-        run(&env, &r, &["--task", "Check", "--", "sh", "-c", "echo more >> src/app.txt"]).assert_code(code);
-        let done = event(&r, "check", "AttemptCompleted");
+        let agent = env.agent(FakeAgent::new().append("src/app.txt", "more\n"));
+        run(&env, &r, &["--task", "Check"], &agent).assert_code(code);
+        let done = first(&r, "check", "AttemptCompleted");
         assert_eq!(done["outcome"], outcome, "{mode}: {done}");
         let changed = std::fs::read_to_string(&notes).expect("notes") != "the user's notes\n";
         assert_eq!(changed, mode == "detect", "{mode}");
@@ -213,9 +199,7 @@ fn a_check_that_writes_into_the_checkout_is_refused_under_landlock_and_caught_in
 }
 
 fn sandbox_cmd(env: &TestEnv, dir: &Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-    hermetic(&mut cmd, &env.home());
-    cmd.current_dir(dir).arg("sandbox").args(args).output().expect("runs")
+    env.retry_run(dir).arg("sandbox").args(args).output().expect("runs")
 }
 
 #[test]
@@ -250,22 +234,21 @@ fn the_sandbox_command_confines_to_the_current_directory_and_passes_exit_codes_o
 fn landlock_required_without_it_is_exit_3_and_auto_falls_back_to_detect_once() {
     let env = TestEnv::new();
     let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"landlock\"\n");
-    let no_landlock = |args: &[&str]| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-        hermetic(&mut cmd, &env.home());
-        cmd.env("RETRY_RUN_LANDLOCK_ABI", "0").current_dir(&r).args(args).output().expect("runs")
+    let no_landlock = |args: &[&str], agent: FakeAgent| {
+        let agent = env.agent(agent);
+        env.retry_run(&r).env("RETRY_RUN_LANDLOCK_ABI", "0").args(agent.after(args)).output().expect("runs")
     };
-    let out = no_landlock(&["run", "--quiet", "--task", "Need it", "--", "true"]);
+    let out = no_landlock(&["run", "--quiet", "--task", "Need it"], FakeAgent::new());
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("has no Landlock") && err.contains("\"detect\""), "{err}");
     assert!(!r.join(".git/retry-run/tasks/need-it").exists(), "nothing is recorded");
     std::fs::write(r.join("retry-run.toml"), "max_attempts = 1\n").expect("write");
-    let out = no_landlock(&["run", "--quiet", "--task", "Fallback", "--", "sh", "-c", "echo 2 > src/app.txt"]);
+    let out = no_landlock(&["run", "--quiet", "--task", "Fallback"], FakeAgent::new().write("src/app.txt", "2\n"));
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("has no Landlock").count(), 1, "{err}");
-    let started = event(&r, "fallback", "TaskStarted");
+    let started = first(&r, "fallback", "TaskStarted");
     assert_eq!(started["sandbox"]["mode"], "detect", "{started}");
     assert_eq!(started["sandbox"]["requested"], "auto");
 }
@@ -276,8 +259,9 @@ fn an_agent_stopped_by_the_sandbox_is_told_what_was_refused_and_how_to_allow_it(
     let env = TestEnv::new();
     let r = repo(&env, "max_attempts = 2\n");
     let cache = env.home().join(".cache/tool");
-    let agent = format!("echo 2 > src/app.txt && mkdir -p {c} && echo x > {c}/state", c = cache.display());
-    run(&env, &r, &["--task", "Needs cache", "--", "sh", "-c", &agent]).assert_code(1);
+    let state = cache.join("state").display().to_string();
+    let agent = env.agent(FakeAgent::new().write("src/app.txt", "2\n").write(&state, "x\n"));
+    run(&env, &r, &["--task", "Needs cache"], &agent).assert_code(1);
     let p = std::fs::read_to_string(r.join(".git/retry-run/tasks/needs-cache/attempts/2/prompt.md")).expect("prompt");
     assert!(p.contains("The sandbox refused writes outside the worktree"), "{p}");
     assert!(p.contains(&format!("`{}", env.home().join(".cache").display())), "{p}");
@@ -287,6 +271,6 @@ fn an_agent_stopped_by_the_sandbox_is_told_what_was_refused_and_how_to_allow_it(
     // Allowed, it works.
     std::fs::write(r.join("retry-run.toml"), "max_attempts = 1\n[sandbox]\nwritable = [\"~/.cache\"]\n")
         .expect("write");
-    run(&env, &r, &["--task", "Allowed", "--", "sh", "-c", &agent]).assert_code(0);
+    run(&env, &r, &["--task", "Allowed"], &agent).assert_code(0);
     assert!(cache.join("state").exists());
 }

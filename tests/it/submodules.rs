@@ -5,18 +5,8 @@ use std::path::Path;
 use crate::support::TestEnv;
 
 fn setup(env: &TestEnv) -> std::path::PathBuf {
-    let sub = env.path("sub");
-    std::fs::create_dir(&sub).expect("dir");
-    env.git(&sub, &["init", "-q", "-b", "main"]);
-    std::fs::write(sub.join("lib.txt"), "v1\n").expect("write");
-    env.git(&sub, &["add", "-A"]);
-    env.git(&sub, &["commit", "-q", "-m", "sub v1"]);
-
-    let repo = env.path("repo");
-    std::fs::create_dir(&repo).expect("dir");
-    env.git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::create_dir(repo.join("src")).expect("dir");
-    std::fs::write(repo.join("src/a.txt"), "a\n").expect("write");
+    let sub = env.repo("sub").file("lib.txt", "v1\n").commit();
+    let repo = env.repo("repo").file("src/a.txt", "a\n").init();
     env.git(&repo, &["add", "-A"]);
     env.git(&repo, &["submodule", "add", "-q", sub.to_str().expect("utf-8"), "vendor/sub"]);
     env.git(&repo, &["commit", "-q", "-m", "base with submodule"]);

@@ -1,32 +1,28 @@
-//! Task worktrees and snapshots on real repositories: what an attempt can do
-//! to its worktree, and a reset that undoes all of it without writing
-//! outside the worktree or touching the user's checkout.
+//! Task worktrees (`retry-run worktree`, `status`, `clean`) and snapshots
+//! on real repositories: what an attempt can do to its worktree, and a
+//! reset that undoes all of it without writing outside the worktree or
+//! touching the user's checkout; what is copied into each worktree.
 
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::support::TestEnv;
+use crate::support::child::LockHolder;
+use crate::support::{FakeAgent, TestEnv};
 use retry_run::git::Repo;
 use retry_run::git::fingerprint::fingerprint;
 
 fn repo(env: &TestEnv) -> PathBuf {
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("src/deep")).expect("mkdir");
-    std::fs::write(r.join("a.txt"), "a\n").expect("write");
-    std::fs::write(r.join("src/lib.py"), "def f():\n    return 1\n").expect("write");
-    std::fs::write(r.join("src/deep/x.txt"), "x\n").expect("write");
-    std::fs::write(r.join("run.sh"), "#!/bin/sh\n").expect("write");
-    std::fs::set_permissions(r.join("run.sh"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::os::unix::fs::symlink("a.txt", r.join("link")).expect("symlink");
-    std::fs::write(r.join(".gitignore"), ".env\n*.log\n").expect("write");
-    std::fs::write(r.join(".env"), "SECRET=1\n").expect("write");
-    std::fs::write(r.join("retry-run.toml"), "[worktree]\ninclude = [\".env\"]\nsetup = \"echo ready > setup.log\"\n")
-        .expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
-    r
+    env.repo("repo")
+        .file("a.txt", "a\n")
+        .file("src/lib.py", "def f():\n    return 1\n")
+        .file("src/deep/x.txt", "x\n")
+        .executable("run.sh", "#!/bin/sh\n")
+        .symlink("link", "a.txt")
+        .file(".gitignore", ".env\n*.log\n")
+        .file(".env", "SECRET=1\n")
+        .file("retry-run.toml", "[worktree]\ninclude = [\".env\"]\nsetup = \"echo ready > setup.log\"\n")
+        .commit()
 }
 
 /// Everything about the user's checkout that must not change.
@@ -71,26 +67,20 @@ fn create_makes_a_detached_linked_worktree_with_includes_and_setup() {
 /// that is not checked out; with `attributes`, a `.gitattributes` that
 /// converts line endings.
 fn checkout_repo(env: &TestEnv, attributes: bool) -> PathBuf {
-    let r = env.path("co");
+    let mut repo = env.repo("co");
     for i in 0..300 {
-        let dir = r.join(format!("d{}/e{}", i % 3, i % 7));
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        std::fs::write(dir.join(format!("f{i}.txt")), format!("line {i}\nmore\n")).expect("write");
+        repo = repo.file(format!("d{}/e{}/f{i}.txt", i % 3, i % 7), format!("line {i}\nmore\n"));
     }
-    std::fs::write(r.join("empty"), "").expect("write");
-    std::fs::write(r.join("run.sh"), "#!/bin/sh\n").expect("write");
-    std::fs::set_permissions(r.join("run.sh"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::os::unix::fs::symlink("d0/e0/f0.txt", r.join("link")).expect("symlink");
-    std::fs::write(r.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt")), "latin-1 name\n").expect("write");
+    repo = repo
+        .file("empty", "")
+        .executable("run.sh", "#!/bin/sh\n")
+        .symlink("link", "d0/e0/f0.txt")
+        .file(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"), "latin-1 name\n")
+        .gitlink("sub", "1111111111111111111111111111111111111111");
     if attributes {
-        std::fs::write(r.join(".gitattributes"), "*.txt eol=crlf\n").expect("write");
+        repo = repo.file(".gitattributes", "*.txt eol=crlf\n");
     }
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    let sub = "1111111111111111111111111111111111111111";
-    env.git(&r, &["update-index", "--add", "--cacheinfo", &format!("160000,{sub},sub")]);
-    env.git(&r, &["commit", "-qm", "base"]);
-    r
+    repo.commit()
 }
 
 #[test]
@@ -267,9 +257,7 @@ fn git_write_tree(env: &TestEnv, r: &Path, w: &Path) -> String {
     let scratch = env.path("scratch-index");
     std::fs::copy(r.join(".git/worktrees/retry-run-t1/index"), &scratch).expect("copy the index");
     let git = |args: &[&str]| {
-        let mut cmd = std::process::Command::new("git");
-        crate::support::hermetic(&mut cmd, &env.home());
-        let out = cmd.current_dir(w).env("GIT_INDEX_FILE", &scratch).args(args).output().expect("git runs");
+        let out = env.command("git", w).env("GIT_INDEX_FILE", &scratch).args(args).output().expect("git runs");
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     };
@@ -407,9 +395,10 @@ fn reset_removes_locks_a_killed_writer_left_and_waits_for_no_running_task() {
     assert!(!meta.join("index.lock").exists() && !meta.join("HEAD.lock").exists());
     assert_eq!(env.git(&w, &["status", "--porcelain"]), "");
 
-    // While a run holds the task, its worktree is left alone (exit 3).
-    let store = retry_run::record::Store::new(&r.join(".git"));
-    let held = store.lock("t1").expect("lock the task");
+    // While a run holds the task, its worktree is left alone (exit 3). The
+    // run is another process: a lock this process took could outlive its
+    // release in a child another test is starting (forked, not yet exec'd).
+    let held = LockHolder::start(&r.join(".git"), "t1", env.path("held"));
     std::fs::write(w.join("a.txt"), "the attempt's work\n").expect("modify");
     for args in [&["worktree", "reset", "t1"][..], &["worktree", "remove", "t1"]] {
         let out = env.run(&r, args);
@@ -417,7 +406,7 @@ fn reset_removes_locks_a_killed_writer_left_and_waits_for_no_running_task() {
         assert!(out.stderr.contains("is being run by process"), "{}", out.stderr);
     }
     assert_eq!(std::fs::read_to_string(w.join("a.txt")).expect("kept"), "the attempt's work\n");
-    drop(held);
+    held.release();
     env.run(&r, &["worktree", "remove", "t1"]).assert_code(0);
 }
 
@@ -492,4 +481,23 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     assert!(!store.task_dir("t1").exists());
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]).len(), 40, "attempt commits stay");
     assert_eq!(env.run(&r, &["status"]).stdout, "no tasks yet\n");
+}
+
+#[test]
+fn worktreeinclude_copies_ignored_files_into_each_worktree() {
+    let env = TestEnv::new();
+    let r = env
+        .repo("plain")
+        .file("src/app.txt", "value = 1\n")
+        .file(".gitignore", "*.log\n.env\nbuild/\n")
+        .file(".worktreeinclude", ".env\n")
+        .file("retry-run.toml", "max_attempts = 1\n")
+        .commit();
+    std::fs::write(r.join(".env"), "SECRET=1\n").expect("write");
+    std::fs::create_dir_all(r.join("build")).expect("mkdir");
+    std::fs::write(r.join("build/.env"), "not listed by its directory\n").expect("write");
+    let agent = env.agent(
+        FakeAgent::new().sh("test -f .env && grep -q SECRET .env && ! test -e build").write("src/app.txt", "2\n"),
+    );
+    env.run_agent(&r, &["run", "--quiet", "--task", "Env"], &agent).assert_code(0);
 }

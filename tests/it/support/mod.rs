@@ -1,56 +1,150 @@
-//! Test support: a hermetic environment, real git, the real binary.
+//! Test support, the one place that builds repositories, runs the real
+//! `retry-run` binary and provides the fake agent:
+//!
+//! - [`TestEnv`]: a temporary directory with a private HOME and XDG
+//!   directories; every git and retry-run process runs hermetically in it
+//!   (no user or system git config, fixed identities and dates).
+//! - [`TestEnv::repo`] ([`repo`]) builds a repository from files with the
+//!   real `git`; [`Fixture`] ([`fixture`]) builds one of `testdata-repos/`.
+//! - [`TestEnv::run`] runs the binary and captures its exit code, stdout
+//!   and stderr as a [`Run`].
+//! - [`FakeAgent`] ([`agent`]): the scripted stand-in for an agent.
+//! - [`record`]: reading what a run recorded.
+//! - [`tools`]: what some tests need from package registries (pytest,
+//!   jsonschema, the agent CLIs), installed on first use into a cache
+//!   outside the checkout.
+//! - [`child`]: this test binary re-executed as a child process.
 
+pub mod agent;
+pub mod child;
 pub mod fixture;
+pub mod record;
+pub mod repo;
+pub mod tools;
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub use agent::{Agent, FakeAgent};
 pub use fixture::{Fixture, HeadMode};
+pub use repo::RepoBuilder;
 
-/// The environment every git and retry-run process of a test runs in: no
-/// user or system config, a private HOME, fixed identities and dates.
-pub fn hermetic(cmd: &mut Command, home: &Path) {
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test Author")
-        .env("GIT_AUTHOR_EMAIL", "author@example.com")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_NAME", "Test Committer")
-        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .env("LC_ALL", "C");
-}
+/// The `.gitconfig` of every HOME of a test.
+const GITCONFIG: &str = "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n";
 
-/// A temporary directory with a HOME inside it.
+/// A temporary directory with a HOME inside it (`home/`), in which every
+/// process of a test runs.
 pub struct TestEnv {
-    pub dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    /// PATH of every process the test starts.
+    path: OsString,
+    /// Fake agents written so far (their script files are numbered).
+    agents: Cell<u32>,
 }
 
 impl TestEnv {
     pub fn new() -> TestEnv {
+        TestEnv::with_path(std::env::var_os("PATH").unwrap_or_default())
+    }
+
+    /// A `TestEnv` whose `python3` has pytest and jsonschema (the
+    /// virtualenv of [`tools::python_tools`] first on PATH when the
+    /// system's lacks them). `None` when they cannot be installed because
+    /// PyPI cannot be reached; the test has then said SKIPPED and returns.
+    pub fn with_python_tools() -> Option<TestEnv> {
+        match tools::python_tools() {
+            Ok(None) => Some(TestEnv::new()),
+            Ok(Some(bin)) => {
+                let mut path = OsString::from(bin);
+                path.push(":");
+                path.push(std::env::var_os("PATH").unwrap_or_default());
+                Some(TestEnv::with_path(path))
+            }
+            Err(why) => {
+                tools::skipped(&why);
+                None
+            }
+        }
+    }
+
+    fn with_path(path: OsString) -> TestEnv {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        std::fs::create_dir(dir.path().join("home")).expect("create HOME");
-        std::fs::write(
-            dir.path().join("home/.gitconfig"),
-            "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n",
-        )
-        .expect("write .gitconfig");
-        TestEnv { dir }
+        let env = TestEnv { dir, path, agents: Cell::new(0) };
+        env.new_home("home");
+        env
+    }
+
+    /// The temporary directory itself.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
     }
 
     pub fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
+        self.path("home")
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
+    }
+
+    /// PATH of every process the test starts.
+    pub fn path_var(&self) -> &OsStr {
+        &self.path
+    }
+
+    /// Writes a file outside every repository (a task file, a verifier
+    /// script, a config), creating its directory; returns its path.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create the file's directory");
+        }
+        std::fs::write(&p, content).expect("write a file of the test");
+        p
+    }
+
+    /// Another HOME in the temporary directory (another user or machine),
+    /// with the same git config as [`TestEnv::home`].
+    pub fn new_home(&self, name: &str) -> PathBuf {
+        let home = self.path(name);
+        std::fs::create_dir_all(&home).expect("create HOME");
+        std::fs::write(home.join(".gitconfig"), GITCONFIG).expect("write .gitconfig");
+        home
+    }
+
+    /// `program` in `dir`, in the hermetic environment with [`TestEnv::home`].
+    pub fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Command {
+        self.command_as(&self.home(), program, dir)
+    }
+
+    /// `program` in `dir`, in the hermetic environment with `home` as HOME:
+    /// no user or system config, fixed identities and dates, the XDG
+    /// directories under `home`.
+    pub fn command_as(&self, home: &Path, program: impl AsRef<OsStr>, dir: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env_clear()
+            .current_dir(dir)
+            .env("PATH", &self.path)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env("GIT_CONFIG_GLOBAL", home.join(".gitconfig"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test Author")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_NAME", "Test Committer")
+            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+            .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+            .env("LC_ALL", "C");
+        cmd
     }
 
     /// Runs git in `dir`; panics with its output when it fails.
@@ -66,24 +160,45 @@ impl TestEnv {
     }
 
     pub fn git_raw<'a>(&self, dir: &Path, args: impl IntoIterator<Item = &'a OsStr>) -> Output {
-        let mut cmd = Command::new("git");
-        hermetic(&mut cmd, &self.home());
-        cmd.current_dir(dir).args(args).output().expect("git runs")
+        self.command("git", dir).args(args).output().expect("git runs")
     }
 
-    /// Runs the real retry-run binary in `dir`.
+    /// The real retry-run binary in `dir`, not started yet (to spawn it, or
+    /// to change its environment first).
+    pub fn retry_run(&self, dir: &Path) -> Command {
+        self.command(env!("CARGO_BIN_EXE_retry-run"), dir)
+    }
+
+    /// [`TestEnv::retry_run`] with `home` as HOME.
+    pub fn retry_run_as(&self, home: &Path, dir: &Path) -> Command {
+        self.command_as(home, env!("CARGO_BIN_EXE_retry-run"), dir)
+    }
+
+    /// Runs the real retry-run binary in `dir` to its end.
     pub fn run(&self, dir: &Path, args: &[&str]) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_retry-run"));
-        hermetic(&mut cmd, &self.home());
-        let out = cmd.current_dir(dir).args(args).output().expect("retry-run runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::of(self.retry_run(dir).args(args))
+    }
+
+    /// `retry-run <args> -- <agent>` in `dir`, to its end.
+    pub fn run_agent(&self, dir: &Path, args: &[&str], agent: &Agent) -> Run {
+        Run::of(self.retry_run(dir).args(agent.after(args)))
+    }
+
+    /// A repository to be built in `name` under the temporary directory.
+    pub fn repo(&self, name: &str) -> RepoBuilder<'_> {
+        RepoBuilder::new(self, self.path(name))
+    }
+
+    /// Writes `agent`'s script; the agent is then a command line for
+    /// `retry-run run -- ...` or an agent `command` in the config.
+    pub fn agent(&self, agent: FakeAgent) -> Agent {
+        let n = self.agents.get() + 1;
+        self.agents.set(n);
+        agent.install(self, n)
     }
 }
 
+/// How a process ended and what it printed.
 #[derive(Debug)]
 pub struct Run {
     pub code: i32,
@@ -92,9 +207,31 @@ pub struct Run {
 }
 
 impl Run {
+    /// Runs `cmd` to its end.
+    pub fn of(cmd: &mut Command) -> Run {
+        Run::from_output(&cmd.output().expect("the program starts"))
+    }
+
+    pub fn from_output(out: &Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+
+    /// The error, which must be one line of stderr and not a panic.
+    #[track_caller]
+    pub fn error_line(&self) -> &str {
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "expected one line of error, got:\n{}", self.stderr);
+        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+        lines[0]
     }
 
     #[track_caller]
@@ -137,11 +274,4 @@ pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
     let mut out = BTreeMap::new();
     walk(root, root, &mut out);
     out
-}
-
-/// The events of `task`'s log in the repository at `r`, parsed (none when
-/// the log does not exist yet).
-pub fn events(r: &Path, task: &str) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/events.jsonl"))).unwrap_or_default();
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }

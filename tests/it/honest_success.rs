@@ -2,13 +2,14 @@
 //! a failure already on the base still fails by default, targets must
 //! pass, and tests removed, skipped or de-asserted are caught and fed back.
 //!
-//! Needs `python3 -m pytest` (installed by `.ci/run`).
+//! pytest comes from `TestEnv::with_python_tools`.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{Run, TestEnv, events};
+use crate::support::record::{check_event, events, outcomes, prompt};
+use crate::support::{Agent, FakeAgent, Run, TestEnv};
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 
@@ -17,75 +18,56 @@ const TESTS: &str = "from calc import add, mul\n\n\ndef test_add():\n    result 
 const PYTEST: &str =
     "[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -p no:cacheprovider -rA tests\"\nkind = \"test\"\n";
 
-fn need_pytest() {
-    let ok = std::process::Command::new("python3").args(["-c", "import pytest"]).status().is_ok_and(|s| s.success());
-    assert!(ok, "these tests run the real pytest: `pip install pytest` (bash .ci/run installs it)");
-}
-
 /// `calc.py` with a bug, `tests/test_calc.py` whose `test_add` fails on
 /// the base, and `retry-run.toml` = `toml` + a pytest check.
 fn python_repo(env: &TestEnv, toml: &str) -> PathBuf {
-    need_pytest();
-    let r = env.path("repo");
-    std::fs::create_dir_all(r.join("tests")).expect("mkdir");
-    std::fs::write(r.join("calc.py"), CALC).expect("write");
-    std::fs::write(r.join("tests/test_calc.py"), TESTS).expect("write");
-    std::fs::write(r.join(".gitignore"), "__pycache__/\n").expect("write");
-    std::fs::write(r.join("retry-run.toml"), format!("{toml}\n{PYTEST}")).expect("write");
-    env.git(&r, &["init", "-q"]);
-    env.git(&r, &["add", "-A"]);
-    env.git(&r, &["commit", "-qm", "base"]);
-    r
+    env.repo("repo")
+        .file("calc.py", CALC)
+        .file("tests/test_calc.py", TESTS)
+        .file(".gitignore", "__pycache__/\n")
+        .file("retry-run.toml", format!("{toml}\n{PYTEST}"))
+        .commit()
 }
 
-/// A scripted agent: a Python program given the prompt's path.
-fn agent(env: &TestEnv, body: &str) -> String {
-    let p = env.path("agent.py");
-    let head = "import sys, re, pathlib\nprompt = pathlib.Path(sys.argv[1]).read_text()\n\
-                def edit(path, old, new):\n    p = pathlib.Path(path)\n    t = p.read_text()\n    assert old in t, (path, old)\n    p.write_text(t.replace(old, new))\n";
-    std::fs::write(&p, format!("{head}{body}")).expect("write agent");
-    p.display().to_string()
+/// `text` with `old` replaced by `new`; `old` must be in it.
+fn edit(text: &str, old: &str, new: &str) -> String {
+    assert!(text.contains(old), "{old:?} is not in {text:?}");
+    text.replace(old, new)
 }
 
-fn run(env: &TestEnv, r: &Path, agent: &str, args: &[&str]) -> Run {
+/// `calc.py` with `add` fixed.
+fn fixed_calc() -> String {
+    edit(CALC, "a - b", "a + b")
+}
+
+/// An agent that, on the base's files, writes `path` as `content`.
+fn rewrites(agent: FakeAgent, path: &str, base: &str, content: &str) -> FakeAgent {
+    agent.expect(path, base).write(path, content)
+}
+
+/// Its first call does `wrong`; the next fix `add`, when the prompt says
+/// this is attempt 2 (else they stop).
+fn fix_when_told(wrong: FakeAgent) -> FakeAgent {
+    rewrites(wrong.next_call().expect_prompt("Attempt 2 of"), "calc.py", CALC, &fixed_calc())
+}
+
+fn run(env: &TestEnv, r: &Path, agent: &Agent, args: &[&str]) -> Run {
     let mut all = vec!["run", "--quiet"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--", "python3", agent, "{prompt_file}"]);
-    env.run(r, &all)
+    env.run_agent(r, &all, agent)
 }
 
-fn outcomes(r: &Path, task: &str) -> Vec<String> {
-    events(r, task)
-        .iter()
-        .filter(|e| e["type"] == "AttemptCompleted")
-        .map(|e| e["outcome"].as_str().unwrap_or("?").to_string())
-        .collect()
-}
-
-fn check_event(r: &Path, task: &str, attempt: u64, check: &str) -> Value {
-    events(r, task)
-        .into_iter()
-        .find(|e| e["type"] == "CheckFinished" && e["attempt"] == attempt && e["check"] == check)
-        .unwrap_or(Value::Null)
-}
-
-fn prompt(r: &Path, task: &str, n: u32) -> String {
-    std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{task}/attempts/{n}/prompt.md"))).expect("prompt.md")
-}
-
-/// Fixes `add` when the prompt asks for it; otherwise does `wrong`.
-fn fix_when_told(wrong: &str) -> String {
-    format!(
-        "if 'Attempt 2 of' in prompt:\n    edit('calc.py', 'a - b', 'a + b')\nelse:\n{}\n",
-        wrong.lines().map(|l| format!("    {l}\n")).collect::<String>()
-    )
+/// `tests/test_calc.py` without `test_add`.
+fn without_test_add() -> String {
+    edit(TESTS, "def test_add():\n    result = add(2, 3)\n    assert result == 5\n", "")
 }
 
 #[test]
 fn by_default_a_wrong_fix_of_a_test_failing_on_the_base_fails_and_is_labelled() {
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 2\n");
-    let a = agent(&env, &fix_when_told("edit('calc.py', 'a - b', 'a * b')"));
+    let wrong = rewrites(FakeAgent::new(), "calc.py", CALC, &edit(CALC, "a - b", "a * b"));
+    let a = env.agent(fix_when_told(wrong));
     let out = run(&env, &r, &a, &["--task", "Fix add so that the tests pass"]);
     out.assert_code(0);
     assert_eq!(outcomes(&r, "fix-add-so-that-the-tests-pass"), ["CHECK_FAILURE", "SUCCESS"]);
@@ -102,9 +84,9 @@ fn by_default_a_wrong_fix_of_a_test_failing_on_the_base_fails_and_is_labelled() 
 
 #[test]
 fn tolerate_fails_on_a_target_left_failing_and_otherwise_names_what_it_tolerated() {
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 1\n[retry]\nbaseline = \"tolerate\"\n");
-    let a = agent(&env, "edit('calc.py', 'return a * b', 'return b * a')\n");
+    let a = env.agent(rewrites(FakeAgent::new(), "calc.py", CALC, &edit(CALC, "return a * b", "return b * a")));
     // With a target: the target still fails, so the attempt does.
     let out = run(&env, &r, &a, &["--task", "With target", "--target", "tests/test_calc.py::test_add"]);
     out.assert_code(1);
@@ -133,11 +115,11 @@ fn tolerate_fails_on_a_target_left_failing_and_otherwise_names_what_it_tolerated
 
 #[test]
 fn a_target_in_the_front_matter_must_pass() {
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 2\n[retry]\nbaseline = \"off\"\n");
-    let task = env.path("task.md");
-    std::fs::write(&task, "+++\ntargets = [\"tests/test_calc.py::test_add\"]\n+++\n# Fix add\n").expect("write");
-    let a = agent(&env, &fix_when_told("edit('calc.py', 'a - b', 'a * b')"));
+    let task = env.write("task.md", "+++\ntargets = [\"tests/test_calc.py::test_add\"]\n+++\n# Fix add\n");
+    let wrong = rewrites(FakeAgent::new(), "calc.py", CALC, &edit(CALC, "a - b", "a * b"));
+    let a = env.agent(fix_when_told(wrong));
     let out = run(&env, &r, &a, &["--task-file", &task.display().to_string()]);
     out.assert_code(0);
     assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"]);
@@ -148,27 +130,24 @@ fn a_target_in_the_front_matter_must_pass() {
 /// back, and the next attempt, fixing the code instead, succeeds.
 #[test]
 fn deleting_skipping_or_de_asserting_a_failing_test_is_caught_then_fixed() {
-    let cases: &[(&str, &str, &str)] = &[
-        (
-            "delete",
-            "edit('tests/test_calc.py', 'def test_add():\\n    result = add(2, 3)\\n    assert result == 5\\n', '')",
-            "removed or renamed",
-        ),
-        (
-            "skip",
-            "edit('tests/test_calc.py', 'from calc', 'import pytest\\nfrom calc')\nedit('tests/test_calc.py', 'def test_add', '@pytest.mark.skip(reason=\"later\")\\ndef test_add')",
-            "skipped now (`pytest.mark.skip`)",
-        ),
+    let skipped = edit(
+        &edit(TESTS, "from calc", "import pytest\nfrom calc"),
+        "def test_add",
+        "@pytest.mark.skip(reason=\"later\")\ndef test_add",
+    );
+    let cases: &[(&str, String, &str)] = &[
+        ("delete", without_test_add(), "removed or renamed"),
+        ("skip", skipped, "skipped now (`pytest.mark.skip`)"),
         (
             "de-assert",
-            "edit('tests/test_calc.py', '    assert result == 5', '    # assert result == 5')",
+            edit(TESTS, "    assert result == 5", "    # assert result == 5"),
             "1 assertion on the base, 0 now",
         ),
     ];
-    for (name, weaken, finding) in cases {
-        let env = TestEnv::new();
+    for (name, weakened, finding) in cases {
+        let Some(env) = TestEnv::with_python_tools() else { return };
         let r = python_repo(&env, "max_attempts = 2\n[retry]\nbaseline = \"off\"\n");
-        let a = agent(&env, &fix_when_told(weaken));
+        let a = env.agent(fix_when_told(rewrites(FakeAgent::new(), "tests/test_calc.py", TESTS, weakened)));
         let task = format!("Weaken by {name}");
         let id = format!("weaken-by-{name}");
         run(&env, &r, &a, &["--task", &task]).assert_code(0);
@@ -189,14 +168,12 @@ fn deleting_skipping_or_de_asserting_a_failing_test_is_caught_then_fixed() {
 
 #[test]
 fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let seen = env.path("verifier-stdin.md");
-    let verifier = env.path("verifier.sh");
-    std::fs::write(
-        &verifier,
+    let verifier = env.write(
+        "verifier.sh",
         format!("cat > '{}'\necho '{{\"verdict\": \"approved\", \"confidence\": 0.9}}'\n", seen.display()),
-    )
-    .expect("write");
+    );
     let r = python_repo(
         &env,
         &format!(
@@ -204,10 +181,7 @@ fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
             verifier.display()
         ),
     );
-    let a = agent(
-        &env,
-        "edit('tests/test_calc.py', 'def test_add():\\n    result = add(2, 3)\\n    assert result == 5\\n', '')\n",
-    );
+    let a = env.agent(rewrites(FakeAgent::new(), "tests/test_calc.py", TESTS, &without_test_add()));
     let out = run(&env, &r, &a, &["--task", "Drop it"]);
     out.assert_code(0);
     assert!(
@@ -228,16 +202,14 @@ fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
 
 #[test]
 fn a_real_fix_that_adds_a_test_or_moves_one_succeeds_at_once() {
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 1\n");
-    let a = agent(
-        &env,
-        "edit('calc.py', 'a - b', 'a + b')\n\
-         edit('tests/test_calc.py', 'def test_mul():\\n    assert mul(2, 3) == 6\\n    assert mul(0, 5) == 0\\n', '')\n\
-         pathlib.Path('tests/test_mul.py').write_text('from calc import mul\\n\\n\\ndef test_mul():\\n    assert mul(2, 3) == 6\\n    assert mul(0, 5) == 0\\n')\n\
-         t = pathlib.Path('tests/test_calc.py')\n\
-         t.write_text(t.read_text() + '\\n\\ndef test_add_negative():\\n    assert add(-1, -1) == -2\\n')\n",
-    );
+    // Fixes add, moves test_mul to a file of its own, adds a test.
+    let moved = "def test_mul():\n    assert mul(2, 3) == 6\n    assert mul(0, 5) == 0\n";
+    let tests = edit(TESTS, moved, "") + "\n\ndef test_add_negative():\n    assert add(-1, -1) == -2\n";
+    let agent = rewrites(FakeAgent::new(), "calc.py", CALC, &fixed_calc());
+    let agent = rewrites(agent, "tests/test_calc.py", TESTS, &tests);
+    let a = env.agent(agent.write("tests/test_mul.py", &format!("from calc import mul\n\n\n{moved}")));
     let out = run(&env, &r, &a, &["--task", "Fix add for real", "--target", "tests/test_calc.py::test_add"]);
     out.assert_code(0);
     assert_eq!(outcomes(&r, "fix-add-for-real"), ["SUCCESS"]);
@@ -247,12 +219,9 @@ fn a_real_fix_that_adds_a_test_or_moves_one_succeeds_at_once() {
 
 #[test]
 fn with_the_baseline_a_deleted_test_is_also_fewer_tests_run() {
-    let env = TestEnv::new();
+    let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 1\n");
-    let a = agent(
-        &env,
-        "edit('tests/test_calc.py', 'def test_add():\\n    result = add(2, 3)\\n    assert result == 5\\n', '')\n",
-    );
+    let a = env.agent(rewrites(FakeAgent::new(), "tests/test_calc.py", TESTS, &without_test_add()));
     run(&env, &r, &a, &["--task", "Delete it"]).assert_code(1);
     let integrity = check_event(&r, "delete-it", 1, "test-integrity");
     assert_eq!(

@@ -1,0 +1,247 @@
+//! What some tests need from package registries, installed on first use
+//! into a cache outside the checkout and reused after: a virtualenv with
+//! pytest and jsonschema (the honest-success, init and agent-preset tests
+//! run the real pytest; the SARIF test validates with jsonschema), and the
+//! agent CLIs the preset tests run for real (from npm, Aider from PyPI).
+//!
+//! The cache is `$RETRY_RUN_CI_CACHE`, default `~/.cache/retry-run-ci`, the
+//! one `.ci/run` fills: the virtualenv is its `venv/`, the agents are under
+//! `$RETRY_RUN_AGENTS_CACHE`, default its `agents/`. Each install holds a
+//! file lock beside its directory (`venv.lock`, `agents/<name>.lock`), so
+//! that tests running in parallel, other test processes and `.ci/run`
+//! install once; an install found working is used as it is.
+//!
+//! Only when a registry cannot be reached does a test skip, saying
+//! `SKIPPED: <reason>`; any other failure to install fails the test.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The cache of installed tools.
+pub fn ci_cache() -> PathBuf {
+    match std::env::var_os("RETRY_RUN_CI_CACHE") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/retry-run-ci"),
+    }
+}
+
+/// Where the agent CLIs are installed.
+pub fn agents_cache() -> PathBuf {
+    match std::env::var_os("RETRY_RUN_AGENTS_CACHE") {
+        Some(p) => PathBuf::from(p),
+        None => ci_cache().join("agents"),
+    }
+}
+
+/// Says that a test could not run and why, past the test harness's
+/// capture (a direct write to stderr), so that a skip is never silent.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}
+
+/// The `bin` directory of a virtualenv whose `python3` has pytest and
+/// jsonschema, installed when missing; `None` when the `python3` on PATH
+/// has them already. `Err` says why they cannot be had: PyPI cannot be
+/// reached.
+pub fn python_tools() -> Result<Option<PathBuf>, String> {
+    static TOOLS: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    TOOLS.get_or_init(install_python_tools).clone()
+}
+
+const PYTHON_TOOLS: [&str; 2] = ["pytest", "jsonschema"];
+
+fn has_python_tools(python: &Path) -> bool {
+    Command::new(python)
+        .args(["-c", "import pytest, jsonschema"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn install_python_tools() -> Result<Option<PathBuf>, String> {
+    if has_python_tools(Path::new("python3")) {
+        return Ok(None);
+    }
+    let venv = ci_cache().join("venv");
+    let bin = venv.join("bin");
+    let works = || has_python_tools(&bin.join("python3"));
+    if works() {
+        return Ok(Some(bin));
+    }
+    with_lock(&ci_cache().join("venv.lock"), || {
+        pip_install(&venv, &PYTHON_TOOLS, &works)?;
+        Ok(Some(bin.clone()))
+    })
+}
+
+/// Installs `packages` into the virtualenv `venv` (created when missing)
+/// until `works`. Another installer that does not take the lock (an older
+/// `.ci/run`) may be filling the same virtualenv: a failure that is not the
+/// registry's is tried again a few times before it fails the test.
+fn pip_install(venv: &Path, packages: &[&str], works: &dyn Fn() -> bool) -> Result<(), String> {
+    let python = venv.join("bin/python3");
+    let mut last = String::new();
+    for round in 0..3 {
+        if works() {
+            return Ok(());
+        }
+        if round > 0 {
+            std::thread::sleep(Duration::from_secs(10));
+        }
+        if !python.exists() {
+            let out = output(Command::new("python3").args(["-m", "venv"]).arg(venv), "python3");
+            if !out.status.success() && !python.exists() {
+                panic!(
+                    "python3 -m venv {} failed (Debian and Ubuntu need the python3-venv package): {}",
+                    venv.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+        }
+        let out = output(Command::new(&python).args(["-m", "pip", "install", "-q"]).args(packages), "pip");
+        if works() {
+            return Ok(());
+        }
+        last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        if unreachable(&last) {
+            return Err(format!(
+                "cannot install {} from PyPI into {}: the registry cannot be reached: {}",
+                packages.join(" "),
+                venv.display(),
+                tail(&last)
+            ));
+        }
+    }
+    panic!("pip install {} into {} failed: {last}", packages.join(" "), venv.display())
+}
+
+/// The `bin` directory of an npm package installed in the agents' cache
+/// under `dir`, installing it when missing. `Err` says why it cannot be
+/// had: the npm registry cannot be reached.
+pub fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
+    let prefix = agents_cache().join(dir);
+    let bin = prefix.join("node_modules/.bin");
+    let works = || runs(&bin.join(program));
+    if works() {
+        return Ok(bin);
+    }
+    with_lock(&agents_cache().join(format!("{dir}.lock")), || {
+        let mut last = String::new();
+        for round in 0..3 {
+            if works() {
+                return Ok(bin.clone());
+            }
+            if round > 0 {
+                std::thread::sleep(Duration::from_secs(10));
+            }
+            std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
+            let out = output(
+                Command::new("npm").args(["install", "--no-fund", "--no-audit", "--prefix"]).arg(&prefix).arg(package),
+                "npm (the agent preset tests install the agent CLIs with it)",
+            );
+            if works() {
+                return Ok(bin.clone());
+            }
+            last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            if unreachable(&last) {
+                return Err(format!(
+                    "cannot install {package} from npm into {}: the registry cannot be reached: {}",
+                    prefix.display(),
+                    tail(&last)
+                ));
+            }
+        }
+        panic!("npm install {package} into {} did not give a working {program}: {last}", prefix.display())
+    })
+}
+
+/// The `bin` directory of a virtualenv in the agents' cache under `dir`
+/// with `package` installed from PyPI, installing it when missing. `Err`
+/// says why it cannot be had: PyPI cannot be reached.
+pub fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
+    let venv = agents_cache().join(dir);
+    let bin = venv.join("bin");
+    let works = || runs(&bin.join(program));
+    if works() {
+        return Ok(bin);
+    }
+    with_lock(&agents_cache().join(format!("{dir}.lock")), || {
+        pip_install(&venv, &[package], &works)?;
+        Ok(bin.clone())
+    })
+}
+
+/// Whether `program --version` runs and succeeds.
+fn runs(program: &Path) -> bool {
+    program.exists()
+        && Command::new(program)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+}
+
+fn output(cmd: &mut Command, what: &str) -> Output {
+    cmd.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{what} cannot run: {e}"))
+}
+
+/// Whether an installer's error says that its registry cannot be reached.
+fn unreachable(stderr: &str) -> bool {
+    [
+        // pip
+        "Failed to establish a new connection",
+        "Temporary failure in name resolution",
+        "Name or service not known",
+        "Network is unreachable",
+        "Connection refused",
+        "Max retries exceeded",
+        "No matching distribution found",
+        "Could not fetch URL",
+        "ReadTimeoutError",
+        "ConnectTimeoutError",
+        // npm
+        "ENOTFOUND",
+        "EAI_AGAIN",
+        "ECONNREFUSED",
+        "ECONNRESET",
+        "ETIMEDOUT",
+        "ENETUNREACH",
+        "EHOSTUNREACH",
+        "network request to",
+    ]
+    .iter()
+    .any(|m| stderr.contains(m))
+}
+
+/// The last lines of an installer's error.
+fn tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    lines[lines.len().saturating_sub(3)..].join(" | ")
+}
+
+/// Runs `f` holding an exclusive lock on the file `lock` (created with its
+/// directory), released when `f` returns.
+fn with_lock<T>(lock: &Path, f: impl FnOnce() -> T) -> T {
+    if let Some(dir) = lock.parent() {
+        std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    }
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock)
+        .unwrap_or_else(|e| panic!("{}: {e}", lock.display()));
+    // flock(2), as `flock` of util-linux in .ci/run takes it.
+    file.lock().unwrap_or_else(|e| panic!("{}: cannot lock: {e}", lock.display()));
+    let out = f();
+    drop(file);
+    out
+}
