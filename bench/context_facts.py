@@ -7,7 +7,8 @@ that keeps the head of the raw check output at the same size.
 Corpus: 26 real failures, the output of real tools captured on small
 projects of our own (tests/diagnostics/captured/, tests/summarize/captured/,
 re-captured by the capture.sh beside them), with their key facts in
-tests/context/facts/<name>.txt.
+tests/summarize/facts/<name>.txt (the runner logs `summarize` is tested on)
+or else tests/context/facts/<name>.txt (the others): one file per failure.
 
 For each failure: a git repository with the project's sources, a check that
 prints the captured output (paths as they were, in the attempt's worktree),
@@ -63,6 +64,13 @@ ENV = dict(os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@x", GIT_COMMITTE
            GIT_COMMITTER_EMAIL="b@x", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null", CI="1")
 
 
+def facts_file(name):
+    """The key facts of failure `name`: those of the runner logs are shared
+    with the summarize test (tests/summarize/facts/), the others are here."""
+    shared = ROOT / "tests/summarize/facts" / f"{name}.txt"
+    return shared if shared.exists() else ROOT / "tests/context/facts" / f"{name}.txt"
+
+
 def sh(cmd, cwd, check=True):
     return subprocess.run(cmd, cwd=cwd, env=ENV, check=check, capture_output=True)
 
@@ -87,7 +95,7 @@ def one(name, tmp, max_tokens):
     prompt = sh([BIN, "context", task], repo).stdout.decode()
     context = prompt.split("\n## Task\n")[0]
     head = raw.replace("@ROOT@/", "").replace("@ROOT@", ".")[: len(context.encode())]
-    facts = [f for f in (ROOT / "tests/context/facts" / f"{name}.txt").read_text().splitlines() if f]
+    facts = [f for f in facts_file(name).read_text().splitlines() if f]
     return facts, [f for f in facts if f in context], [f for f in facts if f in head], len(context.encode())
 
 
