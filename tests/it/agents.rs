@@ -163,7 +163,7 @@ fn start(env: &TestEnv, script: &str, vars: &[(&str, String)]) -> Server {
 fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("claude-code", "@anthropic-ai/claude-code@2.1.197", "claude") {
         Ok(b) => b,
-        Err(why) => return skipped(&format!("claude-code preset test: {why}")),
+        Err(why) => return skipped(&why),
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
@@ -195,7 +195,7 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
     let venv_bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
         Ok(b) => b,
-        Err(why) => return skipped(&format!("aider preset test: {why}")),
+        Err(why) => return skipped(&why),
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let vars = [
@@ -230,7 +230,7 @@ fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
         Ok(b) => b,
-        Err(why) => return skipped(&format!("codex preset test: {why}")),
+        Err(why) => return skipped(&why),
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_openai.py", &edits());
@@ -252,7 +252,7 @@ fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("gemini", "@google/gemini-cli@0.61.0", "gemini") {
         Ok(b) => b,
-        Err(why) => return skipped(&format!("gemini preset test: {why}")),
+        Err(why) => return skipped(&why),
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_gemini.py", &edits());
@@ -275,7 +275,7 @@ fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
 fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
     let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
         Ok(b) => b,
-        Err(why) => return skipped(&format!("opencode preset test: {why}")),
+        Err(why) => return skipped(&why),
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_openai.py", &edits());

@@ -36,11 +36,14 @@ pub fn agents_cache() -> PathBuf {
     }
 }
 
-/// Says that a test could not run and why, past the test harness's
-/// capture (a direct write to stderr), so that a skip is never silent.
+/// Says that the running test could not run and why, past the test
+/// harness's capture (a direct write to stderr), so that a skip is never
+/// silent: `SKIPPED: <test>: <why>`.
 pub fn skipped(why: &str) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+    // The test harness names each test's thread after the test.
+    let test = std::thread::current().name().map(|n| format!("{n}: ")).unwrap_or_default();
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {test}{why}");
 }
 
 /// The `bin` directory of a virtualenv whose `python3` has pytest and
@@ -108,12 +111,11 @@ fn pip_install(venv: &Path, packages: &[&str], works: &dyn Fn() -> bool) -> Resu
             return Ok(());
         }
         last = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        if unreachable(&last) {
+        if let Some(why) = unreachable(&last) {
             return Err(format!(
-                "cannot install {} from PyPI into {}: the registry cannot be reached: {}",
+                "cannot install {} from PyPI into {}: the registry cannot be reached: {why}",
                 packages.join(" "),
                 venv.display(),
-                tail(&last)
             ));
         }
     }
@@ -148,11 +150,10 @@ pub fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, Str
                 return Ok(bin.clone());
             }
             last = String::from_utf8_lossy(&out.stderr).trim().to_string();
-            if unreachable(&last) {
+            if let Some(why) = unreachable(&last) {
                 return Err(format!(
-                    "cannot install {package} from npm into {}: the registry cannot be reached: {}",
+                    "cannot install {package} from npm into {}: the registry cannot be reached: {why}",
                     prefix.display(),
-                    tail(&last)
                 ));
             }
         }
@@ -192,9 +193,10 @@ fn output(cmd: &mut Command, what: &str) -> Output {
     cmd.stdin(Stdio::null()).output().unwrap_or_else(|e| panic!("{what} cannot run: {e}"))
 }
 
-/// Whether an installer's error says that its registry cannot be reached.
-fn unreachable(stderr: &str) -> bool {
-    [
+/// The line of an installer's error that says its registry cannot be
+/// reached, if one does.
+fn unreachable(stderr: &str) -> Option<&str> {
+    const MARKERS: [&str; 18] = [
         // pip
         "Failed to establish a new connection",
         "Temporary failure in name resolution",
@@ -202,7 +204,7 @@ fn unreachable(stderr: &str) -> bool {
         "Network is unreachable",
         "Connection refused",
         "Max retries exceeded",
-        "No matching distribution found",
+        "(from versions: none)",
         "Could not fetch URL",
         "ReadTimeoutError",
         "ConnectTimeoutError",
@@ -215,15 +217,8 @@ fn unreachable(stderr: &str) -> bool {
         "ENETUNREACH",
         "EHOSTUNREACH",
         "network request to",
-    ]
-    .iter()
-    .any(|m| stderr.contains(m))
-}
-
-/// The last lines of an installer's error.
-fn tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().collect();
-    lines[lines.len().saturating_sub(3)..].join(" | ")
+    ];
+    stderr.lines().map(str::trim).find(|line| MARKERS.iter().any(|m| line.contains(m)))
 }
 
 /// Runs `f` holding an exclusive lock on the file `lock` (created with its
