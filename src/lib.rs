@@ -17,6 +17,7 @@ pub mod git;
 pub mod init;
 pub mod integrity;
 pub mod model;
+pub mod outcome;
 pub mod pathfmt;
 pub mod process;
 pub mod record;

@@ -1,0 +1,4 @@
+//! Pure decisions about an attempt's outcome.
+
+pub mod check;
+pub mod resume;
