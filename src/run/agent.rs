@@ -24,9 +24,8 @@ impl TaskRun<'_> {
     /// shares with the checks into `a.env`.
     pub(super) fn run_agent(&mut self, a: &mut Attempt, prompt_path: &Path) -> Result<(), RunError> {
         let (config, id, wt, n) = (&self.plan.config, &self.plan.id, &self.wt, a.n);
-        let delivered = std::fs::read(prompt_path).map_err(|e| {
-            RunError::environment(format!("{}: cannot read the prompt back: {e}", prompt_path.display()))
-        })?;
+        let delivered = std::fs::read(prompt_path)
+            .map_err(|source| RunError::PromptUnreadable { path: prompt_path.to_path_buf(), source })?;
         let via: &[&str] = if config.agent.stdin { &["file", "stdin"] } else { &["file"] };
         self.rec.event(
             Some(n),

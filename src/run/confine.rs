@@ -17,9 +17,7 @@ impl TaskRun<'_> {
         let tmpdir = (plan.confined != Effective::Off).then(|| dir.join("tmp"));
         if let Some(t) = &tmpdir {
             let _ = std::fs::remove_dir_all(t);
-            std::fs::create_dir_all(t).map_err(|e| {
-                RunError::environment(format!("{}: cannot create the attempt's TMPDIR: {e}", t.display()))
-            })?;
+            std::fs::create_dir_all(t).map_err(|source| RunError::Tmpdir { path: t.clone(), source })?;
         }
         let git_paths =
             sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&plan.id) };

@@ -177,7 +177,7 @@ fn finish(lease: Option<held_lease::HeldLease>, ended: Result<Ending, RunError>)
 /// `v` as pretty JSON at `path`.
 fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), RunError> {
     let bytes = serde_json::to_vec_pretty(v)
-        .map_err(|e| RunError::environment(format!("cannot encode {}: {e}", path.display())))?;
+        .map_err(|e| RunError::Encode { path: path.to_path_buf(), message: e.to_string() })?;
     crate::record::store::write_file(path, &bytes)?;
     Ok(())
 }

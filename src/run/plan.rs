@@ -44,7 +44,7 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     let (project, table) = match &path {
         Some(p) => {
             let text = std::fs::read_to_string(p)
-                .map_err(|e| RunError::usage(format!("{}: cannot read the config file: {e}", p.display())))?;
+                .map_err(|source| RunError::ConfigUnreadable { path: p.clone(), source })?;
             let cfg = Config::parse(&text, p)?;
             (cfg, text.parse::<toml::Table>().unwrap_or_default())
         }
@@ -55,19 +55,18 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     }
     toml::Value::Table(task::merge(&table, overrides))
         .try_into::<Config>()
-        .map_err(|e| RunError::usage(format!("the task's front matter over the project config: {e}")))
+        .map_err(|e| RunError::FrontMatter { message: e.to_string() })
 }
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
 pub fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
     let path = store.task_dir(id).join("task.md");
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        RunError::usage(format!(
-            "task {id} has no recorded task ({}: {e}); give it with --task-file FILE.md or --task TEXT",
-            path.display()
-        ))
+    let text = std::fs::read_to_string(&path).map_err(|source| RunError::NoRecordedTask {
+        task: id.to_string(),
+        path: path.clone(),
+        source,
     })?;
-    task::parse_file(&text, &path).map_err(|e| RunError::usage(e.to_string()))
+    Ok(task::parse_file(&text, &path)?)
 }
 
 /// The task from `--task-file`, `--task`, or the record (`--id` alone),
@@ -83,17 +82,17 @@ fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, RunError
     if let Some(file) = &opts.task_file {
         let path = crate::pathfmt::absolute(file, dir);
         let text = std::fs::read_to_string(&path)
-            .map_err(|e| RunError::usage(format!("--task-file {}: {e}", file.display())))?;
-        return task::parse_file(&text, file).map_err(|e| RunError::usage(e.to_string()));
+            .map_err(|source| RunError::TaskFileUnreadable { path: file.clone(), source })?;
+        return Ok(task::parse_file(&text, file)?);
     }
     if let Some(text) = &opts.task_text {
-        return task::from_text(text).ok_or_else(|| RunError::usage("--task is empty; describe the task"));
+        return task::from_text(text).ok_or(RunError::EmptyTask);
     }
     if let Some(id) = &opts.id {
         check_task_name(id)?;
         return recorded_task(store, id);
     }
-    Err(RunError::usage("no task: give --task-file FILE.md or --task TEXT"))
+    Err(RunError::NoTask)
 }
 
 /// The plan of a task: the task and the effective config (flags over front
@@ -117,9 +116,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         extra_writable
             .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
     }
-    let exe = std::env::current_exe().map_err(|e| {
-        RunError::environment(format!("cannot find retry-run's own executable to confine the agent: {e}"))
-    })?;
+    let exe = std::env::current_exe().map_err(|source| RunError::OwnExecutable { source })?;
     Ok(Plan {
         task,
         id,
@@ -142,20 +139,23 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
 fn apply_flags(opts: &Options, config: &mut Config) -> Result<(), RunError> {
     if let Some(n) = opts.max_attempts {
         if n == 0 {
-            return Err(RunError::usage("--max-attempts must be at least 1"));
+            return Err(RunError::Flag { flag: "--max-attempts", problem: " must be at least 1".into() });
         }
         config.max_attempts.0 = n;
     }
     for t in &opts.targets {
         if t.trim().is_empty() {
-            return Err(RunError::usage("--target is empty; name a test as its runner prints it"));
+            return Err(RunError::Flag {
+                flag: "--target",
+                problem: " is empty; name a test as its runner prints it".into(),
+            });
         }
         if !config.targets.contains(t) {
             config.targets.push(t.clone());
         }
     }
     if let Some(p) = &opts.preset {
-        crate::agents::preset(p).map_err(|e| RunError::usage(format!("--preset: {e}")))?;
+        crate::agents::preset(p).map_err(|e| RunError::Flag { flag: "--preset", problem: format!(": {e}") })?;
         config.agent.preset = Some(config::PresetName(p.clone()));
     }
     if let Some(c) = opts.max_cost {
@@ -163,7 +163,10 @@ fn apply_flags(opts: &Options, config: &mut Config) -> Result<(), RunError> {
     }
     if let Some(d) = &opts.max_duration {
         config.retry.max_duration =
-            Some(config::DurationSpec::parse(d).map_err(|e| RunError::usage(format!("--max-duration: {e}")))?);
+            Some(config::DurationSpec::parse(d).map_err(|e| RunError::Flag {
+                flag: "--max-duration",
+                problem: format!(": {e}"),
+            })?);
     }
     Ok(())
 }
@@ -187,10 +190,7 @@ fn resolve_agent(
     } else if let Some(p) = &preset {
         CommandSpec::Argv(crate::agents::command_line(p, &config.agent.args))
     } else {
-        return Err(RunError::usage(format!(
-            "no agent command: set [agent] preset ({}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`",
-            crate::agents::names().join(", ")
-        )));
+        return Err(RunError::NoAgentCommand { presets: crate::agents::names().join(", ") });
     };
     if from_preset && preset.as_ref().is_some_and(|p| p.stdin) {
         config.agent.stdin = true;

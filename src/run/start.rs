@@ -37,10 +37,7 @@ pub(super) fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts:
         e => Err(e),
     })?;
     if let Some(b) = &verified.broken {
-        return Err(RunError::environment(format!(
-            "{}: the event log is broken ({b:?}); run `retry-run log {id} --verify` and repair or move the file before running the task again",
-            store.events_path(&id).display()
-        )));
+        return Err(RunError::BrokenLog { task: id, path: store.events_path(&plan.id), detail: format!("{b:?}") });
     }
     let state = history::state(&verified.events);
     if let Some(note) = &plan.fallback_note {
@@ -75,11 +72,9 @@ pub(super) fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts:
         opts.base.as_deref(),
         config.base.as_deref(),
     ) {
-        BaseChoice::Recorded(b) => repo.resolve(&b).map_err(|_| {
-            RunError::usage(format!(
-                "task {id}: its recorded base commit {b} no longer exists in this repository; fetch it, or start over with --refresh-base"
-            ))
-        })?,
+        BaseChoice::Recorded(b) => {
+            repo.resolve(&b).map_err(|_| RunError::BaseGone { task: id.clone(), base: b.clone() })?
+        }
         BaseChoice::Given(spec) => repo.resolve(&spec)?,
         BaseChoice::DefaultBranch => repo.default_branch()?,
     };

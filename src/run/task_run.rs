@@ -204,7 +204,7 @@ impl<'a> TaskRun<'a> {
             .commit
             .as_deref()
             .and_then(|c| c.parse::<Oid>().ok())
-            .ok_or_else(|| RunError::environment(format!("attempt {n} succeeded without a snapshot commit")))?;
+            .ok_or(RunError::NoSnapshot { attempt: n })?;
         let branch = format!("retry-run/{id}");
         self.repo.set_branch(&branch, commit)?;
         let tolerated = attempt::tolerated(record);

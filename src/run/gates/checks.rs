@@ -144,7 +144,7 @@ impl TaskRun<'_> {
             }
             let out_file = dir.join(format!("{}.out", file_name(&check.name)));
             let f = run_once(check, wt, &a.confinement.env(), &out_file, &a.confinement)
-                .map_err(RunError::environment)?;
+                .map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
             let p = parse(check, &f, wt, self.repo, None);
             let b = Baseline {
                 check: check.name.clone(),
@@ -208,7 +208,8 @@ fn run_check(
 ) -> Result<CheckResult, RunError> {
     let (flaky_reruns, mode) = (retry.flaky_reruns, retry.baseline);
     let file = a.dir.join("checks").join(format!("{}.out", file_name(&check.name)));
-    let f = run_once(check, wt, &a.env, &file, &a.confinement).map_err(RunError::environment)?;
+    let started = |message| RunError::CheckStart { check: check.name.clone(), message };
+    let f = run_once(check, wt, &a.env, &file, &a.confinement).map_err(started)?;
     let parsed = parse(check, &f, wt, repo, Some(commit));
     let first = judge(check, &parsed, base, mode, 1, false);
     if first.passed {
@@ -216,7 +217,7 @@ fn run_check(
     }
     for i in 1..=flaky_reruns {
         let rerun_file = a.dir.join("checks").join(format!("{}.rerun-{i}.out", file_name(&check.name)));
-        let f = run_once(check, wt, &a.env, &rerun_file, &a.confinement).map_err(RunError::environment)?;
+        let f = run_once(check, wt, &a.env, &rerun_file, &a.confinement).map_err(started)?;
         let p = parse(check, &f, wt, repo, Some(commit));
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
