@@ -5,6 +5,7 @@
 //! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
 
 pub mod agents;
+#[path = "model/attempt.rs"]
 pub mod attempt;
 pub mod cli;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod format;
 pub mod git;
 pub mod init;
 pub mod integrity;
+#[path = "model/change.rs"]
 pub mod model;
 pub mod pathfmt;
 pub mod process;
