@@ -5,8 +5,6 @@
 //! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
 
 pub mod agents;
-#[path = "model/attempt.rs"]
-pub mod attempt;
 pub mod cli;
 pub mod config;
 pub mod context;
@@ -15,10 +13,11 @@ pub mod diagnostics;
 pub mod enrich;
 pub mod format;
 pub mod git;
+pub mod hash;
 pub mod init;
 pub mod integrity;
-#[path = "model/change.rs"]
 pub mod model;
+pub mod outcome;
 pub mod pathfmt;
 pub mod process;
 pub mod record;

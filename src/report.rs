@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
-use crate::agents::output::Usage;
-use crate::attempt::{AttemptRecord, Outcome, human_ms};
 use crate::context::{TaskText, patterns::patterns, required_change};
+use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage};
+use crate::outcome::tolerated;
+use crate::text::{human_ms, plural};
 
 /// How the task ended, from its events.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +27,7 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
         );
         if let Some(a) = attempts.iter().find(|a| a.number == *attempt) {
-            let tolerated = crate::attempt::tolerated(a);
+            let tolerated = tolerated(a);
             if !tolerated.is_empty() {
                 let names: Vec<String> = tolerated.iter().map(|t| format!("`{t}`")).collect();
                 text.push_str(&format!(
@@ -59,7 +60,7 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
     }
     let outside: Vec<String> = attempts
         .iter()
-        .flat_map(|a| a.scope.iter().filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE))
+        .flat_map(|a| a.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree))
         .map(|v| format!("`{}`", v.path))
         .collect();
     if !outside.is_empty() {
@@ -111,7 +112,7 @@ pub fn total_usage(attempts: &[AttemptRecord]) -> Option<Usage> {
 fn usage_text(u: &Usage) -> String {
     let mut parts = Vec::new();
     if let Some(t) = u.turns {
-        parts.push(format!("{t} turn{}", crate::attempt::plural(t as usize)));
+        parts.push(format!("{t} turn{}", plural(t as usize)));
     }
     if let Some(i) = u.input_tokens {
         parts.push(format!("{i} tokens in"));
@@ -268,7 +269,7 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attempt::VerifierResult;
+    use crate::model::VerifierResult;
 
     #[test]
     fn first_look_points_at_a_silent_reviewer() {
@@ -282,8 +283,8 @@ mod tests {
 
     #[test]
     fn first_look_says_when_only_the_base_failures_failed() {
-        use crate::attempt::{CheckResult, Failure};
-        use crate::config::CheckKind;
+        use crate::model::CheckKind;
+        use crate::model::{CheckResult, Failure};
         let attempt = |n: u32| {
             let mut a = AttemptRecord::new(n);
             a.outcome = Outcome::CheckFailure;

@@ -9,6 +9,7 @@ use super::repo_args::{Opened, open};
 use super::{CliError, exit};
 use crate::git::{Oid, safe_fs};
 use crate::record::store::check_task_name;
+use crate::text::human_bytes;
 
 /// Manage task worktrees: linked git worktrees detached at the task's base,
 /// under worktree.root (default <git-common-dir>/retry-run/worktrees).
@@ -132,13 +133,4 @@ fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {
         None => o.repo.default_branch()?,
     };
     Ok(rev.oid)
-}
-
-pub fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
-        n => format!("{n} B"),
-    }
 }

@@ -14,18 +14,10 @@
 //! recorded crash, not as tampering.
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+
+use crate::hash::sha256_hex;
 
 pub const ZERO: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
 
 /// The line (without newline) of an event. `fields` must be a JSON object;
 /// its `seq`, `ts`, `type`, `attempt` and `prev` keys are overwritten.

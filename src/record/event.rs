@@ -12,9 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agents::output::Usage;
-use crate::attempt::ScopeFinding;
-use crate::config::{BaselineMode, CheckKind};
+use crate::model::{BaselineMode, CheckKind, ScopeFinding, Usage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{CheckResult, ErrorItem, Failure};
-use crate::config::{BaselineMode, CheckConfig};
+use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format, Severity};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
+use crate::model::{BaselineMode, CheckResult, ErrorItem, Failure};
 use crate::process::{self, Finished, Spec};
 use crate::summarize;
 use crate::test_results::{self, TestRun};

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::attempt::{AttemptRecord, Outcome};
+use crate::model::{AttemptRecord, Outcome};
 use crate::record::Event as Typed;
 use crate::record::Store;
 use crate::record::chain::{Event, parse_rfc3339};

@@ -3,7 +3,7 @@
 //! Every step is recorded as an event of docs/record.md once it is done; the
 //! attempt number comes from the log, so a run killed at any point is
 //! continued by the next one. The pure parts live elsewhere: gate order in
-//! [`crate::attempt::classify`], the retry context in [`crate::context`],
+//! [`crate::outcome::classify`], the retry context in [`crate::context`],
 //! failure comparison in [`checks`]. This module is the imperative shell.
 //!
 //! - [`checks`]: running checks, baseline comparison, flaky re-runs;
@@ -27,22 +27,24 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::attempt::{self, AgentRun, AttemptRecord, FileChange, Outcome, ScopeFinding};
 use crate::config::{self, CommandSpec, Config, ResetMode};
 use crate::context::{self, TaskText, render::render};
 use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::fingerprint::fingerprint;
 use crate::git::watch::{Machinery, Outside};
 use crate::git::{DiffDepth, Oid, Repo};
-use crate::model::DiffSummary;
+use crate::hash::sha256_hex;
+use crate::model::{
+    AgentRun, AttemptRecord, CheckResult, DiffSummary, FileChange, ScopeFinding, ScopeReason, VerifierResult,
+};
+use crate::outcome;
 use crate::pathfmt::display;
 use crate::process::{self, Spec};
-use crate::record::chain::sha256_hex;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::{check_task_name, write_file};
 use crate::record::{Event, EventLog, RecordError, Store};
 use crate::sandbox::{self, Effective};
-use crate::scope::{self, Reason, Rules};
+use crate::scope::{self, Rules};
 use crate::task::{self, Task};
 use progress::{Mode, Progress};
 
@@ -613,7 +615,7 @@ impl<'a> TaskRun<'a> {
 
     /// No attempt starts once the task has spent its cost or time budget.
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
-        let Some(why) = attempt::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
+        let Some(why) = outcome::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
         let tried = n - self.first_attempt;
         self.rec.event(
             (n > 1).then_some(n - 1),
@@ -730,7 +732,7 @@ impl<'a> TaskRun<'a> {
         }
 
         // 7. The outcome.
-        let (outcome, reason) = attempt::classify(&record);
+        let (outcome, reason) = outcome::classify(&record);
         record.outcome = outcome;
         record.reason = reason;
         record.duration_ms = started.elapsed().as_millis() as u64;
@@ -916,7 +918,7 @@ impl<'a> TaskRun<'a> {
             self.progress.gate(&if a.timed_out {
                 "agent TIMEOUT".to_string()
             } else {
-                format!("agent {}", attempt::exit_text(a.exit_code, a.signal))
+                format!("agent {}", crate::text::exit_text(a.exit_code, a.signal))
             });
         }
         Ok((outside, after.changed_since(&guard.before)))
@@ -950,7 +952,7 @@ impl<'a> TaskRun<'a> {
     /// The attempt's end, told and recorded (`AttemptCompleted`).
     fn record_outcome(&mut self, n: u32, record: &AttemptRecord) -> Result<(), RunError> {
         let outside_now: Vec<&str> =
-            record.scope.iter().filter(|v| v.reason == attempt::OUTSIDE_WORKTREE).map(|v| v.path.as_str()).collect();
+            record.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).map(|v| v.path.as_str()).collect();
         if !outside_now.is_empty() {
             self.progress.say(&format!(
                 "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
@@ -989,22 +991,11 @@ impl<'a> TaskRun<'a> {
     /// set), escalation, or another attempt (`None`).
     fn conclude(&mut self, n: u32, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
         let refname = format!("refs/retry-run/{}/{n}", self.plan.id);
-        let retried = |o: Outcome| o.retry_key().is_none_or(|k| self.plan.config.retry.on.contains(&k));
-        let ending =
-            match record.outcome {
-                Outcome::Success => Some(self.succeed(n, &record)?),
-                Outcome::Unverified => Some(self.escalate(
-                    n,
-                    format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"),
-                )?),
-                Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
-                    Some(self.escalate(n, format!("the verifier asked for a human on attempt {n}"))?)
-                }
-                o if !retried(o) => Some(
-                    self.escalate(n, format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()))?,
-                ),
-                _ => None,
-            };
+        let ending = match outcome::next_step(&record, &self.plan.config.retry.on, &refname) {
+            outcome::Next::Succeed => Some(self.succeed(n, &record)?),
+            outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
+            outcome::Next::Retry => None,
+        };
         self.prior.push(record);
         Ok(ending)
     }
@@ -1019,7 +1010,7 @@ impl<'a> TaskRun<'a> {
             .ok_or_else(|| RunError::environment(format!("attempt {n} succeeded without a snapshot commit")))?;
         let branch = format!("retry-run/{id}");
         self.repo.set_branch(&branch, commit)?;
-        let tolerated = attempt::tolerated(record);
+        let tolerated = outcome::tolerated(record);
         let warnings: Vec<String> =
             record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();
         self.rec.event(
@@ -1066,7 +1057,7 @@ impl<'a> TaskRun<'a> {
     /// Every allowed attempt failed.
     fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
         let tried = self.last_allowed + 1 - self.first_attempt;
-        let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
+        let reason = format!("{tried} attempt{} failed", crate::text::plural(tried as usize));
         self.rec.event(
             Some(self.last_allowed),
             Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None },
@@ -1441,7 +1432,7 @@ fn scope_gate(
     findings.extend(git_internal.into_iter().map(|part| ScopeFinding {
         path: part,
         old_path: None,
-        reason: Reason::GitInternal.as_str().into(),
+        reason: ScopeReason::GitInternal,
         rule: None,
     }));
     if agent_ok && !record.files.is_empty() {
@@ -1450,7 +1441,7 @@ fn scope_gate(
         findings.extend(report.violations.iter().map(|v| ScopeFinding {
             path: display(&v.path).into_owned(),
             old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
-            reason: v.reason.as_str().into(),
+            reason: v.reason,
             rule: v.rule.clone(),
         }));
         rec.event(
@@ -1615,7 +1606,7 @@ fn review(
     adir: &Path,
     n: u32,
     record: &AttemptRecord,
-) -> Result<attempt::VerifierResult, RunError> {
+) -> Result<VerifierResult, RunError> {
     progress.phase("verifier");
     let summary = DiffSummary { changes: cmp.changes.clone(), patch: cmp.patch.clone(), patch_lines: cmp.patch_lines };
     let mut md = Vec::new();
@@ -1651,7 +1642,7 @@ fn review(
 fn outside_findings(paths: &[String]) -> Vec<ScopeFinding> {
     paths
         .iter()
-        .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: attempt::OUTSIDE_WORKTREE.into(), rule: None })
+        .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: ScopeReason::OutsideWorktree, rule: None })
         .collect()
 }
 
@@ -1707,7 +1698,7 @@ fn run_check(
     base: Option<&checks::Baseline>,
     retry: &config::RetryConfig,
     confinement: &sandbox::Confinement,
-) -> Result<attempt::CheckResult, RunError> {
+) -> Result<CheckResult, RunError> {
     let (flaky_reruns, mode) = (retry.flaky_reruns, retry.baseline);
     let file = adir.join("checks").join(format!("{}.out", file_name(&check.name)));
     let f = checks::run_once(check, wt, env, &file, confinement).map_err(RunError::environment)?;
@@ -1725,7 +1716,7 @@ fn run_check(
             return Ok(checks::judge(check, &parsed, base, mode, i + 1, true));
         }
     }
-    Ok(attempt::CheckResult { runs: flaky_reruns + 1, ..first })
+    Ok(CheckResult { runs: flaky_reruns + 1, ..first })
 }
 
 fn file_name(name: &str) -> String {

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::attempt::VerifierResult;
 use crate::config::VerifierConfig;
+use crate::model::VerifierResult;
 use crate::process::{self, Spec};
 use crate::verdict::{self, Kind};
 
@@ -51,7 +51,7 @@ pub fn verify(
         if finished.exit_code != Some(0) {
             result
                 .problems
-                .push(format!("call {call}: {}", crate::attempt::exit_text(finished.exit_code, finished.signal)));
+                .push(format!("call {call}: {}", crate::text::exit_text(finished.exit_code, finished.signal)));
             continue;
         }
         match verdict::parse(&String::from_utf8_lossy(&bytes)) {

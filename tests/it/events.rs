@@ -68,7 +68,7 @@ fn an_event_of_an_unknown_type_is_kept_and_shown() {
     // A newer version's event, chained properly after the captured ones.
     let last = log.lines().last().expect("a line");
     let seq = serde_json::from_str::<Value>(last).expect("json")["seq"].as_u64().expect("seq") + 1;
-    let prev = retry_run::record::chain::sha256_hex(last.as_bytes());
+    let prev = retry_run::hash::sha256_hex(last.as_bytes());
     let future = retry_run::record::chain::encode(
         seq,
         "2026-11-23T00:00:00.000Z",
