@@ -9,20 +9,21 @@ use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage};
 use crate::outcome::tolerated;
 use crate::text::{human_ms, plural};
 
-/// How the task ended, from its events.
+/// Where the task stands, from its events: it succeeded, escalated, or
+/// is still open.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub enum Standing {
     Succeeded { attempt: u32, branch: String },
     Escalated { reason: String },
     Open,
 }
 
 /// What a human should look at first.
-pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> String {
+pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
-    if let Ending::Succeeded { attempt, branch } = ending {
+    if let Standing::Succeeded { attempt, branch } = standing {
         let mut text = format!(
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
         );
@@ -136,14 +137,14 @@ fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
         })
 }
 
-pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], ending: &Ending) -> String {
+pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], standing: &Standing) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# retry-run report: {}", task.title);
     let _ = writeln!(s);
-    let status = match ending {
-        Ending::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
-        Ending::Escalated { reason } => format!("escalated: {reason}"),
-        Ending::Open => "not finished".into(),
+    let status = match standing {
+        Standing::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
+        Standing::Escalated { reason } => format!("escalated: {reason}"),
+        Standing::Open => "not finished".into(),
     };
     let _ = writeln!(s, "- Task: `{}`", task.id);
     let _ = writeln!(s, "- Status: {status}");
@@ -157,7 +158,7 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
     let _ = writeln!(s);
     let _ = writeln!(s, "## Look at this first");
     let _ = writeln!(s);
-    let _ = writeln!(s, "{}", first_look(&task.id, attempts, ending));
+    let _ = writeln!(s, "{}", first_look(&task.id, attempts, standing));
     let _ = writeln!(s);
     let _ = writeln!(s, "## Attempts");
     for a in attempts {
@@ -276,7 +277,7 @@ mod tests {
         let mut a = AttemptRecord::new(2);
         a.outcome = Outcome::Unverified;
         a.verifier = Some(VerifierResult { calls: 3, ..VerifierResult::default() });
-        let text = first_look("t", &[AttemptRecord::new(1), a], &Ending::Escalated { reason: "x".into() });
+        let text = first_look("t", &[AttemptRecord::new(1), a], &Standing::Escalated { reason: "x".into() });
         assert!(text.starts_with("The reviewer never answered on attempt 2"), "{text}");
         assert!(text.contains("retry-run inspect t/2 --diff"));
     }
@@ -294,12 +295,12 @@ mod tests {
             a.checks = vec![c];
             a
         };
-        let ending = Ending::Escalated { reason: "2 attempts failed".into() };
-        let text = first_look("t", &[attempt(1), attempt(2)], &ending);
+        let standing = Standing::Escalated { reason: "2 attempts failed".into() };
+        let text = first_look("t", &[attempt(1), attempt(2)], &standing);
         assert!(text.contains("already failing on the base") && text.contains("targets"), "{text}");
         let mut other = attempt(3);
         other.checks[0].failures = other.checks[0].pre_existing.clone();
-        assert!(!first_look("t", &[attempt(1), other], &ending).contains("already failing on the base"));
+        assert!(!first_look("t", &[attempt(1), other], &standing).contains("already failing on the base"));
     }
 
     #[test]
@@ -308,7 +309,7 @@ mod tests {
         let mut a = AttemptRecord::new(1);
         a.outcome = Outcome::EmptyDiff;
         a.reason = "the attempt changed no file".into();
-        let md = render(&task, Some("abc"), &[a], &Ending::Escalated { reason: "1 attempt failed".into() });
+        let md = render(&task, Some("abc"), &[a], &Standing::Escalated { reason: "1 attempt failed".into() });
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));

@@ -20,7 +20,7 @@ use super::patch::{FilePatch, FileSide, Want, file_patch};
 use super::renames::{self, Endpoint, Side as RenameSide};
 use super::walk::{ChangedLeaf, Leaf, changed_leaves};
 use super::{GitError, Repo, Revision, ctx};
-use crate::model::{Change, ChangeSet, EntryKind, FileVersions, Head, Side, Status, SymbolChange};
+use crate::model::{Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange};
 use crate::scope::SymlinkLookup;
 
 /// git's default `diff.renameLimit`: the inexact rename matrix is skipped
@@ -60,6 +60,21 @@ pub struct Comparison<'r> {
     pub patch_lines: usize,
     /// The head's tree, to follow its symlinks.
     pub head: HeadView<'r>,
+}
+
+/// A comparison's change set and patch, for printing; the head's tree is
+/// left behind.
+impl From<Comparison<'_>> for DiffSummary {
+    fn from(c: Comparison<'_>) -> DiffSummary {
+        DiffSummary { changes: c.changes, patch: c.patch, patch_lines: c.patch_lines }
+    }
+}
+
+/// The same, copied from a comparison that is still needed.
+impl From<&Comparison<'_>> for DiffSummary {
+    fn from(c: &Comparison<'_>) -> DiffSummary {
+        DiffSummary { changes: c.changes.clone(), patch: c.patch.clone(), patch_lines: c.patch_lines }
+    }
 }
 
 /// The head side of a comparison: a tree, with the working tree's changes

@@ -73,9 +73,10 @@ fn split(log: &[u8]) -> (Vec<&[u8]>, Option<&[u8]>) {
     }
 }
 
-/// One event read back.
+/// One line of the log read back: the event's envelope and its whole JSON
+/// value; [`LogLine::typed`] reads it as a [`super::Event`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub struct LogLine {
     /// 1-based line number in the file.
     pub line: usize,
     pub seq: u64,
@@ -84,7 +85,7 @@ pub struct Event {
     pub value: Value,
 }
 
-impl Event {
+impl LogLine {
     /// The event's own type and fields, typed; `None` for an event type
     /// this version does not know (kept, and shown raw).
     pub fn typed(&self) -> Option<super::Event> {
@@ -101,7 +102,7 @@ pub enum Finding {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verified {
-    pub events: Vec<Event>,
+    pub events: Vec<LogLine>,
     /// Lines torn by a crash and recorded as such by a later `LogRepaired`.
     pub repaired: Vec<usize>,
     /// A torn last line not yet repaired (the writer died mid-append).
@@ -175,7 +176,7 @@ pub fn verify(log: &[u8]) -> Verified {
                 Some(Finding::Broken { line: n, what: format!("has seq {seq} after seq {prev_seq}: renumbered") });
             return out;
         }
-        out.events.push(Event {
+        out.events.push(LogLine {
             line: n,
             seq,
             kind: kind.to_string(),

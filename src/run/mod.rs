@@ -1079,7 +1079,7 @@ fn record_interrupted(
     store: &Store,
     config: &Config,
     id: &str,
-    events: &[crate::record::chain::Event],
+    events: &[crate::record::chain::LogLine],
     n: u32,
 ) -> Result<AttemptRecord, RunError> {
     // Its agent may still be running in the worktree: stop it first.
@@ -1608,7 +1608,7 @@ fn review(
     record: &AttemptRecord,
 ) -> Result<VerifierResult, RunError> {
     progress.phase("verifier");
-    let summary = DiffSummary { changes: cmp.changes.clone(), patch: cmp.patch.clone(), patch_lines: cmp.patch_lines };
+    let summary = DiffSummary::from(cmp);
     let mut md = Vec::new();
     let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
     // What the verifier should weigh that no gate failed on.
