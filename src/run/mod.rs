@@ -13,7 +13,7 @@
 
 pub mod builtin;
 pub mod checks;
-pub mod droppings;
+pub mod leftovers;
 mod error;
 pub mod history;
 mod lease;
@@ -234,7 +234,7 @@ struct Plan {
     config: Config,
     agent_cmd: CommandSpec,
     preset: Option<crate::agents::Preset>,
-    droppings: droppings::Droppings,
+    droppings: leftovers::Droppings,
     rules: Rules,
     test_paths: builtin::TestPaths,
     confined: Effective,
@@ -1119,7 +1119,7 @@ fn record_interrupted(
 fn resolve_agent(
     opts: &Options,
     config: &mut Config,
-) -> Result<(CommandSpec, Option<crate::agents::Preset>, droppings::Droppings), RunError> {
+) -> Result<(CommandSpec, Option<crate::agents::Preset>, leftovers::Droppings), RunError> {
     let preset = match &config.agent.preset {
         Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
         None => None,
@@ -1146,7 +1146,7 @@ fn resolve_agent(
     if let Some(p) = &preset {
         ignore_globs.extend(p.ignore.iter().cloned());
     }
-    let droppings = droppings::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
+    let droppings = leftovers::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
     Ok((agent_cmd, preset, droppings))
 }
 
@@ -1339,7 +1339,7 @@ fn agent_run_of(
 /// moved into the attempt's record; an edit of `.gitignore` that only adds
 /// the agent's own patterns put back. Returns what was left out.
 fn leave_out_droppings(
-    droppings: &droppings::Droppings,
+    droppings: &leftovers::Droppings,
     repo: &Repo,
     base: Oid,
     wt: &Path,
