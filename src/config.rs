@@ -91,8 +91,10 @@ pub struct AgentConfig {
     pub preset: Option<PresetName>,
     /// Appended to the preset's command line (the model is the user's choice).
     pub args: Vec<String>,
-    /// Files the agent leaves in the worktree that are not part of the change.
-    pub ignore: Vec<String>,
+    /// The agent's leftovers: globs of files it leaves in the worktree that
+    /// are not part of the change (read from `ignore` too, its old name).
+    #[serde(alias = "ignore")]
+    pub leftovers: Vec<String>,
     pub command: Option<CommandSpec>,
     pub stdin: bool,
     pub timeout: DurationSpec,
@@ -105,7 +107,7 @@ impl Default for AgentConfig {
         AgentConfig {
             preset: None,
             args: Vec::new(),
-            ignore: Vec::new(),
+            leftovers: Vec::new(),
             command: None,
             stdin: false,
             timeout: DurationSpec::secs(20 * 60),
@@ -659,6 +661,15 @@ drift_threshold = 0.3
         assert_eq!(c.targets, ["tests/t.py::test_a"]);
         assert_eq!(c.retry.test_weakening, WeakeningMode::Warn);
         assert!(parse("[retry]\ntest_weakening = \"maybe\"\n").unwrap_err().contains("unknown variant"));
+    }
+
+    #[test]
+    fn leftovers_are_read_under_their_old_name_too() {
+        for text in ["[agent]\nleftovers = [\".aider*\"]\n", "[agent]\nignore = [\".aider*\"]\n"] {
+            assert_eq!(parse(text).expect(text).agent.leftovers, [".aider*"], "{text}");
+        }
+        let written = toml::to_string(&parse("[agent]\nignore = [\"x\"]\n").expect("config")).expect("toml");
+        assert!(written.contains("leftovers = [\"x\"]") && !written.contains("ignore"), "{written}");
     }
 
     #[test]

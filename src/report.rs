@@ -178,9 +178,9 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], s
             let _ = writeln!(s, "- Agent usage: {}", usage_text(u));
         }
         if let Some(g) = &a.agent
-            && !g.ignored.is_empty()
+            && !g.leftovers.is_empty()
         {
-            let _ = writeln!(s, "- Left out of the change (agent.ignore): {}", g.ignored.join(", "));
+            let _ = writeln!(s, "- Leftovers, kept out of the change (agent.leftovers): {}", g.leftovers.join(", "));
         }
         if a.files.is_empty() {
             let _ = writeln!(s, "- Files: none changed");

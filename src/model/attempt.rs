@@ -106,10 +106,11 @@ pub struct AgentRun {
     /// tail of its output), bounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_message: Option<String>,
-    /// Files it left in the worktree that are not part of the change
-    /// (`[agent] ignore`), kept out of the snapshot.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ignored: Vec<String>,
+    /// Its leftovers: files it left in the worktree that are not part of
+    /// the change (`[agent] leftovers`), kept out of the snapshot. Read from
+    /// `ignored` too, the name records had before.
+    #[serde(default, alias = "ignored", skip_serializing_if = "Vec::is_empty")]
+    pub leftovers: Vec<String>,
 }
 
 impl AgentRun {
@@ -292,6 +293,19 @@ mod tests {
         assert_eq!(Outcome::Unverified.retry_key(), None);
         assert_eq!(Outcome::Success.retry_key(), None);
         assert_eq!(Outcome::EmptyDiff.retry_key(), Some(RetryOn::EmptyDiff));
+    }
+
+    #[test]
+    fn leftovers_are_read_under_their_old_name() {
+        let old: AgentRun = serde_json::from_str(
+            r#"{"exit_code":0,"signal":null,"timed_out":false,"timeout_ms":1,
+            "duration_ms":1,"output_bytes":0,"last_activity":null,"output_tail":[],"ignored":[".aider.x"]}"#,
+        )
+        .expect("an earlier attempt.json's agent");
+        assert_eq!(old.leftovers, [".aider.x"]);
+        let json = serde_json::to_value(&old).expect("json");
+        assert_eq!(json["leftovers"], serde_json::json!([".aider.x"]));
+        assert!(json.get("ignored").is_none());
     }
 
     #[test]

@@ -13,10 +13,10 @@
 
 pub mod builtin;
 pub mod checks;
-pub mod leftovers;
 mod error;
 pub mod history;
 mod lease;
+pub mod leftovers;
 pub mod prepare;
 pub mod progress;
 pub mod queue;
@@ -234,7 +234,7 @@ struct Plan {
     config: Config,
     agent_cmd: CommandSpec,
     preset: Option<crate::agents::Preset>,
-    droppings: leftovers::Droppings,
+    leftovers: leftovers::Leftovers,
     rules: Rules,
     test_paths: builtin::TestPaths,
     confined: Effective,
@@ -364,7 +364,7 @@ fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) -> Result<P
     check_task_name(&id)?;
     let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
     apply_flags(opts, &mut config)?;
-    let (agent_cmd, preset, droppings) = resolve_agent(opts, &mut config)?;
+    let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
     // Bad globs fail before anything is recorded.
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
@@ -389,7 +389,7 @@ fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) -> Result<P
         config,
         agent_cmd,
         preset,
-        droppings,
+        leftovers,
         rules,
         test_paths,
         confined,
@@ -870,8 +870,8 @@ impl<'a> TaskRun<'a> {
         }
         let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
         let mut agent_run = agent_run_of(ran, adir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
-        if !self.plan.droppings.is_empty() {
-            agent_run.ignored = leave_out_droppings(&self.plan.droppings, self.repo, self.base.oid, wt, adir);
+        if !self.plan.leftovers.is_empty() {
+            agent_run.leftovers = move_out_leftovers(&self.plan.leftovers, self.repo, self.base.oid, wt, adir);
         }
         if agent_run.timed_out || agent_run.crashed() {
             agent_run.last_activity = newest_file(wt);
@@ -912,7 +912,7 @@ impl<'a> TaskRun<'a> {
                     output_bytes: a.output_bytes,
                     last_activity: a.last_activity.clone(),
                     usage: a.usage.clone(),
-                    ignored: a.ignored.clone(),
+                    leftovers: a.leftovers.clone(),
                 },
             )?;
             self.progress.gate(&if a.timed_out {
@@ -1119,7 +1119,7 @@ fn record_interrupted(
 fn resolve_agent(
     opts: &Options,
     config: &mut Config,
-) -> Result<(CommandSpec, Option<crate::agents::Preset>, leftovers::Droppings), RunError> {
+) -> Result<(CommandSpec, Option<crate::agents::Preset>, leftovers::Leftovers), RunError> {
     let preset = match &config.agent.preset {
         Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
         None => None,
@@ -1142,12 +1142,12 @@ fn resolve_agent(
         config.agent.stdin = true;
     }
     config.agent.command = Some(agent_cmd.clone());
-    let mut ignore_globs = config.agent.ignore.clone();
+    let mut globs = config.agent.leftovers.clone();
     if let Some(p) = &preset {
-        ignore_globs.extend(p.ignore.iter().cloned());
+        globs.extend(p.leftovers.iter().cloned());
     }
-    let droppings = leftovers::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
-    Ok((agent_cmd, preset, droppings))
+    let leftovers = leftovers::Leftovers::new(&globs).map_err(RunError::usage)?;
+    Ok((agent_cmd, preset, leftovers))
 }
 
 /// Phase 2, the worktree: created on first use, else reset to the base
@@ -1325,7 +1325,7 @@ fn agent_run_of(
                     let m = checks::relativize(&m, wt);
                     crate::text::clip(&m, 4000, " [...]").into_owned()
                 }),
-                ignored: Vec::new(),
+                leftovers: Vec::new(),
             }
         }
         Err(e) => {
@@ -1335,31 +1335,26 @@ fn agent_run_of(
     })
 }
 
-/// What the agent left in the worktree that is not part of the change,
-/// moved into the attempt's record; an edit of `.gitignore` that only adds
-/// the agent's own patterns put back. Returns what was left out.
-fn leave_out_droppings(
-    droppings: &leftovers::Droppings,
-    repo: &Repo,
-    base: Oid,
-    wt: &Path,
-    adir: &Path,
-) -> Vec<String> {
-    let mut ignored = droppings.move_out(wt, &adir.join("ignored"), &|p| repo.blob_at(base, p).is_some());
+/// The agent's leftovers (what it left in the worktree that is not part of
+/// the change), moved into the attempt's record; an edit of `.gitignore`
+/// that only adds the agent's own patterns put back. Returns what it moved
+/// or put back.
+fn move_out_leftovers(leftovers: &leftovers::Leftovers, repo: &Repo, base: Oid, wt: &Path, adir: &Path) -> Vec<String> {
+    let mut moved = leftovers.move_out(wt, &adir.join("leftovers"), &|p| repo.blob_at(base, p).is_some());
     let base_gitignore = repo.blob_at(base, ".gitignore");
     if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
         let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-        if now != before && droppings.only_adds_own(&before, &now) {
+        if now != before && leftovers.only_adds_own(&before, &now) {
             let put_back = match &base_gitignore {
                 Some(b) => std::fs::write(wt.join(".gitignore"), b),
                 None => std::fs::remove_file(wt.join(".gitignore")),
             };
             if put_back.is_ok() {
-                ignored.push(".gitignore (only the agent's own patterns added)".into());
+                moved.push(".gitignore (only the agent's own patterns added)".into());
             }
         }
     }
-    ignored
+    moved
 }
 
 /// Phase 5, the snapshot: the worktree as a commit on the base under
