@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::repo_args::open;
 use super::{CliError, exit};
-use crate::git::safe_fs::disk_usage;
+use crate::git::nofollow_fs::disk_usage;
 use crate::record::Event;
 use crate::record::chain::Verified;
 use crate::record::store::check_task_name;

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 use super::repo_args::{Opened, open};
 use super::{CliError, exit};
-use crate::git::{Oid, safe_fs};
+use crate::git::{Oid, nofollow_fs};
 use crate::record::store::check_task_name;
 use crate::text::human_bytes;
 
@@ -103,7 +103,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             for n in names {
                 let p = root.join(&n);
                 let state = if o.repo.worktree_is_valid(&p, &n) { "" } else { "  (broken: reset or remove it)" };
-                writeln!(out, "{n}\t{}\t{}{state}", human_bytes(safe_fs::disk_usage(&p)), p.display())?;
+                writeln!(out, "{n}\t{}\t{}{state}", human_bytes(nofollow_fs::disk_usage(&p)), p.display())?;
             }
         }
         Action::Path { task } => {

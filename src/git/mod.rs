@@ -13,17 +13,18 @@ mod checkout;
 pub mod fingerprint;
 mod ignore;
 pub mod init;
+pub mod nofollow_fs;
 mod pack;
 mod patch;
 mod record_ref;
 mod renames;
 mod revs;
-pub mod safe_fs;
+mod task_worktree;
 mod tree_write;
 mod walk;
+#[path = "../checkout_watch.rs"]
 pub mod watch;
-mod worktree;
-mod worktree_state;
+mod working_tree;
 
 use std::path::{Path, PathBuf};
 
@@ -32,7 +33,7 @@ use git2::Repository;
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
 pub use revs::Revision;
-pub use worktree::ResetReport;
+pub use task_worktree::ResetReport;
 
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]

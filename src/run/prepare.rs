@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::RunError;
-use crate::git::safe_fs;
+use crate::git::nofollow_fs;
 
 /// Copies `worktree.include` files from the user's checkout, then runs
 /// `worktree.setup` (its failure is an environment error, exit 3).
@@ -19,7 +19,7 @@ pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &P
         wanted.sort();
         wanted.dedup();
         for rel in wanted {
-            safe_fs::copy_in(&src_root.join(&rel), path, &rel)
+            nofollow_fs::copy_in(&src_root.join(&rel), path, &rel)
                 .map_err(|e| RunError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
         }
     }
