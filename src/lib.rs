@@ -1,10 +1,12 @@
 //! retry-run: run an AI coding agent in clean git worktrees, check what it
 //! changed, and hand the next attempt a short account of what went wrong.
 //!
-//! The pure core (`model`, `config`, `scope`, `pathfmt`, `format`) never
-//! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
+//! The pure core (`model`, `config`, `outcome`, `scope`, `pathfmt`,
+//! `format`, `text`, `hash`) never touches the filesystem, processes or
+//! git; the edges (`git`, `checkout_watch`, `process`, `run`, `cli`) do.
 
 pub mod agents;
+pub mod checkout_watch;
 pub mod cli;
 pub mod config;
 pub mod context;

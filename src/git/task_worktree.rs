@@ -195,7 +195,7 @@ impl Repo {
                 .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
             Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
         };
-        let (first, second) = super::working_tree::split_worktree(path, &index);
+        let (first, second) = super::working_tree::split_working_tree(path, &index);
         let (a, b) = std::thread::scope(|s| {
             let other = (!second.is_empty()).then(|| {
                 s.spawn(|| {
@@ -356,7 +356,7 @@ impl Repo {
         let head = wt.head()?;
         let head_tree = wt.commit_tree(head.oid)?;
         let base_tree = self.commit_tree(base)?;
-        let state = wt.worktree_state(base_tree, head_tree)?;
+        let state = wt.working_tree_overlay(base_tree, head_tree)?;
         // A fresh handle, without the in-memory object database, writes to disk.
         let repo = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;

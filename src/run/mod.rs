@@ -27,11 +27,11 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use crate::checkout_watch::{Machinery, Outside};
 use crate::config::{self, CommandSpec, Config, ResetMode};
 use crate::context::{self, TaskText, render::render};
 use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::fingerprint::fingerprint;
-use crate::git::watch::{Machinery, Outside};
 use crate::git::{DiffDepth, Oid, Repo};
 use crate::hash::sha256_hex;
 use crate::model::{
