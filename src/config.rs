@@ -184,9 +184,9 @@ pub struct DurationSpec {
 
 impl DurationSpec {
     pub fn secs(s: u64) -> Self {
-        let text = if s % 3600 == 0 && s > 0 {
+        let text = if s.is_multiple_of(3600) && s > 0 {
             format!("{}h", s / 3600)
-        } else if s % 60 == 0 && s > 0 {
+        } else if s.is_multiple_of(60) && s > 0 {
             format!("{}m", s / 60)
         } else {
             format!("{s}s")

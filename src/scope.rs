@@ -232,11 +232,11 @@ fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option
     if let Some(old) = change.old_path() {
         judge(old, Subject::OldPath, &mut found);
     }
-    if change.touches_submodule() {
-        if let Some((_, rule, _)) = found.iter().find(|(_, _, s)| *s == Subject::Path) {
-            let rule = rule.clone();
-            found.push((ScopeReason::Submodule, rule, Subject::Path));
-        }
+    if change.touches_submodule()
+        && let Some((_, rule, _)) = found.iter().find(|(_, _, s)| *s == Subject::Path)
+    {
+        let rule = rule.clone();
+        found.push((ScopeReason::Submodule, rule, Subject::Path));
     }
     if let Some(target) = change.head_symlink_target() {
         let resolved = resolve_symlink(path, target, tree);
@@ -274,7 +274,8 @@ mod tests {
         // (allow, deny, path, expected)
         use Judgement::*;
         let d = |g: &str| Denied(g.to_string());
-        let cases: Vec<(&[&str], &[&str], &[u8], Judgement)> = vec![
+        type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [u8], Judgement);
+        let cases: Vec<Case> = vec![
             (&[], &[], b"anything/at/all", Allowed),
             (&["src/*"], &[], b"src/a.rs", Allowed),
             (&["src/*"], &[], b"src/a/b.rs", OutsideAllow),
@@ -406,7 +407,8 @@ mod tests {
         tree.insert(b"src/loop1".to_vec(), b"loop2".to_vec());
         tree.insert(b"src/loop2".to_vec(), b"loop1".to_vec());
         tree.insert(b"src/abs".to_vec(), b"/etc".to_vec());
-        let cases: Vec<(&str, &str, Option<(&'static str, Option<&str>)>)> = vec![
+        type Case<'a> = (&'a str, &'a str, Option<(&'static str, Option<&'a str>)>);
+        let cases: Vec<Case> = vec![
             ("src/ok", "b.rs", None),
             ("src/ok2", "./x/../b.rs", None),
             ("src/abs", "/etc/passwd", Some(("symlink-escape", None))),

@@ -360,7 +360,9 @@ fn compare(
     });
 
     let mut changes = Vec::with_capacity(pairs.len());
-    let mut contents: Vec<(Option<Cow<[u8]>>, Option<Cow<[u8]>>)> = Vec::new();
+    // Each change's old and new content, when read.
+    type Contents<'b> = (Option<Cow<'b, [u8]>>, Option<Cow<'b, [u8]>>);
+    let mut contents: Vec<Contents> = Vec::new();
     for p in &pairs {
         let symlink_target = match p.new {
             Some((_, leaf @ (_, SYMLINK))) => Some(blobs.get(leaf, false)?.into_owned()),
