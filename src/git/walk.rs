@@ -57,7 +57,7 @@ fn walk(
     }
     let a = entries(repo, old)?;
     let mut b = entries(repo, new)?;
-    // The overlay's paths under each subdirectory, relative to it.
+    // The overlay's entries below each top-level directory, by its name.
     type Below<'p> = BTreeMap<&'p [u8], Vec<(&'p [u8], Option<Leaf>)>>;
     let mut below: Below = BTreeMap::new();
     for &(path, leaf) in overlay {

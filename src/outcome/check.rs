@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{CheckResult, ErrorItem, Failure};
-use crate::config::{BaselineMode, CheckConfig};
+use crate::config::CheckConfig;
 use crate::diagnostics::Severity;
 use crate::enrich;
+use crate::model::{BaselineMode, CheckResult, ErrorItem, Failure};
 use crate::test_results::TestRun;
 
 /// Tools whose diagnostics are test failures (keyed by test id instead).

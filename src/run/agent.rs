@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 use super::RunError;
 use super::gates::checks::relativize;
 use super::task_run::{Attempt, TaskRun};
-use crate::attempt::AgentRun;
+use crate::model::AgentRun;
 use crate::config::CommandSpec;
 use crate::git::{Oid, Repo};
 use crate::process::{self, Spec};
 use crate::record::Event;
-use crate::record::chain::sha256_hex;
+use crate::hash::sha256_hex;
 use crate::record::store::write_file;
 use crate::sandbox::{self, Effective};
 
-use super::droppings::Droppings;
+use super::leftovers::Leftovers;
 
 impl TaskRun<'_> {
     /// The agent of attempt `a`, run to its end with the prompt at
@@ -79,8 +79,8 @@ impl TaskRun<'_> {
         }
         let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
         let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
-        if !self.plan.droppings.is_empty() {
-            agent_run.ignored = leave_out_droppings(&self.plan.droppings, self.repo, self.base.oid, wt, &a.dir);
+        if !self.plan.leftovers.is_empty() {
+            agent_run.leftovers = move_out_leftovers(&self.plan.leftovers, self.repo, self.base.oid, wt, &a.dir);
         }
         if agent_run.timed_out || agent_run.crashed() {
             agent_run.last_activity = newest_file(wt);
@@ -146,7 +146,7 @@ fn agent_run_of(
                     let m = relativize(&m, wt);
                     crate::text::clip(&m, 4000, " [...]").into_owned()
                 }),
-                ignored: Vec::new(),
+                leftovers: Vec::new(),
             }
         }
         Err(e) => {
@@ -156,25 +156,26 @@ fn agent_run_of(
     })
 }
 
-/// What the agent left in the worktree that is not part of the change,
-/// moved into the attempt's record; an edit of `.gitignore` that only adds
-/// the agent's own patterns put back. Returns what was left out.
-fn leave_out_droppings(droppings: &Droppings, repo: &Repo, base: Oid, wt: &Path, adir: &Path) -> Vec<String> {
-    let mut ignored = droppings.move_out(wt, &adir.join("ignored"), &|p| repo.blob_at(base, p).is_some());
+/// The agent's leftovers (what it left in the worktree that is not part of
+/// the change), moved into the attempt's record; an edit of `.gitignore`
+/// that only adds the agent's own patterns put back. Returns what it moved
+/// or put back.
+fn move_out_leftovers(leftovers: &Leftovers, repo: &Repo, base: Oid, wt: &Path, adir: &Path) -> Vec<String> {
+    let mut moved = leftovers.move_out(wt, &adir.join("leftovers"), &|p| repo.blob_at(base, p).is_some());
     let base_gitignore = repo.blob_at(base, ".gitignore");
     if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
         let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-        if now != before && droppings.only_adds_own(&before, &now) {
+        if now != before && leftovers.only_adds_own(&before, &now) {
             let put_back = match &base_gitignore {
                 Some(b) => std::fs::write(wt.join(".gitignore"), b),
                 None => std::fs::remove_file(wt.join(".gitignore")),
             };
             if put_back.is_ok() {
-                ignored.push(".gitignore (only the agent's own patterns added)".into());
+                moved.push(".gitignore (only the agent's own patterns added)".into());
             }
         }
     }
-    ignored
+    moved
 }
 
 /// The newest file under the worktree (not `.git`), relative to it.

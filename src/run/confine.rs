@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::RunError;
 use super::task_run::{Attempt, TaskRun};
-use crate::attempt::AttemptRecord;
+use crate::model::AttemptRecord;
 use crate::sandbox::{self, Confinement, Effective};
 
 impl TaskRun<'_> {

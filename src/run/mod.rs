@@ -47,7 +47,7 @@ mod start;
 mod task_run;
 mod worktree;
 
-pub mod droppings;
+pub mod leftovers;
 
 use std::path::{Path, PathBuf};
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use super::RunError;
 use super::progress::Progress;
 use super::task_run::{Attempt, TaskRun};
-use crate::attempt::{self, ScopeFinding};
+use crate::model::{ScopeFinding, ScopeReason};
 use crate::git::fingerprint::{Fingerprint, fingerprint};
-use crate::git::watch::{Machinery, Outside};
+use crate::checkout_watch::{Machinery, Outside};
 use crate::git::Repo;
 use crate::record::Event;
 
@@ -68,7 +68,7 @@ pub(super) struct Changed {
 pub(super) fn outside_findings(paths: &[String]) -> Vec<ScopeFinding> {
     paths
         .iter()
-        .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: attempt::OUTSIDE_WORKTREE.into(), rule: None })
+        .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: ScopeReason::OutsideWorktree, rule: None })
         .collect()
 }
 
@@ -110,13 +110,13 @@ impl TaskRun<'_> {
                     output_bytes: r.output_bytes,
                     last_activity: r.last_activity.clone(),
                     usage: r.usage.clone(),
-                    ignored: r.ignored.clone(),
+                    leftovers: r.leftovers.clone(),
                 },
             )?;
             self.progress.gate(&if r.timed_out {
                 "agent TIMEOUT".to_string()
             } else {
-                format!("agent {}", attempt::exit_text(r.exit_code, r.signal))
+                format!("agent {}", crate::text::exit_text(r.exit_code, r.signal))
             });
         }
         Ok(Changed { checkout, git_internal: after.changed_since(&guard.before) })

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Options, RunError, droppings, gates::builtin};
+use super::{Options, RunError, gates::builtin, leftovers};
 use crate::config::{self, CommandSpec, Config};
 use crate::git::Repo;
 use crate::record::Store;
@@ -20,7 +20,7 @@ pub(super) struct Plan {
     pub config: Config,
     pub agent_cmd: CommandSpec,
     pub preset: Option<crate::agents::Preset>,
-    pub droppings: droppings::Droppings,
+    pub leftovers: leftovers::Leftovers,
     pub rules: Rules,
     pub test_paths: builtin::TestPaths,
     /// The sandbox as it will be enforced, the kernel's Landlock ABI, and
@@ -102,7 +102,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     let (task, id) = task_and_id(store, dir, opts)?;
     let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
     apply_flags(opts, &mut config)?;
-    let (agent_cmd, preset, droppings) = resolve_agent(opts, &mut config)?;
+    let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
     let abi = sandbox::landlock::abi();
@@ -123,7 +123,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         config,
         agent_cmd,
         preset,
-        droppings,
+        leftovers,
         rules,
         test_paths,
         confined,
@@ -177,7 +177,7 @@ fn apply_flags(opts: &Options, config: &mut Config) -> Result<(), RunError> {
 fn resolve_agent(
     opts: &Options,
     config: &mut Config,
-) -> Result<(CommandSpec, Option<crate::agents::Preset>, droppings::Droppings), RunError> {
+) -> Result<(CommandSpec, Option<crate::agents::Preset>, leftovers::Leftovers), RunError> {
     let preset = match &config.agent.preset {
         Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
         None => None,
@@ -196,10 +196,10 @@ fn resolve_agent(
         config.agent.stdin = true;
     }
     config.agent.command = Some(agent_cmd.clone());
-    let mut ignore_globs = config.agent.ignore.clone();
+    let mut globs = config.agent.leftovers.clone();
     if let Some(p) = &preset {
-        ignore_globs.extend(p.ignore.iter().cloned());
+        globs.extend(p.leftovers.iter().cloned());
     }
-    let droppings = droppings::Droppings::new(&ignore_globs).map_err(RunError::usage)?;
-    Ok((agent_cmd, preset, droppings))
+    let leftovers = leftovers::Leftovers::new(&globs).map_err(RunError::usage)?;
+    Ok((agent_cmd, preset, leftovers))
 }

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::context::{self, TaskText, render::render};
 use crate::git::Repo;
 use crate::outcome::resume::{self, SoFar};
-use crate::record::chain::sha256_hex;
+use crate::hash::sha256_hex;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::write_file;
 use crate::record::{Event, Store};

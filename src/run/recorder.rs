@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::RunError;
-use crate::attempt::{AttemptRecord, CheckResult, ScopeFinding};
+use crate::model::{AttemptRecord, CheckResult, ScopeFinding};
 use crate::git::ResetReport;
 use crate::record::{Event, EventLog};
 
@@ -113,7 +113,7 @@ impl Recorder {
 
     /// `CheckFinished` for a check's result.
     pub fn check_finished(&mut self, n: u32, result: &CheckResult, how: CheckRun) -> Result<(), RunError> {
-        let keys = |fs: &[crate::attempt::Failure]| fs.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
+        let keys = |fs: &[crate::model::Failure]| fs.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
         let event = match how {
             CheckRun::Configured { sandbox } => Event::CheckFinished {
                 check: result.name.clone(),

@@ -4,7 +4,7 @@
 
 use super::RunError;
 use super::task_run::{Attempt, TaskRun};
-use crate::attempt::FileChange;
+use crate::model::FileChange;
 use crate::git::{Comparison, DiffDepth};
 use crate::pathfmt::display;
 use crate::record::Event;

@@ -9,12 +9,12 @@ use super::plan::Plan;
 use super::recorder::Recorder;
 use super::task_run::TaskRun;
 use super::{Ending, Options, RunError, history, progress::Progress, progress_of};
-use crate::attempt::AttemptRecord;
+use crate::model::AttemptRecord;
 use crate::context::TaskText;
 use crate::git::{Repo, Revision};
 use crate::outcome::resume::{self, BaseChoice, SoFar};
 use crate::process;
-use crate::record::chain::sha256_hex;
+use crate::hash::sha256_hex;
 use crate::record::store::write_file;
 use crate::record::{Event, RecordError, Store};
 use crate::task;
@@ -153,7 +153,7 @@ fn record_interrupted(
     repo: &Repo,
     store: &Store,
     plan: &Plan,
-    events: &[crate::record::chain::Event],
+    events: &[crate::record::chain::LogLine],
     n: u32,
 ) -> Result<AttemptRecord, RunError> {
     let (config, id) = (&plan.config, &plan.id);

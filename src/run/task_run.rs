@@ -12,7 +12,8 @@ use super::progress::Progress;
 use super::recorder::{Recorder, WatchCost};
 use super::{Ending, RunError};
 use crate::outcome::check::Baseline;
-use crate::attempt::{self, AttemptRecord, Outcome};
+use crate::model::AttemptRecord;
+use crate::outcome;
 use crate::context::TaskText;
 use crate::git::{Oid, Repo, Revision};
 use crate::record::{Event, Store};
@@ -121,7 +122,7 @@ impl<'a> TaskRun<'a> {
 
     /// No attempt starts once the task has spent its cost or time budget.
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
-        let Some(why) = attempt::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
+        let Some(why) = outcome::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
         let tried = n - self.first_attempt;
         self.rec.event(
             (n > 1).then_some(n - 1),
@@ -136,7 +137,7 @@ impl<'a> TaskRun<'a> {
     /// told and recorded (`AttemptCompleted`).
     fn record_outcome(&mut self, mut a: Attempt) -> Result<AttemptRecord, RunError> {
         let n = a.n;
-        let (outcome, reason) = attempt::classify(&a.record);
+        let (outcome, reason) = outcome::classify(&a.record);
         a.record.outcome = outcome;
         a.record.reason = reason;
         a.record.duration_ms = a.started.elapsed().as_millis() as u64;
@@ -146,7 +147,7 @@ impl<'a> TaskRun<'a> {
         }
         let record = a.record;
         let outside_now: Vec<&str> =
-            record.scope.iter().filter(|v| v.reason == attempt::OUTSIDE_WORKTREE).map(|v| v.path.as_str()).collect();
+            record.scope.iter().filter(|v| v.reason == crate::model::ScopeReason::OutsideWorktree).map(|v| v.path.as_str()).collect();
         if !outside_now.is_empty() {
             self.progress.say(&format!(
                 "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
@@ -177,22 +178,11 @@ impl<'a> TaskRun<'a> {
     fn conclude(&mut self, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
         let n = record.number;
         let refname = format!("refs/retry-run/{}/{n}", self.plan.id);
-        let retried = |o: Outcome| o.retry_key().is_none_or(|k| self.plan.config.retry.on.contains(&k));
-        let ending =
-            match record.outcome {
-                Outcome::Success => Some(self.succeed(n, &record)?),
-                Outcome::Unverified => Some(self.escalate(
-                    n,
-                    format!("the verifier never answered on attempt {n}; the attempt is kept ({refname})"),
-                )?),
-                Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
-                    Some(self.escalate(n, format!("the verifier asked for a human on attempt {n}"))?)
-                }
-                o if !retried(o) => Some(
-                    self.escalate(n, format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()))?,
-                ),
-                _ => None,
-            };
+        let ending = match outcome::next_step(&record, &self.plan.config.retry.on, &refname) {
+            outcome::Next::Succeed => Some(self.succeed(n, &record)?),
+            outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
+            outcome::Next::Retry => None,
+        };
         self.prior.push(record);
         Ok(ending)
     }
@@ -207,7 +197,7 @@ impl<'a> TaskRun<'a> {
             .ok_or(RunError::NoSnapshot { attempt: n })?;
         let branch = format!("retry-run/{id}");
         self.repo.set_branch(&branch, commit)?;
-        let tolerated = attempt::tolerated(record);
+        let tolerated = outcome::tolerated(record);
         let warnings: Vec<String> =
             record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();
         self.rec.event(
@@ -254,7 +244,7 @@ impl<'a> TaskRun<'a> {
     /// Every allowed attempt failed.
     fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
         let tried = self.last_allowed + 1 - self.first_attempt;
-        let reason = format!("{tried} attempt{} failed", attempt::plural(tried as usize));
+        let reason = format!("{tried} attempt{} failed", crate::text::plural(tried as usize));
         self.rec.event(
             Some(self.last_allowed),
             Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None },

@@ -6,12 +6,12 @@
 
 use globset::{GlobBuilder, GlobSetBuilder};
 
-use crate::attempt::{CheckResult, Failure};
-use crate::config::{CheckKind, WeakeningMode};
+use crate::config::WeakeningMode;
 use crate::context::required::{TARGETS, TEST_INTEGRITY};
 use crate::git::{Oid, Repo};
 use crate::integrity::{self, FileTests};
 use crate::model::Change;
+use crate::model::{CheckKind, CheckResult, Failure};
 use crate::syntax::{language_for, tests_in::tests_in};
 use crate::test_results::{TargetStatus, TestRun, target_status};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::super::RunError;
 use super::super::recorder::CheckRun;
 use super::super::task_run::{Attempt, TaskRun};
-use crate::attempt::{CheckResult, ErrorItem};
+use crate::model::{CheckResult, ErrorItem};
 use crate::config::{CheckConfig, RetryConfig};
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};

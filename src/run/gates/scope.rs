@@ -6,10 +6,10 @@
 use super::super::RunError;
 use super::super::outside::{Changed, outside_findings};
 use super::super::task_run::{Attempt, TaskRun};
-use crate::attempt::ScopeFinding;
+use crate::model::{ScopeFinding, ScopeReason};
 use crate::git::Comparison;
 use crate::pathfmt::display;
-use crate::scope::{self, Reason};
+use crate::scope;
 
 impl TaskRun<'_> {
     /// The scope's findings of attempt `a` into `a.record.scope`, recorded.
@@ -23,7 +23,7 @@ impl TaskRun<'_> {
         findings.extend(outside.git_internal.into_iter().map(|part| ScopeFinding {
             path: part,
             old_path: None,
-            reason: Reason::GitInternal.as_str().into(),
+            reason: ScopeReason::GitInternal,
             rule: None,
         }));
         if a.agent_ok() && !a.record.files.is_empty() {
@@ -32,7 +32,7 @@ impl TaskRun<'_> {
             findings.extend(report.violations.iter().map(|v| ScopeFinding {
                 path: display(&v.path).into_owned(),
                 old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
-                reason: v.reason.as_str().into(),
+                reason: v.reason,
                 rule: v.rule.clone(),
             }));
             self.rec.scope_checked(a.n, report.checked, &findings, &a.record.restored, None)?;

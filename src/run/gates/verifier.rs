@@ -13,8 +13,8 @@ use crate::git::Comparison;
 use crate::model::DiffSummary;
 use crate::record::Event;
 
-use crate::attempt::VerifierResult;
 use crate::config::VerifierConfig;
+use crate::model::VerifierResult;
 use crate::process::{self, Spec};
 use crate::verdict::{self, Kind};
 
@@ -61,7 +61,7 @@ pub fn verify(
         if finished.exit_code != Some(0) {
             result
                 .problems
-                .push(format!("call {call}: {}", crate::attempt::exit_text(finished.exit_code, finished.signal)));
+                .push(format!("call {call}: {}", crate::text::exit_text(finished.exit_code, finished.signal)));
             continue;
         }
         match verdict::parse(&String::from_utf8_lossy(&bytes)) {
@@ -92,8 +92,7 @@ impl TaskRun<'_> {
             return Ok(());
         }
         self.progress.phase("verifier");
-        let summary =
-            DiffSummary { changes: cmp.changes.clone(), patch: cmp.patch.clone(), patch_lines: cmp.patch_lines };
+        let summary = DiffSummary::from(cmp);
         let mut md = Vec::new();
         let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
         // What the verifier should weigh that no gate failed on.
