@@ -1,9 +1,10 @@
 //! `retry-run.toml`: the whole schema of docs/config.md, parsed into
 //! typed values with every default filled in.
 //!
-//! Parsing is pure ([`Config::parse`]); [`Config::load`] only adds the file
-//! read. An unknown key, a wrong type or an out-of-range value is a
-//! [`ConfigError`] that names the file, line and column.
+//! Pure: [`Config::parse`] reads the text, the caller reads the file. An
+//! unknown key, a wrong type or an out-of-range value is a [`ConfigError`]
+//! that names the file, line and column. The types that records share
+//! ([`CheckKind`], [`RetryOn`], [`BaselineMode`]) live in `model`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,8 @@ use std::time::Duration;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+
+use crate::model::{BaselineMode, CheckKind, RetryOn};
 
 /// The file name looked for at the repository root.
 pub const FILE_NAME: &str = "retry-run.toml";
@@ -88,8 +91,10 @@ pub struct AgentConfig {
     pub preset: Option<PresetName>,
     /// Appended to the preset's command line (the model is the user's choice).
     pub args: Vec<String>,
-    /// Files the agent leaves in the worktree that are not part of the change.
-    pub ignore: Vec<String>,
+    /// The agent's leftovers: globs of files it leaves in the worktree that
+    /// are not part of the change (read from `ignore` too, its old name).
+    #[serde(alias = "ignore")]
+    pub leftovers: Vec<String>,
     pub command: Option<CommandSpec>,
     pub stdin: bool,
     pub timeout: DurationSpec,
@@ -102,7 +107,7 @@ impl Default for AgentConfig {
         AgentConfig {
             preset: None,
             args: Vec::new(),
-            ignore: Vec::new(),
+            leftovers: Vec::new(),
             command: None,
             stdin: false,
             timeout: DurationSpec::secs(20 * 60),
@@ -179,9 +184,9 @@ pub struct DurationSpec {
 
 impl DurationSpec {
     pub fn secs(s: u64) -> Self {
-        let text = if s % 3600 == 0 && s > 0 {
+        let text = if s.is_multiple_of(3600) && s > 0 {
             format!("{}h", s / 3600)
-        } else if s % 60 == 0 && s > 0 {
+        } else if s.is_multiple_of(60) && s > 0 {
             format!("{}m", s / 60)
         } else {
             format!("{s}s")
@@ -238,18 +243,6 @@ impl Serialize for DurationSpec {
     }
 }
 
-/// An attempt outcome that `retry.on` can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RetryOn {
-    CheckFailure,
-    ScopeViolation,
-    VerifierRejection,
-    EmptyDiff,
-    Crash,
-    Timeout,
-}
-
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RetryConfig {
@@ -266,50 +259,6 @@ pub struct RetryConfig {
     pub max_cost_usd: Option<f64>,
     /// No attempt starts once the task has run this long.
     pub max_duration: Option<DurationSpec>,
-}
-
-/// How failures the base already has are treated (`retry.baseline`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BaselineMode {
-    /// The base's failures still fail a check; the feedback labels them
-    /// "already failing on the base".
-    #[default]
-    Label,
-    /// The base's failures do not fail a check (only new ones do).
-    Tolerate,
-    /// The checks are not run on the base.
-    Off,
-}
-
-impl BaselineMode {
-    /// Whether the checks run on the base at all.
-    pub fn runs(self) -> bool {
-        self != BaselineMode::Off
-    }
-}
-
-impl<'de> Deserialize<'de> for BaselineMode {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Bool(bool),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Bool(true) => Ok(BaselineMode::Tolerate),
-            Raw::Bool(false) => Ok(BaselineMode::Off),
-            Raw::Text(t) => match t.as_str() {
-                "label" => Ok(BaselineMode::Label),
-                "tolerate" => Ok(BaselineMode::Tolerate),
-                "off" => Ok(BaselineMode::Off),
-                other => Err(de::Error::custom(format!(
-                    "unknown baseline mode {other:?}: use \"label\", \"tolerate\" or \"off\""
-                ))),
-            },
-        }
-    }
 }
 
 /// `[sandbox]`: how the agent and its checks are contained.
@@ -385,16 +334,6 @@ pub struct ScopeConfig {
     pub allow: Vec<String>,
     /// Globs a change may never write; deny wins over allow.
     pub deny: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CheckKind {
-    Lint,
-    Test,
-    Build,
-    #[default]
-    Custom,
 }
 
 /// The input formats of docs/commands.md, `enrich`, plus `auto`.
@@ -534,7 +473,8 @@ impl Default for ContextConfig {
     }
 }
 
-/// A config file that could not be read or parsed.
+/// A config file that could not be read (the caller's read, reported
+/// here) or parsed.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("{}: cannot read the config file: {source}", path.display())]
@@ -552,13 +492,6 @@ impl Config {
         })?;
         config.validate(text, path)?;
         Ok(config)
-    }
-
-    /// Reads and parses a config file.
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-        Config::parse(&text, path)
     }
 
     /// Checks that need the whole file: check names must be unique.
@@ -728,6 +661,15 @@ drift_threshold = 0.3
         assert_eq!(c.targets, ["tests/t.py::test_a"]);
         assert_eq!(c.retry.test_weakening, WeakeningMode::Warn);
         assert!(parse("[retry]\ntest_weakening = \"maybe\"\n").unwrap_err().contains("unknown variant"));
+    }
+
+    #[test]
+    fn leftovers_are_read_under_their_old_name_too() {
+        for text in ["[agent]\nleftovers = [\".aider*\"]\n", "[agent]\nignore = [\".aider*\"]\n"] {
+            assert_eq!(parse(text).expect(text).agent.leftovers, [".aider*"], "{text}");
+        }
+        let written = toml::to_string(&parse("[agent]\nignore = [\"x\"]\n").expect("config")).expect("toml");
+        assert!(written.contains("leftovers = [\"x\"]") && !written.contains("ignore"), "{written}");
     }
 
     #[test]

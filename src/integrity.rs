@@ -9,22 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::Failure;
-
-/// One test function as found in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FoundTest {
-    /// The function's own name.
-    pub name: String,
-    /// With its classes or modules: `TestCalc.test_add`, `tests::adds`.
-    pub qualified: String,
-    /// 1-based line of its definition.
-    pub line: usize,
-    /// The skip markers on it, as written (`pytest.mark.skip`, `#[ignore]`).
-    pub skips: Vec<String>,
-    /// Assertions in its body.
-    pub assertions: usize,
-}
+use crate::model::{Failure, FoundTest};
+use crate::text::plural;
 
 /// The tests of one file on one side.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,10 +143,6 @@ pub fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option
         test: check.to_string(),
         detail: format!("the check ran {n} test{} where the base ran {b}", plural(n as usize)),
     })
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// Whether `path` is a test file by the usual conventions: a `tests/` or

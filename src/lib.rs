@@ -1,11 +1,12 @@
 //! retry-run: run an AI coding agent in clean git worktrees, check what it
 //! changed, and hand the next attempt a short account of what went wrong.
 //!
-//! The pure core (`model`, `config`, `scope`, `pathfmt`, `format`) never
-//! touches the filesystem, processes or git; the edges (`git`, `cli`) do.
+//! The pure core (`model`, `config`, `outcome`, `scope`, `pathfmt`,
+//! `format`, `text`, `hash`) never touches the filesystem, processes or
+//! git; the edges (`git`, `checkout_watch`, `process`, `run`, `cli`) do.
 
 pub mod agents;
-pub mod attempt;
+pub mod checkout_watch;
 pub mod cli;
 pub mod config;
 pub mod context;
@@ -14,9 +15,11 @@ pub mod diagnostics;
 pub mod enrich;
 pub mod format;
 pub mod git;
+pub mod hash;
 pub mod init;
 pub mod integrity;
 pub mod model;
+pub mod outcome;
 pub mod pathfmt;
 pub mod process;
 pub mod record;

@@ -125,6 +125,14 @@ impl Finished {
     }
 }
 
+/// Runs `cmd` with `sh -c` in `cwd` to its end, and returns its exit
+/// status with all of its stdout and stderr (apart). No process group and
+/// no timeout: for a short command that the user configured to prepare a
+/// worktree (`worktree.setup`), whose background children may outlive it.
+pub fn shell_output(cmd: &str, cwd: &Path) -> std::io::Result<std::process::Output> {
+    Command::new("sh").arg("-c").arg(cmd).current_dir(cwd).output()
+}
+
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be
 /// started: the message names the program and what to do.
 pub fn run(spec: &Spec) -> Result<Finished, String> {

@@ -4,29 +4,31 @@
 
 use std::fmt::Write;
 
-use crate::agents::output::Usage;
-use crate::attempt::{AttemptRecord, Outcome, human_ms};
 use crate::context::{TaskText, patterns::patterns, required_change};
+use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage};
+use crate::outcome::tolerated;
+use crate::text::{human_ms, plural};
 
-/// How the task ended, from its events.
+/// Where the task stands, from its events: it succeeded, escalated, or
+/// is still open.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub enum Standing {
     Succeeded { attempt: u32, branch: String },
     Escalated { reason: String },
     Open,
 }
 
 /// What a human should look at first.
-pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> String {
+pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
-    if let Ending::Succeeded { attempt, branch } = ending {
+    if let Standing::Succeeded { attempt, branch } = standing {
         let mut text = format!(
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
         );
         if let Some(a) = attempts.iter().find(|a| a.number == *attempt) {
-            let tolerated = crate::attempt::tolerated(a);
+            let tolerated = tolerated(a);
             if !tolerated.is_empty() {
                 let names: Vec<String> = tolerated.iter().map(|t| format!("`{t}`")).collect();
                 text.push_str(&format!(
@@ -59,7 +61,7 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], ending: &Ending) -> St
     }
     let outside: Vec<String> = attempts
         .iter()
-        .flat_map(|a| a.scope.iter().filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE))
+        .flat_map(|a| a.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree))
         .map(|v| format!("`{}`", v.path))
         .collect();
     if !outside.is_empty() {
@@ -111,7 +113,7 @@ pub fn total_usage(attempts: &[AttemptRecord]) -> Option<Usage> {
 fn usage_text(u: &Usage) -> String {
     let mut parts = Vec::new();
     if let Some(t) = u.turns {
-        parts.push(format!("{t} turn{}", crate::attempt::plural(t as usize)));
+        parts.push(format!("{t} turn{}", plural(t as usize)));
     }
     if let Some(i) = u.input_tokens {
         parts.push(format!("{i} tokens in"));
@@ -135,14 +137,14 @@ fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
         })
 }
 
-pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], ending: &Ending) -> String {
+pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], standing: &Standing) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# retry-run report: {}", task.title);
     let _ = writeln!(s);
-    let status = match ending {
-        Ending::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
-        Ending::Escalated { reason } => format!("escalated: {reason}"),
-        Ending::Open => "not finished".into(),
+    let status = match standing {
+        Standing::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
+        Standing::Escalated { reason } => format!("escalated: {reason}"),
+        Standing::Open => "not finished".into(),
     };
     let _ = writeln!(s, "- Task: `{}`", task.id);
     let _ = writeln!(s, "- Status: {status}");
@@ -156,7 +158,7 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
     let _ = writeln!(s);
     let _ = writeln!(s, "## Look at this first");
     let _ = writeln!(s);
-    let _ = writeln!(s, "{}", first_look(&task.id, attempts, ending));
+    let _ = writeln!(s, "{}", first_look(&task.id, attempts, standing));
     let _ = writeln!(s);
     let _ = writeln!(s, "## Attempts");
     for a in attempts {
@@ -176,9 +178,9 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
             let _ = writeln!(s, "- Agent usage: {}", usage_text(u));
         }
         if let Some(g) = &a.agent
-            && !g.ignored.is_empty()
+            && !g.leftovers.is_empty()
         {
-            let _ = writeln!(s, "- Left out of the change (agent.ignore): {}", g.ignored.join(", "));
+            let _ = writeln!(s, "- Leftovers, kept out of the change (agent.leftovers): {}", g.leftovers.join(", "));
         }
         if a.files.is_empty() {
             let _ = writeln!(s, "- Files: none changed");
@@ -268,22 +270,22 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], e
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attempt::VerifierResult;
+    use crate::model::VerifierResult;
 
     #[test]
     fn first_look_points_at_a_silent_reviewer() {
         let mut a = AttemptRecord::new(2);
         a.outcome = Outcome::Unverified;
         a.verifier = Some(VerifierResult { calls: 3, ..VerifierResult::default() });
-        let text = first_look("t", &[AttemptRecord::new(1), a], &Ending::Escalated { reason: "x".into() });
+        let text = first_look("t", &[AttemptRecord::new(1), a], &Standing::Escalated { reason: "x".into() });
         assert!(text.starts_with("The reviewer never answered on attempt 2"), "{text}");
         assert!(text.contains("retry-run inspect t/2 --diff"));
     }
 
     #[test]
     fn first_look_says_when_only_the_base_failures_failed() {
-        use crate::attempt::{CheckResult, Failure};
-        use crate::config::CheckKind;
+        use crate::model::CheckKind;
+        use crate::model::{CheckResult, Failure};
         let attempt = |n: u32| {
             let mut a = AttemptRecord::new(n);
             a.outcome = Outcome::CheckFailure;
@@ -293,12 +295,12 @@ mod tests {
             a.checks = vec![c];
             a
         };
-        let ending = Ending::Escalated { reason: "2 attempts failed".into() };
-        let text = first_look("t", &[attempt(1), attempt(2)], &ending);
+        let standing = Standing::Escalated { reason: "2 attempts failed".into() };
+        let text = first_look("t", &[attempt(1), attempt(2)], &standing);
         assert!(text.contains("already failing on the base") && text.contains("targets"), "{text}");
         let mut other = attempt(3);
         other.checks[0].failures = other.checks[0].pre_existing.clone();
-        assert!(!first_look("t", &[attempt(1), other], &ending).contains("already failing on the base"));
+        assert!(!first_look("t", &[attempt(1), other], &standing).contains("already failing on the base"));
     }
 
     #[test]
@@ -307,7 +309,7 @@ mod tests {
         let mut a = AttemptRecord::new(1);
         a.outcome = Outcome::EmptyDiff;
         a.reason = "the attempt changed no file".into();
-        let md = render(&task, Some("abc"), &[a], &Ending::Escalated { reason: "1 attempt failed".into() });
+        let md = render(&task, Some("abc"), &[a], &Standing::Escalated { reason: "1 attempt failed".into() });
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));

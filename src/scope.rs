@@ -9,36 +9,11 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
-use serde::Serialize;
 
-use crate::model::{Change, Status};
+use crate::model::{Change, ScopeReason, Status};
 
 /// How many symlinks of the tree are followed while resolving one target.
 pub const MAX_SYMLINK_HOPS: usize = 40;
-
-/// Why a path violates the scope, in order of precedence: when several
-/// apply to one path, the first one is reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Reason {
-    GitInternal,
-    Submodule,
-    SymlinkEscape,
-    Denied,
-    OutsideAllow,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::GitInternal => "git-internal",
-            Reason::Submodule => "submodule",
-            Reason::SymlinkEscape => "symlink-escape",
-            Reason::Denied => "denied",
-            Reason::OutsideAllow => "outside-allow",
-        }
-    }
-}
 
 /// Which path of a change a violation is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +31,7 @@ pub struct Violation {
     pub path: Vec<u8>,
     pub old_path: Option<Vec<u8>>,
     pub status: Status,
-    pub reason: Reason,
+    pub reason: ScopeReason,
     /// The glob that decided it (the deny glob that matched), if any.
     pub rule: Option<String>,
     pub subject: Subject,
@@ -245,11 +220,11 @@ pub fn check(rules: &Rules, changes: &[Change], tree: &dyn SymlinkLookup) -> Rep
 }
 
 fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option<Violation> {
-    let mut found: Vec<(Reason, Option<String>, Subject)> = Vec::new();
+    let mut found: Vec<(ScopeReason, Option<String>, Subject)> = Vec::new();
     let judge = |path: &[u8], subject: Subject, found: &mut Vec<_>| match rules.judge(path) {
         Judgement::Allowed => {}
-        Judgement::Denied(rule) => found.push((Reason::Denied, Some(rule), subject)),
-        Judgement::OutsideAllow => found.push((Reason::OutsideAllow, None, subject)),
+        Judgement::Denied(rule) => found.push((ScopeReason::Denied, Some(rule), subject)),
+        Judgement::OutsideAllow => found.push((ScopeReason::OutsideAllow, None, subject)),
     };
 
     let path = change.path();
@@ -257,18 +232,18 @@ fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option
     if let Some(old) = change.old_path() {
         judge(old, Subject::OldPath, &mut found);
     }
-    if change.touches_submodule() {
-        if let Some((_, rule, _)) = found.iter().find(|(_, _, s)| *s == Subject::Path) {
-            let rule = rule.clone();
-            found.push((Reason::Submodule, rule, Subject::Path));
-        }
+    if change.touches_submodule()
+        && let Some((_, rule, _)) = found.iter().find(|(_, _, s)| *s == Subject::Path)
+    {
+        let rule = rule.clone();
+        found.push((ScopeReason::Submodule, rule, Subject::Path));
     }
     if let Some(target) = change.head_symlink_target() {
         let resolved = resolve_symlink(path, target, tree);
         let subject = Subject::Target { raw: target.to_vec(), resolved: resolved.clone() };
         match &resolved {
             Resolved::Inside(inside) => judge(inside, subject, &mut found),
-            Resolved::Outside | Resolved::Loop => found.push((Reason::SymlinkEscape, None, subject)),
+            Resolved::Outside | Resolved::Loop => found.push((ScopeReason::SymlinkEscape, None, subject)),
         }
     }
     // The first reason in precedence order; among equals, the first found.
@@ -299,7 +274,8 @@ mod tests {
         // (allow, deny, path, expected)
         use Judgement::*;
         let d = |g: &str| Denied(g.to_string());
-        let cases: Vec<(&[&str], &[&str], &[u8], Judgement)> = vec![
+        type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [u8], Judgement);
+        let cases: Vec<Case> = vec![
             (&[], &[], b"anything/at/all", Allowed),
             (&["src/*"], &[], b"src/a.rs", Allowed),
             (&["src/*"], &[], b"src/a/b.rs", OutsideAllow),
@@ -402,9 +378,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (b"src/a.md".to_vec(), Some(b"docs/a.md".to_vec()), Reason::OutsideAllow, Subject::OldPath),
-                (b"b.rs".to_vec(), Some(b"src/b.rs".to_vec()), Reason::OutsideAllow, Subject::Path),
-                (b"src/k".to_vec(), Some(b"src/secret/k".to_vec()), Reason::Denied, Subject::OldPath),
+                (b"src/a.md".to_vec(), Some(b"docs/a.md".to_vec()), ScopeReason::OutsideAllow, Subject::OldPath),
+                (b"b.rs".to_vec(), Some(b"src/b.rs".to_vec()), ScopeReason::OutsideAllow, Subject::Path),
+                (b"src/k".to_vec(), Some(b"src/secret/k".to_vec()), ScopeReason::Denied, Subject::OldPath),
             ]
         );
     }
@@ -431,7 +407,8 @@ mod tests {
         tree.insert(b"src/loop1".to_vec(), b"loop2".to_vec());
         tree.insert(b"src/loop2".to_vec(), b"loop1".to_vec());
         tree.insert(b"src/abs".to_vec(), b"/etc".to_vec());
-        let cases: Vec<(&str, &str, Option<(&'static str, Option<&str>)>)> = vec![
+        type Case<'a> = (&'a str, &'a str, Option<(&'static str, Option<&'a str>)>);
+        let cases: Vec<Case> = vec![
             ("src/ok", "b.rs", None),
             ("src/ok2", "./x/../b.rs", None),
             ("src/abs", "/etc/passwd", Some(("symlink-escape", None))),

@@ -7,7 +7,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::attempt::{AttemptRecord, Outcome};
+use crate::model::{AttemptRecord, Outcome};
+use crate::text::plural;
 
 /// The kind of feedback an attempt's failure gives the next attempt:
 /// `check:lint`, `check:test`, `scope`, `empty-diff`, `timeout`, `crash`,
@@ -138,8 +139,8 @@ pub fn render(s: &Stats) -> String {
     let _ = writeln!(
         out,
         "\ntest-integrity warnings: {attempts} attempt{} weakened tests ({findings} finding{})",
-        if attempts == 1 { "" } else { "s" },
-        if findings == 1 { "" } else { "s" }
+        plural(attempts),
+        plural(findings)
     );
     out
 }

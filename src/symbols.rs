@@ -54,7 +54,7 @@ pub fn changed_symbols(
             out.push((1, s.start_line, entry(s, SymbolChangeKind::Removed)));
         }
     }
-    out.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    out.sort_by_key(|a| (a.0, a.1));
     out.into_iter().map(|(_, _, c)| c).collect()
 }
 

@@ -35,8 +35,10 @@ pub struct Preset {
     pub state_dirs: Vec<String>,
     /// Files it must be able to write, with the content a new one starts with.
     pub state_files: BTreeMap<String, String>,
-    /// Files it may leave in the worktree that are not part of the change.
-    pub ignore: Vec<String>,
+    /// Its leftovers: files it may leave in the worktree that are not part
+    /// of the change (`ignore` is the old name).
+    #[serde(alias = "ignore")]
+    pub leftovers: Vec<String>,
     /// Environment for the agent: update checks, telemetry and prompts off.
     #[serde(default)]
     pub env: BTreeMap<String, String>,

@@ -15,16 +15,7 @@
 //!   last lines;
 //! - `text`: no usage; the final message is the output's last lines.
 
-use serde::{Deserialize, Serialize};
-
-/// Tokens, turns and cost, as the agent reported them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cost_usd: Option<f64>,
-    pub turns: Option<u64>,
-}
+use crate::model::Usage;
 
 /// What an agent's output says.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -36,7 +36,7 @@ pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
             let v = serde_json::json!({
                 "preset": p.name, "description": p.description, "program": p.program,
                 "installed": version.is_some(), "version": version, "command": line,
-                "prompt_on_stdin": p.stdin, "state": state, "ignore": p.ignore, "env": p.env, "output": p.output,
+                "prompt_on_stdin": p.stdin, "state": state, "leftovers": p.leftovers, "env": p.env, "output": p.output,
             });
             writeln!(out, "{v}")?;
         } else {
@@ -48,8 +48,8 @@ pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
             let stdin = if p.stdin { " < prompt" } else { "" };
             writeln!(out, "  runs:      {}{stdin}", line.join(" "))?;
             writeln!(out, "  writes:    the worktree, its TMPDIR, {}", state.join(", "))?;
-            if !p.ignore.is_empty() {
-                writeln!(out, "  leaves:    {} (not part of the change)", p.ignore.join(", "))?;
+            if !p.leftovers.is_empty() {
+                writeln!(out, "  leaves:    {} (not part of the change)", p.leftovers.join(", "))?;
             }
         }
     }

@@ -9,7 +9,7 @@ use clap::Args;
 use super::repo_args::open;
 use super::status::{known_tasks, summarize_task};
 use super::{CliError, exit};
-use crate::git::safe_fs;
+use crate::git::nofollow_fs;
 use crate::record::chain::parse_rfc3339;
 use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
@@ -72,7 +72,7 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
         drop(lock);
         if args.state && store.task_dir(&task).exists() {
             let d = store.task_dir(&task);
-            safe_fs::remove_any(&d).map_err(|e| CliError::environment(format!("{}: {e}", d.display())))?;
+            nofollow_fs::remove_any(&d).map_err(|e| CliError::environment(format!("{}: {e}", d.display())))?;
             writeln!(out, "removed record {}", d.display())?;
         }
     }

@@ -68,7 +68,7 @@ pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let depth = DiffDepth::Patch { max_lines: args.max_lines };
     let symbols = FileSymbols { cache: if args.no_cache { None } else { ScopeCache::open() } };
     let cmp = args.compare.compare(&opened, depth, Some(&symbols))?;
-    let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines };
+    let summary = DiffSummary::from(cmp);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &summary, args.max_lines)?;
     out.flush()?;

@@ -67,7 +67,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
             commit.ok_or_else(|| CliError::usage(format!("attempt {n} of {task} has no snapshot ({refname})")))?;
         let base = repo.resolve(&format!("{refname}^"))?;
         let cmp = repo.compare_commits(&base, &head, DiffDepth::Patch { max_lines: 2000 }, None)?;
-        let summary = DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines };
+        let summary = DiffSummary::from(cmp);
         write_diff(&mut out, DiffFormat::Text, &summary, 2000)?;
     } else if args.checks {
         let cdir = adir.join("checks");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::CliError;
-use crate::config::{self, Config};
+use crate::config::{self, Config, ConfigError};
 use crate::git::{Comparison, DiffDepth, Repo, SymbolsFn};
 
 #[derive(Debug, Args)]
@@ -37,13 +37,20 @@ pub struct Opened {
 pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Opened, CliError> {
     let repo = Repo::discover(dir)?;
     let config = match config_path {
-        Some(p) => Config::load(p)?,
+        Some(p) => read_config(p)?,
         None => match repo.workdir().map(|w| w.join(config::FILE_NAME)) {
-            Some(p) if p.is_file() => Config::load(&p)?,
+            Some(p) if p.is_file() => read_config(&p)?,
             _ => Config::default(),
         },
     };
     Ok(Opened { repo, config })
+}
+
+/// Reads and parses a config file.
+fn read_config(path: &Path) -> Result<Config, CliError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    Ok(Config::parse(&text, path)?)
 }
 
 impl CompareArgs {

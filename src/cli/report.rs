@@ -11,7 +11,7 @@ use crate::context::TaskText;
 use crate::git::Repo;
 use crate::record::Store;
 use crate::record::store::check_task_name;
-use crate::report::{Ending, render};
+use crate::report::{Standing, render};
 use crate::run::{history, recorded_task};
 
 /// A Markdown report of a task: every attempt, and what to look at first.
@@ -28,15 +28,15 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     let task = recorded_task(&store, &args.task)?;
     let state = history::state(&verified.events);
     let attempts = history::attempts(&store, &args.task, &verified.events);
-    let ending = match &state.finished {
+    let standing = match &state.finished {
         Some((Event::TaskSucceeded { branch, .. }, at)) => {
-            Ending::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }
+            Standing::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }
         }
-        Some((Event::TaskEscalated { reason, .. }, _)) => Ending::Escalated { reason: reason.clone() },
-        _ => Ending::Open,
+        Some((Event::TaskEscalated { reason, .. }, _)) => Standing::Escalated { reason: reason.clone() },
+        _ => Standing::Open,
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
-    let md = render(&text, state.base.as_deref(), &attempts, &ending);
+    let md = render(&text, state.base.as_deref(), &attempts, &standing);
     let mut out = std::io::stdout().lock();
     out.write_all(md.as_bytes())?;
     out.flush()?;

@@ -8,13 +8,13 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::repo_args::open;
-use super::worktree::human_bytes;
 use super::{CliError, exit};
-use crate::git::safe_fs::disk_usage;
+use crate::git::nofollow_fs::disk_usage;
 use crate::record::Event;
 use crate::record::chain::Verified;
 use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
+use crate::text::human_bytes;
 
 /// List tasks: state, attempts, base, last outcome, worktree disk use.
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ use super::{CliError, exit};
 use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
 use crate::remote::{Remote, RemoteError, Taken};
+use crate::text::plural;
 
 /// Send tasks' records and attempt commits to a git remote. The remote
 /// refuses a record that does not extend its own.
@@ -140,8 +141,4 @@ pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
         }
     }
     Ok(code)
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

@@ -7,8 +7,9 @@ use clap::{Args, Subcommand};
 
 use super::repo_args::{Opened, open};
 use super::{CliError, exit};
-use crate::git::{Oid, safe_fs};
+use crate::git::{Oid, nofollow_fs};
 use crate::record::store::check_task_name;
+use crate::text::human_bytes;
 
 /// Manage task worktrees: linked git worktrees detached at the task's base,
 /// under worktree.root (default <git-common-dir>/retry-run/worktrees).
@@ -102,7 +103,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             for n in names {
                 let p = root.join(&n);
                 let state = if o.repo.worktree_is_valid(&p, &n) { "" } else { "  (broken: reset or remove it)" };
-                writeln!(out, "{n}\t{}\t{}{state}", human_bytes(safe_fs::disk_usage(&p)), p.display())?;
+                writeln!(out, "{n}\t{}\t{}{state}", human_bytes(nofollow_fs::disk_usage(&p)), p.display())?;
             }
         }
         Action::Path { task } => {
@@ -132,13 +133,4 @@ fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {
         None => o.repo.default_branch()?,
     };
     Ok(rev.oid)
-}
-
-pub fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
-        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
-        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
-        n => format!("{n} B"),
-    }
 }

@@ -16,8 +16,9 @@ pub mod required;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{AttemptRecord, ErrorItem, Outcome, exit_text, human_ms, plural};
 use crate::config::ContextConfig;
+use crate::model::{AttemptRecord, ErrorItem, Outcome};
+use crate::text::{exit_text, human_ms, plural};
 pub use patterns::Pattern;
 pub use required::{Required, required_change};
 

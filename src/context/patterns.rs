@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::required::name_list;
-use crate::attempt::AttemptRecord;
+use crate::model::AttemptRecord;
+use crate::text::plural;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pattern {
@@ -63,7 +64,7 @@ pub fn patterns(attempts: &[AttemptRecord], drift_threshold: f64) -> Vec<Pattern
         if !repeated.is_empty() {
             out.push(Pattern {
                 kind: "same-failing-test".into(),
-                observation: format!("The same test{} failed in consecutive attempts: {}.", if repeated.len() == 1 { "" } else { "s" }, name_list(&repeated)),
+                observation: format!("The same test{} failed in consecutive attempts: {}.", plural(repeated.len()), name_list(&repeated)),
                 suggestion: "The last change did not alter the result: read the assertion and the code under test again before editing.".into(),
             });
         }
@@ -116,8 +117,7 @@ pub fn patterns(attempts: &[AttemptRecord], drift_threshold: f64) -> Vec<Pattern
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attempt::{CheckResult, Failure, FileChange, Outcome};
-    use crate::config::CheckKind;
+    use crate::model::{CheckKind, CheckResult, Failure, FileChange, Outcome};
 
     fn attempt(n: u32, tests: &[&str], files: &[&str], diff: &[&str]) -> AttemptRecord {
         let mut r = AttemptRecord::new(n);

@@ -13,8 +13,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Context, Feedback, Label, PriorAttempt};
-use crate::attempt::{human_ms, plural};
 use crate::config::{ContextConfig, ContextOrder};
+use crate::text::{human_ms, plural};
 
 pub const BYTES_PER_TOKEN: usize = 4;
 /// Never cut.

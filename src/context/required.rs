@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{AttemptRecord, CheckResult, Failure, Outcome, exit_text, human_ms, plural};
-use crate::config::CheckKind;
+use crate::model::{AttemptRecord, CheckKind, CheckResult, Failure, Outcome, ScopeReason};
+use crate::text::{exit_text, human_ms, plural};
 
 /// At most this many names in one sentence; the rest are counted.
 const MAX_NAMES: usize = 5;
@@ -114,27 +114,25 @@ pub fn required_change(r: &AttemptRecord) -> Required {
 }
 
 fn scope_sentence(r: &AttemptRecord) -> Required {
-    let internal: Vec<String> =
-        sorted_unique(r.scope.iter().filter(|v| v.reason == "git-internal").map(|v| v.path.clone()).collect());
-    let escapes: Vec<String> =
-        sorted_unique(r.scope.iter().filter(|v| v.reason == "symlink-escape").map(|v| v.path.clone()).collect());
+    let internal: Vec<String> = sorted_unique(
+        r.scope.iter().filter(|v| v.reason == ScopeReason::GitInternal).map(|v| v.path.clone()).collect(),
+    );
+    let escapes: Vec<String> = sorted_unique(
+        r.scope.iter().filter(|v| v.reason == ScopeReason::SymlinkEscape).map(|v| v.path.clone()).collect(),
+    );
     let others: Vec<String> = sorted_unique(
         r.scope
             .iter()
             .filter(|v| {
-                v.reason != "git-internal"
-                    && v.reason != "symlink-escape"
-                    && v.reason != crate::attempt::OUTSIDE_WORKTREE
+                v.reason != ScopeReason::GitInternal
+                    && v.reason != ScopeReason::SymlinkEscape
+                    && v.reason != ScopeReason::OutsideWorktree
             })
             .map(|v| v.path.clone())
             .collect(),
     );
     let outside: Vec<String> = sorted_unique(
-        r.scope
-            .iter()
-            .filter(|v| v.reason == crate::attempt::OUTSIDE_WORKTREE)
-            .map(|v| format!("`{}`", v.path))
-            .collect(),
+        r.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).map(|v| format!("`{}`", v.path)).collect(),
     );
     let mut parts = Vec::new();
     if !outside.is_empty() {

@@ -6,8 +6,8 @@ use proptest::prelude::*;
 
 use super::render::render;
 use super::*;
-use crate::attempt::{AgentRun, CheckResult, Failure, FileChange, ScopeFinding, VerifierResult};
-use crate::config::{CheckKind, ContextConfig, ContextOrder};
+use crate::config::{ContextConfig, ContextOrder};
+use crate::model::{AgentRun, CheckKind, CheckResult, Failure, FileChange, ScopeFinding, ScopeReason, VerifierResult};
 
 fn task() -> TaskText {
     TaskText {
@@ -101,7 +101,7 @@ fn prompt_after(prior: &[AttemptRecord], cfg: &ContextConfig) -> String {
 }
 
 fn finish(mut r: AttemptRecord) -> AttemptRecord {
-    let (o, reason) = crate::attempt::classify(&r);
+    let (o, reason) = crate::outcome::classify(&r);
     r.outcome = o;
     r.reason = reason;
     r
@@ -119,12 +119,12 @@ fn scope_violation() {
     let mut r = changed(1, DIFF_A);
     r.allow = vec!["shop/**".into(), "tests/**".into()];
     r.scope = vec![
-        ScopeFinding { path: "setup.cfg".into(), reason: "outside-allow".into(), ..ScopeFinding::default() },
+        ScopeFinding { path: "setup.cfg".into(), old_path: None, reason: ScopeReason::OutsideAllow, rule: None },
         ScopeFinding {
             path: "poetry.lock".into(),
-            reason: "denied".into(),
+            old_path: None,
+            reason: ScopeReason::Denied,
             rule: Some("**/*.lock".into()),
-            ..ScopeFinding::default()
         },
     ];
     insta::assert_snapshot!(prompt_after(&[finish(r)], &cfg()));
@@ -281,8 +281,9 @@ fn arb_record(n: u32) -> impl Strategy<Value = AttemptRecord> {
                     r.scope = (0..n_errors + 1)
                         .map(|i| ScopeFinding {
                             path: format!("f{i}"),
-                            reason: "denied".into(),
-                            ..ScopeFinding::default()
+                            old_path: None,
+                            reason: ScopeReason::Denied,
+                            rule: None,
                         })
                         .collect()
                 }

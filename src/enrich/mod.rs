@@ -21,9 +21,38 @@ pub struct Enriched {
     pub diagnostic: Diagnostic,
     pub scope: Option<ScopeSpan>,
     /// Shared by every diagnostic of its scope (one allocation, and
-    /// written as JSON once: `format::enrich`).
-    #[serde(serialize_with = "crate::format::enrich::shared_snippet")]
+    /// escaped as JSON once: `shared_snippet`).
+    #[serde(serialize_with = "shared_snippet")]
     pub snippet: Option<std::sync::Arc<str>>,
+}
+
+/// The last snippet written, and its JSON string.
+type Escaped = (Option<std::sync::Arc<str>>, Option<Box<serde_json::value::RawValue>>);
+
+thread_local! {
+    /// Snippets already written as JSON strings, by address: a scope's
+    /// snippet is shared by all its diagnostics and escaped once.
+    static ESCAPED: std::cell::RefCell<Escaped> = const { std::cell::RefCell::new((None, None)) };
+}
+
+/// Serializes a shared snippet: the same string as ever, escaped once for
+/// the run of diagnostics that share it.
+fn shared_snippet<S: serde::Serializer>(
+    snippet: &Option<std::sync::Arc<str>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let Some(s) = snippet else { return serializer.serialize_none() };
+    ESCAPED.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        if !cache.0.as_ref().is_some_and(|last| std::sync::Arc::ptr_eq(last, s)) {
+            let raw = serde_json::to_string(&**s).ok().and_then(|j| serde_json::value::RawValue::from_string(j).ok());
+            *cache = (Some(std::sync::Arc::clone(s)), raw);
+        }
+        match &cache.1 {
+            Some(raw) => serializer.serialize_some(raw),
+            None => serializer.serialize_some(&**s),
+        }
+    })
 }
 
 /// Where a printed path points.

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::model::{DiffSummary, SymbolChange, SymbolChangeKind, Totals};
 use crate::pathfmt::display;
+use crate::text::plural;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DiffFormat {
@@ -85,11 +86,11 @@ fn totals_line(t: &Totals) -> String {
     format!(
         "{} file{} changed, {} insertion{}(+), {} deletion{}(-)",
         t.files,
-        if t.files == 1 { "" } else { "s" },
+        plural(t.files),
         t.additions,
-        if t.additions == 1 { "" } else { "s" },
+        plural(t.additions),
         t.deletions,
-        if t.deletions == 1 { "" } else { "s" },
+        plural(t.deletions),
     )
 }
 

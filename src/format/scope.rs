@@ -9,8 +9,10 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::Head;
+use crate::model::ScopeReason;
 use crate::pathfmt::display;
-use crate::scope::{MAX_SYMLINK_HOPS, Reason, Report, Resolved, Rules, Subject, Violation};
+use crate::scope::{MAX_SYMLINK_HOPS, Report, Resolved, Rules, Subject, Violation};
+use crate::text::plural;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScopeFormat {
@@ -40,21 +42,21 @@ pub fn write(out: &mut dyn Write, format: ScopeFormat, header: &ScopeHeader, rep
 pub fn message(v: &Violation, rules: &Rules) -> String {
     let allow = if rules.allow_globs().is_empty() { "(none)".to_string() } else { rules.allow_globs().join(", ") };
     let judged = |what: String| match (&v.reason, &v.rule) {
-        (Reason::Denied, Some(rule)) => format!("{what} matches deny glob {rule}"),
+        (ScopeReason::Denied, Some(rule)) => format!("{what} matches deny glob {rule}"),
         _ => format!("{what} is outside the allowed paths ({allow})"),
     };
     match (&v.reason, &v.subject) {
-        (Reason::GitInternal, _) => "git machinery (hooks, config or the worktree's git link) changed".into(),
-        (Reason::Submodule, _) => {
+        (ScopeReason::GitInternal, _) => "git machinery (hooks, config or the worktree's git link) changed".into(),
+        (ScopeReason::Submodule, _) => {
             "submodule changed (pointer moved or uncommitted changes inside) and its path is not allowed".into()
         }
-        (Reason::SymlinkEscape, Subject::Target { raw, resolved: Resolved::Loop }) => {
+        (ScopeReason::SymlinkEscape, Subject::Target { raw, resolved: Resolved::Loop }) => {
             format!("symlink {} cannot be resolved: more than {MAX_SYMLINK_HOPS} links followed (a loop)", display(raw))
         }
-        (Reason::SymlinkEscape, Subject::Target { raw, .. }) => {
+        (ScopeReason::SymlinkEscape, Subject::Target { raw, .. }) => {
             format!("symlink points to {}, outside the repository", display(raw))
         }
-        (Reason::SymlinkEscape, _) => "symlink points outside the repository".into(),
+        (ScopeReason::SymlinkEscape, _) => "symlink points outside the repository".into(),
         (_, Subject::Path) => judged(match v.status {
             crate::model::Status::Deleted => "deleted path".into(),
             _ => "path".into(),
@@ -96,10 +98,6 @@ fn text(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
     }
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
 #[derive(Serialize)]
 struct JsonReport<'a> {
     base: &'a str,
@@ -113,7 +111,7 @@ struct JsonViolation {
     path: String,
     old_path: Option<String>,
     status: crate::model::Status,
-    reason: Reason,
+    reason: ScopeReason,
     rule: Option<String>,
 }
 
@@ -179,14 +177,14 @@ pub fn path_uri(path: &[u8]) -> String {
 fn sarif(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
     use serde_json::json;
     let rules = [
-        (Reason::GitInternal, "Git machinery (hooks, config, the worktree's git link) changed during an attempt."),
+        (ScopeReason::GitInternal, "Git machinery (hooks, config, the worktree's git link) changed during an attempt."),
         (
-            Reason::Submodule,
+            ScopeReason::Submodule,
             "A submodule pointer moved, or a submodule has uncommitted changes, and its path is not allowed.",
         ),
-        (Reason::SymlinkEscape, "A symlink points outside the repository (absolute, or leaving it through ..)."),
-        (Reason::Denied, "The change writes a path that a deny glob matches."),
-        (Reason::OutsideAllow, "The change writes a path that no allow glob matches."),
+        (ScopeReason::SymlinkEscape, "A symlink points outside the repository (absolute, or leaving it through ..)."),
+        (ScopeReason::Denied, "The change writes a path that a deny glob matches."),
+        (ScopeReason::OutsideAllow, "The change writes a path that no allow glob matches."),
     ];
     let results: Vec<_> = r
         .violations

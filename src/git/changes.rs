@@ -20,7 +20,7 @@ use super::patch::{FilePatch, FileSide, Want, file_patch};
 use super::renames::{self, Endpoint, Side as RenameSide};
 use super::walk::{ChangedLeaf, Leaf, changed_leaves};
 use super::{GitError, Repo, Revision, ctx};
-use crate::model::{Change, ChangeSet, EntryKind, FileVersions, Head, Side, Status, SymbolChange};
+use crate::model::{Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange};
 use crate::scope::SymlinkLookup;
 
 /// git's default `diff.renameLimit`: the inexact rename matrix is skipped
@@ -60,6 +60,21 @@ pub struct Comparison<'r> {
     pub patch_lines: usize,
     /// The head's tree, to follow its symlinks.
     pub head: HeadView<'r>,
+}
+
+/// A comparison's change set and patch, for printing; the head's tree is
+/// left behind.
+impl From<Comparison<'_>> for DiffSummary {
+    fn from(c: Comparison<'_>) -> DiffSummary {
+        DiffSummary { changes: c.changes, patch: c.patch, patch_lines: c.patch_lines }
+    }
+}
+
+/// The same, copied from a comparison that is still needed.
+impl From<&Comparison<'_>> for DiffSummary {
+    fn from(c: &Comparison<'_>) -> DiffSummary {
+        DiffSummary { changes: c.changes.clone(), patch: c.patch.clone(), patch_lines: c.patch_lines }
+    }
 }
 
 /// The head side of a comparison: a tree, with the working tree's changes
@@ -189,7 +204,7 @@ impl Repo {
         let head = self.head()?;
         let merge_base = self.merge_base(base, &head)?;
         let (old, head_tree) = (self.commit_tree(merge_base)?, self.commit_tree(head.oid)?);
-        let state = self.worktree_state(old, head_tree)?;
+        let state = self.working_tree_overlay(old, head_tree)?;
         let view = HeadView {
             repo: &self.repo,
             tree: head_tree,
@@ -345,7 +360,9 @@ fn compare(
     });
 
     let mut changes = Vec::with_capacity(pairs.len());
-    let mut contents: Vec<(Option<Cow<[u8]>>, Option<Cow<[u8]>>)> = Vec::new();
+    // Each change's old and new content, when read.
+    type Contents<'b> = (Option<Cow<'b, [u8]>>, Option<Cow<'b, [u8]>>);
+    let mut contents: Vec<Contents> = Vec::new();
     for p in &pairs {
         let symlink_target = match p.new {
             Some((_, leaf @ (_, SYMLINK))) => Some(blobs.get(leaf, false)?.into_owned()),

@@ -17,7 +17,7 @@
 //! Nothing is written through a symlink: files are created with
 //! `O_CREAT | O_EXCL | O_NOFOLLOW`, so a path that exists (a file or a link
 //! an attempt left there) is an error, not an overwrite. Callers clear the
-//! paths first ([`super::safe_fs::Clearer`]).
+//! paths first ([`super::nofollow_fs::Clearer`]).
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -105,7 +105,7 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
 /// entries with stat data, in the items' order. Missing parent directories
 /// are created. `create_dir_all` follows symlinks, so the caller makes sure
 /// none is in the way: a fresh worktree has none, and a reset has made
-/// every existing parent a real directory ([`super::safe_fs::Clearer`]).
+/// every existing parent a real directory ([`super::nofollow_fs::Clearer`]).
 ///
 /// With `replace`, what stands at an item's path (a file, a symlink, a
 /// directory) is removed first, by the writing thread: a reset restores
@@ -145,7 +145,7 @@ fn write_part(git_dir: &Path, root: &Path, items: &[Item], replace: bool) -> Res
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 // A directory where the file goes.
-                Err(_) => super::safe_fs::remove_any(&abs).map_err(io)?,
+                Err(_) => super::nofollow_fs::remove_any(&abs).map_err(io)?,
             }
         }
         if let Some(parent) = abs.parent()

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::record::chain::sha256_hex;
+use crate::hash::sha256_hex;
 
 /// Hash of each part, by name (`config`, `hooks/pre-commit`, `worktree/.git`, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

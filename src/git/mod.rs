@@ -4,7 +4,7 @@
 //! and summarising only read: objects they have to create to describe a
 //! working tree go into an in-memory object database (libgit2's mempack
 //! backend) and vanish with the process. The writes are the task's own: its
-//! worktree (`worktree.rs`, `checkout.rs`), its snapshots' objects and
+//! worktree (`task_worktree.rs`, `checkout.rs`), its snapshots' objects and
 //! `refs/retry-run/` refs (`tree_write.rs`, `pack.rs`), and the
 //! `retry-run/<task>` branch on success.
 
@@ -13,17 +13,16 @@ mod checkout;
 pub mod fingerprint;
 mod ignore;
 pub mod init;
+pub mod nofollow_fs;
 mod pack;
 mod patch;
 mod record_ref;
 mod renames;
 mod revs;
-pub mod safe_fs;
+mod task_worktree;
 mod tree_write;
 mod walk;
-pub mod watch;
-mod worktree;
-mod worktree_state;
+mod working_tree;
 
 use std::path::{Path, PathBuf};
 
@@ -32,7 +31,7 @@ use git2::Repository;
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
 pub use revs::Revision;
-pub use worktree::ResetReport;
+pub use task_worktree::ResetReport;
 
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]
@@ -124,6 +123,19 @@ impl Repo {
     /// Whether git ignores `rel` (a path relative to the working tree).
     pub fn is_ignored(&self, rel: &Path) -> bool {
         self.repo.status_should_ignore(rel).unwrap_or(false)
+    }
+
+    /// Every branch and tag (`refs/heads/x`, `refs/tags/v1`) with the id it
+    /// points at (empty for a symbolic ref), in the order git lists them.
+    pub fn branches_and_tags(&self) -> Vec<(String, String)> {
+        let Ok(refs) = self.repo.references() else { return Vec::new() };
+        refs.flatten()
+            .filter_map(|r| {
+                let name = r.name().ok()?;
+                (name.starts_with("refs/heads/") || name.starts_with("refs/tags/"))
+                    .then(|| (name.to_string(), r.target().map(|o| o.to_string()).unwrap_or_default()))
+            })
+            .collect()
     }
 
     /// This worktree's own git directory (`<common>/worktrees/<id>` for a

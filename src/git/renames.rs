@@ -158,12 +158,14 @@ pub fn detect<'l, E>(
     if srcs.is_empty() || dsts.is_empty() {
         return Ok(pairs);
     }
-    let mut src_data: HashMap<usize, (Vec<(u32, u32)>, usize)> = HashMap::new();
-    let mut dst_data: HashMap<usize, (Vec<(u32, u32)>, usize)> = HashMap::new();
-    let mut hashed = |side: Side, i: usize, cache: &mut HashMap<usize, (Vec<(u32, u32)>, usize)>| -> Result<(), E> {
-        if !cache.contains_key(&i) {
+    /// Span hashes and sizes of the files read so far, by index.
+    type Hashed = HashMap<usize, (Vec<(u32, u32)>, usize)>;
+    let mut src_data: Hashed = HashMap::new();
+    let mut dst_data: Hashed = HashMap::new();
+    let mut hashed = |side: Side, i: usize, cache: &mut Hashed| -> Result<(), E> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(i) {
             let data = load(side, i)?;
-            cache.insert(i, (spanhash(&data), data.len()));
+            slot.insert((spanhash(&data), data.len()));
         }
         Ok(())
     };

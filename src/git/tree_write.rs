@@ -30,7 +30,7 @@ pub(super) enum Change {
     Dir(BTreeMap<Vec<u8>, Change>),
 }
 
-/// Nests a flat overlay (paths in byte order, as `worktree_state` lists
+/// Nests a flat overlay (paths in byte order, as `working_tree` lists
 /// them) into per-directory changes.
 ///
 /// A file and a directory of the same name cannot both be on disk; when

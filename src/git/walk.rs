@@ -57,7 +57,9 @@ fn walk(
     }
     let a = entries(repo, old)?;
     let mut b = entries(repo, new)?;
-    let mut below: BTreeMap<&[u8], Vec<(&[u8], Option<Leaf>)>> = BTreeMap::new();
+    // The overlay's entries below each top-level directory, by its name.
+    type Below<'p> = BTreeMap<&'p [u8], Vec<(&'p [u8], Option<Leaf>)>>;
+    let mut below: Below = BTreeMap::new();
     for &(path, leaf) in overlay {
         match path.iter().position(|&c| c == b'/') {
             None => match leaf {

@@ -14,18 +14,10 @@
 //! recorded crash, not as tampering.
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+
+use crate::hash::sha256_hex;
 
 pub const ZERO: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
 
 /// The line (without newline) of an event. `fields` must be a JSON object;
 /// its `seq`, `ts`, `type`, `attempt` and `prev` keys are overwritten.
@@ -81,9 +73,10 @@ fn split(log: &[u8]) -> (Vec<&[u8]>, Option<&[u8]>) {
     }
 }
 
-/// One event read back.
+/// One line of the log read back: the event's envelope and its whole JSON
+/// value; [`LogLine::typed`] reads it as a [`super::Event`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub struct LogLine {
     /// 1-based line number in the file.
     pub line: usize,
     pub seq: u64,
@@ -92,7 +85,7 @@ pub struct Event {
     pub value: Value,
 }
 
-impl Event {
+impl LogLine {
     /// The event's own type and fields, typed; `None` for an event type
     /// this version does not know (kept, and shown raw).
     pub fn typed(&self) -> Option<super::Event> {
@@ -109,7 +102,7 @@ pub enum Finding {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verified {
-    pub events: Vec<Event>,
+    pub events: Vec<LogLine>,
     /// Lines torn by a crash and recorded as such by a later `LogRepaired`.
     pub repaired: Vec<usize>,
     /// A torn last line not yet repaired (the writer died mid-append).
@@ -183,7 +176,7 @@ pub fn verify(log: &[u8]) -> Verified {
                 Some(Finding::Broken { line: n, what: format!("has seq {seq} after seq {prev_seq}: renumbered") });
             return out;
         }
-        out.events.push(Event {
+        out.events.push(LogLine {
             line: n,
             seq,
             kind: kind.to_string(),

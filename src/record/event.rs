@@ -12,9 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agents::output::Usage;
-use crate::attempt::ScopeFinding;
-use crate::config::{BaselineMode, CheckKind};
+use crate::model::{BaselineMode, CheckKind, ScopeFinding, Usage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
@@ -137,8 +135,10 @@ pub enum Event {
         last_activity: Option<String>,
         #[serde(default)]
         usage: Option<Usage>,
-        #[serde(default)]
-        ignored: Vec<String>,
+        /// The agent's leftovers moved out of the worktree (`ignored` in
+        /// logs of earlier versions).
+        #[serde(default, alias = "ignored")]
+        leftovers: Vec<String>,
     },
     SnapshotTaken {
         #[serde(default)]
@@ -328,5 +328,14 @@ mod tests {
                                         "reason": "r", "attempts": 2});
         assert!(matches!(Event::parse(&logged), Some(Event::TaskEscalated { attempts: 2, .. })));
         assert_eq!(Event::parse(&serde_json::json!({"type": "FromTheFuture", "x": 1})), None);
+    }
+
+    #[test]
+    fn agent_finished_reads_leftovers_under_their_old_name() {
+        let old = serde_json::json!({"type": "AgentFinished", "exit_code": 0, "ignored": [".aider.chat.history.md"]});
+        let Some(e @ Event::AgentFinished { .. }) = Event::parse(&old) else { panic!("AgentFinished: {old}") };
+        assert!(matches!(&e, Event::AgentFinished { leftovers, .. } if leftovers == &[".aider.chat.history.md"]));
+        assert_eq!(e.fields()["leftovers"], serde_json::json!([".aider.chat.history.md"]));
+        assert!(e.fields().get("ignored").is_none());
     }
 }

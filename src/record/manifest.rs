@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::chain::sha256_hex;
+use crate::hash::sha256_hex;
 
 /// Canonical JSON: keys sorted at every level, no whitespace.
 pub fn canonical_json(v: &Value) -> String {

@@ -9,7 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use super::chain::{self, Verified, encode, sha256_hex};
+use super::chain::{self, Verified, encode};
+use crate::hash::sha256_hex;
 
 /// A failure of the record, naming the file.
 #[derive(Debug, thiserror::Error)]

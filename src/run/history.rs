@@ -5,10 +5,9 @@
 
 use serde_json::Value;
 
-use crate::attempt::{AttemptRecord, Outcome};
-use crate::record::Event as Typed;
-use crate::record::Store;
-use crate::record::chain::{Event, parse_rfc3339};
+use crate::model::{AttemptRecord, Outcome};
+use crate::record::chain::{LogLine, parse_rfc3339};
+use crate::record::{Event, Store};
 
 /// Where a task stands, from its events.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,33 +24,33 @@ pub struct TaskState {
     pub unfinished: Option<u32>,
     /// `TaskSucceeded` or `TaskEscalated`, with the attempt it names, when
     /// the latest round ended.
-    pub finished: Option<(Typed, Option<u32>)>,
+    pub finished: Option<(Event, Option<u32>)>,
     /// Manifest hashes by attempt, in order.
     pub manifests: Vec<String>,
 }
 
 /// Pure: the state of a task from its verified events.
-pub fn state(events: &[Event]) -> TaskState {
+pub fn state(events: &[LogLine]) -> TaskState {
     let mut s = TaskState::default();
     let mut open: Option<u32> = None;
     for e in events {
         match e.typed() {
-            Some(Typed::TaskStarted { first_attempt, max_attempts, base, .. }) => {
+            Some(Event::TaskStarted { first_attempt, max_attempts, base, .. }) => {
                 s.started = true;
                 s.first_attempt = first_attempt;
                 s.max_attempts = max_attempts;
                 s.base = Some(base);
                 s.finished = None;
             }
-            Some(Typed::AttemptStarted { .. }) => {
+            Some(Event::AttemptStarted { .. }) => {
                 if let Some(n) = e.attempt {
                     s.last_attempt = s.last_attempt.max(n);
                     open = Some(n);
                 }
             }
-            Some(Typed::AttemptCompleted { .. } | Typed::AttemptAborted { .. }) if e.attempt == open => open = None,
-            Some(Typed::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
-            Some(ended @ (Typed::TaskSucceeded { .. } | Typed::TaskEscalated { .. })) => {
+            Some(Event::AttemptCompleted { .. } | Event::AttemptAborted { .. }) if e.attempt == open => open = None,
+            Some(Event::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
+            Some(ended @ (Event::TaskSucceeded { .. } | Event::TaskEscalated { .. })) => {
                 s.finished = Some((ended, e.attempt));
             }
             _ => {}
@@ -62,8 +61,8 @@ pub fn state(events: &[Event]) -> TaskState {
 }
 
 /// Milliseconds between two events' timestamps.
-pub fn elapsed_ms(from: &Event, to: &Event) -> u64 {
-    let ts = |e: &Event| e.value.get("ts").and_then(Value::as_str).and_then(parse_rfc3339);
+pub fn elapsed_ms(from: &LogLine, to: &LogLine) -> u64 {
+    let ts = |e: &LogLine| e.value.get("ts").and_then(Value::as_str).and_then(parse_rfc3339);
     match (ts(from), ts(to)) {
         (Some(a), Some(b)) => b.saturating_sub(a) * 1000,
         _ => 0,
@@ -72,9 +71,9 @@ pub fn elapsed_ms(from: &Event, to: &Event) -> u64 {
 
 /// The record of attempt `n`, started and never completed: CRASH
 /// (interrupted), lasting from its start to the log's last event.
-pub fn interrupted(events: &[Event], n: u32) -> AttemptRecord {
+pub fn interrupted(events: &[LogLine], n: u32) -> AttemptRecord {
     let started =
-        events.iter().rev().find(|e| e.attempt == Some(n) && matches!(e.typed(), Some(Typed::AttemptStarted { .. })));
+        events.iter().rev().find(|e| e.attempt == Some(n) && matches!(e.typed(), Some(Event::AttemptStarted { .. })));
     let duration = match (started, events.last()) {
         (Some(a), Some(b)) => elapsed_ms(a, b),
         _ => 0,
@@ -85,10 +84,10 @@ pub fn interrupted(events: &[Event], n: u32) -> AttemptRecord {
 /// Every completed attempt, in order. An attempt whose `attempt.json` is
 /// missing or unreadable is rebuilt from its AttemptCompleted event (what
 /// the record still says), never dropped.
-pub fn attempts(store: &Store, task: &str, events: &[Event]) -> Vec<AttemptRecord> {
+pub fn attempts(store: &Store, task: &str, events: &[LogLine]) -> Vec<AttemptRecord> {
     let mut out = Vec::new();
     for e in events {
-        let Some(Typed::AttemptCompleted { outcome, reason, interrupted, duration_ms, .. }) = e.typed() else {
+        let Some(Event::AttemptCompleted { outcome, reason, interrupted, duration_ms, .. }) = e.typed() else {
             continue;
         };
         let Some(n) = e.attempt else { continue };

@@ -3,10 +3,9 @@
 //! checkout, then `worktree.setup`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use super::RunError;
-use crate::git::safe_fs;
+use crate::git::nofollow_fs;
 
 /// Copies `worktree.include` files from the user's checkout, then runs
 /// `worktree.setup` (its failure is an environment error, exit 3).
@@ -20,16 +19,12 @@ pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &P
         wanted.sort();
         wanted.dedup();
         for rel in wanted {
-            safe_fs::copy_in(&src_root.join(&rel), path, &rel)
+            nofollow_fs::copy_in(&src_root.join(&rel), path, &rel)
                 .map_err(|e| RunError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
         }
     }
     if let Some(setup) = &config.worktree.setup {
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(setup)
-            .current_dir(path)
-            .output()
+        let out = crate::process::shell_output(setup, path)
             .map_err(|e| RunError::environment(format!("worktree.setup: cannot run sh: {e}")))?;
         if !out.status.success() {
             let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
@@ -79,11 +74,8 @@ fn walk_checkout(root: &Path, enter: &dyn Fn(&Path) -> bool, keep: &dyn Fn(&Path
                 continue;
             }
             match e.file_type() {
-                Ok(t) if t.is_dir() => {
-                    if enter(&child) {
-                        stack.push(child);
-                    }
-                }
+                Ok(t) if t.is_dir() && enter(&child) => stack.push(child),
+                Ok(t) if t.is_dir() => {}
                 Ok(_) if keep(&child) => out.push(child),
                 _ => {}
             }

@@ -18,9 +18,10 @@ pub struct Queued {
     pub opts: Options,
 }
 
-/// How one task of the queue ended.
+/// How one task of the queue ended: its run's [`Ending`] (and whether the
+/// task had ended in an earlier run), or why it did not run.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum TaskEnd {
     Succeeded {
         earlier: bool,
     },
@@ -36,7 +37,7 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskResult {
     pub id: String,
-    pub outcome: Outcome,
+    pub end: TaskEnd,
     /// Attempts of the task's latest round, when it ended.
     pub attempts: Option<u32>,
     pub time: Duration,
@@ -66,19 +67,19 @@ pub fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskResult> {
 
 fn run_one(dir: &Path, q: &Queued) -> TaskResult {
     let started = Instant::now();
-    let outcome = match run_task(dir, q.opts.clone()) {
-        Ok(r) if r.ending == Ending::Succeeded => Outcome::Succeeded { earlier: r.earlier },
-        Ok(r) => Outcome::Escalated { earlier: r.earlier },
+    let end = match run_task(dir, q.opts.clone()) {
+        Ok(r) if r.ending == Ending::Succeeded => TaskEnd::Succeeded { earlier: r.earlier },
+        Ok(r) => TaskEnd::Escalated { earlier: r.earlier },
         Err(e) => match e.held_by() {
-            Some(by) => Outcome::Held(by),
-            None => Outcome::Failed(e.to_string()),
+            Some(by) => TaskEnd::Held(by),
+            None => TaskEnd::Failed(e.to_string()),
         },
     };
-    let attempts = match outcome {
-        Outcome::Succeeded { .. } | Outcome::Escalated { .. } => attempts(dir, &q.id),
+    let attempts = match end {
+        TaskEnd::Succeeded { .. } | TaskEnd::Escalated { .. } => attempts(dir, &q.id),
         _ => None,
     };
-    TaskResult { id: q.id.clone(), outcome, attempts, time: started.elapsed() }
+    TaskResult { id: q.id.clone(), end, attempts, time: started.elapsed() }
 }
 
 /// The attempts of the task's latest round, from its record.
@@ -97,9 +98,9 @@ fn attempts(dir: &Path, id: &str) -> Option<u32> {
 /// 1 when a task escalated, else 0. A task another run holds does not
 /// count: that run reports it.
 pub fn exit_code(results: &[TaskResult]) -> i32 {
-    if results.iter().any(|r| matches!(r.outcome, Outcome::Failed(_))) {
+    if results.iter().any(|r| matches!(r.end, TaskEnd::Failed(_))) {
         3
-    } else if results.iter().any(|r| matches!(r.outcome, Outcome::Escalated { .. })) {
+    } else if results.iter().any(|r| matches!(r.end, TaskEnd::Escalated { .. })) {
         1
     } else {
         0
@@ -116,13 +117,13 @@ pub fn table(results: &[TaskResult]) -> String {
     let rows: Vec<[String; 4]> = results
         .iter()
         .map(|r| {
-            let outcome = match &r.outcome {
-                Outcome::Succeeded { earlier: false } => "succeeded".to_string(),
-                Outcome::Succeeded { earlier: true } => "succeeded (earlier)".to_string(),
-                Outcome::Escalated { earlier: false } => "escalated".to_string(),
-                Outcome::Escalated { earlier: true } => "escalated (earlier)".to_string(),
-                Outcome::Held(by) => format!("skipped: held by {by}"),
-                Outcome::Failed(why) => format!("failed: {}", crate::text::clip(why, 120, "...")),
+            let outcome = match &r.end {
+                TaskEnd::Succeeded { earlier: false } => "succeeded".to_string(),
+                TaskEnd::Succeeded { earlier: true } => "succeeded (earlier)".to_string(),
+                TaskEnd::Escalated { earlier: false } => "escalated".to_string(),
+                TaskEnd::Escalated { earlier: true } => "escalated (earlier)".to_string(),
+                TaskEnd::Held(by) => format!("skipped: held by {by}"),
+                TaskEnd::Failed(why) => format!("failed: {}", crate::text::clip(why, 120, "...")),
             };
             let attempts = r.attempts.map_or("-".to_string(), |n| n.to_string());
             [r.id.clone(), outcome, attempts, seconds(r.time)]
@@ -142,16 +143,16 @@ pub fn table(results: &[TaskResult]) -> String {
 mod tests {
     use super::*;
 
-    fn result(id: &str, outcome: Outcome) -> TaskResult {
-        TaskResult { id: id.into(), outcome, attempts: Some(2), time: Duration::from_millis(41_200) }
+    fn result(id: &str, end: TaskEnd) -> TaskResult {
+        TaskResult { id: id.into(), end, attempts: Some(2), time: Duration::from_millis(41_200) }
     }
 
     #[test]
     fn exit_code_prefers_environment_failures_then_escalations() {
-        let ok = result("a", Outcome::Succeeded { earlier: true });
-        let esc = result("b", Outcome::Escalated { earlier: false });
-        let held = result("c", Outcome::Held("m1 (pid 3)".into()));
-        let failed = result("d", Outcome::Failed("disk full".into()));
+        let ok = result("a", TaskEnd::Succeeded { earlier: true });
+        let esc = result("b", TaskEnd::Escalated { earlier: false });
+        let held = result("c", TaskEnd::Held("m1 (pid 3)".into()));
+        let failed = result("d", TaskEnd::Failed("disk full".into()));
         assert_eq!(exit_code(&[ok.clone(), held.clone()]), 0);
         assert_eq!(exit_code(&[ok.clone(), esc.clone()]), 1);
         assert_eq!(exit_code(&[esc, failed, ok]), 3);
@@ -160,8 +161,8 @@ mod tests {
     #[test]
     fn table_aligns_columns() {
         let t = table(&[
-            result("fix-login", Outcome::Succeeded { earlier: false }),
-            result("x", Outcome::Held("m1 (pid 3)".into())),
+            result("fix-login", TaskEnd::Succeeded { earlier: false }),
+            result("x", TaskEnd::Held("m1 (pid 3)".into())),
         ]);
         assert_eq!(
             t,

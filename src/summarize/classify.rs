@@ -180,7 +180,7 @@ pub fn classify(line: &str) -> Line {
     {
         return Line::Frame(loc.to_string());
     }
-    if line.starts_with("___") && t.ends_with("___") && t.trim_matches('_').trim().len() > 0 {
+    if line.starts_with("___") && t.ends_with("___") && !t.trim_matches('_').trim().is_empty() {
         return Line::BlockHeader;
     }
     let inner = trim(t);

@@ -90,7 +90,7 @@ fn compiled(def: &'static LanguageDef) -> Result<&'static Compiled, String> {
 /// and the language's query (a new grammar comes with a new version).
 pub fn cache_stamp(def: &LanguageDef) -> String {
     let text = format!("{}\0{}\0{}", env!("CARGO_PKG_VERSION"), def.name, def.query);
-    let hex = crate::record::chain::sha256_hex(text.as_bytes());
+    let hex = crate::hash::sha256_hex(text.as_bytes());
     format!("{}-{}", def.name, &hex[..16])
 }
 

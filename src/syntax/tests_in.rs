@@ -14,7 +14,7 @@
 use tree_sitter::{Node, Parser};
 
 use super::LanguageDef;
-use crate::integrity::FoundTest;
+use crate::model::FoundTest;
 
 /// Every test of `source`; `None` when the language has no test rules.
 pub fn tests_in(def: &'static LanguageDef, source: &[u8]) -> Option<Vec<FoundTest>> {

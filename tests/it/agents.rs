@@ -320,14 +320,14 @@ fn what_the_agent_drops_in_the_worktree_is_left_out_of_the_change() {
     assert_eq!(files, "src/app.txt", "only the change itself");
     let finished = events(&r, "drop").into_iter().find(|e| e["type"] == "AgentFinished").expect("AgentFinished");
     assert_eq!(
-        finished["ignored"],
+        finished["leftovers"],
         serde_json::json!([
             ".aider.chat.history.md",
             ".aider.tags.cache.v4",
             ".gitignore (only the agent's own patterns added)"
         ])
     );
-    let kept = r.join(".git/retry-run/tasks/drop/attempts/1/ignored/.aider.chat.history.md");
+    let kept = r.join(".git/retry-run/tasks/drop/attempts/1/leftovers/.aider.chat.history.md");
     assert_eq!(std::fs::read_to_string(kept).expect("kept in the record"), "chat\n");
 }
 

@@ -44,7 +44,11 @@ fn the_pure_core_has_no_side_effects() {
     let mut files = Vec::new();
     sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
     let pure = [
-        "src/model.rs",
+        "src/model/",
+        "src/config.rs",
+        "src/hash.rs",
+        "src/integrity.rs",
+        "src/outcome.rs",
         "src/scope.rs",
         "src/pathfmt.rs",
         "src/symbols.rs",
@@ -54,7 +58,6 @@ fn the_pure_core_has_no_side_effects() {
         "src/enrich/snippet.rs",
         "src/summarize/",
         "src/text.rs",
-        "src/attempt.rs",
         "src/context/",
         "src/verdict.rs",
         "src/task.rs",
@@ -67,6 +70,42 @@ fn the_pure_core_has_no_side_effects() {
         }
         for banned in ["std::fs", "std::process", "std::env", "SystemTime", "Instant::now"] {
             assert!(!text.contains(banned), "{path} uses {banned}: the pure core may not");
+        }
+    }
+}
+
+/// The paths of the crate's own modules that `text` names outside comments
+/// (`crate::model`, `super::chain`).
+fn crate_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for prefix in ["crate::", "super::"] {
+            for (i, _) in line.match_indices(prefix) {
+                let rest = &line[i..];
+                let end = rest[prefix.len()..]
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .map_or(rest.len(), |e| e + prefix.len());
+                out.push(rest[..end].to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_model_depends_on_nothing_and_the_event_types_only_on_the_model() {
+    let mut files = Vec::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    for (path, text) in &files {
+        let paths = crate_paths(text);
+        if path.starts_with("src/model/") {
+            let outside: Vec<&String> = paths.iter().filter(|p| p.starts_with("crate::")).collect();
+            assert!(outside.is_empty(), "{path} uses {outside:?}: model depends on nothing else in the crate");
+        }
+        if path == "src/record/event.rs" {
+            let other: Vec<&String> =
+                paths.iter().filter(|p| p.starts_with("crate::") && p.as_str() != "crate::model").collect();
+            assert!(other.is_empty(), "{path} uses {other:?}: the event types may only use model");
         }
     }
 }

@@ -128,9 +128,9 @@ fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
         &std::fs::read(r.join(".git/retry-run/tasks/fix-the-value/attempts/2/manifest.json")).expect("manifest"),
     )
     .expect("json");
-    assert_eq!(m2["prior_manifests"][0], retry_run::record::chain::sha256_hex(&m1));
+    assert_eq!(m2["prior_manifests"][0], retry_run::hash::sha256_hex(&m1));
     let delivered = of_type(&ev, "AttemptContextDelivered");
-    assert_eq!(delivered[1]["sha256"], retry_run::record::chain::sha256_hex(p.as_bytes()));
+    assert_eq!(delivered[1]["sha256"], retry_run::hash::sha256_hex(p.as_bytes()));
     // A finished task is not run again without --again.
     let again = run(&env, &r, &["--task", "Fix the value"], &agent);
     again.assert_code(0);

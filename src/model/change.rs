@@ -1,9 +1,10 @@
-//! Shared types of the pure core: what changed between a base and a head.
+//! What changed between a base and a head: changed paths, change sets, the
+//! patch, and the symbols a change touched.
 //!
 //! Paths are raw bytes (`Vec<u8>`), exactly as git stores them; they become
-//! text only when printed, through [`crate::pathfmt`].
+//! text only when printed, through `pathfmt`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// How a path changed, with git's one-letter codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -165,30 +166,6 @@ pub struct DiffSummary {
     pub patch: String,
     /// How many lines the whole patch has.
     pub patch_lines: usize,
-}
-
-/// A function, class or other scope of a source file (docs/commands.md, `enrich`).
-/// Lines are 1-based; `start_line` is the line of the defining keyword.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScopeSpan {
-    /// `function`, `class` (Python); `function`, `impl`, `trait`, `mod`,
-    /// `struct`, `enum` (Rust).
-    pub kind: String,
-    pub name: String,
-    /// The enclosing scopes' names and this one, joined by `.` or `::`.
-    pub qualified_name: String,
-    pub start_line: usize,
-    pub end_line: usize,
-    /// The header, up to the body, on one line.
-    pub signature: String,
-}
-
-/// The innermost scope that holds `line`, from spans sorted by start line.
-pub fn innermost(spans: &[ScopeSpan], line: usize) -> Option<&ScopeSpan> {
-    spans
-        .iter()
-        .filter(|s| s.start_line <= line && line <= s.end_line)
-        .min_by_key(|s| (s.end_line - s.start_line, std::cmp::Reverse(s.start_line)))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

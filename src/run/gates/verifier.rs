@@ -6,10 +6,20 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::attempt::VerifierResult;
+use super::super::RunError;
+use super::super::task_run::{Attempt, TaskRun};
+use crate::format::diff::{DiffFormat, write as write_diff};
+use crate::git::Comparison;
+use crate::model::DiffSummary;
+use crate::record::Event;
+
 use crate::config::VerifierConfig;
+use crate::model::VerifierResult;
 use crate::process::{self, Spec};
 use crate::verdict::{self, Kind};
+
+/// Patch lines sent to the verifier.
+const VERIFIER_DIFF_LINES: usize = 500;
 
 /// The first wait between calls; doubled after each failed call.
 const BACKOFF: Duration = Duration::from_millis(250);
@@ -51,7 +61,7 @@ pub fn verify(
         if finished.exit_code != Some(0) {
             result
                 .problems
-                .push(format!("call {call}: {}", crate::attempt::exit_text(finished.exit_code, finished.signal)));
+                .push(format!("call {call}: {}", crate::text::exit_text(finished.exit_code, finished.signal)));
             continue;
         }
         match verdict::parse(&String::from_utf8_lossy(&bytes)) {
@@ -70,4 +80,47 @@ pub fn verify(
         }
     }
     result
+}
+
+impl TaskRun<'_> {
+    /// The verifier, when one is configured and every check passed: the
+    /// diff summary (and any test-integrity warnings) on its stdin, its
+    /// verdict recorded into `a.record.verifier`.
+    pub(in crate::run) fn review(&mut self, a: &mut Attempt, cmp: &Comparison<'_>) -> Result<(), RunError> {
+        let Some(vcfg) = &self.plan.config.verifier else { return Ok(()) };
+        if !a.record.checks.iter().all(|c| c.passed) {
+            return Ok(());
+        }
+        self.progress.phase("verifier");
+        let summary = DiffSummary::from(cmp);
+        let mut md = Vec::new();
+        let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
+        // What the verifier should weigh that no gate failed on.
+        let warnings: Vec<&str> =
+            a.record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
+        if !warnings.is_empty() {
+            use std::io::Write as _;
+            let _ = writeln!(md, "\n## Test integrity warnings\n");
+            for w in warnings {
+                let _ = writeln!(md, "- {w}");
+            }
+        }
+        let v = verify(vcfg, &self.wt, &a.env, &String::from_utf8_lossy(&md), &a.dir);
+        self.rec.event(
+            Some(a.n),
+            Event::VerifierFinished {
+                answered: v.answered,
+                calls: v.calls,
+                verdict: v.verdict.clone(),
+                confidence: v.confidence,
+                required_change: v.required_change.clone(),
+                critique: v.critique.clone(),
+                problems: v.problems.clone(),
+                min_confidence: v.min_confidence,
+            },
+        )?;
+        self.progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
+        a.record.verifier = Some(v);
+        Ok(())
+    }
 }

@@ -1,30 +1,20 @@
-//! Checks (docs/commands.md, `run`, and docs/config.md): run in the worktree, output parsed with
-//! the enrichment parsers, failures compared one by one with the base's,
-//! flaky re-runs. Failure keys and the baseline comparison are pure.
+//! A check judged against the base: failure keys that survive a shifted
+//! line, an attempt's failures split into new ones and the base's own, and
+//! the check's verdict under the baseline mode. Pure: the shell that runs
+//! checks is `run::gates::checks`.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attempt::{CheckResult, ErrorItem, Failure};
-use crate::config::{BaselineMode, CheckConfig};
-use crate::diagnostics::{self, Format, Severity};
-use crate::enrich::{self, load::load_with};
-use crate::git::{Oid, Repo};
-use crate::process::{self, Finished, Spec};
-use crate::summarize;
-use crate::test_results::{self, TestRun};
+use crate::config::CheckConfig;
+use crate::diagnostics::Severity;
+use crate::enrich;
+use crate::model::{BaselineMode, CheckResult, ErrorItem, Failure};
+use crate::test_results::TestRun;
 
-/// Bytes of a check's output kept at the head and at the tail.
-const KEEP: usize = 2 * 1024 * 1024;
-/// Errors with snippets kept per check.
-const MAX_ERRORS: usize = 30;
-/// The digest's budget, in tokens, before the context's own limits.
-const DIGEST_TOKENS: usize = 1500;
 /// Tools whose diagnostics are test failures (keyed by test id instead).
-const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
+pub const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
 
 /// One run of a check, parsed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -59,86 +49,6 @@ pub struct Baseline {
     /// Tests run by the runners' totals (passed + failed), when printed.
     #[serde(default)]
     pub ran: Option<u64>,
-}
-
-/// `path` with the worktree's absolute prefix removed, so the record and
-/// the prompt hold no path of this machine.
-pub fn relativize(text: &str, worktree: &Path) -> String {
-    let mut out = text.to_string();
-    let mut roots = vec![worktree.to_path_buf()];
-    if let Ok(c) = std::fs::canonicalize(worktree)
-        && c != worktree
-    {
-        roots.push(c);
-    }
-    for root in roots {
-        let r = root.to_string_lossy();
-        out = out.replace(&format!("{r}/"), "").replace(r.as_ref(), ".");
-    }
-    out
-}
-
-/// Runs a check once in `worktree`; its output goes to `out_file`.
-pub fn run_once(
-    check: &CheckConfig,
-    worktree: &Path,
-    env: &[(String, String)],
-    out_file: &Path,
-    confinement: &crate::sandbox::Confinement,
-) -> Result<Finished, String> {
-    let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
-    spec.argv = confinement.argv(spec.argv);
-    spec.env = env.to_vec();
-    spec.keep = KEEP;
-    spec.grace = Duration::from_secs(2);
-    let f = process::run(&spec)?;
-    let _ = crate::record::store::write_file(out_file, &f.output.bytes());
-    Ok(f)
-}
-
-/// Parses a finished check: failures with their keys, the digest, and the
-/// errors enriched from `snapshot` (the files as the attempt left them).
-pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, snapshot: Option<Oid>) -> Parsed {
-    let bytes = f.output.bytes();
-    let text = relativize(&String::from_utf8_lossy(&bytes), worktree);
-    let found = diagnostics::parse_as(Format::from_name(&check.format.0), &text);
-    let root = Path::new(".");
-    let files = enrich::files_to_read(&found, root, root);
-    let read = |rel: &str| match snapshot {
-        Some(c) => repo.blob_at(c, rel),
-        None => std::fs::read(worktree.join(rel)).ok(),
-    };
-    let sources = load_with(&files, &read);
-    let enriched = enrich::enrich(found, &sources, root, root);
-    let digest = summarize::summarize(text.as_bytes());
-    let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
-    let tests = test_results::read(&text);
-    let failures = failure_keys(&digest.failed_tests.entries, &enriched);
-    let errors = enriched
-        .iter()
-        .filter(|e| counts(e.diagnostic.severity, &enriched) && e.diagnostic.path.is_some())
-        .take(MAX_ERRORS)
-        .map(|e| ErrorItem {
-            tool: e.diagnostic.tool.to_string(),
-            path: e.diagnostic.path.clone().unwrap_or_default(),
-            line: e.diagnostic.line,
-            code: e.diagnostic.code.clone(),
-            message: crate::text::clip(e.diagnostic.message.lines().next().unwrap_or(""), 300, "...").into_owned(),
-            scope: e.scope.as_ref().map(|s| s.qualified_name.clone()),
-            snippet: e.snippet.as_deref().map(String::from),
-        })
-        .collect();
-    Parsed {
-        exit_code: f.exit_code,
-        signal: f.signal,
-        timed_out: f.timed_out,
-        duration_ms: f.duration.as_millis() as u64,
-        failures,
-        digest: digest_text.lines().map(str::to_string).collect(),
-        output_lines: digest.lines as usize,
-        errors,
-        tests,
-    }
 }
 
 /// The failures of one run: failing tests by id, and error diagnostics of
@@ -180,7 +90,7 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
 
 /// Errors are failures; warnings too when the output has no error (a lint
 /// check that fails on warnings, `clippy -D warnings` aside).
-fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
+pub fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
     match severity {
         Severity::Error => true,
         Severity::Warning => {
@@ -286,6 +196,7 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::{self, Format};
 
     fn f(key: &str) -> Failure {
         Failure { key: key.into(), label: key.into(), test: true }

@@ -6,16 +6,20 @@
 
 use globset::{GlobBuilder, GlobSetBuilder};
 
-use crate::attempt::{CheckResult, Failure};
-use crate::config::{CheckKind, WeakeningMode};
+use crate::config::WeakeningMode;
 use crate::context::required::{TARGETS, TEST_INTEGRITY};
 use crate::git::{Oid, Repo};
 use crate::integrity::{self, FileTests};
 use crate::model::Change;
+use crate::model::{CheckKind, CheckResult, Failure};
 use crate::syntax::{language_for, tests_in::tests_in};
 use crate::test_results::{TargetStatus, TestRun, target_status};
 
-use super::checks::Baseline;
+use super::super::RunError;
+use super::super::recorder::CheckRun;
+use super::super::task_run::{Attempt, TaskRun};
+use crate::git::Comparison;
+use crate::outcome::check::Baseline;
 
 /// The `targets` check: every target must be reported passing by some
 /// check, and failing by none. `None` when the task names no target.
@@ -93,19 +97,23 @@ impl TestPaths {
     }
 }
 
+/// What the `test-integrity` check reads: the change between two commits,
+/// what counts as a test file and how weakening is judged, and the
+/// configured checks' results on both sides.
+pub struct IntegrityInput<'a> {
+    pub base: Oid,
+    pub head: Oid,
+    pub changes: &'a [Change],
+    pub paths: &'a TestPaths,
+    pub mode: WeakeningMode,
+    pub checks: &'a [CheckResult],
+    pub baselines: &'a [Baseline],
+}
+
 /// The `test-integrity` check. `None` when it is off or the change touches
 /// no test file.
-#[allow(clippy::too_many_arguments)]
-pub fn test_integrity(
-    repo: &Repo,
-    base: Oid,
-    head: Oid,
-    changes: &[Change],
-    paths: &TestPaths,
-    mode: WeakeningMode,
-    checks: &[CheckResult],
-    baselines: &[Baseline],
-) -> Option<CheckResult> {
+pub fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckResult> {
+    let IntegrityInput { base, head, changes, paths, mode, checks, baselines } = input;
     if mode == WeakeningMode::Off {
         return None;
     }
@@ -156,4 +164,43 @@ pub fn test_integrity(
         result.warnings = failures;
     }
     Some(result)
+}
+
+impl TaskRun<'_> {
+    /// The built-in checks of attempt `a`, after the configured ones: the
+    /// task's targets and test integrity, recorded and added to its checks.
+    pub(in crate::run) fn builtin_checks(&mut self, a: &mut Attempt, cmp: &Comparison<'_>) -> Result<(), RunError> {
+        let Some(head) = a.commit else { return Ok(()) };
+        let config = &self.plan.config;
+        let baselines = self.baselines.as_deref().unwrap_or_default();
+        let integrity = test_integrity(
+            self.repo,
+            IntegrityInput {
+                base: self.base.oid,
+                head,
+                changes: &cmp.changes.changes,
+                paths: &self.plan.test_paths,
+                mode: config.retry.test_weakening,
+                checks: &a.record.checks,
+                baselines,
+            },
+        );
+        let targets = targets(&config.targets, &a.record.checks);
+        for result in [targets, integrity].into_iter().flatten() {
+            self.rec.check_finished(a.n, &result, CheckRun::Builtin)?;
+            self.progress.gate(&format!(
+                "{} {}",
+                result.name,
+                if !result.passed {
+                    "FAIL"
+                } else if !result.warnings.is_empty() {
+                    "ok (warnings)"
+                } else {
+                    "ok"
+                }
+            ));
+            a.record.checks.push(result);
+        }
+        Ok(())
+    }
 }

@@ -11,7 +11,7 @@
 //!
 //! A reset rewrites only what differs from the base, and never through a
 //! symlink: everything that differs is first removed from disk by
-//! [`super::safe_fs`] (links, files, whole untracked or ignored trees, read-
+//! [`super::nofollow_fs`] (links, files, whole untracked or ignored trees, read-
 //! only directories included), and only then does libgit2 check the base's
 //! entries out into the cleared paths.
 
@@ -22,8 +22,8 @@ use git2::build::CheckoutBuilder;
 use git2::{IndexEntry, IndexTime, Oid, Repository, Status, StatusOptions};
 
 use super::checkout;
+use super::nofollow_fs;
 use super::pack::Kind;
-use super::safe_fs;
 use super::tree_write;
 use super::{GitError, Repo, ctx};
 
@@ -73,12 +73,12 @@ impl Repo {
     pub fn create_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<(), GitError> {
         self.repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         if path.exists() {
-            safe_fs::remove_any(path).map_err(io(path))?;
+            nofollow_fs::remove_any(path).map_err(io(path))?;
         }
         std::fs::create_dir_all(path).map_err(io(path))?;
         let path = std::fs::canonicalize(path).map_err(io(path))?;
         let meta = self.worktree_meta(task);
-        safe_fs::remove_any(&meta).map_err(io(&meta))?;
+        nofollow_fs::remove_any(&meta).map_err(io(&meta))?;
         std::fs::create_dir_all(&meta).map_err(io(&meta))?;
         let meta = std::fs::canonicalize(&meta).map_err(io(&meta))?;
         let write =
@@ -123,7 +123,7 @@ impl Repo {
         for name in ["index.lock", "HEAD.lock"] {
             let lock = self.worktree_meta(task).join(name);
             if std::fs::symlink_metadata(&lock).is_ok() {
-                safe_fs::remove_any(&lock).map_err(io(&lock))?;
+                nofollow_fs::remove_any(&lock).map_err(io(&lock))?;
                 stale_locks.push(lock);
             }
         }
@@ -195,7 +195,7 @@ impl Repo {
                 .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
             Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
         };
-        let (first, second) = super::worktree_state::split_worktree(path, &index);
+        let (first, second) = super::working_tree::split_working_tree(path, &index);
         let (a, b) = std::thread::scope(|s| {
             let other = (!second.is_empty()).then(|| {
                 s.spawn(|| {
@@ -237,7 +237,7 @@ impl Repo {
         let removing = |remove: &[&Vec<u8>]| -> Result<(), GitError> {
             for file in remove {
                 let rel = Path::new(std::ffi::OsStr::from_bytes(file.strip_suffix(b"/").unwrap_or(file)));
-                safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
+                nofollow_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
             }
             Ok(())
         };
@@ -271,12 +271,12 @@ impl Repo {
         index: &mut git2::Index,
     ) -> Result<(), GitError> {
         let mut items: Vec<checkout::Item> = Vec::new();
-        let mut clearer = safe_fs::Clearer::new(path);
+        let mut clearer = nofollow_fs::Clearer::new(path);
         for file in restore {
             let rel = Path::new(std::ffi::OsStr::from_bytes(file));
             let Ok(entry) = tree.get_path(rel) else {
                 // Not in the base: staged by the attempt, gone from the index now.
-                safe_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
+                nofollow_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
                 continue;
             };
             if entry.filemode() == 0o040000 || !plain {
@@ -319,9 +319,9 @@ impl Repo {
 
     /// Removes the task's worktree and git's metadata for it.
     pub fn remove_worktree(&self, path: &Path, task: &str) -> Result<(), GitError> {
-        safe_fs::remove_any(path).map_err(io(path))?;
+        nofollow_fs::remove_any(path).map_err(io(path))?;
         let meta = self.worktree_meta(task);
-        safe_fs::remove_any(&meta).map_err(io(&meta))
+        nofollow_fs::remove_any(&meta).map_err(io(&meta))
     }
 }
 
@@ -356,7 +356,7 @@ impl Repo {
         let head = wt.head()?;
         let head_tree = wt.commit_tree(head.oid)?;
         let base_tree = self.commit_tree(base)?;
-        let state = wt.worktree_state(base_tree, head_tree)?;
+        let state = wt.working_tree_overlay(base_tree, head_tree)?;
         // A fresh handle, without the in-memory object database, writes to disk.
         let repo = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;

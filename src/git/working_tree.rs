@@ -1,5 +1,6 @@
-//! The working tree as an overlay on `HEAD`'s tree, without touching any
-//! index and without writing any object.
+//! A working tree's files (the user's checkout, or a task worktree being
+//! reset) read as an overlay on `HEAD`'s tree, without touching any index
+//! and without writing any object.
 //!
 //! libgit2's status names the paths that differ from `HEAD` (staged,
 //! unstaged, untracked); each is read from disk and hashed as git would
@@ -22,7 +23,7 @@ use super::ignore::BaseIgnore;
 use super::walk::{Leaf, changed_leaves};
 use super::{GitError, Repo, ctx};
 
-pub(super) struct WorktreeState {
+pub(super) struct WorkingTreeOverlay {
     /// Paths whose entry differs from `HEAD`'s tree (`None`: removed).
     pub overlay: Vec<(Vec<u8>, Option<Leaf>)>,
     /// Content of the blobs in `overlay` that exist only on disk.
@@ -34,7 +35,7 @@ pub(super) struct WorktreeState {
 const GITLINK: u32 = 0o160000;
 
 impl Repo {
-    pub(super) fn worktree_state(&self, base_tree: Oid, head_tree: Oid) -> Result<WorktreeState, GitError> {
+    pub(super) fn working_tree_overlay(&self, base_tree: Oid, head_tree: Oid) -> Result<WorkingTreeOverlay, GitError> {
         let workdir =
             self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?.to_path_buf();
 
@@ -66,7 +67,7 @@ impl Repo {
         let filemode = config.get_bool("core.filemode").unwrap_or(true);
         let autocrlf = config.get_string("core.autocrlf").is_ok_and(|v| v != "false");
         let attributes = self.has_attributes(&index, &entries, &config);
-        let mut state = WorktreeState {
+        let mut state = WorkingTreeOverlay {
             overlay: Vec::with_capacity(entries.len()),
             contents: HashMap::new(),
             dirty_submodules: BTreeSet::new(),
@@ -239,7 +240,7 @@ impl Repo {
                 .collect())
         };
         let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
-        let (first, second) = split_worktree(workdir, &index);
+        let (first, second) = split_working_tree(workdir, &index);
         let (staged, a, b) = std::thread::scope(|s| {
             let staged = s.spawn(staged);
             let a = (!second.is_empty()).then(|| s.spawn(|| unstaged(&open()?, &second)));
@@ -274,7 +275,7 @@ impl Repo {
     }
 }
 
-impl WorktreeState {
+impl WorkingTreeOverlay {
     /// Hashes a blob's bytes and keeps them for later reads.
     fn keep(&mut self, data: Vec<u8>) -> Result<Oid, GitError> {
         let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(ctx(|| "cannot hash a file".into()))?;
@@ -334,7 +335,7 @@ fn is_gitignore(path: &[u8]) -> bool {
 /// The working tree at `workdir` cut in two halves of literal pathspecs
 /// ([`halves`]) by the entries of `index` and the names on disk, for two
 /// comparisons side by side. Two empty lists: do not split.
-pub(super) fn split_worktree(workdir: &Path, index: &git2::Index) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+pub(super) fn split_working_tree(workdir: &Path, index: &git2::Index) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let paths: Vec<Vec<u8>> = index.iter().map(|e| e.path).collect();
     halves(&paths, &|dir: &[u8]| {
         let abs = workdir.join(OsStr::from_bytes(dir));

@@ -1,24 +1,24 @@
-//! What an agent leaves in the worktree that is not part of the change
-//! (`[agent] ignore`, the preset's own globs): its history files, caches,
-//! and an edit of `.gitignore` that only adds its own patterns. Before the
-//! snapshot they are moved out of the worktree into the attempt's record
-//! (`attempts/<n>/ignored/`), so they are never in the diff nor a scope
-//! violation, and recorded as ignored.
+//! The agent's leftovers: what it leaves in the worktree that is not part
+//! of the change (`[agent] leftovers`, and the preset's own globs): its
+//! history files, caches, and an edit of `.gitignore` that only adds its own
+//! patterns. Before the snapshot they are moved out of the worktree into the
+//! attempt's record (`attempts/<n>/leftovers/`), so they are never in the
+//! diff nor a scope violation, and listed in `AgentFinished.leftovers`.
 
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-/// The compiled `ignore` globs (same rules as `[scope]`).
-pub struct Droppings {
+/// The compiled `leftovers` globs (same rules as `[scope]`).
+pub struct Leftovers {
     set: GlobSet,
     patterns: Vec<String>,
     /// Whether a glob can match below the top level.
     deep: bool,
 }
 
-impl Droppings {
-    pub fn new(globs: &[String]) -> Result<Droppings, String> {
+impl Leftovers {
+    pub fn new(globs: &[String]) -> Result<Leftovers, String> {
         let mut b = GlobSetBuilder::new();
         for g in globs {
             let g = g.trim_start_matches("./");
@@ -27,11 +27,11 @@ impl Droppings {
                     .literal_separator(true)
                     .backslash_escape(true)
                     .build()
-                    .map_err(|e| format!("agent.ignore: invalid glob {g:?}: {e}"))?,
+                    .map_err(|e| format!("agent.leftovers: invalid glob {g:?}: {e}"))?,
             );
         }
-        Ok(Droppings {
-            set: b.build().map_err(|e| format!("agent.ignore: {e}"))?,
+        Ok(Leftovers {
+            set: b.build().map_err(|e| format!("agent.leftovers: {e}"))?,
             patterns: globs.to_vec(),
             deep: globs.iter().any(|g| g.contains('/')),
         })
@@ -43,7 +43,7 @@ impl Droppings {
 
     /// Whether a `.gitignore` edit only adds the agent's own patterns:
     /// every line of `before` is still there, and every new line is one of
-    /// the ignore globs (or a comment, or blank). Pure.
+    /// the leftovers globs (or a comment, or blank). Pure.
     pub fn only_adds_own(&self, before: &str, after: &str) -> bool {
         let old: Vec<&str> = before.lines().map(str::trim).collect();
         let new: Vec<&str> = after.lines().map(str::trim).collect();
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn gitignore_edits_that_only_add_the_agents_patterns() {
-        let d = Droppings::new(&[".aider*".into()]).expect("globs");
+        let d = Leftovers::new(&[".aider*".into()]).expect("globs");
         assert!(d.only_adds_own("*.log\n", "*.log\n.aider*\n"));
         assert!(d.only_adds_own("", "\n# aider\n.aider*\n"));
         assert!(!d.only_adds_own("*.log\n", ".aider*\n"), "a removed line");
@@ -117,7 +117,7 @@ mod tests {
         std::fs::write(wt.join(".aider.tags.cache.v4/cache.db"), "x").expect("write");
         std::fs::write(wt.join(".aider.conf.yml"), "tracked").expect("write");
         std::fs::write(wt.join("src.py"), "x").expect("write");
-        let d = Droppings::new(&[".aider*".into()]).expect("globs");
+        let d = Leftovers::new(&[".aider*".into()]).expect("globs");
         let moved = d.move_out(&wt, &keep, &|p| p == ".aider.conf.yml");
         assert_eq!(moved, [".aider.chat.history.md", ".aider.tags.cache.v4"]);
         assert!(keep.join(".aider.tags.cache.v4/cache.db").exists());

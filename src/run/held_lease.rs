@@ -40,7 +40,7 @@ impl HeldLease {
     /// The record sent with a renewed lease; refused once another run took
     /// the lease over.
     pub fn publish(&self) -> Result<(), RunError> {
-        let mut lease = self.lease.lock().map_err(|_| RunError::environment("the lease's renewal failed"))?;
+        let mut lease = self.lease.lock().map_err(|_| RunError::LeaseRenewal)?;
         Ok(lease.publish()?)
     }
 
@@ -48,7 +48,7 @@ impl HeldLease {
     /// lease is lost).
     pub fn release(mut self) -> Result<(), RunError> {
         self.stop_renewing();
-        let mut lease = self.lease.lock().map_err(|_| RunError::environment("the lease's renewal failed"))?;
+        let mut lease = self.lease.lock().map_err(|_| RunError::LeaseRenewal)?;
         if lease.is_lost() {
             return Ok(());
         }

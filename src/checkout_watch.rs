@@ -1,5 +1,6 @@
 //! What an attempt must never change outside its worktree, watched from
-//! outside the sandbox, in every sandbox mode:
+//! outside the sandbox, in every sandbox mode (the files with inotify, the
+//! git state through [`Repo`]'s reads, the machinery by copies):
 //!
 //! - the user's own checkout: its HEAD, branches and tags (but retry-run's
 //!   own `retry-run/<task>` branches) and its index ([`GitState`]), and
@@ -16,7 +17,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::Repo;
+use crate::git::Repo;
 
 /// The stat data that tells a file changed: size, times, inode, mode.
 type Stat = (u64, i64, i64, i64, i64, u64, u32);
@@ -181,7 +182,7 @@ impl Outside {
         for f in files {
             if f.as_os_str().is_empty() {
                 out.push(".".into());
-            } else if !repo.repo.status_should_ignore(&f).unwrap_or(false) {
+            } else if !repo.is_ignored(&f) {
                 out.push(f.display().to_string());
             }
         }
@@ -206,16 +207,11 @@ impl GitState {
         if let Ok(m) = std::fs::symlink_metadata(dir.join("index")) {
             git.insert("index".to_string(), format!("{:?}", stat_of(&m)));
         }
-        if let Ok(refs) = repo.repo.references() {
-            for r in refs.flatten() {
-                let Ok(name) = r.name() else { continue };
-                // `retry-run/<task>` branches are retry-run's own (another
-                // task may finish meanwhile); every other branch and tag is the user's.
-                let ours = name.starts_with("refs/heads/retry-run/");
-                if (name.starts_with("refs/heads/") || name.starts_with("refs/tags/")) && !ours {
-                    let target = r.target().map(|o| o.to_string()).unwrap_or_default();
-                    git.insert(name.to_string(), target);
-                }
+        for (name, target) in repo.branches_and_tags() {
+            // `retry-run/<task>` branches are retry-run's own (another task
+            // may finish meanwhile); every other branch and tag is the user's.
+            if !name.starts_with("refs/heads/retry-run/") {
+                git.insert(name, target);
             }
         }
         GitState { parts: git }

@@ -1,0 +1,332 @@
+//! What one attempt did, as data: each gate's result and the outcome.
+//!
+//! The loop fills an [`AttemptRecord`] step by step and writes it as
+//! `attempts/<n>/attempt.json` when the attempt completes; the retry context,
+//! `report` and `stats` read it back. The gate order of docs/commands.md,
+//! `run` (which outcome the results make) is `crate::outcome::classify`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::check::CheckResult;
+use super::usage::Usage;
+
+/// Outcomes of an attempt (docs/commands.md, `run`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Outcome {
+    Success,
+    CheckFailure,
+    ScopeViolation,
+    VerifierRejection,
+    EmptyDiff,
+    Crash,
+    Timeout,
+    Unverified,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 8] = [
+        Outcome::Success,
+        Outcome::CheckFailure,
+        Outcome::ScopeViolation,
+        Outcome::VerifierRejection,
+        Outcome::EmptyDiff,
+        Outcome::Crash,
+        Outcome::Timeout,
+        Outcome::Unverified,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Success => "SUCCESS",
+            Outcome::CheckFailure => "CHECK_FAILURE",
+            Outcome::ScopeViolation => "SCOPE_VIOLATION",
+            Outcome::VerifierRejection => "VERIFIER_REJECTION",
+            Outcome::EmptyDiff => "EMPTY_DIFF",
+            Outcome::Crash => "CRASH",
+            Outcome::Timeout => "TIMEOUT",
+            Outcome::Unverified => "UNVERIFIED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Outcome> {
+        Outcome::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+
+    /// The `retry.on` name of a failure; `None` for SUCCESS and UNVERIFIED,
+    /// which are never retried.
+    pub fn retry_key(self) -> Option<RetryOn> {
+        Some(match self {
+            Outcome::CheckFailure => RetryOn::CheckFailure,
+            Outcome::ScopeViolation => RetryOn::ScopeViolation,
+            Outcome::VerifierRejection => RetryOn::VerifierRejection,
+            Outcome::EmptyDiff => RetryOn::EmptyDiff,
+            Outcome::Crash => RetryOn::Crash,
+            Outcome::Timeout => RetryOn::Timeout,
+            Outcome::Success | Outcome::Unverified => return None,
+        })
+    }
+}
+
+/// An attempt outcome that `retry.on` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryOn {
+    CheckFailure,
+    ScopeViolation,
+    VerifierRejection,
+    EmptyDiff,
+    Crash,
+    Timeout,
+}
+
+/// How the agent process ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentRun {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub timeout_ms: u64,
+    pub duration_ms: u64,
+    pub output_bytes: u64,
+    /// The newest file in the worktree when the agent stopped (timeouts).
+    pub last_activity: Option<String>,
+    /// The last lines of its output (for a crash).
+    pub output_tail: Vec<String>,
+    /// Paths outside the worktree its output says it was refused (the
+    /// sandbox at work).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// Tokens, turns and cost, as the agent reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Its own final message (from its machine-readable output, else the
+    /// tail of its output), bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_message: Option<String>,
+    /// Its leftovers: files it left in the worktree that are not part of
+    /// the change (`[agent] leftovers`), kept out of the snapshot. Read from
+    /// `ignored` too, the name records had before.
+    #[serde(default, alias = "ignored", skip_serializing_if = "Vec::is_empty")]
+    pub leftovers: Vec<String>,
+}
+
+impl AgentRun {
+    pub fn crashed(&self) -> bool {
+        !self.timed_out && self.exit_code != Some(0)
+    }
+}
+
+/// One changed file of the attempt's snapshot.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    /// Quoted the way git quotes paths when not valid UTF-8.
+    pub path: String,
+    pub old_path: Option<String>,
+    pub status: String,
+    pub additions: usize,
+    pub deletions: usize,
+    pub binary: bool,
+}
+
+/// Why a path violates the scope, in order of precedence: when several
+/// apply to one path, the first one is reported. Written as the kebab-case
+/// name (`outside-worktree`, `git-internal`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScopeReason {
+    /// A write into the user's own checkout (or its git state), outside the
+    /// task's worktree: found by watching the checkout, not by `scope::check`.
+    OutsideWorktree,
+    GitInternal,
+    Submodule,
+    SymlinkEscape,
+    Denied,
+    OutsideAllow,
+}
+
+impl ScopeReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScopeReason::OutsideWorktree => "outside-worktree",
+            ScopeReason::GitInternal => "git-internal",
+            ScopeReason::Submodule => "submodule",
+            ScopeReason::SymlinkEscape => "symlink-escape",
+            ScopeReason::Denied => "denied",
+            ScopeReason::OutsideAllow => "outside-allow",
+        }
+    }
+}
+
+impl fmt::Display for ScopeReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One scope violation of an attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopeFinding {
+    pub path: String,
+    pub old_path: Option<String>,
+    pub reason: ScopeReason,
+    pub rule: Option<String>,
+}
+
+/// What the verifier said (docs/config.md, `[verifier]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifierResult {
+    /// A valid verdict other than `retry` came back.
+    pub answered: bool,
+    pub calls: u32,
+    pub verdict: Option<String>,
+    pub confidence: Option<f64>,
+    pub required_change: Option<String>,
+    pub critique: Option<String>,
+    /// Why calls that did not answer failed.
+    pub problems: Vec<String>,
+    pub min_confidence: f64,
+}
+
+impl VerifierResult {
+    /// `needs_changes` with enough confidence.
+    pub fn rejects(&self) -> bool {
+        self.answered
+            && self.verdict.as_deref() == Some("needs_changes")
+            && self.confidence.unwrap_or(1.0) >= self.min_confidence
+    }
+
+    pub fn escalates(&self) -> bool {
+        self.answered && self.verdict.as_deref() == Some("escalate")
+    }
+}
+
+/// Everything one attempt did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptRecord {
+    pub number: u32,
+    pub duration_ms: u64,
+    pub outcome: Outcome,
+    /// One line: why the outcome is what it is.
+    pub reason: String,
+    /// `retry-run` was killed during the attempt.
+    pub interrupted: bool,
+    pub agent: Option<AgentRun>,
+    /// The snapshot commit.
+    pub commit: Option<String>,
+    pub files: Vec<FileChange>,
+    /// The patch of the snapshot against the base, bounded.
+    pub diff: Vec<String>,
+    /// Patch lines cut from `diff`.
+    pub diff_omitted: usize,
+    pub scope: Vec<ScopeFinding>,
+    /// The allowed globs at the time (for the required change).
+    pub allow: Vec<String>,
+    pub checks: Vec<CheckResult>,
+    pub verifier: Option<VerifierResult>,
+    /// Parts of the repository's git machinery (config, hooks, info) the
+    /// attempt changed and retry-run put back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<String>,
+}
+
+impl AttemptRecord {
+    pub fn new(number: u32) -> Self {
+        AttemptRecord {
+            number,
+            duration_ms: 0,
+            outcome: Outcome::Crash,
+            reason: String::new(),
+            interrupted: false,
+            agent: None,
+            commit: None,
+            files: Vec::new(),
+            diff: Vec::new(),
+            diff_omitted: 0,
+            scope: Vec::new(),
+            allow: Vec::new(),
+            checks: Vec::new(),
+            verifier: None,
+            restored: Vec::new(),
+        }
+    }
+
+    /// An attempt that `retry-run` did not finish (it was killed).
+    pub fn interrupted(number: u32, duration_ms: u64) -> Self {
+        AttemptRecord {
+            duration_ms,
+            outcome: Outcome::Crash,
+            reason: "interrupted: retry-run stopped before the attempt finished".into(),
+            interrupted: true,
+            ..AttemptRecord::new(number)
+        }
+    }
+
+    /// The ids of the failing tests of every failed check.
+    pub fn failing_tests(&self) -> Vec<&str> {
+        self.checks
+            .iter()
+            .filter(|c| !c.passed)
+            .flat_map(|c| &c.failures)
+            .filter(|f| f.test)
+            .map(|f| f.key.as_str())
+            .collect()
+    }
+
+    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcome_names_round_trip() {
+        for o in Outcome::ALL {
+            assert_eq!(Outcome::parse(o.as_str()), Some(o));
+            assert_eq!(serde_json::to_string(&o).expect("json"), format!("\"{}\"", o.as_str()));
+        }
+        assert_eq!(Outcome::Unverified.retry_key(), None);
+        assert_eq!(Outcome::Success.retry_key(), None);
+        assert_eq!(Outcome::EmptyDiff.retry_key(), Some(RetryOn::EmptyDiff));
+    }
+
+    #[test]
+    fn leftovers_are_read_under_their_old_name() {
+        let old: AgentRun = serde_json::from_str(
+            r#"{"exit_code":0,"signal":null,"timed_out":false,"timeout_ms":1,
+            "duration_ms":1,"output_bytes":0,"last_activity":null,"output_tail":[],"ignored":[".aider.x"]}"#,
+        )
+        .expect("an earlier attempt.json's agent");
+        assert_eq!(old.leftovers, [".aider.x"]);
+        let json = serde_json::to_value(&old).expect("json");
+        assert_eq!(json["leftovers"], serde_json::json!([".aider.x"]));
+        assert!(json.get("ignored").is_none());
+    }
+
+    #[test]
+    fn scope_reasons_are_written_as_before() {
+        let reasons = [
+            (ScopeReason::OutsideWorktree, "outside-worktree"),
+            (ScopeReason::GitInternal, "git-internal"),
+            (ScopeReason::Submodule, "submodule"),
+            (ScopeReason::SymlinkEscape, "symlink-escape"),
+            (ScopeReason::Denied, "denied"),
+            (ScopeReason::OutsideAllow, "outside-allow"),
+        ];
+        for (reason, text) in reasons {
+            assert_eq!(reason.as_str(), text);
+            assert_eq!(reason.to_string(), text);
+            assert_eq!(serde_json::to_value(reason).expect("json"), text);
+            assert_eq!(serde_json::from_value::<ScopeReason>(text.into()).expect("read"), reason);
+        }
+        let old = r#"{"path":"x","old_path":null,"reason":"outside-worktree","rule":null}"#;
+        let read: ScopeFinding = serde_json::from_str(old).expect("an earlier finding");
+        assert_eq!(read.reason, ScopeReason::OutsideWorktree);
+        assert_eq!(serde_json::to_string(&read).expect("json"), old);
+    }
+}

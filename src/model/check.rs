@@ -1,0 +1,154 @@
+//! Checks as data: their kinds, how the base's failures count, and what
+//! one check found on an attempt.
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+
+/// What a check is (`[[check]] kind`); `lint` and `build` errors and
+/// `test` failures are reported differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckKind {
+    Lint,
+    Test,
+    Build,
+    #[default]
+    Custom,
+}
+
+/// How failures the base already has are treated (`retry.baseline`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineMode {
+    /// The base's failures still fail a check; the feedback labels them
+    /// "already failing on the base".
+    #[default]
+    Label,
+    /// The base's failures do not fail a check (only new ones do).
+    Tolerate,
+    /// The checks are not run on the base.
+    Off,
+}
+
+impl BaselineMode {
+    /// Whether the checks run on the base at all.
+    pub fn runs(self) -> bool {
+        self != BaselineMode::Off
+    }
+}
+
+impl<'de> Deserialize<'de> for BaselineMode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Bool(true) => Ok(BaselineMode::Tolerate),
+            Raw::Bool(false) => Ok(BaselineMode::Off),
+            Raw::Text(t) => match t.as_str() {
+                "label" => Ok(BaselineMode::Label),
+                "tolerate" => Ok(BaselineMode::Tolerate),
+                "off" => Ok(BaselineMode::Off),
+                other => Err(de::Error::custom(format!(
+                    "unknown baseline mode {other:?}: use \"label\", \"tolerate\" or \"off\""
+                ))),
+            },
+        }
+    }
+}
+
+/// A failure found in a check's output, with the key that compares it
+/// with the base's failures (a test id, or path + code + enclosing scope).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub key: String,
+    /// What to show: a test id with its reason, or `path:line: code message`.
+    pub label: String,
+    /// A failing test (as opposed to a diagnostic).
+    pub test: bool,
+}
+
+/// A lint or compiler error with its enclosing scope, read from the
+/// attempt's snapshot.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorItem {
+    pub tool: String,
+    pub path: String,
+    pub line: Option<usize>,
+    pub code: Option<String>,
+    pub message: String,
+    /// The qualified name of the enclosing function, class, impl, ...
+    pub scope: Option<String>,
+    pub snippet: Option<String>,
+}
+
+/// One check's result on the attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub name: String,
+    pub kind: CheckKind,
+    /// After flaky re-runs and the baseline comparison.
+    pub passed: bool,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    /// Failed, then passed on a re-run of the same tree.
+    pub flaky: bool,
+    pub runs: u32,
+    pub duration_ms: u64,
+    /// Failures the attempt added (all of them without a baseline).
+    pub failures: Vec<Failure>,
+    /// Failures the base has too: not the attempt's.
+    pub pre_existing: Vec<Failure>,
+    /// The check fails on the base as well.
+    pub failing_on_base: bool,
+    /// The summarized output (docs/commands.md, `summarize`), paths relative to the worktree.
+    pub digest: Vec<String>,
+    /// The output's line count.
+    pub output_lines: usize,
+    /// New errors with their scopes and snippets.
+    pub errors: Vec<ErrorItem>,
+    /// Tests run by the runners' totals, when printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_ran: Option<u64>,
+    /// Findings that are reported without failing the check (the
+    /// `test-integrity` check in `warn` mode).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Failure>,
+    /// Tests the output names as passed and failed (for targets; not
+    /// recorded).
+    #[serde(skip)]
+    pub passed_tests: Vec<String>,
+    #[serde(skip)]
+    pub failed_tests: Vec<String>,
+}
+
+impl CheckResult {
+    /// A check that ran once and exited 0 (`passed`) or 1, with nothing parsed.
+    pub fn new(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
+        CheckResult {
+            name: name.into(),
+            kind,
+            passed,
+            exit_code: Some(if passed { 0 } else { 1 }),
+            signal: None,
+            timed_out: false,
+            flaky: false,
+            runs: 1,
+            duration_ms: 0,
+            failures: Vec::new(),
+            pre_existing: Vec::new(),
+            failing_on_base: false,
+            digest: Vec::new(),
+            output_lines: 0,
+            errors: Vec::new(),
+            tests_ran: None,
+            warnings: Vec::new(),
+            passed_tests: Vec::new(),
+            failed_tests: Vec::new(),
+        }
+    }
+}

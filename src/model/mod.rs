@@ -1,0 +1,25 @@
+//! Shared types of the pure core, one file per subject. `model` depends on
+//! nothing else in the crate; every other module may use it.
+//!
+//! - `change.rs`: what changed between a base and a head (`Change`,
+//!   `ChangeSet`, `DiffSummary`, the symbols a change touched);
+//! - `source.rs`: what is found in a source file (`ScopeSpan`, `FoundTest`);
+//! - `attempt.rs`: what one attempt did (`AttemptRecord`, `Outcome`,
+//!   `ScopeFinding`, ...), as written to `attempts/<n>/attempt.json`;
+//! - `check.rs`: checks' kinds and results (`CheckKind`, `CheckResult`,
+//!   `BaselineMode`);
+//! - `usage.rs`: tokens, turns and cost an agent reported (`Usage`).
+
+mod attempt;
+mod change;
+mod check;
+mod source;
+mod usage;
+
+pub use attempt::{AgentRun, AttemptRecord, FileChange, Outcome, RetryOn, ScopeFinding, ScopeReason, VerifierResult};
+pub use change::{
+    Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
+};
+pub use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure};
+pub use source::{FoundTest, ScopeSpan, innermost};
+pub use usage::Usage;

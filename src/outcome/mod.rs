@@ -1,0 +1,440 @@
+//! The loop's decisions, as pure functions of the record: which outcome an
+//! attempt's gate results make ([`classify`]), whether the task's budget
+//! allows another attempt ([`budget_spent`]), what happens after an attempt
+//! ([`next_step`]), and which base failures a success tolerated
+//! ([`tolerated`]). The loop in `run` calls these and acts on the answer.
+//!
+//! - [`check`]: a check's run judged against the base;
+//! - [`resume`]: where a run of a task resumes (its attempt window, its base).
+
+pub mod check;
+pub mod resume;
+
+use crate::config::RetryConfig;
+use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};
+use crate::text::{exit_text, human_ms, plural};
+
+/// The gates of docs/commands.md, `run`, in order: agent exit, empty diff, scope, checks,
+/// verifier. Returns the outcome and a one-line reason. The verifier's
+/// `escalate` is not an outcome of its own: it approves nothing, so the
+/// attempt is VERIFIER_REJECTION and the loop escalates.
+pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
+    if let Some(agent) = &r.agent {
+        if agent.timed_out {
+            return (Outcome::Timeout, format!("the agent ran past its {} limit", human_ms(agent.timeout_ms)));
+        }
+        if agent.crashed() {
+            return (Outcome::Crash, format!("the agent {}", exit_text(agent.exit_code, agent.signal)));
+        }
+    }
+    let outside = r.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).count();
+    if outside > 0 {
+        return (Outcome::ScopeViolation, format!("{outside} path{} written outside the worktree", plural(outside)));
+    }
+    if r.files.is_empty() {
+        return (Outcome::EmptyDiff, "the attempt changed no file".into());
+    }
+    if !r.scope.is_empty() {
+        let n = r.scope.len();
+        return (Outcome::ScopeViolation, format!("{n} path{} written outside the allowed scope", plural(n)));
+    }
+    let failed: Vec<&str> = r.failed_checks().map(|c| c.name.as_str()).collect();
+    if !failed.is_empty() {
+        return (Outcome::CheckFailure, format!("check{} failed: {}", plural(failed.len()), failed.join(", ")));
+    }
+    if let Some(v) = &r.verifier {
+        if !v.answered {
+            return (Outcome::Unverified, format!("the verifier never answered ({} calls)", v.calls));
+        }
+        if v.escalates() {
+            return (Outcome::VerifierRejection, "the verifier asked for a human (escalate)".into());
+        }
+        if v.rejects() {
+            return (
+                Outcome::VerifierRejection,
+                format!("the verifier asked for changes (confidence {:.2})", v.confidence.unwrap_or(1.0)),
+            );
+        }
+    }
+    (Outcome::Success, "every gate passed".into())
+}
+
+/// What the loop does after an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// The attempt passed every gate: the task succeeds with it.
+    Succeed,
+    /// No further attempt: a human takes the task over, for this reason.
+    Escalate(String),
+    /// Another attempt, when one is left.
+    Retry,
+}
+
+/// What happens after the attempt `record`: success, escalation (the
+/// verifier never answered, asked for a human, or the outcome is one that
+/// `retry.on` does not retry), or another attempt. `kept` is the ref the
+/// attempt is kept under (`refs/retry-run/<task>/<n>`), named when the
+/// verifier never answered.
+pub fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str) -> Next {
+    let n = record.number;
+    match record.outcome {
+        Outcome::Success => Next::Succeed,
+        Outcome::Unverified => {
+            Next::Escalate(format!("the verifier never answered on attempt {n}; the attempt is kept ({kept})"))
+        }
+        Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
+            Next::Escalate(format!("the verifier asked for a human on attempt {n}"))
+        }
+        o => match o.retry_key() {
+            Some(key) if !retry_on.contains(&key) => {
+                Next::Escalate(format!("attempt {n} ended with {}, which retry.on does not retry", o.as_str()))
+            }
+            _ => Next::Retry,
+        },
+    }
+}
+
+/// Why no further attempt may start: the task's recorded agent cost or its
+/// attempts' total time reached a bound of `retry`.
+pub fn budget_spent(retry: &RetryConfig, prior: &[AttemptRecord]) -> Option<String> {
+    if let Some(max) = retry.max_cost_usd {
+        let cost: f64 = prior.iter().filter_map(|a| a.agent.as_ref()?.usage.as_ref()?.cost_usd).sum();
+        if cost >= max {
+            return Some(format!("the task's agent cost ${cost:.4} reached retry.max_cost_usd (${max})"));
+        }
+    }
+    if let Some(max) = &retry.max_duration {
+        let ms: u64 = prior.iter().map(|a| a.duration_ms).sum();
+        if ms >= max.value.as_millis() as u64 {
+            return Some(format!(
+                "the task's attempts took {} in all, reaching retry.max_duration ({})",
+                human_ms(ms),
+                max.text
+            ));
+        }
+    }
+    None
+}
+
+/// The failures still failing on a passed check because the base has them
+/// too and `retry.baseline = "tolerate"` let them be: `check: label`.
+pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter(|c| c.passed && !c.flaky)
+        .flat_map(|c| {
+            let mut names: Vec<String> = c.pre_existing.iter().map(|f| format!("{}: {}", c.name, f.key)).collect();
+            // A check that fails as on the base with nothing parsed from its output.
+            if names.is_empty() && c.failing_on_base && !c.timed_out && c.exit_code != Some(0) {
+                names.push(format!("{}: still {}, as on the base", c.name, exit_text(c.exit_code, c.signal)));
+            }
+            names
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::DurationSpec;
+    use crate::model::{AgentRun, CheckKind, CheckResult, Failure, FileChange, ScopeFinding, Usage, VerifierResult};
+
+    /// An attempt whose agent exited 0 and changed one file: every gate passes.
+    fn changed() -> AttemptRecord {
+        let mut r = AttemptRecord::new(1);
+        r.agent = Some(AgentRun { exit_code: Some(0), ..AgentRun::default() });
+        r.files.push(FileChange { path: "a.py".into(), status: "M".into(), ..FileChange::default() });
+        r
+    }
+
+    fn finding(reason: ScopeReason) -> ScopeFinding {
+        ScopeFinding { path: "x".into(), old_path: None, reason, rule: None }
+    }
+
+    fn verifier(answered: bool, verdict: &str, confidence: Option<f64>) -> VerifierResult {
+        VerifierResult {
+            answered,
+            calls: 3,
+            verdict: Some(verdict.into()),
+            confidence,
+            min_confidence: 0.6,
+            ..VerifierResult::default()
+        }
+    }
+
+    #[test]
+    fn gates_in_order() {
+        type Edit = fn(&mut AttemptRecord);
+        let cases: &[(&str, Edit, Outcome, &str)] = &[
+            ("every gate passes", |_| {}, Outcome::Success, "every gate passed"),
+            (
+                "the agent timed out",
+                |r| {
+                    let a = r.agent.as_mut().expect("agent");
+                    a.timed_out = true;
+                    a.exit_code = Some(2);
+                    a.timeout_ms = 90_000;
+                },
+                Outcome::Timeout,
+                "the agent ran past its 1m 30s limit",
+            ),
+            (
+                "the agent crashed, before an empty diff",
+                |r| {
+                    r.agent.as_mut().expect("agent").exit_code = Some(2);
+                    r.files.clear();
+                },
+                Outcome::Crash,
+                "the agent exited with code 2",
+            ),
+            (
+                "killed by a signal",
+                |r| {
+                    let a = r.agent.as_mut().expect("agent");
+                    (a.exit_code, a.signal) = (None, Some(9));
+                },
+                Outcome::Crash,
+                "the agent was killed by signal 9 (SIGKILL)",
+            ),
+            (
+                "a write into the checkout, before an empty diff",
+                |r| {
+                    r.files.clear();
+                    r.scope.push(finding(ScopeReason::OutsideWorktree));
+                    r.scope.push(finding(ScopeReason::OutsideWorktree));
+                },
+                Outcome::ScopeViolation,
+                "2 paths written outside the worktree",
+            ),
+            (
+                "no file changed, before other scope findings",
+                |r| {
+                    r.files.clear();
+                    r.scope.push(finding(ScopeReason::Denied));
+                },
+                Outcome::EmptyDiff,
+                "the attempt changed no file",
+            ),
+            (
+                "outside the allowed scope, before checks",
+                |r| {
+                    r.scope.push(finding(ScopeReason::OutsideAllow));
+                    r.checks.push(CheckResult::new("pytest", CheckKind::Test, false));
+                },
+                Outcome::ScopeViolation,
+                "1 path written outside the allowed scope",
+            ),
+            (
+                "failed checks, before the verifier",
+                |r| {
+                    r.checks.push(CheckResult::new("ruff", CheckKind::Lint, false));
+                    r.checks.push(CheckResult::new("mypy", CheckKind::Lint, true));
+                    r.checks.push(CheckResult::new("pytest", CheckKind::Test, false));
+                    r.verifier = Some(verifier(true, "needs_changes", Some(0.9)));
+                },
+                Outcome::CheckFailure,
+                "checks failed: ruff, pytest",
+            ),
+            (
+                "a silent verifier",
+                |r| r.verifier = Some(VerifierResult { answered: false, calls: 3, ..VerifierResult::default() }),
+                Outcome::Unverified,
+                "the verifier never answered (3 calls)",
+            ),
+            (
+                "the verifier escalates",
+                |r| r.verifier = Some(verifier(true, "escalate", None)),
+                Outcome::VerifierRejection,
+                "the verifier asked for a human (escalate)",
+            ),
+            (
+                "the verifier asks for changes",
+                |r| r.verifier = Some(verifier(true, "needs_changes", Some(0.9))),
+                Outcome::VerifierRejection,
+                "the verifier asked for changes (confidence 0.90)",
+            ),
+            (
+                "too little confidence does not fail",
+                |r| r.verifier = Some(verifier(true, "needs_changes", Some(0.5))),
+                Outcome::Success,
+                "every gate passed",
+            ),
+            (
+                "the verifier approves",
+                |r| r.verifier = Some(verifier(true, "approved", Some(0.9))),
+                Outcome::Success,
+                "every gate passed",
+            ),
+        ];
+        for (what, edit, outcome, reason) in cases {
+            let mut r = changed();
+            edit(&mut r);
+            assert_eq!(classify(&r), (*outcome, reason.to_string()), "{what}");
+        }
+    }
+
+    #[test]
+    fn what_happens_after_each_outcome() {
+        use Outcome::*;
+        #[derive(Debug)]
+        enum Want {
+            Succeed,
+            Retry,
+            Escalate(&'static str),
+        }
+        const NOT_RETRIED: &str = "which retry.on does not retry";
+        const SILENT: &str = "the verifier never answered on attempt 2; the attempt is kept (refs/retry-run/t/2)";
+        const HUMAN: &str = "the verifier asked for a human on attempt 2";
+        // outcome, its retry.on key listed, the verifier said `escalate`, what happens.
+        let cases: &[(Outcome, bool, bool, Want)] = &[
+            (Success, true, false, Want::Succeed),
+            (Success, false, false, Want::Succeed),
+            (Success, true, true, Want::Succeed),
+            (Success, false, true, Want::Succeed),
+            (CheckFailure, true, false, Want::Retry),
+            (CheckFailure, false, false, Want::Escalate(NOT_RETRIED)),
+            (CheckFailure, true, true, Want::Retry),
+            (CheckFailure, false, true, Want::Escalate(NOT_RETRIED)),
+            (ScopeViolation, true, false, Want::Retry),
+            (ScopeViolation, false, false, Want::Escalate(NOT_RETRIED)),
+            (ScopeViolation, true, true, Want::Retry),
+            (ScopeViolation, false, true, Want::Escalate(NOT_RETRIED)),
+            (VerifierRejection, true, false, Want::Retry),
+            (VerifierRejection, false, false, Want::Escalate(NOT_RETRIED)),
+            (VerifierRejection, true, true, Want::Escalate(HUMAN)),
+            (VerifierRejection, false, true, Want::Escalate(HUMAN)),
+            (EmptyDiff, true, false, Want::Retry),
+            (EmptyDiff, false, false, Want::Escalate(NOT_RETRIED)),
+            (EmptyDiff, true, true, Want::Retry),
+            (EmptyDiff, false, true, Want::Escalate(NOT_RETRIED)),
+            (Crash, true, false, Want::Retry),
+            (Crash, false, false, Want::Escalate(NOT_RETRIED)),
+            (Crash, true, true, Want::Retry),
+            (Crash, false, true, Want::Escalate(NOT_RETRIED)),
+            (Timeout, true, false, Want::Retry),
+            (Timeout, false, false, Want::Escalate(NOT_RETRIED)),
+            (Timeout, true, true, Want::Retry),
+            (Timeout, false, true, Want::Escalate(NOT_RETRIED)),
+            (Unverified, true, false, Want::Escalate(SILENT)),
+            (Unverified, false, false, Want::Escalate(SILENT)),
+            (Unverified, true, true, Want::Escalate(SILENT)),
+            (Unverified, false, true, Want::Escalate(SILENT)),
+        ];
+        assert_eq!(cases.len(), Outcome::ALL.len() * 4, "every outcome, retried or not, escalating or not");
+        let all = RetryConfig::default().on;
+        for (outcome, listed, escalates, want) in cases {
+            let mut r = AttemptRecord::new(2);
+            r.outcome = *outcome;
+            if *escalates {
+                r.verifier = Some(verifier(true, "escalate", None));
+            }
+            let retry_on: Vec<RetryOn> =
+                all.iter().copied().filter(|k| *listed || Some(*k) != outcome.retry_key()).collect();
+            let got = next_step(&r, &retry_on, "refs/retry-run/t/2");
+            let ok = match (&got, want) {
+                (Next::Succeed, Want::Succeed) | (Next::Retry, Want::Retry) => true,
+                (Next::Escalate(why), Want::Escalate(NOT_RETRIED)) => {
+                    *why == format!("attempt 2 ended with {}, {NOT_RETRIED}", outcome.as_str())
+                }
+                (Next::Escalate(why), Want::Escalate(text)) => why == text,
+                _ => false,
+            };
+            assert!(ok, "{outcome:?} listed={listed} escalates={escalates}: got {got:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn budgets_stop_further_attempts() {
+        let spent = |cost: f64, ms: u64| {
+            let mut a = AttemptRecord::new(1);
+            a.duration_ms = ms;
+            a.agent = Some(AgentRun {
+                usage: Some(Usage { cost_usd: Some(cost), ..Usage::default() }),
+                ..AgentRun::default()
+            });
+            a
+        };
+        let minute = || Some(DurationSpec::parse("1m").expect("duration"));
+        /// Max cost, max duration, the attempts' (cost, ms), the reason (a part of it) or None.
+        type Case = (Option<f64>, Option<DurationSpec>, &'static [(f64, u64)], Option<&'static str>);
+        let cases: &[Case] = &[
+            (None, None, &[(5.0, 9_000_000)], None),
+            (Some(0.5), None, &[(0.2, 0)], None),
+            (Some(0.5), None, &[(0.2, 0), (0.3, 0)], Some("the task's agent cost $0.5000 reached retry.max_cost_usd")),
+            (None, minute(), &[(0.0, 30_000)], None),
+            (
+                None,
+                minute(),
+                &[(0.0, 30_000), (0.0, 30_000)],
+                Some("the task's attempts took 1m 00s in all, reaching retry.max_duration (1m)"),
+            ),
+            (Some(9.0), minute(), &[(1.0, 90_000)], Some("retry.max_duration")),
+        ];
+        for (max_cost, max_duration, attempts, want) in cases {
+            let retry =
+                RetryConfig { max_cost_usd: *max_cost, max_duration: max_duration.clone(), ..RetryConfig::default() };
+            let prior: Vec<AttemptRecord> = attempts.iter().map(|&(c, ms)| spent(c, ms)).collect();
+            let got = budget_spent(&retry, &prior);
+            match want {
+                None => assert_eq!(got, None, "{attempts:?}"),
+                Some(part) => assert!(got.as_deref().is_some_and(|g| g.contains(part)), "{got:?} lacks {part:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn tolerated_failures_of_passed_checks() {
+        fn failure(key: &str) -> Failure {
+            Failure { key: key.into(), label: key.into(), test: true }
+        }
+        type Edit = fn(&mut CheckResult);
+        let cases: &[(&str, Edit, &[&str])] = &[
+            ("a clean pass", |_| {}, &[]),
+            (
+                "base failures listed",
+                |c| c.pre_existing = vec![failure("t.py::a"), failure("t.py::b")],
+                &["pytest: t.py::a", "pytest: t.py::b"],
+            ),
+            (
+                "failing as on the base, nothing parsed",
+                |c| {
+                    c.failing_on_base = true;
+                    c.exit_code = Some(1);
+                },
+                &["pytest: still exited with code 1, as on the base"],
+            ),
+            (
+                "a flaky pass tolerates nothing",
+                |c| {
+                    c.flaky = true;
+                    c.pre_existing = vec![failure("t.py::a")];
+                },
+                &[],
+            ),
+            (
+                "a failed check tolerates nothing",
+                |c| {
+                    c.passed = false;
+                    c.pre_existing = vec![failure("t.py::a")];
+                },
+                &[],
+            ),
+            (
+                "a timeout on the base is not tolerated",
+                |c| {
+                    c.failing_on_base = true;
+                    c.timed_out = true;
+                    c.exit_code = None;
+                },
+                &[],
+            ),
+        ];
+        for (what, edit, want) in cases {
+            let mut r = changed();
+            let mut c = CheckResult::new("pytest", CheckKind::Test, true);
+            edit(&mut c);
+            r.checks.push(c);
+            assert_eq!(tolerated(&r), *want, "{what}");
+        }
+    }
+}

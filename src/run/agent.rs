@@ -1,0 +1,203 @@
+//! The agent: started confined in the worktree with the prompt, its output
+//! kept and read (usage, final message), and what it left in the worktree
+//! that is not part of the change moved out into the record.
+
+use std::path::{Path, PathBuf};
+
+use super::RunError;
+use super::gates::checks::relativize;
+use super::task_run::{Attempt, TaskRun};
+use crate::model::AgentRun;
+use crate::config::CommandSpec;
+use crate::git::{Oid, Repo};
+use crate::process::{self, Spec};
+use crate::record::Event;
+use crate::hash::sha256_hex;
+use crate::record::store::write_file;
+use crate::sandbox::{self, Effective};
+
+use super::leftovers::Leftovers;
+
+impl TaskRun<'_> {
+    /// The agent of attempt `a`, run to its end with the prompt at
+    /// `prompt_path`; its run goes into `a.record.agent`, the environment it
+    /// shares with the checks into `a.env`.
+    pub(super) fn run_agent(&mut self, a: &mut Attempt, prompt_path: &Path) -> Result<(), RunError> {
+        let (config, id, wt, n) = (&self.plan.config, &self.plan.id, &self.wt, a.n);
+        let delivered = std::fs::read(prompt_path)
+            .map_err(|source| RunError::PromptUnreadable { path: prompt_path.to_path_buf(), source })?;
+        let via: &[&str] = if config.agent.stdin { &["file", "stdin"] } else { &["file"] };
+        self.rec.event(
+            Some(n),
+            Event::AttemptContextDelivered {
+                sha256: sha256_hex(&delivered),
+                bytes: delivered.len() as u64,
+                via: via.iter().map(|v| v.to_string()).collect(),
+            },
+        )?;
+        let confinement = &a.confinement;
+        let vars: Vec<(&str, String)> = vec![
+            ("prompt_file", prompt_path.display().to_string()),
+            ("worktree", wt.display().to_string()),
+            ("task_id", id.clone()),
+            ("attempt", n.to_string()),
+            ("max_attempts", self.last_allowed.to_string()),
+            ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(&a.dir).display().to_string()),
+            ("prompt", String::from_utf8_lossy(&delivered).into_owned()),
+        ];
+        let mut env: Vec<(String, String)> = vec![
+            ("RETRY_RUN_TASK".into(), id.clone()),
+            ("RETRY_RUN_ATTEMPT".into(), n.to_string()),
+            ("RETRY_RUN_MAX_ATTEMPTS".into(), self.last_allowed.to_string()),
+            ("RETRY_RUN_WORKTREE".into(), wt.display().to_string()),
+            ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
+        ];
+        env.extend(confinement.env());
+        if let Some(p) = &self.plan.preset {
+            env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        self.progress.phase("agent running");
+        let spec = Spec {
+            argv: confinement.argv(agent_argv(&self.plan.agent_cmd, &vars)),
+            cwd: wt.clone(),
+            env: env.clone(),
+            stdin: config.agent.stdin.then(|| delivered.clone()),
+            timeout: config.agent.timeout.value,
+            grace: config.agent.kill_grace.value,
+            keep: 64 * 1024,
+        };
+        let mut start_error = None;
+        let rec = &mut self.rec;
+        let ran = process::run_with(&spec, &mut |pgid| {
+            let started = Event::AgentStarted { pgid: pgid as i64, sandbox: Some(confinement.record()) };
+            if let Err(e) = rec.event(Some(n), started) {
+                start_error = Some(e);
+            }
+        });
+        if let Some(e) = start_error {
+            return Err(e);
+        }
+        let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
+        let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
+        if !self.plan.leftovers.is_empty() {
+            agent_run.leftovers = move_out_leftovers(&self.plan.leftovers, self.repo, self.base.oid, wt, &a.dir);
+        }
+        if agent_run.timed_out || agent_run.crashed() {
+            agent_run.last_activity = newest_file(wt);
+            if self.plan.confined == Effective::Landlock {
+                agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
+            }
+        }
+        a.record.agent = Some(agent_run);
+        a.env = env;
+        Ok(())
+    }
+}
+
+/// Quotes a value for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn substitute(arg: &str, vars: &[(&str, String)], quote: bool) -> String {
+    let mut out = arg.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("{{{k}}}"), &if quote { sh_quote(v) } else { v.clone() });
+    }
+    out
+}
+
+/// The agent's argv with placeholders filled in.
+pub fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<String> {
+    match cmd {
+        CommandSpec::Argv(a) => a.iter().map(|x| substitute(x, vars, false)).collect(),
+        CommandSpec::Shell(s) => vec!["sh".into(), "-c".into(), substitute(s, vars, true)],
+    }
+}
+
+/// How the agent ended, from its process: its output kept in `agent.out`,
+/// its report (usage, final message) read, its last lines.
+fn agent_run_of(
+    ran: Result<process::Finished, String>,
+    adir: &Path,
+    output_kind: &str,
+    timeout_ms: u64,
+    wt: &Path,
+) -> Result<AgentRun, RunError> {
+    Ok(match ran {
+        Ok(f) => {
+            write_file(&adir.join("agent.out"), &f.output.bytes())?;
+            let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
+            let report = crate::agents::output::read(output_kind, &text);
+            let tail: Vec<String> =
+                text.lines().rev().take(20).map(|l| crate::text::clip(l, 300, "...").into_owned()).collect();
+            AgentRun {
+                exit_code: f.exit_code,
+                signal: f.signal,
+                timed_out: f.timed_out,
+                timeout_ms,
+                duration_ms: f.duration.as_millis() as u64,
+                output_bytes: f.output.total,
+                last_activity: None,
+                output_tail: tail.into_iter().rev().map(|l| relativize(&l, wt)).collect(),
+                refused: Vec::new(),
+                usage: report.usage,
+                final_message: report.final_message.map(|m| {
+                    let m = relativize(&m, wt);
+                    crate::text::clip(&m, 4000, " [...]").into_owned()
+                }),
+                leftovers: Vec::new(),
+            }
+        }
+        Err(e) => {
+            write_file(&adir.join("agent.out"), e.as_bytes())?;
+            AgentRun { exit_code: Some(127), timeout_ms, output_tail: vec![e], ..AgentRun::default() }
+        }
+    })
+}
+
+/// The agent's leftovers (what it left in the worktree that is not part of
+/// the change), moved into the attempt's record; an edit of `.gitignore`
+/// that only adds the agent's own patterns put back. Returns what it moved
+/// or put back.
+fn move_out_leftovers(leftovers: &Leftovers, repo: &Repo, base: Oid, wt: &Path, adir: &Path) -> Vec<String> {
+    let mut moved = leftovers.move_out(wt, &adir.join("leftovers"), &|p| repo.blob_at(base, p).is_some());
+    let base_gitignore = repo.blob_at(base, ".gitignore");
+    if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
+        let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        if now != before && leftovers.only_adds_own(&before, &now) {
+            let put_back = match &base_gitignore {
+                Some(b) => std::fs::write(wt.join(".gitignore"), b),
+                None => std::fs::remove_file(wt.join(".gitignore")),
+            };
+            if put_back.is_ok() {
+                moved.push(".gitignore (only the agent's own patterns added)".into());
+            }
+        }
+    }
+    moved
+}
+
+/// The newest file under the worktree (not `.git`), relative to it.
+fn newest_file(root: &Path) -> Option<String> {
+    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            let Ok(meta) = std::fs::symlink_metadata(&p) else { continue };
+            if meta.is_dir() {
+                stack.push(p);
+            } else if let Ok(m) = meta.modified()
+                && best.as_ref().is_none_or(|(t, _)| m > *t)
+            {
+                best = Some((m, p));
+            }
+        }
+    }
+    best.and_then(|(_, p)| p.strip_prefix(root).ok().map(|r| r.display().to_string()))
+}

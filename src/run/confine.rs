@@ -1,0 +1,37 @@
+//! The attempt's confinement: its private TMPDIR (made afresh unless the
+//! sandbox is off) and what its agent and checks may write.
+
+use std::time::Instant;
+
+use super::RunError;
+use super::task_run::{Attempt, TaskRun};
+use crate::model::AttemptRecord;
+use crate::sandbox::{self, Confinement, Effective};
+
+impl TaskRun<'_> {
+    /// Attempt `n`, confined: its directory in the record, its TMPDIR and
+    /// its sandbox policy.
+    pub(super) fn confine(&self, n: u32, started: Instant) -> Result<Attempt, RunError> {
+        let (plan, repo) = (&self.plan, self.repo);
+        let dir = self.store.attempt_dir(&plan.id, n);
+        let tmpdir = (plan.confined != Effective::Off).then(|| dir.join("tmp"));
+        if let Some(t) = &tmpdir {
+            let _ = std::fs::remove_dir_all(t);
+            std::fs::create_dir_all(t).map_err(|source| RunError::Tmpdir { path: t.clone(), source })?;
+        }
+        let git_paths =
+            sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&plan.id) };
+        let policy = sandbox::policy(
+            &self.wt,
+            tmpdir.as_deref().unwrap_or(&dir),
+            plan.config.sandbox.git,
+            &git_paths,
+            &plan.extra_writable,
+        );
+        let confinement =
+            Confinement { effective: plan.confined, abi: plan.abi, policy, tmpdir, exe: plan.exe.clone() };
+        let mut record = AttemptRecord::new(n);
+        record.allow = plan.config.scope.allow.clone();
+        Ok(Attempt { n, dir, started, record, confinement, env: Vec::new(), commit: None })
+    }
+}

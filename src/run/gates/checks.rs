@@ -1,0 +1,233 @@
+//! The configured checks: each run confined in the worktree, its output
+//! parsed with the diagnostics parsers and enriched from the attempt's
+//! files, judged against the base ([`crate::outcome::check`]), re-run when
+//! it may be flaky, and recorded. The checks on the base run once per task
+//! and base, cached in the record.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::super::RunError;
+use super::super::recorder::CheckRun;
+use super::super::task_run::{Attempt, TaskRun};
+use crate::model::{CheckResult, ErrorItem};
+use crate::config::{CheckConfig, RetryConfig};
+use crate::diagnostics::{self, Format};
+use crate::enrich::{self, load::load_with};
+use crate::git::{Oid, Repo};
+use crate::outcome::check::{Baseline, Parsed, counts, failure_keys, judge};
+use crate::process::{self, Finished, Spec};
+use crate::record::Event;
+use crate::summarize;
+use crate::test_results;
+
+/// Bytes of a check's output kept at the head and at the tail.
+const KEEP: usize = 2 * 1024 * 1024;
+/// Errors with snippets kept per check.
+const MAX_ERRORS: usize = 30;
+/// The digest's budget, in tokens, before the context's own limits.
+const DIGEST_TOKENS: usize = 1500;
+
+/// `path` with the worktree's absolute prefix removed, so the record and
+/// the prompt hold no path of this machine.
+pub fn relativize(text: &str, worktree: &Path) -> String {
+    let mut out = text.to_string();
+    let mut roots = vec![worktree.to_path_buf()];
+    if let Ok(c) = std::fs::canonicalize(worktree)
+        && c != worktree
+    {
+        roots.push(c);
+    }
+    for root in roots {
+        let r = root.to_string_lossy();
+        out = out.replace(&format!("{r}/"), "").replace(r.as_ref(), ".");
+    }
+    out
+}
+
+/// Runs a check once in `worktree`; its output goes to `out_file`.
+pub fn run_once(
+    check: &CheckConfig,
+    worktree: &Path,
+    env: &[(String, String)],
+    out_file: &Path,
+    confinement: &crate::sandbox::Confinement,
+) -> Result<Finished, String> {
+    let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
+    spec.argv = confinement.argv(spec.argv);
+    spec.env = env.to_vec();
+    spec.keep = KEEP;
+    spec.grace = Duration::from_secs(2);
+    let f = process::run(&spec)?;
+    let _ = crate::record::store::write_file(out_file, &f.output.bytes());
+    Ok(f)
+}
+
+/// Parses a finished check: failures with their keys, the digest, and the
+/// errors enriched from `snapshot` (the files as the attempt left them).
+pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, snapshot: Option<Oid>) -> Parsed {
+    let bytes = f.output.bytes();
+    let text = relativize(&String::from_utf8_lossy(&bytes), worktree);
+    let found = diagnostics::parse_as(Format::from_name(&check.format.0), &text);
+    let root = Path::new(".");
+    let files = enrich::files_to_read(&found, root, root);
+    let read = |rel: &str| match snapshot {
+        Some(c) => repo.blob_at(c, rel),
+        None => std::fs::read(worktree.join(rel)).ok(),
+    };
+    let sources = load_with(&files, &read);
+    let enriched = enrich::enrich(found, &sources, root, root);
+    let digest = summarize::summarize(text.as_bytes());
+    let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
+    let tests = test_results::read(&text);
+    let failures = failure_keys(&digest.failed_tests.entries, &enriched);
+    let errors = enriched
+        .iter()
+        .filter(|e| counts(e.diagnostic.severity, &enriched) && e.diagnostic.path.is_some())
+        .take(MAX_ERRORS)
+        .map(|e| ErrorItem {
+            tool: e.diagnostic.tool.to_string(),
+            path: e.diagnostic.path.clone().unwrap_or_default(),
+            line: e.diagnostic.line,
+            code: e.diagnostic.code.clone(),
+            message: crate::text::clip(e.diagnostic.message.lines().next().unwrap_or(""), 300, "...").into_owned(),
+            scope: e.scope.as_ref().map(|s| s.qualified_name.clone()),
+            snippet: e.snippet.as_deref().map(String::from),
+        })
+        .collect();
+    Parsed {
+        exit_code: f.exit_code,
+        signal: f.signal,
+        timed_out: f.timed_out,
+        duration_ms: f.duration.as_millis() as u64,
+        failures,
+        digest: digest_text.lines().map(str::to_string).collect(),
+        output_lines: digest.lines as usize,
+        errors,
+        tests,
+    }
+}
+
+impl TaskRun<'_> {
+    /// The checks on the base, once per task and base (cached in the
+    /// record), before the first attempt's agent; then the worktree back at
+    /// the base, unless it is kept.
+    pub(in crate::run) fn baseline_once(&mut self, a: &Attempt, kept: bool) -> Result<(), RunError> {
+        let config = &self.plan.config;
+        if !config.retry.baseline.runs() || config.checks.is_empty() || self.baselines.is_some() {
+            return Ok(());
+        }
+        self.progress.phase("checks on the base");
+        let found = self.baseline(a)?;
+        self.baselines = Some(found);
+        if !kept {
+            self.back_to_base()?;
+        }
+        Ok(())
+    }
+
+    /// Each check on the base, from the cache in
+    /// `tasks/<task>/baseline/<base>/<check>.json` or run and cached.
+    fn baseline(&mut self, a: &Attempt) -> Result<Vec<Baseline>, RunError> {
+        let (base, wt) = (self.base.oid, &self.wt);
+        let dir = self.store.task_dir(&self.plan.id).join("baseline").join(base.to_string());
+        let mut out = Vec::new();
+        for check in &self.plan.config.checks {
+            let cache = dir.join(format!("{}.json", file_name(&check.name)));
+            if let Some(b) = std::fs::read(&cache)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Baseline>(&b).ok())
+                .filter(|b| b.run == check.run)
+            {
+                out.push(b);
+                continue;
+            }
+            let out_file = dir.join(format!("{}.out", file_name(&check.name)));
+            let f = run_once(check, wt, &a.confinement.env(), &out_file, &a.confinement)
+                .map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
+            let p = parse(check, &f, wt, self.repo, None);
+            let b = Baseline {
+                check: check.name.clone(),
+                run: check.run.clone(),
+                base: base.to_string(),
+                passed: p.exited_ok(),
+                failures: p.failures,
+                ran: p.tests.ran,
+            };
+            super::super::write_json(&cache, &b)?;
+            self.rec.event(
+                Some(a.n),
+                Event::BaselineChecked {
+                    check: b.check.clone(),
+                    base: b.base.clone(),
+                    passed: b.passed,
+                    failures: b.failures.iter().map(|f| f.key.clone()).collect(),
+                },
+            )?;
+            out.push(b);
+        }
+        Ok(out)
+    }
+
+    /// The configured checks of attempt `a`, each with its flaky re-runs,
+    /// judged against the base, recorded and added to its checks.
+    pub(in crate::run) fn configured_checks(&mut self, a: &mut Attempt) -> Result<(), RunError> {
+        let Some(commit) = a.commit else { return Ok(()) };
+        let base_results = self.baselines.clone().unwrap_or_default();
+        for check in &self.plan.config.checks {
+            self.progress.phase(&format!("check {}", check.name));
+            let base = base_results.iter().find(|x| x.check == check.name);
+            let result = run_check(self.repo, check, &self.wt, a, commit, base, &self.plan.config.retry)?;
+            self.rec.check_finished(a.n, &result, CheckRun::Configured { sandbox: a.confinement.record() })?;
+            self.progress.gate(&format!(
+                "{} {}",
+                check.name,
+                if result.flaky {
+                    "ok (flaky)"
+                } else if result.passed {
+                    "ok"
+                } else {
+                    "FAIL"
+                }
+            ));
+            a.record.checks.push(result);
+        }
+        Ok(())
+    }
+}
+
+/// Runs a check with flaky re-runs and judges it against the base.
+fn run_check(
+    repo: &Repo,
+    check: &CheckConfig,
+    wt: &Path,
+    a: &Attempt,
+    commit: Oid,
+    base: Option<&Baseline>,
+    retry: &RetryConfig,
+) -> Result<CheckResult, RunError> {
+    let (flaky_reruns, mode) = (retry.flaky_reruns, retry.baseline);
+    let file = a.dir.join("checks").join(format!("{}.out", file_name(&check.name)));
+    let started = |message| RunError::CheckStart { check: check.name.clone(), message };
+    let f = run_once(check, wt, &a.env, &file, &a.confinement).map_err(started)?;
+    let parsed = parse(check, &f, wt, repo, Some(commit));
+    let first = judge(check, &parsed, base, mode, 1, false);
+    if first.passed {
+        return Ok(first);
+    }
+    for i in 1..=flaky_reruns {
+        let rerun_file = a.dir.join("checks").join(format!("{}.rerun-{i}.out", file_name(&check.name)));
+        let f = run_once(check, wt, &a.env, &rerun_file, &a.confinement).map_err(started)?;
+        let p = parse(check, &f, wt, repo, Some(commit));
+        if judge(check, &p, base, mode, i + 1, false).passed {
+            // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
+            return Ok(judge(check, &parsed, base, mode, i + 1, true));
+        }
+    }
+    Ok(CheckResult { runs: flaky_reruns + 1, ..first })
+}
+
+/// A check's name as a file name in the record.
+fn file_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
+}

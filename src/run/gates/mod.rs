@@ -1,0 +1,8 @@
+//! The gates an attempt's change goes through, in order: the scope, the
+//! configured checks (judged against the base), the built-in checks (the
+//! task's targets, test integrity) and the verifier. A gate is one file.
+
+pub mod builtin;
+pub mod checks;
+mod scope;
+pub mod verifier;

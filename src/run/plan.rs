@@ -1,0 +1,205 @@
+//! Phase 1, the plan: what a task fixes before its first attempt (the task,
+//! the effective config, the agent, the scope's rules and the sandbox),
+//! all checked before anything is recorded, so bad input fails clean.
+
+use std::path::{Path, PathBuf};
+
+use super::{Options, RunError, gates::builtin, leftovers};
+use crate::config::{self, CommandSpec, Config};
+use crate::git::Repo;
+use crate::record::Store;
+use crate::record::store::check_task_name;
+use crate::sandbox::{self, Effective};
+use crate::scope::Rules;
+use crate::task::{self, Task};
+
+/// What a task fixed before its first attempt.
+pub(super) struct Plan {
+    pub task: Task,
+    pub id: String,
+    pub config: Config,
+    pub agent_cmd: CommandSpec,
+    pub preset: Option<crate::agents::Preset>,
+    pub leftovers: leftovers::Leftovers,
+    pub rules: Rules,
+    pub test_paths: builtin::TestPaths,
+    /// The sandbox as it will be enforced, the kernel's Landlock ABI, and
+    /// why it differs from what was asked, if it does.
+    pub confined: Effective,
+    pub abi: u8,
+    pub fallback_note: Option<String>,
+    /// Paths beyond the worktree the agent may write (config and preset).
+    pub extra_writable: Vec<PathBuf>,
+    /// retry-run's own executable, which confines the agent.
+    pub exe: PathBuf,
+}
+
+/// The project's config (`--config` or `retry-run.toml` at the root) with
+/// a task's front matter over it.
+pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &toml::Table) -> Result<Config, RunError> {
+    let path = match config_path {
+        Some(p) => Some(p.to_path_buf()),
+        None => repo.workdir().map(|w| w.join(config::FILE_NAME)).filter(|p| p.is_file()),
+    };
+    let (project, table) = match &path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|source| RunError::ConfigUnreadable { path: p.clone(), source })?;
+            let cfg = Config::parse(&text, p)?;
+            (cfg, text.parse::<toml::Table>().unwrap_or_default())
+        }
+        None => (Config::default(), toml::Table::new()),
+    };
+    if overrides.is_empty() {
+        return Ok(project);
+    }
+    toml::Value::Table(task::merge(&table, overrides))
+        .try_into::<Config>()
+        .map_err(|e| RunError::FrontMatter { message: e.to_string() })
+}
+
+/// The task recorded for `id` (`tasks/<id>/task.md`).
+pub fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
+    let path = store.task_dir(id).join("task.md");
+    let text = std::fs::read_to_string(&path).map_err(|source| RunError::NoRecordedTask {
+        task: id.to_string(),
+        path: path.clone(),
+        source,
+    })?;
+    Ok(task::parse_file(&text, &path)?)
+}
+
+/// The task from `--task-file`, `--task`, or the record (`--id` alone),
+/// and the id it runs under.
+pub(super) fn task_and_id(store: &Store, dir: &Path, opts: &Options) -> Result<(Task, String), RunError> {
+    let task = load_task(store, dir, opts)?;
+    let id = opts.id.clone().unwrap_or_else(|| task.id.clone());
+    check_task_name(&id)?;
+    Ok((task, id))
+}
+
+fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, RunError> {
+    if let Some(file) = &opts.task_file {
+        let path = crate::pathfmt::absolute(file, dir);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|source| RunError::TaskFileUnreadable { path: file.clone(), source })?;
+        return Ok(task::parse_file(&text, file)?);
+    }
+    if let Some(text) = &opts.task_text {
+        return task::from_text(text).ok_or(RunError::EmptyTask);
+    }
+    if let Some(id) = &opts.id {
+        check_task_name(id)?;
+        return recorded_task(store, id);
+    }
+    Err(RunError::NoTask)
+}
+
+/// The plan of a task: the task and the effective config (flags over front
+/// matter over `retry-run.toml`), the agent, the scope's rules and the
+/// sandbox, with the sandbox's writable paths made ready.
+pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) -> Result<Plan, RunError> {
+    let (task, id) = task_and_id(store, dir, opts)?;
+    let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
+    apply_flags(opts, &mut config)?;
+    let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
+    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
+    let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    let abi = sandbox::landlock::abi();
+    let (confined, fallback_note) =
+        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(RunError::environment)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
+    let mut extra_writable =
+        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(RunError::usage)?;
+    if let Some(p) = &preset {
+        extra_writable
+            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
+    }
+    let exe = std::env::current_exe().map_err(|source| RunError::OwnExecutable { source })?;
+    Ok(Plan {
+        task,
+        id,
+        config,
+        agent_cmd,
+        preset,
+        leftovers,
+        rules,
+        test_paths,
+        confined,
+        abi,
+        fallback_note,
+        extra_writable,
+        exe,
+    })
+}
+
+/// The flags of `run` over the config: `--max-attempts`, `--target`,
+/// `--preset`, `--max-cost`, `--max-duration`.
+fn apply_flags(opts: &Options, config: &mut Config) -> Result<(), RunError> {
+    if let Some(n) = opts.max_attempts {
+        if n == 0 {
+            return Err(RunError::Flag { flag: "--max-attempts", problem: " must be at least 1".into() });
+        }
+        config.max_attempts.0 = n;
+    }
+    for t in &opts.targets {
+        if t.trim().is_empty() {
+            return Err(RunError::Flag {
+                flag: "--target",
+                problem: " is empty; name a test as its runner prints it".into(),
+            });
+        }
+        if !config.targets.contains(t) {
+            config.targets.push(t.clone());
+        }
+    }
+    if let Some(p) = &opts.preset {
+        crate::agents::preset(p).map_err(|e| RunError::Flag { flag: "--preset", problem: format!(": {e}") })?;
+        config.agent.preset = Some(config::PresetName(p.clone()));
+    }
+    if let Some(c) = opts.max_cost {
+        config.retry.max_cost_usd = Some(c);
+    }
+    if let Some(d) = &opts.max_duration {
+        config.retry.max_duration =
+            Some(config::DurationSpec::parse(d).map_err(|e| RunError::Flag {
+                flag: "--max-duration",
+                problem: format!(": {e}"),
+            })?);
+    }
+    Ok(())
+}
+
+/// The agent: its command (after `--`, else `[agent] command`, else the
+/// preset's), its preset, and what it may leave in the worktree. Fills
+/// `config.agent.command` (and `stdin` for a preset that wants it).
+fn resolve_agent(
+    opts: &Options,
+    config: &mut Config,
+) -> Result<(CommandSpec, Option<crate::agents::Preset>, leftovers::Leftovers), RunError> {
+    let preset = match &config.agent.preset {
+        Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
+        None => None,
+    };
+    let from_preset = opts.agent.is_empty() && config.agent.command.is_none() && preset.is_some();
+    let agent_cmd = if !opts.agent.is_empty() {
+        CommandSpec::Argv(opts.agent.clone())
+    } else if let Some(c) = &config.agent.command {
+        c.clone()
+    } else if let Some(p) = &preset {
+        CommandSpec::Argv(crate::agents::command_line(p, &config.agent.args))
+    } else {
+        return Err(RunError::NoAgentCommand { presets: crate::agents::names().join(", ") });
+    };
+    if from_preset && preset.as_ref().is_some_and(|p| p.stdin) {
+        config.agent.stdin = true;
+    }
+    config.agent.command = Some(agent_cmd.clone());
+    let mut globs = config.agent.leftovers.clone();
+    if let Some(p) = &preset {
+        globs.extend(p.leftovers.iter().cloned());
+    }
+    let leftovers = leftovers::Leftovers::new(&globs).map_err(RunError::usage)?;
+    Ok((agent_cmd, preset, leftovers))
+}

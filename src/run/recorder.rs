@@ -1,0 +1,175 @@
+//! The recorder: appends the task's events to its log (echoing them to
+//! stdout with `--json`), and builds each event the loop records from the
+//! loop's own values, in one place each.
+
+use serde_json::Value;
+
+use super::RunError;
+use crate::model::{AttemptRecord, CheckResult, ScopeFinding};
+use crate::git::ResetReport;
+use crate::record::{Event, EventLog};
+
+/// Appends events, echoing them to stdout in `--json` mode.
+pub(super) struct Recorder {
+    pub log: EventLog,
+    pub json: bool,
+    /// Among other tasks: the task's id, added to each echoed event.
+    pub label: Option<String>,
+}
+
+/// How a task's worktree was made ready for an attempt.
+pub(super) enum Prepared {
+    /// `reset = "keep"`: as the last attempt left it.
+    Kept,
+    /// Created at the base.
+    Created,
+    /// Reset to the base.
+    Reset(ResetReport),
+}
+
+/// How a check came to be run: configured (confined as recorded) or built in.
+pub(super) enum CheckRun {
+    Configured { sandbox: Value },
+    Builtin,
+}
+
+/// What watching the user's checkout cost during an attempt.
+pub(super) struct WatchCost {
+    pub spent_ms: f64,
+    pub setup_ms: f64,
+    /// `inotify` or `stat`.
+    pub how: &'static str,
+}
+
+impl Recorder {
+    pub fn event(&mut self, attempt: Option<u32>, event: Event) -> Result<(), RunError> {
+        let mut line = self.log.append_line(event.kind(), attempt, &event.fields())?;
+        if let Some(task) = &self.label
+            && let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(&line)
+        {
+            map.entry("task").or_insert_with(|| Value::String(task.clone()));
+            line = Value::Object(map).to_string();
+        }
+        if self.json {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        Ok(())
+    }
+
+    /// `WorktreeReset`: how the worktree at `path` was made ready.
+    pub fn worktree_reset(&mut self, n: u32, path: String, how: &Prepared) -> Result<(), RunError> {
+        let event = match how {
+            Prepared::Kept => Event::WorktreeReset {
+                mode: "keep".into(),
+                created: None,
+                restored: None,
+                removed: None,
+                stale_locks_removed: None,
+                path,
+            },
+            Prepared::Created => Event::WorktreeReset {
+                mode: "always".into(),
+                created: Some(true),
+                restored: None,
+                removed: None,
+                stale_locks_removed: None,
+                path,
+            },
+            Prepared::Reset(r) => Event::WorktreeReset {
+                mode: "always".into(),
+                created: Some(r.recreated),
+                restored: Some(r.restored as u64),
+                removed: Some(r.removed as u64),
+                stale_locks_removed: Some(r.stale_locks.iter().map(|p| p.display().to_string()).collect()),
+                path,
+            },
+        };
+        self.event(Some(n), event)
+    }
+
+    /// `ScopeChecked`: `checked` changes judged, the findings, and what was
+    /// put back; `after` names the step that wrote outside (`checks`).
+    pub fn scope_checked(
+        &mut self,
+        n: u32,
+        checked: usize,
+        findings: &[ScopeFinding],
+        restored: &[String],
+        after: Option<&str>,
+    ) -> Result<(), RunError> {
+        self.event(
+            Some(n),
+            Event::ScopeChecked {
+                checked: checked as u64,
+                violations: findings.to_vec(),
+                restored: restored.to_vec(),
+                after: after.map(String::from),
+            },
+        )
+    }
+
+    /// `CheckFinished` for a check's result.
+    pub fn check_finished(&mut self, n: u32, result: &CheckResult, how: CheckRun) -> Result<(), RunError> {
+        let keys = |fs: &[crate::model::Failure]| fs.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
+        let event = match how {
+            CheckRun::Configured { sandbox } => Event::CheckFinished {
+                check: result.name.clone(),
+                kind: result.kind,
+                passed: result.passed,
+                exit_code: result.exit_code,
+                timed_out: result.timed_out,
+                flaky: result.flaky,
+                runs: result.runs,
+                duration_ms: result.duration_ms,
+                new_failures: keys(&result.failures),
+                pre_existing: result.pre_existing.len() as u64,
+                pre_existing_failures: Some(keys(&result.pre_existing)),
+                tests_ran: Some(result.tests_ran),
+                sandbox: Some(sandbox),
+                builtin: None,
+                warnings: None,
+            },
+            CheckRun::Builtin => Event::CheckFinished {
+                check: result.name.clone(),
+                kind: result.kind,
+                passed: result.passed,
+                exit_code: result.exit_code,
+                timed_out: false,
+                flaky: false,
+                runs: 1,
+                duration_ms: result.duration_ms,
+                new_failures: keys(&result.failures),
+                pre_existing: 0,
+                pre_existing_failures: None,
+                tests_ran: None,
+                sandbox: None,
+                builtin: Some(true),
+                warnings: Some(keys(&result.warnings)),
+            },
+        };
+        self.event(Some(n), event)
+    }
+
+    /// `AttemptCompleted` for a finished (or interrupted) attempt's record.
+    pub fn attempt_completed(&mut self, record: &AttemptRecord, watch: Option<WatchCost>) -> Result<(), RunError> {
+        let required = crate::context::required_change(record);
+        self.event(
+            Some(record.number),
+            Event::AttemptCompleted {
+                outcome: record.outcome.as_str().into(),
+                reason: record.reason.clone(),
+                interrupted: record.interrupted.then_some(true),
+                duration_ms: record.duration_ms,
+                commit: record.commit.clone(),
+                required_change: required.text,
+                feedback: required.source,
+                watch_ms: watch.as_ref().map(|w| w.spent_ms),
+                watch_setup_ms: watch.as_ref().map(|w| w.setup_ms),
+                watch: watch.map(|w| w.how.to_string()),
+            },
+        )
+    }
+}

@@ -1,0 +1,57 @@
+//! The snapshot: the worktree as a commit on the base under
+//! `refs/retry-run/<task>/<n>`, compared with the base; the attempt's files
+//! and bounded diff recorded.
+
+use super::RunError;
+use super::task_run::{Attempt, TaskRun};
+use crate::model::FileChange;
+use crate::git::{Comparison, DiffDepth};
+use crate::pathfmt::display;
+use crate::record::Event;
+
+/// Patch lines kept in an attempt's record (the context bounds it further).
+const RECORD_DIFF_LINES: usize = 2000;
+
+impl<'a> TaskRun<'a> {
+    /// Attempt `a` as a commit, its change compared with the base.
+    pub(super) fn snapshot(&mut self, a: &mut Attempt) -> Result<Comparison<'a>, RunError> {
+        self.progress.phase("snapshot");
+        let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
+        let refname = format!("refs/retry-run/{id}/{n}");
+        let commit = repo.snapshot(&self.wt, self.base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
+        let head = repo.resolve(&commit.to_string())?;
+        let cmp = repo.compare_commits(&self.base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
+        let record = &mut a.record;
+        record.commit = Some(commit.to_string());
+        record.files = cmp
+            .changes
+            .changes
+            .iter()
+            .map(|c| FileChange {
+                path: display(c.path()).into_owned(),
+                old_path: c.old_path().map(|p| display(p).into_owned()),
+                status: c.status.letter().to_string(),
+                additions: c.additions,
+                deletions: c.deletions,
+                binary: c.binary,
+            })
+            .collect();
+        let patch_lines: Vec<String> = cmp.patch.lines().map(str::to_string).collect();
+        record.diff_omitted = cmp.patch_lines.saturating_sub(patch_lines.len());
+        record.diff = patch_lines;
+        let totals = cmp.changes.totals();
+        self.rec.event(
+            Some(n),
+            Event::SnapshotTaken {
+                commit: commit.to_string(),
+                refname,
+                files: totals.files as u64,
+                additions: totals.additions as u64,
+                deletions: totals.deletions as u64,
+                paths: record.files.iter().map(|f| f.path.clone()).collect(),
+            },
+        )?;
+        a.commit = Some(commit);
+        Ok(cmp)
+    }
+}

@@ -1,0 +1,174 @@
+//! Phase 2, the start (or resume) of a task: the record read and verified,
+//! an attempt a killed run left recorded as interrupted, the base fixed and
+//! `TaskStarted` recorded.
+
+use serde_json::json;
+
+use super::outside::Watch;
+use super::plan::Plan;
+use super::recorder::Recorder;
+use super::task_run::TaskRun;
+use super::{Ending, Options, RunError, history, progress::Progress, progress_of};
+use crate::model::AttemptRecord;
+use crate::context::TaskText;
+use crate::git::{Repo, Revision};
+use crate::outcome::resume::{self, BaseChoice, SoFar};
+use crate::process;
+use crate::hash::sha256_hex;
+use crate::record::store::write_file;
+use crate::record::{Event, RecordError, Store};
+use crate::task;
+
+pub(super) enum Started<'a> {
+    /// The task runs, from this attempt number.
+    Now(Box<TaskRun<'a>>, u32),
+    /// The task had ended and `--again` was not given.
+    AlreadyEnded(Ending),
+}
+
+/// The task started or resumed; the watch of the user's checkout started
+/// in the background.
+pub(super) fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts: &Options) -> Result<Started<'a>, RunError> {
+    let id = plan.id.clone();
+    let config = &plan.config;
+    let progress = progress_of(opts, &id);
+    let verified = store.read(&id).or_else(|e| match e {
+        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
+        e => Err(e),
+    })?;
+    if let Some(b) = &verified.broken {
+        return Err(RunError::BrokenLog { task: id, path: store.events_path(&plan.id), detail: format!("{b:?}") });
+    }
+    let state = history::state(&verified.events);
+    if let Some(note) = &plan.fallback_note {
+        progress.say(note);
+    }
+    let label = opts.among.is_some().then(|| id.clone());
+    let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
+
+    let mut prior = history::attempts(store, &id, &verified.events);
+    if let Some(n) = state.unfinished {
+        prior.push(record_interrupted(&mut rec, &progress, repo, store, &plan, &verified.events, n)?);
+    }
+    if let Some((ended, at)) = &state.finished
+        && !opts.again
+    {
+        let (ok, how) = match ended {
+            Event::TaskSucceeded { branch, .. } => {
+                (true, format!("succeeded at attempt {} (branch {branch})", at.unwrap_or(0)))
+            }
+            Event::TaskEscalated { reason, .. } => (false, format!("escalated ({reason})")),
+            _ => (false, "ended".to_string()),
+        };
+        progress.say(&format!(
+            "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
+        ));
+        return Ok(Started::AlreadyEnded(if ok { Ending::Succeeded } else { Ending::Escalated }));
+    }
+
+    let base = match resume::choose_base(
+        state.base.as_deref(),
+        opts.refresh_base,
+        opts.base.as_deref(),
+        config.base.as_deref(),
+    ) {
+        BaseChoice::Recorded(b) => {
+            repo.resolve(&b).map_err(|_| RunError::BaseGone { task: id.clone(), base: b.clone() })?
+        }
+        BaseChoice::Given(spec) => repo.resolve(&spec)?,
+        BaseChoice::DefaultBranch => repo.default_branch()?,
+    };
+    let so_far = SoFar {
+        started: state.started,
+        ended: state.finished.is_some(),
+        first_attempt: state.first_attempt,
+        last_attempt: state.last_attempt,
+    };
+    let window = resume::window(so_far, opts.again, config.max_attempts.0);
+    record_start(&mut rec, store, &plan, &base, &window)?;
+
+    let wt_root = repo.worktrees_root(&config.worktree.root);
+    let wt = wt_root.join(&id);
+    let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
+    let watch = Watch::start(repo, &wt_root);
+    let run = TaskRun {
+        repo,
+        store,
+        json: opts.json,
+        plan,
+        progress,
+        rec,
+        base,
+        first_attempt: window.first,
+        last_allowed: window.last,
+        task_text,
+        wt_root,
+        wt,
+        baselines: None,
+        watch,
+        manifests: state.manifests,
+        prior,
+        lease: None,
+    };
+    Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// The task as given written to `tasks/<id>/task.md`, and `TaskStarted`.
+fn record_start(
+    rec: &mut Recorder,
+    store: &Store,
+    plan: &Plan,
+    base: &Revision,
+    window: &resume::Window,
+) -> Result<(), RunError> {
+    let config = &plan.config;
+    let task_file_text = task::file_text(&plan.task);
+    write_file(&store.task_dir(&plan.id).join("task.md"), task_file_text.as_bytes())?;
+    rec.event(
+        None,
+        Event::TaskStarted {
+            task: plan.id.clone(),
+            title: plan.task.title.clone(),
+            base: base.oid.to_string(),
+            base_ref: base.spec.clone(),
+            max_attempts: config.max_attempts.0,
+            first_attempt: window.first,
+            resumed: !window.new_round,
+            task_sha256: sha256_hex(task_file_text.as_bytes()),
+            targets: config.targets.clone(),
+            baseline: Some(config.retry.baseline),
+            sandbox: Some(
+                json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note}),
+            ),
+        },
+    )
+}
+
+/// An attempt a killed run left unfinished: its agent stopped if it still
+/// runs in the worktree (checked by its working directory, so a reused pid
+/// is never signalled), and the attempt recorded as CRASH (interrupted).
+fn record_interrupted(
+    rec: &mut Recorder,
+    progress: &Progress,
+    repo: &Repo,
+    store: &Store,
+    plan: &Plan,
+    events: &[crate::record::chain::LogLine],
+    n: u32,
+) -> Result<AttemptRecord, RunError> {
+    let (config, id) = (&plan.config, &plan.id);
+    if let Some(pgid) = events.iter().rev().filter(|e| e.attempt == Some(n)).find_map(|e| match e.typed() {
+        Some(Event::AgentStarted { pgid, .. }) => Some(pgid),
+        _ => None,
+    }) {
+        let wt = repo.worktrees_root(&config.worktree.root).join(id);
+        if process::stop_orphan(pgid as i32, &wt, config.agent.kill_grace.value) {
+            progress.say(&format!("stopped the agent of the interrupted attempt {n} (process group {pgid})"));
+        }
+    }
+    let r = history::interrupted(events, n);
+    super::write_json(&store.attempt_dir(id, n).join("attempt.json"), &r)?;
+    rec.attempt_completed(&r, None)?;
+    progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
+    Ok(r)
+}

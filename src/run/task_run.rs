@@ -1,0 +1,256 @@
+//! Phase 3, the task under way: its attempts one after another, each
+//! gated by the task's budgets, and what each outcome means for the task
+//! (success, escalation, or another attempt).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::held_lease::HeldLease;
+use super::outside::Watch;
+use super::plan::Plan;
+use super::progress::Progress;
+use super::recorder::{Recorder, WatchCost};
+use super::{Ending, RunError};
+use crate::outcome::check::Baseline;
+use crate::model::AttemptRecord;
+use crate::outcome;
+use crate::context::TaskText;
+use crate::git::{Oid, Repo, Revision};
+use crate::record::{Event, Store};
+use crate::sandbox::Confinement;
+
+/// A task under way: the plan, the record it appends to, and what its
+/// attempts carry from one to the next.
+pub(super) struct TaskRun<'a> {
+    pub repo: &'a Repo,
+    pub store: &'a Store,
+    pub json: bool,
+    pub plan: Plan,
+    pub progress: Progress,
+    pub rec: Recorder,
+    pub base: Revision,
+    pub first_attempt: u32,
+    pub last_allowed: u32,
+    pub task_text: TaskText,
+    /// Where the task worktrees live, and this task's.
+    pub wt_root: PathBuf,
+    pub wt: PathBuf,
+    /// The checks on the base, run before the first attempt that needs them.
+    pub baselines: Option<Vec<Baseline>>,
+    /// The user's checkout, watched from the run's start to its end.
+    pub watch: Watch,
+    /// Manifest hashes of the attempts so far, chained into the next.
+    pub manifests: Vec<String>,
+    /// Every completed attempt; each attempt adds its own as it ends.
+    pub prior: Vec<AttemptRecord>,
+    /// With `--remote`: the lease, and the record sent at each attempt's
+    /// start and end.
+    pub lease: Option<HeldLease>,
+}
+
+/// One attempt under way: what its phases hand one another.
+pub(super) struct Attempt {
+    pub n: u32,
+    /// `tasks/<id>/attempts/<n>/`.
+    pub dir: PathBuf,
+    pub started: Instant,
+    /// Filled in by each phase as it ends.
+    pub record: AttemptRecord,
+    /// How its agent and checks are confined.
+    pub confinement: Confinement,
+    /// The environment its agent and checks share.
+    pub env: Vec<(String, String)>,
+    /// The snapshot's commit, once taken.
+    pub commit: Option<Oid>,
+}
+
+impl Attempt {
+    /// The agent ended by itself, without a timeout or a crash.
+    pub fn agent_ok(&self) -> bool {
+        self.record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed())
+    }
+}
+
+impl<'a> TaskRun<'a> {
+    /// The attempts from `next` until one succeeds or the task escalates.
+    pub fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
+        for n in next.max(self.first_attempt)..=self.last_allowed {
+            if let Some(ending) = self.budget_gate(n)? {
+                return Ok(ending);
+            }
+            let record = self.attempt(n)?;
+            if let Some(ending) = self.conclude(record)? {
+                return Ok(ending);
+            }
+        }
+        self.out_of_attempts()
+    }
+
+    /// One attempt: each phase in its own file, recorded as it ends.
+    fn attempt(&mut self, n: u32) -> Result<AttemptRecord, RunError> {
+        let started = Instant::now();
+        self.progress.attempt(n, self.last_allowed);
+        self.rec.event(Some(n), Event::AttemptStarted { max_attempts: self.last_allowed })?;
+        self.publish()?;
+        let kept = self.worktree(n)?;
+        let mut a = self.confine(n, started)?;
+        self.baseline_once(&a, kept)?;
+        let guard = self.guard_outside();
+        let prompt = self.assemble_prompt(&a)?;
+        self.run_agent(&mut a, &prompt)?;
+        let outside = self.after_agent(&guard, &mut a)?;
+        let cmp = self.snapshot(&mut a)?;
+        self.scope_gate(&mut a, &cmp, outside)?;
+        if a.agent_ok() && !a.record.files.is_empty() && a.record.scope.is_empty() {
+            self.configured_checks(&mut a)?;
+            if !self.plan.config.checks.is_empty() {
+                self.after_checks(&guard, &mut a)?;
+            }
+            self.builtin_checks(&mut a, &cmp)?;
+            self.review(&mut a, &cmp)?;
+        }
+        self.record_outcome(a)
+    }
+
+    /// With `--remote`, the record as it stands sent to the remote.
+    fn publish(&self) -> Result<(), RunError> {
+        match &self.lease {
+            Some(l) => l.publish(),
+            None => Ok(()),
+        }
+    }
+
+    /// No attempt starts once the task has spent its cost or time budget.
+    fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
+        let Some(why) = outcome::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
+        let tried = n - self.first_attempt;
+        self.rec.event(
+            (n > 1).then_some(n - 1),
+            Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
+        )?;
+        let id = &self.plan.id;
+        self.progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
+        Ok(Some(Ending::Escalated))
+    }
+
+    /// The attempt's outcome classified, `attempt.json` written, the end
+    /// told and recorded (`AttemptCompleted`).
+    fn record_outcome(&mut self, mut a: Attempt) -> Result<AttemptRecord, RunError> {
+        let n = a.n;
+        let (outcome, reason) = outcome::classify(&a.record);
+        a.record.outcome = outcome;
+        a.record.reason = reason;
+        a.record.duration_ms = a.started.elapsed().as_millis() as u64;
+        super::write_json(&a.dir.join("attempt.json"), &a.record)?;
+        if let Some(t) = &a.confinement.tmpdir {
+            let _ = std::fs::remove_dir_all(t);
+        }
+        let record = a.record;
+        let outside_now: Vec<&str> =
+            record.scope.iter().filter(|v| v.reason == crate::model::ScopeReason::OutsideWorktree).map(|v| v.path.as_str()).collect();
+        if !outside_now.is_empty() {
+            self.progress.say(&format!(
+                "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
+                outside_now.join(", ")
+            ));
+        }
+        if !record.restored.is_empty() {
+            self.progress.say(&format!(
+                "attempt {n} changed the repository's {}; put back as it was before the attempt",
+                record.restored.join(", ")
+            ));
+        }
+        let spent_ms = self.watch.spent.as_secs_f64() * 1000.0;
+        let watch = self.watch.ready(&self.wt_root, &self.progress);
+        let cost = WatchCost {
+            spent_ms,
+            setup_ms: watch.setup.as_secs_f64() * 1000.0,
+            how: if watch.fallback.is_some() { "stat" } else { "inotify" },
+        };
+        self.rec.attempt_completed(&record, Some(cost))?;
+        self.progress.done(record.outcome.as_str());
+        self.publish()?;
+        Ok(record)
+    }
+
+    /// What the attempt's outcome means for the task: success (the branch
+    /// set), escalation, or another attempt (`None`).
+    fn conclude(&mut self, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
+        let n = record.number;
+        let refname = format!("refs/retry-run/{}/{n}", self.plan.id);
+        let ending = match outcome::next_step(&record, &self.plan.config.retry.on, &refname) {
+            outcome::Next::Succeed => Some(self.succeed(n, &record)?),
+            outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
+            outcome::Next::Retry => None,
+        };
+        self.prior.push(record);
+        Ok(ending)
+    }
+
+    /// The task succeeded: its branch set to the attempt's commit.
+    fn succeed(&mut self, n: u32, record: &AttemptRecord) -> Result<Ending, RunError> {
+        let id = &self.plan.id;
+        let commit = record
+            .commit
+            .as_deref()
+            .and_then(|c| c.parse::<Oid>().ok())
+            .ok_or(RunError::NoSnapshot { attempt: n })?;
+        let branch = format!("retry-run/{id}");
+        self.repo.set_branch(&branch, commit)?;
+        let tolerated = outcome::tolerated(record);
+        let warnings: Vec<String> =
+            record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();
+        self.rec.event(
+            Some(n),
+            Event::TaskSucceeded {
+                commit: commit.to_string(),
+                branch: branch.clone(),
+                worktree: self.wt.display().to_string(),
+                tolerated: tolerated.clone(),
+                warnings: warnings.clone(),
+            },
+        )?;
+        if self.rec.label.is_some() {
+            self.progress.say(&format!("succeeded at attempt {n} (branch {branch})"));
+        } else if !self.json {
+            println!("task {id} succeeded at attempt {n}");
+            println!("  branch:   {branch} ({commit})");
+            println!("  worktree: {}", self.wt.display());
+            if !tolerated.is_empty() {
+                println!(
+                    "  still failing, as on the base (tolerated by retry.baseline = \"tolerate\"): {}",
+                    tolerated.join(", ")
+                );
+            }
+            for w in &warnings {
+                println!("  test-integrity warning: {w}");
+            }
+        }
+        Ok(Ending::Succeeded)
+    }
+
+    fn escalate(&mut self, n: u32, reason: String) -> Result<Ending, RunError> {
+        let id = &self.plan.id;
+        self.rec.event(
+            Some(n),
+            Event::TaskEscalated { reason: reason.clone(), attempts: n - self.first_attempt + 1, budget: None },
+        )?;
+        self.progress.say(&format!(
+            "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
+        ));
+        Ok(Ending::Escalated)
+    }
+
+    /// Every allowed attempt failed.
+    fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
+        let tried = self.last_allowed + 1 - self.first_attempt;
+        let reason = format!("{tried} attempt{} failed", crate::text::plural(tried as usize));
+        self.rec.event(
+            Some(self.last_allowed),
+            Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None },
+        )?;
+        let id = &self.plan.id;
+        self.progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
+        Ok(Ending::Escalated)
+    }
+}

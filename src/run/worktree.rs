@@ -1,0 +1,51 @@
+//! The attempt's worktree: created at the base on first use, else reset to
+//! it (or, with `reset = "keep"`, left as the last attempt left it); then
+//! prepared by `worktree.include` and `worktree.setup` ([`super::prepare`]).
+
+use super::RunError;
+use super::prepare;
+use super::recorder::Prepared;
+use super::task_run::TaskRun;
+use crate::config::ResetMode;
+use crate::record::Event;
+
+impl TaskRun<'_> {
+    /// The worktree ready for attempt `n`, recorded as `WorktreeReset` (or
+    /// the attempt aborted when it cannot be). Returns whether it was kept.
+    pub(super) fn worktree(&mut self, n: u32) -> Result<bool, RunError> {
+        self.progress.phase("preparing the worktree");
+        let (repo, config, id) = (self.repo, &self.plan.config, &self.plan.id);
+        let keep =
+            config.agent.reset == ResetMode::Keep && n > self.first_attempt && repo.worktree_is_valid(&self.wt, id);
+        match self.prepare_worktree(keep) {
+            Ok(how) => self.rec.worktree_reset(n, self.wt.display().to_string(), &how)?,
+            Err(e) => {
+                self.rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
+                self.progress.done("aborted: the worktree could not be prepared");
+                return Err(e);
+            }
+        }
+        Ok(keep)
+    }
+
+    fn prepare_worktree(&self, keep: bool) -> Result<Prepared, RunError> {
+        let (repo, id, base) = (self.repo, &self.plan.id, self.base.oid);
+        let how = if keep {
+            Prepared::Kept
+        } else if !self.wt.exists() {
+            repo.create_worktree(&self.wt, id, base)?;
+            Prepared::Created
+        } else {
+            Prepared::Reset(repo.reset_worktree(&self.wt, id, base)?)
+        };
+        prepare::prepare(repo, &self.plan.config, &self.wt)?;
+        Ok(how)
+    }
+
+    /// Back to the base after the checks on the base ran in the worktree
+    /// (they may write caches and build output), unless it is kept.
+    pub(super) fn back_to_base(&self) -> Result<(), RunError> {
+        self.repo.reset_worktree(&self.wt, &self.plan.id, self.base.oid)?;
+        prepare::prepare(self.repo, &self.plan.config, &self.wt)
+    }
+}
