@@ -431,11 +431,8 @@ fn one_run_per_task_and_different_tasks_side_by_side() {
 /// continues, and the log verifies.
 fn kill_then_continue(env: &TestEnv, r: &Path, task: &str, agent: &Agent, marker: Option<&Path>, delay: Duration) {
     let mut child = spawn(env, r, &["--task", task], agent, Stdio::null(), Stdio::null());
-    let t = Instant::now();
     if let Some(m) = marker {
-        while !m.exists() && t.elapsed() < Duration::from_secs(20) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_until_ready(&mut child, m);
     }
     std::thread::sleep(delay);
     let _ = child.kill();
