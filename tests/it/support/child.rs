@@ -1,10 +1,10 @@
 //! Child processes for what must happen in another process: holding a
 //! task's OS lock, appending to an event log until killed, measuring a
-//! command's peak memory. The child is
-//! this test binary re-executed to run one `#[ignore]`d test (so it never
-//! runs in the normal suite), which reads what to do from variables its
-//! parent sets and fails when they are missing. The child says it is ready
-//! by creating a marker file that its parent waits for.
+//! command's peak memory. The child is this test binary re-executed to run
+//! one `#[ignore]`d test (so it never runs in the normal suite), which reads
+//! what to do from variables its parent sets and fails when they are
+//! missing. The child says it is ready by creating a marker file that its
+//! parent waits for.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -4,12 +4,14 @@
 //! run the real pytest; the SARIF test validates with jsonschema), and the
 //! agent CLIs the preset tests run for real (from npm, Aider from PyPI).
 //!
-//! The cache is `$RETRY_RUN_CI_CACHE`, default `~/.cache/retry-run-ci`, the
-//! one `.ci/run` fills: the virtualenv is its `venv/`, the agents are under
-//! `$RETRY_RUN_AGENTS_CACHE`, default its `agents/`. Each install holds a
-//! file lock beside its directory (`venv.lock`, `agents/<name>.lock`), so
-//! that tests running in parallel, other test processes and `.ci/run`
-//! install once; an install found working is used as it is.
+//! The cache is `$RETRY_RUN_CI_CACHE`, default `~/.cache/retry-run-ci` (the
+//! one `.ci/run` names): the virtualenv is its `venv/`, the agents are under
+//! `$RETRY_RUN_AGENTS_CACHE`, default its `agents/`. An install found
+//! working is used as it is; otherwise it is made holding a file lock
+//! beside its directory (`venv.lock`, `agents/<name>.lock`), so that tests
+//! running in parallel and other test processes install once. An installer
+//! that takes no lock (an older `.ci/run`) is waited out: a failed install
+//! that is not the registry's is tried again before it fails the test.
 //!
 //! Only when a registry cannot be reached does a test skip, saying
 //! `SKIPPED: <reason>`; any other failure to install fails the test.
