@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use super::chain::{self, Verified, encode, sha256_hex};
+use super::layout::{AttemptDir, TaskDir};
 
 /// A failure of the record, naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -17,9 +18,9 @@ pub enum RecordError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error(
-        "task name {0:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters"
+        "task name {task:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters"
     )]
-    BadTaskName(String),
+    BadTaskName { task: String },
     #[error("task {task} is being run by process {pid} (lock {}); wait for it or stop it", lock.display())]
     Locked { task: String, pid: String, lock: PathBuf },
     #[error("no task {task:?} in {}; `retry-run status` lists the tasks", dir.display())]
@@ -31,7 +32,7 @@ pub enum RecordError {
 impl RecordError {
     /// True for bad names (exit 2); false for environment failures (exit 3).
     pub fn is_usage(&self) -> bool {
-        matches!(self, RecordError::BadTaskName(_) | RecordError::NoTask { .. })
+        matches!(self, RecordError::BadTaskName { .. } | RecordError::NoTask { .. })
     }
 }
 
@@ -47,7 +48,7 @@ pub fn check_task_name(task: &str) -> Result<(), RecordError> {
         && !task.ends_with(".lock")
         && !task.contains("..")
         && task.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if ok { Ok(()) } else { Err(RecordError::BadTaskName(task.to_string())) }
+    if ok { Ok(()) } else { Err(RecordError::BadTaskName { task: task.to_string() }) }
 }
 
 /// `<git-common-dir>/retry-run`.
@@ -61,21 +62,39 @@ impl Store {
         Store { root: common_dir.join("retry-run") }
     }
 
+    /// `tasks/`: the records of all tasks.
+    fn tasks_dir(&self) -> PathBuf {
+        self.root.join("tasks")
+    }
+
+    /// `tasks/<task>/`: a task's record, its files named by [`TaskDir`].
+    pub fn task(&self, task: &str) -> TaskDir {
+        TaskDir::new(self.tasks_dir().join(task))
+    }
+
+    /// `tasks/<task>/attempts/<n>/`: an attempt's files, named by [`AttemptDir`].
+    pub fn attempt(&self, task: &str, attempt: u32) -> AttemptDir {
+        self.task(task).attempt(attempt)
+    }
+
+    /// The path of [`Store::task`].
     pub fn task_dir(&self, task: &str) -> PathBuf {
-        self.root.join("tasks").join(task)
+        self.task(task).path().to_path_buf()
     }
 
+    /// [`TaskDir::events`] of `task`.
     pub fn events_path(&self, task: &str) -> PathBuf {
-        self.task_dir(task).join("events.jsonl")
+        self.task(task).events()
     }
 
+    /// The path of [`Store::attempt`].
     pub fn attempt_dir(&self, task: &str, attempt: u32) -> PathBuf {
-        self.task_dir(task).join("attempts").join(attempt.to_string())
+        self.attempt(task, attempt).path().to_path_buf()
     }
 
     /// Every task with a record, sorted.
     pub fn tasks(&self) -> Result<Vec<String>, RecordError> {
-        let dir = self.root.join("tasks");
+        let dir = self.tasks_dir();
         let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
         let mut out: Vec<String> = rd
             .filter_map(Result::ok)
@@ -85,6 +104,19 @@ impl Store {
             .collect();
         out.sort();
         Ok(out)
+    }
+
+    /// Every task with a record here or a worktree under `worktrees` (a
+    /// directory named after it), sorted.
+    pub fn known_tasks(&self, worktrees: &Path) -> Result<Vec<String>, RecordError> {
+        let mut tasks = self.tasks()?;
+        if let Ok(rd) = std::fs::read_dir(worktrees) {
+            tasks.extend(rd.flatten().filter_map(|e| e.file_name().into_string().ok()));
+        }
+        tasks.retain(|t| check_task_name(t).is_ok());
+        tasks.sort();
+        tasks.dedup();
+        Ok(tasks)
     }
 
     /// Reads and verifies a task's log.
@@ -106,7 +138,7 @@ impl Store {
                 if self.task_dir(task).is_dir() {
                     Ok(chain::verify(b""))
                 } else {
-                    Err(RecordError::NoTask { task: task.to_string(), dir: self.root.join("tasks") })
+                    Err(RecordError::NoTask { task: task.to_string(), dir: self.tasks_dir() })
                 }
             }
             Err(e) => Err(io(&path)(e)),
@@ -126,9 +158,9 @@ impl Store {
     /// no stale lock.
     pub fn lock(&self, task: &str) -> Result<TaskLock, RecordError> {
         check_task_name(task)?;
-        let dir = self.task_dir(task);
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-        let path = dir.join("lock");
+        let dir = self.task(task);
+        std::fs::create_dir_all(dir.path()).map_err(io(dir.path()))?;
+        let path = dir.lock();
         let mut file =
             OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io(&path))?;
         match file.try_lock() {
@@ -148,7 +180,7 @@ impl Store {
     /// The PID of the process running `task`, if one holds its lock.
     /// Reads only: it neither creates nor writes the lock file.
     pub fn running(&self, task: &str) -> Option<String> {
-        let path = self.task_dir(task).join("lock");
+        let path = self.task(task).lock();
         let mut file = File::open(&path).ok()?;
         match file.try_lock_shared() {
             Err(std::fs::TryLockError::WouldBlock) => Some(holder(&mut file)),
