@@ -77,17 +77,19 @@ impl Store {
         self.task(task).attempt(attempt)
     }
 
-    /// The path of [`Store::task`].
+    /// The path of [`Store::task`] (for `run/` until it names files with
+    /// [`TaskDir`]).
     pub fn task_dir(&self, task: &str) -> PathBuf {
         self.task(task).path().to_path_buf()
     }
 
-    /// [`TaskDir::events`] of `task`.
+    /// [`TaskDir::events`] of `task` (for `run/`, as [`Store::task_dir`]).
     pub fn events_path(&self, task: &str) -> PathBuf {
         self.task(task).events()
     }
 
-    /// The path of [`Store::attempt`].
+    /// The path of [`Store::attempt`] (for `run/` until it names files
+    /// with [`AttemptDir`]).
     pub fn attempt_dir(&self, task: &str, attempt: u32) -> PathBuf {
         self.attempt(task, attempt).path().to_path_buf()
     }
@@ -121,7 +123,8 @@ impl Store {
 
     /// Reads and verifies a task's log.
     pub fn read(&self, task: &str) -> Result<Verified, RecordError> {
-        let path = self.events_path(task);
+        let dir = self.task(task);
+        let path = dir.events();
         let read = || -> std::io::Result<Option<Vec<u8>>> {
             let mut file = File::open(&path)?;
             if !file.metadata()?.is_file() {
@@ -135,7 +138,7 @@ impl Store {
             Ok(Some(bytes)) => Ok(chain::verify(&bytes)),
             Ok(None) => Err(RecordError::NotAFile { path }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if self.task_dir(task).is_dir() {
+                if dir.path().is_dir() {
                     Ok(chain::verify(b""))
                 } else {
                     Err(RecordError::NoTask { task: task.to_string(), dir: self.tasks_dir() })
@@ -148,9 +151,9 @@ impl Store {
     /// Opens a task's log for appending (creating the task's directory).
     pub fn log(&self, task: &str) -> Result<EventLog, RecordError> {
         check_task_name(task)?;
-        let dir = self.task_dir(task);
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-        EventLog::open(&self.events_path(task))
+        let dir = self.task(task);
+        std::fs::create_dir_all(dir.path()).map_err(io(dir.path()))?;
+        EventLog::open(&dir.events())
     }
 
     /// Takes the task's lock: one `run` per task at a time. The lock is an
