@@ -78,23 +78,6 @@ impl Store {
         self.task(task).attempt(attempt)
     }
 
-    /// The path of [`Store::task`] (for `run/` until it names files with
-    /// [`TaskDir`]).
-    pub fn task_dir(&self, task: &str) -> PathBuf {
-        self.task(task).path().to_path_buf()
-    }
-
-    /// [`TaskDir::events`] of `task` (for `run/`, as [`Store::task_dir`]).
-    pub fn events_path(&self, task: &str) -> PathBuf {
-        self.task(task).events()
-    }
-
-    /// The path of [`Store::attempt`] (for `run/` until it names files
-    /// with [`AttemptDir`]).
-    pub fn attempt_dir(&self, task: &str, attempt: u32) -> PathBuf {
-        self.attempt(task, attempt).path().to_path_buf()
-    }
-
     /// Every task with a record, sorted.
     pub fn tasks(&self) -> Result<Vec<String>, RecordError> {
         let dir = self.tasks_dir();
