@@ -11,8 +11,6 @@ use serde_json::Value;
 
 use super::chain::{self, Verified, encode};
 use super::layout::{AttemptDir, TaskDir};
-#[allow(unused_imports)]
-use crate::remote::RemoteError;
 use crate::hash::sha256_hex;
 
 /// A failure of the record, naming the file.
