@@ -12,6 +12,7 @@ pub mod config;
 pub mod context;
 pub mod demo;
 pub mod diagnostics;
+pub mod diff;
 pub mod enrich;
 pub mod format;
 pub mod git;

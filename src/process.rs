@@ -125,12 +125,27 @@ impl Finished {
     }
 }
 
-/// Runs `cmd` with `sh -c` in `cwd` to its end, and returns its exit
-/// status with all of its stdout and stderr (apart). No process group and
-/// no timeout: for a short command that the user configured to prepare a
-/// worktree (`worktree.setup`), whose background children may outlive it.
+/// Runs a short command to its end (in `cwd`, when given) and returns its
+/// exit status with all of its stdout and stderr (apart). No process group
+/// and no timeout: for quick commands (`git` talking to a remote, an agent
+/// CLI's `--version`) whose background children may outlive them.
+pub fn output<S: AsRef<std::ffi::OsStr>>(
+    program: &str,
+    args: &[S],
+    cwd: Option<&Path>,
+) -> std::io::Result<std::process::Output> {
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.output()
+}
+
+/// [`output`] of `cmd` run with `sh -c` in `cwd`: a command that the user
+/// configured to prepare a worktree (`worktree.setup`).
 pub fn shell_output(cmd: &str, cwd: &Path) -> std::io::Result<std::process::Output> {
-    Command::new("sh").arg("-c").arg(cmd).current_dir(cwd).output()
+    output("sh", &["-c", cmd], Some(cwd))
 }
 
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 use clap::Args;
 
@@ -23,9 +22,7 @@ pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
     let mut out = std::io::stdout().lock();
     for name in agents::names() {
         let p = agents::preset(name).map_err(CliError::environment)?;
-        let version = Command::new(&p.program)
-            .args(&p.version)
-            .output()
+        let version = crate::process::output(&p.program, &p.version, None)
             .ok()
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").trim().to_string());

@@ -7,10 +7,10 @@ use std::path::Path;
 use clap::Args;
 
 use super::repo_args::open;
-use super::status::{known_tasks, summarize_task};
 use super::{CliError, exit};
 use crate::git::nofollow_fs;
 use crate::record::chain::parse_rfc3339;
+use crate::record::state::state;
 use crate::record::store::check_task_name;
 use crate::record::{RecordError, Store};
 
@@ -42,15 +42,14 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
             check_task_name(t)?;
             vec![t.clone()]
         }
-        None => known_tasks(&store, &root)?,
+        None => store.known_tasks(&root)?,
     };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let mut out = std::io::stdout().lock();
     for task in tasks {
         let verified = store.read(&task).ok();
         if let Some(days) = args.stale {
-            let last =
-                verified.as_ref().and_then(|v| summarize_task(v, false).last_ts).and_then(|ts| parse_rfc3339(&ts));
+            let last = verified.as_ref().and_then(|v| state(&v.events).last_ts).and_then(|ts| parse_rfc3339(&ts));
             match last {
                 Some(t) if now.saturating_sub(t) >= days * 86_400 => {}
                 _ => continue,
@@ -70,9 +69,10 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
             writeln!(out, "removed worktree {}", wt.display())?;
         }
         drop(lock);
-        if args.state && store.task_dir(&task).exists() {
-            let d = store.task_dir(&task);
-            nofollow_fs::remove_any(&d).map_err(|e| CliError::environment(format!("{}: {e}", d.display())))?;
+        let record = store.task(&task);
+        if args.state && record.path().exists() {
+            let d = record.path();
+            nofollow_fs::remove_any(d).map_err(|e| CliError::environment(format!("{}: {e}", d.display())))?;
             writeln!(out, "removed record {}", d.display())?;
         }
     }

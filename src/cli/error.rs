@@ -89,3 +89,18 @@ impl From<crate::record::RecordError> for CliError {
         CliError { code, message: e.to_string() }
     }
 }
+
+impl From<crate::sandbox::exec::ExecError> for CliError {
+    fn from(e: crate::sandbox::exec::ExecError) -> Self {
+        use crate::sandbox::exec::ExecError;
+        let code = match &e {
+            ExecError::Writable { .. } | ExecError::NoCommand => exit::USAGE,
+            // What a shell says: 127 not found, 126 found and not runnable.
+            ExecError::CannotStart { replaced, source, .. } => {
+                if *replaced || source.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
+            }
+            _ => exit::ENVIRONMENT,
+        };
+        CliError { code, message: e.to_string() }
+    }
+}

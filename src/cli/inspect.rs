@@ -1,7 +1,7 @@
 //! `retry-run inspect <task>/<n>`: what one attempt received and did.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::json;
@@ -44,7 +44,8 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     let store = Store::new(repo.common_dir());
     let verified = store.read(task)?;
     let events: Vec<_> = verified.events.iter().filter(|e| e.attempt == Some(n)).collect();
-    let adir = store.attempt_dir(task, n);
+    let attempt = store.attempt(task, n);
+    let adir = attempt.path();
     if events.is_empty() && !adir.is_dir() {
         return Err(CliError::usage(format!(
             "task {task} has no attempt {n}; `retry-run log {task}` lists its attempts"
@@ -53,15 +54,14 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     let refname = format!("refs/retry-run/{task}/{n}");
     let commit = repo.resolve(&refname).ok();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let read = |name: &str| {
-        let p = adir.join(name);
+    let read = |p: PathBuf| {
         std::fs::read(&p)
             .map_err(|e| CliError::environment(format!("{}: {e} (the attempt's record is incomplete)", p.display())))
     };
     if args.prompt {
-        out.write_all(&read("prompt.md")?)?;
+        out.write_all(&read(attempt.prompt())?)?;
     } else if args.context {
-        out.write_all(&read("context.json")?)?;
+        out.write_all(&read(attempt.context_json())?)?;
     } else if args.diff {
         let head =
             commit.ok_or_else(|| CliError::usage(format!("attempt {n} of {task} has no snapshot ({refname})")))?;
@@ -70,7 +70,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
         let summary = DiffSummary::from(cmp);
         write_diff(&mut out, DiffFormat::Text, &summary, 2000)?;
     } else if args.checks {
-        let cdir = adir.join("checks");
+        let cdir = attempt.checks();
         let mut files: Vec<_> =
             std::fs::read_dir(&cdir).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
         files.sort();
@@ -82,7 +82,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
             out.write_all(&std::fs::read(&f).unwrap_or_default())?;
         }
     } else {
-        let mut files: Vec<String> = std::fs::read_dir(&adir)
+        let mut files: Vec<String> = std::fs::read_dir(adir)
             .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
             .unwrap_or_default();
         files.sort();

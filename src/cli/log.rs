@@ -36,7 +36,7 @@ pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
     let repo = Repo::discover(dir)?;
     let store = Store::new(repo.common_dir());
     let v = store.read(&args.task)?;
-    let log_path = store.events_path(&args.task);
+    let log_path = store.task(&args.task).events();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if !args.verify {
         for e in &v.events {

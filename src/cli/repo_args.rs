@@ -54,6 +54,12 @@ fn read_config(path: &Path) -> Result<Config, CliError> {
 }
 
 impl CompareArgs {
+    /// The base asked for: `--base`, else `base` in the config (else the
+    /// default branch, which [`Repo::resolve_base`] picks).
+    pub fn base_spec<'a>(&'a self, o: &'a Opened) -> Option<&'a str> {
+        self.base.as_deref().or(o.config.base.as_deref())
+    }
+
     /// Resolves base and head and compares them.
     pub fn compare<'r>(
         &self,
@@ -61,16 +67,7 @@ impl CompareArgs {
         depth: DiffDepth,
         symbols: Option<&dyn SymbolsFn>,
     ) -> Result<Comparison<'r>, CliError> {
-        let base = match self.base.as_deref().or(o.config.base.as_deref()) {
-            Some(spec) => o.repo.resolve(spec)?,
-            None => o.repo.default_branch()?,
-        };
-        Ok(match &self.head {
-            Some(spec) => {
-                let head = o.repo.resolve(spec)?;
-                o.repo.compare_commits(&base, &head, depth, symbols)?
-            }
-            None => o.repo.compare_worktree(&base, depth, symbols)?,
-        })
+        let base = o.repo.resolve_base(self.base_spec(o))?;
+        Ok(o.repo.compare_head(&base, self.head.as_deref(), depth, symbols)?)
     }
 }

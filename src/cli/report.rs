@@ -10,9 +10,10 @@ use super::{CliError, exit};
 use crate::context::TaskText;
 use crate::git::Repo;
 use crate::record::Store;
+use crate::record::state::{attempts, state};
 use crate::record::store::check_task_name;
 use crate::report::{Standing, render};
-use crate::run::{history, recorded_task};
+use crate::run::recorded_task;
 
 /// A Markdown report of a task: every attempt, and what to look at first.
 #[derive(Debug, Args)]
@@ -26,8 +27,8 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     let store = Store::new(repo.common_dir());
     let verified = store.read(&args.task)?;
     let task = recorded_task(&store, &args.task)?;
-    let state = history::state(&verified.events);
-    let attempts = history::attempts(&store, &args.task, &verified.events);
+    let state = state(&verified.events);
+    let attempts = attempts(&store, &args.task, &verified.events);
     let standing = match &state.finished {
         Some((Event::TaskSucceeded { branch, .. }, at)) => {
             Standing::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }

@@ -8,7 +8,7 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::git::Repo;
 use crate::record::Store;
-use crate::run::history;
+use crate::record::state::attempts;
 use crate::stats::{render, stats};
 
 /// Attempts per task; success rate by attempt number and by the kind of
@@ -25,7 +25,7 @@ pub fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
     let mut tasks = Vec::new();
     for id in store.tasks()? {
         let verified = store.read(&id)?;
-        tasks.push((id.clone(), history::attempts(&store, &id, &verified.events)));
+        tasks.push((id.clone(), attempts(&store, &id, &verified.events)));
     }
     let s = stats(&tasks);
     let mut out = std::io::stdout().lock();

@@ -93,7 +93,7 @@ pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
     }
     let mut code = exit::OK;
     for task in &tasks {
-        if !store.events_path(task).is_file() {
+        if !store.task(task).events().is_file() {
             eprintln!("retry-run: error: no task {task:?} here; `retry-run status` lists the tasks");
             code = exit::ENVIRONMENT;
             continue;

@@ -51,7 +51,7 @@ pub struct TaskBase {
 /// lock to take; none is created for it.
 fn hold(o: &Opened, task: &str) -> Result<Option<crate::record::TaskLock>, CliError> {
     let store = crate::record::Store::new(o.repo.common_dir());
-    if !store.task_dir(task).is_dir() {
+    if !store.task(task).path().is_dir() {
         return Ok(None);
     }
     Ok(Some(store.lock(task)?))
@@ -128,9 +128,5 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
 }
 
 fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {
-    let rev = match base.or(o.config.base.as_deref()) {
-        Some(spec) => o.repo.resolve(spec)?,
-        None => o.repo.default_branch()?,
-    };
-    Ok(rev.oid)
+    Ok(o.repo.resolve_base(base.or(o.config.base.as_deref()))?.oid)
 }

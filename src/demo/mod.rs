@@ -68,7 +68,7 @@ fn demo_in(dir: &Path) -> Result<Ending, RunError> {
         },
     )?;
     let store = crate::record::Store::new(&repo_dir.join(".git"));
-    let prompt = store.attempt_dir(TASK_ID, 2).join("prompt.md");
+    let prompt = store.attempt(TASK_ID, 2).prompt();
     if let Ok(text) = std::fs::read_to_string(&prompt) {
         println!("\n---- the prompt of attempt 2 (retry-run inspect {TASK_ID}/2 --prompt) ----\n");
         print!("{text}");

@@ -193,6 +193,25 @@ impl Repo {
         })
     }
 
+    /// Compares the revision `head` with `base` like
+    /// [`Repo::compare_commits`], or, without one, the working tree like
+    /// [`Repo::compare_worktree`].
+    pub fn compare_head(
+        &self,
+        base: &Revision,
+        head: Option<&str>,
+        depth: DiffDepth,
+        symbols: Option<&dyn SymbolsFn>,
+    ) -> Result<Comparison<'_>, GitError> {
+        match head {
+            Some(spec) => {
+                let head = self.resolve(spec)?;
+                self.compare_commits(base, &head, depth, symbols)
+            }
+            None => self.compare_worktree(base, depth, symbols),
+        }
+    }
+
     /// Compares the working tree (staged, unstaged and untracked
     /// non-ignored files) with the merge base of `base` and `HEAD`.
     pub fn compare_worktree(

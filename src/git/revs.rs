@@ -44,6 +44,15 @@ impl Repo {
         Some("check the name with `git branch -a` or `git tag`".into())
     }
 
+    /// The base to compare with or start from: `spec` when one was given
+    /// (a flag, else `base` in the config), else the default branch.
+    pub fn resolve_base(&self, spec: Option<&str>) -> Result<Revision, GitError> {
+        match spec {
+            Some(spec) => self.resolve(spec),
+            None => self.default_branch(),
+        }
+    }
+
     /// The default branch: what `origin/HEAD` points at, else
     /// `init.defaultBranch`, else `main`, else `master`.
     pub fn default_branch(&self) -> Result<Revision, GitError> {

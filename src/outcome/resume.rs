@@ -43,10 +43,9 @@ pub fn window(so_far: SoFar, again: bool, max_attempts: u32) -> Window {
 pub enum BaseChoice {
     /// The base the task recorded at its start.
     Recorded(String),
-    /// A revision given by `--base` or the config's `base`.
-    Given(String),
-    /// No base given: the repository's default branch.
-    DefaultBranch,
+    /// A base fixed now: the revision given by `--base` or the config's
+    /// `base`, else (`None`) the repository's default branch.
+    Fresh(Option<String>),
 }
 
 /// The base is recorded once per task and kept, unless `--refresh-base`
@@ -54,10 +53,7 @@ pub enum BaseChoice {
 pub fn choose_base(recorded: Option<&str>, refresh: bool, flag: Option<&str>, config: Option<&str>) -> BaseChoice {
     match recorded {
         Some(b) if !refresh => BaseChoice::Recorded(b.to_string()),
-        _ => match flag.or(config) {
-            Some(spec) => BaseChoice::Given(spec.to_string()),
-            None => BaseChoice::DefaultBranch,
-        },
+        _ => BaseChoice::Fresh(flag.or(config).map(String::from)),
     }
 }
 
@@ -93,11 +89,11 @@ mod tests {
         use BaseChoice::*;
         let cases = [
             (Some("abc"), false, Some("main"), None, Recorded("abc".into())),
-            (Some("abc"), true, Some("main"), Some("dev"), Given("main".into())),
-            (Some("abc"), true, None, Some("dev"), Given("dev".into())),
-            (Some("abc"), true, None, None, DefaultBranch),
-            (None, false, Some("main"), Some("dev"), Given("main".into())),
-            (None, false, None, None, DefaultBranch),
+            (Some("abc"), true, Some("main"), Some("dev"), Fresh(Some("main".into()))),
+            (Some("abc"), true, None, Some("dev"), Fresh(Some("dev".into()))),
+            (Some("abc"), true, None, None, Fresh(None)),
+            (None, false, Some("main"), Some("dev"), Fresh(Some("main".into()))),
+            (None, false, None, None, Fresh(None)),
         ];
         for (recorded, refresh, flag, config, want) in cases {
             assert_eq!(choose_base(recorded, refresh, flag, config), want, "{recorded:?} {refresh} {flag:?} {config:?}");

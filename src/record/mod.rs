@@ -1,14 +1,23 @@
 //! The record of tasks and attempts (docs/record.md).
 //!
 //! - [`chain`]: the hash chain of the event log, verification (pure).
+//! - [`event`]: the events of a task's log, typed (pure).
+//! - [`state`]: where a task stands, from its events (pure), and its
+//!   attempts read back.
+//! - [`layout`]: the file names of a task's and an attempt's directory
+//!   (pure).
 //! - [`manifest`]: attempt manifests and canonical JSON (pure).
 //! - [`store`]: the files under `<git-common-dir>/retry-run/`, appends with
 //!   fsync, the task lock.
 
 pub mod chain;
 pub mod event;
+pub mod layout;
 pub mod manifest;
+pub mod state;
 pub mod store;
 
 pub use event::Event;
+pub use layout::{AttemptDir, TaskDir};
+pub use state::TaskState;
 pub use store::{EventLog, RecordError, Store, TaskLock};

@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use super::chain::{self, Verified, encode};
+use super::layout::{AttemptDir, TaskDir};
 use crate::hash::sha256_hex;
 
 /// A failure of the record, naming the file.
@@ -18,9 +19,9 @@ pub enum RecordError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error(
-        "task name {0:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters"
+        "task name {task:?}: use letters, digits, `.`, `_` and `-` (not starting with `.`or `-`), at most 100 characters"
     )]
-    BadTaskName(String),
+    BadTaskName { task: String },
     #[error("task {task} is being run by process {pid} (lock {}); wait for it or stop it", lock.display())]
     Locked { task: String, pid: String, lock: PathBuf },
     #[error("no task {task:?} in {}; `retry-run status` lists the tasks", dir.display())]
@@ -32,7 +33,7 @@ pub enum RecordError {
 impl RecordError {
     /// True for bad names (exit 2); false for environment failures (exit 3).
     pub fn is_usage(&self) -> bool {
-        matches!(self, RecordError::BadTaskName(_) | RecordError::NoTask { .. })
+        matches!(self, RecordError::BadTaskName { .. } | RecordError::NoTask { .. })
     }
 }
 
@@ -48,7 +49,7 @@ pub fn check_task_name(task: &str) -> Result<(), RecordError> {
         && !task.ends_with(".lock")
         && !task.contains("..")
         && task.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if ok { Ok(()) } else { Err(RecordError::BadTaskName(task.to_string())) }
+    if ok { Ok(()) } else { Err(RecordError::BadTaskName { task: task.to_string() }) }
 }
 
 /// `<git-common-dir>/retry-run`.
@@ -62,21 +63,24 @@ impl Store {
         Store { root: common_dir.join("retry-run") }
     }
 
-    pub fn task_dir(&self, task: &str) -> PathBuf {
-        self.root.join("tasks").join(task)
+    /// `tasks/`: the records of all tasks.
+    fn tasks_dir(&self) -> PathBuf {
+        self.root.join("tasks")
     }
 
-    pub fn events_path(&self, task: &str) -> PathBuf {
-        self.task_dir(task).join("events.jsonl")
+    /// `tasks/<task>/`: a task's record, its files named by [`TaskDir`].
+    pub fn task(&self, task: &str) -> TaskDir {
+        TaskDir::new(self.tasks_dir().join(task))
     }
 
-    pub fn attempt_dir(&self, task: &str, attempt: u32) -> PathBuf {
-        self.task_dir(task).join("attempts").join(attempt.to_string())
+    /// `tasks/<task>/attempts/<n>/`: an attempt's files, named by [`AttemptDir`].
+    pub fn attempt(&self, task: &str, attempt: u32) -> AttemptDir {
+        self.task(task).attempt(attempt)
     }
 
     /// Every task with a record, sorted.
     pub fn tasks(&self) -> Result<Vec<String>, RecordError> {
-        let dir = self.root.join("tasks");
+        let dir = self.tasks_dir();
         let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
         let mut out: Vec<String> = rd
             .filter_map(Result::ok)
@@ -88,9 +92,23 @@ impl Store {
         Ok(out)
     }
 
+    /// Every task with a record here or a worktree under `worktrees` (a
+    /// directory named after it), sorted.
+    pub fn known_tasks(&self, worktrees: &Path) -> Result<Vec<String>, RecordError> {
+        let mut tasks = self.tasks()?;
+        if let Ok(rd) = std::fs::read_dir(worktrees) {
+            tasks.extend(rd.flatten().filter_map(|e| e.file_name().into_string().ok()));
+        }
+        tasks.retain(|t| check_task_name(t).is_ok());
+        tasks.sort();
+        tasks.dedup();
+        Ok(tasks)
+    }
+
     /// Reads and verifies a task's log.
     pub fn read(&self, task: &str) -> Result<Verified, RecordError> {
-        let path = self.events_path(task);
+        let dir = self.task(task);
+        let path = dir.events();
         let read = || -> std::io::Result<Option<Vec<u8>>> {
             let mut file = File::open(&path)?;
             if !file.metadata()?.is_file() {
@@ -104,10 +122,10 @@ impl Store {
             Ok(Some(bytes)) => Ok(chain::verify(&bytes)),
             Ok(None) => Err(RecordError::NotAFile { path }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if self.task_dir(task).is_dir() {
+                if dir.path().is_dir() {
                     Ok(chain::verify(b""))
                 } else {
-                    Err(RecordError::NoTask { task: task.to_string(), dir: self.root.join("tasks") })
+                    Err(RecordError::NoTask { task: task.to_string(), dir: self.tasks_dir() })
                 }
             }
             Err(e) => Err(io(&path)(e)),
@@ -117,9 +135,9 @@ impl Store {
     /// Opens a task's log for appending (creating the task's directory).
     pub fn log(&self, task: &str) -> Result<EventLog, RecordError> {
         check_task_name(task)?;
-        let dir = self.task_dir(task);
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-        EventLog::open(&self.events_path(task))
+        let dir = self.task(task);
+        std::fs::create_dir_all(dir.path()).map_err(io(dir.path()))?;
+        EventLog::open(&dir.events())
     }
 
     /// Takes the task's lock: one `run` per task at a time. The lock is an
@@ -127,9 +145,9 @@ impl Store {
     /// no stale lock.
     pub fn lock(&self, task: &str) -> Result<TaskLock, RecordError> {
         check_task_name(task)?;
-        let dir = self.task_dir(task);
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-        let path = dir.join("lock");
+        let dir = self.task(task);
+        std::fs::create_dir_all(dir.path()).map_err(io(dir.path()))?;
+        let path = dir.lock();
         let mut file =
             OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io(&path))?;
         match file.try_lock() {
@@ -149,7 +167,7 @@ impl Store {
     /// The PID of the process running `task`, if one holds its lock.
     /// Reads only: it neither creates nor writes the lock file.
     pub fn running(&self, task: &str) -> Option<String> {
-        let path = self.task_dir(task).join("lock");
+        let path = self.task(task).lock();
         let mut file = File::open(&path).ok()?;
         match file.try_lock_shared() {
             Err(std::fs::TryLockError::WouldBlock) => Some(holder(&mut file)),

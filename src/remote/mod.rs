@@ -9,10 +9,11 @@
 //! compare-and-swap pushes ([`Lease`]).
 //!
 //! - [`relate`]: how two event logs stand to each other (pure);
-//! - [`lease`]: the lease's content and what it means (pure);
+//! - [`lease_ref`]: the lease as its ref holds it (the commit message) and
+//!   what it means (pure);
 //! - [`transport`]: the `git` program, for everything that crosses the wire.
 
-pub mod lease;
+pub mod lease_ref;
 pub mod relate;
 pub mod transport;
 
@@ -20,8 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::git::{GitError, Oid, Repo};
-use crate::record::{Event, RecordError, Store};
-use lease::{Holder, Standing};
+use crate::record::state::state;
+use crate::record::{Event, RecordError, Store, TaskDir, layout};
+use lease_ref::{Holder, Standing};
 use relate::Relation;
 use transport::{Expect, Pushed, Update};
 
@@ -146,8 +148,8 @@ impl Remote {
     pub fn take(&self, task: &str) -> Result<Taken, RemoteError> {
         self.take_attempt_refs(task)?;
         let Some(remote) = self.repo.ref_target(&self.staged(task, "record")) else { return Ok(Taken::Absent) };
-        let theirs = self.repo.blob_at(remote, "events.jsonl").unwrap_or_default();
-        let path = self.store.events_path(task);
+        let theirs = self.repo.blob_at(remote, layout::EVENTS).unwrap_or_default();
+        let path = self.store.task(task).events();
         let ours = std::fs::read(&path).unwrap_or_default();
         let local_ref = record_ref(task);
         match relate::relate(&ours, &theirs) {
@@ -158,8 +160,8 @@ impl Remote {
                 Ok(Taken::Same)
             }
             Relation::RemoteExtends { more } => {
-                let dir = self.store.task_dir(task);
-                self.repo.write_out(remote, &dir)?;
+                let dir = self.store.task(task);
+                self.repo.write_out(remote, dir.path())?;
                 self.repo.set_ref(&local_ref, remote, "retry-run pull")?;
                 self.set_success_branch(task, &theirs)?;
                 Ok(Taken::Took { events: more })
@@ -195,7 +197,7 @@ impl Remote {
     /// here too, unless the branch exists.
     fn set_success_branch(&self, task: &str, events: &[u8]) -> Result<(), RemoteError> {
         let verified = crate::record::chain::verify(events);
-        let state = crate::run::history::state(&verified.events);
+        let state = state(&verified.events);
         if let Some((Event::TaskSucceeded { commit, branch, .. }, _)) = &state.finished
             && self.repo.ref_target(&format!("refs/heads/{branch}")).is_none()
             && branch == &format!("retry-run/{task}")
@@ -210,19 +212,14 @@ impl Remote {
     /// The record of `task` committed under its ref; the updates that send
     /// it and the attempt commits.
     fn record_updates(&self, task: &str) -> Result<Vec<Update>, RemoteError> {
-        if !self.store.events_path(task).is_file() {
+        let dir = self.store.task(task);
+        if !dir.events().is_file() {
             // Nothing recorded yet (the run stopped before the task started).
             return Ok(Vec::new());
         }
-        let dir = self.store.task_dir(task);
-        let skip = |rel: &Path| {
-            rel == Path::new("lock")
-                || rel.file_name().is_some_and(|n| n == "tmp")
-                    && rel.parent().is_some_and(|p| p.starts_with("attempts"))
-        };
-        let events = crate::record::chain::verify(&std::fs::read(self.store.events_path(task)).unwrap_or_default());
+        let events = crate::record::chain::verify(&std::fs::read(dir.events()).unwrap_or_default());
         let message = format!("retry-run record {task}: {} events", events.events.len());
-        let record = self.repo.commit_dir(&dir, &record_ref(task), &message, &skip)?;
+        let record = self.repo.commit_dir(dir.path(), &record_ref(task), &message, &TaskDir::is_local)?;
         let mut updates = vec![Update { src: record.to_string(), dst: record_ref(task), expect: None }];
         for (name, oid) in self.repo.refs_under(&format!("refs/retry-run/{task}/"))? {
             if name.rsplit('/').next().is_some_and(|leaf| leaf.parse::<u32>().is_ok()) {
@@ -293,7 +290,7 @@ impl Lease {
         let now = now_ms();
         let found = remote.fetched_lease(task);
         let previous = match found.as_ref().map(|(_, h)| h.as_ref()) {
-            Some(h) => match lease::standing(h, now) {
+            Some(h) => match lease_ref::standing(h, now) {
                 Standing::Held(h) => {
                     return Err(RemoteError::Held { task: task.into(), remote: remote.name, by: h.describe(now) });
                 }

@@ -3,7 +3,6 @@
 //! `net.git-fetch-with-cli`. Local work stays in libgit2.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::RemoteError;
 
@@ -28,7 +27,9 @@ pub struct Update {
 
 /// Runs `git` in `dir`; its stdout, or an error naming what needed it.
 fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<(bool, String, String), RemoteError> {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().map_err(|e| {
+    let mut argv: Vec<&std::ffi::OsStr> = vec!["-C".as_ref(), dir.as_os_str()];
+    argv.extend(args.iter().map(std::ffi::OsStr::new));
+    let out = crate::process::output("git", &argv, None).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             RemoteError::NoGit { what: what.to_string() }
         } else {

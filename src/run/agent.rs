@@ -12,6 +12,7 @@ use crate::config::CommandSpec;
 use crate::git::{Oid, Repo};
 use crate::process::{self, Spec};
 use crate::record::Event;
+use crate::record::layout::AttemptDir;
 use crate::hash::sha256_hex;
 use crate::record::store::write_file;
 use crate::sandbox::{self, Effective};
@@ -42,7 +43,7 @@ impl TaskRun<'_> {
             ("task_id", id.clone()),
             ("attempt", n.to_string()),
             ("max_attempts", self.last_allowed.to_string()),
-            ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(&a.dir).display().to_string()),
+            ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(a.dir.path()).display().to_string()),
             ("prompt", String::from_utf8_lossy(&delivered).into_owned()),
         ];
         let mut env: Vec<(String, String)> = vec![
@@ -119,14 +120,14 @@ pub fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<String> {
 /// its report (usage, final message) read, its last lines.
 fn agent_run_of(
     ran: Result<process::Finished, String>,
-    adir: &Path,
+    adir: &AttemptDir,
     output_kind: &str,
     timeout_ms: u64,
     wt: &Path,
 ) -> Result<AgentRun, RunError> {
     Ok(match ran {
         Ok(f) => {
-            write_file(&adir.join("agent.out"), &f.output.bytes())?;
+            write_file(&adir.agent_out(), &f.output.bytes())?;
             let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
             let report = crate::agents::output::read(output_kind, &text);
             let tail: Vec<String> =
@@ -150,7 +151,7 @@ fn agent_run_of(
             }
         }
         Err(e) => {
-            write_file(&adir.join("agent.out"), e.as_bytes())?;
+            write_file(&adir.agent_out(), e.as_bytes())?;
             AgentRun { exit_code: Some(127), timeout_ms, output_tail: vec![e], ..AgentRun::default() }
         }
     })
@@ -160,8 +161,8 @@ fn agent_run_of(
 /// the change), moved into the attempt's record; an edit of `.gitignore`
 /// that only adds the agent's own patterns put back. Returns what it moved
 /// or put back.
-fn move_out_leftovers(leftovers: &Leftovers, repo: &Repo, base: Oid, wt: &Path, adir: &Path) -> Vec<String> {
-    let mut moved = leftovers.move_out(wt, &adir.join("leftovers"), &|p| repo.blob_at(base, p).is_some());
+fn move_out_leftovers(leftovers: &Leftovers, repo: &Repo, base: Oid, wt: &Path, adir: &AttemptDir) -> Vec<String> {
+    let mut moved = leftovers.move_out(wt, &adir.leftovers(), &|p| repo.blob_at(base, p).is_some());
     let base_gitignore = repo.blob_at(base, ".gitignore");
     if let Ok(now) = std::fs::read_to_string(wt.join(".gitignore")) {
         let before = base_gitignore.as_deref().map(String::from_utf8_lossy).unwrap_or_default();

@@ -13,8 +13,8 @@ impl TaskRun<'_> {
     /// its sandbox policy.
     pub(super) fn confine(&self, n: u32, started: Instant) -> Result<Attempt, RunError> {
         let (plan, repo) = (&self.plan, self.repo);
-        let dir = self.store.attempt_dir(&plan.id, n);
-        let tmpdir = (plan.confined != Effective::Off).then(|| dir.join("tmp"));
+        let dir = self.store.attempt(&plan.id, n);
+        let tmpdir = (plan.confined != Effective::Off).then(|| dir.tmp());
         if let Some(t) = &tmpdir {
             let _ = std::fs::remove_dir_all(t);
             std::fs::create_dir_all(t).map_err(|source| RunError::Tmpdir { path: t.clone(), source })?;
@@ -23,7 +23,7 @@ impl TaskRun<'_> {
             sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&plan.id) };
         let policy = sandbox::policy(
             &self.wt,
-            tmpdir.as_deref().unwrap_or(&dir),
+            tmpdir.as_deref().unwrap_or(dir.path()),
             plan.config.sandbox.git,
             &git_paths,
             &plan.extra_writable,

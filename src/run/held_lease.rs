@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::RunError;
-use crate::remote::lease::Holder;
+use crate::remote::lease_ref::Holder;
 use crate::remote::{Lease, RemoteError};
 
 pub struct HeldLease {

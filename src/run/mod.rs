@@ -34,7 +34,6 @@ mod confine;
 mod error;
 pub mod gates;
 mod held_lease;
-pub mod history;
 mod outside;
 mod plan;
 pub mod prepare;
@@ -52,6 +51,7 @@ pub mod leftovers;
 use std::path::{Path, PathBuf};
 
 use crate::git::Repo;
+use crate::record::state as history;
 use crate::record::{RecordError, Store};
 use progress::{Mode, Progress};
 use start::Started;

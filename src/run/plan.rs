@@ -60,7 +60,7 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
 pub fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
-    let path = store.task_dir(id).join("task.md");
+    let path = store.task(id).task_md();
     let text = std::fs::read_to_string(&path).map_err(|source| RunError::NoRecordedTask {
         task: id.to_string(),
         path: path.clone(),

@@ -26,8 +26,8 @@ impl TaskRun<'_> {
         let rendered = render(&ctx, &config.context);
         let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
         let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
-        write_file(&a.dir.join("context.json"), &ctx_bytes)?;
-        let prompt_path = a.dir.join("prompt.md");
+        write_file(&a.dir.context_json(), &ctx_bytes)?;
+        let prompt_path = a.dir.prompt();
         write_file(&prompt_path, rendered.prompt.as_bytes())?;
         self.rec.event(
             Some(n),
@@ -61,7 +61,7 @@ impl TaskRun<'_> {
             prior_manifests: self.manifests.clone(),
         };
         let (manifest_json, manifest_sha) = manifest.canonical();
-        write_file(&a.dir.join("manifest.json"), manifest_json.as_bytes())?;
+        write_file(&a.dir.manifest(), manifest_json.as_bytes())?;
         self.manifests.push(manifest_sha.clone());
         self.rec.event(
             Some(n),

@@ -37,7 +37,7 @@ pub(super) fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts:
         e => Err(e),
     })?;
     if let Some(b) = &verified.broken {
-        return Err(RunError::BrokenLog { task: id, path: store.events_path(&plan.id), detail: format!("{b:?}") });
+        return Err(RunError::BrokenLog { task: id, path: store.task(&plan.id).events(), detail: format!("{b:?}") });
     }
     let state = history::state(&verified.events);
     if let Some(note) = &plan.fallback_note {
@@ -75,8 +75,7 @@ pub(super) fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts:
         BaseChoice::Recorded(b) => {
             repo.resolve(&b).map_err(|_| RunError::BaseGone { task: id.clone(), base: b.clone() })?
         }
-        BaseChoice::Given(spec) => repo.resolve(&spec)?,
-        BaseChoice::DefaultBranch => repo.default_branch()?,
+        BaseChoice::Fresh(spec) => repo.resolve_base(spec.as_deref())?,
     };
     let so_far = SoFar {
         started: state.started,
@@ -123,7 +122,7 @@ fn record_start(
 ) -> Result<(), RunError> {
     let config = &plan.config;
     let task_file_text = task::file_text(&plan.task);
-    write_file(&store.task_dir(&plan.id).join("task.md"), task_file_text.as_bytes())?;
+    write_file(&store.task(&plan.id).task_md(), task_file_text.as_bytes())?;
     rec.event(
         None,
         Event::TaskStarted {
@@ -167,7 +166,7 @@ fn record_interrupted(
         }
     }
     let r = history::interrupted(events, n);
-    super::write_json(&store.attempt_dir(id, n).join("attempt.json"), &r)?;
+    super::write_json(&store.attempt(id, n).attempt_json(), &r)?;
     rec.attempt_completed(&r, None)?;
     progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
     Ok(r)

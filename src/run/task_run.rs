@@ -16,6 +16,7 @@ use crate::model::AttemptRecord;
 use crate::outcome;
 use crate::context::TaskText;
 use crate::git::{Oid, Repo, Revision};
+use crate::record::layout::AttemptDir;
 use crate::record::{Event, Store};
 use crate::sandbox::Confinement;
 
@@ -52,7 +53,7 @@ pub(super) struct TaskRun<'a> {
 pub(super) struct Attempt {
     pub n: u32,
     /// `tasks/<id>/attempts/<n>/`.
-    pub dir: PathBuf,
+    pub dir: AttemptDir,
     pub started: Instant,
     /// Filled in by each phase as it ends.
     pub record: AttemptRecord,
@@ -141,7 +142,7 @@ impl<'a> TaskRun<'a> {
         a.record.outcome = outcome;
         a.record.reason = reason;
         a.record.duration_ms = a.started.elapsed().as_millis() as u64;
-        super::write_json(&a.dir.join("attempt.json"), &a.record)?;
+        super::write_json(&a.dir.attempt_json(), &a.record)?;
         if let Some(t) = &a.confinement.tmpdir {
             let _ = std::fs::remove_dir_all(t);
         }

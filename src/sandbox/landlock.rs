@@ -41,39 +41,44 @@ pub fn kernel() -> String {
     format!("{} {}", std::env::consts::OS, release.trim())
 }
 
+/// Why the calling process could not be confined.
+#[derive(Debug, thiserror::Error)]
+pub enum LandlockError {
+    #[cfg(target_os = "linux")]
+    #[error("cannot set up the Landlock sandbox: {0}")]
+    Ruleset(#[from] ::landlock::RulesetError),
+    #[error("the kernel did not enforce the Landlock sandbox")]
+    NotEnforced,
+    #[error("Landlock needs Linux; this is {kernel}")]
+    NotLinux { kernel: String },
+}
+
 /// Confines the calling process (and everything it executes later): read
 /// and execute anywhere, write only beneath `writable`; signals only to
 /// processes inside the sandbox where the ABI can say so. Returns the ABI
 /// enforced. Paths that do not exist are skipped.
 #[cfg(target_os = "linux")]
-pub fn confine(writable: &[PathBuf]) -> Result<u8, String> {
+pub fn confine(writable: &[PathBuf]) -> Result<u8, LandlockError> {
     use ::landlock::{
         ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
         path_beneath_rules,
     };
     let abi = ABI::V6;
-    let err = |e: ::landlock::RulesetError| format!("cannot set up the Landlock sandbox: {e}");
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(abi))
-        .map_err(err)?
-        .scope(Scope::Signal)
-        .map_err(err)?
-        .create()
-        .map_err(err)?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
-        .map_err(err)?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
-        .map_err(err)?
-        .restrict_self()
-        .map_err(err)?;
+        .handle_access(AccessFs::from_all(abi))?
+        .scope(Scope::Signal)?
+        .create()?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?
+        .restrict_self()?;
     match status.ruleset {
-        RulesetStatus::NotEnforced => Err("the kernel did not enforce the Landlock sandbox".into()),
+        RulesetStatus::NotEnforced => Err(LandlockError::NotEnforced),
         _ => Ok(probe()),
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn confine(_writable: &[PathBuf]) -> Result<u8, String> {
-    Err(format!("Landlock needs Linux; this is {}", kernel()))
+pub fn confine(_writable: &[PathBuf]) -> Result<u8, LandlockError> {
+    Err(LandlockError::NotLinux { kernel: kernel() })
 }

@@ -1,14 +1,19 @@
 //! Containment of the agent and its checks (the only module that uses
 //! Landlock, in [`landlock`]). The policy is pure data: which paths a
 //! confined process may write, and why. It is built from the config and the
-//! attempt's paths here, and enforced by `retry-run sandbox`, which the loop
-//! puts in front of every agent and check command: that process confines
-//! itself, closes what it should not pass on, and executes the command, so
-//! the confinement holds for the command and all its descendants.
+//! attempt's paths here, and enforced by `retry-run sandbox` ([`exec`]),
+//! which the loop puts in front of every agent and check command: that
+//! process confines itself, closes what it should not pass on, and executes
+//! the command, so the confinement holds for the command and all its
+//! descendants.
+//!
+//! - [`landlock`]: the kernel's enforcement;
+//! - [`exec`]: the one place that starts a confined process.
 //!
 //! Reading and executing stay allowed everywhere; writing (creating,
 //! removing, renaming, linking, truncating) only beneath the writable paths.
 
+pub mod exec;
 pub mod landlock;
 
 use std::path::{Path, PathBuf};
@@ -80,6 +85,30 @@ pub struct Policy {
 pub struct GitPaths {
     pub objects: PathBuf,
     pub admin: PathBuf,
+}
+
+/// What `--git commit` lets a command in a repository write: the object
+/// database under `common_dir`, and the worktree's own git directory
+/// `git_dir` when it is a linked worktree's (not config, hooks, refs or
+/// HEAD of the repository). Pure.
+pub fn git_writable(common_dir: &Path, git_dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![common_dir.join("objects")];
+    if git_dir != common_dir {
+        out.push(git_dir.to_path_buf());
+    }
+    out
+}
+
+/// What `retry-run sandbox` lets its command write, in this order: `dir`
+/// (the current directory), the `extra` paths, `git`'s, its `tmpdir` and
+/// the [`DEVICES`]. Pure.
+pub fn command_writable(dir: &Path, extra: Vec<PathBuf>, git: &[PathBuf], tmpdir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    out.extend(extra);
+    out.extend(git.iter().cloned());
+    out.push(tmpdir.to_path_buf());
+    out.extend(DEVICES.iter().map(PathBuf::from));
+    out
 }
 
 /// The policy of an attempt's agent or check. Pure.
@@ -274,6 +303,21 @@ mod tests {
         let argv = wrap(Path::new("/bin/rr"), &ro, Path::new("/tmp/t"), &["sh".into(), "-c".into(), "x".into()]);
         assert_eq!(&argv[..7], ["/bin/rr", "sandbox", "--exec", "--git", "read-only", "--tmpdir", "/tmp/t"]);
         assert_eq!(&argv[argv.len() - 4..], ["--", "sh", "-c", "x"]);
+    }
+
+    #[test]
+    fn what_the_sandbox_command_may_write() {
+        let git = git_writable(Path::new("/r/.git"), Path::new("/r/.git"));
+        assert_eq!(git, [Path::new("/r/.git/objects")]);
+        let linked = git_writable(Path::new("/r/.git"), Path::new("/r/.git/worktrees/w"));
+        assert_eq!(linked, [Path::new("/r/.git/objects"), Path::new("/r/.git/worktrees/w")]);
+        let w = command_writable(Path::new("/w"), vec!["/c".into()], &linked, Path::new("/tmp/t"));
+        let want: Vec<PathBuf> = ["/w", "/c", "/r/.git/objects", "/r/.git/worktrees/w", "/tmp/t"]
+            .into_iter()
+            .chain(DEVICES.iter().copied())
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(w, want);
     }
 
     #[test]

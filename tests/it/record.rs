@@ -83,7 +83,7 @@ fn torn_writes_at_any_byte_are_recorded_by_the_next_writer() {
             log.append("Tick", None, &json!({"i": i})).expect("append");
         }
     }
-    let path = store.events_path("t");
+    let path = store.task("t").events();
     let whole = std::fs::read(&path).expect("read");
     let last_start = whole[..whole.len() - 1].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     for cut in (last_start + 1..whole.len() - 1).step_by(7) {
@@ -116,7 +116,7 @@ fn log_verify_names_the_first_tampered_line_and_exits_1() {
             log.append("Tick", Some(1), &json!({"i": i})).expect("append");
         }
     }
-    let path = store.events_path("t");
+    let path = store.task("t").events();
     let orig = std::fs::read_to_string(&path).expect("read");
     let lines: Vec<&str> = orig.lines().collect();
     let cases: Vec<(Vec<String>, usize, &str)> = vec![

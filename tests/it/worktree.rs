@@ -455,9 +455,9 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     assert_eq!((json["task"].as_str(), json["attempts"].as_u64()), (Some("t1"), Some(1)));
     assert!(json["worktree_bytes"].as_u64().is_some_and(|b| b > 0));
 
-    std::fs::create_dir_all(store.attempt_dir("t1", 1).join("checks")).expect("mkdir");
-    std::fs::write(store.attempt_dir("t1", 1).join("prompt.md"), "# Fix it\n").expect("write");
-    std::fs::write(store.attempt_dir("t1", 1).join("checks/pytest.txt"), "1 failed\n").expect("write");
+    std::fs::create_dir_all(store.attempt("t1", 1).path().join("checks")).expect("mkdir");
+    std::fs::write(store.attempt("t1", 1).path().join("prompt.md"), "# Fix it\n").expect("write");
+    std::fs::write(store.attempt("t1", 1).path().join("checks/pytest.txt"), "1 failed\n").expect("write");
     env.run(&r, &["inspect", "t1/1", "--prompt"]).assert_code(0);
     assert_eq!(env.run(&r, &["inspect", "t1/1", "--prompt"]).stdout, "# Fix it\n");
     assert!(env.run(&r, &["inspect", "t1/1", "--checks"]).stdout.contains("==> pytest.txt <==\n1 failed"));
@@ -475,10 +475,10 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     assert!(w.exists(), "a task active today is not stale");
     env.run(&r, &["clean"]).assert_code(2);
     env.run(&r, &["clean", "t1"]).assert_code(0);
-    assert!(!w.exists() && store.events_path("t1").exists());
+    assert!(!w.exists() && store.task("t1").events().exists());
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]).len(), 40, "attempt commits stay");
     env.run(&r, &["clean", "--all", "--state"]).assert_code(0);
-    assert!(!store.task_dir("t1").exists());
+    assert!(!store.task("t1").path().exists());
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]).len(), 40, "attempt commits stay");
     assert_eq!(env.run(&r, &["status"]).stdout, "no tasks yet\n");
 }

@@ -130,10 +130,10 @@ impl TaskRun<'_> {
     /// `tasks/<task>/baseline/<base>/<check>.json` or run and cached.
     fn baseline(&mut self, a: &Attempt) -> Result<Vec<Baseline>, RunError> {
         let (base, wt) = (self.base.oid, &self.wt);
-        let dir = self.store.task_dir(&self.plan.id).join("baseline").join(base.to_string());
+        let dir = self.store.task(&self.plan.id);
         let mut out = Vec::new();
         for check in &self.plan.config.checks {
-            let cache = dir.join(format!("{}.json", file_name(&check.name)));
+            let cache = dir.baseline_cache(base, &check.name);
             if let Some(b) = std::fs::read(&cache)
                 .ok()
                 .and_then(|b| serde_json::from_slice::<Baseline>(&b).ok())
@@ -142,7 +142,7 @@ impl TaskRun<'_> {
                 out.push(b);
                 continue;
             }
-            let out_file = dir.join(format!("{}.out", file_name(&check.name)));
+            let out_file = dir.baseline_out(base, &check.name);
             let f = run_once(check, wt, &a.confinement.env(), &out_file, &a.confinement)
                 .map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
             let p = parse(check, &f, wt, self.repo, None);
@@ -207,7 +207,7 @@ fn run_check(
     retry: &RetryConfig,
 ) -> Result<CheckResult, RunError> {
     let (flaky_reruns, mode) = (retry.flaky_reruns, retry.baseline);
-    let file = a.dir.join("checks").join(format!("{}.out", file_name(&check.name)));
+    let file = a.dir.check_out(&check.name);
     let started = |message| RunError::CheckStart { check: check.name.clone(), message };
     let f = run_once(check, wt, &a.env, &file, &a.confinement).map_err(started)?;
     let parsed = parse(check, &f, wt, repo, Some(commit));
@@ -216,7 +216,7 @@ fn run_check(
         return Ok(first);
     }
     for i in 1..=flaky_reruns {
-        let rerun_file = a.dir.join("checks").join(format!("{}.rerun-{i}.out", file_name(&check.name)));
+        let rerun_file = a.dir.check_rerun_out(&check.name, i);
         let f = run_once(check, wt, &a.env, &rerun_file, &a.confinement).map_err(started)?;
         let p = parse(check, &f, wt, repo, Some(commit));
         if judge(check, &p, base, mode, i + 1, false).passed {
@@ -225,9 +225,4 @@ fn run_check(
         }
     }
     Ok(CheckResult { runs: flaky_reruns + 1, ..first })
-}
-
-/// A check's name as a file name in the record.
-fn file_name(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
 }

@@ -12,6 +12,7 @@ use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::Comparison;
 use crate::model::DiffSummary;
 use crate::record::Event;
+use crate::record::layout::AttemptDir;
 
 use crate::config::VerifierConfig;
 use crate::model::VerifierResult;
@@ -25,13 +26,13 @@ const VERIFIER_DIFF_LINES: usize = 500;
 const BACKOFF: Duration = Duration::from_millis(250);
 
 /// Calls the verifier until it answers or the retries run out. Each call's
-/// output is written to `out_dir/verifier-<i>.out`.
+/// output is written to the attempt's `verifier-<i>.out`.
 pub fn verify(
     cfg: &VerifierConfig,
     worktree: &Path,
     env: &[(String, String)],
     diff_summary: &str,
-    out_dir: &Path,
+    out_dir: &AttemptDir,
 ) -> VerifierResult {
     let mut result = VerifierResult { min_confidence: cfg.min_confidence.0, ..VerifierResult::default() };
     let mut wait = BACKOFF;
@@ -53,7 +54,7 @@ pub fn verify(
             }
         };
         let bytes = finished.output.bytes();
-        let _ = crate::record::store::write_file(&out_dir.join(format!("verifier-{call}.out")), &bytes);
+        let _ = crate::record::store::write_file(&out_dir.verifier_out(call), &bytes);
         if finished.timed_out {
             result.problems.push(format!("call {call}: timed out after {}", cfg.timeout.text));
             continue;

@@ -1,0 +1,367 @@
+//! A task's state, read back from its record: where the task stands
+//! ([`state`], pure over the events: what `run`, `status`, `clean`,
+//! `report` and `pull` ask) and what each attempt did ([`attempts`], from
+//! `attempts/<n>/attempt.json`, or from the events when that file is
+//! missing).
+
+use serde_json::Value;
+
+use super::Event;
+use super::chain::Verified;
+use super::chain::{LogLine, parse_rfc3339};
+use super::{RecordError, Store};
+use crate::model::{AttemptRecord, Outcome};
+
+/// Where a task stands, from its events.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskState {
+    /// A TaskStarted was recorded.
+    pub started: bool,
+    /// The first attempt of the current round (`--again` starts a round).
+    pub first_attempt: u32,
+    pub max_attempts: u32,
+    /// The base commit of the latest TaskStarted.
+    pub base: Option<String>,
+    /// The highest attempt number started.
+    pub last_attempt: u32,
+    /// An attempt started and never completed: `retry-run` was killed.
+    pub unfinished: Option<u32>,
+    /// `TaskSucceeded` or `TaskEscalated`, with the attempt it names, when
+    /// the latest round ended.
+    pub finished: Option<(Event, Option<u32>)>,
+    /// Manifest hashes by attempt, in order.
+    pub manifests: Vec<String>,
+    /// The outcome of the last completed attempt.
+    pub last_outcome: Option<String>,
+    /// The agent's cost as it reported it (`AgentFinished.usage`), summed
+    /// over every round; `None` when it never reported one.
+    pub cost_usd: Option<f64>,
+    /// The timestamp of the log's last event.
+    pub last_ts: Option<String>,
+    /// What the log's last event is.
+    pub last_event: LastEvent,
+}
+
+/// The log's last event, as far as a task's standing goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LastEvent {
+    /// The log has no event.
+    #[default]
+    None,
+    Succeeded,
+    Escalated,
+    /// Any other event, or one this version does not know.
+    Other,
+}
+
+impl TaskState {
+    /// How `status` names where the task stands: `running` when a process
+    /// holds its lock, `log broken (…)` when its chain does not verify,
+    /// else from the log's last event: `succeeded`, `escalated`, `new`
+    /// (nothing recorded) or `stopped`.
+    pub fn label(&self, running: bool, log_broken: bool) -> &'static str {
+        if running {
+            "running"
+        } else if log_broken {
+            "log broken (retry-run log --verify)"
+        } else {
+            match self.last_event {
+                LastEvent::Succeeded => "succeeded",
+                LastEvent::Escalated => "escalated",
+                LastEvent::None => "new",
+                LastEvent::Other => "stopped",
+            }
+        }
+    }
+}
+
+/// Pure: the state of a task from its verified events.
+pub fn state(events: &[LogLine]) -> TaskState {
+    let mut s = TaskState::default();
+    let mut open: Option<u32> = None;
+    let mut costs: Vec<f64> = Vec::new();
+    for e in events {
+        let typed = e.typed();
+        s.last_event = match &typed {
+            Some(Event::TaskSucceeded { .. }) => LastEvent::Succeeded,
+            Some(Event::TaskEscalated { .. }) => LastEvent::Escalated,
+            _ => LastEvent::Other,
+        };
+        match typed {
+            Some(Event::TaskStarted { first_attempt, max_attempts, base, .. }) => {
+                s.started = true;
+                s.first_attempt = first_attempt;
+                s.max_attempts = max_attempts;
+                s.base = Some(base);
+                s.finished = None;
+            }
+            Some(Event::AttemptStarted { .. }) => {
+                if let Some(n) = e.attempt {
+                    s.last_attempt = s.last_attempt.max(n);
+                    open = Some(n);
+                }
+            }
+            Some(Event::AttemptCompleted { outcome, .. }) => {
+                if e.attempt == open {
+                    open = None;
+                }
+                s.last_outcome = Some(outcome);
+            }
+            Some(Event::AttemptAborted { .. }) if e.attempt == open => open = None,
+            Some(Event::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
+            Some(Event::AgentFinished { usage: Some(u), .. }) => costs.extend(u.cost_usd),
+            Some(ended @ (Event::TaskSucceeded { .. } | Event::TaskEscalated { .. })) => {
+                s.finished = Some((ended, e.attempt));
+            }
+            _ => {}
+        }
+    }
+    s.unfinished = open;
+    s.cost_usd = (!costs.is_empty()).then(|| costs.iter().sum());
+    s.last_ts = events.last().and_then(|e| e.value.get("ts")).and_then(Value::as_str).map(str::to_string);
+    s
+}
+
+/// A task's state, and how `status` names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub state: TaskState,
+    /// [`TaskState::label`]: `running`, `succeeded`, `stopped`...
+    pub label: &'static str,
+}
+
+/// Pure: the status of a task from its verified log; `running` when a
+/// process holds its lock.
+pub fn status_of(v: &Verified, running: bool) -> Status {
+    let state = state(&v.events);
+    let label = state.label(running, v.broken.is_some());
+    Status { state, label }
+}
+
+/// Where `task` stands, from its record: `None` when it has none (a
+/// worktree without a record); `Err` when its log cannot be read.
+pub fn status(store: &Store, task: &str) -> Result<Option<Status>, RecordError> {
+    match store.read(task) {
+        Ok(v) => Ok(Some(status_of(&v, store.running(task).is_some()))),
+        Err(RecordError::NoTask { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Milliseconds between two events' timestamps.
+pub fn elapsed_ms(from: &LogLine, to: &LogLine) -> u64 {
+    let ts = |e: &LogLine| e.value.get("ts").and_then(Value::as_str).and_then(parse_rfc3339);
+    match (ts(from), ts(to)) {
+        (Some(a), Some(b)) => b.saturating_sub(a) * 1000,
+        _ => 0,
+    }
+}
+
+/// The record of attempt `n`, started and never completed: CRASH
+/// (interrupted), lasting from its start to the log's last event.
+pub fn interrupted(events: &[LogLine], n: u32) -> AttemptRecord {
+    let started =
+        events.iter().rev().find(|e| e.attempt == Some(n) && matches!(e.typed(), Some(Event::AttemptStarted { .. })));
+    let duration = match (started, events.last()) {
+        (Some(a), Some(b)) => elapsed_ms(a, b),
+        _ => 0,
+    };
+    AttemptRecord::interrupted(n, duration)
+}
+
+/// Pure: the record of a completed attempt as its AttemptCompleted event
+/// tells it (what is left when `attempt.json` is lost); `None` for any
+/// other event.
+pub fn completed(e: &LogLine) -> Option<AttemptRecord> {
+    let Some(Event::AttemptCompleted { outcome, reason, interrupted, duration_ms, .. }) = e.typed() else {
+        return None;
+    };
+    let mut r = AttemptRecord::new(e.attempt?);
+    r.outcome = Outcome::parse(&outcome).unwrap_or(Outcome::Crash);
+    r.interrupted = interrupted.unwrap_or(false);
+    r.duration_ms = duration_ms;
+    r.reason = reason;
+    Some(r)
+}
+
+/// Every completed attempt, in order. An attempt whose `attempt.json` is
+/// missing or unreadable is rebuilt from its AttemptCompleted event (what
+/// the record still says), never dropped.
+pub fn attempts(store: &Store, task: &str, events: &[LogLine]) -> Vec<AttemptRecord> {
+    let mut out = Vec::new();
+    for e in events {
+        let Some(from_event) = completed(e) else { continue };
+        let path = store.attempt(task, from_event.number).attempt_json();
+        let from_file = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<AttemptRecord>(&b).ok());
+        out.push(from_file.unwrap_or(from_event));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::hash::sha256_hex;
+    use crate::record::chain::{ZERO, encode, rfc3339, verify};
+
+    /// A verified log of `(attempt, {"type": ..., fields})`, one event a minute.
+    fn log(events: &[(Option<u32>, Value)]) -> Vec<LogLine> {
+        let (mut prev, mut text) = (ZERO.to_string(), String::new());
+        for (i, (attempt, v)) in events.iter().enumerate() {
+            let kind = v["type"].as_str().expect("a type");
+            let line = encode(i as u64 + 1, &rfc3339(1_700_000_000 + 60 * i as u64, 0), kind, *attempt, &prev, v);
+            prev = sha256_hex(line.as_bytes());
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let v = verify(text.as_bytes());
+        assert!(v.broken.is_none());
+        v.events
+    }
+
+    fn started(first: u32, base: &str) -> (Option<u32>, Value) {
+        (None, json!({"type": "TaskStarted", "first_attempt": first, "max_attempts": 3, "base": base}))
+    }
+
+    fn attempt(n: u32) -> (Option<u32>, Value) {
+        (Some(n), json!({"type": "AttemptStarted"}))
+    }
+
+    fn completed_as(n: u32, outcome: &str) -> (Option<u32>, Value) {
+        (Some(n), json!({"type": "AttemptCompleted", "outcome": outcome, "reason": "r", "duration_ms": 5}))
+    }
+
+    fn cost(n: u32, usd: Option<f64>) -> (Option<u32>, Value) {
+        (Some(n), json!({"type": "AgentFinished", "usage": {"cost_usd": usd}}))
+    }
+
+    fn succeeded(n: u32) -> (Option<u32>, Value) {
+        (Some(n), json!({"type": "TaskSucceeded", "branch": "retry-run/t"}))
+    }
+
+    /// A log and what its state says.
+    struct Case {
+        events: Vec<(Option<u32>, Value)>,
+        label: &'static str,
+        last_attempt: u32,
+        unfinished: Option<u32>,
+        finished: bool,
+        last_outcome: Option<&'static str>,
+    }
+
+    fn case(events: Vec<(Option<u32>, Value)>, label: &'static str, last_attempt: u32) -> Case {
+        Case { events, label, last_attempt, unfinished: None, finished: false, last_outcome: None }
+    }
+
+    #[test]
+    fn where_a_task_stands() {
+        let escalated = (None, json!({"type": "TaskEscalated", "reason": "r", "attempts": 1}));
+        let cases = [
+            case(vec![], "new", 0),
+            case(vec![started(1, "b1")], "stopped", 0),
+            Case { unfinished: Some(1), ..case(vec![started(1, "b1"), attempt(1)], "stopped", 1) },
+            Case {
+                unfinished: Some(2),
+                last_outcome: Some("CHECK_FAILURE"),
+                ..case(vec![started(1, "b1"), attempt(1), completed_as(1, "CHECK_FAILURE"), attempt(2)], "stopped", 2)
+            },
+            Case {
+                finished: true,
+                last_outcome: Some("SUCCESS"),
+                ..case(vec![started(1, "b1"), attempt(1), completed_as(1, "SUCCESS"), succeeded(1)], "succeeded", 1)
+            },
+            Case {
+                finished: true,
+                last_outcome: Some("CHECK_FAILURE"),
+                ..case(vec![started(1, "b1"), attempt(1), completed_as(1, "CHECK_FAILURE"), escalated], "escalated", 1)
+            },
+            // A new round (`--again`) clears the ending; the label follows the last event.
+            Case {
+                last_outcome: Some("SUCCESS"),
+                ..case(
+                    vec![started(1, "b1"), attempt(1), completed_as(1, "SUCCESS"), succeeded(1), started(2, "b2")],
+                    "stopped",
+                    1,
+                )
+            },
+            // An event after the ending (a repaired log): the round stays ended, the label is `stopped`.
+            Case {
+                finished: true,
+                last_outcome: Some("SUCCESS"),
+                ..case(
+                    vec![
+                        started(1, "b1"),
+                        attempt(1),
+                        completed_as(1, "SUCCESS"),
+                        succeeded(1),
+                        (None, json!({"type": "LogRepaired"})),
+                    ],
+                    "stopped",
+                    1,
+                )
+            },
+            // An event type this version does not know.
+            case(vec![(None, json!({"type": "FromTheFuture"}))], "stopped", 0),
+            // An aborted attempt is closed.
+            case(vec![started(1, "b1"), attempt(1), (Some(1), json!({"type": "AttemptAborted"}))], "stopped", 1),
+        ];
+        for (i, c) in cases.into_iter().enumerate() {
+            let s = state(&log(&c.events));
+            assert_eq!(s.label(false, false), c.label, "case {i}");
+            assert_eq!(s.last_attempt, c.last_attempt, "case {i}");
+            assert_eq!(s.unfinished, c.unfinished, "case {i}");
+            assert_eq!(s.finished.is_some(), c.finished, "case {i}");
+            assert_eq!(s.last_outcome.as_deref(), c.last_outcome, "case {i}");
+            assert_eq!(s.label(true, true), "running", "case {i}");
+            assert_eq!(s.label(false, true), "log broken (retry-run log --verify)", "case {i}");
+        }
+    }
+
+    #[test]
+    fn rounds_base_and_manifests() {
+        let events = log(&[
+            started(1, "b1"),
+            attempt(1),
+            (Some(1), json!({"type": "AttemptContextAssembled", "manifest_sha256": "m1"})),
+            completed_as(1, "SUCCESS"),
+            succeeded(1),
+            started(2, "b2"),
+            attempt(2),
+            (Some(2), json!({"type": "AttemptContextAssembled", "manifest_sha256": "m2"})),
+        ]);
+        let s = state(&events);
+        assert!(s.started);
+        assert_eq!((s.first_attempt, s.max_attempts, s.base.as_deref()), (2, 3, Some("b2")));
+        assert_eq!(s.manifests, ["m1", "m2"]);
+        assert_eq!(s.last_ts.as_deref(), Some(rfc3339(1_700_000_000 + 7 * 60, 0).as_str()));
+    }
+
+    #[test]
+    fn cost_is_summed_where_reported() {
+        let s = state(&log(&[started(1, "b"), cost(1, None)]));
+        assert_eq!(s.cost_usd, None);
+        let s = state(&log(&[started(1, "b"), cost(1, Some(0.25)), cost(2, None), cost(2, Some(0.5))]));
+        assert_eq!(s.cost_usd, Some(0.75));
+    }
+
+    #[test]
+    fn interrupted_attempts_last_until_the_last_event() {
+        let events = log(&[started(1, "b"), attempt(1), cost(1, None), cost(1, None)]);
+        assert_eq!(elapsed_ms(&events[1], &events[3]), 120_000);
+        let r = interrupted(&events, 1);
+        assert!(r.interrupted && r.outcome == Outcome::Crash);
+        assert_eq!(r.duration_ms, 120_000);
+        assert_eq!(interrupted(&events, 2).duration_ms, 0);
+    }
+
+    #[test]
+    fn a_completed_attempt_from_its_event() {
+        let events = log(&[attempt(1), completed_as(1, "SCOPE_VIOLATION"), completed_as(2, "NOT_AN_OUTCOME")]);
+        assert!(completed(&events[0]).is_none());
+        let r = completed(&events[1]).expect("completed");
+        assert_eq!((r.number, r.outcome, r.duration_ms, r.reason.as_str()), (1, Outcome::ScopeViolation, 5, "r"));
+        assert_eq!(completed(&events[2]).expect("completed").outcome, Outcome::Crash);
+    }
+}
