@@ -7,6 +7,7 @@
 
 pub mod agents;
 pub mod checkout_watch;
+pub mod clean;
 pub mod cli;
 pub mod config;
 pub mod context;

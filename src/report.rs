@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::context::{TaskText, patterns::patterns, required_change};
-use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage};
+use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage, refs};
 use crate::outcome::tolerated;
 use crate::text::{human_ms, plural};
 
@@ -172,7 +172,7 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], s
             let _ = writeln!(s, "- Required change{label}: {}", r.text);
         }
         if let Some(c) = &a.commit {
-            let _ = writeln!(s, "- Commit: `{c}` (`refs/retry-run/{}/{}`)", task.id, a.number);
+            let _ = writeln!(s, "- Commit: `{c}` (`{}`)", refs::attempt(&task.id, a.number));
         }
         if let Some(u) = a.agent.as_ref().and_then(|g| g.usage.as_ref()) {
             let _ = writeln!(s, "- Agent usage: {}", usage_text(u));

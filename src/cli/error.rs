@@ -83,6 +83,13 @@ impl From<std::io::Error> for CliError {
     }
 }
 
+impl From<crate::clean::CleanError> for CliError {
+    fn from(e: crate::clean::CleanError) -> Self {
+        let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
+        CliError { code, message: e.to_string() }
+    }
+}
+
 impl From<crate::record::RecordError> for CliError {
     fn from(e: crate::record::RecordError) -> Self {
         let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };

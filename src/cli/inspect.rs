@@ -9,7 +9,7 @@ use serde_json::json;
 use super::{CliError, exit};
 use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::{DiffDepth, Repo};
-use crate::model::DiffSummary;
+use crate::model::{DiffSummary, refs};
 use crate::record::Store;
 use crate::record::store::check_task_name;
 
@@ -51,7 +51,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
             "task {task} has no attempt {n}; `retry-run log {task}` lists its attempts"
         )));
     }
-    let refname = format!("refs/retry-run/{task}/{n}");
+    let refname = refs::attempt(task, n);
     let commit = repo.resolve(&refname).ok();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let read = |p: PathBuf| {
@@ -70,10 +70,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
         let summary = DiffSummary::from(cmp);
         write_diff(&mut out, DiffFormat::Text, &summary, 2000)?;
     } else if args.checks {
-        let cdir = attempt.checks();
-        let mut files: Vec<_> =
-            std::fs::read_dir(&cdir).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-        files.sort();
+        let files = attempt.check_outputs();
         if files.is_empty() {
             writeln!(out, "no check output recorded for attempt {n} of {task}")?;
         }
@@ -82,10 +79,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
             out.write_all(&std::fs::read(&f).unwrap_or_default())?;
         }
     } else {
-        let mut files: Vec<String> = std::fs::read_dir(adir)
-            .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
-            .unwrap_or_default();
-        files.sort();
+        let files = attempt.entries();
         if args.json {
             let doc = json!({
                 "task": task,

@@ -8,11 +8,13 @@
 //!   `ScopeFinding`, ...), as written to `attempts/<n>/attempt.json`;
 //! - `check.rs`: checks' kinds and results (`CheckKind`, `CheckResult`,
 //!   `BaselineMode`);
-//! - `usage.rs`: tokens, turns and cost an agent reported (`Usage`).
+//! - `usage.rs`: tokens, turns and cost an agent reported (`Usage`);
+//! - [`refs`]: the names of the refs retry-run writes.
 
 mod attempt;
 mod change;
 mod check;
+pub mod refs;
 mod source;
 mod usage;
 

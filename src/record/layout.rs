@@ -9,7 +9,7 @@
 //!   attempts/<n>/
 //!     prompt.md  context.json  manifest.json  attempt.json  agent.out
 //!     verifier-<call>.out  checks/<check>.out  checks/<check>.rerun-<i>.out
-//!     ignored/  tmp/
+//!     leftovers/  tmp/
 //! ```
 
 use std::fmt::Display;
@@ -76,10 +76,10 @@ impl TaskDir {
 
     /// Whether `rel`, a path relative to the task's directory, belongs to
     /// this machine only and is never shared (`push`): the lock and the
-    /// attempts' private TMPDIRs (any `tmp` beneath `attempts/`).
+    /// attempts' private TMPDIRs (`attempts/<n>/tmp`).
     pub fn is_local(rel: &Path) -> bool {
-        rel == Path::new(LOCK)
-            || rel.file_name().is_some_and(|n| n == TMP) && rel.parent().is_some_and(|p| p.starts_with(ATTEMPTS))
+        let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
+        rel == Path::new(LOCK) || matches!(parts.as_slice(), [a, _, t] if *a == ATTEMPTS && *t == TMP)
     }
 }
 
@@ -139,14 +139,32 @@ impl AttemptDir {
         self.checks().join(format!("{}.rerun-{i}.out", file_name(check)))
     }
 
-    /// `ignored/`: files the agent left that are not part of the change.
+    /// `leftovers/`: files the agent left that are not part of the change.
     pub fn leftovers(&self) -> PathBuf {
-        self.path.join("ignored")
+        self.path.join("leftovers")
     }
 
     /// `tmp/`: the attempt's private TMPDIR, removed when it ends.
     pub fn tmp(&self) -> PathBuf {
         self.path.join(TMP)
+    }
+
+    /// The names of the attempt's files and directories, sorted (none when
+    /// the directory is missing).
+    pub fn entries(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.path)
+            .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Every file under `checks/` (the checks' outputs and reruns), sorted.
+    pub fn check_outputs(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(self.checks()).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        files.sort();
+        files
     }
 }
 
@@ -190,7 +208,7 @@ mod tests {
             (a.checks(), "/t/attempts/2/checks"),
             (a.check_out("py/test"), "/t/attempts/2/checks/py_test.out"),
             (a.check_rerun_out("lint", 2), "/t/attempts/2/checks/lint.rerun-2.out"),
-            (a.leftovers(), "/t/attempts/2/ignored"),
+            (a.leftovers(), "/t/attempts/2/leftovers"),
             (a.tmp(), "/t/attempts/2/tmp"),
         ];
         for (got, want) in cases {
@@ -221,7 +239,7 @@ mod tests {
             ("events.jsonl", false),
             ("attempts/1/prompt.md", false),
             ("tmp", false),
-            ("attempts/1/ignored/tmp", true),
+            ("attempts/1/leftovers/tmp", false),
             ("baseline/lock", false),
         ] {
             assert_eq!(TaskDir::is_local(Path::new(rel)), local, "{rel}");

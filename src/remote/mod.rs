@@ -20,6 +20,7 @@ pub mod transport;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::model::refs;
 use crate::git::{GitError, Oid, Repo};
 use crate::record::state::state;
 use crate::record::{Event, RecordError, Store, TaskDir, layout};
@@ -60,14 +61,6 @@ impl RemoteError {
             _ => None,
         }
     }
-}
-
-pub fn record_ref(task: &str) -> String {
-    format!("refs/retry-run/{task}/record")
-}
-
-pub fn lease_ref(task: &str) -> String {
-    format!("refs/retry-run/{task}/lease")
 }
 
 /// Milliseconds since the epoch.
@@ -151,7 +144,7 @@ impl Remote {
         let theirs = self.repo.blob_at(remote, layout::EVENTS).unwrap_or_default();
         let path = self.store.task(task).events();
         let ours = std::fs::read(&path).unwrap_or_default();
-        let local_ref = record_ref(task);
+        let local_ref = refs::record(task);
         match relate::relate(&ours, &theirs) {
             Relation::Same => {
                 if self.repo.ref_target(&local_ref).is_none_or(|l| self.repo.is_ancestor(l, remote)) {
@@ -183,8 +176,8 @@ impl Remote {
         let prefix = format!("refs/retry-run-remotes/{}/{task}/", self.name);
         for (name, oid) in self.repo.refs_under(&prefix)? {
             let leaf = &name[prefix.len()..];
-            if leaf.parse::<u32>().is_ok() {
-                let local = format!("refs/retry-run/{task}/{leaf}");
+            if refs::is_attempt_leaf(leaf) {
+                let local = format!("{}{leaf}", refs::task_prefix(task));
                 if self.repo.ref_target(&local).is_none() {
                     self.repo.set_ref(&local, oid, "retry-run pull")?;
                 }
@@ -200,7 +193,7 @@ impl Remote {
         let state = state(&verified.events);
         if let Some((Event::TaskSucceeded { commit, branch, .. }, _)) = &state.finished
             && self.repo.ref_target(&format!("refs/heads/{branch}")).is_none()
-            && branch == &format!("retry-run/{task}")
+            && branch == &refs::success_branch(task)
             && let Ok(oid) = commit.parse::<Oid>()
             && self.repo.has_object(oid)
         {
@@ -219,10 +212,10 @@ impl Remote {
         }
         let events = crate::record::chain::verify(&std::fs::read(dir.events()).unwrap_or_default());
         let message = format!("retry-run record {task}: {} events", events.events.len());
-        let record = self.repo.commit_dir(dir.path(), &record_ref(task), &message, &TaskDir::is_local)?;
-        let mut updates = vec![Update { src: record.to_string(), dst: record_ref(task), expect: None }];
-        for (name, oid) in self.repo.refs_under(&format!("refs/retry-run/{task}/"))? {
-            if name.rsplit('/').next().is_some_and(|leaf| leaf.parse::<u32>().is_ok()) {
+        let record = self.repo.commit_dir(dir.path(), &refs::record(task), &message, &TaskDir::is_local)?;
+        let mut updates = vec![Update { src: record.to_string(), dst: refs::record(task), expect: None }];
+        for (name, oid) in self.repo.refs_under(&refs::task_prefix(task))? {
+            if name.rsplit('/').next().is_some_and(refs::is_attempt_leaf) {
                 updates.push(Update { src: oid.to_string(), dst: name, expect: None });
             }
         }
@@ -310,7 +303,7 @@ impl Lease {
         let parent = found.as_ref().map(|(o, _)| *o);
         let oid = remote.repo.message_commit(&holder.message(), parent)?;
         let expect = Some(parent.map_or(Expect::Absent, |o| Expect::At(o.to_string())));
-        let update = Update { src: oid.to_string(), dst: lease_ref(task), expect };
+        let update = Update { src: oid.to_string(), dst: refs::lease(task), expect };
         if let Pushed::Refused(_) = transport::push(&remote.dir, &remote.name, &[update], true, &what)? {
             // Another run moved the lease first: name it.
             remote.fetch(&[task.to_string()], &what)?;
@@ -345,7 +338,7 @@ impl Lease {
         let oid = self.remote.repo.message_commit(&next.message(), Some(self.oid))?;
         updates.push(Update {
             src: oid.to_string(),
-            dst: lease_ref(&self.task),
+            dst: refs::lease(&self.task),
             expect: Some(Expect::At(self.oid.to_string())),
         });
         let what = format!("retry-run run --remote {} (task {})", self.remote.name, self.task);

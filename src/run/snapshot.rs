@@ -17,7 +17,7 @@ impl<'a> TaskRun<'a> {
     pub(super) fn snapshot(&mut self, a: &mut Attempt) -> Result<Comparison<'a>, RunError> {
         self.progress.phase("snapshot");
         let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
-        let refname = format!("refs/retry-run/{id}/{n}");
+        let refname = crate::model::refs::attempt(id, n);
         let commit = repo.snapshot(&self.wt, self.base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
         let head = repo.resolve(&commit.to_string())?;
         let cmp = repo.compare_commits(&self.base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;

@@ -12,7 +12,7 @@ use super::progress::Progress;
 use super::recorder::{Recorder, WatchCost};
 use super::{Ending, RunError};
 use crate::outcome::check::Baseline;
-use crate::model::AttemptRecord;
+use crate::model::{AttemptRecord, refs};
 use crate::outcome;
 use crate::context::TaskText;
 use crate::git::{Oid, Repo, Revision};
@@ -178,7 +178,7 @@ impl<'a> TaskRun<'a> {
     /// set), escalation, or another attempt (`None`).
     fn conclude(&mut self, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
         let n = record.number;
-        let refname = format!("refs/retry-run/{}/{n}", self.plan.id);
+        let refname = refs::attempt(&self.plan.id, n);
         let ending = match outcome::next_step(&record, &self.plan.config.retry.on, &refname) {
             outcome::Next::Succeed => Some(self.succeed(n, &record)?),
             outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
@@ -196,7 +196,7 @@ impl<'a> TaskRun<'a> {
             .as_deref()
             .and_then(|c| c.parse::<Oid>().ok())
             .ok_or(RunError::NoSnapshot { attempt: n })?;
-        let branch = format!("retry-run/{id}");
+        let branch = refs::success_branch(id);
         self.repo.set_branch(&branch, commit)?;
         let tolerated = outcome::tolerated(record);
         let warnings: Vec<String> =

@@ -50,7 +50,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("git", Edge, &["hash", "model", "pathfmt", "scope"]),
     ("record", Edge, &["hash", "model"]),
     ("checkout_watch", Edge, &["git"]),
-    ("remote", Edge, &["git", "process", "record"]),
+    ("remote", Edge, &["git", "model", "process", "record"]),
     // Decisions over the record, and what is shown of them.
     ("outcome", Pure, &["config", "diagnostics", "enrich", "model", "test_results", "text"]),
     ("format", Pure, &["enrich", "model", "pathfmt", "scope", "text"]),
@@ -58,6 +58,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("report", Pure, &["context", "model", "outcome", "text"]),
     ("stats", Pure, &["context", "model", "text"]),
     // Verbs: the only modules that combine edges.
+    ("clean", Verb, &["git", "record"]),
     ("diff", Verb, &["git", "model", "symbols", "syntax"]),
     (
         "run",
@@ -95,6 +96,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
         Cli,
         &[
             "agents",
+            "clean",
             "config",
             "context",
             "demo",
@@ -125,7 +127,6 @@ const PURE_FILES: &[&str] = &[
     "src/record/chain.rs",
     "src/record/event.rs",
     "src/record/manifest.rs",
-    "src/record/layout.rs",
 ];
 
 /// Files of pure modules that read what they parse (and nothing else).

@@ -1,0 +1,103 @@
+//! What `clean` removes: the worktrees of one task, of all tasks, or of
+//! tasks idle for some days, and with `state` their records too. An
+//! attempt commit (`refs/retry-run/...`) or a success branch is never
+//! removed, and a task another process runs is skipped.
+
+use std::path::{Path, PathBuf};
+
+use crate::git::{GitError, Repo, nofollow_fs};
+use crate::record::chain::parse_rfc3339;
+use crate::record::state::state;
+use crate::record::store::check_task_name;
+use crate::record::{RecordError, Store};
+
+/// Which tasks to clean.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Which {
+    Task(String),
+    All,
+    /// Tasks whose last event is at least this many days old.
+    IdleFor { days: u64 },
+}
+
+/// One thing `clean` did, told as it happens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cleaned {
+    /// Another process holds the task.
+    Skipped { task: String, why: String },
+    Worktree(PathBuf),
+    Record(PathBuf),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CleanError {
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error("{}: {source}", path.display())]
+    Remove { path: PathBuf, source: std::io::Error },
+}
+
+impl CleanError {
+    /// Whether the user's input, rather than the environment, is at fault.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            CleanError::Record(e) => e.is_usage(),
+            CleanError::Git(e) => e.is_usage(),
+            CleanError::Remove { .. } => false,
+        }
+    }
+}
+
+/// Removes what `which` names under `worktrees` (and the records, with
+/// `records`), calling `told` after each removal. `now` is the time in
+/// seconds since the epoch, against which idleness is measured.
+pub fn clean(
+    repo: &Repo,
+    worktrees: &Path,
+    which: &Which,
+    records: bool,
+    now: u64,
+    told: &mut dyn FnMut(Cleaned),
+) -> Result<(), CleanError> {
+    let store = Store::new(repo.common_dir());
+    let tasks: Vec<String> = match which {
+        Which::Task(t) => {
+            check_task_name(t)?;
+            vec![t.clone()]
+        }
+        Which::All | Which::IdleFor { .. } => store.known_tasks(worktrees)?,
+    };
+    for task in tasks {
+        if let Which::IdleFor { days } = which {
+            let verified = store.read(&task).ok();
+            let last = verified.as_ref().and_then(|v| state(&v.events).last_ts).and_then(|ts| parse_rfc3339(&ts));
+            match last {
+                Some(t) if now.saturating_sub(t) >= days * 86_400 => {}
+                _ => continue,
+            }
+        }
+        let lock = match store.lock(&task) {
+            Ok(l) => l,
+            Err(e @ RecordError::Locked { .. }) => {
+                told(Cleaned::Skipped { task, why: e.to_string() });
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let wt = worktrees.join(&task);
+        if wt.exists() || repo.worktree_meta(&task).exists() {
+            repo.remove_worktree(&wt, &task)?;
+            told(Cleaned::Worktree(wt));
+        }
+        drop(lock);
+        let record = store.task(&task);
+        if records && record.path().exists() {
+            let path = record.path().to_path_buf();
+            nofollow_fs::remove_any(&path).map_err(|source| CleanError::Remove { path: path.clone(), source })?;
+            told(Cleaned::Record(path));
+        }
+    }
+    Ok(())
+}
