@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::{Agent, FakeAgent, Run, TestEnv};
 
@@ -137,15 +137,30 @@ fn four_tasks_with_j2_run_two_at_a_time() {
         args.push("--task-file".into());
         args.push(f.task(id));
     }
-    let agent = f.agent("2");
+    // Each agent says when it starts and ends, and waits (for at most
+    // 30 s) until another agent runs beside it or every task has started:
+    // with -j 2 two run at once, and never a third.
+    let overlap = f.runs.with_file_name("overlap.log");
+    let log = overlap.display();
+    let running = format!("$(( $(grep -c '^start' {log}) - $(grep -c '^end' {log}) ))");
+    let agent = f.env.agent(
+        f.script("0")
+            .sh(&format!("echo start >> {log}"))
+            .sh(&format!(
+                "i=0; while [ {running} -lt 2 ] && [ $(grep -c '^start' {log}) -lt 4 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done"
+            ))
+            .sh(&format!("echo end >> {log}")),
+    );
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let started = Instant::now();
     let first = f.run_agent(0, &argv, &agent);
-    let took = started.elapsed();
     first.assert_code(0);
     let (out, err) = (&first.stdout, &first.stderr);
-    // Two rounds of 2 s agents, not four.
-    assert!(took < Duration::from_secs(7), "took {took:?}\n{err}");
+    let (mut now, mut most) = (0i32, 0i32);
+    for line in std::fs::read_to_string(&overlap).expect("overlap.log").lines() {
+        now += if line == "start" { 1 } else { -1 };
+        most = most.max(now);
+    }
+    assert_eq!(most, 2, "agents running at once, at most\n{err}");
     assert_eq!(f.runs(), ["t1 1", "t2 1", "t3 1", "t4 1"]);
     // The table, and plain lines labelled with the task.
     let table: Vec<&str> = out.lines().collect();

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -206,9 +206,7 @@ fn an_outcome_not_in_retry_on_stops_the_task_and_a_silent_verifier_times_out() {
         "max_attempts = 1\n[verifier]\nrun = \"sleep 30\"\ntimeout = \"300ms\"\nretries = 1\n",
     )
     .expect("write");
-    let t = Instant::now();
     run(&env, &r, &["--task", "Silent"], &appends(&env, "x")).assert_code(1);
-    assert!(t.elapsed() < Duration::from_secs(15));
     assert_eq!(outcomes(&r, "silent"), ["UNVERIFIED"]);
     let v = first(&r, "silent", "VerifierFinished");
     assert!(v["problems"][0].as_str().unwrap_or("").contains("timed out"), "{v}");
@@ -229,9 +227,7 @@ fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
             .append("src/app.txt", "x\n")
             .sh("while :; do sleep 0.05; done"),
     );
-    let t = Instant::now();
     run(&env, &r, &["--task", "Slow"], &agent).assert_code(1);
-    assert!(t.elapsed() < Duration::from_secs(20));
     assert_eq!(outcomes(&r, "slow"), ["TIMEOUT"]);
     for pid in std::fs::read_to_string(&pids).expect("pids").split_whitespace() {
         let pid: i32 = pid.parse().expect("pid");
