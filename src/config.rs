@@ -336,7 +336,7 @@ pub struct ScopeConfig {
     pub deny: Vec<String>,
 }
 
-/// The input formats of docs/commands.md, `enrich`, plus `auto`.
+/// The input formats of `enrich` (docs/commands.md), plus `auto`.
 pub const INPUT_FORMATS: &[&str] = &[
     "auto",
     "ruff",

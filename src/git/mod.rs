@@ -101,7 +101,7 @@ impl Repo {
     /// worktree or a subdirectory).
     pub fn discover(dir: &Path) -> Result<Repo, GitError> {
         // Objects are read from the user's own repository: skipping hash
-        // verification makes reads about 30% faster (PERF-NOTES).
+        // verification makes reads about 30% faster.
         git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(dir).map_err(|e| match e.code() {
             git2::ErrorCode::NotFound => GitError::NotARepository { path: dir.to_path_buf() },
@@ -156,7 +156,8 @@ impl Repo {
     }
 
     /// Points branch `name` at `commit`, creating or moving it. Only for
-    /// `retry-run/<task>`, the one branch the spec lets retry-run write.
+    /// `retry-run/<task>`, the one branch retry-run writes in the user's
+    /// repository.
     pub fn set_branch(&self, name: &str, commit: Oid) -> Result<(), GitError> {
         let c = self
             .repo

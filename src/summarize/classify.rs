@@ -1,6 +1,7 @@
-//! What one log line says, for the runners of docs/commands.md, `summarize`: pytest, cargo test
-//! and rustc, jest and vitest, go test, and a generic fallback. Pure
-//! functions of one line; the state between lines lives in `Summarizer`.
+//! What one log line says, for the runners `summarize` understands
+//! (docs/commands.md): pytest, cargo test and rustc, jest and vitest, go
+//! test, and a generic fallback. Pure functions of one line; the state
+//! between lines lives in `Summarizer`.
 
 /// The markers that make a line worth looking at. A line without any of them
 /// is skipped unread (unless a marker line asked for the lines after it).
