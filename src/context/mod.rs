@@ -53,7 +53,8 @@ pub enum Label {
 pub struct Feedback {
     pub priority: u8,
     pub label: Label,
-    /// `check:pytest`, `scope`, `agent`, `verifier`, `patterns`.
+    /// `agent`, `empty-diff`, `scope`, `check:pytest`, `verifier`,
+    /// `agent-notes`.
     pub source: String,
     pub title: String,
     /// Markdown lines: list items, quotes.

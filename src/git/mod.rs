@@ -3,10 +3,13 @@
 //! It never writes the user's index, working tree or branches. Comparing
 //! and summarising only read: objects they have to create to describe a
 //! working tree go into an in-memory object database (libgit2's mempack
-//! backend) and vanish with the process. The writes are the task's own: its
-//! worktree (`task_worktree.rs`, `checkout.rs`), its snapshots' objects and
-//! `refs/retry-run/` refs (`tree_write.rs`, `pack.rs`), and the
-//! `retry-run/<task>` branch on success.
+//! backend) and vanish with the process (libgit2 may refresh the mtime of
+//! a filtered blob that already exists on disk: `working_tree.rs`). The
+//! writes are the task's own: its worktree (`task_worktree.rs`,
+//! `checkout.rs`), its snapshots' objects and `refs/retry-run/` refs
+//! (`tree_write.rs`, `pack.rs`), its record's and lease's commits and refs
+//! (`record_ref.rs`), and the `retry-run/<task>` branch on success; and
+//! `init.rs` creates the demo's repository.
 
 mod changes;
 mod checkout;
