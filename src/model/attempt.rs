@@ -107,8 +107,8 @@ pub struct AgentRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_message: Option<String>,
     /// Its leftovers: files it left in the worktree that are not part of
-    /// the change (`[agent] leftovers`), kept out of the snapshot. Read from
-    /// `ignored` too, the name records had before.
+    /// the change (`[agent] leftovers`), kept out of the snapshot. `ignored`
+    /// is read as this field too: records written by earlier versions use it.
     #[serde(default, alias = "ignored", skip_serializing_if = "Vec::is_empty")]
     pub leftovers: Vec<String>,
 }

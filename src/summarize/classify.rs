@@ -110,7 +110,7 @@ pub fn classify(line: &str) -> Line {
         && let Some(at) = rest.find("panicked at ")
     {
         let loc = rest[at + "panicked at ".len()..].trim_end_matches(':');
-        // Old format: `panicked at 'msg', src/x.rs:1:2`.
+        // Rust before 1.73: `panicked at 'msg', src/x.rs:1:2`.
         let location = match loc.rsplit_once(", ") {
             Some((msg, l)) if msg.starts_with('\'') => format!("{l}: {}", msg.trim_matches('\'')),
             _ => loc.to_string(),
