@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Key facts in the retry context (issue 5): how many of the facts a fixer
+"""Key facts in the retry context: how many of the facts a fixer
 needs (failing test ids, error locations, codes) survive in the prompt that
 `retry-run context` renders at the default budget, against a naive context
 that keeps the head of the raw check output at the same size.

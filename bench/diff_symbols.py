@@ -8,7 +8,7 @@ side runs first alternates run by run; medians.
   diff --base B --format json (worktree)  vs  git status --porcelain && git diff --numstat -M B
   scope --base B --head H                 vs  git diff --name-status -M B...H
 
-Targets (issue 17): diff at most 1.5x, scope at most 1.0x. `diff` keeps
+Targets: diff at most 1.5x, scope at most 1.0x. `diff` keeps
 each blob's scopes in ~/.cache/retry-run/scopes: the first (warm-up) run
 fills it, so the medians are of runs that find every blob's scopes there;
 the `--no-cache` row shows the cost of parsing every blob (a first sight).

@@ -10,7 +10,7 @@ in the same run. Order rotates run by run; medians.
     cargo build --release && /tmp/bench-venv/bin/python bench/enrich_real_lint.py [--runs 5]
 
 Needs ruff, cargo with clippy, and the registries (pip download, cargo fetch).
-Targets (issue 17): enrich >= 4x faster than grep-ast, <= 1.2x the bare parse.
+Targets: enrich >= 4x faster than grep-ast, <= 1.2x the bare parse.
 """
 import argparse
 import collections

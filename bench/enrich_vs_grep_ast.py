@@ -9,7 +9,7 @@ standard library of the running Python, copied to a temporary directory).
 grep-ast: one TreeContext per file with all its lines of interest, then
 add_context() and format(), as Aider's repo map does. Bare parse: read and
 parse every file with the same tree-sitter grammar, nothing else, one core.
-Targets (issue 3): enrich >= 3x faster than grep-ast, and within 1.5x of the
+Targets: enrich >= 3x faster than grep-ast, and within 1.5x of the
 bare parse.
 """
 import argparse

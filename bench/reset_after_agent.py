@@ -8,7 +8,7 @@ repository, same run. Which side goes first alternates; medians.
 
     cargo build --release && python3 bench/reset_after_agent.py [--files 20000] [--runs 9]
 
-Target (issue 17): at most 1.0x in both states.
+Target: at most 1.0x in both states.
 """
 import argparse
 import os

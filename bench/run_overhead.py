@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""retry-run's own cost per attempt (issue 6), same run, medians.
+"""retry-run's own cost per attempt, same run, medians.
 
 On a 20,000-file repository (the generator of bench/scope_diff.py), with
 agent `true` and no checks, one attempt of `retry-run run` (lock, log,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The sandbox's own cost (issue 13), same run, medians, sides alternating.
+"""The sandbox's own cost, same run, medians, sides alternating.
 
 1. Per confined process: `retry-run sandbox -- true` against `true`
    (target: under 5 ms more per process).

@@ -7,7 +7,7 @@ runs first alternates; medians; the digest must name every failure.
 
     cargo build --release && python3 bench/summarize_pytest_v.py [--gb 1] [--runs 5]
 
-Target (issue 17): at least 0.5x grep's throughput.
+Target: at least 0.5x grep's throughput.
 """
 import argparse
 import os

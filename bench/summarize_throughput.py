@@ -5,7 +5,7 @@ and whether every planted failure is named in the digest.
 
     cargo build --release && python3 bench/summarize_throughput.py [--gb 1] [--runs 3]
 
-Targets (issue 3): at least half of grep's throughput, peak memory < 50 MB.
+Targets: at least half of grep's throughput, peak memory < 50 MB.
 """
 import argparse
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Task worktrees against git, same run, medians (issue 4).
+"""Task worktrees against git, same run, medians.
 
 On a 20,000-file repository (the generator of bench/scope_diff.py):
   create:   retry-run worktree create        vs  git worktree add --detach P HEAD

@@ -92,7 +92,8 @@ pub struct AgentConfig {
     /// Appended to the preset's command line (the model is the user's choice).
     pub args: Vec<String>,
     /// The agent's leftovers: globs of files it leaves in the worktree that
-    /// are not part of the change (read from `ignore` too, its old name).
+    /// are not part of the change (`ignore` is read as this key too, so
+    /// configs that use that name keep working).
     #[serde(alias = "ignore")]
     pub leftovers: Vec<String>,
     pub command: Option<CommandSpec>,
@@ -336,7 +337,7 @@ pub struct ScopeConfig {
     pub deny: Vec<String>,
 }
 
-/// The input formats of docs/commands.md, `enrich`, plus `auto`.
+/// The input formats of `enrich` (docs/commands.md), plus `auto`.
 pub const INPUT_FORMATS: &[&str] = &[
     "auto",
     "ruff",

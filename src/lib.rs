@@ -1,9 +1,10 @@
-//! retry-run: run an AI coding agent in clean git worktrees, check what it
-//! changed, and hand the next attempt a short account of what went wrong.
+//! retry-run: AI coding agents run in clean git worktrees, checked, retried.
 //!
-//! The pure core (`model`, `config`, `outcome`, `scope`, `pathfmt`,
-//! `format`, `text`, `hash`) never touches the filesystem, processes or
-//! git; the edges (`git`, `checkout_watch`, `process`, `run`, `cli`) do.
+//! Each attempt runs the agent in a worktree of its own, checks what it
+//! changed (scope, the project's checks, an optional verifier) and, when it
+//! failed, hands the next attempt a short account of what went wrong; every
+//! step is recorded in a hash-chained event log. The module map (pure core
+//! and edges) is in `docs/design.md`.
 
 pub mod agents;
 pub mod checkout_watch;

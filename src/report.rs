@@ -1,6 +1,6 @@
 //! `retry-run report <task>`: Markdown for the human who takes a task over
-//! (docs/commands.md, `run`): the task, every attempt with its outcome, checks,
-//! required change and diff summary, and what to look at first. Pure.
+//! (docs/commands.md, `report`): the task, every attempt with its outcome,
+//! checks, required change and diff summary, and what to look at first. Pure.
 
 use std::fmt::Write;
 

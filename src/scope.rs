@@ -72,7 +72,8 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// Compiles the globs of docs/commands.md, `scope`. An empty allow list allows every path.
+    /// Compiles the globs (their rules: docs/commands.md, `scope`). An
+    /// empty allow list allows every path.
     pub fn compile(allow: &[String], deny: &[String]) -> Result<Rules, GlobError> {
         Ok(Rules {
             allow: build_set("allow", allow)?,
@@ -100,8 +101,8 @@ impl Rules {
     }
 }
 
-/// Normalises a glob as docs/commands.md, `scope` says: a leading `./` or `/` is dropped, a
-/// trailing `/` means the directory and everything under it.
+/// Normalises a glob (docs/commands.md, `scope`): a leading `./` or `/` is
+/// dropped, a trailing `/` means the directory and everything under it.
 pub fn normalize_glob(glob: &str) -> String {
     let mut g = glob;
     loop {

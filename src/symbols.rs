@@ -1,6 +1,6 @@
-//! Which functions, classes and other scopes a change touched (spec
-//! docs/commands.md, `diff`): pure, over the scopes of both versions of a file and the
-//! line numbers the patch changed.
+//! Which functions, classes and other scopes a change touched
+//! (docs/commands.md, `diff`): pure, over the scopes of both versions of a
+//! file and the line numbers the patch changed.
 //!
 //! Scopes are matched across versions by kind and qualified name. One only
 //! in the new version is `added`, one only in the old is `removed`; one in

@@ -1,5 +1,5 @@
-//! Tasks (docs/commands.md, `run`): from a Markdown task file or a line of text.
-//! Pure.
+//! Tasks: from a Markdown task file (`run --task-file`) or a line of text
+//! (`--task`). Pure.
 //!
 //! A task file may open with TOML front matter between `+++` lines; its
 //! keys override the project's config for this task alone. The first `#`

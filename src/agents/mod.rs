@@ -36,7 +36,7 @@ pub struct Preset {
     /// Files it must be able to write, with the content a new one starts with.
     pub state_files: BTreeMap<String, String>,
     /// Its leftovers: files it may leave in the worktree that are not part
-    /// of the change (`ignore` is the old name).
+    /// of the change (`ignore` is read as this key too, as in the config).
     #[serde(alias = "ignore")]
     pub leftovers: Vec<String>,
     /// Environment for the agent: update checks, telemetry and prompts off.

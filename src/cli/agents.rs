@@ -1,4 +1,4 @@
-//! `retry-run agents`: the agent presets and whether each CLI is here.
+//! `retry-run agents`: the agent presets and whether each CLI is installed.
 
 use std::io::Write;
 use std::path::Path;

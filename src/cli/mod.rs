@@ -1,5 +1,7 @@
-//! The command line: one file per subcommand; this file parses arguments
-//! and maps results to exit codes.
+//! The command line: one file per subcommand (`completions.rs` also holds
+//! `man`, `sync.rs` `push` and `pull`), plus [`error`], which maps errors to
+//! exit codes, and `repo_args.rs`, what `scope` and `diff` share. This file
+//! parses the arguments and runs the command.
 
 mod agents;
 mod clean;

@@ -1,5 +1,6 @@
-//! The retry context (docs/commands.md, `context`): what the next attempt reads about
-//! the earlier ones. Pure functions over recorded [`AttemptRecord`]s:
+//! The retry context (docs/commands.md, `context`): what the next attempt
+//! reads about the earlier ones. Pure functions over recorded
+//! [`AttemptRecord`]s:
 //!
 //! - [`assemble`]: the structure (written as `context.json`), with the
 //!   per-section limits of `[context]` applied;
@@ -43,14 +44,17 @@ pub enum Label {
     Observation,
 }
 
-/// One item of actionable feedback. `priority` follows docs/commands.md, `context`:
-/// 1 deterministic failures, 2 specific errors, 3 verifier feedback,
-/// 4 general observations.
+/// One item of actionable feedback, ordered by `priority`: 1 failures a
+/// gate established (the agent's exit, scope, failing checks), 3 advice
+/// (the reviewer's critique, the agent's own account), 4 notes on checks
+/// that passed (flaky, or failing only as on the base). The errors in
+/// their code (2) are kept apart, in [`Previous::errors`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Feedback {
     pub priority: u8,
     pub label: Label,
-    /// `check:pytest`, `scope`, `agent`, `verifier`, `patterns`.
+    /// `agent`, `empty-diff`, `scope`, `check:pytest`, `verifier`,
+    /// `agent-notes`.
     pub source: String,
     pub title: String,
     /// Markdown lines: list items, quotes.

@@ -1,6 +1,6 @@
-//! Patterns across attempts, found mechanically (docs/commands.md, `context`): the same
-//! test failing in consecutive attempts, the same files modified, a diff
-//! identical to an earlier one, and drift (consecutive diffs that share
+//! Patterns across attempts, found mechanically (docs/commands.md, `context`):
+//! the same test failing in consecutive attempts, the same files modified, a
+//! diff identical to an earlier one, and drift (consecutive diffs that share
 //! little). Pure.
 
 use serde::{Deserialize, Serialize};

@@ -102,7 +102,8 @@ impl Severity {
     }
 }
 
-/// The input formats of docs/commands.md, `enrich`, by their `--input-format` names.
+/// The input formats of `enrich` (docs/commands.md), by their
+/// `--input-format` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     Ruff,

@@ -1,7 +1,7 @@
-//! `retry-run enrich` (docs/commands.md, `enrich`): each diagnostic with the innermost
-//! scope around its line, and a snippet shared by the diagnostics of one
-//! scope. The core is pure; [`load`] reads and parses the files (each once,
-//! on all cores).
+//! `retry-run enrich` (docs/commands.md, `enrich`): each diagnostic with
+//! the innermost scope around its line, and a snippet ([`snippet`]) shared
+//! by the diagnostics of one scope. The core is pure; [`load`] reads and
+//! parses the files (each once, on all cores).
 
 pub mod load;
 pub mod snippet;

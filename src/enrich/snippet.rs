@@ -1,6 +1,6 @@
-//! The snippet of docs/commands.md, `enrich`: the header line of every enclosing scope, a
-//! few lines around each error, elision marks between, line numbers and a
-//! `>` on error lines. Pure.
+//! The snippet (docs/commands.md, `enrich`): the header line of every
+//! enclosing scope, a few lines around each error, elision marks between,
+//! line numbers and a `>` on error lines. Pure.
 
 use crate::model::ScopeSpan;
 

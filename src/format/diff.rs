@@ -1,7 +1,7 @@
 //! Printing a diff summary: `text`, `markdown` (for a PR comment), `json`.
 //!
-//! JSON is the wire contract of docs/commands.md, `diff`: `{"base", "head", "files":
-//! [{"path", "old_path", "status", "additions", "deletions", "binary",
+//! JSON is a wire contract: `{"base", "head", "files": [{"path",
+//! "old_path", "status", "additions", "deletions", "binary",
 //! "symbols": [{"kind", "name", "qualified_name", "change"}]}],
 //! "totals": {"files", "additions", "deletions"}, "patch",
 //! "patch_truncated"}`. The patch keeps at most `max_lines` lines and ends

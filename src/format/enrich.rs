@@ -1,6 +1,6 @@
-//! Printing enriched diagnostics: `text` for people, `json` per docs/commands.md, `enrich`
-//! (`{"diagnostics": [{"tool", "path", "line", "column", "code",
-//! "severity", "message", "scope", "snippet"}]}`).
+//! Printing enriched diagnostics: `text` for people, and `json`, a wire
+//! contract: `{"diagnostics": [{"tool", "path", "line", "column", "code",
+//! "severity", "message", "scope", "snippet"}]}`.
 //!
 //! In text, the diagnostics of one scope are listed together, then their
 //! shared snippet once.

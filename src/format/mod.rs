@@ -2,6 +2,7 @@
 //!
 //! - [`scope`]: `text`, `json`, `github`, `sarif` for `retry-run scope`.
 //! - [`diff`]: `text`, `markdown`, `json` for `retry-run diff`.
+//! - [`enrich`]: `text`, `json` for `retry-run enrich`.
 
 pub mod diff;
 pub mod enrich;

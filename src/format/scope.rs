@@ -1,6 +1,6 @@
 //! Printing a scope report.
 //!
-//! JSON is the wire contract of docs/commands.md, `scope`:
+//! JSON is a wire contract (docs/commands.md, `scope`):
 //! `{"base", "head", "checked", "violations": [{"path", "old_path",
 //! "status", "reason", "rule"}]}`, paths printed per [`crate::pathfmt`].
 

@@ -3,10 +3,13 @@
 //! It never writes the user's index, working tree or branches. Comparing
 //! and summarising only read: objects they have to create to describe a
 //! working tree go into an in-memory object database (libgit2's mempack
-//! backend) and vanish with the process. The writes are the task's own: its
-//! worktree (`task_worktree.rs`, `checkout.rs`), its snapshots' objects and
-//! `refs/retry-run/` refs (`tree_write.rs`, `pack.rs`), and the
-//! `retry-run/<task>` branch on success.
+//! backend) and vanish with the process (libgit2 may refresh the mtime of
+//! a filtered blob that already exists on disk: `working_tree.rs`). The
+//! writes are the task's own: its worktree (`task_worktree.rs`,
+//! `checkout.rs`), its snapshots' objects and `refs/retry-run/` refs
+//! (`tree_write.rs`, `pack.rs`), its record's and lease's commits and refs
+//! (`record_ref.rs`), and the `retry-run/<task>` branch on success; and
+//! `init.rs` creates the demo's repository.
 
 mod changes;
 mod checkout;
@@ -101,7 +104,7 @@ impl Repo {
     /// worktree or a subdirectory).
     pub fn discover(dir: &Path) -> Result<Repo, GitError> {
         // Objects are read from the user's own repository: skipping hash
-        // verification makes reads about 30% faster (PERF-NOTES).
+        // verification makes reads about 30% faster.
         git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(dir).map_err(|e| match e.code() {
             git2::ErrorCode::NotFound => GitError::NotARepository { path: dir.to_path_buf() },
@@ -156,7 +159,8 @@ impl Repo {
     }
 
     /// Points branch `name` at `commit`, creating or moving it. Only for
-    /// `retry-run/<task>`, the one branch the spec lets retry-run write.
+    /// `retry-run/<task>`, the one branch retry-run writes in the user's
+    /// repository.
     pub fn set_branch(&self, name: &str, commit: Oid) -> Result<(), GitError> {
         let c = self
             .repo

@@ -1,5 +1,5 @@
 //! Filesystem moves inside a task's worktree that never follow a symlink
-//! (PERF-NOTES pitfall 1: libgit2's forced checkout writes through symlinks).
+//! (libgit2's forced checkout writes through them).
 //! An attempt may have replaced any file or directory by a link pointing
 //! outside; these helpers remove such links, never write through them.
 

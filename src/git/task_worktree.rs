@@ -6,14 +6,15 @@
 //! branches in the user's repository. So the worktree is written in git's
 //! own on-disk format (`<common>/worktrees/<id>/{gitdir,commondir,HEAD}` and
 //! a `.git` file), exactly what `git worktree add --detach` writes, and
-//! filled by libgit2's checkout. `git worktree list` shows it; `git worktree
-//! prune` and `git worktree remove` work on it.
+//! filled by `checkout.rs` (libgit2's checkout where filters or attributes
+//! may apply). `git worktree list` shows it; `git worktree prune` and
+//! `git worktree remove` work on it.
 //!
 //! A reset rewrites only what differs from the base, and never through a
 //! symlink: everything that differs is first removed from disk by
-//! [`super::nofollow_fs`] (links, files, whole untracked or ignored trees, read-
-//! only directories included), and only then does libgit2 check the base's
-//! entries out into the cleared paths.
+//! [`super::nofollow_fs`] (links, files, whole untracked or ignored trees,
+//! read-only directories included), and only then are the base's entries
+//! written into the cleared paths, the same way as at creation.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};

@@ -2,8 +2,8 @@
 //!
 //! The loop fills an [`AttemptRecord`] step by step and writes it as
 //! `attempts/<n>/attempt.json` when the attempt completes; the retry context,
-//! `report` and `stats` read it back. The gate order of docs/commands.md,
-//! `run` (which outcome the results make) is `crate::outcome::classify`.
+//! `report` and `stats` read it back. Which outcome the results make, in
+//! the gate order of docs/commands.md (`run`), is `crate::outcome::classify`.
 
 use std::fmt;
 
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::check::CheckResult;
 use super::usage::Usage;
 
-/// Outcomes of an attempt (docs/commands.md, `run`).
+/// Outcomes of an attempt (docs/record.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Outcome {
@@ -107,8 +107,8 @@ pub struct AgentRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_message: Option<String>,
     /// Its leftovers: files it left in the worktree that are not part of
-    /// the change (`[agent] leftovers`), kept out of the snapshot. Read from
-    /// `ignored` too, the name records had before.
+    /// the change (`[agent] leftovers`), kept out of the snapshot. `ignored`
+    /// is read as this field too: records written by earlier versions use it.
     #[serde(default, alias = "ignored", skip_serializing_if = "Vec::is_empty")]
     pub leftovers: Vec<String>,
 }

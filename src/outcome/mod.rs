@@ -14,10 +14,10 @@ use crate::config::RetryConfig;
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};
 use crate::text::{exit_text, human_ms, plural};
 
-/// The gates of docs/commands.md, `run`, in order: agent exit, empty diff, scope, checks,
-/// verifier. Returns the outcome and a one-line reason. The verifier's
-/// `escalate` is not an outcome of its own: it approves nothing, so the
-/// attempt is VERIFIER_REJECTION and the loop escalates.
+/// The gates in order (docs/commands.md, `run`): agent exit, empty diff, scope,
+/// checks, verifier. Returns the outcome and a one-line reason. The verifier's
+/// `escalate` is not an outcome of its own: it approves nothing, so the attempt
+/// is VERIFIER_REJECTION and the loop escalates.
 pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     if let Some(agent) = &r.agent {
         if agent.timed_out {

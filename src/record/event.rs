@@ -2,10 +2,10 @@
 //! own fields. The log's envelope (`seq`, `ts`, `attempt`, `prev`) is the
 //! chain's ([`super::chain`]); the variant is tagged by `type`. Every writer
 //! and reader uses this type, so a field renamed on one side fails to
-//! compile on the other. The JSON on disk is what it always was (documented
-//! in `docs/record.md`): keys that an event has only sometimes are left out
-//! when absent, and a field missing from an event (added later, or a log
-//! written by hand) reads as its default.
+//! compile on the other. The JSON on disk is documented in
+//! `docs/record.md`: keys that an event has only sometimes are left out
+//! when absent, and a field missing from an event (one that an earlier
+//! version did not write, or a log written by hand) reads as its default.
 //! An event type this version does not know is not an error: readers get
 //! `None` from [`Event::parse`] and keep the raw event.
 
@@ -135,8 +135,8 @@ pub enum Event {
         last_activity: Option<String>,
         #[serde(default)]
         usage: Option<Usage>,
-        /// The agent's leftovers moved out of the worktree (`ignored` in
-        /// logs of earlier versions).
+        /// The agent's leftovers moved out of the worktree. `ignored` is read
+        /// as this field too: logs written by earlier versions use it.
         #[serde(default, alias = "ignored")]
         leftovers: Vec<String>,
     },

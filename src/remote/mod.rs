@@ -9,8 +9,8 @@
 //! compare-and-swap pushes ([`Lease`]).
 //!
 //! - [`relate`]: how two event logs stand to each other (pure);
-//! - [`lease_ref`]: the lease as its ref holds it (the commit message) and
-//!   what it means (pure);
+//! - [`lease_ref`](mod@lease_ref): the lease as its ref holds it (the
+//!   commit message) and what it means (pure);
 //! - [`transport`]: the `git` program, for everything that crosses the wire.
 
 pub mod lease_ref;

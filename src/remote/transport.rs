@@ -25,7 +25,8 @@ pub struct Update {
     pub expect: Option<Expect>,
 }
 
-/// Runs `git` in `dir`; its stdout, or an error naming what needed it.
+/// Runs `git -C dir args`: whether it succeeded, its stdout and its stderr
+/// (trimmed); `Err`, naming what needed it, when `git` could not be started.
 fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<(bool, String, String), RemoteError> {
     let mut argv: Vec<&std::ffi::OsStr> = vec!["-C".as_ref(), dir.as_os_str()];
     argv.extend(args.iter().map(std::ffi::OsStr::new));

@@ -7,27 +7,30 @@
 //! ([`crate::outcome`], [`crate::context`]); this module is the shell that
 //! runs them, one file per phase, in the order they run:
 //!
-//! 1. [`plan`]: the task, the effective config (flags over front matter
+//! 1. `plan`: the task, the effective config (flags over front matter
 //!    over `retry-run.toml`), the agent, the scope's rules and the sandbox,
 //!    all checked before anything is recorded;
-//! 2. [`start`]: the record read and verified, an attempt a killed run left
+//! 2. `start`: the record read and verified, an attempt a killed run left
 //!    closed as interrupted, the base fixed, `TaskStarted` recorded;
-//! 3. [`task_run`]: per attempt, the budget gate, the attempt, and what its
+//! 3. `task_run`: per attempt, the budget gate, the attempt, and what its
 //!    outcome means for the task (success, escalation or another attempt).
 //!
-//! One attempt ([`task_run::TaskRun::attempt`]) is, in order:
-//! [`worktree`] (created, reset or kept; the `worktree.setup` command),
-//! [`confine`] (its TMPDIR and what it may write), the checks on the base
-//! ([`gates::checks`], once per base), [`outside`] (the user's checkout and
-//! the git machinery marked), [`prompt`] (the retry context, the prompt and
-//! the manifest), [`agent`] (the agent run confined, its leftovers moved
-//! out), [`outside`] again (what it changed there), [`snapshot`] (the
-//! worktree as a commit), then the gates ([`gates::scope`],
+//! One attempt (`task_run::TaskRun::attempt`) is, in order:
+//! `worktree` (created, reset or kept; then [`prepare`]: the
+//! `worktree.include` files and the `worktree.setup` command), `confine`
+//! (its TMPDIR and what it may write), the checks on the base
+//! ([`gates::checks`], once per base), `outside` (the user's checkout and
+//! the git machinery marked), `prompt` (the retry context, the prompt and
+//! the manifest), `agent` (the agent run confined, its [`leftovers`]
+//! moved out), `outside` again (what it changed there), `snapshot` (the
+//! worktree as a commit), then the gates (`gates::scope`,
 //! [`gates::checks`], [`gates::builtin`], [`gates::verifier`]) and the
-//! outcome recorded. [`recorder`] builds every event the loop appends.
+//! outcome recorded. `recorder` builds every event the loop appends.
 //!
-//! Around the loop: [`queue`] runs several tasks (`run -j`), [`held_lease`]
-//! keeps a task's lease on a remote, [`progress`] shows what happens.
+//! Around the loop: [`queue`] runs several tasks (`run -j`), `held_lease`
+//! keeps a task's lease on a remote, [`progress`] shows what happens, and
+//! `error` holds what can go wrong, for the command line to turn into
+//! exit codes.
 
 mod agent;
 mod confine;

@@ -1,7 +1,7 @@
-//! Progress of `run` (docs/commands.md, `run`): on a terminal, one live line per
-//! attempt (phase, elapsed time, gate results as they come), redrawn on
-//! stderr; in CI, with `--quiet` or when stderr is not a terminal, plain
-//! lines; with `--json`, nothing here: the events themselves go to stdout.
+//! Progress of `run` (docs/commands.md, `run`): on a terminal, one live line
+//! per attempt (phase, elapsed time, gate results as they come), redrawn on
+//! stderr; in CI, with `--quiet` or when stderr is not a terminal, plain lines;
+//! with `--json`, nothing here: the events themselves go to stdout.
 //!
 //! Several tasks at once (`run -j`, docs/fleets.md): plain lines start with
 //! `[task]`, and on a terminal a [`Board`] redraws one live line per

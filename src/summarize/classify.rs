@@ -1,6 +1,7 @@
-//! What one log line says, for the runners of docs/commands.md, `summarize`: pytest, cargo test
-//! and rustc, jest and vitest, go test, and a generic fallback. Pure
-//! functions of one line; the state between lines lives in `Summarizer`.
+//! What one log line says, for the runners `summarize` understands
+//! (docs/commands.md): pytest, cargo test and rustc, jest and vitest, go
+//! test, and a generic fallback. Pure functions of one line; the state
+//! between lines lives in `Summarizer`.
 
 /// The markers that make a line worth looking at. A line without any of them
 /// is skipped unread (unless a marker line asked for the lines after it).
@@ -109,7 +110,7 @@ pub fn classify(line: &str) -> Line {
         && let Some(at) = rest.find("panicked at ")
     {
         let loc = rest[at + "panicked at ".len()..].trim_end_matches(':');
-        // Old format: `panicked at 'msg', src/x.rs:1:2`.
+        // Rust before 1.73: `panicked at 'msg', src/x.rs:1:2`.
         let location = match loc.rsplit_once(", ") {
             Some((msg, l)) if msg.starts_with('\'') => format!("{l}: {}", msg.trim_matches('\'')),
             _ => loc.to_string(),

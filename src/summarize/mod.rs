@@ -1,5 +1,5 @@
-//! `retry-run summarize` (docs/commands.md, `summarize`): a digest of what failed in a log
-//! of any size, read as a stream in bounded memory.
+//! `retry-run summarize` (docs/commands.md, `summarize`): a digest of what
+//! failed in a log of any size, read as a stream in bounded memory.
 //!
 //! Pure: [`Summarizer::feed`] takes the log in chunks of any size. Only the
 //! lines holding one of [`classify::MARKERS`] are looked at (one

@@ -6,7 +6,8 @@
 
 use super::{Digest, Section};
 
-/// Bytes per token, the estimate of docs/commands.md, `summarize`.
+/// Bytes per token, as `--max-tokens` counts them (docs/commands.md,
+/// `summarize`).
 pub const BYTES_PER_TOKEN: usize = 4;
 
 pub fn render(d: &Digest, max_tokens: usize) -> String {

@@ -1,7 +1,7 @@
-//! The verifier (docs/config.md, `[verifier]`): the diff summary on stdin, a JSON verdict
-//! on stdout. A call that fails, times out, prints no valid verdict or
-//! answers `retry` has not judged the attempt: it is repeated with backoff
-//! up to `retries` times.
+//! The verifier (docs/config.md, `[verifier]`): the diff summary on stdin, a
+//! JSON verdict on stdout. A call that fails, times out, prints no valid
+//! verdict or answers `retry` has not judged the attempt: it is repeated with
+//! backoff up to `retries` times.
 
 use std::path::Path;
 use std::time::Duration;
