@@ -17,14 +17,19 @@ pub enum Which {
     Task(String),
     All,
     /// Tasks whose last event is at least this many days old.
-    IdleFor { days: u64 },
+    IdleFor {
+        days: u64,
+    },
 }
 
 /// One thing `clean` did, told as it happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cleaned {
     /// Another process holds the task.
-    Skipped { task: String, why: String },
+    Skipped {
+        task: String,
+        why: String,
+    },
     Worktree(PathBuf),
     Record(PathBuf),
 }

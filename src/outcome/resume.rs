@@ -96,7 +96,11 @@ mod tests {
             (None, false, None, None, Fresh(None)),
         ];
         for (recorded, refresh, flag, config, want) in cases {
-            assert_eq!(choose_base(recorded, refresh, flag, config), want, "{recorded:?} {refresh} {flag:?} {config:?}");
+            assert_eq!(
+                choose_base(recorded, refresh, flag, config),
+                want,
+                "{recorded:?} {refresh} {flag:?} {config:?}"
+            );
         }
     }
 }

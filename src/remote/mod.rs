@@ -20,8 +20,8 @@ pub mod transport;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::model::refs;
 use crate::git::{GitError, Oid, Repo};
+use crate::model::refs;
 use crate::record::state::state;
 use crate::record::{Event, RecordError, Store, TaskDir, layout};
 use lease_ref::{Holder, Standing};

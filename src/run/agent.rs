@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use super::RunError;
 use super::gates::checks::relativize;
 use super::task_run::{Attempt, TaskRun};
-use crate::model::AgentRun;
 use crate::config::CommandSpec;
 use crate::git::{Oid, Repo};
+use crate::hash::sha256_hex;
+use crate::model::AgentRun;
 use crate::process::{self, Spec};
 use crate::record::Event;
 use crate::record::layout::AttemptDir;
-use crate::hash::sha256_hex;
 use crate::record::store::write_file;
 use crate::sandbox::{self, Effective};
 

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use super::RunError;
 use super::progress::Progress;
 use super::task_run::{Attempt, TaskRun};
-use crate::model::{ScopeFinding, ScopeReason};
-use crate::git::fingerprint::{Fingerprint, fingerprint};
 use crate::checkout_watch::{Machinery, Outside};
 use crate::git::Repo;
+use crate::git::fingerprint::{Fingerprint, fingerprint};
+use crate::model::{ScopeFinding, ScopeReason};
 use crate::record::Event;
 
 /// The watch of the user's checkout: started on another thread when the

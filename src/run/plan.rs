@@ -43,8 +43,8 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     };
     let (project, table) = match &path {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|source| RunError::ConfigUnreadable { path: p.clone(), source })?;
+            let text =
+                std::fs::read_to_string(p).map_err(|source| RunError::ConfigUnreadable { path: p.clone(), source })?;
             let cfg = Config::parse(&text, p)?;
             (cfg, text.parse::<toml::Table>().unwrap_or_default())
         }
@@ -162,11 +162,10 @@ fn apply_flags(opts: &Options, config: &mut Config) -> Result<(), RunError> {
         config.retry.max_cost_usd = Some(c);
     }
     if let Some(d) = &opts.max_duration {
-        config.retry.max_duration =
-            Some(config::DurationSpec::parse(d).map_err(|e| RunError::Flag {
-                flag: "--max-duration",
-                problem: format!(": {e}"),
-            })?);
+        config.retry.max_duration = Some(
+            config::DurationSpec::parse(d)
+                .map_err(|e| RunError::Flag { flag: "--max-duration", problem: format!(": {e}") })?,
+        );
     }
     Ok(())
 }

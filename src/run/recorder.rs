@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::RunError;
-use crate::model::{AttemptRecord, CheckResult, ScopeFinding};
 use crate::git::ResetReport;
+use crate::model::{AttemptRecord, CheckResult, ScopeFinding};
 use crate::record::{Event, EventLog};
 
 /// Appends events, echoing them to stdout in `--json` mode.

@@ -4,8 +4,8 @@
 
 use super::RunError;
 use super::task_run::{Attempt, TaskRun};
-use crate::model::FileChange;
 use crate::git::{Comparison, DiffDepth};
+use crate::model::FileChange;
 use crate::pathfmt::display;
 use crate::record::Event;
 

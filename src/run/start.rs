@@ -9,12 +9,12 @@ use super::plan::Plan;
 use super::recorder::Recorder;
 use super::task_run::TaskRun;
 use super::{Ending, Options, RunError, history, progress::Progress, progress_of};
-use crate::model::AttemptRecord;
 use crate::context::TaskText;
 use crate::git::{Repo, Revision};
+use crate::hash::sha256_hex;
+use crate::model::AttemptRecord;
 use crate::outcome::resume::{self, BaseChoice, SoFar};
 use crate::process;
-use crate::hash::sha256_hex;
 use crate::record::store::write_file;
 use crate::record::{Event, RecordError, Store};
 use crate::task;
@@ -28,7 +28,12 @@ pub(super) enum Started<'a> {
 
 /// The task started or resumed; the watch of the user's checkout started
 /// in the background.
-pub(super) fn start_task<'a>(repo: &'a Repo, store: &'a Store, plan: Plan, opts: &Options) -> Result<Started<'a>, RunError> {
+pub(super) fn start_task<'a>(
+    repo: &'a Repo,
+    store: &'a Store,
+    plan: Plan,
+    opts: &Options,
+) -> Result<Started<'a>, RunError> {
     let id = plan.id.clone();
     let config = &plan.config;
     let progress = progress_of(opts, &id);

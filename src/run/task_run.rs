@@ -11,11 +11,11 @@ use super::plan::Plan;
 use super::progress::Progress;
 use super::recorder::{Recorder, WatchCost};
 use super::{Ending, RunError};
-use crate::outcome::check::Baseline;
-use crate::model::{AttemptRecord, refs};
-use crate::outcome;
 use crate::context::TaskText;
 use crate::git::{Oid, Repo, Revision};
+use crate::model::{AttemptRecord, refs};
+use crate::outcome;
+use crate::outcome::check::Baseline;
 use crate::record::layout::AttemptDir;
 use crate::record::{Event, Store};
 use crate::sandbox::Confinement;
@@ -147,8 +147,12 @@ impl<'a> TaskRun<'a> {
             let _ = std::fs::remove_dir_all(t);
         }
         let record = a.record;
-        let outside_now: Vec<&str> =
-            record.scope.iter().filter(|v| v.reason == crate::model::ScopeReason::OutsideWorktree).map(|v| v.path.as_str()).collect();
+        let outside_now: Vec<&str> = record
+            .scope
+            .iter()
+            .filter(|v| v.reason == crate::model::ScopeReason::OutsideWorktree)
+            .map(|v| v.path.as_str())
+            .collect();
         if !outside_now.is_empty() {
             self.progress.say(&format!(
                 "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
@@ -191,11 +195,8 @@ impl<'a> TaskRun<'a> {
     /// The task succeeded: its branch set to the attempt's commit.
     fn succeed(&mut self, n: u32, record: &AttemptRecord) -> Result<Ending, RunError> {
         let id = &self.plan.id;
-        let commit = record
-            .commit
-            .as_deref()
-            .and_then(|c| c.parse::<Oid>().ok())
-            .ok_or(RunError::NoSnapshot { attempt: n })?;
+        let commit =
+            record.commit.as_deref().and_then(|c| c.parse::<Oid>().ok()).ok_or(RunError::NoSnapshot { attempt: n })?;
         let branch = refs::success_branch(id);
         self.repo.set_branch(&branch, commit)?;
         let tolerated = outcome::tolerated(record);

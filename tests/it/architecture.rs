@@ -123,11 +123,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
 ];
 
 /// Files of edge modules that are pure all the same.
-const PURE_FILES: &[&str] = &[
-    "src/record/chain.rs",
-    "src/record/event.rs",
-    "src/record/manifest.rs",
-];
+const PURE_FILES: &[&str] = &["src/record/chain.rs", "src/record/event.rs", "src/record/manifest.rs"];
 
 /// Files of pure modules that read what they parse (and nothing else).
 const IMPURE_FILES: &[&str] = &["src/enrich/load.rs"];
@@ -247,7 +243,8 @@ fn the_pure_core_has_no_side_effects() {
     for (path, text) in all_sources() {
         let Some(module) = module_of(&path) else { continue };
         let kind = layer(module).map(|(_, k, _)| k);
-        let pure = (kind == Some(Pure) && !IMPURE_FILES.contains(&path.as_str())) || PURE_FILES.contains(&path.as_str());
+        let pure =
+            (kind == Some(Pure) && !IMPURE_FILES.contains(&path.as_str())) || PURE_FILES.contains(&path.as_str());
         if !pure {
             continue;
         }

@@ -103,7 +103,7 @@ fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
     let wt = r.join(".git/retry-run/worktrees/fix-the-value");
     assert_eq!(std::fs::read_to_string(wt.join("src/app.txt")).expect("result"), "value = 2\n");
     assert_eq!(checkout_state(&env, &r), before);
-    // Every event of section 11, and a chain that verifies.
+    // Every event type of docs/record.md, and a chain that verifies.
     let ev = events(&r, "fix-the-value");
     for kind in [
         "TaskStarted",

@@ -2,7 +2,7 @@
 //! fixture in commit and working-tree mode; its output formats (GitHub
 //! annotations, SARIF validated against the 2.1.0 schema, text); errors on
 //! bad input (one line naming the thing and what to do, the exit code of
-//! section 12, never a panic), shared with `diff`; and `scope` and `diff`
+//! docs/commands.md, never a panic), shared with `diff`; and `scope` and `diff`
 //! leaving the user's checkout byte-identical.
 
 use crate::support::{Fixture, HeadMode, TestEnv, all_fixtures, files_under};

@@ -56,7 +56,7 @@ fn python_scopes_agree_with_ast() {
 
 mod rust_oracle {
     //! The oracle for Rust scopes: `syn`, an independent parser. The rules
-    //! (spec section 7, written down in grammars/README.md): fns with a body
+    //! (written down in grammars/README.md): fns with a body
     //! (free, in impls, trait default methods, fns in fns and in closures),
     //! impls (named by the self type's last path segment), traits, inline
     //! mods, structs and unions with fields, enums. Not: trait method

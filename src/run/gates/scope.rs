@@ -6,8 +6,8 @@
 use super::super::RunError;
 use super::super::outside::{Changed, outside_findings};
 use super::super::task_run::{Attempt, TaskRun};
-use crate::model::{ScopeFinding, ScopeReason};
 use crate::git::Comparison;
+use crate::model::{ScopeFinding, ScopeReason};
 use crate::pathfmt::display;
 use crate::scope;
 
