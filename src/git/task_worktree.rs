@@ -247,75 +247,14 @@ impl Repo {
         removing(&in_the_way)?;
         let (removed, written) = std::thread::scope(|s| {
             let remover = s.spawn(|| removing(&apart));
-            let written = self.restore_files(&wt, path, &tree, &restore, plain, &commit, &mut index);
+            let base = Base { wt: &wt, commit: &commit, tree: &tree, plain };
+            let written = restore_files(&base, path, &restore, &mut index);
             (super::joined(remover.join(), path, "a removing thread"), written)
         });
         removed?;
         written?;
         report.restored = restore.len();
         Ok(report)
-    }
-
-    /// The base's version of each path of `restore` written back: the
-    /// parents made real directories here, each file replaced by the
-    /// writing threads (plain checkout), or through libgit2 when filters
-    /// or attributes apply.
-    #[allow(clippy::too_many_arguments)]
-    fn restore_files(
-        &self,
-        wt: &Repository,
-        path: &Path,
-        tree: &git2::Tree<'_>,
-        restore: &[Vec<u8>],
-        plain: bool,
-        commit: &git2::Commit<'_>,
-        index: &mut git2::Index,
-    ) -> Result<(), GitError> {
-        let mut items: Vec<checkout::Item> = Vec::new();
-        let mut clearer = nofollow_fs::Clearer::new(path);
-        for file in restore {
-            let rel = Path::new(std::ffi::OsStr::from_bytes(file));
-            let Ok(entry) = tree.get_path(rel) else {
-                // Not in the base: staged by the attempt, gone from the index now.
-                nofollow_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
-                continue;
-            };
-            if entry.filemode() == 0o040000 || !plain {
-                clearer.clear_for_write(rel).map_err(io(&path.join(rel)))?;
-            } else {
-                // The writing thread removes the file itself.
-                clearer.real_parents(rel).map_err(io(&path.join(rel)))?;
-            }
-            if entry.filemode() == 0o040000 {
-                for mut item in checkout::tree_items(wt, entry.id())? {
-                    item.path = [file.as_slice(), b"/", &item.path].concat();
-                    items.push(item);
-                }
-            } else {
-                items.push(checkout::Item { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
-            }
-        }
-        if items.is_empty() {
-            return Ok(());
-        }
-        if plain {
-            for e in checkout::write_items(path, path, &items, true)? {
-                index
-                    .add(&e)
-                    .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
-            }
-            index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
-        } else {
-            let mut co = CheckoutBuilder::new();
-            co.force().recreate_missing(true).disable_pathspec_match(true);
-            for item in &items {
-                co.path(Path::new(std::ffi::OsStr::from_bytes(&item.path)));
-            }
-            let base = commit.id();
-            wt.checkout_tree(commit.as_object(), Some(&mut co))
-                .map_err(ctx(|| format!("{}: cannot restore files from {base}", path.display())))?;
-        }
-        Ok(())
     }
 
     /// Removes the task's worktree and git's metadata for it.
@@ -424,6 +363,67 @@ fn store_objects(odb: &git2::Odb, objects: &[(Oid, Kind, std::borrow::Cow<'_, [u
     std::io::Write::write_all(&mut writer, &pack)
         .map_err(|e| GitError::Io { path: "objects/pack".into(), source: e })?;
     writer.commit().map_err(ctx(|| format!("cannot store a pack of {} new objects", objects.len())))?;
+    Ok(())
+}
+
+/// The base a worktree is reset to, as the worktree's repository sees it.
+struct Base<'b> {
+    wt: &'b Repository,
+    commit: &'b git2::Commit<'b>,
+    tree: &'b git2::Tree<'b>,
+    /// No filter or attribute applies: files are written by our own threads.
+    plain: bool,
+}
+
+/// The base's version of each path of `restore` written back: the parents
+/// made real directories here, each file replaced by the writing threads
+/// (plain checkout), or through libgit2 when filters or attributes apply.
+fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut git2::Index) -> Result<(), GitError> {
+    let Base { wt, commit, tree, plain } = *base;
+    let mut items: Vec<checkout::Item> = Vec::new();
+    let mut clearer = nofollow_fs::Clearer::new(path);
+    for file in restore {
+        let rel = Path::new(std::ffi::OsStr::from_bytes(file));
+        let Ok(entry) = tree.get_path(rel) else {
+            // Not in the base: staged by the attempt, gone from the index now.
+            nofollow_fs::remove_any(&path.join(rel)).map_err(io(&path.join(rel)))?;
+            continue;
+        };
+        if entry.filemode() == 0o040000 || !plain {
+            clearer.clear_for_write(rel).map_err(io(&path.join(rel)))?;
+        } else {
+            // The writing thread removes the file itself.
+            clearer.real_parents(rel).map_err(io(&path.join(rel)))?;
+        }
+        if entry.filemode() == 0o040000 {
+            for mut item in checkout::tree_items(wt, entry.id())? {
+                item.path = [file.as_slice(), b"/", &item.path].concat();
+                items.push(item);
+            }
+        } else {
+            items.push(checkout::Item { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
+        }
+    }
+    if items.is_empty() {
+        return Ok(());
+    }
+    if plain {
+        for e in checkout::write_items(path, path, &items, true)? {
+            index
+                .add(&e)
+                .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
+        }
+        index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
+    } else {
+        let mut co = CheckoutBuilder::new();
+        co.force().recreate_missing(true).disable_pathspec_match(true);
+        for item in &items {
+            co.path(Path::new(std::ffi::OsStr::from_bytes(&item.path)));
+        }
+        let base = commit.id();
+        wt.checkout_tree(commit.as_object(), Some(&mut co))
+            .map_err(ctx(|| format!("{}: cannot restore files from {base}", path.display())))?;
+    }
     Ok(())
 }
 
