@@ -7,6 +7,7 @@
 //! a moved test is not removed), a skip added, fewer assertions in a test,
 //! and fewer tests run by a check than on the base.
 
+use globset::{GlobBuilder, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Failure, FoundTest};
@@ -168,6 +169,38 @@ pub fn is_test_path(path: &str) -> bool {
         return true;
     }
     false
+}
+
+/// Which changed paths are test files: `test_paths` globs, or else the
+/// conventions of [`is_test_path`] and every Rust file (whose
+/// `#[cfg(test)]` modules hold tests).
+pub struct TestPaths {
+    globs: Option<globset::GlobSet>,
+}
+
+impl TestPaths {
+    pub fn new(globs: &[String]) -> Result<TestPaths, String> {
+        if globs.is_empty() {
+            return Ok(TestPaths { globs: None });
+        }
+        let mut b = GlobSetBuilder::new();
+        for g in globs {
+            let glob = GlobBuilder::new(g.trim_start_matches("./"))
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("retry.test_paths: invalid glob {g:?}: {e}"))?;
+            b.add(glob);
+        }
+        Ok(TestPaths { globs: Some(b.build().map_err(|e| format!("retry.test_paths: {e}"))?) })
+    }
+
+    pub fn matches(&self, path: &str) -> bool {
+        match &self.globs {
+            Some(set) => set.is_match(path),
+            None => is_test_path(path) || path.ends_with(".rs"),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@
 //! `worktree` (created, reset or kept; then [`prepare`]: the
 //! `worktree.include` files and the `worktree.setup` command), `confine`
 //! (its TMPDIR and what it may write), the checks on the base
-//! ([`gates::checks`], once per base), `outside` (the user's checkout and
-//! the git machinery marked), `prompt` (the retry context, the prompt and
+//! ([`gates::checks`], once per base), `outside` (the user's checkout,
+//! watched for the whole run by `watch`, and the git machinery marked), `prompt` (the retry context, the prompt and
 //! the manifest), `agent` (the agent run confined, its [`leftovers`]
 //! moved out), `outside` again (what it changed there), `snapshot` (the
 //! worktree as a commit), then the gates (`gates::scope`,
@@ -47,6 +47,7 @@ mod recorder;
 mod snapshot;
 mod start;
 mod task_run;
+mod watch;
 mod worktree;
 
 pub mod leftovers;

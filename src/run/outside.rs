@@ -3,51 +3,14 @@
 //! machinery and repository internals, marked before the agent and put
 //! back or compared after it and after the checks.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::RunError;
-use super::progress::Progress;
 use super::task_run::{Attempt, TaskRun};
-use crate::checkout_watch::{Machinery, Outside};
-use crate::git::Repo;
+use crate::checkout_watch::Machinery;
 use crate::git::fingerprint::{Fingerprint, fingerprint};
 use crate::model::{ScopeFinding, ScopeReason};
 use crate::record::Event;
-
-/// The watch of the user's checkout: started on another thread when the
-/// run begins (while the worktree is prepared), ready by the first agent.
-pub(super) struct Watch {
-    outside: Option<Outside>,
-    starting: Option<std::thread::JoinHandle<Outside>>,
-    /// Time spent marking and reading it in the current attempt.
-    pub spent: Duration,
-}
-
-impl Watch {
-    pub fn start(repo: &Repo, skip: &Path) -> Watch {
-        let (root, skip) = (repo.workdir().map(Path::to_path_buf), skip.to_path_buf());
-        Watch {
-            outside: None,
-            starting: Some(std::thread::spawn(move || Outside::start(root.as_deref(), &skip))),
-            spent: Duration::ZERO,
-        }
-    }
-
-    /// The watch, once ready; says once when it falls back to stat data.
-    pub fn ready(&mut self, skip: &Path, progress: &Progress) -> &mut Outside {
-        let starting = &mut self.starting;
-        self.outside.get_or_insert_with(|| {
-            let w = starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
-            if let Some(why) = &w.fallback {
-                progress.say(&format!(
-                    "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
-                ));
-            }
-            w
-        })
-    }
-}
 
 /// What is watched outside the worktree during one attempt: the git
 /// machinery to put back, and the repository's internals to compare.

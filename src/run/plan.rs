@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Options, RunError, gates::builtin, leftovers};
+use super::{Options, RunError, leftovers};
 use crate::config::{self, CommandSpec, Config};
 use crate::git::Repo;
+use crate::integrity::TestPaths;
 use crate::record::Store;
 use crate::record::store::check_task_name;
 use crate::sandbox::{self, Effective};
@@ -22,7 +23,7 @@ pub(super) struct Plan {
     pub preset: Option<crate::agents::Preset>,
     pub leftovers: leftovers::Leftovers,
     pub rules: Rules,
-    pub test_paths: builtin::TestPaths,
+    pub test_paths: TestPaths,
     /// The sandbox as it will be enforced, the kernel's Landlock ABI, and
     /// why it differs from what was asked, if it does.
     pub confined: Effective,
@@ -104,7 +105,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     apply_flags(opts, &mut config)?;
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
-    let test_paths = builtin::TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
     let abi = sandbox::landlock::abi();
     let (confined, fallback_note) =
         sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(RunError::environment)?;

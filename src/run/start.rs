@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
-use super::outside::Watch;
 use super::plan::Plan;
 use super::recorder::Recorder;
 use super::task_run::TaskRun;
+use super::watch::Watch;
 use super::{Ending, Options, RunError, history, progress::Progress, progress_of};
 use crate::context::TaskText;
 use crate::git::{Repo, Revision};

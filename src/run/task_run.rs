@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::held_lease::HeldLease;
-use super::outside::Watch;
 use super::plan::Plan;
 use super::progress::Progress;
 use super::recorder::{Recorder, WatchCost};
+use super::watch::Watch;
 use super::{Ending, RunError};
 use crate::context::TaskText;
 use crate::git::{Oid, Repo, Revision};

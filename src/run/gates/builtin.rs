@@ -4,12 +4,10 @@
 //! and, for test integrity, the changed test files on both sides; the
 //! decisions are pure, in [`crate::test_results`] and [`crate::integrity`].
 
-use globset::{GlobBuilder, GlobSetBuilder};
-
 use crate::config::WeakeningMode;
 use crate::context::required::{TARGETS, TEST_INTEGRITY};
 use crate::git::{Oid, Repo};
-use crate::integrity::{self, FileTests};
+use crate::integrity::{self, FileTests, TestPaths};
 use crate::model::Change;
 use crate::model::{CheckKind, CheckResult, Failure};
 use crate::syntax::{language_for, tests_in::tests_in};
@@ -63,38 +61,6 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
     result.exit_code = Some(if result.passed { 0 } else { 1 });
     result.output_lines = result.failures.len();
     Some(result)
-}
-
-/// Which changed paths are test files: `test_paths` globs, or else the
-/// conventions of [`integrity::is_test_path`] and every Rust file (whose
-/// `#[cfg(test)]` modules hold tests).
-pub struct TestPaths {
-    globs: Option<globset::GlobSet>,
-}
-
-impl TestPaths {
-    pub fn new(globs: &[String]) -> Result<TestPaths, String> {
-        if globs.is_empty() {
-            return Ok(TestPaths { globs: None });
-        }
-        let mut b = GlobSetBuilder::new();
-        for g in globs {
-            let glob = GlobBuilder::new(g.trim_start_matches("./"))
-                .literal_separator(true)
-                .backslash_escape(true)
-                .build()
-                .map_err(|e| format!("retry.test_paths: invalid glob {g:?}: {e}"))?;
-            b.add(glob);
-        }
-        Ok(TestPaths { globs: Some(b.build().map_err(|e| format!("retry.test_paths: {e}"))?) })
-    }
-
-    pub fn matches(&self, path: &str) -> bool {
-        match &self.globs {
-            Some(set) => set.is_match(path),
-            None => integrity::is_test_path(path) || path.ends_with(".rs"),
-        }
-    }
 }
 
 /// What the `test-integrity` check reads: the change between two commits,
