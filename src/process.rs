@@ -21,7 +21,10 @@ pub struct Spec {
     /// `argv[0]` and its arguments; a shell command is `["sh", "-c", cmd]`.
     pub argv: Vec<String>,
     pub cwd: PathBuf,
+    /// Variables set over retry-run's own environment.
     pub env: Vec<(String, String)>,
+    /// Variables of retry-run's own environment the process does not get.
+    pub unset: Vec<String>,
     pub stdin: Option<Vec<u8>>,
     pub timeout: Duration,
     pub grace: Duration,
@@ -35,6 +38,7 @@ impl Spec {
             argv: vec!["sh".into(), "-c".into(), cmd.into()],
             cwd: cwd.to_path_buf(),
             env: Vec::new(),
+            unset: Vec::new(),
             stdin: None,
             timeout,
             grace: Duration::from_secs(5),
@@ -137,9 +141,20 @@ pub fn output<S: AsRef<std::ffi::OsStr>>(
     let mut cmd = Command::new(program);
     cmd.args(args);
     if let Some(dir) = cwd {
-        cmd.current_dir(dir);
+        in_dir(&mut cmd, dir);
     }
     cmd.output()
+}
+
+/// `cmd` runs in `dir`, and its environment says so as a shell's would:
+/// `PWD` is `dir` (programs that take their directory from `PWD` work
+/// there, not where retry-run was started), `OLDPWD` is dropped, and
+/// `INIT_CWD` (npm's), when set, is `dir` too.
+fn in_dir(cmd: &mut Command, dir: &Path) {
+    cmd.current_dir(dir).env("PWD", dir).env_remove("OLDPWD");
+    if std::env::var_os("INIT_CWD").is_some() {
+        cmd.env("INIT_CWD", dir);
+    }
 }
 
 /// [`output`] of `cmd` run with `sh -c` in `cwd`: a command that the user
@@ -161,8 +176,11 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
     let writer2 = writer.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
     let mut cmd = Command::new(program);
+    in_dir(&mut cmd, &spec.cwd);
+    for name in &spec.unset {
+        cmd.env_remove(name);
+    }
     cmd.args(args)
-        .current_dir(&spec.cwd)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdout(writer)
         .stderr(writer2)

@@ -62,6 +62,7 @@ impl TaskRun<'_> {
             argv: confinement.argv(agent_argv(&self.plan.agent_cmd, &vars)),
             cwd: wt.clone(),
             env: env.clone(),
+            unset: confinement.unset(),
             stdin: config.agent.stdin.then(|| delivered.clone()),
             timeout: config.agent.timeout.value,
             grace: config.agent.kill_grace.value,

@@ -28,10 +28,33 @@ impl TaskRun<'_> {
             &git_paths,
             &plan.extra_writable,
         );
-        let confinement =
-            Confinement { effective: plan.confined, abi: plan.abi, policy, tmpdir, exe: plan.exe.clone() };
+        let confinement = Confinement {
+            effective: plan.confined,
+            abi: plan.abi,
+            policy,
+            tmpdir,
+            exe: plan.exe.clone(),
+            away: self.env_away(),
+        };
         let mut record = AttemptRecord::new(n);
         record.allow = plan.config.scope.allow.clone();
         Ok(Attempt { n, dir, started, record, confinement, env: Vec::new(), commit: None })
+    }
+}
+
+impl TaskRun<'_> {
+    /// retry-run's own variables that point into the user's checkout, as
+    /// the attempt's processes get them: moved to the worktree, or dropped.
+    fn env_away(&self) -> Vec<sandbox::EnvChange> {
+        let Some(checkout) = self.repo.workdir() else { return Vec::new() };
+        let mut checkouts = vec![checkout.to_path_buf()];
+        if let Ok(real) = std::fs::canonicalize(checkout)
+            && real != checkout
+        {
+            checkouts.push(real);
+        }
+        let vars: Vec<(String, String)> =
+            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+        sandbox::away_from_checkout(&vars, &checkouts, &self.wt, &|p| p.exists())
     }
 }

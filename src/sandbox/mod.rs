@@ -139,6 +139,9 @@ pub struct Confinement {
     pub policy: Policy,
     pub tmpdir: Option<PathBuf>,
     pub exe: PathBuf,
+    /// retry-run's variables that pointed into the user's checkout, as the
+    /// confined processes get them ([`away_from_checkout`]).
+    pub away: Vec<EnvChange>,
 }
 
 impl Confinement {
@@ -152,10 +155,18 @@ impl Confinement {
 
     /// The environment it adds: the private TMPDIR under its three names.
     pub fn env(&self) -> Vec<(String, String)> {
-        match &self.tmpdir {
-            Some(t) => ["TMPDIR", "TMP", "TEMP"].iter().map(|k| (k.to_string(), t.display().to_string())).collect(),
-            None => Vec::new(),
+        let mut env: Vec<(String, String)> =
+            self.away.iter().filter_map(|c| Some((c.name.clone(), c.value.clone()?))).collect();
+        if let Some(t) = &self.tmpdir {
+            env.extend(["TMPDIR", "TMP", "TEMP"].iter().map(|k| (k.to_string(), t.display().to_string())));
         }
+        env
+    }
+
+    /// The variables of retry-run's environment the confined processes do
+    /// not get.
+    pub fn unset(&self) -> Vec<String> {
+        self.away.iter().filter(|c| c.value.is_none()).map(|c| c.name.clone()).collect()
     }
 
     /// For the record: mode, Landlock ABI and the writable paths.
@@ -164,9 +175,87 @@ impl Confinement {
             Effective::Landlock => self.policy.writable.iter().map(|w| w.path.display().to_string()).collect(),
             _ => Vec::new(),
         };
-        serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
-                           "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())})
+        let mut record = serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
+                           "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())});
+        if !self.away.is_empty() {
+            let names = |dropped: bool| -> Vec<&str> {
+                self.away.iter().filter(|c| c.value.is_none() == dropped).map(|c| c.name.as_str()).collect()
+            };
+            record["env"] = serde_json::json!({"rewritten": names(false), "dropped": names(true)});
+        }
+        record
     }
+}
+
+/// A variable of retry-run's environment as the processes of an attempt get
+/// it: `value` is the new value, `None` when it is dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvChange {
+    pub name: String,
+    pub value: Option<String>,
+}
+
+/// Variables that say where a repository is: an attempt's processes work in
+/// their own worktree, so the user's never reaches them.
+const GIT_LOCATION: [&str; 6] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+];
+
+/// The environment names the worktree, never the checkout. Every variable
+/// of `vars` whose value is a path into the user's checkout (any of
+/// `checkouts`, the same directory by different names), or a `:`-list
+/// holding such paths, is rewritten to the same path in `worktree` where
+/// `exists` says it is there, and otherwise loses that path (and is
+/// dropped when nothing is left); paths already in the worktree stay. The
+/// git location variables are dropped; `PWD`, `OLDPWD` and `INIT_CWD` are
+/// set for each process where it starts (`process`). Pure.
+pub fn away_from_checkout(
+    vars: &[(String, String)],
+    checkouts: &[PathBuf],
+    worktree: &Path,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Vec<EnvChange> {
+    let inside = |p: &Path, root: &Path| p.strip_prefix(root).ok().map(Path::to_path_buf);
+    let moved = |part: &str| -> Option<Option<String>> {
+        let p = Path::new(part);
+        if !p.is_absolute() || inside(p, worktree).is_some() {
+            return None;
+        }
+        let rel = checkouts.iter().find_map(|c| inside(p, c))?;
+        let there = if rel.as_os_str().is_empty() { worktree.to_path_buf() } else { worktree.join(&rel) };
+        Some(exists(&there).then(|| there.display().to_string()))
+    };
+    let mut out = Vec::new();
+    for (name, value) in vars {
+        if matches!(name.as_str(), "PWD" | "OLDPWD" | "INIT_CWD") {
+            continue;
+        }
+        if GIT_LOCATION.contains(&name.as_str()) {
+            out.push(EnvChange { name: name.clone(), value: None });
+            continue;
+        }
+        let parts: Vec<&str> = value.split(':').collect();
+        let changed: Vec<Option<Option<String>>> = parts.iter().map(|p| moved(p)).collect();
+        if changed.iter().all(Option::is_none) {
+            continue;
+        }
+        let kept: Vec<String> = parts
+            .iter()
+            .zip(changed)
+            .filter_map(|(p, c)| match c {
+                None => Some(p.to_string()),
+                Some(new) => new,
+            })
+            .collect();
+        let value = (!kept.is_empty()).then(|| kept.join(":"));
+        out.push(EnvChange { name: name.clone(), value });
+    }
+    out
 }
 
 /// `~` and `~/x` expanded with `home`; a relative path taken from `root`. Pure.
@@ -339,5 +428,48 @@ mod tests {
             "all fine".to_string(),
         ];
         assert_eq!(refused_paths(&out, Path::new("/w")), ["/home/u/notes.txt", "/home/u/.cache/x"]);
+    }
+
+    #[test]
+    fn the_environment_names_the_worktree_never_the_checkout() {
+        let checkout = PathBuf::from("/home/u/proj");
+        let wt = PathBuf::from("/home/u/proj/.git/retry-run/worktrees/t");
+        let in_worktree = ["src", "src/app"];
+        let exists = |p: &Path| {
+            p.strip_prefix(&wt).is_ok_and(|r| r.as_os_str().is_empty() || in_worktree.iter().any(|w| r == Path::new(w)))
+        };
+        let vars: Vec<(String, String)> = [
+            ("PWD", "/home/u/proj"),
+            ("OLDPWD", "/home/u"),
+            ("HOME", "/home/u"),
+            ("PROJECT", "/home/u/proj"),
+            ("SRC", "/home/u/proj/src/app"),
+            ("VIRTUAL_ENV", "/home/u/proj/.venv"),
+            ("PATH", "/home/u/proj/.venv/bin:/usr/bin:/home/u/proj/src"),
+            ("ONLY_VENV", "/home/u/proj/.venv/bin"),
+            ("OTHER", "/home/u/project2/x"),
+            ("ALREADY", "/home/u/proj/.git/retry-run/worktrees/t/src"),
+            ("GIT_DIR", "/home/u/proj/.git"),
+            ("GIT_WORK_TREE", "/elsewhere"),
+            ("WORDS", "not a path"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let got = away_from_checkout(&vars, &[checkout], &wt, &exists);
+        let w = wt.display();
+        let want: Vec<EnvChange> = [
+            ("PROJECT", Some(format!("{w}"))),
+            ("SRC", Some(format!("{w}/src/app"))),
+            ("VIRTUAL_ENV", None),
+            ("PATH", Some(format!("/usr/bin:{w}/src"))),
+            ("ONLY_VENV", None),
+            ("GIT_DIR", None),
+            ("GIT_WORK_TREE", None),
+        ]
+        .into_iter()
+        .map(|(name, value)| EnvChange { name: name.to_string(), value })
+        .collect();
+        assert_eq!(got, want);
     }
 }

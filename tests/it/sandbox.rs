@@ -274,3 +274,65 @@ fn an_agent_stopped_by_the_sandbox_is_told_what_was_refused_and_how_to_allow_it(
     run(&env, &r, &["--task", "Allowed"], &agent).assert_code(0);
     assert!(cache.join("state").exists());
 }
+
+/// Started from a shell in the checkout, with variables naming it: the
+/// agent and the checks see their worktree, never the checkout (a program
+/// that takes its directory from `PWD` works in the worktree), and the
+/// record names what was rewritten and dropped.
+#[test]
+fn the_environment_names_the_worktree_never_the_checkout() {
+    let env = TestEnv::new();
+    let toml = "max_attempts = 1\n[[check]]\nname = \"env\"\nkind = \"lint\"\n\
+                run = 'echo \"check PWD=$PWD\"; echo \"check VENV=${VIRTUAL_ENV-unset}\"'\n";
+    let r = repo(&env, toml);
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh(r#"echo "PWD=$PWD" > env.txt"#)
+            .sh(r#"echo "OLDPWD=${OLDPWD-unset}" >> env.txt"#)
+            .sh(r#"echo "SRC=$SRC_DIR" >> env.txt"#)
+            .sh(r#"echo "VENV=${VIRTUAL_ENV-unset}" >> env.txt"#)
+            .sh(r#"echo "TOOLS=$TOOLS" >> env.txt"#)
+            .sh(r#"echo "GIT_DIR=${GIT_DIR-unset}" >> env.txt"#)
+            .sh(r#"echo "OTHER=$OTHER" >> env.txt"#),
+    );
+    let checkout = r.display().to_string();
+    let run = Run::of(
+        env.retry_run(&r)
+            .env("SRC_DIR", format!("{checkout}/src"))
+            .env("VIRTUAL_ENV", format!("{checkout}/.venv"))
+            .env("TOOLS", format!("{checkout}/.venv/bin:/usr/local/bin"))
+            .env("GIT_DIR", format!("{checkout}/.git"))
+            .env("OTHER", "/somewhere/else")
+            .args(agent.after(&["run", "--quiet", "--task", "Env"])),
+    );
+    run.assert_code(0);
+    let wt = r.join(".git/retry-run/worktrees/env");
+    let wt = wt.display();
+    let seen = env.git(&r, &["show", "refs/retry-run/env/1:env.txt"]);
+    assert_eq!(
+        seen.lines().collect::<Vec<_>>(),
+        [
+            format!("PWD={wt}"),
+            "OLDPWD=unset".to_string(),
+            format!("SRC={wt}/src"),
+            "VENV=unset".to_string(),
+            "TOOLS=/usr/local/bin".to_string(),
+            "GIT_DIR=unset".to_string(),
+            "OTHER=/somewhere/else".to_string(),
+        ],
+        "{seen}"
+    );
+    let check = std::fs::read_to_string(r.join(".git/retry-run/tasks/env/attempts/1/checks/env.out")).expect("env.out");
+    assert!(check.contains(&format!("check PWD={wt}")) && check.contains("check VENV=unset"), "{check}");
+    let started = first(&r, "env", "AgentStarted");
+    let names = |k: &str| -> Vec<String> {
+        let mut v: Vec<String> = started["sandbox"]["env"][k]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    assert_eq!(names("rewritten"), ["SRC_DIR", "TOOLS"], "{started}");
+    assert_eq!(names("dropped"), ["GIT_DIR", "VIRTUAL_ENV"], "{started}");
+}

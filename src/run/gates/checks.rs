@@ -56,6 +56,7 @@ pub fn run_once(
     let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
     spec.argv = confinement.argv(spec.argv);
     spec.env = env.to_vec();
+    spec.unset = confinement.unset();
     spec.keep = KEEP;
     spec.grace = Duration::from_secs(2);
     let f = process::run(&spec)?;

@@ -31,6 +31,7 @@ pub fn verify(
     cfg: &VerifierConfig,
     worktree: &Path,
     env: &[(String, String)],
+    unset: &[String],
     diff_summary: &str,
     out_dir: &AttemptDir,
 ) -> VerifierResult {
@@ -44,6 +45,7 @@ pub fn verify(
         }
         let mut spec = Spec::shell(&cfg.run, worktree, cfg.timeout.value);
         spec.env = env.to_vec();
+        spec.unset = unset.to_vec();
         spec.stdin = Some(diff_summary.as_bytes().to_vec());
         spec.grace = Duration::from_secs(2);
         let finished = match process::run(&spec) {
@@ -106,7 +108,7 @@ impl TaskRun<'_> {
                 let _ = writeln!(md, "- {w}");
             }
         }
-        let v = verify(vcfg, &self.wt, &a.env, &String::from_utf8_lossy(&md), &a.dir);
+        let v = verify(vcfg, &self.wt, &a.env, &a.confinement.unset(), &String::from_utf8_lossy(&md), &a.dir);
         self.rec.event(
             Some(a.n),
             Event::VerifierFinished {

@@ -127,8 +127,12 @@ impl TestEnv {
     /// directories under `home`.
     pub fn command_as(&self, home: &Path, program: impl AsRef<OsStr>, dir: &Path) -> Command {
         let mut cmd = Command::new(program);
+        // What a shell gives a program it starts: PWD is where it starts,
+        // OLDPWD where the shell was before.
         cmd.env_clear()
             .current_dir(dir)
+            .env("PWD", dir)
+            .env("OLDPWD", home)
             .env("PATH", &self.path)
             .env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join(".config"))
