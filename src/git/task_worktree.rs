@@ -70,6 +70,49 @@ impl Repo {
         link.starts_with(b"gitdir: ") && meta.join("HEAD").is_file() && meta.join("commondir").is_file()
     }
 
+    /// Puts back the links between the task's worktree at `path` and the
+    /// repository, as retry-run wrote them: the worktree's `.git` file, and
+    /// `gitdir` and `commondir` in its administrative directory (a
+    /// `config.worktree` there, which retry-run never writes, is removed).
+    /// An agent may rewrite them to point at the user's repository or at a
+    /// directory of its own whose config runs its code; every unconfined
+    /// step that opens the worktree calls this first. Returns what it put
+    /// back, named as the fingerprint names them (`worktree/.git`,
+    /// `worktree-admin/commondir`, ...). Nothing to do when the worktree or
+    /// its administrative directory is missing (it is then created anew).
+    pub fn relink_worktree(&self, path: &Path, task: &str) -> Result<Vec<String>, GitError> {
+        let meta = self.worktree_meta(task);
+        if std::fs::symlink_metadata(&meta).is_ok_and(|m| !m.is_dir()) {
+            nofollow_fs::remove_any(&meta).map_err(io(&meta))?;
+        }
+        let (Ok(real_path), Ok(real_meta)) = (std::fs::canonicalize(path), std::fs::canonicalize(&meta)) else {
+            return Ok(Vec::new());
+        };
+        let links = [
+            ("worktree/.git", path.join(".git"), format!("gitdir: {}\n", real_meta.display())),
+            ("worktree-admin/gitdir", meta.join("gitdir"), format!("{}\n", real_path.join(".git").display())),
+            ("worktree-admin/commondir", meta.join("commondir"), "../..\n".to_string()),
+        ];
+        let mut put_back = Vec::new();
+        for (name, file, want) in links {
+            let plain = std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file());
+            if plain && std::fs::read(&file).is_ok_and(|now| now == want.as_bytes()) {
+                continue;
+            }
+            if std::fs::symlink_metadata(&file).is_ok() {
+                nofollow_fs::remove_any(&file).map_err(io(&file))?;
+            }
+            std::fs::write(&file, want).map_err(io(&file))?;
+            put_back.push(name.to_string());
+        }
+        let extra = meta.join("config.worktree");
+        if std::fs::symlink_metadata(&extra).is_ok() {
+            nofollow_fs::remove_any(&extra).map_err(io(&extra))?;
+            put_back.push("worktree-admin/config.worktree".to_string());
+        }
+        Ok(put_back)
+    }
+
     /// Creates the task's worktree at `path`, detached at `base`.
     pub fn create_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<(), GitError> {
         self.repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
@@ -113,6 +156,9 @@ impl Repo {
     /// Brings the task's worktree back to `base` exactly; recreates it when
     /// it is missing or no longer a worktree (deleted, pruned).
     pub fn reset_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<ResetReport, GitError> {
+        if path.is_dir() {
+            self.relink_worktree(path, task)?;
+        }
         if !path.is_dir() || !self.worktree_is_valid(path, task) {
             self.create_worktree(path, task, base)?;
             return Ok(ResetReport { recreated: true, ..ResetReport::default() });

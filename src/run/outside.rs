@@ -55,10 +55,14 @@ impl TaskRun<'_> {
         let meta = self.repo.worktree_meta(&self.plan.id);
         let after = fingerprint(self.repo.common_dir(), Some((&self.wt, &meta)));
         let started = Instant::now();
-        let (restored, not_restored) = guard.machinery.restore(self.repo.common_dir());
+        let (mut restored, not_restored) = guard.machinery.restore(self.repo.common_dir());
         for p in &not_restored {
             self.progress.say(&format!("could not restore the repository's {p}"));
         }
+        // Before anything opens the worktree again: its links to the
+        // repository as retry-run wrote them (the fingerprint above saw any
+        // change, which the scope gate reports).
+        restored.extend(self.repo.relink_worktree(&self.wt, &self.plan.id)?);
         a.record.restored = restored;
         let checkout = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
         self.watch.spent += started.elapsed();
@@ -91,10 +95,18 @@ impl TaskRun<'_> {
         let started = Instant::now();
         let (restored, _) = guard.machinery.restore(self.repo.common_dir());
         a.record.restored.extend(restored);
+        let relinked = self.repo.relink_worktree(&self.wt, &self.plan.id)?;
+        a.record.restored.extend(relinked.iter().cloned());
         let outside = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
         self.watch.spent += started.elapsed();
-        if !outside.is_empty() {
-            let found = outside_findings(&outside);
+        if !outside.is_empty() || !relinked.is_empty() {
+            let mut found = outside_findings(&outside);
+            found.extend(relinked.into_iter().map(|part| ScopeFinding {
+                path: part,
+                old_path: None,
+                reason: ScopeReason::GitInternal,
+                rule: None,
+            }));
             self.rec.scope_checked(a.n, 0, &found, &a.record.restored, Some("checks"))?;
             self.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
             a.record.scope.extend(found);

@@ -336,3 +336,55 @@ fn the_environment_names_the_worktree_never_the_checkout() {
     assert_eq!(names("rewritten"), ["SRC_DIR", "TOOLS"], "{started}");
     assert_eq!(names("dropped"), ["GIT_DIR", "VIRTUAL_ENV"], "{started}");
 }
+
+/// An agent that points its worktree's `.git` file at the user's repository
+/// (and its `commondir` at a directory of its own) gets nothing from it:
+/// retry-run puts the links back before it opens the
+/// worktree again, so neither the snapshot nor the next attempt's reset
+/// touches the user's HEAD, index or staged work; the attempt is a scope
+/// violation naming the link.
+#[test]
+fn a_rewritten_git_link_is_put_back_before_retry_run_opens_the_worktree() {
+    let env = TestEnv::new();
+    let r =
+        repo(&env, "max_attempts = 2\n[[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n");
+    std::fs::write(r.join("notes.txt"), "a staged edit\n").expect("write");
+    env.git(&r, &["add", "notes.txt"]);
+    std::fs::write(r.join("src/app.txt"), "value = 1\nan unstaged edit\n").expect("write");
+    let user = |env: &TestEnv| {
+        (
+            env.git(&r, &["symbolic-ref", "HEAD"]),
+            env.git(&r, &["rev-parse", "HEAD"]),
+            env.git(&r, &["diff", "--cached"]),
+            env.git(&r, &["status", "--porcelain"]),
+        )
+    };
+    let before = user(&env);
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "wrong\n")
+            .sh("mkdir -p \"$TMPDIR/fake\" && echo \"$TMPDIR/fake\" > \"$(git rev-parse --git-dir)/commondir\"")
+            .sh(&format!("printf 'gitdir: {}/.git\\n' > .git", r.display()))
+            .next_call()
+            .append("src/app.txt", "fixed\n"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Link"])));
+    run.assert_code(0);
+    assert_eq!(user(&env), before, "the user's HEAD, index or working tree changed");
+    assert_eq!(crate::support::record::outcomes(&r, "link"), ["SCOPE_VIOLATION", "SUCCESS"]);
+    let scope = first(&r, "link", "ScopeChecked");
+    let found: Vec<(String, String)> = scope["violations"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|x| (x["path"].as_str().unwrap_or("").into(), x["reason"].as_str().unwrap_or("").into()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(found.contains(&("worktree/.git".to_string(), "git-internal".to_string())), "{scope}");
+    for part in ["worktree/.git", "worktree-admin/commondir"] {
+        assert!(scope["restored"].as_array().is_some_and(|r| r.iter().any(|x| x == part)), "{part}: {scope}");
+    }
+    let link = std::fs::read_to_string(r.join(".git/retry-run/worktrees/link/.git")).expect(".git file");
+    assert!(link.contains("/worktrees/retry-run-link"), "{link}");
+}
