@@ -96,6 +96,9 @@ pub struct AgentConfig {
     /// configs that use that name keep working).
     #[serde(alias = "ignore")]
     pub leftovers: Vec<String>,
+    /// Variables that look like credentials (`*_TOKEN`, `AWS_*`, ...) and
+    /// that the agent and the checks get all the same.
+    pub env_pass: Vec<String>,
     pub command: Option<CommandSpec>,
     pub stdin: bool,
     pub timeout: DurationSpec,
@@ -109,6 +112,7 @@ impl Default for AgentConfig {
             preset: None,
             args: Vec::new(),
             leftovers: Vec::new(),
+            env_pass: Vec::new(),
             command: None,
             stdin: false,
             timeout: DurationSpec::secs(20 * 60),

@@ -42,6 +42,10 @@ pub struct Preset {
     /// Environment for the agent: update checks, telemetry and prompts off.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Variables that look like credentials that the agent itself needs
+    /// (added to `agent.env_pass`).
+    #[serde(default)]
+    pub env_pass: Vec<String>,
 }
 
 const SOURCES: &[(&str, &str)] = &[

@@ -35,6 +35,7 @@ impl TaskRun<'_> {
             tmpdir,
             exe: plan.exe.clone(),
             away: self.env_away(),
+            hidden: self.env_hidden(),
         };
         let mut record = AttemptRecord::new(n);
         record.allow = plan.config.scope.allow.clone();
@@ -56,5 +57,17 @@ impl TaskRun<'_> {
         let vars: Vec<(String, String)> =
             std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
         sandbox::away_from_checkout(&vars, &checkouts, &self.wt, &|p| p.exists())
+    }
+
+    /// retry-run's own variables that look like credentials, but for those
+    /// `agent.env_pass` and the preset name.
+    fn env_hidden(&self) -> Vec<String> {
+        let vars: Vec<(String, String)> =
+            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+        let mut pass = self.plan.config.agent.env_pass.clone();
+        if let Some(p) = &self.plan.preset {
+            pass.extend(p.env_pass.iter().cloned());
+        }
+        sandbox::credentials(&vars, &pass)
     }
 }

@@ -142,6 +142,9 @@ pub struct Confinement {
     /// retry-run's variables that pointed into the user's checkout, as the
     /// confined processes get them ([`away_from_checkout`]).
     pub away: Vec<EnvChange>,
+    /// retry-run's variables that look like credentials, which the confined
+    /// processes do not get ([`credentials`]).
+    pub hidden: Vec<String>,
 }
 
 impl Confinement {
@@ -166,7 +169,9 @@ impl Confinement {
     /// The variables of retry-run's environment the confined processes do
     /// not get.
     pub fn unset(&self) -> Vec<String> {
-        self.away.iter().filter(|c| c.value.is_none()).map(|c| c.name.clone()).collect()
+        let mut names: Vec<String> = self.away.iter().filter(|c| c.value.is_none()).map(|c| c.name.clone()).collect();
+        names.extend(self.hidden.iter().cloned());
+        names
     }
 
     /// For the record: mode, Landlock ABI and the writable paths.
@@ -177,11 +182,12 @@ impl Confinement {
         };
         let mut record = serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
                            "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())});
-        if !self.away.is_empty() {
+        if !self.away.is_empty() || !self.hidden.is_empty() {
             let names = |dropped: bool| -> Vec<&str> {
                 self.away.iter().filter(|c| c.value.is_none() == dropped).map(|c| c.name.as_str()).collect()
             };
-            record["env"] = serde_json::json!({"rewritten": names(false), "dropped": names(true)});
+            record["env"] =
+                serde_json::json!({"rewritten": names(false), "dropped": names(true), "credentials": self.hidden});
         }
         record
     }
@@ -256,6 +262,41 @@ pub fn away_from_checkout(
         out.push(EnvChange { name: name.clone(), value });
     }
     out
+}
+
+/// Whether a variable's name says it holds a credential: a token, secret,
+/// password or private key, cloud and forge credentials, or the socket of
+/// an SSH or GPG agent. An API key (`*_API_KEY`) is not among them: it is
+/// what an agent talks to its model with. Pure.
+pub fn looks_like_credential(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    const EXACT: [&str; 6] = [
+        "SSH_AUTH_SOCK",
+        "GPG_AGENT_INFO",
+        "GH_TOKEN",
+        "DOCKER_AUTH_CONFIG",
+        "NETRC",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+    ];
+    const PREFIX: [&str; 4] = ["AWS_", "GITHUB_", "AZURE_", "VAULT_"];
+    const SUFFIX: [&str; 6] = ["_TOKEN", "_PASSWORD", "_PASSWD", "_PASSPHRASE", "_CREDENTIALS", "_PRIVATE_KEY"];
+    EXACT.contains(&n.as_str())
+        || PREFIX.iter().any(|p| n.starts_with(p))
+        || SUFFIX.iter().any(|s| n.ends_with(s))
+        || n.contains("SECRET")
+}
+
+/// The names among `vars` that look like credentials
+/// ([`looks_like_credential`]), but for those `pass` names. Pure.
+pub fn credentials(vars: &[(String, String)], pass: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = vars
+        .iter()
+        .map(|(k, _)| k)
+        .filter(|k| looks_like_credential(k) && !pass.iter().any(|p| p == *k))
+        .cloned()
+        .collect();
+    names.sort();
+    names
 }
 
 /// `~` and `~/x` expanded with `home`; a relative path taken from `root`. Pure.
@@ -471,5 +512,39 @@ mod tests {
         .map(|(name, value)| EnvChange { name: name.to_string(), value })
         .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn credentials_are_hidden_but_for_those_passed() {
+        let vars: Vec<(String, String)> = [
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_PROFILE",
+            "SSH_AUTH_SOCK",
+            "DB_PASSWORD",
+            "MY_SECRET_THING",
+            "NPM_TOKEN",
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "HOME",
+            "PATH",
+            "TOKENIZERS_PARALLELISM",
+        ]
+        .iter()
+        .map(|k| (k.to_string(), "x".to_string()))
+        .collect();
+        assert_eq!(
+            credentials(&vars, &["NPM_TOKEN".to_string()]),
+            [
+                "AWS_PROFILE",
+                "AWS_SECRET_ACCESS_KEY",
+                "DB_PASSWORD",
+                "GH_TOKEN",
+                "GITHUB_TOKEN",
+                "MY_SECRET_THING",
+                "SSH_AUTH_SOCK"
+            ]
+        );
     }
 }

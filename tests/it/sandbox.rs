@@ -388,3 +388,48 @@ fn a_rewritten_git_link_is_put_back_before_retry_run_opens_the_worktree() {
     let link = std::fs::read_to_string(r.join(".git/retry-run/worktrees/link/.git")).expect(".git file");
     assert!(link.contains("/worktrees/retry-run-link"), "{link}");
 }
+
+/// Variables that look like credentials are hidden from the agent and the
+/// checks, but for those `agent.env_pass` names; API keys pass.
+#[test]
+fn credentials_in_the_environment_are_hidden_from_the_agent_and_the_checks() {
+    let env = TestEnv::new();
+    let toml = "max_attempts = 1\n[agent]\nenv_pass = [\"DEPLOY_TOKEN\"]\n[[check]]\nname = \"env\"\nkind = \"lint\"\n\
+                run = 'echo \"check GITHUB_TOKEN=${GITHUB_TOKEN-unset}\"'\n";
+    let r = repo(&env, toml);
+    let agent = env.agent(FakeAgent::new().sh(
+        r#"for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY SSH_AUTH_SOCK DB_PASSWORD DEPLOY_TOKEN ANTHROPIC_API_KEY; do eval "echo $v=\${$v-unset}"; done > env.txt"#,
+    ));
+    let run = Run::of(
+        env.retry_run(&r)
+            .env("GITHUB_TOKEN", "ghp_x")
+            .env("AWS_SECRET_ACCESS_KEY", "aws_x")
+            .env("SSH_AUTH_SOCK", "/tmp/agent.sock")
+            .env("DB_PASSWORD", "pw")
+            .env("DEPLOY_TOKEN", "passed")
+            .env("ANTHROPIC_API_KEY", "sk-x")
+            .args(agent.after(&["run", "--quiet", "--task", "Creds"])),
+    );
+    run.assert_code(0);
+    let seen = env.git(&r, &["show", "refs/retry-run/creds/1:env.txt"]);
+    assert_eq!(
+        seen.lines().collect::<Vec<_>>(),
+        [
+            "GITHUB_TOKEN=unset",
+            "AWS_SECRET_ACCESS_KEY=unset",
+            "SSH_AUTH_SOCK=unset",
+            "DB_PASSWORD=unset",
+            "DEPLOY_TOKEN=passed",
+            "ANTHROPIC_API_KEY=sk-x"
+        ],
+        "{seen}"
+    );
+    let check =
+        std::fs::read_to_string(r.join(".git/retry-run/tasks/creds/attempts/1/checks/env.out")).expect("env.out");
+    assert!(check.contains("check GITHUB_TOKEN=unset"), "{check}");
+    let started = first(&r, "creds", "AgentStarted");
+    let hidden = started["sandbox"]["env"]["credentials"].clone();
+    assert_eq!(hidden, serde_json::json!(["AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "GITHUB_TOKEN", "SSH_AUTH_SOCK"]));
+    let log = std::fs::read_to_string(r.join(".git/retry-run/tasks/creds/events.jsonl")).expect("events");
+    assert!(!log.contains("ghp_x") && !log.contains("aws_x"), "a value reached the record");
+}
