@@ -217,6 +217,10 @@ pub enum Event {
         problems: Vec<String>,
         #[serde(default)]
         min_confidence: f64,
+        /// How the verifier was confined: `mode`, `landlock_abi`,
+        /// `writable` (the worktree is not among them).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<Value>,
     },
     AttemptCompleted {
         #[serde(default)]

@@ -128,6 +128,18 @@ pub fn policy(worktree: &Path, tmpdir: &Path, git: SandboxGit, git_paths: &GitPa
     Policy { writable: w }
 }
 
+/// The policy of the verifier: it reads the attempt's worktree and writes
+/// nothing of it, only its private TMPDIR and the `sandbox.writable` paths
+/// (a reviewer CLI's own state). Pure.
+pub fn verifier_policy(tmpdir: &Path, extra: &[PathBuf]) -> Policy {
+    let mut w = vec![Writable { path: tmpdir.to_path_buf(), why: "the private TMPDIR".into() }];
+    w.extend(extra.iter().map(|p| Writable { path: p.clone(), why: "sandbox.writable".into() }));
+    w.extend(DEVICES.iter().map(|d| Writable { path: PathBuf::from(d), why: "device".into() }));
+    let mut seen = std::collections::HashSet::new();
+    w.retain(|x| seen.insert(x.path.clone()));
+    Policy { writable: w }
+}
+
 /// How an attempt's agent and checks are run: the mode in force and, when
 /// confined, the policy, its private TMPDIR, and the program that enforces
 /// it (this executable's `sandbox` command).

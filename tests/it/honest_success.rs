@@ -169,7 +169,10 @@ fn deleting_skipping_or_de_asserting_a_failing_test_is_caught_then_fixed() {
 #[test]
 fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
     let Some(env) = TestEnv::with_python_tools() else { return };
-    let seen = env.path("verifier-stdin.md");
+    // The verifier writes only where sandbox.writable lets it.
+    let state = env.path("verifier-state");
+    std::fs::create_dir_all(&state).expect("mkdir");
+    let seen = state.join("verifier-stdin.md");
     let verifier = env.write(
         "verifier.sh",
         format!("cat > '{}'\necho '{{\"verdict\": \"approved\", \"confidence\": 0.9}}'\n", seen.display()),
@@ -177,8 +180,9 @@ fn warn_mode_succeeds_and_reports_to_the_human_the_verifier_and_stats() {
     let r = python_repo(
         &env,
         &format!(
-            "max_attempts = 1\n[retry]\nbaseline = \"off\"\ntest_weakening = \"warn\"\n[verifier]\nrun = \"sh {}\"\n",
-            verifier.display()
+            "max_attempts = 1\n[retry]\nbaseline = \"off\"\ntest_weakening = \"warn\"\n[verifier]\nrun = \"sh {}\"\n[sandbox]\nwritable = [\"{}\"]\n",
+            verifier.display(),
+            state.display()
         ),
     );
     let a = env.agent(rewrites(FakeAgent::new(), "tests/test_calc.py", TESTS, &without_test_add()));

@@ -245,7 +245,11 @@ fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
 #[test]
 fn verifier_rejects_approves_fails_and_escalates() {
     let env = TestEnv::new();
-    let counter = env.path("calls");
+    // The verifier writes only where sandbox.writable lets it: its counter
+    // lives in a directory named there.
+    let state = env.path("verifier-state");
+    std::fs::create_dir_all(&state).expect("mkdir");
+    let counter = state.join("calls");
     let verifier = |name: &str, body: &str| env.write(name, body).display().to_string();
     let reject = verifier(
         "reject.sh",
@@ -265,7 +269,12 @@ fn verifier_rejects_approves_fails_and_escalates() {
             c = counter.display()
         ),
     );
-    let toml = |v: &str| format!("max_attempts = 2\n[verifier]\nrun = \"sh {v}\"\nretries = 2\n");
+    let toml = |v: &str| {
+        format!(
+            "max_attempts = 2\n[verifier]\nrun = \"sh {v}\"\nretries = 2\n[sandbox]\nwritable = [\"{}\"]\n",
+            state.display()
+        )
+    };
     let agent = appends(&env, "value = 2");
 
     let r = project(&env, &toml(&reject));

@@ -433,3 +433,26 @@ fn credentials_in_the_environment_are_hidden_from_the_agent_and_the_checks() {
     let log = std::fs::read_to_string(r.join(".git/retry-run/tasks/creds/events.jsonl")).expect("events");
     assert!(!log.contains("ghp_x") && !log.contains("aws_x"), "a value reached the record");
 }
+
+/// The verifier reads the worktree and writes none of it: a module the
+/// agent planted where the verifier's interpreter imports from runs
+/// confined, and cannot write into the user's checkout.
+#[test]
+fn code_the_agent_planted_for_the_verifier_runs_confined() {
+    let env = TestEnv::new();
+    let toml = "max_attempts = 1\n[verifier]\nretries = 0\n\
+                run = \"python3 -c 'import json; print(json.dumps({\\\"verdict\\\": \\\"approved\\\"}))'\"\n";
+    let r = repo(&env, toml);
+    let owned = r.join("owned.txt");
+    let planted =
+        format!("open({:?}, 'w').write('owned')\nfrom importlib import import_module\n", owned.display().to_string());
+    let agent = env.agent(FakeAgent::new().append("src/app.txt", "value = 2\n").write("json.py", &planted));
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Plant"])));
+    assert!(!owned.exists(), "the planted module wrote into the checkout:\n{}", run.stderr);
+    let v = first(&r, "plant", "VerifierFinished");
+    assert_eq!(v["sandbox"]["mode"], "landlock", "{v}");
+    let writable: Vec<&str> =
+        v["sandbox"]["writable"].as_array().map(|w| w.iter().filter_map(|x| x.as_str()).collect()).unwrap_or_default();
+    assert!(!writable.iter().any(|w| w.ends_with("/worktrees/plant")), "the worktree is writable: {v}");
+    assert_eq!(v["answered"], false, "the planted module failed, so the call gave no verdict: {v}");
+}

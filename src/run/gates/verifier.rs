@@ -13,6 +13,7 @@ use crate::git::Comparison;
 use crate::model::DiffSummary;
 use crate::record::Event;
 use crate::record::layout::AttemptDir;
+use crate::sandbox::{self, Confinement};
 
 use crate::config::VerifierConfig;
 use crate::model::VerifierResult;
@@ -31,7 +32,7 @@ pub fn verify(
     cfg: &VerifierConfig,
     worktree: &Path,
     env: &[(String, String)],
-    unset: &[String],
+    confinement: &Confinement,
     diff_summary: &str,
     out_dir: &AttemptDir,
 ) -> VerifierResult {
@@ -44,8 +45,9 @@ pub fn verify(
             wait *= 2;
         }
         let mut spec = Spec::shell(&cfg.run, worktree, cfg.timeout.value);
+        spec.argv = confinement.argv(spec.argv);
         spec.env = env.to_vec();
-        spec.unset = unset.to_vec();
+        spec.unset = confinement.unset();
         spec.stdin = Some(diff_summary.as_bytes().to_vec());
         spec.grace = Duration::from_secs(2);
         let finished = match process::run(&spec) {
@@ -108,7 +110,16 @@ impl TaskRun<'_> {
                 let _ = writeln!(md, "- {w}");
             }
         }
-        let v = verify(vcfg, &self.wt, &a.env, &a.confinement.unset(), &String::from_utf8_lossy(&md), &a.dir);
+        // The verifier reads the worktree, writes none of it: code the agent
+        // planted there (a module its interpreter imports) runs confined.
+        let confinement = Confinement {
+            policy: sandbox::verifier_policy(
+                a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path()),
+                &self.plan.extra_writable,
+            ),
+            ..a.confinement.clone()
+        };
+        let v = verify(vcfg, &self.wt, &a.env, &confinement, &String::from_utf8_lossy(&md), &a.dir);
         self.rec.event(
             Some(a.n),
             Event::VerifierFinished {
@@ -120,6 +131,7 @@ impl TaskRun<'_> {
                 critique: v.critique.clone(),
                 problems: v.problems.clone(),
                 min_confidence: v.min_confidence,
+                sandbox: Some(confinement.record()),
             },
         )?;
         self.progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
