@@ -33,8 +33,12 @@ pub struct SandboxArgs {
     pub tmpdir: Option<PathBuf>,
     /// Replace this process by the command instead of waiting for it (the
     /// attempt loop, which removes the TMPDIR itself).
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, conflicts_with = "reap")]
     pub exec: bool,
+    /// Wait for the command, end every process it left behind, and end as
+    /// it ended (the attempt loop).
+    #[arg(long, hide = true)]
+    pub reap: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -57,6 +61,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         git,
         tmpdir: args.tmpdir,
         replace: args.exec,
+        reap: args.reap,
         argv: args.command,
     };
     Ok(exec::run(&confined)?)

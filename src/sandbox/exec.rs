@@ -28,6 +28,10 @@ pub struct Confined {
     /// Replace this process by the command instead of waiting for it (the
     /// TMPDIR is then the caller's to remove).
     pub replace: bool,
+    /// Wait for the command, then end every process it left behind (a
+    /// double-forked daemon included), and end the way it ended: its exit
+    /// code, or its signal raised again (the attempt loop).
+    pub reap: bool,
     /// The command and its arguments.
     pub argv: Vec<String>,
 }
@@ -87,13 +91,104 @@ pub fn run(c: &Confined) -> Result<i32, ExecError> {
     if c.replace {
         return Err(cannot_start(cmd.exec(), true));
     }
+    if c.reap {
+        become_reaper();
+    }
     let status = cmd.status();
+    if c.reap {
+        let ended = end_leftovers();
+        if ended > 0 {
+            eprintln!("retry-run: ended {ended} process(es) the command left running");
+        }
+    }
     if own_tmp {
         let _ = std::fs::remove_dir_all(&tmpdir);
     }
     match status {
-        Ok(s) => Ok(s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))),
+        Ok(s) => {
+            if c.reap
+                && let Some(sig) = s.signal()
+            {
+                raise_again(sig);
+            }
+            Ok(s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)))
+        }
         Err(e) => Err(cannot_start(e, false)),
+    }
+}
+
+/// Does nothing: a termination signal sent to the process group reaches
+/// the command, and this process stays to end what the command leaves.
+extern "C" fn ignore_but_wake(_: libc::c_int) {}
+
+/// Makes this process the subreaper of what it starts: a descendant whose
+/// parent ends (a double-forked daemon, `setsid` included) becomes this
+/// process's child instead of init's, so it can be ended. SIGTERM, SIGINT
+/// and SIGHUP no longer end this process (they still reach the command,
+/// which gets the default handlers back when it starts).
+fn become_reaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this
+    // process; sigaction installs a handler that does nothing, which exec
+    // resets to the default in the command.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = ignore_but_wake as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// The processes whose parent is this one.
+fn children() -> Vec<libc::pid_t> {
+    let me = std::process::id().to_string();
+    let Ok(rd) = std::fs::read_dir("/proc") else { return Vec::new() };
+    rd.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()))
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)) == Some(me.as_str())
+        })
+        .collect()
+}
+
+/// Ends every process left below this one (each ended process's own
+/// children come here in turn) and reaps them. Returns how many it ended.
+fn end_leftovers() -> usize {
+    let mut ended = 0;
+    loop {
+        let left = children();
+        if left.is_empty() {
+            return ended;
+        }
+        for pid in &left {
+            // SAFETY: kill and waitpid on this process's own children.
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+        }
+        for pid in &left {
+            // SAFETY: as above; a child already reaped returns an error.
+            unsafe {
+                libc::waitpid(*pid, std::ptr::null_mut(), 0);
+            }
+        }
+        ended += left.len();
+    }
+}
+
+/// Ends this process by `sig`, as the command ended.
+fn raise_again(sig: libc::c_int) {
+    // SAFETY: restores the default action of `sig` and raises it on this
+    // process, which then ends as the command did.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
     }
 }
 

@@ -380,10 +380,10 @@ pub fn prepare_state(
 }
 
 /// The command line that runs `argv` confined by `policy`: `exe sandbox
-/// --exec --tmpdir T --git read-only --writable P... -- argv...`. Pure.
+/// --reap --tmpdir T --git read-only --writable P... -- argv...`. Pure.
 pub fn wrap(exe: &Path, policy: &Policy, tmpdir: &Path, argv: &[String]) -> Vec<String> {
     let mut out =
-        vec![exe.display().to_string(), "sandbox".into(), "--exec".into(), "--git".into(), "read-only".into()];
+        vec![exe.display().to_string(), "sandbox".into(), "--reap".into(), "--git".into(), "read-only".into()];
     out.push("--tmpdir".into());
     out.push(tmpdir.display().to_string());
     for w in &policy.writable {
@@ -443,7 +443,7 @@ mod tests {
         let ro = policy(Path::new("/w"), Path::new("/tmp/t"), SandboxGit::ReadOnly, &git, &[]);
         assert!(!ro.writable.iter().any(|w| w.path.starts_with("/r/.git")));
         let argv = wrap(Path::new("/bin/rr"), &ro, Path::new("/tmp/t"), &["sh".into(), "-c".into(), "x".into()]);
-        assert_eq!(&argv[..7], ["/bin/rr", "sandbox", "--exec", "--git", "read-only", "--tmpdir", "/tmp/t"]);
+        assert_eq!(&argv[..7], ["/bin/rr", "sandbox", "--reap", "--git", "read-only", "--tmpdir", "/tmp/t"]);
         assert_eq!(&argv[argv.len() - 4..], ["--", "sh", "-c", "x"]);
     }
 

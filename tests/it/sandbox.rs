@@ -42,7 +42,8 @@ fn escape_agent(env: &TestEnv, r: &Path) -> Agent {
             .sh(&try_it("rename", &format!("sh -c 'mv src/app.txt {checkout}/moved.txt'")))
             .sh(&try_it("hardlink", &format!("sh -c 'ln {checkout}/notes.txt hl && echo x >> hl'")))
             .sh(&try_it("child", &format!(r#"sh -c 'sh -c "echo x >> {checkout}/notes.txt" & wait $!'"#)))
-            .sh(&try_it("signal", "kill -0 $PPID"))
+            // retry-run itself: the parent of the confining `sandbox --reap`.
+            .sh(&try_it("signal", "kill -0 $(cut -d' ' -f4 /proc/$PPID/stat)"))
             .sh("ls -l /proc/$$/fd > fds.txt")
             .rm("link")
             .rm("hl")
@@ -455,4 +456,26 @@ fn code_the_agent_planted_for_the_verifier_runs_confined() {
         v["sandbox"]["writable"].as_array().map(|w| w.iter().filter_map(|x| x.as_str()).collect()).unwrap_or_default();
     assert!(!writable.iter().any(|w| w.ends_with("/worktrees/plant")), "the worktree is writable: {v}");
     assert_eq!(v["answered"], false, "the planted module failed, so the call gave no verdict: {v}");
+}
+
+/// A daemon the agent double-forks into its own session (`setsid`) does
+/// not outlive the attempt: the confined command's subreaper ends it.
+#[test]
+fn a_daemon_the_agent_leaves_does_not_outlive_the_attempt() {
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n");
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "value = 2\n")
+            .sh("( setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' & )")
+            .sh("i=0; while [ ! -s daemon.pid ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Daemon"])));
+    run.assert_code(0);
+    let pid: i32 = env.git(&r, &["show", "refs/retry-run/daemon/1:daemon.pid"]).trim().parse().expect("a pid");
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let running = state.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|s| s != "Z");
+    assert!(!running, "the daemon {pid} still runs: {state}");
+    let out = std::fs::read_to_string(r.join(".git/retry-run/tasks/daemon/attempts/1/agent.out")).expect("agent.out");
+    assert!(out.contains("ended 1 process(es) the command left running"), "{out}");
 }
