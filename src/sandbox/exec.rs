@@ -143,9 +143,14 @@ fn become_reaper() {
     }
 }
 
-/// The processes whose parent is this one.
+/// The processes whose parent is this one: from the kernel's list of this
+/// (single-threaded) process's children where it has one, else from every
+/// process's parent id.
 fn children() -> Vec<libc::pid_t> {
     let me = std::process::id().to_string();
+    if let Ok(list) = std::fs::read_to_string(format!("/proc/self/task/{me}/children")) {
+        return list.split_whitespace().filter_map(|p| p.parse().ok()).collect();
+    }
     let Ok(rd) = std::fs::read_dir("/proc") else { return Vec::new() };
     rd.flatten()
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<libc::pid_t>().ok()))
