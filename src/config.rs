@@ -275,6 +275,9 @@ pub struct SandboxConfig {
     /// paths from the repository root).
     pub writable: Vec<String>,
     pub git: SandboxGit,
+    /// More paths the agent and checks may not read (added to the secrets
+    /// always hidden: `~/.ssh`, `~/.aws`, ...).
+    pub deny_read: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]

@@ -24,6 +24,10 @@ pub struct SandboxArgs {
     /// directory is created when its parent exists). Repeatable.
     #[arg(long, value_name = "PATH")]
     pub writable: Vec<String>,
+    /// A path it may not read, beside ~/.ssh, ~/.aws, ~/.gnupg and the
+    /// other credential stores never readable. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub deny_read: Vec<String>,
     /// `commit`: it may also write the repository's objects and this
     /// worktree's own git directory (not config, hooks, refs or HEAD).
     #[arg(long, value_enum, default_value = "commit")]
@@ -58,6 +62,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
     let confined = Confined {
         dir: dir.to_path_buf(),
         writable: args.writable,
+        deny_read: args.deny_read,
         git,
         tmpdir: args.tmpdir,
         replace: args.exec,

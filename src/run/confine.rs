@@ -21,13 +21,14 @@ impl TaskRun<'_> {
         }
         let git_paths =
             sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&plan.id) };
-        let policy = sandbox::policy(
+        let mut policy = sandbox::policy(
             &self.wt,
             tmpdir.as_deref().unwrap_or(dir.path()),
             plan.config.sandbox.git,
             &git_paths,
             &plan.extra_writable,
         );
+        policy.hidden = plan.hidden.clone();
         let confinement = Confinement {
             effective: plan.confined,
             abi: plan.abi,

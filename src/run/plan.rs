@@ -31,6 +31,8 @@ pub(super) struct Plan {
     pub fallback_note: Option<String>,
     /// Paths beyond the worktree the agent may write (config and preset).
     pub extra_writable: Vec<PathBuf>,
+    /// Paths no confined process may read (secrets, `sandbox.deny_read`).
+    pub hidden: Vec<PathBuf>,
     /// retry-run's own executable, which confines the agent.
     pub exe: PathBuf,
 }
@@ -117,6 +119,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         extra_writable
             .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
     }
+    let hidden = sandbox::hidden_paths(&config.sandbox.deny_read, home.as_deref(), &repo_root);
     let exe = std::env::current_exe().map_err(|source| RunError::OwnExecutable { source })?;
     Ok(Plan {
         task,
@@ -131,6 +134,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         abi,
         fallback_note,
         extra_writable,
+        hidden,
         exe,
     })
 }

@@ -23,6 +23,9 @@ pub struct Confined {
     /// The repository's paths it may write to commit
     /// ([`super::git_writable`]); empty when git is read-only.
     pub git: Vec<PathBuf>,
+    /// More paths it may not read, as given (`--deny-read`), beside the
+    /// secrets never readable ([`super::SECRETS`]).
+    pub deny_read: Vec<String>,
     /// Its TMPDIR; `None` makes a private one, removed when it ends.
     pub tmpdir: Option<PathBuf>,
     /// Replace this process by the command instead of waiting for it (the
@@ -79,7 +82,8 @@ pub fn run(c: &Confined) -> Result<i32, ExecError> {
         Some(t) => (t.clone(), false),
         None => (private_tmpdir()?, true),
     };
-    landlock::confine(&super::command_writable(&dir, extra, &c.git, &tmpdir))?;
+    let hidden = super::hidden_paths(&c.deny_read, home.as_deref(), &c.dir);
+    landlock::confine(&super::command_writable(&dir, extra, &c.git, &tmpdir), &hidden)?;
     close_inherited();
     let (program, rest) = c.argv.split_first().ok_or(ExecError::NoCommand)?;
     let mut cmd = Command::new(program);

@@ -54,22 +54,26 @@ pub enum LandlockError {
 }
 
 /// Confines the calling process (and everything it executes later): read
-/// and execute anywhere, write only beneath `writable`; signals only to
-/// processes inside the sandbox where the ABI can say so. Returns the ABI
-/// enforced. Paths that do not exist are skipped.
+/// and execute anywhere but beneath `hidden`, write only beneath
+/// `writable`; signals and abstract UNIX sockets only to and of processes
+/// inside the sandbox where the ABI can say so. Returns the ABI enforced.
+/// Paths that do not exist are skipped.
 #[cfg(target_os = "linux")]
-pub fn confine(writable: &[PathBuf]) -> Result<u8, LandlockError> {
+pub fn confine(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<u8, LandlockError> {
     use ::landlock::{
         ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
         path_beneath_rules,
     };
     let abi = ABI::V6;
+    let (readable, listable) = readable_except(hidden);
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))?
         .scope(Scope::Signal)?
+        .scope(Scope::AbstractUnixSocket)?
         .create()?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(listable, AccessFs::ReadDir))?
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?
         .restrict_self()?;
     match status.ruleset {
@@ -78,7 +82,31 @@ pub fn confine(writable: &[PathBuf]) -> Result<u8, LandlockError> {
     }
 }
 
+/// What may be read when `hidden` may not: every entry beside a hidden
+/// path and beside each of its ancestors (read, beneath), and the
+/// ancestors themselves (listed only, so a hidden directory's names can be
+/// listed but none of its files read). Nothing hidden: all of `/`.
+fn readable_except(hidden: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    use std::collections::BTreeSet;
+    let hidden: BTreeSet<&std::path::Path> = hidden.iter().map(PathBuf::as_path).collect();
+    if hidden.is_empty() {
+        return (vec![PathBuf::from("/")], Vec::new());
+    }
+    let ancestors: BTreeSet<&std::path::Path> = hidden.iter().flat_map(|h| h.ancestors().skip(1)).collect();
+    let mut readable = Vec::new();
+    for dir in &ancestors {
+        let Ok(rd) = std::fs::read_dir(dir) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if !hidden.contains(p.as_path()) && !ancestors.contains(p.as_path()) {
+                readable.push(p);
+            }
+        }
+    }
+    (readable, ancestors.into_iter().map(PathBuf::from).collect())
+}
+
 #[cfg(not(target_os = "linux"))]
-pub fn confine(_writable: &[PathBuf]) -> Result<u8, LandlockError> {
+pub fn confine(_writable: &[PathBuf], _hidden: &[PathBuf]) -> Result<u8, LandlockError> {
     Err(LandlockError::NotLinux { kernel: kernel() })
 }

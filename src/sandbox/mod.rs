@@ -74,10 +74,44 @@ pub struct Writable {
     pub why: String,
 }
 
-/// What a confined process may write.
+/// What a confined process may write, and what it may not read.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Policy {
     pub writable: Vec<Writable>,
+    /// Secrets it may not read ([`hidden_paths`]).
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
+}
+
+/// What no confined process may read, beneath `HOME`: keys, cloud, forge
+/// and registry credentials.
+pub const SECRETS: [&str; 10] = [
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.git-credentials",
+    "~/.netrc",
+    "~/.docker",
+    "~/.kube",
+    "~/.npmrc",
+    "~/.pypirc",
+];
+
+/// The paths a confined process may not read: [`SECRETS`] and `extra`
+/// (`sandbox.deny_read`, `--deny-read`), `~` expanded and relative ones
+/// taken from `root`; those that exist, symlinks resolved, sorted.
+pub fn hidden_paths(extra: &[String], home: Option<&Path>, root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = SECRETS
+        .iter()
+        .map(|s| s.to_string())
+        .chain(extra.iter().cloned())
+        .filter_map(|raw| expand(&raw, home, root).ok())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The git paths a process in a worktree needs to commit there: the object
@@ -125,7 +159,7 @@ pub fn policy(worktree: &Path, tmpdir: &Path, git: SandboxGit, git_paths: &GitPa
     w.extend(DEVICES.iter().map(|d| Writable { path: PathBuf::from(d), why: "device".into() }));
     let mut seen = std::collections::HashSet::new();
     w.retain(|x| seen.insert(x.path.clone()));
-    Policy { writable: w }
+    Policy { writable: w, hidden: Vec::new() }
 }
 
 /// The policy of the verifier: it reads the attempt's worktree and writes
@@ -137,7 +171,7 @@ pub fn verifier_policy(tmpdir: &Path, extra: &[PathBuf]) -> Policy {
     w.extend(DEVICES.iter().map(|d| Writable { path: PathBuf::from(d), why: "device".into() }));
     let mut seen = std::collections::HashSet::new();
     w.retain(|x| seen.insert(x.path.clone()));
-    Policy { writable: w }
+    Policy { writable: w, hidden: Vec::new() }
 }
 
 /// How an attempt's agent and checks are run: the mode in force and, when
@@ -194,6 +228,9 @@ impl Confinement {
         };
         let mut record = serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
                            "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())});
+        if self.effective == Effective::Landlock && !self.policy.hidden.is_empty() {
+            record["hidden"] = serde_json::json!(self.policy.hidden);
+        }
         if !self.away.is_empty() || !self.hidden.is_empty() {
             let names = |dropped: bool| -> Vec<&str> {
                 self.away.iter().filter(|c| c.value.is_none() == dropped).map(|c| c.name.as_str()).collect()
@@ -389,6 +426,10 @@ pub fn wrap(exe: &Path, policy: &Policy, tmpdir: &Path, argv: &[String]) -> Vec<
     for w in &policy.writable {
         out.push("--writable".into());
         out.push(w.path.display().to_string());
+    }
+    for h in &policy.hidden {
+        out.push("--deny-read".into());
+        out.push(h.display().to_string());
     }
     out.push("--".into());
     out.extend(argv.iter().cloned());

@@ -479,3 +479,49 @@ fn a_daemon_the_agent_leaves_does_not_outlive_the_attempt() {
     let out = std::fs::read_to_string(r.join(".git/retry-run/tasks/daemon/attempts/1/agent.out")).expect("agent.out");
     assert!(out.contains("ended 1 process(es) the command left running"), "{out}");
 }
+
+/// The user's secrets cannot be read by the agent or its checks: the
+/// credential stores always (`~/.ssh`, `~/.aws`, ...), and what
+/// `sandbox.deny_read` adds; the rest of `HOME` stays readable.
+#[test]
+fn secrets_in_home_cannot_be_read() {
+    let env = TestEnv::new();
+    let home = env.home();
+    for (rel, text) in [
+        (".ssh/id_ed25519", "PRIVATE KEY"),
+        (".aws/credentials", "aws_secret"),
+        (".git-credentials", "https://u:token@host"),
+        ("private/plan.txt", "private plan"),
+        ("notes.txt", "readable notes"),
+    ] {
+        let p = home.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("plant");
+    }
+    let toml = "max_attempts = 1\n[sandbox]\ndeny_read = [\"~/private\"]\n[[check]]\nname = \"peek\"\nkind = \"lint\"\n\
+                run = 'cat ~/.ssh/id_ed25519 || echo \"check: refused\"'\n";
+    let r = repo(&env, toml);
+    let agent = env.agent(FakeAgent::new().sh(
+        r#"for f in .ssh/id_ed25519 .aws/credentials .git-credentials private/plan.txt notes.txt; do if cat "$HOME/$f" >/dev/null 2>&1; then echo "$f: read"; else echo "$f: refused"; fi; done > read.txt; ls "$HOME/.ssh" > listed.txt"#,
+    ));
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Peek"])));
+    run.assert_code(0);
+    let seen = env.git(&r, &["show", "refs/retry-run/peek/1:read.txt"]);
+    assert_eq!(
+        seen.lines().collect::<Vec<_>>(),
+        [
+            ".ssh/id_ed25519: refused",
+            ".aws/credentials: refused",
+            ".git-credentials: refused",
+            "private/plan.txt: refused",
+            "notes.txt: read"
+        ],
+        "{seen}"
+    );
+    let check =
+        std::fs::read_to_string(r.join(".git/retry-run/tasks/peek/attempts/1/checks/peek.out")).expect("peek.out");
+    assert!(check.contains("check: refused") && !check.contains("PRIVATE KEY"), "{check}");
+    let started = first(&r, "peek", "AgentStarted");
+    let hidden = started["sandbox"]["hidden"].as_array().map(|h| h.len()).unwrap_or(0);
+    assert_eq!(hidden, 4, "{started}");
+}

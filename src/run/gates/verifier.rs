@@ -112,13 +112,12 @@ impl TaskRun<'_> {
         }
         // The verifier reads the worktree, writes none of it: code the agent
         // planted there (a module its interpreter imports) runs confined.
-        let confinement = Confinement {
-            policy: sandbox::verifier_policy(
-                a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path()),
-                &self.plan.extra_writable,
-            ),
-            ..a.confinement.clone()
-        };
+        let mut policy = sandbox::verifier_policy(
+            a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path()),
+            &self.plan.extra_writable,
+        );
+        policy.hidden = self.plan.hidden.clone();
+        let confinement = Confinement { policy, ..a.confinement.clone() };
         let v = verify(vcfg, &self.wt, &a.env, &confinement, &String::from_utf8_lossy(&md), &a.dir);
         self.rec.event(
             Some(a.n),
