@@ -29,14 +29,17 @@ impl TaskRun<'_> {
             &plan.extra_writable,
         );
         policy.hidden = plan.hidden.clone();
+        // retry-run's own environment, as text, read once for both filters.
+        let vars: Vec<(String, String)> =
+            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
         let confinement = Confinement {
             effective: plan.confined,
             abi: plan.abi,
             policy,
             tmpdir,
             exe: plan.exe.clone(),
-            away: self.env_away(),
-            hidden: self.env_hidden(),
+            away: self.env_away(&vars),
+            hidden: self.env_hidden(&vars),
         };
         let mut record = AttemptRecord::new(n);
         record.allow = plan.config.scope.allow.clone();
@@ -47,7 +50,7 @@ impl TaskRun<'_> {
 impl TaskRun<'_> {
     /// retry-run's own variables that point into the user's checkout, as
     /// the attempt's processes get them: moved to the worktree, or dropped.
-    fn env_away(&self) -> Vec<sandbox::EnvChange> {
+    fn env_away(&self, vars: &[(String, String)]) -> Vec<sandbox::EnvChange> {
         let Some(checkout) = self.repo.workdir() else { return Vec::new() };
         let mut checkouts = vec![checkout.to_path_buf()];
         if let Ok(real) = std::fs::canonicalize(checkout)
@@ -55,20 +58,16 @@ impl TaskRun<'_> {
         {
             checkouts.push(real);
         }
-        let vars: Vec<(String, String)> =
-            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
-        sandbox::away_from_checkout(&vars, &checkouts, &self.wt, &|p| p.exists())
+        sandbox::away_from_checkout(vars, &checkouts, &self.wt, &|p| p.exists())
     }
 
     /// retry-run's own variables that look like credentials, but for those
     /// `agent.env_pass` and the preset name.
-    fn env_hidden(&self) -> Vec<String> {
-        let vars: Vec<(String, String)> =
-            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    fn env_hidden(&self, vars: &[(String, String)]) -> Vec<String> {
         let mut pass = self.plan.config.agent.env_pass.clone();
         if let Some(p) = &self.plan.preset {
             pass.extend(p.env_pass.iter().cloned());
         }
-        sandbox::credentials(&vars, &pass)
+        sandbox::credentials(vars, &pass)
     }
 }

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::context::{self, TaskText, render::render};
 use crate::git::Repo;
 use crate::hash::sha256_hex;
-use crate::outcome::resume::{self, SoFar};
+use crate::outcome::resume;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::write_file;
 use crate::record::{Event, Store};
@@ -101,13 +101,7 @@ pub fn next_context(
         // The next run records it as interrupted first; show what it will see.
         prior.push(history::interrupted(&verified.events, n));
     }
-    let so_far = SoFar {
-        started: state.started,
-        ended: state.finished.is_some(),
-        first_attempt: state.first_attempt,
-        last_attempt: state.last_attempt,
-    };
-    let window = resume::window(so_far, false, config.max_attempts.0);
+    let window = resume::window(super::start::so_far(&state), false, config.max_attempts.0);
     let text = TaskText { id: id.to_string(), title: task.title.clone(), text: task.text.clone() };
     let ctx = context::assemble(&text, window.next, window.last.max(window.next), &prior, &config.context);
     let rendered = render(&ctx, &config.context);

@@ -82,13 +82,7 @@ pub(super) fn start_task<'a>(
         }
         BaseChoice::Fresh(spec) => repo.resolve_base(spec.as_deref())?,
     };
-    let so_far = SoFar {
-        started: state.started,
-        ended: state.finished.is_some(),
-        first_attempt: state.first_attempt,
-        last_attempt: state.last_attempt,
-    };
-    let window = resume::window(so_far, opts.again, config.max_attempts.0);
+    let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     record_start(&mut rec, store, &plan, &base, &window)?;
 
     let wt_root = repo.worktrees_root(&config.worktree.root);
@@ -175,4 +169,14 @@ fn record_interrupted(
     rec.attempt_completed(&r, None)?;
     progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
     Ok(r)
+}
+
+/// What the record says of a task so far, for [`resume::window`].
+pub(super) fn so_far(state: &history::TaskState) -> SoFar {
+    SoFar {
+        started: state.started,
+        ended: state.finished.is_some(),
+        first_attempt: state.first_attempt,
+        last_attempt: state.last_attempt,
+    }
 }
