@@ -53,32 +53,82 @@ pub enum LandlockError {
     NotLinux { kernel: String },
 }
 
+/// Which TCP ports a confined process may use.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Net {
+    /// No network rule: any port, as without Landlock.
+    #[default]
+    Any,
+    /// Connect over TCP only to these ports (on any host: Landlock sees
+    /// the port, never the address), and bind no TCP port at all.
+    Only(Vec<u16>),
+}
+
+/// What [`confine_with`] put in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Confinement {
+    /// The Landlock ABI of the running kernel.
+    pub abi: u8,
+    /// Whether the kernel enforces [`Net::Only`]: it needs ABI 4 (Linux
+    /// 6.7); below that the TCP rules are dropped, best effort like the
+    /// rest. Always false for [`Net::Any`], which has no rule to enforce.
+    pub net_enforced: bool,
+}
+
 /// Confines the calling process (and everything it executes later): read
 /// and execute anywhere but beneath `hidden`, write only beneath
 /// `writable`; signals and abstract UNIX sockets only to and of processes
 /// inside the sandbox where the ABI can say so. Returns the ABI enforced.
-/// Paths that do not exist are skipped.
-#[cfg(target_os = "linux")]
+/// Paths that do not exist are skipped. The same as [`confine_with`] and
+/// [`Net::Any`].
 pub fn confine(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<u8, LandlockError> {
+    confine_with(writable, hidden, Net::Any).map(|c| c.abi)
+}
+
+/// [`confine`], and with [`Net::Only`] TCP too: no TCP port may be bound,
+/// and only the given ports connected to, where the kernel has Landlock's
+/// TCP rules (ABI 4+; [`Confinement::net_enforced`] says whether it had).
+/// Those rules watch `bind()` and `connect()` of TCP sockets only: UDP and
+/// every other kind of socket, MPTCP, a TCP Fast Open send and the port a
+/// `listen()` binds by itself all pass them (Linux 6.18, ABI 7), and
+/// [`super::seccomp`] refuses them.
+#[cfg(target_os = "linux")]
+pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<Confinement, LandlockError> {
     use ::landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-        path_beneath_rules,
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetError, RulesetStatus, Scope, path_beneath_rules,
     };
+    /// The first Landlock ABI with TCP rules.
+    const NET_ABI: u8 = 4;
     let abi = ABI::V6;
     let (readable, listable) = readable_except(hidden);
-    let status = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(abi))?
+    let mut ruleset =
+        Ruleset::default().set_compatibility(CompatLevel::BestEffort).handle_access(AccessFs::from_all(abi))?;
+    let ports = match net {
+        Net::Any => None,
+        Net::Only(ports) => {
+            ruleset = ruleset.handle_access(AccessNet::from_all(ABI::V4))?;
+            Some(ports)
+        }
+    };
+    let mut created = ruleset
         .scope(Scope::Signal)?
         .scope(Scope::AbstractUnixSocket)?
         .create()?
         .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(listable, AccessFs::ReadDir))?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?
-        .restrict_self()?;
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?;
+    if let Some(ports) = &ports {
+        created = created
+            .add_rules(ports.iter().map(|&port| Ok::<_, RulesetError>(NetPort::new(port, AccessNet::ConnectTcp))))?;
+    }
+    let status = created.restrict_self()?;
     match status.ruleset {
         RulesetStatus::NotEnforced => Err(LandlockError::NotEnforced),
-        _ => Ok(probe()),
+        _ => {
+            let abi = probe();
+            Ok(Confinement { abi, net_enforced: ports.is_some() && abi >= NET_ABI })
+        }
     }
 }
 
@@ -107,6 +157,50 @@ fn readable_except(hidden: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn confine(_writable: &[PathBuf], _hidden: &[PathBuf]) -> Result<u8, LandlockError> {
+pub fn confine_with(_writable: &[PathBuf], _hidden: &[PathBuf], _net: Net) -> Result<Confinement, LandlockError> {
     Err(LandlockError::NotLinux { kernel: kernel() })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::sandbox::seccomp::probe;
+
+    /// Landlock alone with one TCP port: connecting to it works, to any
+    /// other port, and binding any port, do not (ABI 4+; below, nothing is
+    /// enforced and it says so). Other kinds of socket are not Landlock's
+    /// to refuse: that is why the fallback adds seccomp.
+    #[test]
+    fn only_the_allowed_tcp_port_can_be_connected_to() {
+        if let Some((allowed, other)) = probe::child("landlock-only") {
+            let c = confine_with(&[], &[], Net::Only(vec![allowed])).expect("confined");
+            assert_eq!(c.net_enforced, c.abi >= 4, "{c:?}");
+            probe::try_all(allowed, other);
+            return;
+        }
+        let seen =
+            probe::rerun(concat!(module_path!(), "::only_the_allowed_tcp_port_can_be_connected_to"), "landlock-only");
+        let denied = if probe() >= 4 { Err(libc::EACCES) } else { Ok(()) };
+        assert_eq!(seen["connect_allowed"], Ok(()), "{seen:?}");
+        assert_eq!(seen["connect_other"], denied, "{seen:?}");
+        assert_eq!(seen["bind_any"], denied, "{seen:?}");
+        assert_eq!(seen["bind_allowed"], if probe() >= 4 { denied } else { Err(libc::EADDRINUSE) }, "{seen:?}");
+        assert_eq!(seen["std_udp"], Ok(()), "{seen:?}");
+        assert_eq!(seen["unix_stream"], Ok(()), "{seen:?}");
+    }
+
+    /// [`Net::Any`], what [`confine`] uses: no network rule at all.
+    #[test]
+    fn any_port_is_left_as_it_was() {
+        if let Some((allowed, other)) = probe::child("landlock-any") {
+            let c = confine_with(&[], &[], Net::Any).expect("confined");
+            assert!(!c.net_enforced, "{c:?}");
+            assert_eq!(c.abi, probe());
+            probe::try_all(allowed, other);
+            return;
+        }
+        let seen = probe::rerun(concat!(module_path!(), "::any_port_is_left_as_it_was"), "landlock-any");
+        assert_eq!(seen["connect_other"], Ok(()), "{seen:?}");
+        assert_eq!(seen["bind_any"], Ok(()), "{seen:?}");
+    }
 }

@@ -15,6 +15,7 @@
 
 pub mod exec;
 pub mod landlock;
+pub mod seccomp;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,594 @@
+//! The network half of the fallback confinement, for machines that refuse
+//! user namespaces (so no network namespace of our own): a seccomp filter
+//! that refuses what Landlock's TCP port rules
+//! ([`super::landlock::Net::Only`]) cannot see. Landlock decides which TCP
+//! ports may be connected to; this filter makes sure that a plain TCP
+//! connection is the only network left for Landlock to decide on.
+//!
+//! [`deny_network_sockets`] sets `no_new_privs` and installs the filter on
+//! the calling thread, to be called just before exec: the program executed
+//! and all its descendants keep it, and none of them can remove it. A
+//! refused call fails with `EPERM`, a permission error programs already
+//! handle; nothing is killed for asking.
+//!
+//! # What it refuses
+//!
+//! - `socket()` of every address family but `AF_INET`, `AF_INET6` and
+//!   `AF_NETLINK`. That is `AF_UNIX` (so no named socket outside the
+//!   sandbox can be reached: `$SSH_AUTH_SOCK`, `docker.sock`, D-Bus, X11,
+//!   the journal), `AF_PACKET`, `AF_VSOCK` (the hypervisor's host),
+//!   Bluetooth, `AF_ALG`, and every family a later kernel adds.
+//! - `socket()` of `AF_INET` and `AF_INET6` unless it is a TCP stream
+//!   (`SOCK_STREAM`, with or without `SOCK_NONBLOCK` and `SOCK_CLOEXEC`;
+//!   protocol 0 or `IPPROTO_TCP`): no UDP (no DNS query, no QUIC, no
+//!   datagram of any shape), no ICMP ping socket, no raw socket, no SCTP,
+//!   and no MPTCP, whose connections Landlock's TCP rules let through to
+//!   any port.
+//! - `sendto`, `sendmsg` and `sendmmsg` with `MSG_FASTOPEN`: TCP Fast Open
+//!   connects inside the send, and Landlock's connect rule does not see
+//!   that connection either.
+//! - `listen()`: on a socket never bound, the kernel binds it to a port of
+//!   its choosing without a `bind()` for Landlock to refuse. With Landlock
+//!   refusing every `bind()`, that was the only way left to listen.
+//! - `io_uring_setup`, `io_uring_enter` and `io_uring_register`: an
+//!   io_uring creates and connects sockets through its own queue, where
+//!   this filter never sees the calls.
+//! - On x86_64, every call made through the x32 ABI (numbers with bit 30
+//!   set), which would otherwise reach the same calls under numbers the
+//!   filter does not name. A 32-bit call (`int 0x80`) does not match the
+//!   filter's architecture, and the kernel ends the process that makes it:
+//!   32-bit programs cannot run under this fallback.
+//!
+//! `socketpair()` stays allowed: an unnamed pair of connected UNIX sockets
+//! reaches nothing outside, and many programs build the pipes between a
+//! parent and its children from one (libuv's, for one). `AF_NETLINK` stays
+//! too: it talks to the local kernel only (glibc asks it which addresses
+//! the machine has), and changing anything through it needs a capability
+//! that a confined process does not have.
+//!
+//! # What it cannot do
+//!
+//! - See an address. Seccomp reads the registers of a call, never the
+//!   memory they point to, and a socket's address is such a pointer. The
+//!   filter decides by family, type, protocol and flags alone; which TCP
+//!   port is connected to is Landlock's to say (ABI 4, Linux 6.7, and
+//!   newer), and which host no one's: an allowed port is allowed on every
+//!   host.
+//! - Tell named UNIX sockets apart. They are refused wholesale, the
+//!   sandbox's own included, so a program that needs a named UNIX socket
+//!   inside the sandbox breaks in this fallback: a server or a language
+//!   server listening on a socket file, Python's `multiprocessing`
+//!   managers, gpg-agent, an ssh control master, a test that starts a
+//!   service on a socket path. The same goes for a program that listens on
+//!   TCP, even on a port it was not given. The namespace confinement has
+//!   neither limit.
+//! - Take away a socket the process already holds: whatever is inherited
+//!   across exec is the caller's to close (`exec` marks every inherited
+//!   descriptor close-on-exec), and another process's sockets stay out of
+//!   reach only because Landlock refuses `ptrace` and `pidfd_getfd` on
+//!   processes outside the sandbox.
+//! - Filter the other threads of the calling process: only the thread that
+//!   installs it, and what that thread starts or executes afterwards.
+
+/// Why the filter was not installed.
+#[derive(Debug, thiserror::Error)]
+pub enum SeccompError {
+    #[error("seccomp filters need Linux; this is {os}")]
+    NotLinux { os: &'static str },
+    #[error("the seccomp filter that refuses network sockets is written for x86_64 and aarch64, not for {arch}")]
+    Architecture { arch: &'static str },
+    #[cfg(target_os = "linux")]
+    #[error("cannot build the seccomp filter that refuses network sockets: {0}")]
+    Build(#[from] seccompiler::BackendError),
+    #[error("cannot set no_new_privs (prctl PR_SET_NO_NEW_PRIVS), which installing a seccomp filter needs: {0}")]
+    NoNewPrivs(std::io::Error),
+    #[error("the kernel refused the seccomp filter that refuses network sockets: {0}")]
+    Install(std::io::Error),
+}
+
+/// Sets `no_new_privs` and installs, on the calling thread, the filter
+/// described at the top of this module: from now on this thread and every
+/// process it starts or becomes get `EPERM` from `socket()` for anything
+/// but a TCP stream or a netlink socket, from `listen()`, from a send with
+/// `MSG_FASTOPEN` and from io_uring.
+#[cfg(target_os = "linux")]
+pub fn deny_network_sockets() -> Result<(), SeccompError> {
+    let program = filter()?;
+    seccompiler::apply_filter(&program).map_err(|e| match e {
+        seccompiler::Error::Prctl(e) => SeccompError::NoNewPrivs(e),
+        seccompiler::Error::Seccomp(e) => SeccompError::Install(e),
+        seccompiler::Error::Backend(e) => SeccompError::Build(e),
+        other => SeccompError::Install(std::io::Error::other(other.to_string())),
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn deny_network_sockets() -> Result<(), SeccompError> {
+    Err(SeccompError::NotLinux { os: std::env::consts::OS })
+}
+
+/// The filter as a BPF program for the architecture this was built for.
+#[cfg(target_os = "linux")]
+fn filter() -> Result<seccompiler::BpfProgram, SeccompError> {
+    use seccompiler::{SeccompAction, SeccompCmpOp, SeccompFilter, SeccompRule, TargetArch};
+    use std::collections::BTreeMap;
+
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => TargetArch::x86_64,
+        "aarch64" => TargetArch::aarch64,
+        arch => return Err(SeccompError::Architecture { arch }),
+    };
+    // Refused when the flags argument `flags` has MSG_FASTOPEN.
+    let fastopen = |flags: u8| -> Result<Vec<SeccompRule>, SeccompError> {
+        let flag = libc::MSG_FASTOPEN as u32;
+        Ok(vec![SeccompRule::new(vec![arg(flags, SeccompCmpOp::MaskedEq(flag.into()), flag)?])?])
+    };
+    let refused: BTreeMap<i64, Vec<SeccompRule>> = [
+        (libc::SYS_socket, socket_rules()?),
+        (libc::SYS_listen, Vec::new()),
+        // sendto(fd, buf, len, flags, ..), sendmsg(fd, msg, flags),
+        // sendmmsg(fd, msgs, n, flags).
+        (libc::SYS_sendto, fastopen(3)?),
+        (libc::SYS_sendmsg, fastopen(2)?),
+        (libc::SYS_sendmmsg, fastopen(3)?),
+        (libc::SYS_io_uring_setup, Vec::new()),
+        (libc::SYS_io_uring_enter, Vec::new()),
+        (libc::SYS_io_uring_register, Vec::new()),
+    ]
+    .into_iter()
+    .collect();
+    let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), arch)?;
+    let program: seccompiler::BpfProgram = filter.try_into()?;
+    Ok(refuse_x32(program))
+}
+
+/// What a refused call returns: `EPERM`.
+#[cfg(target_os = "linux")]
+const EPERM: u32 = libc::EPERM as u32;
+
+/// A condition on a call's argument `index`, one of the C ints of the
+/// calls refused here: only its low 32 bits count.
+#[cfg(target_os = "linux")]
+fn arg(index: u8, op: seccompiler::SeccompCmpOp, value: u32) -> Result<seccompiler::SeccompCondition, SeccompError> {
+    Ok(seccompiler::SeccompCondition::new(index, seccompiler::SeccompCmpArgLen::Dword, op, value.into())?)
+}
+
+/// `program` behind three instructions that refuse every x32 call. The
+/// x32 ABI shares x86_64's audit architecture, so the architecture check
+/// lets its calls through, and numbers them with bit 30 set, so they match
+/// none of the numbers the filter refuses. A range is beyond seccompiler's
+/// rules, which name calls one number at a time; the program's jumps are
+/// relative, so it runs unchanged behind these.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn refuse_x32(program: seccompiler::BpfProgram) -> seccompiler::BpfProgram {
+    use seccompiler::sock_filter;
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    // seccomp_data starts with the call's number, a u32.
+    const NR_OFFSET: u32 = 0;
+    let op = |code: u32| code as u16;
+    let mut out = vec![
+        sock_filter { code: op(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS), jt: 0, jf: 0, k: NR_OFFSET },
+        // Below the x32 numbers: skip the next instruction.
+        sock_filter { code: op(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K), jt: 0, jf: 1, k: X32_SYSCALL_BIT },
+        sock_filter { code: op(libc::BPF_RET | libc::BPF_K), jt: 0, jf: 0, k: libc::SECCOMP_RET_ERRNO | EPERM },
+    ];
+    out.extend(program);
+    out
+}
+
+#[cfg(all(target_os = "linux", not(target_arch = "x86_64")))]
+fn refuse_x32(program: seccompiler::BpfProgram) -> seccompiler::BpfProgram {
+    program
+}
+
+/// When `socket(family, type, protocol)` is refused: each rule is a set of
+/// conditions that must all hold, and one rule that holds refuses the call.
+#[cfg(target_os = "linux")]
+fn socket_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
+    use seccompiler::{SeccompCmpOp, SeccompRule};
+    const FAMILY: u8 = 0;
+    const TYPE: u8 = 1;
+    const PROTOCOL: u8 = 2;
+    // The constants compared are positive C ints.
+    let int = |index: u8, op: SeccompCmpOp, value: libc::c_int| arg(index, op, value as u32);
+    // Any family but these three.
+    let mut rules = vec![SeccompRule::new(vec![
+        int(FAMILY, SeccompCmpOp::Ne, libc::AF_INET)?,
+        int(FAMILY, SeccompCmpOp::Ne, libc::AF_INET6)?,
+        int(FAMILY, SeccompCmpOp::Ne, libc::AF_NETLINK)?,
+    ])?];
+    let stream = libc::SOCK_STREAM;
+    let (nonblock, cloexec) = (libc::SOCK_NONBLOCK, libc::SOCK_CLOEXEC);
+    for family in [libc::AF_INET, libc::AF_INET6] {
+        // A type that is none of the four a TCP stream may be given (the
+        // kernel takes no other flag there: any other value is not a
+        // stream, or not valid at all).
+        let mut not_a_stream = vec![int(FAMILY, SeccompCmpOp::Eq, family)?];
+        for ty in [stream, stream | nonblock, stream | cloexec, stream | nonblock | cloexec] {
+            not_a_stream.push(int(TYPE, SeccompCmpOp::Ne, ty)?);
+        }
+        rules.push(SeccompRule::new(not_a_stream)?);
+        // A stream of another protocol: SCTP, MPTCP.
+        rules.push(SeccompRule::new(vec![
+            int(FAMILY, SeccompCmpOp::Eq, family)?,
+            int(PROTOCOL, SeccompCmpOp::Ne, 0)?,
+            int(PROTOCOL, SeccompCmpOp::Ne, libc::IPPROTO_TCP)?,
+        ])?);
+    }
+    Ok(rules)
+}
+
+/// What the network tests of this module and of [`super::landlock`] share:
+/// the test binary run again in a process of its own (confining the test
+/// process itself would confine every test after it), told by its
+/// environment to confine itself and try each kind of socket, one line of
+/// output per try.
+#[cfg(test)]
+pub(super) mod probe {
+    use std::collections::BTreeMap;
+    use std::net::{TcpListener, TcpStream};
+
+    /// The confinement the re-run test puts itself in.
+    const MODE: &str = "RETRY_RUN_NET_PROBE";
+    /// The two ports it gets: `allowed,other`.
+    const PORTS: &str = "RETRY_RUN_NET_PROBE_PORTS";
+
+    /// What one try did: `Ok`, or the errno it failed with.
+    pub type Outcome = Result<(), i32>;
+
+    /// In the re-run test binary told `mode`: the allowed port and the
+    /// other one, each with a listener of the parent behind it.
+    pub fn child(mode: &str) -> Option<(u16, u16)> {
+        if std::env::var(MODE).ok()? != mode {
+            return None;
+        }
+        let ports = std::env::var(PORTS).ok()?;
+        let (allowed, other) = ports.split_once(',')?;
+        Some((allowed.parse().ok()?, other.parse().ok()?))
+    }
+
+    /// What the tries of the re-run test `test` (its `module_path!()` and
+    /// name) did in `mode`, by name, with two listeners on 127.0.0.1 open
+    /// here: the first's port is the allowed one. Panics, with the
+    /// output, when the re-run test failed.
+    pub fn rerun(test: &str, mode: &str) -> BTreeMap<String, Outcome> {
+        let allowed = TcpListener::bind("127.0.0.1:0").expect("listener");
+        let other = TcpListener::bind("127.0.0.1:0").expect("listener");
+        let port = |l: &TcpListener| l.local_addr().expect("bound").port();
+        let test = test.split_once("::").map_or(test, |(_crate, rest)| rest);
+        let exe = std::env::current_exe().expect("test binary");
+        let spec = crate::process::Spec {
+            argv: vec![
+                exe.display().to_string(),
+                test.to_string(),
+                "--exact".into(),
+                "--nocapture".into(),
+                "--test-threads=1".into(),
+            ],
+            cwd: std::env::current_dir().expect("cwd"),
+            env: vec![(MODE.into(), mode.into()), (PORTS.into(), format!("{},{}", port(&allowed), port(&other)))],
+            unset: Vec::new(),
+            stdin: None,
+            timeout: std::time::Duration::from_secs(120),
+            grace: std::time::Duration::from_secs(1),
+            keep: 64 * 1024,
+        };
+        let done = crate::process::run(&spec).expect("re-run the test binary");
+        let output = String::from_utf8_lossy(&done.output.bytes()).into_owned();
+        assert!(done.success(), "the re-run test failed:\n{output}");
+        let outcomes: BTreeMap<String, Outcome> = output
+            .lines()
+            .filter_map(|l| l.strip_prefix("probe "))
+            .filter_map(|l| {
+                let (name, result) = l.split_once(' ')?;
+                let outcome = match result.strip_prefix("errno ") {
+                    Some(n) => Err(n.parse().ok()?),
+                    None => Ok(()),
+                };
+                Some((name.to_string(), outcome))
+            })
+            .collect();
+        assert!(outcomes.contains_key("socketpair"), "the re-run test tried nothing:\n{output}");
+        outcomes
+    }
+
+    /// Tries every kind of socket, one line each, as [`rerun`] reads them.
+    pub fn try_all(allowed: u16, other: u16) {
+        let report = |name: &str, outcome: Outcome| match outcome {
+            Ok(()) => println!("probe {name} ok"),
+            Err(errno) => println!("probe {name} errno {errno}"),
+        };
+        // The harness's own line is still open: start ours on a new one.
+        println!();
+        use libc::{
+            AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_UNIX, AF_VSOCK, IPPROTO_MPTCP, IPPROTO_SCTP, IPPROTO_TCP,
+            NETLINK_ROUTE, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM,
+        };
+        report("udp", socket(AF_INET, SOCK_DGRAM, 0));
+        report("udp_nonblock_cloexec", socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+        report("udp6", socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        report("std_udp", io(std::net::UdpSocket::bind("127.0.0.1:0")));
+        report("icmp", socket(AF_INET, SOCK_DGRAM, libc::IPPROTO_ICMP));
+        report("raw", socket(AF_INET, SOCK_RAW, IPPROTO_TCP));
+        report("sctp", socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP));
+        report("mptcp", socket(AF_INET6, SOCK_STREAM, IPPROTO_MPTCP));
+        report("packet", socket(AF_PACKET, SOCK_RAW, 0));
+        report("vsock", socket(AF_VSOCK, SOCK_STREAM, 0));
+        report("unix_stream", socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        report("unix_dgram", socket(AF_UNIX, SOCK_DGRAM, 0));
+        report("unix_seqpacket", socket(AF_UNIX, SOCK_SEQPACKET, 0));
+        report("netlink", socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+        report("tcp", socket(AF_INET, SOCK_STREAM, 0));
+        report("tcp_flags", socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+        report("tcp6", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        report("socketpair", socketpair());
+        report("io_uring", io_uring());
+        report("connect_allowed", io(TcpStream::connect(("127.0.0.1", allowed))));
+        report("connect_other", io(TcpStream::connect(("127.0.0.1", other))));
+        report("bind_any", bind(0));
+        report("bind_allowed", bind(allowed));
+        report("fastopen_other", fastopen(other));
+        report("mptcp_other", mptcp(other));
+        report("listen_unbound", listen_unbound());
+        #[cfg(target_arch = "x86_64")]
+        report("x32_getpid", x32_getpid());
+    }
+
+    fn errno() -> i32 {
+        std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+    }
+
+    fn io<T>(r: std::io::Result<T>) -> Outcome {
+        r.map(drop).map_err(|e| e.raw_os_error().unwrap_or(0))
+    }
+
+    fn socket(family: i32, ty: i32, protocol: i32) -> Outcome {
+        // SAFETY: socket takes no pointer; the descriptor is closed at once.
+        let fd = unsafe { libc::socket(family, ty, protocol) };
+        if fd < 0 {
+            return Err(errno());
+        }
+        // SAFETY: closes the descriptor just made.
+        unsafe { libc::close(fd) };
+        Ok(())
+    }
+
+    /// A pair of UNIX sockets that carries a byte from one end to the other.
+    fn socketpair() -> Outcome {
+        let mut fds = [0; 2];
+        // SAFETY: fds has room for the two descriptors socketpair writes.
+        if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, fds.as_mut_ptr()) } != 0 {
+            return Err(errno());
+        }
+        let mut byte = [0u8; 1];
+        // SAFETY: one byte written from and read into a one-byte buffer, on
+        // the descriptors just made, which are then closed.
+        let carried = unsafe {
+            libc::write(fds[0], b"x".as_ptr().cast(), 1) == 1 && libc::read(fds[1], byte.as_mut_ptr().cast(), 1) == 1
+        };
+        let failed = errno();
+        // SAFETY: as above.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+        if carried && byte == *b"x" { Ok(()) } else { Err(failed) }
+    }
+
+    fn io_uring() -> Outcome {
+        // io_uring_params is 120 bytes; zeroed asks for the defaults.
+        let mut params = [0u64; 16];
+        // SAFETY: io_uring_setup writes at most 120 bytes into params; the
+        // ring it may return is closed at once.
+        let fd = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
+        if fd < 0 {
+            return Err(errno());
+        }
+        // SAFETY: closes the ring just made.
+        unsafe { libc::close(fd as i32) };
+        Ok(())
+    }
+
+    fn loopback(port: u16) -> libc::sockaddr_in {
+        libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: port.to_be(),
+            sin_addr: libc::in_addr { s_addr: u32::from_ne_bytes([127, 0, 0, 1]) },
+            sin_zero: [0; 8],
+        }
+    }
+
+    /// A TCP connection opened by `sendto` with `MSG_FASTOPEN` instead of
+    /// `connect`.
+    fn fastopen(port: u16) -> Outcome {
+        // SAFETY: plain calls on a descriptor made and closed here; the
+        // address and the byte sent live across the calls that read them.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            if fd < 0 {
+                return Err(errno());
+            }
+            let addr = loopback(port);
+            let sent = libc::sendto(
+                fd,
+                b"x".as_ptr().cast(),
+                1,
+                libc::MSG_FASTOPEN,
+                (&raw const addr).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            );
+            let failed = errno();
+            let mut peer: libc::sockaddr_in = std::mem::zeroed();
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let connected = libc::getpeername(fd, (&raw mut peer).cast(), &raw mut len) == 0;
+            libc::close(fd);
+            match (sent < 0, connected) {
+                (true, _) => Err(failed),
+                (false, true) => Ok(()),
+                // Sent nothing anywhere: no fast open on this machine.
+                (false, false) => Err(libc::ENOTCONN),
+            }
+        }
+    }
+
+    /// `bind` alone (no `listen`) of a TCP socket to 127.0.0.1:`port`.
+    fn bind(port: u16) -> Outcome {
+        // SAFETY: plain calls on a descriptor made and closed here; the
+        // address lives across the call that reads it.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            if fd < 0 {
+                return Err(errno());
+            }
+            let addr = loopback(port);
+            let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let bound = libc::bind(fd, (&raw const addr).cast(), len);
+            let failed = errno();
+            libc::close(fd);
+            if bound < 0 { Err(failed) } else { Ok(()) }
+        }
+    }
+
+    /// An MPTCP connection (which falls back to plain TCP with a TCP peer).
+    fn mptcp(port: u16) -> Outcome {
+        // SAFETY: plain calls on a descriptor made and closed here; the
+        // address lives across the call that reads it.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_MPTCP);
+            if fd < 0 {
+                return Err(errno());
+            }
+            let addr = loopback(port);
+            let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let connected = libc::connect(fd, (&raw const addr).cast(), len);
+            let failed = errno();
+            libc::close(fd);
+            if connected < 0 { Err(failed) } else { Ok(()) }
+        }
+    }
+
+    /// getpid through its x32 number: `ENOSYS` where the kernel has no x32.
+    #[cfg(target_arch = "x86_64")]
+    fn x32_getpid() -> Outcome {
+        // SAFETY: getpid takes no argument.
+        let pid = unsafe { libc::syscall(0x4000_0000 | libc::SYS_getpid) };
+        if pid < 0 { Err(errno()) } else { Ok(()) }
+    }
+
+    /// `listen` on a TCP socket never bound: the kernel picks the port.
+    fn listen_unbound() -> Outcome {
+        // SAFETY: plain calls on a descriptor made and closed here.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            if fd < 0 {
+                return Err(errno());
+            }
+            let listened = libc::listen(fd, 1);
+            let failed = errno();
+            libc::close(fd);
+            if listened < 0 { Err(failed) } else { Ok(()) }
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::probe::{self, Outcome};
+    use super::*;
+    use crate::sandbox::landlock::{self, Net};
+    use std::collections::BTreeMap;
+
+    const REFUSED: Outcome = Err(libc::EPERM);
+    /// Landlock's refusal.
+    const DENIED: Outcome = Err(libc::EACCES);
+
+    fn assert_seen(seen: &BTreeMap<String, Outcome>, expected: &[(&str, Outcome)]) {
+        for (name, outcome) in expected {
+            assert_eq!(seen.get(*name), Some(outcome), "{name}, among {seen:?}");
+        }
+    }
+
+    #[test]
+    fn the_filter_builds_for_this_architecture() {
+        assert!(!filter().expect("filter").is_empty());
+    }
+
+    /// Seccomp alone: every socket but a TCP stream and netlink is refused,
+    /// and so are the ways around Landlock's TCP rules (fast open, MPTCP,
+    /// listen's own bind, io_uring); socketpair works, and so does TCP to
+    /// any port (which port is Landlock's to say).
+    #[test]
+    fn only_tcp_and_netlink_sockets_are_left() {
+        if let Some((allowed, other)) = probe::child("seccomp") {
+            deny_network_sockets().expect("filter installed");
+            probe::try_all(allowed, other);
+            return;
+        }
+        let seen = probe::rerun(concat!(module_path!(), "::only_tcp_and_netlink_sockets_are_left"), "seccomp");
+        assert_seen(
+            &seen,
+            &[
+                ("udp", REFUSED),
+                ("udp_nonblock_cloexec", REFUSED),
+                ("udp6", REFUSED),
+                ("std_udp", REFUSED),
+                ("icmp", REFUSED),
+                ("raw", REFUSED),
+                ("sctp", REFUSED),
+                ("mptcp", REFUSED),
+                ("mptcp_other", REFUSED),
+                ("packet", REFUSED),
+                ("vsock", REFUSED),
+                ("unix_stream", REFUSED),
+                ("unix_dgram", REFUSED),
+                ("unix_seqpacket", REFUSED),
+                ("io_uring", REFUSED),
+                ("fastopen_other", REFUSED),
+                ("listen_unbound", REFUSED),
+                ("socketpair", Ok(())),
+                ("netlink", Ok(())),
+                ("tcp", Ok(())),
+                ("tcp_flags", Ok(())),
+                ("tcp6", Ok(())),
+                ("connect_allowed", Ok(())),
+                ("connect_other", Ok(())),
+                ("bind_any", Ok(())),
+            ],
+        );
+        #[cfg(target_arch = "x86_64")]
+        assert_seen(&seen, &[("x32_getpid", REFUSED)]);
+    }
+
+    /// The whole fallback, Landlock's TCP rules and this filter: UDP and
+    /// UNIX sockets refused, socketpair working, TCP to the allowed port
+    /// only, no port bound.
+    #[test]
+    fn the_fallback_leaves_tcp_to_the_allowed_port_only() {
+        if let Some((allowed, other)) = probe::child("fallback") {
+            let c = landlock::confine_with(&[], &[], Net::Only(vec![allowed])).expect("confined");
+            assert_eq!(c.net_enforced, c.abi >= 4, "{c:?}");
+            deny_network_sockets().expect("filter installed");
+            probe::try_all(allowed, other);
+            return;
+        }
+        let seen =
+            probe::rerun(concat!(module_path!(), "::the_fallback_leaves_tcp_to_the_allowed_port_only"), "fallback");
+        assert_seen(
+            &seen,
+            &[
+                ("udp", REFUSED),
+                ("std_udp", REFUSED),
+                ("unix_stream", REFUSED),
+                ("unix_dgram", REFUSED),
+                ("socketpair", Ok(())),
+                ("connect_allowed", Ok(())),
+                ("fastopen_other", REFUSED),
+                ("mptcp_other", REFUSED),
+                ("listen_unbound", REFUSED),
+            ],
+        );
+        if landlock::abi() >= 4 {
+            assert_seen(&seen, &[("connect_other", DENIED), ("bind_any", DENIED), ("bind_allowed", DENIED)]);
+        }
+    }
+}
