@@ -73,15 +73,22 @@ impl<'de> Deserialize<'de> for MaxAttempts {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorktreeConfig {
     /// Where task worktrees live; empty: `<git-common-dir>/retry-run/worktrees`.
     pub root: String,
     /// Ignored files copied from the user's checkout into each fresh worktree.
     pub include: Vec<String>,
-    /// A command run in the worktree after each reset, before the agent.
+    /// A command run in the worktree after each reset, before the agent,
+    /// confined like the agent's checks.
     pub setup: Option<String>,
+    /// The hosts `setup` may reach through the sandbox's proxy (default:
+    /// the package registries a setup usually installs from).
+    pub setup_network: Vec<String>,
+    /// Run `setup` unconfined (recorded and reported): for a setup that
+    /// truly needs more than the sandbox gives.
+    pub setup_unconfined: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -235,6 +242,57 @@ impl DurationSpec {
     }
 }
 
+/// A size written as `20GiB`, `512MiB`, `10GB` or a number of bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SizeSpec {
+    pub text: String,
+    pub bytes: u64,
+}
+
+impl SizeSpec {
+    /// Parses `20GiB`, `1.5GB`, `512MiB`, `100k`, `4096` (bytes).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+        let (num, unit) = (&t[..split], t[split..].trim());
+        let n: f64 = num.parse().map_err(|_| format!("invalid size {text:?}: write it like 20GiB, 512MiB or 10GB"))?;
+        let scale: u64 = match unit.to_ascii_lowercase().as_str() {
+            "" | "b" => 1,
+            "k" | "kb" => 1000,
+            "kib" => 1 << 10,
+            "m" | "mb" => 1000 * 1000,
+            "mib" => 1 << 20,
+            "g" | "gb" => 1000 * 1000 * 1000,
+            "gib" => 1 << 30,
+            "t" | "tb" => 1000 * 1000 * 1000 * 1000,
+            "tib" => 1 << 40,
+            _ => return Err(format!("invalid size {text:?}: unknown unit {unit:?} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")),
+        };
+        let bytes = n * scale as f64;
+        if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
+            return Err(format!("invalid size {text:?}: it must be at least one byte"));
+        }
+        Ok(SizeSpec { text: t.to_string(), bytes: bytes as u64 })
+    }
+
+    pub fn gib(n: u64) -> Self {
+        SizeSpec { text: format!("{n}GiB"), bytes: n << 30 }
+    }
+}
+
+impl<'de> Deserialize<'de> for SizeSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        SizeSpec::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl Serialize for SizeSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
 impl<'de> Deserialize<'de> for DurationSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -266,11 +324,48 @@ pub struct RetryConfig {
     pub max_duration: Option<DurationSpec>,
 }
 
+impl Default for WorktreeConfig {
+    fn default() -> Self {
+        WorktreeConfig {
+            root: String::new(),
+            include: Vec::new(),
+            setup: None,
+            setup_network: REGISTRIES.iter().map(|h| h.to_string()).collect(),
+            setup_unconfined: false,
+        }
+    }
+}
+
+/// The package registries a `worktree.setup` may reach by default: PyPI,
+/// npm, crates.io and Go's module proxy.
+pub const REGISTRIES: [&str; 7] = [
+    "pypi.org",
+    "files.pythonhosted.org",
+    "registry.npmjs.org",
+    "crates.io",
+    "static.crates.io",
+    "index.crates.io",
+    "proxy.golang.org",
+];
+
 /// `[sandbox]`: how the agent and its checks are contained.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SandboxConfig {
     pub mode: SandboxMode,
+    /// The hosts (`host`, `host:port`, `*.domain`) the agent may reach
+    /// through retry-run's proxy, beside its preset's model API hosts.
+    pub network: Vec<String>,
+    /// `proxy`: no network but the allowed hosts; `host`: the machine's
+    /// network, unconfined (a warning says so).
+    pub network_mode: NetworkMode,
+    /// Processes a confined command may run at once.
+    pub max_processes: u64,
+    /// The largest file a confined command may write (`20GiB`).
+    pub max_file_size: SizeSpec,
+    /// Let confined commands use named UNIX sockets (off: none can be
+    /// created, so no socket outside the sandbox is reachable).
+    pub unix_sockets: bool,
     /// More paths the agent and checks may write (`~` expanded, relative
     /// paths from the repository root).
     pub writable: Vec<String>,
@@ -280,12 +375,40 @@ pub struct SandboxConfig {
     pub deny_read: Vec<String>,
 }
 
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            mode: SandboxMode::Auto,
+            network: Vec::new(),
+            network_mode: NetworkMode::Proxy,
+            max_processes: 4096,
+            max_file_size: SizeSpec::gib(20),
+            unix_sockets: false,
+            writable: Vec::new(),
+            git: SandboxGit::Commit,
+            deny_read: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkMode {
+    #[default]
+    Proxy,
+    Host,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SandboxMode {
-    /// Landlock where the kernel has it, else detection only.
+    /// The strongest that works here: namespaces, else Landlock and
+    /// seccomp, else detection only.
     #[default]
     Auto,
+    /// Namespaces (bubblewrap) with Landlock inside.
+    Namespaces,
+    /// Landlock and seccomp, without namespaces.
     Landlock,
     Detect,
     Off,
@@ -393,6 +516,9 @@ pub struct CheckConfig {
     pub format: InputFormat,
     #[serde(default = "default_check_timeout")]
     pub timeout: DurationSpec,
+    /// The hosts it may reach through the sandbox's proxy (default: none).
+    #[serde(default)]
+    pub network: Vec<String>,
 }
 
 fn default_check_timeout() -> DurationSpec {
@@ -425,6 +551,10 @@ pub struct VerifierConfig {
     pub retries: u32,
     #[serde(default = "default_verifier_timeout")]
     pub timeout: DurationSpec,
+    /// The hosts it may reach through the sandbox's proxy: a reviewer's
+    /// model API (default: none).
+    #[serde(default)]
+    pub network: Vec<String>,
 }
 
 fn default_min_confidence() -> Confidence {

@@ -157,11 +157,6 @@ fn in_dir(cmd: &mut Command, dir: &Path) {
     }
 }
 
-/// [`output`] of `cmd` run with `sh -c` in `cwd`: a command that the user
-/// configured to prepare a worktree (`worktree.setup`).
-pub fn shell_output(cmd: &str, cwd: &Path) -> std::io::Result<std::process::Output> {
-    output("sh", &["-c", cmd], Some(cwd))
-}
 
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be
 /// started: the message names the program and what to do.

@@ -211,6 +211,18 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], s
                 agent.refused.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
             );
         }
+        for hit in a.agent.iter().flat_map(|g| g.limits_hit.iter()) {
+            let _ = writeln!(s, "- Sandbox limit: {hit} (`[sandbox] max_processes`, `max_file_size`)");
+        }
+        if let Some(agent) = &a.agent
+            && !agent.refused_hosts.is_empty()
+        {
+            let _ = writeln!(
+                s,
+                "- The sandbox refused connections to {}; if the agent needs one of them, add it to `[sandbox] network`",
+                agent.refused_hosts.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+            );
+        }
         for c in &a.checks {
             let state = if c.flaky {
                 "passed (flaky)"

@@ -46,6 +46,12 @@ pub struct Preset {
     /// (added to `agent.env_pass`).
     #[serde(default)]
     pub env_pass: Vec<String>,
+    /// The model API hosts its CLI talks to (allowed through the sandbox's proxy).
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// The files holding its own login, which it must be able to read.
+    #[serde(default)]
+    pub credential_files: Vec<String>,
 }
 
 const SOURCES: &[(&str, &str)] = &[

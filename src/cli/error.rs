@@ -101,10 +101,10 @@ impl From<crate::sandbox::exec::ExecError> for CliError {
     fn from(e: crate::sandbox::exec::ExecError) -> Self {
         use crate::sandbox::exec::ExecError;
         let code = match &e {
-            ExecError::Writable { .. } | ExecError::NoCommand => exit::USAGE,
+            ExecError::Usage { .. } | ExecError::NoCommand => exit::USAGE,
             // What a shell says: 127 not found, 126 found and not runnable.
-            ExecError::CannotStart { replaced, source, .. } => {
-                if *replaced || source.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
+            ExecError::CannotStart { source, .. } => {
+                if source.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
             }
             _ => exit::ENVIRONMENT,
         };

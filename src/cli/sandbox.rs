@@ -7,17 +7,20 @@ use clap::{Args, ValueEnum};
 use super::CliError;
 use crate::git::Repo;
 use crate::sandbox::exec::{self, Confined};
-use crate::sandbox::git_writable;
+use crate::sandbox::{Layers, Limits, git_writable, landlock, namespaces};
 
-/// Run a command confined to the current directory (Landlock): it may read
-/// and execute anything, and write only beneath the current directory, a
-/// private temporary directory (its TMPDIR, removed afterwards), the
-/// --writable paths, the repository's objects (with --git commit) and the
-/// usual devices (/dev/null, /dev/tty, ...). Its exit status is passed on
-/// (a death by signal N as 128+N); nothing is printed unless it cannot start.
+/// Run a command confined to the current directory: in its own namespaces
+/// (bubblewrap) with Landlock inside, or with Landlock and seccomp where
+/// namespaces are refused. It may read and execute anything but the
+/// credential stores (~/.ssh, ~/.aws, ...) and other projects' .env files,
+/// write only beneath the current directory, a private temporary directory
+/// (its TMPDIR, removed afterwards), the --writable paths and the usual
+/// devices, and reach no network but the --network hosts, through a proxy.
+/// Its exit status is passed on (a death by signal N as 128+N); nothing is
+/// printed unless it cannot start.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  retry-run sandbox -- make test\n  retry-run sandbox --writable ~/.cache/pip -- pip install -e ."
+    after_help = "Examples:\n  retry-run sandbox -- make test\n  retry-run sandbox --writable ~/.cache/pip --network pypi.org --network files.pythonhosted.org -- pip install -e .\n  retry-run sandbox --network api.anthropic.com -- claude -p 'fix the test'"
 )]
 pub struct SandboxArgs {
     /// Another path it may write beneath (`~` is expanded; a missing
@@ -28,21 +31,52 @@ pub struct SandboxArgs {
     /// other credential stores never readable. Repeatable.
     #[arg(long, value_name = "PATH")]
     pub deny_read: Vec<String>,
-    /// `commit`: it may also write the repository's objects and this
-    /// worktree's own git directory (not config, hooks, refs or HEAD).
+    /// A host it may reach through the proxy: `host` (ports 80 and 443),
+    /// `host:port` or `*.domain`. Repeatable; none: no network at all.
+    #[arg(long, value_name = "HOST")]
+    pub network: Vec<String>,
+    /// Use the machine's network, unconfined.
+    #[arg(long, conflicts_with = "network")]
+    pub host_network: bool,
+    /// Allow named UNIX sockets (off: none can be created, so no socket
+    /// outside the sandbox, an SSH agent's or Docker's, is reachable).
+    #[arg(long)]
+    pub unix_sockets: bool,
+    /// How many processes it may run at once.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes)]
+    pub max_processes: u64,
+    /// The largest file it may write, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().file_size)]
+    pub max_file_size: u64,
+    /// `commit`: it may also commit in this worktree: write its own git
+    /// directory and the repository's objects (not config, hooks or refs).
     #[arg(long, value_enum, default_value = "commit")]
     pub git: GitArg,
+    /// What confines it: `auto` (namespaces where they can be made, else
+    /// Landlock and seccomp), `namespaces`, `landlock`, or `none` (nothing;
+    /// what it leaves running is still ended with --reap).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub layers: LayersArg,
     /// Use this directory as TMPDIR instead of making one (the attempt loop).
     #[arg(long, hide = true, value_name = "DIR")]
     pub tmpdir: Option<PathBuf>,
-    /// Replace this process by the command instead of waiting for it (the
-    /// attempt loop, which removes the TMPDIR itself).
-    #[arg(long, hide = true, conflicts_with = "reap")]
-    pub exec: bool,
     /// Wait for the command, end every process it left behind, and end as
     /// it ended (the attempt loop).
     #[arg(long, hide = true)]
     pub reap: bool,
+    /// A path inside a writable one it may not change (the attempt loop).
+    #[arg(long, hide = true, value_name = "PATH")]
+    pub protect: Vec<PathBuf>,
+    /// A path beneath /tmp or /run that stays readable (the attempt loop).
+    #[arg(long, hide = true, value_name = "PATH")]
+    pub keep: Vec<PathBuf>,
+    /// Where to append one JSON line per connection the proxy saw (host,
+    /// port, allowed or refused, bytes) and per limit the command hit.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// This process runs inside the namespaces (started by the outer one).
+    #[arg(long, hide = true)]
+    pub inner: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -54,19 +88,60 @@ pub enum GitArg {
     ReadOnly,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayersArg {
+    Auto,
+    Namespaces,
+    Landlock,
+    None,
+}
+
 pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
-    let git = match args.git {
-        GitArg::Commit => Repo::discover(dir).map(|r| git_writable(r.common_dir(), r.git_dir())).unwrap_or_default(),
-        GitArg::ReadOnly => Vec::new(),
+    let repo = Repo::discover(dir).ok();
+    let git = match (args.git, &repo) {
+        (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
+        _ => Vec::new(),
     };
+    let layers = match args.layers {
+        LayersArg::Namespaces => Layers::Namespaces,
+        LayersArg::Landlock => Layers::Landlock,
+        LayersArg::None => Layers::None,
+        LayersArg::Auto if args.inner => Layers::Namespaces,
+        LayersArg::Auto => match namespaces::probe() {
+            Ok(_) => Layers::Namespaces,
+            Err(why) if landlock::abi() > 0 => {
+                eprintln!("retry-run: {why}; confining with Landlock and seccomp only");
+                Layers::Landlock
+            }
+            Err(why) => {
+                return Err(CliError::environment(format!(
+                    "{why}, and this kernel ({}) has no Landlock: `retry-run sandbox` cannot confine anything here",
+                    landlock::kernel()
+                )));
+            }
+        },
+    };
+    let mut keep = args.keep;
+    if let Some(r) = &repo {
+        keep.push(r.common_dir().to_path_buf());
+        keep.extend(r.workdir().map(Path::to_path_buf));
+    }
     let confined = Confined {
+        layers,
         dir: dir.to_path_buf(),
         writable: args.writable,
         deny_read: args.deny_read,
         git,
+        protect: args.protect,
+        keep,
+        network: args.network,
+        host_network: args.host_network,
+        unix_sockets: args.unix_sockets,
+        log: args.log,
+        limits: Limits { processes: args.max_processes, file_size: args.max_file_size },
         tmpdir: args.tmpdir,
-        replace: args.exec,
         reap: args.reap,
+        inner: args.inner,
         argv: args.command,
     };
     Ok(exec::run(&confined)?)

@@ -76,7 +76,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             let base = resolve_base(&o, t.base.as_deref())?;
             let _lock = hold(&o, &t.task)?;
             o.repo.create_worktree(&path, &t.task, base)?;
-            crate::run::prepare::prepare(&o.repo, &o.config, &path)?;
+            crate::run::prepare::prepare(&o.repo, &o.config, &path, None)?;
             writeln!(out, "{}", path.display())?;
         }
         Action::Reset(t) => {
@@ -85,7 +85,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
             let base = resolve_base(&o, t.base.as_deref())?;
             let _lock = hold(&o, &t.task)?;
             let r = o.repo.reset_worktree(&path, &t.task, base)?;
-            crate::run::prepare::prepare(&o.repo, &o.config, &path)?;
+            crate::run::prepare::prepare(&o.repo, &o.config, &path, None)?;
             for lock in &r.stale_locks {
                 writeln!(out, "removed {}, left by a killed process", lock.display())?;
             }

@@ -252,6 +252,23 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             omitted,
         });
     }
+    if let Some(a) = &r.agent
+        && !a.refused_hosts.is_empty()
+    {
+        let hosts: Vec<String> = a.refused_hosts.iter().map(|h| format!("`{h}`")).collect();
+        feedback.push(Feedback {
+            priority: 1,
+            label: Label::Fact,
+            source: "sandbox".into(),
+            title: "The sandbox refused network connections".into(),
+            lines: vec![format!(
+                "- Refused: {}. Only the allowed hosts are reachable; work without the others (a human can allow one in `[sandbox] network`).",
+                crate::context::required::name_list(&hosts)
+            )],
+            output: Vec::new(),
+            omitted: 0,
+        });
+    }
     if r.outcome == Outcome::EmptyDiff {
         feedback.push(Feedback {
             priority: 1,

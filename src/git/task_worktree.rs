@@ -388,6 +388,56 @@ impl Repo {
     }
 }
 
+/// What [`Repo::import_quarantine`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Imported {
+    /// Objects copied into the repository.
+    pub copied: usize,
+    /// Objects whose content does not hash to their name: not copied.
+    pub rejected: Vec<String>,
+}
+
+impl Repo {
+    /// Copies the objects an attempt's git wrote into its quarantine (the
+    /// object directory its `GIT_OBJECT_DIRECTORY` named) into the
+    /// repository, each checked against its name first: an object whose
+    /// content does not hash to its id is not copied. The repository's own
+    /// object store was read-only to the attempt.
+    pub fn import_quarantine(&self, quarantine: &Path) -> Result<Imported, GitError> {
+        let mut out = Imported::default();
+        if !quarantine.is_dir() {
+            return Ok(out);
+        }
+        let q = git2::Odb::new().map_err(ctx(|| "cannot open the attempt's objects".into()))?;
+        q.add_disk_alternate(&quarantine.display().to_string())
+            .map_err(ctx(|| format!("{}: cannot read the attempt's objects", quarantine.display())))?;
+        let mut ids = Vec::new();
+        q.foreach(|oid| {
+            ids.push(*oid);
+            true
+        })
+        .map_err(ctx(|| format!("{}: cannot list the attempt's objects", quarantine.display())))?;
+        let odb = self.repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
+        for oid in ids {
+            if odb.exists(oid) {
+                continue;
+            }
+            let Ok(obj) = q.read(oid) else {
+                out.rejected.push(oid.to_string());
+                continue;
+            };
+            let (kind, data) = (obj.kind(), obj.data());
+            if Oid::hash_object(kind, data).ok() != Some(oid) {
+                out.rejected.push(oid.to_string());
+                continue;
+            }
+            odb.write(kind, data).map_err(ctx(|| format!("cannot store object {oid}")))?;
+            out.copied += 1;
+        }
+        Ok(out)
+    }
+}
+
 /// Fewer new objects than this are written loose; more go into one pack.
 const PACK_THRESHOLD: usize = 32;
 

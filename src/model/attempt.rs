@@ -99,6 +99,13 @@ pub struct AgentRun {
     /// sandbox at work).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// Hosts (`host:port`) the sandbox's proxy refused it, first seen first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_hosts: Vec<String>,
+    /// The sandbox's limits it hit (`the process limit (4096) refused 12
+    /// processes`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits_hit: Vec<String>,
     /// Tokens, turns and cost, as the agent reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,

@@ -139,6 +139,12 @@ pub enum Event {
         /// as this field too: logs written by earlier versions use it.
         #[serde(default, alias = "ignored")]
         leftovers: Vec<String>,
+        /// Hosts (`host:port`) the sandbox's proxy refused it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refused_hosts: Vec<String>,
+        /// The sandbox's limits it hit, in words.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        limits_hit: Vec<String>,
     },
     SnapshotTaken {
         #[serde(default)]

@@ -59,7 +59,7 @@ impl TaskRun<'_> {
         }
         self.progress.phase("agent running");
         let spec = Spec {
-            argv: confinement.argv(agent_argv(&self.plan.agent_cmd, &vars)),
+            argv: confinement.argv(agent_argv(&self.plan.agent_cmd, &vars), Some(&a.dir.path().join(NET_LOG))),
             cwd: wt.clone(),
             env: env.clone(),
             unset: confinement.unset(),
@@ -84,9 +84,12 @@ impl TaskRun<'_> {
         if !self.plan.leftovers.is_empty() {
             agent_run.leftovers = move_out_leftovers(&self.plan.leftovers, self.repo, self.base.oid, wt, &a.dir);
         }
+        agent_run.refused_hosts = sandbox::refused_hosts(&a.dir.path().join(NET_LOG));
+        agent_run.limits_hit =
+            sandbox::limits_hit(&a.dir.path().join(NET_LOG)).iter().map(sandbox::LimitHit::describe).collect();
         if agent_run.timed_out || agent_run.crashed() {
             agent_run.last_activity = newest_file(wt);
-            if self.plan.confined == Effective::Landlock {
+            if matches!(self.plan.confined, Effective::Landlock | Effective::Namespaces) {
                 agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
             }
         }
@@ -95,6 +98,9 @@ impl TaskRun<'_> {
         Ok(())
     }
 }
+
+/// The attempt's file where the proxy logs the agent's connections.
+const NET_LOG: &str = "network-agent.jsonl";
 
 /// Quotes a value for `sh`.
 fn sh_quote(s: &str) -> String {
@@ -143,6 +149,8 @@ fn agent_run_of(
                 last_activity: None,
                 output_tail: tail.into_iter().rev().map(|l| relativize(&l, wt)).collect(),
                 refused: Vec::new(),
+                refused_hosts: Vec::new(),
+                limits_hit: Vec::new(),
                 usage: report.usage,
                 final_message: report.final_message.map(|m| {
                     let m = relativize(&m, wt);

@@ -5,22 +5,29 @@ use std::time::Instant;
 
 use super::RunError;
 use super::task_run::{Attempt, TaskRun};
+use std::path::PathBuf;
+
+use crate::config::{NetworkMode, SandboxGit};
 use crate::model::AttemptRecord;
 use crate::sandbox::{self, Confinement, Effective};
 
 impl TaskRun<'_> {
-    /// Attempt `n`, confined: its directory in the record, its TMPDIR and
-    /// its sandbox policy.
+    /// Attempt `n`, confined: its directory in the record, its TMPDIR, its
+    /// git object quarantine and its sandbox policy.
     pub(super) fn confine(&self, n: u32, started: Instant) -> Result<Attempt, RunError> {
-        let (plan, repo) = (&self.plan, self.repo);
+        let plan = &self.plan;
         let dir = self.store.attempt(&plan.id, n);
         let tmpdir = (plan.confined != Effective::Off).then(|| dir.tmp());
         if let Some(t) = &tmpdir {
-            let _ = std::fs::remove_dir_all(t);
-            std::fs::create_dir_all(t).map_err(|source| RunError::Tmpdir { path: t.clone(), source })?;
+            fresh_dir(t)?;
         }
-        let git_paths =
-            sandbox::GitPaths { objects: repo.common_dir().join("objects"), admin: repo.worktree_meta(&plan.id) };
+        let git_paths = self.git_paths(&dir);
+        if plan.confined != Effective::Off && plan.config.sandbox.git == SandboxGit::Commit {
+            fresh_dir(&git_paths.quarantine)?;
+            for sub in ["pack", "info"] {
+                fresh_dir(&git_paths.quarantine.join(sub))?;
+            }
+        }
         let mut policy = sandbox::policy(
             &self.wt,
             tmpdir.as_deref().unwrap_or(dir.path()),
@@ -28,11 +35,43 @@ impl TaskRun<'_> {
             &git_paths,
             &plan.extra_writable,
         );
+        policy.network = plan.config.sandbox.network.clone();
+        if let Some(p) = &plan.preset {
+            policy.network.extend(p.hosts.iter().cloned());
+        }
+        let confinement = self.confinement(tmpdir, policy, &git_paths);
+        let mut record = AttemptRecord::new(n);
+        record.allow = plan.config.scope.allow.clone();
+        Ok(Attempt { n, dir, started, record, confinement, env: Vec::new(), commit: None })
+    }
+
+    /// The git paths of attempt `dir`: the worktree's admin directory, the
+    /// real objects and the attempt's quarantine.
+    pub(super) fn git_paths(&self, dir: &crate::record::AttemptDir) -> sandbox::GitPaths {
+        sandbox::GitPaths {
+            objects: self.repo.common_dir().join("objects"),
+            admin: self.repo.worktree_meta(&self.plan.id),
+            quarantine: dir.path().join("objects"),
+        }
+    }
+
+    /// A confinement of this run's processes by `policy`.
+    pub(super) fn confinement(
+        &self,
+        tmpdir: Option<PathBuf>,
+        mut policy: sandbox::Policy,
+        git_paths: &sandbox::GitPaths,
+    ) -> Confinement {
+        let plan = &self.plan;
         policy.hidden = plan.hidden.clone();
         // retry-run's own environment, as text, read once for both filters.
         let vars: Vec<(String, String)> =
             std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
-        let confinement = Confinement {
+        let quarantine = plan.confined != Effective::Off && plan.config.sandbox.git == SandboxGit::Commit;
+        let mut keep = vec![self.repo.common_dir().to_path_buf()];
+        keep.extend(self.repo.workdir().map(std::path::Path::to_path_buf));
+        let sb = &plan.config.sandbox;
+        Confinement {
             effective: plan.confined,
             abi: plan.abi,
             policy,
@@ -40,11 +79,19 @@ impl TaskRun<'_> {
             exe: plan.exe.clone(),
             away: self.env_away(&vars),
             hidden: self.env_hidden(&vars),
-        };
-        let mut record = AttemptRecord::new(n);
-        record.allow = plan.config.scope.allow.clone();
-        Ok(Attempt { n, dir, started, record, confinement, env: Vec::new(), commit: None })
+            extra_env: if quarantine { sandbox::quarantine_env(git_paths) } else { Vec::new() },
+            keep,
+            host_network: sb.network_mode == NetworkMode::Host,
+            unix_sockets: sb.unix_sockets,
+            limits: sandbox::Limits { processes: sb.max_processes, file_size: sb.max_file_size.bytes },
+        }
     }
+}
+
+/// `path` made empty (created with its parents).
+fn fresh_dir(path: &std::path::Path) -> Result<(), RunError> {
+    let _ = std::fs::remove_dir_all(path);
+    std::fs::create_dir_all(path).map_err(|source| RunError::Tmpdir { path: path.to_path_buf(), source })
 }
 
 impl TaskRun<'_> {

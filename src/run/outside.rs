@@ -64,6 +64,15 @@ impl TaskRun<'_> {
         // change, which the scope gate reports).
         restored.extend(self.repo.relink_worktree(&self.wt, &self.plan.id)?);
         a.record.restored = restored;
+        // What the agent committed, checked, into the repository (its
+        // objects went to the attempt's quarantine).
+        let imported = self.repo.import_quarantine(&self.git_paths(&a.dir).quarantine)?;
+        if !imported.rejected.is_empty() {
+            self.progress.say(&format!(
+                "the agent's git wrote {} object(s) whose content does not match their name: not imported",
+                imported.rejected.len()
+            ));
+        }
         let checkout = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
         self.watch.spent += started.elapsed();
         if let Some(r) = &a.record.agent {
@@ -78,6 +87,8 @@ impl TaskRun<'_> {
                     last_activity: r.last_activity.clone(),
                     usage: r.usage.clone(),
                     leftovers: r.leftovers.clone(),
+                    refused_hosts: r.refused_hosts.clone(),
+                    limits_hit: r.limits_hit.clone(),
                 },
             )?;
             self.progress.gate(&if r.timed_out {

@@ -10,6 +10,7 @@ use crate::git::Repo;
 use crate::integrity::TestPaths;
 use crate::record::Store;
 use crate::record::store::check_task_name;
+use crate::config::SandboxMode;
 use crate::sandbox::{self, Effective};
 use crate::scope::Rules;
 use crate::task::{self, Task};
@@ -109,8 +110,18 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
     let abi = sandbox::landlock::abi();
+    // Namespaces are tried only where they may be used (a probe costs a
+    // process).
+    let namespaces = match config.sandbox.mode {
+        SandboxMode::Auto | SandboxMode::Namespaces => sandbox::namespaces::probe().map(|_| ()),
+        _ => Err("not asked for".to_string()),
+    };
     let (confined, fallback_note) =
-        sandbox::resolve(config.sandbox.mode, abi, &sandbox::landlock::kernel()).map_err(RunError::environment)?;
+        sandbox::resolve(config.sandbox.mode, abi, namespaces.as_ref().map(|_| ()).map_err(String::as_str), &sandbox::landlock::kernel())
+            .map_err(RunError::environment)?;
+    // Where the agent could write objects unconfined, they are read with
+    // their hashes checked.
+    crate::git::verify_hashes(matches!(confined, Effective::Detect | Effective::Off));
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
     let mut extra_writable =
@@ -119,7 +130,17 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         extra_writable
             .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
     }
-    let hidden = sandbox::hidden_paths(&config.sandbox.deny_read, home.as_deref(), &repo_root);
+    let mut hidden = sandbox::hidden_paths(&config.sandbox.deny_read, home.as_deref(), &repo_root);
+    if let Some(p) = &preset {
+        // The agent's own login stays readable to it.
+        let own: Vec<PathBuf> = p
+            .credential_files
+            .iter()
+            .filter_map(|f| sandbox::expand(f, home.as_deref(), &repo_root).ok())
+            .filter_map(|f| std::fs::canonicalize(f).ok())
+            .collect();
+        hidden.retain(|h| !own.iter().any(|o| o.starts_with(h) || h.starts_with(o)));
+    }
     let exe = std::env::current_exe().map_err(|source| RunError::OwnExecutable { source })?;
     Ok(Plan {
         task,

@@ -6,10 +6,21 @@ use std::path::{Path, PathBuf};
 
 use super::RunError;
 use crate::git::nofollow_fs;
+use crate::process::{self, Spec};
+use crate::sandbox::Confinement;
+
+/// How long `worktree.setup` may run.
+const SETUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// Copies `worktree.include` files from the user's checkout, then runs
-/// `worktree.setup` (its failure is an environment error, exit 3).
-pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &Path) -> Result<(), RunError> {
+/// `worktree.setup` (its failure is an environment error, exit 3),
+/// confined by `setup` when given.
+pub fn prepare(
+    repo: &crate::git::Repo,
+    config: &crate::config::Config,
+    path: &Path,
+    setup: Option<&Confinement>,
+) -> Result<(), RunError> {
     if let Some(src_root) = repo.workdir() {
         let mut wanted: Vec<PathBuf> = Vec::new();
         for pattern in &config.worktree.include {
@@ -23,17 +34,23 @@ pub fn prepare(repo: &crate::git::Repo, config: &crate::config::Config, path: &P
                 .map_err(|e| RunError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
         }
     }
-    if let Some(setup) = &config.worktree.setup {
-        let out = crate::process::shell_output(setup, path)
-            .map_err(|e| RunError::environment(format!("worktree.setup: cannot run sh: {e}")))?;
-        if !out.status.success() {
-            let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    if let Some(cmd) = &config.worktree.setup {
+        let mut spec = Spec::shell(cmd, path, SETUP_TIMEOUT);
+        if let Some(c) = setup {
+            let log = c.tmpdir.as_ref().map(|t| t.with_extension("network.jsonl"));
+            spec.argv = c.argv(spec.argv, log.as_deref());
+            spec.env = c.env();
+            spec.unset = c.unset();
+        }
+        let f = process::run(&spec).map_err(|e| RunError::environment(format!("worktree.setup: {e}")))?;
+        if !f.success() {
+            let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
             let tail: Vec<&str> = text.lines().rev().take(10).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             return Err(RunError::environment(format!(
-                "worktree.setup `{setup}` failed in {} ({}); fix the setup command in retry-run.toml:\n{}",
+                "worktree.setup `{cmd}` failed in {} ({}); fix the setup command in retry-run.toml (it runs confined: `[worktree] setup_network` lists the hosts it may reach):\n{}",
                 path.display(),
-                out.status,
+                crate::text::exit_text(f.exit_code, f.signal),
                 tail.join("\n")
             )));
         }

@@ -48,6 +48,9 @@ pub(super) fn start_task<'a>(
     if let Some(note) = &plan.fallback_note {
         progress.say(note);
     }
+    for warning in unconfined(&plan.config) {
+        progress.say(&warning);
+    }
     let label = opts.among.is_some().then(|| id.clone());
     let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
 
@@ -136,10 +139,25 @@ fn record_start(
             targets: config.targets.clone(),
             baseline: Some(config.retry.baseline),
             sandbox: Some(
-                json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note}),
+                json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note,
+                       "unconfined": unconfined(config)}),
             ),
         },
     )
+}
+
+/// What the config asks to run without confinement, as warnings: the
+/// named opt-outs (`worktree.setup_unconfined`, `network_mode = "host"`).
+/// Pure.
+fn unconfined(config: &crate::config::Config) -> Vec<String> {
+    let mut out = Vec::new();
+    if config.worktree.setup_unconfined && config.worktree.setup.is_some() {
+        out.push("worktree.setup runs unconfined (worktree.setup_unconfined = true): code in the worktree runs with all your rights".to_string());
+    }
+    if config.sandbox.network_mode == crate::config::NetworkMode::Host {
+        out.push("the sandbox does not confine the network (sandbox.network_mode = \"host\"): the agent and its checks can reach any host".to_string());
+    }
+    out
 }
 
 /// An attempt a killed run left unfinished: its agent stopped if it still

@@ -8,6 +8,7 @@ use super::recorder::Prepared;
 use super::task_run::TaskRun;
 use crate::config::ResetMode;
 use crate::record::Event;
+use crate::sandbox::{self, Confinement, Effective};
 
 impl TaskRun<'_> {
     /// The worktree ready for attempt `n`, recorded as `WorktreeReset` (or
@@ -17,7 +18,7 @@ impl TaskRun<'_> {
         let (repo, config, id) = (self.repo, &self.plan.config, &self.plan.id);
         let keep =
             config.agent.reset == ResetMode::Keep && n > self.first_attempt && repo.worktree_is_valid(&self.wt, id);
-        match self.prepare_worktree(keep) {
+        match self.prepare_worktree(keep, n) {
             Ok(how) => self.rec.worktree_reset(n, self.wt.display().to_string(), &how)?,
             Err(e) => {
                 self.rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
@@ -28,7 +29,7 @@ impl TaskRun<'_> {
         Ok(keep)
     }
 
-    fn prepare_worktree(&self, keep: bool) -> Result<Prepared, RunError> {
+    fn prepare_worktree(&self, keep: bool, n: u32) -> Result<Prepared, RunError> {
         let (repo, id, base) = (self.repo, &self.plan.id, self.base.oid);
         let how = if keep {
             Prepared::Kept
@@ -38,14 +39,33 @@ impl TaskRun<'_> {
         } else {
             Prepared::Reset(repo.reset_worktree(&self.wt, id, base)?)
         };
-        prepare::prepare(repo, &self.plan.config, &self.wt)?;
+        prepare::prepare(repo, &self.plan.config, &self.wt, self.setup_confinement(n)?.as_ref())?;
         Ok(how)
     }
 
     /// Back to the base after the checks on the base ran in the worktree
     /// (they may write caches and build output), unless it is kept.
-    pub(super) fn back_to_base(&self) -> Result<(), RunError> {
+    pub(super) fn back_to_base(&self, n: u32) -> Result<(), RunError> {
         self.repo.reset_worktree(&self.wt, &self.plan.id, self.base.oid)?;
-        prepare::prepare(self.repo, &self.plan.config, &self.wt)
+        prepare::prepare(self.repo, &self.plan.config, &self.wt, self.setup_confinement(n)?.as_ref())
+    }
+
+    /// How `worktree.setup` runs before attempt `n`: confined like a check
+    /// (the worktree, a TMPDIR of its own, `worktree.setup_network`), unless
+    /// the sandbox is off or `worktree.setup_unconfined` asks otherwise.
+    fn setup_confinement(&self, n: u32) -> Result<Option<Confinement>, RunError> {
+        let (plan, config) = (&self.plan, &self.plan.config);
+        if config.worktree.setup.is_none() || config.worktree.setup_unconfined || plan.confined == Effective::Off {
+            return Ok(None);
+        }
+        let dir = self.store.attempt(&plan.id, n);
+        let tmp = dir.path().join("setup-tmp");
+        let git_paths = self.git_paths(&dir);
+        for d in [&tmp, &git_paths.quarantine] {
+            std::fs::create_dir_all(d).map_err(|source| RunError::Tmpdir { path: d.clone(), source })?;
+        }
+        let mut policy = sandbox::policy(&self.wt, &tmp, config.sandbox.git, &git_paths, &plan.extra_writable);
+        policy.network = config.worktree.setup_network.clone();
+        Ok(Some(self.confinement(Some(tmp), policy, &git_paths)))
     }
 }

@@ -1,20 +1,27 @@
 //! The one place that starts a confined process: what `retry-run sandbox`
 //! does, which the attempt loop puts in front of every agent and check
-//! command ([`super::wrap`]). The process confines itself with Landlock
-//! ([`super::landlock`], writable paths from [`super::command_writable`]),
-//! marks every descriptor it inherited close-on-exec, and runs the command,
-//! or becomes it, so the confinement holds for the command and all its
-//! descendants.
+//! command ([`super::wrap`]).
+//!
+//! With namespaces this process stays outside: it runs the network proxy
+//! ([`super::proxy`]) and starts bubblewrap ([`super::namespaces`]), which
+//! starts this executable again inside (`--inner`). The inner one forwards
+//! 127.0.0.1 to the proxy, sets the limits, confines itself with Landlock,
+//! marks every descriptor it inherited close-on-exec, starts the command
+//! under seccomp, ends whatever the command leaves, and writes how it
+//! ended where the outer one reads it. Without namespaces (`--layers
+//! landlock`) one process does all of that, the proxy reached over TCP.
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::landlock::{self, LandlockError};
+use super::{Layers, Limits, limits, namespaces, proxy, seccomp};
 
 /// A command to run confined to a directory.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Confined {
+    pub layers: Layers,
     /// The directory it may write beneath (the current directory).
     pub dir: PathBuf,
     /// More paths it may write beneath, as given (`sandbox.writable`,
@@ -26,17 +33,53 @@ pub struct Confined {
     /// More paths it may not read, as given (`--deny-read`), beside the
     /// secrets never readable ([`super::SECRETS`]).
     pub deny_read: Vec<String>,
+    /// Paths inside the writable ones it may not change (namespaces only).
+    pub protect: Vec<PathBuf>,
+    /// Paths beneath `/tmp` or `/run` that stay readable (namespaces only).
+    pub keep: Vec<PathBuf>,
+    /// The hosts it may reach through the proxy.
+    pub network: Vec<String>,
+    /// The machine's network, unconfined.
+    pub host_network: bool,
+    /// Named UNIX sockets allowed.
+    pub unix_sockets: bool,
+    /// Where the proxy appends one line per connection, and the limits
+    /// one per limit hit.
+    pub log: Option<PathBuf>,
+    pub limits: Limits,
     /// Its TMPDIR; `None` makes a private one, removed when it ends.
     pub tmpdir: Option<PathBuf>,
-    /// Replace this process by the command instead of waiting for it (the
-    /// TMPDIR is then the caller's to remove).
-    pub replace: bool,
     /// Wait for the command, then end every process it left behind (a
     /// double-forked daemon included), and end the way it ended: its exit
     /// code, or its signal raised again (the attempt loop).
     pub reap: bool,
+    /// This process is the inner one, inside the namespaces.
+    pub inner: bool,
     /// The command and its arguments.
     pub argv: Vec<String>,
+}
+
+impl Default for Confined {
+    fn default() -> Self {
+        Confined {
+            layers: Layers::Namespaces,
+            dir: PathBuf::new(),
+            writable: Vec::new(),
+            git: Vec::new(),
+            deny_read: Vec::new(),
+            protect: Vec::new(),
+            keep: Vec::new(),
+            network: Vec::new(),
+            host_network: false,
+            unix_sockets: false,
+            log: None,
+            limits: Limits::default(),
+            tmpdir: None,
+            reap: false,
+            inner: false,
+            argv: Vec::new(),
+        }
+    }
 }
 
 /// Why a confined command did not run.
@@ -46,9 +89,9 @@ pub enum ExecError {
         "this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot): `retry-run sandbox` cannot confine anything here"
     )]
     NoLandlock { kernel: String },
-    /// A writable path that is wrong (the message names it).
+    /// A writable path or a network host that is wrong (the message names it).
     #[error("{message}")]
-    Writable { message: String },
+    Usage { message: String },
     #[error(
         "cannot create a private temporary directory in {}: {source}", dir.display()
     )]
@@ -59,66 +102,364 @@ pub enum ExecError {
     TmpDirTaken { dir: PathBuf },
     #[error(transparent)]
     Landlock(#[from] LandlockError),
+    #[error("cannot start the network proxy: {0}")]
+    Proxy(std::io::Error),
+    #[error(transparent)]
+    Seccomp(#[from] seccomp::SeccompError),
     #[error("no command to run")]
     NoCommand,
-    /// The command could not be started; `replaced` when this process was
-    /// to become it.
+    /// The command could not be started.
     #[error("cannot start {program:?}: {source}; check the command and that it is installed")]
-    CannotStart { program: String, replaced: bool, source: std::io::Error },
+    CannotStart { program: String, source: std::io::Error },
 }
 
 /// Runs `c` confined and returns its exit status (a death by signal N as
-/// 128+N). With `c.replace`, this process becomes the command and returns
-/// only with an error.
+/// 128+N; with `c.reap`, that signal raised again on this process).
 pub fn run(c: &Confined) -> Result<i32, ExecError> {
-    if landlock::abi() == 0 {
-        return Err(ExecError::NoLandlock { kernel: landlock::kernel() });
-    }
+    let (program, _) = c.argv.split_first().ok_or(ExecError::NoCommand)?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let dir = std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone());
-    let extra = super::prepare_writable(&c.writable, home.as_deref(), &c.dir)
-        .map_err(|message| ExecError::Writable { message })?;
     let (tmpdir, own_tmp) = match &c.tmpdir {
         Some(t) => (t.clone(), false),
-        None => (private_tmpdir()?, true),
+        None => (private_tmpdir("sandbox")?, true),
     };
-    let hidden = super::hidden_paths(&c.deny_read, home.as_deref(), &c.dir);
-    landlock::confine(&super::command_writable(&dir, extra, &c.git, &tmpdir), &hidden)?;
-    close_inherited();
-    let (program, rest) = c.argv.split_first().ok_or(ExecError::NoCommand)?;
-    let mut cmd = Command::new(program);
-    cmd.args(rest);
+    let ended = match (c.layers, c.inner) {
+        (_, true) => inner(c, &dir, &tmpdir),
+        (Layers::None, false) => {
+            let mut cmd = command(c, &tmpdir, None);
+            finish(c, start_and_wait(&mut cmd, c.reap, program, c.log.as_deref()))
+        }
+        (Layers::Namespaces, false) => outer(c, &dir, &tmpdir, home.as_deref()),
+        (Layers::Landlock, false) => landlock_only(c, &dir, &tmpdir, home.as_deref()),
+    };
+    if own_tmp {
+        let _ = std::fs::remove_dir_all(&tmpdir);
+    }
+    ended
+}
+
+/// The command with its TMPDIR (and the proxy's address, when it has one).
+fn command(c: &Confined, tmpdir: &Path, proxy_port: Option<u16>) -> Command {
+    let mut cmd = Command::new(&c.argv[0]);
+    cmd.args(&c.argv[1..]);
     for k in ["TMPDIR", "TMP", "TEMP"] {
-        cmd.env(k, &tmpdir);
+        cmd.env(k, tmpdir);
     }
-    let cannot_start = |source, replaced| ExecError::CannotStart { program: program.clone(), replaced, source };
-    if c.replace {
-        return Err(cannot_start(cmd.exec(), true));
+    if let Some(port) = proxy_port {
+        cmd.envs(proxy::proxy_env(port));
     }
+    cmd
+}
+
+/// The paths it may write, ready for the kernel.
+fn writable(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<Vec<PathBuf>, ExecError> {
+    let extra = super::prepare_writable(&c.writable, home, &c.dir).map_err(|message| ExecError::Usage { message })?;
+    Ok(super::command_writable(dir, extra, &c.git, tmpdir))
+}
+
+/// The proxy's rules, parsed (an error names the bad host).
+fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
+    c.network
+        .iter()
+        .map(|n| proxy::parse_rule(n).map_err(|e| ExecError::Usage { message: format!("--network {n:?}: {e}") }))
+        .collect()
+}
+
+/// Outside the namespaces: the proxy, then bubblewrap starting this
+/// executable again inside; its status is the command's, read from the
+/// file the inner one writes.
+fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<i32, ExecError> {
+    let bwrap = namespaces::program().ok_or_else(|| ExecError::Usage {
+        message: "bubblewrap (bwrap) is not installed: install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock".into(),
+    })?;
+    let rules = rules(c)?;
+    let writable = writable(c, dir, tmpdir, home)?;
+    let hidden = super::hidden_paths(&c.deny_read, home, &c.dir);
+    let run_dir = private_tmpdir("run")?;
+    let socket = run_dir.join("proxy.sock");
+    let proxy = if c.host_network {
+        None
+    } else {
+        Some(proxy::start(rules, &socket, c.log.clone(), false).map_err(ExecError::Proxy)?)
+    };
+    let mut keep = c.keep.clone();
+    keep.push(dir.to_path_buf());
+    keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
+    if let Some(path) = std::env::var_os("PATH") {
+        keep.extend(std::env::split_paths(&path));
+    }
+    let layout = namespaces::Layout {
+        dir: dir.to_path_buf(),
+        writable: writable.clone(),
+        protected: c.protect.clone(),
+        hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
+        keep,
+        run_dir: Some(run_dir.clone()),
+        host_network: c.host_network,
+    };
+    let status_file = run_dir.join("status");
+    let mut argv = namespaces::args(&layout);
+    let exe = std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
+    argv.extend(["--".to_string(), exe.display().to_string(), "sandbox".into(), "--inner".into()]);
+    argv.extend(["--tmpdir".to_string(), tmpdir.display().to_string()]);
+    for w in &writable {
+        argv.extend(["--writable".to_string(), w.display().to_string()]);
+    }
+    for h in &hidden {
+        argv.extend(["--deny-read".to_string(), h.display().to_string()]);
+    }
+    for n in &c.network {
+        argv.extend(["--network".to_string(), n.clone()]);
+    }
+    argv.extend(["--max-processes".to_string(), c.limits.processes.to_string()]);
+    argv.extend(["--max-file-size".to_string(), c.limits.file_size.to_string()]);
+    argv.extend(["--git".to_string(), "read-only".to_string()]);
+    if c.host_network {
+        argv.push("--host-network".into());
+    }
+    if c.unix_sockets {
+        argv.push("--unix-sockets".into());
+    }
+    argv.push("--".into());
+    argv.extend(c.argv.iter().cloned());
+    let mut cmd = Command::new(&bwrap);
+    cmd.args(&argv);
+    let cgroup = limits::PidsCgroup::new(c.limits.processes);
+    if let Some(cg) = &cgroup {
+        enter_on_exec(&mut cmd, &cg.procs());
+    }
+    close_inherited();
     if c.reap {
         become_reaper();
     }
     let status = cmd.status();
-    if c.reap {
+    drop(proxy);
+    log_limits(c, cgroup.as_ref(), None);
+    let inner_status = std::fs::read_to_string(&status_file).ok();
+    if let (Some(log), Ok(inner_log)) = (&c.log, std::fs::read_to_string(run_dir.join("log"))) {
+        append(log, inner_log.trim_end());
+    }
+    let _ = std::fs::remove_dir_all(&run_dir);
+    let status = status.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
+    // The inner one says how the command ended; without it, bubblewrap's
+    // own status (it could not set up, or it was killed).
+    let ended = match inner_status.as_deref().map(str::trim).and_then(parse_status) {
+        Some(e) => e,
+        None => match status.signal() {
+            Some(sig) => Ended::Signal(sig),
+            None => Ended::Code(status.code().unwrap_or(1)),
+        },
+    };
+    if ended == Ended::Signal(libc::SIGXFSZ) {
+        log_limits(c, None, Some(ended));
+    }
+    Ok(end_as(c.reap, ended))
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Code(i32),
+    Signal(i32),
+}
+
+/// `exit N` or `signal N`, as the inner process writes it. Pure.
+fn parse_status(s: &str) -> Option<Ended> {
+    let (kind, n) = s.split_once(' ')?;
+    let n: i32 = n.parse().ok()?;
+    match kind {
+        "exit" => Some(Ended::Code(n)),
+        "signal" => Some(Ended::Signal(n)),
+        _ => None,
+    }
+}
+
+/// The status to return for `ended`: a death by signal N is 128+N, or,
+/// when reaping, that signal raised again on this process.
+fn end_as(reap: bool, ended: Ended) -> i32 {
+    match ended {
+        Ended::Code(code) => code,
+        Ended::Signal(sig) => {
+            if reap {
+                raise_again(sig);
+            }
+            128 + sig
+        }
+    }
+}
+
+/// Inside the namespaces: 127.0.0.1 forwarded to the proxy, the limits,
+/// Landlock, then the command under seccomp; its end written for the
+/// outer process.
+fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
+    let socket = PathBuf::from(namespaces::PROXY_SOCKET);
+    let mut port = None;
+    if !c.host_network && socket.exists() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(ExecError::Proxy)?;
+        port = Some(listener.local_addr().map_err(ExecError::Proxy)?.port());
+        proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
+        // Allowed hosts on the loopback of the machine appear at the same
+        // address inside, for clients that never use a proxy for them.
+        for (host, p) in rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
+            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", p)) {
+                proxy::forward(l, socket.clone(), Some((host, p))).map_err(ExecError::Proxy)?;
+            }
+        }
+    }
+    set_limits(&c.limits);
+    // /tmp and /dev/shm are the namespace's own, empty and private.
+    let private = ["/tmp", "/dev/shm"].map(PathBuf::from);
+    let writable: Vec<PathBuf> =
+        c.writable.iter().map(PathBuf::from).chain([dir.to_path_buf()]).chain(private).collect();
+    let hidden: Vec<PathBuf> = c.deny_read.iter().map(PathBuf::from).collect();
+    if landlock::abi() > 0 {
+        landlock::confine(&writable, &hidden)?;
+    }
+    close_inherited();
+    let mut cmd = command(c, tmpdir, port);
+    let filter = seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets })?;
+    install_on_exec(&mut cmd, filter);
+    let ended = start_and_wait(&mut cmd, true, &c.argv[0], Some(&Path::new(namespaces::RUN_DIR).join("log")))?;
+    let line = match ended {
+        Ended::Code(n) => format!("exit {n}"),
+        Ended::Signal(n) => format!("signal {n}"),
+    };
+    let _ = std::fs::write(Path::new(namespaces::RUN_DIR).join("status"), line);
+    Ok(end_as(false, ended))
+}
+
+/// Without namespaces: the proxy on a TCP port of this machine, Landlock
+/// (writes, reads of secrets, TCP only to the proxy and the allowed
+/// loopback ports), seccomp (no UDP, raw or UNIX sockets) and the limits.
+fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<i32, ExecError> {
+    if landlock::abi() == 0 {
+        return Err(ExecError::NoLandlock { kernel: landlock::kernel() });
+    }
+    let rules = rules(c)?;
+    let writable = writable(c, dir, tmpdir, home)?;
+    let hidden = super::hidden_paths(&c.deny_read, home, &c.dir);
+    let run_dir = private_tmpdir("run")?;
+    let mut proxy = None;
+    let mut net = landlock::Net::Any;
+    if !c.host_network {
+        let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
+        let started =
+            proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy)?;
+        ports.extend(started.tcp_port());
+        net = landlock::Net::Only(ports);
+        proxy = Some(started);
+    }
+    let port = proxy.as_ref().and_then(|p| p.tcp_port());
+    landlock::confine_with(&writable, &hidden, net)?;
+    close_inherited();
+    set_limits(&c.limits);
+    let mut cmd = command(c, tmpdir, port);
+    let filter = seccomp::filter(seccomp::Deny { inet: !c.host_network, unix: !c.unix_sockets })?;
+    install_on_exec(&mut cmd, filter);
+    let cgroup = limits::PidsCgroup::new(c.limits.processes);
+    if let Some(cg) = &cgroup {
+        enter_on_exec(&mut cmd, &cg.procs());
+    }
+    let ended = start_and_wait(&mut cmd, c.reap, &c.argv[0], c.log.as_deref());
+    drop(proxy);
+    log_limits(c, cgroup.as_ref(), ended.as_ref().ok().copied());
+    let _ = std::fs::remove_dir_all(&run_dir);
+    finish(c, ended)
+}
+
+fn finish(c: &Confined, ended: Result<Ended, ExecError>) -> Result<i32, ExecError> {
+    Ok(end_as(c.reap, ended?))
+}
+
+/// Starts `cmd` and waits for it; with `reap`, as the subreaper of what it
+/// starts, ending every process it leaves (said on stderr and in `log`).
+fn start_and_wait(cmd: &mut Command, reap: bool, program: &str, log: Option<&Path>) -> Result<Ended, ExecError> {
+    if reap {
+        become_reaper();
+    }
+    let status = cmd.status();
+    if reap {
         let ended = end_leftovers();
         if ended > 0 {
             eprintln!("retry-run: ended {ended} process(es) the command left running");
-        }
-    }
-    if own_tmp {
-        let _ = std::fs::remove_dir_all(&tmpdir);
-    }
-    match status {
-        Ok(s) => {
-            if c.reap
-                && let Some(sig) = s.signal()
-            {
-                raise_again(sig);
+            if let Some(log) = log {
+                append(log, &serde_json::json!({"limit": "leftovers", "max": ended}).to_string());
             }
-            Ok(s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)))
         }
-        Err(e) => Err(cannot_start(e, false)),
     }
+    let s = status.map_err(|source| ExecError::CannotStart { program: program.to_string(), source })?;
+    Ok(match s.signal() {
+        Some(sig) => Ended::Signal(sig),
+        None => Ended::Code(s.code().unwrap_or(1)),
+    })
+}
+
+/// Appends to the sandbox's log the limits the command hit: the process
+/// limit (as often as its cgroup refused a process) and the file size
+/// limit (it ended by `SIGXFSZ`).
+fn log_limits(c: &Confined, cgroup: Option<&limits::PidsCgroup>, ended: Option<Ended>) {
+    let Some(log) = &c.log else { return };
+    let mut lines = String::new();
+    if let Some(refused) = cgroup.map(limits::PidsCgroup::refused).filter(|n| *n > 0) {
+        lines += &format!("{}\n", serde_json::json!({"limit": "processes", "max": c.limits.processes, "refused": refused}));
+    }
+    if ended == Some(Ended::Signal(libc::SIGXFSZ)) {
+        lines += &format!("{}\n", serde_json::json!({"limit": "file_size", "max": c.limits.file_size}));
+    }
+    if !lines.is_empty() {
+        append(log, lines.trim_end());
+    }
+}
+
+/// Appends `line` and a newline to `log` (quietly: the log is a record,
+/// not a reason to fail the command).
+fn append(log: &Path, line: &str) {
+    use std::io::Write as _;
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+/// Moves the command's process into the cgroup whose `cgroup.procs` is
+/// `procs` just before it executes (it fails quietly: the rlimit stays).
+fn enter_on_exec(cmd: &mut Command, procs: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(procs.as_os_str().as_bytes()) else { return };
+    // SAFETY: between fork and exec the closure only calls open, write
+    // and close on a path prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd >= 0 {
+                libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Installs `filter` in the command's process just before it executes.
+fn install_on_exec(cmd: &mut Command, filter: seccomp::Filter) {
+    // SAFETY: the closure runs between fork and exec; installing a seccomp
+    // filter is two system calls on data prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || filter.install().map_err(std::io::Error::other));
+    }
+}
+
+/// Sets the process and file-size limits for this process and what it
+/// starts (an error leaves the limit as it was).
+fn set_limits(limits: &Limits) {
+    let set = |resource, value: u64| {
+        let lim = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
+        // SAFETY: setrlimit reads the struct passed by reference.
+        unsafe {
+            libc::setrlimit(resource, &lim);
+        }
+    };
+    set(libc::RLIMIT_NPROC, limits.processes);
+    set(libc::RLIMIT_FSIZE, limits.file_size);
 }
 
 /// Does nothing: a termination signal sent to the process group reaches
@@ -201,13 +542,15 @@ fn raise_again(sig: libc::c_int) {
     }
 }
 
-/// A new directory of our own under the system's temporary directory.
-fn private_tmpdir() -> Result<PathBuf, ExecError> {
+/// A new directory of our own (mode 0700) under the temporary directory.
+fn private_tmpdir(what: &str) -> Result<PathBuf, ExecError> {
     use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
+    // The proxy's socket lives in the `run` one: its path must stay short
+    // (a UNIX socket's path has 108 bytes), whatever TMPDIR says.
+    let base = if what == "run" { PathBuf::from("/tmp") } else { std::env::temp_dir() };
     for i in 0..100u32 {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let p = base.join(format!("retry-run-sandbox-{}-{nanos}-{i}", std::process::id()));
+        let p = base.join(format!("retry-run-{what}-{}-{nanos}-{i}", std::process::id()));
         match std::fs::DirBuilder::new().mode(0o700).create(&p) {
             Ok(()) => {
                 return std::fs::canonicalize(&p).map_err(|source| ExecError::TmpDirUnresolved { path: p, source });

@@ -15,6 +15,9 @@
 
 pub mod exec;
 pub mod landlock;
+pub mod limits;
+pub mod namespaces;
+pub mod proxy;
 pub mod seccomp;
 
 use std::path::{Path, PathBuf};
@@ -40,29 +43,76 @@ pub const DEVICES: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Effective {
-    /// The kernel confines them (Landlock, this ABI version).
+    /// Their own namespaces (bubblewrap), Landlock inside, seccomp.
+    Namespaces,
+    /// The kernel confines them with Landlock (this ABI version) and
+    /// seccomp, without namespaces.
     Landlock,
-    /// Nothing confines them; writes outside the worktree are only detected.
+    /// Nothing confines them; what they change outside the worktree is only
+    /// detected, and what they leave running is ended.
     Detect,
     /// Neither confined nor given a private temporary directory.
     Off,
 }
 
-/// The mode in force for `requested` on a kernel with Landlock ABI `abi`
-/// (0: none), and a note to say once when `auto` fell back. `Err` when
-/// Landlock was required and the kernel has none.
-pub fn resolve(requested: SandboxMode, abi: u8, kernel: &str) -> Result<(Effective, Option<String>), String> {
-    match requested {
-        SandboxMode::Off => Ok((Effective::Off, None)),
-        SandboxMode::Detect => Ok((Effective::Detect, None)),
-        SandboxMode::Landlock | SandboxMode::Auto if abi > 0 => Ok((Effective::Landlock, None)),
-        SandboxMode::Landlock => Err(format!(
+impl Effective {
+    /// The layers `retry-run sandbox` puts around a process in this mode.
+    pub fn layers(self) -> Option<Layers> {
+        match self {
+            Effective::Namespaces => Some(Layers::Namespaces),
+            Effective::Landlock => Some(Layers::Landlock),
+            Effective::Detect => Some(Layers::None),
+            Effective::Off => None,
+        }
+    }
+}
+
+/// What `retry-run sandbox` puts around its command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layers {
+    /// Namespaces through bubblewrap, with Landlock and seccomp inside.
+    Namespaces,
+    /// Landlock (writes, reads of secrets, TCP ports) and seccomp (UDP, raw
+    /// and UNIX sockets), where namespaces are refused.
+    Landlock,
+    /// Nothing: the command's leftovers are only ended (detect mode).
+    None,
+}
+
+/// The mode in force for `requested`, on a kernel with Landlock ABI `abi`
+/// (0: none) where namespaces can (`Ok`) or cannot (`Err(why)`) be made,
+/// and a note to say once when `auto` fell back. `Err` when the mode asked
+/// for cannot be had here. Pure.
+pub fn resolve(
+    requested: SandboxMode,
+    abi: u8,
+    namespaces: Result<(), &str>,
+    kernel: &str,
+) -> Result<(Effective, Option<String>), String> {
+    match (requested, namespaces) {
+        (SandboxMode::Off, _) => Ok((Effective::Off, None)),
+        (SandboxMode::Detect, _) => Ok((Effective::Detect, None)),
+        (SandboxMode::Namespaces | SandboxMode::Auto, Ok(())) => Ok((Effective::Namespaces, None)),
+        (SandboxMode::Namespaces, Err(why)) => Err(format!(
+            "sandbox.mode = \"namespaces\", but {why}; install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) and allow unprivileged user namespaces, or use mode = \"auto\""
+        )),
+        (SandboxMode::Landlock, _) | (SandboxMode::Auto, Err(_)) if abi > 0 => {
+            let note = match (requested, namespaces) {
+                (SandboxMode::Auto, Err(why)) => Some(format!(
+                    "namespaces cannot be used ({why}): agents and checks are confined by Landlock and seccomp only (no private /tmp, no process namespace; see docs/sandbox.md)"
+                )),
+                _ => None,
+            };
+            Ok((Effective::Landlock, note))
+        }
+        (SandboxMode::Landlock, _) => Err(format!(
             "sandbox.mode = \"landlock\", but this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot, is needed); use mode = \"auto\" or \"detect\" to run with detection only"
         )),
-        SandboxMode::Auto => Ok((
+        (SandboxMode::Auto, Err(why)) => Ok((
             Effective::Detect,
             Some(format!(
-                "this kernel ({kernel}) has no Landlock: agents and checks run unconfined, and writes outside the worktree are only detected (sandbox.mode = \"detect\")"
+                "namespaces cannot be used ({why}) and this kernel ({kernel}) has no Landlock: agents and checks run unconfined, and what they change outside the worktree is only detected (sandbox.mode = \"detect\")"
             )),
         )),
     }
@@ -75,13 +125,22 @@ pub struct Writable {
     pub why: String,
 }
 
-/// What a confined process may write, and what it may not read.
+/// What a confined process may write, read and reach.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Policy {
     pub writable: Vec<Writable>,
     /// Secrets it may not read ([`hidden_paths`]).
     #[serde(default)]
     pub hidden: Vec<PathBuf>,
+    /// Paths inside the writable ones it may not change: the worktree's
+    /// links to the repository (read-only in the namespaces; put back
+    /// afterwards in every mode).
+    #[serde(default)]
+    pub protected: Vec<PathBuf>,
+    /// The hosts it may reach through the proxy (`host`, `host:port`,
+    /// `*.domain`).
+    #[serde(default)]
+    pub network: Vec<String>,
 }
 
 /// What no confined process may read, beneath `HOME`: keys, cloud, forge
@@ -108,6 +167,7 @@ pub fn hidden_paths(extra: &[String], home: Option<&Path>, root: &Path) -> Vec<P
         .map(|s| s.to_string())
         .chain(extra.iter().cloned())
         .filter_map(|raw| expand(&raw, home, root).ok())
+        .chain(home.map(|h| other_dot_envs(h, root)).unwrap_or_default())
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     out.sort();
@@ -115,11 +175,53 @@ pub fn hidden_paths(extra: &[String], home: Option<&Path>, root: &Path) -> Vec<P
     out
 }
 
-/// The git paths a process in a worktree needs to commit there: the object
-/// database and the worktree's own administrative directory.
+/// How deep beneath `HOME` [`other_dot_envs`] looks for projects.
+const DOT_ENV_DEPTH: usize = 4;
+/// How many directories it reads at most (a bound on its cost).
+const DOT_ENV_DIRS: usize = 5_000;
+
+/// Whether a file name is an environment file (`.env`, `.env.local`, ...).
+pub fn is_dot_env(name: &str) -> bool {
+    name == ".env" || name.starts_with(".env.")
+}
+
+/// The other projects' environment files beneath `home` (`~/*/.env`,
+/// `~/src/app/.env.local`, ... up to [`DOT_ENV_DEPTH`] levels), not those
+/// of the repository at `root`: hidden directories, `node_modules`,
+/// `target` and virtualenvs are not entered.
+pub fn other_dot_envs(home: &Path, root: &Path) -> Vec<PathBuf> {
+    const SKIP: [&str; 5] = ["node_modules", "target", "venv", "__pycache__", "site-packages"];
+    let mut out = Vec::new();
+    let mut queue = std::collections::VecDeque::from([(home.to_path_buf(), 0usize)]);
+    let mut read = 0;
+    while let Some((dir, depth)) = queue.pop_front() {
+        read += 1;
+        if read > DOT_ENV_DIRS {
+            break;
+        }
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Ok(kind) = e.file_type() else { continue };
+            let path = e.path();
+            if kind.is_file() && is_dot_env(name) && !path.starts_with(root) {
+                out.push(path);
+            } else if kind.is_dir() && depth + 1 < DOT_ENV_DEPTH && !name.starts_with('.') && !SKIP.contains(&name) {
+                queue.push_back((path, depth + 1));
+            }
+        }
+    }
+    out
+}
+
+/// The git paths of an attempt's worktree: its administrative directory,
+/// the real object database, and the attempt's own object directory (its
+/// quarantine), where its git writes new objects.
 pub struct GitPaths {
     pub objects: PathBuf,
     pub admin: PathBuf,
+    pub quarantine: PathBuf,
 }
 
 /// What `--git commit` lets a command in a repository write: the object
@@ -146,21 +248,38 @@ pub fn command_writable(dir: &Path, extra: Vec<PathBuf>, git: &[PathBuf], tmpdir
     out
 }
 
-/// The policy of an attempt's agent or check. Pure.
+/// The policy of an attempt's agent or check: the worktree, its TMPDIR,
+/// and with `git = "commit"` its object quarantine and the worktree's
+/// administrative directory (HEAD, index; its links to the repository
+/// stay read-only); the real object database never. Pure.
 pub fn policy(worktree: &Path, tmpdir: &Path, git: SandboxGit, git_paths: &GitPaths, extra: &[PathBuf]) -> Policy {
     let mut w = vec![
         Writable { path: worktree.to_path_buf(), why: "the worktree".into() },
         Writable { path: tmpdir.to_path_buf(), why: "the private TMPDIR".into() },
     ];
     if git == SandboxGit::Commit {
-        w.push(Writable { path: git_paths.objects.clone(), why: "git objects (sandbox.git = \"commit\")".into() });
+        w.push(Writable {
+            path: git_paths.quarantine.clone(),
+            why: "the attempt's git objects (sandbox.git = \"commit\")".into(),
+        });
         w.push(Writable { path: git_paths.admin.clone(), why: "the worktree's git directory".into() });
     }
     w.extend(extra.iter().map(|p| Writable { path: p.clone(), why: "sandbox.writable".into() }));
     w.extend(DEVICES.iter().map(|d| Writable { path: PathBuf::from(d), why: "device".into() }));
     let mut seen = std::collections::HashSet::new();
     w.retain(|x| seen.insert(x.path.clone()));
-    Policy { writable: w, hidden: Vec::new() }
+    let protected = vec![worktree.join(".git"), git_paths.admin.join("gitdir"), git_paths.admin.join("commondir")];
+    Policy { writable: w, hidden: Vec::new(), protected, network: Vec::new() }
+}
+
+/// The environment that sends an attempt's git writes to its quarantine:
+/// new objects go to `quarantine`, existing ones are read from `objects`
+/// (as git's own `receive-pack` quarantines a push). Pure.
+pub fn quarantine_env(git_paths: &GitPaths) -> Vec<(String, String)> {
+    vec![
+        ("GIT_OBJECT_DIRECTORY".into(), git_paths.quarantine.display().to_string()),
+        ("GIT_ALTERNATE_OBJECT_DIRECTORIES".into(), git_paths.objects.display().to_string()),
+    ]
 }
 
 /// The policy of the verifier: it reads the attempt's worktree and writes
@@ -172,7 +291,23 @@ pub fn verifier_policy(tmpdir: &Path, extra: &[PathBuf]) -> Policy {
     w.extend(DEVICES.iter().map(|d| Writable { path: PathBuf::from(d), why: "device".into() }));
     let mut seen = std::collections::HashSet::new();
     w.retain(|x| seen.insert(x.path.clone()));
-    Policy { writable: w, hidden: Vec::new() }
+    Policy { writable: w, ..Policy::default() }
+}
+
+/// The limits a confined command runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Processes at once (`RLIMIT_NPROC`; counted in the sandbox's own
+    /// user namespace when it has one).
+    pub processes: u64,
+    /// The largest file it may write (`RLIMIT_FSIZE`).
+    pub file_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { processes: 4096, file_size: 20 << 30 }
+    }
 }
 
 /// How an attempt's agent and checks are run: the mode in force and, when
@@ -192,13 +327,24 @@ pub struct Confinement {
     /// retry-run's variables that look like credentials, which the confined
     /// processes do not get ([`credentials`]).
     pub hidden: Vec<String>,
+    /// More variables they get (the git quarantine).
+    pub extra_env: Vec<(String, String)>,
+    /// Paths beneath `/tmp` or `/run` that stay readable in the namespaces
+    /// (the repository when it lives there).
+    pub keep: Vec<PathBuf>,
+    /// The machine's network instead of the proxy (`network_mode = "host"`).
+    pub host_network: bool,
+    /// Named UNIX sockets allowed (`sandbox.unix_sockets`).
+    pub unix_sockets: bool,
+    pub limits: Limits,
 }
 
 impl Confinement {
-    /// The command line to start `argv` with. Pure.
-    pub fn argv(&self, argv: Vec<String>) -> Vec<String> {
-        match (&self.effective, &self.tmpdir) {
-            (Effective::Landlock, Some(t)) => wrap(&self.exe, &self.policy, t, &argv),
+    /// The command line to start `argv` with; `log` is where the sandbox
+    /// writes the connections it saw and the limits hit. Pure.
+    pub fn argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
+        match (self.effective.layers(), &self.tmpdir) {
+            (Some(layers), Some(t)) => wrap(&Wrap { layers, c: self, tmpdir: t, log }, &argv),
             _ => argv,
         }
     }
@@ -210,6 +356,7 @@ impl Confinement {
         if let Some(t) = &self.tmpdir {
             env.extend(["TMPDIR", "TMP", "TEMP"].iter().map(|k| (k.to_string(), t.display().to_string())));
         }
+        env.extend(self.extra_env.iter().cloned());
         env
     }
 
@@ -221,16 +368,40 @@ impl Confinement {
         names
     }
 
-    /// For the record: mode, Landlock ABI and the writable paths.
+    /// For the record: mode, the layers that confine each process
+    /// (namespaces, Landlock ABI, seccomp, the network list), the writable
+    /// and hidden paths, and the environment's changes.
     pub fn record(&self) -> serde_json::Value {
-        let writable: Vec<String> = match self.effective {
-            Effective::Landlock => self.policy.writable.iter().map(|w| w.path.display().to_string()).collect(),
-            _ => Vec::new(),
+        let confined = matches!(self.effective, Effective::Namespaces | Effective::Landlock);
+        let writable: Vec<String> = if confined {
+            self.policy.writable.iter().map(|w| w.path.display().to_string()).collect()
+        } else {
+            Vec::new()
         };
         let mut record = serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
                            "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())});
-        if self.effective == Effective::Landlock && !self.policy.hidden.is_empty() {
-            record["hidden"] = serde_json::json!(self.policy.hidden);
+        if confined {
+            let namespaces = match self.effective {
+                Effective::Namespaces => namespaces::unshared(self.host_network),
+                _ => Vec::new(),
+            };
+            let seccomp: Vec<&str> = match (self.effective, self.host_network, self.unix_sockets) {
+                (Effective::Landlock, false, false) => vec!["udp", "raw", "unix"],
+                (Effective::Landlock, false, true) => vec!["udp", "raw"],
+                (_, _, false) => vec!["unix"],
+                _ => Vec::new(),
+            };
+            record["layers"] = serde_json::json!({
+                "namespaces": namespaces,
+                "landlock_abi": self.abi,
+                "seccomp_denies": seccomp,
+                "network": if self.host_network { serde_json::json!("host") } else { serde_json::json!(self.policy.network) },
+                "max_processes": self.limits.processes,
+                "max_file_size": self.limits.file_size,
+            });
+            if !self.policy.hidden.is_empty() {
+                record["hidden"] = serde_json::json!(self.policy.hidden);
+            }
         }
         if !self.away.is_empty() || !self.hidden.is_empty() {
             let names = |dropped: bool| -> Vec<&str> {
@@ -417,24 +588,113 @@ pub fn prepare_state(
     Ok(out)
 }
 
-/// The command line that runs `argv` confined by `policy`: `exe sandbox
-/// --reap --tmpdir T --git read-only --writable P... -- argv...`. Pure.
-pub fn wrap(exe: &Path, policy: &Policy, tmpdir: &Path, argv: &[String]) -> Vec<String> {
-    let mut out =
-        vec![exe.display().to_string(), "sandbox".into(), "--reap".into(), "--git".into(), "read-only".into()];
-    out.push("--tmpdir".into());
-    out.push(tmpdir.display().to_string());
-    for w in &policy.writable {
-        out.push("--writable".into());
-        out.push(w.path.display().to_string());
+/// What [`wrap`] needs: the layers, the confinement, the process's TMPDIR
+/// and where the sandbox logs connections and limits hit.
+pub struct Wrap<'a> {
+    pub layers: Layers,
+    pub c: &'a Confinement,
+    pub tmpdir: &'a Path,
+    pub log: Option<&'a Path>,
+}
+
+/// The command line that runs `argv` confined: `exe sandbox --reap
+/// --layers L --git read-only --tmpdir T --writable P... --deny-read H...
+/// --protect G... --network N... -- argv...`. Pure.
+pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
+    let (c, policy) = (w.c, &w.c.policy);
+    let layers = match w.layers {
+        Layers::Namespaces => "namespaces",
+        Layers::Landlock => "landlock",
+        Layers::None => "none",
+    };
+    let mut out = vec![
+        c.exe.display().to_string(),
+        "sandbox".into(),
+        "--reap".into(),
+        "--layers".into(),
+        layers.into(),
+        "--git".into(),
+        "read-only".into(),
+        "--tmpdir".into(),
+        w.tmpdir.display().to_string(),
+    ];
+    let mut flag = |name: &str, value: String| {
+        out.push(name.into());
+        out.push(value);
+    };
+    if let Some(log) = w.log {
+        flag("--log", log.display().to_string());
     }
-    for h in &policy.hidden {
-        out.push("--deny-read".into());
-        out.push(h.display().to_string());
+    if w.layers != Layers::None {
+        for p in &policy.writable {
+            flag("--writable", p.path.display().to_string());
+        }
+        for h in &policy.hidden {
+            flag("--deny-read", h.display().to_string());
+        }
+        for p in &policy.protected {
+            flag("--protect", p.display().to_string());
+        }
+        for k in &c.keep {
+            flag("--keep", k.display().to_string());
+        }
+        for n in &policy.network {
+            flag("--network", n.clone());
+        }
+        flag("--max-processes", c.limits.processes.to_string());
+        flag("--max-file-size", c.limits.file_size.to_string());
+    }
+    if c.host_network {
+        out.push("--host-network".into());
+    }
+    if c.unix_sockets {
+        out.push("--unix-sockets".into());
     }
     out.push("--".into());
     out.extend(argv.iter().cloned());
     out
+}
+
+/// The hosts (`host:port`) the proxy refused, in the order of the
+/// sandbox's log, each once.
+pub fn refused_hosts(log: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in proxy::read_log(log).into_iter().filter(|c| !c.allowed) {
+        let h = format!("{}:{}", c.host, c.port);
+        if !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    out
+}
+
+/// A limit a confined command hit, from the sandbox's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitHit {
+    /// `processes` or `file_size`.
+    pub limit: String,
+    pub max: u64,
+    /// How many processes were refused (`processes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<u64>,
+}
+
+impl LimitHit {
+    /// In words, for the record and the report.
+    pub fn describe(&self) -> String {
+        match (self.limit.as_str(), self.refused) {
+            ("processes", Some(n)) => format!("the process limit ({}) refused {n} new process(es)", self.max),
+            ("file_size", _) => format!("the file size limit ({} bytes) ended a process", self.max),
+            ("leftovers", _) => format!("{} process(es) it left running were ended", self.max),
+            (other, _) => format!("the {other} limit ({})", self.max),
+        }
+    }
+}
+
+/// The limits hit, from the sandbox's log (other lines are connections).
+pub fn limits_hit(log: &Path) -> Vec<LimitHit> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str::<LimitHit>(l).ok()).collect()
 }
 
 /// The paths outside `worktree` that `output` says were refused
@@ -465,28 +725,72 @@ mod tests {
     #[test]
     fn modes() {
         let k = "Linux 6.1";
-        assert_eq!(resolve(SandboxMode::Auto, 7, k).unwrap(), (Effective::Landlock, None));
-        let (m, note) = resolve(SandboxMode::Auto, 0, k).unwrap();
+        let no = Err("bwrap is not installed");
+        assert_eq!(resolve(SandboxMode::Auto, 7, Ok(()), k).unwrap(), (Effective::Namespaces, None));
+        assert_eq!(resolve(SandboxMode::Auto, 0, Ok(()), k).unwrap().0, Effective::Namespaces);
+        let (m, note) = resolve(SandboxMode::Auto, 7, no, k).unwrap();
+        assert_eq!(m, Effective::Landlock);
+        assert!(note.unwrap().contains("bwrap is not installed"));
+        let (m, note) = resolve(SandboxMode::Auto, 0, no, k).unwrap();
         assert_eq!(m, Effective::Detect);
         assert!(note.unwrap().contains("Linux 6.1"));
-        let err = resolve(SandboxMode::Landlock, 0, k).unwrap_err();
+        assert_eq!(resolve(SandboxMode::Landlock, 7, Ok(()), k).unwrap(), (Effective::Landlock, None));
+        let err = resolve(SandboxMode::Landlock, 0, Ok(()), k).unwrap_err();
         assert!(err.contains("Linux 6.1") && err.contains("\"detect\""), "{err}");
-        assert_eq!(resolve(SandboxMode::Detect, 7, k).unwrap().0, Effective::Detect);
-        assert_eq!(resolve(SandboxMode::Off, 7, k).unwrap().0, Effective::Off);
+        let err = resolve(SandboxMode::Namespaces, 7, no, k).unwrap_err();
+        assert!(err.contains("bubblewrap") && err.contains("\"auto\""), "{err}");
+        assert_eq!(resolve(SandboxMode::Detect, 7, Ok(()), k).unwrap().0, Effective::Detect);
+        assert_eq!(resolve(SandboxMode::Off, 7, Ok(()), k).unwrap().0, Effective::Off);
+        assert_eq!(Effective::Detect.layers(), Some(Layers::None));
+        assert_eq!(Effective::Off.layers(), None);
     }
 
     #[test]
     fn policy_and_wrapping() {
-        let git = GitPaths { objects: "/r/.git/objects".into(), admin: "/r/.git/worktrees/t".into() };
+        let git = GitPaths {
+            objects: "/r/.git/objects".into(),
+            admin: "/r/.git/worktrees/t".into(),
+            quarantine: "/r/.git/retry-run/q".into(),
+        };
         let p = policy(Path::new("/w"), Path::new("/tmp/t"), SandboxGit::Commit, &git, &["/c".into()]);
         let paths: Vec<String> = p.writable.iter().map(|w| w.path.display().to_string()).collect();
-        assert_eq!(&paths[..5], ["/w", "/tmp/t", "/r/.git/objects", "/r/.git/worktrees/t", "/c"]);
+        assert_eq!(&paths[..5], ["/w", "/tmp/t", "/r/.git/retry-run/q", "/r/.git/worktrees/t", "/c"]);
+        assert!(!paths.contains(&"/r/.git/objects".to_string()), "the real objects are never writable");
         assert!(paths.contains(&"/dev/null".to_string()));
+        assert_eq!(
+            p.protected,
+            [Path::new("/w/.git"), Path::new("/r/.git/worktrees/t/gitdir"), Path::new("/r/.git/worktrees/t/commondir")]
+        );
         let ro = policy(Path::new("/w"), Path::new("/tmp/t"), SandboxGit::ReadOnly, &git, &[]);
         assert!(!ro.writable.iter().any(|w| w.path.starts_with("/r/.git")));
-        let argv = wrap(Path::new("/bin/rr"), &ro, Path::new("/tmp/t"), &["sh".into(), "-c".into(), "x".into()]);
-        assert_eq!(&argv[..7], ["/bin/rr", "sandbox", "--reap", "--git", "read-only", "--tmpdir", "/tmp/t"]);
+        let c = Confinement {
+            effective: Effective::Namespaces,
+            abi: 7,
+            policy: Policy { network: vec!["api.example.com".into()], ..ro },
+            tmpdir: Some("/tmp/t".into()),
+            exe: "/bin/rr".into(),
+            away: Vec::new(),
+            hidden: Vec::new(),
+            extra_env: quarantine_env(&git),
+            keep: Vec::new(),
+            host_network: false,
+            unix_sockets: false,
+            limits: Limits::default(),
+        };
+        let argv = c.argv(vec!["sh".into(), "-c".into(), "x".into()], Some(Path::new("/a/net.jsonl")));
+        assert_eq!(&argv[..9], ["/bin/rr", "sandbox", "--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", "/tmp/t"]);
+        let line = argv.join(" ");
+        assert!(line.contains("--network api.example.com") && line.contains("--log /a/net.jsonl"), "{line}");
+        assert!(line.contains("--max-processes 4096 --max-file-size 21474836480"), "{line}");
         assert_eq!(&argv[argv.len() - 4..], ["--", "sh", "-c", "x"]);
+        assert!(c.env().contains(&("GIT_OBJECT_DIRECTORY".to_string(), "/r/.git/retry-run/q".to_string())));
+        let detect = Confinement { effective: Effective::Detect, ..c.clone() };
+        let argv = detect.argv(vec!["true".into()], None);
+        assert_eq!(argv.join(" "), "/bin/rr sandbox --reap --layers none --git read-only --tmpdir /tmp/t -- true");
+        let argv = detect.argv(vec!["true".into()], Some(Path::new("/a/l")));
+        assert!(argv.join(" ").contains("--tmpdir /tmp/t --log /a/l -- true"));
+        let off = Confinement { effective: Effective::Off, ..c };
+        assert_eq!(off.argv(vec!["true".into()], None), ["true"]);
     }
 
     #[test]

@@ -1,15 +1,22 @@
-//! The network half of the fallback confinement, for machines that refuse
-//! user namespaces (so no network namespace of our own): a seccomp filter
-//! that refuses what Landlock's TCP port rules
-//! ([`super::landlock::Net::Only`]) cannot see. Landlock decides which TCP
-//! ports may be connected to; this filter makes sure that a plain TCP
-//! connection is the only network left for Landlock to decide on.
+//! Seccomp filters on the sockets a confined command may create.
 //!
-//! [`deny_network_sockets`] sets `no_new_privs` and installs the filter on
-//! the calling thread, to be called just before exec: the program executed
-//! and all its descendants keep it, and none of them can remove it. A
-//! refused call fails with `EPERM`, a permission error programs already
-//! handle; nothing is killed for asking.
+//! In its own namespaces ([`Deny`] `{ inet: false, unix: true }`) it may
+//! create no UNIX socket (a named one outside, `$SSH_AUTH_SOCK` or
+//! `docker.sock`, could otherwise be reached by its path) and no vsock.
+//!
+//! In the fallback, for machines that refuse user namespaces (so no
+//! network namespace of our own; `{ inet: true, .. }`), the filter also
+//! refuses what Landlock's TCP port rules ([`super::landlock::Net::Only`])
+//! cannot see. Landlock decides which TCP ports may be connected to; this
+//! filter makes sure that a plain TCP connection is the only network left
+//! for Landlock to decide on.
+//!
+//! [`filter`] builds the program before a fork; [`Filter::install`] sets
+//! `no_new_privs` and installs it on the calling thread, just before exec:
+//! the program executed and all its descendants keep it, and none of them
+//! can remove it. A refused call fails with `EPERM`, a permission error
+//! programs already handle; nothing is killed for asking. What follows is
+//! the fallback's filter.
 //!
 //! # What it refuses
 //!
@@ -86,30 +93,81 @@ pub enum SeccompError {
     Install(std::io::Error),
 }
 
+/// What a filter refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deny {
+    /// Every socket but a plain TCP stream or netlink, `listen()`, TCP Fast
+    /// Open and io_uring: the fallback without a network namespace.
+    pub inet: bool,
+    /// UNIX sockets (and `AF_VSOCK`, and io_uring, which could create
+    /// either): so no named socket outside is reachable.
+    pub unix: bool,
+}
+
+/// A filter built before a fork, to be installed after it
+/// ([`Filter::install`] allocates nothing).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    #[cfg(target_os = "linux")]
+    program: Option<seccompiler::BpfProgram>,
+}
+
+/// The filter for `deny`; empty when it refuses nothing.
+#[cfg(target_os = "linux")]
+pub fn filter(deny: Deny) -> Result<Filter, SeccompError> {
+    if !deny.inet && !deny.unix {
+        return Ok(Filter { program: None });
+    }
+    Ok(Filter { program: Some(program(deny)?) })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn filter(deny: Deny) -> Result<Filter, SeccompError> {
+    if !deny.inet && !deny.unix {
+        return Ok(Filter::default());
+    }
+    Err(SeccompError::NotLinux { os: std::env::consts::OS })
+}
+
+impl Filter {
+    /// Sets `no_new_privs` and installs the filter on the calling thread:
+    /// from now on it and every process it starts or becomes get `EPERM`
+    /// from the calls refused. Only system calls on memory prepared before:
+    /// safe between `fork` and `exec`.
+    pub fn install(&self) -> Result<(), SeccompError> {
+        #[cfg(target_os = "linux")]
+        if let Some(program) = &self.program {
+            let prog = libc::sock_fprog {
+                len: program.len() as libc::c_ushort,
+                filter: program.as_ptr() as *mut libc::sock_filter,
+            };
+            // SAFETY: prctl sets a flag of this thread; seccomp reads the
+            // program through `prog`, which outlives the call.
+            unsafe {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(SeccompError::NoNewPrivs(std::io::Error::last_os_error()));
+                }
+                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 {
+                    return Err(SeccompError::Install(std::io::Error::last_os_error()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Sets `no_new_privs` and installs, on the calling thread, the filter
 /// described at the top of this module: from now on this thread and every
 /// process it starts or becomes get `EPERM` from `socket()` for anything
 /// but a TCP stream or a netlink socket, from `listen()`, from a send with
 /// `MSG_FASTOPEN` and from io_uring.
-#[cfg(target_os = "linux")]
 pub fn deny_network_sockets() -> Result<(), SeccompError> {
-    let program = filter()?;
-    seccompiler::apply_filter(&program).map_err(|e| match e {
-        seccompiler::Error::Prctl(e) => SeccompError::NoNewPrivs(e),
-        seccompiler::Error::Seccomp(e) => SeccompError::Install(e),
-        seccompiler::Error::Backend(e) => SeccompError::Build(e),
-        other => SeccompError::Install(std::io::Error::other(other.to_string())),
-    })
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn deny_network_sockets() -> Result<(), SeccompError> {
-    Err(SeccompError::NotLinux { os: std::env::consts::OS })
+    filter(Deny { inet: true, unix: true })?.install()
 }
 
 /// The filter as a BPF program for the architecture this was built for.
 #[cfg(target_os = "linux")]
-fn filter() -> Result<seccompiler::BpfProgram, SeccompError> {
+fn program(deny: Deny) -> Result<seccompiler::BpfProgram, SeccompError> {
     use seccompiler::{SeccompAction, SeccompCmpOp, SeccompFilter, SeccompRule, TargetArch};
     use std::collections::BTreeMap;
 
@@ -123,20 +181,22 @@ fn filter() -> Result<seccompiler::BpfProgram, SeccompError> {
         let flag = libc::MSG_FASTOPEN as u32;
         Ok(vec![SeccompRule::new(vec![arg(flags, SeccompCmpOp::MaskedEq(flag.into()), flag)?])?])
     };
-    let refused: BTreeMap<i64, Vec<SeccompRule>> = [
-        (libc::SYS_socket, socket_rules()?),
-        (libc::SYS_listen, Vec::new()),
-        // sendto(fd, buf, len, flags, ..), sendmsg(fd, msg, flags),
-        // sendmmsg(fd, msgs, n, flags).
-        (libc::SYS_sendto, fastopen(3)?),
-        (libc::SYS_sendmsg, fastopen(2)?),
-        (libc::SYS_sendmmsg, fastopen(3)?),
+    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = [
+        (libc::SYS_socket, socket_rules(deny)?),
         (libc::SYS_io_uring_setup, Vec::new()),
         (libc::SYS_io_uring_enter, Vec::new()),
         (libc::SYS_io_uring_register, Vec::new()),
     ]
     .into_iter()
     .collect();
+    if deny.inet {
+        // sendto(fd, buf, len, flags, ..), sendmsg(fd, msg, flags),
+        // sendmmsg(fd, msgs, n, flags).
+        refused.insert(libc::SYS_listen, Vec::new());
+        refused.insert(libc::SYS_sendto, fastopen(3)?);
+        refused.insert(libc::SYS_sendmsg, fastopen(2)?);
+        refused.insert(libc::SYS_sendmmsg, fastopen(3)?);
+    }
     let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), arch)?;
     let program: seccompiler::BpfProgram = filter.try_into()?;
     Ok(refuse_x32(program))
@@ -184,19 +244,31 @@ fn refuse_x32(program: seccompiler::BpfProgram) -> seccompiler::BpfProgram {
 /// When `socket(family, type, protocol)` is refused: each rule is a set of
 /// conditions that must all hold, and one rule that holds refuses the call.
 #[cfg(target_os = "linux")]
-fn socket_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
+fn socket_rules(deny: Deny) -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
     use seccompiler::{SeccompCmpOp, SeccompRule};
     const FAMILY: u8 = 0;
     const TYPE: u8 = 1;
     const PROTOCOL: u8 = 2;
     // The constants compared are positive C ints.
     let int = |index: u8, op: SeccompCmpOp, value: libc::c_int| arg(index, op, value as u32);
-    // Any family but these three.
-    let mut rules = vec![SeccompRule::new(vec![
+    if !deny.inet {
+        // In a network namespace of its own: UNIX sockets, and vsock (the
+        // hypervisor's host, which no network namespace hides).
+        return Ok(vec![
+            SeccompRule::new(vec![int(FAMILY, SeccompCmpOp::Eq, libc::AF_UNIX)?])?,
+            SeccompRule::new(vec![int(FAMILY, SeccompCmpOp::Eq, libc::AF_VSOCK)?])?,
+        ]);
+    }
+    // Any family but these three (four, with UNIX sockets allowed).
+    let mut others = vec![
         int(FAMILY, SeccompCmpOp::Ne, libc::AF_INET)?,
         int(FAMILY, SeccompCmpOp::Ne, libc::AF_INET6)?,
         int(FAMILY, SeccompCmpOp::Ne, libc::AF_NETLINK)?,
-    ])?];
+    ];
+    if !deny.unix {
+        others.push(int(FAMILY, SeccompCmpOp::Ne, libc::AF_UNIX)?);
+    }
+    let mut rules = vec![SeccompRule::new(others)?];
     let stream = libc::SOCK_STREAM;
     let (nonblock, cloexec) = (libc::SOCK_NONBLOCK, libc::SOCK_CLOEXEC);
     for family in [libc::AF_INET, libc::AF_INET6] {
@@ -510,7 +582,9 @@ mod tests {
 
     #[test]
     fn the_filter_builds_for_this_architecture() {
-        assert!(!filter().expect("filter").is_empty());
+        assert!(!program(Deny { inet: true, unix: true }).expect("filter").is_empty());
+        assert!(!program(Deny { inet: false, unix: true }).expect("filter").is_empty());
+        assert!(filter(Deny { inet: false, unix: false }).expect("no filter").program.is_none());
     }
 
     /// Seccomp alone: every socket but a TCP stream and netlink is refused,

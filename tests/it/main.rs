@@ -6,6 +6,7 @@ mod action;
 mod agents;
 mod architecture;
 mod completions;
+mod containment;
 mod demo;
 mod diff;
 mod docs;

@@ -54,7 +54,11 @@ pub fn run_once(
     confinement: &crate::sandbox::Confinement,
 ) -> Result<Finished, String> {
     let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
-    spec.argv = confinement.argv(spec.argv);
+    // Each check reaches its own hosts, none by default; the proxy logs
+    // beside its output.
+    let mut confinement = confinement.clone();
+    confinement.policy.network = check.network.clone();
+    spec.argv = confinement.argv(spec.argv, Some(&out_file.with_extension("network.jsonl")));
     spec.env = env.to_vec();
     spec.unset = confinement.unset();
     spec.keep = KEEP;
@@ -122,7 +126,7 @@ impl TaskRun<'_> {
         let found = self.baseline(a)?;
         self.baselines = Some(found);
         if !kept {
-            self.back_to_base()?;
+            self.back_to_base(a.n)?;
         }
         Ok(())
     }

@@ -45,7 +45,7 @@ pub fn verify(
             wait *= 2;
         }
         let mut spec = Spec::shell(&cfg.run, worktree, cfg.timeout.value);
-        spec.argv = confinement.argv(spec.argv);
+        spec.argv = confinement.argv(spec.argv, Some(&out_dir.path().join(format!("verifier-{call}.network.jsonl"))));
         spec.env = env.to_vec();
         spec.unset = confinement.unset();
         spec.stdin = Some(diff_summary.as_bytes().to_vec());
@@ -117,6 +117,7 @@ impl TaskRun<'_> {
             &self.plan.extra_writable,
         );
         policy.hidden = self.plan.hidden.clone();
+        policy.network = vcfg.network.clone();
         let confinement = Confinement { policy, ..a.confinement.clone() };
         let v = verify(vcfg, &self.wt, &a.env, &confinement, &String::from_utf8_lossy(&md), &a.dir);
         self.rec.event(

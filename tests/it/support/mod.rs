@@ -73,7 +73,12 @@ impl TestEnv {
     }
 
     fn with_path(path: OsString) -> TestEnv {
-        let dir = tempfile::tempdir().expect("a temporary directory");
+        // Beneath the target directory, not /tmp: a confined process gets a
+        // private /tmp, where the test's agents and servers would vanish.
+        let dir = tempfile::Builder::new()
+            .prefix("it-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("a temporary directory");
         let env = TestEnv { dir, path, agents: Cell::new(0) };
         env.new_home("home");
         env

@@ -1,0 +1,95 @@
+//! The process limit of a confined command, where the kernel lets this
+//! user enforce one for a whole process tree: a `pids` cgroup of its own
+//! (cgroup v2 where this user's cgroup is delegated to it, or v1's `pids`
+//! hierarchy where it is writable). The cgroup counts every process of the
+//! tree however it forks, and says how often the limit refused one
+//! (`pids.events`). Elsewhere `RLIMIT_NPROC` is all there is (set inside
+//! the sandbox, where it counts the sandbox's own user namespace; the
+//! kernel exempts root from it).
+
+use std::path::{Path, PathBuf};
+
+/// A `pids` cgroup made for one command, removed when dropped.
+#[derive(Debug)]
+pub struct PidsCgroup {
+    dir: PathBuf,
+}
+
+/// The directory of this process's cgroup in the hierarchy that has the
+/// `pids` controller: `(mount, path)` from `/proc/self/cgroup` lines
+/// (`0::/user.slice/...` for v2, `8:pids:/...` for v1). Pure.
+pub fn own_pids_cgroup(proc_self_cgroup: &str, v2_has_pids: bool) -> Option<PathBuf> {
+    let mut v2 = None;
+    for line in proc_self_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (id, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let rel = path.trim_start_matches('/');
+        if controllers.split(',').any(|c| c == "pids") {
+            return Some(Path::new("/sys/fs/cgroup/pids").join(rel));
+        }
+        if id == "0" && controllers.is_empty() && v2_has_pids {
+            v2 = Some(Path::new("/sys/fs/cgroup").join(rel));
+        }
+    }
+    v2
+}
+
+impl PidsCgroup {
+    /// A new cgroup beneath this process's own with at most `max`
+    /// processes, or `None` where this user may not make one.
+    pub fn new(max: u64) -> Option<PidsCgroup> {
+        let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let v2_pids = std::fs::read_to_string("/sys/fs/cgroup/cgroup.controllers")
+            .is_ok_and(|c| c.split_whitespace().any(|w| w == "pids"));
+        let parent = own_pids_cgroup(&text, v2_pids)?;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let dir = parent.join(format!("retry-run-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        let cg = PidsCgroup { dir };
+        std::fs::write(cg.dir.join("pids.max"), max.to_string()).ok()?;
+        // Moving a process in must be allowed too (v2: write access to the
+        // common ancestor's cgroup.procs).
+        std::fs::OpenOptions::new().write(true).open(cg.procs()).ok()?;
+        Some(cg)
+    }
+
+    /// The file a process writes `0` to, to enter the cgroup.
+    pub fn procs(&self) -> PathBuf {
+        self.dir.join("cgroup.procs")
+    }
+
+    /// How many times the limit refused a new process.
+    pub fn refused(&self) -> u64 {
+        let events = std::fs::read_to_string(self.dir.join("pids.events")).unwrap_or_default();
+        events
+            .lines()
+            .find_map(|l| l.strip_prefix("max ").and_then(|n| n.trim().parse().ok()))
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for PidsCgroup {
+    fn drop(&mut self) {
+        // Empty once the command's tree has ended (its processes are reaped
+        // before this runs).
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cgroup_with_pids_is_found_in_v1_and_v2() {
+        let v1 = "9:name=systemd:/\n8:pids:/user/1000\n4:memory:/x\n0::/";
+        assert_eq!(own_pids_cgroup(v1, false), Some(PathBuf::from("/sys/fs/cgroup/pids/user/1000")));
+        let v2 = "0::/user.slice/user-1000.slice/session-3.scope";
+        assert_eq!(
+            own_pids_cgroup(v2, true),
+            Some(PathBuf::from("/sys/fs/cgroup/user.slice/user-1000.slice/session-3.scope"))
+        );
+        assert_eq!(own_pids_cgroup(v2, false), None);
+        assert_eq!(own_pids_cgroup("4:memory:/x\n", true), None);
+    }
+}

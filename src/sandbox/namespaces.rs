@@ -1,0 +1,170 @@
+//! Namespaces: the outer layer of confinement, through bubblewrap (`bwrap`,
+//! Debian's `bubblewrap`, the same program Codex and sandbox-runtime use).
+//! bubblewrap is a small setuid-free program that has been audited for
+//! exactly this job; mount code of our own would be more code to trust.
+//!
+//! A confined process gets its own user, mount, PID, IPC, UTS and network
+//! namespaces: the whole filesystem read-only, the writable paths bound
+//! back writable, the protected paths (the worktree's git links) bound
+//! read-only over themselves, each hidden path covered (an empty directory,
+//! or `/dev/null` unreadable), private `/tmp`, `/dev/shm` and `/run`, a
+//! minimal `/dev`, its own `/proc`, and only loopback for a network: the
+//! allowed hosts are reached through retry-run's proxy, whose socket is
+//! bound in at [`PROXY_SOCKET`]. When its first process ends, everything
+//! left in the PID namespace ends with it.
+
+use std::path::{Path, PathBuf};
+
+/// Where the outer process's private directory appears inside: the
+/// proxy's socket and the file the inner process writes its end to.
+pub const RUN_DIR: &str = "/run/retry-run";
+/// Where the proxy's socket appears inside the namespace.
+pub const PROXY_SOCKET: &str = "/run/retry-run/proxy.sock";
+
+/// The directories a confined process gets empty and private.
+pub const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
+
+/// What a confined process sees: built by the caller, turned into
+/// bubblewrap's arguments by [`args`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Its working directory.
+    pub dir: PathBuf,
+    /// Paths bound writable (devices are left to the minimal `/dev`).
+    pub writable: Vec<PathBuf>,
+    /// Paths inside writable ones bound read-only over themselves.
+    pub protected: Vec<PathBuf>,
+    /// Paths covered: directories by an empty one, files by `/dev/null`
+    /// (which cannot be opened there: bind mounts carry no devices).
+    pub hidden: Vec<Hidden>,
+    /// Paths beneath the private directories that must stay readable (the
+    /// repository, the command's own directory, `PATH` entries).
+    pub keep: Vec<PathBuf>,
+    /// The outer process's private directory, bound in at [`RUN_DIR`].
+    pub run_dir: Option<PathBuf>,
+    /// Share the network namespace of the caller (`network_mode = "host"`).
+    pub host_network: bool,
+}
+
+/// A path to hide, and whether it is a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hidden {
+    pub path: PathBuf,
+    pub dir: bool,
+}
+
+/// The namespaces a confined process gets, for the record.
+pub fn unshared(host_network: bool) -> Vec<&'static str> {
+    let mut out = vec!["user", "mount", "pid", "ipc", "uts"];
+    if !host_network {
+        out.push("net");
+    }
+    out
+}
+
+/// Whether `p` lies beneath one of the [`PRIVATE`] directories.
+fn under_private(p: &Path) -> bool {
+    PRIVATE.iter().any(|d| p.starts_with(d))
+}
+
+/// bubblewrap's arguments for `layout`, up to (not including) `--` and the
+/// command. Later mounts win over earlier ones, so the order is: the
+/// read-only root, the private directories, what must stay readable in
+/// them, the writable paths, the protected ones, the hidden ones. Pure.
+pub fn args(layout: &Layout) -> Vec<String> {
+    let s = |p: &Path| p.display().to_string();
+    let mut out: Vec<String> = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    if !layout.host_network {
+        out.push("--unshare-net".into());
+    }
+    out.push("--die-with-parent".into());
+    out.extend(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"].map(String::from));
+    for d in PRIVATE {
+        out.extend(["--tmpfs".to_string(), d.to_string()]);
+    }
+    let mut keep: Vec<&PathBuf> = layout.keep.iter().filter(|p| under_private(p)).collect();
+    keep.sort();
+    keep.dedup();
+    for k in keep {
+        out.extend(["--ro-bind-try".to_string(), s(k), s(k)]);
+    }
+    for w in layout.writable.iter().filter(|w| !w.starts_with("/dev")) {
+        out.extend(["--bind-try".to_string(), s(w), s(w)]);
+    }
+    for p in &layout.protected {
+        out.extend(["--ro-bind-try".to_string(), s(p), s(p)]);
+    }
+    for h in &layout.hidden {
+        if h.dir {
+            out.extend(["--tmpfs".to_string(), s(&h.path)]);
+        } else {
+            out.extend(["--ro-bind-try".to_string(), "/dev/null".to_string(), s(&h.path)]);
+        }
+    }
+    if let Some(run) = &layout.run_dir {
+        out.extend(["--bind".to_string(), s(run), RUN_DIR.to_string()]);
+    }
+    out.extend(["--chdir".to_string(), s(&layout.dir)]);
+    out
+}
+
+/// The bubblewrap program: `RETRY_RUN_BWRAP` when set (empty: none, to
+/// test the fallback), else `bwrap` on `PATH`.
+pub fn program() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RETRY_RUN_BWRAP") {
+        return (!p.is_empty()).then(|| PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join("bwrap")).find(|p| p.is_file())
+}
+
+/// Whether namespaces can be made here: bubblewrap is installed and the
+/// kernel lets this user create them (some containers and distributions
+/// refuse). `Err` says why not, for the one note the fallback prints.
+pub fn probe() -> Result<PathBuf, String> {
+    let Some(bwrap) = program() else {
+        return Err("bubblewrap (bwrap) is not installed".into());
+    };
+    let layout = Layout { dir: PathBuf::from("/"), ..Layout::default() };
+    let mut argv = args(&layout);
+    argv.extend(["--".to_string(), "true".to_string()]);
+    let program = bwrap.display().to_string();
+    match crate::process::output(&program, &argv, None) {
+        Ok(out) if out.status.success() => Ok(bwrap),
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr);
+            Err(format!("{} cannot create namespaces here: {}", bwrap.display(), why.trim()))
+        }
+        Err(e) => Err(format!("cannot run {}: {e}", bwrap.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mounts_in_order_later_wins() {
+        let layout = Layout {
+            dir: "/r/wt".into(),
+            writable: vec!["/r/wt".into(), "/dev/null".into(), "/tmp/x".into()],
+            protected: vec!["/r/wt/.git".into()],
+            hidden: vec![Hidden { path: "/h/.ssh".into(), dir: true }, Hidden { path: "/h/.netrc".into(), dir: false }],
+            keep: vec!["/tmp/repo".into(), "/usr/bin".into(), "/tmp/repo".into()],
+            run_dir: Some("/tmp/run".into()),
+            host_network: false,
+        };
+        let a = args(&layout).join(" ");
+        assert!(a.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run "), "{a}");
+        assert!(a.contains("--ro-bind-try /tmp/repo /tmp/repo --bind-try /r/wt /r/wt --bind-try /tmp/x /tmp/x --ro-bind-try /r/wt/.git /r/wt/.git --tmpfs /h/.ssh --ro-bind-try /dev/null /h/.netrc --bind /tmp/run /run/retry-run --chdir /r/wt"), "{a}");
+        assert_eq!(a.matches("/tmp/repo").count(), 2, "kept once: {a}");
+        assert!(!a.contains("/usr/bin"), "only what is under a private directory is bound again: {a}");
+        assert!(!a.contains("/dev/null /dev/null"), "devices come from the minimal /dev: {a}");
+        let host = args(&Layout { host_network: true, ..layout });
+        assert!(!host.contains(&"--unshare-net".to_string()));
+        assert_eq!(unshared(true), ["user", "mount", "pid", "ipc", "uts"]);
+    }
+}

