@@ -15,6 +15,7 @@
 
 pub mod exec;
 pub mod landlock;
+pub mod proxy;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,1616 @@
+//! The sandbox's network proxy: a confined process reaches the network only
+//! through it, and it lets through only the hosts of the sandbox's network
+//! list (`[sandbox] network`, `--network`).
+//!
+//! A confined process lives in a network namespace of its own that has
+//! nothing but loopback, so it cannot open a connection to the outside
+//! itself. The proxy runs outside that namespace and listens on a UNIX
+//! socket, which, being a path in the filesystem, can be reached from any
+//! network namespace. Inside the namespace [`forward`] listens on 127.0.0.1
+//! and hands each connection to that socket: programs find an ordinary HTTP
+//! proxy at `http://127.0.0.1:PORT` ([`proxy_env`]), and an allowed loopback
+//! address (a test model server) at its usual address.
+//!
+//! The proxy speaks the two forms clients use with a proxy: `CONNECT
+//! host:port` (HTTPS, or any TCP, tunnelled as bytes: the proxy never sees
+//! inside TLS) and plain HTTP in absolute form (`GET http://host/path`),
+//! forwarded in origin form. It decides on the host and port the request
+//! names before a byte reaches any host, and records every connection as one
+//! JSON line ([`Connection`]).
+//!
+//! - the rules and the request head are pure ([`parse_rule`], [`allowed`],
+//!   [`parse_head`]), tested as tables beside them;
+//! - [`start`] runs the proxy, [`forward`] the forwarder inside the
+//!   namespace.
+//!
+//! Where no network namespace can be made, [`start`] also listens on TCP
+//! 127.0.0.1 and programs are pointed at that port through [`proxy_env`]:
+//! the proxy then filters what those programs send through it, and nothing
+//! stops a program that ignores the variables.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::fs::OpenOptions;
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// How long a client has to send its whole request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long reaching an allowed host may take, every address it resolves to
+/// included.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest request head the proxy reads.
+const MAX_HEAD: usize = 64 * 1024;
+/// The size of the buffer of each direction of a piped connection.
+const PIPE_BUFFER: usize = 64 * 1024;
+/// How long the proxy waits, after its own answer, for the client to close.
+const LINGER: Duration = Duration::from_secs(2);
+/// How long a thread of the [`Pool`] waits for work before it ends.
+const IDLE: Duration = Duration::from_secs(30);
+
+/// What a rule or a request may name, for the error of a rule.
+const EXPECTED: &str = "expected host, host:port, *.domain, *.domain:port, IPv4:port or [IPv6]:port \
+                        (e.g. api.openai.com, *.anthropic.com, 127.0.0.1:8080, [::1]:443)";
+
+// ---------------------------------------------------------------------------
+// The rules
+// ---------------------------------------------------------------------------
+
+/// The hosts a rule names, in the form [`canonical_host`] gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Hosts {
+    /// One host: a name, an IPv4 address, or an IPv6 address (no brackets).
+    Exact(String),
+    /// Every name beneath this domain, at any depth, but not the domain.
+    Beneath(String),
+}
+
+/// One entry of the sandbox's network list: a host, or every host beneath a
+/// domain, and the port it may be reached on; without a port, 80 and 443
+/// (plain HTTP and HTTPS), so that naming a web API is enough to use it.
+/// Its text form ([`fmt::Display`]) is the canonical rule, which
+/// [`parse_rule`] reads back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostRule {
+    hosts: Hosts,
+    port: Option<u16>,
+}
+
+impl HostRule {
+    /// Whether this rule lets `host` (canonical) be reached on `port`.
+    fn admits(&self, host: &str, port: u16) -> bool {
+        let port_ok = match self.port {
+            Some(p) => p == port,
+            None => port == 80 || port == 443,
+        };
+        port_ok
+            && match &self.hosts {
+                Hosts::Exact(h) => h == host,
+                Hosts::Beneath(domain) => {
+                    host.len() > domain.len() + 1
+                        && host.ends_with(domain.as_str())
+                        && host.as_bytes()[host.len() - domain.len() - 1] == b'.'
+                }
+            }
+    }
+}
+
+impl fmt::Display for HostRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.hosts {
+            Hosts::Exact(h) if h.contains(':') => write!(f, "[{h}]")?,
+            Hosts::Exact(h) => write!(f, "{h}")?,
+            Hosts::Beneath(d) => write!(f, "*.{d}")?,
+        }
+        match self.port {
+            Some(p) => write!(f, ":{p}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::str::FromStr for HostRule {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_rule(s)
+    }
+}
+
+/// Reads one rule of the network list: `host`, `host:port`, `*.domain`
+/// (any name beneath the domain, not the domain itself), `*.domain:port`,
+/// `IPv4:port` or `[IPv6]:port` (an address without a port also works).
+/// Names are compared without regard to case or a trailing dot. `Err` names
+/// the text and says which forms are expected. Pure.
+pub fn parse_rule(s: &str) -> Result<HostRule, String> {
+    let bad = |why: &str| format!("network rule {s:?}: {why}; {EXPECTED}");
+    let text = s.trim();
+    if text.is_empty() {
+        return Err(bad("it is empty"));
+    }
+    if let Some((_, rest)) = text.split_once("://") {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        return Err(bad(&format!("a rule names a host, not a URL: write {host:?}")));
+    }
+    if text.contains(['/', '?', '#', '@']) {
+        return Err(bad("a rule names a host, not a URL or a path"));
+    }
+    let (host, port, bracketed) = split_authority(text).map_err(&bad)?;
+    let port = port.map(parse_port).transpose().map_err(&bad)?;
+    let hosts = if let Some(domain) = host.strip_prefix("*.").filter(|_| !bracketed) {
+        let domain = canonical_host(domain, false).map_err(&bad)?;
+        if domain.parse::<IpAddr>().is_ok() {
+            return Err(bad("`*.` goes before a domain name, not an address"));
+        }
+        Hosts::Beneath(domain)
+    } else if host.contains('*') {
+        return Err(bad("a wildcard is only `*.` at the start, before a domain name"));
+    } else {
+        Hosts::Exact(canonical_host(host, bracketed).map_err(&bad)?)
+    };
+    Ok(HostRule { hosts, port })
+}
+
+/// Whether `rules` let a confined process reach `host` on `port`. `host`
+/// may carry a trailing dot, capitals, or brackets around an IPv6 address;
+/// a host that is no valid name or address is never allowed. Pure.
+pub fn allowed(rules: &[HostRule], host: &str, port: u16) -> bool {
+    let canonical = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(inner) => canonical_host(inner, true),
+        None if host.parse::<Ipv6Addr>().is_ok() => canonical_host(host, true),
+        None => canonical_host(host, false),
+    };
+    canonical.is_ok_and(|h| rules.iter().any(|r| r.admits(&h, port)))
+}
+
+/// `text` split into its host and its port (`None` when it has none), and
+/// whether the host was an IPv6 address in brackets. The `Err` says what is
+/// wrong.
+fn split_authority(text: &str) -> Result<(&str, Option<&str>, bool), &'static str> {
+    if let Some(rest) = text.strip_prefix('[') {
+        let (inner, after) = rest.split_once(']').ok_or("an opening `[` without its `]`")?;
+        return match after {
+            "" => Ok((inner, None, true)),
+            _ => match after.strip_prefix(':') {
+                Some(port) => Ok((inner, Some(port), true)),
+                None => Err("only `:port` may follow the `]` of an IPv6 address"),
+            },
+        };
+    }
+    match text.matches(':').count() {
+        0 => Ok((text, None, false)),
+        1 => text.split_once(':').map(|(h, p)| (h, Some(p), false)).ok_or("a `:` without a port"),
+        _ => Err("an IPv6 address goes in brackets, as in [::1] or [::1]:443"),
+    }
+}
+
+/// A port, 1 to 65535, in decimal digits only.
+fn parse_port(p: &str) -> Result<u16, &'static str> {
+    const WHY: &str = "a port is a number from 1 to 65535";
+    if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(WHY);
+    }
+    p.parse::<u16>().ok().filter(|&n| n != 0).ok_or(WHY)
+}
+
+/// `host` in the one form rules and requests are compared in: a name in
+/// lower case without its trailing dot, an IP address in its canonical text
+/// (an IPv6 address without brackets; `bracketed` when it came in them).
+/// A name whose last label is a number must be an IPv4 address in dotted
+/// decimal: the other spellings a resolver accepts (`127.1`, `2130706433`)
+/// are refused, so that no address slips past a rule under another name.
+fn canonical_host(host: &str, bracketed: bool) -> Result<String, &'static str> {
+    if bracketed {
+        return host.parse::<Ipv6Addr>().map(|a| a.to_string()).map_err(|_| "not an IPv6 address inside [ ]");
+    }
+    let name = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    if name.is_empty() {
+        return Err("no host");
+    }
+    if name.len() > 253 {
+        return Err("a host name is at most 253 characters");
+    }
+    let label_ok = |l: &str| {
+        !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    if !name.split('.').all(label_ok) {
+        return Err("a host name is labels of letters, digits, `-` and `_` between dots");
+    }
+    let last = name.rsplit('.').next().unwrap_or(&name);
+    if last.bytes().all(|b| b.is_ascii_digit()) {
+        return name.parse::<Ipv4Addr>().map(|a| a.to_string()).map_err(|_| "not an IPv4 address (a.b.c.d)");
+    }
+    Ok(name)
+}
+
+/// `host:port` as written in a request, the IPv6 address in brackets.
+fn authority(host: &str, port: u16) -> String {
+    if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") }
+}
+
+// ---------------------------------------------------------------------------
+// The request head
+// ---------------------------------------------------------------------------
+
+/// What a client asked the proxy for, read from its request head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// `CONNECT host:port`: a tunnel of raw bytes to that host.
+    Connect { host: String, port: u16 },
+    /// A plain-HTTP request in absolute form, to send to `host:port` as
+    /// `head`: in origin form, `Host` from the URL (as a proxy must, so
+    /// that no other name rides on an allowed address), without the
+    /// `Proxy-*`, `Connection` and `Keep-Alive` headers, and with
+    /// `Connection: close`: one request per connection, so that the next
+    /// one comes back to the proxy to be judged (`Connection: upgrade` when
+    /// the client asked to switch protocols).
+    Forward { method: String, host: String, port: u16, head: Vec<u8> },
+}
+
+impl Request {
+    /// The host asked for, canonical ([`allowed`]'s form).
+    pub fn host(&self) -> &str {
+        match self {
+            Request::Connect { host, .. } | Request::Forward { host, .. } => host,
+        }
+    }
+
+    /// The port asked for.
+    pub fn port(&self) -> u16 {
+        match self {
+            Request::Connect { port, .. } | Request::Forward { port, .. } => *port,
+        }
+    }
+
+    /// The request's method.
+    pub fn method(&self) -> &str {
+        match self {
+            Request::Connect { .. } => "CONNECT",
+            Request::Forward { method, .. } => method,
+        }
+    }
+}
+
+/// A request head the proxy does not serve: its method, as far as it could
+/// be read, and why (the body of the 400 answer and the log's error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed {
+    pub method: String,
+    pub reason: String,
+}
+
+/// The length of the request head at the start of `buf`, its blank line
+/// included, once all of it is there (lines end in CRLF or LF). Pure.
+pub fn head_len(buf: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = buf[from..].iter().position(|&b| b == b'\n').map(|i| from + i) {
+        match &buf[i + 1..] {
+            [b'\n', ..] => return Some(i + 2),
+            [b'\r', b'\n', ..] => return Some(i + 3),
+            _ => from = i + 1,
+        }
+    }
+    None
+}
+
+/// Whether `b` may be part of a method or a header name (an HTTP token).
+fn is_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// Reads a request head (the request line and the headers, up to the blank
+/// line): a `CONNECT host:port` or an absolute-form `http://` request, which
+/// comes back rewritten to origin form ([`Request::Forward`]). Pure.
+pub fn parse_head(head: &[u8]) -> Result<Request, Malformed> {
+    let mut lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let line = lines.next().unwrap_or_default();
+    let method_guess = String::from_utf8_lossy(line.split(|&b| b == b' ').next().unwrap_or_default())
+        .chars()
+        .take(32)
+        .collect::<String>();
+    let bad = |reason: &str| Malformed { method: method_guess.clone(), reason: reason.to_string() };
+    let line = std::str::from_utf8(line).map_err(|_| bad("the request line is not text"))?;
+    let parts: Vec<&str> = line.split(' ').collect();
+    let [method, target, version] = parts[..] else {
+        return Err(bad("the request line is not `METHOD target HTTP/1.1`"));
+    };
+    if method.is_empty() || !method.bytes().all(is_token) {
+        return Err(bad("the request line is not `METHOD target HTTP/1.1`"));
+    }
+    if !matches!(version, "HTTP/1.0" | "HTTP/1.1") {
+        return Err(bad("only HTTP/1.0 and HTTP/1.1 requests are served"));
+    }
+    let mut headers: Vec<(&[u8], &[u8])> = Vec::new();
+    for l in lines.take_while(|l| !l.is_empty()) {
+        if l[0] == b' ' || l[0] == b'\t' {
+            return Err(bad("a header is folded over several lines"));
+        }
+        let colon = l.iter().position(|&b| b == b':').ok_or_else(|| bad("a header line has no `:`"))?;
+        let name = &l[..colon];
+        if name.is_empty() || !name.iter().all(|&b| is_token(b)) {
+            return Err(bad("a header has no valid name"));
+        }
+        headers.push((name, &l[colon + 1..]));
+    }
+    if method == "CONNECT" {
+        let (host, port) = parse_target_authority(target, None).map_err(|w| bad(&format!("CONNECT {target}: {w}")))?;
+        return Ok(Request::Connect { host, port });
+    }
+    let scheme_end = target.find("://").map(|i| (target[..i].to_ascii_lowercase(), i + 3));
+    let rest = match scheme_end {
+        Some((scheme, at)) if scheme == "http" => &target[at..],
+        Some((scheme, _)) if scheme == "https" => {
+            return Err(bad("an https:// URL goes through the proxy as a CONNECT tunnel"));
+        }
+        _ if target.starts_with('/') => {
+            return Err(bad(
+                "this is a proxy: a request names its whole URL (http://host/path), or asks for a CONNECT tunnel",
+            ));
+        }
+        _ => return Err(bad("the request's target is not an http:// URL")),
+    };
+    let split = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (auth, path) = rest.split_at(split);
+    if auth.contains('@') {
+        return Err(bad("the URL carries a user name (user@host), which the proxy does not pass on"));
+    }
+    let (host, port) = parse_target_authority(auth, Some(80)).map_err(|w| bad(&format!("{target}: {w}")))?;
+    let path = path.split('#').next().unwrap_or_default();
+    let origin = match path.as_bytes().first() {
+        None => "/".to_string(),
+        Some(b'?') => format!("/{path}"),
+        _ => path.to_string(),
+    };
+    let upgrade = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case(b"connection"))
+        .any(|(_, v)| String::from_utf8_lossy(v).split(',').any(|t| t.trim().eq_ignore_ascii_case("upgrade")));
+    let mut out = format!("{method} {origin} {version}\r\nHost: {auth}\r\n").into_bytes();
+    for (name, value) in &headers {
+        let hop = [&b"host"[..], b"connection", b"keep-alive"].iter().any(|h| name.eq_ignore_ascii_case(h))
+            || name.len() >= 6 && name[..6].eq_ignore_ascii_case(b"proxy-");
+        if !hop {
+            out.extend_from_slice(name);
+            out.push(b':');
+            out.extend_from_slice(value);
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+    out.extend_from_slice(if upgrade { b"Connection: upgrade\r\n\r\n" } else { b"Connection: close\r\n\r\n" });
+    Ok(Request::Forward { method: method.to_string(), host, port, head: out })
+}
+
+/// The host (canonical) and port of a request's `host[:port]`; `default`
+/// when it names no port (none for CONNECT, which must).
+fn parse_target_authority(text: &str, default: Option<u16>) -> Result<(String, u16), &'static str> {
+    let (host, port, bracketed) = split_authority(text)?;
+    let port = match (port, default) {
+        (Some(p), _) => parse_port(p)?,
+        (None, Some(d)) => d,
+        (None, None) => return Err("no port (host:port)"),
+    };
+    Ok((canonical_host(host, bracketed)?, port))
+}
+
+/// The proxy's own answer: `status` with a short text `body`, and the
+/// connection closed after it. Pure.
+pub fn answer(status: u16, reason: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The 403 answer to a host the network list does not name: it names the
+/// host and the rule that would let it through. Pure.
+pub fn refusal(host: &str, port: u16) -> Vec<u8> {
+    let asked = authority(host, port);
+    let rule = if port == 80 || port == 443 {
+        if host.contains(':') { format!("[{host}]") } else { host.to_string() }
+    } else {
+        asked.clone()
+    };
+    answer(
+        403,
+        "Forbidden",
+        &format!(
+            "retry-run sandbox: {asked} is not in the sandbox's network list, so the proxy refused it; \
+             to allow it, add \"{rule}\" to `network` under [sandbox] in retry-run.toml, or pass --network {rule}\n"
+        ),
+    )
+}
+
+/// The 400 answer to a request the proxy cannot read. Pure.
+fn bad_request(reason: &str) -> Vec<u8> {
+    answer(400, "Bad Request", &format!("retry-run sandbox: the network proxy cannot serve this request: {reason}\n"))
+}
+
+/// The status code of a response head.
+fn status_of(head: &[u8]) -> Option<u16> {
+    let line = head.split(|&b| b == b'\n').next()?;
+    let mut words = line.split(|&b| b == b' ');
+    let version = words.next()?;
+    if !version.starts_with(b"HTTP/1.") {
+        return None;
+    }
+    std::str::from_utf8(words.next()?).ok()?.trim().parse().ok()
+}
+
+/// The addresses of `host` the proxy may connect to, from those it
+/// resolved to. A name that resolves to this machine (a loopback or
+/// unspecified address) is refused unless the request named the address
+/// itself or `localhost`: otherwise a rule for a domain would let any name
+/// beneath it that someone points at 127.0.0.1 reach the services of the
+/// machine the proxy runs on. Pure.
+fn usable(host: &str, resolved: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, String> {
+    let named_local = host.parse::<IpAddr>().is_ok() || host == "localhost" || host.ends_with(".localhost");
+    if named_local {
+        return Ok(resolved);
+    }
+    let is_local = |ip: IpAddr| match ip {
+        IpAddr::V4(a) => a.is_loopback() || a.is_unspecified(),
+        IpAddr::V6(a) => {
+            a.is_loopback()
+                || a.is_unspecified()
+                || a.to_ipv4_mapped().is_some_and(|v| v.is_loopback() || v.is_unspecified())
+        }
+    };
+    let (local, remote): (Vec<SocketAddr>, Vec<SocketAddr>) = resolved.into_iter().partition(|a| is_local(a.ip()));
+    match local.first() {
+        Some(first) if remote.is_empty() => Err(format!(
+            "{host} resolves to {}, an address of the machine the proxy runs on; to reach it, name the address in the network list",
+            first.ip()
+        )),
+        _ => Ok(remote),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The log
+// ---------------------------------------------------------------------------
+
+/// One connection to the proxy, as its log records it (one JSON line,
+/// written when the connection ends).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connection {
+    /// The host asked for, canonical; empty when the request was unreadable.
+    pub host: String,
+    pub port: u16,
+    /// Whether the network list allowed it.
+    pub allowed: bool,
+    /// `CONNECT`, `GET`, ...; as far as it could be read.
+    pub method: String,
+    /// Bytes sent to the host (a forwarded request's rewritten head
+    /// included); the proxy's own answers are not counted.
+    pub bytes_up: u64,
+    /// Bytes the host sent back.
+    pub bytes_down: u64,
+    /// From accepting the connection to its end.
+    pub ms: u64,
+    /// What went wrong: an unreadable request, a host that cannot be
+    /// reached, a connection broken off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The connections recorded in the log at `path`, in order; lines that are
+/// not a connection (a line cut short) are skipped, and a missing log is
+/// empty.
+pub fn read_log(path: &Path) -> Vec<Connection> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+// ---------------------------------------------------------------------------
+// The server
+// ---------------------------------------------------------------------------
+
+/// A stream the proxy pipes: a TCP or a UNIX socket.
+trait Duplex: Read + Write + Send + Sized + 'static {
+    /// A second handle on the same socket.
+    fn twin(&self) -> io::Result<Self>;
+    /// Shuts down one or both directions; a socket already closed is fine.
+    fn close(&self, how: Shutdown);
+    fn read_timeout(&self, t: Option<Duration>) -> io::Result<()>;
+}
+
+impl Duplex for TcpStream {
+    fn twin(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn close(&self, how: Shutdown) {
+        let _ = self.shutdown(how);
+    }
+    fn read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        self.set_read_timeout(t)
+    }
+}
+
+impl Duplex for UnixStream {
+    fn twin(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn close(&self, how: Shutdown) {
+        let _ = self.shutdown(how);
+    }
+    fn read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        self.set_read_timeout(t)
+    }
+}
+
+/// What cuts one socket of a live connection when the proxy stops.
+type Cut = Box<dyn Fn() + Send>;
+
+/// The connections under way, to cut them when the proxy stops.
+#[derive(Default)]
+struct Live {
+    stopping: bool,
+    cuts: HashMap<u64, Vec<Cut>>,
+}
+
+/// What the proxy's threads share.
+struct Shared {
+    rules: Vec<HostRule>,
+    log: Option<Mutex<std::fs::File>>,
+    stop: AtomicBool,
+    next_id: AtomicU64,
+    live: Mutex<Live>,
+    /// Signalled each time a connection ends.
+    ended: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Registers a socket of connection `id` to cut when the proxy stops;
+    /// `false`, and the socket cut now, when it is stopping already.
+    fn watch<S: Duplex>(&self, id: u64, socket: &S) -> bool {
+        let Ok(twin) = socket.twin() else { return false };
+        let mut live = lock(&self.live);
+        if live.stopping {
+            twin.close(Shutdown::Both);
+            return false;
+        }
+        live.cuts.entry(id).or_default().push(Box::new(move || twin.close(Shutdown::Both)));
+        true
+    }
+
+    /// Connection `id` has ended.
+    fn forget(&self, id: u64) {
+        lock(&self.live).cuts.remove(&id);
+        self.ended.notify_all();
+    }
+
+    /// Cuts every connection under way, and returns once all have ended.
+    fn cut_all(&self) {
+        let mut live = lock(&self.live);
+        live.stopping = true;
+        for cut in live.cuts.values().flatten() {
+            cut();
+        }
+        while !live.cuts.is_empty() {
+            live = self.ended.wait(live).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Appends `c` to the log as one line, one writer at a time. A failed
+    /// write is lost: the connection it records has ended either way.
+    fn record(&self, c: &Connection) {
+        let Some(log) = &self.log else { return };
+        let Ok(mut line) = serde_json::to_vec(c) else { return };
+        line.push(b'\n');
+        let _ = lock(log).write_all(&line);
+    }
+}
+
+/// How a listener of the proxy is woken to see that it must stop.
+enum Waker {
+    Unix(PathBuf),
+    Tcp(SocketAddr),
+}
+
+impl Waker {
+    fn wake(&self) -> bool {
+        match self {
+            Waker::Unix(p) => UnixStream::connect(p).is_ok(),
+            Waker::Tcp(a) => TcpStream::connect_timeout(a, Duration::from_secs(1)).is_ok(),
+        }
+    }
+}
+
+/// The running proxy. It stops when dropped or [`Proxy::stop`]ped: no new
+/// connection is accepted, the open ones are cut, and once every one of them
+/// is in the log its socket file is removed.
+pub struct Proxy {
+    shared: Arc<Shared>,
+    socket: PathBuf,
+    tcp: Option<SocketAddr>,
+    accepting: Vec<(JoinHandle<()>, Waker)>,
+}
+
+/// Starts the proxy for `rules`: it listens on a new UNIX socket at
+/// `socket` (which must not exist; a directory only the caller can reach
+/// keeps other users off it) and, with `tcp`, on a free port of 127.0.0.1
+/// ([`Proxy::tcp_port`]) for where no network namespace can be made. Each
+/// connection is served on a thread of its own (threads are kept a while
+/// for the next ones) and, with `log`,
+/// appended to that file when it ends ([`Connection`]).
+pub fn start(rules: Vec<HostRule>, socket: &Path, log: Option<PathBuf>, tcp: bool) -> io::Result<Proxy> {
+    let log = match log {
+        Some(p) => Some(Mutex::new(OpenOptions::new().create(true).append(true).open(p)?)),
+        None => None,
+    };
+    let unix = UnixListener::bind(socket)?;
+    let mut proxy = Proxy {
+        shared: Arc::new(Shared {
+            rules,
+            log,
+            stop: AtomicBool::new(false),
+            next_id: AtomicU64::new(0),
+            live: Mutex::new(Live::default()),
+            ended: Condvar::new(),
+        }),
+        socket: socket.to_path_buf(),
+        tcp: None,
+        accepting: Vec::new(),
+    };
+    // From here on, dropping `proxy` on an error stops what has started and
+    // removes the socket file.
+    let shared = proxy.shared.clone();
+    let h = thread::Builder::new()
+        .name("sandbox-proxy".into())
+        .spawn(move || accept_loop(&shared, || unix.accept().map(|(s, _)| s)))?;
+    proxy.accepting.push((h, Waker::Unix(socket.to_path_buf())));
+    if tcp {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        let addr = listener.local_addr()?;
+        proxy.tcp = Some(addr);
+        let shared = proxy.shared.clone();
+        let h = thread::Builder::new().name("sandbox-proxy-tcp".into()).spawn(move || {
+            accept_loop(&shared, || {
+                let (s, _) = listener.accept()?;
+                let _ = s.set_nodelay(true);
+                Ok(s)
+            })
+        })?;
+        proxy.accepting.push((h, Waker::Tcp(addr)));
+    }
+    Ok(proxy)
+}
+
+impl Proxy {
+    /// The UNIX socket it listens on.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The port of 127.0.0.1 it listens on, when started with `tcp`.
+    pub fn tcp_port(&self) -> Option<u16> {
+        self.tcp.map(|a| a.port())
+    }
+
+    /// Stops it: see [`Proxy`]. Returns once every connection is logged (a
+    /// connection still reaching its host may take up to that connection's
+    /// timeout, 10 s).
+    pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        if self.shared.stop.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        for (handle, waker) in self.accepting.drain(..) {
+            // A listener that cannot be woken is left to end with the
+            // process rather than waited for forever.
+            if waker.wake() {
+                let _ = handle.join();
+            }
+        }
+        self.shared.cut_all();
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// Accepts connections until the proxy stops, each served on a thread of
+/// its own.
+fn accept_loop<S: Duplex>(shared: &Arc<Shared>, mut accept: impl FnMut() -> io::Result<S>) {
+    loop {
+        let got = accept();
+        if shared.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(client) = got else {
+            // Out of descriptors, most likely: wait for some to be freed.
+            thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+        if !shared.watch(id, &client) {
+            continue;
+        }
+        let s = shared.clone();
+        if run(Box::new(move || serve(&s, id, client))).is_err() {
+            shared.forget(id);
+        }
+    }
+}
+
+/// Serves one connection and logs it.
+fn serve<S: Duplex>(shared: &Shared, id: u64, client: S) {
+    let begun = Instant::now();
+    let mut entry = Connection {
+        host: String::new(),
+        port: 0,
+        allowed: false,
+        method: String::new(),
+        bytes_up: 0,
+        bytes_down: 0,
+        ms: 0,
+        error: None,
+    };
+    handle(shared, id, client, &mut entry);
+    entry.ms = u64::try_from(begun.elapsed().as_millis()).unwrap_or(u64::MAX);
+    shared.record(&entry);
+    shared.forget(id);
+}
+
+/// Reads the request of `client`, judges it, and answers it or pipes it to
+/// its host; what happened goes into `entry`.
+fn handle<S: Duplex>(shared: &Shared, id: u64, mut client: S, entry: &mut Connection) {
+    let _ = client.read_timeout(Some(HEAD_TIMEOUT));
+    let (head, rest) = match read_head(&mut client) {
+        Ok(x) => x,
+        Err(HeadError::Closed(why)) => {
+            entry.error = Some(why.to_string());
+            return;
+        }
+        Err(HeadError::Bad(why)) => {
+            answer_and_close(client, &bad_request(&why));
+            entry.error = Some(why);
+            return;
+        }
+    };
+    let request = match parse_head(&head) {
+        Ok(r) => r,
+        Err(m) => {
+            answer_and_close(client, &bad_request(&m.reason));
+            entry.method = m.method;
+            entry.error = Some(m.reason);
+            return;
+        }
+    };
+    entry.host = request.host().to_string();
+    entry.port = request.port();
+    entry.method = request.method().to_string();
+    if !allowed(&shared.rules, &entry.host, entry.port) {
+        answer_and_close(client, &refusal(&entry.host, entry.port));
+        return;
+    }
+    entry.allowed = true;
+    let upstream = match reach(&entry.host, entry.port) {
+        Ok(s) => s,
+        Err(Unreached::Refused(why)) => {
+            entry.allowed = false;
+            answer_and_close(client, &answer(403, "Forbidden", &format!("retry-run sandbox: {why}\n")));
+            entry.error = Some(why);
+            return;
+        }
+        Err(Unreached::Failed(why)) => {
+            answer_and_close(client, &answer(502, "Bad Gateway", &format!("retry-run sandbox: {why}\n")));
+            entry.error = Some(why);
+            return;
+        }
+    };
+    if !shared.watch(id, &upstream) {
+        entry.error = Some("the proxy stopped".into());
+        return;
+    }
+    let _ = client.read_timeout(None);
+    let first = match request {
+        Request::Connect { .. } => {
+            if let Err(e) = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n") {
+                entry.error = Some(e.to_string());
+                return;
+            }
+            rest
+        }
+        Request::Forward { mut head, .. } => {
+            head.extend_from_slice(&rest);
+            head
+        }
+    };
+    let traffic = splice(client, upstream, first, false);
+    entry.bytes_up = traffic.up;
+    entry.bytes_down = traffic.down;
+    entry.error = traffic.error;
+}
+
+/// Sends `answer` and closes `s` gently: its writing side first, then
+/// whatever the client still sends is read and dropped until it closes too
+/// (for [`LINGER`] at most), so that no reset for unread data makes the
+/// client lose the answer.
+fn answer_and_close<S: Duplex>(mut s: S, answer: &[u8]) {
+    let _ = s.write_all(answer);
+    s.close(Shutdown::Write);
+    let deadline = Instant::now() + LINGER;
+    let mut sink = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || s.read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match s.read(&mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Why no request head could be read.
+enum HeadError {
+    /// The client went away or went quiet; nobody to answer.
+    Closed(&'static str),
+    /// A head the proxy will not read (too long), to answer with a 400.
+    Bad(String),
+}
+
+/// Reads from `s` until a whole head is in: the head, blank line included,
+/// and whatever came after it.
+fn read_head<S: Read>(s: &mut S) -> Result<(Vec<u8>, Vec<u8>), HeadError> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(n) = head_len(&buf) {
+            let rest = buf.split_off(n);
+            return Ok((buf, rest));
+        }
+        if buf.len() >= MAX_HEAD {
+            return Err(HeadError::Bad(format!("the request head is longer than {} KiB", MAX_HEAD / 1024)));
+        }
+        match s.read(&mut chunk) {
+            Ok(0) if buf.is_empty() => return Err(HeadError::Closed("closed before sending a request")),
+            Ok(0) => return Err(HeadError::Closed("closed in the middle of its request head")),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                return Err(HeadError::Closed("sent no whole request head in time"));
+            }
+            Err(_) => return Err(HeadError::Closed("broke off while sending its request head")),
+        }
+    }
+}
+
+/// Why an allowed host was not reached.
+enum Unreached {
+    /// A name that resolves to this machine ([`usable`]).
+    Refused(String),
+    /// Not resolved, or no address answered in time.
+    Failed(String),
+}
+
+/// A connection to `host:port`, trying each of its usable addresses within
+/// [`CONNECT_TIMEOUT`] in all.
+fn reach(host: &str, port: u16) -> Result<TcpStream, Unreached> {
+    let resolved: Vec<SocketAddr> =
+        (host, port).to_socket_addrs().map_err(|e| Unreached::Failed(format!("cannot resolve {host}: {e}")))?.collect();
+    let addrs = usable(host, resolved).map_err(Unreached::Refused)?;
+    let deadline = Instant::now() + CONNECT_TIMEOUT;
+    let mut last = format!("{host} resolves to no address");
+    for a in addrs {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            last = format!("no answer within {} s", CONNECT_TIMEOUT.as_secs());
+            break;
+        }
+        match TcpStream::connect_timeout(&a, left) {
+            Ok(s) => {
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Err(e) => last = format!("{a}: {e}"),
+        }
+    }
+    Err(Unreached::Failed(format!("cannot connect to {}: {last}", authority(host, port))))
+}
+
+/// What a piped connection carried.
+struct Traffic {
+    up: u64,
+    down: u64,
+    error: Option<String>,
+}
+
+/// Pipes `client` and `upstream` both ways until both directions end,
+/// `up_first` sent upstream before anything else. With `reply`, what comes
+/// down starts with the proxy's answer to a CONNECT in `up_first`: a 200 is
+/// taken out, anything else passed on. A direction that reaches its end
+/// shuts down the writing side of the other socket (a half-close, which the
+/// other side sees as the end of what it reads); a direction that fails
+/// cuts both sockets, which ends the other direction too.
+fn splice<A: Duplex, B: Duplex>(client: A, upstream: B, up_first: Vec<u8>, reply: bool) -> Traffic {
+    let fail = |e: io::Error| {
+        client.close(Shutdown::Both);
+        upstream.close(Shutdown::Both);
+        Traffic { up: 0, down: 0, error: Some(e.to_string()) }
+    };
+    let twins = client.twin().and_then(|c| Ok((c, upstream.twin()?)));
+    let (client2, upstream2) = match twins {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let (tx, rx) = mpsc::channel();
+    if let Err(e) = run(Box::new(move || {
+        let _ = tx.send(pump(client2, upstream2, &up_first, false));
+    })) {
+        return fail(e);
+    }
+    let down = pump(upstream, client, &[], reply);
+    let up = rx.recv().unwrap_or((0, Some("the upstream pipe failed".into())));
+    Traffic { up: up.0, down: down.0, error: down.1.or(up.1) }
+}
+
+/// Copies `from` to `to` until `from` ends, `first` before (and, with
+/// `reply`, the answer to a CONNECT read first: see [`splice`]); returns
+/// how many bytes `to` got, and the error that ended it early.
+fn pump<R: Duplex, W: Duplex>(mut from: R, mut to: W, first: &[u8], reply: bool) -> (u64, Option<String>) {
+    let mut moved = 0u64;
+    let mut copy = || -> io::Result<()> {
+        let mut send = |bytes: &[u8]| -> io::Result<()> {
+            to.write_all(bytes)?;
+            moved += bytes.len() as u64;
+            Ok(())
+        };
+        send(first)?;
+        if reply {
+            let (head, rest) = read_head(&mut from).map_err(|_| io::Error::other("the proxy did not answer"))?;
+            if status_of(&head) != Some(200) {
+                send(&head)?;
+            }
+            send(&rest)?;
+        }
+        let mut buf = vec![0u8; PIPE_BUFFER];
+        loop {
+            match from.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => send(&buf[..n])?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    match copy() {
+        Ok(()) => {
+            to.close(Shutdown::Write);
+            (moved, None)
+        }
+        Err(e) => {
+            from.close(Shutdown::Both);
+            to.close(Shutdown::Both);
+            (moved, Some(e.to_string()))
+        }
+    }
+}
+
+/// A job for a thread of the [`Pool`].
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Threads kept for the next connection. Starting a thread costs more than
+/// the proxy's own work on a short request (tens of microseconds, twice per
+/// connection on each side of the UNIX socket), so a thread whose job is
+/// done waits [`IDLE`] for the next one before it ends. Every job gets a
+/// thread at once: a new one when none is waiting.
+struct Pool {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+struct PoolState {
+    jobs: VecDeque<Job>,
+    waiting: usize,
+}
+
+/// Runs `job` on a thread of the process's [`Pool`]. `Err` when no thread
+/// can be started for it.
+fn run(job: Job) -> io::Result<()> {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    let pool = POOL.get_or_init(|| Pool {
+        state: Mutex::new(PoolState { jobs: VecDeque::new(), waiting: 0 }),
+        wake: Condvar::new(),
+    });
+    {
+        let mut st = lock(&pool.state);
+        if st.waiting > st.jobs.len() {
+            st.jobs.push_back(job);
+            pool.wake.notify_one();
+            return Ok(());
+        }
+    }
+    thread::Builder::new().name("sandbox-net".into()).spawn(move || {
+        job();
+        let mut st = lock(&pool.state);
+        loop {
+            if let Some(next) = st.jobs.pop_front() {
+                drop(st);
+                next();
+                st = lock(&pool.state);
+                continue;
+            }
+            st.waiting += 1;
+            let (guard, wait) = pool.wake.wait_timeout(st, IDLE).unwrap_or_else(PoisonError::into_inner);
+            st = guard;
+            st.waiting -= 1;
+            if wait.timed_out() && st.jobs.is_empty() {
+                return;
+            }
+        }
+    })?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Inside the namespace
+// ---------------------------------------------------------------------------
+
+/// Runs the forwarder of a confined process's network namespace on a
+/// detached thread: every connection accepted on `listener` (on 127.0.0.1
+/// inside the namespace) is carried to the proxy's UNIX socket `socket`.
+///
+/// With `target` `None`, bytes go through unchanged: `listener`'s port is
+/// the HTTP proxy programs are given ([`proxy_env`]). With `Some((host,
+/// port))`, the forwarder first asks the proxy for a `CONNECT host:port`
+/// tunnel, then pipes the connection through it: `listener` then stands for
+/// that host inside the namespace (an allowed `127.0.0.1:41234` listened for
+/// at the same port), so it is reached even by clients that never use a
+/// proxy for loopback addresses. A refusal from the proxy is passed on to
+/// the client as it came (a readable 403 for an HTTP client).
+///
+/// The thread lives as long as the process. `Err` only when it cannot be
+/// started.
+pub fn forward(listener: TcpListener, socket: PathBuf, target: Option<(String, u16)>) -> io::Result<()> {
+    let there = Arc::new((socket, target));
+    thread::Builder::new().name("sandbox-forward".into()).spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else {
+                thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            let there = there.clone();
+            let _ = run(Box::new(move || relay(client, &there.0, there.1.as_ref())));
+        }
+    })?;
+    Ok(())
+}
+
+/// Carries one connection of the forwarder to the proxy. With a target,
+/// the CONNECT goes first and the client's bytes right after it, without
+/// waiting for the answer, which saves a round trip on every connection.
+fn relay(client: TcpStream, socket: &Path, target: Option<&(String, u16)>) {
+    let _ = client.set_nodelay(true);
+    let proxy = match UnixStream::connect(socket) {
+        Ok(p) => p,
+        Err(e) => {
+            if target.is_none() {
+                let body = format!("retry-run sandbox: the network proxy cannot be reached ({e})\n");
+                answer_and_close(client, &answer(502, "Bad Gateway", &body));
+            }
+            return;
+        }
+    };
+    let ask = match target {
+        Some((host, port)) => {
+            let asked = authority(host, *port);
+            format!("CONNECT {asked} HTTP/1.1\r\nHost: {asked}\r\n\r\n").into_bytes()
+        }
+        None => Vec::new(),
+    };
+    splice(client, proxy, ask, target.is_some());
+}
+
+/// The environment that points a confined process's programs at the proxy
+/// listening on `port` of 127.0.0.1 (the forwarder's port inside a network
+/// namespace, [`Proxy::tcp_port`] without one).
+///
+/// - `http_proxy`, `https_proxy`, `all_proxy` and their upper-case twins,
+///   all `http://127.0.0.1:PORT`: each client reads its own set. curl reads
+///   `http_proxy` only in lower case (and `HTTPS_PROXY`, `ALL_PROXY` in
+///   either case); Python (urllib, requests, httpx), Go, reqwest, Bun, Deno
+///   and undici's `EnvHttpProxyAgent` read either case, lower case first
+///   where both are set; `ALL_PROXY` covers the clients that fall back to it
+///   (curl, requests, httpx, reqwest). An HTTPS URL goes through as a
+///   CONNECT tunnel, an http:// one in absolute form.
+/// - `NODE_USE_ENV_PROXY=1`: Node's built-in `fetch` and `http`/`https`
+///   ignore the variables above unless it is set (Node 24, and 22.21 on its
+///   22 line); older Node ignores it, and a Node program that builds its own
+///   agent still has to read them itself.
+/// - `no_proxy` and `NO_PROXY` = `localhost,127.0.0.1,::1`, replacing any
+///   the user had: loopback connections stay inside the namespace, where
+///   they reach a server the confined process started itself and the
+///   allowed loopback hosts [`forward`] mirrors at their own ports; sent
+///   through the proxy, which runs outside the namespace, they would reach
+///   the host's loopback instead and be refused. Go never proxies loopback
+///   addresses anyway. Without a namespace, loopback is the host's either
+///   way.
+///
+/// Programs that read none of these (Java, without its own `-D` options)
+/// do not reach the network from a namespace.
+pub fn proxy_env(port: u16) -> Vec<(String, String)> {
+    let url = format!("http://127.0.0.1:{port}");
+    let mut env: Vec<(String, String)> = ["http_proxy", "https_proxy", "all_proxy"]
+        .iter()
+        .flat_map(|n| [n.to_string(), n.to_ascii_uppercase()])
+        .map(|n| (n, url.clone()))
+        .collect();
+    for n in ["no_proxy", "NO_PROXY"] {
+        env.push((n.to_string(), "localhost,127.0.0.1,::1".to_string()));
+    }
+    env.push(("NODE_USE_ENV_PROXY".to_string(), "1".to_string()));
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_read_and_print_back() {
+        let cases = [
+            ("api.openai.com", "api.openai.com"),
+            ("API.OpenAI.com.", "api.openai.com"),
+            ("  api.openai.com:8443 ", "api.openai.com:8443"),
+            ("*.Example.com", "*.example.com"),
+            ("*.example.com:8080", "*.example.com:8080"),
+            ("127.0.0.1:8080", "127.0.0.1:8080"),
+            ("10.0.0.1", "10.0.0.1"),
+            ("[::1]:443", "[::1]:443"),
+            ("[0:0::1]", "[::1]"),
+            ("localhost:41234", "localhost:41234"),
+            ("my_host.internal", "my_host.internal"),
+        ];
+        for (text, want) in cases {
+            let rule = parse_rule(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(rule.to_string(), want, "{text}");
+            assert_eq!(parse_rule(want).unwrap(), rule, "{want} reads back");
+        }
+        assert_eq!("x.org:1".parse::<HostRule>().unwrap(), parse_rule("x.org:1").unwrap());
+    }
+
+    #[test]
+    fn bad_rules_name_the_text_and_the_forms() {
+        let cases = [
+            ("", "empty"),
+            ("https://api.openai.com/v1", "\"api.openai.com\""),
+            ("api.openai.com/v1", "not a URL"),
+            ("user@host", "not a URL"),
+            ("host:", "port"),
+            ("host:0", "port"),
+            ("host:65536", "port"),
+            ("host:+80", "port"),
+            ("host:http", "port"),
+            ("::1", "brackets"),
+            ("[::1", "`]`"),
+            ("[::1]x", "`]`"),
+            ("[example.com]:80", "IPv6"),
+            ("*", "wildcard"),
+            ("a.*.com", "wildcard"),
+            ("*.1.2.3.4", "domain name"),
+            ("*.", "no host"),
+            ("exa mple.com", "labels"),
+            ("a..b", "labels"),
+            ("127.1", "IPv4"),
+            ("2130706433", "IPv4"),
+            ("256.0.0.1:80", "IPv4"),
+        ];
+        for (text, part) in cases {
+            let err = parse_rule(text).expect_err(text);
+            assert!(err.contains(&format!("{text:?}")), "{text}: {err}");
+            assert!(err.contains(part), "{text}: {err}");
+            assert!(err.contains("host:port") && err.contains("[IPv6]:port"), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn what_the_rules_allow() {
+        let rules: Vec<HostRule> = ["api.openai.com", "*.anthropic.com", "127.0.0.1:8080", "[::1]:9000", "x.org:22"]
+            .iter()
+            .map(|r| parse_rule(r).unwrap())
+            .collect();
+        let cases = [
+            ("api.openai.com", 443, true),
+            ("api.openai.com", 80, true),
+            ("API.OPENAI.COM.", 443, true),
+            ("api.openai.com", 8443, false),
+            ("openai.com", 443, false),
+            ("evilapi.openai.com", 443, false),
+            ("api.openai.com.evil.net", 443, false),
+            ("x.anthropic.com", 443, true),
+            ("a.b.anthropic.com", 80, true),
+            ("anthropic.com", 443, false),
+            ("xanthropic.com", 443, false),
+            (".anthropic.com", 443, false),
+            ("127.0.0.1", 8080, true),
+            ("127.0.0.1", 443, false),
+            ("127.1", 8080, false),
+            ("localhost", 8080, false),
+            ("::1", 9000, true),
+            ("[::1]", 9000, true),
+            ("[0::1]", 9000, true),
+            ("::1", 443, false),
+            ("x.org", 22, true),
+            ("x.org", 443, false),
+            ("", 443, false),
+        ];
+        for (host, port, want) in cases {
+            assert_eq!(allowed(&rules, host, port), want, "{host}:{port}");
+        }
+        assert!(!allowed(&[], "api.openai.com", 443));
+    }
+
+    #[test]
+    fn the_end_of_a_head() {
+        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nbody"), Some(27));
+        assert_eq!(head_len(b"GET / HTTP/1.1\nHost: a\n\nbody"), Some(24));
+        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n"), None);
+        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n\r"), None);
+        assert_eq!(head_len(b""), None);
+    }
+
+    #[test]
+    fn connect_heads() {
+        let connect = |t: &str| parse_head(format!("CONNECT {t} HTTP/1.1\r\nHost: {t}\r\n\r\n").as_bytes());
+        assert_eq!(
+            connect("Api.OpenAI.com:443").unwrap(),
+            Request::Connect { host: "api.openai.com".into(), port: 443 }
+        );
+        assert_eq!(connect("[::1]:8443").unwrap(), Request::Connect { host: "::1".into(), port: 8443 });
+        let r = connect("127.0.0.1:8080").unwrap();
+        assert_eq!((r.host(), r.port(), r.method()), ("127.0.0.1", 8080, "CONNECT"));
+        for (target, part) in [("api.openai.com", "no port"), ("a.com:0", "port"), ("a b.com:443", "request line")] {
+            let m = connect(target).expect_err(target);
+            assert!(m.reason.contains(part), "{target}: {m:?}");
+            assert_eq!(m.method, "CONNECT");
+        }
+    }
+
+    #[test]
+    fn absolute_form_becomes_origin_form() {
+        let head = b"POST http://Example.com:8080/a/b?q=1#frag HTTP/1.1\r\n\
+                     Host: elsewhere.net\r\n\
+                     Proxy-Connection: keep-alive\r\n\
+                     proxy-authorization: Basic eA==\r\n\
+                     Connection: keep-alive\r\n\
+                     Keep-Alive: timeout=5\r\n\
+                     Content-Length: 3\r\n\
+                     X-Thing:  kept as is \r\n\r\n";
+        let Request::Forward { method, host, port, head } = parse_head(head).unwrap() else { panic!("not forwarded") };
+        assert_eq!((method.as_str(), host.as_str(), port), ("POST", "example.com", 8080));
+        assert_eq!(
+            String::from_utf8(head).unwrap(),
+            "POST /a/b?q=1 HTTP/1.1\r\nHost: Example.com:8080\r\nContent-Length: 3\r\nX-Thing:  kept as is \r\n\
+             Connection: close\r\n\r\n"
+        );
+        let origin = |target: &str| match parse_head(format!("GET {target} HTTP/1.0\n\n").as_bytes()).unwrap() {
+            Request::Forward { head, port, .. } => (String::from_utf8(head).unwrap(), port),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(origin("http://a.com"), ("GET / HTTP/1.0\r\nHost: a.com\r\nConnection: close\r\n\r\n".into(), 80));
+        assert_eq!(origin("HTTP://a.com?x").0, "GET /?x HTTP/1.0\r\nHost: a.com\r\nConnection: close\r\n\r\n");
+        assert_eq!(origin("http://[::1]:81/").1, 81);
+        let upgrade = b"GET http://a.com/ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+        let Request::Forward { head, .. } = parse_head(upgrade).unwrap() else { panic!("not forwarded") };
+        assert!(String::from_utf8(head).unwrap().ends_with("Upgrade: websocket\r\nConnection: upgrade\r\n\r\n"));
+    }
+
+    #[test]
+    fn malformed_heads() {
+        let cases: [(&[u8], &str, &str); 11] = [
+            (b"GET /path HTTP/1.1\r\nHost: a.com\r\n\r\n", "GET", "whole URL"),
+            (b"GET https://a.com/ HTTP/1.1\r\n\r\n", "GET", "CONNECT"),
+            (b"GET ftp://a.com/ HTTP/1.1\r\n\r\n", "GET", "http://"),
+            (b"GET http://u:p@a.com/ HTTP/1.1\r\n\r\n", "GET", "user name"),
+            (b"GET http://a.com/ HTTP/2.0\r\n\r\n", "GET", "HTTP/1.1"),
+            (b"GET http://a.com/\r\n\r\n", "GET", "METHOD target"),
+            (b"G(T http://a.com/ HTTP/1.1\r\n\r\n", "G(T", "METHOD target"),
+            (b"GET http://a.com/ HTTP/1.1\r\nX-A: 1\r\n  folded\r\n\r\n", "GET", "folded"),
+            (b"GET http://a.com/ HTTP/1.1\r\nno colon\r\n\r\n", "GET", "no `:`"),
+            (b"GET http://a..com/ HTTP/1.1\r\n\r\n", "GET", "labels"),
+            (b"\xff\xfe / HTTP/1.1\r\n\r\n", "\u{fffd}\u{fffd}", "not text"),
+        ];
+        for (head, method, part) in cases {
+            let m = parse_head(head).expect_err(&String::from_utf8_lossy(head));
+            assert_eq!(m.method, method, "{m:?}");
+            assert!(m.reason.contains(part), "{m:?}");
+        }
+        let answer = String::from_utf8(bad_request("why")).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 400 Bad Request\r\n") && answer.ends_with("request: why\n"), "{answer}");
+    }
+
+    #[test]
+    fn a_refusal_names_the_host_and_the_list() {
+        let text = String::from_utf8(refusal("evil.example", 443)).unwrap();
+        assert!(text.starts_with("HTTP/1.1 403 Forbidden\r\n"), "{text}");
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains(&format!("Content-Length: {}", body.len())), "{text}");
+        assert!(body.contains("evil.example:443 is not in the sandbox's network list"), "{body}");
+        assert!(body.contains("[sandbox]") && body.contains("--network evil.example\n"), "{body}");
+        let odd = String::from_utf8(refusal("::1", 8080)).unwrap();
+        assert!(odd.contains("--network [::1]:8080\n"), "{odd}");
+        assert_eq!(status_of(text.as_bytes()), Some(403));
+        assert_eq!(status_of(b"HTTP/1.1 200 Connection established\r\n\r\n"), Some(200));
+        assert_eq!(status_of(b"SSH-2.0-x\r\n"), None);
+    }
+
+    #[test]
+    fn names_that_resolve_to_this_machine() {
+        let a = |s: &str| s.parse::<SocketAddr>().unwrap();
+        let local = vec![a("127.0.0.1:80"), a("[::1]:80")];
+        assert_eq!(usable("localhost", local.clone()).unwrap(), local);
+        assert_eq!(usable("db.localhost", local.clone()).unwrap(), local);
+        assert_eq!(usable("127.0.0.1", vec![a("127.0.0.1:80")]).unwrap(), [a("127.0.0.1:80")]);
+        let err = usable("evil.example.com", local).unwrap_err();
+        assert!(err.contains("evil.example.com resolves to 127.0.0.1"), "{err}");
+        assert!(usable("x.com", vec![a("0.0.0.0:80")]).is_err());
+        assert!(usable("x.com", vec![a("[::ffff:127.0.0.1]:80")]).is_err());
+        let mixed = vec![a("127.0.0.1:443"), a("93.184.216.34:443")];
+        assert_eq!(usable("x.com", mixed).unwrap(), [a("93.184.216.34:443")]);
+    }
+
+    #[test]
+    fn the_environment_points_at_the_proxy() {
+        let env = proxy_env(3128);
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        for k in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"] {
+            assert_eq!(get(k), Some("http://127.0.0.1:3128"), "{k}");
+        }
+        assert_eq!(get("NO_PROXY"), Some("localhost,127.0.0.1,::1"));
+        assert_eq!(get("no_proxy"), get("NO_PROXY"));
+        assert_eq!(get("NODE_USE_ENV_PROXY"), Some("1"));
+    }
+
+    #[test]
+    fn the_log_skips_what_it_cannot_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("net.jsonl");
+        assert!(read_log(&path).is_empty());
+        let c = Connection {
+            host: "a.com".into(),
+            port: 443,
+            allowed: true,
+            method: "CONNECT".into(),
+            bytes_up: 1,
+            bytes_down: 2,
+            ms: 3,
+            error: None,
+        };
+        let line = serde_json::to_string(&c).unwrap();
+        assert!(!line.contains("error"), "{line}");
+        std::fs::write(&path, format!("{line}\nnot json\n{{\"host\":\"cut")).unwrap();
+        assert_eq!(read_log(&path), [c]);
+    }
+
+    // -- with real sockets on 127.0.0.1 --------------------------------------
+
+    /// A server that sends back what it gets, until the client half-closes.
+    fn echo_server() -> u16 {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        thread::spawn(move || {
+            for s in listener.incoming().flatten() {
+                thread::spawn(move || {
+                    let mut r = s.try_clone().unwrap();
+                    let mut w = s;
+                    let _ = io::copy(&mut r, &mut w);
+                    let _ = w.shutdown(Shutdown::Write);
+                });
+            }
+        });
+        port
+    }
+
+    /// A server that answers one HTTP request per connection with `ok` and
+    /// sends the request head it got to the test.
+    fn http_server() -> (u16, std::sync::mpsc::Receiver<String>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let Ok((head, _)) = read_head(&mut s) else { continue };
+                let _ = tx.send(String::from_utf8_lossy(&head).into_owned());
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+            }
+        });
+        (port, rx)
+    }
+
+    fn ask<S: Read + Write>(mut s: S, request: &str) -> String {
+        s.write_all(request.as_bytes()).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    }
+
+    /// Through a CONNECT answered 200 on `s`: `msg` sent, the writing side
+    /// closed, and what comes back until the end.
+    fn tunnel(mut s: UnixStream, target: &str, msg: &str) -> String {
+        s.write_all(format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n").as_bytes()).unwrap();
+        let (head, rest) = read_head(&mut s).ok().unwrap();
+        assert_eq!(status_of(&head), Some(200), "{}", String::from_utf8_lossy(&head));
+        assert!(rest.is_empty());
+        s.write_all(msg.as_bytes()).unwrap();
+        s.shutdown(Shutdown::Write).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn the_proxy_tunnels_forwards_refuses_and_logs() {
+        let echo = echo_server();
+        let (web, heads) = http_server();
+        let dir = tempfile::tempdir().unwrap();
+        let (socket, log) = (dir.path().join("proxy.sock"), dir.path().join("net.jsonl"));
+        let rules =
+            vec![parse_rule(&format!("127.0.0.1:{echo}")).unwrap(), parse_rule(&format!("localhost:{web}")).unwrap()];
+        let proxy = start(rules, &socket, Some(log.clone()), true).unwrap();
+        assert_eq!(proxy.socket(), socket);
+        let tcp = proxy.tcp_port().unwrap();
+
+        // CONNECT, allowed: piped both ways, half-close included.
+        let got = tunnel(UnixStream::connect(&socket).unwrap(), &format!("127.0.0.1:{echo}"), "hello");
+        assert_eq!(got, "hello");
+
+        // A refused host, over TCP this time.
+        let refused = ask(TcpStream::connect(("127.0.0.1", tcp)).unwrap(), "CONNECT evil.example:443 HTTP/1.1\r\n\r\n");
+        assert!(refused.starts_with("HTTP/1.1 403 Forbidden"), "{refused}");
+        assert!(refused.contains("evil.example:443 is not in the sandbox's network list"), "{refused}");
+
+        // The same echo port under another name is refused too.
+        let other = ask(UnixStream::connect(&socket).unwrap(), &format!("CONNECT localhost:{echo} HTTP/1.1\r\n\r\n"));
+        assert!(other.starts_with("HTTP/1.1 403"), "{other}");
+
+        // Plain HTTP in absolute form, forwarded in origin form.
+        let request = format!(
+            "GET http://localhost:{web}/p?q=1 HTTP/1.1\r\nHost: localhost:{web}\r\nProxy-Connection: keep-alive\r\nX-Kept: yes\r\n\r\n"
+        );
+        let response = ask(UnixStream::connect(&socket).unwrap(), &request);
+        assert!(response.starts_with("HTTP/1.1 200 OK") && response.ends_with("\r\n\r\nok"), "{response}");
+        let seen = heads.recv().unwrap();
+        assert!(seen.starts_with(&format!("GET /p?q=1 HTTP/1.1\r\nHost: localhost:{web}\r\n")), "{seen}");
+        assert!(seen.contains("X-Kept: yes\r\n") && !seen.to_ascii_lowercase().contains("proxy-"), "{seen}");
+
+        // Not HTTP at all.
+        let bad = ask(UnixStream::connect(&socket).unwrap(), "hello\r\n\r\n");
+        assert!(bad.starts_with("HTTP/1.1 400 Bad Request"), "{bad}");
+
+        // An allowed host that does not answer: 502.
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+        let closed_port = closed.local_addr().unwrap().port();
+        drop(closed);
+        proxy.stop();
+        assert!(!socket.exists(), "the socket file is removed");
+        let rules = vec![parse_rule(&format!("127.0.0.1:{closed_port}")).unwrap()];
+        let proxy = start(rules, &socket, Some(log.clone()), false).unwrap();
+        assert_eq!(proxy.tcp_port(), None);
+        let gone =
+            ask(UnixStream::connect(&socket).unwrap(), &format!("CONNECT 127.0.0.1:{closed_port} HTTP/1.1\r\n\r\n"));
+        assert!(gone.starts_with("HTTP/1.1 502 Bad Gateway"), "{gone}");
+        drop(proxy);
+
+        let entries = read_log(&log);
+        let brief: Vec<(&str, u16, bool, &str)> =
+            entries.iter().map(|c| (c.host.as_str(), c.port, c.allowed, c.method.as_str())).collect();
+        assert_eq!(entries.len(), 6, "{entries:#?}");
+        for want in [
+            ("127.0.0.1", echo, true, "CONNECT"),
+            ("evil.example", 443, false, "CONNECT"),
+            ("localhost", echo, false, "CONNECT"),
+            ("localhost", web, true, "GET"),
+            ("", 0, false, "hello"),
+            ("127.0.0.1", closed_port, true, "CONNECT"),
+        ] {
+            assert!(brief.contains(&want), "{want:?} not in {brief:?}");
+        }
+        let tunnelled = entries.iter().find(|c| c.port == echo && c.allowed).unwrap();
+        assert_eq!((tunnelled.bytes_up, tunnelled.bytes_down, &tunnelled.error), (5, 5, &None));
+        let refused = entries.iter().find(|c| c.host == "evil.example").unwrap();
+        assert_eq!((refused.bytes_up, refused.bytes_down, &refused.error), (0, 0, &None));
+        let forwarded = entries.iter().find(|c| c.method == "GET").unwrap();
+        assert!(forwarded.bytes_up > 0 && forwarded.bytes_down == response.len() as u64, "{forwarded:?}");
+        assert!(entries.iter().find(|c| c.method == "hello").unwrap().error.is_some());
+        assert!(
+            entries.iter().find(|c| c.port == closed_port).unwrap().error.as_ref().unwrap().contains("cannot connect")
+        );
+    }
+
+    #[test]
+    fn the_forwarder_carries_connections_to_the_proxy() {
+        let echo = echo_server();
+        let dir = tempfile::tempdir().unwrap();
+        let (socket, log) = (dir.path().join("proxy.sock"), dir.path().join("net.jsonl"));
+        let proxy =
+            start(vec![parse_rule(&format!("127.0.0.1:{echo}")).unwrap()], &socket, Some(log.clone()), false).unwrap();
+
+        // The proxy port: the client speaks to the proxy through it.
+        let raw = TcpListener::bind("127.0.0.1:0").unwrap();
+        let raw_port = raw.local_addr().unwrap().port();
+        forward(raw, socket.clone(), None).unwrap();
+        let mut s = TcpStream::connect(("127.0.0.1", raw_port)).unwrap();
+        s.write_all(format!("CONNECT 127.0.0.1:{echo} HTTP/1.1\r\n\r\n").as_bytes()).unwrap();
+        let (head, _) = read_head(&mut s).ok().unwrap();
+        assert_eq!(status_of(&head), Some(200));
+        s.write_all(b"through").unwrap();
+        s.shutdown(Shutdown::Write).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "through");
+
+        // A mirrored host: the client speaks to the echo server itself.
+        let mirror = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mirror_port = mirror.local_addr().unwrap().port();
+        forward(mirror, socket.clone(), Some(("127.0.0.1".into(), echo))).unwrap();
+        let mut s = TcpStream::connect(("127.0.0.1", mirror_port)).unwrap();
+        s.write_all(b"mirrored").unwrap();
+        s.shutdown(Shutdown::Write).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "mirrored");
+
+        // A mirrored host the proxy refuses: the client gets the refusal.
+        let refused = TcpListener::bind("127.0.0.1:0").unwrap();
+        let refused_port = refused.local_addr().unwrap().port();
+        forward(refused, socket.clone(), Some(("::1".into(), 9))).unwrap();
+        let answer = ask(TcpStream::connect(("127.0.0.1", refused_port)).unwrap(), "");
+        assert!(answer.starts_with("HTTP/1.1 403") && answer.contains("[::1]:9 is not in"), "{answer}");
+
+        // A tunnel still open when the proxy stops is cut, and logged.
+        let mut open = TcpStream::connect(("127.0.0.1", mirror_port)).unwrap();
+        open.write_all(b"x").unwrap();
+        let mut one = [0u8; 1];
+        open.read_exact(&mut one).unwrap();
+        proxy.stop();
+        let mut rest = Vec::new();
+        let _ = open.read_to_end(&mut rest);
+
+        // Lines are written as connections end, not in the order they began.
+        let entries = read_log(&log);
+        let mut brief: Vec<(&str, u16, bool, u64, u64)> =
+            entries.iter().map(|c| (c.host.as_str(), c.port, c.allowed, c.bytes_up, c.bytes_down)).collect();
+        brief.sort();
+        assert_eq!(
+            brief,
+            [
+                ("127.0.0.1", echo, true, 1, 1),
+                ("127.0.0.1", echo, true, 7, 7),
+                ("127.0.0.1", echo, true, 8, 8),
+                ("::1", 9, false, 0, 0)
+            ]
+        );
+
+        // With the proxy gone, the proxy port answers 502.
+        let gone = TcpListener::bind("127.0.0.1:0").unwrap();
+        let gone_port = gone.local_addr().unwrap().port();
+        forward(gone, socket, None).unwrap();
+        let answer = ask(TcpStream::connect(("127.0.0.1", gone_port)).unwrap(), "CONNECT a.com:443 HTTP/1.1\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+    }
+}
