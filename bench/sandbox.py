@@ -10,16 +10,31 @@
    AttemptCompleted, in every mode) as a share of the attempt's overhead
    (target: under 10%); and the inotify watch's setup (`watch_setup_ms`),
    done once per run on another thread while the worktree is reset.
+3. Per request through the network proxy: a client inside the sandbox
+   (`--wrap`, by default `retry-run sandbox --network 127.0.0.1:PORT --`)
+   against the same client run bare, both timing each request to a local
+   HTTP server on 127.0.0.1:PORT themselves (the sandbox's start is not
+   counted), over a new connection each time: to 127.0.0.1:PORT itself
+   (`mirror`: inside, the forwarder's CONNECT tunnel to the same port),
+   as an absolute-form GET to the proxy (`absolute`) and through a CONNECT
+   asked of the proxy (`connect`), the proxy being the one of `http_proxy`;
+   and over one kept connection (`kept`: the tunnel's bytes alone). Bare,
+   every mode is a plain request to the server (target: under 1 ms more
+   per request). Skipped, with the reason, when `WRAP true` fails.
 
     cargo build --release && python3 bench/sandbox.py [--files 20000] [--runs 7] [--procs 41]
+        [--requests 200] [--rounds 7] [--wrap 'retry-run sandbox --network 127.0.0.1:{port} --'] [--only proxy]
 """
 import argparse
+import http.server
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -41,56 +56,182 @@ def last_attempt(repo, task):
     return [e for e in events if e["type"] == "AttemptCompleted"][-1]
 
 
+# The client of part 3: times each of N requests to 127.0.0.1:PORT and prints
+# the times as JSON. MODE says how a request goes; without http_proxy in its
+# environment every mode is a plain request to the server.
+CLIENT = r"""
+import json, os, socket, sys, time
+port, n, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+proxy = os.environ.get("http_proxy", "").removeprefix("http://").rstrip("/")
+via = (proxy.rsplit(":", 1)[0], int(proxy.rsplit(":", 1)[1])) if proxy and mode != "mirror" else None
+target = f"127.0.0.1:{port}"
+
+def head(s):
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        assert chunk, buf
+        buf += chunk
+    h, rest = buf.split(b"\r\n\r\n", 1)
+    return h, rest
+
+def fresh():
+    if via is None:
+        s = socket.create_connection(("127.0.0.1", port))
+        path = "/"
+    elif mode == "absolute":
+        s = socket.create_connection(via)
+        path = f"http://{target}/"
+    else:
+        s = socket.create_connection(via)
+        s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        h, _ = head(s)
+        assert h.startswith(b"HTTP/1.1 200"), h
+        path = "/"
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s, path
+
+def get(s, path, close):
+    close = "Connection: close\r\n" if close else ""
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: {target}\r\n{close}\r\n".encode())
+    h, body = head(s)
+    assert h.startswith(b"HTTP/1.1 200"), h
+    length = int([l for l in h.split(b"\r\n") if l.lower().startswith(b"content-length:")][0].split(b":")[1])
+    while len(body) < length:
+        body += s.recv(65536)
+
+times = []
+if mode == "kept":
+    s, path = fresh()
+    get(s, path, False)
+for _ in range(n):
+    t = time.perf_counter()
+    if mode == "kept":
+        get(s, path, False)
+    else:
+        c, path = fresh()
+        get(c, path, True)
+        c.close()
+    times.append(time.perf_counter() - t)
+print(json.dumps(times))
+"""
+
+PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "no_proxy", "node_use_env_proxy"}
+
+
+class Ok(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # else the body waits for the head's ACK
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *_):
+        pass
+
+
+def proxy_latency(tmp, wrap, rounds, requests):
+    """Part 3: the proxy's added latency per request, `wrap` (a command
+    prefix, `{port}` the server's port) against the client run bare."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    prefix = [BIN if w == "retry-run" else w for w in shlex.split(wrap.format(port=port))]
+    env = {k: v for k, v in ENV.items() if k.lower() not in PROXY_VARS}
+    probe = subprocess.run(prefix + ["true"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if probe.returncode != 0:
+        print(f"proxy: skipped, `{shlex.join(prefix)} true` failed ({probe.returncode}): {probe.stderr.strip()[-300:]}")
+        server.shutdown()
+        return
+    client = os.path.join(tmp, "client.py")
+    with open(client, "w") as f:
+        f.write(CLIENT)
+    print(f"proxy: {requests} requests per run, {rounds} runs a side, medians per request:")
+    for mode in ("mirror", "absolute", "connect", "kept"):
+        cmd = ["python3", client, str(port), str(requests), mode]
+        through, bare = [], []
+        for i in range(rounds):
+            pair = [(through, prefix + cmd), (bare, cmd)]
+            for out, c in pair if i % 2 == 0 else reversed(pair):
+                r = subprocess.run(c, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                assert r.returncode == 0, (c, r.returncode, r.stderr[-2000:])
+                out.extend(json.loads(r.stdout.strip().splitlines()[-1]))
+        mt, mb = statistics.median(through), statistics.median(bare)
+        print(f"  {mode:8} through {mt * 1000:6.3f} ms   bare {mb * 1000:6.3f} ms   ratio {mt / mb:5.2f}"
+              f"   added {1000 * (mt - mb):6.3f} ms (target < 1)")
+    server.shutdown()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--procs", type=int, default=41)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--wrap", default="retry-run sandbox --network 127.0.0.1:{port} --",
+                    help="the command prefix that runs the client confined; `retry-run` is this build's binary")
+    ap.add_argument("--only", choices=("process", "attempt", "proxy"))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        # 1. One confined process.
-        work = os.path.join(tmp, "work")
-        os.mkdir(work)
-        confined, bare = [], []
-        for i in range(args.procs):
-            pair = [(confined, [BIN, "sandbox", "--", "true"]), (bare, ["true"])]
-            for out, cmd in pair if i % 2 == 0 else reversed(pair):
-                out.append(timed(cmd, work))
-        mc, mb = statistics.median(confined), statistics.median(bare)
-        print(f"one process, medians of {args.procs}:")
-        print(f"  retry-run sandbox -- true {mc * 1000:6.2f} ms   true {mb * 1000:6.2f} ms"
-              f"   the sandbox's cost {1000 * (mc - mb):5.2f} ms (target < 5)")
+        if args.only in (None, "process"):
+            one_process(tmp, args)
+        if args.only in (None, "attempt"):
+            one_attempt(tmp, args)
+        if args.only in (None, "proxy"):
+            proxy_latency(tmp, args.wrap, args.rounds, args.requests)
 
-        # 2. One attempt, confined and not.
-        repo, _ = build(tmp, args.files, 1000)
-        configs = {}
-        for mode in ("landlock", "off"):
-            configs[mode] = os.path.join(tmp, f"{mode}.toml")
-            with open(configs[mode], "w") as f:
-                f.write(f'[sandbox]\nmode = "{mode}"\n')
-        run = [BIN, "run", "--quiet", "--max-attempts", "1"]
-        for mode in configs:  # the first run of a task creates its worktree
-            timed(run + ["--config", configs[mode], "--task", mode, "--", "true"], repo, ok=(1,))
-        times = {m: [] for m in configs}
-        watch = {m: [] for m in configs}
-        setup = []
-        for i in range(args.runs):
-            order = list(configs) if i % 2 == 0 else list(reversed(configs))
-            for mode in order:
-                cmd = run + ["--config", configs[mode], "--task", mode, "--again", "--", "true"]
-                times[mode].append(timed(cmd, repo, ok=(1,)))
-                done = last_attempt(repo, mode)
-                watch[mode].append(done["watch_ms"] / 1000)
-                setup.append(done["watch_setup_ms"] / 1000)
-        ml, mo = statistics.median(times["landlock"]), statistics.median(times["off"])
-        wl = statistics.median(watch["landlock"])
-        print(f"{args.files} files, agent `true`, no checks; medians of {args.runs} attempts:")
-        print(f"  landlock {ml:6.3f} s   off {mo:6.3f} s   ratio {ml / mo:.3f}   difference {1000 * (ml - mo):6.1f} ms")
-        print(f"  watching the checkout and the git machinery: {1000 * wl:6.1f} ms,"
-              f" {100 * wl / ml:4.1f}% of the attempt (target < 10%)")
-        ms = statistics.median(setup)
-        print(f"  setting up the inotify watch, once per run on another thread while the worktree is reset:"
-              f" {1000 * ms:6.1f} ms ({100 * ms / ml:4.1f}% of the attempt if it were not overlapped)")
+
+def one_process(tmp, args):
+    """Part 1."""
+    work = os.path.join(tmp, "work")
+    os.mkdir(work)
+    confined, bare = [], []
+    for i in range(args.procs):
+        pair = [(confined, [BIN, "sandbox", "--", "true"]), (bare, ["true"])]
+        for out, cmd in pair if i % 2 == 0 else reversed(pair):
+            out.append(timed(cmd, work))
+    mc, mb = statistics.median(confined), statistics.median(bare)
+    print(f"one process, medians of {args.procs}:")
+    print(f"  retry-run sandbox -- true {mc * 1000:6.2f} ms   true {mb * 1000:6.2f} ms"
+          f"   the sandbox's cost {1000 * (mc - mb):5.2f} ms (target < 5)")
+
+
+def one_attempt(tmp, args):
+    """Part 2."""
+    repo, _ = build(tmp, args.files, 1000)
+    configs = {}
+    for mode in ("landlock", "off"):
+        configs[mode] = os.path.join(tmp, f"{mode}.toml")
+        with open(configs[mode], "w") as f:
+            f.write(f'[sandbox]\nmode = "{mode}"\n')
+    run = [BIN, "run", "--quiet", "--max-attempts", "1"]
+    for mode in configs:  # the first run of a task creates its worktree
+        timed(run + ["--config", configs[mode], "--task", mode, "--", "true"], repo, ok=(1,))
+    times = {m: [] for m in configs}
+    watch = {m: [] for m in configs}
+    setup = []
+    for i in range(args.runs):
+        order = list(configs) if i % 2 == 0 else list(reversed(configs))
+        for mode in order:
+            cmd = run + ["--config", configs[mode], "--task", mode, "--again", "--", "true"]
+            times[mode].append(timed(cmd, repo, ok=(1,)))
+            done = last_attempt(repo, mode)
+            watch[mode].append(done["watch_ms"] / 1000)
+            setup.append(done["watch_setup_ms"] / 1000)
+    ml, mo = statistics.median(times["landlock"]), statistics.median(times["off"])
+    wl = statistics.median(watch["landlock"])
+    print(f"{args.files} files, agent `true`, no checks; medians of {args.runs} attempts:")
+    print(f"  landlock {ml:6.3f} s   off {mo:6.3f} s   ratio {ml / mo:.3f}   difference {1000 * (ml - mo):6.1f} ms")
+    print(f"  watching the checkout and the git machinery: {1000 * wl:6.1f} ms,"
+          f" {100 * wl / ml:4.1f}% of the attempt (target < 10%)")
+    ms = statistics.median(setup)
+    print(f"  setting up the inotify watch, once per run on another thread while the worktree is reset:"
+          f" {1000 * ms:6.1f} ms ({100 * ms / ml:4.1f}% of the attempt if it were not overlapped)")
 
 
 if __name__ == "__main__":
