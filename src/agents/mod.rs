@@ -46,10 +46,17 @@ pub struct Preset {
     /// (added to `agent.env_pass`).
     #[serde(default)]
     pub env_pass: Vec<String>,
-    /// The model API hosts its CLI talks to (allowed through the sandbox's proxy).
+    /// The hosts its CLI reaches its model on by default, and those its own
+    /// login needs (a token's refresh): the network it gets through
+    /// retry-run's proxy. Bare host names.
     #[serde(default)]
     pub hosts: Vec<String>,
-    /// The files holding its own login, which it must be able to read.
+    /// Hosts its CLI contacts for update checks and telemetry, which stay
+    /// refused: named so that the docs and `agents` say what is cut off.
+    #[serde(default)]
+    pub refused_hosts: Vec<String>,
+    /// The files holding its own login (`~` is the home directory): the
+    /// credential files it may read when others are hidden.
     #[serde(default)]
     pub credential_files: Vec<String>,
 }
@@ -102,6 +109,48 @@ mod tests {
             assert!(prompt_in, "{name}: the prompt reaches it");
         }
         assert!(preset("cursor").unwrap_err().contains("claude-code, codex"));
+    }
+
+    #[test]
+    fn every_preset_names_the_hosts_it_reaches_and_the_files_of_its_login() {
+        let bare = |h: &str| {
+            h.contains('.') && h.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-')
+        };
+        for name in names() {
+            let p = preset(name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!p.hosts.is_empty(), "{name}: the hosts of its model API");
+            for h in p.hosts.iter().chain(&p.refused_hosts) {
+                assert!(bare(h), "{name}: {h:?} is a host name, no scheme, port or path");
+            }
+            assert!(!p.hosts.iter().any(|h| p.refused_hosts.contains(h)), "{name}: a host both reached and refused");
+            assert!(!p.credential_files.is_empty(), "{name}: the files of its login");
+            for f in &p.credential_files {
+                assert!(f.starts_with("~/") && !f.ends_with('/'), "{name}: {f:?}, a file under the home directory");
+            }
+            for (f, seed) in &p.state_files {
+                if f.ends_with(".json") {
+                    let v: Result<serde_json::Value, _> = serde_json::from_str(seed);
+                    assert!(v.is_ok_and(|v| v.is_object()), "{name}: {f} starts as a JSON object");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_preset_without_hosts_or_login_reads_as_none() {
+        let text = r#"name = "x"
+description = "x"
+program = "x"
+command = ["x"]
+stdin = true
+version = ["--version"]
+output = "text"
+state_dirs = ["~/.x"]
+state_files = {}
+leftovers = []
+"#;
+        let p: Preset = toml::from_str(text).expect("parses");
+        assert!(p.hosts.is_empty() && p.refused_hosts.is_empty() && p.credential_files.is_empty());
     }
 
     #[test]

@@ -10,7 +10,9 @@ use crate::agents;
 
 /// List the agent presets: whether each CLI is on PATH (with its version),
 /// the state directories the sandbox lets it write, the files it may leave
-/// in the worktree, and the exact command line `run --preset NAME` runs.
+/// in the worktree, the hosts it reaches and those refused to it, the files
+/// of its own login it may read, and the exact command line `run --preset
+/// NAME` runs.
 #[derive(Debug, Args)]
 pub struct AgentsArgs {
     /// One JSON object per preset.
@@ -34,6 +36,7 @@ pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
                 "preset": p.name, "description": p.description, "program": p.program,
                 "installed": version.is_some(), "version": version, "command": line,
                 "prompt_on_stdin": p.stdin, "state": state, "leftovers": p.leftovers, "env": p.env, "output": p.output,
+                "hosts": p.hosts, "refused_hosts": p.refused_hosts, "credential_files": p.credential_files,
             });
             writeln!(out, "{v}")?;
         } else {
@@ -47,6 +50,15 @@ pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
             writeln!(out, "  writes:    the worktree, its TMPDIR, {}", state.join(", "))?;
             if !p.leftovers.is_empty() {
                 writeln!(out, "  leaves:    {} (not part of the change)", p.leftovers.join(", "))?;
+            }
+            if !p.hosts.is_empty() {
+                writeln!(out, "  reaches:   {}", p.hosts.join(", "))?;
+            }
+            if !p.refused_hosts.is_empty() {
+                writeln!(out, "  refused:   {}", p.refused_hosts.join(", "))?;
+            }
+            if !p.credential_files.is_empty() {
+                writeln!(out, "  login:     {} (readable by it)", p.credential_files.join(", "))?;
             }
         }
     }

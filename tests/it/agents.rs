@@ -145,6 +145,53 @@ fn run_preset(
 
 const TASK: &str = "fix-add-so-that-the-tests-pass";
 
+/// An agent CLI as the tests install it: its directory in the agents'
+/// cache, its package at the version tested, its program.
+struct AgentCli {
+    preset: &'static str,
+    dir: &'static str,
+    package: &'static str,
+    program: &'static str,
+    /// From PyPI into a virtualenv, else from npm.
+    pip: bool,
+}
+
+const CLAUDE_CODE: AgentCli = AgentCli {
+    preset: "claude-code",
+    dir: "claude-code",
+    package: "@anthropic-ai/claude-code@2.1.197",
+    program: "claude",
+    pip: false,
+};
+const CODEX: AgentCli =
+    AgentCli { preset: "codex", dir: "codex", package: "@openai/codex@0.169.0", program: "codex", pip: false };
+const AIDER: AgentCli =
+    AgentCli { preset: "aider", dir: "aider-venv", package: "aider-chat==0.86.2", program: "aider", pip: true };
+const GEMINI: AgentCli =
+    AgentCli { preset: "gemini", dir: "gemini", package: "@google/gemini-cli@0.61.0", program: "gemini", pip: false };
+const OPENCODE: AgentCli =
+    AgentCli { preset: "opencode", dir: "opencode", package: "opencode-ai@1.18.33", program: "opencode", pip: false };
+
+impl AgentCli {
+    /// The directory holding its program, installed when missing; `Err`
+    /// says why it cannot be had.
+    fn install(&self) -> Result<PathBuf, String> {
+        if self.pip {
+            pip_agent(self.dir, self.package, self.program)
+        } else {
+            npm_agent(self.dir, self.package, self.program)
+        }
+    }
+
+    /// The tree holding its code: the npm packages installed with it, or
+    /// its virtualenv's libraries.
+    fn code(&self) -> Result<PathBuf, String> {
+        let bin = self.install()?;
+        let up = if self.pip { bin.parent().map(|v| v.join("lib")) } else { bin.parent().map(Path::to_path_buf) };
+        Ok(up.expect("bin has a parent"))
+    }
+}
+
 /// The server's variables for a tool-calling agent: a wrong edit, then the right one.
 fn edits() -> Vec<(&'static str, String)> {
     vec![
@@ -161,7 +208,7 @@ fn start(env: &TestEnv, script: &str, vars: &[(&str, String)]) -> Server {
 
 #[test]
 fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("claude-code", "@anthropic-ai/claude-code@2.1.197", "claude") {
+    let bin = match CLAUDE_CODE.install() {
         Ok(b) => b,
         Err(why) => return skipped(&why),
     };
@@ -193,7 +240,7 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
 
 #[test]
 fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let venv_bin = match pip_agent("aider-venv", "aider-chat==0.86.2", "aider") {
+    let venv_bin = match AIDER.install() {
         Ok(b) => b,
         Err(why) => return skipped(&why),
     };
@@ -228,7 +275,7 @@ fn aider_preset_with_the_real_cli_learns_from_the_failed_check() {
 
 #[test]
 fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("codex", "@openai/codex@0.169.0", "codex") {
+    let bin = match CODEX.install() {
         Ok(b) => b,
         Err(why) => return skipped(&why),
     };
@@ -250,30 +297,30 @@ fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
 
 #[test]
 fn gemini_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("gemini", "@google/gemini-cli@0.61.0", "gemini") {
+    let bin = match GEMINI.install() {
         Ok(b) => b,
         Err(why) => return skipped(&why),
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_gemini.py", &edits());
     // The user's own Gemini CLI settings: an API key.
+    let settings = env.home().join(".gemini/settings.json");
+    let users = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#;
     std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
-    std::fs::write(
-        env.home().join(".gemini/settings.json"),
-        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#,
-    )
-    .expect("settings");
+    std::fs::write(&settings, users).expect("settings");
     let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"gemini\"\ntimeout = \"2m\"\n");
     let api = [
         ("GEMINI_API_KEY", "fake-for-tests".to_string()),
         ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
     ];
     run_preset(&env, &r, &bin, &api, &server, &|q| q["kind"] == "call");
+    // The preset seeds a missing settings file only: the user's stays theirs.
+    assert_eq!(std::fs::read_to_string(&settings).expect("settings"), users);
 }
 
 #[test]
 fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
-    let bin = match npm_agent("opencode", "opencode-ai@1.18.33", "opencode") {
+    let bin = match OPENCODE.install() {
         Ok(b) => b,
         Err(why) => return skipped(&why),
     };
@@ -292,6 +339,103 @@ fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
     let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
     let vars = [("OPENCODE_CONFIG", config.display().to_string())];
     run_preset(&env, &r, &bin, &vars, &server, &|q| q["tools"] == true && q["answered"] == false);
+}
+
+/// The keys of every object in `v`, at any depth, added to `out`.
+fn json_keys(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                out.push(k.clone());
+                json_keys(v, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| json_keys(v, out)),
+        _ => {}
+    }
+}
+
+/// Which of `needles` occur in a file under `dir` other than
+/// documentation (`*.md`); symbolic links are not followed and a file with
+/// several links is read once.
+fn found_in_code(dir: &Path, needles: &[String]) -> Vec<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let ac = aho_corasick::AhoCorasick::new(needles).expect("patterns");
+    let mut found = vec![false; needles.len()];
+    let keep = needles.iter().map(String::len).max().unwrap_or(1) - 1;
+    let mut seen = std::collections::HashSet::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
+            let path = e.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+            if meta.is_dir() {
+                dirs.push(path);
+            } else if meta.is_file()
+                && path.extension().is_none_or(|x| x != "md")
+                && seen.insert((meta.dev(), meta.ino()))
+            {
+                search_file(&ac, &path, keep, &mut found);
+                if found.iter().all(|f| *f) {
+                    return found;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Marks in `found` the patterns of `ac` in the file at `path`, read in
+/// blocks that each start with the last `keep` bytes of the one before, so
+/// that a name across two blocks is seen; overlapping names count (one may
+/// be the start of another).
+fn search_file(ac: &aho_corasick::AhoCorasick, path: &Path, keep: usize, found: &mut [bool]) {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = vec![0u8; keep + (4 << 20)];
+    let mut held = 0;
+    loop {
+        let n = file.read(&mut buf[held..]).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if n == 0 {
+            return;
+        }
+        let end = held + n;
+        for m in ac.find_overlapping_iter(&buf[..end]) {
+            found[m.pattern().as_usize()] = true;
+        }
+        held = keep.min(end);
+        buf.copy_within(end - held..end, 0);
+    }
+}
+
+/// Each variable a preset sets, and each settings key of a JSON file it
+/// seeds, is a name its installed CLI holds in its code (its bundle, its
+/// binary, its packages; never only its documentation): a variable the CLI
+/// never reads would say "telemetry off" and turn nothing off.
+#[test]
+fn every_variable_and_setting_a_preset_gives_is_one_its_cli_holds() {
+    for cli in [CLAUDE_CODE, CODEX, AIDER, GEMINI, OPENCODE] {
+        let code = match cli.code() {
+            Ok(c) => c,
+            Err(why) => {
+                skipped(&why);
+                continue;
+            }
+        };
+        let p = retry_run::agents::preset(cli.preset).expect("preset");
+        let mut names: Vec<String> = p.env.keys().cloned().collect();
+        for seed in p.state_files.values() {
+            if let Ok(v) = serde_json::from_str::<Value>(seed) {
+                json_keys(&v, &mut names);
+            }
+        }
+        if names.is_empty() {
+            continue;
+        }
+        let found = found_in_code(&code, &names);
+        let missing: Vec<&String> = names.iter().zip(&found).filter(|(_, f)| !**f).map(|(n, _)| n).collect();
+        assert!(missing.is_empty(), "{}: {missing:?} appear nowhere in {} (its code)", cli.preset, code.display());
+    }
 }
 
 /// A repository with a text file the fake agents edit.
@@ -375,6 +519,15 @@ fn agents_lists_every_preset_with_its_command_line() {
     let claude = &presets[0];
     assert_eq!(claude["command"][0], "claude");
     assert_eq!(claude["state"], serde_json::json!(["~/.claude", "~/.claude.json"]));
+    assert_eq!(claude["hosts"][0], "api.anthropic.com");
+    assert!(claude["refused_hosts"].as_array().is_some_and(|h| h.iter().any(|h| h == "downloads.claude.ai")));
+    assert_eq!(claude["credential_files"], serde_json::json!(["~/.claude/.credentials.json"]));
+    for p in &presets {
+        assert!(p["hosts"].as_array().is_some_and(|h| !h.is_empty()), "{p}");
+    }
+    let text = env.run(env.root(), &["agents"]).stdout;
+    assert!(text.contains("  reaches:   api.anthropic.com, platform.claude.com\n"), "{text}");
+    assert!(text.contains("  login:     ~/.codex/auth.json"), "{text}");
     let r = plain_repo(&env, "max_attempts = 1\n");
     let bad = env.run(&r, &["run", "--preset", "cursor", "--task", "x"]);
     bad.assert_code(2);
