@@ -7,6 +7,7 @@ mod agents;
 mod architecture;
 mod completions;
 mod demo;
+mod detect;
 mod diff;
 mod docs;
 mod enrich;
