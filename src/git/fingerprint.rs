@@ -1,62 +1,172 @@
-//! The git machinery an agent must not touch: the repository's hooks and
-//! config, and the worktree's link to the repository. Hashed before and
-//! after an attempt; any change is reported (a `git-internal` scope
-//! violation in the loop).
+//! The repository's internals an attempt must not change, read before and
+//! after it: [`fingerprint`] collects them (a few hundred files read, the
+//! rest only listed and stat'ed), [`Fingerprint::compare`] names each change
+//! (pure). What the changes mean is `crate::outcome::internals`; in the loop
+//! each one is a `git-internal` scope finding or an added object.
+//!
+//! The parts, named as they are reported:
+//!
+//! - the machinery: `config`, `config.worktree`, `hooks/**`, `info/**`,
+//!   `shallow`, and the config and hooks of submodules' repositories
+//!   (`modules/<name>/config`, `modules/<name>/hooks/**`): their bytes;
+//! - the refs as git reads them, loose (`refs/**`) over `packed-refs`, by
+//!   name (`refs/heads/main`, `refs/stash`), and the main `HEAD`: what they
+//!   point at. retry-run's own refs of other tasks (`refs/retry-run/*`,
+//!   `refs/heads/retry-run/*`, `refs/retry-run-remotes/*`) and this task's
+//!   lease are left out: they move under `run -j` and `--remote`;
+//! - the object store: `objects/info/**` (`alternates`, `commit-graph`, ...)
+//!   by bytes (by size and times above 64 KiB), every file of
+//!   `objects/pack/` by name, size and times (but `.keep` files, which
+//!   `git fetch` writes and removes), every loose object by name, size and
+//!   inode (`objects/1a/2b3c...`): a loose object deleted, written again or
+//!   replaced by one of another size, or added, is seen without reading it
+//!   (one `stat` each; git packs them once there are more than `gc.auto`,
+//!   6,700 by default);
+//! - the other linked worktrees' links (`worktrees/<id>/gitdir`,
+//!   `commondir`, `config.worktree`, `locked`) and their `HEAD` and private
+//!   `refs/**` (other tasks' worktrees, `worktrees/retry-run-*`, are left
+//!   out: their own runs write them and put their links back);
+//! - for the task's worktree: its `.git` file (`worktree/.git`) and its
+//!   administrative directory's links (`worktree-admin/gitdir`,
+//!   `commondir`, `config.worktree`); its `HEAD`, index and logs are the
+//!   agent's to write.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirEntryExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 
 use crate::hash::sha256_hex;
+use crate::model::{InternalChange, PartChange};
 
-/// Hash of each part, by name (`config`, `hooks/pre-commit`, `worktree/.git`, ...).
+/// One part: what it holds, and when it was written where its bytes are
+/// not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// A hash of its mode and bytes, its size (`size 1234`), or what a ref
+    /// points at.
+    pub content: String,
+    /// mtime and ctime (seconds, nanoseconds) of a file known by its size.
+    pub times: Option<[i64; 4]>,
+}
+
+/// Each part, by name (`config`, `hooks/pre-commit`, `refs/heads/main`,
+/// `objects/pack/pack-1a2b.pack`, `worktree/.git`, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Fingerprint {
-    pub parts: BTreeMap<String, String>,
+    pub parts: BTreeMap<String, Part>,
 }
+
+/// The task whose worktree and refs are watched with the repository's.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskParts<'a> {
+    /// The task's id (`refs/retry-run/<id>/` are its refs).
+    pub id: &'a str,
+    /// Its worktree.
+    pub worktree: &'a Path,
+    /// Its administrative directory (`<common>/worktrees/retry-run-<id>`).
+    pub admin: &'a Path,
+}
+
+/// Files above this size are known by their size and times, not their bytes.
+const READ_MAX: u64 = 64 * 1024;
 
 impl Fingerprint {
     /// One hash over every part.
     pub fn digest(&self) -> String {
-        let all: String = self.parts.iter().map(|(k, v)| format!("{k}\0{v}\n")).collect();
+        let all: String = self.parts.iter().map(|(k, v)| format!("{k}\0{}\0{:?}\n", v.content, v.times)).collect();
         sha256_hex(all.as_bytes())
     }
 
-    /// The parts added, removed or changed since `before`.
+    /// Each part added, removed, changed or touched since `before`, by
+    /// name. Pure.
+    pub fn compare(&self, before: &Fingerprint) -> Vec<InternalChange> {
+        let mut out: Vec<InternalChange> = Vec::new();
+        for (name, now) in &self.parts {
+            let change = match before.parts.get(name) {
+                None => PartChange::Added,
+                Some(was) if was.content != now.content => PartChange::Changed,
+                Some(was) if was.times != now.times => PartChange::Touched,
+                Some(_) => continue,
+            };
+            out.push(InternalChange { part: name.clone(), change });
+        }
+        out.extend(
+            before
+                .parts
+                .keys()
+                .filter(|k| !self.parts.contains_key(*k))
+                .map(|k| InternalChange { part: k.clone(), change: PartChange::Removed }),
+        );
+        out.sort();
+        out
+    }
+
+    /// The names of the parts added, removed, changed or touched since
+    /// `before`. Pure.
     pub fn changed_since(&self, before: &Fingerprint) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .parts
-            .iter()
-            .filter(|(k, v)| before.parts.get(*k) != Some(v))
-            .map(|(k, _)| k.clone())
-            .chain(before.parts.keys().filter(|k| !self.parts.contains_key(*k)).cloned())
-            .collect();
+        let mut names: Vec<String> = self.compare(before).into_iter().map(|c| c.part).collect();
         names.sort();
         names.dedup();
         names
     }
+
+    fn bytes(&mut self, name: &str, path: &Path) {
+        if let Some(p) = read_part(path) {
+            self.parts.insert(name.to_string(), p);
+        }
+    }
+
+    fn tree(&mut self, name: &str, dir: &Path) {
+        let Ok(meta) = std::fs::symlink_metadata(dir) else { return };
+        if !meta.is_dir() {
+            self.bytes(name, dir);
+            return;
+        }
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let child = format!("{name}/{}", e.file_name().to_string_lossy());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                self.tree(&child, &e.path());
+            } else {
+                self.bytes(&child, &e.path());
+            }
+        }
+    }
 }
 
-/// Fingerprints `<common>/config`, `<common>/config.worktree`,
-/// `<common>/hooks/**`, `<common>/info/{attributes,exclude}`, and, for a
-/// worktree, its `.git` file and its administrative directory's files.
-pub fn fingerprint(common: &Path, worktree: Option<(&Path, &Path)>) -> Fingerprint {
+/// Fingerprints the repository's internals under `common` (its common git
+/// directory), and with `task`, that task's worktree links and refs.
+pub fn fingerprint(common: &Path, task: Option<&TaskParts<'_>>) -> Fingerprint {
     let mut f = Fingerprint::default();
-    for name in ["config", "config.worktree", "info/attributes", "info/exclude"] {
-        add(&mut f, name, &common.join(name));
+    for name in ["config", "config.worktree", "HEAD", "shallow"] {
+        f.bytes(name, &common.join(name));
     }
-    add_tree(&mut f, "hooks", &common.join("hooks"));
-    if let Some((wt, meta)) = worktree {
-        add(&mut f, "worktree/.git", &wt.join(".git"));
+    f.tree("hooks", &common.join("hooks"));
+    f.tree("info", &common.join("info"));
+    modules(&mut f, "modules", &common.join("modules"), 0);
+    refs(&mut f, common, task.map(|t| t.id));
+    objects(&mut f, &common.join("objects"));
+    let own = task.and_then(|t| t.admin.file_name()).map(|n| n.to_string_lossy().into_owned());
+    other_worktrees(&mut f, &common.join("worktrees"), own.as_deref());
+    if let Some(t) = task {
+        f.bytes("worktree/.git", &t.worktree.join(".git"));
         for name in ["gitdir", "commondir", "config.worktree"] {
-            add(&mut f, &format!("worktree-admin/{name}"), &meta.join(name));
+            f.bytes(&format!("worktree-admin/{name}"), &t.admin.join(name));
         }
     }
     f
 }
 
-fn add(f: &mut Fingerprint, name: &str, path: &Path) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+/// A file's mode and bytes (a symlink's target) hashed, or, above
+/// [`READ_MAX`], its size and times.
+fn read_part(path: &Path) -> Option<Part> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.is_dir() {
+        return Some(Part { content: format!("directory {:o}", meta.permissions().mode()), times: None });
+    }
+    if meta.is_file() && meta.len() > READ_MAX {
+        return Some(sized(&meta));
+    }
     let content = if meta.file_type().is_symlink() {
         std::fs::read_link(path).map(|t| t.as_os_str().to_string_lossy().into_owned().into_bytes()).unwrap_or_default()
     } else {
@@ -64,17 +174,270 @@ fn add(f: &mut Fingerprint, name: &str, path: &Path) {
     };
     let mut bytes = format!("{:o}\0", meta.permissions().mode()).into_bytes();
     bytes.extend_from_slice(&content);
-    f.parts.insert(name.to_string(), sha256_hex(&bytes));
+    Some(Part { content: sha256_hex(&bytes), times: None })
 }
 
-fn add_tree(f: &mut Fingerprint, name: &str, dir: &Path) {
+/// A file known by its size and times.
+fn sized(meta: &std::fs::Metadata) -> Part {
+    Part {
+        content: format!("size {}", meta.size()),
+        times: Some([meta.mtime(), meta.mtime_nsec(), meta.ctime(), meta.ctime_nsec()]),
+    }
+}
+
+/// The config and hooks of the submodules' repositories under `dir`
+/// (`modules/<name>/`, nested ones under `modules/<name>/modules/`).
+fn modules(f: &mut Fingerprint, name: &str, dir: &Path, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        if !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let sub = format!("{name}/{}", e.file_name().to_string_lossy());
+        let path = e.path();
+        if path.join("HEAD").exists() {
+            f.bytes(&format!("{sub}/config"), &path.join("config"));
+            f.tree(&format!("{sub}/hooks"), &path.join("hooks"));
+            modules(f, &format!("{sub}/modules"), &path.join("modules"), depth + 1);
+        } else {
+            // A submodule named with a slash: `modules/libs/a/`.
+            modules(f, &sub, &path, depth + 1);
+        }
+    }
+}
+
+/// Whether `name` is one of retry-run's own refs the fingerprint of `task`
+/// leaves out (other tasks', and the task's lease).
+fn retry_runs_own(name: &str, task: Option<&str>) -> bool {
+    if name.starts_with("refs/retry-run-remotes/") || name.starts_with("refs/heads/retry-run/") {
+        return true;
+    }
+    match (name.strip_prefix("refs/retry-run/"), task) {
+        (None, _) => false,
+        (Some(rest), Some(t)) => match rest.strip_prefix(t).and_then(|r| r.strip_prefix('/')) {
+            Some(leaf) => leaf == "lease",
+            None => true,
+        },
+        (Some(_), None) => true,
+    }
+}
+
+/// The refs as git reads them: every loose ref under `refs/` over those of
+/// `packed-refs`, each by what it points at.
+fn refs(f: &mut Fingerprint, common: &Path, task: Option<&str>) {
+    let mut found: BTreeMap<String, String> = BTreeMap::new();
+    if let Ok(text) = std::fs::read(common.join("packed-refs")) {
+        for line in String::from_utf8_lossy(&text).lines() {
+            if line.starts_with('#') || line.starts_with('^') {
+                continue;
+            }
+            match line.split_once(' ') {
+                Some((oid, name)) => found.insert(name.to_string(), oid.to_string()),
+                // A line git would not write: seen by its bytes.
+                None => found.insert("packed-refs".to_string(), sha256_hex(line.as_bytes())),
+            };
+        }
+    }
+    loose_refs(&mut found, "refs", &common.join("refs"));
+    for (name, target) in found {
+        if !retry_runs_own(&name, task) {
+            f.parts.insert(name, Part { content: target, times: None });
+        }
+    }
+}
+
+fn loose_refs(found: &mut BTreeMap<String, String>, name: &str, dir: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     for e in rd.flatten() {
         let child = format!("{name}/{}", e.file_name().to_string_lossy());
         if e.file_type().is_ok_and(|t| t.is_dir()) {
-            add_tree(f, &child, &e.path());
-        } else {
-            add(f, &child, &e.path());
+            loose_refs(found, &child, &e.path());
+        } else if let Some(p) = read_ref(&e.path()) {
+            found.insert(child, p);
         }
+    }
+}
+
+/// What a loose ref file says (`1a2b...`, `ref: refs/heads/main`); a
+/// symlink by its target, anything long by a hash of its bytes.
+fn read_ref(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        return Some(format!("symlink {}", std::fs::read_link(path).ok()?.display()));
+    }
+    if meta.len() > 512 {
+        return read_part(path).map(|p| p.content);
+    }
+    let bytes = std::fs::read(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).trim_end().to_string())
+}
+
+/// Whether `name` is a loose object's file name in a fan-out directory:
+/// the rest of a SHA-1 or SHA-256 object id in hex.
+fn loose_object_name(name: &str) -> bool {
+    (name.len() == 38 || name.len() == 62) && name.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The object store: `info/**` by bytes, `pack/` by name, size and times,
+/// loose objects by name and size. Temporary files git and libgit2 write
+/// while they store objects (`tmp_obj_*`, `pack/tmp_pack_*`) are left out.
+fn objects(f: &mut Fingerprint, dir: &Path) {
+    f.tree("objects/info", &dir.join("info"));
+    if let Ok(rd) = std::fs::read_dir(dir.join("pack")) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // A `.keep` only tells `git gc` to leave a pack alone; `git
+            // fetch` writes one and removes it again.
+            if !(name.starts_with("pack-") || name.starts_with("multi-pack-index")) || name.ends_with(".keep") {
+                continue;
+            }
+            if let Ok(meta) = e.metadata() {
+                f.parts.insert(format!("objects/pack/{name}"), sized(&meta));
+            }
+        }
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for fan in rd.flatten() {
+        let fan_name = fan.file_name().to_string_lossy().into_owned();
+        if fan_name.len() != 2 || !fan_name.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        if !fan.file_type().is_ok_and(|t| t.is_dir()) {
+            f.bytes(&format!("objects/{fan_name}"), &fan.path());
+            continue;
+        }
+        let Ok(objects) = std::fs::read_dir(fan.path()) else { continue };
+        for o in objects.flatten() {
+            let name = o.file_name().to_string_lossy().into_owned();
+            if !loose_object_name(&name) {
+                continue;
+            }
+            // The inode comes with the directory's entry: an object deleted
+            // and written again (by another size or not) is seen by it.
+            if let Ok(meta) = o.metadata() {
+                f.parts.insert(
+                    format!("objects/{fan_name}/{name}"),
+                    Part { content: format!("size {} inode {}", meta.size(), o.ino()), times: None },
+                );
+            }
+        }
+    }
+}
+
+/// The other linked worktrees: their links, `HEAD` and private refs (not
+/// `own`, the task's, nor other tasks', `retry-run-*`).
+fn other_worktrees(f: &mut Fingerprint, dir: &Path, own: Option<&str>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let id = e.file_name().to_string_lossy().into_owned();
+        if Some(id.as_str()) == own || id.starts_with("retry-run-") {
+            continue;
+        }
+        let name = format!("worktrees/{id}");
+        let path = e.path();
+        if !e.file_type().is_ok_and(|t| t.is_dir()) {
+            f.bytes(&name, &path);
+            continue;
+        }
+        for file in ["gitdir", "commondir", "config.worktree", "locked", "HEAD"] {
+            f.bytes(&format!("{name}/{file}"), &path.join(file));
+        }
+        let mut found = BTreeMap::new();
+        loose_refs(&mut found, &format!("{name}/refs"), &path.join("refs"));
+        for (n, target) in found {
+            f.parts.insert(n, Part { content: target, times: None });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(content: &str, times: Option<[i64; 4]>) -> Part {
+        Part { content: content.into(), times }
+    }
+
+    fn print(f: &Fingerprint, before: &Fingerprint) -> Vec<String> {
+        f.compare(before).into_iter().map(|c| format!("{:?} {}", c.change, c.part)).collect()
+    }
+
+    #[test]
+    fn each_change_is_named_with_its_kind() {
+        let t0 = Some([1, 0, 1, 0]);
+        let t1 = Some([2, 0, 2, 0]);
+        let mut before = Fingerprint::default();
+        for (name, p) in [
+            ("config", part("c", None)),
+            ("refs/heads/main", part("aaaa", None)),
+            ("objects/ab/cdef", part("size 10", None)),
+            ("objects/12/3456", part("size 20", None)),
+            ("objects/pack/pack-1.pack", part("size 100", t0)),
+            ("objects/pack/pack-1.idx", part("size 8", t0)),
+            ("hooks/pre-commit", part("h", None)),
+        ] {
+            before.parts.insert(name.into(), p);
+        }
+        assert!(before.compare(&before.clone()).is_empty());
+        let mut after = before.clone();
+        after.parts.remove("objects/ab/cdef");
+        after.parts.insert("objects/12/3456".into(), part("size 21", None));
+        after.parts.insert("objects/ff/0000".into(), part("size 5", None));
+        after.parts.insert("objects/info/alternates".into(), part("x", None));
+        after.parts.insert("objects/pack/pack-1.pack".into(), part("size 100", t1));
+        after.parts.insert("refs/heads/main".into(), part("bbbb", None));
+        assert_eq!(
+            print(&after, &before),
+            [
+                "Changed objects/12/3456",
+                "Removed objects/ab/cdef",
+                "Added objects/ff/0000",
+                "Added objects/info/alternates",
+                "Touched objects/pack/pack-1.pack",
+                "Changed refs/heads/main",
+            ]
+        );
+        assert_eq!(
+            after.changed_since(&before),
+            [
+                "objects/12/3456",
+                "objects/ab/cdef",
+                "objects/ff/0000",
+                "objects/info/alternates",
+                "objects/pack/pack-1.pack",
+                "refs/heads/main"
+            ]
+        );
+        assert_ne!(after.digest(), before.digest());
+    }
+
+    #[test]
+    fn retry_runs_own_refs_are_left_out_but_for_the_task_s_attempts() {
+        let cases: &[(&str, Option<&str>, bool)] = &[
+            ("refs/heads/main", Some("t"), false),
+            ("refs/tags/v1", None, false),
+            ("refs/retry-run/t/1", Some("t"), false),
+            ("refs/retry-run/t/record", Some("t"), false),
+            ("refs/retry-run/t/lease", Some("t"), true),
+            ("refs/retry-run/other/1", Some("t"), true),
+            ("refs/retry-run/tt/1", Some("t"), true),
+            ("refs/retry-run/t/1", None, true),
+            ("refs/heads/retry-run/t", Some("t"), true),
+            ("refs/retry-run-remotes/origin/t/1", Some("t"), true),
+        ];
+        for (name, task, own) in cases {
+            assert_eq!(retry_runs_own(name, *task), *own, "{name} {task:?}");
+        }
+    }
+
+    #[test]
+    fn loose_object_names() {
+        assert!(loose_object_name(&"a".repeat(38)));
+        assert!(loose_object_name(&"0".repeat(62)));
+        assert!(!loose_object_name("tmp_obj_Ab12cd"));
+        assert!(!loose_object_name(&"g".repeat(38)));
     }
 }

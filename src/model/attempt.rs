@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::check::CheckResult;
+use super::internals::Halt;
 use super::usage::Usage;
 
 /// Outcomes of an attempt (docs/record.md).
@@ -237,6 +238,11 @@ pub struct AttemptRecord {
     /// attempt changed and retry-run put back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restored: Vec<String>,
+    /// Nothing confined the attempt and it changed the worktree's git
+    /// links or the repository's config or hooks: retry-run ran none of its
+    /// unconfined steps after that, and starts no further attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halted: Option<Halt>,
 }
 
 impl AttemptRecord {
@@ -257,6 +263,7 @@ impl AttemptRecord {
             checks: Vec::new(),
             verifier: None,
             restored: Vec::new(),
+            halted: None,
         }
     }
 

@@ -9,11 +9,15 @@
 //! - `check.rs`: checks' kinds and results (`CheckKind`, `CheckResult`,
 //!   `BaselineMode`);
 //! - `usage.rs`: tokens, turns and cost an agent reported (`Usage`);
+//! - `internals.rs`: the repository's internals an attempt changed
+//!   (`InternalChange`), the objects it added and why an unconfined
+//!   attempt was halted (`Halt`);
 //! - [`refs`]: the names of the refs retry-run writes.
 
 mod attempt;
 mod change;
 mod check;
+mod internals;
 pub mod refs;
 mod source;
 mod usage;
@@ -23,5 +27,6 @@ pub use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
 };
 pub use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure};
+pub use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
 pub use source::{FoundTest, ScopeSpan, innermost};
 pub use usage::Usage;

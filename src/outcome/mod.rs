@@ -5,9 +5,12 @@
 //! ([`tolerated`]). The loop in `run` calls these and acts on the answer.
 //!
 //! - [`check`]: a check's run judged against the base;
+//! - [`internals`]: changes to the repository's internals judged, and what
+//!   halts an attempt that nothing confines;
 //! - [`resume`]: where a run of a task resumes (its attempt window, its base).
 
 pub mod check;
+pub mod internals;
 pub mod resume;
 
 use crate::config::RetryConfig;
@@ -19,6 +22,16 @@ use crate::text::{exit_text, human_ms, plural};
 /// `escalate` is not an outcome of its own: it approves nothing, so the attempt
 /// is VERIFIER_REJECTION and the loop escalates.
 pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
+    if let Some(h) = &r.halted {
+        return (
+            Outcome::ScopeViolation,
+            format!(
+                "nothing confined the {} and it changed {}: no unconfined step ran after it",
+                h.after,
+                h.parts.join(", ")
+            ),
+        );
+    }
     if let Some(agent) = &r.agent {
         if agent.timed_out {
             return (Outcome::Timeout, format!("the agent ran past its {} limit", human_ms(agent.timeout_ms)));
@@ -30,6 +43,11 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     let outside = r.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).count();
     if outside > 0 {
         return (Outcome::ScopeViolation, format!("{outside} path{} written outside the worktree", plural(outside)));
+    }
+    let internal: Vec<&str> =
+        r.scope.iter().filter(|v| v.reason == ScopeReason::GitInternal).map(|v| v.path.as_str()).collect();
+    if !internal.is_empty() {
+        return (Outcome::ScopeViolation, format!("the repository's git internals changed: {}", name_few(&internal)));
     }
     if r.files.is_empty() {
         return (Outcome::EmptyDiff, "the attempt changed no file".into());
@@ -59,6 +77,47 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     (Outcome::Success, "every gate passed".into())
 }
 
+/// At most three names, then how many more.
+fn name_few(names: &[&str]) -> String {
+    match names {
+        [a, b, c, _, ..] => format!("{a}, {b}, {c} and {} more", names.len() - 3),
+        _ => names.join(", "),
+    }
+}
+
+/// Why the gates that run code (the checks, then the built-in checks and
+/// the verifier) do not run after an attempt's agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// The agent timed out or crashed.
+    AgentFailed,
+    /// The attempt changed no file.
+    NoChange,
+    /// It wrote outside its worktree or its scope.
+    ScopeViolation,
+    /// Nothing confined it and it changed the git links or the machinery
+    /// ([`AttemptRecord::halted`]): nothing unconfined runs after it.
+    Halted,
+}
+
+/// Whether the checks run after the agent of attempt `r`, whose agent run,
+/// files and scope findings are known: `None` when they run, else why not.
+/// Pure.
+pub fn skip_checks(r: &AttemptRecord) -> Option<Skip> {
+    let agent_ok = r.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
+    if r.halted.is_some() {
+        Some(Skip::Halted)
+    } else if !agent_ok {
+        Some(Skip::AgentFailed)
+    } else if r.files.is_empty() {
+        Some(Skip::NoChange)
+    } else if !r.scope.is_empty() {
+        Some(Skip::ScopeViolation)
+    } else {
+        None
+    }
+}
+
 /// What the loop does after an attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Next {
@@ -77,6 +136,13 @@ pub enum Next {
 /// verifier never answered.
 pub fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str) -> Next {
     let n = record.number;
+    if let Some(h) = &record.halted {
+        return Next::Escalate(format!(
+            "nothing confined attempt {n} and its {} changed {}; retry-run runs no unconfined step after that (no check, no verifier, no further attempt and its worktree.setup)",
+            h.after,
+            h.parts.join(", ")
+        ));
+    }
     match record.outcome {
         Outcome::Success => Next::Succeed,
         Outcome::Unverified => {
@@ -137,7 +203,9 @@ pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::config::DurationSpec;
-    use crate::model::{AgentRun, CheckKind, CheckResult, Failure, FileChange, ScopeFinding, Usage, VerifierResult};
+    use crate::model::{
+        AgentRun, CheckKind, CheckResult, Failure, FileChange, Halt, HaltedAfter, ScopeFinding, Usage, VerifierResult,
+    };
 
     /// An attempt whose agent exited 0 and changed one file: every gate passes.
     fn changed() -> AttemptRecord {
@@ -205,6 +273,38 @@ mod tests {
                 },
                 Outcome::ScopeViolation,
                 "2 paths written outside the worktree",
+            ),
+            (
+                "git internals changed, before an empty diff",
+                |r| {
+                    r.files.clear();
+                    r.scope.push(ScopeFinding {
+                        path: "objects/info/alternates".into(),
+                        ..finding(ScopeReason::GitInternal)
+                    });
+                },
+                Outcome::ScopeViolation,
+                "the repository's git internals changed: objects/info/alternates",
+            ),
+            (
+                "many git internals are named by the first three",
+                |r| {
+                    for p in ["a", "b", "c", "d", "e"] {
+                        r.scope.push(ScopeFinding { path: p.into(), ..finding(ScopeReason::GitInternal) });
+                    }
+                },
+                Outcome::ScopeViolation,
+                "the repository's git internals changed: a, b, c and 2 more",
+            ),
+            (
+                "halted, before everything else",
+                |r| {
+                    r.agent.as_mut().expect("agent").exit_code = Some(1);
+                    r.files.clear();
+                    r.halted = Some(Halt { after: HaltedAfter::Agent, parts: vec!["worktree/.git".into()] });
+                },
+                Outcome::ScopeViolation,
+                "nothing confined the agent and it changed worktree/.git: no unconfined step ran after it",
             ),
             (
                 "no file changed, before other scope findings",
@@ -340,6 +440,52 @@ mod tests {
                 _ => false,
             };
             assert!(ok, "{outcome:?} listed={listed} escalates={escalates}: got {got:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn when_the_checks_run_after_the_agent() {
+        type Edit = fn(&mut AttemptRecord);
+        fn halt() -> Option<Halt> {
+            Some(Halt { after: HaltedAfter::Agent, parts: vec!["config".into()] })
+        }
+        let cases: &[(&str, Edit, Option<Skip>)] = &[
+            ("every gate so far passed", |_| {}, None),
+            ("the agent crashed", |r| r.agent.as_mut().expect("agent").exit_code = Some(1), Some(Skip::AgentFailed)),
+            ("the agent timed out", |r| r.agent.as_mut().expect("agent").timed_out = true, Some(Skip::AgentFailed)),
+            ("no agent ran", |r| r.agent = None, Some(Skip::AgentFailed)),
+            ("no file changed", |r| r.files.clear(), Some(Skip::NoChange)),
+            ("a scope finding", |r| r.scope.push(finding(ScopeReason::Denied)), Some(Skip::ScopeViolation)),
+            ("git internals changed", |r| r.scope.push(finding(ScopeReason::GitInternal)), Some(Skip::ScopeViolation)),
+            ("halted", |r| r.halted = halt(), Some(Skip::Halted)),
+            (
+                "halted, whatever else",
+                |r| {
+                    r.halted = halt();
+                    r.files.clear();
+                    r.agent.as_mut().expect("agent").exit_code = Some(1);
+                },
+                Some(Skip::Halted),
+            ),
+        ];
+        for (what, edit, want) in cases {
+            let mut r = changed();
+            edit(&mut r);
+            assert_eq!(skip_checks(&r), *want, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_halted_attempt_is_the_last_whatever_retry_on_says() {
+        let mut r = AttemptRecord::new(2);
+        r.halted = Some(Halt { after: HaltedAfter::Checks, parts: vec!["hooks/pre-commit".into()] });
+        (r.outcome, _) = classify(&r);
+        assert_eq!(r.outcome, Outcome::ScopeViolation);
+        match next_step(&r, &RetryConfig::default().on, "refs/retry-run/t/2") {
+            Next::Escalate(why) => {
+                assert!(why.starts_with("nothing confined attempt 2 and its checks changed hooks/pre-commit;"), "{why}")
+            }
+            other => panic!("{other:?}"),
         }
     }
 

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::{BaselineMode, CheckKind, ScopeFinding, Usage};
+use crate::model::{BaselineMode, CheckKind, Halt, ObjectsAdded, ScopeFinding, Usage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
@@ -171,6 +171,10 @@ pub enum Event {
         /// `checks` when a check wrote outside the worktree.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after: Option<String>,
+        /// The git objects the attempt added (a `git commit` in its
+        /// worktree): reported, not violations.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        objects_added: Option<ObjectsAdded>,
     },
     CheckFinished {
         #[serde(default)]
@@ -250,6 +254,10 @@ pub enum Event {
         watch_setup_ms: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         watch: Option<String>,
+        /// Nothing confined the attempt and it changed the git links or
+        /// machinery: what, and after which step.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        halted: Option<Halt>,
     },
     TaskSucceeded {
         #[serde(default)]

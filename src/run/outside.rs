@@ -6,11 +6,14 @@
 use std::time::{Duration, Instant};
 
 use super::RunError;
+use super::recorder::Found;
 use super::task_run::{Attempt, TaskRun};
 use crate::checkout_watch::Machinery;
-use crate::git::fingerprint::{Fingerprint, fingerprint};
-use crate::model::{ScopeFinding, ScopeReason};
+use crate::git::fingerprint::{Fingerprint, Part, TaskParts, fingerprint};
+use crate::model::{Halt, HaltedAfter, InternalChange, ScopeFinding, ScopeReason};
+use crate::outcome::internals::{Judged, judge};
 use crate::record::Event;
+use crate::sandbox::Effective;
 
 /// What is watched outside the worktree during one attempt: the git
 /// machinery to put back, and the repository's internals to compare.
@@ -23,8 +26,9 @@ pub(super) struct Guard {
 pub(super) struct Changed {
     /// Paths of the user's checkout.
     pub checkout: Vec<String>,
-    /// Parts of the repository's internals (`objects`, `refs`, ...).
-    pub git_internal: Vec<String>,
+    /// Parts of the repository's internals (`objects/1a/2b...`,
+    /// `refs/heads/main`, `config`, `worktree/.git`, ...).
+    pub git_internal: Vec<InternalChange>,
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
@@ -35,12 +39,40 @@ pub(super) fn outside_findings(paths: &[String]) -> Vec<ScopeFinding> {
         .collect()
 }
 
+/// The violations of `judged` as `git-internal` findings, but for those
+/// the checkout's watch already names (`refs/heads/main`; `HEAD`, which it
+/// names `.git/HEAD`).
+pub(super) fn internal_findings(judged: &Judged, checkout: &[String]) -> Vec<ScopeFinding> {
+    judged
+        .violations
+        .iter()
+        .filter(|p| !checkout.iter().any(|c| c == *p || c.strip_prefix(".git/") == Some(p.as_str())))
+        .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: ScopeReason::GitInternal, rule: None })
+        .collect()
+}
+
+/// `sandbox.mode` as in force for a process confined as `effective`.
+fn mode_name(effective: Effective) -> &'static str {
+    match effective {
+        Effective::Namespaces => "namespaces",
+        Effective::Landlock => "landlock",
+        Effective::Detect => "detect",
+        Effective::Off => "off",
+    }
+}
+
 impl TaskRun<'_> {
+    /// The repository's internals now, with this task's worktree links.
+    fn internals(&self) -> Fingerprint {
+        let admin = self.repo.worktree_meta(&self.plan.id);
+        let task = TaskParts { id: &self.plan.id, worktree: &self.wt, admin: &admin };
+        fingerprint(self.repo.common_dir(), Some(&task))
+    }
+
     /// What must not change outside the worktree, marked before the agent:
     /// the checkout, the git machinery and the repository's internals.
     pub(super) fn guard_outside(&mut self) -> Guard {
-        let meta = self.repo.worktree_meta(&self.plan.id);
-        let before = fingerprint(self.repo.common_dir(), Some((&self.wt, &meta)));
+        let before = self.internals();
         let started = Instant::now();
         self.watch.spent = Duration::ZERO;
         self.watch.ready(&self.wt_root, &self.progress).mark(self.repo);
@@ -52,8 +84,7 @@ impl TaskRun<'_> {
     /// After the agent: the git machinery put back, the user's checkout only
     /// looked at, `AgentFinished` recorded.
     pub(super) fn after_agent(&mut self, guard: &Guard, a: &mut Attempt) -> Result<Changed, RunError> {
-        let meta = self.repo.worktree_meta(&self.plan.id);
-        let after = fingerprint(self.repo.common_dir(), Some((&self.wt, &meta)));
+        let after = self.internals();
         let started = Instant::now();
         let (mut restored, not_restored) = guard.machinery.restore(self.repo.common_dir());
         for p in &not_restored {
@@ -97,12 +128,22 @@ impl TaskRun<'_> {
                 format!("agent {}", crate::text::exit_text(r.exit_code, r.signal))
             });
         }
-        Ok(Changed { checkout, git_internal: after.changed_since(&guard.before) })
+        Ok(Changed { checkout, git_internal: after.compare(&guard.before) })
     }
 
     /// Checks run code the agent wrote: what they changed outside the
-    /// worktree is the attempt's too.
-    pub(super) fn after_checks(&mut self, guard: &Guard, a: &mut Attempt) -> Result<(), RunError> {
+    /// worktree is the attempt's too. Where nothing confined them and they
+    /// changed the git links or machinery, the attempt is halted
+    /// (`a.record.halted`): nothing unconfined runs after them.
+    pub(super) fn after_checks(&mut self, guard: &mut Guard, a: &mut Attempt) -> Result<(), RunError> {
+        // Compared with the mark before the agent: the agent changed nothing
+        // there but objects added (the checks would not run otherwise), and
+        // retry-run wrote the snapshot's ref since.
+        if let Some(commit) = a.commit {
+            let refname = crate::model::refs::attempt(&self.plan.id, a.n);
+            guard.before.parts.insert(refname, Part { content: commit.to_string(), times: None });
+        }
+        let judged = judge(&self.internals().compare(&guard.before), matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces));
         let started = Instant::now();
         let (restored, _) = guard.machinery.restore(self.repo.common_dir());
         a.record.restored.extend(restored);
@@ -110,18 +151,44 @@ impl TaskRun<'_> {
         a.record.restored.extend(relinked.iter().cloned());
         let outside = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
         self.watch.spent += started.elapsed();
-        if !outside.is_empty() || !relinked.is_empty() {
-            let mut found = outside_findings(&outside);
-            found.extend(relinked.into_iter().map(|part| ScopeFinding {
-                path: part,
-                old_path: None,
-                reason: ScopeReason::GitInternal,
-                rule: None,
-            }));
-            self.rec.scope_checked(a.n, 0, &found, &a.record.restored, Some("checks"))?;
+        let mut found = outside_findings(&outside);
+        let mut internal = internal_findings(&judged, &outside);
+        // A link put back that the fingerprint missed (changed and changed
+        // back in between, or not part of it).
+        for part in relinked {
+            if !internal.iter().any(|f| f.path == part) {
+                internal.push(ScopeFinding {
+                    path: part,
+                    old_path: None,
+                    reason: ScopeReason::GitInternal,
+                    rule: None,
+                });
+            }
+        }
+        found.extend(internal);
+        if !found.is_empty() {
+            let now = Found { findings: &found, restored: &a.record.restored, objects: None };
+            self.rec.scope_checked(a.n, 0, now, Some("checks"))?;
             self.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
             a.record.scope.extend(found);
         }
+        self.halt(a, HaltedAfter::Checks, judged.halt);
         Ok(())
+    }
+
+    /// Halts attempt `a` when `parts` (git links and machinery changed by
+    /// its unconfined `after` step) is not empty, saying so.
+    pub(super) fn halt(&mut self, a: &mut Attempt, after: HaltedAfter, parts: Vec<String>) {
+        if parts.is_empty() || a.record.halted.is_some() {
+            return;
+        }
+        let mode = mode_name(a.confinement.effective);
+        self.progress.say(&format!(
+            "attempt {}: nothing confines it (sandbox.mode = \"{mode}\") and its {after} changed {}; \
+             retry-run runs none of its checks or verifier and no further attempt",
+            a.n,
+            parts.join(", ")
+        ));
+        a.record.halted = Some(Halt { after, parts });
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::RunError;
 use crate::git::ResetReport;
-use crate::model::{AttemptRecord, CheckResult, ScopeFinding};
+use crate::model::{AttemptRecord, CheckResult, ObjectsAdded, ScopeFinding};
 use crate::record::{Event, EventLog};
 
 /// Appends events, echoing them to stdout in `--json` mode.
@@ -31,6 +31,14 @@ pub(super) enum Prepared {
 pub(super) enum CheckRun {
     Configured { sandbox: Value },
     Builtin,
+}
+
+/// What a scope check found: its findings, what was put back, and the git
+/// objects added.
+pub(super) struct Found<'a> {
+    pub findings: &'a [ScopeFinding],
+    pub restored: &'a [String],
+    pub objects: Option<&'a ObjectsAdded>,
 }
 
 /// What watching the user's checkout cost during an attempt.
@@ -91,22 +99,23 @@ impl Recorder {
     }
 
     /// `ScopeChecked`: `checked` changes judged, the findings, and what was
-    /// put back; `after` names the step that wrote outside (`checks`).
+    /// put back; `after` names the step that wrote outside (`checks`);
+    /// `objects` the git objects the attempt added.
     pub fn scope_checked(
         &mut self,
         n: u32,
         checked: usize,
-        findings: &[ScopeFinding],
-        restored: &[String],
+        found: Found<'_>,
         after: Option<&str>,
     ) -> Result<(), RunError> {
         self.event(
             Some(n),
             Event::ScopeChecked {
                 checked: checked as u64,
-                violations: findings.to_vec(),
-                restored: restored.to_vec(),
+                violations: found.findings.to_vec(),
+                restored: found.restored.to_vec(),
                 after: after.map(String::from),
+                objects_added: found.objects.filter(|o| !o.is_empty()).cloned(),
             },
         )
     }
@@ -169,6 +178,7 @@ impl Recorder {
                 watch_ms: watch.as_ref().map(|w| w.spent_ms),
                 watch_setup_ms: watch.as_ref().map(|w| w.setup_ms),
                 watch: watch.map(|w| w.how.to_string()),
+                halted: record.halted.clone(),
             },
         )
     }

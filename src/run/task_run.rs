@@ -96,19 +96,25 @@ impl<'a> TaskRun<'a> {
         let kept = self.worktree(n)?;
         let mut a = self.confine(n, started)?;
         self.baseline_once(&a, kept)?;
-        let guard = self.guard_outside();
+        let mut guard = self.guard_outside();
         let prompt = self.assemble_prompt(&a)?;
         self.run_agent(&mut a, &prompt)?;
         let outside = self.after_agent(&guard, &mut a)?;
         let cmp = self.snapshot(&mut a)?;
         self.scope_gate(&mut a, &cmp, outside)?;
-        if a.agent_ok() && !a.record.files.is_empty() && a.record.scope.is_empty() {
-            self.configured_checks(&mut a)?;
-            if !self.plan.config.checks.is_empty() {
-                self.after_checks(&guard, &mut a)?;
+        match outcome::skip_checks(&a.record) {
+            None => {
+                self.configured_checks(&mut a)?;
+                if !self.plan.config.checks.is_empty() {
+                    self.after_checks(&mut guard, &mut a)?;
+                }
+                if a.record.halted.is_none() {
+                    self.builtin_checks(&mut a, &cmp)?;
+                    self.review(&mut a, &cmp)?;
+                }
             }
-            self.builtin_checks(&mut a, &cmp)?;
-            self.review(&mut a, &cmp)?;
+            Some(outcome::Skip::Halted) => self.progress.gate("checks and verifier NOT run (halted)"),
+            Some(_) => {}
         }
         self.record_outcome(a)
     }

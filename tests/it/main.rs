@@ -8,6 +8,7 @@ mod architecture;
 mod completions;
 mod containment;
 mod demo;
+mod detect;
 mod diff;
 mod docs;
 mod enrich;

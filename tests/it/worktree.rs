@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::support::child::LockHolder;
 use crate::support::{FakeAgent, TestEnv};
 use retry_run::git::Repo;
-use retry_run::git::fingerprint::fingerprint;
+use retry_run::git::fingerprint::{TaskParts, fingerprint};
 
 fn repo(env: &TestEnv) -> PathBuf {
     env.repo("repo")
@@ -418,14 +418,15 @@ fn the_fingerprint_sees_hooks_config_and_the_worktree_link() {
     let w = wt_path(&env, &r, "t1");
     let common = r.join(".git");
     let meta = common.join("worktrees/retry-run-t1");
-    let before = fingerprint(&common, Some((&w, &meta)));
+    let task = TaskParts { id: "t1", worktree: &w, admin: &meta };
+    let before = fingerprint(&common, Some(&task));
     std::fs::write(common.join("hooks/pre-commit"), "#!/bin/sh\nexit 0\n").expect("hook");
     env.git(&w, &["config", "user.name", "agent"]);
     std::fs::write(w.join(".git"), format!("gitdir: {}\n", env.path("elsewhere").display())).expect("relink");
-    let after = fingerprint(&common, Some((&w, &meta)));
+    let after = fingerprint(&common, Some(&task));
     assert_ne!(before.digest(), after.digest());
     assert_eq!(after.changed_since(&before), ["config", "hooks/pre-commit", "worktree/.git"]);
-    assert_eq!(fingerprint(&common, Some((&w, &meta))).digest(), after.digest(), "stable");
+    assert_eq!(fingerprint(&common, Some(&task)).digest(), after.digest(), "stable");
 }
 
 #[test]

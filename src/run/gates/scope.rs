@@ -1,14 +1,19 @@
 //! The scope gate: writes outside the worktree (the user's checkout, the
-//! git machinery) are violations whatever else the attempt did; the change
-//! itself is checked against the scope's rules when the agent ended well
-//! and changed something.
+//! repository's git internals) are violations whatever else the attempt
+//! did, and the attempt is halted where nothing confined its agent and it
+//! changed the git links or machinery; the change itself is checked
+//! against the scope's rules when the agent ended well and changed
+//! something.
 
 use super::super::RunError;
-use super::super::outside::{Changed, outside_findings};
+use super::super::outside::{Changed, internal_findings, outside_findings};
+use super::super::recorder::Found;
 use super::super::task_run::{Attempt, TaskRun};
 use crate::git::Comparison;
-use crate::model::{ScopeFinding, ScopeReason};
+use crate::model::{HaltedAfter, ScopeFinding};
+use crate::outcome::internals::judge;
 use crate::pathfmt::display;
+use crate::sandbox::Effective;
 use crate::scope;
 
 impl TaskRun<'_> {
@@ -19,13 +24,10 @@ impl TaskRun<'_> {
         cmp: &Comparison<'_>,
         outside: Changed,
     ) -> Result<(), RunError> {
+        let judged = judge(&outside.git_internal, matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces));
         let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
-        findings.extend(outside.git_internal.into_iter().map(|part| ScopeFinding {
-            path: part,
-            old_path: None,
-            reason: ScopeReason::GitInternal,
-            rule: None,
-        }));
+        findings.extend(internal_findings(&judged, &outside.checkout));
+        self.halt(a, HaltedAfter::Agent, judged.halt);
         if a.agent_ok() && !a.record.files.is_empty() {
             self.progress.phase("scope");
             let report = scope::check(&self.plan.rules, &cmp.changes.changes, &cmp.head);
@@ -35,12 +37,24 @@ impl TaskRun<'_> {
                 reason: v.reason,
                 rule: v.rule.clone(),
             }));
-            self.rec.scope_checked(a.n, report.checked, &findings, &a.record.restored, None)?;
+            self.rec.scope_checked(
+                a.n,
+                report.checked,
+                Found { findings: &findings, restored: &a.record.restored, objects: Some(&judged.objects) },
+                None,
+            )?;
             self.progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
             a.record.scope = findings;
-        } else if !findings.is_empty() {
-            self.rec.scope_checked(a.n, 0, &findings, &a.record.restored, None)?;
-            self.progress.gate("scope VIOLATION (outside the worktree)");
+        } else if !findings.is_empty() || !judged.objects.is_empty() {
+            self.rec.scope_checked(
+                a.n,
+                0,
+                Found { findings: &findings, restored: &a.record.restored, objects: Some(&judged.objects) },
+                None,
+            )?;
+            if !findings.is_empty() {
+                self.progress.gate("scope VIOLATION (outside the worktree)");
+            }
             a.record.scope = findings;
         }
         Ok(())
