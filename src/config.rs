@@ -266,7 +266,11 @@ impl SizeSpec {
             "gib" => 1 << 30,
             "t" | "tb" => 1000 * 1000 * 1000 * 1000,
             "tib" => 1 << 40,
-            _ => return Err(format!("invalid size {text:?}: unknown unit {unit:?} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")),
+            _ => {
+                return Err(format!(
+                    "invalid size {text:?}: unknown unit {unit:?} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+                ));
+            }
         };
         let bytes = n * scale as f64;
         if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {

@@ -157,7 +157,6 @@ fn in_dir(cmd: &mut Command, dir: &Path) {
     }
 }
 
-
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be
 /// started: the message names the program and what to do.
 pub fn run(spec: &Spec) -> Result<Finished, String> {

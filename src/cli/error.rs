@@ -104,7 +104,11 @@ impl From<crate::sandbox::exec::ExecError> for CliError {
             ExecError::Usage { .. } | ExecError::NoCommand => exit::USAGE,
             // What a shell says: 127 not found, 126 found and not runnable.
             ExecError::CannotStart { source, .. } => {
-                if source.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
+                if source.kind() == std::io::ErrorKind::NotFound {
+                    127
+                } else {
+                    126
+                }
             }
             _ => exit::ENVIRONMENT,
         };

@@ -143,7 +143,10 @@ impl TaskRun<'_> {
             let refname = crate::model::refs::attempt(&self.plan.id, a.n);
             guard.before.parts.insert(refname, Part { content: commit.to_string(), times: None });
         }
-        let judged = judge(&self.internals().compare(&guard.before), matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces));
+        let judged = judge(
+            &self.internals().compare(&guard.before),
+            matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces),
+        );
         let started = Instant::now();
         let (restored, _) = guard.machinery.restore(self.repo.common_dir());
         a.record.restored.extend(restored);

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use super::{Options, RunError, leftovers};
+use crate::config::SandboxMode;
 use crate::config::{self, CommandSpec, Config};
 use crate::git::Repo;
 use crate::integrity::TestPaths;
 use crate::record::Store;
 use crate::record::store::check_task_name;
-use crate::config::SandboxMode;
 use crate::sandbox::{self, Effective};
 use crate::scope::Rules;
 use crate::task::{self, Task};
@@ -116,9 +116,13 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         SandboxMode::Auto | SandboxMode::Namespaces => sandbox::namespaces::probe().map(|_| ()),
         _ => Err("not asked for".to_string()),
     };
-    let (confined, fallback_note) =
-        sandbox::resolve(config.sandbox.mode, abi, namespaces.as_ref().map(|_| ()).map_err(String::as_str), &sandbox::landlock::kernel())
-            .map_err(RunError::environment)?;
+    let (confined, fallback_note) = sandbox::resolve(
+        config.sandbox.mode,
+        abi,
+        namespaces.as_ref().map(|_| ()).map_err(String::as_str),
+        &sandbox::landlock::kernel(),
+    )
+    .map_err(RunError::environment)?;
     // Where the agent could write objects unconfined, they are read with
     // their hashes checked.
     crate::git::verify_hashes(matches!(confined, Effective::Detect | Effective::Off));

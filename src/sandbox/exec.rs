@@ -123,6 +123,9 @@ pub fn run(c: &Confined) -> Result<i32, ExecError> {
         Some(t) => (t.clone(), false),
         None => (private_tmpdir("sandbox")?, true),
     };
+    if let Some(parent) = c.log.as_deref().and_then(Path::parent) {
+        let _ = std::fs::create_dir_all(parent);
+    }
     let ended = match (c.layers, c.inner) {
         (_, true) => inner(c, &dir, &tmpdir),
         (Layers::None, false) => {
@@ -182,9 +185,12 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     } else {
         Some(proxy::start(rules, &socket, c.log.clone(), false).map_err(ExecError::Proxy)?)
     };
+    // What the command names stays readable if it lies beneath a private
+    // directory: the program's directory, the files among its arguments.
     let mut keep = c.keep.clone();
     keep.push(dir.to_path_buf());
     keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
+    keep.extend(c.argv[1..].iter().map(Path::new).filter(|p| p.is_absolute() && p.exists()).map(Path::to_path_buf));
     if let Some(path) = std::env::var_os("PATH") {
         keep.extend(std::env::split_paths(&path));
     }
@@ -199,7 +205,8 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     };
     let status_file = run_dir.join("status");
     let mut argv = namespaces::args(&layout);
-    let exe = std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
+    let exe =
+        std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
     argv.extend(["--".to_string(), exe.display().to_string(), "sandbox".into(), "--inner".into()]);
     argv.extend(["--tmpdir".to_string(), tmpdir.display().to_string()]);
     for w in &writable {
@@ -401,7 +408,8 @@ fn log_limits(c: &Confined, cgroup: Option<&limits::PidsCgroup>, ended: Option<E
     let Some(log) = &c.log else { return };
     let mut lines = String::new();
     if let Some(refused) = cgroup.map(limits::PidsCgroup::refused).filter(|n| *n > 0) {
-        lines += &format!("{}\n", serde_json::json!({"limit": "processes", "max": c.limits.processes, "refused": refused}));
+        lines +=
+            &format!("{}\n", serde_json::json!({"limit": "processes", "max": c.limits.processes, "refused": refused}));
     }
     if ended == Some(Ended::Signal(libc::SIGXFSZ)) {
         lines += &format!("{}\n", serde_json::json!({"limit": "file_size", "max": c.limits.file_size}));

@@ -61,10 +61,7 @@ impl PidsCgroup {
     /// How many times the limit refused a new process.
     pub fn refused(&self) -> u64 {
         let events = std::fs::read_to_string(self.dir.join("pids.events")).unwrap_or_default();
-        events
-            .lines()
-            .find_map(|l| l.strip_prefix("max ").and_then(|n| n.trim().parse().ok()))
-            .unwrap_or(0)
+        events.lines().find_map(|l| l.strip_prefix("max ").and_then(|n| n.trim().parse().ok())).unwrap_or(0)
     }
 }
 

@@ -778,7 +778,10 @@ mod tests {
             limits: Limits::default(),
         };
         let argv = c.argv(vec!["sh".into(), "-c".into(), "x".into()], Some(Path::new("/a/net.jsonl")));
-        assert_eq!(&argv[..9], ["/bin/rr", "sandbox", "--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", "/tmp/t"]);
+        assert_eq!(
+            &argv[..9],
+            ["/bin/rr", "sandbox", "--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", "/tmp/t"]
+        );
         let line = argv.join(" ");
         assert!(line.contains("--network api.example.com") && line.contains("--log /a/net.jsonl"), "{line}");
         assert!(line.contains("--max-processes 4096 --max-file-size 21474836480"), "{line}");

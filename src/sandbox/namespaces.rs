@@ -73,10 +73,8 @@ fn under_private(p: &Path) -> bool {
 /// them, the writable paths, the protected ones, the hidden ones. Pure.
 pub fn args(layout: &Layout) -> Vec<String> {
     let s = |p: &Path| p.display().to_string();
-    let mut out: Vec<String> = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let mut out: Vec<String> =
+        ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"].iter().map(|a| a.to_string()).collect();
     if !layout.host_network {
         out.push("--unshare-net".into());
     }

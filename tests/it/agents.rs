@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::support::record::{events, outcomes};
 use crate::support::tools::{npm_agent, pip_agent, skipped};
-use crate::support::{FakeAgent, TestEnv};
+use crate::support::{FakeAgent, TestEnv, processes_in};
 
 /// A fake model server; killed when dropped.
 struct Server {
@@ -83,20 +83,6 @@ fn edit(to: &str) -> String {
     )
 }
 
-/// Processes whose working directory is inside `dir`.
-fn processes_in(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
-    for e in rd.flatten() {
-        if let Ok(cwd) = std::fs::read_link(e.path().join("cwd"))
-            && cwd.starts_with(dir)
-        {
-            out.push(format!("{} {}", e.file_name().to_string_lossy(), cwd.display()));
-        }
-    }
-    out
-}
-
 /// Runs the task "Fix add so that the tests pass" in `r` with `bin` first
 /// on PATH and `vars` in the environment, and checks what every preset test
 /// checks: CHECK_FAILURE then SUCCESS; of the model requests that
@@ -116,11 +102,18 @@ fn run_preset(
     let mut path = bin.as_os_str().to_owned();
     path.push(":");
     path.push(env.path_var());
+    // The fake model server is the one host the agent may reach, through
+    // the sandbox's proxy (the CLI's own hosts are not reachable here).
+    let project = std::fs::read_to_string(r.join("retry-run.toml")).expect("retry-run.toml");
+    let config =
+        env.write("preset-config.toml", format!("{project}\n[sandbox]\nnetwork = [\"127.0.0.1:{}\"]\n", server.port));
     let out = env
         .retry_run(r)
         .env("PATH", path)
         .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
-        .args(["run", "--quiet", "--task", "Fix add so that the tests pass"])
+        .args(["run", "--quiet", "--config"])
+        .arg(&config)
+        .args(["--task", "Fix add so that the tests pass"])
         .output()
         .expect("retry-run runs");
     let agent_out = std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{TASK}/attempts/1/agent.out")))

@@ -237,7 +237,13 @@ fn landlock_required_without_it_is_exit_3_and_auto_falls_back_to_detect_once() {
     let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"landlock\"\n");
     let no_landlock = |args: &[&str], agent: FakeAgent| {
         let agent = env.agent(agent);
-        env.retry_run(&r).env("RETRY_RUN_LANDLOCK_ABI", "0").args(agent.after(args)).output().expect("runs")
+        // Neither Landlock nor namespaces (no bubblewrap) here.
+        env.retry_run(&r)
+            .env("RETRY_RUN_LANDLOCK_ABI", "0")
+            .env("RETRY_RUN_BWRAP", "")
+            .args(agent.after(args))
+            .output()
+            .expect("runs")
     };
     let out = no_landlock(&["run", "--quiet", "--task", "Need it"], FakeAgent::new());
     assert_eq!(out.status.code(), Some(3));
@@ -346,9 +352,13 @@ fn the_environment_names_the_worktree_never_the_checkout() {
 /// violation naming the link.
 #[test]
 fn a_rewritten_git_link_is_put_back_before_retry_run_opens_the_worktree() {
+    // Landlock alone: in the namespaces the links are read-only, and the
+    // rewrite is refused at the source (tests/it/containment.rs).
     let env = TestEnv::new();
-    let r =
-        repo(&env, "max_attempts = 2\n[[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n");
+    let r = repo(
+        &env,
+        "max_attempts = 2\n[sandbox]\nmode = \"landlock\"\n[[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n",
+    );
     std::fs::write(r.join("notes.txt"), "a staged edit\n").expect("write");
     env.git(&r, &["add", "notes.txt"]);
     std::fs::write(r.join("src/app.txt"), "value = 1\nan unstaged edit\n").expect("write");
@@ -451,7 +461,7 @@ fn code_the_agent_planted_for_the_verifier_runs_confined() {
     let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Plant"])));
     assert!(!owned.exists(), "the planted module wrote into the checkout:\n{}", run.stderr);
     let v = first(&r, "plant", "VerifierFinished");
-    assert_eq!(v["sandbox"]["mode"], "landlock", "{v}");
+    assert_eq!(v["sandbox"]["mode"], "namespaces", "{v}");
     let writable: Vec<&str> =
         v["sandbox"]["writable"].as_array().map(|w| w.iter().filter_map(|x| x.as_str()).collect()).unwrap_or_default();
     assert!(!writable.iter().any(|w| w.ends_with("/worktrees/plant")), "the worktree is writable: {v}");

@@ -24,7 +24,10 @@ impl TaskRun<'_> {
         cmp: &Comparison<'_>,
         outside: Changed,
     ) -> Result<(), RunError> {
-        let judged = judge(&outside.git_internal, matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces));
+        let judged = judge(
+            &outside.git_internal,
+            matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces),
+        );
         let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
         findings.extend(internal_findings(&judged, &outside.checkout));
         self.halt(a, HaltedAfter::Agent, judged.halt);

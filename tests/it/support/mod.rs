@@ -73,12 +73,11 @@ impl TestEnv {
     }
 
     fn with_path(path: OsString) -> TestEnv {
-        // Beneath the target directory, not /tmp: a confined process gets a
-        // private /tmp, where the test's agents and servers would vanish.
-        let dir = tempfile::Builder::new()
-            .prefix("it-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .expect("a temporary directory");
+        // Not beneath /tmp: a confined process gets a private /tmp, where
+        // the test's home, agents and servers would vanish. Nor beneath the
+        // project's own checkout, where "not a repository" would find it.
+        let dir =
+            tempfile::Builder::new().prefix("retry-run-it-").tempdir_in(test_root()).expect("a temporary directory");
         let env = TestEnv { dir, path, agents: Cell::new(0) };
         env.new_home("home");
         env
@@ -283,4 +282,28 @@ pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
     let mut out = BTreeMap::new();
     walk(root, root, &mut out);
     out
+}
+
+/// Processes whose working directory is inside `dir`.
+pub fn processes_in(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
+    for e in rd.flatten() {
+        if let Ok(cwd) = std::fs::read_link(e.path().join("cwd"))
+            && cwd.starts_with(dir)
+        {
+            out.push(format!("{} {}", e.file_name().to_string_lossy(), cwd.display()));
+        }
+    }
+    out
+}
+
+/// Where each test's directory is made: `$RETRY_RUN_TEST_TMPDIR`, else
+/// `/var/tmp` (outside the sandbox's private `/tmp`), else the system's.
+fn test_root() -> PathBuf {
+    if let Some(d) = std::env::var_os("RETRY_RUN_TEST_TMPDIR") {
+        return PathBuf::from(d);
+    }
+    let var_tmp = Path::new("/var/tmp");
+    if var_tmp.is_dir() && tempfile::tempdir_in(var_tmp).is_ok() { var_tmp.to_path_buf() } else { std::env::temp_dir() }
 }
