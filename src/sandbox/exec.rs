@@ -231,7 +231,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     argv.extend(c.argv.iter().cloned());
     let mut cmd = Command::new(&bwrap);
     cmd.args(&argv);
-    let cgroup = limits::PidsCgroup::new(c.limits.processes);
+    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
     if let Some(cg) = &cgroup {
         enter_on_exec(&mut cmd, &cg.procs());
     }
@@ -363,7 +363,7 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     let mut cmd = command(c, tmpdir, port);
     let filter = seccomp::filter(seccomp::Deny { inet: !c.host_network, unix: !c.unix_sockets })?;
     install_on_exec(&mut cmd, filter);
-    let cgroup = limits::PidsCgroup::new(c.limits.processes);
+    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
     if let Some(cg) = &cgroup {
         enter_on_exec(&mut cmd, &cg.procs());
     }
@@ -466,7 +466,9 @@ fn set_limits(limits: &Limits) {
             libc::setrlimit(resource, &lim);
         }
     };
-    set(libc::RLIMIT_NPROC, limits.processes);
+    if limits.processes > 0 {
+        set(libc::RLIMIT_NPROC, limits.processes);
+    }
     set(libc::RLIMIT_FSIZE, limits.file_size);
 }
 
