@@ -66,7 +66,7 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
         .collect();
     if !outside.is_empty() {
         return format!(
-            "An attempt changed your own checkout, outside its worktree: {}. retry-run does not undo this: look at `git status` and `git diff` in your checkout first, and consider `[sandbox] mode = \"landlock\"`.",
+            "An attempt changed your own checkout, outside its worktree: {}. retry-run does not undo this: look at `git status` and `git diff` in your checkout first, and consider `[sandbox] mode = \"namespaces\"` (or `\"landlock\"`).",
             crate::context::required::name_list(&outside)
         );
     }
@@ -137,7 +137,15 @@ fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
         })
 }
 
-pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], standing: &Standing) -> String {
+/// The report of a task; `unconfined` names what ran without confinement by
+/// the config's choice (said at the top).
+pub fn render(
+    task: &TaskText,
+    base: Option<&str>,
+    attempts: &[AttemptRecord],
+    standing: &Standing,
+    unconfined: &[String],
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# retry-run report: {}", task.title);
     let _ = writeln!(s);
@@ -152,6 +160,9 @@ pub fn render(task: &TaskText, base: Option<&str>, attempts: &[AttemptRecord], s
         let _ = writeln!(s, "- Base: `{b}`");
     }
     let _ = writeln!(s, "- Attempts: {}", attempts.len());
+    for u in unconfined {
+        let _ = writeln!(s, "- Unconfined by your config: {u}");
+    }
     if let Some(total) = total_usage(attempts) {
         let _ = writeln!(s, "- Agent usage, all attempts: {}", usage_text(&total));
     }
@@ -321,7 +332,10 @@ mod tests {
         let mut a = AttemptRecord::new(1);
         a.outcome = Outcome::EmptyDiff;
         a.reason = "the attempt changed no file".into();
-        let md = render(&task, Some("abc"), &[a], &Standing::Escalated { reason: "1 attempt failed".into() });
+        let unconfined = vec!["worktree.setup runs unconfined".to_string()];
+        let md =
+            render(&task, Some("abc"), &[a], &Standing::Escalated { reason: "1 attempt failed".into() }, &unconfined);
+        assert!(md.contains("- Unconfined by your config: worktree.setup runs unconfined"), "{md}");
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));

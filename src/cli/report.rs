@@ -37,7 +37,7 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
         _ => Standing::Open,
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
-    let md = render(&text, state.base.as_deref(), &attempts, &standing);
+    let md = render(&text, state.base.as_deref(), &attempts, &standing, &state.unconfined);
     let mut out = std::io::stdout().lock();
     out.write_all(md.as_bytes())?;
     out.flush()?;

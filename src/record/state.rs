@@ -22,6 +22,9 @@ pub struct TaskState {
     pub max_attempts: u32,
     /// The base commit of the latest TaskStarted.
     pub base: Option<String>,
+    /// What the latest TaskStarted ran without confinement by the config's
+    /// choice (`worktree.setup_unconfined`, `network_mode = "host"`).
+    pub unconfined: Vec<String>,
     /// The highest attempt number started.
     pub last_attempt: u32,
     /// An attempt started and never completed: `retry-run` was killed.
@@ -88,11 +91,16 @@ pub fn state(events: &[LogLine]) -> TaskState {
             _ => LastEvent::Other,
         };
         match typed {
-            Some(Event::TaskStarted { first_attempt, max_attempts, base, .. }) => {
+            Some(Event::TaskStarted { first_attempt, max_attempts, base, sandbox, .. }) => {
                 s.started = true;
                 s.first_attempt = first_attempt;
                 s.max_attempts = max_attempts;
                 s.base = Some(base);
+                s.unconfined = sandbox
+                    .as_ref()
+                    .and_then(|v| v["unconfined"].as_array())
+                    .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                    .unwrap_or_default();
                 s.finished = None;
             }
             Some(Event::AttemptStarted { .. }) => {

@@ -28,7 +28,17 @@ pub struct Update {
 /// Runs `git -C dir args`: whether it succeeded, its stdout and its stderr
 /// (trimmed); `Err`, naming what needed it, when `git` could not be started.
 fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<(bool, String, String), RemoteError> {
-    let mut argv: Vec<&std::ffi::OsStr> = vec!["-C".as_ref(), dir.as_os_str()];
+    // No hook or fsmonitor of the repository's config runs: what retry-run
+    // itself runs never executes code from a config an agent could have
+    // reached.
+    let mut argv: Vec<&std::ffi::OsStr> = vec![
+        "-C".as_ref(),
+        dir.as_os_str(),
+        "-c".as_ref(),
+        "core.hooksPath=/dev/null".as_ref(),
+        "-c".as_ref(),
+        "core.fsmonitor=false".as_ref(),
+    ];
     argv.extend(args.iter().map(std::ffi::OsStr::new));
     let out = crate::process::output("git", &argv, None).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {

@@ -130,7 +130,8 @@ pub fn run(c: &Confined) -> Result<i32, ExecError> {
         (_, true) => inner(c, &dir, &tmpdir),
         (Layers::None, false) => {
             let mut cmd = command(c, &tmpdir, None);
-            finish(c, start_and_wait(&mut cmd, c.reap, program, c.log.as_deref()))
+            let mut log = c.log.as_deref().and_then(open_log);
+            finish(c, start_and_wait(&mut cmd, c.reap, program, log.as_mut()))
         }
         (Layers::Namespaces, false) => outer(c, &dir, &tmpdir, home.as_deref()),
         (Layers::Landlock, false) => landlock_only(c, &dir, &tmpdir, home.as_deref()),
@@ -238,8 +239,14 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     close_inherited();
     if c.reap {
         become_reaper();
+    } else {
+        subreaper();
     }
     let status = cmd.status();
+    // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
+    // by a moment and comes to this process: reaped here, not left to the
+    // machine's init, which may take seconds to reap it.
+    end_leftovers();
     drop(proxy);
     log_limits(c, cgroup.as_ref(), None);
     let inner_status = std::fs::read_to_string(&status_file).ok();
@@ -313,6 +320,11 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
             }
         }
     }
+    // Where this process says how the command ended, opened before Landlock
+    // (which then keeps the command from writing there).
+    let run = Path::new(namespaces::RUN_DIR);
+    let mut status = std::fs::File::create(run.join("status")).ok();
+    let mut log = open_log(&run.join("log"));
     set_limits(&c.limits);
     // /tmp and /dev/shm are the namespace's own, empty and private.
     let private = ["/tmp", "/dev/shm"].map(PathBuf::from);
@@ -326,12 +338,15 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
     let mut cmd = command(c, tmpdir, port);
     let filter = seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets })?;
     install_on_exec(&mut cmd, filter);
-    let ended = start_and_wait(&mut cmd, true, &c.argv[0], Some(&Path::new(namespaces::RUN_DIR).join("log")))?;
+    let ended = start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
     let line = match ended {
         Ended::Code(n) => format!("exit {n}"),
         Ended::Signal(n) => format!("signal {n}"),
     };
-    let _ = std::fs::write(Path::new(namespaces::RUN_DIR).join("status"), line);
+    if let Some(f) = status.as_mut() {
+        use std::io::Write as _;
+        let _ = f.write_all(line.as_bytes());
+    }
     Ok(end_as(false, ended))
 }
 
@@ -367,7 +382,8 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     if let Some(cg) = &cgroup {
         enter_on_exec(&mut cmd, &cg.procs());
     }
-    let ended = start_and_wait(&mut cmd, c.reap, &c.argv[0], c.log.as_deref());
+    let mut log = c.log.as_deref().and_then(open_log);
+    let ended = start_and_wait(&mut cmd, c.reap, &c.argv[0], log.as_mut());
     drop(proxy);
     log_limits(c, cgroup.as_ref(), ended.as_ref().ok().copied());
     let _ = std::fs::remove_dir_all(&run_dir);
@@ -380,7 +396,12 @@ fn finish(c: &Confined, ended: Result<Ended, ExecError>) -> Result<i32, ExecErro
 
 /// Starts `cmd` and waits for it; with `reap`, as the subreaper of what it
 /// starts, ending every process it leaves (said on stderr and in `log`).
-fn start_and_wait(cmd: &mut Command, reap: bool, program: &str, log: Option<&Path>) -> Result<Ended, ExecError> {
+fn start_and_wait(
+    cmd: &mut Command,
+    reap: bool,
+    program: &str,
+    log: Option<&mut std::fs::File>,
+) -> Result<Ended, ExecError> {
     if reap {
         become_reaper();
     }
@@ -390,7 +411,8 @@ fn start_and_wait(cmd: &mut Command, reap: bool, program: &str, log: Option<&Pat
         if ended > 0 {
             eprintln!("retry-run: ended {ended} process(es) the command left running");
             if let Some(log) = log {
-                append(log, &serde_json::json!({"limit": "leftovers", "max": ended}).to_string());
+                use std::io::Write as _;
+                let _ = writeln!(log, "{}", serde_json::json!({"limit": "leftovers", "max": ended}));
             }
         }
     }
@@ -417,6 +439,12 @@ fn log_limits(c: &Confined, cgroup: Option<&limits::PidsCgroup>, ended: Option<E
     if !lines.is_empty() {
         append(log, lines.trim_end());
     }
+}
+
+/// `log` opened to append (quietly: the log is a record, not a reason to
+/// fail the command).
+fn open_log(log: &Path) -> Option<std::fs::File> {
+    std::fs::OpenOptions::new().create(true).append(true).open(log).ok()
 }
 
 /// Appends `line` and a newline to `log` (quietly: the log is a record,
@@ -482,12 +510,11 @@ extern "C" fn ignore_but_wake(_: libc::c_int) {}
 /// and SIGHUP no longer end this process (they still reach the command,
 /// which gets the default handlers back when it starts).
 fn become_reaper() {
+    subreaper();
     #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this
-    // process; sigaction installs a handler that does nothing, which exec
+    // SAFETY: sigaction installs a handler that does nothing, which exec
     // resets to the default in the command.
     unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = ignore_but_wake as *const () as libc::sighandler_t;
@@ -495,6 +522,17 @@ fn become_reaper() {
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(sig, &action, std::ptr::null_mut());
         }
+    }
+}
+
+/// Makes this process the subreaper of what it starts: a descendant whose
+/// parent ends comes to this process instead of the machine's init.
+fn subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this
+    // process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     }
 }
 
