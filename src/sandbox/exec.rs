@@ -187,8 +187,12 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
         Some(proxy::start(rules, &socket, c.log.clone(), false).map_err(ExecError::Proxy)?)
     };
     // What the command names stays readable if it lies beneath a private
-    // directory: the program's directory, the files among its arguments.
+    // directory: this executable (it runs again inside), the program's
+    // directory, the files among its arguments.
+    let exe =
+        std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
     let mut keep = c.keep.clone();
+    keep.push(exe.clone());
     keep.push(dir.to_path_buf());
     keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
     keep.extend(c.argv[1..].iter().map(Path::new).filter(|p| p.is_absolute() && p.exists()).map(Path::to_path_buf));
@@ -206,8 +210,6 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     };
     let status_file = run_dir.join("status");
     let mut argv = namespaces::args(&layout);
-    let exe =
-        std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
     argv.extend(["--".to_string(), exe.display().to_string(), "sandbox".into(), "--inner".into()]);
     argv.extend(["--tmpdir".to_string(), tmpdir.display().to_string()]);
     for w in &writable {
