@@ -473,7 +473,13 @@ fn budgets_stop_the_task_before_another_attempt() {
     let env = TestEnv::new();
     // Cost: the agent prints what the real Claude Code printed (captured), so
     // the preset's reader records its cost; the budget is below one attempt's.
-    let captured = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/captured/claude-code-2.1.197.json");
+    // Copied beside the test: the sandbox's /tmp is private, and a clone of
+    // this project may live beneath the machine's.
+    let captured = env.write(
+        "captured.json",
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/captured/claude-code-2.1.197.json"))
+            .expect("the captured output"),
+    );
     let agent = env.agent(FakeAgent::new().sh(&format!("cat {}", captured.display())).append("src/app.txt", "x\n"));
     let r = plain_repo(
         &env,
