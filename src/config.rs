@@ -453,7 +453,7 @@ impl Default for RetryConfig {
                 RetryOn::Timeout,
             ],
             flaky_reruns: 1,
-            baseline: BaselineMode::Label,
+            baseline: BaselineMode::Auto,
             test_weakening: WeakeningMode::Fail,
             test_paths: Vec::new(),
             max_cost_usd: None,
@@ -523,6 +523,17 @@ pub struct CheckConfig {
     /// The hosts it may reach through the sandbox's proxy (default: none).
     #[serde(default)]
     pub network: Vec<String>,
+    /// How the base's failures count for this check; `[retry] baseline`
+    /// when unset.
+    #[serde(default)]
+    pub baseline: Option<BaselineMode>,
+}
+
+impl CheckConfig {
+    /// This check's baseline mode: its own, else `[retry] baseline`.
+    pub fn baseline_mode(&self, retry: &RetryConfig) -> BaselineMode {
+        self.baseline.unwrap_or(retry.baseline)
+    }
 }
 
 fn default_check_timeout() -> DurationSpec {
@@ -791,7 +802,11 @@ drift_threshold = 0.3
     #[test]
     fn baseline_modes_and_their_old_booleans() {
         let mode = |t: &str| parse(&format!("[retry]\nbaseline = {t}\n")).map(|c| c.retry.baseline);
-        assert_eq!(parse("").unwrap().retry.baseline, BaselineMode::Label);
+        assert_eq!(parse("").unwrap().retry.baseline, BaselineMode::Auto);
+        assert_eq!(mode("\"auto\""), Ok(BaselineMode::Auto));
+        let c =
+            parse("[retry]\nbaseline = \"off\"\n[[check]]\nname = \"t\"\nrun = \"x\"\nbaseline = \"label\"\n").unwrap();
+        assert_eq!(c.checks[0].baseline_mode(&c.retry), BaselineMode::Label);
         assert_eq!(mode("\"label\""), Ok(BaselineMode::Label));
         assert_eq!(mode("\"tolerate\""), Ok(BaselineMode::Tolerate));
         assert_eq!(mode("\"off\""), Ok(BaselineMode::Off));

@@ -59,6 +59,7 @@ impl Finding {
             key: format!("test-integrity|{}|{}", self.kind.as_str(), self.test),
             label: format!("`{}`: {}", self.test, self.detail),
             test: false,
+            target: false,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::context::{TaskText, patterns::patterns, required_change};
 use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage, refs};
-use crate::outcome::tolerated;
+use crate::outcome::{base_counts, near_miss};
 use crate::text::{human_ms, plural};
 
 /// Where the task stands, from its events: it succeeded, escalated, or
@@ -28,12 +28,11 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
         );
         if let Some(a) = attempts.iter().find(|a| a.number == *attempt) {
-            let tolerated = tolerated(a);
-            if !tolerated.is_empty() {
-                let names: Vec<String> = tolerated.iter().map(|t| format!("`{t}`")).collect();
+            let counts = base_counts(a);
+            if !counts.is_empty() {
                 text.push_str(&format!(
-                    " These failures were already on the base and still fail, tolerated by `retry.baseline = \"tolerate\"`: {}.",
-                    names.join(", ")
+                    " Failures already on the base still fail, and are not this task's (the checks' baseline): {}.",
+                    counts.join("; ")
                 ));
             }
             let warnings: Vec<&str> =
@@ -46,6 +45,15 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
             }
         }
         return text;
+    }
+    if let Some(c) = crate::outcome::tested_checkout(last) {
+        return format!(
+            "Check `{}` on attempt {n} tested your checkout, not the attempt: its output points into {}. The attempt is kept unjudged (`retry-run inspect {task}/{n} --diff`). {}.",
+            c.name,
+            c.tested_checkout.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+            crate::outcome::TESTED_CHECKOUT_ADVICE,
+            n = last.number
+        );
     }
     if last.outcome == Outcome::Unverified {
         return format!(
@@ -72,6 +80,13 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
     }
     if only_base_failures(attempts) {
         return "Every attempt failed only on failures that were already failing on the base (listed below): the agent did not fix them, and no attempt added one of its own. Either fix the base, or, if those failures are not this task's business, set `retry.baseline = \"tolerate\"` in the task's front matter together with `targets = [...]` naming the tests the task must make pass.".into();
+    }
+    if let Some((a, what)) = attempts.iter().rev().find_map(|a| near_miss(a).map(|w| (a, w))) {
+        return format!(
+            "Attempt {n} passed every test{targets} and failed only on {what}: start from its diff (`retry-run inspect {task}/{n} --diff`), which may need only that fixed.",
+            n = a.number,
+            targets = if crate::context::has_targets(a) { " and target" } else { "" },
+        );
     }
     let all_scope = attempts.iter().all(|a| a.outcome == Outcome::ScopeViolation);
     if all_scope {
@@ -244,17 +259,21 @@ pub fn render(
             };
             let pre = if c.pre_existing.is_empty() {
                 String::new()
+            } else if c.base_tolerated {
+                format!(", {} already on the base, {} new", c.pre_existing.len(), c.failures.len())
             } else {
                 format!(", {} already failing on the base", c.pre_existing.len())
             };
             let _ = writeln!(s, "- Check `{}`: {state}{pre}", c.name);
-            let listed: Vec<String> = c
-                .failures
-                .iter()
-                .map(|f| f.label.clone())
-                .chain(c.pre_existing.iter().map(|f| format!("{} (already failing on the base)", f.label)))
-                .chain(c.warnings.iter().map(|f| format!("warning: {}", f.label)))
-                .collect();
+            let listed: Vec<String> =
+                c.failures
+                    .iter()
+                    .map(|f| f.label.clone())
+                    .chain(c.pre_existing.iter().filter(|_| !c.base_tolerated).map(|f| {
+                        format!("{} ({})", f.label, crate::context::on_base(f, crate::context::has_targets(a)))
+                    }))
+                    .chain(c.warnings.iter().map(|f| format!("warning: {}", f.label)))
+                    .collect();
             for f in listed.iter().take(10) {
                 let _ = writeln!(s, "  - {f}");
             }
@@ -314,7 +333,12 @@ mod tests {
             a.outcome = Outcome::CheckFailure;
             let mut c = CheckResult::new("pytest", CheckKind::Test, false);
             c.failing_on_base = true;
-            c.pre_existing = vec![Failure { key: "t.py::test_a".into(), label: "t.py::test_a".into(), test: true }];
+            c.pre_existing = vec![Failure {
+                key: "t.py::test_a".into(),
+                label: "t.py::test_a".into(),
+                test: true,
+                ..Default::default()
+            }];
             a.checks = vec![c];
             a
         };

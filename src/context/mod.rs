@@ -78,6 +78,10 @@ pub struct Previous {
     /// Its diff, bounded by `max_diff_lines`.
     pub diff: Vec<String>,
     pub diff_omitted: usize,
+    /// It passed every test and target and failed only on this
+    /// ([`crate::outcome::near_miss`]): its diff is kept first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near_miss: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -215,6 +219,23 @@ pub fn assemble(
     }
 }
 
+/// How a failure the base has too is named: a target is meant to fail
+/// there; another test of a task with targets is not the task's.
+pub fn on_base(f: &crate::model::Failure, has_targets: bool) -> &'static str {
+    if f.target {
+        "the task's target, failing on the base as expected"
+    } else if f.test && has_targets {
+        "already failing on the base, not a target"
+    } else {
+        "already failing on the base"
+    }
+}
+
+/// Whether the task of attempt `r` names targets (the built-in check ran).
+pub fn has_targets(r: &AttemptRecord) -> bool {
+    r.checks.iter().any(|c| c.name == required::TARGETS)
+}
+
 fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
     let check_lines = cfg.max_check_output_lines as usize;
     let mut feedback = Vec::new();
@@ -302,20 +323,31 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             omitted,
         });
     }
+    let targets = has_targets(r);
     for c in r.checks.iter().filter(|c| !c.passed) {
         let mut labels: Vec<String> = c.failures.iter().map(|f| format!("- {}", f.label)).collect();
-        // Baseline `label`: the base's own failures still fail the check; say so.
-        labels.extend(c.pre_existing.iter().map(|f| format!("- {} (already failing on the base)", f.label)));
+        // Baseline `label`: the base's own failures still fail the check; say
+        // so. Tolerated ones are counted in the title, never listed as work.
+        if !c.base_tolerated {
+            labels.extend(c.pre_existing.iter().map(|f| format!("- {} ({})", f.label, on_base(f, targets))));
+        }
         let (mut lines, cut_labels) = bound(&labels, check_lines);
+        // New diagnostics alone say what to fix: the output would list the
+        // base's too.
+        let quiet = c.base_tolerated && !c.failures.is_empty() && c.failures.iter().all(|f| !f.test);
         let (output, cut_output) =
-            if cfg.include_check_output { bound(&c.digest, check_lines) } else { (Vec::new(), 0) };
+            if cfg.include_check_output && !quiet { bound(&c.digest, check_lines) } else { (Vec::new(), 0) };
         if !output.is_empty() {
             lines.push("- Its output, digested:".into());
         }
         let omitted = cut_labels + cut_output;
         let new = c.failures.len();
         let pre = c.pre_existing.len();
-        let what = if c.failing_on_base && pre > 0 && new == 0 {
+        let what = if c.timed_out {
+            "it was stopped at its time limit".to_string()
+        } else if c.base_tolerated && pre > 0 {
+            format!("{new} new failure{}; {pre} already on the base, not counted against you", plural(new))
+        } else if c.failing_on_base && pre > 0 && new == 0 {
             let (verb, pronoun) = if pre == 1 { ("fails", "it") } else { ("fail", "them") };
             format!(
                 "{pre} failure{} already on the base, which still {verb} this check: fix {pronoun} too",
@@ -340,18 +372,35 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             omitted,
         });
     }
-    for c in r.checks.iter().filter(|c| c.passed && (c.flaky || !c.pre_existing.is_empty())) {
+    for c in r.checks.iter().filter(|c| c.passed && (c.flaky || c.pre_existing.iter().any(|f| !f.target))) {
+        // A target failing on the base is the task itself: the `targets`
+        // check speaks of it.
+        let theirs: Vec<&crate::model::Failure> = c.pre_existing.iter().filter(|f| !f.target).collect();
+        let tests = theirs.iter().filter(|f| f.test).count();
         let title = if c.flaky {
             format!("Check `{}` is flaky: it failed, then passed on the same tree; not counted against you", c.name)
+        } else if tests == 0 {
+            format!(
+                "Check `{}`: {} diagnostic{} already on the base, none new; not yours, leave them",
+                c.name,
+                theirs.len(),
+                plural(theirs.len())
+            )
         } else {
             format!(
                 "Check `{}` already fails on the base ({} failure{}); these are not yours, and your change added none",
                 c.name,
-                c.pre_existing.len(),
-                plural(c.pre_existing.len())
+                theirs.len(),
+                plural(theirs.len())
             )
         };
-        let (lines, omitted) = bound(&c.pre_existing.iter().map(|f| format!("- {}", f.label)).collect::<Vec<_>>(), 5);
+        // Diagnostics are only counted; tests are named, with why they do not count.
+        let listed: Vec<String> = if c.flaky || tests == 0 {
+            Vec::new()
+        } else {
+            theirs.iter().filter(|f| f.test).map(|f| format!("- {} ({})", f.label, on_base(f, targets))).collect()
+        };
+        let (lines, omitted) = bound(&listed, 5);
         feedback.push(Feedback {
             priority: 4,
             label: Label::Fact,
@@ -415,6 +464,10 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
         errors,
         diff,
         diff_omitted: extra + if cfg.include_prior_diffs { r.diff_omitted } else { 0 },
+        near_miss: crate::outcome::near_miss(r).map(|what| {
+            let targets = if has_targets(r) { " and target" } else { "" };
+            format!("Attempt {} passed every test{targets} and failed only on {what}", r.number)
+        }),
     }
 }
 

@@ -127,7 +127,10 @@ mod tests {
         r.checks.push(CheckResult {
             exit_code: Some(1),
             duration_ms: 1,
-            failures: tests.iter().map(|t| Failure { key: t.to_string(), label: t.to_string(), test: true }).collect(),
+            failures: tests
+                .iter()
+                .map(|t| Failure { key: t.to_string(), label: t.to_string(), test: true, ..Default::default() })
+                .collect(),
             ..CheckResult::new("pytest", CheckKind::Test, tests.is_empty())
         });
         r

@@ -182,6 +182,18 @@ fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
         ],
         Vec::new(),
     ));
+    let no_diff = prev.near_miss.is_some() && prev.diff.is_empty() && prev.diff_omitted == 0;
+    if let Some(near) = prev.near_miss.as_ref().filter(|_| !no_diff) {
+        out.push(Block::new(
+            "near miss",
+            KEEP,
+            vec![
+                String::new(),
+                format!("{near}. You may start from its diff (below): apply it, then change only what is named here."),
+            ],
+            Vec::new(),
+        ));
+    }
     if !prev.feedback.is_empty() {
         out.push(Block::new("feedback heading", KEEP, vec![String::new(), "### What went wrong".into()], Vec::new()));
         for (i, f) in prev.feedback.iter().enumerate() {
@@ -250,7 +262,8 @@ fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
         out.push(
             Block::new(
                 format!("diff of attempt {}", prev.number),
-                35,
+                // A near miss's diff is worth more than long diagnostic lists.
+                if prev.near_miss.is_some() { 75 } else { 35 },
                 vec![String::new(), format!("### Diff of attempt {}", prev.number)],
                 body,
             )

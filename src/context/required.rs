@@ -103,6 +103,13 @@ pub fn required_change(r: &AttemptRecord) -> Required {
                 advisory: true,
             }
         }
+        Outcome::Unverified if crate::outcome::tested_checkout(r).is_some() => fact(
+            "check",
+            format!(
+                "No change is known to be required: a check of attempt {} tested the user's checkout instead of the attempt, so it was not judged.",
+                r.number
+            ),
+        ),
         Outcome::Unverified => fact(
             "verifier",
             format!(
@@ -278,6 +285,22 @@ fn check_sentence(c: &CheckResult) -> Required {
         return fact(
             source,
             format!("Make the task's target test{} pass: {}.", plural(tests.len()), name_list(&names)),
+        );
+    }
+    let imports: Vec<&&Failure> = errors.iter().filter(|f| crate::outcome::check::is_import_error(&f.label)).collect();
+    if tests.is_empty() && !imports.is_empty() {
+        let files: Vec<String> = sorted_unique(
+            imports.iter().map(|f| format!("`{}`", f.label.split(':').next().unwrap_or(&f.label))).collect(),
+        );
+        let what = imports[0].label.split_once(": ").map_or("", |(_, m)| m).trim();
+        return fact(
+            source,
+            format!(
+                "Make {} importable: `{}` could not import or collect {} ({what}), so none of its tests ran{base}.",
+                if files.len() == 1 { "the module" } else { "the modules" },
+                c.name,
+                name_list(&files)
+            ),
         );
     }
     match c.kind {

@@ -58,6 +58,7 @@ fn pytest_failure() -> CheckResult {
         key: "tests/test_cart.py::test_total".into(),
         label: "tests/test_cart.py::test_total - AssertionError: assert 90.0 == 81.0".into(),
         test: true,
+        target: false,
     }];
     c.digest = vec![
         "failed tests (1):".into(),
@@ -74,6 +75,7 @@ fn ruff_failure() -> CheckResult {
         key: "shop/cart.py|F401|Cart.total".into(),
         label: "shop/cart.py:12: F401 `os` imported but unused (in Cart.total)".into(),
         test: false,
+        target: false,
     }];
     c.errors = vec![ErrorItem {
         tool: "ruff".into(),
@@ -189,13 +191,15 @@ fn pre_existing_failures_and_flaky_checks_are_not_blamed() {
         key: "shop/legacy.py|arg-type|".into(),
         label: "shop/legacy.py:3: arg-type Argument 1 has incompatible type".into(),
         test: false,
+        target: false,
     }];
     let mut flaky = check("pytest", CheckKind::Test, true);
     flaky.flaky = true;
     flaky.runs = 2;
     r.checks = vec![base_fail, flaky, ruff_failure()];
     let p = prompt_after(&[finish(r)], &cfg());
-    assert!(p.contains("Check `mypy` already fails on the base (1 failure); these are not yours"), "{p}");
+    assert!(p.contains("Check `mypy`: 1 diagnostic already on the base, none new; not yours, leave them"), "{p}");
+    assert!(!p.contains("shop/legacy.py"), "the base's diagnostics are counted, not listed: {p}");
     assert!(p.contains("Check `pytest` is flaky"), "{p}");
     assert!(p.contains("**Required change:** Fix the 1 lint error that `ruff` reports in `shop/cart.py`."), "{p}");
 }
@@ -351,6 +355,7 @@ fn several_failing_checks_make_one_sentence_naming_three_then_counting() {
         key: "test-integrity|removed|tests/test_cart.py::test_empty".into(),
         label: "`tests/test_cart.py::test_empty`: removed or renamed".into(),
         test: false,
+        target: false,
     }];
     let mut timed_out = check("slow", CheckKind::Test, false);
     timed_out.timed_out = true;

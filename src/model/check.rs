@@ -16,13 +16,19 @@ pub enum CheckKind {
     Custom,
 }
 
-/// How failures the base already has are treated (`retry.baseline`).
+/// How failures the base already has are treated (`retry.baseline`, and
+/// `[[check]] baseline` for one check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BaselineMode {
+    /// By what the failures are (docs/honest-success.md): lint and compiler
+    /// diagnostics already on the base do not fail a check, new ones do;
+    /// a test already failing on the base does not fail it when the task
+    /// has targets and the test is not one of them; otherwise as `Label`.
+    #[default]
+    Auto,
     /// The base's failures still fail a check; the feedback labels them
     /// "already failing on the base".
-    #[default]
     Label,
     /// The base's failures do not fail a check (only new ones do).
     Tolerate,
@@ -49,11 +55,12 @@ impl<'de> Deserialize<'de> for BaselineMode {
             Raw::Bool(true) => Ok(BaselineMode::Tolerate),
             Raw::Bool(false) => Ok(BaselineMode::Off),
             Raw::Text(t) => match t.as_str() {
+                "auto" => Ok(BaselineMode::Auto),
                 "label" => Ok(BaselineMode::Label),
                 "tolerate" => Ok(BaselineMode::Tolerate),
                 "off" => Ok(BaselineMode::Off),
                 other => Err(de::Error::custom(format!(
-                    "unknown baseline mode {other:?}: use \"label\", \"tolerate\" or \"off\""
+                    "unknown baseline mode {other:?}: use \"auto\", \"label\", \"tolerate\" or \"off\""
                 ))),
             },
         }
@@ -69,6 +76,9 @@ pub struct Failure {
     pub label: String,
     /// A failing test (as opposed to a diagnostic).
     pub test: bool,
+    /// One of the task's targets: a test meant to fail on the base.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub target: bool,
 }
 
 /// A lint or compiler error with its enclosing scope, read from the
@@ -105,6 +115,16 @@ pub struct CheckResult {
     pub pre_existing: Vec<Failure>,
     /// The check fails on the base as well.
     pub failing_on_base: bool,
+    /// The base's failures (`pre_existing`) do not fail this check (baseline
+    /// `auto` for diagnostics and non-target tests, or `tolerate`): they are
+    /// counted, never fed back as work to do.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub base_tolerated: bool,
+    /// Paths of the user's checkout (outside the worktree) that the check's
+    /// output points into: it tested the checkout, not the attempt, and
+    /// its result counts neither way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tested_checkout: Vec<String>,
     /// The summarized output (docs/commands.md, `summarize`), paths relative to the worktree.
     pub digest: Vec<String>,
     /// The output's line count.
@@ -142,6 +162,8 @@ impl CheckResult {
             failures: Vec::new(),
             pre_existing: Vec::new(),
             failing_on_base: false,
+            base_tolerated: false,
+            tested_checkout: Vec::new(),
             digest: Vec::new(),
             output_lines: 0,
             errors: Vec::new(),

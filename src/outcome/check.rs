@@ -30,6 +30,9 @@ pub struct Parsed {
     /// The tests the output names as passed and failed, and the totals.
     #[serde(default)]
     pub tests: TestRun,
+    /// Paths of the user's checkout the output points into ([`checkout_paths`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tested_checkout: Vec<String>,
 }
 
 impl Parsed {
@@ -59,13 +62,17 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
         .iter()
         .map(|entry| {
             let id = entry.split(" - ").next().unwrap_or(entry).trim().to_string();
-            Failure { key: id, label: entry.clone(), test: true }
+            Failure { key: id, label: entry.clone(), test: true, ..Default::default() }
         })
         .collect();
     let tests_known = !out.is_empty();
     for e in enriched {
         let d = &e.diagnostic;
-        if !counts(d.severity, enriched) || (tests_known && TEST_TOOLS.contains(&d.tool)) {
+        // A failing test's traceback is that test's failure; an import
+        // error stays one of its own (the module was not collected).
+        if !counts(d.severity, enriched)
+            || (tests_known && TEST_TOOLS.contains(&d.tool) && !is_import_error(&d.message))
+        {
             continue;
         }
         let path = d.path.clone().unwrap_or_default();
@@ -83,9 +90,16 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
                 crate::text::clip(d.message.lines().next().unwrap_or(""), 200, "...")
             ),
             test: false,
+            target: false,
         });
     }
     out
+}
+
+/// An error that stops a module from being imported, so that its tests
+/// never ran.
+pub fn is_import_error(message: &str) -> bool {
+    ["ModuleNotFoundError", "ImportError", "could not be collected"].iter().any(|m| message.contains(m))
 }
 
 /// Errors are failures; warnings too when the output has no error (a lint
@@ -114,17 +128,77 @@ fn error_key(e: &ErrorItem) -> String {
     key(&e.path, e.code.as_deref(), &e.message, e.scope.as_deref().unwrap_or(""))
 }
 
+/// The paths of the user's checkout (`checkout`, absolute, without a
+/// trailing `/`) that `text` names outside the worktree (`worktree`, which
+/// may lie beneath the checkout, in its `.git`): a check whose tracebacks or
+/// diagnostics point there tested the checkout, not the attempt. At most
+/// five, in order of appearance. Pure.
+pub fn checkout_paths(text: &str, checkouts: &[&str], worktrees: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for checkout in checkouts.iter().filter(|c| c.len() > 1) {
+        let prefix = format!("{checkout}/");
+        let mut from = 0;
+        while let Some(off) = text[from..].find(&prefix) {
+            let at = from + off;
+            from = at + prefix.len();
+            let rest = &text[at..];
+            let inside_worktree = worktrees.iter().any(|w| {
+                rest.strip_prefix(w).is_some_and(|r| r.is_empty() || r.starts_with(['/', '"', '\'', ':', ' ']))
+            });
+            let end = rest.find(|c: char| c.is_whitespace() || "\"':,;()[]<>".contains(c)).unwrap_or(rest.len());
+            let path = &rest[..end];
+            let tail = &path[prefix.len()..];
+            // Its git directory is retry-run's and git's own, not the code.
+            if inside_worktree || tail.is_empty() || tail.starts_with(".git/") || tail == ".git" {
+                continue;
+            }
+            if !out.iter().any(|p| p == path) {
+                out.push(path.to_string());
+                if out.len() == 5 {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Splits an attempt's failures into new ones and ones the base has too,
 /// one by one (a failure present twice on the attempt and once on the base
 /// is new once). Pure.
 pub fn against_base(attempt: &[Failure], base: &[Failure]) -> (Vec<Failure>, Vec<Failure>) {
+    against_base_renamed(attempt, base, &[])
+}
+
+/// The key a failure of the attempt would have had on the base: its path
+/// (before `|` or `::`) taken back through the attempt's renames
+/// (`(new, old)` pairs), so that a renamed file keeps its old failures old.
+pub fn base_key(key: &str, renames: &[(String, String)]) -> String {
+    for (new, old) in renames {
+        if let Some(rest) = key.strip_prefix(new.as_str())
+            && (rest.starts_with('|') || rest.starts_with("::"))
+        {
+            return format!("{old}{rest}");
+        }
+    }
+    key.to_string()
+}
+
+/// [`against_base`], with the attempt's failures keyed as on the base
+/// ([`base_key`]).
+pub fn against_base_renamed(
+    attempt: &[Failure],
+    base: &[Failure],
+    renames: &[(String, String)],
+) -> (Vec<Failure>, Vec<Failure>) {
     let mut left: HashMap<&str, usize> = HashMap::new();
     for f in base {
         *left.entry(f.key.as_str()).or_default() += 1;
     }
     let (mut new, mut old) = (Vec::new(), Vec::new());
     for f in attempt {
-        match left.get_mut(f.key.as_str()) {
+        let key = base_key(&f.key, renames);
+        match left.get_mut(key.as_str()) {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 old.push(f.clone());
@@ -135,28 +209,61 @@ pub fn against_base(attempt: &[Failure], base: &[Failure]) -> (Vec<Failure>, Vec
     (new, old)
 }
 
+/// How a check is judged: its baseline mode and the task's targets.
+#[derive(Debug, Clone, Copy)]
+pub struct Judging<'a> {
+    pub mode: BaselineMode,
+    pub targets: &'a [String],
+    /// The attempt's renames, `(new path, old path)`.
+    pub renames: &'a [(String, String)],
+}
+
+/// Whether the base's failures `old`, among an attempt's `all`, may be left
+/// failing under `auto`: they are diagnostics with locations (there is at
+/// least one failure to compare), or tests when the task names targets
+/// (which the `targets` check holds to passing on their own).
+fn auto_tolerates(all: &[Failure], old: &[Failure], targets: &[String]) -> bool {
+    !all.is_empty() && old.iter().all(|f| !f.test || !targets.is_empty())
+}
+
 /// Judges a parsed run against the base. Pure.
 ///
 /// With `label` a failure the base has too still fails the check (it is
 /// kept apart, in `pre_existing`, to be labelled); with `tolerate` it does
-/// not. Without a base (`off`, or no baseline yet) every failure is new.
+/// not; with `auto` it does not when it is a diagnostic, or a test and the
+/// task has targets ([`auto_tolerates`]). Without a base (`off`, or no
+/// baseline yet) every failure is new. A failure that is one of the task's
+/// targets is marked so.
 pub fn judge(
     check: &CheckConfig,
     p: &Parsed,
     base: Option<&Baseline>,
-    mode: BaselineMode,
+    how: Judging<'_>,
     runs: u32,
     flaky: bool,
 ) -> CheckResult {
+    let mode = how.mode;
     let base = base.filter(|_| mode.runs());
-    let (passed, failures, pre_existing, failing_on_base) = match base {
-        _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed)),
+    let (passed, failures, pre_existing, failing_on_base, tolerated) = match base {
+        _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed), false),
         Some(b) if !b.passed && !p.timed_out => {
-            let (new, old) = against_base(&p.failures, &b.failures);
-            (new.is_empty() && mode == BaselineMode::Tolerate, new, old, true)
+            let (new, old) = against_base_renamed(&p.failures, &b.failures, how.renames);
+            let tolerated = match mode {
+                BaselineMode::Tolerate => true,
+                BaselineMode::Auto => auto_tolerates(&p.failures, &old, how.targets),
+                BaselineMode::Label | BaselineMode::Off => false,
+            };
+            (new.is_empty() && tolerated, new, old, true, tolerated)
         }
-        _ => (false, p.failures.clone(), Vec::new(), false),
+        _ => (false, p.failures.clone(), Vec::new(), false, false),
     };
+    let mark = |mut v: Vec<Failure>| {
+        for f in &mut v {
+            f.target = f.test && how.targets.iter().any(|t| crate::test_results::is_target(&f.key, t));
+        }
+        v
+    };
+    let (failures, pre_existing) = (mark(failures), mark(pre_existing));
     let new_keys: Vec<&str> = failures.iter().map(|f| f.key.as_str()).collect();
     let mut result = CheckResult::new(&check.name, check.kind, passed || flaky);
     result.exit_code = p.exit_code;
@@ -168,6 +275,8 @@ pub fn judge(
     result.failures = if flaky { Vec::new() } else { failures.clone() };
     result.pre_existing = pre_existing;
     result.failing_on_base = failing_on_base;
+    result.base_tolerated = failing_on_base && tolerated;
+    result.tested_checkout = p.tested_checkout.clone();
     result.digest = p.digest.clone();
     result.output_lines = p.output_lines;
     result.tests_ran = p.tests.ran;
@@ -175,7 +284,7 @@ pub fn judge(
     result.failed_tests = p.tests.failed.clone();
     // The errors behind the failures that fail the check are fed back: all
     // of them, unless the base's are tolerated.
-    let only_new = failing_on_base && mode == BaselineMode::Tolerate;
+    let only_new = failing_on_base && tolerated;
     result.errors = if flaky {
         Vec::new()
     } else {
@@ -199,7 +308,94 @@ mod tests {
     use crate::diagnostics::{self, Format};
 
     fn f(key: &str) -> Failure {
-        Failure { key: key.into(), label: key.into(), test: true }
+        Failure { key: key.into(), label: key.into(), test: true, ..Default::default() }
+    }
+
+    #[test]
+    fn output_that_points_into_the_checkout() {
+        let text = "  File \"/home/u/proj/src/pkg/core.py\", line 3, in f\n\
+                    /home/u/proj/.git/retry-run/worktrees/t/src/pkg/core.py:3: in f\n\
+                    /home/u/proj/.git/config:1 is fine\n\
+                    /home/u/project2/x.py:1: other project\n\
+                    /home/u/proj/src/pkg/core.py:9: E1 again\n";
+        let wt = "/home/u/proj/.git/retry-run/worktrees/t";
+        assert_eq!(checkout_paths(text, &["/home/u/proj"], &[wt]), ["/home/u/proj/src/pkg/core.py"]);
+        assert!(
+            checkout_paths("/home/u/proj/.git/retry-run/worktrees/t/a.py:1: x\n", &["/home/u/proj"], &[wt]).is_empty()
+        );
+        // A worktree outside the checkout: every checkout path counts.
+        assert_eq!(
+            checkout_paths("/srv/wt/a.py /home/u/proj/tests/t.py:2", &["/home/u/proj"], &["/srv/wt"]),
+            ["/home/u/proj/tests/t.py"]
+        );
+    }
+
+    #[test]
+    fn a_renamed_file_keeps_its_failures_old() {
+        let renames = [("src/new.py".to_string(), "src/old.py".to_string())];
+        assert_eq!(base_key("src/new.py|F401|", &renames), "src/old.py|F401|");
+        assert_eq!(base_key("src/new.py::test_a", &renames), "src/old.py::test_a");
+        assert_eq!(base_key("src/new.pyx|F401|", &renames), "src/new.pyx|F401|");
+        let (new, old) = against_base_renamed(&[f("src/new.py|F401|")], &[f("src/old.py|F401|")], &renames);
+        assert!(new.is_empty());
+        assert_eq!(old[0].key, "src/new.py|F401|", "the attempt's own key is kept");
+    }
+
+    #[test]
+    fn auto_judges_diagnostics_and_tests_by_the_task() {
+        let lint: CheckConfig = toml::from_str("name = \"ruff\"\nrun = \"x\"\nkind = \"lint\"").unwrap();
+        let diag = |k: &str| Failure { key: k.into(), label: k.into(), test: false, target: false };
+        let run = |fails: Vec<Failure>| Parsed {
+            exit_code: Some(1),
+            signal: None,
+            timed_out: false,
+            duration_ms: 1,
+            failures: fails,
+            digest: Vec::new(),
+            output_lines: 0,
+            errors: Vec::new(),
+            tests: TestRun::default(),
+            tested_checkout: Vec::new(),
+        };
+        let base = |fails: Vec<Failure>| Baseline {
+            check: "x".into(),
+            run: "x".into(),
+            base: "b".into(),
+            passed: false,
+            failures: fails,
+            ran: None,
+        };
+        let auto = Judging { mode: BaselineMode::Auto, targets: &[], renames: &[] };
+        // Old diagnostics pass, a new one fails, and only it is fed back.
+        let old = judge(&lint, &run(vec![diag("a|F401|")]), Some(&base(vec![diag("a|F401|")])), auto, 1, false);
+        assert!(old.passed && old.base_tolerated && old.pre_existing.len() == 1);
+        let new = judge(
+            &lint,
+            &run(vec![diag("a|F401|"), diag("b|E501|")]),
+            Some(&base(vec![diag("a|F401|")])),
+            auto,
+            1,
+            false,
+        );
+        assert!(!new.passed && new.base_tolerated);
+        assert_eq!(new.failures.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["b|E501|"]);
+        // A non-zero exit with nothing located is not tolerated.
+        let unparsed = judge(&lint, &run(Vec::new()), Some(&base(Vec::new())), auto, 1, false);
+        assert!(!unparsed.passed);
+        // Tests: the base's failures count unless the task has targets.
+        let test: CheckConfig = toml::from_str("name = \"t\"\nrun = \"x\"\nkind = \"test\"").unwrap();
+        let on_base = base(vec![f("t.py::test_old"), f("t.py::test_target")]);
+        let attempt = run(vec![f("t.py::test_old")]);
+        assert!(!judge(&test, &attempt, Some(&on_base), auto, 1, false).passed);
+        let targets = ["t.py::test_target".to_string()];
+        let with = Judging { targets: &targets, ..auto };
+        let judged = judge(&test, &attempt, Some(&on_base), with, 1, false);
+        assert!(judged.passed && !judged.pre_existing[0].target);
+        let still = judge(&test, &run(vec![f("t.py::test_target")]), Some(&on_base), with, 1, false);
+        assert!(still.pre_existing[0].target, "the target is marked, and the targets check fails it");
+        // A test that passed on the base and fails now fails the check.
+        let broke = judge(&test, &run(vec![f("t.py::test_new")]), Some(&on_base), with, 1, false);
+        assert!(!broke.passed);
     }
 
     #[test]
@@ -238,6 +434,7 @@ mod tests {
             output_lines: 0,
             errors: Vec::new(),
             tests: TestRun::default(),
+            tested_checkout: Vec::new(),
         };
         let base = Baseline {
             check: "t".into(),
@@ -249,25 +446,26 @@ mod tests {
         };
         use BaselineMode::*;
         // tolerate: the base's own failure does not fail the check.
-        let same = judge(&check, &parsed(1, &["old"]), Some(&base), Tolerate, 1, false);
+        let j = |mode| Judging { mode, targets: &[], renames: &[] };
+        let same = judge(&check, &parsed(1, &["old"]), Some(&base), j(Tolerate), 1, false);
         assert!(same.passed && same.failing_on_base && same.pre_existing.len() == 1);
         // label: it still fails, kept apart to be labelled.
-        let labelled = judge(&check, &parsed(1, &["old"]), Some(&base), Label, 1, false);
+        let labelled = judge(&check, &parsed(1, &["old"]), Some(&base), j(Label), 1, false);
         assert!(!labelled.passed && labelled.failing_on_base && labelled.failures.is_empty());
         assert_eq!(labelled.pre_existing.len(), 1);
         // off: no comparison at all.
-        let off = judge(&check, &parsed(1, &["old"]), Some(&base), Off, 1, false);
+        let off = judge(&check, &parsed(1, &["old"]), Some(&base), j(Off), 1, false);
         assert!(!off.passed && !off.failing_on_base && off.failures.len() == 1);
         for mode in [Label, Tolerate] {
-            let worse = judge(&check, &parsed(1, &["old", "new"]), Some(&base), mode, 1, false);
+            let worse = judge(&check, &parsed(1, &["old", "new"]), Some(&base), j(mode), 1, false);
             assert!(!worse.passed);
             assert_eq!(worse.failures.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["new"]);
-            let fixed = judge(&check, &parsed(0, &[]), Some(&base), mode, 1, false);
+            let fixed = judge(&check, &parsed(0, &[]), Some(&base), j(mode), 1, false);
             assert!(fixed.passed && fixed.failing_on_base);
         }
-        let no_base = judge(&check, &parsed(1, &["old"]), None, Tolerate, 1, false);
+        let no_base = judge(&check, &parsed(1, &["old"]), None, j(Tolerate), 1, false);
         assert!(!no_base.passed);
-        let flaky = judge(&check, &parsed(1, &["x"]), None, Label, 2, true);
+        let flaky = judge(&check, &parsed(1, &["x"]), None, j(Label), 2, true);
         assert!(flaky.passed && flaky.flaky && flaky.failures.is_empty());
     }
 }

@@ -56,6 +56,16 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
         let n = r.scope.len();
         return (Outcome::ScopeViolation, format!("{n} path{} written outside the allowed scope", plural(n)));
     }
+    if let Some(c) = tested_checkout(r) {
+        return (
+            Outcome::Unverified,
+            format!(
+                "check `{}` tested your checkout, not the attempt: its output points into {}",
+                c.name,
+                name_few(&c.tested_checkout.iter().map(String::as_str).collect::<Vec<_>>())
+            ),
+        );
+    }
     let failed: Vec<&str> = r.failed_checks().map(|c| c.name.as_str()).collect();
     if !failed.is_empty() {
         return (Outcome::CheckFailure, format!("check{} failed: {}", plural(failed.len()), failed.join(", ")));
@@ -76,6 +86,15 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     }
     (Outcome::Success, "every gate passed".into())
 }
+
+/// The first check of attempt `r` whose output points into the user's
+/// checkout: it tested the checkout, so it judges nothing of the attempt.
+pub fn tested_checkout(r: &AttemptRecord) -> Option<&crate::model::CheckResult> {
+    r.checks.iter().find(|c| !c.tested_checkout.is_empty())
+}
+
+/// What to change when a check tested the checkout instead of the attempt.
+pub const TESTED_CHECKOUT_ADVICE: &str = "A package installed in editable mode from your checkout (`pip install -e .`, tox, a venv) or a check that names the checkout by an absolute path runs your checkout's code. retry-run puts the worktree's import root first on PYTHONPATH for Python checks; run the tool as `python -m TOOL` from the worktree, use paths relative to the check's working directory, or install the package without `-e`, then run the task again (`retry-run run --id TASK`)";
 
 /// At most three names, then how many more.
 fn name_few(names: &[&str]) -> String {
@@ -145,9 +164,13 @@ pub fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str) -> Ne
     }
     match record.outcome {
         Outcome::Success => Next::Succeed,
-        Outcome::Unverified => {
-            Next::Escalate(format!("the verifier never answered on attempt {n}; the attempt is kept ({kept})"))
-        }
+        Outcome::Unverified => match tested_checkout(record) {
+            Some(c) => Next::Escalate(format!(
+                "check `{}` on attempt {n} tested your checkout, not the attempt, so the attempt is neither failed nor passed; it is kept ({kept}). {TESTED_CHECKOUT_ADVICE}",
+                c.name
+            )),
+            None => Next::Escalate(format!("the verifier never answered on attempt {n}; the attempt is kept ({kept})")),
+        },
         Outcome::VerifierRejection if record.verifier.as_ref().is_some_and(|v| v.escalates()) => {
             Next::Escalate(format!("the verifier asked for a human on attempt {n}"))
         }
@@ -182,8 +205,59 @@ pub fn budget_spent(retry: &RetryConfig, prior: &[AttemptRecord]) -> Option<Stri
     None
 }
 
+/// An attempt that came close: every test check and the task's targets
+/// passed (at least one ran), and it failed only on new diagnostics of
+/// lint checks, or only on the reviewer's remark. Its diff is worth
+/// keeping for the next attempt. Returns what it failed on. Pure.
+pub fn near_miss(r: &AttemptRecord) -> Option<String> {
+    use crate::model::CheckKind;
+    let tests: Vec<_> = r.checks.iter().filter(|c| c.kind == CheckKind::Test).collect();
+    if tests.is_empty() || !tests.iter().all(|c| c.passed) {
+        return None;
+    }
+    match r.outcome {
+        Outcome::CheckFailure => {
+            let failed: Vec<_> = r.failed_checks().collect();
+            let lint_only = failed.iter().all(|c| {
+                matches!(c.kind, CheckKind::Lint | CheckKind::Custom)
+                    && c.name != "test-integrity"
+                    && !c.timed_out
+                    && !c.failures.is_empty()
+                    && c.failures.iter().all(|f| !f.test)
+            });
+            if !lint_only {
+                return None;
+            }
+            let n: usize = failed.iter().map(|c| c.failures.len()).sum();
+            let names: Vec<String> = failed.iter().map(|c| format!("`{}`", c.name)).collect();
+            Some(format!("{n} new diagnostic{} of {}", plural(n), names.join(", ")))
+        }
+        Outcome::VerifierRejection if r.checks.iter().all(|c| c.passed) => Some("the reviewer's remarks".into()),
+        _ => None,
+    }
+}
+
+/// One line per passed check that leaves the base's failures failing:
+/// `ruff: 202 already on the base, 0 new`. Pure.
+pub fn base_counts(r: &AttemptRecord) -> Vec<String> {
+    r.checks
+        .iter()
+        .filter(|c| c.passed && !c.flaky && c.failing_on_base)
+        .filter_map(|c| {
+            let theirs = c.pre_existing.iter().filter(|f| !f.target).count();
+            if theirs > 0 {
+                Some(format!("{}: {theirs} already on the base, {} new", c.name, c.failures.len()))
+            } else if c.pre_existing.is_empty() && !c.timed_out && c.exit_code != Some(0) {
+                Some(format!("{}: still {}, as on the base", c.name, exit_text(c.exit_code, c.signal)))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// The failures still failing on a passed check because the base has them
-/// too and `retry.baseline = "tolerate"` let them be: `check: label`.
+/// too and the baseline let them be: `check: key`.
 pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
     r.checks
         .iter()
@@ -531,7 +605,7 @@ mod tests {
     #[test]
     fn tolerated_failures_of_passed_checks() {
         fn failure(key: &str) -> Failure {
-            Failure { key: key.into(), label: key.into(), test: true }
+            Failure { key: key.into(), label: key.into(), test: true, ..Default::default() }
         }
         type Edit = fn(&mut CheckResult);
         let cases: &[(&str, Edit, &[&str])] = &[

@@ -224,11 +224,8 @@ impl<'a> TaskRun<'a> {
             println!("task {id} succeeded at attempt {n}");
             println!("  branch:   {branch} ({commit})");
             println!("  worktree: {}", self.wt.display());
-            if !tolerated.is_empty() {
-                println!(
-                    "  still failing, as on the base (tolerated by retry.baseline = \"tolerate\"): {}",
-                    tolerated.join(", ")
-                );
+            for line in outcome::base_counts(record) {
+                println!("  as on the base, not this task's: {line}");
             }
             for w in &warnings {
                 println!("  test-integrity warning: {w}");

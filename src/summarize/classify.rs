@@ -81,7 +81,13 @@ pub fn classify(line: &str) -> Line {
             && (id.contains("::") || id.ends_with(".py"))
         {
             let reason = rest.split_once(" - ").map(|(_, r)| r.trim().to_string());
-            return Line::FailedTest { id: id.trim().to_string(), reason };
+            let id = id.trim();
+            if kind == "ERROR " && !id.contains("::") {
+                // A module that could not be collected is not a failing test.
+                let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
+                return Line::Location(format!("{id}: could not be collected (import or collection error){why}"));
+            }
+            return Line::FailedTest { id: id.to_string(), reason };
         }
     }
     if let Some((id, rest)) = t.split_once(" FAILED")

@@ -33,6 +33,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("verdict", Pure, &[]),
     ("test_results", Pure, &[]),
     ("process", Edge, &[]),
+    ("project", Edge, &[]),
     // Rules and parsers over those types.
     ("agents", Pure, &["model"]),
     ("summarize", Pure, &["text"]),
@@ -78,6 +79,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "outcome",
             "pathfmt",
             "process",
+            "project",
             "record",
             "remote",
             "sandbox",

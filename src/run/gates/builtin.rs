@@ -46,7 +46,7 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
         match target_status(t, &run_refs, &failed_keys) {
             TargetStatus::Passed => {}
             TargetStatus::Failed => {
-                result.failures.push(Failure { key: t.clone(), label: format!("`{t}` failed"), test: true })
+                result.failures.push(Failure { key: t.clone(), label: format!("`{t}` failed"), test: true, target: true })
             }
             TargetStatus::NotReported => result.failures.push(Failure {
                 key: t.clone(),
@@ -54,6 +54,7 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
                     "`{t}` was not reported by any check: it was deleted, renamed or not collected (or the check prints no test names: run pytest with -v or -rA)"
                 ),
                 test: true,
+                target: true,
             }),
         }
     }
