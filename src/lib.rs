@@ -25,6 +25,7 @@ pub mod model;
 pub mod outcome;
 pub mod pathfmt;
 pub mod process;
+pub mod project;
 pub mod record;
 pub mod remote;
 pub mod report;
