@@ -2,23 +2,34 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::{CliError, exit};
 use crate::git::Repo;
-use crate::init::{Facts, propose};
+use crate::init::{self, Facts, Python, Ran, Venv};
+use crate::project::Layout;
+use crate::run::trial::Trial;
 
-/// Write a retry-run.toml for this repository: checks from its project
-/// type (pytest and ruff, cargo test and clippy, package.json's test and
-/// lint scripts, go test and go vet), a scope from its source and test
-/// directories, and an agent preset from the agent CLIs on PATH. Prints
-/// what it chose and why. An existing file is kept unless --force.
+/// Write a retry-run.toml for this repository. Finds the project's own
+/// Python interpreter (.venv, venv, uv, poetry, hatch, else python3) and
+/// keeps the first that can import pytest; its lint tools (ruff, flake8,
+/// mypy, where configured); package.json's test and lint scripts (npm,
+/// pnpm or yarn by lock file); cargo test and clippy; go test and go vet.
+/// Runs each proposed check once on HEAD, confined in a throwaway
+/// worktree, says what it found (test totals, failing tests, diagnostics
+/// already there), and leaves out a command that cannot start. The scope
+/// comes from the source and test directories, the agent preset from the
+/// agent CLIs on PATH. An existing file is kept unless --force.
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Overwrite an existing retry-run.toml.
     #[arg(long)]
     pub force: bool,
+    /// Run nothing: propose the checks without trying them on the base.
+    #[arg(long)]
+    pub no_run: bool,
 }
 
 pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
@@ -34,31 +45,98 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
             target.display()
         )));
     }
-    let mut facts = Facts::default();
-    for e in std::fs::read_dir(&root).map_err(|e| CliError::environment(format!("{}: {e}", root.display())))?.flatten()
-    {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name == ".git" {
-            continue;
+    let facts = facts(&root);
+    let mut out = std::io::stdout().lock();
+    // The sandbox of the config there is (replaced with --force), else the defaults.
+    let config = std::fs::read_to_string(&target)
+        .ok()
+        .and_then(|t| crate::config::Config::parse(&t, &target).ok())
+        .unwrap_or_default();
+    let mut trial = None;
+    let mut said = Vec::new();
+    if args.no_run {
+        said.push("nothing was run (--no-run): the checks are proposed untried".to_string());
+    } else {
+        writeln!(
+            out,
+            "trying the checks on HEAD in a throwaway worktree (at most {} minutes each)...",
+            init::TRIAL_SECS / 60
+        )?;
+        out.flush()?;
+        match Trial::start(&repo, &config) {
+            Ok(t) => {
+                said.push(format!("each check was run once on HEAD in a throwaway worktree, {}", t.sandbox));
+                trial = Some(t);
+            }
+            Err(e) => said.push(format!("the checks could not be tried on HEAD ({e}): they are proposed untried")),
         }
-        if e.path().join("__init__.py").is_file() {
-            facts.python_packages.push(name.clone());
-        }
-        facts.root.push(name);
     }
-    facts.root.sort();
-    facts.python_packages.sort();
-    if let Ok(text) = std::fs::read_to_string(root.join("package.json"))
-        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-        && let Some(scripts) = v.get("scripts").and_then(|s| s.as_object())
-    {
-        facts.npm_scripts = scripts.keys().cloned().collect();
-    }
-    let on_path = |program: &str| {
-        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+    let mut try_run = |cmd: &str, secs: u64| -> Option<Ran> {
+        let t = trial.as_mut()?;
+        Some(match t.run(cmd, Duration::from_secs(secs)) {
+            Ok(r) => Ran { exit_code: r.exit_code, timed_out: r.timed_out, output: r.output },
+            Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },
+        })
     };
-    let pyproject = std::fs::read_to_string(root.join("pyproject.toml")).unwrap_or_default();
-    facts.ruff = on_path("ruff") || pyproject.contains("[tool.ruff");
+    let python = choose_python(&facts, &mut try_run);
+    let (candidates, notes) = init::candidates(&facts, &python);
+    let tried: Vec<(init::Candidate, Option<Ran>)> = candidates
+        .into_iter()
+        .map(|c| {
+            let ran = try_run(&c.run, init::TRIAL_SECS);
+            (c, ran)
+        })
+        .collect();
+    drop(trial);
+    let (text, why) = init::propose(&facts, &python, &notes, &tried);
+    crate::config::Config::parse(&text, &target)
+        .map_err(|e| CliError::environment(format!("init wrote a bad config: {e}")))?;
+    std::fs::write(&target, &text).map_err(|e| CliError::environment(format!("{}: {e}", target.display())))?;
+    writeln!(out, "wrote {}", target.display())?;
+    for w in said.iter().chain(&why) {
+        writeln!(out, "  {w}")?;
+    }
+    Ok(exit::OK)
+}
+
+/// The first interpreter that imports pytest, each tried in the trial's
+/// worktree; without a trial, the first, unchecked.
+fn choose_python(facts: &Facts, try_run: &mut dyn FnMut(&str, u64) -> Option<Ran>) -> Python {
+    let mut python = Python { checked: true, ..Python::default() };
+    for i in init::interpreters(facts) {
+        let Some(ran) = try_run(&init::probe_command(&i), 60) else {
+            return Python { chosen: Some(i), passed_over: Vec::new(), checked: false };
+        };
+        if ran.exit_code == Some(0) && !ran.timed_out {
+            python.chosen = Some(i);
+            return python;
+        }
+        let first = ran.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let reason = match (ran.timed_out, first.is_empty()) {
+            (true, _) => "did not answer within a minute".to_string(),
+            (false, true) => format!("exit {}", ran.exit_code.unwrap_or(-1)),
+            (false, false) => crate::text::clip(first, 200, "...").into_owned(),
+        };
+        python.passed_over.push((i, reason));
+    }
+    python
+}
+
+/// What the checkout and `PATH` hold.
+fn facts(root: &Path) -> Facts {
+    let path = std::env::var_os("PATH");
+    let on_path =
+        |program: &str| path.as_ref().is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
+    let mut facts = Facts { layout: Layout::read(root), ..Facts::default() };
+    facts.on_path = init::PROGRAMS.iter().filter(|p| on_path(p)).map(|p| p.to_string()).collect();
+    for name in init::VENV_DIRS {
+        let bin = root.join(name).join("bin");
+        let programs: Vec<String> =
+            init::VENV_PROGRAMS.iter().filter(|p| bin.join(p).is_file()).map(|p| p.to_string()).collect();
+        if !programs.is_empty() {
+            facts.venvs.push(Venv { name: name.to_string(), bin: bin.display().to_string(), programs });
+        }
+    }
     for name in crate::agents::names() {
         if let Ok(p) = crate::agents::preset(name)
             && on_path(&p.program)
@@ -66,14 +144,5 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
             facts.agents.push(name.to_string());
         }
     }
-    let (text, why) = propose(&facts);
-    crate::config::Config::parse(&text, &target)
-        .map_err(|e| CliError::environment(format!("init wrote a bad config: {e}")))?;
-    std::fs::write(&target, &text).map_err(|e| CliError::environment(format!("{}: {e}", target.display())))?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "wrote {}", target.display())?;
-    for w in why {
-        writeln!(out, "  {w}")?;
-    }
-    Ok(exit::OK)
+    facts
 }

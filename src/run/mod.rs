@@ -47,6 +47,7 @@ mod recorder;
 mod snapshot;
 mod start;
 mod task_run;
+pub mod trial;
 mod watch;
 mod worktree;
 

@@ -44,7 +44,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("config", Pure, &["agents", "model", "text"]),
     ("diagnostics", Pure, &["config"]),
     ("task", Pure, &["config"]),
-    ("init", Pure, &["config"]),
+    ("init", Pure, &["config", "diagnostics", "project", "test_results", "text"]),
     ("sandbox", Edge, &["config", "process"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
@@ -111,6 +111,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "model",
             "pathfmt",
             "process",
+            "project",
             "record",
             "remote",
             "report",
@@ -125,7 +126,8 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
 ];
 
 /// Files of edge modules that are pure all the same.
-const PURE_FILES: &[&str] = &["src/record/chain.rs", "src/record/event.rs", "src/record/manifest.rs"];
+const PURE_FILES: &[&str] =
+    &["src/project/layout.rs", "src/record/chain.rs", "src/record/event.rs", "src/record/manifest.rs"];
 
 /// Files of pure modules that read what they parse (and nothing else).
 const IMPURE_FILES: &[&str] = &["src/enrich/load.rs"];

@@ -1,7 +1,8 @@
 //! What some tests need from package registries, installed on first use
 //! into a cache outside the checkout and reused after: a virtualenv with
-//! pytest and jsonschema (the honest-success, init and agent-preset tests
-//! run the real pytest; the SARIF test validates with jsonschema), and the
+//! pytest, jsonschema, ruff and flake8 (the honest-success, init and
+//! agent-preset tests run the real pytest; the SARIF test validates with
+//! jsonschema; the init tests run ruff and flake8 on the base), and the
 //! agent CLIs the preset tests run for real (from npm, Aider from PyPI).
 //!
 //! The cache is `$RETRY_RUN_CI_CACHE`, default `~/.cache/retry-run-ci` (the
@@ -48,20 +49,23 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr(), "SKIPPED: {test}{why}");
 }
 
-/// The `bin` directory of a virtualenv whose `python3` has pytest and
-/// jsonschema, installed when missing; `None` when the `python3` on PATH
-/// has them already. `Err` says why they cannot be had: PyPI cannot be
+/// The `bin` directory of a virtualenv whose `python3` has the
+/// [`PYTHON_TOOLS`], installed when missing; `None` when the `python3` on
+/// PATH has them already. `Err` says why they cannot be had: PyPI cannot be
 /// reached.
 pub fn python_tools() -> Result<Option<PathBuf>, String> {
     static TOOLS: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
     TOOLS.get_or_init(install_python_tools).clone()
 }
 
-const PYTHON_TOOLS: [&str; 2] = ["pytest", "jsonschema"];
+/// What the virtualenv holds: the lint tools pinned, so that the init
+/// tests' diagnostic counts do not move with their releases.
+const PYTHON_TOOLS: [&str; 4] = ["pytest", "jsonschema", "ruff==0.6.9", "flake8==7.1.1"];
 
 fn has_python_tools(python: &Path) -> bool {
+    // ruff's module finds its binary beside the interpreter.
     Command::new(python)
-        .args(["-c", "import pytest, jsonschema"])
+        .args(["-c", "import pytest, jsonschema, flake8, ruff.__main__ as r; r.find_ruff_bin()"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
