@@ -49,6 +49,14 @@ pub fn import_root_of(dir: &Path) -> Option<PathBuf> {
     python_import_root(&Layout::read(dir)).map(|r| if r == "." { dir.to_path_buf() } else { dir.join(r) })
 }
 
+/// `PYTHONPATH` with `root` first, then what it held. Pure.
+pub fn python_path(root: &str, existing: Option<&str>) -> String {
+    match existing.filter(|e| !e.is_empty()) {
+        Some(e) => format!("{root}:{e}"),
+        None => root.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,14 +80,8 @@ impl<'r> Trial<'r> {
             c
         });
         super::prepare::prepare(repo, config, &wt, setup.as_ref())?;
-        let mut env = confinement.env();
-        if let Some(root) = crate::project::import_root_of(&wt) {
-            let mut path = root.display().to_string();
-            if let Some(old) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
-                path = format!("{path}:{}", old.to_string_lossy());
-            }
-            env.push(("PYTHONPATH".into(), path));
-        }
+        // `run_once` puts the import root on PYTHONPATH, as for every check.
+        let env = confinement.env();
         trial.confinement = confinement;
         trial.env = env;
         trial.sandbox = sandbox;
@@ -110,6 +104,7 @@ impl<'r> Trial<'r> {
             format: Default::default(),
             timeout: DurationSpec::secs(timeout.as_secs()),
             network: Vec::new(),
+            baseline: None,
         };
         let out = self.dir.join(format!("{}.out", self.runs));
         let f = run_once(&check, &self.wt, &self.env, &out, &self.confinement)?;
