@@ -31,7 +31,8 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
             let counts = base_counts(a);
             if !counts.is_empty() {
                 text.push_str(&format!(
-                    " Failures already on the base still fail, and are not this task's (the checks' baseline): {}.",
+                    " These failures were already on the base and still fail, {}: {}.",
+                    crate::outcome::tolerated_by(a),
                     counts.join("; ")
                 ));
             }

@@ -235,7 +235,7 @@ fn check_clause(c: &CheckResult, targets: &[&str]) -> String {
             format!("make the failing test `{}`{more} pass (`{}`{base}{target})", f.key, c.name)
         }
         Some(f) => {
-            // The label is `path:line: CODE message`; the key `path|CODE|scope`.
+            // The label is `path:line: CODE message`; the key `path|CODE|scope|message`.
             let at = f.label.split_once(": ").map_or(f.label.as_str(), |(at, _)| at);
             let what = f.key.split('|').nth(1).filter(|c| !c.is_empty() && !c.contains(' '));
             let what = what.map_or("the error".to_string(), |c| c.to_string());

@@ -37,6 +37,15 @@ pub enum BaselineMode {
 }
 
 impl BaselineMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineMode::Auto => "auto",
+            BaselineMode::Label => "label",
+            BaselineMode::Tolerate => "tolerate",
+            BaselineMode::Off => "off",
+        }
+    }
+
     /// Whether the checks run on the base at all.
     pub fn runs(self) -> bool {
         self != BaselineMode::Off
@@ -120,6 +129,9 @@ pub struct CheckResult {
     /// counted, never fed back as work to do.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub base_tolerated: bool,
+    /// The baseline mode it was judged under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineMode>,
     /// Paths of the user's checkout (outside the worktree) that the check's
     /// output points into: it tested the checkout, not the attempt, and
     /// its result counts neither way.
@@ -163,6 +175,7 @@ impl CheckResult {
             pre_existing: Vec::new(),
             failing_on_base: false,
             base_tolerated: false,
+            baseline: None,
             tested_checkout: Vec::new(),
             digest: Vec::new(),
             output_lines: 0,

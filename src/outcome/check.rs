@@ -52,6 +52,9 @@ pub struct Baseline {
     /// Tests run by the runners' totals (passed + failed), when printed.
     #[serde(default)]
     pub ran: Option<u64>,
+    /// [`KEYS_VERSION`] when the keys were made.
+    #[serde(default)]
+    pub keys: u32,
 }
 
 /// The failures of one run: failing tests by id, and error diagnostics of
@@ -115,14 +118,21 @@ pub fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
 }
 
 /// The baseline key of a diagnostic: path, code (or the message's start
-/// when there is no code) and enclosing scope.
+/// when there is no code), enclosing scope and, with a code, the message's
+/// start, digits blanked (`redefinition of x from line 3` must survive a
+/// shift; two unused imports in one scope must not be one).
 fn key(path: &str, code: Option<&str>, message: &str, scope: &str) -> String {
-    let what = match code {
-        Some(c) => c.to_string(),
-        None => crate::text::clip(message.lines().next().unwrap_or(""), 80, "").into_owned(),
-    };
-    format!("{path}|{what}|{scope}")
+    let first = crate::text::clip(message.lines().next().unwrap_or(""), 80, "").into_owned();
+    let blank = |s: &str| s.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>();
+    match code {
+        Some(c) => format!("{path}|{c}|{scope}|{}", blank(&first)),
+        None => format!("{path}|{}|{scope}", blank(&first)),
+    }
 }
+
+/// How failure keys are made: a cached baseline with another version is
+/// run again.
+pub const KEYS_VERSION: u32 = 2;
 
 fn error_key(e: &ErrorItem) -> String {
     key(&e.path, e.code.as_deref(), &e.message, e.scope.as_deref().unwrap_or(""))
@@ -276,6 +286,7 @@ pub fn judge(
     result.pre_existing = pre_existing;
     result.failing_on_base = failing_on_base;
     result.base_tolerated = failing_on_base && tolerated;
+    result.baseline = Some(mode);
     result.tested_checkout = p.tested_checkout.clone();
     result.digest = p.digest.clone();
     result.output_lines = p.output_lines;
@@ -364,6 +375,7 @@ mod tests {
             passed: false,
             failures: fails,
             ran: None,
+            keys: KEYS_VERSION,
         };
         let auto = Judging { mode: BaselineMode::Auto, targets: &[], renames: &[] };
         // Old diagnostics pass, a new one fails, and only it is fed back.
@@ -416,7 +428,7 @@ mod tests {
             failure_keys(&[], &e).into_iter().map(|f| f.key).collect::<Vec<_>>()
         };
         assert_eq!(keys(text_a), keys(text_b));
-        assert_eq!(keys(text_a), ["src/a.py|F401|"]);
+        assert_eq!(keys(text_a), ["src/a.py|F401||`os` imported but unused"]);
         let tests = failure_keys(&["tests/t.py::test_x - AssertionError: 1 != 2".into()], &[]);
         assert_eq!(tests[0].key, "tests/t.py::test_x");
     }
@@ -443,6 +455,7 @@ mod tests {
             passed: false,
             failures: vec![f("old")],
             ran: None,
+            keys: KEYS_VERSION,
         };
         use BaselineMode::*;
         // tolerate: the base's own failure does not fail the check.

@@ -237,23 +237,43 @@ pub fn near_miss(r: &AttemptRecord) -> Option<String> {
     }
 }
 
-/// One line per passed check that leaves the base's failures failing:
-/// `ruff: 202 already on the base, 0 new`. Pure.
+/// One entry per failure a passed check left failing as on the base:
+/// tests by name (`pytest: tests/t.py::test_a`, at most five a check),
+/// diagnostics counted (`ruff: 202 already on the base, 0 new`). Pure.
 pub fn base_counts(r: &AttemptRecord) -> Vec<String> {
-    r.checks
-        .iter()
-        .filter(|c| c.passed && !c.flaky && c.failing_on_base)
-        .filter_map(|c| {
-            let theirs = c.pre_existing.iter().filter(|f| !f.target).count();
-            if theirs > 0 {
-                Some(format!("{}: {theirs} already on the base, {} new", c.name, c.failures.len()))
-            } else if c.pre_existing.is_empty() && !c.timed_out && c.exit_code != Some(0) {
-                Some(format!("{}: still {}, as on the base", c.name, exit_text(c.exit_code, c.signal)))
-            } else {
-                None
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for c in r.checks.iter().filter(|c| c.passed && !c.flaky && c.failing_on_base) {
+        let theirs: Vec<&crate::model::Failure> = c.pre_existing.iter().filter(|f| !f.target).collect();
+        let (tests, diagnostics): (Vec<&crate::model::Failure>, Vec<&crate::model::Failure>) =
+            theirs.iter().copied().partition(|f| f.test);
+        for f in tests.iter().take(5) {
+            out.push(format!("{}: {}", c.name, f.key));
+        }
+        if tests.len() > 5 {
+            out.push(format!("{}: {} more tests", c.name, tests.len() - 5));
+        }
+        if !diagnostics.is_empty() {
+            out.push(format!("{}: {} already on the base, {} new", c.name, diagnostics.len(), c.failures.len()));
+        }
+        if c.pre_existing.is_empty() && !c.timed_out && c.exit_code != Some(0) {
+            out.push(format!("{}: still {}, as on the base", c.name, exit_text(c.exit_code, c.signal)));
+        }
+    }
+    out
+}
+
+/// How the checks of `r` that left the base's failures failing were told
+/// to: `retry.baseline = "tolerate"`, or `auto` (diagnostics and tests
+/// that are not targets). Pure.
+pub fn tolerated_by(r: &AttemptRecord) -> String {
+    use crate::model::BaselineMode;
+    let modes: Vec<BaselineMode> =
+        r.checks.iter().filter(|c| c.passed && c.failing_on_base).filter_map(|c| c.baseline).collect();
+    if modes.contains(&BaselineMode::Tolerate) {
+        "tolerated by `retry.baseline = \"tolerate\"`".into()
+    } else {
+        "not this task's under the baseline `auto` (diagnostics, and tests that are not targets, already on the base do not count)".into()
+    }
 }
 
 /// The failures still failing on a passed check because the base has them

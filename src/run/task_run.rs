@@ -224,8 +224,9 @@ impl<'a> TaskRun<'a> {
             println!("task {id} succeeded at attempt {n}");
             println!("  branch:   {branch} ({commit})");
             println!("  worktree: {}", self.wt.display());
-            for line in outcome::base_counts(record) {
-                println!("  as on the base, not this task's: {line}");
+            let counts = outcome::base_counts(record);
+            if !counts.is_empty() {
+                println!("  still failing, as on the base ({}): {}", outcome::tolerated_by(record), counts.join(", "));
             }
             for w in &warnings {
                 println!("  test-integrity warning: {w}");

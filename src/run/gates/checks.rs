@@ -15,7 +15,7 @@ use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
 use crate::model::{CheckResult, ErrorItem};
-use crate::outcome::check::{Baseline, Judging, Parsed, checkout_paths, counts, failure_keys, judge};
+use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counts, failure_keys, judge};
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::summarize;
@@ -84,17 +84,22 @@ pub fn run_once(
 pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, snapshot: Option<Oid>) -> Parsed {
     let bytes = f.output.bytes();
     let raw = String::from_utf8_lossy(&bytes);
+    let text = relativize(&raw, worktree);
+    let found = diagnostics::parse_as(Format::from_name(&check.format.0), &text);
+    // Locations (traceback frames, diagnostics) in the user's checkout: the
+    // check ran the checkout's code. A path merely named in a message (a
+    // refused write) is not a location.
     let tested_checkout = match repo.workdir() {
         Some(checkout) => {
+            let located: Vec<&str> =
+                found.iter().filter_map(|d| d.path.as_deref()).filter(|p| p.starts_with('/')).collect();
             let (checkouts, worktrees) = (both_spellings(checkout), both_spellings(worktree));
             let c: Vec<&str> = checkouts.iter().map(String::as_str).collect();
             let w: Vec<&str> = worktrees.iter().map(String::as_str).collect();
-            checkout_paths(&raw, &c, &w)
+            checkout_paths(&located.join("\n"), &c, &w)
         }
         None => Vec::new(),
     };
-    let text = relativize(&raw, worktree);
-    let found = diagnostics::parse_as(Format::from_name(&check.format.0), &text);
     let root = Path::new(".");
     let files = enrich::files_to_read(&found, root, root);
     let read = |rel: &str| match snapshot {
@@ -180,7 +185,7 @@ impl TaskRun<'_> {
             if let Some(b) = std::fs::read(&cache)
                 .ok()
                 .and_then(|b| serde_json::from_slice::<Baseline>(&b).ok())
-                .filter(|b| b.run == check.run)
+                .filter(|b| b.run == check.run && b.keys == KEYS_VERSION)
             {
                 out.push(b);
                 continue;
@@ -196,6 +201,7 @@ impl TaskRun<'_> {
                 passed: p.exited_ok(),
                 failures: p.failures,
                 ran: p.tests.ran,
+                keys: KEYS_VERSION,
             };
             super::super::write_json(&cache, &b)?;
             self.rec.event(
