@@ -299,7 +299,9 @@ pub fn judge(
     result.errors = if flaky {
         Vec::new()
     } else {
-        let new_tests = failures.iter().any(|f| f.test);
+        // A failing target's traceback is fed back too (by `targets`), even
+        // when this check lets it be as the base's.
+        let new_tests = failures.iter().any(|f| f.test) || result.pre_existing.iter().any(|f| f.target);
         p.errors
             .iter()
             .filter(|e| {

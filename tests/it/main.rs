@@ -15,6 +15,7 @@ mod enrich;
 mod fleet;
 mod honest_success;
 mod init;
+mod real_projects;
 mod record;
 mod run;
 mod sandbox;

@@ -10,8 +10,9 @@ use crate::git::{Oid, Repo};
 use crate::integrity::{self, FileTests, TestPaths};
 use crate::model::Change;
 use crate::model::{CheckKind, CheckResult, Failure};
+use crate::outcome::check::TEST_TOOLS;
 use crate::syntax::{language_for, tests_in::tests_in};
-use crate::test_results::{TargetStatus, TestRun, target_status};
+use crate::test_results::{TargetStatus, TestRun, is_target, target_status};
 
 use super::super::RunError;
 use super::super::recorder::CheckRun;
@@ -60,7 +61,23 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
     }
     result.passed = result.failures.is_empty();
     result.exit_code = Some(if result.passed { 0 } else { 1 });
-    result.output_lines = result.failures.len();
+    // What the runners said of the failing targets: the output and the
+    // tracebacks of each check that reported one failing, which may itself
+    // pass (it lets the base's failures be).
+    let failing: Vec<&str> = result.failures.iter().map(|f| f.key.as_str()).collect();
+    for c in checks.iter().filter(|c| !c.flaky) {
+        let reported = c
+            .failed_tests
+            .iter()
+            .map(String::as_str)
+            .chain(c.failures.iter().chain(&c.pre_existing).filter(|f| f.test).map(|f| f.key.as_str()))
+            .any(|id| failing.iter().any(|t| is_target(id, t)));
+        if reported {
+            result.digest.extend(c.digest.iter().cloned());
+            result.errors.extend(c.errors.iter().filter(|e| TEST_TOOLS.contains(&e.tool.as_str())).cloned());
+        }
+    }
+    result.output_lines = result.failures.len() + result.digest.len();
     Some(result)
 }
 

@@ -60,12 +60,12 @@ pub fn python_tools() -> Result<Option<PathBuf>, String> {
 
 /// What the virtualenv holds: the lint tools pinned, so that the init
 /// tests' diagnostic counts do not move with their releases.
-const PYTHON_TOOLS: [&str; 4] = ["pytest", "jsonschema", "ruff==0.6.9", "flake8==7.1.1"];
+const PYTHON_TOOLS: [&str; 6] = ["pytest", "jsonschema", "ruff==0.6.9", "flake8==7.1.1", "setuptools", "wheel==0.45.1"];
 
 fn has_python_tools(python: &Path) -> bool {
     // ruff's module finds its binary beside the interpreter.
     Command::new(python)
-        .args(["-c", "import pytest, jsonschema, flake8, ruff.__main__ as r; r.find_ruff_bin()"])
+        .args(["-c", "import pytest, jsonschema, flake8, setuptools, wheel, ruff.__main__ as r; r.find_ruff_bin()"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -245,4 +245,47 @@ fn with_lock<T>(lock: &Path, f: impl FnOnce() -> T) -> T {
     let out = f();
     drop(file);
     out
+}
+
+/// A virtualenv at `venv` that sees the test tools of [`python_tools`]
+/// (through a `.pth` file naming their site-packages, or the system's) and
+/// has the project at `project` installed in editable mode by the real pip
+/// (`pip install -e`), the way tox and most developers' venvs hold it.
+pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
+    let tools = python_tools()?;
+    let python = tools.as_ref().map_or_else(|| PathBuf::from("python3"), |bin| bin.join("python3"));
+    let mut create = Command::new(&python);
+    create.args(["-m", "venv", "--without-pip"]);
+    if tools.is_none() {
+        create.arg("--system-site-packages");
+    }
+    let out = output(create.arg(venv), "python3 -m venv");
+    if !out.status.success() {
+        return Err(format!("python3 -m venv {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    let bin = venv.join("bin");
+    if tools.is_some() {
+        let purelib = |py: &Path| {
+            let out = output(
+                Command::new(py).args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]),
+                "python3",
+            );
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        };
+        let theirs = purelib(&python);
+        std::fs::write(purelib(&bin.join("python3")).join("ci_tools.pth"), format!("{}\n", theirs.display()))
+            .map_err(|e| format!("ci_tools.pth: {e}"))?;
+    }
+    let out = output(
+        Command::new(&python)
+            .args(["-m", "pip", "--python"])
+            .arg(bin.join("python3"))
+            .args(["install", "-q", "--no-deps", "--no-build-isolation", "-e"])
+            .arg(project),
+        "pip install -e",
+    );
+    if !out.status.success() {
+        return Err(format!("pip install -e {}: {}", project.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(bin)
 }
