@@ -623,6 +623,36 @@ mod tests {
     }
 
     #[test]
+    fn near_misses_and_base_counts() {
+        let diag = |k: &str| Failure { key: k.into(), label: k.into(), test: false, ..Default::default() };
+        let mut r = changed();
+        r.checks.push(CheckResult::new("pytest", CheckKind::Test, true));
+        let mut ruff = CheckResult::new("ruff", CheckKind::Lint, false);
+        ruff.failures = vec![diag("a.py|F401||x")];
+        ruff.pre_existing = vec![diag("b.py|E741||y"), diag("c.py|F401||z")];
+        ruff.failing_on_base = true;
+        ruff.base_tolerated = true;
+        r.checks.push(ruff);
+        r.outcome = classify(&r).0;
+        assert_eq!(near_miss(&r).as_deref(), Some("1 new diagnostic of `ruff`"));
+        // A failing test (or no test at all) is no near miss.
+        let mut broken = r.clone();
+        broken.checks[0].passed = false;
+        broken.checks[0].failures = vec![Failure { key: "t::a".into(), test: true, ..Default::default() }];
+        broken.outcome = classify(&broken).0;
+        assert_eq!(near_miss(&broken), None);
+        let mut untested = r.clone();
+        untested.checks.remove(0);
+        assert_eq!(near_miss(&untested), None);
+        // Passed with the base's diagnostics left: counted, not listed.
+        let mut ok = r.clone();
+        ok.checks[1].passed = true;
+        ok.checks[1].failures.clear();
+        assert_eq!(base_counts(&ok), ["ruff: 2 already on the base, 0 new"]);
+        assert!(tolerated_by(&ok).contains("auto"));
+    }
+
+    #[test]
     fn tolerated_failures_of_passed_checks() {
         fn failure(key: &str) -> Failure {
             Failure { key: key.into(), label: key.into(), test: true, ..Default::default() }
