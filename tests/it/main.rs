@@ -17,6 +17,7 @@ mod honest_success;
 mod init;
 mod record;
 mod run;
+mod runners;
 mod sandbox;
 mod scope;
 mod submodules;
