@@ -314,6 +314,8 @@ impl Serialize for DurationSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct RetryConfig {
     pub on: Vec<RetryOn>,
+    /// How many times, at most, a failing check's failing tests run again
+    /// (where the runner can select them: `test_results::runners`).
     pub flaky_reruns: u32,
     pub baseline: BaselineMode,
     /// What removed, skipped or de-asserted tests do (the built-in check

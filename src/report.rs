@@ -255,6 +255,8 @@ pub fn render(
                 "passed (flaky)"
             } else if c.passed {
                 "passed"
+            } else if c.timed_out {
+                "TIMEOUT"
             } else {
                 "FAILED"
             };

@@ -3,11 +3,26 @@
 //! output may hold several runners (`cargo test` of many crates, `ruff &&
 //! pytest`).
 //!
-//! Understood: pytest (`-v` lines and the `-rA` summary), `cargo test`,
-//! `go test -v`, jest `--verbose` and vitest. Targets (tests a task names)
-//! are matched against the ids found here with [`target_status`].
+//! Understood: pytest (`-v` lines and the `-rA`/`-rp` summary), `cargo
+//! test`, `go test` (`-v` for passing tests), jest `--verbose` and vitest.
+//! Targets (tests a task names) are matched against the ids found here with
+//! [`target_status`]. What a configured check's environment adds so that
+//! quiet runners still name their tests, and how a failed check's failing
+//! tests alone are run again, is [`runners`].
 
 use serde::{Deserialize, Serialize};
+
+pub mod runners;
+
+/// The runner whose line named a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Runner {
+    Pytest,
+    Cargo,
+    Go,
+    /// jest or vitest.
+    Js,
+}
 
 /// Tests named in one output, and how many ran by the runners' totals.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,15 +42,9 @@ pub fn read(text: &str) -> TestRun {
     for line in text.lines() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         match classify(line) {
-            Some(Seen::Passed(id)) => run.passed.push(id),
-            Some(Seen::Failed(id)) => run.failed.push(id),
-            Some(Seen::GoPassed(id)) => {
-                go_counted += 1;
-                run.passed.push(id);
-            }
-            Some(Seen::GoFailed(id)) => {
-                go_counted += 1;
-                run.failed.push(id);
+            Some(Seen::Test { runner, id, passed }) => {
+                go_counted += u64::from(runner == Runner::Go);
+                if passed { run.passed.push(id) } else { run.failed.push(id) }
             }
             Some(Seen::Totals(n)) => *ran.get_or_insert(0) += n,
             None => {}
@@ -52,12 +61,28 @@ pub fn read(text: &str) -> TestRun {
     run
 }
 
+/// The failing tests `text` names, each with its runner, sorted and
+/// without duplicates.
+pub fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
+    let mut out: Vec<(Runner, String)> = text
+        .lines()
+        .filter_map(|line| match classify(line.strip_suffix('\r').unwrap_or(line)) {
+            Some(Seen::Test { runner, id, passed: false }) => Some((runner, id)),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 enum Seen {
-    Passed(String),
-    Failed(String),
-    GoPassed(String),
-    GoFailed(String),
+    Test { runner: Runner, id: String, passed: bool },
     Totals(u64),
+}
+
+fn test(runner: Runner, id: String, passed: bool) -> Option<Seen> {
+    Some(Seen::Test { runner, id, passed })
 }
 
 fn classify(line: &str) -> Option<Seen> {
@@ -68,8 +93,8 @@ fn classify(line: &str) -> Option<Seen> {
     {
         let id = id.trim().to_string();
         return match result.trim() {
-            "ok" => Some(Seen::Passed(id)),
-            "FAILED" => Some(Seen::Failed(id)),
+            "ok" => test(Runner::Cargo, id, true),
+            "FAILED" => test(Runner::Cargo, id, false),
             _ => None,
         };
     }
@@ -82,7 +107,7 @@ fn classify(line: &str) -> Option<Seen> {
     for (mark, pass) in [("--- PASS: ", true), ("--- FAIL: ", false)] {
         if let Some(rest) = t.strip_prefix(mark) {
             let id = rest.split(" (").next().unwrap_or(rest).trim().to_string();
-            return Some(if pass { Seen::GoPassed(id) } else { Seen::GoFailed(id) });
+            return test(Runner::Go, id, pass);
         }
     }
     // pytest -rA summary: `PASSED tests/t.py::test_a`, `FAILED id - reason`.
@@ -90,8 +115,7 @@ fn classify(line: &str) -> Option<Seen> {
         if let Some(rest) = t.strip_prefix(mark) {
             let id = rest.split(" - ").next().unwrap_or(rest).trim();
             if id.contains("::") && !id.contains(char::is_whitespace) {
-                let id = id.to_string();
-                return Some(if pass { Seen::Passed(id) } else { Seen::Failed(id) });
+                return test(Runner::Pytest, id.to_string(), pass);
             }
         }
     }
@@ -101,8 +125,8 @@ fn classify(line: &str) -> Option<Seen> {
     {
         let word = rest.split_whitespace().next().unwrap_or("");
         match word {
-            "PASSED" | "XPASS" => return Some(Seen::Passed(id.to_string())),
-            "FAILED" | "ERROR" => return Some(Seen::Failed(id.to_string())),
+            "PASSED" | "XPASS" => return test(Runner::Pytest, id.to_string(), true),
+            "FAILED" | "ERROR" => return test(Runner::Pytest, id.to_string(), false),
             _ => {}
         }
     }
@@ -111,7 +135,7 @@ fn classify(line: &str) -> Option<Seen> {
         if let Some(rest) = t.strip_prefix(mark) {
             let id = strip_duration(rest).to_string();
             if !id.is_empty() {
-                return Some(if pass { Seen::Passed(id) } else { Seen::Failed(id) });
+                return test(Runner::Js, id, pass);
             }
         }
     }

@@ -90,6 +90,9 @@ pub struct CheckLine {
     pub passed: bool,
     pub exit_code: Option<i32>,
     pub flaky: bool,
+    /// Stopped at its time limit.
+    #[serde(default)]
+    pub timed_out: bool,
     pub pre_existing: usize,
     pub excerpt: Vec<String>,
     pub omitted: usize,
@@ -188,6 +191,7 @@ pub fn assemble(
                         passed: c.passed,
                         exit_code: c.exit_code,
                         flaky: c.flaky,
+                        timed_out: c.timed_out,
                         pre_existing: c.pre_existing.len(),
                         excerpt,
                         omitted,
@@ -366,7 +370,11 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             priority: 1,
             label: Label::Fact,
             source: format!("check:{}", c.name),
-            title: format!("Check `{}` failed ({}): {what}", c.name, exit_text(c.exit_code, c.signal)),
+            title: if c.timed_out {
+                format!("Check `{}` TIMEOUT: it was stopped at its time limit", c.name)
+            } else {
+                format!("Check `{}` failed ({}): {what}", c.name, exit_text(c.exit_code, c.signal))
+            },
             lines,
             output,
             omitted,

@@ -310,6 +310,8 @@ fn history_block(a: &PriorAttempt, rank: u8, most_recent: bool) -> Block {
                     "passed (flaky)".to_string()
                 } else if c.passed {
                     "passed".to_string()
+                } else if c.timed_out {
+                    "TIMEOUT".to_string()
                 } else {
                     match c.exit_code {
                         Some(code) => format!("failed (exit code {code})"),

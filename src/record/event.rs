@@ -9,6 +9,8 @@
 //! An event type this version does not know is not an error: readers get
 //! `None` from [`Event::parse`] and keep the raw event.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -75,6 +77,9 @@ pub enum Event {
         passed: bool,
         #[serde(default)]
         failures: Vec<String>,
+        /// The variables retry-run added for the test runners.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        env: Option<BTreeMap<String, String>>,
     },
     RetryContextAssembled {
         #[serde(default)]
@@ -204,6 +209,14 @@ pub enum Event {
         tests_ran: Option<Option<u64>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sandbox: Option<Value>,
+        /// The variables retry-run added for the test runners (configured
+        /// checks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        env: Option<BTreeMap<String, String>>,
+        /// After a failure: `tests` run again and the variables (`env`) that
+        /// selected them, or why none was run again (`none`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rerun: Option<Value>,
         /// The built-in checks (`targets`, `test-integrity`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         builtin: Option<bool>,

@@ -2,6 +2,8 @@
 //! stdout with `--json`), and builds each event the loop records from the
 //! loop's own values, in one place each.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::RunError;
@@ -27,9 +29,10 @@ pub(super) enum Prepared {
     Reset(ResetReport),
 }
 
-/// How a check came to be run: configured (confined as recorded) or built in.
+/// How a check came to be run: configured (confined as recorded, with the
+/// runner variables added and its rerun) or built in.
 pub(super) enum CheckRun {
-    Configured { sandbox: Value },
+    Configured { sandbox: Value, env: BTreeMap<String, String>, rerun: Option<Value> },
     Builtin,
 }
 
@@ -124,7 +127,7 @@ impl Recorder {
     pub fn check_finished(&mut self, n: u32, result: &CheckResult, how: CheckRun) -> Result<(), RunError> {
         let keys = |fs: &[crate::model::Failure]| fs.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
         let event = match how {
-            CheckRun::Configured { sandbox } => Event::CheckFinished {
+            CheckRun::Configured { sandbox, env, rerun } => Event::CheckFinished {
                 check: result.name.clone(),
                 kind: result.kind,
                 passed: result.passed,
@@ -138,6 +141,8 @@ impl Recorder {
                 pre_existing_failures: Some(keys(&result.pre_existing)),
                 tests_ran: Some(result.tests_ran),
                 sandbox: Some(sandbox),
+                env: Some(env),
+                rerun,
                 builtin: None,
                 warnings: None,
             },
@@ -155,6 +160,8 @@ impl Recorder {
                 pre_existing_failures: None,
                 tests_ran: None,
                 sandbox: None,
+                env: None,
+                rerun: None,
                 builtin: Some(true),
                 warnings: Some(keys(&result.warnings)),
             },

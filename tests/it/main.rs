@@ -18,6 +18,7 @@ mod init;
 mod real_projects;
 mod record;
 mod run;
+mod runners;
 mod sandbox;
 mod scope;
 mod submodules;

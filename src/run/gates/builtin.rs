@@ -52,7 +52,7 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
             TargetStatus::NotReported => result.failures.push(Failure {
                 key: t.clone(),
                 label: format!(
-                    "`{t}` was not reported by any check: it was deleted, renamed or not collected (or the check prints no test names: run pytest with -v or -rA)"
+                    "`{t}` was not reported by any check: it was deleted, renamed or not collected (or its runner prints no names of passing tests: jest needs --verbose, vitest --reporter=verbose, cargo test no -q; a -r of your own to pytest needs p or A)"
                 ),
                 test: true,
                 target: true,

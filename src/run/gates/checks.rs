@@ -1,9 +1,12 @@
-//! The configured checks: each run confined in the worktree, its output
-//! parsed with the diagnostics parsers and enriched from the attempt's
-//! files, judged against the base ([`crate::outcome::check`]), re-run when
-//! it may be flaky, and recorded. The checks on the base run once per task
-//! and base, cached in the record.
+//! The configured checks: each run confined in the worktree, with the
+//! variables that make quiet test runners name their tests
+//! ([`crate::test_results::runners`]), its output parsed with the
+//! diagnostics parsers and enriched from the attempt's files, judged against
+//! the base ([`crate::outcome::check`]), its failing tests alone run again
+//! when they may be flaky, and recorded. The checks on the base run once per
+//! task and base, cached in the record.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -20,6 +23,7 @@ use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::summarize;
 use crate::test_results;
+use crate::test_results::runners::{self, FailedRun, Rerun};
 
 /// Bytes of a check's output kept at the head and at the tail.
 const KEEP: usize = 2 * 1024 * 1024;
@@ -53,6 +57,26 @@ pub fn import_root_env(worktree: &Path) -> Vec<(String, String)> {
     let Some(root) = crate::project::import_root_of(worktree) else { return Vec::new() };
     let existing = std::env::var("PYTHONPATH").ok();
     vec![("PYTHONPATH".into(), crate::project::python_path(&root.to_string_lossy(), existing.as_deref()))]
+}
+
+/// The value a check would get for `name` without retry-run's runner
+/// variables: `env`'s, else retry-run's own unless the sandbox drops it.
+fn inherited<'a>(env: &'a [(String, String)], unset: &'a [String]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name| match env.iter().rev().find(|(k, _)| k == name) {
+        Some((_, v)) => Some(v.clone()),
+        None if unset.iter().any(|u| u == name) => None,
+        None => std::env::var(name).ok(),
+    }
+}
+
+/// `env` with `added` set over it.
+fn with(env: &[(String, String)], added: &[(String, String)]) -> Vec<(String, String)> {
+    env.iter().chain(added).cloned().collect()
+}
+
+/// Variables as recorded.
+fn as_map(vars: &[(String, String)]) -> BTreeMap<String, String> {
+    vars.iter().cloned().collect()
 }
 
 /// Runs a check once in `worktree`; its output goes to `out_file`.
@@ -191,7 +215,9 @@ impl TaskRun<'_> {
                 continue;
             }
             let out_file = dir.baseline_out(base, &check.name);
-            let f = run_once(check, wt, &a.confinement.env(), &out_file, &a.confinement)
+            let env = a.confinement.env();
+            let added = runners::runner_env(&inherited(&env, &a.confinement.unset()));
+            let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement)
                 .map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
             let p = parse(check, &f, wt, self.repo, None);
             let b = Baseline {
@@ -211,6 +237,7 @@ impl TaskRun<'_> {
                     base: b.base.clone(),
                     passed: b.passed,
                     failures: b.failures.iter().map(|f| f.key.clone()).collect(),
+                    env: Some(as_map(&added)),
                 },
             )?;
             out.push(b);
@@ -219,7 +246,8 @@ impl TaskRun<'_> {
     }
 
     /// The configured checks of attempt `a`, each with its flaky re-runs,
-    /// judged against the base, recorded and added to its checks.
+    /// judged against the base, recorded and added to its checks. A check
+    /// that timed out shows `TIMEOUT`.
     pub(in crate::run) fn configured_checks(&mut self, a: &mut Attempt) -> Result<(), RunError> {
         let Some(commit) = a.commit else { return Ok(()) };
         let base_results = self.baselines.clone().unwrap_or_default();
@@ -233,9 +261,10 @@ impl TaskRun<'_> {
                 targets: &self.plan.config.targets,
                 renames: &renames,
             };
-            let result =
+            let (result, runs) =
                 run_check(self.repo, check, (&self.wt, a, commit), base, how, self.plan.config.retry.flaky_reruns)?;
-            self.rec.check_finished(a.n, &result, CheckRun::Configured { sandbox: a.confinement.record() })?;
+            let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
+            self.rec.check_finished(a.n, &result, how)?;
             self.progress.gate(&format!(
                 "{} {}",
                 check.name,
@@ -243,6 +272,8 @@ impl TaskRun<'_> {
                     "ok (flaky)"
                 } else if result.passed {
                     "ok"
+                } else if result.timed_out {
+                    "TIMEOUT"
                 } else {
                     "FAIL"
                 }
@@ -253,7 +284,20 @@ impl TaskRun<'_> {
     }
 }
 
-/// Runs a check with flaky re-runs and judges it against the base.
+/// What retry-run added to a check's runs, for the record.
+struct Runs {
+    /// The runner variables of its first run.
+    env: BTreeMap<String, String>,
+    /// After a failure: the tests run again and the variables that selected
+    /// them, or why nothing was run again.
+    rerun: Option<serde_json::Value>,
+}
+
+/// Runs a check and judges it against the base. A failure is run again,
+/// up to `flaky_reruns` times, with only its failing tests selected, where
+/// its runner can select them by environment ([`runners::rerun`]); a rerun
+/// in which they all pass makes the check flaky. Anything else (a timeout,
+/// a lint error, a runner that cannot select) runs once.
 fn run_check(
     repo: &Repo,
     check: &CheckConfig,
@@ -261,25 +305,51 @@ fn run_check(
     base: Option<&Baseline>,
     how: Judging<'_>,
     flaky_reruns: u32,
-) -> Result<CheckResult, RunError> {
+) -> Result<(CheckResult, Runs), RunError> {
     let mode = how;
     let file = a.dir.check_out(&check.name);
     let started = |message| RunError::CheckStart { check: check.name.clone(), message };
-    let f = run_once(check, wt, &a.env, &file, &a.confinement).map_err(started)?;
+    let unset = a.confinement.unset();
+    let inherited = inherited(&a.env, &unset);
+    let added = runners::runner_env(&inherited);
+    let env = with(&a.env, &added);
+    let mut runs = Runs { env: as_map(&added), rerun: None };
+    let f = run_once(check, wt, &env, &file, &a.confinement).map_err(started)?;
     let parsed = parse(check, &f, wt, repo, Some(commit));
     let first = judge(check, &parsed, base, mode, 1, false);
     // A check that tested the checkout says nothing of the attempt, however often it runs.
     if first.passed || !first.tested_checkout.is_empty() {
-        return Ok(first);
+        return Ok((first, runs));
     }
+    let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
+    let failed_tests = test_results::failed_by_runner(&text);
+    let failed = FailedRun {
+        run: &check.run,
+        timed_out: parsed.timed_out,
+        other_failures: parsed.failures.iter().any(|f| !f.test),
+        tests: &failed_tests,
+    };
+    let Rerun { env: selected, tests } = match runners::rerun(failed, &inherited) {
+        Ok(r) if flaky_reruns > 0 => r,
+        Ok(_) => {
+            runs.rerun = Some(serde_json::json!({"none": "flaky_reruns = 0"}));
+            return Ok((first, runs));
+        }
+        Err(why) => {
+            runs.rerun = Some(serde_json::json!({"none": why.as_str()}));
+            return Ok((first, runs));
+        }
+    };
+    let rerun_env = with(&env, &selected);
+    runs.rerun = Some(serde_json::json!({"tests": tests, "env": as_map(&selected)}));
     for i in 1..=flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(&check.name, i);
-        let f = run_once(check, wt, &a.env, &rerun_file, &a.confinement).map_err(started)?;
+        let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement).map_err(started)?;
         let p = parse(check, &f, wt, repo, Some(commit));
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
-            return Ok(judge(check, &parsed, base, mode, i + 1, true));
+            return Ok((judge(check, &parsed, base, mode, i + 1, true), runs));
         }
     }
-    Ok(CheckResult { runs: flaky_reruns + 1, ..first })
+    Ok((CheckResult { runs: flaky_reruns + 1, ..first }, runs))
 }

@@ -1,0 +1,278 @@
+//! What retry-run adds to a configured check's environment so that a quiet
+//! test runner still names the tests that passed (for the task's targets),
+//! and how a failed check's failing tests alone are run again (to tell a
+//! flaky test from a deterministic failure). Pure: the caller gives the
+//! values the check would otherwise get.
+//!
+//! Nothing here rewrites a check's command line: only variables that the
+//! runners themselves read are set, and retry-run's own options come first
+//! in them, so the user's (in the same variable, then on the command line)
+//! win. What is added, by runner:
+//!
+//! | runner | every run | a rerun of the failing tests |
+//! |---|---|---|
+//! | pytest | `PYTEST_ADDOPTS=-rfEp` | `PYTEST_ADDOPTS=-rfEp --lf --lfnf=none` |
+//! | go test | `GOFLAGS=-v` | `GOFLAGS=-v -run=^(TestA\|TestB)$` |
+//! | cargo test, jest, vitest | nothing: none reads its output options from the environment | not run again |
+//!
+//! Documented for users in `docs/honest-success.md` (Targets; Flaky tests).
+
+use super::Runner;
+
+/// pytest reads extra command-line options from this variable, before the
+/// command line's own.
+pub const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
+/// The go command reads default flags from this variable, each applied only
+/// when the command knows it (so `go vet` and `go build` ignore `-run`).
+pub const GOFLAGS: &str = "GOFLAGS";
+
+/// pytest's default report characters (`fE`: failed, errors) plus `p`: a
+/// `PASSED <node id>` line in the short summary for each passing test, at
+/// any verbosity. A `-r` on the check's command line replaces it.
+pub const PYTEST_REPORT: &str = "-rfEp";
+/// pytest's own selection of the tests that failed in its last run (its
+/// cache, `.pytest_cache`, written by that run); with none recorded, it runs
+/// nothing rather than every test.
+pub const PYTEST_LAST_FAILED: &str = "--lf --lfnf=none";
+/// `go test` names its passing tests (`--- PASS: TestAdd`) only with `-v`.
+pub const GO_VERBOSE: &str = "-v";
+
+/// The variables added to every configured check's run, and to the checks
+/// on the base: ours first, then the value the check would otherwise get
+/// (`inherited`).
+pub fn runner_env(inherited: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    vec![added(PYTEST_ADDOPTS, PYTEST_REPORT, inherited), added(GOFLAGS, GO_VERBOSE, inherited)]
+}
+
+fn added(name: &str, ours: &str, inherited: &dyn Fn(&str) -> Option<String>) -> (String, String) {
+    let value = match inherited(name).filter(|v| !v.trim().is_empty()) {
+        Some(theirs) => format!("{ours} {theirs}"),
+        None => ours.to_string(),
+    };
+    (name.to_string(), value)
+}
+
+/// A failed run of a check, as far as a rerun is concerned.
+#[derive(Debug, Clone, Copy)]
+pub struct FailedRun<'a> {
+    /// The check's command line.
+    pub run: &'a str,
+    pub timed_out: bool,
+    /// Some failure is no test's: a lint or compiler error.
+    pub other_failures: bool,
+    /// The failing tests its output names, by runner
+    /// ([`super::failed_by_runner`]).
+    pub tests: &'a [(Runner, String)],
+}
+
+/// How to run a failed check again with only its failing tests selected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rerun {
+    /// The variables to set, over those of [`runner_env`].
+    pub env: Vec<(String, String)>,
+    /// The failing tests it runs again.
+    pub tests: Vec<String>,
+}
+
+/// Why a failed check is not run again: each is deterministic, or cannot
+/// be narrowed to its failing tests (and running it whole again doubled
+/// the cost of every deterministic failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoRerun {
+    /// It timed out; a rerun would cost as much again.
+    TimedOut,
+    /// A lint or compiler error, not a test, failed it.
+    NotATest,
+    /// Its output names no failing test (its exit status alone failed it).
+    NoTestNamed,
+    /// A failing test of a runner that no variable narrows to some tests
+    /// (cargo test, jest, vitest).
+    CannotSelect(Runner),
+    /// pytest without its cache plugin (`no:cacheprovider`), which `--lf`
+    /// needs.
+    NoPytestCache,
+}
+
+impl NoRerun {
+    /// Why, for the record and the docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoRerun::TimedOut => "timed out",
+            NoRerun::NotATest => "a failure that is no test's",
+            NoRerun::NoTestNamed => "no failing test named",
+            NoRerun::CannotSelect(Runner::Cargo) => "cargo test cannot select tests by environment",
+            NoRerun::CannotSelect(Runner::Js) => "jest and vitest cannot select tests by environment",
+            NoRerun::CannotSelect(_) => "a runner that cannot select tests by environment",
+            NoRerun::NoPytestCache => "pytest runs without its cache (no:cacheprovider), which --lf needs",
+        }
+    }
+}
+
+/// How to run again only the failing tests of a failed run: pytest's
+/// last-failed selection, a `-run` of the failing go tests (top-level
+/// names: a failing subtest reruns its parent); `Err` says why it is not
+/// run again at all.
+pub fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<String>) -> Result<Rerun, NoRerun> {
+    if failed.timed_out {
+        return Err(NoRerun::TimedOut);
+    }
+    if failed.other_failures {
+        return Err(NoRerun::NotATest);
+    }
+    if failed.tests.is_empty() {
+        return Err(NoRerun::NoTestNamed);
+    }
+    if let Some((runner, _)) = failed.tests.iter().find(|(r, _)| !matches!(r, Runner::Pytest | Runner::Go)) {
+        return Err(NoRerun::CannotSelect(*runner));
+    }
+    let of = |runner: Runner| failed.tests.iter().filter(move |(r, _)| *r == runner).map(|(_, id)| id.as_str());
+    let mut env = Vec::new();
+    if of(Runner::Pytest).next().is_some() {
+        let theirs = inherited(PYTEST_ADDOPTS).unwrap_or_default();
+        if failed.run.contains("no:cacheprovider") || theirs.contains("no:cacheprovider") {
+            return Err(NoRerun::NoPytestCache);
+        }
+        env.push(added(PYTEST_ADDOPTS, &format!("{PYTEST_REPORT} {PYTEST_LAST_FAILED}"), inherited));
+    }
+    let mut go: Vec<&str> = of(Runner::Go).map(|id| id.split('/').next().unwrap_or(id)).collect();
+    go.dedup();
+    if !go.is_empty() {
+        // Go test names are identifiers: nothing to escape in the pattern.
+        if go.iter().any(|n| n.is_empty() || !n.chars().all(|c| c.is_alphanumeric() || c == '_')) {
+            return Err(NoRerun::CannotSelect(Runner::Go));
+        }
+        env.push(added(GOFLAGS, &format!("{GO_VERBOSE} -run=^({})$", go.join("|")), inherited));
+    }
+    Ok(Rerun { env, tests: failed.tests.iter().map(|(_, id)| id.clone()).collect() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{TargetStatus, failed_by_runner, read, target_status};
+    use super::*;
+
+    /// Output captured from the real runners: `tests/runners/captured/README.md`.
+    macro_rules! captured {
+        ($name:literal) => {
+            include_str!(concat!("../../tests/runners/captured/", $name))
+        };
+    }
+
+    fn none(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn every_check_gets_the_runner_options_first_and_keeps_the_users() {
+        assert_eq!(
+            runner_env(&none),
+            [("PYTEST_ADDOPTS".to_string(), "-rfEp".to_string()), ("GOFLAGS".to_string(), "-v".to_string())]
+        );
+        let theirs = |name: &str| (name == PYTEST_ADDOPTS).then(|| "-x --tb=short".to_string());
+        assert_eq!(runner_env(&theirs)[0].1, "-rfEp -x --tb=short");
+        let blank = |_: &str| Some(" ".to_string());
+        assert_eq!(runner_env(&blank)[1].1, "-v");
+    }
+
+    #[test]
+    fn quiet_pytest_names_passing_tests_with_the_added_report_chars() {
+        let target = "tests/test_calc.py::test_add";
+        // `pytest -q` alone: dots, the passing target is not reported.
+        let quiet = read(captured!("pytest-9.2.0-q.txt"));
+        assert_eq!(target_status(target, &[&quiet], &[]), TargetStatus::NotReported);
+        assert_eq!(quiet.ran, Some(6));
+        // With PYTEST_ADDOPTS=-rfEp: `PASSED <id>` lines.
+        let named = read(captured!("pytest-9.2.0-q-rfEp.txt"));
+        assert_eq!(target_status(target, &[&named], &[]), TargetStatus::Passed);
+        assert_eq!(target_status("tests/test_calc.py::test_p", &[&named], &[]), TargetStatus::Passed);
+        assert_eq!(target_status("tests/test_calc.py::test_bad", &[&named], &[]), TargetStatus::Failed);
+        assert_eq!(named.ran, Some(6));
+    }
+
+    #[test]
+    fn go_test_names_passing_tests_with_goflags_v_and_failing_ones_without() {
+        let plain = read(captured!("go-1.19.8-test.txt"));
+        assert!(plain.passed.is_empty());
+        assert_eq!(plain.failed, ["TestBad", "TestBad/neg"]);
+        let verbose = read(captured!("go-1.19.8-test-v.txt"));
+        assert_eq!(verbose.passed, ["TestAdd", "TestBad/pos", "TestSub"]);
+        assert_eq!(target_status("TestAdd", &[&verbose], &[]), TargetStatus::Passed);
+    }
+
+    #[test]
+    fn jest_vitest_and_quiet_cargo_test_name_no_passing_test_of_a_passing_file() {
+        // jest without --verbose, two files: no test names but the failing one's.
+        let jest = read(captured!("jest-30.5.2.txt"));
+        assert!(jest.passed.is_empty(), "{jest:?}");
+        assert_eq!(jest.ran, Some(4));
+        // vitest's default reporter lists the tests of a failing file only.
+        let vitest = read(captured!("vitest-4.1.12.txt"));
+        assert_eq!(vitest.passed, ["adds"]);
+        assert_eq!(vitest.failed, ["bad"]);
+        // cargo test -q: dots, and the failing test's name in its own shape.
+        let cargo = read(captured!("cargo-test-q.txt"));
+        assert!(cargo.passed.is_empty(), "{cargo:?}");
+        assert_eq!(cargo.ran, Some(2));
+    }
+
+    fn failed<'a>(run: &'a str, tests: &'a [(Runner, String)]) -> FailedRun<'a> {
+        FailedRun { run, timed_out: false, other_failures: false, tests }
+    }
+
+    #[test]
+    fn a_failing_pytest_run_is_narrowed_to_its_last_failed_tests() {
+        let first = captured!("pytest-9.2.0-q-rfEp.txt");
+        let tests = failed_by_runner(first);
+        assert_eq!(
+            tests,
+            [
+                (Runner::Pytest, "tests/test_calc.py::test_bad".to_string()),
+                (Runner::Pytest, "tests/test_calc.py::test_flaky".to_string())
+            ]
+        );
+        let r = rerun(failed("python3 -m pytest -q", &tests), &none).expect("a rerun");
+        assert_eq!(r.env, [("PYTEST_ADDOPTS".to_string(), "-rfEp --lf --lfnf=none".to_string())]);
+        assert_eq!(r.tests, ["tests/test_calc.py::test_bad", "tests/test_calc.py::test_flaky"]);
+        // The real rerun with that variable ran the two failing tests only.
+        let again = read(captured!("pytest-9.2.0-q-rfEp-lf.txt"));
+        assert_eq!(again.ran, Some(2));
+        assert_eq!(again.passed, ["tests/test_calc.py::test_flaky"]);
+        assert_eq!(again.failed, ["tests/test_calc.py::test_bad"]);
+        // Without a cache it runs nothing (`6 deselected`), not everything.
+        assert_eq!(read(captured!("pytest-9.2.0-q-lf-no-cache.txt")).ran, None);
+        // Without the cache plugin, no rerun.
+        let off = rerun(failed("pytest -p no:cacheprovider -q", &tests), &none);
+        assert_eq!(off, Err(NoRerun::NoPytestCache));
+    }
+
+    #[test]
+    fn a_failing_go_test_is_rerun_by_its_top_level_name() {
+        let tests = failed_by_runner(captured!("go-1.19.8-test.txt"));
+        let r = rerun(failed("go test ./...", &tests), &none).expect("a rerun");
+        assert_eq!(r.env, [("GOFLAGS".to_string(), "-v -run=^(TestBad)$".to_string())]);
+        let theirs = |_: &str| Some("-mod=vendor".to_string());
+        let r = rerun(failed("go test ./...", &tests), &theirs).expect("a rerun");
+        assert_eq!(r.env[0].1, "-v -run=^(TestBad)$ -mod=vendor");
+        // The real rerun with that variable ran TestBad alone.
+        let again = read(captured!("go-1.19.8-test-v-run.txt"));
+        assert_eq!(again.failed, ["TestBad", "TestBad/neg"]);
+        assert_eq!(again.passed, ["TestBad/pos"]);
+    }
+
+    #[test]
+    fn what_is_not_run_again() {
+        let cargo = failed_by_runner(captured!("cargo-test-q.txt"));
+        // cargo test -q names its failing test in a shape of its own: nothing to select.
+        assert_eq!(rerun(failed("cargo test -q", &cargo), &none), Err(NoRerun::NoTestNamed));
+        let cargo = [(Runner::Cargo, "tests::bad".to_string())];
+        assert_eq!(rerun(failed("cargo test", &cargo), &none), Err(NoRerun::CannotSelect(Runner::Cargo)));
+        let jest = failed_by_runner(captured!("vitest-4.1.12.txt"));
+        assert_eq!(rerun(failed("npx vitest run", &jest), &none), Err(NoRerun::CannotSelect(Runner::Js)));
+        assert_eq!(rerun(failed("ruff check .", &[]), &none), Err(NoRerun::NoTestNamed));
+        let py = [(Runner::Pytest, "t.py::test_a".to_string())];
+        let lint = FailedRun { other_failures: true, ..failed("ruff check . && pytest", &py) };
+        assert_eq!(rerun(lint, &none), Err(NoRerun::NotATest));
+        let slow = FailedRun { timed_out: true, ..failed("pytest", &py) };
+        assert_eq!(rerun(slow, &none), Err(NoRerun::TimedOut));
+    }
+}
