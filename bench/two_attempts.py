@@ -7,9 +7,9 @@ a `src/` package, about 300 pytest tests doing small computations
 (calibrated so that the suite takes `--suite-seconds` on this machine), one
 test, `tests/test_calc.py::test_add`, failing on the base (`add` is wrong),
 some lint debt, and a `retry-run.toml` with two checks: `python -m pytest
--q -rA` (the Python of ~/.cache/retry-run-ci/venv if there is one, else
-`python3` if it has pytest; `-rA` names the tests that pass, without which
-no check can show the target passing) and `ruff check
+-q` (the usual quiet invocation: retry-run's `PYTEST_ADDOPTS` makes it name
+the target passing; the Python of ~/.cache/retry-run-ci/venv if there is
+one, else `python3` if it has pytest) and `ruff check
 --output-format=concise .` (that venv's ruff; skipped without it);
 `max_attempts = 3`. The agent is `sh agent.sh`: a wrong fix on attempt 1,
 the right one on attempt 2.
@@ -318,7 +318,7 @@ def build(tmp, python, suite_seconds):
         write(repo, f"tests/{name}", text)
     write(repo, "pyproject.toml", PYPROJECT)
     write(repo, ".gitignore", "__pycache__/\n.pytest_cache/\n.ruff_cache/\n*.egg-info/\n")
-    pytest = f"{python} -m pytest -q -rA"
+    pytest = f"{python} -m pytest -q"
     # Calibrate SCALE by secant steps until the suite takes SUITE_SECONDS
     # within 5% (its time grows a little faster than linearly with SCALE).
     points = []
