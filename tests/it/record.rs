@@ -182,7 +182,12 @@ fn captured(name: &str) -> String {
 /// under the old one: (event type, old name, new name).
 const RENAMED: &[(&str, &str, &str)] = &[("AgentFinished", "ignored", "leftovers")];
 
-/// The keys of each event type in a log, renamed fields under their new name.
+/// Fields added since v0.1, always written now and read as absent from
+/// older logs: (event type, name).
+const ADDED: &[(&str, &str)] = &[("BaselineChecked", "env"), ("CheckFinished", "env"), ("CheckFinished", "rerun")];
+
+/// The keys of each event type in a log, renamed fields under their new
+/// name, added ones left out.
 fn shapes(log: &str) -> BTreeMap<String, BTreeSet<BTreeSet<String>>> {
     let mut out: BTreeMap<String, BTreeSet<BTreeSet<String>>> = BTreeMap::new();
     for line in log.lines() {
@@ -193,7 +198,8 @@ fn shapes(log: &str) -> BTreeMap<String, BTreeSet<BTreeSet<String>>> {
                 .find(|(t, old, _)| v["type"] == *t && k == old)
                 .map_or(k.clone(), |(_, _, new)| new.to_string())
         };
-        let keys: BTreeSet<String> = v.as_object().expect("object").keys().map(renamed).collect();
+        let added = |k: &String| ADDED.iter().any(|(t, name)| v["type"] == *t && k == name);
+        let keys: BTreeSet<String> = v.as_object().expect("object").keys().filter(|k| !added(k)).map(renamed).collect();
         out.entry(v["type"].as_str().expect("type").to_string()).or_default().insert(keys);
     }
     out
