@@ -12,6 +12,7 @@
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -172,6 +173,16 @@ fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded() 
     );
 }
 
+/// A child in its own process group, killed whole when dropped.
+struct Group(std::process::Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill").args(["-KILL", "--", &format!("-{}", self.0.id())]).status();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn a_push_to_the_users_remote_is_refused() {
     if !namespaces_here() {
@@ -183,12 +194,19 @@ fn a_push_to_the_users_remote_is_refused() {
     let remote = env.path("remote.git");
     env.git(env.root(), &["clone", "-q", "--bare", &r.display().to_string(), &remote.display().to_string()]);
     let port = TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
-    let mut daemon = env
+    // `git daemon` runs `git-daemon` as its child: the daemon gets its own
+    // process group, ended whole when the test ends however it ends, and
+    // no pipe of the test's (a leftover daemon would hold the harness's).
+    let daemon = env
         .command("git", env.root())
         .args(["daemon", "--reuseaddr", "--listen=127.0.0.1", &format!("--port={port}"), "--export-all"])
         .args(["--enable=receive-pack", &format!("--base-path={}", env.root().display())])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
         .spawn()
         .expect("git daemon");
+    let daemon = Group(daemon);
     let url = format!("git://127.0.0.1:{port}/remote.git");
     env.git(&r, &["remote", "add", "origin", &url]);
     // The daemon is up once a push from outside works (an empty one).
@@ -205,8 +223,7 @@ fn a_push_to_the_users_remote_is_refused() {
             .sh("if git push -q --force origin HEAD:main 2>>errors.txt; then echo 'push: ok'; else echo 'push: refused'; fi > results.txt"),
     );
     let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Push"])));
-    let _ = daemon.kill();
-    let _ = daemon.wait();
+    drop(daemon);
     run.assert_code(0);
     let res = env.git(&r, &["show", "refs/retry-run/push/1:results.txt"]);
     assert!(res.contains("push: refused"), "{res}");

@@ -127,7 +127,10 @@ fn new_lint_fails_old_lint_does_not_and_a_renamed_file_keeps_its_old_diagnostics
     assert_eq!(ruff["pre_existing"], 5, "{ruff}");
     let p2 = prompt(&r, "fix-add", 2);
     assert!(p2.contains("F401"), "{p2}");
-    assert!(!p2.contains("src/calc/legacy.py") && !p2.contains("E741"), "the base's diagnostics crowd the prompt: {p2}");
+    assert!(
+        !p2.contains("src/calc/legacy.py") && !p2.contains("E741"),
+        "the base's diagnostics crowd the prompt: {p2}"
+    );
     assert!(p2.contains("You may start from its diff") && p2.contains("+import json"), "{p2}");
 
     // A renamed file's diagnostics are the base's, under its new name.
