@@ -64,12 +64,7 @@ pub struct MaxAttempts(pub u32);
 
 impl<'de> Deserialize<'de> for MaxAttempts {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let n = i64::deserialize(d)?;
-        if (1..=1000).contains(&n) {
-            Ok(MaxAttempts(n as u32))
-        } else {
-            Err(de::Error::custom(format!("max_attempts must be between 1 and 1000, not {n}")))
-        }
+        count(d, &numbers::MAX_ATTEMPTS).map(|n| MaxAttempts(n as u32))
     }
 }
 
@@ -108,7 +103,9 @@ pub struct AgentConfig {
     pub env_pass: Vec<String>,
     pub command: Option<CommandSpec>,
     pub stdin: bool,
+    #[serde(deserialize_with = "nonzero_duration")]
     pub timeout: DurationSpec,
+    #[serde(deserialize_with = "any_duration")]
     pub kill_grace: DurationSpec,
     pub reset: ResetMode,
 }
@@ -238,8 +235,14 @@ impl DurationSpec {
             };
             total = total.saturating_add(part);
         }
+        if total > DurationSpec::LONGEST {
+            return Err(format!("duration {text:?} is longer than a year (8760h): write a shorter one"));
+        }
         Ok(DurationSpec { text: t.to_string(), value: total })
     }
+
+    /// The longest duration accepted anywhere: a year.
+    pub const LONGEST: Duration = Duration::from_secs(365 * 24 * 3600);
 }
 
 /// A size written as `20GiB`, `512MiB`, `10GB` or a number of bytes.
@@ -284,6 +287,195 @@ impl SizeSpec {
     }
 }
 
+/// The most a task may cost, in US dollars: more is a typing mistake.
+pub const MAX_COST_USD: f64 = 1_000_000.0;
+
+/// A cost in US dollars: a finite number above zero, at most
+/// [`MAX_COST_USD`] (`retry.max_cost_usd`, `run --max-cost`).
+pub fn check_cost(name: &str, v: f64) -> Result<f64, String> {
+    if v.is_nan() || v.is_infinite() {
+        return Err(format!("{name} must be a number of US dollars, not {v}"));
+    }
+    if v <= 0.0 {
+        return Err(format!("{name} must be more than 0 US dollars, not {v}; leave it out for no limit"));
+    }
+    if v > MAX_COST_USD {
+        return Err(format!("{name} must be at most {MAX_COST_USD} US dollars, not {v}"));
+    }
+    Ok(v)
+}
+
+/// A duration of more than zero (`agent.timeout`, a check's `timeout`,
+/// `retry.max_duration`, `run --max-duration`).
+pub fn check_nonzero_duration(name: &str, text: &str) -> Result<DurationSpec, String> {
+    let d = DurationSpec::parse(text)?;
+    if d.value.is_zero() {
+        return Err(format!("{name} must be longer than 0, not {text:?}; write it like 90s, 5m or 1h"));
+    }
+    Ok(d)
+}
+
+/// A whole number of the config in its range, with what it means.
+#[derive(Debug, Clone, Copy)]
+pub struct Count {
+    pub key: &'static str,
+    pub min: u64,
+    pub max: u64,
+    /// Why zero is refused, when `min` is 1 (what to write instead).
+    pub instead_of_zero: &'static str,
+}
+
+impl Count {
+    /// `v` checked against the range, with a message naming the key.
+    pub fn check(&self, v: i64) -> Result<u64, String> {
+        if v == 0 && self.min > 0 && !self.instead_of_zero.is_empty() {
+            return Err(format!("{} must be at least {}, not 0: {}", self.key, self.min, self.instead_of_zero));
+        }
+        match u64::try_from(v) {
+            Ok(n) if (self.min..=self.max).contains(&n) => Ok(n),
+            _ => Err(format!("{} must be a whole number from {} to {}, not {v}", self.key, self.min, self.max)),
+        }
+    }
+}
+
+/// Every whole number of the schema, its range and a deserializer each.
+pub mod numbers {
+    use super::{Count, Deserializer, count};
+
+    pub const MAX_ATTEMPTS: Count =
+        Count { key: "max_attempts", min: 1, max: 1000, instead_of_zero: "a task needs one attempt at least" };
+    pub const FLAKY_RERUNS: Count = Count { key: "retry.flaky_reruns", min: 0, max: 100, instead_of_zero: "" };
+    pub const MAX_PROCESSES: Count = Count {
+        key: "sandbox.max_processes",
+        min: 1,
+        max: 4_194_304,
+        instead_of_zero: "a confined command needs a process of its own",
+    };
+    pub const VERIFIER_RETRIES: Count = Count { key: "verifier.retries", min: 0, max: 100, instead_of_zero: "" };
+    pub const MAX_PRIOR_ATTEMPTS: Count =
+        Count { key: "context.max_prior_attempts", min: 0, max: 1000, instead_of_zero: "" };
+    pub const MAX_DIFF_LINES: Count = Count {
+        key: "context.max_diff_lines",
+        min: 1,
+        max: 1_000_000,
+        instead_of_zero: "to leave diffs out, set include_prior_diffs = false",
+    };
+    pub const MAX_CHECK_OUTPUT_LINES: Count = Count {
+        key: "context.max_check_output_lines",
+        min: 1,
+        max: 1_000_000,
+        instead_of_zero: "to leave check output out, set include_check_output = false",
+    };
+    pub const MAX_VERIFIER_FEEDBACK_CHARS: Count = Count {
+        key: "context.max_verifier_feedback_chars",
+        min: 1,
+        max: 10_000_000,
+        instead_of_zero: "to leave the verifier's feedback out, set include_verifier_feedback = false",
+    };
+    pub const MAX_TOKENS: Count = Count {
+        key: "context.max_tokens",
+        min: 1,
+        max: 10_000_000,
+        instead_of_zero: "the retry context needs room for the task at least",
+    };
+    pub const MAX_AGENT_NOTES_CHARS: Count = Count {
+        key: "context.max_agent_notes_chars",
+        min: 1,
+        max: 10_000_000,
+        instead_of_zero: "to leave the agent's notes out, set include_agent_notes = false",
+    };
+
+    macro_rules! deserializers {
+        ($($name:ident: $ty:ty = $count:ident;)*) => {$(
+            pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                count(d, &$count).map(|n| n as $ty)
+            }
+        )*};
+    }
+    deserializers! {
+        flaky_reruns: u32 = FLAKY_RERUNS;
+        max_processes: u64 = MAX_PROCESSES;
+        verifier_retries: u32 = VERIFIER_RETRIES;
+        max_prior_attempts: u32 = MAX_PRIOR_ATTEMPTS;
+        max_diff_lines: u32 = MAX_DIFF_LINES;
+        max_check_output_lines: u32 = MAX_CHECK_OUTPUT_LINES;
+        max_verifier_feedback_chars: u32 = MAX_VERIFIER_FEEDBACK_CHARS;
+        max_tokens: u32 = MAX_TOKENS;
+        max_agent_notes_chars: u32 = MAX_AGENT_NOTES_CHARS;
+    }
+}
+
+/// A whole number in `c`'s range; a float, a string or a number out of
+/// range is refused in words.
+fn count<'de, D: Deserializer<'de>>(d: D, c: &Count) -> Result<u64, D::Error> {
+    struct V<'c>(&'c Count);
+    impl<'de> Visitor<'de> for V<'_> {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "{} as a whole number from {} to {}", self.0.key, self.0.min, self.0.max)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            self.0.check(v).map_err(E::custom)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            self.0.check(i64::try_from(v).unwrap_or(i64::MAX)).map_err(E::custom)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+            Err(E::custom(format!(
+                "{} must be a whole number from {} to {}, not {v}",
+                self.0.key, self.0.min, self.0.max
+            )))
+        }
+    }
+    d.deserialize_any(V(c))
+}
+
+/// A number from 0.0 to 1.0 (`min_confidence`, `drift_threshold`).
+fn fraction(key: &str, v: f64) -> Result<f64, String> {
+    if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("{key} must be a number from 0.0 to 1.0, not {v}")) }
+}
+
+/// A number, integer or float; other types are refused in words.
+fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = f64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a number")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+fn drift_threshold<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    fraction("context.drift_threshold", number(d)?).map_err(de::Error::custom)
+}
+
+fn some_cost<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    check_cost("retry.max_cost_usd", number(d)?).map(Some).map_err(de::Error::custom)
+}
+
+fn nonzero_duration<'de, D: Deserializer<'de>>(d: D) -> Result<DurationSpec, D::Error> {
+    check_nonzero_duration("the timeout", &String::deserialize(d)?).map_err(de::Error::custom)
+}
+
+fn any_duration<'de, D: Deserializer<'de>>(d: D) -> Result<DurationSpec, D::Error> {
+    DurationSpec::deserialize(d)
+}
+
+fn some_nonzero_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DurationSpec>, D::Error> {
+    check_nonzero_duration("retry.max_duration", &String::deserialize(d)?).map(Some).map_err(de::Error::custom)
+}
+
 impl<'de> Deserialize<'de> for SizeSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -316,6 +508,7 @@ pub struct RetryConfig {
     pub on: Vec<RetryOn>,
     /// How many times, at most, a failing check's failing tests run again
     /// (where the runner can select them: `test_results::runners`).
+    #[serde(deserialize_with = "numbers::flaky_reruns")]
     pub flaky_reruns: u32,
     pub baseline: BaselineMode,
     /// What removed, skipped or de-asserted tests do (the built-in check
@@ -325,8 +518,10 @@ pub struct RetryConfig {
     /// (`tests/`, `test_*.py`, `*_test.py`, `*_test.go`, `*.test.ts`, ...).
     pub test_paths: Vec<String>,
     /// No attempt starts once the task's recorded agent cost reaches this.
+    #[serde(deserialize_with = "some_cost")]
     pub max_cost_usd: Option<f64>,
     /// No attempt starts once the task has run this long.
+    #[serde(deserialize_with = "some_nonzero_duration")]
     pub max_duration: Option<DurationSpec>,
 }
 
@@ -366,6 +561,7 @@ pub struct SandboxConfig {
     /// network, unconfined (a warning says so).
     pub network_mode: NetworkMode,
     /// Processes a confined command may run at once.
+    #[serde(deserialize_with = "numbers::max_processes")]
     pub max_processes: u64,
     /// The largest file a confined command may write (`20GiB`).
     pub max_file_size: SizeSpec,
@@ -520,7 +716,7 @@ pub struct CheckConfig {
     pub kind: CheckKind,
     #[serde(default)]
     pub format: InputFormat,
-    #[serde(default = "default_check_timeout")]
+    #[serde(default = "default_check_timeout", deserialize_with = "nonzero_duration")]
     pub timeout: DurationSpec,
     /// The hosts it may reach through the sandbox's proxy (default: none).
     #[serde(default)]
@@ -549,12 +745,8 @@ pub struct Confidence(pub f64);
 
 impl<'de> Deserialize<'de> for Confidence {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = f64::deserialize(d)?;
-        if (0.0..=1.0).contains(&v) {
-            Ok(Confidence(v))
-        } else {
-            Err(de::Error::custom(format!("min_confidence must be between 0.0 and 1.0, not {v}")))
-        }
+        let v = number(d)?;
+        fraction("min_confidence", v).map(Confidence).map_err(de::Error::custom)
     }
 }
 
@@ -564,9 +756,9 @@ pub struct VerifierConfig {
     pub run: String,
     #[serde(default = "default_min_confidence")]
     pub min_confidence: Confidence,
-    #[serde(default = "default_verifier_retries")]
+    #[serde(default = "default_verifier_retries", deserialize_with = "numbers::verifier_retries")]
     pub retries: u32,
-    #[serde(default = "default_verifier_timeout")]
+    #[serde(default = "default_verifier_timeout", deserialize_with = "nonzero_duration")]
     pub timeout: DurationSpec,
     /// The hosts it may reach through the sandbox's proxy: a reviewer's
     /// model API (default: none).
@@ -595,17 +787,24 @@ pub enum ContextOrder {
 #[serde(deny_unknown_fields, default)]
 pub struct ContextConfig {
     pub order: ContextOrder,
+    #[serde(deserialize_with = "numbers::max_prior_attempts")]
     pub max_prior_attempts: u32,
+    #[serde(deserialize_with = "numbers::max_diff_lines")]
     pub max_diff_lines: u32,
+    #[serde(deserialize_with = "numbers::max_check_output_lines")]
     pub max_check_output_lines: u32,
+    #[serde(deserialize_with = "numbers::max_verifier_feedback_chars")]
     pub max_verifier_feedback_chars: u32,
+    #[serde(deserialize_with = "numbers::max_tokens")]
     pub max_tokens: u32,
     pub include_prior_diffs: bool,
     pub include_check_output: bool,
     pub include_verifier_feedback: bool,
+    #[serde(deserialize_with = "drift_threshold")]
     pub drift_threshold: f64,
     /// The failed attempt's own final message, labelled advisory.
     pub include_agent_notes: bool,
+    #[serde(deserialize_with = "numbers::max_agent_notes_chars")]
     pub max_agent_notes_chars: u32,
 }
 
@@ -777,7 +976,7 @@ drift_threshold = 0.3
         let cases: &[(&str, &str)] = &[
             ("[scope]\nalow = [\"src/**\"]\n", "retry-run.toml:2:1: unknown field `alow`"),
             ("max_attempts = \"three\"\n", "retry-run.toml:1:16: invalid type"),
-            ("max_attempts = 0\n", "retry-run.toml:1:16: max_attempts must be between 1 and 1000"),
+            ("max_attempts = 0\n", "retry-run.toml:1:16: max_attempts must be at least 1, not 0"),
             ("[agent]\ntimeout = \"20\"\n", "retry-run.toml:2:11: duration \"20\" has no unit"),
             ("[agent]\ntimeout = \"5 weeks\"\n", "retry-run.toml:2:11: duration \"5 weeks\" has an unknown unit"),
             ("[agent]\ncommand = []\n", "retry-run.toml:2:11: the command list is empty"),
@@ -787,7 +986,10 @@ drift_threshold = 0.3
                 "retry-run.toml:4:10: unknown format \"rufff\"",
             ),
             ("[[check]]\nname = \"x\"\n", "missing field `run`"),
-            ("[verifier]\nrun = \"v\"\nmin_confidence = 1.5\n", "retry-run.toml:3:18: min_confidence must be between"),
+            (
+                "[verifier]\nrun = \"v\"\nmin_confidence = 1.5\n",
+                "retry-run.toml:3:18: min_confidence must be a number from 0.0 to 1.0",
+            ),
             (
                 "[[check]]\nname = \"a\"\nrun = \"x\"\n[[check]]\nname = \"a\"\nrun = \"y\"\n",
                 "retry-run.toml:5:8: [[check]] has a duplicate name",
@@ -847,6 +1049,189 @@ drift_threshold = 0.3
         for bad in ["", "s", "10", "10x", "-5s", "1.5h"] {
             assert!(DurationSpec::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Every number of the schema: where it is written, a value it takes,
+    /// and values it refuses with the words they are refused in. Each bad
+    /// value is written on line 2 after the table header (or line 1 at the
+    /// top), so the error must name that line and the value's column.
+    #[test]
+    fn every_number_is_checked() {
+        struct Key {
+            table: &'static str,
+            key: &'static str,
+            good: &'static [&'static str],
+            bad: &'static [(&'static str, &'static str)],
+        }
+        const COUNT_BAD: &[(&str, &str)] = &[
+            ("-3", "must be a whole number from"),
+            ("4294967296", "must be a whole number from"),
+            ("99999999999999", "must be a whole number from"),
+            ("1.5", "must be a whole number from"),
+            ("nan", "must be a whole number from"),
+            ("inf", "must be a whole number from"),
+            ("\"3\"", "invalid type"),
+        ];
+        const NONZERO_COUNT_BAD: &[(&str, &str)] = &[
+            ("0", "must be at least 1, not 0"),
+            ("-3", "must be a whole number from 1"),
+            ("1e9", "must be a whole number from"),
+            ("nan", "must be a whole number from"),
+            ("inf", "must be a whole number from"),
+        ];
+        const DURATION_BAD: &[(&str, &str)] = &[
+            ("\"0s\"", "must be longer than 0"),
+            ("\"0m0s\"", "must be longer than 0"),
+            ("\"-5m\"", "invalid duration"),
+            ("\"100000h\"", "longer than a year"),
+            ("\"99999999999999999999s\"", "number too large"),
+            ("5", "invalid type"),
+            ("nan", "invalid type"),
+        ];
+        const FRACTION_BAD: &[(&str, &str)] = &[
+            ("-0.1", "must be a number from 0.0 to 1.0, not -0.1"),
+            ("1.5", "must be a number from 0.0 to 1.0"),
+            ("nan", "must be a number from 0.0 to 1.0, not NaN"),
+            ("inf", "must be a number from 0.0 to 1.0, not inf"),
+        ];
+        let keys = [
+            Key { table: "", key: "max_attempts", good: &["1", "1000"], bad: NONZERO_COUNT_BAD },
+            Key { table: "", key: "max_attempts", good: &[], bad: &[("1001", "from 1 to 1000, not 1001")] },
+            Key { table: "agent", key: "timeout", good: &["\"1s\"", "\"8760h\""], bad: DURATION_BAD },
+            Key {
+                table: "agent",
+                key: "kill_grace",
+                good: &["\"0s\"", "\"10s\""],
+                bad: &[("\"-1s\"", "invalid duration"), ("\"9000h\"", "longer than a year"), ("inf", "invalid type")],
+            },
+            Key { table: "retry", key: "flaky_reruns", good: &["0", "100"], bad: COUNT_BAD },
+            Key { table: "retry", key: "flaky_reruns", good: &[], bad: &[("101", "from 0 to 100, not 101")] },
+            Key {
+                table: "retry",
+                key: "max_cost_usd",
+                good: &["0.5", "3", "1000000"],
+                bad: &[
+                    ("-3.0", "retry.max_cost_usd must be more than 0 US dollars, not -3"),
+                    ("0", "must be more than 0 US dollars, not 0; leave it out for no limit"),
+                    ("0.0", "must be more than 0 US dollars"),
+                    ("nan", "must be a number of US dollars, not NaN"),
+                    ("inf", "must be a number of US dollars, not inf"),
+                    ("-inf", "must be a number of US dollars, not -inf"),
+                    ("1e12", "must be at most 1000000 US dollars"),
+                    ("\"5\"", "invalid type"),
+                ],
+            },
+            Key { table: "retry", key: "max_duration", good: &["\"90s\"", "\"2h\""], bad: DURATION_BAD },
+            Key { table: "sandbox", key: "max_processes", good: &["1", "4096"], bad: NONZERO_COUNT_BAD },
+            Key { table: "sandbox", key: "max_processes", good: &[], bad: &[("5000000", "from 1 to 4194304")] },
+            Key {
+                table: "sandbox",
+                key: "max_file_size",
+                good: &["\"1\"", "\"20GiB\"", "\"1.5GB\""],
+                bad: &[
+                    ("\"0\"", "at least one byte"),
+                    ("\"-3GiB\"", "invalid size"),
+                    ("\"nan\"", "invalid size"),
+                    ("\"inf\"", "invalid size"),
+                    ("\"1e400\"", "invalid size"),
+                    ("\"99999999TiB\"", "at least one byte"),
+                    ("4096", "invalid type"),
+                ],
+            },
+            Key { table: "context", key: "max_prior_attempts", good: &["0", "3"], bad: COUNT_BAD },
+            Key { table: "context", key: "max_diff_lines", good: &["1", "500"], bad: NONZERO_COUNT_BAD },
+            Key {
+                table: "context",
+                key: "max_diff_lines",
+                good: &[],
+                bad: &[("0", "set include_prior_diffs = false")],
+            },
+            Key { table: "context", key: "max_check_output_lines", good: &["50"], bad: NONZERO_COUNT_BAD },
+            Key { table: "context", key: "max_verifier_feedback_chars", good: &["2000"], bad: NONZERO_COUNT_BAD },
+            Key { table: "context", key: "max_tokens", good: &["1", "4000"], bad: NONZERO_COUNT_BAD },
+            Key { table: "context", key: "max_agent_notes_chars", good: &["1000"], bad: NONZERO_COUNT_BAD },
+            Key { table: "context", key: "drift_threshold", good: &["0.0", "0.3", "1.0"], bad: FRACTION_BAD },
+            Key { table: "verifier", key: "min_confidence", good: &["0.0", "0.6", "1"], bad: FRACTION_BAD },
+            Key { table: "verifier", key: "retries", good: &["0", "2"], bad: COUNT_BAD },
+            Key { table: "verifier", key: "timeout", good: &["\"5m\""], bad: DURATION_BAD },
+            Key { table: "[check]", key: "timeout", good: &["\"5m\""], bad: DURATION_BAD },
+        ];
+        // What a table needs beside the key under test.
+        let header = |table: &str| match table {
+            "" => String::new(),
+            "verifier" => "[verifier]\nrun = \"v\"\n".to_string(),
+            "[check]" => "[[check]]\nname = \"c\"\nrun = \"true\"\n".to_string(),
+            t => format!("[{t}]\n"),
+        };
+        for k in &keys {
+            let head = header(k.table);
+            for good in k.good {
+                let text = format!("{head}{} = {good}\n", k.key);
+                assert!(parse(&text).is_ok(), "{text:?} refused: {:?}", parse(&text));
+            }
+            for (bad, words) in k.bad {
+                let text = format!("{head}{} = {bad}\n", k.key);
+                let line = head.lines().count() + 1;
+                let column = k.key.len() + 4;
+                let err = parse(&text).expect_err(&text);
+                let at = format!("retry-run.toml:{line}:{column}: ");
+                assert!(err.starts_with(&at), "{text:?}\n got: {err}\nwant it at {at}");
+                assert!(err.contains(words), "{text:?}\n got: {err}\nwant: {words}");
+                for debug in ["Some(", "DurationSpec", "f64", "u32", "u64", "i64"] {
+                    assert!(!err.contains(debug), "{text:?}: {err} shows {debug}");
+                }
+            }
+        }
+        // Every numeric key of the schema is in the table above.
+        let defaults = toml::Value::try_from(Config {
+            verifier: Some(VerifierConfig {
+                run: "v".into(),
+                min_confidence: default_min_confidence(),
+                retries: default_verifier_retries(),
+                timeout: default_verifier_timeout(),
+                network: Vec::new(),
+            }),
+            retry: RetryConfig {
+                max_cost_usd: Some(1.0),
+                max_duration: Some(DurationSpec::secs(60)),
+                ..RetryConfig::default()
+            },
+            ..Config::default()
+        })
+        .expect("the defaults as TOML");
+        let numeric = ["timeout", "kill_grace", "max_duration", "max_file_size"];
+        let mut found = Vec::new();
+        let toml::Value::Table(top) = defaults else { panic!("a table") };
+        for (name, v) in &top {
+            let tables: Vec<(String, &toml::Value)> = match v {
+                toml::Value::Table(t) => t.iter().map(|(k, v)| (format!("{name}.{k}"), v)).collect(),
+                other => vec![(name.clone(), other)],
+            };
+            for (path, v) in tables {
+                let key = path.rsplit('.').next().unwrap_or(&path).to_string();
+                if v.is_integer() || v.is_float() || numeric.contains(&key.as_str()) {
+                    found.push((path.split('.').next().filter(|t| *t != key).unwrap_or("").to_string(), key));
+                }
+            }
+        }
+        for (table, key) in &found {
+            assert!(
+                keys.iter().any(|k| k.table == table && k.key == key && !k.bad.is_empty()),
+                "the number {table}.{key} of the schema is not in the table of this test"
+            );
+        }
+        assert!(found.len() >= 18, "{found:?}");
+    }
+
+    #[test]
+    fn cost_and_durations_of_the_command_line_share_the_rules() {
+        assert_eq!(check_cost("--max-cost", 2.5), Ok(2.5));
+        for bad in [-3.0, 0.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert!(check_cost("--max-cost", bad).unwrap_err().starts_with("--max-cost must be"), "{bad}");
+        }
+        assert_eq!(check_nonzero_duration("--max-duration", "2h").map(|d| d.value), Ok(Duration::from_secs(7200)));
+        assert!(check_nonzero_duration("--max-duration", "0s").unwrap_err().contains("longer than 0"));
+        assert!(check_nonzero_duration("--max-duration", "9000h").unwrap_err().contains("longer than a year"));
     }
 
     #[test]

@@ -13,7 +13,9 @@ use crate::clean::{Cleaned, Which, clean};
 /// Remove worktrees of one task, of all, or of tasks idle for DAYS days.
 #[derive(Debug, Args)]
 pub struct CleanArgs {
+    /// The task whose worktree is removed (its record too with --state).
     pub task: Option<String>,
+    /// Every task of the repository, not one.
     #[arg(long, conflicts_with_all = ["task", "stale"])]
     pub all: bool,
     /// Tasks whose last event is older than DAYS days.
@@ -22,6 +24,7 @@ pub struct CleanArgs {
     /// Also remove the record (events, attempts) of those tasks.
     #[arg(long)]
     pub state: bool,
+    /// The config file (default: retry-run.toml at the repository root).
     #[arg(long, value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 }

@@ -13,6 +13,7 @@ use super::{Cli, CliError, exit};
 /// Example: `retry-run completions bash > ~/.local/share/bash-completion/completions/retry-run`
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
+    /// The shell to write completions for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }

@@ -16,17 +16,19 @@ use crate::run::next_context;
 /// task has ended). The same record always gives the same bytes.
 #[derive(Debug, Args)]
 pub struct ContextArgs {
+    /// The task id (as `retry-run status` lists them).
     pub task: String,
     /// The assembled structure (what context.json holds) instead of the prompt.
     #[arg(long)]
     pub json: bool,
+    /// The config file (default: retry-run.toml at the repository root).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 }
 
 pub fn run(dir: &Path, args: ContextArgs) -> Result<i32, CliError> {
     check_task_name(&args.task)?;
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let config = args.config.map(|p| super::absolute(&p, dir));
     let (ctx, rendered) = next_context(&repo, &store, &args.task, config.as_deref())?;

@@ -19,6 +19,7 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub compare: CompareArgs,
 
+    /// How the change is printed.
     #[arg(long, value_enum, default_value = "text")]
     pub format: DiffFormat,
 

@@ -31,6 +31,7 @@ pub struct EnrichArgs {
     #[arg(long, value_name = "NAME", default_value = "auto")]
     pub input_format: String,
 
+    /// How the diagnostics are printed.
     #[arg(long, value_enum, default_value = "text")]
     pub format: EnrichFormat,
 

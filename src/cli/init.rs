@@ -33,7 +33,7 @@ pub struct InitArgs {
 }
 
 pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let root = repo
         .workdir()
         .ok_or_else(|| CliError::usage("this repository has no working tree (bare); run init in a checkout"))?

@@ -40,7 +40,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     let (task, n) = args.attempt.rsplit_once('/').ok_or_else(bad)?;
     let n: u32 = n.parse().map_err(|_| bad())?;
     check_task_name(task)?;
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let verified = store.read(task)?;
     let events: Vec<_> = verified.events.iter().filter(|e| e.attempt == Some(n)).collect();

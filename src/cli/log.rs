@@ -20,6 +20,7 @@ use crate::text::clip;
 /// is not tampering (the next write records it).
 #[derive(Debug, Args)]
 pub struct LogArgs {
+    /// The task id (as `retry-run status` lists them).
     pub task: String,
 
     /// Check the chain; exit 1 at the first broken line.
@@ -33,7 +34,7 @@ pub struct LogArgs {
 
 pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
     check_task_name(&args.task)?;
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let v = store.read(&args.task)?;
     let log_path = store.task(&args.task).events();

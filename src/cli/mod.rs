@@ -69,6 +69,45 @@ pub enum Command {
     Pull(sync::PullArgs),
 }
 
+/// The numbers of the command line, checked by the rules of the config
+/// (docs/config.md, "Numbers"), for clap's `value_parser`.
+pub(crate) mod numbers {
+    use crate::config::{self, Count, numbers};
+
+    fn whole(s: &str, c: Count) -> Result<u64, String> {
+        let n: i64 = s.trim().parse().map_err(|_| format!("{} takes a whole number, not {s:?}", c.key))?;
+        c.check(n)
+    }
+
+    pub fn max_attempts(s: &str) -> Result<u32, String> {
+        whole(s, Count { key: "--max-attempts", ..numbers::MAX_ATTEMPTS }).map(|n| n as u32)
+    }
+
+    pub fn max_processes(s: &str) -> Result<u64, String> {
+        whole(s, Count { key: "--max-processes", ..numbers::MAX_PROCESSES })
+    }
+
+    /// A count of at least one (`-j`, `--max-tokens`, `--max-file-size`).
+    pub fn at_least_one(s: &str) -> Result<usize, String> {
+        let c = Count { key: "the value", min: 1, max: u32::MAX as u64, instead_of_zero: "" };
+        whole(s, c).map(|n| n as usize)
+    }
+
+    pub fn bytes(s: &str) -> Result<u64, String> {
+        whole(s, Count { key: "--max-file-size", min: 1, max: i64::MAX as u64, instead_of_zero: "" })
+    }
+
+    pub fn cost(s: &str) -> Result<f64, String> {
+        let v: f64 = s.trim().parse().map_err(|_| format!("--max-cost takes a number of US dollars, not {s:?}"))?;
+        config::check_cost("--max-cost", v)
+    }
+
+    /// A duration of more than zero, kept as written.
+    pub fn duration(s: &str) -> Result<String, String> {
+        config::check_nonzero_duration("--max-duration", s).map(|_| s.to_string())
+    }
+}
+
 /// `path` as given on the command line, made absolute against `dir` (`-C`).
 pub(crate) fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
     crate::pathfmt::absolute(path, dir)

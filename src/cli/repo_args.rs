@@ -35,7 +35,7 @@ pub struct Opened {
 }
 
 pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Opened, CliError> {
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let config = match config_path {
         Some(p) => read_config(p)?,
         None => match repo.workdir().map(|w| w.join(config::FILE_NAME)) {

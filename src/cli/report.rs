@@ -18,12 +18,13 @@ use crate::run::recorded_task;
 /// A Markdown report of a task: every attempt, and what to look at first.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
+    /// The task id (as `retry-run status` lists them).
     pub task: String,
 }
 
 pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     check_task_name(&args.task)?;
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let verified = store.read(&args.task)?;
     let task = recorded_task(&store, &args.task)?;

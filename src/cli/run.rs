@@ -39,7 +39,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "ID")]
     pub id: Vec<String>,
     /// Run at most N tasks at once.
-    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1)]
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1, value_parser = super::numbers::at_least_one)]
     pub jobs: usize,
     /// Share the task through this git remote: pull its record, hold a
     /// lease on it while it runs, push the record at every attempt's start
@@ -53,7 +53,9 @@ pub struct RunArgs {
     /// the recorded commit unless --refresh-base.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    #[arg(long, value_name = "N")]
+    /// Run at most N attempts (1 to 1000), over `max_attempts` of the
+    /// task and the config.
+    #[arg(long, value_name = "N", value_parser = super::numbers::max_attempts)]
     pub max_attempts: Option<u32>,
     /// A test that must pass for an attempt to succeed, as its runner names
     /// it (`tests/test_calc.py::test_add`, `tests::adds`); repeatable, added
@@ -66,12 +68,13 @@ pub struct RunArgs {
     pub preset: Option<String>,
     /// No further attempt starts once the task's recorded agent cost reaches
     /// this many US dollars.
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = super::numbers::cost)]
     pub max_cost: Option<f64>,
     /// No further attempt starts once the task's attempts have taken this
     /// long in all (`90s`, `20m`, `2h`).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", value_parser = super::numbers::duration)]
     pub max_duration: Option<String>,
+    /// The config file (default: retry-run.toml at the repository root).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Run a task that already succeeded or escalated once more (numbering continues).
@@ -86,7 +89,10 @@ pub struct RunArgs {
     /// Plain progress lines instead of the live line.
     #[arg(long)]
     pub quiet: bool,
-    /// The agent command, overriding agent.command.
+    /// The agent command, overriding `[agent] command`, after `--`. Its
+    /// placeholders are replaced for each attempt: {prompt_file} (the
+    /// prompt's file), {worktree} (the attempt's worktree), {task_id},
+    /// {attempt} and {max_attempts}.
     #[arg(last = true, value_name = "AGENT")]
     pub agent: Vec<String>,
 }

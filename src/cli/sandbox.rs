@@ -43,10 +43,10 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub unix_sockets: bool,
     /// How many processes it may run at once.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().processes)]
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = super::numbers::max_processes)]
     pub max_processes: u64,
     /// The largest file it may write, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().file_size)]
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().file_size, value_parser = super::numbers::bytes)]
     pub max_file_size: u64,
     /// `commit`: it may also commit in this worktree: write its own git
     /// directory and the repository's objects (not config, hooks or refs).
@@ -97,7 +97,7 @@ pub enum LayersArg {
 }
 
 pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
-    let repo = Repo::discover(dir).ok();
+    let repo = Repo::find(dir).ok();
     let git = match (args.git, &repo) {
         (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
         _ => Vec::new(),

@@ -33,6 +33,7 @@ pub struct ScopeArgs {
     #[arg(long, value_name = "GLOB")]
     pub deny: Vec<String>,
 
+    /// How the findings are printed.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ScopeFormat,
 }

@@ -15,12 +15,13 @@ use crate::stats::{render, stats};
 /// feedback the attempt was given.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
+    /// The figures as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let mut tasks = Vec::new();
     for id in store.tasks()? {

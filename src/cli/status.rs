@@ -20,6 +20,7 @@ pub struct StatusArgs {
     /// One JSON object per task.
     #[arg(long)]
     pub json: bool,
+    /// The config file (default: retry-run.toml at the repository root).
     #[arg(long, value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 }

@@ -28,7 +28,7 @@ pub struct SummarizeArgs {
     pub input: Option<PathBuf>,
 
     /// Budget for the digest, in tokens (estimated as bytes / 4).
-    #[arg(long, value_name = "N", default_value_t = 500)]
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = super::numbers::at_least_one)]
     pub max_tokens: usize,
 }
 

@@ -32,13 +32,20 @@ pub enum Action {
     /// List task worktrees with their disk use.
     List,
     /// Print the task's worktree path.
-    Path { task: String },
+    Path {
+        /// The task id (as `retry-run status` lists them).
+        task: String,
+    },
     /// Remove the task's worktree and git's metadata for it.
-    Remove { task: String },
+    Remove {
+        /// The task id (as `retry-run status` lists them).
+        task: String,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct TaskBase {
+    /// The task id (as `retry-run status` lists them).
     pub task: String,
     /// The base: any revision. Default: `base` in retry-run.toml, else the default branch.
     #[arg(long, value_name = "REV")]

@@ -55,6 +55,10 @@ pub enum GitError {
         "{a} and {b} have no common ancestor in this shallow clone; fetch more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)"
     )]
     ShallowNoMergeBase { a: String, b: String },
+    #[error("the repository has no commit yet: make a first commit, retry-run needs a base")]
+    NoCommit,
+    #[error("{var}={}: {problem}; fix or unset {var}", path.display())]
+    Environment { var: &'static str, path: PathBuf, problem: String },
     #[error("HEAD of {} has no commit yet; commit something first", path.display())]
     UnbornHead { path: PathBuf },
     #[error("{}: bare repository has no working tree; pass --head REV to compare commits", path.display())]
@@ -74,6 +78,8 @@ impl GitError {
             GitError::UnknownRevision { .. }
                 | GitError::NotACommit { .. }
                 | GitError::NoDefaultBranch
+                | GitError::NoCommit
+                | GitError::Environment { .. }
                 | GitError::NoMergeBase { .. }
                 | GitError::Bare { .. }
         )
@@ -90,6 +96,19 @@ fn joined<T>(result: std::thread::Result<Result<T, GitError>>, path: &Path, what
 
 pub(crate) fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(git2::Error) -> GitError {
     move |source| GitError::Git { what: what(), source }
+}
+
+/// Another handle on the repository of `git_dir`, with `workdir` as its
+/// working tree (which `GIT_DIR` and `GIT_WORK_TREE` may have put apart):
+/// for a second thread.
+fn open_at(git_dir: &Path, workdir: Option<&Path>) -> Result<Repository, GitError> {
+    let repo = Repository::open(git_dir).map_err(ctx(|| format!("cannot open {}", git_dir.display())))?;
+    if let Some(w) = workdir
+        && repo.workdir() != Some(w)
+    {
+        repo.set_workdir(w, false).map_err(ctx(|| format!("cannot use {} as the working tree", w.display())))?;
+    }
+    Ok(repo)
 }
 
 /// An open repository: the user's, found from a directory.
@@ -121,6 +140,75 @@ impl Repo {
             _ => GitError::Git { what: format!("{}: cannot open the repository", dir.display()), source: e },
         })?;
         Ok(Repo { repo, mempack: std::cell::OnceCell::new() })
+    }
+
+    /// The user's repository for a command started in `dir`, found as git
+    /// finds it: `GIT_DIR` names the git directory (relative to `dir`), and
+    /// without `GIT_WORK_TREE` or `core.worktree` `dir` is the top of the
+    /// working tree; `GIT_WORK_TREE` names the working tree (with `GIT_DIR`
+    /// or with a repository discovered from `dir`); `GIT_COMMON_DIR` must
+    /// name the common directory the git directory already shares (libgit2
+    /// cannot take another one). Without them, [`Repo::discover`].
+    ///
+    /// Only for the user's repository: a task worktree is opened by its
+    /// path, whatever the environment says.
+    pub fn find(dir: &Path) -> Result<Repo, GitError> {
+        let var = |name: &str| {
+            std::env::var_os(name).filter(|v| !v.is_empty()).map(|v| crate::pathfmt::absolute(Path::new(&v), dir))
+        };
+        let (git_dir, work_tree, common_dir) = (var("GIT_DIR"), var("GIT_WORK_TREE"), var("GIT_COMMON_DIR"));
+        let found = match &git_dir {
+            None => Repo::discover(dir)?,
+            Some(g) => {
+                git2::opts::strict_hash_verification(VERIFY_HASHES.load(std::sync::atomic::Ordering::Relaxed));
+                let flags = git2::RepositoryOpenFlags::NO_SEARCH;
+                let repo = Repository::open_ext(g, flags, &[] as &[&std::ffi::OsStr]).map_err(|e| {
+                    let problem = match e.code() {
+                        git2::ErrorCode::NotFound => "not a git directory".to_string(),
+                        _ => format!("cannot open the repository: {}", e.message()),
+                    };
+                    GitError::Environment { var: "GIT_DIR", path: g.clone(), problem }
+                })?;
+                Repo { repo, mempack: std::cell::OnceCell::new() }
+            }
+        };
+        if let Some(c) = &common_dir {
+            let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            };
+            if !same(c, found.repo.commondir()) {
+                let problem = format!(
+                    "the repository at {} shares {}; retry-run follows GIT_COMMON_DIR only where it names that same directory",
+                    found.repo.path().display(),
+                    found.repo.commondir().display()
+                );
+                return Err(GitError::Environment { var: "GIT_COMMON_DIR", path: c.clone(), problem });
+            }
+        }
+        let top = match (&work_tree, &git_dir) {
+            (Some(w), _) => Some((w.clone(), "GIT_WORK_TREE")),
+            // git: with GIT_DIR alone, the current directory is the top of
+            // the working tree, unless the config names one or says bare.
+            (None, Some(_)) => {
+                let config = found.repo.config().ok();
+                let named = config.as_ref().is_some_and(|c| c.get_path("core.worktree").is_ok());
+                let bare = config.as_ref().and_then(|c| c.get_bool("core.bare").ok()).unwrap_or(false);
+                (!named && !bare).then(|| (dir.to_path_buf(), "GIT_DIR"))
+            }
+            (None, None) => None,
+        };
+        if let Some((top, var)) = top {
+            if !top.is_dir() {
+                return Err(GitError::Environment { var, path: top, problem: "no such directory".into() });
+            }
+            found.repo.set_workdir(&top, false).map_err(|e| GitError::Environment {
+                var,
+                path: top.clone(),
+                problem: format!("cannot use it as the working tree: {}", e.message()),
+            })?;
+        }
+        Ok(found)
     }
 
     /// The working tree's root, or `None` for a bare repository.

@@ -46,11 +46,24 @@ impl Repo {
 
     /// The base to compare with or start from: `spec` when one was given
     /// (a flag, else `base` in the config), else the default branch.
+    /// In a repository without any commit yet, that is the error whatever
+    /// was asked for ([`GitError::NoCommit`]).
     pub fn resolve_base(&self, spec: Option<&str>) -> Result<Revision, GitError> {
-        match spec {
+        let found = match spec {
             Some(spec) => self.resolve(spec),
             None => self.default_branch(),
-        }
+        };
+        found.map_err(|e| if self.has_no_commit() { GitError::NoCommit } else { e })
+    }
+
+    /// True when no branch, tag or other ref points at a commit and HEAD is
+    /// unborn: a repository just made by `git init`.
+    pub fn has_no_commit(&self) -> bool {
+        let unborn = match self.repo.head() {
+            Ok(_) => false,
+            Err(e) => matches!(e.code(), git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound),
+        };
+        unborn && self.repo.references().map_or(true, |refs| refs.flatten().all(|r| r.peel_to_commit().is_err()))
     }
 
     /// The default branch: what `origin/HEAD` points at, else
@@ -85,6 +98,9 @@ impl Repo {
                 Ok(Revision { spec: "HEAD".into(), oid: commit.id() })
             }
             Err(e) if matches!(e.code(), git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound) => {
+                if self.has_no_commit() {
+                    return Err(GitError::NoCommit);
+                }
                 Err(GitError::UnbornHead { path: self.repo.path().to_path_buf() })
             }
             Err(e) => Err(GitError::Git { what: "cannot read HEAD".into(), source: e }),

@@ -200,7 +200,10 @@ impl Repo {
     /// that libgit2's iterator uses to skip the other half's directories.
     fn status_entries(&self, head_tree: Oid, with_ignored: bool) -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
         let workdir = self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?;
-        let open = || git2::Repository::open(workdir).map_err(ctx(|| format!("cannot open {}", workdir.display())));
+        // The same git directory and working tree (which GIT_DIR and
+        // GIT_WORK_TREE may have put apart).
+        let git_dir = self.repo.path().to_path_buf();
+        let open = || super::open_at(&git_dir, Some(workdir));
         let staged = || -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
             let repo = open()?;
             let tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;

@@ -96,7 +96,7 @@ pub struct Remote {
 impl Remote {
     /// The repository holding `dir`, and its remote `name` (an URL works too).
     pub fn open(dir: &Path, name: &str) -> Result<Remote, RemoteError> {
-        let repo = Repo::discover(dir)?;
+        let repo = Repo::find(dir)?;
         let store = Store::new(repo.common_dir());
         let dir = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
         Ok(Remote { repo, store, dir, name: name.to_string() })

@@ -118,14 +118,14 @@ pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
 /// The id a run of `opts` gives its task; a bad task fails here, before
 /// anything runs.
 pub fn task_id(dir: &Path, opts: &Options) -> Result<String, RunError> {
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     plan::task_and_id(&store, dir, opts).map(|(_, id)| id)
 }
 
 /// [`run`], telling a task that had already ended from one that ended now.
 pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
-    let repo = Repo::discover(dir)?;
+    let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let plan = plan::take_task(&repo, &store, dir, &opts)?;
     let _lock = store.lock(&plan.id).map_err(|e| match e {

@@ -84,7 +84,7 @@ fn run_one(dir: &Path, q: &Queued) -> TaskResult {
 
 /// The attempts of the task's latest round, from its record.
 fn attempts(dir: &Path, id: &str) -> Option<u32> {
-    let repo = Repo::discover(dir).ok()?;
+    let repo = Repo::find(dir).ok()?;
     let verified = Store::new(repo.common_dir()).read(id).ok()?;
     let state = history::state(&verified.events);
     match state.finished? {

@@ -26,4 +26,5 @@ mod summarize;
 mod support;
 mod symbols;
 mod syntax;
+mod words;
 mod worktree;
