@@ -34,16 +34,98 @@ fn temp_dir() -> PathBuf {
     std::env::temp_dir().join(format!("retry-run-demo-{}-{nanos}", std::process::id()))
 }
 
-/// Runs the demo; `keep` leaves the temporary directory in place.
+/// Runs the demo; `keep` leaves the temporary directory in place. Without
+/// it the directory is removed however the demo ends: returning, failing,
+/// panicking ([`Removed`]) or interrupted by Ctrl-C, SIGTERM or SIGHUP
+/// ([`interrupted::remove_on_signal`]).
 pub fn demo(keep: bool) -> Result<Ending, RunError> {
     let dir = temp_dir();
+    let _removed = (!keep).then(|| Removed(dir.clone()));
+    if !keep {
+        interrupted::remove_on_signal(&dir);
+    }
     let result = demo_in(&dir);
     if keep {
         println!("\nThe demo's files are kept in {}", dir.display());
-    } else {
-        let _ = std::fs::remove_dir_all(&dir);
     }
     result
+}
+
+/// Removes the demo's temporary directory when dropped.
+struct Removed(PathBuf);
+
+impl Drop for Removed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The demo interrupted: its temporary directory removed, then the
+/// signal's default action (the exit status says the signal, as a shell
+/// expects). A handler that only writes the signal's number to a pipe; a
+/// thread reading the pipe does the rest. A handler installed later (the
+/// run loop's own) takes over from this one.
+mod interrupted {
+    use std::path::{Path, PathBuf};
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+    /// The pipe's writing end, for the handler.
+    static WRITE_FD: AtomicI32 = AtomicI32::new(-1);
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+
+    extern "C" fn on_signal(sig: libc::c_int) {
+        let byte = sig as u8;
+        let fd = WRITE_FD.load(Ordering::Relaxed);
+        if fd >= 0 {
+            // SAFETY: write(2) is async-signal-safe; the buffer is a local byte.
+            unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
+        }
+    }
+
+    /// Removes `dir` when one of [`SIGNALS`] arrives (once per process).
+    pub fn remove_on_signal(dir: &Path) {
+        if DIR.set(dir.to_path_buf()).is_err() {
+            return;
+        }
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two descriptors into the array it is given.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return;
+        }
+        WRITE_FD.store(fds[1], Ordering::Relaxed);
+        let read_fd = fds[0];
+        std::thread::spawn(move || {
+            let mut byte = 0u8;
+            // SAFETY: reads one byte into a local from a descriptor this thread owns.
+            let n = unsafe { libc::read(read_fd, (&mut byte as *mut u8).cast(), 1) };
+            if n != 1 {
+                return;
+            }
+            if let Some(dir) = DIR.get() {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            let sig = i32::from(byte);
+            // SAFETY: the default action restored, then the signal raised again.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+            std::process::exit(128 + sig);
+        });
+        for sig in SIGNALS {
+            // SAFETY: a handler that only calls write(2), installed with an
+            // empty mask; SA_RESTART keeps interrupted reads going.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(sig, &action, std::ptr::null_mut());
+            }
+        }
+    }
 }
 
 fn demo_in(dir: &Path) -> Result<Ending, RunError> {

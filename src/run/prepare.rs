@@ -50,7 +50,11 @@ pub fn prepare(
             return Err(RunError::environment(format!(
                 "worktree.setup `{cmd}` failed in {} ({}); fix the setup command in retry-run.toml (it runs confined: `[worktree] setup_network` lists the hosts it may reach):\n{}",
                 path.display(),
-                crate::text::exit_text(f.exit_code, f.signal),
+                if f.timed_out {
+                    format!("TIMEOUT: still running after {}", crate::text::human_ms(SETUP_TIMEOUT.as_millis() as u64))
+                } else {
+                    crate::text::exit_text(f.exit_code, f.signal)
+                },
                 tail.join("\n")
             )));
         }

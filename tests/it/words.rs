@@ -259,3 +259,34 @@ fn help_names_the_placeholders_and_no_rust() {
         }
     }
 }
+
+/// `retry-run demo` interrupted by Ctrl-C (SIGINT) as soon as its
+/// temporary directory exists: the directory is gone afterwards.
+#[test]
+fn an_interrupted_demo_removes_its_directory() {
+    use std::os::unix::process::ExitStatusExt;
+    let env = TestEnv::new();
+    let tmp = env.path("tmp");
+    std::fs::create_dir_all(&tmp).expect("TMPDIR");
+    let mut child = env.retry_run(env.root()).env("TMPDIR", &tmp).arg("demo").spawn().expect("demo starts");
+    let made = || {
+        std::fs::read_dir(&tmp)
+            .expect("TMPDIR")
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("retry-run-demo-"))
+    };
+    while !made() {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().expect("demo ends");
+    let left: Vec<_> = std::fs::read_dir(&tmp).expect("TMPDIR").flatten().map(|e| e.file_name()).collect();
+    assert!(left.iter().all(|n| !n.to_string_lossy().starts_with("retry-run-demo-")), "left behind: {left:?}");
+    if let Some(sig) = status.signal() {
+        assert_eq!(sig, libc::SIGINT, "{status:?}");
+    }
+}
