@@ -345,12 +345,9 @@ pub mod numbers {
     pub const MAX_ATTEMPTS: Count =
         Count { key: "max_attempts", min: 1, max: 1000, instead_of_zero: "a task needs one attempt at least" };
     pub const FLAKY_RERUNS: Count = Count { key: "retry.flaky_reruns", min: 0, max: 100, instead_of_zero: "" };
-    pub const MAX_PROCESSES: Count = Count {
-        key: "sandbox.max_processes",
-        min: 1,
-        max: 4_194_304,
-        instead_of_zero: "a confined command needs a process of its own",
-    };
+    /// 0: no limit.
+    pub const MAX_PROCESSES: Count =
+        Count { key: "sandbox.max_processes", min: 0, max: 4_194_304, instead_of_zero: "" };
     pub const VERIFIER_RETRIES: Count = Count { key: "verifier.retries", min: 0, max: 100, instead_of_zero: "" };
     pub const MAX_PRIOR_ATTEMPTS: Count =
         Count { key: "context.max_prior_attempts", min: 0, max: 1000, instead_of_zero: "" };
@@ -1122,8 +1119,8 @@ drift_threshold = 0.3
                 ],
             },
             Key { table: "retry", key: "max_duration", good: &["\"90s\"", "\"2h\""], bad: DURATION_BAD },
-            Key { table: "sandbox", key: "max_processes", good: &["1", "4096"], bad: NONZERO_COUNT_BAD },
-            Key { table: "sandbox", key: "max_processes", good: &[], bad: &[("5000000", "from 1 to 4194304")] },
+            Key { table: "sandbox", key: "max_processes", good: &["0", "1", "4096"], bad: COUNT_BAD },
+            Key { table: "sandbox", key: "max_processes", good: &[], bad: &[("5000000", "from 0 to 4194304")] },
             Key {
                 table: "sandbox",
                 key: "max_file_size",

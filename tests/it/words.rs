@@ -175,14 +175,11 @@ fn numbers_are_refused_with_file_line_and_column() {
     assert!(!r.join(".git/retry-run/tasks/cost").exists(), "nothing is recorded");
 
     let r = env.repo("repo2").file("app.txt", "v = 1\n").commit();
-    let task = env.write("task.md", "+++\n[sandbox]\nmax_processes = 0\n+++\n# Zero\n");
+    let task = env.write("task.md", "+++\n[context]\nmax_tokens = 0\n+++\n# Zero\n");
     let run = env.run_agent(&r, &["run", "--quiet", "--task-file", task.to_str().expect("utf-8")], &agent);
     run.assert_code(2);
     let line = run.error_line();
-    assert!(
-        line.contains(&format!("{}:3:17: sandbox.max_processes must be at least 1, not 0", task.display())),
-        "{line}"
-    );
+    assert!(line.contains(&format!("{}:3:14: context.max_tokens must be at least 1, not 0", task.display())), "{line}");
 
     for (flag, words) in [
         ("--max-cost=-3", "--max-cost must be more than 0 US dollars"),
