@@ -146,6 +146,42 @@ pub fn output<S: AsRef<std::ffi::OsStr>>(
     cmd.output()
 }
 
+/// Like [`output`], with variables set and unset over retry-run's own
+/// environment and, when given, `stdin` written to the process (on a
+/// thread of its own, so that a process that writes before it reads does
+/// not block on a full pipe).
+pub fn output_with<S: AsRef<std::ffi::OsStr>>(
+    program: &str,
+    args: &[S],
+    cwd: &Path,
+    set: &[(&str, &std::ffi::OsStr)],
+    unset: &[&str],
+    stdin: Option<Vec<u8>>,
+) -> std::io::Result<std::process::Output> {
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    in_dir(&mut cmd, cwd);
+    for name in unset {
+        cmd.env_remove(name);
+    }
+    cmd.envs(set.iter().map(|(k, v)| (k, v)));
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let writer = match (stdin, child.stdin.take()) {
+        (Some(input), Some(mut pipe)) => Some(std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        })),
+        _ => None,
+    };
+    let out = child.wait_with_output()?;
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    Ok(out)
+}
+
 /// `cmd` runs in `dir`, and its environment says so as a shell's would:
 /// `PWD` is `dir` (programs that take their directory from `PWD` work
 /// there, not where retry-run was started), `OLDPWD` is dropped, and

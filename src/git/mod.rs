@@ -10,9 +10,14 @@
 //! (`tree_write.rs`, `pack.rs`), its record's and lease's commits and refs
 //! (`record_ref.rs`), and the `retry-run/<task>` branch on success; and
 //! `init.rs` creates the demo's repository.
+//!
+//! Where libgit2 falls short (filter drivers, working-tree encodings,
+//! sparse checkouts) the `git` program does the work, through
+//! `crate::process` (`filters.rs`).
 
 mod changes;
 mod checkout;
+mod filters;
 pub mod fingerprint;
 mod ignore;
 pub mod init;
@@ -67,6 +72,14 @@ pub enum GitError {
     Git { what: String, source: git2::Error },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    /// A filter driver the attributes name cannot run here.
+    #[error(
+        "filter driver {driver:?} {problem} ({paths}); retry-run stops rather than work on content git would have converted: configure the driver or install its program (git-lfs: `git lfs install`)"
+    )]
+    FilterDriver { driver: String, problem: String, paths: String },
+    /// The `git` program failed at work libgit2 cannot do.
+    #[error("{what}: git: {detail}")]
+    GitProgram { what: String, detail: String },
 }
 
 impl GitError {

@@ -136,8 +136,18 @@ impl Repo {
         let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
         let items = checkout::tree_items(&wt, commit.tree_id())?;
-        let attributes = items.iter().any(|i| crate::pathfmt::basename(&i.path) == b".gitattributes");
-        if !self.plain_checkout(&config, attributes) {
+        let gitattributes: Vec<(Vec<u8>, Oid)> = items
+            .iter()
+            .filter(|i| crate::pathfmt::basename(&i.path) == b".gitattributes")
+            .map(|i| (i.path.clone(), i.oid))
+            .collect();
+        let attributes = !gitattributes.is_empty();
+        let plain = self.plain_checkout(&config, attributes);
+        if let Some(git) = self.git_checkout(&wt, &gitattributes, !plain) {
+            // Filter drivers or a sparse checkout: git writes the files.
+            return git.reset_hard(&path, &meta, base);
+        }
+        if !plain {
             let mut co = CheckoutBuilder::new();
             co.force().recreate_missing(true);
             return wt
@@ -272,11 +282,23 @@ impl Repo {
         report.removed = remove.len();
         restore.sort();
         restore.dedup();
-        let plain = {
+        // Outside the sparse patterns (skip-worktree): absent on purpose.
+        restore.retain(|f| {
+            index
+                .get_path(Path::new(std::ffi::OsStr::from_bytes(f)), 0)
+                .is_none_or(|e| e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() == 0)
+        });
+        let (plain, git) = {
             let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
-            let attributes = index.iter().any(|e| crate::pathfmt::basename(&e.path) == b".gitattributes");
-            self.plain_checkout(&config, attributes)
+            let gitattributes: Vec<(Vec<u8>, Oid)> = index
+                .iter()
+                .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
+                .map(|e| (e.path, e.id))
+                .collect();
+            let plain = self.plain_checkout(&config, !gitattributes.is_empty());
+            (plain, self.git_checkout(&wt, &gitattributes, !plain))
         };
+        let meta = self.worktree_meta(task);
         // What the attempt added (untracked, ignored) is removed on another
         // thread while the base's files are written back; first, at once,
         // what stands in the way of a file to write back or below one (a
@@ -293,7 +315,7 @@ impl Repo {
         removing(&in_the_way)?;
         let (removed, written) = std::thread::scope(|s| {
             let remover = s.spawn(|| removing(&apart));
-            let base = Base { wt: &wt, commit: &commit, tree: &tree, plain };
+            let base = Base { wt: &wt, commit: &commit, tree: &tree, plain, git: git.as_ref(), meta: &meta };
             let written = restore_files(&base, path, &restore, &mut index);
             (super::joined(remover.join(), path, "a removing thread"), written)
         });
@@ -469,13 +491,19 @@ struct Base<'b> {
     tree: &'b git2::Tree<'b>,
     /// No filter or attribute applies: files are written by our own threads.
     plain: bool,
+    /// Filter drivers or a sparse checkout: git writes the files.
+    git: Option<&'b super::filters::GitCheckout>,
+    /// The worktree's administrative directory.
+    meta: &'b Path,
 }
 
 /// The base's version of each path of `restore` written back: the parents
 /// made real directories here, each file replaced by the writing threads
-/// (plain checkout), or through libgit2 when filters or attributes apply.
+/// (plain checkout), through libgit2 when attributes apply, or by git when
+/// filter drivers or a sparse checkout do (`filters.rs`).
 fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut git2::Index) -> Result<(), GitError> {
-    let Base { wt, commit, tree, plain } = *base;
+    let Base { wt, commit, tree, plain, git, meta } = *base;
+    let plain = plain && git.is_none();
     let mut items: Vec<checkout::Item> = Vec::new();
     let mut clearer = nofollow_fs::Clearer::new(path);
     for file in restore {
@@ -503,7 +531,11 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
     if items.is_empty() {
         return Ok(());
     }
-    if plain {
+    if let Some(git) = git {
+        // The cleared paths are missing now: git writes them back through
+        // the smudge filters, with whatever else it sees as changed.
+        git.reset_hard(path, meta, commit.id())?;
+    } else if plain {
         for e in checkout::write_items(path, path, &items, true)? {
             index
                 .add(&e)

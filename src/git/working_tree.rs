@@ -92,6 +92,10 @@ impl Repo {
                     }
                     None => index_entry.filter(|e| e.mode == GITLINK).map(|e| (e.id, GITLINK as i32)),
                 }
+            } else if let Some(e) = index_entry.as_ref().filter(|e| skip_worktree(e) && *flag == Untracked::No) {
+                // Outside the sparse checkout (skip-worktree): git takes the
+                // index's entry for the file, whatever is on disk.
+                Some((e.id, e.mode as i32))
             } else if *flag == Untracked::Ignored || (index_entry.is_none() && *flag == Untracked::No) {
                 // Ignored, or dropped from the index while left on disk and
                 // ignored there (else the working-tree diff lists it as
@@ -123,9 +127,19 @@ impl Repo {
             all.extend(y?);
             all
         };
+        // Files a filter driver (or an encoding) applies to: hashed by git.
+        let mut by_git: Vec<(usize, i32)> = Vec::new();
         for (i, found) in read_all {
             let Some(OnDisk { data, mode }) = found else { continue };
             let rel = Path::new(OsStr::from_bytes(&state.overlay[i].0)).to_path_buf();
+            if mode != 0o120000
+                && attributes
+                && !state.overlay[i].0.contains(&b'\n')
+                && super::filters::needs_git_hash(&self.repo, &config, &rel)
+            {
+                by_git.push((i, mode));
+                continue;
+            }
             let oid = if mode != 0o120000 && filters && self.may_filter(&rel, &data, autocrlf, attributes) {
                 // libgit2 filters it as `git add` would, into the in-memory
                 // object database. If the filtered blob already exists on
@@ -137,6 +151,11 @@ impl Repo {
             } else {
                 state.keep(data)?
             };
+            state.overlay[i].1 = Some((oid, mode));
+        }
+        let paths: Vec<Vec<u8>> = by_git.iter().map(|(i, _)| state.overlay[*i].0.clone()).collect();
+        for ((i, mode), (oid, data)) in by_git.into_iter().zip(super::filters::hash_with_git(&workdir, &paths)?) {
+            state.contents.entry(oid).or_insert(data);
             state.overlay[i].1 = Some((oid, mode));
         }
         Ok(state)
@@ -329,6 +348,11 @@ fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnD
     }
     let exec = if filemode { meta.permissions().mode() & 0o111 != 0 } else { exec_by_index };
     Ok(Some(OnDisk { data: std::fs::read(abs).map_err(io)?, mode: if exec { 0o100755 } else { 0o100644 } }))
+}
+
+/// Whether an index entry is outside the sparse checkout.
+fn skip_worktree(e: &git2::IndexEntry) -> bool {
+    e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() != 0
 }
 
 fn is_gitignore(path: &[u8]) -> bool {

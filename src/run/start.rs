@@ -85,6 +85,8 @@ pub(super) fn start_task<'a>(
         }
         BaseChoice::Fresh(spec) => repo.resolve_base(spec.as_deref())?,
     };
+    // A filter driver that cannot run: stop before anything is recorded.
+    repo.check_filter_drivers(base.oid)?;
     let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     record_start(&mut rec, store, &plan, &base, &window)?;
 

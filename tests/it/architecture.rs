@@ -48,7 +48,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("sandbox", Edge, &["config", "process"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
-    ("git", Edge, &["hash", "model", "pathfmt", "scope"]),
+    ("git", Edge, &["hash", "model", "pathfmt", "process", "scope"]),
     ("record", Edge, &["hash", "model"]),
     ("checkout_watch", Edge, &["git"]),
     ("remote", Edge, &["git", "model", "process", "record"]),

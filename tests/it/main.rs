@@ -17,6 +17,7 @@ mod honest_success;
 mod init;
 mod real_projects;
 mod record;
+mod repositories;
 mod run;
 mod runners;
 mod sandbox;
