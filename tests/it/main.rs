@@ -21,6 +21,7 @@ mod run;
 mod runners;
 mod sandbox;
 mod scope;
+mod signals;
 mod submodules;
 mod summarize;
 mod support;
