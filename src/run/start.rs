@@ -108,6 +108,7 @@ pub(super) fn start_task<'a>(
         rec,
         base,
         first_attempt: window.first,
+        aborted: if window.new_round { 0 } else { state.aborted },
         last_allowed: window.last,
         task_text,
         wt_root,

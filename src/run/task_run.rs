@@ -31,6 +31,9 @@ pub(super) struct TaskRun<'a> {
     pub rec: Recorder,
     pub base: Revision,
     pub first_attempt: u32,
+    /// Attempts of this round aborted before their agent ran: not counted
+    /// among those tried.
+    pub aborted: u32,
     pub last_allowed: u32,
     pub task_text: TaskText,
     /// Where the task worktrees live, and this task's.
@@ -174,7 +177,7 @@ impl<'a> TaskRun<'a> {
     /// No attempt starts once the task has spent its cost or time budget.
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
         let Some(why) = outcome::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
-        let tried = n - self.first_attempt;
+        let tried = (n - self.first_attempt).saturating_sub(self.aborted);
         self.rec.event(
             (n > 1).then_some(n - 1),
             Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
@@ -283,7 +286,11 @@ impl<'a> TaskRun<'a> {
         let id = &self.plan.id;
         self.rec.event(
             Some(n),
-            Event::TaskEscalated { reason: reason.clone(), attempts: n - self.first_attempt + 1, budget: None },
+            Event::TaskEscalated {
+                reason: reason.clone(),
+                attempts: (n - self.first_attempt + 1).saturating_sub(self.aborted),
+                budget: None,
+            },
         )?;
         self.progress.say(&format!(
             "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
@@ -293,7 +300,7 @@ impl<'a> TaskRun<'a> {
 
     /// Every allowed attempt failed.
     fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
-        let tried = self.last_allowed + 1 - self.first_attempt;
+        let tried = (self.last_allowed + 1 - self.first_attempt).saturating_sub(self.aborted);
         let reason = format!("{tried} attempt{} failed", crate::text::plural(tried as usize));
         self.rec.event(
             Some(self.last_allowed),
