@@ -7,12 +7,21 @@
 //! When the leader exits, whatever it left running in its group (a
 //! background child) is killed too: nothing of an attempt outlives it and
 //! writes into the worktree during the snapshot.
+//!
+//! Ctrl-C and SIGTERM ([`catch_interrupts`]): the first one is noted, and
+//! the command being waited for is stopped as at a timeout (its group
+//! SIGTERM, then SIGKILL after the grace period); the caller asks
+//! [`interrupted`] and winds down. A second one kills the groups being
+//! waited for and exits at once (130 for SIGINT, 143 for SIGTERM). The
+//! wait loop polls, so a flag set by the handler is all it needs: no
+//! self-pipe.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 /// What to run.
@@ -119,13 +128,104 @@ pub struct Finished {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
+    /// Stopped because retry-run got SIGINT or SIGTERM ([`interrupted`]).
+    pub interrupted: bool,
     pub duration: Duration,
     pub output: Capture,
 }
 
 impl Finished {
     pub fn success(&self) -> bool {
-        !self.timed_out && self.exit_code == Some(0)
+        !self.timed_out && !self.interrupted && self.exit_code == Some(0)
+    }
+}
+
+/// The first SIGINT or SIGTERM retry-run got (0: none yet).
+static INTERRUPT: AtomicI32 = AtomicI32::new(0);
+
+/// The process groups being waited for (0: a free slot), killed by a
+/// second signal before retry-run exits.
+static WAITED: [AtomicI32; 32] = [const { AtomicI32::new(0) }; 32];
+
+/// The signal that interrupted retry-run, once SIGINT or SIGTERM came
+/// (after [`catch_interrupts`]).
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPT.load(Ordering::SeqCst) {
+        0 => None,
+        sig => Some(sig),
+    }
+}
+
+/// `SIGINT` or `SIGTERM`, by number.
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// From now on SIGINT and SIGTERM no longer end retry-run at once: the
+/// first is noted for [`interrupted`] (and stops what [`run_with`] waits
+/// for), a second one ends the groups being waited for and exits with
+/// 128 + its number. Once per process; later calls do nothing.
+pub fn catch_interrupts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: the handler only touches atomics and calls kill, write and
+        // _exit, all async-signal-safe; SA_RESTART keeps other system calls
+        // from failing with EINTR.
+        unsafe {
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(sig, &action, std::ptr::null_mut());
+            }
+        }
+    });
+}
+
+extern "C" fn on_interrupt(sig: libc::c_int) {
+    const FIRST: &[u8] =
+        b"\nretry-run: interrupted: stopping what runs and recording the attempt (again to quit at once)\n";
+    if INTERRUPT.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+        // SAFETY: write(2) on stderr is async-signal-safe.
+        unsafe {
+            libc::write(2, FIRST.as_ptr().cast(), FIRST.len());
+        }
+        return;
+    }
+    for slot in &WAITED {
+        let pgid = slot.load(Ordering::SeqCst);
+        if pgid > 0 {
+            // SAFETY: kill(2) is async-signal-safe.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+    // SAFETY: _exit(2) is async-signal-safe and ends the process at once.
+    unsafe {
+        libc::_exit(128 + sig);
+    }
+}
+
+/// `pgid` among the groups a second signal kills, while it is waited for.
+struct Waited(Option<usize>);
+
+impl Waited {
+    fn new(pgid: i32) -> Waited {
+        Waited(WAITED.iter().position(|s| s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok()))
+    }
+}
+
+impl Drop for Waited {
+    fn drop(&mut self) {
+        if let Some(i) = self.0 {
+            WAITED[i].store(0, Ordering::SeqCst);
+        }
     }
 }
 
@@ -222,6 +322,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     })?;
     drop(cmd); // closes our copies of the pipe's write end
     let pgid = child.id() as i32;
+    let waited = Waited::new(pgid);
     started(pgid);
     let capture = Arc::new(Mutex::new(Capture::new(spec.keep)));
     let reader_thread = {
@@ -251,6 +352,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     }
     let deadline = start + spec.timeout;
     let mut timed_out = false;
+    let mut stopped = false;
     let mut term_sent: Option<Instant> = None;
     let status = loop {
         match child.try_wait() {
@@ -260,8 +362,12 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
         }
         let now = Instant::now();
         match term_sent {
-            None if now >= deadline => {
-                timed_out = true;
+            None if now >= deadline || interrupted().is_some() => {
+                if interrupted().is_some() {
+                    stopped = true;
+                } else {
+                    timed_out = true;
+                }
                 signal_group(pgid, libc::SIGTERM);
                 term_sent = Some(now);
             }
@@ -278,7 +384,8 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     };
     let duration = start.elapsed();
     // The leader is gone; nothing it started may outlive it.
-    kill_group(pgid, if timed_out { spec.grace } else { Duration::from_millis(200) });
+    kill_group(pgid, if timed_out || stopped { spec.grace } else { Duration::from_millis(200) });
+    drop(waited);
     // The reader ends when every writer is gone; one that escaped the group
     // (setsid) could keep the pipe open, so do not wait for it for ever.
     let waited = Instant::now();
@@ -293,6 +400,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
         exit_code: status.and_then(|s| s.code()),
         signal: status.and_then(|s| s.signal()),
         timed_out,
+        interrupted: stopped,
         duration,
         output,
     })

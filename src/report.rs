@@ -13,13 +13,29 @@ use crate::text::{human_ms, plural};
 /// is still open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    Succeeded { attempt: u32, branch: String },
-    Escalated { reason: String },
+    Succeeded {
+        attempt: u32,
+        branch: String,
+    },
+    Escalated {
+        reason: String,
+    },
+    /// An attempt was aborted before its agent ran (the agent could not
+    /// start, the worktree could not be prepared), and nothing ran since.
+    Stopped {
+        attempt: u32,
+        reason: String,
+    },
     Open,
 }
 
 /// What a human should look at first.
 pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
+    if let Standing::Stopped { attempt, reason } = standing {
+        return format!(
+            "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues."
+        );
+    }
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
@@ -168,6 +184,7 @@ pub fn render(
     let status = match standing {
         Standing::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
         Standing::Escalated { reason } => format!("escalated: {reason}"),
+        Standing::Stopped { attempt, .. } => format!("stopped at attempt {attempt}, before its agent ran"),
         Standing::Open => "not finished".into(),
     };
     let _ = writeln!(s, "- Task: `{}`", task.id);

@@ -22,6 +22,10 @@ pub struct Preset {
     pub description: String,
     /// The program looked for on `PATH`.
     pub program: String,
+    /// How to install the program (a command line), said when it is not
+    /// on the agent's `PATH`.
+    #[serde(default)]
+    pub install: String,
     /// The non-interactive command line; placeholders as in
     /// `agent.command`, plus `{prompt}` (the prompt's text) and `{tmpdir}`.
     pub command: Vec<String>,
@@ -98,6 +102,7 @@ mod tests {
             let p = preset(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(p.name, name);
             assert_eq!(p.command.first(), Some(&p.program), "{name}: the command starts with the program");
+            assert!(p.install.contains(" install "), "{name}: how to install it: {:?}", p.install);
             assert!(
                 ["claude-json", "codex-jsonl", "gemini-json", "opencode-jsonl", "aider-text", "text"]
                     .contains(&p.output.as_str()),

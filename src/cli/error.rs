@@ -67,7 +67,12 @@ impl From<GlobError> for CliError {
 
 impl From<crate::run::RunError> for CliError {
     fn from(e: crate::run::RunError) -> Self {
-        let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
+        let code = match e.interrupted_by() {
+            // As a shell reports a death by that signal: 130, 143.
+            Some(sig) => 128 + sig,
+            None if e.is_usage() => exit::USAGE,
+            None => exit::ENVIRONMENT,
+        };
         CliError { code, message: e.to_string() }
     }
 }

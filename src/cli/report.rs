@@ -35,7 +35,10 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
             Standing::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }
         }
         Some((Event::TaskEscalated { reason, .. }, _)) => Standing::Escalated { reason: reason.clone() },
-        _ => Standing::Open,
+        _ => match &state.stopped {
+            Some((attempt, reason)) => Standing::Stopped { attempt: *attempt, reason: reason.clone() },
+            None => Standing::Open,
+        },
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
     let md = render(&text, state.base.as_deref(), &attempts, &standing, &state.unconfined);

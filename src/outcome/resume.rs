@@ -12,6 +12,10 @@ pub struct SoFar {
     pub first_attempt: u32,
     /// The highest attempt number started (0 for none).
     pub last_attempt: u32,
+    /// Attempts of the latest round that were aborted before their agent
+    /// ran (their worktree could not be prepared, their agent could not
+    /// start): they spend no attempt of the budget.
+    pub aborted: u32,
 }
 
 /// The attempt numbers a run may use: `first..=last`, starting at `next`.
@@ -29,12 +33,14 @@ pub struct Window {
 
 /// The window of a run: a new round (first run, `--again`, or a round that
 /// ended) starts after the last attempt; an unfinished round resumes where
-/// it stopped, within its own budget of `max_attempts`.
+/// it stopped, within its own budget of `max_attempts` (widened by its
+/// aborted attempts, which spent none of it).
 pub fn window(so_far: SoFar, again: bool, max_attempts: u32) -> Window {
     let next = so_far.last_attempt + 1;
     let new_round = !so_far.started || again || so_far.ended;
     let first = if new_round { next } else { so_far.first_attempt };
-    let last = first + max_attempts.max(1) - 1;
+    let aborted = if new_round { 0 } else { so_far.aborted };
+    let last = first + max_attempts.max(1) - 1 + aborted;
     Window { first, last, next: next.max(first), new_round }
 }
 
@@ -62,7 +68,7 @@ mod tests {
     use super::*;
 
     fn so_far(started: bool, ended: bool, first_attempt: u32, last_attempt: u32) -> SoFar {
-        SoFar { started, ended, first_attempt, last_attempt }
+        SoFar { started, ended, first_attempt, last_attempt, aborted: 0 }
     }
 
     #[test]
@@ -78,6 +84,10 @@ mod tests {
             (so_far(true, true, 1, 2), false, 3, (3, 5, 3, true)),
             // --again on a round under way starts a new one
             (so_far(true, false, 1, 1), true, 2, (2, 3, 2, true)),
+            // attempt 2 of 1..=3 aborted (its agent could not start): 1..=4, resumed at 3
+            (SoFar { aborted: 1, ..so_far(true, false, 1, 2) }, false, 3, (1, 4, 3, false)),
+            // an aborted attempt of an ended round widens no new one
+            (SoFar { aborted: 1, ..so_far(true, true, 1, 2) }, false, 3, (3, 5, 3, true)),
         ];
         for (s, again, max, (first, last, next, new_round)) in cases {
             assert_eq!(window(s, again, max), Window { first, last, next, new_round }, "{s:?} again={again} max={max}");

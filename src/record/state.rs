@@ -29,6 +29,12 @@ pub struct TaskState {
     pub last_attempt: u32,
     /// An attempt started and never completed: `retry-run` was killed.
     pub unfinished: Option<u32>,
+    /// Attempts of the current round closed by `AttemptAborted` (before
+    /// their agent ran): they spend nothing of its budget.
+    pub aborted: u32,
+    /// The last attempt, when it was aborted and nothing was started
+    /// since, with the reason: where the task stopped.
+    pub stopped: Option<(u32, String)>,
     /// `TaskSucceeded` or `TaskEscalated`, with the attempt it names, when
     /// the latest round ended.
     pub finished: Option<(Event, Option<u32>)>,
@@ -82,6 +88,7 @@ impl TaskState {
 pub fn state(events: &[LogLine]) -> TaskState {
     let mut s = TaskState::default();
     let mut open: Option<u32> = None;
+    let mut aborted: Vec<u32> = Vec::new();
     let mut costs: Vec<f64> = Vec::new();
     for e in events {
         let typed = e.typed();
@@ -107,6 +114,7 @@ pub fn state(events: &[LogLine]) -> TaskState {
                 if let Some(n) = e.attempt {
                     s.last_attempt = s.last_attempt.max(n);
                     open = Some(n);
+                    s.stopped = None;
                 }
             }
             Some(Event::AttemptCompleted { outcome, .. }) => {
@@ -115,16 +123,22 @@ pub fn state(events: &[LogLine]) -> TaskState {
                 }
                 s.last_outcome = Some(outcome);
             }
-            Some(Event::AttemptAborted { .. }) if e.attempt == open => open = None,
+            Some(Event::AttemptAborted { reason, .. }) if e.attempt.is_some() && e.attempt == open => {
+                open = None;
+                aborted.extend(e.attempt);
+                s.stopped = e.attempt.map(|n| (n, reason));
+            }
             Some(Event::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
             Some(Event::AgentFinished { usage: Some(u), .. }) => costs.extend(u.cost_usd),
             Some(ended @ (Event::TaskSucceeded { .. } | Event::TaskEscalated { .. })) => {
+                s.stopped = None;
                 s.finished = Some((ended, e.attempt));
             }
             _ => {}
         }
     }
     s.unfinished = open;
+    s.aborted = aborted.iter().filter(|n| **n >= s.first_attempt).count() as u32;
     s.cost_usd = (!costs.is_empty()).then(|| costs.iter().sum());
     s.last_ts = events.last().and_then(|e| e.value.get("ts")).and_then(Value::as_str).map(str::to_string);
     s
@@ -315,6 +329,13 @@ mod tests {
             // An aborted attempt is closed.
             case(vec![started(1, "b1"), attempt(1), (Some(1), json!({"type": "AttemptAborted"}))], "stopped", 1),
         ];
+        let aborted = (Some(2), json!({"type": "AttemptAborted", "reason": "cannot start", "phase": "agent"}));
+        let s = state(&log(&[started(1, "b1"), attempt(1), completed_as(1, "CRASH"), attempt(2), aborted.clone()]));
+        assert_eq!((s.aborted, s.stopped), (1, Some((2, "cannot start".to_string()))));
+        let s = state(&log(&[started(1, "b1"), attempt(2), aborted.clone(), started(1, "b1"), attempt(3)]));
+        assert_eq!((s.aborted, s.stopped), (1, None), "resumed: the abort still counts for the round");
+        let s = state(&log(&[started(1, "b1"), attempt(2), aborted, started(3, "b1")]));
+        assert_eq!(s.aborted, 0, "a new round");
         for (i, c) in cases.into_iter().enumerate() {
             let s = state(&log(&c.events));
             assert_eq!(s.label(false, false), c.label, "case {i}");

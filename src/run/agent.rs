@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::RunError;
+use super::agent_start;
 use super::gates::checks::relativize;
 use super::task_run::{Attempt, TaskRun};
 use crate::config::CommandSpec;
@@ -93,9 +94,31 @@ impl TaskRun<'_> {
                 agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
             }
         }
+        self.stop_if_it_did_not_start(n, &agent_run)?;
         a.record.agent = Some(agent_run);
         a.env = env;
         Ok(())
+    }
+}
+
+impl TaskRun<'_> {
+    /// An agent whose program could not start (126 or 127, and its output
+    /// says so) did not run: the attempt is closed as `AttemptAborted`
+    /// (phase `agent`), which spends nothing of the budget (the next run
+    /// gets one more attempt number in its window), and the task stops with
+    /// what to install or check.
+    fn stop_if_it_did_not_start(&mut self, n: u32, run: &AgentRun) -> Result<(), RunError> {
+        let Some(program) = agent_start::program_of(&self.plan.agent_cmd) else { return Ok(()) };
+        let Some(line) = agent_start::cannot_start(&program, run.exit_code, &run.output_tail) else { return Ok(()) };
+        let id = &self.plan.id;
+        let message = format!(
+            "the agent cannot start ({line}); {}; attempt {n} is recorded as aborted and not counted: `retry-run run --id {id}` runs it again",
+            agent_start::remedy(&program, self.plan.preset.as_ref())
+        );
+        self.rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "agent".into() })?;
+        self.progress.done("aborted: the agent cannot start");
+        self.publish()?;
+        Err(RunError::AgentCannotStart { message })
     }
 }
 

@@ -57,6 +57,19 @@ pub enum RunError {
     CheckStart { check: String, message: String },
     #[error("the lease's renewal failed")]
     LeaseRenewal,
+    /// The agent's program cannot start: not found (before the first
+    /// attempt, on the agent's PATH) or not runnable (an attempt was
+    /// stopped without being counted). The message names it and how to
+    /// install it.
+    #[error("{message}")]
+    AgentCannotStart { message: String },
+    /// SIGINT or SIGTERM: what ran was stopped, the attempt recorded as
+    /// interrupted.
+    #[error(
+        "task {task} interrupted by {}; `retry-run run --id {task}` resumes it",
+        crate::process::signal_name(*signal)
+    )]
+    Interrupted { task: String, signal: i32 },
     /// Bad input that another part reported as text: a glob, a preset, a
     /// sandbox path, a `worktree.include` pattern (nothing is recorded).
     #[error("{0}")]
@@ -114,11 +127,21 @@ impl RunError {
             | RunError::OwnExecutable { .. }
             | RunError::NoSnapshot { .. }
             | RunError::CheckStart { .. }
-            | RunError::LeaseRenewal => false,
+            | RunError::LeaseRenewal
+            | RunError::AgentCannotStart { .. }
+            | RunError::Interrupted { .. } => false,
             RunError::Git(e) => e.is_usage(),
             RunError::Record(e) => e.is_usage(),
             RunError::Remote(RemoteError::Git(e)) => e.is_usage(),
             RunError::Remote(_) => false,
+        }
+    }
+
+    /// The signal that interrupted the run (the exit code is 128 + it).
+    pub fn interrupted_by(&self) -> Option<i32> {
+        match self {
+            RunError::Interrupted { signal, .. } => Some(*signal),
+            _ => None,
         }
     }
 

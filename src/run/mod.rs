@@ -33,6 +33,7 @@
 //! exit codes.
 
 mod agent;
+mod agent_start;
 mod confine;
 mod error;
 pub mod gates;
@@ -124,10 +125,16 @@ pub fn task_id(dir: &Path, opts: &Options) -> Result<String, RunError> {
 }
 
 /// [`run`], telling a task that had already ended from one that ended now.
+///
+/// SIGINT and SIGTERM stop it: what runs is stopped, the attempt under way
+/// recorded as interrupted, and [`RunError::Interrupted`] returned; a task
+/// not started yet when one came does not start.
 pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
+    crate::process::catch_interrupts();
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let plan = plan::take_task(&repo, &store, dir, &opts)?;
+    stop_if_interrupted(&plan.id)?;
     let _lock = store.lock(&plan.id).map_err(|e| match e {
         RecordError::Locked { ref pid, .. } => {
             RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
@@ -157,6 +164,14 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     task.lease = lease;
     let ended = task.attempts(next);
     finish(task.lease.take(), ended).map(|ending| Ran { ending, earlier: false })
+}
+
+/// `Err(Interrupted)` once retry-run got SIGINT or SIGTERM.
+fn stop_if_interrupted(task: &str) -> Result<(), RunError> {
+    match crate::process::interrupted() {
+        Some(signal) => Err(RunError::Interrupted { task: task.to_string(), signal }),
+        None => Ok(()),
+    }
 }
 
 /// How task `id` shows its progress: alone, or among others.

@@ -32,6 +32,8 @@ pub enum TaskEnd {
     Held(String),
     /// The environment failed (or the task's input was bad).
     Failed(String),
+    /// SIGINT or SIGTERM stopped it (or kept it from starting).
+    Interrupted(i32),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -70,9 +72,10 @@ fn run_one(dir: &Path, q: &Queued) -> TaskResult {
     let end = match run_task(dir, q.opts.clone()) {
         Ok(r) if r.ending == Ending::Succeeded => TaskEnd::Succeeded { earlier: r.earlier },
         Ok(r) => TaskEnd::Escalated { earlier: r.earlier },
-        Err(e) => match e.held_by() {
-            Some(by) => TaskEnd::Held(by),
-            None => TaskEnd::Failed(e.to_string()),
+        Err(e) => match (e.held_by(), e.interrupted_by()) {
+            (Some(by), _) => TaskEnd::Held(by),
+            (None, Some(sig)) => TaskEnd::Interrupted(sig),
+            (None, None) => TaskEnd::Failed(e.to_string()),
         },
     };
     let attempts = match end {
@@ -94,11 +97,17 @@ fn attempts(dir: &Path, id: &str) -> Option<u32> {
     }
 }
 
-/// The queue's exit code: 3 when the environment failed for a task, else
-/// 1 when a task escalated, else 0. A task another run holds does not
-/// count: that run reports it.
+/// The queue's exit code: 128 + the signal when SIGINT or SIGTERM stopped
+/// a task, else 3 when the environment failed for a task, else 1 when a
+/// task escalated, else 0. A task another run holds does not count: that
+/// run reports it.
 pub fn exit_code(results: &[TaskResult]) -> i32 {
-    if results.iter().any(|r| matches!(r.end, TaskEnd::Failed(_))) {
+    if let Some(sig) = results.iter().find_map(|r| match r.end {
+        TaskEnd::Interrupted(sig) => Some(sig),
+        _ => None,
+    }) {
+        128 + sig
+    } else if results.iter().any(|r| matches!(r.end, TaskEnd::Failed(_))) {
         3
     } else if results.iter().any(|r| matches!(r.end, TaskEnd::Escalated { .. })) {
         1
@@ -124,6 +133,7 @@ pub fn table(results: &[TaskResult]) -> String {
                 TaskEnd::Escalated { earlier: true } => "escalated (earlier)".to_string(),
                 TaskEnd::Held(by) => format!("skipped: held by {by}"),
                 TaskEnd::Failed(why) => format!("failed: {}", crate::text::clip(why, 120, "...")),
+                TaskEnd::Interrupted(sig) => format!("interrupted ({})", crate::process::signal_name(*sig)),
             };
             let attempts = r.attempts.map_or("-".to_string(), |n| n.to_string());
             [r.id.clone(), outcome, attempts, seconds(r.time)]
@@ -155,7 +165,8 @@ mod tests {
         let failed = result("d", TaskEnd::Failed("disk full".into()));
         assert_eq!(exit_code(&[ok.clone(), held.clone()]), 0);
         assert_eq!(exit_code(&[ok.clone(), esc.clone()]), 1);
-        assert_eq!(exit_code(&[esc, failed, ok]), 3);
+        assert_eq!(exit_code(&[esc.clone(), failed.clone(), ok]), 3);
+        assert_eq!(exit_code(&[esc, failed, result("e", TaskEnd::Interrupted(15))]), 143);
     }
 
     #[test]

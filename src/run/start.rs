@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::agent_start;
 use super::plan::Plan;
 use super::recorder::Recorder;
 use super::task_run::TaskRun;
@@ -17,6 +18,7 @@ use crate::outcome::resume::{self, BaseChoice, SoFar};
 use crate::process;
 use crate::record::store::write_file;
 use crate::record::{Event, RecordError, Store};
+use crate::sandbox::Effective;
 use crate::task;
 
 pub(super) enum Started<'a> {
@@ -88,10 +90,15 @@ pub(super) fn start_task<'a>(
     // A filter driver that cannot run: stop before anything is recorded.
     repo.check_filter_drivers(base.oid)?;
     let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
-    record_start(&mut rec, store, &plan, &base, &window)?;
-
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(&id);
+    // An agent that cannot start stops the task here, before it is recorded.
+    let hidden: &[std::path::PathBuf] =
+        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
+    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), &wt, hidden)
+        .map_err(|message| RunError::AgentCannotStart { message })?;
+    record_start(&mut rec, store, &plan, &base, &window)?;
+
     let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
     let watch = Watch::start(repo, &wt_root);
     let run = TaskRun {
@@ -103,6 +110,7 @@ pub(super) fn start_task<'a>(
         rec,
         base,
         first_attempt: window.first,
+        aborted: if window.new_round { 0 } else { state.aborted },
         last_allowed: window.last,
         task_text,
         wt_root,
@@ -198,5 +206,6 @@ pub(super) fn so_far(state: &history::TaskState) -> SoFar {
         ended: state.finished.is_some(),
         first_attempt: state.first_attempt,
         last_attempt: state.last_attempt,
+        aborted: state.aborted,
     }
 }

@@ -31,6 +31,9 @@ pub(super) struct TaskRun<'a> {
     pub rec: Recorder,
     pub base: Revision,
     pub first_attempt: u32,
+    /// Attempts of this round aborted before their agent ran: not counted
+    /// among those tried.
+    pub aborted: u32,
     pub last_allowed: u32,
     pub task_text: TaskText,
     /// Where the task worktrees live, and this task's.
@@ -74,12 +77,22 @@ impl Attempt {
 
 impl<'a> TaskRun<'a> {
     /// The attempts from `next` until one succeeds or the task escalates.
+    /// SIGINT or SIGTERM ends it with [`RunError::Interrupted`], the attempt
+    /// under way recorded as interrupted.
     pub fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
         for n in next.max(self.first_attempt)..=self.last_allowed {
+            if let Err(e) = super::stop_if_interrupted(&self.plan.id) {
+                self.progress.say(&format!("task {}: stopped before attempt {n}, which did not start", self.plan.id));
+                return Err(e);
+            }
             if let Some(ending) = self.budget_gate(n)? {
                 return Ok(ending);
             }
-            let record = self.attempt(n)?;
+            let started = Instant::now();
+            let record = match self.attempt(n, started) {
+                Err(RunError::Interrupted { signal, .. }) => return Err(self.interrupted(n, started, signal)),
+                other => other?,
+            };
             if let Some(ending) = self.conclude(record)? {
                 return Ok(ending);
             }
@@ -87,30 +100,41 @@ impl<'a> TaskRun<'a> {
         self.out_of_attempts()
     }
 
-    /// One attempt: each phase in its own file, recorded as it ends.
-    fn attempt(&mut self, n: u32) -> Result<AttemptRecord, RunError> {
-        let started = Instant::now();
+    /// One attempt: each phase in its own file, recorded as it ends. Between
+    /// phases, a SIGINT or SIGTERM stops it (`Err(Interrupted)`).
+    fn attempt(&mut self, n: u32, started: Instant) -> Result<AttemptRecord, RunError> {
+        let id = self.plan.id.clone();
+        let stop = || super::stop_if_interrupted(&id);
         self.progress.attempt(n, self.last_allowed);
         self.rec.event(Some(n), Event::AttemptStarted { max_attempts: self.last_allowed })?;
         self.publish()?;
         let kept = self.worktree(n)?;
+        stop()?;
         let mut a = self.confine(n, started)?;
         self.baseline_once(&a, kept)?;
+        stop()?;
         let mut guard = self.guard_outside();
         let prompt = self.assemble_prompt(&a)?;
+        stop()?;
         self.run_agent(&mut a, &prompt)?;
+        // What the agent changed outside is compared and put back even when
+        // it was stopped by an interruption.
         let outside = self.after_agent(&guard, &mut a)?;
+        stop()?;
         let cmp = self.snapshot(&mut a)?;
         self.scope_gate(&mut a, &cmp, outside)?;
+        stop()?;
         match outcome::skip_checks(&a.record) {
             None => {
                 self.configured_checks(&mut a)?;
                 if !self.plan.config.checks.is_empty() {
                     self.after_checks(&mut guard, &mut a)?;
                 }
+                stop()?;
                 if a.record.halted.is_none() {
                     self.builtin_checks(&mut a, &cmp)?;
                     self.review(&mut a, &cmp)?;
+                    stop()?;
                 }
             }
             Some(outcome::Skip::Halted) => self.progress.gate("checks and verifier NOT run (halted)"),
@@ -119,8 +143,31 @@ impl<'a> TaskRun<'a> {
         self.record_outcome(a)
     }
 
+    /// Attempt `n`, stopped by `signal`: recorded as CRASH (interrupted), as
+    /// the next run would record an attempt a killed run left, and where
+    /// the task stands said. Returns the error the run ends with.
+    fn interrupted(&mut self, n: u32, started: Instant, signal: i32) -> RunError {
+        let id = self.plan.id.clone();
+        let record = AttemptRecord::interrupted(n, started.elapsed().as_millis() as u64);
+        let dir = self.store.attempt(&id, n);
+        let _ = std::fs::remove_dir_all(dir.tmp());
+        let recorded = super::write_json(&dir.attempt_json(), &record)
+            .and_then(|()| self.rec.attempt_completed(&record, None))
+            .and_then(|()| self.publish());
+        if let Err(e) = recorded {
+            return e;
+        }
+        self.progress.done(record.outcome.as_str());
+        self.progress.say(&format!(
+            "task {id}: attempt {n} of {} was interrupted ({}) and is recorded as CRASH (interrupted)\n  resume: retry-run run --id {id}",
+            self.last_allowed,
+            crate::process::signal_name(signal)
+        ));
+        RunError::Interrupted { task: id, signal }
+    }
+
     /// With `--remote`, the record as it stands sent to the remote.
-    fn publish(&self) -> Result<(), RunError> {
+    pub(super) fn publish(&self) -> Result<(), RunError> {
         match &self.lease {
             Some(l) => l.publish(),
             None => Ok(()),
@@ -130,7 +177,7 @@ impl<'a> TaskRun<'a> {
     /// No attempt starts once the task has spent its cost or time budget.
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
         let Some(why) = outcome::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
-        let tried = n - self.first_attempt;
+        let tried = (n - self.first_attempt).saturating_sub(self.aborted);
         self.rec.event(
             (n > 1).then_some(n - 1),
             Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
@@ -239,7 +286,11 @@ impl<'a> TaskRun<'a> {
         let id = &self.plan.id;
         self.rec.event(
             Some(n),
-            Event::TaskEscalated { reason: reason.clone(), attempts: n - self.first_attempt + 1, budget: None },
+            Event::TaskEscalated {
+                reason: reason.clone(),
+                attempts: (n - self.first_attempt + 1).saturating_sub(self.aborted),
+                budget: None,
+            },
         )?;
         self.progress.say(&format!(
             "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
@@ -249,7 +300,7 @@ impl<'a> TaskRun<'a> {
 
     /// Every allowed attempt failed.
     fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
-        let tried = self.last_allowed + 1 - self.first_attempt;
+        let tried = (self.last_allowed + 1 - self.first_attempt).saturating_sub(self.aborted);
         let reason = format!("{tried} attempt{} failed", crate::text::plural(tried as usize));
         self.rec.event(
             Some(self.last_allowed),

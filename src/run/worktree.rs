@@ -21,6 +21,8 @@ impl TaskRun<'_> {
         match self.prepare_worktree(keep, n) {
             Ok(how) => self.rec.worktree_reset(n, self.wt.display().to_string(), &how)?,
             Err(e) => {
+                // Stopped by an interruption (its setup was): not an abort.
+                super::stop_if_interrupted(id)?;
                 self.rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
                 self.progress.done("aborted: the worktree could not be prepared");
                 return Err(e);

@@ -22,6 +22,7 @@ mod run;
 mod runners;
 mod sandbox;
 mod scope;
+mod signals;
 mod submodules;
 mod summarize;
 mod support;

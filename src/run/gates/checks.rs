@@ -217,8 +217,10 @@ impl TaskRun<'_> {
             let out_file = dir.baseline_out(base, &check.name);
             let env = a.confinement.env();
             let added = runners::runner_env(&inherited(&env, &a.confinement.unset()));
-            let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement)
-                .map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
+            let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
+            // A check stopped by an interruption says nothing of the base.
+            super::super::stop_if_interrupted(&self.plan.id)?;
+            let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
             let p = parse(check, &f, wt, self.repo, None);
             let b = Baseline {
                 check: check.name.clone(),
@@ -261,8 +263,15 @@ impl TaskRun<'_> {
                 targets: &self.plan.config.targets,
                 renames: &renames,
             };
-            let (result, runs) =
-                run_check(self.repo, check, (&self.wt, a, commit), base, how, self.plan.config.retry.flaky_reruns)?;
+            let (result, runs) = run_check(
+                self.repo,
+                check,
+                (&self.wt, a, commit),
+                base,
+                how,
+                self.plan.config.retry.flaky_reruns,
+                &self.plan.id,
+            )?;
             let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
             self.rec.check_finished(a.n, &result, how)?;
             self.progress.gate(&format!(
@@ -305,8 +314,11 @@ fn run_check(
     base: Option<&Baseline>,
     how: Judging<'_>,
     flaky_reruns: u32,
+    task: &str,
 ) -> Result<(CheckResult, Runs), RunError> {
     let mode = how;
+    // A check stopped by an interruption is neither judged nor run again.
+    let stop = || super::super::stop_if_interrupted(task);
     let file = a.dir.check_out(&check.name);
     let started = |message| RunError::CheckStart { check: check.name.clone(), message };
     let unset = a.confinement.unset();
@@ -314,7 +326,9 @@ fn run_check(
     let added = runners::runner_env(&inherited);
     let env = with(&a.env, &added);
     let mut runs = Runs { env: as_map(&added), rerun: None };
-    let f = run_once(check, wt, &env, &file, &a.confinement).map_err(started)?;
+    let f = run_once(check, wt, &env, &file, &a.confinement);
+    stop()?;
+    let f = f.map_err(started)?;
     let parsed = parse(check, &f, wt, repo, Some(commit));
     let first = judge(check, &parsed, base, mode, 1, false);
     // A check that tested the checkout says nothing of the attempt, however often it runs.
@@ -344,7 +358,9 @@ fn run_check(
     runs.rerun = Some(serde_json::json!({"tests": tests, "env": as_map(&selected)}));
     for i in 1..=flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(&check.name, i);
-        let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement).map_err(started)?;
+        let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
+        stop()?;
+        let f = f.map_err(started)?;
         let p = parse(check, &f, wt, repo, Some(commit));
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.

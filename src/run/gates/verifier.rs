@@ -59,6 +59,11 @@ pub fn verify(
         };
         let bytes = finished.output.bytes();
         let _ = crate::record::store::write_file(&out_dir.verifier_out(call), &bytes);
+        if finished.interrupted {
+            // retry-run is stopping: no further call.
+            result.problems.push(format!("call {call}: stopped, retry-run was interrupted"));
+            break;
+        }
         if finished.timed_out {
             result.problems.push(format!("call {call}: timed out after {}", cfg.timeout.text));
             continue;
