@@ -261,8 +261,11 @@ impl TaskRun<'_> {
                 targets: &self.plan.config.targets,
                 renames: &renames,
             };
-            let (result, runs) =
+            let (mut result, runs) =
                 run_check(self.repo, check, (&self.wt, a, commit), base, how, self.plan.config.retry.flaky_reruns)?;
+            if !result.passed {
+                result.notes = crate::outcome::check::submodule_notes(&self.missing_submodules()?);
+            }
             let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
             self.rec.check_finished(a.n, &result, how)?;
             self.progress.gate(&format!(
