@@ -17,8 +17,8 @@ fn main() -> ExitCode {
         r.snapshot(Path::new(worktree), base, refname, "snapshot")
     });
     match result {
-        Ok(oid) => {
-            println!("{oid}");
+        Ok(snap) => {
+            println!("{}", snap.commit);
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -664,6 +664,21 @@ pub struct ScopeConfig {
     pub allow: Vec<String>,
     /// Globs a change may never write; deny wins over allow.
     pub deny: Vec<String>,
+    /// Whether an attempt may change a submodule (move its pointer).
+    pub submodules: SubmodulePolicy,
+}
+
+/// `[scope] submodules`: what an attempt may do to a submodule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubmodulePolicy {
+    /// Any change to a submodule (a moved pointer, uncommitted changes
+    /// inside it) is a `submodule` violation, whatever the globs say.
+    #[default]
+    Deny,
+    /// A moved pointer is a change of the submodule's path, judged by the
+    /// globs; uncommitted changes inside a submodule stay a violation.
+    Allow,
 }
 
 /// The input formats of `enrich` (docs/commands.md), plus `auto`.
@@ -972,6 +987,10 @@ drift_threshold = 0.3
     fn errors_name_file_line_and_column() {
         let cases: &[(&str, &str)] = &[
             ("[scope]\nalow = [\"src/**\"]\n", "retry-run.toml:2:1: unknown field `alow`"),
+            (
+                "[scope]\nsubmodules = \"yes\"\n",
+                "retry-run.toml:2:14: unknown variant `yes`, expected `deny` or `allow`",
+            ),
             ("max_attempts = \"three\"\n", "retry-run.toml:1:16: invalid type"),
             ("max_attempts = 0\n", "retry-run.toml:1:16: max_attempts must be at least 1, not 0"),
             ("[agent]\ntimeout = \"20\"\n", "retry-run.toml:2:11: duration \"20\" has no unit"),

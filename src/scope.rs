@@ -220,6 +220,37 @@ pub fn check(rules: &Rules, changes: &[Change], tree: &dyn SymlinkLookup) -> Rep
     Report { checked: changes.len(), violations }
 }
 
+/// The submodules a change may not touch (`[scope] submodules`): with
+/// `moves_allowed` false, every change of a submodule's pointer (moved,
+/// added, removed); always, the submodules with changes of their own that
+/// no commit of the superproject holds (`dirty`, paths). One `submodule`
+/// violation per path, sorted.
+pub fn submodule_violations(moves_allowed: bool, changes: &[Change], dirty: &[Vec<u8>]) -> Vec<Violation> {
+    let mut out: Vec<Violation> = Vec::new();
+    let mut push = |path: &[u8], status: Status| {
+        if !out.iter().any(|v| v.path == path) {
+            out.push(Violation {
+                path: path.to_vec(),
+                old_path: None,
+                status,
+                reason: ScopeReason::Submodule,
+                rule: None,
+                subject: Subject::Path,
+            });
+        }
+    };
+    for c in changes.iter().filter(|c| c.touches_submodule()) {
+        if !moves_allowed || c.submodule_dirty {
+            push(c.path(), c.status);
+        }
+    }
+    for d in dirty {
+        push(d, Status::Modified);
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
 fn check_one(rules: &Rules, change: &Change, tree: &dyn SymlinkLookup) -> Option<Violation> {
     let mut found: Vec<(ScopeReason, Option<String>, Subject)> = Vec::new();
     let judge = |path: &[u8], subject: Subject, found: &mut Vec<_>| match rules.judge(path) {
@@ -432,6 +463,31 @@ mod tests {
             let got = got.first().map(|(_, reason, rule)| (*reason, rule.clone()));
             let want = want.map(|(reason, rule)| (reason, rule.map(String::from)));
             assert_eq!(got, want, "{path} -> {target}");
+        }
+    }
+
+    #[test]
+    fn submodule_policy() {
+        use EntryKind::{File, Submodule};
+        let ptr = |p| change(Status::Modified, Some((p, Submodule)), Some((p, Submodule)));
+        let changes = vec![ptr("vendor/a"), change(Status::Modified, Some(("src/x", File)), Some(("src/x", File)))];
+        let dirty = vec![b"vendor/b".to_vec(), b"vendor/a".to_vec()];
+        let paths = |v: Vec<Violation>| -> Vec<(String, ScopeReason)> {
+            v.into_iter().map(|v| (String::from_utf8_lossy(&v.path).into_owned(), v.reason)).collect()
+        };
+        // (moves allowed, dirty, expected)
+        type Case<'a> = (bool, &'a [Vec<u8>], Vec<&'a str>);
+        let cases: Vec<Case> = vec![
+            (false, &[], vec!["vendor/a"]),
+            (true, &[], vec![]),
+            (false, &dirty, vec!["vendor/a", "vendor/b"]),
+            (true, &dirty, vec!["vendor/a", "vendor/b"]),
+        ];
+        for (moves, d, want) in cases {
+            let got = paths(submodule_violations(moves, &changes, d));
+            let want: Vec<(String, ScopeReason)> =
+                want.iter().map(|p| (p.to_string(), ScopeReason::Submodule)).collect();
+            assert_eq!(got, want, "moves allowed {moves}, dirty {d:?}");
         }
     }
 

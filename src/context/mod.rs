@@ -336,6 +336,7 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             labels.extend(c.pre_existing.iter().map(|f| format!("- {} ({})", f.label, on_base(f, targets))));
         }
         let (mut lines, cut_labels) = bound(&labels, check_lines);
+        lines.extend(c.notes.iter().map(|n| format!("- Note: {n}")));
         // New diagnostics alone say what to fix: the output would list the
         // base's too.
         let quiet = c.base_tolerated && !c.failures.is_empty() && c.failures.iter().all(|f| !f.test);

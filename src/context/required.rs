@@ -134,6 +134,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
                 v.reason != ScopeReason::GitInternal
                     && v.reason != ScopeReason::SymlinkEscape
                     && v.reason != ScopeReason::OutsideWorktree
+                    && v.reason != ScopeReason::Submodule
             })
             .map(|v| v.path.clone())
             .collect(),
@@ -156,6 +157,17 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
             "remove the symlink{} {} that point outside the repository",
             plural(escapes.len()),
             name_list(&escapes)
+        ));
+    }
+    let submodules: Vec<String> = sorted_unique(
+        r.scope.iter().filter(|v| v.reason == ScopeReason::Submodule).map(|v| format!("`{}/`", v.path)).collect(),
+    );
+    if !submodules.is_empty() {
+        parts.push(format!(
+            "revert every change inside {} (reset {} to the commit the base records and remove what you added there): {} may be changed only when a human sets `[scope] submodules = \"allow\"`, and then only by commits made inside it",
+            name_list(&submodules),
+            if submodules.len() == 1 { "it" } else { "each" },
+            if submodules.len() == 1 { "a submodule" } else { "submodules" },
         ));
     }
     if !others.is_empty() {

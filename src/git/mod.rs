@@ -27,6 +27,7 @@ mod patch;
 mod record_ref;
 mod renames;
 mod revs;
+pub mod submodules;
 mod task_worktree;
 mod tree_write;
 mod walk;
@@ -39,7 +40,8 @@ use git2::Repository;
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
 pub use revs::Revision;
-pub use task_worktree::ResetReport;
+pub use submodules::Submodule;
+pub use task_worktree::{ResetReport, Snapshot};
 
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]

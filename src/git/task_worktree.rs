@@ -359,7 +359,9 @@ impl Repo {
     /// commit whose parent is `base`, and points `refname` at it. No index
     /// is touched: the tree is the worktree's `HEAD` tree with the changed
     /// entries laid over it (`tree_write.rs`).
-    pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Oid, GitError> {
+    /// Submodules with changes of their own, which no commit of the
+    /// superproject can hold, are named in [`Snapshot::dirty_submodules`].
+    pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Snapshot, GitError> {
         let wt = Repo::discover(path)?;
         let head = wt.head()?;
         let head_tree = wt.commit_tree(head.oid)?;
@@ -406,8 +408,17 @@ impl Repo {
             .commit(None, &sig, &sig, message, &tree, &[&parent])
             .map_err(ctx(|| "cannot write the snapshot commit".into()))?;
         repo.reference(refname, oid, true, "retry-run snapshot").map_err(ctx(|| format!("cannot update {refname}")))?;
-        Ok(oid)
+        Ok(Snapshot { commit: oid, dirty_submodules: state.dirty_submodules.into_iter().collect() })
     }
+}
+
+/// A worktree as a commit, and what the commit cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub commit: Oid,
+    /// Submodules (paths) with uncommitted changes inside, or files in the
+    /// directory of one that is not initialised.
+    pub dirty_submodules: Vec<Vec<u8>>,
 }
 
 /// What [`Repo::import_quarantine`] did.
@@ -425,7 +436,11 @@ impl Repo {
     /// repository, each checked against its name first: an object whose
     /// content does not hash to its id is not copied. The repository's own
     /// object store was read-only to the attempt.
-    pub fn import_quarantine(&self, quarantine: &Path) -> Result<Imported, GitError> {
+    ///
+    /// `also` names more object stores (the task worktree's submodules'),
+    /// which get the same objects: a commit made inside a submodule lands
+    /// in the quarantine too, and the submodule must read it back.
+    pub fn import_quarantine(&self, quarantine: &Path, also: &[PathBuf]) -> Result<Imported, GitError> {
         let mut out = Imported::default();
         if !quarantine.is_dir() {
             return Ok(out);
@@ -440,7 +455,27 @@ impl Repo {
         })
         .map_err(ctx(|| format!("{}: cannot list the attempt's objects", quarantine.display())))?;
         let odb = self.repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
+        let mut subs: Vec<Repository> = Vec::new();
+        for dir in also {
+            let git_dir = dir.parent().unwrap_or(dir);
+            subs.push(
+                Repository::open_bare(git_dir)
+                    .map_err(ctx(|| format!("{}: cannot open the submodule's repository", git_dir.display())))?,
+            );
+        }
+        let others: Vec<git2::Odb<'_>> = subs
+            .iter()
+            .map(|r| r.odb().map_err(ctx(|| "cannot open a submodule's objects".into())))
+            .collect::<Result<_, _>>()?;
         for oid in ids {
+            if !others.is_empty()
+                && let Ok(obj) = q.read(oid)
+                && Oid::hash_object(obj.kind(), obj.data()).ok() == Some(oid)
+            {
+                for o in others.iter().filter(|o| !o.exists(oid)) {
+                    o.write(obj.kind(), obj.data()).map_err(ctx(|| format!("cannot store object {oid}")))?;
+                }
+            }
             if odb.exists(oid) {
                 continue;
             }

@@ -108,6 +108,19 @@ impl Repo {
             state.overlay.push((path.clone(), leaf));
         }
 
+        // A submodule nobody initialised here (no repository in its
+        // directory) whose directory holds files: changes inside it, which
+        // its status cannot show.
+        for e in index.iter().filter(|e| e.mode == GITLINK) {
+            let abs = workdir.join(OsStr::from_bytes(&e.path));
+            if !state.dirty_submodules.contains(&e.path)
+                && git2::Repository::open(&abs).is_err()
+                && std::fs::read_dir(&abs).is_ok_and(|mut rd| rd.next().is_some())
+            {
+                state.dirty_submodules.insert(e.path.clone());
+            }
+        }
+
         // Read, stat and hash the files. Where no clean filter can apply
         // (the common case), no git object is needed: both cores share it.
         let read = |jobs: &[(usize, std::path::PathBuf, bool)]| -> Result<Vec<(usize, Option<OnDisk>)>, GitError> {

@@ -137,6 +137,10 @@ pub struct CheckResult {
     /// its result counts neither way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tested_checkout: Vec<String>,
+    /// What retry-run knows that may explain a failure (a submodule the
+    /// worktree lacks), one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The summarized output (docs/commands.md, `summarize`), paths relative to the worktree.
     pub digest: Vec<String>,
     /// The output's line count.
@@ -177,6 +181,7 @@ impl CheckResult {
             base_tolerated: false,
             baseline: None,
             tested_checkout: Vec::new(),
+            notes: Vec::new(),
             digest: Vec::new(),
             output_lines: 0,
             errors: Vec::new(),

@@ -315,6 +315,35 @@ pub fn judge(
     result
 }
 
+/// A submodule of the base that a task worktree lacks: its path, and
+/// whether the user's checkout has it initialised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingSubmodule {
+    pub path: String,
+    pub in_checkout: bool,
+}
+
+/// The notes a failing check gets when the worktree lacks submodules: one
+/// sentence each, saying where the submodule would come from.
+pub fn submodule_notes(missing: &[MissingSubmodule]) -> Vec<String> {
+    missing
+        .iter()
+        .map(|m| {
+            if m.in_checkout {
+                format!(
+                    "submodule `{}` is not initialised in the worktree (your checkout has it, but not at the commit the base records): run `git submodule update` in your checkout, or set worktree.setup",
+                    m.path
+                )
+            } else {
+                format!(
+                    "submodule `{}` is not initialised in the worktree (it is not in your checkout either): run `git submodule update --init` in your checkout, or set worktree.setup",
+                    m.path
+                )
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,5 +511,20 @@ mod tests {
         assert!(!no_base.passed);
         let flaky = judge(&check, &parsed(1, &["x"]), None, j(Label), 2, true);
         assert!(flaky.passed && flaky.flaky && flaky.failures.is_empty());
+    }
+
+    #[test]
+    fn a_missing_submodule_says_where_it_would_come_from() {
+        let missing = [
+            MissingSubmodule { path: "vendor/lib".into(), in_checkout: false },
+            MissingSubmodule { path: "ext".into(), in_checkout: true },
+        ];
+        let notes = submodule_notes(&missing);
+        assert_eq!(
+            notes[0],
+            "submodule `vendor/lib` is not initialised in the worktree (it is not in your checkout either): run `git submodule update --init` in your checkout, or set worktree.setup"
+        );
+        assert!(notes[1].starts_with("submodule `ext` is not initialised in the worktree (your checkout has it"));
+        assert!(submodule_notes(&[]).is_empty());
     }
 }

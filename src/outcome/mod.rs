@@ -49,6 +49,12 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     if !internal.is_empty() {
         return (Outcome::ScopeViolation, format!("the repository's git internals changed: {}", name_few(&internal)));
     }
+    let submodules: Vec<&str> =
+        r.scope.iter().filter(|v| v.reason == ScopeReason::Submodule).map(|v| v.path.as_str()).collect();
+    if r.files.is_empty() && !submodules.is_empty() {
+        // Changes inside a submodule are no commit of the superproject: not an empty diff.
+        return (Outcome::ScopeViolation, format!("the attempt changed submodule {}", name_few(&submodules)));
+    }
     if r.files.is_empty() {
         return (Outcome::EmptyDiff, "the attempt changed no file".into());
     }

@@ -42,7 +42,16 @@ impl TaskRun<'_> {
         let confinement = self.confinement(tmpdir, policy, &git_paths);
         let mut record = AttemptRecord::new(n);
         record.allow = plan.config.scope.allow.clone();
-        Ok(Attempt { n, dir, started, record, confinement, env: Vec::new(), commit: None })
+        Ok(Attempt {
+            n,
+            dir,
+            started,
+            record,
+            confinement,
+            env: Vec::new(),
+            commit: None,
+            dirty_submodules: Vec::new(),
+        })
     }
 
     /// The git paths of attempt `dir`: the worktree's admin directory, the
@@ -52,6 +61,7 @@ impl TaskRun<'_> {
             objects: self.repo.common_dir().join("objects"),
             admin: self.repo.worktree_meta(&self.plan.id),
             quarantine: dir.path().join("objects"),
+            submodule_objects: self.repo.worktree_module_objects(&self.plan.id),
         }
     }
 

@@ -47,6 +47,7 @@ pub mod queue;
 mod recorder;
 mod snapshot;
 mod start;
+mod submodules;
 mod task_run;
 pub mod trial;
 mod watch;

@@ -97,7 +97,8 @@ impl TaskRun<'_> {
         a.record.restored = restored;
         // What the agent committed, checked, into the repository (its
         // objects went to the attempt's quarantine).
-        let imported = self.repo.import_quarantine(&self.git_paths(&a.dir).quarantine)?;
+        let git_paths = self.git_paths(&a.dir);
+        let imported = self.repo.import_quarantine(&git_paths.quarantine, &git_paths.submodule_objects)?;
         if !imported.rejected.is_empty() {
             self.progress.say(&format!(
                 "the agent's git wrote {} object(s) whose content does not match their name: not imported",

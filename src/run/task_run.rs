@@ -66,6 +66,8 @@ pub(super) struct Attempt {
     pub env: Vec<(String, String)>,
     /// The snapshot's commit, once taken.
     pub commit: Option<Oid>,
+    /// Submodules (paths) the snapshot found with changes of their own.
+    pub dirty_submodules: Vec<Vec<u8>>,
 }
 
 impl Attempt {

@@ -165,6 +165,7 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
         objects: repo.common_dir().join("objects"),
         admin: repo.worktree_meta(name),
         quarantine: tmp.join("objects"),
+        submodule_objects: Vec::new(),
     };
     let mut policy = sandbox::policy(wt, tmp, SandboxGit::ReadOnly, &git_paths, &extra);
     policy.hidden = sandbox::hidden_paths(&sb.deny_read, home.as_deref(), &root);

@@ -1,6 +1,6 @@
 //! The attempt's worktree: created at the base on first use, else reset to
-//! it (or, with `reset = "keep"`, left as the last attempt left it); then
-//! prepared by `worktree.include` and `worktree.setup` ([`super::prepare`]).
+//! it (or, with `reset = "keep"`, left as the last attempt left it), its
+//! submodules with it ([`super::submodules`]); then prepared by `worktree.include` and `worktree.setup` ([`super::prepare`]).
 
 use super::RunError;
 use super::prepare;
@@ -41,6 +41,9 @@ impl TaskRun<'_> {
         } else {
             Prepared::Reset(repo.reset_worktree(&self.wt, id, base)?)
         };
+        if !keep {
+            self.submodules_ready()?;
+        }
         prepare::prepare(repo, &self.plan.config, &self.wt, self.setup_confinement(n)?.as_ref())?;
         Ok(how)
     }
@@ -49,6 +52,7 @@ impl TaskRun<'_> {
     /// (they may write caches and build output), unless it is kept.
     pub(super) fn back_to_base(&self, n: u32) -> Result<(), RunError> {
         self.repo.reset_worktree(&self.wt, &self.plan.id, self.base.oid)?;
+        self.submodules_ready()?;
         prepare::prepare(self.repo, &self.plan.config, &self.wt, self.setup_confinement(n)?.as_ref())
     }
 

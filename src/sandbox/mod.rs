@@ -224,6 +224,9 @@ pub struct GitPaths {
     pub objects: PathBuf,
     pub admin: PathBuf,
     pub quarantine: PathBuf,
+    /// The object directories of the worktree's submodules (under `admin`),
+    /// read as alternates too, so that git works inside a submodule.
+    pub submodule_objects: Vec<PathBuf>,
 }
 
 /// What `--git commit` lets a command in a repository write: the object
@@ -280,7 +283,14 @@ pub fn policy(worktree: &Path, tmpdir: &Path, git: SandboxGit, git_paths: &GitPa
 pub fn quarantine_env(git_paths: &GitPaths) -> Vec<(String, String)> {
     vec![
         ("GIT_OBJECT_DIRECTORY".into(), git_paths.quarantine.display().to_string()),
-        ("GIT_ALTERNATE_OBJECT_DIRECTORIES".into(), git_paths.objects.display().to_string()),
+        (
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES".into(),
+            std::iter::once(&git_paths.objects)
+                .chain(&git_paths.submodule_objects)
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":"),
+        ),
     ]
 }
 
@@ -647,6 +657,7 @@ mod tests {
             objects: "/r/.git/objects".into(),
             admin: "/r/.git/worktrees/t".into(),
             quarantine: "/r/.git/retry-run/q".into(),
+            submodule_objects: Vec::new(),
         };
         let p = policy(Path::new("/w"), Path::new("/tmp/t"), SandboxGit::Commit, &git, &["/c".into()]);
         let paths: Vec<String> = p.writable.iter().map(|w| w.path.display().to_string()).collect();

@@ -301,7 +301,10 @@ fn config_errors_name_file_line_and_column() {
     let run = env.run(&repo, &["scope", "--head", "feature"]);
     run.assert_code(2);
     let line = run.error_line();
-    assert!(line.contains("retry-run.toml:4:1: unknown field `alow`, expected `allow` or `deny`"), "{line}");
+    assert!(
+        line.contains("retry-run.toml:4:1: unknown field `alow`, expected one of `allow`, `deny`, `submodules`"),
+        "{line}"
+    );
 
     // A config given by --config, with a glob error inside it.
     std::fs::write(env.path("other.toml"), "[scope]\ndeny = [\"x/[\"]\n").expect("config");

@@ -340,7 +340,7 @@ fn snapshot_trees_are_the_trees_git_writes_for_the_same_worktree() {
                 }
             }
         }
-        let oid = repo.snapshot(&w, base, &format!("refs/retry-run/t1/{round}"), "attempt").expect("snapshot");
+        let oid = repo.snapshot(&w, base, &format!("refs/retry-run/t1/{round}"), "attempt").expect("snapshot").commit;
         let ours = env.git(&r, &["rev-parse", &format!("{oid}^{{tree}}")]);
         assert_eq!(ours, git_write_tree(&env, &r, &w), "round {round}");
     }
@@ -367,7 +367,7 @@ fn snapshots_commit_tracked_changes_and_new_files_but_not_ignored_ones() {
 
     let repo = Repo::discover(&r).expect("repo");
     let base = repo.resolve(&base_s).expect("base").oid;
-    let oid = repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
+    let oid = repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot").commit;
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]), oid.to_string());
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1^"]), base_s);
     let names = env.git(&r, &["diff", "--name-status", &base_s, "refs/retry-run/t1/1"]);

@@ -263,7 +263,7 @@ impl TaskRun<'_> {
                 targets: &self.plan.config.targets,
                 renames: &renames,
             };
-            let (result, runs) = run_check(
+            let (mut result, runs) = run_check(
                 self.repo,
                 check,
                 (&self.wt, a, commit),
@@ -272,6 +272,9 @@ impl TaskRun<'_> {
                 self.plan.config.retry.flaky_reruns,
                 &self.plan.id,
             )?;
+            if !result.passed {
+                result.notes = crate::outcome::check::submodule_notes(&self.missing_submodules()?);
+            }
             let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
             self.rec.check_finished(a.n, &result, how)?;
             self.progress.gate(&format!(

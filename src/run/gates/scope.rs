@@ -9,6 +9,7 @@ use super::super::RunError;
 use super::super::outside::{Changed, internal_findings, outside_findings};
 use super::super::recorder::Found;
 use super::super::task_run::{Attempt, TaskRun};
+use crate::config::SubmodulePolicy;
 use crate::git::Comparison;
 use crate::model::{HaltedAfter, ScopeFinding};
 use crate::outcome::internals::judge;
@@ -31,9 +32,16 @@ impl TaskRun<'_> {
         let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
         findings.extend(internal_findings(&judged, &outside.checkout));
         self.halt(a, HaltedAfter::Agent, judged.halt);
-        if a.agent_ok() && !a.record.files.is_empty() {
+        if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
             self.progress.phase("scope");
-            let report = scope::check(&self.plan.rules, &cmp.changes.changes, &cmp.head);
+            let mut report = scope::check(&self.plan.rules, &cmp.changes.changes, &cmp.head);
+            // `[scope] submodules`: a submodule's own violation replaces
+            // what the globs said of its path.
+            let moves_allowed = self.plan.config.scope.submodules == SubmodulePolicy::Allow;
+            let subs = scope::submodule_violations(moves_allowed, &cmp.changes.changes, &a.dirty_submodules);
+            report.violations.retain(|v| !subs.iter().any(|s| s.path == v.path));
+            report.checked += subs.iter().filter(|s| !cmp.changes.changes.iter().any(|c| c.path() == s.path)).count();
+            report.violations.extend(subs);
             findings.extend(report.violations.iter().map(|v| ScopeFinding {
                 path: display(&v.path).into_owned(),
                 old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
