@@ -164,3 +164,30 @@ fn task_worktrees_follow_the_sparse_checkout() {
     // The worktree holds the last attempt; git sees no file outside the cone as deleted.
     assert_eq!(env.git(&wt, &["status", "--porcelain"]), " M src/s.txt");
 }
+
+#[test]
+fn git_lfs_files_are_real_in_the_worktree_and_pointers_in_the_attempts_commit() {
+    let env = TestEnv::new();
+    let has_lfs = env.command("git", env.root()).args(["lfs", "version"]).output().is_ok_and(|o| o.status.success());
+    assert!(has_lfs, "git-lfs is not installed (.ci/run installs the Debian package git-lfs)");
+    let r = env.repo("repo").file("app.txt", "x\n").init();
+    env.git(&r, &["lfs", "install", "--local"]);
+    env.git(&r, &["lfs", "track", "*.bin"]);
+    std::fs::write(r.join("data.bin"), vec![7u8; 2000]).expect("write");
+    std::fs::write(
+        r.join("retry-run.toml"),
+        "max_attempts = 1\n[[check]]\nname = \"sizes\"\nrun = \"test $(wc -c < data.bin) -eq 2000 && test $(wc -c < new.bin) -eq 3000\"\n",
+    )
+    .expect("config");
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-q", "-m", "base"]);
+    assert!(blob(&env, &r, "HEAD:data.bin").starts_with("version https://git-lfs"), "the base holds a pointer");
+    // The agent sees the real file and adds a large one.
+    let agent =
+        env.agent(FakeAgent::new().sh("test $(wc -c < data.bin) -eq 2000").sh("head -c 3000 /dev/zero > new.bin"));
+    let out = env.run_agent(&r, &["run", "--quiet", "--task", "Add a bin"], &agent);
+    out.assert_code(0);
+    assert_eq!(outcomes(&r, "add-a-bin"), ["SUCCESS"]);
+    let pointer = blob(&env, &r, "retry-run/add-a-bin:new.bin");
+    assert!(pointer.starts_with("version https://git-lfs") && pointer.contains("size 3000"), "{pointer}");
+}
