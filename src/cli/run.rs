@@ -83,6 +83,10 @@ pub struct RunArgs {
     /// Resolve the base anew instead of using the recorded commit.
     #[arg(long)]
     pub refresh_base: bool,
+    /// Run the checks on the base again instead of reusing their cached
+    /// results from an earlier run on the same base.
+    #[arg(long)]
+    pub fresh_baseline: bool,
     /// One JSON event per line on stdout, nothing else there.
     #[arg(long, conflicts_with = "quiet")]
     pub json: bool,
@@ -163,6 +167,7 @@ fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
         targets: args.targets.clone(),
         again: args.again,
         refresh_base: args.refresh_base,
+        fresh_baseline: args.fresh_baseline,
         agent: args.agent.clone(),
         preset: args.preset.clone(),
         max_cost: args.max_cost,

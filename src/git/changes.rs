@@ -239,7 +239,7 @@ impl Repo {
         })
     }
 
-    pub(super) fn commit_tree(&self, oid: Oid) -> Result<Oid, GitError> {
+    pub fn commit_tree(&self, oid: Oid) -> Result<Oid, GitError> {
         self.repo.find_commit(oid).map(|c| c.tree_id()).map_err(ctx(|| format!("cannot read the tree of commit {oid}")))
     }
 }

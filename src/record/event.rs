@@ -80,6 +80,10 @@ pub enum Event {
         /// The variables retry-run added for the test runners.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         env: Option<BTreeMap<String, String>>,
+        /// The shared cache: `{"key", "hit"}`, and on a hit the task
+        /// whose run it reuses (`from`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache: Option<serde_json::Value>,
     },
     RetryContextAssembled {
         #[serde(default)]

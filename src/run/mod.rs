@@ -81,6 +81,9 @@ pub struct Options {
     pub targets: Vec<String>,
     pub again: bool,
     pub refresh_base: bool,
+    /// Run the checks on the base again instead of taking them from the
+    /// cache of earlier runs (`--fresh-baseline`).
+    pub fresh_baseline: bool,
     /// The agent command after `--`, overriding `agent.command`.
     pub agent: Vec<String>,
     /// `--preset`: over `agent.preset`.

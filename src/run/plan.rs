@@ -36,6 +36,8 @@ pub(super) struct Plan {
     pub hidden: Vec<PathBuf>,
     /// retry-run's own executable, which confines the agent.
     pub exe: PathBuf,
+    /// `--fresh-baseline`: the base's checks run again, the cache ignored.
+    pub fresh_baseline: bool,
 }
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
@@ -161,6 +163,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         extra_writable,
         hidden,
         exe,
+        fresh_baseline: opts.fresh_baseline,
     })
 }
 

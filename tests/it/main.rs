@@ -5,6 +5,7 @@
 mod action;
 mod agents;
 mod architecture;
+mod baseline_cache;
 mod completions;
 mod containment;
 mod demo;

@@ -184,7 +184,8 @@ const RENAMED: &[(&str, &str, &str)] = &[("AgentFinished", "ignored", "leftovers
 
 /// Fields added since v0.1, always written now and read as absent from
 /// older logs: (event type, name).
-const ADDED: &[(&str, &str)] = &[("BaselineChecked", "env"), ("CheckFinished", "env"), ("CheckFinished", "rerun")];
+const ADDED: &[(&str, &str)] =
+    &[("BaselineChecked", "env"), ("BaselineChecked", "cache"), ("CheckFinished", "env"), ("CheckFinished", "rerun")];
 
 /// The keys of each event type in a log, renamed fields under their new
 /// name, added ones left out.

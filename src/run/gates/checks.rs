@@ -13,6 +13,7 @@ use std::time::Duration;
 use super::super::RunError;
 use super::super::recorder::CheckRun;
 use super::super::task_run::{Attempt, TaskRun};
+use super::baseline_cache;
 use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
@@ -200,23 +201,37 @@ impl TaskRun<'_> {
     fn baseline(&mut self, a: &Attempt) -> Result<Vec<Baseline>, RunError> {
         let (base, wt) = (self.base.oid, &self.wt);
         let dir = self.store.task(&self.plan.id);
+        let tree = self.repo.commit_tree(base)?.to_string();
         let mut out = Vec::new();
         for check in &self.plan.config.checks {
             if !check.baseline_mode(&self.plan.config.retry).runs() {
                 continue;
             }
-            let cache = dir.baseline_cache(base, &check.name);
-            if let Some(b) = std::fs::read(&cache)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<Baseline>(&b).ok())
-                .filter(|b| b.run == check.run && b.keys == KEYS_VERSION)
-            {
+            let env = a.confinement.env();
+            let added = runners::runner_env(&inherited(&env, &a.confinement.unset()));
+            // The key: what retry-run gives the check, the base's tree,
+            // the check and the programs it starts.
+            let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
+            let key = baseline_cache::key(&baseline_cache::parts(check, tree.clone(), keyed));
+            let cached = if self.plan.fresh_baseline { None } else { baseline_cache::read(&self.store.root, &key) };
+            if let Some(e) = cached.filter(|e| e.baseline.run == check.run) {
+                let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
+                super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
+                self.rec.event(
+                    Some(a.n),
+                    Event::BaselineChecked {
+                        check: b.check.clone(),
+                        base: b.base.clone(),
+                        passed: b.passed,
+                        failures: b.failures.iter().map(|f| f.key.clone()).collect(),
+                        env: Some(as_map(&added)),
+                        cache: Some(serde_json::json!({"key": key, "hit": true, "from": e.task})),
+                    },
+                )?;
                 out.push(b);
                 continue;
             }
             let out_file = dir.baseline_out(base, &check.name);
-            let env = a.confinement.env();
-            let added = runners::runner_env(&inherited(&env, &a.confinement.unset()));
             let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
             // A check stopped by an interruption says nothing of the base.
             super::super::stop_if_interrupted(&self.plan.id)?;
@@ -231,7 +246,12 @@ impl TaskRun<'_> {
                 ran: p.tests.ran,
                 keys: KEYS_VERSION,
             };
-            super::super::write_json(&cache, &b)?;
+            super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
+            // A timed-out run says nothing lasting of the base.
+            if !p.timed_out {
+                let entry = baseline_cache::Entry { baseline: b.clone(), task: self.plan.id.clone() };
+                super::super::write_json(&baseline_cache::file(&self.store.root, &key), &entry)?;
+            }
             self.rec.event(
                 Some(a.n),
                 Event::BaselineChecked {
@@ -240,6 +260,7 @@ impl TaskRun<'_> {
                     passed: b.passed,
                     failures: b.failures.iter().map(|f| f.key.clone()).collect(),
                     env: Some(as_map(&added)),
+                    cache: Some(serde_json::json!({"key": key, "hit": false})),
                 },
             )?;
             out.push(b);

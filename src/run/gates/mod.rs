@@ -2,6 +2,7 @@
 //! configured checks (judged against the base), the built-in checks (the
 //! task's targets, test integrity) and the verifier. A gate is one file.
 
+pub mod baseline_cache;
 pub mod builtin;
 pub mod checks;
 mod scope;
