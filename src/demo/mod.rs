@@ -51,12 +51,24 @@ pub fn demo(keep: bool) -> Result<Ending, RunError> {
     result
 }
 
+/// Removes `dir` and everything in it. A process that was just stopped may
+/// still be writing there for a moment (a sandbox's last children): a
+/// removal that fails is tried again, for up to a second.
+fn remove_all(dir: &Path) {
+    for _ in 0..20 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Removes the demo's temporary directory when dropped.
 struct Removed(PathBuf);
 
 impl Drop for Removed {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        remove_all(&self.0);
     }
 }
 
@@ -104,7 +116,7 @@ mod interrupted {
                 return;
             }
             if let Some(dir) = DIR.get() {
-                let _ = std::fs::remove_dir_all(dir);
+                super::remove_all(dir);
             }
             let sig = i32::from(byte);
             // SAFETY: the default action restored, then the signal raised again.
