@@ -214,44 +214,36 @@ impl TaskRun<'_> {
             let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
             let key = baseline_cache::key(&baseline_cache::parts(check, tree.clone(), keyed));
             let cached = if self.plan.fresh_baseline { None } else { baseline_cache::read(&self.store.root, &key) };
-            if let Some(e) = cached.filter(|e| e.baseline.run == check.run) {
-                let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
-                super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
-                self.rec.event(
-                    Some(a.n),
-                    Event::BaselineChecked {
-                        check: b.check.clone(),
-                        base: b.base.clone(),
-                        passed: b.passed,
-                        failures: b.failures.iter().map(|f| f.key.clone()).collect(),
-                        env: Some(as_map(&added)),
-                        cache: Some(serde_json::json!({"key": key, "hit": true, "from": e.task})),
-                    },
-                )?;
-                out.push(b);
-                continue;
-            }
-            let out_file = dir.baseline_out(base, &check.name);
-            let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
-            // A check stopped by an interruption says nothing of the base.
-            super::super::stop_if_interrupted(&self.plan.id)?;
-            let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
-            let p = parse(check, &f, wt, self.repo, None);
-            let b = Baseline {
-                check: check.name.clone(),
-                run: check.run.clone(),
-                base: base.to_string(),
-                passed: p.exited_ok(),
-                failures: p.failures,
-                ran: p.tests.ran,
-                keys: KEYS_VERSION,
+            let (b, cache) = match cached.filter(|e| e.baseline.run == check.run) {
+                Some(e) => {
+                    let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
+                    (b, serde_json::json!({"key": key, "hit": true, "from": e.task}))
+                }
+                None => {
+                    let out_file = dir.baseline_out(base, &check.name);
+                    let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
+                    // A check stopped by an interruption says nothing of the base.
+                    super::super::stop_if_interrupted(&self.plan.id)?;
+                    let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
+                    let p = parse(check, &f, wt, self.repo, None);
+                    let b = Baseline {
+                        check: check.name.clone(),
+                        run: check.run.clone(),
+                        base: base.to_string(),
+                        passed: p.exited_ok(),
+                        failures: p.failures,
+                        ran: p.tests.ran,
+                        keys: KEYS_VERSION,
+                    };
+                    // A timed-out run says nothing lasting of the base.
+                    if !p.timed_out {
+                        let entry = baseline_cache::Entry { baseline: b.clone(), task: self.plan.id.clone() };
+                        super::super::write_json(&baseline_cache::file(&self.store.root, &key), &entry)?;
+                    }
+                    (b, serde_json::json!({"key": key, "hit": false}))
+                }
             };
             super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
-            // A timed-out run says nothing lasting of the base.
-            if !p.timed_out {
-                let entry = baseline_cache::Entry { baseline: b.clone(), task: self.plan.id.clone() };
-                super::super::write_json(&baseline_cache::file(&self.store.root, &key), &entry)?;
-            }
             self.rec.event(
                 Some(a.n),
                 Event::BaselineChecked {
@@ -260,7 +252,7 @@ impl TaskRun<'_> {
                     passed: b.passed,
                     failures: b.failures.iter().map(|f| f.key.clone()).collect(),
                     env: Some(as_map(&added)),
-                    cache: Some(serde_json::json!({"key": key, "hit": false})),
+                    cache: Some(cache),
                 },
             )?;
             out.push(b);
