@@ -136,6 +136,19 @@ impl<'v> Blobs<'v> {
         Ok(Blobs { view, fetched })
     }
 
+    /// The length of [`Blobs::get`], read from the object's header where
+    /// its content is not at hand.
+    fn size(&self, (id, mode): Leaf) -> Result<usize, GitError> {
+        if mode == GITLINK {
+            return Ok(self.get((id, mode), false)?.len());
+        }
+        if let Some(data) = self.view.contents.get(&id).or_else(|| self.fetched.get(&id)) {
+            return Ok(data.len());
+        }
+        let odb = self.view.repo.odb().map_err(ctx(|| "cannot open the object database".to_string()))?;
+        odb.read_header(id).map(|(size, _)| size).map_err(ctx(|| format!("cannot read blob {id}")))
+    }
+
     /// A side's content: a blob, or git's text for a submodule pointer.
     fn get(&self, (id, mode): Leaf, dirty: bool) -> Result<Cow<'_, [u8]>, GitError> {
         if mode == GITLINK {
@@ -316,11 +329,28 @@ fn compare(
         Vec::new()
     };
     let blobs = Blobs::fetch(view, ahead)?;
+    /// The renames' view of the deleted and added blobs.
+    struct Ends<'b, 'v> {
+        blobs: &'b Blobs<'v>,
+        deleted: &'b [(&'b [u8], Leaf)],
+        added: &'b [(&'b [u8], Leaf)],
+    }
+    impl<'b> Ends<'b, '_> {
+        fn leaf(&self, side: RenameSide, i: usize) -> Leaf {
+            if side == RenameSide::Left { self.deleted[i].1 } else { self.added[i].1 }
+        }
+    }
+    impl<'b> renames::Blobs<'b, GitError> for Ends<'b, '_> {
+        fn size(&mut self, side: RenameSide, i: usize) -> Result<usize, GitError> {
+            self.blobs.size(self.leaf(side, i))
+        }
+        fn load(&mut self, side: RenameSide, i: usize) -> Result<Cow<'b, [u8]>, GitError> {
+            self.blobs.get(self.leaf(side, i), false)
+        }
+    }
+    let mut ends = Ends { blobs: &blobs, deleted: &deleted, added: &added };
     let renamed =
-        renames::detect(&endpoints(&deleted, &del_ids), &endpoints(&added, &add_ids), RENAME_LIMIT, &mut |s, i| {
-            let (_, leaf) = if s == RenameSide::Left { deleted[i] } else { added[i] };
-            blobs.get(leaf, false)
-        })?;
+        renames::detect(&endpoints(&deleted, &del_ids), &endpoints(&added, &add_ids), RENAME_LIMIT, &mut ends)?;
     let (mut del_done, mut add_done) = (vec![false; deleted.len()], vec![false; added.len()]);
     for (i, j, score) in renamed {
         del_done[i] = true;

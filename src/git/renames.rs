@@ -113,14 +113,23 @@ fn score_hashed(src: &[(u32, u32)], src_len: usize, dst: &[(u32, u32)], dst_len:
     (copied(src, dst) * u64::from(MAX_SCORE) / max as u64) as u32
 }
 
-/// Pairs sources with destinations. `load` returns a blob's bytes by index
-/// into `sources` (`Left`) or `destinations` (`Right`). Returns
-/// `(source, destination, score)` triples.
+/// The blobs of the endpoints, by index into the sources (`Left`) or the
+/// destinations (`Right`).
+pub trait Blobs<'l, E> {
+    /// The blob's size in bytes, which must be the length of its [`Blobs::load`].
+    fn size(&mut self, side: Side, i: usize) -> Result<usize, E>;
+    fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'l, [u8]>, E>;
+}
+
+/// Pairs sources with destinations. Returns `(source, destination, score)`
+/// triples. Like git, a pair whose sizes are too far apart to reach the
+/// score it needs is pruned on its sizes alone, without reading either
+/// blob.
 pub fn detect<'l, E>(
     sources: &[Endpoint],
     destinations: &[Endpoint],
     limit: usize,
-    load: &mut dyn FnMut(Side, usize) -> Result<std::borrow::Cow<'l, [u8]>, E>,
+    blobs: &mut dyn Blobs<'l, E>,
 ) -> Result<Vec<(usize, usize, u32)>, E> {
     let mut pairs = Vec::new();
     let mut src_used = vec![false; sources.len()];
@@ -162,12 +171,31 @@ pub fn detect<'l, E>(
     type Hashed = HashMap<usize, (Vec<(u32, u32)>, usize)>;
     let mut src_data: Hashed = HashMap::new();
     let mut dst_data: Hashed = HashMap::new();
-    let mut hashed = |side: Side, i: usize, cache: &mut Hashed| -> Result<(), E> {
-        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(i) {
-            let data = load(side, i)?;
-            slot.insert((spanhash(&data), data.len()));
+    let mut sizes: HashMap<(Side, usize), usize> = HashMap::new();
+    // The score of a pair, 0 when their sizes rule it out.
+    let mut scored = |i: usize, j: usize, src_data: &mut Hashed, dst_data: &mut Hashed| -> Result<u32, E> {
+        let mut size = |side: Side, k: usize| -> Result<usize, E> {
+            match sizes.get(&(side, k)) {
+                Some(&n) => Ok(n),
+                None => {
+                    let n = blobs.size(side, k)?;
+                    sizes.insert((side, k), n);
+                    Ok(n)
+                }
+            }
+        };
+        let (a, b) = (size(Side::Left, i)?, size(Side::Right, j)?);
+        if a.max(b) == 0 || size_pruned(a, b) {
+            return Ok(0);
         }
-        Ok(())
+        for (side, k, cache) in [(Side::Left, i, &mut *src_data), (Side::Right, j, &mut *dst_data)] {
+            if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(k) {
+                let data = blobs.load(side, k)?;
+                slot.insert((spanhash(&data), data.len()));
+            }
+        }
+        let (s, d) = (&src_data[&i], &dst_data[&j]);
+        Ok(score_hashed(&s.0, s.1, &d.0, d.1))
     };
 
     // 2. Basenames unique on both sides.
@@ -186,10 +214,7 @@ pub fn detect<'l, E>(
             continue;
         };
         let i = *i;
-        hashed(Side::Left, i, &mut src_data)?;
-        hashed(Side::Right, j, &mut dst_data)?;
-        let (s, d) = (&src_data[&i], &dst_data[&j]);
-        let sc = score_hashed(&s.0, s.1, &d.0, d.1);
+        let sc = scored(i, j, &mut src_data, &mut dst_data)?;
         if sc >= MIN_BASENAME_SCORE {
             src_used[i] = true;
             dst_used[j] = true;
@@ -203,27 +228,21 @@ pub fn detect<'l, E>(
     if srcs.is_empty() || dsts.is_empty() || srcs.len().saturating_mul(dsts.len()) > limit.saturating_mul(limit) {
         return Ok(pairs);
     }
-    for &i in &srcs {
-        hashed(Side::Left, i, &mut src_data)?;
-    }
-    let mut scored: Vec<(u32, bool, usize, usize)> = Vec::new(); // (score, same basename, dst, src)
+    let mut candidates: Vec<(u32, bool, usize, usize)> = Vec::new(); // (score, same basename, dst, src)
     for &j in &dsts {
-        hashed(Side::Right, j, &mut dst_data)?;
-        let d = &dst_data[&j];
         let mut best: Vec<(u32, bool, usize, usize)> = Vec::new();
         for &i in &srcs {
-            let s = &src_data[&i];
-            let sc = score_hashed(&s.0, s.1, &d.0, d.1);
+            let sc = scored(i, j, &mut src_data, &mut dst_data)?;
             if sc >= MIN_SCORE {
                 best.push((sc, basename(sources[i].path) == basename(destinations[j].path), j, i));
             }
         }
         best.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.3.cmp(&b.3)));
         best.truncate(CANDIDATES_PER_DST);
-        scored.extend(best);
+        candidates.extend(best);
     }
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
-    for (sc, _, j, i) in scored {
+    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+    for (sc, _, j, i) in candidates {
         if !src_used[i] && !dst_used[j] {
             src_used[i] = true;
             dst_used[j] = true;
@@ -234,7 +253,7 @@ pub fn detect<'l, E>(
 }
 
 /// Which list an index of [`detect`]'s loader refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Side {
     Left,
     Right,
@@ -292,10 +311,36 @@ mod tests {
                 _ => b"?\n".to_vec(),
             }))
         };
-        let got = detect(&sources, &dests, 1000, &mut { content }).unwrap();
+        struct Content<F>(F);
+        impl<F: FnMut(Side, usize) -> Result<std::borrow::Cow<'static, [u8]>, ()>> Blobs<'static, ()> for Content<F> {
+            fn size(&mut self, side: Side, i: usize) -> Result<usize, ()> {
+                Ok((self.0)(side, i)?.len())
+            }
+            fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'static, [u8]>, ()> {
+                (self.0)(side, i)
+            }
+        }
+        let got = detect(&sources, &dests, 1000, &mut Content(content)).unwrap();
         assert_eq!(got.len(), 2);
         assert_eq!((got[0].0, got[0].1, got[0].2), (1, 0, MAX_SCORE));
         assert_eq!((got[1].0, got[1].1), (2, 1));
         assert_eq!(percent(got[1].2), 83);
+    }
+
+    #[test]
+    fn pairs_pruned_by_size_are_never_read() {
+        // Sizes only: reading any blob is an error.
+        struct SizesOnly;
+        impl Blobs<'static, String> for SizesOnly {
+            fn size(&mut self, side: Side, _: usize) -> Result<usize, String> {
+                Ok(if side == Side::Left { 1400 } else { 8 })
+            }
+            fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'static, [u8]>, String> {
+                Err(format!("read {side:?} {i}"))
+            }
+        }
+        let sources = [ep("src/a.py", "1"), ep("src/b.py", "2")];
+        let dests = [ep("docs/a.py", "3"), ep("docs/n.md", "4")];
+        assert_eq!(detect(&sources, &dests, 1000, &mut SizesOnly), Ok(vec![]));
     }
 }
