@@ -5,10 +5,16 @@ use sha2::{Digest, Sha256};
 
 /// The sha256 of `bytes`, as 64 lowercase hex digits.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
+    hex(&Sha256::digest(bytes))
+}
+
+/// `bytes` as lowercase hex digits, two a byte.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
     }
     s
 }
@@ -26,5 +32,6 @@ mod tests {
         for (bytes, want) in cases {
             assert_eq!(sha256_hex(bytes), *want);
         }
+        assert_eq!(hex(&[0, 9, 10, 255]), "00090aff");
     }
 }

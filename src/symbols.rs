@@ -19,7 +19,9 @@ pub fn changed_symbols(
     old_changed: &[usize],
     new_changed: &[usize],
 ) -> Vec<SymbolChange> {
-    let key = |s: &ScopeSpan| (s.kind.clone(), s.qualified_name.clone());
+    fn key(s: &ScopeSpan) -> (&str, &str) {
+        (&s.kind, &s.qualified_name)
+    }
     let old_keys: BTreeSet<_> = old.iter().map(key).collect();
     let new_keys: BTreeSet<_> = new.iter().map(key).collect();
     let mut modified = BTreeSet::new();

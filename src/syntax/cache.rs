@@ -2,9 +2,14 @@
 //! scopes depend only on its bytes, the language's query and this version
 //! of retry-run, so they are parsed once and kept in the user's cache
 //! directory (`$XDG_CACHE_HOME/retry-run/scopes/<language>-<stamp>/`, else
-//! `~/.cache/...`), one small JSON file per blob, shared by every clone: the
+//! `~/.cache/...`), one small file per blob, shared by every clone: the
 //! repository itself is never written. The base's blobs are the same for
 //! every attempt of a task and for every pull request on that base.
+//!
+//! An entry is read for every version of every changed file, so its format
+//! is made to be read fast ([`encode`], [`decode`]): one line per scope,
+//! numbers first, then each string with its length in front, so nothing is
+//! escaped or searched for. An entry that does not decode is parsed again.
 //!
 //! The cache only saves time: a file that cannot be read or written is
 //! parsed again, and `diff --no-cache` bypasses it; the output is the same.
@@ -16,7 +21,13 @@ use crate::model::ScopeSpan;
 
 pub struct ScopeCache {
     root: PathBuf,
+    /// Each language's directory, by its index in [`super::LANGUAGES`]:
+    /// the stamp is a hash, computed once.
+    dirs: std::sync::OnceLock<Vec<PathBuf>>,
 }
+
+/// The entries' format; part of the stamp, so that another format is never read.
+const FORMAT: &str = "lines-1";
 
 impl ScopeCache {
     /// The user's cache; `None` when there is no cache directory (no
@@ -26,12 +37,19 @@ impl ScopeCache {
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-        Some(ScopeCache { root: base.join("retry-run").join("scopes") })
+        Some(ScopeCache { root: base.join("retry-run").join("scopes"), dirs: std::sync::OnceLock::new() })
     }
 
     fn path(&self, def: &LanguageDef, id: &[u8]) -> PathBuf {
-        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        self.root.join(cache_stamp(def)).join(&hex[..2]).join(format!("{}.json", &hex[2..]))
+        let dirs = self.dirs.get_or_init(|| {
+            super::LANGUAGES.iter().map(|l| self.root.join(format!("{}-{FORMAT}", cache_stamp(l)))).collect()
+        });
+        let dir = match super::LANGUAGES.iter().position(|l| std::ptr::eq(l, def)) {
+            Some(i) => dirs[i].clone(),
+            None => self.root.join(format!("{}-{FORMAT}", cache_stamp(def))),
+        };
+        let hex = crate::hash::hex(id);
+        dir.join(&hex[..2]).join(&hex[2..])
     }
 
     /// The scopes of `source` (whose object id is `id`): from the cache,
@@ -40,7 +58,7 @@ impl ScopeCache {
     pub fn scopes(&self, def: &'static LanguageDef, id: Option<&[u8]>, source: &[u8]) -> Vec<ScopeSpan> {
         let Some(id) = id.filter(|i| i.len() >= 2) else { return scopes(def, source).unwrap_or_default() };
         let path = self.path(def, id);
-        if let Some(spans) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
+        if let Some(spans) = std::fs::read(&path).ok().and_then(|b| decode(&b)) {
             return spans;
         }
         let Ok(spans) = scopes(def, source) else { return Vec::new() };
@@ -52,12 +70,98 @@ impl ScopeCache {
 /// Writes the entry whole (a temporary file renamed into place), or not at all.
 fn store(path: &std::path::Path, spans: &[ScopeSpan]) {
     let Some(dir) = path.parent() else { return };
-    let Ok(bytes) = serde_json::to_vec(spans) else { return };
+    let bytes = encode(spans);
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
     let tmp = dir.join(format!(".{}.{}", std::process::id(), path.file_name().and_then(|n| n.to_str()).unwrap_or("x")));
     if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_err() {
         let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// An entry: per scope, `START END` and then `kind`, `qualified_name`,
+/// `name` and `signature`, each as `LEN:BYTES`, and a newline.
+fn encode(spans: &[ScopeSpan]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(spans.len() * 64);
+    for s in spans {
+        out.extend_from_slice(format!("{} {}", s.start_line, s.end_line).as_bytes());
+        for text in [&s.kind, &s.qualified_name, &s.name, &s.signature] {
+            out.extend_from_slice(format!(" {}:", text.len()).as_bytes());
+            out.extend_from_slice(text.as_bytes());
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The scopes of an entry; `None` when it is not one [`encode`] wrote.
+fn decode(mut data: &[u8]) -> Option<Vec<ScopeSpan>> {
+    /// A decimal number up to the byte `end`, and what follows that byte.
+    fn number(data: &[u8], end: u8) -> Option<(usize, &[u8])> {
+        let at = data.iter().position(|&c| c == end)?;
+        let digits = &data[..at];
+        if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n = digits.iter().fold(0usize, |n, &d| n * 10 + usize::from(d - b'0'));
+        Some((n, &data[at + 1..]))
+    }
+    fn text(data: &[u8]) -> Option<(String, &[u8])> {
+        let (len, rest) = number(data.strip_prefix(b" ")?, b':')?;
+        let bytes = rest.get(..len)?;
+        Some((std::str::from_utf8(bytes).ok()?.to_string(), &rest[len..]))
+    }
+    let mut spans = Vec::new();
+    while !data.is_empty() {
+        let (start_line, rest) = number(data, b' ')?;
+        let (end_line, rest) = number(rest, b' ')?;
+        // `number` took the space before the first string: give it back.
+        let rest = &data[data.len() - rest.len() - 1..];
+        let (kind, rest) = text(rest)?;
+        let (qualified_name, rest) = text(rest)?;
+        let (name, rest) = text(rest)?;
+        let (signature, rest) = text(rest)?;
+        data = rest.strip_prefix(b"\n")?;
+        spans.push(ScopeSpan { kind, name, qualified_name, start_line, end_line, signature });
+    }
+    Some(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(kind: &str, q: &str, name: &str, sig: &str) -> ScopeSpan {
+        ScopeSpan {
+            kind: kind.into(),
+            name: name.into(),
+            qualified_name: q.into(),
+            start_line: 3,
+            end_line: 12,
+            signature: sig.into(),
+        }
+    }
+
+    #[test]
+    fn entries_decode_to_what_was_encoded_whatever_the_strings_hold() {
+        let spans = vec![
+            span("function", "f", "f", "def f(x):"),
+            span("class", "A", "A", "class A(B, metaclass=M):"),
+            span("function", "A.g", "g", "def g(self, a:\t'x y',\n b=\"12 3:\"):"),
+            span("impl", "Ünïcode", "Ünïcode", ""),
+        ];
+        assert_eq!(decode(&encode(&spans)), Some(spans));
+        assert_eq!(decode(b""), Some(vec![]));
+    }
+
+    #[test]
+    fn a_damaged_entry_is_not_decoded() {
+        let good = encode(&[span("function", "f", "f", "def f(x):")]);
+        for cut in 1..good.len() {
+            assert_eq!(decode(&good[..cut]), None, "cut at {cut}");
+        }
+        assert_eq!(decode(b"[{\"kind\":\"function\"}]"), None);
+        assert_eq!(decode(b"1 2 3:abc 1:x 1:x 99:short\n"), None);
     }
 }

@@ -92,15 +92,15 @@ fn diff_output_is_identical_with_and_without_the_scopes_cache() {
         let cold = env.run(&repo, &args).stdout;
         let entries: Vec<Vec<u8>> = crate::support::files_under(&cache)
             .into_iter()
-            .filter(|(p, _)| p.ends_with(b".json"))
             .map(|(p, _)| p)
+            .filter(|p| !p.rsplit(|&c| c == b'/').next().is_some_and(|name| name.starts_with(b".")))
             .collect();
         assert!(entries.len() >= 4, "the cache was not filled: {entries:?}");
         let warm = env.run(&repo, &args).stdout;
         // Damage every entry: each is parsed again.
         for path in &entries {
             let p = cache.join(std::str::from_utf8(path).expect("utf-8 name"));
-            std::fs::write(p, b"{not json").expect("damage");
+            std::fs::write(p, b"3 9 not an entry").expect("damage");
         }
         let damaged = env.run(&repo, &args).stdout;
         for (name, out) in [("cold", &cold), ("warm", &warm), ("damaged", &damaged)] {
