@@ -163,16 +163,19 @@ fn level<'p>(odb: &git2::Odb, p: &Pending<'p>, out: &mut Vec<ChangedLeaf>) -> Re
         b.extend(here.iter().filter_map(|(name, leaf)| leaf.map(|l| (*name, l))));
         b.sort_unstable_by(|x, y| x.0.cmp(y.0));
     }
-    let mut names: Vec<&[u8]> = a.iter().chain(&b).map(|(name, _)| *name).chain(below.keys().copied()).collect();
-    names.sort_unstable();
-    names.dedup();
-    let get = |v: &[(&[u8], Leaf)], name: &[u8]| v.binary_search_by(|e| e.0.cmp(name)).ok().map(|i| v[i].1);
     let tree_of = |l: Option<Leaf>| l.filter(|(_, m)| *m == TREE_MODE).map(|(id, _)| id);
     let leaf_of = |l: Option<Leaf>| l.filter(|(_, m)| *m != TREE_MODE);
     let mut subs = Vec::new();
-    for name in names {
-        let (x, y) = (get(&a, name), get(&b, name));
-        let inner = below.remove(name);
+    // Both sides and the overlay's directories are sorted by name: walk
+    // them together, one name at a time.
+    let (mut a, mut b, mut below) = (a.iter().peekable(), b.iter().peekable(), below.into_iter().peekable());
+    loop {
+        let name =
+            [a.peek().map(|e| e.0), b.peek().map(|e| e.0), below.peek().map(|e| e.0)].into_iter().flatten().min();
+        let Some(name) = name else { break };
+        let x = a.next_if(|e| e.0 == name).map(|e| e.1);
+        let y = b.next_if(|e| e.0 == name).map(|e| e.1);
+        let inner = below.next_if(|e| e.0 == name).map(|e| e.1);
         if inner.is_none() && x == y {
             continue;
         }
@@ -216,10 +219,11 @@ fn parse(id: Oid, mut data: &[u8]) -> Result<Vec<(&[u8], Leaf)>, GitError> {
     let mut entries = Vec::with_capacity(data.len() / 40);
     while !data.is_empty() {
         let sp = data.iter().position(|&c| c == b' ').ok_or_else(|| malformed(id, "an entry has no mode"))?;
-        let mode = std::str::from_utf8(&data[..sp])
-            .ok()
-            .and_then(|m| i32::from_str_radix(m, 8).ok())
-            .ok_or_else(|| malformed(id, "an entry's mode is not octal"))?;
+        let digits = &data[..sp];
+        if digits.is_empty() || digits.len() > 7 || !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+            return Err(malformed(id, "an entry's mode is not octal"));
+        }
+        let mode = digits.iter().fold(0i32, |m, &d| m * 8 + i32::from(d - b'0'));
         let rest = &data[sp + 1..];
         let nul = rest.iter().position(|&c| c == 0).ok_or_else(|| malformed(id, "an entry's name has no end"))?;
         let raw = rest.get(nul + 1..nul + 21).ok_or_else(|| malformed(id, "an entry's id is cut short"))?;
