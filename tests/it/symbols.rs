@@ -91,8 +91,7 @@ fn diff_output_is_identical_with_and_without_the_scopes_cache() {
         assert!(!cache.exists(), "--no-cache wrote a cache");
         let cold = env.run(&repo, &args).stdout;
         let entries: Vec<Vec<u8>> = crate::support::files_under(&cache)
-            .into_iter()
-            .map(|(p, _)| p)
+            .into_keys()
             .filter(|p| !p.rsplit(|&c| c == b'/').next().is_some_and(|name| name.starts_with(b".")))
             .filter(|p| cache.join(std::str::from_utf8(p).expect("utf-8 name")).is_file())
             .collect();
