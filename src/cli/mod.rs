@@ -113,8 +113,25 @@ pub(crate) fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf
     crate::pathfmt::absolute(path, dir)
 }
 
+/// What `--version` prints, as clap renders it.
+fn version_line() -> String {
+    format!("retry-run {}\n", env!("CARGO_PKG_VERSION"))
+}
+
 /// Parses the command line, runs the command, returns the exit code.
 pub fn main() -> i32 {
+    // `retry-run --version` alone is answered before the parser is built
+    // (building it is most of this process's work), with clap's own line.
+    let mut args = std::env::args_os().skip(1);
+    if let (Some(flag), None) = (args.next(), args.next())
+        && (flag == "--version" || flag == "-V")
+    {
+        use std::io::Write;
+        return match std::io::stdout().write_all(version_line().as_bytes()) {
+            Ok(()) => exit::OK,
+            Err(_) => exit::ENVIRONMENT,
+        };
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -167,5 +184,15 @@ pub fn main() -> i32 {
             }
             e.code
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_early_version_line_is_clap_s() {
+        assert_eq!(super::version_line(), super::Cli::command().render_version());
     }
 }
