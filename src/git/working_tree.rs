@@ -122,11 +122,19 @@ impl Repo {
         }
 
         // Read, stat and hash the files. Where no clean filter can apply
-        // (the common case), no git object is needed: both cores share it.
-        let read = |jobs: &[(usize, std::path::PathBuf, bool)]| -> Result<Vec<(usize, Option<OnDisk>)>, GitError> {
-            jobs.iter().map(|(i, abs, exec)| Ok((*i, on_disk(abs, filemode, *exec)?))).collect()
-        };
+        // (the common case), no git object is needed: both cores share the
+        // reading and the hashing.
         let filters = autocrlf || attributes;
+        type Read = (usize, Option<(OnDisk, Option<Oid>)>);
+        let read = |jobs: &[(usize, std::path::PathBuf, bool)]| -> Result<Vec<Read>, GitError> {
+            jobs.iter()
+                .map(|(i, abs, exec)| {
+                    let Some(found) = on_disk(abs, filemode, *exec)? else { return Ok((*i, None)) };
+                    let id = if filters || found.mode == 0o120000 { None } else { Some(hash_blob(&found.data)?) };
+                    Ok((*i, Some((found, id))))
+                })
+                .collect()
+        };
         let read_all = if filters || jobs.len() < 64 {
             read(&jobs)?
         } else {
@@ -143,7 +151,12 @@ impl Repo {
         // Files a filter driver (or an encoding) applies to: hashed by git.
         let mut by_git: Vec<(usize, i32)> = Vec::new();
         for (i, found) in read_all {
-            let Some(OnDisk { data, mode }) = found else { continue };
+            let Some((OnDisk { data, mode }, hashed)) = found else { continue };
+            if let Some(oid) = hashed {
+                state.contents.entry(oid).or_insert(data);
+                state.overlay[i].1 = Some((oid, mode));
+                continue;
+            }
             let rel = Path::new(OsStr::from_bytes(&state.overlay[i].0)).to_path_buf();
             if mode != 0o120000
                 && attributes
@@ -313,7 +326,7 @@ impl Repo {
 impl WorkingTreeOverlay {
     /// Hashes a blob's bytes and keeps them for later reads.
     fn keep(&mut self, data: Vec<u8>) -> Result<Oid, GitError> {
-        let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(ctx(|| "cannot hash a file".into()))?;
+        let oid = hash_blob(&data)?;
         self.contents.entry(oid).or_insert(data);
         Ok(oid)
     }
@@ -361,6 +374,11 @@ fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnD
     }
     let exec = if filemode { meta.permissions().mode() & 0o111 != 0 } else { exec_by_index };
     Ok(Some(OnDisk { data: std::fs::read(abs).map_err(io)?, mode: if exec { 0o100755 } else { 0o100644 } }))
+}
+
+/// The id of a blob of these bytes.
+fn hash_blob(data: &[u8]) -> Result<Oid, GitError> {
+    Oid::hash_object(ObjectType::Blob, data).map_err(ctx(|| "cannot hash a file".into()))
 }
 
 /// Whether an index entry is outside the sparse checkout.
