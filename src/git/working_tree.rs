@@ -153,8 +153,7 @@ impl Repo {
         for (i, found) in read_all {
             let Some((OnDisk { data, mode }, hashed)) = found else { continue };
             if let Some(oid) = hashed {
-                state.contents.entry(oid).or_insert(data);
-                state.overlay[i].1 = Some((oid, mode));
+                state.found(i, (oid, mode), data);
                 continue;
             }
             let rel = Path::new(OsStr::from_bytes(&state.overlay[i].0)).to_path_buf();
@@ -181,8 +180,7 @@ impl Repo {
         }
         let paths: Vec<Vec<u8>> = by_git.iter().map(|(i, _)| state.overlay[*i].0.clone()).collect();
         for ((i, mode), (oid, data)) in by_git.into_iter().zip(super::filters::hash_with_git(&workdir, &paths)?) {
-            state.contents.entry(oid).or_insert(data);
-            state.overlay[i].1 = Some((oid, mode));
+            state.found(i, (oid, mode), data);
         }
         Ok(state)
     }
@@ -324,6 +322,12 @@ impl Repo {
 }
 
 impl WorkingTreeOverlay {
+    /// Overlay entry `i` is this blob, whose bytes are kept for later reads.
+    fn found(&mut self, i: usize, leaf: Leaf, data: Vec<u8>) {
+        self.contents.entry(leaf.0).or_insert(data);
+        self.overlay[i].1 = Some(leaf);
+    }
+
     /// Hashes a blob's bytes and keeps them for later reads.
     fn keep(&mut self, data: Vec<u8>) -> Result<Oid, GitError> {
         let oid = hash_blob(&data)?;
