@@ -11,6 +11,7 @@
 //! `.gitignore`, "ignored" is decided by the base's rules ([`super::ignore`]),
 //! so an edited `.gitignore` can neither hide a new file nor expose one.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -39,7 +40,8 @@ impl Repo {
         let workdir =
             self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?.to_path_buf();
 
-        let entries = self.status_entries(head_tree, false)?;
+        // The index, read once, and the entries the steps below consult.
+        let (known, entries) = self.status_entries(None, head_tree, false)?;
         let edits_gitignore = entries.iter().any(|(p, _)| is_gitignore(p))
             || changed_leaves(&self.repo, Some(base_tree), Some(head_tree), &[])?
                 .iter()
@@ -49,7 +51,8 @@ impl Repo {
             // or ignored file by the base's rules: ignored there, it is absent.
             let base = self.repo.find_tree(base_tree).map_err(ctx(|| format!("cannot read tree {base_tree}")))?;
             let rules = BaseIgnore::from_tree(&self.repo, &base, &workdir, self.common_dir())?;
-            self.status_entries(head_tree, true)?
+            self.status_entries(Some(&known), head_tree, true)?
+                .1
                 .into_iter()
                 .map(|(path, flag)| match flag {
                     Untracked::No => (path, Untracked::No),
@@ -62,11 +65,10 @@ impl Repo {
         };
 
         let head = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
-        let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
         let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
         let filemode = config.get_bool("core.filemode").unwrap_or(true);
         let autocrlf = config.get_string("core.autocrlf").is_ok_and(|v| v != "false");
-        let attributes = self.has_attributes(&index, &entries, &config);
+        let attributes = self.has_attributes(&known, &entries, &config);
         let mut state = WorkingTreeOverlay {
             overlay: Vec::with_capacity(entries.len()),
             contents: HashMap::new(),
@@ -77,8 +79,8 @@ impl Repo {
         for (path, flag) in &entries {
             let rel = Path::new(OsStr::from_bytes(path));
             let head_mode = head.get_path(rel).ok().map(|e| e.filemode() as u32);
-            let index_entry = index.get_path(rel, 0);
-            let index_mode = index_entry.as_ref().map(|e| e.mode);
+            let index_entry = known.get(path);
+            let index_mode = index_entry.map(|e| e.mode);
             let abs = workdir.join(rel);
             let leaf = if head_mode == Some(GITLINK) || index_mode == Some(GITLINK) {
                 // A checked-out submodule: its HEAD. Not checked out: the
@@ -92,7 +94,7 @@ impl Repo {
                     }
                     None => index_entry.filter(|e| e.mode == GITLINK).map(|e| (e.id, GITLINK as i32)),
                 }
-            } else if let Some(e) = index_entry.as_ref().filter(|e| skip_worktree(e) && *flag == Untracked::No) {
+            } else if let Some(e) = index_entry.filter(|e| e.skip_worktree && *flag == Untracked::No) {
                 // Outside the sparse checkout (skip-worktree): git takes the
                 // index's entry for the file, whatever is on disk.
                 Some((e.id, e.mode as i32))
@@ -111,7 +113,7 @@ impl Repo {
         // A submodule nobody initialised here (no repository in its
         // directory) whose directory holds files: changes inside it, which
         // its status cannot show.
-        for e in index.iter().filter(|e| e.mode == GITLINK) {
+        for e in known.entries.iter().filter(|e| e.mode == GITLINK) {
             let abs = workdir.join(OsStr::from_bytes(&e.path));
             if !state.dirty_submodules.contains(&e.path)
                 && git2::Repository::open(&abs).is_err()
@@ -214,9 +216,11 @@ impl Repo {
     /// Without any, no clean filter can apply and no attribute is looked up
     /// (each lookup stats every directory up to the root: measured at a
     /// third of the time of a working-tree comparison).
-    fn has_attributes(&self, index: &git2::Index, entries: &[(Vec<u8>, Untracked)], config: &git2::Config) -> bool {
+    fn has_attributes(&self, index: &IndexSnapshot, entries: &[(Vec<u8>, Untracked)], config: &git2::Config) -> bool {
         let named = |p: &[u8]| crate::pathfmt::basename(p) == b".gitattributes";
-        entries.iter().any(|(p, _)| named(p)) || index.iter().any(|e| named(&e.path)) || self.attribute_files(config)
+        entries.iter().any(|(p, _)| named(p))
+            || index.entries.iter().any(|e| named(&e.path))
+            || self.attribute_files(config)
     }
 
     /// Adds an in-memory object backend that takes every write, once.
@@ -239,26 +243,28 @@ impl Repo {
     /// working tree) one after the other on one thread, and the working-tree
     /// side stats every file. Here the working tree is cut in two halves of
     /// about equal numbers of index entries ([`halves`]), each compared on
-    /// its own thread with its own repository handle, as literal pathspecs
-    /// that libgit2's iterator uses to skip the other half's directories.
-    fn status_entries(&self, head_tree: Oid, with_ignored: bool) -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+    /// its own thread, as literal pathspecs that libgit2's iterator uses to
+    /// skip the other half's directories. The second thread opens its own
+    /// repository handle and reads the index there while this one reads it
+    /// (libgit2 takes 9 ms for 20,000 entries; `read`: already read here),
+    /// then waits for its half. Returns what the steps after consult of the
+    /// index, and the paths. This thread compares HEAD with the index after its half,
+    /// which also leaves HEAD's trees in this handle's cache for the
+    /// lookups that follow.
+    fn status_entries<'a>(
+        &self,
+        read: Option<&'a IndexSnapshot>,
+        head_tree: Oid,
+        with_ignored: bool,
+    ) -> Result<(Cow<'a, IndexSnapshot>, Differing), GitError> {
         let workdir = self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?;
         // The same git directory and working tree (which GIT_DIR and
         // GIT_WORK_TREE may have put apart).
         let git_dir = self.repo.path().to_path_buf();
-        let open = || super::open_at(&git_dir, Some(workdir));
-        let staged = || -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
-            let repo = open()?;
-            let tree = repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
-            let index = repo.index().map_err(ctx(|| "cannot read the index".into()))?;
-            let mut opts = git2::DiffOptions::new();
-            opts.include_typechange(true).ignore_submodules(false);
-            let diff = repo
-                .diff_tree_to_index(Some(&tree), Some(&index), Some(&mut opts))
-                .map_err(ctx(|| "cannot compare HEAD with the index".into()))?;
-            Ok(diff.deltas().filter_map(|d| delta_path(&d).map(|p| (p, Untracked::No))).collect())
-        };
-        let unstaged = |repo: &git2::Repository, part: &[Vec<u8>]| -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+        let unstaged = |repo: &git2::Repository,
+                        index: Option<&git2::Index>,
+                        part: &[Vec<u8>]|
+         -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
             let mut opts = git2::DiffOptions::new();
             opts.include_untracked(true)
                 .recurse_untracked_dirs(true)
@@ -271,7 +277,7 @@ impl Repo {
                 opts.pathspec(unit.as_slice());
             }
             let diff = repo
-                .diff_index_to_workdir(None, Some(&mut opts))
+                .diff_index_to_workdir(index, Some(&mut opts))
                 .map_err(ctx(|| "cannot compare the index with the working tree".into()))?;
             Ok(diff
                 .deltas()
@@ -285,20 +291,57 @@ impl Repo {
                 })
                 .collect())
         };
-        let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
-        let (first, second) = split_working_tree(workdir, &index);
-        let (staged, a, b) = std::thread::scope(|s| {
-            let staged = s.spawn(staged);
-            let a = (!second.is_empty()).then(|| s.spawn(|| unstaged(&open()?, &second)));
-            let b = unstaged(&self.repo, &first);
+        let staged = |index: &git2::Index| -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+            let tree = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
+            let mut opts = git2::DiffOptions::new();
+            opts.include_typechange(true).ignore_submodules(false);
+            let diff = self
+                .repo
+                .diff_tree_to_index(Some(&tree), Some(index), Some(&mut opts))
+                .map_err(ctx(|| "cannot compare HEAD with the index".into()))?;
+            Ok(diff.deltas().filter_map(|d| delta_path(&d).map(|p| (p, Untracked::No))).collect())
+        };
+        // Below this size (about 1,000 entries) one thread does it all.
+        let large = std::fs::metadata(git_dir.join("index")).is_ok_and(|m| m.len() > 100_000);
+        let (a, ours) = std::thread::scope(|s| {
+            let (give, take) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
+            let a = large.then(|| {
+                s.spawn(move || {
+                    let repo = super::open_at(&git_dir, Some(workdir))?;
+                    repo.index().map_err(ctx(|| "cannot read the index".into()))?;
+                    // No half: this thread is not needed (or the other
+                    // failed, and says why).
+                    match take.recv() {
+                        Ok(part) if !part.is_empty() => unstaged(&repo, None, &part),
+                        _ => Ok(Vec::new()),
+                    }
+                })
+            });
+            let run = |give: std::sync::mpsc::Sender<Vec<Vec<u8>>>| -> Result<_, GitError> {
+                // The repository handle keeps the index it read; a second
+                // `index()` returns it again.
+                let index = self.repo.index().map_err(ctx(|| "cannot read the index".into()))?;
+                let known = match read {
+                    Some(known) => Cow::Borrowed(known),
+                    None => Cow::Owned(IndexSnapshot::of(&index)),
+                };
+                let (first, second) = if large { split(workdir, &known.entries) } else { (Vec::new(), Vec::new()) };
+                let _ = give.send(second);
+                let b = unstaged(&self.repo, Some(&index), &first)?;
+                let staged = staged(&index)?;
+                Ok((known, b, staged))
+            };
+            // `give` goes with `run`: on an error the thread stops waiting.
+            let ours = run(give);
             let a = a.map(|h| super::joined(h.join(), workdir, "a status thread"));
-            (super::joined(staged.join(), workdir, "the status thread"), a.unwrap_or(Ok(Vec::new())), b)
+            (a.unwrap_or(Ok(Vec::new())), ours)
         });
-        let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> = staged?.into_iter().collect();
-        for (path, flag) in a?.into_iter().chain(b?) {
+        let (known, b, staged) = ours?;
+        let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> = staged.into_iter().collect();
+        for (path, flag) in a?.into_iter().chain(b) {
             all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
         }
-        Ok(all.into_iter().collect())
+        Ok((known, all.into_iter().collect()))
     }
 
     /// A checked-out submodule's HEAD commit and whether it has changes of
@@ -335,6 +378,9 @@ impl WorkingTreeOverlay {
         Ok(oid)
     }
 }
+
+/// Paths of the working tree that differ from HEAD, each flagged.
+type Differing = Vec<(Vec<u8>, Untracked)>;
 
 /// Whether a path is known only to the working tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -385,9 +431,50 @@ fn hash_blob(data: &[u8]) -> Result<Oid, GitError> {
     Oid::hash_object(ObjectType::Blob, data).map_err(ctx(|| "cannot hash a file".into()))
 }
 
-/// Whether an index entry is outside the sparse checkout.
-fn skip_worktree(e: &git2::IndexEntry) -> bool {
-    e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() != 0
+/// What the comparison consults of the index, copied out of it in one
+/// pass: libgit2 copies an entry's path on every access, and the steps
+/// that cut the working tree, look for attributes and submodules and look
+/// up the changed paths each went through the index before.
+#[derive(Clone)]
+pub(super) struct IndexSnapshot {
+    /// Every entry, sorted by path bytes (then by stage, as in the index;
+    /// libgit2 orders an index case-insensitively under core.ignoreCase).
+    pub entries: Vec<IndexInfo>,
+}
+
+#[derive(Clone)]
+pub(super) struct IndexInfo {
+    pub path: Vec<u8>,
+    pub mode: u32,
+    pub id: Oid,
+    /// Stage 0 (merged); conflicted paths have entries at stages 1 to 3.
+    pub merged: bool,
+    /// Outside the sparse checkout.
+    pub skip_worktree: bool,
+}
+
+impl IndexSnapshot {
+    pub(super) fn of(index: &git2::Index) -> IndexSnapshot {
+        let mut entries: Vec<IndexInfo> = index
+            .iter()
+            .map(|e| IndexInfo {
+                mode: e.mode,
+                id: e.id,
+                merged: (e.flags >> 12) & 3 == 0,
+                skip_worktree: e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() != 0,
+                path: e.path,
+            })
+            .collect();
+        // Stable, and linear on the index's own (sorted) order.
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        IndexSnapshot { entries }
+    }
+
+    /// The stage-0 entry of `path`, as `git_index_get_bypath(path, 0)`.
+    fn get(&self, path: &[u8]) -> Option<&IndexInfo> {
+        let start = self.entries.partition_point(|e| e.path.as_slice() < path);
+        self.entries[start..].iter().take_while(|e| e.path == path).find(|e| e.merged)
+    }
 }
 
 fn is_gitignore(path: &[u8]) -> bool {
@@ -398,7 +485,11 @@ fn is_gitignore(path: &[u8]) -> bool {
 /// ([`halves`]) by the entries of `index` and the names on disk, for two
 /// comparisons side by side. Two empty lists: do not split.
 pub(super) fn split_working_tree(workdir: &Path, index: &git2::Index) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
-    let paths: Vec<Vec<u8>> = index.iter().map(|e| e.path).collect();
+    split(workdir, &IndexSnapshot::of(index).entries)
+}
+
+fn split(workdir: &Path, entries: &[IndexInfo]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let paths: Vec<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
     halves(&paths, &|dir: &[u8]| {
         let abs = workdir.join(OsStr::from_bytes(dir));
         // Only a real directory; the root's `.git` is git's, not a unit.
@@ -419,11 +510,11 @@ type ListDir<'a> = dyn Fn(&[u8]) -> Option<Vec<Vec<u8>>> + 'a;
 /// many index entries in each. `disk(dir)` lists the names in `dir` (`""`
 /// for the root) when it is a real directory on disk.
 ///
-/// The units are the top-level names; while one directory holds more than
+/// `paths` is sorted. The units are the top-level names; while one directory holds more than
 /// half the entries, it is replaced by the names inside it (from the index
 /// and from disk, so new files beside them stay covered). Two empty lists
 /// mean: compare everything at once.
-fn halves(paths: &[Vec<u8>], disk: &ListDir<'_>) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+fn halves(paths: &[&[u8]], disk: &ListDir<'_>) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let total = paths.len();
     let mut units = children(paths, disk, b"");
     for _ in 0..4 {
@@ -458,19 +549,22 @@ fn halves(paths: &[Vec<u8>], disk: &ListDir<'_>) -> (Vec<Vec<u8>>, Vec<Vec<u8>>)
 /// The names directly under `dir` (relative, `""` for the root), as paths,
 /// each with the number of index entries at or below it: from the index,
 /// and from disk (a new file or directory counts one).
-fn children(paths: &[Vec<u8>], disk: &ListDir<'_>, dir: &[u8]) -> Vec<(Vec<u8>, usize)> {
+fn children(paths: &[&[u8]], disk: &ListDir<'_>, dir: &[u8]) -> Vec<(Vec<u8>, usize)> {
     let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
-    let mut counts: std::collections::BTreeMap<Vec<u8>, usize> = std::collections::BTreeMap::new();
-    for p in paths {
-        if let Some(rest) = p.strip_prefix(prefix.as_slice()) {
-            let name = rest.split(|&b| b == b'/').next().unwrap_or(rest);
-            *counts.entry([prefix.as_slice(), name].concat()).or_default() += 1;
-        }
+    // Counted by borrowed name; the index is sorted, so the paths under
+    // `dir` are one run.
+    let start = paths.partition_point(|p| *p < prefix.as_slice());
+    let mut counts: std::collections::BTreeMap<&[u8], usize> = std::collections::BTreeMap::new();
+    for p in &paths[start..] {
+        let Some(rest) = p.strip_prefix(prefix.as_slice()) else { break };
+        let name = rest.split(|&b| b == b'/').next().unwrap_or(rest);
+        *counts.entry(name).or_default() += 1;
     }
-    for name in disk(dir).unwrap_or_default() {
-        counts.entry([prefix.as_slice(), &name].concat()).or_insert(1);
+    let on_disk = disk(dir).unwrap_or_default();
+    for name in &on_disk {
+        counts.entry(name).or_insert(1);
     }
-    counts.into_iter().collect()
+    counts.into_iter().map(|(name, n)| ([prefix.as_slice(), name].concat(), n)).collect()
 }
 
 #[cfg(test)]
@@ -481,6 +575,10 @@ mod tests {
         s.as_bytes().to_vec()
     }
 
+    fn refs(paths: &[Vec<u8>]) -> Vec<&[u8]> {
+        paths.iter().map(Vec::as_slice).collect()
+    }
+
     /// Whether some unit of either half is `path` or a directory above it.
     fn covered(path: &[u8], (first, second): &(Vec<Vec<u8>>, Vec<Vec<u8>>)) -> bool {
         first.iter().chain(second).any(|u| path == u.as_slice() || path.starts_with(&[u.as_slice(), b"/"].concat()))
@@ -488,11 +586,12 @@ mod tests {
 
     #[test]
     fn halves_balance_top_level_directories() {
-        let paths: Vec<Vec<u8>> = (0..1000).map(|i| b(&format!("d{}/f{i}", i % 4))).collect();
+        let mut paths: Vec<Vec<u8>> = (0..1000).map(|i| b(&format!("d{}/f{i}", i % 4))).collect();
+        paths.sort();
         let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> {
             dir.is_empty().then(|| vec![b("d0"), b("d1"), b("d2"), b("d3"), b("new.txt")])
         };
-        let h = halves(&paths, &disk);
+        let h = halves(&refs(&paths), &disk);
         assert_eq!(h, (vec![b("d0"), b("d1")], vec![b("d2"), b("d3"), b("new.txt")]));
         assert!(paths.iter().all(|p| covered(p, &h)) && covered(b"new.txt", &h));
     }
@@ -510,7 +609,7 @@ mod tests {
                 _ => None,
             }
         };
-        let h = halves(&paths, &disk);
+        let h = halves(&refs(&paths), &disk);
         assert_eq!(h, (vec![b("src/m0"), b("src/m1")], vec![b("src/m2"), b("src/new.rs"), b("tests")]));
         assert!(paths.iter().all(|p| covered(p, &h)) && covered(b"src/new.rs", &h));
     }
@@ -519,10 +618,10 @@ mod tests {
     fn halves_never_open_a_submodule_or_a_replaced_directory() {
         // One submodule holds the only entry: nothing to split.
         let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> { dir.is_empty().then(|| vec![b("sub")]) };
-        assert_eq!(halves(&[b("sub")], &disk), (vec![], vec![]));
+        assert_eq!(halves(&[b"sub".as_slice()], &disk), (vec![], vec![]));
         // `src` is a file on disk now: it stays one unit.
-        let paths: Vec<Vec<u8>> = (0..10).map(|i| b(&format!("src/f{i}"))).chain([b("README")]).collect();
+        let paths: Vec<Vec<u8>> = [b("README")].into_iter().chain((0..10).map(|i| b(&format!("src/f{i}")))).collect();
         let disk = |dir: &[u8]| -> Option<Vec<Vec<u8>>> { dir.is_empty().then(|| vec![b("README"), b("src")]) };
-        assert_eq!(halves(&paths, &disk), (vec![b("README")], vec![b("src")]));
+        assert_eq!(halves(&refs(&paths), &disk), (vec![b("README")], vec![b("src")]));
     }
 }
