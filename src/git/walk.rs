@@ -199,7 +199,7 @@ fn level<'p>(odb: &git2::Odb, p: &Pending<'p>, out: &mut Vec<ChangedLeaf>) -> Re
 }
 
 /// The raw bytes of tree `id`.
-fn read_tree<'o>(odb: &'o git2::Odb, id: Oid) -> Result<git2::OdbObject<'o>, GitError> {
+pub(super) fn read_tree<'o>(odb: &'o git2::Odb, id: Oid) -> Result<git2::OdbObject<'o>, GitError> {
     let obj = odb.read(id).map_err(ctx(|| format!("cannot read tree {id}")))?;
     if obj.kind() != ObjectType::Tree {
         return Err(malformed(id, "not a tree"));
@@ -215,7 +215,7 @@ fn malformed(id: Oid, what: &str) -> GitError {
 }
 
 /// A tree's entries, borrowed from its bytes, sorted by name.
-fn parse(id: Oid, mut data: &[u8]) -> Result<Vec<(&[u8], Leaf)>, GitError> {
+pub(super) fn parse(id: Oid, mut data: &[u8]) -> Result<Vec<(&[u8], Leaf)>, GitError> {
     let mut entries = Vec::with_capacity(data.len() / 40);
     while !data.is_empty() {
         let sp = data.iter().position(|&c| c == b' ').ok_or_else(|| malformed(id, "an entry has no mode"))?;

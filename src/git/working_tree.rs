@@ -21,6 +21,8 @@ use std::path::Path;
 use git2::{ObjectType, Oid, Status, StatusOptions};
 
 use super::ignore::BaseIgnore;
+use super::index_file::{Entry, Stat};
+use super::status::{Rules, Scan, Stop};
 use super::walk::{Leaf, changed_leaves};
 use super::{GitError, Repo, ctx};
 
@@ -41,7 +43,7 @@ impl Repo {
             self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?.to_path_buf();
 
         // The index, read once, and the entries the steps below consult.
-        let (known, entries) = self.status_entries(None, head_tree, false)?;
+        let (known, entries, staged) = self.status_entries(None, head_tree, false)?;
         let edits_gitignore = entries.iter().any(|(p, _)| is_gitignore(p))
             || changed_leaves(&self.repo, Some(base_tree), Some(head_tree), &[])?
                 .iter()
@@ -78,9 +80,12 @@ impl Repo {
         let mut jobs: Vec<(usize, std::path::PathBuf, bool)> = Vec::new(); // (overlay index, path, exec by index)
         for (path, flag) in &entries {
             let rel = Path::new(OsStr::from_bytes(path));
-            let head_mode = head.get_path(rel).ok().map(|e| e.filemode() as u32);
             let index_entry = known.get(path);
             let index_mode = index_entry.map(|e| e.mode);
+            // HEAD's entry is the index's unless the path is staged (then
+            // HEAD's trees are read, once each, through the object cache).
+            let head_mode =
+                if staged.contains(path) { head.get_path(rel).ok().map(|e| e.filemode() as u32) } else { index_mode };
             let abs = workdir.join(rel);
             let leaf = if head_mode == Some(GITLINK) || index_mode == Some(GITLINK) {
                 // A checked-out submodule: its HEAD. Not checked out: the
@@ -236,31 +241,38 @@ impl Repo {
     }
 
     /// Paths that differ between HEAD, the index and the working tree,
-    /// each flagged when it is untracked or ignored.
+    /// each flagged when it is untracked or ignored, with the index's
+    /// entries and the paths staged (HEAD to index).
     ///
-    /// This is what libgit2's status computes, spread over the machine's
-    /// two cores: libgit2 runs its two diffs (HEAD to index, index to
-    /// working tree) one after the other on one thread, and the working-tree
-    /// side stats every file. Here the working tree is cut in two halves of
-    /// about equal numbers of index entries ([`halves`]), each compared on
-    /// its own thread, as literal pathspecs that libgit2's iterator uses to
-    /// skip the other half's directories. The second thread opens its own
-    /// repository handle and reads the index there while this one reads it
-    /// (libgit2 takes 9 ms for 20,000 entries; `read`: already read here),
-    /// then waits for its half. Returns what the steps after consult of the
-    /// index, and the paths. This thread compares HEAD with the index after its half,
-    /// which also leaves HEAD's trees in this handle's cache for the
-    /// lookups that follow.
+    /// The common index is read by [`super::status`] ([`Repo::read_status`]).
+    /// Otherwise (submodules, conflicts, sparse or intent-to-add entries,
+    /// ignored files asked for, or `read`: the index already read), this is
+    /// libgit2's status spread over the machine's two cores: the working
+    /// tree is cut in two halves of about equal numbers of index entries
+    /// ([`halves`]), each compared with the index on its own thread, as
+    /// literal pathspecs that libgit2's iterator uses to skip the other
+    /// half's directories. The second thread opens its own repository handle
+    /// and reads the index there while this one reads it (libgit2 takes 9 ms
+    /// for 20,000 entries), then waits for its half. This thread compares
+    /// HEAD with the index after its half.
     fn status_entries<'a>(
         &self,
         read: Option<&'a IndexSnapshot>,
         head_tree: Oid,
         with_ignored: bool,
-    ) -> Result<(Cow<'a, IndexSnapshot>, Differing), GitError> {
+    ) -> Result<(Cow<'a, IndexSnapshot>, Differing, Staged), GitError> {
         let workdir = self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?;
         // The same git directory and working tree (which GIT_DIR and
         // GIT_WORK_TREE may have put apart).
         let git_dir = self.repo.path().to_path_buf();
+        // Below this size (about 1,000 entries) one thread does it all.
+        let large = std::fs::metadata(git_dir.join("index")).is_ok_and(|m| m.len() > 100_000);
+        if read.is_none()
+            && !with_ignored
+            && let Some((known, found, staged)) = self.read_status(head_tree, workdir, large)?
+        {
+            return Ok((Cow::Owned(known), found, staged));
+        }
         let unstaged = |repo: &git2::Repository,
                         index: Option<&git2::Index>,
                         part: &[Vec<u8>]|
@@ -301,8 +313,6 @@ impl Repo {
                 .map_err(ctx(|| "cannot compare HEAD with the index".into()))?;
             Ok(diff.deltas().filter_map(|d| delta_path(&d).map(|p| (p, Untracked::No))).collect())
         };
-        // Below this size (about 1,000 entries) one thread does it all.
-        let large = std::fs::metadata(git_dir.join("index")).is_ok_and(|m| m.len() > 100_000);
         let (a, ours) = std::thread::scope(|s| {
             let (give, take) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
             let a = large.then(|| {
@@ -337,11 +347,84 @@ impl Repo {
             (a.unwrap_or(Ok(Vec::new())), ours)
         });
         let (known, b, staged) = ours?;
-        let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> = staged.into_iter().collect();
+        let staged: Staged = staged.into_iter().map(|(p, _)| p).collect();
+        let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> =
+            staged.iter().map(|p| (p.clone(), Untracked::No)).collect();
         for (path, flag) in a?.into_iter().chain(b) {
             all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
         }
-        Ok((known, all.into_iter().collect()))
+        Ok((known, all.into_iter().collect(), staged))
+    }
+
+    /// [`Repo::status_entries`] read by [`super::status`], on two threads
+    /// when the index is `large`; `None` when that module cannot judge the
+    /// index or something on disk (libgit2 then does).
+    fn read_status(
+        &self,
+        head_tree: Oid,
+        workdir: &Path,
+        large: bool,
+    ) -> Result<Option<(IndexSnapshot, Differing, Staged)>, GitError> {
+        let git_dir = self.repo.path().to_path_buf();
+        let file = git_dir.join("index");
+        let (Ok(meta), Ok(data)) = (std::fs::metadata(&file), std::fs::read(&file)) else { return Ok(None) };
+        let Some(index) = super::index_file::parse(&data) else { return Ok(None) };
+        let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
+        let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
+        if !super::status::plain(&index) || flag("core.ignorecase", false) || !flag("core.symlinks", true) {
+            return Ok(None);
+        }
+        use std::os::unix::fs::MetadataExt;
+        let rules = Rules {
+            filemode: flag("core.filemode", true),
+            trust_ctime: flag("core.trustctime", true),
+            index_mtime: (meta.mtime() as u32, meta.mtime_nsec() as u32),
+        };
+        let (first, second) = if large { split(workdir, &index.entries) } else { (Vec::new(), Vec::new()) };
+        let first = if first.is_empty() { vec![Vec::new()] } else { first };
+        let entries = &index.entries;
+        let scan = |repo: &git2::Repository, units: &[Vec<u8>]| -> Result<Vec<super::status::Found>, Stop> {
+            let mut ignored = |path: &[u8]| {
+                repo.is_path_ignored(Path::new(OsStr::from_bytes(path)))
+                    .map_err(ctx(|| format!("cannot read the ignore rules for {}", String::from_utf8_lossy(path))))
+            };
+            let mut scan = Scan { root: workdir, rules, ignored: &mut ignored, found: Vec::new() };
+            for unit in units {
+                scan.unit(unit, entries)?;
+            }
+            Ok(scan.found)
+        };
+        let (a, b, staged) = std::thread::scope(|s| {
+            let a = (!second.is_empty())
+                .then(|| s.spawn(|| scan(&super::open_at(&git_dir, Some(workdir)).map_err(Stop::Git)?, &second)));
+            let b = scan(&self.repo, &first);
+            let mut staged = Vec::new();
+            let odb = self.repo.odb().map_err(ctx(|| "cannot open the object database".into()));
+            let staged =
+                odb.and_then(|odb| super::status::staged(&odb, head_tree, &index, &mut staged)).map(|()| staged);
+            let a = a.map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let source = std::io::Error::other("a status thread failed");
+                    Err(Stop::Git(GitError::Io { path: workdir.to_path_buf(), source }))
+                })
+            });
+            (a.unwrap_or(Ok(Vec::new())), b, staged)
+        });
+        let staged: Staged = staged?.into_iter().collect();
+        let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> =
+            staged.iter().map(|p| (p.clone(), Untracked::No)).collect();
+        for part in [a, b] {
+            let found = match part {
+                Ok(found) => found,
+                Err(Stop::Unsure) => return Ok(None),
+                Err(Stop::Git(e)) => return Err(e),
+            };
+            for (path, untracked) in found {
+                let flag = if untracked { Untracked::Yes } else { Untracked::No };
+                all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
+            }
+        }
+        Ok(Some((IndexSnapshot { entries: index.entries }, all.into_iter().collect(), staged)))
     }
 
     /// A checked-out submodule's HEAD commit and whether it has changes of
@@ -381,6 +464,9 @@ impl WorkingTreeOverlay {
 
 /// Paths of the working tree that differ from HEAD, each flagged.
 type Differing = Vec<(Vec<u8>, Untracked)>;
+
+/// Paths whose entry differs between HEAD and the index.
+type Staged = std::collections::HashSet<Vec<u8>>;
 
 /// Whether a path is known only to the working tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -431,37 +517,29 @@ fn hash_blob(data: &[u8]) -> Result<Oid, GitError> {
     Oid::hash_object(ObjectType::Blob, data).map_err(ctx(|| "cannot hash a file".into()))
 }
 
-/// What the comparison consults of the index, copied out of it in one
-/// pass: libgit2 copies an entry's path on every access, and the steps
-/// that cut the working tree, look for attributes and submodules and look
-/// up the changed paths each went through the index before.
+/// What the comparison consults of the index: every entry, sorted by
+/// path bytes (then by stage, as in the index; libgit2 orders an index
+/// case-insensitively under core.ignoreCase). Read by
+/// [`super::index_file`], or copied out of libgit2's index in one pass
+/// (libgit2 copies an entry's path on every access).
 #[derive(Clone)]
 pub(super) struct IndexSnapshot {
-    /// Every entry, sorted by path bytes (then by stage, as in the index;
-    /// libgit2 orders an index case-insensitively under core.ignoreCase).
-    pub entries: Vec<IndexInfo>,
-}
-
-#[derive(Clone)]
-pub(super) struct IndexInfo {
-    pub path: Vec<u8>,
-    pub mode: u32,
-    pub id: Oid,
-    /// Stage 0 (merged); conflicted paths have entries at stages 1 to 3.
-    pub merged: bool,
-    /// Outside the sparse checkout.
-    pub skip_worktree: bool,
+    pub entries: Vec<Entry>,
 }
 
 impl IndexSnapshot {
     pub(super) fn of(index: &git2::Index) -> IndexSnapshot {
-        let mut entries: Vec<IndexInfo> = index
+        let mut entries: Vec<Entry> = index
             .iter()
-            .map(|e| IndexInfo {
+            .map(|e| Entry {
                 mode: e.mode,
                 id: e.id,
-                merged: (e.flags >> 12) & 3 == 0,
+                stage: ((e.flags >> 12) & 3) as u8,
+                assume_valid: e.flags & 0x8000 != 0,
                 skip_worktree: e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() != 0,
+                intent_to_add: e.flags_extended & git2::IndexEntryExtendedFlag::INTENT_TO_ADD.bits() != 0,
+                // Not consulted on this path: libgit2 judges the stat data.
+                stat: Stat::default(),
                 path: e.path,
             })
             .collect();
@@ -471,9 +549,9 @@ impl IndexSnapshot {
     }
 
     /// The stage-0 entry of `path`, as `git_index_get_bypath(path, 0)`.
-    fn get(&self, path: &[u8]) -> Option<&IndexInfo> {
+    fn get(&self, path: &[u8]) -> Option<&Entry> {
         let start = self.entries.partition_point(|e| e.path.as_slice() < path);
-        self.entries[start..].iter().take_while(|e| e.path == path).find(|e| e.merged)
+        self.entries[start..].iter().take_while(|e| e.path == path).find(|e| e.stage == 0)
     }
 }
 
@@ -488,7 +566,7 @@ pub(super) fn split_working_tree(workdir: &Path, index: &git2::Index) -> (Vec<Ve
     split(workdir, &IndexSnapshot::of(index).entries)
 }
 
-fn split(workdir: &Path, entries: &[IndexInfo]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+fn split(workdir: &Path, entries: &[Entry]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let paths: Vec<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
     halves(&paths, &|dir: &[u8]| {
         let abs = workdir.join(OsStr::from_bytes(dir));

@@ -182,6 +182,99 @@ fn index_and_working_tree_edge_cases() {
     );
 }
 
+/// What the working tree's stat data and layout can hide, against git's
+/// own answer: a racy file (changed at the same size, its mtime as new as
+/// the index's, ctime not trusted), a touched but unchanged file, an
+/// executable bit, a symlink over a directory, a fifo over a file, ignored
+/// and re-included files in tracked and untracked directories, a staged
+/// edit (its cached trees invalidated) and a staged removal of a directory.
+#[test]
+fn stat_data_and_layout_edges_agree_with_git() {
+    let env = TestEnv::new();
+    let repo = env
+        .repo("repo")
+        .file(".gitignore", "build/\n*.log\n!keep.log\n")
+        .file("racy.txt", "aaaa\n")
+        .file("touched.txt", "same\n")
+        .file("run.sh", "echo hi\n")
+        .file("linked/a.txt", "a\n")
+        .file("fifo_here", "a file\n")
+        .file("gone/x.txt", "x\n")
+        .file("gone/deeper/y.txt", "y\n")
+        .file("src/deep/er/edit.py", "x = 1\n")
+        .file("src/deep/er/other.py", "y = 2\n")
+        .init();
+    env.git(&repo, &["config", "core.trustctime", "false"]);
+    // The racy file's mtime is after the index's, so its stat data cannot
+    // vouch for it (git records its size as 0 for that reason).
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(30);
+    let set_mtime = |path: &str| {
+        let f = std::fs::File::options().write(true).open(repo.join(path)).expect("open");
+        f.set_modified(later).expect("set mtime");
+    };
+    set_mtime("racy.txt");
+    env.git(&repo, &["add", "-A"]);
+    env.git(&repo, &["commit", "-q", "-m", "base"]);
+    std::fs::write(repo.join("racy.txt"), "bbbb\n").expect("write");
+    set_mtime("racy.txt");
+    // Touched, content unchanged.
+    std::fs::write(repo.join("touched.txt"), "same\n").expect("write");
+    // An executable bit.
+    let mut perm = std::fs::metadata(repo.join("run.sh")).expect("stat").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(repo.join("run.sh"), perm).expect("chmod");
+    // A symlink where a directory was; a fifo where a file was.
+    std::fs::remove_dir_all(repo.join("linked")).expect("rm");
+    std::os::unix::fs::symlink("src", repo.join("linked")).expect("symlink");
+    std::fs::remove_file(repo.join("fifo_here")).expect("rm");
+    assert!(std::process::Command::new("mkfifo").arg(repo.join("fifo_here")).status().expect("mkfifo").success());
+    // Ignored and re-included files, in a tracked and an untracked directory.
+    for (path, text) in [
+        ("build/out.o", "o"),
+        ("src/debug.log", "log"),
+        ("src/keep.log", "kept"),
+        ("fresh/new.py", "new"),
+        ("fresh/trace.log", "log"),
+        ("fresh/inner/keep.log", "kept"),
+    ] {
+        std::fs::create_dir_all(repo.join(path).parent().expect("parent")).expect("mkdir");
+        std::fs::write(repo.join(path), text).expect("write");
+    }
+    // Staged: an edit deep down, and a directory removed.
+    std::fs::write(repo.join("src/deep/er/edit.py"), "x = 2\n").expect("write");
+    env.git(&repo, &["add", "src/deep/er/edit.py"]);
+    env.git(&repo, &["rm", "-q", "-r", "gone"]);
+
+    let run = env.run(&repo, &["diff", "--base", "main", "--format", "json", "--max-lines", "100000"]);
+    run.assert_code(0);
+    let json = run.json();
+    // The oracle's copy without the fifo (which `cp` would wait on).
+    let copy = env.path("copy");
+    std::fs::remove_file(repo.join("fifo_here")).expect("rm fifo");
+    assert!(std::process::Command::new("cp").arg("-a").arg(&repo).arg(&copy).status().expect("cp").success());
+    env.git(&copy, &["add", "-A"]);
+    let git = |what: &str| env.git_raw(&copy, ["diff", "-M", "-z", "--cached", what, "main"].map(OsStr::new)).stdout;
+    let want = git_files(&git("--name-status"), &git("--numstat"));
+    assert_eq!(ours(&json), want);
+    let paths: Vec<&String> = want.keys().collect();
+    assert_eq!(
+        paths,
+        [
+            "fifo_here",
+            "fresh/inner/keep.log",
+            "fresh/new.py",
+            "gone/deeper/y.txt",
+            "gone/x.txt",
+            "linked",
+            "linked/a.txt",
+            "racy.txt",
+            "run.sh",
+            "src/deep/er/edit.py",
+            "src/keep.log"
+        ]
+    );
+}
+
 #[test]
 fn diff_formats_and_patch_bound() {
     let env = TestEnv::new();
