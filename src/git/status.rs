@@ -20,11 +20,10 @@
 //! `None`, and the caller asks libgit2 instead.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
-use std::fs::Metadata;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
+
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
 use git2::Oid;
 
@@ -80,19 +79,20 @@ pub(super) fn may_differ(entry: &Entry, disk: &Stat, disk_mode: u32, rules: &Rul
 }
 
 /// A file's stat data as the index would record it, and its git mode.
-fn stat_of(m: &Metadata) -> (Stat, u32) {
+fn stat_of(m: &rustix::fs::Stat) -> (Stat, u32) {
     let stat = Stat {
-        ctime: (m.ctime() as u32, m.ctime_nsec() as u32),
-        mtime: (m.mtime() as u32, m.mtime_nsec() as u32),
-        dev: m.dev() as u32,
-        ino: m.ino() as u32,
-        uid: m.uid(),
-        gid: m.gid(),
-        size: m.size() as u32,
+        ctime: (m.st_ctime as u32, m.st_ctime_nsec as u32),
+        mtime: (m.st_mtime as u32, m.st_mtime_nsec as u32),
+        dev: m.st_dev as u32,
+        ino: m.st_ino as u32,
+        uid: m.st_uid,
+        gid: m.st_gid,
+        size: m.st_size as u32,
     };
-    let mode = if m.file_type().is_symlink() {
+    let kind = FileType::from_raw_mode(m.st_mode);
+    let mode = if kind == FileType::Symlink {
         SYMLINK
-    } else if m.mode() & 0o100 != 0 {
+    } else if m.st_mode & 0o100 != 0 {
         0o100755
     } else {
         0o100644
@@ -111,13 +111,11 @@ enum Kind {
     Other,
 }
 
-fn kind_of(t: std::fs::FileType) -> Kind {
-    if t.is_dir() {
-        Kind::Dir
-    } else if t.is_file() || t.is_symlink() {
-        Kind::File
-    } else {
-        Kind::Other
+fn kind_of(t: FileType) -> Kind {
+    match t {
+        FileType::Directory => Kind::Dir,
+        FileType::RegularFile | FileType::Symlink => Kind::File,
+        _ => Kind::Other,
     }
 }
 
@@ -170,6 +168,10 @@ pub(super) struct Scan<'a> {
     /// Whether a path (relative; a directory without a trailing slash) is
     /// ignored by the repository's rules.
     pub ignored: &'a mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
+    /// For a reset: everything the index does not hold is listed, ignored
+    /// or not, an untracked directory as one path (not its files), and the
+    /// rules are never asked.
+    pub whole: bool,
     pub found: Vec<Found>,
 }
 
@@ -190,34 +192,39 @@ impl Scan<'_> {
     /// One unit of the working tree (a path of the cut, `""` for all of
     /// it), with the index entries at or below it (sorted).
     pub(super) fn unit(&mut self, path: &[u8], entries: &[Entry]) -> Result<(), Stop> {
+        let Ok(root) = rustix::fs::open(self.root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+        else {
+            return Err(Stop::Unsure);
+        };
         if path.is_empty() {
-            return self.dir(path, entries);
+            return self.dir(root, path, entries);
         }
-        let abs = self.root.join(OsStr::from_bytes(path));
-        let meta = match std::fs::symlink_metadata(&abs) {
-            Ok(m) => Some(m),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) => None,
+        let kind = match rustix::fs::statat(&root, path, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => kind_of(FileType::from_raw_mode(st.st_mode)),
+            Err(e) if e == rustix::io::Errno::NOENT || e == rustix::io::Errno::NOTDIR => Kind::Missing,
             Err(_) => return Err(Stop::Unsure),
         };
-        let kind = meta.as_ref().map_or(Kind::Missing, |m| kind_of(m.file_type()));
         let (file, below) = at_and_below(path, entries);
-        self.visit(path, file, below, kind, || meta.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+        self.visit(root.as_fd(), path, path, file, below, kind)
     }
 
-    /// A path: what the index holds there (`file`, `below`) against what
-    /// is on disk (`kind`; `meta` stats it when needed).
+    /// A path (`name` in the directory `parent`): what the index holds
+    /// there (`file`, `below`) against what is on disk (`kind`).
     fn visit(
         &mut self,
+        parent: BorrowedFd<'_>,
+        name: &[u8],
         path: &[u8],
         file: Option<&Entry>,
         below: &[Entry],
         kind: Kind,
-        meta: impl FnOnce() -> std::io::Result<Metadata>,
     ) -> Result<(), Stop> {
         match (file, kind) {
             (Some(e), Kind::File) => {
-                let Ok(m) = meta() else { return Err(Stop::Unsure) };
-                let (stat, mode) = stat_of(&m);
+                let Ok(st) = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW) else {
+                    return Err(Stop::Unsure);
+                };
+                let (stat, mode) = stat_of(&st);
                 if may_differ(e, &stat, mode, &self.rules) {
                     self.found.push((path.to_vec(), false));
                 }
@@ -225,67 +232,92 @@ impl Scan<'_> {
             // Gone, or replaced by a directory or something git cannot hold.
             (Some(_), _) => self.found.push((path.to_vec(), false)),
             (None, Kind::File) => {
-                if !(self.ignored)(path)? {
+                if self.whole || !(self.ignored)(path)? {
                     self.found.push((path.to_vec(), true));
                 }
             }
+            // A fifo or socket the attempt left: gone after a reset.
+            (None, Kind::Other) if self.whole => self.found.push((path.to_vec(), true)),
             (None, _) => {}
         }
-        if below.is_empty() {
-            if kind == Kind::Dir {
-                return self.untracked_dir(path);
-            }
+        if kind != Kind::Dir {
+            // A tracked directory that is gone or is a file now.
+            self.found.extend(below.iter().map(|e| (e.path.clone(), false)));
             return Ok(());
         }
-        if kind == Kind::Dir {
-            return self.dir(path, below);
+        if below.is_empty() && self.whole {
+            self.found.push((path.to_vec(), true));
+            return Ok(());
         }
-        // A tracked directory that is gone or is a file now.
-        self.found.extend(below.iter().map(|e| (e.path.clone(), false)));
-        Ok(())
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let Ok(fd) = rustix::fs::openat(parent, name, flags, Mode::empty()) else { return Err(Stop::Unsure) };
+        if below.is_empty() { self.untracked_dir(fd, path) } else { self.dir(fd, path, below) }
     }
 
-    /// A tracked directory: each name on disk against the index's.
-    fn dir(&mut self, dir: &[u8], below: &[Entry]) -> Result<(), Stop> {
+    /// The names of the directory open at `fd`, each with its type (the
+    /// directory entry's, or a stat's where the file system gives none),
+    /// without `.`, `..` and `.git`; with the directory, still open.
+    fn list(fd: OwnedFd) -> Result<(Dir, Vec<(std::ffi::CString, FileType)>), Stop> {
+        let Ok(mut dir) = Dir::new(fd) else { return Err(Stop::Unsure) };
+        let mut names = Vec::new();
+        while let Some(item) = dir.read() {
+            let Ok(item) = item else { return Err(Stop::Unsure) };
+            let bytes = item.file_name().to_bytes();
+            if bytes == b"." || bytes == b".." || is_dot_git(bytes) {
+                continue;
+            }
+            names.push((item.file_name().to_owned(), item.file_type()));
+        }
+        let Ok(at) = dir.fd() else { return Err(Stop::Unsure) };
+        for (name, t) in &mut names {
+            if *t == FileType::Unknown {
+                let Ok(st) = rustix::fs::statat(at, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW) else {
+                    return Err(Stop::Unsure);
+                };
+                *t = FileType::from_raw_mode(st.st_mode);
+            }
+        }
+        Ok((dir, names))
+    }
+
+    /// A tracked directory, open at `fd`: each name on disk against the
+    /// index's.
+    fn dir(&mut self, fd: OwnedFd, dir: &[u8], below: &[Entry]) -> Result<(), Stop> {
         let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
         let mut known = children(&prefix, below);
-        let Ok(list) = std::fs::read_dir(self.root.join(OsStr::from_bytes(dir))) else { return Err(Stop::Unsure) };
-        for item in list {
-            let Ok(item) = item else { return Err(Stop::Unsure) };
-            let name = item.file_name();
-            let name = name.as_bytes();
-            if is_dot_git(name) {
-                continue;
-            }
-            let Ok(t) = item.file_type() else { return Err(Stop::Unsure) };
+        let (open, names) = Self::list(fd)?;
+        let Ok(at) = open.fd() else { return Err(Stop::Unsure) };
+        for (name, t) in names {
+            let name = name.to_bytes();
             let (file, sub) = known.remove(name).unwrap_or_default();
-            self.visit(&join(dir, name), file, sub, kind_of(t), || item.metadata())?;
+            self.visit(at, name, &join(dir, name), file, sub, kind_of(t))?;
         }
         for (name, (file, sub)) in known {
-            self.visit(&join(dir, name), file, sub, Kind::Missing, || Err(std::io::ErrorKind::NotFound.into()))?;
+            self.visit(at, name, &join(dir, name), file, sub, Kind::Missing)?;
         }
         Ok(())
     }
 
-    /// A directory the index knows nothing below: its files are untracked,
-    /// unless ignored; another repository (a `.git` inside) is left out.
-    fn untracked_dir(&mut self, dir: &[u8]) -> Result<(), Stop> {
-        let abs = self.root.join(OsStr::from_bytes(dir));
-        if (self.ignored)(dir)? || std::fs::symlink_metadata(abs.join(".git")).is_ok() {
+    /// A directory the index knows nothing below, open at `fd`: its files
+    /// are untracked, unless ignored; another repository (a `.git` inside)
+    /// is left out.
+    fn untracked_dir(&mut self, fd: OwnedFd, dir: &[u8]) -> Result<(), Stop> {
+        if (self.ignored)(dir)? || rustix::fs::statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
             return Ok(());
         }
-        let Ok(list) = std::fs::read_dir(&abs) else { return Err(Stop::Unsure) };
-        for item in list {
-            let Ok(item) = item else { return Err(Stop::Unsure) };
-            let name = item.file_name();
-            if is_dot_git(name.as_bytes()) {
-                continue;
-            }
-            let Ok(t) = item.file_type() else { return Err(Stop::Unsure) };
-            let path = join(dir, name.as_bytes());
+        let (open, names) = Self::list(fd)?;
+        let Ok(at) = open.fd() else { return Err(Stop::Unsure) };
+        for (name, t) in names {
+            let path = join(dir, name.to_bytes());
             match kind_of(t) {
                 Kind::File if !(self.ignored)(&path)? => self.found.push((path, true)),
-                Kind::Dir => self.untracked_dir(&path)?,
+                Kind::Dir => {
+                    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                    let Ok(sub) = rustix::fs::openat(at, name.as_c_str(), flags, Mode::empty()) else {
+                        return Err(Stop::Unsure);
+                    };
+                    self.untracked_dir(sub, &path)?;
+                }
                 _ => {}
             }
         }

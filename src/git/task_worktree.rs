@@ -160,6 +160,7 @@ impl Repo {
         for e in &entries {
             index.add(e).map_err(ctx(|| format!("cannot add {} to the index", String::from_utf8_lossy(&e.path))))?;
         }
+        cache_trees(&mut index, &commit)?;
         index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))
     }
 
@@ -189,112 +190,25 @@ impl Repo {
         let tree = commit.tree().map_err(ctx(|| format!("cannot read the tree of {base}")))?;
         wt.set_head_detached(base).map_err(ctx(|| format!("{}: cannot detach HEAD at {base}", path.display())))?;
 
-        // The index back to the base, entry by entry (stat data of untouched entries kept).
-        let mut index = wt.index().map_err(ctx(|| format!("{}: cannot read the worktree's index", path.display())))?;
-        let staged = wt
-            .diff_tree_to_index(Some(&tree), Some(&index), None)
-            .map_err(ctx(|| format!("{}: cannot compare the index with the base", path.display())))?;
-        let mut restore: Vec<Vec<u8>> = Vec::new();
-        for delta in staged.deltas() {
-            let file = delta.old_file().path_bytes().or(delta.new_file().path_bytes()).unwrap_or_default().to_vec();
-            let rel = Path::new(std::ffi::OsStr::from_bytes(&file));
-            match tree.get_path(rel) {
-                Ok(entry) => {
-                    let e = IndexEntry {
-                        ctime: IndexTime::new(0, 0),
-                        mtime: IndexTime::new(0, 0),
-                        dev: 0,
-                        ino: 0,
-                        mode: entry.filemode() as u32,
-                        uid: 0,
-                        gid: 0,
-                        file_size: 0,
-                        id: entry.id(),
-                        flags: (file.len().min(0xfff)) as u16,
-                        flags_extended: 0,
-                        path: file.clone(),
-                    };
-                    index.add(&e).map_err(ctx(|| format!("cannot restore index entry {}", rel.display())))?;
-                    restore.push(file.clone());
-                }
-                Err(_) => {
-                    let _ = index.remove_path(rel);
-                }
-            }
-            if let Some(new) = delta.new_file().path_bytes().filter(|n| *n != file.as_slice()) {
-                let _ = index.remove_path(Path::new(std::ffi::OsStr::from_bytes(new)));
-            }
-        }
-        if staged.deltas().len() > 0 {
-            // Only when the attempt staged something: the status below reads it from disk.
-            index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
-        }
-
-        // The files: what differs from the base, untracked and ignored
-        // included; the working tree cut in two halves compared side by side
-        // (as for a snapshot's status).
-        let statuses = |repo: &Repository, part: &[Vec<u8>]| -> Result<Vec<(Vec<u8>, Status)>, GitError> {
-            let mut opts = StatusOptions::new();
-            opts.include_untracked(true)
-                .recurse_untracked_dirs(false)
-                .include_ignored(true)
-                .recurse_ignored_dirs(false)
-                .exclude_submodules(true)
-                .include_unmodified(false)
-                .renames_head_to_index(false)
-                .renames_index_to_workdir(false)
-                .disable_pathspec_match(true);
-            for unit in part {
-                opts.pathspec(unit.as_slice());
-            }
-            let list = repo
-                .statuses(Some(&mut opts))
-                .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
-            Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
-        };
-        let (first, second) = super::working_tree::split_working_tree(path, &index);
-        let (a, b) = std::thread::scope(|s| {
-            let other = (!second.is_empty()).then(|| {
-                s.spawn(|| {
-                    let repo = Repository::open(path)
-                        .map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
-                    statuses(&repo, &second)
-                })
-            });
-            let a = statuses(&wt, &first);
-            let b = other.map(|h| super::joined(h.join(), path, "a status thread"));
-            (a, b.unwrap_or(Ok(Vec::new())))
-        });
+        // What differs from the base: read directly for the common index
+        // with nothing staged against the base, else through libgit2.
+        let fast = self.plain_reset_listing(path, &wt, &tree)?;
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
-        let mut remove: Vec<Vec<u8>> = Vec::new();
-        for (file, st) in a?.into_iter().chain(b?) {
-            if st.intersects(Status::WT_NEW | Status::IGNORED) {
-                remove.push(file);
-            } else if st
-                .intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
-                || st.intersects(
-                    Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE,
-                )
-            {
-                restore.push(file);
+        let (index, remove, restore, gitattributes) = match fast {
+            Some((remove, restore, gitattributes)) => (None, remove, restore, gitattributes),
+            None => {
+                let (index, remove, restore) = reset_listing(path, &wt, &tree)?;
+                let gitattributes: Vec<(Vec<u8>, Oid)> = index
+                    .iter()
+                    .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
+                    .map(|e| (e.path, e.id))
+                    .collect();
+                (Some(index), remove, restore, gitattributes)
             }
-        }
+        };
         report.removed = remove.len();
-        restore.sort();
-        restore.dedup();
-        // Outside the sparse patterns (skip-worktree): absent on purpose.
-        restore.retain(|f| {
-            index
-                .get_path(Path::new(std::ffi::OsStr::from_bytes(f)), 0)
-                .is_none_or(|e| e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() == 0)
-        });
         let (plain, git) = {
             let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
-            let gitattributes: Vec<(Vec<u8>, Oid)> = index
-                .iter()
-                .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
-                .map(|e| (e.path, e.id))
-                .collect();
             let plain = self.plain_checkout(&config, !gitattributes.is_empty());
             (plain, self.git_checkout(&wt, &gitattributes, !plain))
         };
@@ -316,7 +230,15 @@ impl Repo {
         let (removed, written) = std::thread::scope(|s| {
             let remover = s.spawn(|| removing(&apart));
             let base = Base { wt: &wt, commit: &commit, tree: &tree, plain, git: git.as_ref(), meta: &meta };
-            let written = restore_files(&base, path, &restore, &mut index);
+            // libgit2's index, read only when a file is to be written back.
+            let written = match index {
+                _ if restore.is_empty() => Ok(()),
+                Some(mut index) => restore_files(&base, path, &restore, &mut index),
+                None => wt
+                    .index()
+                    .map_err(ctx(|| format!("{}: cannot read the worktree's index", path.display())))
+                    .and_then(|mut index| restore_files(&base, path, &restore, &mut index)),
+            };
             (super::joined(remover.join(), path, "a removing thread"), written)
         });
         removed?;
@@ -325,12 +247,172 @@ impl Repo {
         Ok(report)
     }
 
+    /// [`reset_listing`] for the common index, read directly
+    /// ([`super::working_tree::plain_index`]) when nothing is staged
+    /// against the base: each directory listed once, an untracked or
+    /// ignored directory removed whole. Returns what to remove, what to
+    /// write back (sorted) and the index's `.gitattributes` entries; `None`:
+    /// libgit2 decides.
+    fn plain_reset_listing(
+        &self,
+        path: &Path,
+        wt: &Repository,
+        tree: &git2::Tree<'_>,
+    ) -> Result<Option<Listing>, GitError> {
+        let Some((index, rules)) = super::working_tree::plain_index(wt, wt.path())? else { return Ok(None) };
+        let odb = wt.odb().map_err(ctx(|| "cannot open the object database".into()))?;
+        let mut staged = Vec::new();
+        super::status::staged(&odb, tree.id(), &index, &mut staged)?;
+        if !staged.is_empty() {
+            return Ok(None);
+        }
+        let large = index.entries.len() > 1000;
+        let found = match super::working_tree::scan_working_tree(path, rules, &index.entries, large, None) {
+            Ok(found) => found,
+            Err(super::status::Stop::Unsure) => return Ok(None),
+            Err(super::status::Stop::Git(e)) => return Err(e),
+        };
+        let (mut remove, mut restore) = (Vec::new(), Vec::new());
+        for (file, untracked) in found {
+            if untracked { remove.push(file) } else { restore.push(file) }
+        }
+        restore.sort();
+        restore.dedup();
+        let gitattributes = index
+            .entries
+            .iter()
+            .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
+            .map(|e| (e.path.clone(), e.id))
+            .collect();
+        Ok(Some((remove, restore, gitattributes)))
+    }
+
     /// Removes the task's worktree and git's metadata for it.
     pub fn remove_worktree(&self, path: &Path, task: &str) -> Result<(), GitError> {
         nofollow_fs::remove_any(path).map_err(io(path))?;
         let meta = self.worktree_meta(task);
         nofollow_fs::remove_any(&meta).map_err(io(&meta))
     }
+}
+
+/// Gives an index that holds exactly `commit`'s tree the tree ids of its
+/// directories (the TREE extension), so that the comparisons that follow
+/// ([`super::status::staged`]) skip every directory unread. libgit2's
+/// `read_tree` keeps each entry's stat data where the id is unchanged.
+fn cache_trees(index: &mut git2::Index, commit: &git2::Commit<'_>) -> Result<(), GitError> {
+    let tree = commit.tree().map_err(ctx(|| format!("cannot read the tree of {}", commit.id())))?;
+    index.read_tree(&tree).map_err(ctx(|| "cannot cache the index's trees".into()))
+}
+
+/// Paths of a worktree, relative to it.
+type Paths = Vec<Vec<u8>>;
+
+/// What a reset removes, what it writes back, and the index's
+/// `.gitattributes` entries (path, blob).
+type Listing = (Paths, Paths, Vec<(Vec<u8>, Oid)>);
+
+/// What differs from the base in the worktree at `path` (`wt`, whose HEAD
+/// is the base now), through libgit2: the index put back to the base entry
+/// by entry, then its status, untracked and ignored included, in two halves
+/// side by side. Returns the index, what to remove and what to write back.
+fn reset_listing(path: &Path, wt: &Repository, tree: &git2::Tree<'_>) -> Result<(git2::Index, Paths, Paths), GitError> {
+    // The index back to the base, entry by entry (stat data of untouched entries kept).
+    let mut index = wt.index().map_err(ctx(|| format!("{}: cannot read the worktree's index", path.display())))?;
+    let staged = wt
+        .diff_tree_to_index(Some(tree), Some(&index), None)
+        .map_err(ctx(|| format!("{}: cannot compare the index with the base", path.display())))?;
+    let mut restore: Vec<Vec<u8>> = Vec::new();
+    for delta in staged.deltas() {
+        let file = delta.old_file().path_bytes().or(delta.new_file().path_bytes()).unwrap_or_default().to_vec();
+        let rel = Path::new(std::ffi::OsStr::from_bytes(&file));
+        match tree.get_path(rel) {
+            Ok(entry) => {
+                let e = IndexEntry {
+                    ctime: IndexTime::new(0, 0),
+                    mtime: IndexTime::new(0, 0),
+                    dev: 0,
+                    ino: 0,
+                    mode: entry.filemode() as u32,
+                    uid: 0,
+                    gid: 0,
+                    file_size: 0,
+                    id: entry.id(),
+                    flags: (file.len().min(0xfff)) as u16,
+                    flags_extended: 0,
+                    path: file.clone(),
+                };
+                index.add(&e).map_err(ctx(|| format!("cannot restore index entry {}", rel.display())))?;
+                restore.push(file.clone());
+            }
+            Err(_) => {
+                let _ = index.remove_path(rel);
+            }
+        }
+        if let Some(new) = delta.new_file().path_bytes().filter(|n| *n != file.as_slice()) {
+            let _ = index.remove_path(Path::new(std::ffi::OsStr::from_bytes(new)));
+        }
+    }
+    if staged.deltas().len() > 0 {
+        // Only when the attempt staged something: the status below reads it from disk.
+        index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
+    }
+
+    // The files: what differs from the base, untracked and ignored
+    // included; the working tree cut in two halves compared side by side
+    // (as for a snapshot's status).
+    let statuses = |repo: &Repository, part: &[Vec<u8>]| -> Result<Vec<(Vec<u8>, Status)>, GitError> {
+        let mut opts = StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(false)
+            .include_ignored(true)
+            .recurse_ignored_dirs(false)
+            .exclude_submodules(true)
+            .include_unmodified(false)
+            .renames_head_to_index(false)
+            .renames_index_to_workdir(false)
+            .disable_pathspec_match(true);
+        for unit in part {
+            opts.pathspec(unit.as_slice());
+        }
+        let list = repo
+            .statuses(Some(&mut opts))
+            .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
+        Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
+    };
+    let (first, second) = super::working_tree::split_working_tree(path, &index);
+    let (a, b) = std::thread::scope(|s| {
+        let other = (!second.is_empty()).then(|| {
+            s.spawn(|| {
+                let repo =
+                    Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
+                statuses(&repo, &second)
+            })
+        });
+        let a = statuses(wt, &first);
+        let b = other.map(|h| super::joined(h.join(), path, "a status thread"));
+        (a, b.unwrap_or(Ok(Vec::new())))
+    });
+    let mut remove: Vec<Vec<u8>> = Vec::new();
+    for (file, st) in a?.into_iter().chain(b?) {
+        if st.intersects(Status::WT_NEW | Status::IGNORED) {
+            remove.push(file);
+        } else if st.intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
+            || st.intersects(
+                Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE,
+            )
+        {
+            restore.push(file);
+        }
+    }
+    restore.sort();
+    restore.dedup();
+    // Outside the sparse patterns (skip-worktree): absent on purpose.
+    restore.retain(|f| {
+        index
+            .get_path(Path::new(std::ffi::OsStr::from_bytes(f)), 0)
+            .is_none_or(|e| e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() == 0)
+    });
+    Ok((index, remove, restore))
 }
 
 /// Whether `path` is one of `sorted` (sorted byte paths), under one of
@@ -576,6 +658,7 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
                 .add(&e)
                 .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
         }
+        cache_trees(index, commit)?;
         index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
     } else {
         let mut co = CheckoutBuilder::new();

@@ -21,7 +21,7 @@ use std::path::Path;
 use git2::{ObjectType, Oid, Status, StatusOptions};
 
 use super::ignore::BaseIgnore;
-use super::index_file::{Entry, Stat};
+use super::index_file::{Entry, IndexFile, Stat};
 use super::status::{Rules, Scan, Stop};
 use super::walk::{Leaf, changed_leaves};
 use super::{GitError, Repo, ctx};
@@ -366,63 +366,26 @@ impl Repo {
         large: bool,
     ) -> Result<Option<(IndexSnapshot, Differing, Staged)>, GitError> {
         let git_dir = self.repo.path().to_path_buf();
-        let file = git_dir.join("index");
-        let (Ok(meta), Ok(data)) = (std::fs::metadata(&file), std::fs::read(&file)) else { return Ok(None) };
-        let Some(index) = super::index_file::parse(&data) else { return Ok(None) };
-        let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
-        let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
-        if !super::status::plain(&index) || flag("core.ignorecase", false) || !flag("core.symlinks", true) {
-            return Ok(None);
-        }
-        use std::os::unix::fs::MetadataExt;
-        let rules = Rules {
-            filemode: flag("core.filemode", true),
-            trust_ctime: flag("core.trustctime", true),
-            index_mtime: (meta.mtime() as u32, meta.mtime_nsec() as u32),
-        };
-        let (first, second) = if large { split(workdir, &index.entries) } else { (Vec::new(), Vec::new()) };
-        let first = if first.is_empty() { vec![Vec::new()] } else { first };
-        let entries = &index.entries;
-        let scan = |repo: &git2::Repository, units: &[Vec<u8>]| -> Result<Vec<super::status::Found>, Stop> {
-            let mut ignored = |path: &[u8]| {
-                repo.is_path_ignored(Path::new(OsStr::from_bytes(path)))
-                    .map_err(ctx(|| format!("cannot read the ignore rules for {}", String::from_utf8_lossy(path))))
-            };
-            let mut scan = Scan { root: workdir, rules, ignored: &mut ignored, found: Vec::new() };
-            for unit in units {
-                scan.unit(unit, entries)?;
-            }
-            Ok(scan.found)
-        };
-        let (a, b, staged) = std::thread::scope(|s| {
-            let a = (!second.is_empty())
-                .then(|| s.spawn(|| scan(&super::open_at(&git_dir, Some(workdir)).map_err(Stop::Git)?, &second)));
-            let b = scan(&self.repo, &first);
+        let Some((index, rules)) = plain_index(&self.repo, &git_dir)? else { return Ok(None) };
+        let (scanned, staged) = std::thread::scope(|s| {
+            let scanned = s.spawn(|| scan_working_tree(workdir, rules, &index.entries, large, Some(&git_dir)));
             let mut staged = Vec::new();
             let odb = self.repo.odb().map_err(ctx(|| "cannot open the object database".into()));
             let staged =
                 odb.and_then(|odb| super::status::staged(&odb, head_tree, &index, &mut staged)).map(|()| staged);
-            let a = a.map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    let source = std::io::Error::other("a status thread failed");
-                    Err(Stop::Git(GitError::Io { path: workdir.to_path_buf(), source }))
-                })
-            });
-            (a.unwrap_or(Ok(Vec::new())), b, staged)
+            (super::joined(scanned.join().map(Ok), workdir, "a status thread"), staged)
         });
+        let found = match scanned? {
+            Ok(found) => found,
+            Err(Stop::Unsure) => return Ok(None),
+            Err(Stop::Git(e)) => return Err(e),
+        };
         let staged: Staged = staged?.into_iter().collect();
         let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> =
             staged.iter().map(|p| (p.clone(), Untracked::No)).collect();
-        for part in [a, b] {
-            let found = match part {
-                Ok(found) => found,
-                Err(Stop::Unsure) => return Ok(None),
-                Err(Stop::Git(e)) => return Err(e),
-            };
-            for (path, untracked) in found {
-                let flag = if untracked { Untracked::Yes } else { Untracked::No };
-                all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
-            }
+        for (path, untracked) in found {
+            let flag = if untracked { Untracked::Yes } else { Untracked::No };
+            all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
         }
         Ok(Some((IndexSnapshot { entries: index.entries }, all.into_iter().collect(), staged)))
     }
@@ -553,6 +516,72 @@ impl IndexSnapshot {
         let start = self.entries.partition_point(|e| e.path.as_slice() < path);
         self.entries[start..].iter().take_while(|e| e.path == path).find(|e| e.stage == 0)
     }
+}
+
+/// The index of the working tree whose git directory is `git_dir`, read
+/// by [`super::index_file`], with the rules its config sets for judging
+/// stat data; `None` when [`super::status`] cannot judge it (see
+/// [`super::status::plain`], core.ignoreCase, core.symlinks = false).
+pub(super) fn plain_index(repo: &git2::Repository, git_dir: &Path) -> Result<Option<(IndexFile, Rules)>, GitError> {
+    let file = git_dir.join("index");
+    let (Ok(meta), Ok(data)) = (std::fs::metadata(&file), std::fs::read(&file)) else { return Ok(None) };
+    let Some(index) = super::index_file::parse(&data) else { return Ok(None) };
+    let config = repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
+    let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
+    if !super::status::plain(&index) || flag("core.ignorecase", false) || !flag("core.symlinks", true) {
+        return Ok(None);
+    }
+    use std::os::unix::fs::MetadataExt;
+    let rules = Rules {
+        filemode: flag("core.filemode", true),
+        trust_ctime: flag("core.trustctime", true),
+        index_mtime: (meta.mtime() as u32, meta.mtime_nsec() as u32),
+    };
+    Ok(Some((index, rules)))
+}
+
+/// [`Scan`]s the working tree at `workdir` against `entries`, cut in two
+/// halves on two threads when `large`. With `ignore_rules` (the git
+/// directory), untracked files its ignore rules match are left out, each
+/// thread asking its own repository handle; without, the listing is whole,
+/// for a reset.
+pub(super) fn scan_working_tree(
+    workdir: &Path,
+    rules: Rules,
+    entries: &[Entry],
+    large: bool,
+    ignore_rules: Option<&Path>,
+) -> Result<Vec<super::status::Found>, Stop> {
+    let (first, second) = if large { split(workdir, entries) } else { (Vec::new(), Vec::new()) };
+    let first = if first.is_empty() { vec![Vec::new()] } else { first };
+    let scan = |units: &[Vec<u8>]| -> Result<Vec<super::status::Found>, Stop> {
+        let repo = ignore_rules.map(|git_dir| super::open_at(git_dir, Some(workdir))).transpose()?;
+        let mut ignored = |path: &[u8]| match &repo {
+            Some(repo) => repo
+                .is_path_ignored(Path::new(OsStr::from_bytes(path)))
+                .map_err(ctx(|| format!("cannot read the ignore rules for {}", String::from_utf8_lossy(path)))),
+            None => Ok(false),
+        };
+        let mut scan = Scan { root: workdir, rules, ignored: &mut ignored, whole: repo.is_none(), found: Vec::new() };
+        for unit in units {
+            scan.unit(unit, entries)?;
+        }
+        Ok(scan.found)
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = (!second.is_empty()).then(|| s.spawn(|| scan(&second)));
+        let b = scan(&first);
+        let a = a.map(|h| {
+            h.join().unwrap_or_else(|_| {
+                let source = std::io::Error::other("a status thread failed");
+                Err(Stop::Git(GitError::Io { path: workdir.to_path_buf(), source }))
+            })
+        });
+        (a.unwrap_or(Ok(Vec::new())), b)
+    });
+    let mut found = b?;
+    found.extend(a?);
+    Ok(found)
 }
 
 fn is_gitignore(path: &[u8]) -> bool {

@@ -6,6 +6,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::support::child::LockHolder;
 use crate::support::{FakeAgent, TestEnv};
@@ -181,6 +182,46 @@ fn reset_undoes_everything_an_attempt_did_without_writing_outside() {
     assert_eq!(std::fs::read_to_string(outside.join("victim.txt")).expect("victim"), "keep me\n");
     let (status, head, _branches, index) = checkout_state(&env, &r);
     assert_eq!((status, head, index), (before.0, before.1, before.3), "the user's checkout changed");
+}
+
+/// The same writes without a commit or anything staged: the reset reads the
+/// index and lists the worktree itself (no libgit2 status), and must leave
+/// exactly the base, a fifo and an executable bit included.
+#[test]
+fn reset_of_unstaged_writes_restores_the_base_exactly() {
+    let env = TestEnv::new();
+    let r = repo(&env);
+    let outside = env.path("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    env.run(&r, &["worktree", "create", "t1"]).assert_code(0);
+    let w = wt_path(&env, &r, "t1");
+    let base = env.git(&r, &["rev-parse", "HEAD"]);
+    for round in 0..2 {
+        std::fs::write(w.join("a.txt"), format!("changed {round}\n")).expect("modify");
+        std::fs::remove_dir_all(w.join("src/deep")).expect("rm dir");
+        std::os::unix::fs::symlink(&outside, w.join("src/deep")).expect("dir -> symlink outside");
+        std::fs::remove_file(w.join("link")).expect("rm link");
+        std::fs::create_dir_all(w.join("link/inside")).expect("symlink -> dir");
+        std::fs::remove_file(w.join("src/lib.py")).expect("rm");
+        std::fs::set_permissions(w.join("run.sh"), std::fs::Permissions::from_mode(0o644)).expect("chmod -x");
+        assert!(Command::new("mkfifo").arg(w.join("pipe")).status().expect("mkfifo").success());
+        std::fs::create_dir_all(w.join("untracked/d1/d2")).expect("untracked tree");
+        std::fs::write(w.join("untracked/d1/d2/f"), "f").expect("write");
+        std::fs::write(w.join("build.log"), "ignored").expect("ignored file");
+        std::fs::create_dir_all(w.join("src/new")).expect("untracked directory inside a tracked one");
+        std::fs::write(w.join("src/new/f"), "new").expect("write");
+        env.run(&r, &["worktree", "reset", "t1"]).assert_code(0);
+        assert_eq!(env.git(&w, &["status", "--porcelain"]), "", "round {round}: tracked state equals the base");
+        assert_eq!(env.git(&w, &["rev-parse", "HEAD"]), base);
+        let ignored = env.git(&w, &["status", "--porcelain", "--ignored"]);
+        assert_eq!(ignored, "!! .env\n!! setup.log", "round {round}: only the includes and setup output");
+        assert!(!w.join("pipe").exists() && !w.join("untracked").exists() && !w.join("src/new").exists());
+        assert_eq!(std::fs::read_to_string(w.join("a.txt")).expect("a"), "a\n");
+        assert!(std::fs::symlink_metadata(w.join("src/deep")).expect("deep").is_dir());
+        assert_eq!(std::fs::read_link(w.join("link")).expect("link"), Path::new("a.txt"));
+        assert_eq!(std::fs::metadata(w.join("run.sh")).expect("run.sh").permissions().mode() & 0o111, 0o111);
+        assert_eq!(std::fs::read_dir(&outside).expect("outside").count(), 0, "nothing written through the link");
+    }
 }
 
 #[test]
