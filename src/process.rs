@@ -376,8 +376,10 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
             }
             _ => {}
         }
+        // Short commands (an agent's `true`, a linter on a clean tree) are
+        // seen to end within a millisecond; long ones are looked at less.
         std::thread::sleep(Duration::from_millis(if now.duration_since(start) < Duration::from_secs(1) {
-            5
+            1
         } else {
             25
         }));
@@ -390,7 +392,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     // (setsid) could keep the pipe open, so do not wait for it for ever.
     let waited = Instant::now();
     while !reader_thread.is_finished() && waited.elapsed() < Duration::from_secs(2) {
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(1));
     }
     if reader_thread.is_finished() {
         let _ = reader_thread.join();

@@ -102,6 +102,9 @@ pub struct RunArgs {
 }
 
 pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
+    // Whether namespaces can be used is asked of bubblewrap while the
+    // repository, the config and the task are read.
+    crate::sandbox::namespaces::probe_early();
     if args.jobs == 0 {
         return Err(CliError::usage("-j must be at least 1"));
     }

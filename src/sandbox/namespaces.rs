@@ -119,10 +119,40 @@ pub fn program() -> Option<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join("bwrap")).find(|p| p.is_file())
 }
 
+/// The probe's answer, once per process.
+static PROBED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+
+/// A probe started ahead of need ([`probe_early`]).
+static EARLY: std::sync::Mutex<Option<std::thread::JoinHandle<Result<PathBuf, String>>>> = std::sync::Mutex::new(None);
+
+/// Starts [`probe`] on a thread of its own, so that the bubblewrap process
+/// it runs (a few milliseconds) overlaps the work before the first
+/// confined process; the answer is kept for the process.
+pub fn probe_early() {
+    if PROBED.get().is_some() {
+        return;
+    }
+    if let Ok(mut early) = EARLY.lock()
+        && early.is_none()
+    {
+        *early = Some(std::thread::spawn(probe_now));
+    }
+}
+
 /// Whether namespaces can be made here: bubblewrap is installed and the
 /// kernel lets this user create them (some containers and distributions
 /// refuse). `Err` says why not, for the one note the fallback prints.
+/// Asked once per process (a probe started by [`probe_early`] is awaited).
 pub fn probe() -> Result<PathBuf, String> {
+    PROBED
+        .get_or_init(|| {
+            let early = EARLY.lock().ok().and_then(|mut e| e.take());
+            early.and_then(|h| h.join().ok()).unwrap_or_else(probe_now)
+        })
+        .clone()
+}
+
+fn probe_now() -> Result<PathBuf, String> {
     let Some(bwrap) = program() else {
         return Err("bubblewrap (bwrap) is not installed".into());
     };
