@@ -14,8 +14,9 @@ one, else `python3` if it has pytest) and `ruff check
 `max_attempts = 3`. The agent is `sh agent.sh`: a wrong fix on attempt 1,
 the right one on attempt 2.
 
-  retry-run: `retry-run run --quiet --task "Fix add" --target
-             tests/test_calc.py::test_add --id <fresh> -- sh agent.sh`, the
+  retry-run: `retry-run run --quiet --fresh-baseline --task "Fix add"
+             --target tests/test_calc.py::test_add --id <fresh> -- sh
+             agent.sh`, the
              whole process; it must end in CHECK_FAILURE then SUCCESS.
   baseline:  in a plain `git worktree` at the base, each a whole process,
              summed: the checks on the base; the agent's attempt-1 write and
@@ -356,7 +357,10 @@ def ts(e):
 
 def retry_run(repo, agent, task):
     """One whole `retry-run run`: its time and a breakdown from its log."""
-    cmd = [BIN, "run", "--quiet", "--task", "Fix add", "--id", task, "--target", TARGET, "--", "sh", agent]
+    # --fresh-baseline: the base's checks run every round, as in the
+    # baseline (without it they come from the cache after the first round).
+    cmd = [BIN, "run", "--quiet", "--fresh-baseline", "--task", "Fix add", "--id", task, "--target", TARGET, "--",
+           "sh", agent]
     t = time.perf_counter()
     r = subprocess.run(cmd, cwd=repo, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     took = time.perf_counter() - t
