@@ -125,6 +125,28 @@ fn agrees_with_git_on_every_fixture() {
     assert!(compared >= 4, "compared only {compared}");
 }
 
+/// `diff` of the working tree of `repo` against `main`, checked against
+/// git's answer for the same state (a copy with everything added; a fifo,
+/// which `cp` would wait on and git leaves out, is removed first); returns
+/// git's files.
+fn worktree_agrees_with_git(env: &TestEnv, repo: &std::path::Path) -> Files {
+    let run = env.run(repo, &["diff", "--base", "main", "--format", "json", "--max-lines", "100000"]);
+    run.assert_code(0);
+    let json = run.json();
+    for entry in std::fs::read_dir(repo).expect("list").flatten() {
+        if entry.file_type().is_ok_and(|t| std::os::unix::fs::FileTypeExt::is_fifo(&t)) {
+            std::fs::remove_file(entry.path()).expect("rm fifo");
+        }
+    }
+    let copy = env.path("copy");
+    assert!(std::process::Command::new("cp").arg("-a").arg(repo).arg(&copy).status().expect("cp").success());
+    env.git(&copy, &["add", "-A"]);
+    let git = |what: &str| env.git_raw(&copy, ["diff", "-M", "-z", "--cached", what, "main"].map(OsStr::new)).stdout;
+    let want = git_files(&git("--name-status"), &git("--numstat"));
+    assert_eq!(ours(&json), want);
+    want
+}
+
 /// Working-tree states that only an index-aware reading gets right, against
 /// git's own answer (a copy of the repository with `git add -A`).
 #[test]
@@ -166,15 +188,7 @@ fn index_and_working_tree_edge_cases() {
     env.git(&repo, &["add", "same.txt"]);
     std::fs::write(repo.join("same.txt"), "unchanged\n").expect("write");
 
-    let run = env.run(&repo, &["diff", "--base", "main", "--format", "json", "--max-lines", "100000"]);
-    run.assert_code(0);
-    let json = run.json();
-    let copy = env.path("copy");
-    assert!(std::process::Command::new("cp").arg("-a").arg(&repo).arg(&copy).status().expect("cp").success());
-    env.git(&copy, &["add", "-A"]);
-    let git = |what: &str| env.git_raw(&copy, ["diff", "-M", "-z", "--cached", what, "main"].map(OsStr::new)).stdout;
-    let want = git_files(&git("--name-status"), &git("--numstat"));
-    assert_eq!(ours(&json), want);
+    let want = worktree_agrees_with_git(&env, &repo);
     let paths: Vec<&String> = want.keys().collect();
     assert_eq!(
         paths,
@@ -245,17 +259,7 @@ fn stat_data_and_layout_edges_agree_with_git() {
     env.git(&repo, &["add", "src/deep/er/edit.py"]);
     env.git(&repo, &["rm", "-q", "-r", "gone"]);
 
-    let run = env.run(&repo, &["diff", "--base", "main", "--format", "json", "--max-lines", "100000"]);
-    run.assert_code(0);
-    let json = run.json();
-    // The oracle's copy without the fifo (which `cp` would wait on).
-    let copy = env.path("copy");
-    std::fs::remove_file(repo.join("fifo_here")).expect("rm fifo");
-    assert!(std::process::Command::new("cp").arg("-a").arg(&repo).arg(&copy).status().expect("cp").success());
-    env.git(&copy, &["add", "-A"]);
-    let git = |what: &str| env.git_raw(&copy, ["diff", "-M", "-z", "--cached", what, "main"].map(OsStr::new)).stdout;
-    let want = git_files(&git("--name-status"), &git("--numstat"));
-    assert_eq!(ours(&json), want);
+    let want = worktree_agrees_with_git(&env, &repo);
     let paths: Vec<&String> = want.keys().collect();
     assert_eq!(
         paths,
