@@ -16,8 +16,9 @@
 //! read, never a wrong answer. Untracked files count unless ignored
 //! (libgit2 decides, with the repository's rules); an untracked directory
 //! that holds a `.git` is another repository, left out as libgit2 leaves it.
-//! Anything unexpected on disk (a directory that cannot be listed) answers
-//! `None`, and the caller asks libgit2 instead.
+//! Anything unexpected on disk (a directory that cannot be listed) stops
+//! the scan with [`Stop::Unsure`], and the caller asks libgit2 instead
+//! ([`unsure_is_none`]).
 
 use std::collections::HashMap;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -163,7 +164,8 @@ fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// Walks units of a working tree against the index's entries.
 pub(super) struct Scan<'a> {
-    pub root: &'a Path,
+    /// The working tree's top directory, open once for every unit.
+    root: OwnedFd,
     pub rules: Rules,
     /// Whether a path (relative; a directory without a trailing slash) is
     /// ignored by the repository's rules.
@@ -188,17 +190,38 @@ impl From<GitError> for Stop {
     }
 }
 
-impl Scan<'_> {
+/// A scan's answer for its caller: `None` when this module could not judge
+/// (libgit2 decides then), an error as it is.
+pub(super) fn unsure_is_none<T>(r: Result<T, Stop>) -> Result<Option<T>, GitError> {
+    match r {
+        Ok(t) => Ok(Some(t)),
+        Err(Stop::Unsure) => Ok(None),
+        Err(Stop::Git(e)) => Err(e),
+    }
+}
+
+impl<'a> Scan<'a> {
+    /// A scan of the working tree at `root`; see the fields.
+    pub(super) fn new(
+        root: &Path,
+        rules: Rules,
+        ignored: &'a mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
+        whole: bool,
+    ) -> Result<Scan<'a>, Stop> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(root) = rustix::fs::open(root, flags, Mode::empty()) else { return Err(Stop::Unsure) };
+        Ok(Scan { root, rules, ignored, whole, found: Vec::new() })
+    }
+
     /// One unit of the working tree (a path of the cut, `""` for all of
     /// it), with the index entries at or below it (sorted).
     pub(super) fn unit(&mut self, path: &[u8], entries: &[Entry]) -> Result<(), Stop> {
-        let Ok(root) = rustix::fs::open(self.root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-        else {
-            return Err(Stop::Unsure);
-        };
         if path.is_empty() {
-            return self.dir(root, path, entries);
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let Ok(top) = rustix::fs::openat(&self.root, ".", flags, Mode::empty()) else { return Err(Stop::Unsure) };
+            return self.dir(top, path, entries);
         }
+        let root = self.root.try_clone().map_err(|_| Stop::Unsure)?;
         let kind = match rustix::fs::statat(&root, path, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => kind_of(FileType::from_raw_mode(st.st_mode)),
             Err(e) if e == rustix::io::Errno::NOENT || e == rustix::io::Errno::NOTDIR => Kind::Missing,

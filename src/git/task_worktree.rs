@@ -266,12 +266,8 @@ impl Repo {
         if !staged.is_empty() {
             return Ok(None);
         }
-        let large = index.entries.len() > 1000;
-        let found = match super::working_tree::scan_working_tree(path, rules, &index.entries, large, None) {
-            Ok(found) => found,
-            Err(super::status::Stop::Unsure) => return Ok(None),
-            Err(super::status::Stop::Git(e)) => return Err(e),
-        };
+        let scanned = super::working_tree::scan_working_tree(path, rules, &index.entries, None);
+        let Some(found) = super::status::unsure_is_none(scanned)? else { return Ok(None) };
         let (mut remove, mut restore) = (Vec::new(), Vec::new());
         for (file, untracked) in found {
             if untracked { remove.push(file) } else { restore.push(file) }

@@ -265,11 +265,12 @@ impl Repo {
         // The same git directory and working tree (which GIT_DIR and
         // GIT_WORK_TREE may have put apart).
         let git_dir = self.repo.path().to_path_buf();
-        // Below this size (about 1,000 entries) one thread does it all.
+        // Below this size (about 1,000 entries, [`ONE_THREAD`]) one thread
+        // does it all.
         let large = std::fs::metadata(git_dir.join("index")).is_ok_and(|m| m.len() > 100_000);
         if read.is_none()
             && !with_ignored
-            && let Some((known, found, staged)) = self.read_status(head_tree, workdir, large)?
+            && let Some((known, found, staged)) = self.read_status(head_tree, workdir)?
         {
             return Ok((Cow::Owned(known), found, staged));
         }
@@ -357,29 +358,24 @@ impl Repo {
     }
 
     /// [`Repo::status_entries`] read by [`super::status`], on two threads
-    /// when the index is `large`; `None` when that module cannot judge the
+    /// when the index is large; `None` when that module cannot judge the
     /// index or something on disk (libgit2 then does).
     fn read_status(
         &self,
         head_tree: Oid,
         workdir: &Path,
-        large: bool,
     ) -> Result<Option<(IndexSnapshot, Differing, Staged)>, GitError> {
         let git_dir = self.repo.path().to_path_buf();
         let Some((index, rules)) = plain_index(&self.repo, &git_dir)? else { return Ok(None) };
         let (scanned, staged) = std::thread::scope(|s| {
-            let scanned = s.spawn(|| scan_working_tree(workdir, rules, &index.entries, large, Some(&git_dir)));
+            let scanned = s.spawn(|| scan_working_tree(workdir, rules, &index.entries, Some(&git_dir)));
             let mut staged = Vec::new();
             let odb = self.repo.odb().map_err(ctx(|| "cannot open the object database".into()));
             let staged =
                 odb.and_then(|odb| super::status::staged(&odb, head_tree, &index, &mut staged)).map(|()| staged);
             (super::joined(scanned.join().map(Ok), workdir, "a status thread"), staged)
         });
-        let found = match scanned? {
-            Ok(found) => found,
-            Err(Stop::Unsure) => return Ok(None),
-            Err(Stop::Git(e)) => return Err(e),
-        };
+        let Some(found) = super::status::unsure_is_none(scanned?)? else { return Ok(None) };
         let staged: Staged = staged?.into_iter().collect();
         let mut all: std::collections::BTreeMap<Vec<u8>, Untracked> =
             staged.iter().map(|p| (p.clone(), Untracked::No)).collect();
@@ -540,8 +536,11 @@ pub(super) fn plain_index(repo: &git2::Repository, git_dir: &Path) -> Result<Opt
     Ok(Some((index, rules)))
 }
 
+/// How many index entries one thread scans alone.
+const ONE_THREAD: usize = 1000;
+
 /// [`Scan`]s the working tree at `workdir` against `entries`, cut in two
-/// halves on two threads when `large`. With `ignore_rules` (the git
+/// halves on two threads when there are more than [`ONE_THREAD`]. With `ignore_rules` (the git
 /// directory), untracked files its ignore rules match are left out, each
 /// thread asking its own repository handle; without, the listing is whole,
 /// for a reset.
@@ -549,9 +548,9 @@ pub(super) fn scan_working_tree(
     workdir: &Path,
     rules: Rules,
     entries: &[Entry],
-    large: bool,
     ignore_rules: Option<&Path>,
 ) -> Result<Vec<super::status::Found>, Stop> {
+    let large = entries.len() > ONE_THREAD;
     let (first, second) = if large { split(workdir, entries) } else { (Vec::new(), Vec::new()) };
     let first = if first.is_empty() { vec![Vec::new()] } else { first };
     let scan = |units: &[Vec<u8>]| -> Result<Vec<super::status::Found>, Stop> {
@@ -562,7 +561,8 @@ pub(super) fn scan_working_tree(
                 .map_err(ctx(|| format!("cannot read the ignore rules for {}", String::from_utf8_lossy(path)))),
             None => Ok(false),
         };
-        let mut scan = Scan { root: workdir, rules, ignored: &mut ignored, whole: repo.is_none(), found: Vec::new() };
+        let whole = repo.is_none();
+        let mut scan = Scan::new(workdir, rules, &mut ignored, whole)?;
         for unit in units {
             scan.unit(unit, entries)?;
         }
