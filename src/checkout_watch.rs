@@ -4,7 +4,7 @@
 //!
 //! - the user's own checkout: its HEAD, branches and tags (but retry-run's
 //!   own `retry-run/<task>` branches) and its index ([`GitState`]), and
-//!   every file git does not ignore: watched with inotify from the start of
+//!   every file git tracks or does not ignore: watched with inotify from the start of
 //!   the run ([`CheckoutWatch`]), so an attempt costs no walk of the
 //!   checkout; where inotify cannot watch it (no more watches, not Linux),
 //!   the stat data of every such file is compared instead ([`CheckoutState`]);
@@ -43,6 +43,33 @@ fn walk(root: &Path, skip: &Path) -> ::ignore::WalkParallel {
         .build_parallel()
 }
 
+/// The directories of the checkout at `root` that hold tracked files or
+/// that git does not ignore, but `.git` and `skip`, listed from the index
+/// and the directories themselves ([`Repo::watched_directories`]); `None`
+/// where the index cannot be read that way.
+fn listed_directories(root: &Path, skip: &Path) -> Option<Vec<PathBuf>> {
+    Repo::discover(root).ok().and_then(|r| r.watched_directories(skip).ok().flatten())
+}
+
+/// The directories of the checkout at `root` git does not ignore, but
+/// `.git` and `skip`, by a walk with git's ignore rules.
+fn walked_directories(root: &Path, skip: &Path) -> Vec<PathBuf> {
+    let dirs = Mutex::new(Vec::new());
+    walk(root, skip).run(|| {
+        let dirs = &dirs;
+        Box::new(move |entry| {
+            if let Ok(e) = entry
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && let Ok(mut d) = dirs.lock()
+            {
+                d.push(e.into_path());
+            }
+            ::ignore::WalkState::Continue
+        })
+    });
+    dirs.into_inner().unwrap_or_default()
+}
+
 /// The stat data of every file of the user's checkout git does not ignore
 /// (the fallback where inotify cannot watch it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -52,8 +79,29 @@ pub struct CheckoutState {
 
 impl CheckoutState {
     /// Reads the checkout at `root`, leaving out `.git` and `skip` (a
-    /// worktree root inside it). Both cores walk it.
+    /// worktree root inside it): the files of every directory
+    /// [`listed_directories`] names.
     pub fn read(root: &Path, skip: &Path) -> CheckoutState {
+        let Some(dirs) = listed_directories(root, skip) else { return CheckoutState::walked(root, skip) };
+        let mut files = HashMap::new();
+        for dir in dirs {
+            let Ok(names) = std::fs::read_dir(&dir) else { continue };
+            for e in names.flatten() {
+                let path = e.path();
+                if let Ok(m) = path.symlink_metadata()
+                    && !m.is_dir()
+                    && let Ok(rel) = path.strip_prefix(root)
+                {
+                    files.insert(rel.to_path_buf(), stat_of(&m));
+                }
+            }
+        }
+        CheckoutState { files }
+    }
+
+    /// [`CheckoutState::read`] by a walk with git's ignore rules, on both
+    /// cores, where the directories cannot be listed from the index.
+    fn walked(root: &Path, skip: &Path) -> CheckoutState {
         let files = Mutex::new(HashMap::new());
         let root = root.to_path_buf();
         walk(&root, skip).run(|| {
@@ -182,7 +230,7 @@ impl Outside {
         for f in files {
             if f.as_os_str().is_empty() {
                 out.push(".".into());
-            } else if !repo.is_ignored(&f) {
+            } else if !repo.ignores_changes_to(&f) {
                 out.push(f.display().to_string());
             }
         }
@@ -247,9 +295,12 @@ pub struct CheckoutWatch {
 
 #[cfg(target_os = "linux")]
 impl CheckoutWatch {
-    /// Watches every directory of the checkout at `root` that git does not
-    /// ignore, but `.git` and `skip`. `Err` says why it cannot (the caller
-    /// falls back to comparing stat data).
+    /// Watches every directory of the checkout at `root` that holds tracked
+    /// files or that git does not ignore, but `.git` and `skip`: listed
+    /// from the index and the directories themselves
+    /// ([`Repo::watched_directories`]), or, where the index cannot be read
+    /// that way, by a walk with git's ignore rules. `Err` says why it
+    /// cannot (the caller falls back to comparing stat data).
     pub fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, String> {
         use std::os::fd::FromRawFd;
         // SAFETY: inotify_init1 takes flags only; a non-negative result is a
@@ -260,21 +311,9 @@ impl CheckoutWatch {
         }
         // SAFETY: `raw` is a fresh descriptor nobody else owns.
         let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
-        let dirs = Mutex::new(Vec::new());
-        walk(root, skip).run(|| {
-            let dirs = &dirs;
-            Box::new(move |entry| {
-                if let Ok(e) = entry
-                    && e.file_type().is_some_and(|t| t.is_dir())
-                    && let Ok(mut d) = dirs.lock()
-                {
-                    d.push(e.into_path());
-                }
-                ::ignore::WalkState::Continue
-            })
-        });
+        let dirs = listed_directories(root, skip).unwrap_or_else(|| walked_directories(root, skip));
         let mut watch = CheckoutWatch { fd, dirs: HashMap::new(), root: root.to_path_buf() };
-        for dir in dirs.into_inner().unwrap_or_default() {
+        for dir in dirs {
             watch.add(&dir)?;
         }
         Ok(watch)

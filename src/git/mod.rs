@@ -243,6 +243,12 @@ impl Repo {
         self.repo.status_should_ignore(rel).unwrap_or(false)
     }
 
+    /// Whether git sees no change at `rel`: ignored by the rules and not
+    /// tracked (a tracked file counts wherever it lives).
+    pub fn ignores_changes_to(&self, rel: &Path) -> bool {
+        self.is_ignored(rel) && !self.repo.index().is_ok_and(|i| i.get_path(rel, 0).is_some())
+    }
+
     /// Every branch and tag (`refs/heads/x`, `refs/tags/v1`) with the id it
     /// points at (empty for a symbolic ref), in the order git lists them.
     pub fn branches_and_tags(&self) -> Vec<(String, String)> {

@@ -348,6 +348,56 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// Every directory of the working tree at `root` that a watch of its files
+/// must cover, relative (`""` for the top): each directory the index holds
+/// files below, ignored or not (a tracked file counts wherever it lives),
+/// and each untracked directory the rules do not ignore, with the ones
+/// below it; `.git` and `skip` (a relative path) left out. Each directory
+/// is listed once; only untracked directories are put to the rules.
+pub(super) fn directories(
+    root: &Path,
+    entries: &[Entry],
+    ignored: &mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
+    skip: &[u8],
+) -> Result<Vec<Vec<u8>>, Stop> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let Ok(top) = rustix::fs::open(root, flags, Mode::empty()) else { return Err(Stop::Unsure) };
+    let mut out = Vec::new();
+    directories_below(top, b"", Some(entries), ignored, skip, &mut out)?;
+    Ok(out)
+}
+
+/// [`directories`] from the directory `dir`, open at `fd`, with the index
+/// entries below it (`None`: untracked, already judged not ignored).
+fn directories_below(
+    fd: OwnedFd,
+    dir: &[u8],
+    below: Option<&[Entry]>,
+    ignored: &mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
+    skip: &[u8],
+    out: &mut Vec<Vec<u8>>,
+) -> Result<(), Stop> {
+    out.push(dir.to_vec());
+    let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
+    let known = below.map(|b| children(&prefix, b)).unwrap_or_default();
+    let (open, names) = Scan::list(fd)?;
+    let Ok(at) = open.fd() else { return Err(Stop::Unsure) };
+    for (name, t) in names {
+        let path = join(dir, name.to_bytes());
+        if t != FileType::Directory || path == skip {
+            continue;
+        }
+        let sub = known.get(name.to_bytes()).map(|(_, sub)| *sub).filter(|s| !s.is_empty());
+        if sub.is_none() && ignored(&path)? {
+            continue;
+        }
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let Ok(fd) = rustix::fs::openat(at, name.as_c_str(), flags, Mode::empty()) else { return Err(Stop::Unsure) };
+        directories_below(fd, &path, sub, ignored, skip, out)?;
+    }
+    Ok(())
+}
+
 /// The paths whose entry differs between the tree `head` and the index:
 /// staged changes. A directory whose cached tree id (TREE extension)
 /// equals `HEAD`'s is skipped unread.

@@ -386,6 +386,34 @@ impl Repo {
         Ok(Some((IndexSnapshot { entries: index.entries }, all.into_iter().collect(), staged)))
     }
 
+    /// Every directory of this repository's working tree that a watch of
+    /// its files must cover ([`super::status::directories`]: the tracked
+    /// ones and the untracked ones not ignored), absolute, without `skip`
+    /// and what is below it. `None` when this cannot be read directly (no
+    /// working tree, an index [`super::index_file`] does not read, a
+    /// directory that cannot be listed): the caller walks by the ignore
+    /// rules instead.
+    pub fn watched_directories(&self, skip: &Path) -> Result<Option<Vec<std::path::PathBuf>>, GitError> {
+        let Some(workdir) = self.repo.workdir() else { return Ok(None) };
+        let entries = match std::fs::read(self.repo.path().join("index")) {
+            Ok(data) => match super::index_file::parse(&data) {
+                Some(index) => index.entries,
+                None => return Ok(None),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(_) => return Ok(None),
+        };
+        let skip = skip.strip_prefix(workdir).map(|p| p.as_os_str().as_bytes().to_vec()).unwrap_or_default();
+        let mut ignored = |path: &[u8]| {
+            self.repo
+                .is_path_ignored(Path::new(OsStr::from_bytes(path)))
+                .map_err(ctx(|| format!("cannot read the ignore rules for {}", String::from_utf8_lossy(path))))
+        };
+        let found = super::status::directories(workdir, &entries, &mut ignored, &skip);
+        Ok(super::status::unsure_is_none(found)?
+            .map(|dirs| dirs.into_iter().map(|d| workdir.join(OsStr::from_bytes(&d))).collect()))
+    }
+
     /// A checked-out submodule's HEAD commit and whether it has changes of
     /// its own; `None` when it is not checked out.
     fn submodule_state(&self, abs: &Path) -> Result<Option<(Oid, bool)>, GitError> {

@@ -178,6 +178,47 @@ fn detect_mode_case(by_stat: bool) {
 }
 
 #[test]
+fn the_watch_covers_tracked_files_in_ignored_directories_and_untracked_ones_but_not_ignored_output() {
+    for by_stat in [false, true] {
+        let env = TestEnv::new();
+        let r = env
+            .repo("repo")
+            .file("src/app.txt", "value = 1\n")
+            .file(".gitignore", "vendor/\nbuild/\n")
+            .file("vendor/lib.txt", "vendored\n")
+            .file("retry-run.toml", "max_attempts = 1\n[sandbox]\nmode = \"detect\"\n")
+            .commit();
+        env.git(&r, &["add", "-f", "vendor/lib.txt"]);
+        env.git(&r, &["commit", "-qm", "vendor a file"]);
+        std::fs::create_dir_all(r.join("drafts/deep")).expect("drafts");
+        std::fs::write(r.join("drafts/deep/plan.txt"), "plan\n").expect("plan");
+        std::fs::create_dir_all(r.join("build")).expect("build");
+        let checkout = r.display();
+        let agent = env.agent(
+            FakeAgent::new()
+                .sh(&format!("echo x >> {checkout}/vendor/lib.txt"))
+                .sh(&format!("echo x >> {checkout}/drafts/deep/plan.txt"))
+                .sh(&format!("echo x > {checkout}/build/out.o"))
+                .exit(0),
+        );
+        let mut cmd = env.retry_run(&r);
+        if by_stat {
+            cmd.env("RETRY_RUN_WATCH", "stat");
+        }
+        Run::of(cmd.args(agent.after(&["run", "--quiet", "--task", "Reach"]))).assert_code(1);
+        let scope = first(&r, "reach", "ScopeChecked");
+        let outside: Vec<&str> = scope["violations"]
+            .as_array()
+            .expect("violations")
+            .iter()
+            .filter(|v| v["reason"] == "outside-worktree")
+            .filter_map(|v| v["path"].as_str())
+            .collect();
+        assert_eq!(outside, ["drafts/deep/plan.txt", "vendor/lib.txt"], "by stat data: {by_stat}");
+    }
+}
+
+#[test]
 fn a_check_that_writes_into_the_checkout_is_refused_under_landlock_and_caught_in_detect_mode() {
     assert!(landlock_here(), "this kernel has no Landlock");
     for (mode, code, outcome) in [("landlock", 1, "CHECK_FAILURE"), ("detect", 1, "SCOPE_VIOLATION")] {
