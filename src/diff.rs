@@ -5,7 +5,7 @@
 //! scopes of both versions of a file, and [`crate::symbols`] matches them.
 
 use crate::git::{DiffDepth, GitError, Repo, SymbolsFn};
-use crate::model::{DiffSummary, FileVersions, SymbolChange};
+use crate::model::{DiffSummary, FileVersions, ScopeRef, ScopeSpan, SymbolChange};
 use crate::symbols::changed_symbols;
 use crate::syntax;
 use crate::syntax::cache::ScopeCache;
@@ -51,11 +51,21 @@ impl SymbolsFn for FileSymbols {
         if f.old.is_some() && f.old == f.new && f.old_changed.is_empty() && f.new_changed.is_empty() {
             return Vec::new();
         }
-        let spans = |v: Option<&[u8]>, id: Option<&[u8]>| match (v, &self.cache) {
-            (None, _) => Vec::new(),
-            (Some(src), Some(cache)) => cache.scopes(lang, id, src),
-            (Some(src), None) => syntax::scopes(lang, src).unwrap_or_default(),
+        // Each version's scopes, handed on borrowed: from the cache's entry
+        // as it was read, or parsed here.
+        let with = |v: Option<&[u8]>, id: Option<&[u8]>, then: &mut dyn FnMut(&[ScopeRef]) -> Vec<SymbolChange>| match (
+            v,
+            &self.cache,
+        ) {
+            (None, _) => then(&[]),
+            (Some(src), Some(cache)) => cache.with_scopes(lang, id, src, then),
+            (Some(src), None) => {
+                let spans = syntax::scopes(lang, src).unwrap_or_default();
+                then(&spans.iter().map(ScopeSpan::as_ref).collect::<Vec<_>>())
+            }
         };
-        changed_symbols(&spans(f.old, f.old_id), &spans(f.new, f.new_id), f.old_changed, f.new_changed)
+        with(f.old, f.old_id, &mut |old| {
+            with(f.new, f.new_id, &mut |new| changed_symbols(old, new, f.old_changed, f.new_changed))
+        })
     }
 }

@@ -9,18 +9,18 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{ScopeSpan, SymbolChange, SymbolChangeKind, innermost};
+use crate::model::{ScopeRef, SymbolChange, SymbolChangeKind, innermost};
 
 /// The scopes a change touched: those of the new version in file order,
 /// then the removed ones in the old version's order.
 pub fn changed_symbols(
-    old: &[ScopeSpan],
-    new: &[ScopeSpan],
+    old: &[ScopeRef],
+    new: &[ScopeRef],
     old_changed: &[usize],
     new_changed: &[usize],
 ) -> Vec<SymbolChange> {
-    fn key(s: &ScopeSpan) -> (&str, &str) {
-        (&s.kind, &s.qualified_name)
+    fn key<'a>(s: &ScopeRef<'a>) -> (&'a str, &'a str) {
+        (s.kind, s.qualified_name)
     }
     let old_keys: BTreeSet<_> = old.iter().map(key).collect();
     let new_keys: BTreeSet<_> = new.iter().map(key).collect();
@@ -37,10 +37,10 @@ pub fn changed_symbols(
     }
     // (group, line, change): the new version's scopes, then removed ones.
     let mut out: Vec<(u8, usize, SymbolChange)> = Vec::new();
-    let entry = |s: &ScopeSpan, change| SymbolChange {
-        kind: s.kind.clone(),
-        name: s.name.clone(),
-        qualified_name: s.qualified_name.clone(),
+    let entry = |s: &ScopeRef, change| SymbolChange {
+        kind: s.kind.to_string(),
+        name: s.name.to_string(),
+        qualified_name: s.qualified_name.to_string(),
         change,
     };
     for s in new {
@@ -64,15 +64,8 @@ pub fn changed_symbols(
 mod tests {
     use super::*;
 
-    fn span(kind: &str, q: &str, start: usize, end: usize) -> ScopeSpan {
-        ScopeSpan {
-            kind: kind.into(),
-            name: q.rsplit('.').next().unwrap_or(q).into(),
-            qualified_name: q.into(),
-            start_line: start,
-            end_line: end,
-            signature: String::new(),
-        }
+    fn span<'a>(kind: &'a str, q: &'a str, start: usize, end: usize) -> ScopeRef<'a> {
+        ScopeRef { kind, name: q.rsplit('.').next().unwrap_or(q), qualified_name: q, start_line: start, end_line: end }
     }
 
     fn names(v: Vec<SymbolChange>) -> Vec<(String, SymbolChangeKind)> {

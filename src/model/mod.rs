@@ -28,5 +28,5 @@ pub use change::{
 };
 pub use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure};
 pub use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
-pub use source::{FoundTest, ScopeSpan, innermost};
+pub use source::{FoundTest, Lines, ScopeRef, ScopeSpan, innermost};
 pub use usage::Usage;

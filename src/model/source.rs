@@ -19,12 +19,58 @@ pub struct ScopeSpan {
     pub signature: String,
 }
 
+/// A scope's names and lines, borrowed (from a [`ScopeSpan`], or from the
+/// bytes of a cache entry without a copy of each name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopeRef<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+impl ScopeSpan {
+    pub fn as_ref(&self) -> ScopeRef<'_> {
+        ScopeRef {
+            kind: &self.kind,
+            name: &self.name,
+            qualified_name: &self.qualified_name,
+            start_line: self.start_line,
+            end_line: self.end_line,
+        }
+    }
+}
+
+/// The first and last line of a scope, for [`innermost`].
+pub trait Lines {
+    fn lines(&self) -> (usize, usize);
+}
+
+impl Lines for ScopeSpan {
+    fn lines(&self) -> (usize, usize) {
+        (self.start_line, self.end_line)
+    }
+}
+
+impl Lines for ScopeRef<'_> {
+    fn lines(&self) -> (usize, usize) {
+        (self.start_line, self.end_line)
+    }
+}
+
 /// The innermost scope that holds `line`, from spans sorted by start line.
-pub fn innermost(spans: &[ScopeSpan], line: usize) -> Option<&ScopeSpan> {
+pub fn innermost<S: Lines>(spans: &[S], line: usize) -> Option<&S> {
     spans
         .iter()
-        .filter(|s| s.start_line <= line && line <= s.end_line)
-        .min_by_key(|s| (s.end_line - s.start_line, std::cmp::Reverse(s.start_line)))
+        .filter(|s| {
+            let (start, end) = s.lines();
+            start <= line && line <= end
+        })
+        .min_by_key(|s| {
+            let (start, end) = s.lines();
+            (end - start, std::cmp::Reverse(start))
+        })
 }
 
 /// One test function as found in a file (by `syntax::tests_in`, compared

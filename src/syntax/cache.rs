@@ -14,16 +14,23 @@
 //! The cache only saves time: a file that cannot be read or written is
 //! parsed again, and `diff --no-cache` bypasses it; the output is the same.
 
+use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
+use rustix::fs::{Mode, OFlags};
+
 use super::{LanguageDef, cache_stamp, scopes};
-use crate::model::ScopeSpan;
+use crate::model::{ScopeRef, ScopeSpan};
 
 pub struct ScopeCache {
     root: PathBuf,
     /// Each language's directory, by its index in [`super::LANGUAGES`]:
     /// the stamp is a hash, computed once.
     dirs: std::sync::OnceLock<Vec<PathBuf>>,
+    /// The same directories, open where they exist, so that an entry is
+    /// opened by its last two names rather than its whole path.
+    open_dirs: std::sync::OnceLock<Vec<Option<OwnedFd>>>,
 }
 
 /// The entries' format; part of the stamp, so that another format is never read.
@@ -37,33 +44,71 @@ impl ScopeCache {
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-        Some(ScopeCache { root: base.join("retry-run").join("scopes"), dirs: std::sync::OnceLock::new() })
+        Some(ScopeCache {
+            root: base.join("retry-run").join("scopes"),
+            dirs: std::sync::OnceLock::new(),
+            open_dirs: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn dirs(&self) -> &[PathBuf] {
+        self.dirs.get_or_init(|| {
+            super::LANGUAGES.iter().map(|l| self.root.join(format!("{}-{FORMAT}", cache_stamp(l)))).collect()
+        })
+    }
+
+    fn language(def: &LanguageDef) -> Option<usize> {
+        super::LANGUAGES.iter().position(|l| std::ptr::eq(l, def))
     }
 
     fn path(&self, def: &LanguageDef, id: &[u8]) -> PathBuf {
-        let dirs = self.dirs.get_or_init(|| {
-            super::LANGUAGES.iter().map(|l| self.root.join(format!("{}-{FORMAT}", cache_stamp(l)))).collect()
-        });
-        let dir = match super::LANGUAGES.iter().position(|l| std::ptr::eq(l, def)) {
-            Some(i) => dirs[i].clone(),
+        let dir = match Self::language(def) {
+            Some(i) => self.dirs()[i].clone(),
             None => self.root.join(format!("{}-{FORMAT}", cache_stamp(def))),
         };
         let hex = crate::hash::hex(id);
         dir.join(&hex[..2]).join(&hex[2..])
     }
 
-    /// The scopes of `source` (whose object id is `id`): from the cache,
-    /// else parsed and stored. A version that cannot be parsed has none
-    /// (and is not stored).
-    pub fn scopes(&self, def: &'static LanguageDef, id: Option<&[u8]>, source: &[u8]) -> Vec<ScopeSpan> {
-        let Some(id) = id.filter(|i| i.len() >= 2) else { return scopes(def, source).unwrap_or_default() };
-        let path = self.path(def, id);
-        if let Some(spans) = std::fs::read(&path).ok().and_then(|b| decode(&b)) {
-            return spans;
+    /// The bytes of the entry of `id`, if there is one.
+    fn read(&self, def: &LanguageDef, id: &[u8]) -> Option<Vec<u8>> {
+        let open = self.open_dirs.get_or_init(|| {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            self.dirs().iter().map(|d| rustix::fs::open(d, flags, Mode::empty()).ok()).collect()
+        });
+        let Some(dir) = Self::language(def).and_then(|i| open[i].as_ref()) else {
+            return std::fs::read(self.path(def, id)).ok();
+        };
+        let hex = crate::hash::hex(id);
+        let name = format!("{}/{}", &hex[..2], &hex[2..]);
+        let fd = rustix::fs::openat(dir, name.as_str(), OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).ok()?;
+        let mut bytes = Vec::with_capacity(4096);
+        std::fs::File::from(fd).read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    }
+
+    /// The scopes of `source` (whose object id is `id`), handed to `f`:
+    /// from the cache, borrowed from the entry's bytes as they are, else
+    /// parsed and stored. A version that cannot be parsed has none (and is
+    /// not stored).
+    pub fn with_scopes<R>(
+        &self,
+        def: &'static LanguageDef,
+        id: Option<&[u8]>,
+        source: &[u8],
+        f: impl FnOnce(&[ScopeRef]) -> R,
+    ) -> R {
+        let id = id.filter(|i| i.len() >= 2);
+        let entry = id.and_then(|id| self.read(def, id));
+        if let Some(refs) = entry.as_deref().and_then(decode) {
+            return f(&refs);
         }
-        let Ok(spans) = scopes(def, source) else { return Vec::new() };
-        store(&path, &spans);
-        spans
+        let spans = scopes(def, source);
+        if let (Some(id), Ok(spans)) = (id, &spans) {
+            store(&self.path(def, id), spans);
+        }
+        let spans = spans.unwrap_or_default();
+        f(&spans.iter().map(ScopeSpan::as_ref).collect::<Vec<_>>())
     }
 }
 
@@ -95,23 +140,25 @@ fn encode(spans: &[ScopeSpan]) -> Vec<u8> {
     out
 }
 
-/// The scopes of an entry; `None` when it is not one [`encode`] wrote.
-fn decode(mut data: &[u8]) -> Option<Vec<ScopeSpan>> {
+/// The scopes of an entry, borrowed from its bytes (checked as UTF-8 once);
+/// `None` when it is not one [`encode`] wrote. The signature is not read:
+/// what the cache serves needs none.
+fn decode(data: &[u8]) -> Option<Vec<ScopeRef<'_>>> {
     /// A decimal number up to the byte `end`, and what follows that byte.
-    fn number(data: &[u8], end: u8) -> Option<(usize, &[u8])> {
-        let at = data.iter().position(|&c| c == end)?;
-        let digits = &data[..at];
+    fn number(data: &str, end: u8) -> Option<(usize, &str)> {
+        let at = data.bytes().position(|c| c == end)?;
+        let digits = &data.as_bytes()[..at];
         if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
             return None;
         }
         let n = digits.iter().fold(0usize, |n, &d| n * 10 + usize::from(d - b'0'));
         Some((n, &data[at + 1..]))
     }
-    fn text(data: &[u8]) -> Option<(String, &[u8])> {
-        let (len, rest) = number(data.strip_prefix(b" ")?, b':')?;
-        let bytes = rest.get(..len)?;
-        Some((std::str::from_utf8(bytes).ok()?.to_string(), &rest[len..]))
+    fn text(data: &str) -> Option<(&str, &str)> {
+        let (len, rest) = number(data.strip_prefix(' ')?, b':')?;
+        Some((rest.get(..len)?, rest.get(len..)?))
     }
+    let mut data = std::str::from_utf8(data).ok()?;
     let mut spans = Vec::new();
     while !data.is_empty() {
         let (start_line, rest) = number(data, b' ')?;
@@ -121,9 +168,9 @@ fn decode(mut data: &[u8]) -> Option<Vec<ScopeSpan>> {
         let (kind, rest) = text(rest)?;
         let (qualified_name, rest) = text(rest)?;
         let (name, rest) = text(rest)?;
-        let (signature, rest) = text(rest)?;
-        data = rest.strip_prefix(b"\n")?;
-        spans.push(ScopeSpan { kind, name, qualified_name, start_line, end_line, signature });
+        let (_signature, rest) = text(rest)?;
+        data = rest.strip_prefix('\n')?;
+        spans.push(ScopeRef { kind, name, qualified_name, start_line, end_line });
     }
     Some(spans)
 }
@@ -151,7 +198,8 @@ mod tests {
             span("function", "A.g", "g", "def g(self, a:\t'x y',\n b=\"12 3:\"):"),
             span("impl", "Ünïcode", "Ünïcode", ""),
         ];
-        assert_eq!(decode(&encode(&spans)), Some(spans));
+        let bytes = encode(&spans);
+        assert_eq!(decode(&bytes), Some(spans.iter().map(ScopeSpan::as_ref).collect()));
         assert_eq!(decode(b""), Some(vec![]));
     }
 
