@@ -1,5 +1,6 @@
-//! What `clean` removes: the worktrees of one task, of all tasks, or of
-//! tasks idle for some days, and with `state` their records too. An
+//! What `clean` removes: the worktrees of one task, of all tasks, of the
+//! tasks that ended, or of tasks idle for a while, and with `state` their
+//! records too. An
 //! attempt commit (`refs/retry-run/...`) or a success branch is never
 //! removed, and a task another process runs is skipped.
 
@@ -16,10 +17,12 @@ use crate::record::{RecordError, Store};
 pub enum Which {
     Task(String),
     All,
-    /// Tasks whose last event is at least this many days old.
+    /// Tasks whose last event is at least this many seconds old.
     IdleFor {
-        days: u64,
+        secs: u64,
     },
+    /// Tasks that ended (succeeded or escalated): their worktree only.
+    Ended,
 }
 
 /// One thing `clean` did, told as it happens.
@@ -30,7 +33,8 @@ pub enum Cleaned {
         task: String,
         why: String,
     },
-    Worktree(PathBuf),
+    /// A worktree removed, and what it took on disk.
+    Worktree(PathBuf, u64),
     Record(PathBuf),
 }
 
@@ -72,16 +76,20 @@ pub fn clean(
             check_task_name(t)?;
             vec![t.clone()]
         }
-        Which::All | Which::IdleFor { .. } => store.known_tasks(worktrees)?,
+        Which::All | Which::IdleFor { .. } | Which::Ended => store.known_tasks(worktrees)?,
     };
     for task in tasks {
-        if let Which::IdleFor { days } = which {
-            let verified = store.read(&task).ok();
-            let last = verified.as_ref().and_then(|v| state(&v.events).last_ts).and_then(|ts| parse_rfc3339(&ts));
-            match last {
-                Some(t) if now.saturating_sub(t) >= days * 86_400 => {}
-                _ => continue,
+        let of = || store.read(&task).ok().map(|v| state(&v.events));
+        match which {
+            Which::IdleFor { secs } => {
+                let last = of().and_then(|s| s.last_ts).and_then(|ts| parse_rfc3339(&ts));
+                match last {
+                    Some(t) if now.saturating_sub(t) >= *secs => {}
+                    _ => continue,
+                }
             }
+            Which::Ended if of().is_none_or(|s| s.finished.is_none()) => continue,
+            _ => {}
         }
         let lock = match store.lock(&task) {
             Ok(l) => l,
@@ -93,8 +101,9 @@ pub fn clean(
         };
         let wt = worktrees.join(&task);
         if wt.exists() || repo.worktree_meta(&task).exists() {
+            let bytes = nofollow_fs::disk_usage(&wt);
             repo.remove_worktree(&wt, &task)?;
-            told(Cleaned::Worktree(wt));
+            told(Cleaned::Worktree(wt, bytes));
         }
         drop(lock);
         let record = store.task(&task);

@@ -84,6 +84,30 @@ pub struct WorktreeConfig {
     /// Run `setup` unconfined (recorded and reported): for a setup that
     /// truly needs more than the sandbox gives.
     pub setup_unconfined: bool,
+    /// Which ended tasks keep their worktree (docs/worktrees.md).
+    pub keep: KeepWorktrees,
+    /// The most disk all of retry-run's worktrees of the repository may
+    /// take; the worktrees of ended tasks go first when a new one would
+    /// pass it.
+    pub max_disk: SizeSpec,
+    /// Ignored directories of the checkout (`node_modules`, `.venv`)
+    /// copied into each task's worktree once, kept across its attempts.
+    pub share: Vec<String>,
+}
+
+/// Which ended tasks keep their worktree: the record and the attempts'
+/// commits hold what a user needs of the others, and `worktree create
+/// TASK --attempt N` brings any attempt back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeepWorktrees {
+    /// No ended task keeps one (the default).
+    #[default]
+    None,
+    /// Escalated tasks keep theirs, for a look at what failed.
+    Failed,
+    /// Every ended task keeps its worktree (until `clean`).
+    All,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -203,7 +227,7 @@ impl DurationSpec {
         DurationSpec { text, value: Duration::from_secs(s) }
     }
 
-    /// Parses `90s`, `5m`, `1h`, `250ms`, `1h30m`.
+    /// Parses `90s`, `5m`, `1h`, `250ms`, `1h30m`, `7d`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let t = text.trim();
         if t.is_empty() {
@@ -226,11 +250,12 @@ impl DurationSpec {
                 "s" => Duration::from_secs(n),
                 "m" => Duration::from_secs(n.saturating_mul(60)),
                 "h" => Duration::from_secs(n.saturating_mul(3600)),
+                "d" => Duration::from_secs(n.saturating_mul(86_400)),
                 "" => {
                     return Err(format!("duration {text:?} has no unit: write it like {n}s, {n}m or {n}h"));
                 }
                 other => {
-                    return Err(format!("duration {text:?} has an unknown unit {other:?}: use ms, s, m or h"));
+                    return Err(format!("duration {text:?} has an unknown unit {other:?}: use ms, s, m, h or d"));
                 }
             };
             total = total.saturating_add(part);
@@ -530,6 +555,9 @@ impl Default for WorktreeConfig {
             setup: None,
             setup_network: REGISTRIES.iter().map(|h| h.to_string()).collect(),
             setup_unconfined: false,
+            keep: KeepWorktrees::None,
+            max_disk: SizeSpec::gib(10),
+            share: Vec::new(),
         }
     }
 }

@@ -9,16 +9,23 @@ use clap::Args;
 use super::repo_args::open;
 use super::{CliError, exit};
 use crate::clean::{Cleaned, Which, clean};
+use crate::text::human_bytes;
 
-/// Remove worktrees of one task, of all, or of tasks idle for DAYS days.
+/// Remove worktrees of one task, of all, of ended tasks, or of tasks idle for a while.
 #[derive(Debug, Args)]
 pub struct CleanArgs {
     /// The task whose worktree is removed (its record too with --state).
     pub task: Option<String>,
     /// Every task of the repository, not one.
-    #[arg(long, conflicts_with_all = ["task", "stale"])]
+    #[arg(long, conflicts_with_all = ["task", "stale", "ended", "older_than"])]
     pub all: bool,
-    /// Tasks whose last event is older than DAYS days.
+    /// Tasks that ended (succeeded or escalated); a running or interrupted one is left.
+    #[arg(long, conflicts_with_all = ["task", "stale", "older_than"])]
+    pub ended: bool,
+    /// Tasks whose last event is older than this (`7d`, `12h`).
+    #[arg(long, value_name = "AGE", conflicts_with_all = ["task", "stale"])]
+    pub older_than: Option<String>,
+    /// Tasks whose last event is older than DAYS days (as --older-than DAYSd).
     #[arg(long, value_name = "DAYS", conflicts_with = "task")]
     pub stale: Option<u64>,
     /// Also remove the record (events, attempts) of those tasks.
@@ -30,12 +37,24 @@ pub struct CleanArgs {
 }
 
 pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
-    let which = match (&args.task, args.all, args.stale) {
+    let older = match &args.older_than {
+        Some(text) => Some(
+            crate::config::DurationSpec::parse(text)
+                .map_err(|e| CliError::usage(format!("--older-than: {e} (days: 7d)")))?
+                .value
+                .as_secs(),
+        ),
+        None => args.stale.map(|days| days.saturating_mul(86_400)),
+    };
+    let which = match (&args.task, args.all, args.ended, older) {
         (Some(t), ..) => Which::Task(t.clone()),
-        (None, true, _) => Which::All,
-        (None, false, Some(days)) => Which::IdleFor { days },
-        (None, false, None) => {
-            return Err(CliError::usage("say which: `retry-run clean <task>`, `--all` or `--stale DAYS`"));
+        (None, true, ..) => Which::All,
+        (None, false, true, _) => Which::Ended,
+        (None, false, false, Some(secs)) => Which::IdleFor { secs },
+        (None, false, false, None) => {
+            return Err(CliError::usage(
+                "say which: `retry-run clean <task>`, `--all`, `--ended` or `--older-than 7d`",
+            ));
         }
     };
     let o = open(dir, args.config.as_deref())?;
@@ -43,10 +62,15 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let mut out = std::io::stdout().lock();
     let mut written = Ok(());
+    let (mut freed, mut removed) = (0u64, 0usize);
     clean(&o.repo, &root, &which, args.state, now, &mut |done| {
         let line = match done {
             Cleaned::Skipped { task, why } => format!("skipped {task}: {why}"),
-            Cleaned::Worktree(p) => format!("removed worktree {}", p.display()),
+            Cleaned::Worktree(p, bytes) => {
+                freed += bytes;
+                removed += 1;
+                format!("removed worktree {} ({})", p.display(), human_bytes(bytes))
+            }
             Cleaned::Record(p) => format!("removed record {}", p.display()),
         };
         if written.is_ok() {
@@ -54,5 +78,11 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
         }
     })?;
     written?;
+    writeln!(
+        out,
+        "freed {} ({removed} worktree{}); attempt commits and branches stay",
+        human_bytes(freed),
+        crate::text::plural(removed)
+    )?;
     Ok(exit::OK)
 }

@@ -34,9 +34,18 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     if tasks.is_empty() && !args.json {
         writeln!(out, "no tasks yet")?;
     }
-    let mut total = 0;
+    // Each worktree's share of the total: measured first, shown per task.
+    let used_by: Vec<Option<u64>> = tasks
+        .iter()
+        .map(|t| {
+            let wt = root.join(t);
+            wt.exists().then(|| disk_usage(&wt))
+        })
+        .collect();
+    let total: u64 = used_by.iter().flatten().sum();
+    let share = |b: u64| if total == 0 { 0.0 } else { 100.0 * b as f64 / total as f64 };
     let mut unreadable = 0;
-    for task in tasks {
+    for (task, used) in tasks.into_iter().zip(used_by) {
         // A log that cannot be read is named on stderr and its task shown as
         // "unreadable"; the other tasks still show, and the exit code is 3.
         let (s, label) = match status(&store, &task) {
@@ -49,8 +58,6 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             }
         };
         let wt = root.join(&task);
-        let used = if wt.exists() { Some(disk_usage(&wt)) } else { None };
-        total += used.unwrap_or(0);
         if args.json {
             let line = json!({
                 "task": task,
@@ -61,6 +68,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
                 "last_event": s.as_ref().and_then(|s| s.last_ts.clone()),
                 "worktree": used.map(|_| wt.display().to_string()),
                 "worktree_bytes": used,
+                "worktree_share_pct": used.map(|b| (share(b) * 10.0).round() / 10.0),
                 "cost_usd": s.as_ref().and_then(|s| s.cost_usd),
             });
             writeln!(out, "{line}")?;
@@ -74,7 +82,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
                 "{task}\t{label}\tattempts {}\tbase {base}\tlast {}\tworktree {}\tcost {}",
                 s.as_ref().map_or(0, |s| s.last_attempt),
                 s.as_ref().and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
-                used.map_or("none".to_string(), human_bytes),
+                used.map_or("none".to_string(), |b| format!("{} ({:.0}%)", human_bytes(b), share(b))),
                 s.as_ref().and_then(|s| s.cost_usd).map_or("-".to_string(), |c| format!("${c:.4}")),
             )?;
         }
@@ -82,8 +90,9 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     if !args.json && total > 0 {
         writeln!(
             out,
-            "worktrees use {} in {}; `retry-run clean --all` removes them (attempt commits stay)",
+            "worktrees use {} of [worktree] max_disk = {} in {}; `retry-run clean --ended` removes those of ended tasks (attempt commits stay)",
             human_bytes(total),
+            o.config.worktree.max_disk.text,
             root.display()
         )?;
     }

@@ -25,8 +25,9 @@ pub struct WorktreeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Action {
-    /// Create the task's worktree at the base, copy worktree.include files, run worktree.setup.
-    Create(TaskBase),
+    /// Create the task's worktree at the base, copy worktree.include files, run worktree.setup;
+    /// with --attempt N, at what attempt N left instead (to look at an ended task's work).
+    Create(CreateArgs),
     /// Bring the worktree back to the base exactly (recreating it if it is gone), then include and setup.
     Reset(TaskBase),
     /// List task worktrees with their disk use.
@@ -41,6 +42,15 @@ pub enum Action {
         /// The task id (as `retry-run status` lists them).
         task: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    pub task: TaskBase,
+    /// Materialise the files attempt N left (its recorded commit), byte for byte: no include, no setup.
+    #[arg(long, value_name = "N", conflicts_with = "base")]
+    pub attempt: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -69,7 +79,7 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
     let root = o.repo.worktrees_root(&o.config.worktree.root);
     let mut out = std::io::stdout().lock();
     match args.action {
-        Action::Create(t) => {
+        Action::Create(CreateArgs { task: t, attempt }) => {
             check_task_name(&t.task)?;
             let path = root.join(&t.task);
             if path.exists() {
@@ -79,6 +89,19 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
                     t.task,
                     t.task
                 )));
+            }
+            if let Some(n) = attempt {
+                let refname = crate::model::refs::attempt(&t.task, n);
+                let Some(commit) = o.repo.ref_target(&refname) else {
+                    return Err(CliError::usage(format!(
+                        "task {} has no recorded attempt {n} ({refname}); `retry-run report {}` lists its attempts",
+                        t.task, t.task
+                    )));
+                };
+                let _lock = hold(&o, &t.task)?;
+                o.repo.create_worktree(&path, &t.task, commit)?;
+                writeln!(out, "{}", path.display())?;
+                return Ok(exit::OK);
             }
             let base = resolve_base(&o, t.base.as_deref())?;
             let _lock = hold(&o, &t.task)?;

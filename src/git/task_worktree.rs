@@ -167,6 +167,18 @@ impl Repo {
     /// Brings the task's worktree back to `base` exactly; recreates it when
     /// it is missing or no longer a worktree (deleted, pruned).
     pub fn reset_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<ResetReport, GitError> {
+        self.reset_worktree_keeping(path, task, base, &[])
+    }
+
+    /// [`Repo::reset_worktree`], leaving the untracked or ignored paths
+    /// `keep` (relative, `[worktree] share`) and what is below them as they are.
+    pub fn reset_worktree_keeping(
+        &self,
+        path: &Path,
+        task: &str,
+        base: Oid,
+        keep: &[Vec<u8>],
+    ) -> Result<ResetReport, GitError> {
         if path.is_dir() {
             self.relink_worktree(path, task)?;
         }
@@ -194,7 +206,7 @@ impl Repo {
         // with nothing staged against the base, else through libgit2.
         let fast = self.plain_reset_listing(path, &wt, &tree)?;
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
-        let (index, remove, restore, gitattributes) = match fast {
+        let (index, mut remove, restore, gitattributes) = match fast {
             Some((remove, restore, gitattributes)) => (None, remove, restore, gitattributes),
             None => {
                 let (index, remove, restore) = reset_listing(path, &wt, &tree)?;
@@ -206,6 +218,7 @@ impl Repo {
                 (Some(index), remove, restore, gitattributes)
             }
         };
+        remove.retain(|p| !below_any(p.strip_suffix(b"/").unwrap_or(p), keep));
         report.removed = remove.len();
         let (plain, git) = {
             let config = wt.config().map_err(ctx(|| format!("{}: cannot read the config", path.display())))?;
@@ -669,9 +682,14 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
     Ok(())
 }
 
+/// Whether `path` is one of `dirs` or below one. Pure.
+fn below_any(path: &[u8], dirs: &[Vec<u8>]) -> bool {
+    dirs.iter().any(|d| path.starts_with(d) && (path.len() == d.len() || path.get(d.len()) == Some(&b'/')))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::overlaps;
+    use super::{below_any, overlaps};
 
     #[test]
     fn overlap_is_the_path_itself_below_it_or_above_it() {
@@ -683,5 +701,20 @@ mod tests {
         assert!(!overlaps(b"src/lib.py.new", &restore));
         assert!(!overlaps(b"src/de", &restore));
         assert!(!overlaps(b"build", &restore));
+    }
+
+    #[test]
+    fn kept_paths_are_the_directories_and_what_is_below_them() {
+        let keep = vec![b"node_modules".to_vec(), b"web/.venv".to_vec()];
+        for (path, kept) in [
+            (&b"node_modules"[..], true),
+            (b"node_modules/x/y.js", true),
+            (b"node_modules2", false),
+            (b"web/.venv/bin/python", true),
+            (b"web", false),
+            (b"web/.venvs", false),
+        ] {
+            assert_eq!(below_any(path, &keep), kept, "{}", String::from_utf8_lossy(path));
+        }
     }
 }

@@ -414,6 +414,14 @@ impl Repo {
             .map(|dirs| dirs.into_iter().map(|d| workdir.join(OsStr::from_bytes(&d))).collect()))
     }
 
+    /// What the files of this working tree's index take, by the sizes the
+    /// index records (about what a new worktree at the same commit takes;
+    /// 0 when the index cannot be read directly).
+    pub fn tracked_bytes(&self) -> u64 {
+        let Ok(data) = std::fs::read(self.repo.path().join("index")) else { return 0 };
+        super::index_file::parse(&data).map_or(0, |i| i.entries.iter().map(|e| u64::from(e.stat.size)).sum())
+    }
+
     /// A checked-out submodule's HEAD commit and whether it has changes of
     /// its own; `None` when it is not checked out.
     fn submodule_state(&self, abs: &Path) -> Result<Option<(Oid, bool)>, GitError> {

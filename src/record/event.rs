@@ -62,6 +62,17 @@ pub enum Event {
         #[serde(default)]
         path: String,
     },
+    /// An ended task's worktree removed by `[worktree] keep`, or by the
+    /// disk budget to make room for another task's.
+    WorktreeRemoved {
+        #[serde(default)]
+        path: String,
+        /// What it took on disk.
+        #[serde(default)]
+        bytes: u64,
+        #[serde(default)]
+        reason: String,
+    },
     AttemptAborted {
         #[serde(default)]
         reason: String,
@@ -315,6 +326,7 @@ impl Event {
             Event::TaskStarted { .. } => "TaskStarted",
             Event::AttemptStarted { .. } => "AttemptStarted",
             Event::WorktreeReset { .. } => "WorktreeReset",
+            Event::WorktreeRemoved { .. } => "WorktreeRemoved",
             Event::AttemptAborted { .. } => "AttemptAborted",
             Event::BaselineChecked { .. } => "BaselineChecked",
             Event::RetryContextAssembled { .. } => "RetryContextAssembled",

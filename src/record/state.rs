@@ -95,6 +95,8 @@ pub fn state(events: &[LogLine]) -> TaskState {
         s.last_event = match &typed {
             Some(Event::TaskSucceeded { .. }) => LastEvent::Succeeded,
             Some(Event::TaskEscalated { .. }) => LastEvent::Escalated,
+            // The worktree of an ended task removed: still ended as it was.
+            Some(Event::WorktreeRemoved { .. }) => s.last_event,
             _ => LastEvent::Other,
         };
         match typed {

@@ -35,6 +35,7 @@
 mod agent;
 mod agent_start;
 mod confine;
+mod disk_budget;
 mod error;
 pub mod gates;
 mod held_lease;
@@ -45,6 +46,7 @@ pub mod progress;
 mod prompt;
 pub mod queue;
 mod recorder;
+mod share;
 mod snapshot;
 mod start;
 mod submodules;

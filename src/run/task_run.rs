@@ -82,6 +82,37 @@ impl<'a> TaskRun<'a> {
     /// SIGINT or SIGTERM ends it with [`RunError::Interrupted`], the attempt
     /// under way recorded as interrupted.
     pub fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
+        let ending = self.until_the_end(next)?;
+        self.leave_worktree(ending);
+        Ok(ending)
+    }
+
+    /// The ended task's worktree removed, unless `[worktree] keep` keeps
+    /// it: the record and the attempts' commits hold what it held. A
+    /// worktree that cannot be removed is left, and said so.
+    fn leave_worktree(&mut self, ending: Ending) {
+        if super::worktree::keeps(self.plan.config.worktree.keep, ending) || !self.wt.exists() {
+            return;
+        }
+        let id = self.plan.id.clone();
+        let bytes = crate::git::nofollow_fs::disk_usage(&self.wt);
+        match self.repo.remove_worktree(&self.wt, &id) {
+            Ok(()) => {
+                let keep = match self.plan.config.worktree.keep {
+                    crate::config::KeepWorktrees::Failed => "failed",
+                    _ => "none",
+                };
+                let reason = format!("the task ended ([worktree] keep = \"{keep}\")");
+                let path = self.wt.display().to_string();
+                if let Err(e) = self.rec.event(None, Event::WorktreeRemoved { path, bytes, reason }) {
+                    self.progress.say(&format!("task {id}: {e}"));
+                }
+            }
+            Err(e) => self.progress.say(&format!("task {id}: its worktree stays at {}: {e}", self.wt.display())),
+        }
+    }
+
+    fn until_the_end(&mut self, next: u32) -> Result<Ending, RunError> {
         for n in next.max(self.first_attempt)..=self.last_allowed {
             if let Err(e) = super::stop_if_interrupted(&self.plan.id) {
                 self.progress.say(&format!("task {}: stopped before attempt {n}, which did not start", self.plan.id));
@@ -272,7 +303,13 @@ impl<'a> TaskRun<'a> {
         } else if !self.json {
             println!("task {id} succeeded at attempt {n}");
             println!("  branch:   {branch} ({commit})");
-            println!("  worktree: {}", self.wt.display());
+            if super::worktree::keeps(self.plan.config.worktree.keep, Ending::Succeeded) {
+                println!("  worktree: {}", self.wt.display());
+            } else {
+                println!(
+                    "  worktree: removed ([worktree] keep); `retry-run worktree create {id} --attempt {n}` brings it back"
+                );
+            }
             let counts = outcome::base_counts(record);
             if !counts.is_empty() {
                 println!("  still failing, as on the base ({}): {}", outcome::tolerated_by(record), counts.join(", "));

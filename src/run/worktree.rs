@@ -2,11 +2,12 @@
 //! it (or, with `reset = "keep"`, left as the last attempt left it), its
 //! submodules with it ([`super::submodules`]); then prepared by `worktree.include` and `worktree.setup` ([`super::prepare`]).
 
+use super::Ending;
 use super::RunError;
 use super::prepare;
 use super::recorder::Prepared;
 use super::task_run::TaskRun;
-use crate::config::ResetMode;
+use crate::config::{KeepWorktrees, ResetMode};
 use crate::record::Event;
 use crate::sandbox::{self, Confinement, Effective};
 
@@ -36,14 +37,21 @@ impl TaskRun<'_> {
         let how = if keep {
             Prepared::Kept
         } else if !self.wt.exists() {
+            self.make_room()?;
             repo.create_worktree(&self.wt, id, base)?;
             Prepared::Created
         } else {
-            Prepared::Reset(repo.reset_worktree(&self.wt, id, base)?)
+            Prepared::Reset(repo.reset_worktree_keeping(
+                &self.wt,
+                id,
+                base,
+                &super::share::kept(&self.plan.config.worktree.share),
+            )?)
         };
         if !keep {
             self.submodules_ready()?;
         }
+        self.share_dependencies()?;
         prepare::prepare(repo, &self.plan.config, &self.wt, self.setup_confinement(n)?.as_ref())?;
         Ok(how)
     }
@@ -51,8 +59,10 @@ impl TaskRun<'_> {
     /// Back to the base after the checks on the base ran in the worktree
     /// (they may write caches and build output), unless it is kept.
     pub(super) fn back_to_base(&self, n: u32) -> Result<(), RunError> {
-        self.repo.reset_worktree(&self.wt, &self.plan.id, self.base.oid)?;
+        let kept = super::share::kept(&self.plan.config.worktree.share);
+        self.repo.reset_worktree_keeping(&self.wt, &self.plan.id, self.base.oid, &kept)?;
         self.submodules_ready()?;
+        self.share_dependencies()?;
         prepare::prepare(self.repo, &self.plan.config, &self.wt, self.setup_confinement(n)?.as_ref())
     }
 
@@ -73,5 +83,36 @@ impl TaskRun<'_> {
         let mut policy = sandbox::policy(&self.wt, &tmp, config.sandbox.git, &git_paths, &plan.extra_writable);
         policy.network = config.worktree.setup_network.clone();
         Ok(Some(self.confinement(Some(tmp), policy, &git_paths)))
+    }
+}
+
+/// Whether a task that ended so keeps its worktree under `keep`. Pure.
+pub(super) fn keeps(keep: KeepWorktrees, ending: Ending) -> bool {
+    match keep {
+        KeepWorktrees::All => true,
+        KeepWorktrees::Failed => ending == Ending::Escalated,
+        KeepWorktrees::None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_says_which_ended_tasks_keep_their_worktree() {
+        use Ending::*;
+        use KeepWorktrees as K;
+        let table = [
+            (K::None, Succeeded, false),
+            (K::None, Escalated, false),
+            (K::Failed, Succeeded, false),
+            (K::Failed, Escalated, true),
+            (K::All, Succeeded, true),
+            (K::All, Escalated, true),
+        ];
+        for (keep, ending, kept) in table {
+            assert_eq!(keeps(keep, ending), kept, "{keep:?} {ending:?}");
+        }
     }
 }

@@ -308,6 +308,7 @@ fn rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier(
                 [[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n\
                 [verifier]\nretries = 0\nrun = \"git status --short >/dev/null; echo '{\\\"verdict\\\": \\\"approved\\\"}'\"\n";
     let r = repo(&env, toml);
+    crate::support::keep_worktrees(&env, &r);
     std::fs::write(r.join("notes.txt"), "a staged edit\n").expect("write");
     env.git(&r, &["add", "notes.txt"]);
     let user = |env: &TestEnv| (env.git(&r, &["rev-parse", "HEAD"]), env.git(&r, &["diff", "--cached"]));

@@ -140,6 +140,7 @@ fn a_moved_branch_and_a_new_ref_are_named() {
 fn after_a_rewritten_git_link_no_check_no_setup_and_no_further_attempt_runs() {
     let env = TestEnv::new();
     let r = repo(&env, 3);
+    crate::support::keep_worktrees(&env, &r);
     let head = env.git(&r, &["rev-parse", "HEAD"]);
     let out = run(
         &env,

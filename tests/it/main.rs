@@ -12,6 +12,7 @@ mod demo;
 mod detect;
 mod diff;
 mod docs;
+mod ended_worktrees;
 mod enrich;
 mod fleet;
 mod honest_success;

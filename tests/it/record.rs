@@ -280,5 +280,8 @@ fn this_version_writes_the_same_fields_as_the_previous_one() {
     )
     .expect("the demo's log");
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(shapes(&now), shapes(&captured("v0.1-demo.events.jsonl")));
+    let mut now = shapes(&now);
+    // New since: an ended task's worktree removed (docs/worktrees.md).
+    assert!(now.remove("WorktreeRemoved").is_some(), "{now:?}");
+    assert_eq!(now, shapes(&captured("v0.1-demo.events.jsonl")));
 }

@@ -39,6 +39,7 @@ fn blob(env: &TestEnv, r: &Path, rev: &str) -> String {
 fn a_filter_driver_smudges_the_worktree_and_cleans_the_snapshot() {
     let env = TestEnv::new();
     let r = shouting_repo(&env);
+    crate::support::keep_worktrees(&env, &r);
     // The user's checkout, unchanged and smudged, is no change.
     env.run(&r, &["scope", "--base", "main", "--allow", "nothing/**"]).assert_code(0);
 
@@ -141,6 +142,7 @@ fn scope_and_diff_see_nothing_outside_a_sparse_checkout() {
 fn task_worktrees_follow_the_sparse_checkout() {
     let env = TestEnv::new();
     let r = sparse_repo(&env);
+    crate::support::keep_worktrees(&env, &r);
     // Both attempts find the cone only; the second after a reset.
     let agent = env.agent(
         FakeAgent::new()

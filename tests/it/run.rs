@@ -78,6 +78,7 @@ fn checkout_state(env: &TestEnv, r: &Path) -> (String, String, String, Vec<u8>) 
 fn a_failing_check_is_fed_back_and_the_next_attempt_succeeds() {
     let env = TestEnv::new();
     let r = project(&env, TEST_CHECK);
+    crate::support::keep_worktrees(&env, &r);
     let before = checkout_state(&env, &r);
     // Its first call changes the wrong thing; the next do what the prompt
     // says, and only when the prompt names the failure (else they stop).
@@ -389,7 +390,8 @@ fn json_mode_prints_only_events_on_stdout() {
         })
         .collect();
     assert_eq!(kinds.first().map(String::as_str), Some("TaskStarted"));
-    assert_eq!(kinds.last().map(String::as_str), Some("TaskSucceeded"));
+    // The task's end, then its worktree removed ([worktree] keep = "none").
+    assert_eq!(kinds[kinds.len().saturating_sub(2)..], ["TaskSucceeded", "WorktreeRemoved"]);
     assert_eq!(kinds.len(), events(&r, "j").len());
 }
 

@@ -398,7 +398,7 @@ fn a_rewritten_git_link_is_put_back_before_retry_run_opens_the_worktree() {
     let env = TestEnv::new();
     let r = repo(
         &env,
-        "max_attempts = 2\n[sandbox]\nmode = \"landlock\"\n[[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n",
+        "max_attempts = 2\n[worktree]\nkeep = \"all\"\n[sandbox]\nmode = \"landlock\"\n[[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed src/app.txt\"\n",
     );
     std::fs::write(r.join("notes.txt"), "a staged edit\n").expect("write");
     env.git(&r, &["add", "notes.txt"]);

@@ -103,6 +103,7 @@ const NEEDS_SUB: &str =
 fn an_initialised_submodule_is_in_the_worktree_at_the_base_without_network() {
     let env = TestEnv::new();
     let repo = initialised(&env, NEEDS_SUB);
+    crate::support::keep_worktrees(&env, &repo);
     // The checkout's submodule moves on; the worktree gets the base's commit.
     let inner = repo.join("sub");
     std::fs::write(inner.join("lib.txt"), "v2\n").expect("write");

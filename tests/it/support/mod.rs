@@ -261,6 +261,22 @@ pub fn all_fixtures() -> Vec<Fixture> {
     names.iter().map(|p| Fixture::load(p)).collect()
 }
 
+/// Sets `[worktree] keep = "all"` in the repository's retry-run.toml and
+/// commits it: for a test that looks into a task's worktree after the task
+/// ended (by default it is removed then).
+pub fn keep_worktrees(env: &TestEnv, r: &Path) {
+    let path = r.join("retry-run.toml");
+    let toml = std::fs::read_to_string(&path).unwrap_or_default();
+    let toml = if toml.contains("[worktree]\n") {
+        toml.replacen("[worktree]\n", "[worktree]\nkeep = \"all\"\n", 1)
+    } else {
+        format!("{toml}\n[worktree]\nkeep = \"all\"\n")
+    };
+    std::fs::write(&path, toml).expect("write retry-run.toml");
+    env.git(r, &["add", "retry-run.toml"]);
+    env.git(r, &["commit", "-qm", "keep the worktrees"]);
+}
+
 /// Every file under `root` (`.git` included): path -> (mode, content or link target).
 pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
     fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<Vec<u8>, (u32, Vec<u8>)>) {

@@ -1,0 +1,171 @@
+//! Dependencies shared with the worktree (`[worktree] share`,
+//! docs/worktrees.md): each named directory of the user's checkout (an
+//! ignored one: `node_modules`, `.venv`, `target`) is copied into the
+//! task's worktree once per task, by reflinks where the file system has
+//! them (btrfs, XFS: the `FICLONE` ioctl, no data copied), else byte for
+//! byte. The reset between attempts leaves the copy where it is; it is made
+//! again when a lock file of the checkout changed since. The agent writes
+//! only into its task's copy: never into the checkout, never into another
+//! task's.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use super::RunError;
+use super::task_run::TaskRun;
+use crate::hash;
+
+/// The lock files whose change makes a shared copy stale.
+const LOCK_FILES: [&str; 12] = [
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "poetry.lock",
+    "uv.lock",
+    "Pipfile.lock",
+    "requirements.txt",
+    "Cargo.lock",
+    "go.sum",
+    "Gemfile.lock",
+];
+
+/// What the shared copies were made from: the checkout's lock files, by
+/// content. Pure over what was read.
+pub(super) fn stamp(lock_files: &[(&str, Option<Vec<u8>>)]) -> String {
+    let mut text = String::new();
+    for (name, bytes) in lock_files {
+        let h = bytes.as_deref().map_or_else(|| "-".to_string(), hash::sha256_hex);
+        text.push_str(&format!("{name} {h}\n"));
+    }
+    hash::sha256_hex(text.as_bytes())
+}
+
+/// The shared directories, as paths relative to the worktree: each kept
+/// by the reset.
+pub(super) fn kept(share: &[String]) -> Vec<Vec<u8>> {
+    share.iter().map(|s| s.trim_end_matches('/').as_bytes().to_vec()).collect()
+}
+
+impl TaskRun<'_> {
+    /// Each `[worktree] share` directory in the worktree: copied from the
+    /// checkout when it is not there yet or the checkout's lock files
+    /// changed since it was, said on the progress.
+    pub(super) fn share_dependencies(&self) -> Result<(), RunError> {
+        let share = &self.plan.config.worktree.share;
+        let Some(checkout) = self.repo.workdir() else { return Ok(()) };
+        if share.is_empty() {
+            return Ok(());
+        }
+        let locks: Vec<(&str, Option<Vec<u8>>)> =
+            LOCK_FILES.iter().map(|n| (*n, std::fs::read(checkout.join(n)).ok())).collect();
+        let now = stamp(&locks);
+        let stamp_file = self.store.task(&self.plan.id).path().join("shared.stamp");
+        let before = std::fs::read_to_string(&stamp_file).unwrap_or_default();
+        for dir in share {
+            let rel = dir.trim_end_matches('/');
+            let p = Path::new(rel);
+            let plain =
+                !rel.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(n) if n != ".git"));
+            if !plain {
+                return Err(RunError::Usage(format!(
+                    "[worktree] share: {dir:?} must be a directory of the repository, relative to its root (like \"node_modules\")"
+                )));
+            }
+            if !self.repo.is_ignored(p) {
+                return Err(RunError::Usage(format!(
+                    "[worktree] share: {rel} is not ignored by git; only ignored directories are shared (add it to .gitignore)"
+                )));
+            }
+            let (src, dst) = (checkout.join(rel), self.wt.join(rel));
+            if !src.is_dir() {
+                continue;
+            }
+            let present = std::fs::symlink_metadata(&dst).is_ok_and(|m| m.is_dir());
+            if present && before.trim() == now {
+                continue;
+            }
+            if std::fs::symlink_metadata(&dst).is_ok() {
+                crate::git::nofollow_fs::remove_any(&dst)
+                    .map_err(|e| RunError::environment(format!("cannot remove the old copy of {rel}: {e}")))?;
+            }
+            let started = std::time::Instant::now();
+            let how = copy_tree(&src, &dst).map_err(|e| {
+                RunError::environment(format!("[worktree] share: cannot copy {} into the worktree: {e}", src.display()))
+            })?;
+            self.progress.say(&format!(
+                "shared {rel} from your checkout ({how}, {})",
+                crate::text::human_ms(started.elapsed().as_millis() as u64)
+            ));
+        }
+        crate::record::store::write_file(&stamp_file, now.as_bytes())?;
+        Ok(())
+    }
+}
+
+/// Copies the directory `src` to `dst` (which must not exist): symlinks
+/// as symlinks, modes kept, each file by a reflink where the file system
+/// can, else by its bytes. Says which it did.
+pub(super) fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<&'static str> {
+    let mut reflinked = true;
+    copy_dir(src, dst, &mut reflinked)?;
+    Ok(if reflinked { "reflinks" } else { "a copy" })
+}
+
+fn copy_dir(src: &Path, dst: &Path, reflinked: &mut bool) -> std::io::Result<()> {
+    std::fs::create_dir(dst)?;
+    for entry in std::fs::read_dir(src)? {
+        let entry = entry?;
+        let (from, to) = (entry.path(), dst.join(entry.file_name()));
+        let meta = std::fs::symlink_metadata(&from)?;
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&from)?, &to)?;
+        } else if meta.is_dir() {
+            copy_dir(&from, &to, reflinked)?;
+        } else if meta.is_file() {
+            if !reflink(&from, &to)? {
+                *reflinked = false;
+                std::fs::copy(&from, &to)?;
+            }
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(meta.permissions().mode()))?;
+        }
+    }
+    let mode = std::fs::symlink_metadata(src)?.permissions().mode();
+    std::fs::set_permissions(dst, std::fs::Permissions::from_mode(mode))
+}
+
+/// A reflink of `from` at `to` (`FICLONE`); `false`, with nothing left at
+/// `to`, where the file system cannot.
+fn reflink(from: &Path, to: &Path) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let src = std::fs::File::open(from)?;
+    let dst = std::fs::File::create(to)?;
+    // SAFETY: both descriptors are open files we own for the call; FICLONE
+    // takes the source descriptor as its argument and writes no memory.
+    let r = unsafe { libc::ioctl(dst.as_raw_fd(), libc::FICLONE, src.as_raw_fd()) };
+    if r == 0 {
+        return Ok(true);
+    }
+    drop(dst);
+    std::fs::remove_file(to)?;
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stamp_changes_with_any_lock_file_and_only_then() {
+        let a = stamp(&[("package-lock.json", Some(b"v1".to_vec())), ("uv.lock", None)]);
+        assert_eq!(a, stamp(&[("package-lock.json", Some(b"v1".to_vec())), ("uv.lock", None)]));
+        assert_ne!(a, stamp(&[("package-lock.json", Some(b"v2".to_vec())), ("uv.lock", None)]));
+        assert_ne!(a, stamp(&[("package-lock.json", Some(b"v1".to_vec())), ("uv.lock", Some(Vec::new()))]));
+    }
+
+    #[test]
+    fn kept_paths_are_relative_without_a_trailing_slash() {
+        assert_eq!(kept(&["node_modules/".into(), ".venv".into()]), vec![b"node_modules".to_vec(), b".venv".to_vec()]);
+    }
+}
