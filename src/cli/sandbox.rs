@@ -67,6 +67,12 @@ pub struct SandboxArgs {
     /// A path inside a writable one it may not change (the attempt loop).
     #[arg(long, hide = true, value_name = "PATH")]
     pub protect: Vec<PathBuf>,
+    /// A directory mounted read-only at the --share-at of the same rank
+    /// (`[worktree] share`, the attempt loop; namespaces only).
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub share_from: Vec<PathBuf>,
+    #[arg(long, hide = true, value_name = "PATH")]
+    pub share_at: Vec<PathBuf>,
     /// A path beneath /tmp or /run that stays readable (the attempt loop).
     #[arg(long, hide = true, value_name = "PATH")]
     pub keep: Vec<PathBuf>,
@@ -133,6 +139,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         deny_read: args.deny_read,
         git,
         protect: args.protect,
+        shared: args.share_from.into_iter().zip(args.share_at).collect(),
         keep,
         network: args.network,
         host_network: args.host_network,

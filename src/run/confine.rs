@@ -36,6 +36,7 @@ impl TaskRun<'_> {
             &plan.extra_writable,
         );
         policy.network = plan.config.sandbox.network.clone();
+        policy.shared = self.shared_mounts();
         if let Some(p) = &plan.preset {
             policy.network.extend(p.hosts.iter().cloned());
         }

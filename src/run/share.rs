@@ -1,19 +1,25 @@
 //! Dependencies shared with the worktree (`[worktree] share`,
 //! docs/worktrees.md): each named directory of the user's checkout (an
-//! ignored one: `node_modules`, `.venv`, `target`) is copied into the
-//! task's worktree once per task, by reflinks where the file system has
-//! them (btrfs, XFS: the `FICLONE` ioctl, no data copied), else byte for
-//! byte. The reset between attempts leaves the copy where it is; it is made
-//! again when a lock file of the checkout changed since. The agent writes
-//! only into its task's copy: never into the checkout, never into another
-//! task's.
+//! ignored one: `node_modules`, `.venv`, `target`) reaches every attempt
+//! without a copy where the agent runs in its own namespaces: the
+//! checkout's directory is mounted read-only at the same path of the
+//! worktree (a write into it fails, the checkout stays as it was).
+//! Elsewhere it is copied into the task's worktree once per task, by
+//! reflinks where the file system has them (btrfs, XFS: the `FICLONE`
+//! ioctl, no data copied), else byte for byte; the reset between attempts
+//! leaves the copy where it is, and it is made again when a lock file of
+//! the checkout changed since. Either way the agent never writes into the
+//! checkout's directory, nor into another task's copy.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use std::os::unix::ffi::OsStrExt;
+
 use super::RunError;
 use super::task_run::TaskRun;
 use crate::hash;
+use crate::sandbox::Effective;
 
 /// The lock files whose change makes a shared copy stale.
 const LOCK_FILES: [&str; 12] = [
@@ -82,6 +88,14 @@ impl TaskRun<'_> {
             if !src.is_dir() {
                 continue;
             }
+            if self.plan.confined == Effective::Namespaces {
+                // The mount point of the read-only mount; empty, ignored.
+                if std::fs::symlink_metadata(&dst).is_err() {
+                    std::fs::create_dir_all(&dst)
+                        .map_err(|e| RunError::environment(format!("cannot make {}: {e}", dst.display())))?;
+                }
+                continue;
+            }
             let present = std::fs::symlink_metadata(&dst).is_ok_and(|m| m.is_dir());
             if present && before.trim() == now {
                 continue;
@@ -101,6 +115,24 @@ impl TaskRun<'_> {
         }
         crate::record::store::write_file(&stamp_file, now.as_bytes())?;
         Ok(())
+    }
+}
+
+impl TaskRun<'_> {
+    /// The read-only mounts of `[worktree] share` for a confined process:
+    /// (the checkout's directory, the worktree's), where the agent runs in
+    /// its own namespaces and the checkout has the directory.
+    pub(super) fn shared_mounts(&self) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+        let Some(checkout) = self.repo.workdir() else { return Vec::new() };
+        if self.plan.confined != Effective::Namespaces {
+            return Vec::new();
+        }
+        kept(&self.plan.config.worktree.share)
+            .iter()
+            .map(|rel| std::path::Path::new(std::ffi::OsStr::from_bytes(rel)))
+            .filter(|rel| checkout.join(rel).is_dir())
+            .map(|rel| (checkout.join(rel), self.wt.join(rel)))
+            .collect()
     }
 }
 

@@ -82,6 +82,7 @@ impl TaskRun<'_> {
         }
         let mut policy = sandbox::policy(&self.wt, &tmp, config.sandbox.git, &git_paths, &plan.extra_writable);
         policy.network = config.worktree.setup_network.clone();
+        policy.shared = self.shared_mounts();
         Ok(Some(self.confinement(Some(tmp), policy, &git_paths)))
     }
 }

@@ -35,6 +35,8 @@ pub struct Confined {
     pub deny_read: Vec<String>,
     /// Paths inside the writable ones it may not change (namespaces only).
     pub protect: Vec<PathBuf>,
+    /// Directories mounted read-only at a path (from, at; namespaces only).
+    pub shared: Vec<(PathBuf, PathBuf)>,
     /// Paths beneath `/tmp` or `/run` that stay readable (namespaces only).
     pub keep: Vec<PathBuf>,
     /// The hosts it may reach through the proxy.
@@ -68,6 +70,7 @@ impl Default for Confined {
             git: Vec::new(),
             deny_read: Vec::new(),
             protect: Vec::new(),
+            shared: Vec::new(),
             keep: Vec::new(),
             network: Vec::new(),
             host_network: false,
@@ -203,6 +206,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
         dir: dir.to_path_buf(),
         writable: writable.clone(),
         protected: c.protect.clone(),
+        shared: c.shared.clone(),
         hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
         keep,
         run_dir: Some(run_dir.clone()),

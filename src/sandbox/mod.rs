@@ -143,6 +143,10 @@ pub struct Policy {
     /// `*.domain`).
     #[serde(default)]
     pub network: Vec<String>,
+    /// Directories of the user's checkout mounted read-only at a path of
+    /// the worktree (`[worktree] share`; namespaces only): (from, at).
+    #[serde(default)]
+    pub shared: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What no confined process may read, beneath `HOME`: keys, cloud, forge
@@ -274,7 +278,7 @@ pub fn policy(worktree: &Path, tmpdir: &Path, git: SandboxGit, git_paths: &GitPa
     let mut seen = std::collections::HashSet::new();
     w.retain(|x| seen.insert(x.path.clone()));
     let protected = vec![worktree.join(".git"), git_paths.admin.join("gitdir"), git_paths.admin.join("commondir")];
-    Policy { writable: w, hidden: Vec::new(), protected, network: Vec::new() }
+    Policy { writable: w, hidden: Vec::new(), protected, network: Vec::new(), shared: Vec::new() }
 }
 
 /// The environment that sends an attempt's git writes to its quarantine:
@@ -540,6 +544,10 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
         }
         for p in &policy.protected {
             flag("--protect", p.display().to_string());
+        }
+        for (from, at) in &policy.shared {
+            flag("--share-from", from.display().to_string());
+            flag("--share-at", at.display().to_string());
         }
         for k in &c.keep {
             flag("--keep", k.display().to_string());

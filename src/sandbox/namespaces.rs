@@ -34,6 +34,8 @@ pub struct Layout {
     pub writable: Vec<PathBuf>,
     /// Paths inside writable ones bound read-only over themselves.
     pub protected: Vec<PathBuf>,
+    /// Directories bound read-only at another path (from, at).
+    pub shared: Vec<(PathBuf, PathBuf)>,
     /// Paths covered: directories by an empty one, files by `/dev/null`
     /// (which cannot be opened there: bind mounts carry no devices).
     pub hidden: Vec<Hidden>,
@@ -70,7 +72,8 @@ fn under_private(p: &Path) -> bool {
 /// bubblewrap's arguments for `layout`, up to (not including) `--` and the
 /// command. Later mounts win over earlier ones, so the order is: the
 /// read-only root, the private directories, what must stay readable in
-/// them, the writable paths, the protected ones, the hidden ones. Pure.
+/// them, the writable paths, the protected ones, the shared ones, the
+/// hidden ones. Pure.
 pub fn args(layout: &Layout) -> Vec<String> {
     let s = |p: &Path| p.display().to_string();
     let mut out: Vec<String> =
@@ -94,6 +97,9 @@ pub fn args(layout: &Layout) -> Vec<String> {
     }
     for p in &layout.protected {
         out.extend(["--ro-bind-try".to_string(), s(p), s(p)]);
+    }
+    for (from, at) in &layout.shared {
+        out.extend(["--ro-bind".to_string(), s(from), s(at)]);
     }
     for h in &layout.hidden {
         if h.dir {
@@ -180,6 +186,7 @@ mod tests {
             dir: "/r/wt".into(),
             writable: vec!["/r/wt".into(), "/dev/null".into(), "/tmp/x".into()],
             protected: vec!["/r/wt/.git".into()],
+            shared: vec![("/r/node_modules".into(), "/r/wt/node_modules".into())],
             hidden: vec![Hidden { path: "/h/.ssh".into(), dir: true }, Hidden { path: "/h/.netrc".into(), dir: false }],
             keep: vec!["/tmp/repo".into(), "/usr/bin".into(), "/tmp/repo".into()],
             run_dir: Some("/tmp/run".into()),
@@ -187,7 +194,7 @@ mod tests {
         };
         let a = args(&layout).join(" ");
         assert!(a.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run "), "{a}");
-        assert!(a.contains("--ro-bind-try /tmp/repo /tmp/repo --bind-try /r/wt /r/wt --bind-try /tmp/x /tmp/x --ro-bind-try /r/wt/.git /r/wt/.git --tmpfs /h/.ssh --ro-bind-try /dev/null /h/.netrc --bind /tmp/run /run/retry-run --chdir /r/wt"), "{a}");
+        assert!(a.contains("--ro-bind-try /tmp/repo /tmp/repo --bind-try /r/wt /r/wt --bind-try /tmp/x /tmp/x --ro-bind-try /r/wt/.git /r/wt/.git --ro-bind /r/node_modules /r/wt/node_modules --tmpfs /h/.ssh --ro-bind-try /dev/null /h/.netrc --bind /tmp/run /run/retry-run --chdir /r/wt"), "{a}");
         assert_eq!(a.matches("/tmp/repo").count(), 2, "kept once: {a}");
         assert!(!a.contains("/usr/bin"), "only what is under a private directory is bound again: {a}");
         assert!(!a.contains("/dev/null /dev/null"), "devices come from the minimal /dev: {a}");

@@ -163,10 +163,21 @@ fn npm_install(env: &TestEnv, dir: &Path, package: &str) -> bool {
 }
 
 #[test]
-fn a_shared_node_modules_is_in_every_attempt_private_to_the_task_and_refreshed_with_its_lock_file() {
+fn a_shared_node_modules_is_in_every_attempt_read_only_or_private_and_follows_its_lock_file() {
+    for mode in ["namespaces", "landlock"] {
+        shared_node_modules(mode);
+    }
+}
+
+/// In the namespaces the checkout's `node_modules` is mounted read-only
+/// (a write fails); under Landlock alone the task gets a copy of its own
+/// (a write stays in it, across the reset, until the lock file changes).
+fn shared_node_modules(mode: &str) {
     let env = TestEnv::new();
-    let toml = "max_attempts = 2\n[worktree]\nkeep = \"all\"\nshare = [\"node_modules\"]\n\
-                [[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed a.txt\"\n";
+    let toml = format!(
+        "max_attempts = 2\n[sandbox]\nmode = \"{mode}\"\n[worktree]\nkeep = \"all\"\nshare = [\"node_modules\"]\n\
+         [[check]]\nname = \"t\"\nkind = \"test\"\nrun = \"grep -q fixed a.txt\"\n"
+    );
     let r = env
         .repo("repo")
         .file(".gitignore", "node_modules/\n")
@@ -183,42 +194,54 @@ fn a_shared_node_modules_is_in_every_attempt_private_to_the_task_and_refreshed_w
     let checkout = files_under(&r.join("node_modules"));
     let module = "node_modules/is-number/index.js";
     let original = std::fs::read_to_string(r.join(module)).expect("installed");
-    // Attempt 1 sees the module, writes into it, and fails its check;
-    // attempt 2 finds the task's copy as attempt 1 left it (the reset kept
-    // it), and fixes the task.
+    let mounted = mode == "namespaces";
+    // Attempt 1 sees the module and writes into it (refused when mounted:
+    // the agent stops with 7 if the write went through); attempt 2 finds
+    // it as attempt 1 left it, and fixes the task.
+    let write = if mounted {
+        format!("if ( echo '// attempt 1' >> {module} ) 2>/dev/null; then exit 7; fi")
+    } else {
+        format!("echo '// attempt 1' >> {module}")
+    };
+    let after = if mounted { original.clone() } else { format!("{original}// attempt 1\n") };
     let agent = env.agent(
         FakeAgent::new()
             .expect(module, &original)
-            .append(module, "// attempt 1\n")
+            .sh(&write)
             .write("a.txt", "not yet\n")
             .exit(0)
             .next_call()
-            .expect(module, &format!("{original}// attempt 1\n"))
+            .expect(module, &after)
             .write("a.txt", "fixed\n")
             .exit(0),
     );
     let out = Run::of(env.retry_run(&r).args(agent.after(&["run", "--task", "Fix a"])));
     out.assert_code(0);
-    assert_eq!(out.stderr.matches("shared node_modules from your checkout").count(), 1, "{}", out.stderr);
-    assert_eq!(files_under(&r.join("node_modules")), checkout, "the checkout's copy is untouched");
+    let copies = out.stderr.matches("shared node_modules from your checkout").count();
+    assert_eq!(copies, usize::from(!mounted), "{mode}: {}", out.stderr);
+    assert_eq!(files_under(&r.join("node_modules")), checkout, "{mode}: the checkout's copy is untouched");
     let snapshot = env.git(&r, &["diff", "--name-only", "HEAD", "refs/retry-run/fix-a/2"]);
-    assert_eq!(snapshot, "a.txt", "the shared directory is in no snapshot");
+    assert_eq!(snapshot, "a.txt", "{mode}: the shared directory is in no snapshot");
 
-    // Again, with the same lock file: the copy stays; after `npm install`
-    // of another version in the checkout, it is made again.
-    let again = |env: &TestEnv| {
-        let agent = env.agent(FakeAgent::new().write("a.txt", "fixed\n").exit(0));
+    // Again with the same lock file: the copy stays; after `npm install`
+    // of another version in the checkout the attempt sees that version
+    // (mounted: at once; copied: made again).
+    let again = |env: &TestEnv, version: &str| {
+        let agent = env.agent(
+            FakeAgent::new()
+                .sh(&format!("grep -q '\"version\": \"{version}\"' node_modules/is-number/package.json || exit 8"))
+                .write("a.txt", "fixed\n")
+                .exit(0),
+        );
         Run::of(env.retry_run(&r).args(agent.after(&["run", "--again", "--task", "Fix a"])))
     };
-    let out = again(&env);
+    let out = again(&env, "7.0.0");
     out.assert_code(0);
-    assert!(!out.stderr.contains("shared node_modules"), "{}", out.stderr);
+    assert!(!out.stderr.contains("shared node_modules"), "{mode}: {}", out.stderr);
     assert!(npm_install(&env, &r, "is-number@6.0.0"));
-    let out = again(&env);
+    let out = again(&env, "6.0.0");
     out.assert_code(0);
-    assert!(out.stderr.contains("shared node_modules from your checkout"), "{}", out.stderr);
-    let copied = std::fs::read_to_string(worktree(&r, "fix-a").join("node_modules/is-number/package.json"));
-    assert!(copied.expect("the new copy").contains("\"version\": \"6.0.0\""));
+    assert_eq!(out.stderr.contains("shared node_modules from your checkout"), !mounted, "{mode}: {}", out.stderr);
 }
 
 #[test]
