@@ -23,7 +23,13 @@ impl TaskRun<'_> {
         self.progress.phase("assembling the context");
         let (n, config) = (a.n, &self.plan.config);
         let ctx = context::assemble(&self.task_text, n, self.last_allowed, &self.prior, &config.context);
-        let rendered = render(&ctx, &config.context);
+        let mut rendered = render(&ctx, &config.context);
+        let mounted: Vec<String> = self
+            .shared_mounts()
+            .iter()
+            .filter_map(|(_, at)| at.strip_prefix(&self.wt).ok().map(|p| p.display().to_string()))
+            .collect();
+        rendered.prompt.push_str(&super::share::prompt_note(&mounted));
         let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
         let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
         write_file(&a.dir.context_json(), &ctx_bytes)?;

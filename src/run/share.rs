@@ -48,6 +48,21 @@ pub(super) fn stamp(lock_files: &[(&str, Option<Vec<u8>>)]) -> String {
     hash::sha256_hex(text.as_bytes())
 }
 
+/// What the prompt says of the directories mounted read-only in the
+/// worktree (none: nothing). Pure.
+pub(super) fn prompt_note(mounted: &[String]) -> String {
+    if mounted.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = mounted.iter().map(|m| format!("`{m}`")).collect();
+    format!(
+        "\nNote: {} in your worktree {} the user's own, mounted read-only (`[worktree] share` in retry-run.toml): \
+         a write into it fails. To change a dependency, change its manifest or lock file.\n",
+        names.join(", "),
+        if names.len() == 1 { "is" } else { "are" }
+    )
+}
+
 /// The shared directories, as paths relative to the worktree: each kept
 /// by the reset.
 pub(super) fn kept(share: &[String]) -> Vec<Vec<u8>> {
@@ -194,6 +209,14 @@ mod tests {
         assert_eq!(a, stamp(&[("package-lock.json", Some(b"v1".to_vec())), ("uv.lock", None)]));
         assert_ne!(a, stamp(&[("package-lock.json", Some(b"v2".to_vec())), ("uv.lock", None)]));
         assert_ne!(a, stamp(&[("package-lock.json", Some(b"v1".to_vec())), ("uv.lock", Some(Vec::new()))]));
+    }
+
+    #[test]
+    fn the_prompt_names_what_is_mounted_read_only_and_says_nothing_otherwise() {
+        assert_eq!(prompt_note(&[]), "");
+        let one = prompt_note(&["node_modules".into()]);
+        assert!(one.contains("`node_modules` in your worktree is the user's own") && one.contains("[worktree] share"));
+        assert!(prompt_note(&["a".into(), "b".into()]).contains("`a`, `b` in your worktree are"));
     }
 
     #[test]

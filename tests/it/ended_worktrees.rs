@@ -204,8 +204,13 @@ fn shared_node_modules(mode: &str) {
         format!("echo '// attempt 1' >> {module}")
     };
     let after = if mounted { original.clone() } else { format!("{original}// attempt 1\n") };
-    let agent = env.agent(
+    let first = if mounted {
+        FakeAgent::new().expect_prompt("`node_modules` in your worktree is the user's own, mounted read-only")
+    } else {
         FakeAgent::new()
+    };
+    let agent = env.agent(
+        first
             .expect(module, &original)
             .sh(&write)
             .write("a.txt", "not yet\n")
