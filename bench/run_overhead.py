@@ -40,6 +40,11 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo, _ = build(tmp, args.files, 1000)
+        # An attempt that resets its worktree (a task's attempt 2 and later):
+        # the task's worktree is kept between these one-attempt runs, which
+        # would otherwise each create it anew ([worktree] keep = "none").
+        with open(os.path.join(repo, "retry-run.toml"), "w") as f:
+            f.write('[worktree]\nkeep = "all"\n')
         gitwt = os.path.join(tmp, "gitwt")
         subprocess.run(["git", "worktree", "add", "-q", "--detach", gitwt, "HEAD"], cwd=repo, env=ENV, check=True)
         scratch = os.path.join(tmp, "scratch-index")

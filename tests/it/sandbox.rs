@@ -135,6 +135,17 @@ fn detection_by_stat_data_where_inotify_cannot_watch_finds_the_same() {
     detect_mode_case(true);
 }
 
+/// The paths a `ScopeChecked` event names as changed outside the worktree.
+fn outside_worktree(scope: &Value) -> Vec<&str> {
+    scope["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .filter(|v| v["reason"] == "outside-worktree")
+        .filter_map(|v| v["path"].as_str())
+        .collect()
+}
+
 fn detect_mode_case(by_stat: bool) {
     let env = TestEnv::new();
     let r = repo(&env, "max_attempts = 1\n[sandbox]\nmode = \"detect\"\n");
@@ -151,13 +162,7 @@ fn detect_mode_case(by_stat: bool) {
     let done = first(&r, "escape", "AttemptCompleted");
     assert_eq!(done["outcome"], "SCOPE_VIOLATION", "{done}");
     let scope = first(&r, "escape", "ScopeChecked");
-    let outside: Vec<&str> = scope["violations"]
-        .as_array()
-        .expect("violations")
-        .iter()
-        .filter(|v| v["reason"] == "outside-worktree")
-        .filter_map(|v| v["path"].as_str())
-        .collect();
+    let outside = outside_worktree(&scope);
     for p in ["notes.txt", "moved.txt", "refs/heads/evil"] {
         assert!(outside.contains(&p), "{p} not named: {outside:?}");
     }
@@ -207,13 +212,7 @@ fn the_watch_covers_tracked_files_in_ignored_directories_and_untracked_ones_but_
         }
         Run::of(cmd.args(agent.after(&["run", "--quiet", "--task", "Reach"]))).assert_code(1);
         let scope = first(&r, "reach", "ScopeChecked");
-        let outside: Vec<&str> = scope["violations"]
-            .as_array()
-            .expect("violations")
-            .iter()
-            .filter(|v| v["reason"] == "outside-worktree")
-            .filter_map(|v| v["path"].as_str())
-            .collect();
+        let outside = outside_worktree(&scope);
         assert_eq!(outside, ["drafts/deep/plan.txt", "vendor/lib.txt"], "by stat data: {by_stat}");
     }
 }
