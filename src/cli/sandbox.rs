@@ -71,6 +71,7 @@ pub struct SandboxArgs {
     /// (`[worktree] share`, the attempt loop; namespaces only).
     #[arg(long, hide = true, value_name = "DIR")]
     pub share_from: Vec<PathBuf>,
+    /// Where the --share-from of the same rank is mounted (the attempt loop).
     #[arg(long, hide = true, value_name = "PATH")]
     pub share_at: Vec<PathBuf>,
     /// A path beneath /tmp or /run that stays readable (the attempt loop).
