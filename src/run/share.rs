@@ -128,7 +128,9 @@ impl TaskRun<'_> {
                 crate::text::human_ms(started.elapsed().as_millis() as u64)
             ));
         }
-        crate::record::store::write_file(&stamp_file, now.as_bytes())?;
+        if before.trim() != now && self.plan.confined != Effective::Namespaces {
+            crate::record::store::write_file(&stamp_file, now.as_bytes())?;
+        }
         Ok(())
     }
 }
