@@ -19,9 +19,34 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// [`hex`] read back: `None` unless `text` is pairs of lowercase hex
+/// digits.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    bytes.chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_reads_back() {
+        for bytes in [&b""[..], b"a/.gitattributes", b"\n\xff\x00 x"] {
+            assert_eq!(unhex(&hex(bytes)).as_deref(), Some(bytes));
+        }
+        for bad in ["a", "0g", "AB", "0 "] {
+            assert_eq!(unhex(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn known_digests() {

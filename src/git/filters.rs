@@ -184,7 +184,13 @@ impl Repo {
     /// tree (or of the repository's or the user's attribute files) names a
     /// filter driver that is not configured, or whose program cannot be
     /// found: the attempts would work on content git would have converted.
-    pub fn check_filter_drivers(&self, base: Oid) -> Result<(), GitError> {
+    ///
+    /// Which `.gitattributes` files a tree holds is kept in `listed`
+    /// (`<dir>/<tree id>`, written once per tree): listing them reads every
+    /// tree object of the base, which costs each run a few milliseconds on
+    /// a large repository. A file there that does not read as such a list
+    /// is ignored and written again.
+    pub fn check_filter_drivers(&self, base: Oid, listed: Option<&Path>) -> Result<(), GitError> {
         let commit = self.repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         let tree = commit.tree().map_err(ctx(|| format!("cannot read the tree of {base}")))?;
         // One walk of the tree for its `.gitattributes`; the files are
@@ -200,7 +206,19 @@ impl Repo {
             .map_err(ctx(|| format!("cannot read the tree of {base}")))?;
             Ok(found)
         };
-        let gitattributes = walk(false)?;
+        let cached = listed.map(|dir| dir.join(tree.id().to_string()));
+        let gitattributes = match cached.as_ref().and_then(|f| std::fs::read(f).ok()).and_then(|b| decode_listed(&b)) {
+            Some(list) => list,
+            None => {
+                let list = walk(false)?;
+                if let Some(f) = &cached {
+                    // Only a speed-up: a cache that cannot be written is
+                    // walked again next time.
+                    write_listed(f, &encode_listed(&list));
+                }
+                list
+            }
+        };
         let texts = self.attribute_texts(&self.repo, &gitattributes);
         let named = named(&texts);
         if named.drivers.is_empty() {
@@ -424,9 +442,58 @@ fn scratch_dir() -> Result<PathBuf, GitError> {
     Err(GitError::Io { path: base, source: std::io::Error::other("cannot make a scratch directory") })
 }
 
+/// The `.gitattributes` files of a tree as the cache of
+/// [`Repo::check_filter_drivers`] keeps them: a line per file, its blob id
+/// and its path in hex (a path may hold any byte but NUL). Pure.
+fn encode_listed(list: &[(Vec<u8>, Oid)]) -> Vec<u8> {
+    let mut out = b"gitattributes 1\n".to_vec();
+    for (path, oid) in list {
+        out.extend_from_slice(format!("{oid} {}\n", crate::hash::hex(path)).as_bytes());
+    }
+    out
+}
+
+/// `bytes` written to `file` whole (a file beside it renamed over it), or
+/// not at all: the cache of [`Repo::check_filter_drivers`] is only a
+/// speed-up, walked again when it cannot be written.
+fn write_listed(file: &Path, bytes: &[u8]) {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else { return };
+    let mut tmp = name.to_os_string();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp);
+    let written = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&tmp, bytes));
+    if written.and_then(|()| std::fs::rename(&tmp, file)).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// [`encode_listed`] read back; `None` for anything else. Pure.
+fn decode_listed(bytes: &[u8]) -> Option<Vec<(Vec<u8>, Oid)>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let rest = text.strip_prefix("gitattributes 1\n")?;
+    let mut out = Vec::new();
+    for line in rest.split_terminator('\n') {
+        let (oid, path) = line.split_once(' ')?;
+        let oid = Oid::from_str(oid).ok().filter(|_| oid.len() == 40)?;
+        out.push((crate::hash::unhex(path)?, oid));
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listed_gitattributes_read_back_and_refuse_other_bytes() {
+        let oid = Oid::from_str("0123456789abcdef0123456789abcdef01234567").unwrap();
+        let list = vec![(b".gitattributes".to_vec(), oid), (b"a b/\n\xff/.gitattributes".to_vec(), oid)];
+        assert_eq!(decode_listed(&encode_listed(&list)), Some(list));
+        assert_eq!(decode_listed(&encode_listed(&[])), Some(vec![]));
+        for bad in [&b""[..], b"gitattributes 2\n", b"gitattributes 1\nxyz 00\n", b"gitattributes 1\n0123 00\n"] {
+            assert_eq!(decode_listed(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+    }
 
     fn texts(list: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
         list.iter().map(|(f, t)| (f.to_string(), t.as_bytes().to_vec())).collect()

@@ -88,7 +88,7 @@ pub(super) fn start_task<'a>(
         BaseChoice::Fresh(spec) => repo.resolve_base(spec.as_deref())?,
     };
     // A filter driver that cannot run: stop before anything is recorded.
-    repo.check_filter_drivers(base.oid)?;
+    repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(&id);

@@ -83,6 +83,7 @@ impl<'a> TaskRun<'a> {
     /// under way recorded as interrupted.
     pub fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
         let ending = self.until_the_end(next)?;
+        self.watch.retire();
         self.leave_worktree(ending);
         Ok(ending)
     }
@@ -153,6 +154,11 @@ impl<'a> TaskRun<'a> {
         // What the agent changed outside is compared and put back even when
         // it was stopped by an interruption.
         let outside = self.after_agent(&guard, &mut a)?;
+        // The run's last look at the checkout, when this is its last
+        // attempt and no check runs (nothing later in a run reads it).
+        if n == self.last_allowed && self.plan.config.checks.is_empty() {
+            self.watch.retire();
+        }
         stop()?;
         let cmp = self.snapshot(&mut a)?;
         self.scope_gate(&mut a, &cmp, outside)?;
@@ -162,6 +168,9 @@ impl<'a> TaskRun<'a> {
                 self.configured_checks(&mut a)?;
                 if !self.plan.config.checks.is_empty() {
                     self.after_checks(&mut guard, &mut a)?;
+                    if n == self.last_allowed {
+                        self.watch.retire();
+                    }
                 }
                 stop()?;
                 if a.record.halted.is_none() {
@@ -252,11 +261,11 @@ impl<'a> TaskRun<'a> {
             ));
         }
         let spent_ms = self.watch.spent.as_secs_f64() * 1000.0;
-        let watch = self.watch.ready(&self.wt_root, &self.progress);
+        let watch = self.watch.cost(&self.wt_root, &self.progress);
         let cost = WatchCost {
             spent_ms,
             setup_ms: watch.setup.as_secs_f64() * 1000.0,
-            how: if watch.fallback.is_some() { "stat" } else { "inotify" },
+            how: if watch.by_stat { "stat" } else { "inotify" },
         };
         self.rec.attempt_completed(&record, Some(cost))?;
         self.progress.done(record.outcome.as_str());

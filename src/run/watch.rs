@@ -14,6 +14,8 @@ use crate::git::Repo;
 pub(super) struct Watch {
     outside: Option<Outside>,
     starting: Option<std::thread::JoinHandle<Outside>>,
+    /// How it was set up, once retired ([`Watch::retire`]).
+    retired: Option<Cost>,
     /// Time spent marking and reading it in the current attempt.
     pub spent: Duration,
 }
@@ -24,7 +26,26 @@ impl Watch {
         Watch {
             outside: None,
             starting: Some(std::thread::spawn(move || Outside::start(root.as_deref(), &skip))),
+            retired: None,
             spent: Duration::ZERO,
+        }
+    }
+
+    /// The watch ended once nothing more of this run will be looked for
+    /// in it: the rest of the run goes on while it is closed on a thread of
+    /// its own (closing an inotify descriptor waits for the kernel to free
+    /// its marks, 10-20 ms with a watch per directory of a large checkout).
+    pub fn retire(&mut self) {
+        let Some(outside) = self.outside.take() else { return };
+        self.retired = Some(Cost::of(&outside));
+        std::thread::spawn(move || drop(outside));
+    }
+
+    /// How the watch was set up, for the attempt's record.
+    pub fn cost(&mut self, skip: &Path, progress: &Progress) -> Cost {
+        match self.retired {
+            Some(c) => c,
+            None => Cost::of(self.ready(skip, progress)),
         }
     }
 
@@ -40,5 +61,19 @@ impl Watch {
             }
             w
         })
+    }
+}
+
+/// How the watch was set up: how long it took, and whether by stat data
+/// rather than inotify.
+#[derive(Clone, Copy)]
+pub(super) struct Cost {
+    pub setup: Duration,
+    pub by_stat: bool,
+}
+
+impl Cost {
+    fn of(outside: &Outside) -> Cost {
+        Cost { setup: outside.setup, by_stat: outside.fallback.is_some() }
     }
 }

@@ -95,6 +95,19 @@ fn a_driver_that_cannot_run_stops_before_the_first_attempt() {
     let line = out.error_line();
     assert!(line.contains("\"nope\"") && line.contains("no-such-filter-program is not found"), "{line}");
 
+    // The second run read the base tree's `.gitattributes` from the list
+    // the first one kept; a list that does not read as one is walked again
+    // and written anew.
+    let tree = env.git(&r, &["rev-parse", "HEAD^{tree}"]);
+    let listed = r.join(".git/retry-run/gitattributes").join(tree.trim());
+    let kept = std::fs::read_to_string(&listed).expect("the list of the tree's .gitattributes");
+    assert!(kept.starts_with("gitattributes 1\n") && kept.lines().count() == 2, "{kept}");
+    std::fs::write(&listed, "gitattributes 1\nnot a line\n").expect("write");
+    let out = run();
+    out.assert_code(3);
+    assert!(out.error_line().contains("no-such-filter-program is not found"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&listed).expect("read"), kept);
+
     assert!(outcomes(&r, "nope").is_empty(), "no attempt ran");
     assert_eq!(env.git(&r, &["for-each-ref", "refs/retry-run/"]), "");
     assert!(!r.join(".git/retry-run/worktrees/nope").exists());
