@@ -37,6 +37,9 @@ pub struct Config {
     /// baseline mode (ids as the runner prints them). Usually set in a
     /// task's front matter.
     pub targets: Vec<String>,
+    /// `[[lane]]`: each lane's agent, when lanes use several.
+    #[serde(rename = "lane")]
+    pub lanes: Vec<lanes::LaneConfig>,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             context: ContextConfig::default(),
             sandbox: SandboxConfig::default(),
             targets: Vec::new(),
+            lanes: Vec::new(),
         }
     }
 }
@@ -363,6 +367,8 @@ impl Count {
     }
 }
 
+pub mod lanes;
+
 /// Every whole number of the schema, its range and a deserializer each.
 pub mod numbers {
     use super::{Count, Deserializer, count};
@@ -370,6 +376,12 @@ pub mod numbers {
     pub const MAX_ATTEMPTS: Count =
         Count { key: "max_attempts", min: 1, max: 1000, instead_of_zero: "a task needs one attempt at least" };
     pub const FLAKY_RERUNS: Count = Count { key: "retry.flaky_reruns", min: 0, max: 100, instead_of_zero: "" };
+    pub const LANES: Count = Count {
+        key: "retry.lanes",
+        min: 1,
+        max: super::lanes::MAX_LANES as u64,
+        instead_of_zero: "1 runs the task without lanes",
+    };
     /// 0: no limit.
     pub const MAX_PROCESSES: Count =
         Count { key: "sandbox.max_processes", min: 0, max: 4_194_304, instead_of_zero: "" };
@@ -416,6 +428,7 @@ pub mod numbers {
     }
     deserializers! {
         flaky_reruns: u32 = FLAKY_RERUNS;
+        lanes: u32 = LANES;
         max_processes: u64 = MAX_PROCESSES;
         verifier_retries: u32 = VERIFIER_RETRIES;
         max_prior_attempts: u32 = MAX_PRIOR_ATTEMPTS;
@@ -545,6 +558,13 @@ pub struct RetryConfig {
     /// No attempt starts once the task has run this long.
     #[serde(deserialize_with = "some_nonzero_duration")]
     pub max_duration: Option<DurationSpec>,
+    /// Attempt chains of the task run at once (`run --lanes`).
+    #[serde(deserialize_with = "numbers::lanes")]
+    pub lanes: u32,
+    /// Which lane wins: the first to pass every gate, or the best of all.
+    pub choose: lanes::ChooseMode,
+    /// A lane's next prompt also holds the other lanes' failures so far.
+    pub share_feedback: bool,
 }
 
 impl Default for WorktreeConfig {
@@ -681,6 +701,9 @@ impl Default for RetryConfig {
             test_paths: Vec::new(),
             max_cost_usd: None,
             max_duration: None,
+            lanes: 1,
+            choose: lanes::ChooseMode::First,
+            share_feedback: false,
         }
     }
 }
@@ -1150,6 +1173,8 @@ drift_threshold = 0.3
             },
             Key { table: "retry", key: "flaky_reruns", good: &["0", "100"], bad: COUNT_BAD },
             Key { table: "retry", key: "flaky_reruns", good: &[], bad: &[("101", "from 0 to 100, not 101")] },
+            Key { table: "retry", key: "lanes", good: &["1", "16"], bad: COUNT_BAD },
+            Key { table: "retry", key: "lanes", good: &[], bad: &[("17", "from 1 to 16, not 17"), ("0", "1 runs")] },
             Key {
                 table: "retry",
                 key: "max_cost_usd",

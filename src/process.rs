@@ -156,6 +156,25 @@ pub fn interrupted() -> Option<i32> {
     }
 }
 
+thread_local! {
+    /// The flag that stops this thread's lane of a task, once another lane
+    /// has won (`run --lanes`).
+    static LANE_STOP: std::cell::RefCell<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// From now on, what this thread waits for ([`run_with`]) is stopped, as
+/// by SIGINT, once `flag` is set: the lanes of a task share one, set when
+/// one of them wins.
+pub fn stop_lane_on(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    LANE_STOP.with(|s| *s.borrow_mut() = Some(flag));
+}
+
+/// Whether this thread's lane was told to stop ([`stop_lane_on`]).
+pub fn lane_stopped() -> bool {
+    LANE_STOP.with(|s| s.borrow().as_ref().is_some_and(|f| f.load(Ordering::SeqCst)))
+}
+
 /// `SIGINT` or `SIGTERM`, by number.
 pub fn signal_name(sig: i32) -> String {
     match sig {
@@ -362,8 +381,8 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
         }
         let now = Instant::now();
         match term_sent {
-            None if now >= deadline || interrupted().is_some() => {
-                if interrupted().is_some() {
+            None if now >= deadline || interrupted().is_some() || lane_stopped() => {
+                if interrupted().is_some() || lane_stopped() {
                     stopped = true;
                 } else {
                     timed_out = true;

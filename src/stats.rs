@@ -26,6 +26,7 @@ pub fn feedback_kind(r: &AttemptRecord) -> String {
         Outcome::EmptyDiff => "empty-diff".into(),
         Outcome::Timeout => "timeout".into(),
         Outcome::Crash if r.interrupted => "interrupted".into(),
+        Outcome::Stopped => "stopped".into(),
         Outcome::Crash => "crash".into(),
         Outcome::VerifierRejection => "verifier".into(),
         Outcome::Success | Outcome::Unverified => "none".into(),

@@ -93,6 +93,12 @@ pub(crate) mod numbers {
         whole(s, c).map(|n| n as usize)
     }
 
+    pub fn lanes(s: &str) -> Result<u32, String> {
+        let max = crate::config::lanes::MAX_LANES as u64;
+        let c = Count { key: "--lanes", min: 1, max, instead_of_zero: "" };
+        whole(s, c).map(|n| n as u32)
+    }
+
     pub fn bytes(s: &str) -> Result<u64, String> {
         whole(s, Count { key: "--max-file-size", min: 1, max: i64::MAX as u64, instead_of_zero: "" })
     }

@@ -38,9 +38,22 @@ pub struct RunArgs {
     /// it, or add it to several --task-file, to run several tasks).
     #[arg(long, value_name = "ID")]
     pub id: Vec<String>,
-    /// Run at most N tasks at once.
-    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 1, value_parser = super::numbers::at_least_one)]
-    pub jobs: usize,
+    /// Run at most N tasks (or N lanes of a task) at once; default 1 task,
+    /// every lane.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::numbers::at_least_one)]
+    pub jobs: Option<usize>,
+    /// Run K attempt chains of the task at once from the same base, each
+    /// with its own worktree and feedback (over `[retry] lanes`).
+    #[arg(long, value_name = "K", value_parser = super::numbers::lanes)]
+    pub lanes: Option<u32>,
+    /// A lane's agent preset, lane by lane (repeat it: the first names
+    /// lane 1's, the next lane 2's); over `[[lane]]`.
+    #[arg(long = "lane-preset", value_name = "NAME")]
+    pub lane_presets: Vec<String>,
+    /// Which lane wins: `first` (the first to pass every gate; the others
+    /// stop) or `all` (every lane runs to its end; the gates choose).
+    #[arg(long, value_name = "HOW", value_parser = ["first", "all"])]
+    pub choose: Option<String>,
     /// Share the task through this git remote: pull its record, hold a
     /// lease on it while it runs, push the record at every attempt's start
     /// and end.
@@ -105,7 +118,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     // Whether namespaces can be used is asked of bubblewrap while the
     // repository, the config and the task are read.
     crate::sandbox::namespaces::probe_early();
-    if args.jobs == 0 {
+    if args.jobs == Some(0) {
         return Err(CliError::usage("-j must be at least 1"));
     }
     let lease = DurationSpec::parse(&args.lease).map_err(|e| CliError::usage(format!("--lease: {e}")))?.value;
@@ -145,7 +158,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     for q in &mut queue {
         q.opts.among = Some(Shared { board: board.clone() });
     }
-    let results = run_all(dir, queue, args.jobs);
+    let results = run_all(dir, queue, args.jobs.unwrap_or(1));
     if let Some(b) = &board {
         b.close();
     }
@@ -180,5 +193,13 @@ fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
         remote: args.remote.clone(),
         lease: Some(lease),
         among: None,
+        lanes: args.lanes,
+        lane_presets: args.lane_presets.clone(),
+        choose: args.choose.as_deref().map(|c| match c {
+            "all" => crate::config::lanes::ChooseMode::All,
+            _ => crate::config::lanes::ChooseMode::First,
+        }),
+        jobs: args.jobs.unwrap_or(usize::MAX),
+        lane: None,
     }
 }

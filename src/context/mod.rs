@@ -11,6 +11,7 @@
 //! Same inputs, same bytes: nothing here reads a clock, a map's iteration
 //! order or this machine's paths.
 
+pub mod lanes;
 pub mod patterns;
 pub mod render;
 pub mod required;

@@ -58,6 +58,10 @@ pub fn required_change(r: &AttemptRecord) -> Required {
             "empty-diff",
             format!("Make actual changes to the files: attempt {} left the worktree exactly as the base.", r.number),
         ),
+        Outcome::Stopped => fact(
+            "stopped",
+            format!("Carry out the task again: attempt {} was stopped before it finished ({}).", r.number, r.reason),
+        ),
         Outcome::Crash if r.interrupted => fact(
             "interrupted",
             format!(
@@ -257,10 +261,7 @@ fn check_clause(c: &CheckResult, targets: &[&str]) -> String {
     }
 }
 
-/// The built-in check of a task's targets.
-pub const TARGETS: &str = "targets";
-/// The built-in check of removed, skipped or de-asserted tests.
-pub const TEST_INTEGRITY: &str = "test-integrity";
+pub use crate::model::{TARGETS, TEST_INTEGRITY};
 
 /// The test a `test-integrity` failure names (its key is `test-integrity|kind|test`).
 fn integrity_test(f: &Failure) -> &str {

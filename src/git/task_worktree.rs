@@ -60,7 +60,8 @@ impl Repo {
 
     /// git's administrative directory for the task's worktree.
     pub fn worktree_meta(&self, task: &str) -> PathBuf {
-        self.common_dir().join("worktrees").join(format!("retry-run-{task}"))
+        let name = crate::model::refs::worktree_name(task);
+        self.common_dir().join("worktrees").join(format!("retry-run-{name}"))
     }
 
     /// Whether `path` is a working worktree of this repository.

@@ -25,10 +25,13 @@ pub enum Outcome {
     Crash,
     Timeout,
     Unverified,
+    /// Ended by retry-run because another lane of the task won
+    /// (`run --lanes`): neither a success nor a failure.
+    Stopped,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::Success,
         Outcome::CheckFailure,
         Outcome::ScopeViolation,
@@ -37,6 +40,7 @@ impl Outcome {
         Outcome::Crash,
         Outcome::Timeout,
         Outcome::Unverified,
+        Outcome::Stopped,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -49,6 +53,7 @@ impl Outcome {
             Outcome::Crash => "CRASH",
             Outcome::Timeout => "TIMEOUT",
             Outcome::Unverified => "UNVERIFIED",
+            Outcome::Stopped => "STOPPED",
         }
     }
 
@@ -66,7 +71,7 @@ impl Outcome {
             Outcome::EmptyDiff => RetryOn::EmptyDiff,
             Outcome::Crash => RetryOn::Crash,
             Outcome::Timeout => RetryOn::Timeout,
-            Outcome::Success | Outcome::Unverified => return None,
+            Outcome::Success | Outcome::Unverified | Outcome::Stopped => return None,
         })
     }
 }
@@ -273,6 +278,18 @@ impl AttemptRecord {
             duration_ms,
             outcome: Outcome::Crash,
             reason: "interrupted: retry-run stopped before the attempt finished".into(),
+            interrupted: true,
+            ..AttemptRecord::new(number)
+        }
+    }
+
+    /// Attempt `number`, stopped after `duration_ms` because another lane
+    /// won: `why` names it.
+    pub fn stopped(number: u32, duration_ms: u64, why: &str) -> Self {
+        AttemptRecord {
+            duration_ms,
+            outcome: Outcome::Stopped,
+            reason: format!("stopped: {why}"),
             interrupted: true,
             ..AttemptRecord::new(number)
         }

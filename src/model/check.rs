@@ -4,6 +4,11 @@
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
+/// The built-in check of a task's targets.
+pub const TARGETS: &str = "targets";
+/// The built-in check of removed, skipped or de-asserted tests.
+pub const TEST_INTEGRITY: &str = "test-integrity";
+
 /// What a check is (`[[check]] kind`); `lint` and `build` errors and
 /// `test` failures are reported differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]

@@ -26,7 +26,7 @@ pub use attempt::{AgentRun, AttemptRecord, FileChange, Outcome, RetryOn, ScopeFi
 pub use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
 };
-pub use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure};
+pub use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, TARGETS, TEST_INTEGRITY};
 pub use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
 pub use source::{FoundTest, Lines, ScopeRef, ScopeSpan, innermost};
 pub use usage::Usage;

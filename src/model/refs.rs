@@ -33,9 +33,44 @@ pub fn success_branch(task: &str) -> String {
     format!("retry-run/{task}")
 }
 
+/// The record of lane `lane` of `task` (`run --lanes`): `<task>/lanes/<lane>`,
+/// which names its directory under `tasks/` and its refs under
+/// `refs/retry-run/`.
+pub fn lane_record(task: &str, lane: u32) -> String {
+    format!("{task}/lanes/{lane}")
+}
+
+/// A lane's record named by [`lane_record`], as its task and lane.
+pub fn parse_lane(record: &str) -> Option<(&str, u32)> {
+    let (task, lane) = record.split_once("/lanes/")?;
+    lane.parse::<u32>().ok().filter(|l| *l >= 1 && lane == l.to_string()).map(|l| (task, l))
+}
+
+/// The directory name of a record's worktree (and of git's administrative
+/// directory for it): the record itself for a task, `<task>+<lane>` for a
+/// lane (`+` is never part of a task's name, so the two never meet).
+pub fn worktree_name(record: &str) -> String {
+    match parse_lane(record) {
+        Some((task, lane)) => format!("{task}+{lane}"),
+        None => record.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_records_and_their_worktrees() {
+        assert_eq!(lane_record("fix", 2), "fix/lanes/2");
+        assert_eq!(parse_lane("fix/lanes/2"), Some(("fix", 2)));
+        assert_eq!(parse_lane("fix"), None);
+        assert_eq!(parse_lane("fix/lanes/0"), None);
+        assert_eq!(parse_lane("fix/lanes/02"), None);
+        assert_eq!(worktree_name("fix/lanes/2"), "fix+2");
+        assert_eq!(worktree_name("fix"), "fix");
+        assert_eq!(attempt(&lane_record("fix", 2), 3), "refs/retry-run/fix/lanes/2/3");
+    }
 
     #[test]
     fn names() {

@@ -7,10 +7,12 @@
 //! - [`check`]: a check's run judged against the base;
 //! - [`internals`]: changes to the repository's internals judged, and what
 //!   halts an attempt that nothing confines;
-//! - [`resume`]: where a run of a task resumes (its attempt window, its base).
+//! - [`resume`]: where a run of a task resumes (its attempt window, its base);
+//! - [`lanes`]: the choice among lanes, pass@k and the feedback lanes share.
 
 pub mod check;
 pub mod internals;
+pub mod lanes;
 pub mod resume;
 
 use crate::config::RetryConfig;
@@ -519,6 +521,11 @@ mod tests {
             (Unverified, false, false, Want::Escalate(SILENT)),
             (Unverified, true, true, Want::Escalate(SILENT)),
             (Unverified, false, true, Want::Escalate(SILENT)),
+            // A lane's stopped attempt never reaches this: the lane ends.
+            (Stopped, true, false, Want::Retry),
+            (Stopped, false, false, Want::Retry),
+            (Stopped, true, true, Want::Retry),
+            (Stopped, false, true, Want::Retry),
         ];
         assert_eq!(cases.len(), Outcome::ALL.len() * 4, "every outcome, retried or not, escalating or not");
         let all = RetryConfig::default().on;

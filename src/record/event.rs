@@ -43,6 +43,12 @@ pub enum Event {
         /// `requested`, `mode`, `landlock_abi`, `note`.
         #[serde(default)]
         sandbox: Option<Value>,
+        /// A task run in lanes (`run --lanes`): how many, in the task's log.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lanes: Option<u32>,
+        /// In a lane's log: which lane it is (1 to `lanes`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lane: Option<u32>,
     },
     AttemptStarted {
         #[serde(default)]
@@ -307,6 +313,40 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         budget: Option<bool>,
     },
+    /// In a lane's log: the lane stopped because another one won (or the
+    /// task's budget ran out in another lane); neither success nor failure.
+    LaneStopped {
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        attempts: u32,
+    },
+    /// In the task's log: how one lane ended (`succeeded`, `escalated`,
+    /// `stopped`), after how many attempts, with its last commit and agent.
+    LaneEnded {
+        #[serde(default)]
+        lane: u32,
+        #[serde(default)]
+        ending: String,
+        #[serde(default)]
+        attempts: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        commit: Option<String>,
+        #[serde(default)]
+        agent: String,
+    },
+    /// In the task's log: the lane whose attempt became the task's branch,
+    /// and why it was chosen.
+    LaneChosen {
+        #[serde(default)]
+        lane: u32,
+        #[serde(default)]
+        attempt: u32,
+        #[serde(default)]
+        commit: String,
+        #[serde(default)]
+        why: String,
+    },
     LogRepaired {
         #[serde(default)]
         torn_line: u64,
@@ -342,6 +382,9 @@ impl Event {
             Event::AttemptCompleted { .. } => "AttemptCompleted",
             Event::TaskSucceeded { .. } => "TaskSucceeded",
             Event::TaskEscalated { .. } => "TaskEscalated",
+            Event::LaneStopped { .. } => "LaneStopped",
+            Event::LaneEnded { .. } => "LaneEnded",
+            Event::LaneChosen { .. } => "LaneChosen",
             Event::LogRepaired { .. } => "LogRepaired",
         }
     }

@@ -20,6 +20,9 @@ pub struct TaskState {
     /// The first attempt of the current round (`--again` starts a round).
     pub first_attempt: u32,
     pub max_attempts: u32,
+    /// How many lanes the latest TaskStarted ran the task in (`run
+    /// --lanes`); `None` for one chain.
+    pub lanes: Option<u32>,
     /// The base commit of the latest TaskStarted.
     pub base: Option<String>,
     /// What the latest TaskStarted ran without confinement by the config's
@@ -35,8 +38,9 @@ pub struct TaskState {
     /// The last attempt, when it was aborted and nothing was started
     /// since, with the reason: where the task stopped.
     pub stopped: Option<(u32, String)>,
-    /// `TaskSucceeded` or `TaskEscalated`, with the attempt it names, when
-    /// the latest round ended.
+    /// `TaskSucceeded` or `TaskEscalated` (in a lane's log, also
+    /// `LaneStopped`), with the attempt it names, when the latest round
+    /// ended.
     pub finished: Option<(Event, Option<u32>)>,
     /// Manifest hashes by attempt, in order.
     pub manifests: Vec<String>,
@@ -100,8 +104,9 @@ pub fn state(events: &[LogLine]) -> TaskState {
             _ => LastEvent::Other,
         };
         match typed {
-            Some(Event::TaskStarted { first_attempt, max_attempts, base, sandbox, .. }) => {
+            Some(Event::TaskStarted { first_attempt, max_attempts, base, sandbox, lanes, .. }) => {
                 s.started = true;
+                s.lanes = lanes;
                 s.first_attempt = first_attempt;
                 s.max_attempts = max_attempts;
                 s.base = Some(base);
@@ -132,7 +137,7 @@ pub fn state(events: &[LogLine]) -> TaskState {
             }
             Some(Event::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
             Some(Event::AgentFinished { usage: Some(u), .. }) => costs.extend(u.cost_usd),
-            Some(ended @ (Event::TaskSucceeded { .. } | Event::TaskEscalated { .. })) => {
+            Some(ended @ (Event::TaskSucceeded { .. } | Event::TaskEscalated { .. } | Event::LaneStopped { .. })) => {
                 s.stopped = None;
                 s.finished = Some((ended, e.attempt));
             }

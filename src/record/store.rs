@@ -52,6 +52,15 @@ pub fn check_task_name(task: &str) -> Result<(), RecordError> {
     if ok { Ok(()) } else { Err(RecordError::BadTaskName { task: task.to_string() }) }
 }
 
+/// A record's name: a task's ([`check_task_name`]), or one of its lanes'
+/// (`<task>/lanes/<n>`, `run --lanes`).
+pub fn check_record_id(id: &str) -> Result<(), RecordError> {
+    match crate::model::refs::parse_lane(id) {
+        Some((task, _)) => check_task_name(task),
+        None => check_task_name(id),
+    }
+}
+
 /// `<git-common-dir>/retry-run`.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -134,7 +143,7 @@ impl Store {
 
     /// Opens a task's log for appending (creating the task's directory).
     pub fn log(&self, task: &str) -> Result<EventLog, RecordError> {
-        check_task_name(task)?;
+        check_record_id(task)?;
         let dir = self.task(task);
         std::fs::create_dir_all(dir.path()).map_err(io(dir.path()))?;
         EventLog::open(&dir.events())
@@ -144,7 +153,7 @@ impl Store {
     /// OS file lock, released when the process dies, so a killed run leaves
     /// no stale lock.
     pub fn lock(&self, task: &str) -> Result<TaskLock, RecordError> {
-        check_task_name(task)?;
+        check_record_id(task)?;
         let dir = self.task(task);
         std::fs::create_dir_all(dir.path()).map_err(io(dir.path()))?;
         let path = dir.lock();

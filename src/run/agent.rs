@@ -47,13 +47,18 @@ impl TaskRun<'_> {
             ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(a.dir.path()).display().to_string()),
             ("prompt", String::from_utf8_lossy(&delivered).into_owned()),
         ];
+        let task = self.plan.lane.as_ref().map_or(id.clone(), |l| l.task.clone());
         let mut env: Vec<(String, String)> = vec![
-            ("RETRY_RUN_TASK".into(), id.clone()),
+            ("RETRY_RUN_TASK".into(), task),
             ("RETRY_RUN_ATTEMPT".into(), n.to_string()),
             ("RETRY_RUN_MAX_ATTEMPTS".into(), self.last_allowed.to_string()),
             ("RETRY_RUN_WORKTREE".into(), wt.display().to_string()),
             ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
         ];
+        if let Some(l) = &self.plan.lane {
+            env.push(("RETRY_RUN_LANE".into(), l.lane.to_string()));
+            env.push(("RETRY_RUN_LANES".into(), l.lanes.to_string()));
+        }
         env.extend(confinement.env());
         if let Some(p) = &self.plan.preset {
             env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));

@@ -70,6 +70,10 @@ pub enum RunError {
         crate::process::signal_name(*signal)
     )]
     Interrupted { task: String, signal: i32 },
+    /// Another lane of the task won (`run --lanes`): this lane's work was
+    /// stopped and is recorded as stopped.
+    #[error("lane {task} stopped: another lane won")]
+    LaneStopped { task: String },
     /// Bad input that another part reported as text: a glob, a preset, a
     /// sandbox path, a `worktree.include` pattern (nothing is recorded).
     #[error("{0}")]
@@ -129,7 +133,8 @@ impl RunError {
             | RunError::CheckStart { .. }
             | RunError::LeaseRenewal
             | RunError::AgentCannotStart { .. }
-            | RunError::Interrupted { .. } => false,
+            | RunError::Interrupted { .. }
+            | RunError::LaneStopped { .. } => false,
             RunError::Git(e) => e.is_usage(),
             RunError::Record(e) => e.is_usage(),
             RunError::Remote(RemoteError::Git(e)) => e.is_usage(),

@@ -27,7 +27,8 @@
 //! [`gates::checks`], [`gates::builtin`], [`gates::verifier`]) and the
 //! outcome recorded. `recorder` builds every event the loop appends.
 //!
-//! Around the loop: [`queue`] runs several tasks (`run -j`), `held_lease`
+//! Around the loop: [`queue`] runs several tasks (`run -j`), `lanes` one
+//! task's attempt chains at once (`run --lanes`), `held_lease`
 //! keeps a task's lease on a remote, [`progress`] shows what happens, and
 //! `error` holds what can go wrong, for the command line to turn into
 //! exit codes.
@@ -39,6 +40,7 @@ mod disk_budget;
 mod error;
 pub mod gates;
 mod held_lease;
+mod lanes;
 mod outside;
 mod plan;
 pub mod prepare;
@@ -103,6 +105,16 @@ pub struct Options {
     /// Set when the task runs among others (`run -j`): progress lines and
     /// JSON events carry the task's id.
     pub among: Option<progress::Shared>,
+    /// `--lanes`: attempt chains of the task at once.
+    pub lanes: Option<u32>,
+    /// `--lane-preset`: each lane's agent preset, by lane.
+    pub lane_presets: Vec<String>,
+    /// `--choose`: over `retry.choose`.
+    pub choose: Option<crate::config::lanes::ChooseMode>,
+    /// `-j`: how many lanes run at once.
+    pub jobs: usize,
+    /// Set when this run is one lane of a task (`run --lanes`).
+    pub lane: Option<lanes::LaneRun>,
 }
 
 /// The lease's default duration (`--lease`).
@@ -141,6 +153,13 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     let store = Store::new(repo.common_dir());
     let plan = plan::take_task(&repo, &store, dir, &opts)?;
     stop_if_interrupted(&plan.id)?;
+    if opts.lane.is_none() {
+        let recorded = store.read(&plan.id).ok().and_then(|v| history::state(&v.events).lanes);
+        let k = lanes::count(&plan, &opts, recorded);
+        if k > 1 {
+            return lanes::run(&repo, &store, plan, &opts, k);
+        }
+    }
     let _lock = store.lock(&plan.id).map_err(|e| match e {
         RecordError::Locked { ref pid, .. } => {
             RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
@@ -176,6 +195,7 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
 fn stop_if_interrupted(task: &str) -> Result<(), RunError> {
     match crate::process::interrupted() {
         Some(signal) => Err(RunError::Interrupted { task: task.to_string(), signal }),
+        None if crate::process::lane_stopped() => Err(RunError::LaneStopped { task: task.to_string() }),
         None => Ok(()),
     }
 }
@@ -183,9 +203,10 @@ fn stop_if_interrupted(task: &str) -> Result<(), RunError> {
 /// How task `id` shows its progress: alone, or among others.
 fn progress_of(opts: &Options, id: &str) -> Progress {
     let mode = Mode::pick(opts.json, opts.quiet);
-    match &opts.among {
-        Some(shared) => Progress::among(mode, id, shared),
-        None => Progress::new(mode),
+    match (&opts.among, &opts.lane) {
+        (Some(shared), Some(l)) => Progress::among(mode, &format!("{} lane {}", l.task, l.lane), shared),
+        (Some(shared), None) => Progress::among(mode, id, shared),
+        (None, _) => Progress::new(mode),
     }
 }
 

@@ -38,6 +38,8 @@ pub(super) struct Plan {
     pub exe: PathBuf,
     /// `--fresh-baseline`: the base's checks run again, the cache ignored.
     pub fresh_baseline: bool,
+    /// The lane this plan runs, when the task runs in lanes.
+    pub lane: Option<super::lanes::LaneRun>,
 }
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
@@ -81,7 +83,10 @@ pub(super) fn task_and_id(store: &Store, dir: &Path, opts: &Options) -> Result<(
     let task = load_task(store, dir, opts)?;
     let id = opts.id.clone().unwrap_or_else(|| task.id.clone());
     check_task_name(&id)?;
-    Ok((task, id))
+    match &opts.lane {
+        Some(l) => Ok((task, crate::model::refs::lane_record(&l.task, l.lane))),
+        None => Ok((task, id)),
+    }
 }
 
 fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, RunError> {
@@ -108,6 +113,20 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     let (task, id) = task_and_id(store, dir, opts)?;
     let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
     apply_flags(opts, &mut config)?;
+    if let Some(agent) = opts.lane.as_ref().and_then(|l| l.agent.as_ref()) {
+        // The lane's own agent, over the task's.
+        if let Some(p) = &agent.preset {
+            crate::agents::preset(&p.0).map_err(|e| RunError::usage(format!("[[lane]] preset: {e}")))?;
+            config.agent.preset = Some(p.clone());
+            config.agent.command = None;
+        }
+        if let Some(c) = &agent.command {
+            config.agent.command = Some(c.clone());
+        }
+        if !agent.args.is_empty() {
+            config.agent.args = agent.args.clone();
+        }
+    }
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
@@ -164,6 +183,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         hidden,
         exe,
         fresh_baseline: opts.fresh_baseline,
+        lane: opts.lane.clone(),
     })
 }
 

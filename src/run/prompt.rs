@@ -30,6 +30,9 @@ impl TaskRun<'_> {
             .filter_map(|(_, at)| at.strip_prefix(&self.wt).ok().map(|p| p.display().to_string()))
             .collect();
         rendered.prompt.push_str(&super::share::prompt_note(&mounted));
+        if let Some(l) = &self.plan.lane {
+            rendered.prompt.push_str(&l.shared.feedback_for(l.lane));
+        }
         let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
         let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
         write_file(&a.dir.context_json(), &ctx_bytes)?;

@@ -91,7 +91,7 @@ pub(super) fn start_task<'a>(
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     let wt_root = repo.worktrees_root(&config.worktree.root);
-    let wt = wt_root.join(&id);
+    let wt = wt_root.join(crate::model::refs::worktree_name(&id));
     // An agent that cannot start stops the task here, before it is recorded.
     let hidden: &[std::path::PathBuf] =
         if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
@@ -152,6 +152,8 @@ fn record_start(
                 json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note,
                        "unconfined": unconfined(config)}),
             ),
+            lanes: None,
+            lane: plan.lane.as_ref().map(|l| l.lane),
         },
     )
 }
@@ -187,7 +189,7 @@ fn record_interrupted(
         Some(Event::AgentStarted { pgid, .. }) => Some(pgid),
         _ => None,
     }) {
-        let wt = repo.worktrees_root(&config.worktree.root).join(id);
+        let wt = repo.worktrees_root(&config.worktree.root).join(crate::model::refs::worktree_name(id));
         if process::stop_orphan(pgid as i32, &wt, config.agent.kill_grace.value) {
             progress.say(&format!("stopped the agent of the interrupted attempt {n} (process group {pgid})"));
         }

@@ -115,9 +115,14 @@ impl<'a> TaskRun<'a> {
 
     fn until_the_end(&mut self, next: u32) -> Result<Ending, RunError> {
         for n in next.max(self.first_attempt)..=self.last_allowed {
-            if let Err(e) = super::stop_if_interrupted(&self.plan.id) {
-                self.progress.say(&format!("task {}: stopped before attempt {n}, which did not start", self.plan.id));
-                return Err(e);
+            match super::stop_if_interrupted(&self.plan.id) {
+                Err(RunError::LaneStopped { .. }) => return self.lane_stopped(n - 1),
+                Err(e) => {
+                    self.progress
+                        .say(&format!("task {}: stopped before attempt {n}, which did not start", self.plan.id));
+                    return Err(e);
+                }
+                Ok(()) => {}
             }
             if let Some(ending) = self.budget_gate(n)? {
                 return Ok(ending);
@@ -125,6 +130,10 @@ impl<'a> TaskRun<'a> {
             let started = Instant::now();
             let record = match self.attempt(n, started) {
                 Err(RunError::Interrupted { signal, .. }) => return Err(self.interrupted(n, started, signal)),
+                Err(RunError::LaneStopped { .. }) => {
+                    self.stopped(n, started)?;
+                    return self.lane_stopped(n);
+                }
                 other => other?,
             };
             if let Some(ending) = self.conclude(record)? {
@@ -216,9 +225,43 @@ impl<'a> TaskRun<'a> {
         }
     }
 
-    /// No attempt starts once the task has spent its cost or time budget.
+    /// Attempt `n` of a lane, stopped because another lane won: recorded
+    /// as STOPPED, neither success nor failure.
+    fn stopped(&mut self, n: u32, started: Instant) -> Result<(), RunError> {
+        let why = self.plan.lane.as_ref().map(|l| l.shared.why_stopped()).unwrap_or_default();
+        let record = AttemptRecord::stopped(n, started.elapsed().as_millis() as u64, &why);
+        let dir = self.store.attempt(&self.plan.id, n);
+        let _ = std::fs::remove_dir_all(dir.tmp());
+        super::write_json(&dir.attempt_json(), &record)?;
+        self.rec.attempt_completed(&record, None)?;
+        self.progress.done(record.outcome.as_str());
+        self.prior.push(record);
+        Ok(())
+    }
+
+    /// The lane ends, stopped after attempt `last` because another lane
+    /// won (`LaneStopped`).
+    fn lane_stopped(&mut self, last: u32) -> Result<Ending, RunError> {
+        let why = self.plan.lane.as_ref().map(|l| l.shared.why_stopped()).unwrap_or_default();
+        let attempts = (last + 1).saturating_sub(self.first_attempt).saturating_sub(self.aborted);
+        self.rec.event((last > 0).then_some(last), Event::LaneStopped { reason: why.clone(), attempts })?;
+        self.progress.say(&format!("stopped: {why}"));
+        Ok(Ending::Escalated)
+    }
+
+    /// No attempt starts once the task has spent its cost or time budget
+    /// (in lanes: every lane's attempts count, and `max_attempts` is the
+    /// whole task's).
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
-        let Some(why) = outcome::budget_spent(&self.plan.config.retry, &self.prior) else { return Ok(None) };
+        let spent = match &self.plan.lane {
+            Some(l) if !l.shared.take_attempt() => Some(format!(
+                "the task's {} attempts (max_attempts) are spent across its lanes",
+                l.shared.max_attempts()
+            )),
+            Some(l) => outcome::budget_spent(&self.plan.config.retry, &l.shared.all_attempts()),
+            None => outcome::budget_spent(&self.plan.config.retry, &self.prior),
+        };
+        let Some(why) = spent else { return Ok(None) };
         let tried = (n - self.first_attempt).saturating_sub(self.aborted);
         self.rec.event(
             (n > 1).then_some(n - 1),
@@ -283,6 +326,9 @@ impl<'a> TaskRun<'a> {
             outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
             outcome::Next::Retry => None,
         };
+        if let Some(l) = &self.plan.lane {
+            l.shared.concluded(l.lane, &record);
+        }
         self.prior.push(record);
         Ok(ending)
     }
@@ -292,8 +338,19 @@ impl<'a> TaskRun<'a> {
         let id = &self.plan.id;
         let commit =
             record.commit.as_deref().and_then(|c| c.parse::<Oid>().ok()).ok_or(RunError::NoSnapshot { attempt: n })?;
-        let branch = refs::success_branch(id);
-        self.repo.set_branch(&branch, commit)?;
+        // A lane leaves no branch of its own: its attempt's ref stands for
+        // it, and the task's branch is set to the lane chosen.
+        let branch = match &self.plan.lane {
+            Some(l) => {
+                l.shared.passed(l.lane);
+                refs::attempt(id, n)
+            }
+            None => {
+                let branch = refs::success_branch(id);
+                self.repo.set_branch(&branch, commit)?;
+                branch
+            }
+        };
         let tolerated = outcome::tolerated(record);
         let warnings: Vec<String> =
             record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.clone())).collect();

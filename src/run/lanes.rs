@@ -1,0 +1,387 @@
+//! Lanes (`run --lanes K`, docs/lanes.md): K attempt chains of one task
+//! from the same base at once, each a record of its own under the task's
+//! (`tasks/<task>/lanes/<lane>/`, refs `refs/retry-run/<task>/lanes/<lane>/<n>`,
+//! worktree `<task>+<lane>`), each retried with its own feedback. The first
+//! lane to pass every gate wins and the others are stopped, or, with
+//! `--choose all`, every lane runs to its end and the gates choose
+//! ([`crate::outcome::lanes::choose`]). The winner's commit becomes the
+//! task's branch; the task's own log records how each lane ended and the
+//! choice.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::progress::{Board, Mode, Shared};
+use super::{Ending, Options, Ran, RunError, history, plan::Plan, run_task};
+use crate::config::lanes::{ChooseMode, LaneConfig};
+use crate::context::lanes::other_lanes_section;
+use crate::git::{Repo, Revision};
+use crate::hash::sha256_hex;
+use crate::model::{AttemptRecord, refs};
+use crate::outcome::lanes::{Candidate, choose};
+use crate::outcome::resume::{self, BaseChoice};
+use crate::record::store::write_file;
+use crate::record::{Event, RecordError, Store};
+
+/// What one lane of a task runs as: its number, its agent (over the
+/// task's), and what it shares with the other lanes.
+#[derive(Debug, Clone)]
+pub struct LaneRun {
+    pub task: String,
+    pub lane: u32,
+    pub lanes: u32,
+    pub agent: Option<LaneConfig>,
+    pub shared: Arc<LaneShared>,
+}
+
+/// What the lanes of a task share while they run.
+#[derive(Debug)]
+pub struct LaneShared {
+    /// Set once the lanes are to stop (a lane won the first-wins choice).
+    pub stop: Arc<AtomicBool>,
+    winner: Mutex<Option<u32>>,
+    choose: ChooseMode,
+    share_feedback: bool,
+    /// `max_attempts`, for the whole task.
+    max_attempts: u32,
+    started: AtomicU32,
+    /// Every lane's attempts of this round so far, by lane.
+    attempts: Mutex<Vec<(u32, AttemptRecord)>>,
+}
+
+impl LaneShared {
+    /// Lane `lane` passed every gate. With first-wins, the first lane to
+    /// say so wins and the others are told to stop; returns whether this
+    /// one won (with `--choose all`, every passing lane may be chosen).
+    pub fn passed(&self, lane: u32) -> bool {
+        if self.choose == ChooseMode::All {
+            return true;
+        }
+        let Ok(mut w) = self.winner.lock() else { return false };
+        if w.is_some() {
+            return false;
+        }
+        *w = Some(lane);
+        self.stop.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Why a lane was stopped, for its record.
+    pub fn why_stopped(&self) -> String {
+        match self.winner.lock().ok().and_then(|w| *w) {
+            Some(w) => format!("lane {w} passed every gate first"),
+            None => "the task was stopped".to_string(),
+        }
+    }
+
+    /// One more attempt of the task's `max_attempts`, if any is left.
+    pub fn take_attempt(&self) -> bool {
+        self.started
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < self.max_attempts).then_some(n + 1))
+            .is_ok()
+    }
+
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// Lane `lane`'s attempt `r` ended.
+    pub fn concluded(&self, lane: u32, r: &AttemptRecord) {
+        if let Ok(mut a) = self.attempts.lock() {
+            a.push((lane, r.clone()));
+        }
+    }
+
+    /// Every lane's attempts so far: the task's budgets count them all.
+    pub fn all_attempts(&self) -> Vec<AttemptRecord> {
+        self.attempts.lock().map(|a| a.iter().map(|(_, r)| r.clone()).collect()).unwrap_or_default()
+    }
+
+    /// The prompt's section on the other lanes' failures, with
+    /// `retry.share_feedback`; empty otherwise.
+    pub fn feedback_for(&self, lane: u32) -> String {
+        if !self.share_feedback {
+            return String::new();
+        }
+        self.attempts.lock().map(|a| other_lanes_section(lane, &a)).unwrap_or_default()
+    }
+}
+
+/// How many lanes a run of `plan` takes: `--lanes`, else the task's record
+/// (a resumed task keeps its lanes), else `retry.lanes`, else one per
+/// `[[lane]]` table (or `--lane-preset`), else 1.
+pub(super) fn count(plan: &Plan, opts: &Options, recorded: Option<u32>) -> u32 {
+    opts.lanes
+        .or(recorded.filter(|_| !opts.again))
+        .or((plan.config.retry.lanes > 1).then_some(plan.config.retry.lanes))
+        .unwrap_or_else(|| lane_agents(plan, opts).len().max(1) as u32)
+}
+
+/// Each lane's agent, by lane: `--lane-preset` over `[[lane]]`.
+fn lane_agents(plan: &Plan, opts: &Options) -> Vec<LaneConfig> {
+    if opts.lane_presets.is_empty() {
+        return plan.config.lanes.clone();
+    }
+    opts.lane_presets
+        .iter()
+        .map(|p| LaneConfig { preset: Some(crate::config::PresetName(p.clone())), ..LaneConfig::default() })
+        .collect()
+}
+
+/// `run` of a task in `lanes` lanes: the task's record started, every
+/// lane run (at most `-j` at once), the choice made and recorded.
+pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes: u32) -> Result<Ran, RunError> {
+    let id = plan.id.clone();
+    if opts.remote.is_some() {
+        return Err(RunError::usage(format!(
+            "task {id}: --lanes does not run with --remote yet; run the task's lanes on one machine"
+        )));
+    }
+    let agents = lane_agents(&plan, opts);
+    if agents.len() > lanes as usize {
+        return Err(RunError::usage(format!(
+            "task {id}: {} lane agents are given ([[lane]] or --lane-preset) for {lanes} lanes; give --lanes {} or fewer agents",
+            agents.len(),
+            agents.len()
+        )));
+    }
+    let _lock = store.lock(&id).map_err(|e| match e {
+        RecordError::Locked { ref pid, .. } => {
+            RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
+        }
+        other => other.into(),
+    })?;
+    let verified = store.read(&id).or_else(|e| match e {
+        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
+        e => Err(e),
+    })?;
+    if let Some(b) = &verified.broken {
+        return Err(RunError::BrokenLog { task: id, path: store.task(&plan.id).events(), detail: format!("{b:?}") });
+    }
+    let state = history::state(&verified.events);
+    let mode = Mode::pick(opts.json, opts.quiet);
+    if state.finished.is_some() && !opts.again {
+        let ending = match &state.finished {
+            Some((Event::TaskSucceeded { .. }, _)) => Ending::Succeeded,
+            _ => Ending::Escalated,
+        };
+        super::progress_of(opts, &id).say(&format!(
+            "task {id} already ended; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
+        ));
+        return Ok(Ran { ending, earlier: true });
+    }
+    let new_round = state.finished.is_some() || !state.started;
+    let base = base(repo, &plan, opts, &state)?;
+    repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
+    let mut log = store.log(&id)?;
+    let task_text = crate::task::file_text(&plan.task);
+    write_file(&store.task(&id).task_md(), task_text.as_bytes())?;
+    let started = Event::TaskStarted {
+        task: id.clone(),
+        title: plan.task.title.clone(),
+        base: base.oid.to_string(),
+        base_ref: base.spec.clone(),
+        max_attempts: plan.config.max_attempts.0,
+        first_attempt: 1,
+        resumed: !new_round,
+        task_sha256: sha256_hex(task_text.as_bytes()),
+        targets: plan.config.targets.clone(),
+        baseline: Some(plan.config.retry.baseline),
+        sandbox: None,
+        lanes: Some(lanes),
+        lane: None,
+    };
+    log.append(started.kind(), None, &started.fields())?;
+
+    // What the lanes already did in this round (a resumed task).
+    let mut so_far = Vec::new();
+    if !new_round {
+        for lane in 1..=lanes {
+            let rid = refs::lane_record(&id, lane);
+            if let Ok(v) = store.read(&rid) {
+                so_far.extend(history::attempts(store, &rid, &v.events).into_iter().map(|r| (lane, r)));
+            }
+        }
+    }
+    let shared = Arc::new(LaneShared {
+        stop: Arc::new(AtomicBool::new(false)),
+        winner: Mutex::new(None),
+        choose: opts.choose.unwrap_or(plan.config.retry.choose),
+        share_feedback: plan.config.retry.share_feedback,
+        max_attempts: plan.config.max_attempts.0,
+        started: AtomicU32::new(so_far.len() as u32),
+        attempts: Mutex::new(so_far),
+    });
+    let board = (mode == Mode::Live).then(Board::new);
+    let lane_opts: Vec<Options> = (1..=lanes)
+        .map(|lane| {
+            let agent = agents.get(lane as usize - 1).cloned();
+            Options {
+                task_file: None,
+                task_text: None,
+                id: Some(id.clone()),
+                base: Some(base.oid.to_string()),
+                refresh_base: false,
+                agent: if agent.is_some() { Vec::new() } else { opts.agent.clone() },
+                remote: None,
+                among: Some(Shared { board: board.clone() }),
+                lanes: None,
+                lane_presets: Vec::new(),
+                // A lane that ended in an earlier round starts a new one
+                // with the task.
+                again: new_round && opts.again,
+                lane: Some(LaneRun { task: id.clone(), lane, lanes, agent, shared: shared.clone() }),
+                ..opts.clone()
+            }
+        })
+        .collect();
+    let results = run_lanes(repo.workdir().unwrap_or(repo.common_dir()), &lane_opts, opts.jobs.max(1));
+    if let Some(b) = &board {
+        b.close();
+    }
+    if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
+        return Err(RunError::Interrupted { task: id, signal: e.interrupted_by().unwrap_or(libc::SIGINT) });
+    }
+    let ended = Ended { repo, store, plan: &plan, shared: &shared, lanes, agents: &agents, json: opts.json };
+    ended.finish(&mut log)
+}
+
+/// The base of the lanes: the recorded one when the task resumes.
+fn base(repo: &Repo, plan: &Plan, opts: &Options, state: &history::TaskState) -> Result<Revision, RunError> {
+    match resume::choose_base(
+        state.base.as_deref(),
+        opts.refresh_base,
+        opts.base.as_deref(),
+        plan.config.base.as_deref(),
+    ) {
+        BaseChoice::Recorded(b) => {
+            repo.resolve(&b).map_err(|_| RunError::BaseGone { task: plan.id.clone(), base: b.clone() })
+        }
+        BaseChoice::Fresh(spec) => Ok(repo.resolve_base(spec.as_deref())?),
+    }
+}
+
+/// Every lane run, at most `jobs` at once, each on a thread that its
+/// lanes' stop flag can stop.
+fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunError>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Ran, RunError>>>> = Mutex::new((0..lanes.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, lanes.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(o) = lanes.get(i) else { break };
+                    if let Some(l) = &o.lane {
+                        crate::process::stop_lane_on(l.shared.stop.clone());
+                    }
+                    let r = run_task(dir, o.clone());
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(RunError::LaneStopped { task: String::new() })))
+        .collect()
+}
+
+/// The lanes of a task, once every one has ended.
+struct Ended<'a> {
+    repo: &'a Repo,
+    store: &'a Store,
+    plan: &'a Plan,
+    shared: &'a LaneShared,
+    lanes: u32,
+    agents: &'a [LaneConfig],
+    json: bool,
+}
+
+impl Ended<'_> {
+    /// How each lane ended recorded in the task's log, the winner chosen and
+    /// its commit made the task's branch, or the task escalated.
+    fn finish(&self, log: &mut crate::record::store::EventLog) -> Result<Ran, RunError> {
+        let Ended { repo, store, plan, shared, lanes, agents, json } = *self;
+        let id = &plan.id;
+        let mut candidates = Vec::new();
+        let mut attempts_in_all = 0;
+        for lane in 1..=lanes {
+            let rid = refs::lane_record(id, lane);
+            let verified = store.read(&rid)?;
+            let state = history::state(&verified.events);
+            let records = history::attempts(store, &rid, &verified.events);
+            let round: Vec<&AttemptRecord> = records.iter().filter(|r| r.number >= state.first_attempt).collect();
+            attempts_in_all += round.len() as u32;
+            let ending = match &state.finished {
+                Some((Event::TaskSucceeded { .. }, _)) => "succeeded",
+                Some((Event::LaneStopped { .. }, _)) => "stopped",
+                Some(_) => "escalated",
+                None => "unfinished",
+            };
+            let last = round.last().copied();
+            if let Some(r) = last
+                && ending == "succeeded"
+            {
+                candidates.extend(Candidate::of(lane, r));
+            }
+            let agent = agents
+                .get(lane as usize - 1)
+                .and_then(|a| a.preset.as_ref().map(|p| p.0.clone()))
+                .or_else(|| plan.preset.as_ref().map(|p| p.name.clone()))
+                .unwrap_or_else(|| "command".to_string());
+            let e = Event::LaneEnded {
+                lane,
+                ending: ending.to_string(),
+                attempts: round.len() as u32,
+                commit: last.and_then(|r| r.commit.clone()),
+                agent,
+            };
+            log.append(e.kind(), None, &e.fields())?;
+        }
+        let winner = match shared.choose {
+            ChooseMode::First => {
+                let w = shared.winner.lock().ok().and_then(|w| *w);
+                w.and_then(|w| candidates.iter().find(|c| c.lane == w).cloned())
+                    .map(|c| (c, "the first lane whose attempt passed every gate".to_string()))
+            }
+            ChooseMode::All => choose(&candidates),
+        };
+        let Some((c, why)) = winner else {
+            let reason = format!(
+                "no lane passed every gate ({lanes} lanes, {attempts_in_all} attempt{} in all)",
+                crate::text::plural(attempts_in_all as usize)
+            );
+            let e = Event::TaskEscalated { reason: reason.clone(), attempts: attempts_in_all, budget: None };
+            log.append(e.kind(), None, &e.fields())?;
+            eprintln!("task {id} escalated: {reason}\n  report: retry-run report {id}");
+            return Ok(Ran { ending: Ending::Escalated, earlier: false });
+        };
+        let e = Event::LaneChosen { lane: c.lane, attempt: c.attempt, commit: c.commit.clone(), why: why.clone() };
+        log.append(e.kind(), Some(c.attempt), &e.fields())?;
+        let commit: crate::git::Oid = c.commit.parse().map_err(|_| RunError::NoSnapshot { attempt: c.attempt })?;
+        let branch = refs::success_branch(id);
+        repo.set_branch(&branch, commit)?;
+        let rid = refs::lane_record(id, c.lane);
+        let wt = repo.worktrees_root(&plan.config.worktree.root).join(refs::worktree_name(&rid));
+        let e = Event::TaskSucceeded {
+            commit: c.commit.clone(),
+            branch: branch.clone(),
+            worktree: wt.display().to_string(),
+            tolerated: Vec::new(),
+            warnings: Vec::new(),
+        };
+        log.append(e.kind(), Some(c.attempt), &e.fields())?;
+        if !json {
+            println!("task {id} succeeded: lane {} at its attempt {} ({why})", c.lane, c.attempt);
+            println!("  branch:   {branch} ({})", c.commit);
+            println!("  lanes:    retry-run report {id}");
+        }
+        Ok(Ran { ending: Ending::Succeeded, earlier: false })
+    }
+}
