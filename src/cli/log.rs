@@ -10,7 +10,7 @@ use super::{CliError, exit};
 use crate::git::Repo;
 use crate::record::Store;
 use crate::record::chain::Finding;
-use crate::record::store::check_task_name;
+use crate::record::store::check_record_id;
 use crate::text::clip;
 
 /// Print a task's event log; with --verify, check its hash chain.
@@ -20,7 +20,8 @@ use crate::text::clip;
 /// is not tampering (the next write records it).
 #[derive(Debug, Args)]
 pub struct LogArgs {
-    /// The task id (as `retry-run status` lists them).
+    /// The task id (as `retry-run status` lists them), or one of its lanes
+    /// (`TASK/lanes/N`, `run --lanes`).
     pub task: String,
 
     /// Check the chain; exit 1 at the first broken line.
@@ -33,7 +34,7 @@ pub struct LogArgs {
 }
 
 pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
-    check_task_name(&args.task)?;
+    check_record_id(&args.task)?;
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let v = store.read(&args.task)?;

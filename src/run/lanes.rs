@@ -110,12 +110,22 @@ impl LaneShared {
 
 /// How many lanes a run of `plan` takes: `--lanes`, else the task's record
 /// (a resumed task keeps its lanes), else `retry.lanes`, else one per
-/// `[[lane]]` table (or `--lane-preset`), else 1.
-pub(super) fn count(plan: &Plan, opts: &Options, recorded: Option<u32>) -> u32 {
-    opts.lanes
+/// `[[lane]]` table (or `--lane-preset`), else 1. More lane agents than
+/// lanes is an error.
+pub(super) fn count(plan: &Plan, opts: &Options, recorded: Option<u32>) -> Result<u32, RunError> {
+    let agents = lane_agents(plan, opts).len();
+    let lanes = opts
+        .lanes
         .or(recorded.filter(|_| !opts.again))
         .or((plan.config.retry.lanes > 1).then_some(plan.config.retry.lanes))
-        .unwrap_or_else(|| lane_agents(plan, opts).len().max(1) as u32)
+        .unwrap_or(agents.max(1) as u32);
+    if agents > lanes as usize {
+        return Err(RunError::usage(format!(
+            "task {}: {agents} lane agents are given ([[lane]] or --lane-preset) for {lanes} lanes; give --lanes {agents} or fewer agents",
+            plan.id
+        )));
+    }
+    Ok(lanes)
 }
 
 /// Each lane's agent, by lane: `--lane-preset` over `[[lane]]`.
@@ -139,13 +149,6 @@ pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes:
         )));
     }
     let agents = lane_agents(&plan, opts);
-    if agents.len() > lanes as usize {
-        return Err(RunError::usage(format!(
-            "task {id}: {} lane agents are given ([[lane]] or --lane-preset) for {lanes} lanes; give --lanes {} or fewer agents",
-            agents.len(),
-            agents.len()
-        )));
-    }
     let _lock = store.lock(&id).map_err(|e| match e {
         RecordError::Locked { ref pid, .. } => {
             RunError::Held { by: format!("process {pid} here"), message: e.to_string() }

@@ -155,7 +155,7 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     stop_if_interrupted(&plan.id)?;
     if opts.lane.is_none() {
         let recorded = store.read(&plan.id).ok().and_then(|v| history::state(&v.events).lanes);
-        let k = lanes::count(&plan, &opts, recorded);
+        let k = lanes::count(&plan, &opts, recorded)?;
         if k > 1 {
             return lanes::run(&repo, &store, plan, &opts, k);
         }

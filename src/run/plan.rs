@@ -113,8 +113,16 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     let (task, id) = task_and_id(store, dir, opts)?;
     let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
     apply_flags(opts, &mut config)?;
-    if let Some(agent) = opts.lane.as_ref().and_then(|l| l.agent.as_ref()) {
-        // The lane's own agent, over the task's.
+    // A lane's own agent over the task's; a task run in lanes is planned
+    // with its first lane's (its lanes are planned each on its own).
+    let first_lane = match (&opts.lane, opts.lane_presets.first()) {
+        (Some(_), _) => None,
+        (None, Some(p)) => {
+            Some(config::lanes::LaneConfig { preset: Some(config::PresetName(p.clone())), ..Default::default() })
+        }
+        (None, None) => config.lanes.first().cloned(),
+    };
+    if let Some(agent) = opts.lane.as_ref().and_then(|l| l.agent.as_ref()).or(first_lane.as_ref()) {
         if let Some(p) = &agent.preset {
             crate::agents::preset(&p.0).map_err(|e| RunError::usage(format!("[[lane]] preset: {e}")))?;
             config.agent.preset = Some(p.clone());

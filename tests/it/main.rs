@@ -17,6 +17,7 @@ mod enrich;
 mod fleet;
 mod honest_success;
 mod init;
+mod lanes;
 mod real_projects;
 mod record;
 mod repositories;
