@@ -329,9 +329,80 @@ pub fn render(
     s
 }
 
+/// One lane of a task run in lanes, for [`lanes_section`].
+#[derive(Debug, Clone)]
+pub struct LaneView {
+    pub lane: u32,
+    pub agent: String,
+    /// `succeeded`, `escalated`, `stopped` or `unfinished`.
+    pub ending: String,
+    pub attempts: Vec<AttemptRecord>,
+}
+
+/// The lanes of a task side by side: each attempt's outcome, the agent's
+/// cost, the last diff's size and what stopped the lane; then which lane
+/// was chosen and why.
+pub fn lanes_section(lanes: &[LaneView], chosen: Option<(u32, &str)>) -> String {
+    let mut s = String::from(
+        "\n## Lanes\n\n| lane | agent | ended | attempts | cost | last diff | stopped by |\n|---|---|---|---|---|---|---|\n",
+    );
+    for l in lanes {
+        let outcomes: Vec<&str> = l.attempts.iter().map(|a| a.outcome.as_str()).collect();
+        let cost = total_usage(&l.attempts).and_then(|u| u.cost_usd).map_or("-".to_string(), |c| format!("${c:.4}"));
+        let diff = l.attempts.last().map_or("-".to_string(), |a| {
+            let (add, del) = a.files.iter().fold((0, 0), |(x, y), f| (x + f.additions, y + f.deletions));
+            format!("+{add} -{del}")
+        });
+        let stopped_by = match l.attempts.last() {
+            Some(a) if a.outcome != Outcome::Success => a.reason.replace('|', "\\|"),
+            _ => "-".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {cost} | {diff} | {stopped_by} |",
+            l.lane,
+            l.agent,
+            l.ending,
+            if outcomes.is_empty() { "-".to_string() } else { outcomes.join(", ") }
+        );
+    }
+    if let Some((lane, why)) = chosen {
+        let _ = writeln!(s, "\nChosen: lane {lane}, {why}. Each lane's record: `retry-run report TASK/lanes/N`.");
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lanes_side_by_side() {
+        let mut failed = AttemptRecord::new(1);
+        failed.outcome = Outcome::CheckFailure;
+        failed.reason = "check `t` failed | badly".into();
+        let mut ok = AttemptRecord::new(2);
+        ok.outcome = Outcome::Success;
+        ok.files.push(crate::model::FileChange {
+            path: "a".into(),
+            old_path: None,
+            status: "M".into(),
+            additions: 3,
+            deletions: 1,
+            binary: false,
+        });
+        let lanes = [
+            LaneView { lane: 1, agent: "codex".into(), ending: "stopped".into(), attempts: vec![failed.clone()] },
+            LaneView { lane: 2, agent: "claude-code".into(), ending: "succeeded".into(), attempts: vec![failed, ok] },
+        ];
+        let md = lanes_section(&lanes, Some((2, "the first lane whose attempt passed every gate")));
+        assert!(
+            md.contains("| 1 | codex | stopped | CHECK_FAILURE | - | +0 -0 | check `t` failed \\| badly |"),
+            "{md}"
+        );
+        assert!(md.contains("| 2 | claude-code | succeeded | CHECK_FAILURE, SUCCESS | - | +3 -1 | - |"), "{md}");
+        assert!(md.contains("Chosen: lane 2, the first lane whose attempt passed every gate."), "{md}");
+    }
     use crate::model::VerifierResult;
 
     #[test]

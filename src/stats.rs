@@ -64,24 +64,67 @@ pub struct Stats {
     /// each task's first (the retries).
     pub cost_by_task: BTreeMap<String, f64>,
     pub cost_on_retries: f64,
+    /// Tasks by how many lanes they ran in (1: without lanes) → how many
+    /// succeeded.
+    pub by_lanes: BTreeMap<usize, Rate>,
+    /// pass@k over the tasks run in lanes: k → the share of them with a
+    /// success among their first k lanes.
+    pub pass_at: BTreeMap<usize, f64>,
+    /// Lanes by their agent → how many succeeded (tasks run in lanes).
+    pub by_agent: BTreeMap<String, Rate>,
 }
 
-/// `tasks`: each task's attempts, in order.
-pub fn stats(tasks: &[(String, Vec<AttemptRecord>)]) -> Stats {
+/// One attempt chain of a task: the task itself, or one of its lanes
+/// (`run --lanes`), with the lane's agent.
+#[derive(Debug, Clone, Default)]
+pub struct Chain {
+    pub agent: Option<String>,
+    pub attempts: Vec<AttemptRecord>,
+}
+
+/// `tasks`: each task's chains (one, or one per lane), their attempts in
+/// order.
+pub fn stats(tasks: &[(String, Vec<Chain>)]) -> Stats {
     let mut s = Stats::default();
-    for (id, attempts) in tasks {
-        let ok = attempts.iter().any(|a| a.outcome == Outcome::Success);
-        s.tasks.insert(id.clone(), (attempts.len(), ok));
+    let mut laned: Vec<Vec<bool>> = Vec::new();
+    for (id, chains) in tasks {
+        let chain_ok: Vec<bool> =
+            chains.iter().map(|c| c.attempts.iter().any(|a| a.outcome == Outcome::Success)).collect();
+        let ok = chain_ok.iter().any(|o| *o);
+        s.tasks.insert(id.clone(), (chains.iter().map(|c| c.attempts.len()).sum(), ok));
+        s.by_lanes.entry(chains.len().max(1)).or_default().add(ok);
+        if chains.len() > 1 {
+            laned.push(chain_ok.clone());
+            for (c, ok) in chains.iter().zip(&chain_ok) {
+                s.by_agent.entry(c.agent.clone().unwrap_or_else(|| "?".into())).or_default().add(*ok);
+            }
+        }
+        for attempts in chains.iter().map(|c| &c.attempts) {
+            chain_stats(&mut s, id, attempts);
+        }
+    }
+    let most = laned.iter().map(Vec::len).max().unwrap_or(0);
+    for k in 1..=most {
+        if let Some(p) = crate::outcome::lanes::pass_at(k, &laned) {
+            s.pass_at.insert(k, p);
+        }
+    }
+    s
+}
+
+/// One chain's attempts added to `s`.
+fn chain_stats(s: &mut Stats, id: &str, attempts: &[AttemptRecord]) {
+    {
         for (i, a) in attempts.iter().enumerate() {
             let success = a.outcome == Outcome::Success;
             if let Some(c) = a.agent.as_ref().and_then(|g| g.usage.as_ref()).and_then(|u| u.cost_usd) {
-                *s.cost_by_task.entry(id.clone()).or_default() += c;
+                *s.cost_by_task.entry(id.to_string()).or_default() += c;
                 if i > 0 {
                     s.cost_on_retries += c;
                 }
             }
             s.by_attempt.entry(a.number).or_default().add(success);
-            if i > 0 {
+            if i > 0 && a.outcome != Outcome::Stopped {
                 s.by_feedback.entry(feedback_kind(&attempts[i - 1])).or_default().add(success);
             }
             let findings: usize = a
@@ -96,7 +139,6 @@ pub fn stats(tasks: &[(String, Vec<AttemptRecord>)]) -> Stats {
             }
         }
     }
-    s
 }
 
 pub fn render(s: &Stats) -> String {
@@ -136,6 +178,27 @@ pub fn render(s: &Stats) -> String {
         let _ =
             writeln!(out, "  spent on retries (attempts after a task's first) ${:.4}, {share:.1}%", s.cost_on_retries);
     }
+    if s.by_lanes.keys().any(|k| *k > 1) {
+        let _ = writeln!(out, "\nsuccess rate of tasks, by their lanes (run --lanes):");
+        for (k, r) in &s.by_lanes {
+            let _ = writeln!(
+                out,
+                "  {k:>2} lane{:<2} {:>5.1}%  ({}/{} tasks)",
+                plural(*k),
+                r.percent(),
+                r.succeeded,
+                r.attempts
+            );
+        }
+        let at: Vec<String> = s.pass_at.iter().map(|(k, p)| format!("pass@{k} {:.1}%", 100.0 * p)).collect();
+        let _ = writeln!(out, "  tasks run in lanes: {}", at.join(", "));
+        if s.by_agent.len() > 1 {
+            let _ = writeln!(out, "  lanes by agent:");
+            for (agent, r) in &s.by_agent {
+                let _ = writeln!(out, "    {agent:<14} {:>5.1}%  ({}/{} lanes)", r.percent(), r.succeeded, r.attempts);
+            }
+        }
+    }
     let (attempts, findings) = s.weakened;
     let _ = writeln!(
         out,
@@ -154,17 +217,52 @@ mod tests {
         AttemptRecord { outcome: o, ..AttemptRecord::new(n) }
     }
 
+    fn one(attempts: Vec<AttemptRecord>) -> Vec<Chain> {
+        vec![Chain { agent: None, attempts }]
+    }
+
     #[test]
     fn rates_by_attempt_and_feedback() {
         let s = stats(&[
-            ("x".into(), vec![a(1, Outcome::EmptyDiff), a(2, Outcome::Success)]),
-            ("y".into(), vec![a(1, Outcome::EmptyDiff), a(2, Outcome::ScopeViolation), a(3, Outcome::Success)]),
-            ("z".into(), vec![a(1, Outcome::Success)]),
+            ("x".into(), one(vec![a(1, Outcome::EmptyDiff), a(2, Outcome::Success)])),
+            ("y".into(), one(vec![a(1, Outcome::EmptyDiff), a(2, Outcome::ScopeViolation), a(3, Outcome::Success)])),
+            ("z".into(), one(vec![a(1, Outcome::Success)])),
         ]);
         assert_eq!(s.by_attempt[&1], Rate { attempts: 3, succeeded: 1 });
         assert_eq!(s.by_attempt[&2], Rate { attempts: 2, succeeded: 1 });
         assert_eq!(s.by_feedback["empty-diff"], Rate { attempts: 2, succeeded: 1 });
         assert_eq!(s.by_feedback["scope"], Rate { attempts: 1, succeeded: 1 });
         assert!(render(&s).contains("attempt 1    33.3%  (1/3)"), "{}", render(&s));
+        assert!(!render(&s).contains("lanes"), "no task ran in lanes: {}", render(&s));
+    }
+
+    #[test]
+    fn tasks_in_lanes_by_lane_count_pass_at_k_and_agent() {
+        let lane = |agent: &str, attempts| Chain { agent: Some(agent.into()), attempts };
+        let s = stats(&[
+            (
+                "l".into(),
+                vec![
+                    lane("codex", vec![a(1, Outcome::CheckFailure), a(2, Outcome::Stopped)]),
+                    lane("claude-code", vec![a(1, Outcome::CheckFailure), a(2, Outcome::Success)]),
+                ],
+            ),
+            (
+                "m".into(),
+                vec![lane("codex", vec![a(1, Outcome::Success)]), lane("claude-code", vec![a(1, Outcome::Stopped)])],
+            ),
+            ("n".into(), vec![lane("codex", vec![a(1, Outcome::EmptyDiff)]), lane("claude-code", vec![])]),
+            ("x".into(), one(vec![a(1, Outcome::Success)])),
+        ]);
+        assert_eq!(s.by_lanes[&2], Rate { attempts: 3, succeeded: 2 });
+        assert_eq!(s.by_lanes[&1], Rate { attempts: 1, succeeded: 1 });
+        assert_eq!(s.pass_at[&1], 1.0 / 3.0);
+        assert_eq!(s.pass_at[&2], 2.0 / 3.0);
+        assert_eq!(s.by_agent["codex"], Rate { attempts: 3, succeeded: 1 });
+        assert_eq!(s.by_feedback.get("check").map(|r| r.attempts), Some(1), "a stopped attempt is no retry");
+        let text = render(&s);
+        assert!(text.contains(" 2 lanes   66.7%  (2/3 tasks)"), "{text}");
+        assert!(text.contains("pass@1 33.3%, pass@2 66.7%"), "{text}");
+        assert!(text.contains("claude-code     33.3%  (1/3 lanes)"), "{text}");
     }
 }

@@ -9,10 +9,12 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::context::TaskText;
 use crate::git::Repo;
+use crate::model::refs;
 use crate::record::Store;
+use crate::record::chain::LogLine;
 use crate::record::state::{attempts, state};
-use crate::record::store::check_task_name;
-use crate::report::{Standing, render};
+use crate::record::store::check_record_id;
+use crate::report::{LaneView, Standing, lanes_section, render};
 use crate::run::recorded_task;
 
 /// A Markdown report of a task: every attempt, and what to look at first.
@@ -23,7 +25,7 @@ pub struct ReportArgs {
 }
 
 pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
-    check_task_name(&args.task)?;
+    check_record_id(&args.task)?;
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let verified = store.read(&args.task)?;
@@ -41,9 +43,35 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
         },
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
-    let md = render(&text, state.base.as_deref(), &attempts, &standing, &state.unconfined);
+    let mut md = render(&text, state.base.as_deref(), &attempts, &standing, &state.unconfined);
+    if let Some(k) = state.lanes.filter(|k| *k > 1) {
+        md.push_str(&lanes(&store, &args.task, k, &verified.events));
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(md.as_bytes())?;
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// The lanes of task `id` side by side, from their records and the
+/// task's `LaneEnded` and `LaneChosen`.
+fn lanes(store: &Store, id: &str, k: u32, events: &[LogLine]) -> String {
+    let typed: Vec<Event> = events.iter().filter_map(LogLine::typed).collect();
+    let views: Vec<LaneView> = (1..=k)
+        .map(|lane| {
+            let rid = refs::lane_record(id, lane);
+            let lane_attempts = store.read(&rid).map(|v| attempts(store, &rid, &v.events)).unwrap_or_default();
+            let ended = typed.iter().rev().find_map(|e| match e {
+                Event::LaneEnded { lane: l, ending, agent, .. } if *l == lane => Some((ending.clone(), agent.clone())),
+                _ => None,
+            });
+            let (ending, agent) = ended.unwrap_or(("unfinished".into(), "?".into()));
+            LaneView { lane, agent, ending, attempts: lane_attempts }
+        })
+        .collect();
+    let chosen = typed.iter().rev().find_map(|e| match e {
+        Event::LaneChosen { lane, why, .. } => Some((*lane, why.as_str())),
+        _ => None,
+    });
+    lanes_section(&views, chosen)
 }

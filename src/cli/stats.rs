@@ -7,12 +7,15 @@ use clap::Args;
 
 use super::{CliError, exit};
 use crate::git::Repo;
+use crate::model::refs;
+use crate::record::Event;
 use crate::record::Store;
 use crate::record::state::attempts;
-use crate::stats::{render, stats};
+use crate::stats::{Chain, render, stats};
 
 /// Attempts per task; success rate by attempt number and by the kind of
-/// feedback the attempt was given.
+/// feedback the attempt was given; for tasks run in lanes, success by lane
+/// count, pass@k and success by agent.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// The figures as one JSON object instead of text.
@@ -26,7 +29,22 @@ pub fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
     let mut tasks = Vec::new();
     for id in store.tasks()? {
         let verified = store.read(&id)?;
-        tasks.push((id.clone(), attempts(&store, &id, &verified.events)));
+        let chains = match crate::record::state::state(&verified.events).lanes {
+            // A task run in lanes: each lane's chain, with its agent.
+            Some(k) if k > 1 => (1..=k)
+                .map(|lane| {
+                    let rid = refs::lane_record(&id, lane);
+                    let attempts = store.read(&rid).map(|v| attempts(&store, &rid, &v.events)).unwrap_or_default();
+                    let agent = verified.events.iter().rev().find_map(|e| match e.typed() {
+                        Some(Event::LaneEnded { lane: l, agent, .. }) if l == lane => Some(agent),
+                        _ => None,
+                    });
+                    Chain { agent, attempts }
+                })
+                .collect(),
+            _ => vec![Chain { agent: None, attempts: attempts(&store, &id, &verified.events) }],
+        };
+        tasks.push((id.clone(), chains));
     }
     let s = stats(&tasks);
     let mut out = std::io::stdout().lock();

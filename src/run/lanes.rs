@@ -333,11 +333,11 @@ impl Ended<'_> {
             {
                 candidates.extend(Candidate::of(lane, r));
             }
-            let agent = agents
-                .get(lane as usize - 1)
-                .and_then(|a| a.preset.as_ref().map(|p| p.0.clone()))
-                .or_else(|| plan.preset.as_ref().map(|p| p.name.clone()))
-                .unwrap_or_else(|| "command".to_string());
+            let agent = match agents.get(lane as usize - 1) {
+                Some(LaneConfig { command: Some(c), .. }) => program(c),
+                Some(LaneConfig { preset: Some(p), .. }) => p.0.clone(),
+                _ => plan.preset.as_ref().map_or_else(|| program(&plan.agent_cmd), |p| p.name.clone()),
+            };
             let e = Event::LaneEnded {
                 lane,
                 ending: ending.to_string(),
@@ -387,4 +387,15 @@ impl Ended<'_> {
         }
         Ok(Ran { ending: Ending::Succeeded, earlier: false })
     }
+}
+
+/// The program a command runs, by its file name, to name a lane's agent
+/// that is no preset.
+fn program(c: &crate::config::CommandSpec) -> String {
+    let first = match c {
+        crate::config::CommandSpec::Argv(v) => v.iter().find(|w| !w.contains('=')).cloned(),
+        crate::config::CommandSpec::Shell(s) => s.split_whitespace().find(|w| !w.contains('=')).map(str::to_string),
+    };
+    let first = first.unwrap_or_default();
+    Path::new(&first).file_name().map_or(first.clone(), |f| f.to_string_lossy().into_owned())
 }

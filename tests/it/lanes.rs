@@ -136,6 +136,17 @@ fn choose_all_runs_every_lane_to_its_end_and_the_gates_pick_the_smaller_diff() {
     assert_eq!(outcomes(&r, &lane(2)), ["SUCCESS"]);
     assert!(of_type(&ev, "LaneEnded").iter().all(|e| e["ending"] == "succeeded"));
     assert_eq!(env.git(&r, &["rev-parse", "retry-run/t"]), env.git(&r, &["rev-parse", "refs/retry-run/t/lanes/2/1"]));
+    // `report` puts the lanes side by side; `stats` counts the task by its
+    // lanes, with pass@k.
+    let report = env.run(&r, &["report", "t"]);
+    report.assert_code(0);
+    assert!(report.stdout.contains("| 1 | sh | succeeded | SUCCESS | - | +6 -1 | - |"), "{}", report.stdout);
+    assert!(report.stdout.contains("| 2 | sh | succeeded | SUCCESS | - | +1 -1 | - |"), "{}", report.stdout);
+    assert!(report.stdout.contains("Chosen: lane 2, passed every gate with the smaller diff"), "{}", report.stdout);
+    env.run(&r, &["report", "t/lanes/1"]).assert_code(0);
+    let stats = env.run(&r, &["stats"]);
+    assert!(stats.stdout.contains(" 2 lanes  100.0%  (1/1 tasks)"), "{}", stats.stdout);
+    assert!(stats.stdout.contains("pass@1 100.0%, pass@2 100.0%"), "{}", stats.stdout);
 }
 
 #[test]
