@@ -66,7 +66,7 @@ pub fn clean(
     repo: &Repo,
     worktrees: &Path,
     which: &Which,
-    records: bool,
+    remove_records: bool,
     now: u64,
     told: &mut dyn FnMut(Cleaned),
 ) -> Result<(), CleanError> {
@@ -99,15 +99,31 @@ pub fn clean(
             }
             Err(e) => return Err(e.into()),
         };
-        let wt = worktrees.join(&task);
-        if wt.exists() || repo.worktree_meta(&task).exists() {
-            let bytes = nofollow_fs::disk_usage(&wt);
-            repo.remove_worktree(&wt, &task)?;
-            told(Cleaned::Worktree(wt, bytes));
+        // The task's worktree, and its lanes' (`run --lanes`), each under
+        // its own lock.
+        let lanes = of().and_then(|s| s.lanes).unwrap_or(0);
+        let mut records = vec![task.clone()];
+        records.extend((1..=lanes).map(|l| crate::model::refs::lane_record(&task, l)));
+        for rec in &records {
+            // The task's own lock is held already.
+            let _lane_lock = match (rec != &task).then(|| store.lock(rec)).transpose() {
+                Ok(l) => l,
+                Err(e @ RecordError::Locked { .. }) => {
+                    told(Cleaned::Skipped { task: rec.clone(), why: e.to_string() });
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let wt = worktrees.join(crate::model::refs::worktree_name(rec));
+            if wt.exists() || repo.worktree_meta(rec).exists() {
+                let bytes = nofollow_fs::disk_usage(&wt);
+                repo.remove_worktree(&wt, rec)?;
+                told(Cleaned::Worktree(wt, bytes));
+            }
         }
         drop(lock);
         let record = store.task(&task);
-        if records && record.path().exists() {
+        if remove_records && record.path().exists() {
             let path = record.path().to_path_buf();
             nofollow_fs::remove_any(&path).map_err(|source| CleanError::Remove { path: path.clone(), source })?;
             told(Cleaned::Record(path));

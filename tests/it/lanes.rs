@@ -144,6 +144,7 @@ fn choose_all_runs_every_lane_to_its_end_and_the_gates_pick_the_smaller_diff() {
     assert!(report.stdout.contains("| 2 | sh | succeeded | SUCCESS | - | +1 -1 | - |"), "{}", report.stdout);
     assert!(report.stdout.contains("Chosen: lane 2, passed every gate with the smaller diff"), "{}", report.stdout);
     env.run(&r, &["report", "t/lanes/1"]).assert_code(0);
+
     let stats = env.run(&r, &["stats"]);
     assert!(stats.stdout.contains(" 2 lanes  100.0%  (1/1 tasks)"), "{}", stats.stdout);
     assert!(stats.stdout.contains("pass@1 100.0%, pass@2 100.0%"), "{}", stats.stdout);
@@ -255,4 +256,24 @@ fn killed_mid_lanes_then_resumed_each_lane_goes_on_and_the_chains_verify() {
     assert_eq!(of_type(&ev, "TaskStarted")[1]["lanes"], 2, "the lanes come from the record");
     env.run(&r, &["log", "t", "--verify"]).assert_code(0);
     assert!(processes_in(env.root()).is_empty(), "{:?}", processes_in(env.root()));
+}
+
+#[test]
+fn each_lane_has_its_worktree_and_clean_removes_them_with_the_task() {
+    let env = TestEnv::new();
+    let (a, b) = (right_second(&env), right_second(&env));
+    let r = project(&env, "max_attempts = 4", &[&a, &b]);
+    crate::support::keep_worktrees(&env, &r);
+    run(&env, &r, &["--choose", "all"]).assert_code(0);
+    let wts = r.join(".git/retry-run/worktrees");
+    for n in [1, 2] {
+        let wt = wts.join(format!("t+{n}"));
+        assert_eq!(std::fs::read_to_string(wt.join("src/app.txt")).expect("the lane's worktree"), "value = 2\n");
+    }
+    let listed = env.git(&r, &["worktree", "list"]);
+    assert!(listed.contains("t+1") && listed.contains("t+2"), "{listed}");
+    env.run(&r, &["clean", "t"]).assert_code(0);
+    assert!(!wts.join("t+1").exists() && !wts.join("t+2").exists());
+    let listed = env.git(&r, &["worktree", "list"]);
+    assert!(!listed.contains("t+"), "{listed}");
 }
