@@ -36,8 +36,8 @@ impl Drop for Server {
 
 impl Server {
     fn start(env: &TestEnv, script: &str, vars: &[(&str, &str)]) -> Server {
-        let port_file = env.path("server.port");
-        let log = env.path("server.log");
+        let port_file = env.path(&format!("{script}.port"));
+        let log = env.path(&format!("{script}.log"));
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents").join(script);
         let child = Command::new("python3")
             .arg(&path)
@@ -531,4 +531,61 @@ fn agents_lists_every_preset_with_its_command_line() {
     let bad = env.run(&r, &["run", "--preset", "cursor", "--task", "x"]);
     bad.assert_code(2);
     assert!(bad.stderr.contains("unknown agent preset \"cursor\""), "{}", bad.stderr);
+}
+
+#[test]
+fn two_presets_in_lanes_each_learn_from_their_own_lane_and_the_gates_choose() {
+    let (claude, codex) = match (CLAUDE_CODE.install(), CODEX.install()) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let anthropic = start(&env, "fake_anthropic.py", &edits());
+    let openai = start(&env, "fake_openai.py", &edits());
+    let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", openai.port);
+    let codex_args = format!(
+        "[\"-m\", \"fake\", \"-c\", \"model_provider=fake\", \"-c\", \"model_providers.fake.name=fake\", \"-c\", \"{base}\", \"-c\", \"model_providers.fake.wire_api=responses\", \"-c\", \"model_providers.fake.env_key=OPENAI_API_KEY\"]"
+    );
+    let r = python_repo(
+        &env,
+        &format!(
+            "max_attempts = 4\n[agent]\ntimeout = \"2m\"\n[sandbox]\nnetwork = [\"127.0.0.1:{}\", \"127.0.0.1:{}\"]\n\n[[lane]]\npreset = \"claude-code\"\n\n[[lane]]\npreset = \"codex\"\nargs = {codex_args}\n",
+            anthropic.port, openai.port
+        ),
+    );
+    let mut path = claude.as_os_str().to_owned();
+    path.push(":");
+    path.push(codex.as_os_str());
+    path.push(":");
+    path.push(env.path_var());
+    let out = env
+        .retry_run(&r)
+        .env("PATH", path)
+        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", anthropic.port))
+        .env("ANTHROPIC_API_KEY", "sk-fake-for-tests")
+        .env("OPENAI_API_KEY", "sk-fake-for-tests")
+        .args(["run", "--quiet", "--choose", "all", "--task", "Fix add so that the tests pass"])
+        .output()
+        .expect("retry-run runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for lane in [1, 2] {
+        assert_eq!(outcomes(&r, &format!("{TASK}/lanes/{lane}")), ["CHECK_FAILURE", "SUCCESS"], "lane {lane}");
+    }
+    // Each agent's second call carried its own lane's failure.
+    let anthropic_calls: Vec<bool> =
+        anthropic.requests().iter().filter(|q| q["answer"] == "tool_use").map(|q| q["feedback"] == true).collect();
+    assert_eq!(anthropic_calls, [false, true], "{:?}", anthropic.requests());
+    let openai_calls: Vec<bool> =
+        openai.requests().iter().filter(|q| q["answered"] == false).map(|q| q["feedback"] == true).collect();
+    assert_eq!(openai_calls, [false, true], "{:?}", openai.requests());
+    let ev = events(&r, TASK);
+    let agents: Vec<&str> =
+        ev.iter().filter(|e| e["type"] == "LaneEnded").map(|e| e["agent"].as_str().unwrap_or("?")).collect();
+    assert_eq!(agents, ["claude-code", "codex"]);
+    // Equal on every gate and the same one-line diff: the lower lane.
+    let chosen = ev.iter().find(|e| e["type"] == "LaneChosen").expect("LaneChosen");
+    assert_eq!(chosen["lane"], 1, "{chosen}");
+    let winner = env.git(&r, &["rev-parse", &format!("refs/retry-run/{TASK}/lanes/1/2")]);
+    assert_eq!(env.git(&r, &["rev-parse", &format!("retry-run/{TASK}")]), winner);
+    assert!(processes_in(env.root()).is_empty(), "{:?}", processes_in(env.root()));
 }

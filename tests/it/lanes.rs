@@ -277,3 +277,26 @@ fn each_lane_has_its_worktree_and_clean_removes_them_with_the_task() {
     let listed = env.git(&r, &["worktree", "list"]);
     assert!(!listed.contains("t+"), "{listed}");
 }
+
+#[test]
+fn max_duration_counts_every_lanes_attempts() {
+    let env = TestEnv::new();
+    let slow_wrong = || env.agent(FakeAgent::new().sleep("1").write("src/app.txt", "value = 3\n"));
+    let (a, b) = (slow_wrong(), slow_wrong());
+    let r = project(&env, "max_attempts = 20", &[&a, &b]);
+    let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
+    std::fs::write(r.join("retry-run.toml"), config.replace("[retry]\n", "[retry]\nmax_duration = \"3s\"\n"))
+        .expect("write");
+    run(&env, &r, &[]).assert_code(1);
+    // Each lane alone would run three 1-second attempts before its own
+    // attempts reached 3 s; counted together, the lanes stop sooner.
+    let total = outcomes(&r, &lane(1)).len() + outcomes(&r, &lane(2)).len();
+    assert!((3..=5).contains(&total), "{total} attempts in all");
+    let reasons: Vec<String> = [1, 2]
+        .iter()
+        .flat_map(|n| of_type(&events(&r, &lane(*n)), "TaskEscalated").into_iter().cloned().collect::<Vec<_>>())
+        .filter(|e| e["budget"] == true)
+        .map(|e| e["reason"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(!reasons.is_empty() && reasons.iter().all(|r| r.contains("retry.max_duration")), "{reasons:?}");
+}
