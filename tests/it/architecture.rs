@@ -57,9 +57,9 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("format", Pure, &["enrich", "model", "pathfmt", "scope", "text"]),
     ("context", Pure, &["config", "model", "outcome", "text"]),
     ("report", Pure, &["context", "model", "outcome", "text"]),
-    ("stats", Pure, &["context", "model", "text"]),
+    ("stats", Pure, &["context", "model", "outcome", "text"]),
     // Verbs: the only modules that combine edges.
-    ("clean", Verb, &["git", "record"]),
+    ("clean", Verb, &["git", "model", "record"]),
     ("diff", Verb, &["git", "model", "symbols", "syntax"]),
     (
         "run",
