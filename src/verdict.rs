@@ -90,9 +90,34 @@ pub fn parse(stdout: &str) -> Result<Verdict, String> {
     Ok(Verdict { kind, required_change, critique, confidence })
 }
 
+/// A verifier's pick among lanes (`run --lanes --choose all`): the
+/// verdict's `lane`, one of `lanes`, and its `why`.
+pub fn pick(stdout: &str, lanes: &[u32]) -> Result<(u32, String), String> {
+    let trimmed = stdout.trim();
+    let value: Value = serde_json::from_str(trimmed)
+        .or_else(|_| serde_json::from_str(trimmed.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()))
+        .map_err(|e| format!("the verifier's output is not a JSON verdict ({e})"))?;
+    let lane = value.get("lane").and_then(Value::as_u64).ok_or("the verdict names no `lane`")?;
+    let lane = u32::try_from(lane).ok().filter(|l| lanes.contains(l)).ok_or_else(|| {
+        let listed: Vec<String> = lanes.iter().map(u32::to_string).collect();
+        format!("the verdict picks lane {lane}, not one of the lanes it was shown ({})", listed.join(", "))
+    })?;
+    let why = value.get("why").and_then(Value::as_str).unwrap_or("").trim().to_string();
+    Ok((lane, why))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pick_names_one_of_the_lanes_shown() {
+        let out = "thinking...\n{\"verdict\": \"approved\", \"lane\": 3, \"why\": \"it keeps the API\"}\n";
+        assert_eq!(pick(out, &[1, 3]), Ok((3, "it keeps the API".into())));
+        assert!(pick("{\"lane\": 2}", &[1, 3]).unwrap_err().contains("not one of the lanes it was shown (1, 3)"));
+        assert!(pick("{\"verdict\": \"approved\"}", &[1]).unwrap_err().contains("no `lane`"));
+        assert!(pick("no json", &[1]).is_err());
+    }
 
     #[test]
     fn valid_verdicts() {

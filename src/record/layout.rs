@@ -69,6 +69,13 @@ impl TaskDir {
         self.baseline_dir(base).join(format!("{}.out", file_name(check)))
     }
 
+    /// `choice/`: the verifier's choice among a task's lanes (`run --lanes
+    /// --choose all`), its calls' output and TMPDIR, laid out as an
+    /// attempt's.
+    pub fn choice(&self) -> AttemptDir {
+        AttemptDir { path: self.path.join("choice") }
+    }
+
     /// `attempts/<n>/`: attempt `n`.
     pub fn attempt(&self, n: u32) -> AttemptDir {
         AttemptDir { path: self.path.join(ATTEMPTS).join(n.to_string()) }

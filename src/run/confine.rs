@@ -70,32 +70,44 @@ impl TaskRun<'_> {
     pub(super) fn confinement(
         &self,
         tmpdir: Option<PathBuf>,
-        mut policy: sandbox::Policy,
+        policy: sandbox::Policy,
         git_paths: &sandbox::GitPaths,
     ) -> Confinement {
-        let plan = &self.plan;
-        policy.hidden = plan.hidden.clone();
-        // retry-run's own environment, as text, read once for both filters.
-        let vars: Vec<(String, String)> =
-            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
-        let quarantine = plan.confined != Effective::Off && plan.config.sandbox.git == SandboxGit::Commit;
-        let mut keep = vec![self.repo.common_dir().to_path_buf()];
-        keep.extend(self.repo.workdir().map(std::path::Path::to_path_buf));
-        let sb = &plan.config.sandbox;
-        Confinement {
-            effective: plan.confined,
-            abi: plan.abi,
-            policy,
-            tmpdir,
-            exe: plan.exe.clone(),
-            away: self.env_away(&vars),
-            hidden: self.env_hidden(&vars),
-            extra_env: if quarantine { sandbox::quarantine_env(git_paths) } else { Vec::new() },
-            keep,
-            host_network: sb.network_mode == NetworkMode::Host,
-            unix_sockets: sb.unix_sockets,
-            limits: sandbox::Limits { processes: sb.max_processes, file_size: sb.max_file_size.bytes },
-        }
+        confinement_of(self.repo, &self.plan, &self.wt, tmpdir, policy, git_paths)
+    }
+}
+
+/// A confinement of `plan`'s processes working in `wt` by `policy` (also
+/// for the lanes' choice, which runs outside any one lane).
+pub(super) fn confinement_of(
+    repo: &crate::git::Repo,
+    plan: &super::plan::Plan,
+    wt: &std::path::Path,
+    tmpdir: Option<PathBuf>,
+    mut policy: sandbox::Policy,
+    git_paths: &sandbox::GitPaths,
+) -> Confinement {
+    policy.hidden = plan.hidden.clone();
+    // retry-run's own environment, as text, read once for both filters.
+    let vars: Vec<(String, String)> =
+        std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    let quarantine = plan.confined != Effective::Off && plan.config.sandbox.git == SandboxGit::Commit;
+    let mut keep = vec![repo.common_dir().to_path_buf()];
+    keep.extend(repo.workdir().map(std::path::Path::to_path_buf));
+    let sb = &plan.config.sandbox;
+    Confinement {
+        effective: plan.confined,
+        abi: plan.abi,
+        policy,
+        tmpdir,
+        exe: plan.exe.clone(),
+        away: env_away(repo, wt, &vars),
+        hidden: env_hidden(plan, &vars),
+        extra_env: if quarantine { sandbox::quarantine_env(git_paths) } else { Vec::new() },
+        keep,
+        host_network: sb.network_mode == NetworkMode::Host,
+        unix_sockets: sb.unix_sockets,
+        limits: sandbox::Limits { processes: sb.max_processes, file_size: sb.max_file_size.bytes },
     }
 }
 
@@ -105,27 +117,25 @@ fn fresh_dir(path: &std::path::Path) -> Result<(), RunError> {
     std::fs::create_dir_all(path).map_err(|source| RunError::Tmpdir { path: path.to_path_buf(), source })
 }
 
-impl TaskRun<'_> {
-    /// retry-run's own variables that point into the user's checkout, as
-    /// the attempt's processes get them: moved to the worktree, or dropped.
-    fn env_away(&self, vars: &[(String, String)]) -> Vec<sandbox::EnvChange> {
-        let Some(checkout) = self.repo.workdir() else { return Vec::new() };
-        let mut checkouts = vec![checkout.to_path_buf()];
-        if let Ok(real) = std::fs::canonicalize(checkout)
-            && real != checkout
-        {
-            checkouts.push(real);
-        }
-        sandbox::away_from_checkout(vars, &checkouts, &self.wt, &|p| p.exists())
+/// retry-run's own variables that point into the user's checkout, as the
+/// attempt's processes get them: moved to the worktree `wt`, or dropped.
+fn env_away(repo: &crate::git::Repo, wt: &std::path::Path, vars: &[(String, String)]) -> Vec<sandbox::EnvChange> {
+    let Some(checkout) = repo.workdir() else { return Vec::new() };
+    let mut checkouts = vec![checkout.to_path_buf()];
+    if let Ok(real) = std::fs::canonicalize(checkout)
+        && real != checkout
+    {
+        checkouts.push(real);
     }
+    sandbox::away_from_checkout(vars, &checkouts, wt, &|p| p.exists())
+}
 
-    /// retry-run's own variables that look like credentials, but for those
-    /// `agent.env_pass` and the preset name.
-    fn env_hidden(&self, vars: &[(String, String)]) -> Vec<String> {
-        let mut pass = self.plan.config.agent.env_pass.clone();
-        if let Some(p) = &self.plan.preset {
-            pass.extend(p.env_pass.iter().cloned());
-        }
-        sandbox::credentials(vars, &pass)
+/// retry-run's own variables that look like credentials, but for those
+/// `agent.env_pass` and the preset name.
+fn env_hidden(plan: &super::plan::Plan, vars: &[(String, String)]) -> Vec<String> {
+    let mut pass = plan.config.agent.env_pass.clone();
+    if let Some(p) = &plan.preset {
+        pass.extend(p.env_pass.iter().cloned());
     }
+    sandbox::credentials(vars, &pass)
 }

@@ -246,7 +246,8 @@ pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes:
     if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
         return Err(RunError::Interrupted { task: id, signal: e.interrupted_by().unwrap_or(libc::SIGINT) });
     }
-    let ended = Ended { repo, store, plan: &plan, shared: &shared, lanes, agents: &agents, json: opts.json };
+    let ended =
+        Ended { base: &base, repo, store, plan: &plan, shared: &shared, lanes, agents: &agents, json: opts.json };
     ended.finish(&mut log)
 }
 
@@ -297,6 +298,7 @@ fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunE
 
 /// The lanes of a task, once every one has ended.
 struct Ended<'a> {
+    base: &'a Revision,
     repo: &'a Repo,
     store: &'a Store,
     plan: &'a Plan,
@@ -307,10 +309,84 @@ struct Ended<'a> {
 }
 
 impl Ended<'_> {
+    /// With a verifier and more than one lane that passed every gate and
+    /// its targets, the verifier is shown each one's diff and picks one
+    /// (`lane` and `why` in its verdict); otherwise, or when it gives no
+    /// valid pick, the gates' choice `best` stands.
+    fn verifier_pick(
+        &self,
+        candidates: &[Candidate],
+        best: Candidate,
+        why: String,
+    ) -> Result<(Candidate, String), RunError> {
+        let top: Vec<&Candidate> = candidates.iter().filter(|c| c.passed && c.targets == best.targets).collect();
+        let Some(cfg) = &self.plan.config.verifier else { return Ok((best, why)) };
+        if top.len() < 2 {
+            return Ok((best, why));
+        }
+        let id = &self.plan.id;
+        let mut input = format!(
+            "# Choose one lane of task {id}\n\nEach lane below is an attempt at the same task that passed every gate. \
+             Answer with your JSON verdict, adding `lane` (the number of the lane you pick) and `why`.\n"
+        );
+        for c in &top {
+            let head = self.repo.resolve(&c.commit)?;
+            let cmp = self.repo.compare_commits(
+                self.base,
+                &head,
+                crate::git::DiffDepth::Patch { max_lines: super::gates::verifier::VERIFIER_DIFF_LINES },
+                None,
+            )?;
+            let mut md = Vec::new();
+            let summary = crate::model::DiffSummary::from(&cmp);
+            let _ = crate::format::diff::write(
+                &mut md,
+                crate::format::diff::DiffFormat::Markdown,
+                &summary,
+                super::gates::verifier::VERIFIER_DIFF_LINES,
+            );
+            input.push_str(&format!(
+                "\n## Lane {}, attempt {}\n\n{}\n",
+                c.lane,
+                c.attempt,
+                String::from_utf8_lossy(&md)
+            ));
+        }
+        // Run in an empty directory of the record, confined as a verifier.
+        let dir = self.store.task(id).choice();
+        let tmp = dir.tmp();
+        let _ = std::fs::remove_dir_all(dir.path());
+        std::fs::create_dir_all(&tmp).map_err(|source| RunError::Tmpdir { path: tmp.clone(), source })?;
+        let mut policy = crate::sandbox::verifier_policy(&tmp, &self.plan.extra_writable);
+        policy.network = cfg.network.clone();
+        let git_paths = crate::sandbox::GitPaths {
+            objects: self.repo.common_dir().join("objects"),
+            admin: tmp.clone(),
+            quarantine: tmp.clone(),
+            submodule_objects: Vec::new(),
+        };
+        let confinement =
+            super::confine::confinement_of(self.repo, self.plan, dir.path(), Some(tmp.clone()), policy, &git_paths);
+        let mut env = vec![("RETRY_RUN_TASK".to_string(), id.clone())];
+        env.extend(confinement.env());
+        let v = super::gates::verifier::verify(cfg, dir.path(), &env, &confinement, &input, &dir);
+        let _ = std::fs::remove_dir_all(&tmp);
+        let out = std::fs::read_to_string(dir.verifier_out(v.calls)).unwrap_or_default();
+        let lanes: Vec<u32> = top.iter().map(|c| c.lane).collect();
+        Ok(match crate::verdict::pick(&out, &lanes) {
+            Ok((lane, said)) => {
+                let chosen = top.iter().find(|c| c.lane == lane).map_or(best, |c| (*c).clone());
+                let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+                (chosen, format!("the verifier's pick among {} lanes that passed every gate{said}", top.len()))
+            }
+            Err(e) => (best, format!("{why} (the verifier gave no pick: {e})")),
+        })
+    }
+
     /// How each lane ended recorded in the task's log, the winner chosen and
     /// its commit made the task's branch, or the task escalated.
     fn finish(&self, log: &mut crate::record::store::EventLog) -> Result<Ran, RunError> {
-        let Ended { repo, store, plan, shared, lanes, agents, json } = *self;
+        let Ended { repo, store, plan, shared, lanes, agents, json, .. } = *self;
         let id = &plan.id;
         let mut candidates = Vec::new();
         let mut attempts_in_all = 0;
@@ -353,7 +429,10 @@ impl Ended<'_> {
                 w.and_then(|w| candidates.iter().find(|c| c.lane == w).cloned())
                     .map(|c| (c, "the first lane whose attempt passed every gate".to_string()))
             }
-            ChooseMode::All => choose(&candidates),
+            ChooseMode::All => match choose(&candidates) {
+                Some((best, why)) => Some(self.verifier_pick(&candidates, best, why)?),
+                None => None,
+            },
         };
         let Some((c, why)) = winner else {
             let reason = format!(

@@ -300,3 +300,38 @@ fn max_duration_counts_every_lanes_attempts() {
         .collect();
     assert!(!reasons.is_empty() && reasons.iter().all(|r| r.contains("retry.max_duration")), "{reasons:?}");
 }
+
+#[test]
+fn choose_all_with_a_verifier_takes_its_pick_among_the_lanes_that_passed() {
+    let env = TestEnv::new();
+    // The verifier approves each attempt; shown the lanes, it picks lane 1
+    // (the larger diff, which the gates alone would not choose).
+    let verifier = env.write(
+        "verifier.sh",
+        "if grep -q '^# Choose one lane' ; then\n  echo '{\"verdict\": \"approved\", \"lane\": 1, \"why\": \"it documents the change\"}'\nelse\n  echo '{\"verdict\": \"approved\"}'\nfi\n",
+    );
+    let big = env.agent(FakeAgent::new().write("src/app.txt", "value = 2\n").write("src/extra.txt", "a\nb\nc\n"));
+    let small = env.agent(FakeAgent::new().write("src/app.txt", "value = 2\n"));
+    let r = project(&env, "", &[&big, &small]);
+    let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
+    std::fs::write(r.join("retry-run.toml"), format!("{config}\n[verifier]\nrun = \"sh {}\"\n", verifier.display()))
+        .expect("write");
+    run(&env, &r, &["--choose", "all"]).assert_code(0);
+    let chosen = of_type(&events(&r, "t"), "LaneChosen")[0].clone();
+    assert_eq!(chosen["lane"], 1, "{chosen}");
+    assert_eq!(chosen["why"], "the verifier's pick among 2 lanes that passed every gate: it documents the change");
+    let shown = std::fs::read_to_string(r.join(".git/retry-run/tasks/t/choice/verifier-1.out")).expect("its output");
+    assert!(shown.contains("\"lane\": 1"), "{shown}");
+    assert_eq!(env.git(&r, &["rev-parse", "retry-run/t"]), env.git(&r, &["rev-parse", "refs/retry-run/t/lanes/1/1"]));
+
+    // A pick that is not one of the lanes shown leaves the gates' choice.
+    std::fs::write(&verifier, "echo '{\"verdict\": \"approved\", \"lane\": 7}'\n").expect("write");
+    run(&env, &r, &["--again", "--choose", "all"]).assert_code(0);
+    let chosen = of_type(&events(&r, "t"), "LaneChosen")[1].clone();
+    assert_eq!(chosen["lane"], 2, "{chosen}");
+    let why = chosen["why"].as_str().unwrap_or("");
+    assert!(
+        why.contains("smaller diff") && why.contains("the verifier gave no pick: the verdict picks lane 7"),
+        "{why}"
+    );
+}

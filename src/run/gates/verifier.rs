@@ -21,7 +21,7 @@ use crate::process::{self, Spec};
 use crate::verdict::{self, Kind};
 
 /// Patch lines sent to the verifier.
-const VERIFIER_DIFF_LINES: usize = 500;
+pub(in crate::run) const VERIFIER_DIFF_LINES: usize = 500;
 
 /// The first wait between calls; doubled after each failed call.
 const BACKOFF: Duration = Duration::from_millis(250);
