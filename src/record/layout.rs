@@ -83,10 +83,17 @@ impl TaskDir {
 
     /// Whether `rel`, a path relative to the task's directory, belongs to
     /// this machine only and is never shared (`push`): the lock and the
-    /// attempts' private TMPDIRs (`attempts/<n>/tmp`).
+    /// attempts' private TMPDIRs (`attempts/<n>/tmp`), the task's and each
+    /// of its lanes' (`lanes/<lane>/...`), and the choice's TMPDIR.
     pub fn is_local(rel: &Path) -> bool {
         let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
-        rel == Path::new(LOCK) || matches!(parts.as_slice(), [a, _, t] if *a == ATTEMPTS && *t == TMP)
+        let own = match parts.as_slice() {
+            [l, _, rest @ ..] if *l == "lanes" => rest,
+            all => all,
+        };
+        matches!(own, [l] if *l == LOCK)
+            || matches!(own, [a, _, t] if *a == ATTEMPTS && *t == TMP)
+            || matches!(parts.as_slice(), [c, t] if *c == "choice" && *t == TMP)
     }
 }
 
@@ -248,6 +255,12 @@ mod tests {
             ("tmp", false),
             ("attempts/1/leftovers/tmp", false),
             ("baseline/lock", false),
+            ("lanes/2/lock", true),
+            ("lanes/2/attempts/3/tmp", true),
+            ("lanes/2/events.jsonl", false),
+            ("lanes/2/attempts/3/prompt.md", false),
+            ("choice/tmp", true),
+            ("choice/verifier-1.out", false),
         ] {
             assert_eq!(TaskDir::is_local(Path::new(rel)), local, "{rel}");
         }

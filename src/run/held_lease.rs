@@ -63,6 +63,13 @@ impl HeldLease {
     }
 }
 
+impl std::fmt::Debug for HeldLease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let task = self.lease.lock().map(|l| l.task.clone()).unwrap_or_default();
+        f.debug_struct("HeldLease").field("task", &task).finish()
+    }
+}
+
 impl Drop for HeldLease {
     fn drop(&mut self) {
         self.stop_renewing();

@@ -48,6 +48,9 @@ pub struct LaneShared {
     started: AtomicU32,
     /// Every lane's attempts of this round so far, by lane.
     attempts: Mutex<Vec<(u32, AttemptRecord)>>,
+    /// With `--remote`: the task's one lease, held for all its lanes; each
+    /// lane sends the task's record with it at its attempts' start and end.
+    pub lease: Option<Arc<super::held_lease::HeldLease>>,
 }
 
 impl LaneShared {
@@ -143,11 +146,6 @@ fn lane_agents(plan: &Plan, opts: &Options) -> Vec<LaneConfig> {
 /// lane run (at most `-j` at once), the choice made and recorded.
 pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes: u32) -> Result<Ran, RunError> {
     let id = plan.id.clone();
-    if opts.remote.is_some() {
-        return Err(RunError::usage(format!(
-            "task {id}: --lanes does not run with --remote yet; run the task's lanes on one machine"
-        )));
-    }
     let agents = lane_agents(&plan, opts);
     let _lock = store.lock(&id).map_err(|e| match e {
         RecordError::Locked { ref pid, .. } => {
@@ -162,6 +160,40 @@ pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes:
     if let Some(b) = &verified.broken {
         return Err(RunError::BrokenLog { task: id, path: store.task(&plan.id).events(), detail: format!("{b:?}") });
     }
+    // With --remote, one lease for the task: its lanes run under it.
+    let lease = match &opts.remote {
+        Some(remote) => {
+            let dir = repo.workdir().unwrap_or(repo.common_dir());
+            let (held, previous) =
+                super::held_lease::HeldLease::claim(dir, remote, &id, opts.lease.unwrap_or(super::DEFAULT_LEASE))?;
+            if let Some(h) = previous {
+                let note = format!("task {id}: took over the lease of {} (pid {}), which expired", h.host, h.pid);
+                super::progress_of(opts, &id).say(&note);
+            }
+            Some(Arc::new(held))
+        }
+        None => None,
+    };
+    let ran = run_under(repo, store, &plan, opts, lanes, &agents, lease.clone());
+    let lease = lease.and_then(|l| Arc::try_unwrap(l).ok());
+    super::finish(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier: false })
+}
+
+/// [`run`], once the task's lock (and lease) are held.
+fn run_under(
+    repo: &Repo,
+    store: &Store,
+    plan: &Plan,
+    opts: &Options,
+    lanes: u32,
+    agents: &[LaneConfig],
+    lease: Option<Arc<super::held_lease::HeldLease>>,
+) -> Result<Ran, RunError> {
+    let id = plan.id.clone();
+    let verified = store.read(&id).or_else(|e| match e {
+        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
+        e => Err(e),
+    })?;
     let state = history::state(&verified.events);
     let mode = Mode::pick(opts.json, opts.quiet);
     if state.finished.is_some() && !opts.again {
@@ -215,7 +247,11 @@ pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes:
         max_attempts: plan.config.max_attempts.0,
         started: AtomicU32::new(so_far.len() as u32),
         attempts: Mutex::new(so_far),
+        lease: lease.clone(),
     });
+    if let Some(l) = &lease {
+        l.publish()?;
+    }
     let board = (mode == Mode::Live).then(Board::new);
     let lane_opts: Vec<Options> = (1..=lanes)
         .map(|lane| {

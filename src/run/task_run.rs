@@ -219,7 +219,8 @@ impl<'a> TaskRun<'a> {
 
     /// With `--remote`, the record as it stands sent to the remote.
     pub(super) fn publish(&self) -> Result<(), RunError> {
-        match &self.lease {
+        let lane = self.plan.lane.as_ref().and_then(|l| l.shared.lease.as_deref());
+        match self.lease.as_ref().or(lane) {
             Some(l) => l.publish(),
             None => Ok(()),
         }

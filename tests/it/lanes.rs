@@ -335,3 +335,29 @@ fn choose_all_with_a_verifier_takes_its_pick_among_the_lanes_that_passed() {
         "{why}"
     );
 }
+
+#[test]
+fn with_a_remote_the_task_holds_one_lease_and_its_record_carries_every_lane() {
+    let env = TestEnv::new();
+    let (a, b) = (right_second(&env), right_second(&env));
+    let r = project(&env, "max_attempts = 4", &[&a, &b]);
+    env.git(env.root(), &["clone", "-q", "--bare", "repo", "remote.git"]);
+    env.git(&r, &["remote", "add", "origin", &env.path("remote.git").display().to_string()]);
+    run(&env, &r, &["--choose", "all", "--remote", "origin"]).assert_code(0);
+    let remote = env.path("remote.git");
+    let refs = env.git(&remote, &["for-each-ref", "--format=%(refname)", "refs/retry-run/"]);
+    let refs: Vec<&str> = refs.lines().collect();
+    assert!(refs.contains(&"refs/retry-run/t/lease") && refs.contains(&"refs/retry-run/t/record"), "{refs:?}");
+    assert!(!refs.iter().any(|r| r.starts_with("refs/retry-run/t/lanes/") && r.ends_with("/lease")), "{refs:?}");
+    for attempt in ["refs/retry-run/t/lanes/1/2", "refs/retry-run/t/lanes/2/2"] {
+        assert!(refs.contains(&attempt), "{attempt} sent: {refs:?}");
+    }
+    let files = env.git(&remote, &["ls-tree", "-r", "--name-only", "refs/retry-run/t/record"]);
+    for f in ["events.jsonl", "lanes/1/events.jsonl", "lanes/2/events.jsonl", "lanes/2/attempts/2/prompt.md"] {
+        assert!(files.lines().any(|l| l == f), "{f} in the record: {files}");
+    }
+    assert!(!files.lines().any(|l| l.ends_with("/lock") || l == "lock" || l.contains("/tmp/")), "{files}");
+    // The record sent is the record here, the task's end included.
+    let sent = env.git(&remote, &["show", "refs/retry-run/t/record:events.jsonl"]);
+    assert!(sent.contains("\"type\":\"LaneChosen\"") && sent.contains("\"type\":\"TaskSucceeded\""), "{sent}");
+}
