@@ -207,7 +207,7 @@ fn run_under(
         return Ok(Ran { ending, earlier: true });
     }
     let new_round = state.finished.is_some() || !state.started;
-    let base = base(repo, &plan, opts, &state)?;
+    let base = base(repo, plan, opts, &state)?;
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let mut log = store.log(&id)?;
     let task_text = crate::task::file_text(&plan.task);
@@ -282,8 +282,7 @@ fn run_under(
     if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
         return Err(RunError::Interrupted { task: id, signal: e.interrupted_by().unwrap_or(libc::SIGINT) });
     }
-    let ended =
-        Ended { base: &base, repo, store, plan: &plan, shared: &shared, lanes, agents: &agents, json: opts.json };
+    let ended = Ended { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
     ended.finish(&mut log)
 }
 
