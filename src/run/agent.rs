@@ -41,7 +41,7 @@ impl TaskRun<'_> {
         let vars: Vec<(&str, String)> = vec![
             ("prompt_file", prompt_path.display().to_string()),
             ("worktree", wt.display().to_string()),
-            ("task_id", id.clone()),
+            ("task_id", self.plan.lane.as_ref().map_or(id.clone(), |l| l.task.clone())),
             ("attempt", n.to_string()),
             ("max_attempts", self.last_allowed.to_string()),
             ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(a.dir.path()).display().to_string()),
