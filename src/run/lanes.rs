@@ -22,7 +22,7 @@ use crate::model::{AttemptRecord, refs};
 use crate::outcome::lanes::{Candidate, choose};
 use crate::outcome::resume::{self, BaseChoice};
 use crate::record::store::write_file;
-use crate::record::{Event, RecordError, Store};
+use crate::record::{Event, Store};
 
 /// What one lane of a task runs as: its number, its agent (over the
 /// task's), and what it shares with the other lanes.
@@ -147,36 +147,14 @@ fn lane_agents(plan: &Plan, opts: &Options) -> Vec<LaneConfig> {
 pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes: u32) -> Result<Ran, RunError> {
     let id = plan.id.clone();
     let agents = lane_agents(&plan, opts);
-    let _lock = store.lock(&id).map_err(|e| match e {
-        RecordError::Locked { ref pid, .. } => {
-            RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
-        }
-        other => other.into(),
-    })?;
-    let verified = store.read(&id).or_else(|e| match e {
-        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
-        e => Err(e),
-    })?;
-    if let Some(b) = &verified.broken {
-        return Err(RunError::BrokenLog { task: id, path: store.task(&plan.id).events(), detail: format!("{b:?}") });
-    }
+    let _lock = super::lock(store, &id)?;
     // With --remote, one lease for the task: its lanes run under it.
-    let lease = match &opts.remote {
-        Some(remote) => {
-            let dir = repo.workdir().unwrap_or(repo.common_dir());
-            let (held, previous) =
-                super::held_lease::HeldLease::claim(dir, remote, &id, opts.lease.unwrap_or(super::DEFAULT_LEASE))?;
-            if let Some(h) = previous {
-                let note = format!("task {id}: took over the lease of {} (pid {}), which expired", h.host, h.pid);
-                super::progress_of(opts, &id).say(&note);
-            }
-            Some(Arc::new(held))
-        }
-        None => None,
-    };
+    let dir = repo.workdir().unwrap_or(repo.common_dir());
+    let lease = super::claim_lease(dir, opts, &id)?.map(Arc::new);
     let ran = run_under(repo, store, &plan, opts, lanes, &agents, lease.clone());
     let lease = lease.and_then(|l| Arc::try_unwrap(l).ok());
-    super::finish(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier: false })
+    let earlier = ran.as_ref().is_ok_and(|r| r.earlier);
+    super::finish(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier })
 }
 
 /// [`run`], once the task's lock (and lease) are held.
@@ -190,10 +168,7 @@ fn run_under(
     lease: Option<Arc<super::held_lease::HeldLease>>,
 ) -> Result<Ran, RunError> {
     let id = plan.id.clone();
-    let verified = store.read(&id).or_else(|e| match e {
-        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
-        e => Err(e),
-    })?;
+    let verified = super::verified_log(store, &id)?;
     let state = history::state(&verified.events);
     let mode = Mode::pick(opts.json, opts.quiet);
     if state.finished.is_some() && !opts.again {

@@ -160,25 +160,8 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
             return lanes::run(&repo, &store, plan, &opts, k);
         }
     }
-    let _lock = store.lock(&plan.id).map_err(|e| match e {
-        RecordError::Locked { ref pid, .. } => {
-            RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
-        }
-        other => other.into(),
-    })?;
-    let lease = match &opts.remote {
-        Some(remote) => {
-            let (held, previous) =
-                held_lease::HeldLease::claim(dir, remote, &plan.id, opts.lease.unwrap_or(DEFAULT_LEASE))?;
-            if let Some(h) = previous {
-                let note =
-                    format!("task {}: took over the lease of {} (pid {}), which expired", plan.id, h.host, h.pid);
-                progress_of(&opts, &plan.id).say(&note);
-            }
-            Some(held)
-        }
-        None => None,
-    };
+    let _lock = lock(&store, &plan.id)?;
+    let lease = claim_lease(dir, &opts, &plan.id)?;
     let (mut task, next) = match start::start_task(&repo, &store, plan, &opts) {
         Ok(Started::Now(task, next)) => (task, next),
         Ok(Started::AlreadyEnded(ending)) => {
@@ -189,6 +172,43 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     task.lease = lease;
     let ended = task.attempts(next);
     finish(task.lease.take(), ended).map(|ending| Ran { ending, earlier: false })
+}
+
+/// The task's lock: one run of a task at a time.
+fn lock(store: &Store, id: &str) -> Result<crate::record::TaskLock, RunError> {
+    store.lock(id).map_err(|e| match e {
+        RecordError::Locked { ref pid, .. } => {
+            RunError::Held { by: format!("process {pid} here"), message: e.to_string() }
+        }
+        other => other.into(),
+    })
+}
+
+/// With `--remote`, the task's lease claimed (saying whose expired lease
+/// this run took over).
+fn claim_lease(dir: &Path, opts: &Options, id: &str) -> Result<Option<held_lease::HeldLease>, RunError> {
+    let Some(remote) = &opts.remote else { return Ok(None) };
+    let (held, previous) = held_lease::HeldLease::claim(dir, remote, id, opts.lease.unwrap_or(DEFAULT_LEASE))?;
+    if let Some(h) = previous {
+        let note = format!("task {id}: took over the lease of {} (pid {}), which expired", h.host, h.pid);
+        progress_of(opts, id).say(&note);
+    }
+    Ok(Some(held))
+}
+
+/// The task's log, read and verified (empty for a task not started); a
+/// broken chain stops the run.
+fn verified_log(store: &Store, id: &str) -> Result<crate::record::chain::Verified, RunError> {
+    let verified = store.read(id).or_else(|e| match e {
+        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
+        e => Err(e),
+    })?;
+    match &verified.broken {
+        Some(b) => {
+            Err(RunError::BrokenLog { task: id.to_string(), path: store.task(id).events(), detail: format!("{b:?}") })
+        }
+        None => Ok(verified),
+    }
 }
 
 /// `Err(Interrupted)` once retry-run got SIGINT or SIGTERM.

@@ -17,7 +17,7 @@ use crate::model::AttemptRecord;
 use crate::outcome::resume::{self, BaseChoice, SoFar};
 use crate::process;
 use crate::record::store::write_file;
-use crate::record::{Event, RecordError, Store};
+use crate::record::{Event, Store};
 use crate::sandbox::Effective;
 use crate::task;
 
@@ -39,13 +39,7 @@ pub(super) fn start_task<'a>(
     let id = plan.id.clone();
     let config = &plan.config;
     let progress = progress_of(opts, &id);
-    let verified = store.read(&id).or_else(|e| match e {
-        RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
-        e => Err(e),
-    })?;
-    if let Some(b) = &verified.broken {
-        return Err(RunError::BrokenLog { task: id, path: store.task(&plan.id).events(), detail: format!("{b:?}") });
-    }
+    let verified = super::verified_log(store, &id)?;
     let state = history::state(&verified.events);
     if let Some(note) = &plan.fallback_note {
         progress.say(note);

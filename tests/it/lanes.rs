@@ -144,6 +144,11 @@ fn choose_all_runs_every_lane_to_its_end_and_the_gates_pick_the_smaller_diff() {
     assert!(report.stdout.contains("| 2 | sh | succeeded | SUCCESS | - | +1 -1 | - |"), "{}", report.stdout);
     assert!(report.stdout.contains("Chosen: lane 2, passed every gate with the smaller diff"), "{}", report.stdout);
     env.run(&r, &["report", "t/lanes/1"]).assert_code(0);
+    // Run again without --again: the task had ended, nothing runs.
+    let again = run(&env, &r, &["--choose", "all"]);
+    again.assert_code(0);
+    assert!(again.stderr.contains("task t already ended"), "{}", again.stderr);
+    assert_eq!(of_type(&events(&r, "t"), "TaskStarted").len(), 1);
 
     let stats = env.run(&r, &["stats"]);
     assert!(stats.stdout.contains(" 2 lanes  100.0%  (1/1 tasks)"), "{}", stats.stdout);
