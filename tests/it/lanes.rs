@@ -45,6 +45,16 @@ fn lane(n: u32) -> String {
     format!("t/lanes/{n}")
 }
 
+/// The reasons of the escalations a budget made in the first `lanes`
+/// lanes' logs.
+fn budget_escalations(r: &Path, lanes: u32) -> Vec<String> {
+    (1..=lanes)
+        .flat_map(|n| of_type(&events(r, &lane(n)), "TaskEscalated").into_iter().cloned().collect::<Vec<_>>())
+        .filter(|e| e["budget"] == true)
+        .map(|e| e["reason"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
 fn run(env: &TestEnv, r: &Path, args: &[&str]) -> crate::support::Run {
     let mut all = vec!["run", "--quiet", "--id", "t", "--task", "Make the value 2"];
     all.extend(args);
@@ -200,13 +210,9 @@ fn max_attempts_counts_every_lane_and_no_lane_passing_escalates_the_task() {
     assert_eq!(total, 3, "three attempts in all, across the lanes");
     let escalated = of_type(&events(&r, "t"), "TaskEscalated")[0].clone();
     assert!(escalated["reason"].as_str().unwrap_or("").starts_with("no lane passed every gate (2 lanes, 3 attempts"));
-    let budget: Vec<_> = [1, 2]
-        .iter()
-        .flat_map(|n| of_type(&events(&r, &lane(*n)), "TaskEscalated").into_iter().cloned().collect::<Vec<_>>())
-        .filter(|e| e["budget"] == true)
-        .collect();
+    let budget = budget_escalations(&r, 2);
     assert_eq!(budget.len(), 1, "the lane that found the budget spent says so");
-    assert!(budget[0]["reason"].as_str().unwrap_or("").contains("spent across its lanes"), "{budget:?}");
+    assert!(budget[0].contains("spent across its lanes"), "{budget:?}");
 }
 
 #[test]
@@ -297,12 +303,7 @@ fn max_duration_counts_every_lanes_attempts() {
     // attempts reached 3 s; counted together, the lanes stop sooner.
     let total = outcomes(&r, &lane(1)).len() + outcomes(&r, &lane(2)).len();
     assert!((3..=5).contains(&total), "{total} attempts in all");
-    let reasons: Vec<String> = [1, 2]
-        .iter()
-        .flat_map(|n| of_type(&events(&r, &lane(*n)), "TaskEscalated").into_iter().cloned().collect::<Vec<_>>())
-        .filter(|e| e["budget"] == true)
-        .map(|e| e["reason"].as_str().unwrap_or("").to_string())
-        .collect();
+    let reasons = budget_escalations(&r, 2);
     assert!(!reasons.is_empty() && reasons.iter().all(|r| r.contains("retry.max_duration")), "{reasons:?}");
 }
 
