@@ -280,9 +280,44 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp).map_err(io(&tmp))?;
-    f.write_all(bytes).map_err(io(&tmp))?;
-    f.sync_all().map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    // A name of its own for each write: two writers of one file (lanes or
+    // tasks of one base caching its checks at once) must not rename each
+    // other's file away.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
+    let written = File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .map_err(io(&tmp))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(io(path)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writers_of_one_file_at_once_each_write_it_whole() {
+        let dir = std::env::temp_dir().join(format!("retry-run-write-file-{}", std::process::id()));
+        let path = dir.join("baselines").join("key.json");
+        std::thread::scope(|s| {
+            for i in 0..8 {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..20 {
+                        write_file(path, format!("writer {i}\n").repeat(100).as_bytes()).expect("every write lands");
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.lines().all(|l| l == text.lines().next().unwrap_or("")), "one writer's bytes, whole");
+        let left: Vec<_> = std::fs::read_dir(path.parent().expect("dir")).expect("ls").flatten().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -254,11 +254,20 @@ fn run_under(
     if let Some(b) = &board {
         b.close();
     }
+    for (lane, e) in results.iter().enumerate().filter_map(|(i, r)| Some((i + 1, r.as_ref().err()?))) {
+        if e.interrupted_by().is_none() {
+            super::progress_of(opts, &id).say(&format!("task {id}: lane {lane} stopped on an error: {e}"));
+        }
+    }
     if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
         return Err(RunError::Interrupted { task: id, signal: e.interrupted_by().unwrap_or(libc::SIGINT) });
     }
+    // A lane that failed on its environment (a file that cannot be
+    // written, a check that cannot start): when no lane wins, the task stays
+    // open with that error, to be resumed, rather than escalate.
+    let failed = results.into_iter().find_map(Result::err);
     let ended = Ended { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
-    ended.finish(&mut log)
+    ended.finish(&mut log, failed)
 }
 
 /// The base of the lanes: the recorded one when the task resumes.
@@ -302,7 +311,8 @@ fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunE
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .map(|r| r.unwrap_or(Err(RunError::LaneStopped { task: String::new() })))
+        .enumerate()
+        .map(|(i, r)| r.unwrap_or_else(|| Err(RunError::Environment(format!("lane {} ended without a result", i + 1)))))
         .collect()
 }
 
@@ -395,7 +405,7 @@ impl Ended<'_> {
 
     /// How each lane ended recorded in the task's log, the winner chosen and
     /// its commit made the task's branch, or the task escalated.
-    fn finish(&self, log: &mut crate::record::store::EventLog) -> Result<Ran, RunError> {
+    fn finish(&self, log: &mut crate::record::store::EventLog, failed: Option<RunError>) -> Result<Ran, RunError> {
         let Ended { repo, store, plan, shared, lanes, agents, json, .. } = *self;
         let id = &plan.id;
         let mut candidates = Vec::new();
@@ -445,6 +455,9 @@ impl Ended<'_> {
             },
         };
         let Some((c, why)) = winner else {
+            if let Some(e) = failed {
+                return Err(e);
+            }
             let reason = format!(
                 "no lane passed every gate ({lanes} lanes, {attempts_in_all} attempt{} in all)",
                 crate::text::plural(attempts_in_all as usize)
