@@ -11,7 +11,7 @@ use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::{DiffDepth, Repo};
 use crate::model::{DiffSummary, refs};
 use crate::record::Store;
-use crate::record::store::check_task_name;
+use crate::record::store::check_record_id;
 
 /// Show one attempt: its events and files, or one part of it.
 #[derive(Debug, Args)]
@@ -39,7 +39,7 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     let bad = || CliError::usage(format!("{:?}: name an attempt as <task>/<n>, e.g. fix-login/2", args.attempt));
     let (task, n) = args.attempt.rsplit_once('/').ok_or_else(bad)?;
     let n: u32 = n.parse().map_err(|_| bad())?;
-    check_task_name(task)?;
+    check_record_id(task)?;
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let verified = store.read(task)?;

@@ -10,8 +10,9 @@ use serde_json::json;
 use super::repo_args::open;
 use super::{CliError, exit};
 use crate::git::nofollow_fs::disk_usage;
+use crate::model::refs::{lane_record, worktree_name};
 use crate::record::Store;
-use crate::record::state::status;
+use crate::record::state::{TaskState, state, status};
 use crate::text::human_bytes;
 
 /// List tasks: state, attempts, base, last outcome, worktree disk use.
@@ -34,12 +35,16 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     if tasks.is_empty() && !args.json {
         writeln!(out, "no tasks yet")?;
     }
-    // Each worktree's share of the total: measured first, shown per task.
+    // Each worktree's share of the total: measured first, shown per task
+    // (a task run in lanes: its lanes' worktrees together).
     let used_by: Vec<Option<u64>> = tasks
         .iter()
         .map(|t| {
-            let wt = root.join(t);
-            wt.exists().then(|| disk_usage(&wt))
+            let mut names = vec![t.clone()];
+            names.extend(lanes_of(&store, t).iter().map(|(rec, _)| worktree_name(rec)));
+            let sizes: Vec<u64> =
+                names.iter().map(|n| root.join(n)).filter(|wt| wt.exists()).map(|wt| disk_usage(&wt)).collect();
+            (!sizes.is_empty()).then(|| sizes.iter().sum())
         })
         .collect();
     let total: u64 = used_by.iter().flatten().sum();
@@ -58,6 +63,17 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             }
         };
         let wt = root.join(&task);
+        // A task run in lanes: its lanes' attempts and cost, summed.
+        let lanes = lanes_of(&store, &task);
+        let s = s.map(|mut s| {
+            if !lanes.is_empty() {
+                s.last_attempt = lanes.iter().map(|(_, l)| l.last_attempt).sum();
+                let costs: Vec<f64> = lanes.iter().filter_map(|(_, l)| l.cost_usd).collect();
+                s.cost_usd = (!costs.is_empty()).then(|| costs.iter().sum());
+                s.last_outcome = Some(format!("{} lanes", lanes.len()));
+            }
+            s
+        });
         if args.json {
             let line = json!({
                 "task": task,
@@ -98,4 +114,18 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     }
     out.flush()?;
     Ok(if unreadable > 0 { exit::ENVIRONMENT } else { exit::OK })
+}
+
+/// The lanes of `task` with their states, when it ran in lanes.
+fn lanes_of(store: &Store, task: &str) -> Vec<(String, TaskState)> {
+    let Some(k) = store.read(task).ok().and_then(|v| state(&v.events).lanes).filter(|k| *k > 1) else {
+        return Vec::new();
+    };
+    (1..=k)
+        .map(|l| lane_record(task, l))
+        .map(|rec| {
+            let s = store.read(&rec).map(|v| state(&v.events)).unwrap_or_default();
+            (rec, s)
+        })
+        .collect()
 }

@@ -283,6 +283,14 @@ fn each_lane_has_its_worktree_and_clean_removes_them_with_the_task() {
     }
     let listed = env.git(&r, &["worktree", "list"]);
     assert!(listed.contains("t+1") && listed.contains("t+2"), "{listed}");
+    // `status` sums the lanes' attempts and worktrees; `inspect` takes a
+    // lane's attempt.
+    let status = env.run(&r, &["status"]).stdout;
+    assert!(status.starts_with("t\tsucceeded\tattempts 4\t") && status.contains("\tlast 2 lanes\t"), "{status}");
+    assert!(!status.contains("worktree none"), "{status}");
+    let inspect = env.run(&r, &["inspect", "t/lanes/2/2"]);
+    inspect.assert_code(0);
+    assert!(inspect.stdout.contains("refs/retry-run/t/lanes/2/2"), "{}", inspect.stdout);
     env.run(&r, &["clean", "t"]).assert_code(0);
     assert!(!wts.join("t+1").exists() && !wts.join("t+2").exists());
     let listed = env.git(&r, &["worktree", "list"]);
