@@ -49,6 +49,10 @@ pub enum Event {
         /// In a lane's log: which lane it is (1 to `lanes`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         lane: Option<u32>,
+        /// A task run in lanes: how the winner is chosen (`first`, `all`),
+        /// kept for a resumed run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        choose: Option<crate::config::lanes::ChooseMode>,
     },
     AttemptStarted {
         #[serde(default)]

@@ -23,6 +23,8 @@ pub struct TaskState {
     /// How many lanes the latest TaskStarted ran the task in (`run
     /// --lanes`); `None` for one chain.
     pub lanes: Option<u32>,
+    /// How the latest TaskStarted of a task in lanes chooses its winner.
+    pub choose: Option<crate::config::lanes::ChooseMode>,
     /// The base commit of the latest TaskStarted.
     pub base: Option<String>,
     /// What the latest TaskStarted ran without confinement by the config's
@@ -104,9 +106,10 @@ pub fn state(events: &[LogLine]) -> TaskState {
             _ => LastEvent::Other,
         };
         match typed {
-            Some(Event::TaskStarted { first_attempt, max_attempts, base, sandbox, lanes, .. }) => {
+            Some(Event::TaskStarted { first_attempt, max_attempts, base, sandbox, lanes, choose, .. }) => {
                 s.started = true;
                 s.lanes = lanes;
+                s.choose = choose;
                 s.first_attempt = first_attempt;
                 s.max_attempts = max_attempts;
                 s.base = Some(base);

@@ -182,6 +182,9 @@ fn run_under(
         return Ok(Ran { ending, earlier: true });
     }
     let new_round = state.finished.is_some() || !state.started;
+    // `--choose`, else the record's (a resumed task keeps its choice), else
+    // `retry.choose`.
+    let choose = opts.choose.or(state.choose.filter(|_| !new_round)).unwrap_or(plan.config.retry.choose);
     let base = base(repo, plan, opts, &state)?;
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let mut log = store.log(&id)?;
@@ -201,6 +204,7 @@ fn run_under(
         sandbox: None,
         lanes: Some(lanes),
         lane: None,
+        choose: Some(choose),
     };
     log.append(started.kind(), None, &started.fields())?;
 
@@ -217,7 +221,7 @@ fn run_under(
     let shared = Arc::new(LaneShared {
         stop: Arc::new(AtomicBool::new(false)),
         winner: Mutex::new(None),
-        choose: opts.choose.unwrap_or(plan.config.retry.choose),
+        choose,
         share_feedback: plan.config.retry.share_feedback,
         max_attempts: plan.config.max_attempts.0,
         started: AtomicU32::new(so_far.len() as u32),

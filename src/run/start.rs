@@ -148,6 +148,7 @@ fn record_start(
             ),
             lanes: None,
             lane: plan.lane.as_ref().map(|l| l.lane),
+            choose: None,
         },
     )
 }

@@ -255,7 +255,8 @@ fn killed_mid_lanes_then_resumed_each_lane_goes_on_and_the_chains_verify() {
     child.kill().expect("kill -9");
     let _ = child.wait();
     // The agents outlive the killed run: the resumed run stops them.
-    let out = env.run(&r, &["run", "--quiet", "--id", "t", "--choose", "all"]);
+    // The lanes and the choice come from the record.
+    let out = env.run(&r, &["run", "--quiet", "--id", "t"]);
     out.assert_code(0);
     for n in [1, 2] {
         assert_eq!(outcomes(&r, &lane(n)), ["CRASH", "SUCCESS"], "lane {n}");
@@ -265,6 +266,7 @@ fn killed_mid_lanes_then_resumed_each_lane_goes_on_and_the_chains_verify() {
     assert_eq!(of_type(&ev, "TaskStarted").len(), 2);
     assert_eq!(of_type(&ev, "TaskStarted")[1]["resumed"], true);
     assert_eq!(of_type(&ev, "TaskStarted")[1]["lanes"], 2, "the lanes come from the record");
+    assert_eq!(of_type(&ev, "TaskStarted")[1]["choose"], "all", "and so does the choice");
     env.run(&r, &["log", "t", "--verify"]).assert_code(0);
     assert!(processes_in(env.root()).is_empty(), "{:?}", processes_in(env.root()));
 }
