@@ -52,7 +52,7 @@ pub enum Event {
         /// A task run in lanes: how the winner is chosen (`first`, `all`),
         /// kept for a resumed run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        choose: Option<crate::config::lanes::ChooseMode>,
+        choose: Option<String>,
     },
     AttemptStarted {
         #[serde(default)]

@@ -24,7 +24,7 @@ pub struct TaskState {
     /// --lanes`); `None` for one chain.
     pub lanes: Option<u32>,
     /// How the latest TaskStarted of a task in lanes chooses its winner.
-    pub choose: Option<crate::config::lanes::ChooseMode>,
+    pub choose: Option<String>,
     /// The base commit of the latest TaskStarted.
     pub base: Option<String>,
     /// What the latest TaskStarted ran without confinement by the config's

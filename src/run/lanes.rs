@@ -184,7 +184,12 @@ fn run_under(
     let new_round = state.finished.is_some() || !state.started;
     // `--choose`, else the record's (a resumed task keeps its choice), else
     // `retry.choose`.
-    let choose = opts.choose.or(state.choose.filter(|_| !new_round)).unwrap_or(plan.config.retry.choose);
+    let recorded = match state.choose.as_deref().filter(|_| !new_round) {
+        Some("all") => Some(ChooseMode::All),
+        Some("first") => Some(ChooseMode::First),
+        _ => None,
+    };
+    let choose = opts.choose.or(recorded).unwrap_or(plan.config.retry.choose);
     let base = base(repo, plan, opts, &state)?;
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let mut log = store.log(&id)?;
@@ -204,7 +209,10 @@ fn run_under(
         sandbox: None,
         lanes: Some(lanes),
         lane: None,
-        choose: Some(choose),
+        choose: Some(match choose {
+            ChooseMode::First => "first".to_string(),
+            ChooseMode::All => "all".to_string(),
+        }),
     };
     log.append(started.kind(), None, &started.fields())?;
 
