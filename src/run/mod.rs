@@ -154,7 +154,11 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     let plan = plan::take_task(&repo, &store, dir, &opts)?;
     stop_if_interrupted(&plan.id)?;
     if opts.lane.is_none() {
-        let recorded = store.read(&plan.id).ok().and_then(|v| history::state(&v.events).lanes);
+        // Only a task that ran in lanes has `lanes/`: the log is read here
+        // for it alone (the task's own run reads it once, in `start`).
+        let ran_in_lanes = store.task(&plan.id).path().join("lanes").is_dir();
+        let recorded =
+            ran_in_lanes.then(|| store.read(&plan.id).ok()).flatten().and_then(|v| history::state(&v.events).lanes);
         let k = lanes::count(&plan, &opts, recorded)?;
         if k > 1 {
             return lanes::run(&repo, &store, plan, &opts, k);
