@@ -136,6 +136,13 @@ pub struct AgentConfig {
     #[serde(deserialize_with = "any_duration")]
     pub kill_grace: DurationSpec,
     pub reset: ResetMode,
+    /// The self-check MCP server (`retry-run mcp`, docs/mcp.md) offered to
+    /// the agent: its command in `RETRY_RUN_MCP_COMMAND`, and wired into a
+    /// preset's agent that speaks MCP.
+    pub mcp: bool,
+    /// `run_checks` calls an attempt may make (0: the tool refuses every call).
+    #[serde(deserialize_with = "numbers::max_self_checks")]
+    pub max_self_checks: u32,
 }
 
 impl Default for AgentConfig {
@@ -150,6 +157,8 @@ impl Default for AgentConfig {
             timeout: DurationSpec::secs(20 * 60),
             kill_grace: DurationSpec::secs(5),
             reset: ResetMode::Always,
+            mcp: true,
+            max_self_checks: 5,
         }
     }
 }
@@ -376,6 +385,7 @@ pub mod numbers {
     pub const MAX_ATTEMPTS: Count =
         Count { key: "max_attempts", min: 1, max: 1000, instead_of_zero: "a task needs one attempt at least" };
     pub const FLAKY_RERUNS: Count = Count { key: "retry.flaky_reruns", min: 0, max: 100, instead_of_zero: "" };
+    pub const MAX_SELF_CHECKS: Count = Count { key: "agent.max_self_checks", min: 0, max: 1000, instead_of_zero: "" };
     pub const LANES: Count = Count {
         key: "retry.lanes",
         min: 1,
@@ -428,6 +438,7 @@ pub mod numbers {
     }
     deserializers! {
         flaky_reruns: u32 = FLAKY_RERUNS;
+        max_self_checks: u32 = MAX_SELF_CHECKS;
         lanes: u32 = LANES;
         max_processes: u64 = MAX_PROCESSES;
         verifier_retries: u32 = VERIFIER_RETRIES;
@@ -982,6 +993,8 @@ stdin = false
 timeout = "20m"
 kill_grace = "5s"
 reset = "always"
+mcp = true
+max_self_checks = 5
 
 [retry]
 on = ["check_failure", "scope_violation", "verifier_rejection", "empty_diff", "crash", "timeout"]
@@ -1171,6 +1184,8 @@ drift_threshold = 0.3
                 good: &["\"0s\"", "\"10s\""],
                 bad: &[("\"-1s\"", "invalid duration"), ("\"9000h\"", "longer than a year"), ("inf", "invalid type")],
             },
+            Key { table: "agent", key: "max_self_checks", good: &["0", "5", "1000"], bad: COUNT_BAD },
+            Key { table: "agent", key: "max_self_checks", good: &[], bad: &[("1001", "from 0 to 1000, not 1001")] },
             Key { table: "retry", key: "flaky_reruns", good: &["0", "100"], bad: COUNT_BAD },
             Key { table: "retry", key: "flaky_reruns", good: &[], bad: &[("101", "from 0 to 100, not 101")] },
             Key { table: "retry", key: "lanes", good: &["1", "16"], bad: COUNT_BAD },

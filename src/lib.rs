@@ -21,6 +21,7 @@ pub mod git;
 pub mod hash;
 pub mod init;
 pub mod integrity;
+pub mod mcp;
 pub mod model;
 pub mod outcome;
 pub mod pathfmt;

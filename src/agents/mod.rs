@@ -8,6 +8,7 @@
 //! A preset never chooses a model or an API endpoint: those stay the user's
 //! (the agent's own config and environment, or `[agent] args`).
 
+pub mod mcp;
 pub mod output;
 
 use std::collections::BTreeMap;
@@ -63,6 +64,10 @@ pub struct Preset {
     /// credential files it may read when others are hidden.
     #[serde(default)]
     pub credential_files: Vec<String>,
+    /// How its agent is given the self-check MCP server ([`mcp::wiring`]):
+    /// the preset's own name, or none for an agent without MCP.
+    #[serde(default)]
+    pub mcp: Option<String>,
 }
 
 const SOURCES: &[(&str, &str)] = &[

@@ -14,6 +14,7 @@ pub mod error;
 mod init;
 mod inspect;
 mod log;
+mod mcp;
 mod repo_args;
 mod report;
 mod run;
@@ -61,6 +62,7 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     Clean(clean::CleanArgs),
     Sandbox(sandbox::SandboxArgs),
+    Mcp(mcp::McpArgs),
     Agents(agents::AgentsArgs),
     Init(init::InitArgs),
     Completions(completions::CompletionsArgs),
@@ -175,6 +177,7 @@ pub fn main() -> i32 {
         Command::Inspect(args) => inspect::run(&dir, args),
         Command::Clean(args) => clean::run(&dir, args),
         Command::Sandbox(args) => sandbox::run(&dir, args),
+        Command::Mcp(args) => mcp::run(&dir, args),
         Command::Agents(args) => agents::run(&dir, args),
         Command::Init(args) => init::run(&dir, args),
         Command::Completions(args) => completions::completions(&dir, args),

@@ -15,6 +15,7 @@ pub mod lanes;
 pub mod patterns;
 pub mod render;
 pub mod required;
+pub mod self_check;
 
 use serde::{Deserialize, Serialize};
 

@@ -109,33 +109,9 @@ pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
         return Rendered { prompt, budget_bytes: budget, before: 0, after: 0, cuts: Vec::new() };
     };
     let mut blocks = blocks(ctx, prev);
-    let size = |b: &[Block]| b.iter().map(Block::size).sum::<usize>();
-    let before = size(&blocks);
-    let mut total = before;
+    let before = blocks.iter().map(Block::size).sum::<usize>();
     // The task's heading and the separators around it count too.
-    let budget_blocks = budget.saturating_sub(TASK_FRAME);
-    while total > budget_blocks {
-        let Some(i) =
-            (0..blocks.len()).filter(|&i| blocks[i].can_shrink()).min_by_key(|&i| (blocks[i].rank, usize::MAX - i))
-        else {
-            break;
-        };
-        let b = &mut blocks[i];
-        let old = b.size();
-        while b.keep > b.min_body && total - old + b.size() > budget_blocks {
-            b.keep -= 1;
-        }
-        if total - old + b.size() > budget_blocks {
-            b.dropped = true;
-        } else {
-            // Shrunk enough: this block stays as it is.
-            b.rank = KEEP;
-        }
-        total = total - old + b.size();
-        if b.dropped {
-            b.rank = KEEP;
-        }
-    }
+    let total = fit(&mut blocks, budget.saturating_sub(TASK_FRAME));
     let mut cuts = Vec::new();
     for b in &blocks {
         if b.pre_omitted > 0 {
@@ -160,6 +136,49 @@ pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
         ContextOrder::TaskFirst => format!("{task_section}\n\n{body}"),
     };
     Rendered { prompt, budget_bytes: budget, before, after: total, cuts }
+}
+
+/// Shrinks and drops `blocks`, lowest rank first, until they fit in
+/// `budget` bytes (or nothing more can go). Returns their size.
+fn fit(blocks: &mut [Block], budget_blocks: usize) -> usize {
+    let mut total = blocks.iter().map(Block::size).sum::<usize>();
+    while total > budget_blocks {
+        let Some(i) =
+            (0..blocks.len()).filter(|&i| blocks[i].can_shrink()).min_by_key(|&i| (blocks[i].rank, usize::MAX - i))
+        else {
+            break;
+        };
+        let b = &mut blocks[i];
+        let old = b.size();
+        while b.keep > b.min_body && total - old + b.size() > budget_blocks {
+            b.keep -= 1;
+        }
+        if total - old + b.size() > budget_blocks {
+            b.dropped = true;
+        } else {
+            // Shrunk enough: this block stays as it is.
+            b.rank = KEEP;
+        }
+        total = total - old + b.size();
+        if b.dropped {
+            b.rank = KEEP;
+        }
+    }
+    total
+}
+
+/// What went wrong in `ctx`'s previous attempt, as the prompt would say it
+/// (its feedback and its errors, not its heading, history or diff), in at
+/// most `max_tokens`: the answer of a self-check (docs/mcp.md).
+pub fn what_went_wrong(ctx: &Context, max_tokens: usize) -> String {
+    let Some(prev) = &ctx.previous else { return String::new() };
+    let mut blocks: Vec<Block> = blocks(ctx, prev)
+        .into_iter()
+        .filter(|b| b.name != "heading" && b.name != "near miss" && !b.name.starts_with("diff of attempt"))
+        .collect();
+    fit(&mut blocks, max_tokens * BYTES_PER_TOKEN);
+    let body: String = blocks.iter().flat_map(Block::lines).map(|l| l + "\n").collect();
+    body.trim_start_matches('\n').to_string()
 }
 
 fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {

@@ -248,9 +248,51 @@ pub struct AttemptRecord {
     /// unconfined steps after that, and starts no further attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halted: Option<Halt>,
+    /// The calls the agent made to the self-check tools while it worked
+    /// (docs/mcp.md): advisory, never part of the outcome.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_checks: Vec<SelfCheck>,
+}
+
+/// One call of the agent to a self-check tool (`run_checks`,
+/// `previous_attempts`, `task`), as retry-run answered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelfCheck {
+    /// 1, 2, ... in the order the calls arrived.
+    pub call: u32,
+    pub tool: String,
+    /// The arguments as the agent gave them (bounded).
+    #[serde(default)]
+    pub arguments: serde_json::Value,
+    /// When it arrived, since the agent started.
+    #[serde(default)]
+    pub at_ms: u64,
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// One line: what the answer said.
+    #[serde(default)]
+    pub summary: String,
+    /// `run_checks` that ran: whether every gate it ran passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+    /// The call was refused (the cap, a call under way, bad arguments): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+impl SelfCheck {
+    /// A `run_checks` call that ran the gates.
+    pub fn ran_gates(&self) -> bool {
+        self.tool == "run_checks" && self.refused.is_none() && self.passed.is_some()
+    }
 }
 
 impl AttemptRecord {
+    /// It ran the gates itself and the last time every one passed.
+    pub fn self_checked_green(&self) -> bool {
+        self.self_checks.iter().rev().find(|c| c.ran_gates()).is_some_and(|c| c.passed == Some(true))
+    }
+
     pub fn new(number: u32) -> Self {
         AttemptRecord {
             number,
@@ -269,6 +311,7 @@ impl AttemptRecord {
             verifier: None,
             restored: Vec::new(),
             halted: None,
+            self_checks: Vec::new(),
         }
     }
 

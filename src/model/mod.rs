@@ -22,7 +22,9 @@ pub mod refs;
 mod source;
 mod usage;
 
-pub use attempt::{AgentRun, AttemptRecord, FileChange, Outcome, RetryOn, ScopeFinding, ScopeReason, VerifierResult};
+pub use attempt::{
+    AgentRun, AttemptRecord, FileChange, Outcome, RetryOn, ScopeFinding, ScopeReason, SelfCheck, VerifierResult,
+};
 pub use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
 };

@@ -319,6 +319,12 @@ pub enum Event {
     },
     /// In a lane's log: the lane stopped because another one won (or the
     /// task's budget ran out in another lane); neither success nor failure.
+    /// A call of the agent to a self-check tool (docs/mcp.md), recorded
+    /// after its agent ended; advisory, never part of the outcome.
+    SelfChecked {
+        #[serde(flatten)]
+        call: crate::model::SelfCheck,
+    },
     LaneStopped {
         #[serde(default)]
         reason: String,
@@ -386,6 +392,7 @@ impl Event {
             Event::AttemptCompleted { .. } => "AttemptCompleted",
             Event::TaskSucceeded { .. } => "TaskSucceeded",
             Event::TaskEscalated { .. } => "TaskEscalated",
+            Event::SelfChecked { .. } => "SelfChecked",
             Event::LaneStopped { .. } => "LaneStopped",
             Event::LaneEnded { .. } => "LaneEnded",
             Event::LaneChosen { .. } => "LaneChosen",

@@ -19,6 +19,7 @@ use crate::record::store::write_file;
 use crate::sandbox::{self, Effective};
 
 use super::leftovers::Leftovers;
+use super::self_checks::MCP_COMMAND_VAR;
 
 impl TaskRun<'_> {
     /// The agent of attempt `a`, run to its end with the prompt at
@@ -63,9 +64,25 @@ impl TaskRun<'_> {
         if let Some(p) = &self.plan.preset {
             env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
+        // The checks, the real ones and the self-checks, get the agent's
+        // environment without the server's command.
+        let checks_env = env.clone();
+        let mut argv = agent_argv(&self.plan.agent_cmd, &vars);
+        let desk = self.open_self_checks(a, &checks_env)?;
+        if let Some(d) = &desk {
+            env.push((MCP_COMMAND_VAR.into(), serde_json::to_string(&d.command).unwrap_or_default()));
+            if let Some(kind) = self.mcp_wiring() {
+                let w = crate::agents::mcp::wiring(kind, &d.command, &a.dir.tmp());
+                for (path, bytes) in &w.files {
+                    write_file(path, bytes)?;
+                }
+                argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
+                env.extend(w.env);
+            }
+        }
         self.progress.phase("agent running");
         let spec = Spec {
-            argv: confinement.argv(agent_argv(&self.plan.agent_cmd, &vars), Some(&a.dir.path().join(NET_LOG))),
+            argv: confinement.argv(argv, Some(&a.dir.path().join(NET_LOG))),
             cwd: wt.clone(),
             env: env.clone(),
             unset: confinement.unset(),
@@ -82,8 +99,12 @@ impl TaskRun<'_> {
                 start_error = Some(e);
             }
         });
+        let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
         if let Some(e) = start_error {
             return Err(e);
+        }
+        for call in &self_checks {
+            self.rec.event(Some(n), Event::SelfChecked { call: call.clone() })?;
         }
         let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
         let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
@@ -101,8 +122,21 @@ impl TaskRun<'_> {
         }
         self.stop_if_it_did_not_start(n, &agent_run)?;
         a.record.agent = Some(agent_run);
-        a.env = env;
+        a.record.self_checks = self_checks;
+        a.env = checks_env;
         Ok(())
+    }
+
+    /// How the preset's agent is given the self-check server, when
+    /// `[agent] mcp` is on, the preset's agent speaks MCP and its own
+    /// command line is the one run (a command of the user's is left as
+    /// written; it still gets RETRY_RUN_MCP_COMMAND).
+    pub(super) fn mcp_wiring(&self) -> Option<&str> {
+        let config = &self.plan.config;
+        if !config.agent.mcp || config.agent.command.is_some() {
+            return None;
+        }
+        self.plan.preset.as_ref().and_then(|p| p.mcp.as_deref())
     }
 }
 

@@ -48,6 +48,7 @@ pub mod progress;
 mod prompt;
 pub mod queue;
 mod recorder;
+mod self_checks;
 mod share;
 mod snapshot;
 mod start;

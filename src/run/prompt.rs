@@ -33,6 +33,9 @@ impl TaskRun<'_> {
         if let Some(l) = &self.plan.lane {
             rendered.prompt.push_str(&l.shared.feedback_for(l.lane));
         }
+        if self.mcp_wiring().is_some() {
+            rendered.prompt.push_str(&context::self_check::prompt_note(config.agent.max_self_checks));
+        }
         let ctx_json = serde_json::to_value(&ctx).unwrap_or(Value::Null);
         let ctx_bytes = serde_json::to_vec_pretty(&ctx_json).unwrap_or_default();
         write_file(&a.dir.context_json(), &ctx_bytes)?;

@@ -18,29 +18,14 @@ impl<'a> TaskRun<'a> {
         self.progress.phase("snapshot");
         let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
         let refname = crate::model::refs::attempt(id, n);
-        let snap = repo.snapshot(&self.wt, self.base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
+        let snap = repo.snapshot(&self.wt, self.base.oid, Some(&refname), &format!("retry-run {id} attempt {n}"))?;
         let commit = snap.commit;
         a.dirty_submodules = snap.dirty_submodules;
         let head = repo.resolve(&commit.to_string())?;
         let cmp = repo.compare_commits(&self.base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
         let record = &mut a.record;
         record.commit = Some(commit.to_string());
-        record.files = cmp
-            .changes
-            .changes
-            .iter()
-            .map(|c| FileChange {
-                path: display(c.path()).into_owned(),
-                old_path: c.old_path().map(|p| display(p).into_owned()),
-                status: c.status.letter().to_string(),
-                additions: c.additions,
-                deletions: c.deletions,
-                binary: c.binary,
-            })
-            .collect();
-        let patch_lines: Vec<String> = cmp.patch.lines().map(str::to_string).collect();
-        record.diff_omitted = cmp.patch_lines.saturating_sub(patch_lines.len());
-        record.diff = patch_lines;
+        fill(record, &cmp);
         let totals = cmp.changes.totals();
         self.rec.event(
             Some(n),
@@ -57,3 +42,26 @@ impl<'a> TaskRun<'a> {
         Ok(cmp)
     }
 }
+
+/// The compared change's files and bounded patch into `record`.
+pub(super) fn fill(record: &mut crate::model::AttemptRecord, cmp: &Comparison<'_>) {
+    record.files = cmp
+        .changes
+        .changes
+        .iter()
+        .map(|c| FileChange {
+            path: display(c.path()).into_owned(),
+            old_path: c.old_path().map(|p| display(p).into_owned()),
+            status: c.status.letter().to_string(),
+            additions: c.additions,
+            deletions: c.deletions,
+            binary: c.binary,
+        })
+        .collect();
+    let patch_lines: Vec<String> = cmp.patch.lines().map(str::to_string).collect();
+    record.diff_omitted = cmp.patch_lines.saturating_sub(patch_lines.len());
+    record.diff = patch_lines;
+}
+
+/// Patch lines kept of a self-check's change.
+pub(super) const SELF_CHECK_DIFF_LINES: usize = RECORD_DIFF_LINES;

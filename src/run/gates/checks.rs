@@ -309,6 +309,24 @@ impl TaskRun<'_> {
     }
 }
 
+/// A self-check's run of `check` (docs/mcp.md): once, confined as the
+/// real gate runs it, with the same runner variables, its output in
+/// `out_file`, judged against the base. No flaky re-runs: the real gate
+/// does those.
+pub fn run_and_judge(
+    repo: &Repo,
+    check: &CheckConfig,
+    (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),
+    out_file: &Path,
+    (base, how, commit): (Option<&Baseline>, Judging<'_>, Oid),
+) -> Result<CheckResult, String> {
+    let unset = confinement.unset();
+    let added = runners::runner_env(&inherited(env, &unset));
+    let f = run_once(check, wt, &with(env, &added), out_file, confinement)?;
+    let parsed = parse(check, &f, wt, repo, Some(commit));
+    Ok(judge(check, &parsed, base, how, 1, false))
+}
+
 /// What retry-run added to a check's runs, for the record.
 struct Runs {
     /// The runner variables of its first run.

@@ -5,5 +5,5 @@
 pub mod baseline_cache;
 pub mod builtin;
 pub mod checks;
-mod scope;
+pub mod scope;
 pub mod verifier;

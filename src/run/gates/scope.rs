@@ -34,23 +34,12 @@ impl TaskRun<'_> {
         self.halt(a, HaltedAfter::Agent, judged.halt);
         if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
             self.progress.phase("scope");
-            let mut report = scope::check(&self.plan.rules, &cmp.changes.changes, &cmp.head);
-            // `[scope] submodules`: a submodule's own violation replaces
-            // what the globs said of its path.
             let moves_allowed = self.plan.config.scope.submodules == SubmodulePolicy::Allow;
-            let subs = scope::submodule_violations(moves_allowed, &cmp.changes.changes, &a.dirty_submodules);
-            report.violations.retain(|v| !subs.iter().any(|s| s.path == v.path));
-            report.checked += subs.iter().filter(|s| !cmp.changes.changes.iter().any(|c| c.path() == s.path)).count();
-            report.violations.extend(subs);
-            findings.extend(report.violations.iter().map(|v| ScopeFinding {
-                path: display(&v.path).into_owned(),
-                old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
-                reason: v.reason,
-                rule: v.rule.clone(),
-            }));
+            let (checked, found) = change_findings(&self.plan.rules, moves_allowed, cmp, &a.dirty_submodules);
+            findings.extend(found);
             self.rec.scope_checked(
                 a.n,
-                report.checked,
+                checked,
                 Found { findings: &findings, restored: &a.record.restored, objects: Some(&judged.objects) },
                 None,
             )?;
@@ -70,4 +59,31 @@ impl TaskRun<'_> {
         }
         Ok(())
     }
+}
+
+/// The change's scope findings under `rules`: each path against the globs,
+/// and (`[scope] submodules`) a submodule's own violation in place of what
+/// the globs said of its path. Returns the paths checked and the findings.
+pub fn change_findings(
+    rules: &scope::Rules,
+    moves_allowed: bool,
+    cmp: &Comparison<'_>,
+    dirty_submodules: &[Vec<u8>],
+) -> (usize, Vec<ScopeFinding>) {
+    let mut report = scope::check(rules, &cmp.changes.changes, &cmp.head);
+    let subs = scope::submodule_violations(moves_allowed, &cmp.changes.changes, dirty_submodules);
+    report.violations.retain(|v| !subs.iter().any(|s| s.path == v.path));
+    report.checked += subs.iter().filter(|s| !cmp.changes.changes.iter().any(|c| c.path() == s.path)).count();
+    report.violations.extend(subs);
+    let findings = report
+        .violations
+        .iter()
+        .map(|v| ScopeFinding {
+            path: display(&v.path).into_owned(),
+            old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
+            reason: v.reason,
+            rule: v.rule.clone(),
+        })
+        .collect();
+    (report.checked, findings)
 }

@@ -1,0 +1,382 @@
+//! Phase 4, beside the agent: the self-check desk (docs/mcp.md). While
+//! the agent runs, a thread answers the calls its MCP server
+//! (`retry-run mcp`, inside the sandbox) leaves in the attempt's channel
+//! directory: `run_checks` runs the gates on the worktree as it is now
+//! (a snapshot no ref keeps; the configured checks confined as the real
+//! gates run them, judged against the base's cached results; targets, test
+//! integrity and the scope), one call at a time and at most
+//! `[agent] max_self_checks` per attempt; `previous_attempts` and `task`
+//! are read from the record and the config. When the agent ends, a call
+//! under way is stopped, and every call comes back to be recorded as
+//! advisory (`SelfChecked`); none decides the outcome.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::RunError;
+use super::gates::builtin::{IntegrityInput, targets, test_integrity};
+use super::gates::checks::run_and_judge;
+use super::gates::scope::change_findings;
+use super::task_run::{Attempt, TaskRun};
+use crate::config::{Config, SubmodulePolicy};
+use crate::context::TaskText;
+use crate::context::self_check::{Found, previous_answer, run_checks_answer, task_answer};
+use crate::git::{DiffDepth, Repo, Revision};
+use crate::integrity::TestPaths;
+use crate::mcp::channel::{Answer, Desk};
+use crate::mcp::tools::{self, Call};
+use crate::model::{AgentRun, AttemptRecord, SelfCheck};
+use crate::outcome::check::{Baseline, Judging};
+use crate::outcome::{self, Skip};
+use crate::sandbox::Confinement;
+
+/// The variable that carries the server's command line to the agent.
+pub const MCP_COMMAND_VAR: &str = "RETRY_RUN_MCP_COMMAND";
+/// The channel's directory, in the attempt's private TMPDIR.
+const CHANNEL: &str = "retry-run-mcp";
+/// How often the desk looks for calls.
+const LOOK: Duration = Duration::from_millis(10);
+
+/// The desk, open while the agent runs.
+pub(super) struct SelfCheckDesk {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Vec<SelfCheck>>>,
+    /// `retry-run mcp --channel DIR`, as the agent starts it.
+    pub command: Vec<String>,
+    channel: PathBuf,
+}
+
+impl SelfCheckDesk {
+    /// Stops the desk (a call under way is stopped and said so) and
+    /// returns every call, in the order they came.
+    pub fn finish(mut self) -> Vec<SelfCheck> {
+        self.stop.store(true, Ordering::SeqCst);
+        let calls = self.thread.take().and_then(|t| t.join().ok()).unwrap_or_default();
+        let _ = std::fs::remove_dir_all(&self.channel);
+        calls
+    }
+}
+
+/// What the desk answers from: everything owned, for its threads.
+struct Bench {
+    repo_dir: PathBuf,
+    wt: PathBuf,
+    base: Revision,
+    config: Config,
+    rules: crate::scope::Rules,
+    test_paths: TestPaths,
+    baselines: Vec<Baseline>,
+    confinement: Confinement,
+    env: Vec<(String, String)>,
+    out: PathBuf,
+    n: u32,
+    last: u32,
+    task: TaskText,
+    prior: Vec<AttemptRecord>,
+}
+
+impl TaskRun<'_> {
+    /// The desk of attempt `a`, open, when `[agent] mcp` is on; `env` is
+    /// what its checks get (the agent's environment without the server's
+    /// command).
+    pub(super) fn open_self_checks(
+        &self,
+        a: &Attempt,
+        env: &[(String, String)],
+    ) -> Result<Option<SelfCheckDesk>, RunError> {
+        let config = &self.plan.config;
+        if !config.agent.mcp {
+            return Ok(None);
+        }
+        let channel = a.dir.tmp().join(CHANNEL);
+        if let Some(parent) = channel.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| RunError::Tmpdir { path: parent.into(), source })?;
+        }
+        let desk = Desk::make(&channel).map_err(|source| RunError::Tmpdir { path: channel.clone(), source })?;
+        let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+        let bench = Bench {
+            repo_dir: self.repo.workdir().unwrap_or(self.repo.common_dir()).to_path_buf(),
+            wt: self.wt.clone(),
+            base: self.base.clone(),
+            config: config.clone(),
+            rules: self.plan.rules.clone(),
+            test_paths,
+            baselines: self.baselines.clone().unwrap_or_default(),
+            confinement: a.confinement.clone(),
+            env: env.to_vec(),
+            out: a.dir.path().join("self-checks"),
+            n: a.n,
+            last: self.last_allowed,
+            task: self.task_text.clone(),
+            prior: self.prior.clone(),
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("self-checks".into())
+            .spawn(move || serve(bench, desk, flag))
+            .map_err(|e| RunError::environment(format!("cannot start the self-check desk: {e}")))?;
+        let command = vec![
+            a.confinement.exe.display().to_string(),
+            "mcp".to_string(),
+            "--channel".to_string(),
+            channel.display().to_string(),
+        ];
+        Ok(Some(SelfCheckDesk { stop, thread: Some(thread), command, channel }))
+    }
+}
+
+/// A `run_checks` call under way: its place among the calls, and its thread.
+struct Running {
+    id: String,
+    index: usize,
+    started: Instant,
+    thread: JoinHandle<Result<(String, bool), String>>,
+}
+
+/// The desk's loop: calls taken and answered until `stop`.
+fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
+    let bench = Arc::new(bench);
+    let started = Instant::now();
+    let max = bench.config.agent.max_self_checks;
+    let mut calls: Vec<SelfCheck> = Vec::new();
+    let mut ran = 0u32;
+    let mut running: Option<Running> = None;
+    loop {
+        if running.as_ref().is_some_and(|r| r.thread.is_finished())
+            && let Some(r) = running.take()
+        {
+            let result = r.thread.join().unwrap_or_else(|_| Err("the self-check stopped unexpectedly".into()));
+            conclude(&desk, &mut calls[r.index], &r.id, r.started, result);
+        }
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        for (id, request) in desk.take() {
+            let at = Instant::now();
+            let call = calls.len() as u32 + 1;
+            let (tool, arguments) = match &request {
+                Ok(r) => (r.tool.clone(), bounded(&r.arguments)),
+                Err(_) => (String::new(), Value::Null),
+            };
+            let mut record = SelfCheck {
+                call,
+                tool: tool.clone(),
+                arguments,
+                at_ms: started.elapsed().as_millis() as u64,
+                duration_ms: 0,
+                summary: String::new(),
+                passed: None,
+                refused: None,
+            };
+            let parsed = request.and_then(|r| tools::parse(&r.tool, &r.arguments));
+            let answer = match parsed {
+                Err(why) => Err(why),
+                Ok(Call::RunChecks { checks }) => {
+                    match admit(&bench.config, &checks, ran, max, running.is_some()) {
+                        Err(why) => Err(why),
+                        Ok(()) => {
+                            ran += 1;
+                            let b = Arc::clone(&bench);
+                            let flag = Arc::clone(&stop);
+                            let spawned = std::thread::Builder::new().name("self-check".into()).spawn(move || {
+                                // Stopped, as the agent is, when the agent ends.
+                                crate::process::stop_lane_on(flag);
+                                run_gates(&b, (call, ran, max), &checks)
+                            });
+                            match spawned {
+                                Ok(thread) => {
+                                    running = Some(Running { id, index: calls.len(), started: at, thread });
+                                    calls.push(record);
+                                    continue;
+                                }
+                                Err(e) => Err(format!("cannot start the checks: {e}")),
+                            }
+                        }
+                    }
+                }
+                Ok(Call::PreviousAttempts { attempt, diff, check }) => previous_answer(
+                    &bench.task,
+                    (bench.n, bench.last),
+                    &bench.prior,
+                    (attempt, diff, check.as_deref()),
+                    &bench.config.context,
+                ),
+                Ok(Call::Task) => Ok(task_answer(
+                    &bench.task,
+                    (bench.n, bench.last),
+                    &bench.config,
+                    bench.config.agent.max_self_checks,
+                )),
+            };
+            let answer = match answer {
+                Ok(text) => {
+                    record.summary = first_line(&text);
+                    Answer { text, is_error: false }
+                }
+                Err(why) => {
+                    record.summary = why.clone();
+                    record.refused = Some(why.clone());
+                    Answer::error(why)
+                }
+            };
+            let _ = desk.answer(&id, &answer);
+            record.duration_ms = at.elapsed().as_millis() as u64;
+            calls.push(record);
+        }
+        std::thread::sleep(LOOK);
+    }
+    // The agent ended: a call under way is stopped (its check killed).
+    if let Some(r) = running.take() {
+        let _ = r.thread.join();
+        let c = &mut calls[r.index];
+        c.duration_ms = r.started.elapsed().as_millis() as u64;
+        c.summary = "stopped: the agent ended before its checks did".into();
+        c.refused = Some(c.summary.clone());
+    }
+    calls
+}
+
+/// Whether a `run_checks` call may run now, or why not.
+fn admit(config: &Config, checks: &[String], ran: u32, max: u32, busy: bool) -> Result<(), String> {
+    if busy {
+        return Err("a run_checks call is already under way: wait for its answer, then call again".into());
+    }
+    if ran >= max {
+        return Err(format!(
+            "no more self-checks in this attempt: {max} of {max} used ([agent] max_self_checks); the real gates run when you finish"
+        ));
+    }
+    let names: Vec<&str> = config.checks.iter().map(|c| c.name.as_str()).collect();
+    if let Some(unknown) = checks.iter().find(|c| !names.contains(&c.as_str())) {
+        return Err(format!(
+            "no check `{unknown}`; this task's checks: {}",
+            if names.is_empty() { "none configured".to_string() } else { names.join(", ") }
+        ));
+    }
+    Ok(())
+}
+
+/// A finished `run_checks` answered and its record completed.
+fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<(String, bool), String>) {
+    let answer = match result {
+        Ok((text, passed)) => {
+            c.summary = first_line(&text);
+            c.passed = Some(passed);
+            Answer { text, is_error: false }
+        }
+        Err(why) => {
+            c.summary = why.clone();
+            c.refused = Some(why.clone());
+            Answer::error(why)
+        }
+    };
+    let _ = desk.answer(id, &answer);
+    c.duration_ms = started.elapsed().as_millis() as u64;
+}
+
+/// The gates on the worktree as it is now; the answer's text and whether
+/// every gate passed. `(call, ran, max)`: the call's number among all
+/// calls, among `run_checks` calls, and the cap.
+fn run_gates(b: &Bench, (call, ran, max): (u32, u32, u32), only: &[String]) -> Result<(String, bool), String> {
+    let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
+    let snap = repo
+        .snapshot(&b.wt, b.base.oid, None, &format!("retry-run self-check {call}"))
+        .map_err(|e| format!("cannot snapshot the worktree: {e}"))?;
+    let head = repo.resolve(&snap.commit.to_string()).map_err(|e| e.to_string())?;
+    let depth = DiffDepth::Patch { max_lines: super::snapshot::SELF_CHECK_DIFF_LINES };
+    let cmp = repo.compare_commits(&b.base, &head, depth, None).map_err(|e| e.to_string())?;
+    let mut r = AttemptRecord::new(b.n);
+    // As if the agent ended well now.
+    r.agent = Some(AgentRun { exit_code: Some(0), ..AgentRun::default() });
+    r.commit = Some(snap.commit.to_string());
+    r.allow = b.config.scope.allow.clone();
+    super::snapshot::fill(&mut r, &cmp);
+    if !r.files.is_empty() || !snap.dirty_submodules.is_empty() {
+        let moves = b.config.scope.submodules == SubmodulePolicy::Allow;
+        r.scope = change_findings(&b.rules, moves, &cmp, &snap.dirty_submodules).1;
+    }
+    let skipped = match outcome::skip_checks(&r) {
+        None => None,
+        Some(Skip::NoChange) => Some("the worktree has no change from the base yet".to_string()),
+        Some(Skip::ScopeViolation) => Some("the change writes outside its scope (the real gates skip them too)".into()),
+        Some(_) => Some("the attempt was halted".into()),
+    };
+    let mut left_out = Vec::new();
+    if skipped.is_none() {
+        let renames: Vec<(String, String)> =
+            r.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
+        let dir = b.out.join(ran.to_string());
+        for check in &b.config.checks {
+            if !only.is_empty() && !only.contains(&check.name) {
+                left_out.push(check.name.clone());
+                continue;
+            }
+            let how =
+                Judging { mode: check.baseline_mode(&b.config.retry), targets: &b.config.targets, renames: &renames };
+            let base = b.baselines.iter().find(|x| x.check == check.name);
+            let out_file = dir.join(crate::record::layout::file_name(&check.name));
+            let result =
+                run_and_judge(&repo, check, (&b.wt, &b.env, &b.confinement), &out_file, (base, how, snap.commit))
+                    .map_err(|e| format!("check `{}` cannot start: {e}", check.name))?;
+            if crate::process::lane_stopped() || crate::process::interrupted().is_some() {
+                return Err("stopped: the agent ended before its checks did".into());
+            }
+            r.checks.push(result);
+        }
+        let integrity = test_integrity(
+            &repo,
+            IntegrityInput {
+                base: b.base.oid,
+                head: snap.commit,
+                changes: &cmp.changes.changes,
+                paths: &b.test_paths,
+                mode: b.config.retry.test_weakening,
+                checks: &r.checks,
+                baselines: &b.baselines,
+            },
+        );
+        // The targets are judged on every check's report: not on a subset.
+        let targets = if left_out.is_empty() { targets(&b.config.targets, &r.checks) } else { None };
+        r.checks.extend([targets, integrity].into_iter().flatten());
+    }
+    let (outcome, reason) = outcome::classify(&r);
+    r.outcome = outcome;
+    r.reason = reason;
+    let found = Found { call: ran, max, record: &r, skipped, left_out };
+    Ok(run_checks_answer(&b.task, &found, &b.config.context))
+}
+
+/// The first line of an answer, for the record.
+fn first_line(text: &str) -> String {
+    crate::text::clip(text.lines().next().unwrap_or(""), 200, "...").into_owned()
+}
+
+/// The arguments as recorded: at most 2000 bytes of their JSON.
+fn bounded(v: &Value) -> Value {
+    let s = v.to_string();
+    if s.len() <= 2000 { v.clone() } else { Value::String(crate::text::clip(&s, 2000, "...").into_owned()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn run_checks_is_admitted_once_at_a_time_and_up_to_the_cap() {
+        let config =
+            Config::parse("[[check]]\nname = \"test\"\nrun = \"true\"\n", Path::new("retry-run.toml")).expect("config");
+        assert!(admit(&config, &[], 0, 5, false).is_ok());
+        assert!(admit(&config, &["test".into()], 4, 5, false).is_ok());
+        assert!(admit(&config, &[], 0, 5, true).expect_err("busy").contains("already under way"));
+        assert!(admit(&config, &[], 5, 5, false).expect_err("cap").contains("5 of 5 used"));
+        assert!(admit(&config, &[], 0, 0, false).expect_err("off").contains("0 of 0"));
+        assert!(admit(&config, &["lint".into()], 0, 5, false).expect_err("unknown").contains("checks: test"));
+    }
+}
