@@ -321,12 +321,44 @@ pub fn render(
                 }
             }
         }
+        if let Some(line) = self_checks_line(a) {
+            let _ = writeln!(s, "{line}");
+        }
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "## The task");
     let _ = writeln!(s);
     let _ = write!(s, "{}", task.text);
     s
+}
+
+/// What the attempt's agent did with the self-check tools (docs/mcp.md),
+/// when it used them: its runs of the gates and how they ended, and
+/// whether the real gates then disagreed with its last green one.
+fn self_checks_line(a: &AttemptRecord) -> Option<String> {
+    if a.self_checks.is_empty() {
+        return None;
+    }
+    let runs: Vec<&str> = a
+        .self_checks
+        .iter()
+        .filter(|c| c.ran_gates())
+        .map(|c| if c.passed == Some(true) { "green" } else { "FAIL" })
+        .collect();
+    let others = a.self_checks.len() - runs.len();
+    let ms: u64 = a.self_checks.iter().map(|c| c.duration_ms).sum();
+    let mut line = format!(
+        "- Self-checks (advisory): {} run{} of the gates{}, {others} other call{}, {}",
+        runs.len(),
+        plural(runs.len()),
+        if runs.is_empty() { String::new() } else { format!(" ({})", runs.join(", ")) },
+        plural(others),
+        human_ms(ms)
+    );
+    if a.self_checked_green() && !matches!(a.outcome, Outcome::Success | Outcome::Unverified | Outcome::Stopped) {
+        line.push_str("; green at its last self-check, then the real gates failed it");
+    }
+    Some(line)
 }
 
 /// One lane of a task run in lanes, for [`lanes_section`].

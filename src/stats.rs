@@ -72,6 +72,26 @@ pub struct Stats {
     pub pass_at: BTreeMap<usize, f64>,
     /// Lanes by their agent → how many succeeded (tasks run in lanes).
     pub by_agent: BTreeMap<String, Rate>,
+    /// The agents' own runs of the gates while they worked (docs/mcp.md).
+    pub self_checks: SelfChecks,
+}
+
+/// What the agents' self-checks (`run_checks`) came to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SelfChecks {
+    /// Attempts whose agent ran the gates itself at least once.
+    pub attempts: usize,
+    /// `run_checks` calls that ran the gates.
+    pub calls: usize,
+    /// Calls of any tool that were refused (the cap, a call under way,
+    /// malformed).
+    pub refused: usize,
+    /// Attempts whose last self-check passed every gate.
+    pub green: usize,
+    /// Of those, the attempts that then failed a real gate: a gate the
+    /// agent cannot see (the reviewer), a change after its last self-check,
+    /// or a flaky check.
+    pub green_then_failed: usize,
 }
 
 /// One attempt chain of a task: the task itself, or one of its lanes
@@ -126,6 +146,18 @@ fn chain_stats(s: &mut Stats, id: &str, attempts: &[AttemptRecord]) {
             s.by_attempt.entry(a.number).or_default().add(success);
             if i > 0 && a.outcome != Outcome::Stopped {
                 s.by_feedback.entry(feedback_kind(&attempts[i - 1])).or_default().add(success);
+            }
+            let ran = a.self_checks.iter().filter(|c| c.ran_gates()).count();
+            s.self_checks.calls += ran;
+            s.self_checks.refused += a.self_checks.iter().filter(|c| c.refused.is_some()).count();
+            if ran > 0 {
+                s.self_checks.attempts += 1;
+            }
+            if a.self_checked_green() {
+                s.self_checks.green += 1;
+                if !matches!(a.outcome, Outcome::Success | Outcome::Unverified | Outcome::Stopped) {
+                    s.self_checks.green_then_failed += 1;
+                }
             }
             let findings: usize = a
                 .checks
@@ -199,6 +231,27 @@ pub fn render(s: &Stats) -> String {
             }
         }
     }
+    let sc = &s.self_checks;
+    if sc.attempts > 0 || sc.refused > 0 {
+        let _ = writeln!(out, "\nself-checks (the agents' own runs of the gates, advisory):");
+        let _ = writeln!(
+            out,
+            "  {} run{} in {} attempt{}, {} call{} refused",
+            sc.calls,
+            plural(sc.calls),
+            sc.attempts,
+            plural(sc.attempts),
+            sc.refused,
+            plural(sc.refused)
+        );
+        let _ = writeln!(
+            out,
+            "  green at the last self-check, then failed a real gate: {} of {} attempt{}",
+            sc.green_then_failed,
+            sc.green,
+            plural(sc.green)
+        );
+    }
     let (attempts, findings) = s.weakened;
     let _ = writeln!(
         out,
@@ -264,5 +317,27 @@ mod tests {
         assert!(text.contains(" 2 lanes   66.7%  (2/3 tasks)"), "{text}");
         assert!(text.contains("pass@1 33.3%, pass@2 66.7%"), "{text}");
         assert!(text.contains("claude-code     33.3%  (1/3 lanes)"), "{text}");
+    }
+
+    #[test]
+    fn self_checks_are_counted_with_the_green_ones_that_then_failed() {
+        use crate::model::SelfCheck;
+        let call = |passed: Option<bool>, refused: Option<&str>| SelfCheck {
+            call: 1,
+            tool: "run_checks".into(),
+            arguments: serde_json::Value::Null,
+            at_ms: 0,
+            duration_ms: 0,
+            summary: String::new(),
+            passed,
+            refused: refused.map(String::from),
+        };
+        let mut failed = a(1, Outcome::CheckFailure);
+        failed.self_checks = vec![call(Some(false), None), call(Some(true), None)];
+        let mut ok = a(2, Outcome::Success);
+        ok.self_checks = vec![call(Some(true), None), call(None, Some("cap"))];
+        let s = stats(&[("t".into(), one(vec![failed, ok]))]);
+        assert_eq!(s.self_checks, SelfChecks { attempts: 2, calls: 3, refused: 1, green: 2, green_then_failed: 1 });
+        assert!(render(&s).contains("then failed a real gate: 1 of 2 attempts"), "{}", render(&s));
     }
 }

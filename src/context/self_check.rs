@@ -69,7 +69,7 @@ pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config
     let ctx = assemble(task, r.number + 1, r.number + 1, std::slice::from_ref(r), cfg);
     let wrong = render::what_went_wrong(&ctx, ANSWER_TOKENS);
     if !wrong.is_empty() {
-        out.push_str("\n### What went wrong\n");
+        out.push('\n');
         out.push_str(&wrong);
     }
     (out, false)

@@ -153,6 +153,12 @@ impl AttemptDir {
         self.checks().join(format!("{}.rerun-{i}.out", file_name(check)))
     }
 
+    /// `self-checks/<run>/<check>.out`: a check's output in the agent's
+    /// `run`th self-check (docs/mcp.md).
+    pub fn self_check_out(&self, run: u32, check: &str) -> PathBuf {
+        self.path.join("self-checks").join(run.to_string()).join(format!("{}.out", file_name(check)))
+    }
+
     /// `leftovers/`: files the agent left that are not part of the change.
     pub fn leftovers(&self) -> PathBuf {
         self.path.join("leftovers")

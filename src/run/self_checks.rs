@@ -73,7 +73,7 @@ struct Bench {
     baselines: Vec<Baseline>,
     confinement: Confinement,
     env: Vec<(String, String)>,
-    out: PathBuf,
+    dir: crate::record::layout::AttemptDir,
     n: u32,
     last: u32,
     task: TaskText,
@@ -109,7 +109,7 @@ impl TaskRun<'_> {
             baselines: self.baselines.clone().unwrap_or_default(),
             confinement: a.confinement.clone(),
             env: env.to_vec(),
-            out: a.dir.path().join("self-checks"),
+            dir: a.dir.clone(),
             n: a.n,
             last: self.last_allowed,
             task: self.task_text.clone(),
@@ -311,7 +311,6 @@ fn run_gates(b: &Bench, (call, ran, max): (u32, u32, u32), only: &[String]) -> R
     if skipped.is_none() {
         let renames: Vec<(String, String)> =
             r.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
-        let dir = b.out.join(ran.to_string());
         for check in &b.config.checks {
             if !only.is_empty() && !only.contains(&check.name) {
                 left_out.push(check.name.clone());
@@ -320,7 +319,7 @@ fn run_gates(b: &Bench, (call, ran, max): (u32, u32, u32), only: &[String]) -> R
             let how =
                 Judging { mode: check.baseline_mode(&b.config.retry), targets: &b.config.targets, renames: &renames };
             let base = b.baselines.iter().find(|x| x.check == check.name);
-            let out_file = dir.join(crate::record::layout::file_name(&check.name));
+            let out_file = b.dir.self_check_out(ran, &check.name);
             let result =
                 run_and_judge(&repo, check, (&b.wt, &b.env, &b.confinement), &out_file, (base, how, snap.commit))
                     .map_err(|e| format!("check `{}` cannot start: {e}", check.name))?;

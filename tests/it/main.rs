@@ -18,6 +18,7 @@ mod fleet;
 mod honest_success;
 mod init;
 mod lanes;
+mod mcp;
 mod real_projects;
 mod record;
 mod repositories;
