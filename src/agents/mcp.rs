@@ -34,7 +34,11 @@ pub fn wiring(kind: &str, command: &[String], dir: &Path) -> Wiring {
     match kind {
         "claude-code" => {
             let file = dir.join("retry-run-mcp.claude.json");
-            let config = json!({"mcpServers": {SERVER: {"type": "stdio", "command": program, "args": args}}});
+            // `alwaysLoad`: its first request waits for the server (else
+            // `-p` may start without its tools).
+            let config = json!({"mcpServers": {SERVER: {
+                "type": "stdio", "command": program, "args": args, "alwaysLoad": true,
+            }}});
             Wiring {
                 args: vec!["--mcp-config".into(), file.display().to_string()],
                 // Its tool calls wait this long (milliseconds).
@@ -53,6 +57,10 @@ pub fn wiring(kind: &str, command: &[String], dir: &Path) -> Wiring {
                     format!("{}={list}", key("args")),
                     "-c".into(),
                     format!("{}={TOOL_TIMEOUT_SECS}", key("tool_timeout_sec")),
+                    // Its first request waits for the server (else it waits
+                    // about a second, then goes on without its tools).
+                    "-c".into(),
+                    format!("{}=true", key("required")),
                 ],
                 ..Wiring::default()
             }

@@ -132,8 +132,7 @@ impl TaskRun<'_> {
     /// command line is the one run (a command of the user's is left as
     /// written; it still gets RETRY_RUN_MCP_COMMAND).
     pub(super) fn mcp_wiring(&self) -> Option<&str> {
-        let config = &self.plan.config;
-        if !config.agent.mcp || config.agent.command.is_some() {
+        if !self.plan.config.agent.mcp || !self.plan.preset_command {
             return None;
         }
         self.plan.preset.as_ref().and_then(|p| p.mcp.as_deref())

@@ -22,6 +22,9 @@ pub(super) struct Plan {
     pub config: Config,
     pub agent_cmd: CommandSpec,
     pub preset: Option<crate::agents::Preset>,
+    /// The agent's command line is the preset's own (with `[agent] args`),
+    /// which the preset's MCP wiring fits.
+    pub preset_command: bool,
     pub leftovers: leftovers::Leftovers,
     pub rules: Rules,
     pub test_paths: TestPaths,
@@ -135,6 +138,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
             config.agent.args = agent.args.clone();
         }
     }
+    let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
     let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
@@ -181,6 +185,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         config,
         agent_cmd,
         preset,
+        preset_command,
         leftovers,
         rules,
         test_paths,

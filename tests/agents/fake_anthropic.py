@@ -8,8 +8,14 @@ request that offers the Bash tool) gets one Bash call running
 $FAKE_WRONG_CMD, or $FAKE_RIGHT_CMD when the request carries $FAKE_FEEDBACK
 (the check's failure that only the retry prompt carries); a request holding
 that tool's result gets a final text; any other request a short text.
+
+With $FAKE_MCP set, the main loop uses retry-run's self-check tool
+(mcp__retry-run__run_checks): a wrong edit, a self-check, the right edit,
+another self-check, then a final text; the answer of each self-check is
+logged as `self_check`.
 """
 import json
+import os
 
 from fake_common import FEEDBACK, RIGHT_CMD, WRONG_CMD, Base, log, serve, texts
 
@@ -20,9 +26,36 @@ def has_tool_result(body):
     return isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
 
 
+MCP_TOOL = "mcp__retry-run__run_checks"
+
+
+def tool_uses(body):
+    """The tool calls the conversation holds so far."""
+    return [c for m in body.get("messages", []) if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+            for c in m["content"] if isinstance(c, dict) and c.get("type") == "tool_use"]
+
+
+def self_checking(body, tools):
+    """With $FAKE_MCP: a wrong edit, a self-check, the right edit, another
+    self-check, then done; each self-check's answer is logged."""
+    step = len(tool_uses(body))
+    last = texts(body["messages"][-1].get("content")) if step else ""
+    if step in (2, 4):
+        log({"self_check": last, "tools": tools})
+    if step in (0, 2):
+        cmd = WRONG_CMD if step == 0 else RIGHT_CMD
+        return [{"type": "tool_use", "id": f"toolu_fake_{step}", "name": "Bash",
+                 "input": {"command": cmd, "description": "edit the code"}}], "tool_use"
+    if step in (1, 3):
+        return [{"type": "tool_use", "id": f"toolu_fake_{step}", "name": MCP_TOOL, "input": {}}], "tool_use"
+    return [{"type": "text", "text": "The self-check passed; done."}], "end_turn"
+
+
 def reply(body):
     """(content blocks, stop reason)"""
     tools = [t.get("name") for t in body.get("tools", []) if isinstance(t, dict)]
+    if os.environ.get("FAKE_MCP") and "Bash" in tools:
+        return self_checking(body, tools)
     if "Bash" in tools and not has_tool_result(body):
         cmd = RIGHT_CMD if FEEDBACK in texts(body.get("messages", [])) else WRONG_CMD
         return [{"type": "tool_use", "id": "toolu_fake_1", "name": "Bash",

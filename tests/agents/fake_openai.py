@@ -14,7 +14,10 @@ prompt carries).
 POST /v1/responses (Codex) answers a request without a tool's output with
 one call of its `exec_command` tool running $FAKE_WRONG_CMD, or
 $FAKE_RIGHT_CMD when the request carries $FAKE_FEEDBACK; a request holding
-the tool's output gets a final message.
+the tool's output gets a final message. With $FAKE_MCP set, it uses
+retry-run's self-check tool instead: a wrong edit, a call of run_checks (in
+the `mcp__retry_run` namespace), the right edit, another call, then a final
+message; the answer of each call is logged as `self_check`.
 """
 import json
 import os
@@ -90,12 +93,35 @@ class Handler(Base):
         self.wfile.flush()
         self.close_connection = True
 
+    def self_checking(self, body):
+        """With $FAKE_MCP: a wrong edit, a self-check (retry-run's
+        run_checks, in the namespace Codex lists its tools under), the
+        right edit, another self-check, then done; each self-check's answer
+        is logged."""
+        items = [i for i in body.get("input", []) if isinstance(i, dict)]
+        step = sum(1 for i in items if i.get("type") == "function_call")
+        namespaces = [t.get("name") for t in body.get("tools", []) if isinstance(t, dict) and t.get("type") == "namespace"]
+        if step in (2, 4):
+            outputs = [i for i in items if i.get("type") == "function_call_output"]
+            log({"self_check": texts(outputs[-1].get("output")) if outputs else "", "namespaces": namespaces})
+        if step in (0, 2):
+            cmd = WRONG_CMD if step == 0 else RIGHT_CMD
+            return {"type": "function_call", "id": f"fc_fake_{step}", "call_id": f"call_fake_{step}",
+                    "name": "exec_command", "arguments": json.dumps({"cmd": cmd}), "status": "completed"}
+        if step in (1, 3):
+            return {"type": "function_call", "id": f"fc_fake_{step}", "call_id": f"call_fake_{step}",
+                    "namespace": "mcp__retry_run", "name": "run_checks", "arguments": "{}", "status": "completed"}
+        return {"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
+                "content": [{"type": "output_text", "text": "The self-check passed; done.", "annotations": []}]}
+
     def answer_responses(self, body):
         items = body.get("input", [])
         answered = any(isinstance(i, dict) and i.get("type") == "function_call_output" for i in items)
         feedback = FEEDBACK in texts([i for i in items if isinstance(i, dict) and i.get("role") == "user"])
         log({"path": self.path, "feedback": feedback, "answered": answered})
-        if answered:
+        if os.environ.get("FAKE_MCP"):
+            item = self.self_checking(body)
+        elif answered:
             item = {"type": "message", "role": "assistant", "id": "msg_fake", "status": "completed",
                     "content": [{"type": "output_text", "text": "I edited calc.py.", "annotations": []}]}
         else:

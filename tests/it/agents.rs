@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::record::{events, outcomes};
+use crate::support::record::{events, of_type, outcomes};
 use crate::support::tools::{npm_agent, pip_agent, skipped};
 use crate::support::{FakeAgent, TestEnv, processes_in};
 
@@ -99,6 +99,29 @@ fn run_preset(
     main_request: &dyn Fn(&Value) -> bool,
 ) -> Vec<Value> {
     let config_before = std::fs::read(r.join(".git/config")).expect("config");
+    run_task(env, r, bin, vars, server);
+    assert_eq!(outcomes(r, TASK), ["CHECK_FAILURE", "SUCCESS"]);
+    let calls: Vec<bool> =
+        server.requests().iter().filter(|q| main_request(q)).map(|q| q["feedback"] == true).collect();
+    assert_eq!(calls, [false, true], "the feedback reached the agent's second call only: {:?}", server.requests());
+    let ev = events(r, TASK);
+    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
+        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
+    }
+    let files = env.git(r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{TASK}/2")]);
+    assert_eq!(files, "calc.py", "nothing the agent dropped is in the change");
+    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
+    let wt = r.join(format!(".git/retry-run/worktrees/{TASK}"));
+    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
+    ev
+}
+
+const TASK: &str = "fix-add-so-that-the-tests-pass";
+
+/// Runs the task "Fix add so that the tests pass" in `r` with `bin` first
+/// on PATH, `vars` in the environment and the fake model server the one
+/// host reachable; asserts that it succeeded.
+fn run_task(env: &TestEnv, r: &Path, bin: &Path, vars: &[(&str, String)], server: &Server) {
     let mut path = bin.as_os_str().to_owned();
     path.push(":");
     path.push(env.path_var());
@@ -120,23 +143,34 @@ fn run_preset(
         .unwrap_or_default();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}\nagent:\n{agent_out}\nserver: {:?}", server.requests());
-    assert_eq!(outcomes(r, TASK), ["CHECK_FAILURE", "SUCCESS"]);
-    let calls: Vec<bool> =
-        server.requests().iter().filter(|q| main_request(q)).map(|q| q["feedback"] == true).collect();
-    assert_eq!(calls, [false, true], "the feedback reached the agent's second call only: {:?}", server.requests());
-    let ev = events(r, TASK);
-    for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
-        assert!(f["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{f}");
-    }
-    let files = env.git(r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{TASK}/2")]);
-    assert_eq!(files, "calc.py", "nothing the agent dropped is in the change");
-    assert_eq!(std::fs::read(r.join(".git/config")).expect("config"), config_before);
-    let wt = r.join(format!(".git/retry-run/worktrees/{TASK}"));
-    assert!(processes_in(&wt).is_empty(), "{:?}", processes_in(&wt));
-    ev
 }
 
-const TASK: &str = "fix-add-so-that-the-tests-pass";
+/// The task run with a fake model server in its self-checking mode
+/// (`FAKE_MCP`): the agent edits wrongly, calls run_checks through the
+/// preset's MCP wiring, reads the failing test and its assertion, fixes
+/// it, calls run_checks again, sees green and finishes. Asserts success at
+/// attempt 1 with two self-checks recorded, and that the answers the
+/// model server received named the test, then said every gate passed.
+/// Returns the server's log of the self-checks.
+fn self_checking(env: &TestEnv, r: &Path, bin: &Path, vars: &[(&str, String)], server: &Server) -> Vec<Value> {
+    run_task(env, r, bin, vars, server);
+    assert_eq!(outcomes(r, TASK), ["SUCCESS"]);
+    let ev = events(r, TASK);
+    let runs: Vec<&Value> = of_type(&ev, "SelfChecked").into_iter().filter(|c| c["tool"] == "run_checks").collect();
+    let passed: Vec<&Value> = runs.iter().map(|c| &c["passed"]).collect();
+    assert_eq!(passed, [&Value::Bool(false), &Value::Bool(true)], "{runs:?}");
+    let seen: Vec<Value> = server.requests().into_iter().filter(|q| q.get("self_check").is_some()).collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let first = seen[0]["self_check"].as_str().unwrap_or("");
+    assert!(first.contains("FAIL") && first.contains("tests/test_calc.py::test_add"), "{first}");
+    assert!(first.contains("assert 6 == 5"), "the assertion reached the model: {first}");
+    let second = seen[1]["self_check"].as_str().unwrap_or("");
+    assert!(second.contains("every gate passed"), "{second}");
+    let prompt =
+        std::fs::read_to_string(r.join(format!(".git/retry-run/tasks/{TASK}/attempts/1/prompt.md"))).expect("prompt");
+    assert!(prompt.contains("MCP server named `retry-run`"), "the prompt says the tools exist: {prompt}");
+    seen
+}
 
 /// An agent CLI as the tests install it: its directory in the agents'
 /// cache, its package at the version tested, its program.
@@ -194,6 +228,14 @@ fn edits() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The server's variables for an agent that checks its own work: a wrong
+/// edit, then the right one on top of it (a different length: Python
+/// trusts bytecode cached in the same second for a file of the same size).
+fn self_checking_edits() -> Vec<(&'static str, String)> {
+    let right = "python3 -c \"import pathlib; p = pathlib.Path('calc.py'); p.write_text(p.read_text().replace('a * b', 'a + b  # fixed'))\"";
+    vec![("FAKE_WRONG_CMD", edit("a * b")), ("FAKE_RIGHT_CMD", right.to_string()), ("FAKE_MCP", "1".into())]
+}
+
 fn start(env: &TestEnv, script: &str, vars: &[(&str, String)]) -> Server {
     let v: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Server::start(env, script, &v)
@@ -229,6 +271,54 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     assert!(writable.contains("/.claude\"") && writable.contains(".claude.json"), "{writable}");
     let report = env.run(&r, &["report", TASK]).stdout;
     assert!(report.contains("Agent usage, all attempts: 4 turns"), "{report}");
+}
+
+#[test]
+fn claude_code_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
+    let bin = match CLAUDE_CODE.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
+    let vars = self_checking_edits();
+    let server = start(&env, "fake_anthropic.py", &vars);
+    let api = [
+        ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
+        ("ANTHROPIC_API_KEY", "sk-fake-for-tests".into()),
+    ];
+    let seen = self_checking(&env, &r, &bin, &api, &server);
+    // The tools as Claude Code offered them to the model.
+    let tools = seen[0]["tools"].to_string();
+    assert!(tools.contains("mcp__retry-run__run_checks") && tools.contains("mcp__retry-run__task"), "{tools}");
+}
+
+#[test]
+fn codex_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
+    let bin = match CODEX.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let vars = self_checking_edits();
+    let server = start(&env, "fake_openai.py", &vars);
+    let r = python_repo(
+        &env,
+        &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {}\n", codex_args(&server)),
+    );
+    let key = [("OPENAI_API_KEY", "sk-fake-for-tests".to_string())];
+    let seen = self_checking(&env, &r, &bin, &key, &server);
+    let namespaces = seen[0]["namespaces"].as_array().expect("namespaces");
+    assert!(namespaces.contains(&Value::from("mcp__retry_run")), "{:?}", seen[0]);
+}
+
+/// Codex's model and endpoint, the user's: a provider of their own, in
+/// the preset's args.
+fn codex_args(server: &Server) -> String {
+    let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", server.port);
+    format!(
+        "[\"-m\", \"fake\", \"-c\", \"model_provider=fake\", \"-c\", \"model_providers.fake.name=fake\", \"-c\", \"{base}\", \"-c\", \"model_providers.fake.wire_api=responses\", \"-c\", \"model_providers.fake.env_key=OPENAI_API_KEY\"]"
+    )
 }
 
 #[test]
@@ -274,11 +364,7 @@ fn codex_preset_with_the_real_cli_learns_from_the_failed_check() {
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_openai.py", &edits());
-    // The model and its endpoint are the user's: a provider of their own, in the preset's args.
-    let base = format!("model_providers.fake.base_url=\\\"http://127.0.0.1:{}/v1\\\"", server.port);
-    let args = format!(
-        "[\"-m\", \"fake\", \"-c\", \"model_provider=fake\", \"-c\", \"model_providers.fake.name=fake\", \"-c\", \"{base}\", \"-c\", \"model_providers.fake.wire_api=responses\", \"-c\", \"model_providers.fake.env_key=OPENAI_API_KEY\"]"
-    );
+    let args = codex_args(&server);
     let r =
         python_repo(&env, &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {args}\n"));
     let key = [("OPENAI_API_KEY", "sk-fake-for-tests".to_string())];
