@@ -25,8 +25,12 @@ pub struct Wiring {
 }
 
 /// The wiring of preset `kind` for the server started by `command`, its
-/// files in `dir`. An unknown kind gets nothing (the variable alone).
-pub fn wiring(kind: &str, command: &[String], dir: &Path) -> Wiring {
+/// files in `dir`; `user` reads the user's own environment, whose
+/// settings are kept: opencode's `OPENCODE_CONFIG_CONTENT` gets the server
+/// added, and a `GEMINI_CLI_SYSTEM_SETTINGS_PATH` of the user's is left
+/// alone (Gemini is then not given the server). An unknown kind gets
+/// nothing (the variable alone).
+pub fn wiring(kind: &str, command: &[String], dir: &Path, user: &dyn Fn(&str) -> Option<String>) -> Wiring {
     let (program, args) = match command.split_first() {
         Some((p, a)) => (p.clone(), a.to_vec()),
         None => return Wiring::default(),
@@ -65,6 +69,7 @@ pub fn wiring(kind: &str, command: &[String], dir: &Path) -> Wiring {
                 ..Wiring::default()
             }
         }
+        "gemini" if user("GEMINI_CLI_SYSTEM_SETTINGS_PATH").is_some() => Wiring::default(),
         "gemini" => {
             // Its system settings file, which it merges over the user's.
             let file = dir.join("retry-run-mcp.gemini.json");
@@ -80,9 +85,19 @@ pub fn wiring(kind: &str, command: &[String], dir: &Path) -> Wiring {
         "opencode" => {
             let mut cmd = vec![program];
             cmd.extend(args);
-            let config = json!({"mcp": {SERVER: {
-                "type": "local", "command": cmd, "enabled": true, "timeout": TOOL_TIMEOUT_SECS * 1000,
-            }}});
+            let server = json!({"type": "local", "command": cmd, "enabled": true, "timeout": TOOL_TIMEOUT_SECS * 1000});
+            let mut config = match user("OPENCODE_CONFIG_CONTENT").map(|t| serde_json::from_str(&t)) {
+                None => json!({}),
+                Some(Ok(v @ serde_json::Value::Object(_))) => v,
+                // Not a JSON object: the user's setting is left as it is.
+                Some(_) => return Wiring::default(),
+            };
+            match config.get_mut("mcp").and_then(serde_json::Value::as_object_mut) {
+                Some(servers) => {
+                    servers.insert(SERVER.into(), server);
+                }
+                None => config["mcp"] = json!({SERVER: server}),
+            }
             Wiring { env: vec![("OPENCODE_CONFIG_CONTENT".into(), config.to_string())], ..Wiring::default() }
         }
         _ => Wiring::default(),
@@ -97,6 +112,10 @@ fn pretty(v: &serde_json::Value) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    fn none(_: &str) -> Option<String> {
+        None
+    }
+
     fn command() -> Vec<String> {
         ["/opt/rr", "mcp", "--channel", "/w/.git/retry-run/tasks/t/attempts/1/tmp/retry-run-mcp"]
             .map(String::from)
@@ -105,7 +124,7 @@ mod tests {
 
     #[test]
     fn claude_code_reads_a_generated_config_file() {
-        let w = wiring("claude-code", &command(), Path::new("/w/tmp"));
+        let w = wiring("claude-code", &command(), Path::new("/w/tmp"), &none);
         assert_eq!(w.args, ["--mcp-config", "/w/tmp/retry-run-mcp.claude.json"]);
         let (path, bytes) = &w.files[0];
         assert_eq!(path, Path::new("/w/tmp/retry-run-mcp.claude.json"));
@@ -116,7 +135,7 @@ mod tests {
 
     #[test]
     fn codex_is_given_config_overrides_as_toml_values() {
-        let w = wiring("codex", &command(), Path::new("/w/tmp"));
+        let w = wiring("codex", &command(), Path::new("/w/tmp"), &none);
         assert_eq!(w.args[0], "-c");
         assert_eq!(w.args[1], "mcp_servers.retry-run.command=\"/opt/rr\"");
         let (_, list) = w.args[3].split_once('=').expect("key=value");
@@ -127,11 +146,29 @@ mod tests {
 
     #[test]
     fn gemini_and_opencode_are_given_settings_of_their_own() {
-        let g = wiring("gemini", &command(), Path::new("/w/tmp"));
+        let dir = Path::new("/w/tmp");
+        let g = wiring("gemini", &command(), dir, &none);
         assert_eq!(g.env[0].0, "GEMINI_CLI_SYSTEM_SETTINGS_PATH");
-        let o = wiring("opencode", &command(), Path::new("/w/tmp"));
+        let o = wiring("opencode", &command(), dir, &none);
         let v: serde_json::Value = serde_json::from_str(&o.env[0].1).expect("json");
         assert_eq!(v["mcp"]["retry-run"]["command"][0], "/opt/rr");
-        assert_eq!(wiring("aider", &command(), Path::new("/w/tmp")), Wiring::default());
+        assert_eq!(wiring("aider", &command(), dir, &none), Wiring::default());
+    }
+
+    #[test]
+    fn the_users_own_settings_are_kept() {
+        let dir = Path::new("/w/tmp");
+        let theirs = |k: &str| {
+            (k == "OPENCODE_CONFIG_CONTENT").then(|| r#"{"model":"x/y","mcp":{"docs":{"type":"remote"}}}"#.to_string())
+        };
+        let o = wiring("opencode", &command(), dir, &theirs);
+        let v: serde_json::Value = serde_json::from_str(&o.env[0].1).expect("json");
+        assert_eq!(v["model"], "x/y");
+        assert_eq!(v["mcp"]["docs"]["type"], "remote");
+        assert_eq!(v["mcp"]["retry-run"]["type"], "local");
+        let broken = |k: &str| (k == "OPENCODE_CONFIG_CONTENT").then(|| "not json".to_string());
+        assert_eq!(wiring("opencode", &command(), dir, &broken), Wiring::default());
+        let system = |k: &str| (k == "GEMINI_CLI_SYSTEM_SETTINGS_PATH").then(|| "/etc/gemini.json".to_string());
+        assert_eq!(wiring("gemini", &command(), dir, &system), Wiring::default());
     }
 }

@@ -172,13 +172,47 @@ fn fit(blocks: &mut [Block], budget_blocks: usize) -> usize {
 /// most `max_tokens`: the answer of a self-check (docs/mcp.md).
 pub fn what_went_wrong(ctx: &Context, max_tokens: usize) -> String {
     let Some(prev) = &ctx.previous else { return String::new() };
-    let mut blocks: Vec<Block> = blocks(ctx, prev)
-        .into_iter()
-        .filter(|b| b.name != "heading" && b.name != "near miss" && !b.name.starts_with("diff of attempt"))
-        .collect();
+    let mut blocks = what_went_wrong_blocks(prev);
     fit(&mut blocks, max_tokens * BYTES_PER_TOKEN);
     let body: String = blocks.iter().flat_map(Block::lines).map(|l| l + "\n").collect();
     body.trim_start_matches('\n').to_string()
+}
+
+/// What went wrong in `prev`: its feedback, then the errors in its code.
+fn what_went_wrong_blocks(prev: &super::Previous) -> Vec<Block> {
+    let mut out = Vec::new();
+    if !prev.feedback.is_empty() {
+        out.push(Block::new("feedback heading", KEEP, vec![String::new(), "### What went wrong".into()], Vec::new()));
+        for (i, f) in prev.feedback.iter().enumerate() {
+            out.push(feedback_block(i + 1, f));
+        }
+    }
+    if !prev.errors.is_empty() {
+        let mut body = Vec::new();
+        for e in &prev.errors {
+            let at = match e.line {
+                Some(l) => format!("{}:{l}", e.path),
+                None => e.path.clone(),
+            };
+            let code = e.code.as_ref().map(|c| format!(" {c}")).unwrap_or_default();
+            let scope = e.scope.as_ref().map(|s| format!(" (in `{s}`)")).unwrap_or_default();
+            body.push(format!("- `{at}` {}{code}: {}{scope}", e.tool, e.message));
+            if let Some(snippet) = &e.snippet {
+                body.push("```".into());
+                body.extend(snippet.lines().map(str::to_string));
+                body.push("```".into());
+            }
+        }
+        let mut b = Block::new(
+            "errors in their code",
+            50,
+            vec![String::new(), "### Errors in their code (as the attempt left the files)".into()],
+            body,
+        );
+        b.min_body = 1;
+        out.push(b);
+    }
+    out
 }
 
 fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
@@ -213,37 +247,7 @@ fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
             Vec::new(),
         ));
     }
-    if !prev.feedback.is_empty() {
-        out.push(Block::new("feedback heading", KEEP, vec![String::new(), "### What went wrong".into()], Vec::new()));
-        for (i, f) in prev.feedback.iter().enumerate() {
-            out.push(feedback_block(i + 1, f));
-        }
-    }
-    if !prev.errors.is_empty() {
-        let mut body = Vec::new();
-        for e in &prev.errors {
-            let at = match e.line {
-                Some(l) => format!("{}:{l}", e.path),
-                None => e.path.clone(),
-            };
-            let code = e.code.as_ref().map(|c| format!(" {c}")).unwrap_or_default();
-            let scope = e.scope.as_ref().map(|s| format!(" (in `{s}`)")).unwrap_or_default();
-            body.push(format!("- `{at}` {}{code}: {}{scope}", e.tool, e.message));
-            if let Some(snippet) = &e.snippet {
-                body.push("```".into());
-                body.extend(snippet.lines().map(str::to_string));
-                body.push("```".into());
-            }
-        }
-        let mut b = Block::new(
-            "errors in their code",
-            50,
-            vec![String::new(), "### Errors in their code (as the attempt left the files)".into()],
-            body,
-        );
-        b.min_body = 1;
-        out.push(b);
-    }
+    out.extend(what_went_wrong_blocks(prev));
     if !ctx.patterns.is_empty() {
         let body = ctx.patterns.iter().map(|p| format!("- {} {}", p.observation, p.suggestion)).collect();
         out.push(Block::new(

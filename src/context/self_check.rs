@@ -274,6 +274,7 @@ mod tests {
         assert!(text.contains("assert 5 == 6"), "{text}");
         assert!(!text.contains("## Attempt"), "no prompt heading: {text}");
         assert!(!text.contains("## Task"), "no task: {text}");
+        assert!(!text.contains("Earlier attempts"), "no history: {text}");
     }
 
     #[test]

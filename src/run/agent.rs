@@ -69,13 +69,18 @@ impl TaskRun<'_> {
         let checks_env = env.clone();
         let mut argv = agent_argv(&self.plan.agent_cmd, &vars);
         let desk = self.open_self_checks(a, &checks_env)?;
+        let mut wired = Vec::new();
         if let Some(d) = &desk {
             env.push((MCP_COMMAND_VAR.into(), serde_json::to_string(&d.command).unwrap_or_default()));
             if let Some(kind) = self.mcp_wiring() {
-                let w = crate::agents::mcp::wiring(kind, &d.command, &a.dir.tmp());
+                let user = |k: &str| {
+                    env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok())
+                };
+                let w = crate::agents::mcp::wiring(kind, &d.command, &a.dir.tmp(), &user);
                 for (path, bytes) in &w.files {
                     write_file(path, bytes)?;
                 }
+                wired = w.files.into_iter().map(|(p, _)| p).collect();
                 argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
                 env.extend(w.env);
             }
@@ -100,6 +105,9 @@ impl TaskRun<'_> {
             }
         });
         let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
+        for f in &wired {
+            let _ = std::fs::remove_file(f);
+        }
         if let Some(e) = start_error {
             return Err(e);
         }

@@ -34,6 +34,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("test_results", Pure, &[]),
     ("process", Edge, &[]),
     ("project", Edge, &[]),
+    ("mcp", Edge, &[]),
     // Rules and parsers over those types.
     ("agents", Pure, &["model"]),
     ("summarize", Pure, &["text"]),
@@ -75,6 +76,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "git",
             "hash",
             "integrity",
+            "mcp",
             "model",
             "outcome",
             "pathfmt",
@@ -108,6 +110,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "format",
             "git",
             "init",
+            "mcp",
             "model",
             "pathfmt",
             "process",
