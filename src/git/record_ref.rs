@@ -110,13 +110,23 @@ impl Repo {
             let Ok(kind) = e.file_type() else { continue };
             let name = e.file_name();
             let Some(name) = name.to_str() else { continue };
+            // A file or directory that went between the listing and its
+            // reading was a write under way elsewhere (a lane's record
+            // file renamed into place): the next commit has it.
+            let gone = |e: &GitError| matches!(e, GitError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
             if kind.is_dir() {
-                let sub = self.write_dir(root, &path, skip)?;
+                let sub = match self.write_dir(root, &path, skip) {
+                    Err(e) if gone(&e) && !path.exists() => continue,
+                    other => other?,
+                };
                 if sub.to_string() != EMPTY_TREE {
                     builder.insert(name, sub, FileMode::Tree.into()).map_err(ctx(|| format!("cannot add {name}")))?;
                 }
             } else if kind.is_file() {
-                let bytes = std::fs::read(&path).map_err(|source| GitError::Io { path: path.clone(), source })?;
+                let bytes = match std::fs::read(&path) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    read => read.map_err(|source| GitError::Io { path: path.clone(), source })?,
+                };
                 let blob = self.repo.blob(&bytes).map_err(ctx(|| format!("cannot store {}", path.display())))?;
                 builder.insert(name, blob, FileMode::Blob.into()).map_err(ctx(|| format!("cannot add {name}")))?;
             }

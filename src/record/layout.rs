@@ -84,14 +84,18 @@ impl TaskDir {
     /// Whether `rel`, a path relative to the task's directory, belongs to
     /// this machine only and is never shared (`push`): the lock and the
     /// attempts' private TMPDIRs (`attempts/<n>/tmp`), the task's and each
-    /// of its lanes' (`lanes/<lane>/...`), and the choice's TMPDIR.
+    /// of its lanes' (`lanes/<lane>/...`), the choice's TMPDIR, and a
+    /// record file being written (`<name>.<pid>-<n>.tmp`).
     pub fn is_local(rel: &Path) -> bool {
         let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
         let own = match parts.as_slice() {
             [l, _, rest @ ..] if *l == "lanes" => rest,
             all => all,
         };
-        matches!(own, [l] if *l == LOCK)
+        // A record file being written (`store::write_file`'s temporary).
+        let writing = parts.last().is_some_and(|n| n.to_string_lossy().ends_with(".tmp"));
+        writing
+            || matches!(own, [l] if *l == LOCK)
             || matches!(own, [a, _, t] if *a == ATTEMPTS && *t == TMP)
             || matches!(parts.as_slice(), [c, t] if *c == "choice" && *t == TMP)
     }
@@ -267,6 +271,8 @@ mod tests {
             ("lanes/2/attempts/3/prompt.md", false),
             ("choice/tmp", true),
             ("choice/verifier-1.out", false),
+            ("lanes/2/attempts/2/manifest.6707-17.tmp", true),
+            ("events.41-3.tmp", true),
         ] {
             assert_eq!(TaskDir::is_local(Path::new(rel)), local, "{rel}");
         }

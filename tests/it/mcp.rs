@@ -44,7 +44,7 @@ fn run_with(env: &TestEnv, r: &Path, steps: Value) -> (crate::support::Run, Valu
     let transcript = env.path("shared/transcript.json");
     let _ = std::fs::remove_file(&transcript);
     let agent =
-        vec!["python3".to_string(), script.display().to_string(), steps.to_string(), transcript.display().to_string()];
+        ["python3".to_string(), script.display().to_string(), steps.to_string(), transcript.display().to_string()];
     let mut args = vec!["run", "--quiet", "--id", "t", "--task", "Make add() add", "--"];
     args.extend(agent.iter().map(String::as_str));
     let out = env.run(r, &args);
