@@ -179,8 +179,11 @@ fn a_check_run_by_run_checks_cannot_write_outside_the_worktree() {
     let outside = env.path("outside-by-self-check");
     let checkout = r.join("escaped-by-self-check");
     let home = env.home().join("escaped-by-self-check");
+    // A secret of the user's, which no check may read either.
+    std::fs::create_dir_all(env.home().join(".ssh")).expect("mkdir");
+    std::fs::write(env.home().join(".ssh/id_ed25519"), "SECRET-KEY-MATERIAL\n").expect("write");
     let escape = format!(
-        "for p in {} {} {} {}; do echo x > \"$p\" || echo REFUSED \"$p\"; done; python3 test_calc.py",
+        "for p in {} {} {} {}; do echo x > \"$p\" || echo REFUSED \"$p\"; done; cat ~/.ssh/id_ed25519 || echo HIDDEN; python3 test_calc.py",
         outside.display(),
         checkout.display(),
         home.display(),
@@ -205,6 +208,8 @@ fn a_check_run_by_run_checks_cannot_write_outside_the_worktree() {
     let output = std::fs::read_to_string(r.join(".git/retry-run/tasks/t/attempts/1/self-checks/1/test.out"))
         .expect("the self-check's output");
     assert_eq!(output.matches("REFUSED").count(), 4, "{output}");
+    assert!(output.contains("HIDDEN") && !output.contains("SECRET-KEY-MATERIAL"), "{output}");
+    assert!(!answer.contains("SECRET-KEY-MATERIAL"), "{answer}");
 }
 
 /// `retry-run mcp` on its own: a scripted client on its stdio, and this
