@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     };
     let result = retry_run::git::Repo::discover(Path::new(repo)).and_then(|r| {
         let base = r.resolve(base)?.oid;
-        r.snapshot(Path::new(worktree), base, Some(refname), "snapshot")
+        r.snapshot(Path::new(worktree), base, refname, "snapshot")
     });
     match result {
         Ok(snap) => {

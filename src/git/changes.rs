@@ -87,6 +87,24 @@ pub struct HeadView<'r> {
 }
 
 impl HeadView<'_> {
+    /// The content of `path` on the head side: the working tree's file as
+    /// compared (a symlink's target, not what it points to), else the
+    /// tree's blob. `None` for a path it does not hold.
+    pub fn file(&self, path: &[u8]) -> Option<Vec<u8>> {
+        let (id, mode) = match self.overlay.get(path) {
+            Some(leaf) => (*leaf)?,
+            None => {
+                let tree = self.repo.find_tree(self.tree).ok()?;
+                let entry = tree.get_path(Path::new(OsStr::from_bytes(path))).ok()?;
+                (entry.id(), entry.filemode())
+            }
+        };
+        if mode == GITLINK {
+            return None;
+        }
+        self.blob(id).ok()
+    }
+
     fn blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
         if let Some(data) = self.contents.get(&id) {
             return Ok(data.clone());

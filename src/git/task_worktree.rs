@@ -453,9 +453,7 @@ impl Repo {
     /// entries laid over it (`tree_write.rs`).
     /// Submodules with changes of their own, which no commit of the
     /// superproject can hold, are named in [`Snapshot::dirty_submodules`].
-    /// `refname` (none for a self-check's snapshot, which no ref keeps) is
-    /// set to the commit.
-    pub fn snapshot(&self, path: &Path, base: Oid, refname: Option<&str>, message: &str) -> Result<Snapshot, GitError> {
+    pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Snapshot, GitError> {
         let wt = Repo::discover(path)?;
         let head = wt.head()?;
         let head_tree = wt.commit_tree(head.oid)?;
@@ -501,10 +499,7 @@ impl Repo {
         let oid = repo
             .commit(None, &sig, &sig, message, &tree, &[&parent])
             .map_err(ctx(|| "cannot write the snapshot commit".into()))?;
-        if let Some(refname) = refname {
-            repo.reference(refname, oid, true, "retry-run snapshot")
-                .map_err(ctx(|| format!("cannot update {refname}")))?;
-        }
+        repo.reference(refname, oid, true, "retry-run snapshot").map_err(ctx(|| format!("cannot update {refname}")))?;
         Ok(Snapshot { commit: oid, dirty_submodules: state.dirty_submodules.into_iter().collect() })
     }
 }

@@ -2,7 +2,7 @@
 //! the agent runs, a thread answers the calls its MCP server
 //! (`retry-run mcp`, inside the sandbox) leaves in the attempt's channel
 //! directory: `run_checks` runs the gates on the worktree as it is now
-//! (a snapshot no ref keeps; the configured checks confined as the real
+//! (compared in memory, as `diff` compares one; the configured checks confined as the real
 //! gates run them, judged against the base's cached results; targets, test
 //! integrity and the scope), one call at a time and at most
 //! `[agent] max_self_checks` per attempt; `previous_attempts` and `task`
@@ -187,7 +187,7 @@ fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
                             let spawned = std::thread::Builder::new().name("self-check".into()).spawn(move || {
                                 // Stopped, as the agent is, when the agent ends.
                                 crate::process::stop_lane_on(flag);
-                                run_gates(&b, (call, ran, max), &checks)
+                                run_gates(&b, (ran, max), &checks)
                             });
                             match spawned {
                                 Ok(thread) => {
@@ -281,25 +281,25 @@ fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: 
 }
 
 /// The gates on the worktree as it is now; the answer's text and whether
-/// every gate passed. `(call, ran, max)`: the call's number among all
-/// calls, among `run_checks` calls, and the cap.
-fn run_gates(b: &Bench, (call, ran, max): (u32, u32, u32), only: &[String]) -> Result<(String, bool), String> {
+/// every gate passed. `(ran, max)`: the call's number among `run_checks`
+/// calls, and the cap.
+fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(String, bool), String> {
     let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
-    let snap = repo
-        .snapshot(&b.wt, b.base.oid, None, &format!("retry-run self-check {call}"))
-        .map_err(|e| format!("cannot snapshot the worktree: {e}"))?;
-    let head = repo.resolve(&snap.commit.to_string()).map_err(|e| e.to_string())?;
+    // The worktree compared as `diff` compares one: nothing written to the
+    // repository (what the comparison must hash stays in memory), so the
+    // attempt is not seen adding objects, and no link is followed.
+    let wt = Repo::discover(&b.wt).map_err(|e| e.to_string())?;
     let depth = DiffDepth::Patch { max_lines: super::snapshot::SELF_CHECK_DIFF_LINES };
-    let cmp = repo.compare_commits(&b.base, &head, depth, None).map_err(|e| e.to_string())?;
+    let cmp = wt.compare_worktree(&b.base, depth, None).map_err(|e| format!("cannot compare the worktree: {e}"))?;
+    let read = |rel: &str| cmp.head.file(rel.as_bytes());
     let mut r = AttemptRecord::new(b.n);
     // As if the agent ended well now.
     r.agent = Some(AgentRun { exit_code: Some(0), ..AgentRun::default() });
-    r.commit = Some(snap.commit.to_string());
     r.allow = b.config.scope.allow.clone();
     super::snapshot::fill(&mut r, &cmp);
-    if !r.files.is_empty() || !snap.dirty_submodules.is_empty() {
+    if !r.files.is_empty() {
         let moves = b.config.scope.submodules == SubmodulePolicy::Allow;
-        r.scope = change_findings(&b.rules, moves, &cmp, &snap.dirty_submodules).1;
+        r.scope = change_findings(&b.rules, moves, &cmp, &[]).1;
     }
     let skipped = match outcome::skip_checks(&r) {
         None => None,
@@ -320,9 +320,8 @@ fn run_gates(b: &Bench, (call, ran, max): (u32, u32, u32), only: &[String]) -> R
                 Judging { mode: check.baseline_mode(&b.config.retry), targets: &b.config.targets, renames: &renames };
             let base = b.baselines.iter().find(|x| x.check == check.name);
             let out_file = b.dir.self_check_out(ran, &check.name);
-            let result =
-                run_and_judge(&repo, check, (&b.wt, &b.env, &b.confinement), &out_file, (base, how, snap.commit))
-                    .map_err(|e| format!("check `{}` cannot start: {e}", check.name))?;
+            let result = run_and_judge(&repo, check, (&b.wt, &b.env, &b.confinement), &out_file, (base, how, &read))
+                .map_err(|e| format!("check `{}` cannot start: {e}", check.name))?;
             if crate::process::lane_stopped() || crate::process::interrupted().is_some() {
                 return Err("stopped: the agent ended before its checks did".into());
             }
@@ -332,7 +331,7 @@ fn run_gates(b: &Bench, (call, ran, max): (u32, u32, u32), only: &[String]) -> R
             &repo,
             IntegrityInput {
                 base: b.base.oid,
-                head: snap.commit,
+                head: &read,
                 changes: &cmp.changes.changes,
                 paths: &b.test_paths,
                 mode: b.config.retry.test_weakening,

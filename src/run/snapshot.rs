@@ -18,7 +18,7 @@ impl<'a> TaskRun<'a> {
         self.progress.phase("snapshot");
         let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
         let refname = crate::model::refs::attempt(id, n);
-        let snap = repo.snapshot(&self.wt, self.base.oid, Some(&refname), &format!("retry-run {id} attempt {n}"))?;
+        let snap = repo.snapshot(&self.wt, self.base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
         let commit = snap.commit;
         a.dirty_submodules = snap.dirty_submodules;
         let head = repo.resolve(&commit.to_string())?;

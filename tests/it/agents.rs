@@ -236,6 +236,14 @@ fn self_checking_edits() -> Vec<(&'static str, String)> {
     vec![("FAKE_WRONG_CMD", edit("a * b")), ("FAKE_RIGHT_CMD", right.to_string()), ("FAKE_MCP", "1".into())]
 }
 
+/// Claude Code's endpoint and key: the fake model server.
+fn anthropic_api(server: &Server) -> [(&'static str, String); 2] {
+    [
+        ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
+        ("ANTHROPIC_API_KEY", "sk-fake-for-tests".into()),
+    ]
+}
+
 fn start(env: &TestEnv, script: &str, vars: &[(&str, String)]) -> Server {
     let v: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Server::start(env, script, &v)
@@ -250,10 +258,7 @@ fn claude_code_preset_with_the_real_cli_learns_from_the_failed_check() {
     let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
     let server = start(&env, "fake_anthropic.py", &edits());
-    let api = [
-        ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
-        ("ANTHROPIC_API_KEY", "sk-fake-for-tests".into()),
-    ];
+    let api = anthropic_api(&server);
     let ev = run_preset(&env, &r, &bin, &api, &server, &|q| q["answer"] == "tool_use");
     for f in ev.iter().filter(|e| e["type"] == "AgentFinished") {
         assert!(f["usage"]["cost_usd"].as_f64().is_some_and(|c| c > 0.0), "{f}");
@@ -283,10 +288,7 @@ fn claude_code_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_firs
     let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\n");
     let vars = self_checking_edits();
     let server = start(&env, "fake_anthropic.py", &vars);
-    let api = [
-        ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
-        ("ANTHROPIC_API_KEY", "sk-fake-for-tests".into()),
-    ];
+    let api = anthropic_api(&server);
     let seen = self_checking(&env, &r, &bin, &api, &server);
     // The tools as Claude Code offered them to the model.
     let tools = seen[0]["tools"].to_string();

@@ -96,6 +96,10 @@ fn an_agent_runs_the_gates_fixes_what_they_found_and_succeeds_at_its_first_attem
     let calls = of_type(&ev, "SelfChecked");
     let tools: Vec<&str> = calls.iter().filter_map(|c| c["tool"].as_str()).collect();
     assert_eq!(tools, ["task", "run_checks", "run_checks", "previous_attempts"]);
+    // Nothing a self-check does is written to the repository: the attempt
+    // is not seen adding objects (the agent wrote files only).
+    let scope = of_type(&ev, "ScopeChecked");
+    assert!(scope.iter().all(|e| e.get("objects_added").is_none()), "{scope:?}");
     assert_eq!(calls[1]["passed"], false);
     assert_eq!(calls[2]["passed"], true);
     assert!(calls[1]["summary"].as_str().unwrap_or("").contains("FAIL"), "{}", calls[1]);

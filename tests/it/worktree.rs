@@ -283,7 +283,7 @@ fn a_snapshot_of_many_new_files_is_one_pack_that_git_reads() {
     let loose_before = loose(&r);
     let repo = Repo::discover(&r).expect("repo");
     let base = repo.resolve(&base_s).expect("base").oid;
-    repo.snapshot(&w, base, Some("refs/retry-run/t1/1"), "attempt 1").expect("snapshot");
+    repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
     assert_eq!(loose(&r), loose_before + 1, "only the commit is loose; the 200 blobs and the two trees are one pack");
     env.git(&r, &["fsck", "--strict", "--no-dangling"]);
     assert_eq!(env.git(&r, &["show", "refs/retry-run/t1/1:gen/f3.txt"]), "file 3\n".repeat(1500).trim_end());
@@ -381,8 +381,7 @@ fn snapshot_trees_are_the_trees_git_writes_for_the_same_worktree() {
                 }
             }
         }
-        let oid =
-            repo.snapshot(&w, base, Some(&format!("refs/retry-run/t1/{round}")), "attempt").expect("snapshot").commit;
+        let oid = repo.snapshot(&w, base, &format!("refs/retry-run/t1/{round}"), "attempt").expect("snapshot").commit;
         let ours = env.git(&r, &["rev-parse", &format!("{oid}^{{tree}}")]);
         assert_eq!(ours, git_write_tree(&env, &r, &w), "round {round}");
     }
@@ -409,7 +408,7 @@ fn snapshots_commit_tracked_changes_and_new_files_but_not_ignored_ones() {
 
     let repo = Repo::discover(&r).expect("repo");
     let base = repo.resolve(&base_s).expect("base").oid;
-    let oid = repo.snapshot(&w, base, Some("refs/retry-run/t1/1"), "attempt 1").expect("snapshot").commit;
+    let oid = repo.snapshot(&w, base, "refs/retry-run/t1/1", "attempt 1").expect("snapshot").commit;
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1"]), oid.to_string());
     assert_eq!(env.git(&r, &["rev-parse", "refs/retry-run/t1/1^"]), base_s);
     let names = env.git(&r, &["diff", "--name-status", &base_s, "refs/retry-run/t1/1"]);
@@ -488,7 +487,7 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     let repo = Repo::discover(&r).expect("repo");
     let oid = repo.resolve(&base).expect("base").oid;
     std::fs::write(w.join("a.txt"), "changed by the agent\n").expect("write");
-    repo.snapshot(&w, oid, Some("refs/retry-run/t1/1"), "attempt 1").expect("snapshot");
+    repo.snapshot(&w, oid, "refs/retry-run/t1/1", "attempt 1").expect("snapshot");
 
     let out = env.run(&r, &["status"]).assert_code(0).stdout.clone();
     let want = format!("t1\tstopped\tattempts 1\tbase {}\tlast CHECK_FAILURE\tworktree ", &base[..12]);

@@ -86,7 +86,8 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
 /// configured checks' results on both sides.
 pub struct IntegrityInput<'a> {
     pub base: Oid,
-    pub head: Oid,
+    /// The head side's files (a snapshot's, or a worktree's as compared).
+    pub head: &'a dyn Fn(&str) -> Option<Vec<u8>>,
     pub changes: &'a [Change],
     pub paths: &'a TestPaths,
     pub mode: WeakeningMode,
@@ -107,7 +108,10 @@ pub fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckRes
     for c in changes {
         let old = c.old.as_ref().map(|s| String::from_utf8_lossy(&s.path).into_owned());
         let new = c.new.as_ref().map(|s| String::from_utf8_lossy(&s.path).into_owned());
-        for (side, path, commit) in [(&mut before, &old, base), (&mut after, &new, head)] {
+        let at_base = |p: &str| repo.blob_at(base, p);
+        let sides: [(&mut Vec<FileTests>, &Option<String>, &dyn Fn(&str) -> Option<Vec<u8>>); 2] =
+            [(&mut before, &old, &at_base), (&mut after, &new, head)];
+        for (side, path, read) in sides {
             let Some(path) = path else { continue };
             if !paths.matches(path) {
                 continue;
@@ -118,7 +122,7 @@ pub fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckRes
                 touched = true;
                 continue;
             };
-            let Some(bytes) = repo.blob_at(commit, path) else { continue };
+            let Some(bytes) = read(path) else { continue };
             let Some(tests) = tests_in(def, &bytes) else { continue };
             touched |= !tests.is_empty() || integrity::is_test_path(path);
             side.push(FileTests { path: path.clone(), tests });
@@ -161,7 +165,7 @@ impl TaskRun<'_> {
             self.repo,
             IntegrityInput {
                 base: self.base.oid,
-                head,
+                head: &|p| self.repo.blob_at(head, p),
                 changes: &cmp.changes.changes,
                 paths: &self.plan.test_paths,
                 mode: config.retry.test_weakening,

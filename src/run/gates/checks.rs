@@ -105,8 +105,14 @@ pub fn run_once(
 }
 
 /// Parses a finished check: failures with their keys, the digest, and the
-/// errors enriched from `snapshot` (the files as the attempt left them).
-pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, snapshot: Option<Oid>) -> Parsed {
+/// errors enriched from the files `read` gives (as the attempt left them).
+pub fn parse(
+    check: &CheckConfig,
+    f: &Finished,
+    worktree: &Path,
+    repo: &Repo,
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Parsed {
     let bytes = f.output.bytes();
     let raw = String::from_utf8_lossy(&bytes);
     let text = relativize(&raw, worktree);
@@ -127,11 +133,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, sn
     };
     let root = Path::new(".");
     let files = enrich::files_to_read(&found, root, root);
-    let read = |rel: &str| match snapshot {
-        Some(c) => repo.blob_at(c, rel),
-        None => std::fs::read(worktree.join(rel)).ok(),
-    };
-    let sources = load_with(&files, &read);
+    let sources = load_with(&files, read);
     let enriched = enrich::enrich(found, &sources, root, root);
     let digest = summarize::summarize(text.as_bytes());
     let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
@@ -225,7 +227,7 @@ impl TaskRun<'_> {
                     // A check stopped by an interruption says nothing of the base.
                     super::super::stop_if_interrupted(&self.plan.id)?;
                     let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
-                    let p = parse(check, &f, wt, self.repo, None);
+                    let p = parse(check, &f, wt, self.repo, &|rel| std::fs::read(wt.join(rel)).ok());
                     let b = Baseline {
                         check: check.name.clone(),
                         run: check.run.clone(),
@@ -318,12 +320,12 @@ pub fn run_and_judge(
     check: &CheckConfig,
     (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),
     out_file: &Path,
-    (base, how, commit): (Option<&Baseline>, Judging<'_>, Oid),
+    (base, how, read): (Option<&Baseline>, Judging<'_>, &dyn Fn(&str) -> Option<Vec<u8>>),
 ) -> Result<CheckResult, String> {
     let unset = confinement.unset();
     let added = runners::runner_env(&inherited(env, &unset));
     let f = run_once(check, wt, &with(env, &added), out_file, confinement)?;
-    let parsed = parse(check, &f, wt, repo, Some(commit));
+    let parsed = parse(check, &f, wt, repo, read);
     Ok(judge(check, &parsed, base, how, 1, false))
 }
 
@@ -363,7 +365,8 @@ fn run_check(
     let f = run_once(check, wt, &env, &file, &a.confinement);
     stop()?;
     let f = f.map_err(started)?;
-    let parsed = parse(check, &f, wt, repo, Some(commit));
+    let at_commit = |rel: &str| repo.blob_at(commit, rel);
+    let parsed = parse(check, &f, wt, repo, &at_commit);
     let first = judge(check, &parsed, base, mode, 1, false);
     // A check that tested the checkout says nothing of the attempt, however often it runs.
     if first.passed || !first.tested_checkout.is_empty() {
@@ -395,7 +398,7 @@ fn run_check(
         let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;
-        let p = parse(check, &f, wt, repo, Some(commit));
+        let p = parse(check, &f, wt, repo, &at_commit);
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
             return Ok((judge(check, &parsed, base, mode, i + 1, true), runs));
