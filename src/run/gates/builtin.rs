@@ -17,6 +17,7 @@ use crate::test_results::{TargetStatus, TestRun, is_target, target_status};
 use super::super::RunError;
 use super::super::recorder::CheckRun;
 use super::super::task_run::{Attempt, TaskRun};
+use super::checks::FileReader;
 use crate::git::Comparison;
 use crate::outcome::check::Baseline;
 
@@ -87,7 +88,7 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
 pub struct IntegrityInput<'a> {
     pub base: Oid,
     /// The head side's files (a snapshot's, or a worktree's as compared).
-    pub head: &'a dyn Fn(&str) -> Option<Vec<u8>>,
+    pub head: FileReader<'a>,
     pub changes: &'a [Change],
     pub paths: &'a TestPaths,
     pub mode: WeakeningMode,
@@ -109,7 +110,7 @@ pub fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckRes
         let old = c.old.as_ref().map(|s| String::from_utf8_lossy(&s.path).into_owned());
         let new = c.new.as_ref().map(|s| String::from_utf8_lossy(&s.path).into_owned());
         let at_base = |p: &str| repo.blob_at(base, p);
-        let sides: [(&mut Vec<FileTests>, &Option<String>, &dyn Fn(&str) -> Option<Vec<u8>>); 2] =
+        let sides: [(&mut Vec<FileTests>, &Option<String>, FileReader<'_>); 2] =
             [(&mut before, &old, &at_base), (&mut after, &new, head)];
         for (side, path, read) in sides {
             let Some(path) = path else { continue };

@@ -26,6 +26,10 @@ use crate::summarize;
 use crate::test_results;
 use crate::test_results::runners::{self, FailedRun, Rerun};
 
+/// Reads a file of the attempt by its path in the worktree: from its
+/// snapshot, or from the worktree as a self-check compared it.
+pub type FileReader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
+
 /// Bytes of a check's output kept at the head and at the tail.
 const KEEP: usize = 2 * 1024 * 1024;
 /// Errors with snippets kept per check.
@@ -106,13 +110,7 @@ pub fn run_once(
 
 /// Parses a finished check: failures with their keys, the digest, and the
 /// errors enriched from the files `read` gives (as the attempt left them).
-pub fn parse(
-    check: &CheckConfig,
-    f: &Finished,
-    worktree: &Path,
-    repo: &Repo,
-    read: &dyn Fn(&str) -> Option<Vec<u8>>,
-) -> Parsed {
+pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, read: FileReader<'_>) -> Parsed {
     let bytes = f.output.bytes();
     let raw = String::from_utf8_lossy(&bytes);
     let text = relativize(&raw, worktree);
@@ -320,7 +318,7 @@ pub fn run_and_judge(
     check: &CheckConfig,
     (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),
     out_file: &Path,
-    (base, how, read): (Option<&Baseline>, Judging<'_>, &dyn Fn(&str) -> Option<Vec<u8>>),
+    (base, how, read): (Option<&Baseline>, Judging<'_>, FileReader<'_>),
 ) -> Result<CheckResult, String> {
     let unset = confinement.unset();
     let added = runners::runner_env(&inherited(env, &unset));
