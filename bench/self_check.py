@@ -7,7 +7,7 @@ appends a function to 50 files, then, --runs times with the first side
 alternating, times:
 
 - A, the self-check: a `tools/call` of `run_checks` to its answer (the
-  worktree snapshotted, the check run confined as the real gate runs it,
+  worktree compared with the base, the check run confined as the real gate runs it,
   its output parsed and judged against the base, the answer rendered);
 - B, the baseline: the same check run by the agent itself in its shell,
   in the worktree (what an agent does without the tools).
