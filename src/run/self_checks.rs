@@ -41,6 +41,10 @@ pub const MCP_COMMAND_VAR: &str = "RETRY_RUN_MCP_COMMAND";
 const CHANNEL: &str = "retry-run-mcp";
 /// How often the desk looks for calls.
 const LOOK: Duration = Duration::from_millis(10);
+/// Calls answered and recorded in an attempt; later ones are refused and
+/// not recorded, so that an agent calling in a loop cannot grow the record
+/// without bound.
+const MAX_CALLS: usize = 200;
 
 /// The desk, open while the agent runs.
 pub(super) struct SelfCheckDesk {
@@ -58,6 +62,11 @@ impl SelfCheckDesk {
         self.stop.store(true, Ordering::SeqCst);
         let calls = self.thread.take().and_then(|t| t.join().ok()).unwrap_or_default();
         let _ = std::fs::remove_dir_all(&self.channel);
+        // The TMPDIR it was made in, when nothing else is there (an
+        // unconfined attempt has no TMPDIR of its own to remove).
+        if let Some(tmp) = self.channel.parent() {
+            let _ = std::fs::remove_dir(tmp);
+        }
         calls
     }
 }
@@ -158,6 +167,11 @@ fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
             break;
         }
         for (id, request) in desk.take() {
+            if calls.len() >= MAX_CALLS {
+                let why = format!("no more calls in this attempt: it made {MAX_CALLS}, which are all recorded");
+                let _ = desk.answer(&id, &Answer::error(why));
+                continue;
+            }
             let at = Instant::now();
             let call = calls.len() as u32 + 1;
             let (tool, arguments) = match &request {

@@ -8,6 +8,7 @@ to it over stdio (protocol 2025-06-18), and follows STEPS, a JSON list of:
 
     {"write": [path, text]}          write a file in the worktree (the cwd)
     {"call": [tool, arguments]}      call a tool and wait for its answer
+    {"repeat": [tool, arguments, n]} call it n times; only the last answer is kept
     {"together": [[tool, args], ...]} send several calls at once, then wait
     {"raw": {...}}                   send a JSON-RPC request as it is
 
@@ -77,6 +78,11 @@ def main():
         elif "call" in step:
             tool, args = step["call"]
             msg = wait([send("tools/call", {"name": tool, "arguments": args})])[0]
+            transcript["answers"].append(answer(msg))
+        elif "repeat" in step:
+            tool, args, n = step["repeat"]
+            for _ in range(n):
+                msg = wait([send("tools/call", {"name": tool, "arguments": args})])[0]
             transcript["answers"].append(answer(msg))
         elif "together" in step:
             ids = [send("tools/call", {"name": t, "arguments": a}) for t, a in step["together"]]

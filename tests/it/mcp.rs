@@ -141,6 +141,10 @@ fn the_cap_one_call_at_a_time_and_malformed_calls_are_refused_in_words() {
         {"call": ["run_checks", {"checks": "test"}]},
         {"call": ["previous_attempts", {"attempt": 7}]},
         {"raw": {"method": "tools/call", "params": {"arguments": {}}}},
+        // 7 calls reach the run so far (not the one without a name): the
+        // 200th is answered, the 201st refused.
+        {"repeat": ["task", {}, 193]},
+        {"call": ["task", {}]},
     ]);
     let (out, t) = run_with(&env, &r, steps);
     out.assert_code(0);
@@ -157,6 +161,8 @@ fn the_cap_one_call_at_a_time_and_malformed_calls_are_refused_in_words() {
     assert!(text(&a[5]).contains("no attempt 7"), "{}", text(&a[5]));
     // A call without a tool's name is the protocol's error, and the server goes on.
     assert!(a[6]["protocol_error"].is_object(), "{}", a[6]);
+    assert_eq!(a[7]["is_error"], false, "{}", a[7]);
+    assert!(text(&a[8]).contains("no more calls in this attempt: it made 200"), "{}", a[8]);
     assert_eq!(t["server_exit"], 0);
 
     let calls = of_type(&events(&r, "t"), "SelfChecked").into_iter().cloned().collect::<Vec<_>>();
@@ -164,6 +170,7 @@ fn the_cap_one_call_at_a_time_and_malformed_calls_are_refused_in_words() {
     assert_eq!(ran, 2, "{calls:?}");
     let refused = calls.iter().filter(|c| c["refused"].is_string()).count();
     assert_eq!(refused, 5, "{calls:?}");
+    assert_eq!(calls.len(), 200, "the calls after the 200th are not recorded");
 }
 
 #[test]
