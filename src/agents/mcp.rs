@@ -20,17 +20,22 @@ pub struct Wiring {
     /// Inserted after the program's name.
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
-    /// Files to write first: path and contents.
+    /// Files to write first (none already there is overwritten): path and
+    /// contents; removed when the agent ends.
     pub files: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// The wiring of preset `kind` for the server started by `command`, its
-/// files in `dir`; `user` reads the user's own environment, whose
-/// settings are kept: opencode's `OPENCODE_CONFIG_CONTENT` gets the server
-/// added, and a `GEMINI_CLI_SYSTEM_SETTINGS_PATH` of the user's is left
-/// alone (Gemini is then not given the server). An unknown kind gets
-/// nothing (the variable alone).
-pub fn wiring(kind: &str, command: &[String], dir: &Path, user: &dyn Fn(&str) -> Option<String>) -> Wiring {
+/// files in `dir` (the attempt's TMPDIR) or, for Gemini, in `worktree`;
+/// `user` reads the user's own environment, whose settings are kept:
+/// opencode's `OPENCODE_CONFIG_CONTENT` gets the server added. An unknown
+/// kind gets nothing (the variable alone).
+pub fn wiring(
+    kind: &str,
+    command: &[String],
+    (dir, worktree): (&Path, &Path),
+    user: &dyn Fn(&str) -> Option<String>,
+) -> Wiring {
     let (program, args) = match command.split_first() {
         Some((p, a)) => (p.clone(), a.to_vec()),
         None => return Wiring::default(),
@@ -69,18 +74,16 @@ pub fn wiring(kind: &str, command: &[String], dir: &Path, user: &dyn Fn(&str) ->
                 ..Wiring::default()
             }
         }
-        "gemini" if user("GEMINI_CLI_SYSTEM_SETTINGS_PATH").is_some() => Wiring::default(),
         "gemini" => {
-            // Its system settings file, which it merges over the user's.
-            let file = dir.join("retry-run-mcp.gemini.json");
+            // The worktree's own settings file, which it merges over the
+            // user's (a system settings file it reads only when root owns
+            // it and every directory above it). It is made for the agent
+            // and removed after it; a worktree that has one keeps its own.
+            let file = worktree.join(".gemini/settings.json");
             let config = json!({"mcpServers": {SERVER: {
                 "command": program, "args": args, "trust": true, "timeout": TOOL_TIMEOUT_SECS * 1000,
             }}});
-            Wiring {
-                env: vec![("GEMINI_CLI_SYSTEM_SETTINGS_PATH".into(), file.display().to_string())],
-                files: vec![(file, pretty(&config))],
-                ..Wiring::default()
-            }
+            Wiring { files: vec![(file, pretty(&config))], ..Wiring::default() }
         }
         "opencode" => {
             let mut cmd = vec![program];
@@ -124,7 +127,7 @@ mod tests {
 
     #[test]
     fn claude_code_reads_a_generated_config_file() {
-        let w = wiring("claude-code", &command(), Path::new("/w/tmp"), &none);
+        let w = wiring("claude-code", &command(), (Path::new("/w/tmp"), Path::new("/w/wt")), &none);
         assert_eq!(w.args, ["--mcp-config", "/w/tmp/retry-run-mcp.claude.json"]);
         let (path, bytes) = &w.files[0];
         assert_eq!(path, Path::new("/w/tmp/retry-run-mcp.claude.json"));
@@ -135,7 +138,7 @@ mod tests {
 
     #[test]
     fn codex_is_given_config_overrides_as_toml_values() {
-        let w = wiring("codex", &command(), Path::new("/w/tmp"), &none);
+        let w = wiring("codex", &command(), (Path::new("/w/tmp"), Path::new("/w/wt")), &none);
         assert_eq!(w.args[0], "-c");
         assert_eq!(w.args[1], "mcp_servers.retry-run.command=\"/opt/rr\"");
         let (_, list) = w.args[3].split_once('=').expect("key=value");
@@ -146,9 +149,11 @@ mod tests {
 
     #[test]
     fn gemini_and_opencode_are_given_settings_of_their_own() {
-        let dir = Path::new("/w/tmp");
+        let dir = (Path::new("/w/tmp"), Path::new("/w/wt"));
         let g = wiring("gemini", &command(), dir, &none);
-        assert_eq!(g.env[0].0, "GEMINI_CLI_SYSTEM_SETTINGS_PATH");
+        assert_eq!(g.files[0].0, Path::new("/w/wt/.gemini/settings.json"));
+        let v: serde_json::Value = serde_json::from_slice(&g.files[0].1).expect("json");
+        assert_eq!(v["mcpServers"]["retry-run"]["args"][0], "mcp");
         let o = wiring("opencode", &command(), dir, &none);
         let v: serde_json::Value = serde_json::from_str(&o.env[0].1).expect("json");
         assert_eq!(v["mcp"]["retry-run"]["command"][0], "/opt/rr");
@@ -157,7 +162,7 @@ mod tests {
 
     #[test]
     fn the_users_own_settings_are_kept() {
-        let dir = Path::new("/w/tmp");
+        let dir = (Path::new("/w/tmp"), Path::new("/w/wt"));
         let theirs = |k: &str| {
             (k == "OPENCODE_CONFIG_CONTENT").then(|| r#"{"model":"x/y","mcp":{"docs":{"type":"remote"}}}"#.to_string())
         };
@@ -168,7 +173,5 @@ mod tests {
         assert_eq!(v["mcp"]["retry-run"]["type"], "local");
         let broken = |k: &str| (k == "OPENCODE_CONFIG_CONTENT").then(|| "not json".to_string());
         assert_eq!(wiring("opencode", &command(), dir, &broken), Wiring::default());
-        let system = |k: &str| (k == "GEMINI_CLI_SYSTEM_SETTINGS_PATH").then(|| "/etc/gemini.json".to_string());
-        assert_eq!(wiring("gemini", &command(), dir, &system), Wiring::default());
     }
 }

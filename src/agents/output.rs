@@ -53,13 +53,20 @@ fn json_lines(output: &str) -> Vec<serde_json::Value> {
 }
 
 /// The last JSON object of `output` that starts at the beginning of a line
-/// and runs to the end (pretty-printed output after log lines).
+/// and runs to the end (pretty-printed output after log lines), or to the
+/// lines the sandbox adds after the agent's output (`retry-run: ended 1
+/// process(es) ...`, which may follow its last `}` on the same line).
 fn trailing_object(output: &str) -> Option<serde_json::Value> {
     let mut starts: Vec<usize> = output.match_indices("\n{").map(|(i, _)| i + 1).collect();
     if output.starts_with('{') {
         starts.insert(0, 0);
     }
-    starts.iter().find_map(|&i| serde_json::from_str::<serde_json::Value>(output[i..].trim_end()).ok())
+    starts.iter().find_map(|&i| {
+        let mut values = serde_json::Deserializer::from_str(&output[i..]).into_iter::<serde_json::Value>();
+        let v = values.next()?.ok()?;
+        let rest = &output[i + values.byte_offset()..];
+        rest.lines().all(|l| l.trim().is_empty() || l.starts_with("retry-run: ")).then_some(v)
+    })
 }
 
 fn gemini_json(output: &str) -> Option<Report> {
@@ -261,6 +268,18 @@ mod tests {
             );
             assert_eq!(r.final_message.as_deref(), Some(message), "{reader}");
         }
+    }
+
+    #[test]
+    fn a_line_the_sandbox_adds_after_the_json_is_not_part_of_it() {
+        let captured = include_str!("../../tests/agents/captured/gemini-0.61.0.json");
+        // Gemini ends its JSON without a newline; the sandbox's line follows.
+        let out = format!("{}retry-run: ended 1 process(es) the command left running\n", captured.trim_end());
+        let r = read("gemini-json", &out);
+        assert_eq!(r.usage.and_then(|u| u.input_tokens), Some(2100));
+        assert_eq!(r.final_message.as_deref(), Some("I edited calc.py."));
+        let other = format!("{}\nsomething else\n", captured.trim_end());
+        assert_eq!(read("gemini-json", &other).usage, None, "other text after it: not the result");
     }
 
     #[test]

@@ -76,11 +76,15 @@ impl TaskRun<'_> {
                 let user = |k: &str| {
                     env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok())
                 };
-                let w = crate::agents::mcp::wiring(kind, &d.command, &a.dir.tmp(), &user);
-                for (path, bytes) in &w.files {
-                    write_file(path, bytes)?;
+                let w = crate::agents::mcp::wiring(kind, &d.command, (&a.dir.tmp(), wt), &user);
+                for (path, bytes) in w.files {
+                    // A file already there (a worktree's own settings) is
+                    // never overwritten: the agent goes without the server.
+                    if std::fs::symlink_metadata(&path).is_err() && no_link_between(wt, &path) {
+                        write_file(&path, &bytes)?;
+                        wired.push(path);
+                    }
                 }
-                wired = w.files.into_iter().map(|(p, _)| p).collect();
                 argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
                 env.extend(w.env);
             }
@@ -107,6 +111,11 @@ impl TaskRun<'_> {
         let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
         for f in &wired {
             let _ = std::fs::remove_file(f);
+            // The directory made for it, when nothing else is there (the
+            // worktree's `.gemini/`).
+            if let Some(dir) = f.parent().filter(|d| d.starts_with(wt)) {
+                let _ = std::fs::remove_dir(dir);
+            }
         }
         if let Some(e) = start_error {
             return Err(e);
@@ -166,6 +175,22 @@ impl TaskRun<'_> {
         self.publish()?;
         Err(RunError::AgentCannotStart { message })
     }
+}
+
+/// Whether no directory between `wt` and `path` (beneath it) is a symbolic
+/// link: a file retry-run writes there, unconfined, must not be written
+/// through a link an earlier attempt left (`reset = "keep"`). A path
+/// outside `wt` (the TMPDIR) is retry-run's own.
+fn no_link_between(wt: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(wt) else { return true };
+    let mut at = wt.to_path_buf();
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| !m.is_dir()) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The attempt's file where the proxy logs the agent's connections.
@@ -279,4 +304,21 @@ fn newest_file(root: &Path) -> Option<String> {
         }
     }
     best.and_then(|(_, p)| p.strip_prefix(root).ok().map(|r| r.display().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_not_written_through_a_link_in_the_worktree() {
+        let t = tempfile::tempdir().expect("tmp");
+        let wt = t.path().join("wt");
+        std::fs::create_dir_all(wt.join("real")).expect("mkdir");
+        std::os::unix::fs::symlink(t.path(), wt.join(".gemini")).expect("link");
+        assert!(!no_link_between(&wt, &wt.join(".gemini/settings.json")));
+        assert!(no_link_between(&wt, &wt.join("real/settings.json")));
+        assert!(no_link_between(&wt, &wt.join("new/settings.json")));
+        assert!(no_link_between(&wt, &t.path().join("tmp/x.json")));
+    }
 }

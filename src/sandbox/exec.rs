@@ -561,9 +561,32 @@ fn children() -> Vec<libc::pid_t> {
         .collect()
 }
 
+/// How long the processes the command left get to end by themselves (a
+/// server whose client, the command, closed its input on exiting: the
+/// agent's MCP servers) before they count as left running.
+const LEFTOVER_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Reaps the children that have ended, without waiting.
+fn reap_ended() {
+    // SAFETY: waitpid on this process's own children, without blocking.
+    while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+}
+
 /// Ends every process left below this one (each ended process's own
-/// children come here in turn) and reaps them. Returns how many it ended.
+/// children come here in turn) and reaps them, once those that end by
+/// themselves within [`LEFTOVER_GRACE`] have. Returns how many it ended.
 fn end_leftovers() -> usize {
+    let deadline = std::time::Instant::now() + LEFTOVER_GRACE;
+    loop {
+        reap_ended();
+        if children().is_empty() {
+            return 0;
+        }
+        if std::time::Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let mut ended = 0;
     loop {
         let left = children();

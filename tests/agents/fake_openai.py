@@ -76,7 +76,10 @@ class Handler(Base):
         usage = {"prompt_tokens": 800, "completion_tokens": 50, "total_tokens": 850}
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
                 "model": body.get("model", "fake")}
-        if answered:
+        if os.environ.get("FAKE_MCP"):
+            names = [t.get("function", {}).get("name") for t in body.get("tools", []) if isinstance(t, dict)]
+            deltas = self.chat_self_checking(body, names)
+        elif answered:
             deltas = [({"role": "assistant", "content": "I edited calc.py."}, None), ({}, "stop")]
         else:
             args = json.dumps({"command": RIGHT_CMD if feedback else WRONG_CMD, "description": "edit the code"})
@@ -92,6 +95,24 @@ class Handler(Base):
         self.wfile.write(f"data: {json.dumps(dict(base, choices=[], usage=usage))}\n\ndata: [DONE]\n\n".encode())
         self.wfile.flush()
         self.close_connection = True
+
+    def chat_self_checking(self, body, tools):
+        """opencode with $FAKE_MCP: a wrong edit with its `bash` tool, a
+        self-check (retry-run_run_checks), the right edit, another
+        self-check, then done; each self-check's answer is logged."""
+        msgs = [m for m in body.get("messages", []) if isinstance(m, dict)]
+        step = sum(len(m.get("tool_calls") or []) for m in msgs if m.get("role") == "assistant")
+        if step in (2, 4):
+            log({"self_check": texts(msgs[-1].get("content")), "tools": tools})
+        if step >= 4:
+            return [({"role": "assistant", "content": "The self-check passed; done."}, None), ({}, "stop")]
+        if step in (0, 2):
+            name, args = "bash", {"command": WRONG_CMD if step == 0 else RIGHT_CMD, "description": "edit the code"}
+        else:
+            name, args = "retry-run_run_checks", {}
+        call = {"index": 0, "id": f"call_fake_{step}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)}}
+        return [({"role": "assistant", "content": None, "tool_calls": [call]}, None), ({}, "tool_calls")]
 
     def self_checking(self, body):
         """With $FAKE_MCP: a wrong edit, a self-check (retry-run's

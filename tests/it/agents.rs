@@ -159,6 +159,10 @@ fn self_checking(env: &TestEnv, r: &Path, bin: &Path, vars: &[(&str, String)], s
     let runs: Vec<&Value> = of_type(&ev, "SelfChecked").into_iter().filter(|c| c["tool"] == "run_checks").collect();
     let passed: Vec<&Value> = runs.iter().map(|c| &c["passed"]).collect();
     assert_eq!(passed, [&Value::Bool(false), &Value::Bool(true)], "{runs:?}");
+    // The server ended with the agent: not a process it left running.
+    for f in of_type(&ev, "AgentFinished") {
+        assert!(!f["limits_hit"].to_string().contains("left running"), "{f}");
+    }
     let seen: Vec<Value> = server.requests().into_iter().filter(|q| q.get("self_check").is_some()).collect();
     assert_eq!(seen.len(), 2, "{seen:?}");
     let first = seen[0]["self_check"].as_str().unwrap_or("");
@@ -314,6 +318,49 @@ fn codex_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_atte
     assert!(namespaces.contains(&Value::from("mcp__retry_run")), "{:?}", seen[0]);
 }
 
+#[test]
+fn gemini_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
+    let bin = match GEMINI.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let server = start(&env, "fake_gemini.py", &self_checking_edits());
+    let settings = env.home().join(".gemini/settings.json");
+    let users = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#;
+    std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
+    std::fs::write(&settings, users).expect("settings");
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"gemini\"\ntimeout = \"2m\"\n");
+    let api = [
+        ("GEMINI_API_KEY", "fake-for-tests".to_string()),
+        ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
+    ];
+    let seen = self_checking(&env, &r, &bin, &api, &server);
+    let tools = seen[0]["tools"].to_string();
+    assert!(tools.contains("mcp_retry-run_run_checks"), "{tools}");
+    // Its settings were the worktree's for the agent's run, and are gone:
+    // the change is calc.py alone, and the user's settings are theirs.
+    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{TASK}/1")]);
+    assert_eq!(files, "calc.py");
+    assert_eq!(std::fs::read_to_string(&settings).expect("settings"), users);
+}
+
+#[test]
+fn opencode_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
+    let bin = match OPENCODE.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let server = start(&env, "fake_openai.py", &self_checking_edits());
+    let config = opencode_config(&env, &server);
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
+    let vars = [("OPENCODE_CONFIG", config.display().to_string())];
+    let seen = self_checking(&env, &r, &bin, &vars, &server);
+    let tools = seen[0]["tools"].to_string();
+    assert!(tools.contains("retry-run_run_checks"), "{tools}");
+}
+
 /// Codex's model and endpoint, the user's: a provider of their own, in
 /// the preset's args.
 fn codex_args(server: &Server) -> String {
@@ -407,7 +454,15 @@ fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
     };
     let Some(env) = TestEnv::with_python_tools() else { return };
     let server = start(&env, "fake_openai.py", &edits());
-    // The user's own opencode config: an OpenAI-compatible provider and its model.
+    let config = opencode_config(&env, &server);
+    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
+    let vars = [("OPENCODE_CONFIG", config.display().to_string())];
+    run_preset(&env, &r, &bin, &vars, &server, &|q| q["tools"] == true && q["answered"] == false);
+}
+
+/// The user's own opencode config: an OpenAI-compatible provider (the fake
+/// server) and its model.
+fn opencode_config(env: &TestEnv, server: &Server) -> PathBuf {
     let config = env.path("opencode.json");
     std::fs::write(
         &config,
@@ -417,9 +472,7 @@ fn opencode_preset_with_the_real_cli_learns_from_the_failed_check() {
         ),
     )
     .expect("config");
-    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"opencode\"\ntimeout = \"2m\"\n");
-    let vars = [("OPENCODE_CONFIG", config.display().to_string())];
-    run_preset(&env, &r, &bin, &vars, &server, &|q| q["tools"] == true && q["answered"] == false);
+    config
 }
 
 /// The keys of every object in `v`, at any depth, added to `out`.
