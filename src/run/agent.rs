@@ -85,6 +85,9 @@ impl TaskRun<'_> {
                         wired.push(path);
                     }
                 }
+                use std::os::unix::ffi::OsStrExt;
+                let inside = wired.iter().filter_map(|p| p.strip_prefix(wt).ok());
+                d.not_the_agents(inside.map(|p| p.as_os_str().as_bytes().to_vec()).collect());
                 argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
                 env.extend(w.env);
             }

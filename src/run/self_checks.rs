@@ -49,6 +49,9 @@ const MAX_CALLS: usize = 200;
 /// The desk, open while the agent runs.
 pub(super) struct SelfCheckDesk {
     stop: Arc<AtomicBool>,
+    /// Files retry-run put in the worktree for the agent (Gemini's
+    /// settings), which are not part of its change.
+    ours: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
     thread: Option<JoinHandle<Vec<SelfCheck>>>,
     /// `retry-run mcp --channel DIR`, as the agent starts it.
     pub command: Vec<String>,
@@ -56,6 +59,14 @@ pub(super) struct SelfCheckDesk {
 }
 
 impl SelfCheckDesk {
+    /// `paths` (relative to the worktree) are retry-run's own, removed
+    /// before the snapshot: the self-checks leave them out of the change.
+    pub fn not_the_agents(&self, paths: Vec<Vec<u8>>) {
+        if let Ok(mut ours) = self.ours.lock() {
+            *ours = paths;
+        }
+    }
+
     /// Stops the desk (a call under way is stopped and said so) and
     /// returns every call, in the order they came.
     pub fn finish(mut self) -> Vec<SelfCheck> {
@@ -73,6 +84,7 @@ impl SelfCheckDesk {
 
 /// What the desk answers from: everything owned, for its threads.
 struct Bench {
+    ours: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
     repo_dir: PathBuf,
     wt: PathBuf,
     base: Revision,
@@ -108,7 +120,9 @@ impl TaskRun<'_> {
         }
         let desk = Desk::make(&channel).map_err(|source| RunError::Tmpdir { path: channel.clone(), source })?;
         let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+        let ours = Arc::new(std::sync::Mutex::new(Vec::new()));
         let bench = Bench {
+            ours: Arc::clone(&ours),
             repo_dir: self.repo.workdir().unwrap_or(self.repo.common_dir()).to_path_buf(),
             wt: self.wt.clone(),
             base: self.base.clone(),
@@ -136,7 +150,7 @@ impl TaskRun<'_> {
             "--channel".to_string(),
             channel.display().to_string(),
         ];
-        Ok(Some(SelfCheckDesk { stop, thread: Some(thread), command, channel }))
+        Ok(Some(SelfCheckDesk { stop, ours, thread: Some(thread), command, channel }))
     }
 }
 
@@ -304,7 +318,9 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(Stri
     // attempt is not seen adding objects, and no link is followed.
     let wt = Repo::discover(&b.wt).map_err(|e| e.to_string())?;
     let depth = DiffDepth::Patch { max_lines: super::snapshot::SELF_CHECK_DIFF_LINES };
-    let cmp = wt.compare_worktree(&b.base, depth, None).map_err(|e| format!("cannot compare the worktree: {e}"))?;
+    let mut cmp = wt.compare_worktree(&b.base, depth, None).map_err(|e| format!("cannot compare the worktree: {e}"))?;
+    let ours = b.ours.lock().map(|o| o.clone()).unwrap_or_default();
+    cmp.changes.changes.retain(|c| !ours.iter().any(|p| p.as_slice() == c.path()));
     let read = |rel: &str| cmp.head.file(rel.as_bytes());
     let mut r = AttemptRecord::new(b.n);
     // As if the agent ended well now.

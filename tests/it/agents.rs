@@ -330,7 +330,12 @@ fn gemini_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_att
     let users = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}}}"#;
     std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
     std::fs::write(&settings, users).expect("settings");
-    let r = python_repo(&env, "max_attempts = 2\n[agent]\npreset = \"gemini\"\ntimeout = \"2m\"\n");
+    // Only calc.py may change: the settings written for the agent are not
+    // its change, in the self-checks as in the real gates.
+    let r = python_repo(
+        &env,
+        "max_attempts = 2\n[scope]\nallow = [\"calc.py\"]\n[agent]\npreset = \"gemini\"\ntimeout = \"2m\"\n",
+    );
     let api = [
         ("GEMINI_API_KEY", "fake-for-tests".to_string()),
         ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
