@@ -12,6 +12,28 @@ use super::{TaskText, assemble, render, required_change};
 
 /// Tokens an answer may take, before the agent's own context limits.
 pub const ANSWER_TOKENS: usize = 2000;
+/// Bytes of an answer the agent asked for in full (a diff, a digest).
+pub const FULL_ANSWER_BYTES: usize = 32 * 1024;
+
+/// `text` cut to whole lines within `max` bytes, the cut said.
+fn bounded(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut out = String::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = 0;
+    for l in &lines {
+        if out.len() + l.len() + 1 > max.saturating_sub(64) {
+            break;
+        }
+        out.push_str(l);
+        out.push('\n');
+        kept += 1;
+    }
+    out.push_str(&format!("[... {} more lines omitted]\n", lines.len() - kept));
+    out
+}
 
 /// The prompt's note that the tools exist, for an agent they are wired
 /// into.
@@ -97,6 +119,16 @@ fn state(c: &CheckResult) -> String {
 /// of attempt `n` (what its prompt holds); with one, that attempt in
 /// detail, its diff, or one check's whole digest.
 pub fn previous_answer(
+    task: &TaskText,
+    (n, max): (u32, u32),
+    prior: &[AttemptRecord],
+    ask: (Option<u32>, bool, Option<&str>),
+    cfg: &crate::config::ContextConfig,
+) -> Result<String, String> {
+    previous_in_full(task, (n, max), prior, ask, cfg).map(|t| bounded(t, FULL_ANSWER_BYTES))
+}
+
+fn previous_in_full(
     task: &TaskText,
     (n, max): (u32, u32),
     prior: &[AttemptRecord],
@@ -306,6 +338,12 @@ mod tests {
         assert!(none.contains("the earlier attempts are 1"), "{none}");
         let bad = previous_answer(&task(), (2, 3), &prior, (Some(1), false, Some("lint")), &cfg).expect_err("no");
         assert!(bad.contains("its checks: test"), "{bad}");
+        // A long diff is cut to whole lines, and the cut said.
+        let mut long = failing();
+        long.diff = (0..5000).map(|i| format!("+line {i} of a long change")).collect();
+        let diff = previous_answer(&task(), (2, 3), &[long], (Some(1), true, None), &cfg).expect("diff");
+        assert!(diff.len() <= FULL_ANSWER_BYTES, "{}", diff.len());
+        assert!(diff.ends_with("more lines omitted]\n"), "{}", &diff[diff.len() - 80..]);
     }
 
     #[test]
