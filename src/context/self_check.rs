@@ -120,12 +120,12 @@ fn state(c: &CheckResult) -> String {
 /// detail, its diff, or one check's whole digest.
 pub fn previous_answer(
     task: &TaskText,
-    (n, max): (u32, u32),
+    window: (u32, u32),
     prior: &[AttemptRecord],
     ask: (Option<u32>, bool, Option<&str>),
     cfg: &crate::config::ContextConfig,
 ) -> Result<String, String> {
-    previous_in_full(task, (n, max), prior, ask, cfg).map(|t| bounded(t, FULL_ANSWER_BYTES))
+    previous_in_full(task, window, prior, ask, cfg).map(|t| bounded(t, FULL_ANSWER_BYTES))
 }
 
 fn previous_in_full(

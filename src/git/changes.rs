@@ -91,18 +91,23 @@ impl HeadView<'_> {
     /// compared (a symlink's target, not what it points to), else the
     /// tree's blob. `None` for a path it does not hold.
     pub fn file(&self, path: &[u8]) -> Option<Vec<u8>> {
-        let (id, mode) = match self.overlay.get(path) {
-            Some(leaf) => (*leaf)?,
-            None => {
-                let tree = self.repo.find_tree(self.tree).ok()?;
-                let entry = tree.get_path(Path::new(OsStr::from_bytes(path))).ok()?;
-                (entry.id(), entry.filemode())
-            }
-        };
+        let (id, mode) = self.leaf(path)?;
         if mode == GITLINK {
             return None;
         }
         self.blob(id).ok()
+    }
+
+    /// The blob id and mode of `path` on the head side.
+    fn leaf(&self, path: &[u8]) -> Option<Leaf> {
+        match self.overlay.get(path) {
+            Some(leaf) => *leaf,
+            None => {
+                let tree = self.repo.find_tree(self.tree).ok()?;
+                let entry = tree.get_path(Path::new(OsStr::from_bytes(path))).ok()?;
+                Some((entry.id(), entry.filemode()))
+            }
+        }
     }
 
     fn blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
@@ -183,14 +188,7 @@ impl<'v> Blobs<'v> {
 
 impl SymlinkLookup for HeadView<'_> {
     fn symlink_target(&self, path: &[u8]) -> Option<Vec<u8>> {
-        let (id, mode) = match self.overlay.get(path) {
-            Some(leaf) => (*leaf)?,
-            None => {
-                let tree = self.repo.find_tree(self.tree).ok()?;
-                let entry = tree.get_path(Path::new(OsStr::from_bytes(path))).ok()?;
-                (entry.id(), entry.filemode())
-            }
-        };
+        let (id, mode) = self.leaf(path)?;
         if mode != SYMLINK {
             return None;
         }
