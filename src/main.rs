@@ -17,6 +17,12 @@ extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char
     // starts; no handler code runs.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        // Not dumpable: no other process of this user (an agent, in the
+        // Landlock fallback, sees this process) can trace it or read its
+        // memory or `/proc/<pid>/environ`, which holds the credentials
+        // retry-run keeps from the agent. The programs it starts are
+        // dumpable again.
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
     // `exit` flushes what std still buffers for stdout.
     std::process::exit(retry_run::cli::main())

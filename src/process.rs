@@ -335,6 +335,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
         .stderr(writer2)
         .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .process_group(0);
+    die_with_this_process(&mut cmd);
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| {
         format!("cannot start {program:?} in {}: {e}; check the command and that it is installed", spec.cwd.display())
@@ -427,6 +428,26 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     })
 }
 
+/// The command is killed when this process dies, even by SIGKILL
+/// (`PR_SET_PDEATHSIG`, checked after it is set: if this process died
+/// between the fork and the flag, the command ends at once). The thread
+/// that starts it waits for it, so the flag, which follows the thread,
+/// holds as long as the command runs.
+fn die_with_this_process(cmd: &mut Command) {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec: prctl, getppid and _exit only.
+    unsafe {
+        cmd.pre_exec(move || {
+            #[cfg(target_os = "linux")]
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            if libc::getppid() != parent {
+                libc::_exit(128 + libc::SIGKILL);
+            }
+            Ok(())
+        });
+    }
+}
+
 fn signal_group(pgid: i32, sig: i32) {
     // SAFETY: kill(2) with a negative pid signals a process group; no memory is shared.
     unsafe {
@@ -453,6 +474,75 @@ pub fn stop_orphan(pgid: i32, worktree: &Path, grace: Duration) -> bool {
         return true;
     }
     false
+}
+
+/// Ends what an earlier run of a task left running in its worktree
+/// `worktree` (a killed `retry-run run`'s agent, a daemon it started): every
+/// process of this user, but this one, that has the worktree in its
+/// environment (`RETRY_RUN_WORKTREE`, which every agent gets), or that
+/// works beneath the worktree with no terminal (what the sandbox starts
+/// never has one; a shell of the user's looking at the worktree has).
+/// Returns how many it ended (SIGKILL, waited for up to 2 s).
+pub fn end_processes_in(worktree: &Path) -> usize {
+    let Ok(wt) = std::fs::canonicalize(worktree) else { return 0 };
+    let marker = {
+        let mut m = b"RETRY_RUN_WORKTREE=".to_vec();
+        m.extend_from_slice(worktree.as_os_str().as_encoded_bytes());
+        m
+    };
+    let marker_real = {
+        let mut m = b"RETRY_RUN_WORKTREE=".to_vec();
+        m.extend_from_slice(wt.as_os_str().as_encoded_bytes());
+        m
+    };
+    let me = std::process::id();
+    let uid = unsafe { libc::getuid() };
+    let left = || -> Vec<libc::pid_t> {
+        let Ok(rd) = std::fs::read_dir("/proc") else { return Vec::new() };
+        rd.flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+            .filter(|&pid| pid != me)
+            .filter(|&pid| {
+                use std::os::unix::fs::MetadataExt;
+                let dir = PathBuf::from(format!("/proc/{pid}"));
+                if std::fs::metadata(&dir).map(|m| m.uid()).ok() != Some(uid) {
+                    return false;
+                }
+                let environ = std::fs::read(dir.join("environ")).unwrap_or_default();
+                let marked = environ.split(|b| *b == 0).any(|v| v == marker.as_slice() || v == marker_real.as_slice());
+                let inside = std::fs::read_link(dir.join("cwd")).is_ok_and(|c| c.starts_with(&wt));
+                marked || (inside && !has_terminal(&dir))
+            })
+            .map(|pid| pid as libc::pid_t)
+            .collect()
+    };
+    let mut ended = std::collections::BTreeSet::new();
+    let t = Instant::now();
+    loop {
+        let now = left();
+        if now.is_empty() || t.elapsed() > Duration::from_secs(2) {
+            return ended.len();
+        }
+        for pid in now {
+            // SAFETY: kill(2) on a process of this user found just now.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            ended.insert(pid);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether the process whose `/proc` directory is `dir` has a controlling
+/// terminal (`tty_nr`, the 7th field of its `stat`).
+fn has_terminal(dir: &Path) -> bool {
+    let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+    // pid (comm) state ppid pgrp session tty_nr ...: comm may hold spaces.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(4))
+        .and_then(|t| t.parse::<i64>().ok())
+        .is_some_and(|t| t != 0)
 }
 
 /// SIGTERM to what is left of the group, SIGKILL after `grace`, and wait

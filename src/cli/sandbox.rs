@@ -84,6 +84,11 @@ pub struct SandboxArgs {
     /// This process runs inside the namespaces (started by the outer one).
     #[arg(long, hide = true)]
     pub inner: bool,
+    /// A port of the machine's loopback that something listens on and the
+    /// command may not reach: a direct connection to it inside is answered,
+    /// recorded as refused and closed (the outer process, for the inner).
+    #[arg(long, hide = true, value_name = "PORT")]
+    pub refuse_port: Vec<u16>,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -150,6 +155,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         tmpdir: args.tmpdir,
         reap: args.reap,
         inner: args.inner,
+        refuse_ports: args.refuse_port,
         argv: args.command,
     };
     Ok(exec::run(&confined)?)

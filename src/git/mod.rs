@@ -34,6 +34,7 @@ mod task_worktree;
 mod tree_write;
 mod walk;
 mod working_tree;
+pub mod worktree_admin;
 
 use std::path::{Path, PathBuf};
 

@@ -160,3 +160,157 @@ pub fn disk_usage(path: &Path) -> u64 {
     }
     own + fs::read_dir(path).map(|rd| rd.flatten().map(|e| disk_usage(&e.path())).sum()).unwrap_or(0)
 }
+
+/// A file of a tree read as git would see it, every path component opened
+/// from a descriptor of the tree's root without following a link:
+/// retry-run's own reads of a worktree the agent wrote (the snapshot, the
+/// self-checks' comparison), which run unconfined, can never be sent
+/// through a link to a file outside (a directory replaced by a link to
+/// `~/.ssh`), even one swapped in while the read is under way.
+pub struct Beneath {
+    root: std::os::fd::OwnedFd,
+}
+
+/// What stands at a path of the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    /// A regular file: its bytes, and whether its owner may execute it.
+    File { data: Vec<u8>, exec: bool },
+    /// A symbolic link: its target's bytes.
+    Link(Vec<u8>),
+}
+
+impl Beneath {
+    /// The tree at `root` (itself a real directory, not a link).
+    pub fn open(root: &Path) -> io::Result<Beneath> {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        Ok(Beneath { root: rustix::fs::open(root, flags, Mode::empty())? })
+    }
+
+    /// What is at `rel` (relative to the root): `None` when nothing is, or
+    /// when a component on the way is not a real directory (a link, a
+    /// file): git sees no file there either. A FIFO, socket or device is
+    /// `None` too (never opened).
+    pub fn read(&self, rel: &Path) -> io::Result<Option<Node>> {
+        use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+        let (parent, leaf) = match (rel.parent(), rel.file_name()) {
+            (Some(p), Some(l)) => (p, l),
+            _ => return Ok(None),
+        };
+        let dir = match self.dir(parent) {
+            Ok(Some(d)) => d,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let gone = |e: rustix::io::Errno| {
+            e == rustix::io::Errno::NOENT || e == rustix::io::Errno::NOTDIR || e == rustix::io::Errno::LOOP
+        };
+        let st = match rustix::fs::statat(&dir, leaf, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => st,
+            Err(e) if gone(e) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        match FileType::from_raw_mode(st.st_mode) {
+            FileType::Symlink => match rustix::fs::readlinkat(&dir, leaf, Vec::new()) {
+                Ok(target) => Ok(Some(Node::Link(target.into_bytes()))),
+                Err(e) if gone(e) || e == rustix::io::Errno::INVAL => Ok(None),
+                Err(e) => Err(e.into()),
+            },
+            FileType::RegularFile => {
+                let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+                let fd = match rustix::fs::openat(&dir, leaf, flags, Mode::empty()) {
+                    Ok(fd) => fd,
+                    Err(e) if gone(e) => return Ok(None),
+                    Err(e) => return Err(e.into()),
+                };
+                // What was opened, not what was looked at: it may have been
+                // swapped in between.
+                let st = rustix::fs::fstat(&fd)?;
+                if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+                    return Ok(None);
+                }
+                let mut data = Vec::with_capacity(st.st_size.max(0) as usize);
+                use std::io::Read as _;
+                fs::File::from(fd).read_to_end(&mut data)?;
+                Ok(Some(Node::File { data, exec: st.st_mode & 0o100 != 0 }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The directory `rel` beneath the root, opened without following a
+    /// link on the way; `None` when a component is not a real directory.
+    fn dir(&self, rel: &Path) -> io::Result<Option<std::os::fd::OwnedFd>> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let here = if rel.as_os_str().is_empty() { Path::new(".") } else { rel };
+        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(&self.root, here, flags, Mode::empty(), resolve) {
+            Ok(fd) => Ok(Some(fd)),
+            Err(e) if e == rustix::io::Errno::NOSYS || e == rustix::io::Errno::AGAIN => self.dir_by_steps(rel),
+            Err(e)
+                if e == rustix::io::Errno::NOENT
+                    || e == rustix::io::Errno::NOTDIR
+                    || e == rustix::io::Errno::LOOP
+                    || e == rustix::io::Errno::XDEV =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// [`Beneath::dir`] one component at a time (kernels before 5.6 have
+    /// no `openat2`).
+    fn dir_by_steps(&self, rel: &Path) -> io::Result<Option<std::os::fd::OwnedFd>> {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut at = rustix::fs::openat(&self.root, ".", flags, Mode::empty())?;
+        for c in rel.components() {
+            let Component::Normal(name) = c else { return Ok(None) };
+            at = match rustix::fs::openat(&at, name, flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(e)
+                    if e == rustix::io::Errno::NOENT
+                        || e == rustix::io::Errno::NOTDIR
+                        || e == rustix::io::Errno::LOOP =>
+                {
+                    return Ok(None);
+                }
+                Err(e) => return Err(e.into()),
+            };
+        }
+        Ok(Some(at))
+    }
+}
+
+#[cfg(test)]
+mod beneath_tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_replaced_by_a_link_hides_what_is_beyond_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (wt, secret) = (dir.path().join("wt"), dir.path().join("secret"));
+        fs::create_dir_all(wt.join("src")).expect("mkdir");
+        fs::create_dir_all(&secret).expect("mkdir");
+        fs::write(secret.join("id_rsa"), "PRIVATE KEY\n").expect("write");
+        fs::write(wt.join("src/a.txt"), "a\n").expect("write");
+        std::os::unix::fs::symlink(&secret, wt.join("keys")).expect("symlink");
+        std::os::unix::fs::symlink("../secret/id_rsa", wt.join("src/link")).expect("symlink");
+        let b = Beneath::open(&wt).expect("open");
+        assert_eq!(
+            b.read(Path::new("src/a.txt")).expect("read"),
+            Some(Node::File { data: b"a\n".to_vec(), exec: false })
+        );
+        assert_eq!(b.read(Path::new("keys/id_rsa")).expect("read"), None);
+        assert_eq!(b.read(Path::new("src/link")).expect("read"), Some(Node::Link(b"../secret/id_rsa".to_vec())));
+        assert_eq!(b.read(Path::new("src/../../secret/id_rsa")).expect("read"), None);
+        assert_eq!(b.read(Path::new("src/missing")).expect("read"), None);
+        assert_eq!(b.dir_by_steps(Path::new("keys")).expect("steps").map(|_| ()), None);
+        rustix::fs::mkfifoat(rustix::fs::CWD, wt.join("fifo"), rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR)
+            .expect("fifo");
+        assert_eq!(b.read(Path::new("fifo")).expect("read"), None);
+    }
+}

@@ -81,10 +81,22 @@ impl Repo {
     /// back, named as the fingerprint names them (`worktree/.git`,
     /// `worktree-admin/commondir`, ...). Nothing to do when the worktree or
     /// its administrative directory is missing (it is then created anew).
-    pub fn relink_worktree(&self, path: &Path, task: &str) -> Result<Vec<String>, GitError> {
+    ///
+    /// Then the administrative directory itself ([`super::worktree_admin`]):
+    /// a link, FIFO, socket, device, hard link or oversized file there is
+    /// removed and named (`worktree-admin/logs/HEAD`), and a `HEAD` that is
+    /// not a commit id (a branch named) is written anew as `base`.
+    pub fn relink_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<Vec<String>, GitError> {
         let meta = self.worktree_meta(task);
         if std::fs::symlink_metadata(&meta).is_ok_and(|m| !m.is_dir()) {
             nofollow_fs::remove_any(&meta).map_err(io(&meta))?;
+        }
+        let mut secured = Vec::new();
+        for removed in super::worktree_admin::secure(&meta).map_err(io(&meta))? {
+            if removed.path == "HEAD" {
+                std::fs::write(meta.join("HEAD"), format!("{base}\n")).map_err(io(&meta))?;
+            }
+            secured.push(format!("worktree-admin/{} ({})", removed.path, removed.why));
         }
         let (Ok(real_path), Ok(real_meta)) = (std::fs::canonicalize(path), std::fs::canonicalize(&meta)) else {
             return Ok(Vec::new());
@@ -111,6 +123,7 @@ impl Repo {
             nofollow_fs::remove_any(&extra).map_err(io(&extra))?;
             put_back.push("worktree-admin/config.worktree".to_string());
         }
+        put_back.extend(secured);
         Ok(put_back)
     }
 
@@ -181,7 +194,7 @@ impl Repo {
         keep: &[Vec<u8>],
     ) -> Result<ResetReport, GitError> {
         if path.is_dir() {
-            self.relink_worktree(path, task)?;
+            self.relink_worktree(path, task, base)?;
         }
         if !path.is_dir() || !self.worktree_is_valid(path, task) {
             self.create_worktree(path, task, base)?;

@@ -15,13 +15,13 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use git2::{ObjectType, Oid, Status, StatusOptions};
 
 use super::ignore::BaseIgnore;
 use super::index_file::{Entry, IndexFile, Stat};
+use super::nofollow_fs::{self, Node};
 use super::status::{Rules, Scan, Stop};
 use super::walk::{Leaf, changed_leaves};
 use super::{GitError, Repo, ctx};
@@ -134,9 +134,11 @@ impl Repo {
         let filters = autocrlf || attributes;
         type Read = (usize, Option<(OnDisk, Option<Oid>)>);
         let read = |jobs: &[(usize, std::path::PathBuf, bool)]| -> Result<Vec<Read>, GitError> {
+            let tree = nofollow_fs::Beneath::open(&workdir)
+                .map_err(|source| GitError::Io { path: workdir.clone(), source })?;
             jobs.iter()
                 .map(|(i, abs, exec)| {
-                    let Some(found) = on_disk(abs, filemode, *exec)? else { return Ok((*i, None)) };
+                    let Some(found) = on_disk(&tree, &workdir, abs, filemode, *exec)? else { return Ok((*i, None)) };
                     let id = if filters || found.mode == 0o120000 { None } else { Some(hash_blob(&found.data)?) };
                     Ok((*i, Some((found, id))))
                 })
@@ -486,25 +488,27 @@ struct OnDisk {
 /// Reads one path of the working tree; `None` when it is not a file or
 /// symlink any more (gone, or a directory now). `exec_by_index` is the
 /// executable bit to keep when core.fileMode is false.
-fn on_disk(abs: &Path, filemode: bool, exec_by_index: bool) -> Result<Option<OnDisk>, GitError> {
+///
+/// Read beneath the working tree's root without following a link on the
+/// way ([`nofollow_fs::Beneath`]): a directory the attempt replaced by a
+/// link makes the files below it removed, never read through the link.
+fn on_disk(
+    tree: &nofollow_fs::Beneath,
+    workdir: &Path,
+    abs: &Path,
+    filemode: bool,
+    exec_by_index: bool,
+) -> Result<Option<OnDisk>, GitError> {
     let io = |e| GitError::Io { path: abs.to_path_buf(), source: e };
-    let meta = match std::fs::symlink_metadata(abs) {
-        // Gone, or a parent turned into a file (ENOTDIR): removed.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(20) => return Ok(None),
-        Err(e) => return Err(io(e)),
-        Ok(m) => m,
-    };
-    if meta.file_type().is_symlink() {
-        let target = std::fs::read_link(abs).map_err(io)?;
-        return Ok(Some(OnDisk { data: target.into_os_string().into_vec(), mode: 0o120000 }));
+    let Ok(rel) = abs.strip_prefix(workdir) else { return Ok(None) };
+    match tree.read(rel).map_err(io)? {
+        None => Ok(None),
+        Some(Node::Link(target)) => Ok(Some(OnDisk { data: target, mode: 0o120000 })),
+        Some(Node::File { data, exec }) => {
+            let exec = if filemode { exec } else { exec_by_index };
+            Ok(Some(OnDisk { data, mode: if exec { 0o100755 } else { 0o100644 } }))
+        }
     }
-    if !meta.is_file() {
-        // A directory (or socket, fifo) where a file was: the file is gone;
-        // files inside a new directory have entries of their own.
-        return Ok(None);
-    }
-    let exec = if filemode { meta.permissions().mode() & 0o111 != 0 } else { exec_by_index };
-    Ok(Some(OnDisk { data: std::fs::read(abs).map_err(io)?, mode: if exec { 0o100755 } else { 0o100644 } }))
 }
 
 /// The id of a blob of these bytes.

@@ -40,6 +40,7 @@ impl TaskRun<'_> {
         if let Some(p) = &plan.preset {
             policy.network.extend(p.hosts.iter().cloned());
         }
+        policy.network.extend(plan.model_endpoints.iter().map(|e| e.host_port.clone()));
         let confinement = self.confinement(tmpdir, policy, &git_paths);
         let mut record = AttemptRecord::new(n);
         record.allow = plan.config.scope.allow.clone();

@@ -93,7 +93,15 @@ impl TaskRun<'_> {
         // Before anything opens the worktree again: its links to the
         // repository as retry-run wrote them (the fingerprint above saw any
         // change, which the scope gate reports).
-        restored.extend(self.repo.relink_worktree(&self.wt, &self.plan.id)?);
+        let relinked = self.repo.relink_worktree(&self.wt, &self.plan.id, self.base.oid)?;
+        // What was removed from the worktree's administrative directory (a
+        // link, a FIFO, a HEAD naming a branch) is the attempt's violation.
+        let secured: Vec<InternalChange> = relinked
+            .iter()
+            .filter(|p| p.starts_with("worktree-admin/") && p.contains(" ("))
+            .map(|p| InternalChange { part: p.clone(), change: crate::model::PartChange::Changed })
+            .collect();
+        restored.extend(relinked);
         a.record.restored = restored;
         // What the agent committed, checked, into the repository (its
         // objects went to the attempt's quarantine).
@@ -129,7 +137,9 @@ impl TaskRun<'_> {
                 format!("agent {}", crate::text::exit_text(r.exit_code, r.signal))
             });
         }
-        Ok(Changed { checkout, git_internal: after.compare(&guard.before) })
+        let mut git_internal = after.compare(&guard.before);
+        git_internal.extend(secured);
+        Ok(Changed { checkout, git_internal })
     }
 
     /// Checks run code the agent wrote: what they changed outside the
@@ -151,7 +161,7 @@ impl TaskRun<'_> {
         let started = Instant::now();
         let (restored, _) = guard.machinery.restore(self.repo.common_dir());
         a.record.restored.extend(restored);
-        let relinked = self.repo.relink_worktree(&self.wt, &self.plan.id)?;
+        let relinked = self.repo.relink_worktree(&self.wt, &self.plan.id, self.base.oid)?;
         a.record.restored.extend(relinked.iter().cloned());
         let outside = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
         self.watch.spent += started.elapsed();

@@ -43,6 +43,9 @@ pub(super) struct Plan {
     pub fresh_baseline: bool,
     /// The lane this plan runs, when the task runs in lanes.
     pub lane: Option<super::lanes::LaneRun>,
+    /// The model servers the agent's own variables point at, let through
+    /// the proxy for it ([`sandbox::endpoints`]).
+    pub model_endpoints: Vec<sandbox::endpoints::Endpoint>,
 }
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
@@ -156,6 +159,18 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         &sandbox::landlock::kernel(),
     )
     .map_err(RunError::environment)?;
+    let fallback_note = if confined == Effective::Landlock {
+        // What the fallback cannot hold here, said at start and recorded.
+        let root = unsafe { libc::getuid() } == 0;
+        let cgroup = root && config.sandbox.max_processes > 0 && sandbox::limits::PidsCgroup::new(1).is_some();
+        let gaps = sandbox::fallback_gaps(root, cgroup, config.sandbox.max_processes);
+        Some(match fallback_note {
+            Some(note) => format!("{note}; {gaps}"),
+            None => format!("sandbox.mode = \"landlock\": {gaps}"),
+        })
+    } else {
+        fallback_note
+    };
     // Where the agent could write objects unconfined, they are read with
     // their hashes checked.
     crate::git::verify_hashes(matches!(confined, Effective::Detect | Effective::Off));
@@ -197,6 +212,13 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         exe,
         fresh_baseline: opts.fresh_baseline,
         lane: opts.lane.clone(),
+        model_endpoints: if matches!(confined, Effective::Landlock | Effective::Namespaces) {
+            let vars: Vec<(String, String)> =
+                std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+            sandbox::endpoints::model_endpoints(&vars)
+        } else {
+            Vec::new()
+        },
     })
 }
 

@@ -47,6 +47,12 @@ pub(super) fn start_task<'a>(
     for warning in unconfined(&plan.config) {
         progress.say(&warning);
     }
+    for e in &plan.model_endpoints {
+        progress.say(&format!(
+            "the agent's model server {} (from {}) is let through the sandbox's proxy",
+            e.host_port, e.var
+        ));
+    }
     let label = opts.among.is_some().then(|| id.clone());
     let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
 
@@ -86,6 +92,14 @@ pub(super) fn start_task<'a>(
     let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(crate::model::refs::worktree_name(&id));
+    if !verified.events.is_empty() {
+        // A run of this task before: what it left running in the worktree
+        // (a killed run's attempt) ends before the worktree is reset.
+        let ended = process::end_processes_in(&wt);
+        if ended > 0 {
+            progress.say(&format!("ended {ended} process(es) an earlier run of task {id} left in its worktree"));
+        }
+    }
     // An agent that cannot start stops the task here, before it is recorded.
     let hidden: &[std::path::PathBuf] =
         if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
@@ -144,7 +158,7 @@ fn record_start(
             baseline: Some(config.retry.baseline),
             sandbox: Some(
                 json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note,
-                       "unconfined": unconfined(config)}),
+                       "unconfined": unconfined(config), "model_endpoints": plan.model_endpoints}),
             ),
             lanes: None,
             lane: plan.lane.as_ref().map(|l| l.lane),

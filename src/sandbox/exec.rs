@@ -57,6 +57,10 @@ pub struct Confined {
     pub reap: bool,
     /// This process is the inner one, inside the namespaces.
     pub inner: bool,
+    /// Loopback ports of the machine that something listens on and the
+    /// command may not reach (the inner one records a direct connection
+    /// to one as refused; see [`super::proxy::host_listening_ports`]).
+    pub refuse_ports: Vec<u16>,
     /// The command and its arguments.
     pub argv: Vec<String>,
 }
@@ -80,6 +84,7 @@ impl Default for Confined {
             tmpdir: None,
             reap: false,
             inner: false,
+            refuse_ports: Vec::new(),
             argv: Vec::new(),
         }
     }
@@ -133,6 +138,10 @@ pub fn run(c: &Confined) -> Result<i32, ExecError> {
         (_, true) => inner(c, &dir, &tmpdir),
         (Layers::None, false) => {
             let mut cmd = command(c, &tmpdir, None);
+            own_session(&mut cmd);
+            // Even unconfined, the terminal is not the command's to type in.
+            let filter = seccomp::filter(seccomp::Deny::default())?;
+            install_on_exec(&mut cmd, filter);
             let mut log = c.log.as_deref().and_then(open_log);
             finish(c, start_and_wait(&mut cmd, c.reap, program, log.as_mut()))
         }
@@ -180,6 +189,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
         message: "bubblewrap (bwrap) is not installed: install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock".into(),
     })?;
     let rules = rules(c)?;
+    let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
     let writable = writable(c, dir, tmpdir, home)?;
     let hidden = super::hidden_paths(&c.deny_read, home, &c.dir);
     let run_dir = private_tmpdir("run")?;
@@ -233,6 +243,14 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     }
     if c.unix_sockets {
         argv.push("--unix-sockets".into());
+    }
+    if !c.host_network {
+        // What listens on this machine's loopback and is not allowed: a
+        // direct connection to it inside is recorded as refused, with the
+        // line that would allow it, instead of failing unseen.
+        for port in proxy::host_listening_ports().into_iter().filter(|p| !allowed_loopback.contains(p)).take(64) {
+            argv.extend(["--refuse-port".to_string(), port.to_string()]);
+        }
     }
     argv.push("--".into());
     argv.extend(c.argv.iter().cloned());
@@ -312,6 +330,10 @@ fn end_as(reap: bool, ended: Ended) -> i32 {
 /// Landlock, then the command under seccomp; its end written for the
 /// outer process.
 fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
+    // Not dumpable: the command (the same user in the same namespaces)
+    // can neither trace this process nor read or write its memory, its
+    // descriptors or its /proc files.
+    not_dumpable();
     let socket = PathBuf::from(namespaces::PROXY_SOCKET);
     let mut port = None;
     if !c.host_network && socket.exists() {
@@ -329,6 +351,11 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
     // Where this process says how the command ended, opened before Landlock
     // (which then keeps the command from writing there).
     let run = Path::new(namespaces::RUN_DIR);
+    if !c.host_network && !c.refuse_ports.is_empty() {
+        if let Some(log) = open_log(&run.join("log")) {
+            proxy::refuse_direct(&c.refuse_ports, log);
+        }
+    }
     let mut status = std::fs::File::create(run.join("status")).ok();
     let mut log = open_log(&run.join("log"));
     set_limits(&c.limits);
@@ -341,8 +368,12 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
         landlock::confine(&writable, &hidden)?;
     }
     close_inherited();
+    // This process too: no tracing, no other process's memory, no
+    // terminal input (on every thread, the forwarding ones included).
+    seccomp::supervisor_filter()?.install_all_threads()?;
     let mut cmd = command(c, tmpdir, port);
-    let filter = seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets })?;
+    let me = std::process::id() as libc::pid_t;
+    let filter = seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me) })?;
     install_on_exec(&mut cmd, filter);
     let ended = start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
     let line = match ended {
@@ -358,31 +389,57 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
 
 /// Without namespaces: the proxy on a TCP port of this machine, Landlock
 /// (writes, reads of secrets, TCP only to the proxy and the allowed
-/// loopback ports), seccomp (no UDP, raw or UNIX sockets) and the limits.
+/// loopback ports), seccomp (no UDP, raw or UNIX sockets) and the limits,
+/// all put in force in the command's process only. This process stays
+/// outside the command's Landlock domain (the command cannot signal or
+/// trace it, nor read its environment), in a session apart from the
+/// command's (the command has no terminal), and is not dumpable.
 fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<i32, ExecError> {
     if landlock::abi() == 0 {
         return Err(ExecError::NoLandlock { kernel: landlock::kernel() });
     }
+    not_dumpable();
     let rules = rules(c)?;
     let writable = writable(c, dir, tmpdir, home)?;
     let hidden = super::hidden_paths(&c.deny_read, home, &c.dir);
-    let run_dir = private_tmpdir("run")?;
     let mut proxy = None;
     let mut net = landlock::Net::Any;
-    if !c.host_network {
+    let run_dir = private_tmpdir("run")?;
+    let started = if c.host_network {
+        None
+    } else {
         let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
-        let started =
-            proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy)?;
-        ports.extend(started.tcp_port());
+        let started = proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy);
+        if let Ok(p) = &started {
+            ports.extend(p.tcp_port());
+        }
         net = landlock::Net::Only(ports);
-        proxy = Some(started);
+        Some(started)
+    };
+    match started {
+        Some(Err(e)) => {
+            let _ = std::fs::remove_dir_all(&run_dir);
+            return Err(e);
+        }
+        Some(Ok(p)) => proxy = Some(p),
+        None => {}
     }
     let port = proxy.as_ref().and_then(|p| p.tcp_port());
-    landlock::confine_with(&writable, &hidden, net)?;
+    let ruleset = landlock::prepare(&writable, &hidden, net)?;
     close_inherited();
-    set_limits(&c.limits);
     let mut cmd = command(c, tmpdir, port);
-    let filter = seccomp::filter(seccomp::Deny { inet: !c.host_network, unix: !c.unix_sockets })?;
+    let limits = c.limits;
+    // SAFETY: between fork and exec: setrlimit and two system calls on a
+    // descriptor prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            set_limits(&limits);
+            drop_capabilities();
+            ruleset.restrict_self()
+        });
+    }
+    own_session(&mut cmd);
+    let filter = seccomp::filter(seccomp::Deny { inet: !c.host_network, unix: !c.unix_sockets, protect: None })?;
     install_on_exec(&mut cmd, filter);
     let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
     if let Some(cg) = &cgroup {
@@ -391,9 +448,85 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     let mut log = c.log.as_deref().and_then(open_log);
     let ended = start_and_wait(&mut cmd, c.reap, &c.argv[0], log.as_mut());
     drop(proxy);
-    log_limits(c, cgroup.as_ref(), ended.as_ref().ok().copied());
+    // Outside the command's Landlock domain, this process can remove it.
     let _ = std::fs::remove_dir_all(&run_dir);
+    log_limits(c, cgroup.as_ref(), ended.as_ref().ok().copied());
     finish(c, ended)
+}
+
+/// Drops every capability of the calling process and what it will
+/// execute (the bounding set emptied, then the effective, permitted and
+/// inheritable sets cleared): a command run by root in the fallback is
+/// root without root's powers (no `CAP_SYS_PTRACE` to read another
+/// process's environment, no `CAP_DAC_OVERRIDE`). Only system calls: safe
+/// between `fork` and `exec`. Nothing to do for another user.
+fn drop_capabilities() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl and capset on this process's own credentials, with a
+    // header and data on the stack.
+    unsafe {
+        if libc::geteuid() != 0 {
+            return;
+        }
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        const VERSION_3: u32 = 0x2008_0522;
+        let mut header = Header { version: VERSION_3, pid: 0 };
+        let data =
+            [Data { effective: 0, permitted: 0, inheritable: 0 }, Data { effective: 0, permitted: 0, inheritable: 0 }];
+        libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr());
+    }
+}
+
+/// Makes this process not dumpable: another process of the same user
+/// can no longer trace it, read or write its memory, take its descriptors
+/// or read its `/proc/<pid>/environ`. (A program it executes is dumpable
+/// again.)
+fn not_dumpable() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+}
+
+/// The process group the command leads (its own session), for the
+/// signals this process passes on; 0 while none runs.
+static COMMAND_GROUP: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The command starts a session of its own: it has no controlling
+/// terminal (it cannot open `/dev/tty`, nor push input into the user's
+/// terminal), and it dies with this process (`PR_SET_PDEATHSIG`). SIGTERM,
+/// SIGINT and SIGHUP sent to this process are passed on to the command's
+/// group (see [`ignore_but_wake`]).
+fn own_session(cmd: &mut Command) {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec: setsid, prctl and getppid only.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            if libc::getppid() != parent {
+                // This process ended before the flag was set.
+                libc::_exit(128 + libc::SIGKILL);
+            }
+            Ok(())
+        });
+    }
 }
 
 fn finish(c: &Confined, ended: Result<Ended, ExecError>) -> Result<i32, ExecError> {
@@ -410,8 +543,15 @@ fn start_and_wait(
 ) -> Result<Ended, ExecError> {
     if reap {
         become_reaper();
+    } else {
+        pass_signals_on();
     }
-    let status = cmd.status();
+    let status = cmd.spawn().and_then(|mut child| {
+        COMMAND_GROUP.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
+        let status = child.wait();
+        COMMAND_GROUP.store(0, std::sync::atomic::Ordering::SeqCst);
+        status
+    });
     if reap {
         let ended = end_leftovers();
         if ended > 0 {
@@ -506,9 +646,36 @@ fn set_limits(limits: &Limits) {
     set(libc::RLIMIT_FSIZE, limits.file_size);
 }
 
-/// Does nothing: a termination signal sent to the process group reaches
-/// the command, and this process stays to end what the command leaves.
-extern "C" fn ignore_but_wake(_: libc::c_int) {}
+/// Passes a termination signal on to the command's group when the command
+/// runs in a session of its own (the process group this process is in
+/// does not hold it then); this process stays to end what the command
+/// leaves.
+extern "C" fn ignore_but_wake(sig: libc::c_int) {
+    let group = COMMAND_GROUP.load(std::sync::atomic::Ordering::SeqCst);
+    if group > 0 {
+        // SAFETY: kill(2) is async-signal-safe.
+        unsafe {
+            libc::kill(-group, sig);
+        }
+    }
+}
+
+/// Without reaping (`retry-run sandbox` run by hand): SIGTERM, SIGINT and
+/// SIGHUP are passed on to the command's session, then end this process
+/// as before, by their default action once the command is gone.
+fn pass_signals_on() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: as in `become_reaper`.
+    unsafe {
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = ignore_but_wake as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+}
 
 /// Makes this process the subreaper of what it starts: a descendant whose
 /// parent ends (a double-forked daemon, `setsid` included) becomes this

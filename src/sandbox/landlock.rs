@@ -94,9 +94,49 @@ pub fn confine(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<u8, LandlockE
 /// [`super::seccomp`] refuses them.
 #[cfg(target_os = "linux")]
 pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<Confinement, LandlockError> {
+    let prepared = prepare(writable, hidden, net)?;
+    prepared.restrict_self().map_err(|_| LandlockError::NotEnforced)?;
+    Ok(prepared.confinement)
+}
+
+/// A ruleset made in this process, to be put in force in another one
+/// (between `fork` and `exec`, [`Prepared::restrict_self`]): the command
+/// is confined and the process that starts it is not, so the command can
+/// neither signal nor trace it, nor read its memory or `/proc/<pid>/environ`
+/// (Landlock refuses those on processes outside the command's domain).
+#[cfg(target_os = "linux")]
+pub struct Prepared {
+    fd: std::os::fd::OwnedFd,
+    pub confinement: Confinement,
+}
+
+#[cfg(target_os = "linux")]
+impl Prepared {
+    /// Sets `no_new_privs` and restricts the calling thread to the ruleset:
+    /// two system calls on a descriptor made before, safe between `fork`
+    /// and `exec`.
+    pub fn restrict_self(&self) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: prctl sets a flag of this thread; landlock_restrict_self
+        // reads the ruleset through a descriptor this process owns.
+        unsafe {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::syscall(libc::SYS_landlock_restrict_self, self.fd.as_raw_fd(), 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The ruleset of [`confine_with`], made but not in force.
+#[cfg(target_os = "linux")]
+pub fn prepare(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<Prepared, LandlockError> {
     use ::landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetError, RulesetStatus, Scope, path_beneath_rules,
+        RulesetError, Scope, path_beneath_rules,
     };
     /// The first Landlock ABI with TCP rules.
     const NET_ABI: u8 = 4;
@@ -122,14 +162,10 @@ pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Resul
         created = created
             .add_rules(ports.iter().map(|&port| Ok::<_, RulesetError>(NetPort::new(port, AccessNet::ConnectTcp))))?;
     }
-    let status = created.restrict_self()?;
-    match status.ruleset {
-        RulesetStatus::NotEnforced => Err(LandlockError::NotEnforced),
-        _ => {
-            let abi = probe();
-            Ok(Confinement { abi, net_enforced: ports.is_some() && abi >= NET_ABI })
-        }
-    }
+    let fd: Option<std::os::fd::OwnedFd> = created.into();
+    let fd = fd.ok_or(LandlockError::NotEnforced)?;
+    let abi = probe();
+    Ok(Prepared { fd, confinement: Confinement { abi, net_enforced: ports.is_some() && abi >= NET_ABI } })
 }
 
 /// What may be read when `hidden` may not: every entry beside a hidden

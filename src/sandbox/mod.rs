@@ -13,6 +13,7 @@
 //! Reading and executing stay allowed everywhere; writing (creating,
 //! removing, renaming, linking, truncating) only beneath the writable paths.
 
+pub mod endpoints;
 pub mod env;
 pub mod exec;
 pub mod landlock;
@@ -118,6 +119,21 @@ pub fn resolve(
             )),
         )),
     }
+}
+
+/// What the Landlock fallback cannot hold that the namespaces do, in
+/// words: said when a run starts and recorded (`TaskStarted`,
+/// `sandbox.note`). `cgroup`: a `pids` cgroup can be made here. Pure.
+pub fn fallback_gaps(root: bool, cgroup: bool, max_processes: u64) -> String {
+    let mut gaps = vec![
+        "/dev/shm is shared with the machine and writable",
+        "the agent sees the machine's other processes (it can neither signal nor trace them)",
+        "named UNIX sockets and UDP are refused wholesale, the sandbox's own included",
+    ];
+    if root && max_processes > 0 && !cgroup {
+        gaps.push("running as root without a pids cgroup, so max_processes is not enforced");
+    }
+    format!("the fallback cannot hold: {}", gaps.join("; "))
 }
 
 /// One path a confined process may write beneath, and why.
@@ -569,11 +585,17 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
     out
 }
 
+/// At most this many refused hosts are named in the record.
+pub const REFUSED_HOSTS_CAP: usize = 50;
+
 /// The hosts (`host:port`) the proxy refused, in the order of the
-/// sandbox's log, each once.
+/// sandbox's log, each once, the first [`REFUSED_HOSTS_CAP`].
 pub fn refused_hosts(log: &Path) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in proxy::read_log(log).into_iter().filter(|c| !c.allowed) {
+        if out.len() >= REFUSED_HOSTS_CAP {
+            break;
+        }
         let h = format!("{}:{}", c.host, c.port);
         if !out.contains(&h) {
             out.push(h);
@@ -600,6 +622,9 @@ impl LimitHit {
             ("processes", Some(n)) => format!("the process limit ({}) refused {n} new process(es)", self.max),
             ("file_size", _) => format!("the file size limit ({} bytes) ended a process", self.max),
             ("leftovers", _) => format!("{} process(es) it left running were ended", self.max),
+            ("connections_logged", Some(n)) => {
+                format!("the network log keeps the first {} connections; {n} more were not recorded", self.max)
+            }
             (other, _) => format!("the {other} limit ({})", self.max),
         }
     }
@@ -635,6 +660,16 @@ pub fn refused_paths(output: &[String], worktree: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_fallback_says_it_cannot_hold() {
+        let user = fallback_gaps(false, false, 4096);
+        assert!(user.contains("/dev/shm") && !user.contains("root"), "{user}");
+        let root = fallback_gaps(true, false, 4096);
+        assert!(root.contains("max_processes is not enforced"), "{root}");
+        assert!(!fallback_gaps(true, true, 4096).contains("root"));
+        assert!(!fallback_gaps(true, false, 0).contains("root"));
+    }
 
     #[test]
     fn modes() {

@@ -81,7 +81,11 @@ pub fn args(layout: &Layout) -> Vec<String> {
     if !layout.host_network {
         out.push("--unshare-net".into());
     }
-    out.push("--die-with-parent".into());
+    // Dies with the outer process; a session of its own, so nothing inside
+    // has a controlling terminal (TIOCSTI, /dev/tty).
+    out.extend(["--die-with-parent".into(), "--new-session".into()]);
+    // Run by root, bubblewrap keeps every capability inside: none.
+    out.extend(["--cap-drop".into(), "ALL".into()]);
     out.extend(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"].map(String::from));
     for d in PRIVATE {
         out.extend(["--tmpfs".to_string(), d.to_string()]);
@@ -193,7 +197,7 @@ mod tests {
             host_network: false,
         };
         let a = args(&layout).join(" ");
-        assert!(a.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run "), "{a}");
+        assert!(a.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run "), "{a}");
         assert!(a.contains("--ro-bind-try /tmp/repo /tmp/repo --bind-try /r/wt /r/wt --bind-try /tmp/x /tmp/x --ro-bind-try /r/wt/.git /r/wt/.git --ro-bind /r/node_modules /r/wt/node_modules --tmpfs /h/.ssh --ro-bind-try /dev/null /h/.netrc --bind /tmp/run /run/retry-run --chdir /r/wt"), "{a}");
         assert_eq!(a.matches("/tmp/repo").count(), 2, "kept once: {a}");
         assert!(!a.contains("/usr/bin"), "only what is under a private directory is bound again: {a}");

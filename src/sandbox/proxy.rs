@@ -572,6 +572,10 @@ struct Live {
 struct Shared {
     rules: Vec<HostRule>,
     log: Option<Mutex<std::fs::File>>,
+    /// Connections written to the log, and those past [`LOG_CAP`] that
+    /// were not.
+    logged: AtomicU64,
+    unlogged: AtomicU64,
     stop: AtomicBool,
     next_id: AtomicU64,
     live: Mutex<Live>,
@@ -619,11 +623,114 @@ impl Shared {
     /// write is lost: the connection it records has ended either way.
     fn record(&self, c: &Connection) {
         let Some(log) = &self.log else { return };
+        if self.logged.fetch_add(1, Ordering::SeqCst) >= LOG_CAP {
+            self.unlogged.fetch_add(1, Ordering::SeqCst);
+            return;
+        }
         let Ok(mut line) = serde_json::to_vec(c) else { return };
         line.push(b'\n');
         let _ = lock(log).write_all(&line);
     }
 }
+
+/// The TCP ports something listens on at this machine's loopback
+/// (127.0.0.1, ::1, or every address), from `/proc/net/tcp` and
+/// `/proc/net/tcp6` of this process's network namespace, sorted.
+pub fn host_listening_ports() -> Vec<u16> {
+    let mut ports: Vec<u16> = ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .flat_map(|text| listening_on_loopback(&text))
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
+/// The ports of `/proc/net/tcp{,6}`'s text (`sl local_address rem_address
+/// st ...`, addresses as hex `ADDR:PORT`) in state LISTEN (`0A`) on a
+/// loopback or every-address address. Pure.
+pub fn listening_on_loopback(text: &str) -> Vec<u16> {
+    const LOOPBACK: [&str; 4] =
+        ["0100007F", "00000000", "00000000000000000000000001000000", "00000000000000000000000000000000"];
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut f = line.split_whitespace();
+            let local = f.nth(1)?;
+            let state = f.nth(1)?;
+            let (addr, port) = local.split_once(':')?;
+            (state == "0A" && LOOPBACK.contains(&addr)).then(|| u16::from_str_radix(port, 16).ok()).flatten()
+        })
+        .collect()
+}
+
+/// Inside the namespace: listens on each of `ports` of its loopback, and
+/// answers a connection there by recording it as refused (one line of
+/// `log`, as the proxy records one, method `direct`) and closing it: the
+/// agent that connects straight to a server of the machine's (a database,
+/// a model server not named in its variables) is told the connection was
+/// refused, and the record, the report and the next prompt say which
+/// `[sandbox] network` line would allow it. At most [`LOG_CAP`] lines.
+pub fn refuse_direct(ports: &[u16], log: std::fs::File) {
+    let log = Arc::new(Mutex::new((log, 0u64)));
+    for &port in ports {
+        let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else { continue };
+        let log = Arc::clone(&log);
+        let _ = thread::Builder::new().name(format!("refuse-{port}")).spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                // Closed with a reset, not an orderly end: the client's
+                // next read or write fails.
+                let _ = socket_linger_zero(&conn);
+                drop(conn);
+                let mut guard = lock(&log);
+                if guard.1 >= LOG_CAP {
+                    continue;
+                }
+                guard.1 += 1;
+                let c = Connection {
+                    host: "127.0.0.1".into(),
+                    port,
+                    allowed: false,
+                    method: "direct".into(),
+                    bytes_up: 0,
+                    bytes_down: 0,
+                    ms: 0,
+                    error: Some("a direct connection to this machine's loopback, not allowed".into()),
+                };
+                if let Ok(mut line) = serde_json::to_vec(&c) {
+                    line.push(b'\n');
+                    let _ = guard.0.write_all(&line);
+                }
+            }
+        });
+    }
+}
+
+/// `SO_LINGER` with a zero timeout: closing the socket sends a reset.
+fn socket_linger_zero(s: &TcpStream) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: setsockopt reads the struct passed by reference, on a socket
+    // this process owns.
+    let rc = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+}
+
+/// The connections one proxy writes to its log: a command that connects in
+/// a loop cannot grow the record without bound. How many more there were
+/// is written when the proxy stops, as a limit hit
+/// ([`super::LimitHit`], `connections_logged`).
+pub const LOG_CAP: u64 = 1000;
 
 /// How a listener of the proxy is woken to see that it must stop.
 enum Waker {
@@ -667,6 +774,8 @@ pub fn start(rules: Vec<HostRule>, socket: &Path, log: Option<PathBuf>, tcp: boo
         shared: Arc::new(Shared {
             rules,
             log,
+            logged: AtomicU64::new(0),
+            unlogged: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             next_id: AtomicU64::new(0),
             live: Mutex::new(Live::default()),
@@ -731,6 +840,11 @@ impl Proxy {
         }
         self.shared.cut_all();
         let _ = std::fs::remove_file(&self.socket);
+        let unlogged = self.shared.unlogged.load(Ordering::SeqCst);
+        if let (Some(log), true) = (&self.shared.log, unlogged > 0) {
+            let line = serde_json::json!({"limit": "connections_logged", "max": LOG_CAP, "refused": unlogged});
+            let _ = writeln!(lock(log), "{line}");
+        }
     }
 }
 
@@ -1395,6 +1509,20 @@ mod tests {
         assert_eq!(get("NO_PROXY"), Some("localhost,127.0.0.1,::1"));
         assert_eq!(get("no_proxy"), get("NO_PROXY"));
         assert_eq!(get("NODE_USE_ENV_PROXY"), Some("1"));
+    }
+
+    #[test]
+    fn what_listens_on_the_loopback_is_read_from_proc() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        // A connected socket's own port is not listening.
+        let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let client_port = client.local_addr().unwrap().port();
+        let text = std::fs::read_to_string("/proc/net/tcp").unwrap();
+        let found = listening_on_loopback(&text);
+        assert!(found.contains(&port), "{port} not among {found:?}");
+        assert!(!found.contains(&client_port), "{client_port} is not listening: {found:?}");
+        assert!(host_listening_ports().contains(&port));
     }
 
     #[test]

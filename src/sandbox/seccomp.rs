@@ -93,15 +93,23 @@ pub enum SeccompError {
     Install(std::io::Error),
 }
 
-/// What a filter refuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a filter refuses. Every filter, whatever it is given here,
+/// refuses the terminal's `TIOCSTI` and `TIOCLINUX` (pushing input into a
+/// terminal, reading its screen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Deny {
     /// Every socket but a plain TCP stream or netlink, `listen()`, TCP Fast
     /// Open and io_uring: the fallback without a network namespace.
     pub inet: bool,
     /// UNIX sockets (and `AF_VSOCK`, and io_uring, which could create
-    /// either): so no named socket outside is reachable.
+    /// either), and datagram socket pairs (the one socket left that could
+    /// `sendto` or `connect` to a path): so no named socket outside is
+    /// reachable.
     pub unix: bool,
+    /// A process the command may not trace, nor read or write the memory
+    /// of, nor signal (the sandbox's supervisor, by its id in the
+    /// sandbox's PID namespace).
+    pub protect: Option<libc::pid_t>,
 }
 
 /// A filter built before a fork, to be installed after it
@@ -112,12 +120,9 @@ pub struct Filter {
     program: Option<seccompiler::BpfProgram>,
 }
 
-/// The filter for `deny`; empty when it refuses nothing.
+/// The filter for `deny`.
 #[cfg(target_os = "linux")]
 pub fn filter(deny: Deny) -> Result<Filter, SeccompError> {
-    if !deny.inet && !deny.unix {
-        return Ok(Filter { program: None });
-    }
     Ok(Filter { program: Some(program(deny)?) })
 }
 
@@ -154,6 +159,85 @@ impl Filter {
         }
         Ok(())
     }
+
+    /// [`Filter::install`] on every thread of this process at once
+    /// (`SECCOMP_FILTER_FLAG_TSYNC`): for the sandbox's supervisor, whose
+    /// forwarding threads already run.
+    pub fn install_all_threads(&self) -> Result<(), SeccompError> {
+        #[cfg(target_os = "linux")]
+        if let Some(program) = &self.program {
+            let prog = libc::sock_fprog {
+                len: program.len() as libc::c_ushort,
+                filter: program.as_ptr() as *mut libc::sock_filter,
+            };
+            // SAFETY: as in `install`; TSYNC applies the same program to
+            // every thread of the process.
+            unsafe {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(SeccompError::NoNewPrivs(std::io::Error::last_os_error()));
+                }
+                let tsync = libc::SECCOMP_FILTER_FLAG_TSYNC as libc::c_ulong;
+                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, tsync, &prog) != 0 {
+                    return Err(SeccompError::Install(std::io::Error::last_os_error()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The supervisor's own filter, installed on all its threads once its
+/// sockets are made: no tracing of any process, no reading or writing of
+/// another's memory, no terminal input pushed. A supervisor the command
+/// took over (it cannot: the supervisor is not dumpable) still could not
+/// do what the command may not.
+pub fn supervisor_filter() -> Result<Filter, SeccompError> {
+    #[cfg(target_os = "linux")]
+    {
+        let program = supervisor_program()?;
+        Ok(Filter { program: Some(program) })
+    }
+    #[cfg(not(target_os = "linux"))]
+    Err(SeccompError::NotLinux { os: std::env::consts::OS })
+}
+
+#[cfg(target_os = "linux")]
+fn supervisor_program() -> Result<seccompiler::BpfProgram, SeccompError> {
+    use seccompiler::{SeccompAction, SeccompFilter};
+    let mut refused: std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>> = [
+        (libc::SYS_ptrace, Vec::new()),
+        (libc::SYS_process_vm_writev, Vec::new()),
+        (libc::SYS_process_vm_readv, Vec::new()),
+        (libc::SYS_pidfd_getfd, Vec::new()),
+    ]
+    .into_iter()
+    .collect();
+    refused.insert(libc::SYS_ioctl, terminal_rules()?);
+    let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), target_arch()?)?;
+    let program: seccompiler::BpfProgram = filter.try_into()?;
+    Ok(refuse_x32(program))
+}
+
+#[cfg(target_os = "linux")]
+fn target_arch() -> Result<seccompiler::TargetArch, SeccompError> {
+    match std::env::consts::ARCH {
+        "x86_64" => Ok(seccompiler::TargetArch::x86_64),
+        "aarch64" => Ok(seccompiler::TargetArch::aarch64),
+        arch => Err(SeccompError::Architecture { arch }),
+    }
+}
+
+/// `ioctl(fd, TIOCSTI, ..)` (push a byte into a terminal's input, as if
+/// typed) and `ioctl(fd, TIOCLINUX, ..)` (the Linux console's selection
+/// and screen). Only the request's low 32 bits count (the kernel's own
+/// `unsigned int cmd`).
+#[cfg(target_os = "linux")]
+fn terminal_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
+    use seccompiler::{SeccompCmpOp, SeccompRule};
+    Ok([libc::TIOCSTI as u32, libc::TIOCLINUX as u32]
+        .into_iter()
+        .map(|req| Ok(SeccompRule::new(vec![arg(1, SeccompCmpOp::Eq, req)?])?))
+        .collect::<Result<Vec<_>, SeccompError>>()?)
 }
 
 /// Sets `no_new_privs` and installs, on the calling thread, the filter
@@ -162,33 +246,50 @@ impl Filter {
 /// but a TCP stream or a netlink socket, from `listen()`, from a send with
 /// `MSG_FASTOPEN` and from io_uring.
 pub fn deny_network_sockets() -> Result<(), SeccompError> {
-    filter(Deny { inet: true, unix: true })?.install()
+    filter(Deny { inet: true, unix: true, protect: None })?.install()
 }
 
 /// The filter as a BPF program for the architecture this was built for.
 #[cfg(target_os = "linux")]
 fn program(deny: Deny) -> Result<seccompiler::BpfProgram, SeccompError> {
-    use seccompiler::{SeccompAction, SeccompCmpOp, SeccompFilter, SeccompRule, TargetArch};
+    use seccompiler::{SeccompAction, SeccompCmpOp, SeccompFilter, SeccompRule};
     use std::collections::BTreeMap;
 
-    let arch = match std::env::consts::ARCH {
-        "x86_64" => TargetArch::x86_64,
-        "aarch64" => TargetArch::aarch64,
-        arch => return Err(SeccompError::Architecture { arch }),
-    };
+    let arch = target_arch()?;
     // Refused when the flags argument `flags` has MSG_FASTOPEN.
     let fastopen = |flags: u8| -> Result<Vec<SeccompRule>, SeccompError> {
         let flag = libc::MSG_FASTOPEN as u32;
         Ok(vec![SeccompRule::new(vec![arg(flags, SeccompCmpOp::MaskedEq(flag.into()), flag)?])?])
     };
-    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = [
-        (libc::SYS_socket, socket_rules(deny)?),
-        (libc::SYS_io_uring_setup, Vec::new()),
-        (libc::SYS_io_uring_enter, Vec::new()),
-        (libc::SYS_io_uring_register, Vec::new()),
-    ]
-    .into_iter()
-    .collect();
+    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = [(libc::SYS_ioctl, terminal_rules()?)].into_iter().collect();
+    if deny.inet || deny.unix {
+        refused.insert(libc::SYS_socket, socket_rules(deny)?);
+        refused.insert(libc::SYS_io_uring_setup, Vec::new());
+        refused.insert(libc::SYS_io_uring_enter, Vec::new());
+        refused.insert(libc::SYS_io_uring_register, Vec::new());
+    }
+    if deny.unix {
+        // socketpair(AF_UNIX, SOCK_DGRAM, ..): a datagram socket may
+        // `sendto` any named socket outside, or `connect` to one; a
+        // connected stream or seqpacket pair cannot (EISCONN).
+        const TYPE: u8 = 1;
+        let mask = 0xf_u32; // SOCK_TYPE_MASK: the flags above it are NONBLOCK, CLOEXEC
+        refused.insert(
+            libc::SYS_socketpair,
+            vec![SeccompRule::new(vec![arg(TYPE, SeccompCmpOp::MaskedEq(mask.into()), libc::SOCK_DGRAM as u32)?])?],
+        );
+    }
+    if let Some(pid) = deny.protect {
+        // ptrace(request, pid, ..); process_vm_*(pid, ..); kill(pid, ..);
+        // pidfd_open(pid, ..).
+        let on = |index: u8| -> Result<Vec<SeccompRule>, SeccompError> {
+            Ok(vec![SeccompRule::new(vec![arg(index, SeccompCmpOp::Eq, pid as u32)?])?])
+        };
+        refused.insert(libc::SYS_ptrace, on(1)?);
+        refused.insert(libc::SYS_process_vm_writev, on(0)?);
+        refused.insert(libc::SYS_process_vm_readv, on(0)?);
+        refused.insert(libc::SYS_pidfd_open, on(0)?);
+    }
     if deny.inet {
         // sendto(fd, buf, len, flags, ..), sendmsg(fd, msg, flags),
         // sendmmsg(fd, msgs, n, flags).
@@ -394,6 +495,8 @@ pub(super) mod probe {
         report("tcp_flags", socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
         report("tcp6", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
         report("socketpair", socketpair());
+        report("socketpair_dgram", socketpair_dgram());
+        report("tiocsti", tiocsti());
         report("io_uring", io_uring());
         report("connect_allowed", io(TcpStream::connect(("127.0.0.1", allowed))));
         report("connect_other", io(TcpStream::connect(("127.0.0.1", other))));
@@ -427,9 +530,39 @@ pub(super) mod probe {
 
     /// A pair of UNIX sockets that carries a byte from one end to the other.
     fn socketpair() -> Outcome {
+        socketpair_of(libc::SOCK_STREAM)
+    }
+
+    /// A datagram pair, made and closed.
+    fn socketpair_dgram() -> Outcome {
         let mut fds = [0; 2];
         // SAFETY: fds has room for the two descriptors socketpair writes.
-        if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, fds.as_mut_ptr()) } != 0 {
+        if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr()) } != 0 {
+            return Err(errno());
+        }
+        // SAFETY: the descriptors just made.
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+        Ok(())
+    }
+
+    /// `ioctl(0, TIOCSTI, "x")`: refused by the filter before the kernel
+    /// looks at descriptor 0 (which is no terminal here: ENOTTY otherwise).
+    fn tiocsti() -> Outcome {
+        let byte = b'x';
+        // SAFETY: TIOCSTI reads one byte from the pointer given.
+        if unsafe { libc::ioctl(0, libc::TIOCSTI, &byte as *const u8) } != 0 {
+            return Err(errno());
+        }
+        Ok(())
+    }
+
+    fn socketpair_of(ty: i32) -> Outcome {
+        let mut fds = [0; 2];
+        // SAFETY: fds has room for the two descriptors socketpair writes.
+        if unsafe { libc::socketpair(libc::AF_UNIX, ty, 0, fds.as_mut_ptr()) } != 0 {
             return Err(errno());
         }
         let mut byte = [0u8; 1];
@@ -582,9 +715,11 @@ mod tests {
 
     #[test]
     fn the_filter_builds_for_this_architecture() {
-        assert!(!program(Deny { inet: true, unix: true }).expect("filter").is_empty());
-        assert!(!program(Deny { inet: false, unix: true }).expect("filter").is_empty());
-        assert!(filter(Deny { inet: false, unix: false }).expect("no filter").program.is_none());
+        assert!(!program(Deny { inet: true, unix: true, protect: None }).expect("filter").is_empty());
+        assert!(!program(Deny { inet: false, unix: true, protect: Some(2) }).expect("filter").is_empty());
+        // The terminal's ioctls are refused even when no socket is.
+        assert!(!program(Deny::default()).expect("filter").is_empty());
+        assert!(!supervisor_program().expect("filter").is_empty());
     }
 
     /// Seccomp alone: every socket but a TCP stream and netlink is refused,
@@ -619,6 +754,8 @@ mod tests {
                 ("io_uring", REFUSED),
                 ("fastopen_other", REFUSED),
                 ("listen_unbound", REFUSED),
+                ("socketpair_dgram", REFUSED),
+                ("tiocsti", REFUSED),
                 ("socketpair", Ok(())),
                 ("netlink", Ok(())),
                 ("tcp", Ok(())),

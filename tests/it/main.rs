@@ -8,6 +8,7 @@ mod architecture;
 mod baseline_cache;
 mod completions;
 mod containment;
+mod containment_outside;
 mod demo;
 mod detect;
 mod diff;
