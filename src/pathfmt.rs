@@ -9,6 +9,13 @@
 //! One addition to that rule: a valid UTF-8 path that itself *starts* with
 //! `"` is quoted too, because written as it is it could read like the quoted
 //! form of another path.
+//!
+//! That is the form kept in records and JSON. What is printed for a person
+//! ([`shown`], docs/commands.md, "What retry-run prints") quotes a path
+//! also when it holds a control character (`\n` and `\t` included: a name
+//! must not draw a line of its own) or a bidirectional override or isolate,
+//! and writes those characters escaped, C1 and bidirectional ones as the
+//! octal escapes of their UTF-8 bytes, as git does (`\342\200\256`).
 
 use std::borrow::Cow;
 
@@ -25,21 +32,49 @@ pub fn display(path: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// The form of a repository path printed for a person: [`display`], and
+/// also quoted when it holds a control character (any, `\n` and `\t`
+/// included) or a bidirectional control, each written escaped.
+pub fn shown(path: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(path) {
+        Ok(s) if !s.starts_with('"') && !s.chars().any(needs_escape) => Cow::Borrowed(s),
+        _ => Cow::Owned(quote_with(path, true)),
+    }
+}
+
+/// [`shown`] for a path kept as text in a record (its [`display`] form): a
+/// quoted one is already escaped (a C1 or bidirectional control left in it
+/// is shown as free text is, [`crate::text::visible`]).
+pub fn shown_text(path: &str) -> Cow<'_, str> {
+    if path.starts_with('"') { crate::text::visible(path) } else { shown(path.as_bytes()) }
+}
+
+/// A character [`shown`] writes escaped, inside quotes.
+fn needs_escape(c: char) -> bool {
+    c.is_control() || crate::text::is_bidi_control(c)
+}
+
 /// git's C-style quoting of a path, always quoted.
 pub fn quote(path: &[u8]) -> String {
+    quote_with(path, false)
+}
+
+/// [`quote`]; with `all`, C1 and bidirectional controls are escaped too,
+/// as the octal escapes of their UTF-8 bytes.
+fn quote_with(path: &[u8], all: bool) -> String {
     let mut out = String::with_capacity(path.len() + 2);
     out.push('"');
     let mut rest = path;
     while !rest.is_empty() {
         match std::str::from_utf8(rest) {
             Ok(valid) => {
-                push_escaped(&mut out, valid);
+                push_escaped(&mut out, valid, all);
                 break;
             }
             Err(e) => {
                 let (good, bad) = rest.split_at(e.valid_up_to());
                 // `good` is valid by construction.
-                push_escaped(&mut out, std::str::from_utf8(good).unwrap_or_default());
+                push_escaped(&mut out, std::str::from_utf8(good).unwrap_or_default(), all);
                 let n = e.error_len().unwrap_or(bad.len());
                 for b in &bad[..n] {
                     out.push_str(&format!("\\{b:03o}"));
@@ -52,9 +87,16 @@ pub fn quote(path: &[u8]) -> String {
     out
 }
 
-fn push_escaped(out: &mut String, s: &str) {
+fn push_escaped(out: &mut String, s: &str, all: bool) {
     for c in s.chars() {
-        push_char(out, c);
+        if all && (c as u32) >= 0x80 && needs_escape(c) {
+            let mut utf8 = [0u8; 4];
+            for b in c.encode_utf8(&mut utf8).bytes() {
+                out.push_str(&format!("\\{b:03o}"));
+            }
+        } else {
+            push_char(out, c);
+        }
     }
 }
 
@@ -135,6 +177,31 @@ mod tests {
         assert_eq!(quote_ascii("b/caf\u{e9}".as_bytes()), "\"b/caf\\303\\251\"");
         assert_eq!(quote_ascii(b"a/new\nline"), "\"a/new\\nline\"");
         assert_eq!(quote_ascii(b"q\"t\xff"), "\"q\\\"t\\377\"");
+    }
+
+    #[test]
+    fn paths_shown_to_a_person_escape_every_control() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"src/lib.rs", "src/lib.rs"),
+            ("caf\u{e9}/\u{65e5}.md".as_bytes(), "caf\u{e9}/\u{65e5}.md"),
+            (b"evil\x1b]52;c;aGk=\x07.txt", "\"evil\\033]52;c;aGk=\\a.txt\""),
+            (b"a\nb\tc\rd", "\"a\\nb\\tc\\rd\""),
+            (b"del\x7f", "\"del\\177\""),
+            ("c1\u{9b}2J".as_bytes(), "\"c1\\302\\2332J\""),
+            ("gnp.\u{202e}exe".as_bytes(), "\"gnp.\\342\\200\\256exe\""),
+            (b"bad\xff\x1b", "\"bad\\377\\033\""),
+            (b"\"q\"", "\"\\\"q\\\"\""),
+        ];
+        for (input, want) in cases {
+            assert_eq!(shown(input), *want, "path {:?}", input);
+            assert!(!shown(input).chars().any(crate::text::is_hidden));
+        }
+        // What a record holds: its quoted form stays, its plain form is shown.
+        assert_eq!(shown_text("\"bad\\377.txt\""), "\"bad\\377.txt\"");
+        assert_eq!(shown_text("a\x1bb"), "\"a\\033b\"");
+        assert_eq!(shown_text("src/a.rs"), "src/a.rs");
+        // The record's form itself is unchanged.
+        assert_eq!(display(b"a\x1bb"), "a\x1bb");
     }
 
     #[test]

@@ -1,13 +1,19 @@
 //! `retry-run report <task>`: Markdown for the human who takes a task over
 //! (docs/commands.md, `report`): the task, every attempt with its outcome,
 //! checks, required change and diff summary, and what to look at first. Pure.
+//!
+//! The report is for a person: what it quotes from the record (the agent's
+//! file names, output, test names, reasons) is shown with control
+//! characters made visible (docs/commands.md, "What retry-run prints"):
+//! paths by [`shown_text`], everything else by [`visible`].
 
 use std::fmt::Write;
 
 use crate::context::{TaskText, patterns::patterns, required_change};
 use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage, refs};
 use crate::outcome::{base_counts, near_miss};
-use crate::text::{human_ms, plural};
+use crate::pathfmt::shown_text;
+use crate::text::{human_ms, plural, visible};
 
 /// Where the task stands, from its events: it succeeded, escalated, or
 /// is still open.
@@ -87,7 +93,7 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
     let outside: Vec<String> = attempts
         .iter()
         .flat_map(|a| a.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree))
-        .map(|v| format!("`{}`", v.path))
+        .map(|v| format!("`{}`", shown_text(&v.path)))
         .collect();
     if !outside.is_empty() {
         return format!(
@@ -231,13 +237,14 @@ pub fn render(
         } else {
             let _ = writeln!(s, "- Files:");
             for f in &a.files {
-                let old = f.old_path.as_ref().map(|o| format!(" (from `{o}`)")).unwrap_or_default();
-                let _ = writeln!(s, "  - {} `{}`{old} +{} -{}", f.status, f.path, f.additions, f.deletions);
+                let old = f.old_path.as_ref().map(|o| format!(" (from `{}`)", shown_text(o))).unwrap_or_default();
+                let path = shown_text(&f.path);
+                let _ = writeln!(s, "  - {} `{path}`{old} +{} -{}", f.status, f.additions, f.deletions);
             }
         }
         for v in &a.scope {
             let rule = v.rule.as_ref().map(|r| format!(" (rule `{r}`)")).unwrap_or_default();
-            let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", v.path, v.reason);
+            let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", shown_text(&v.path), v.reason);
         }
         if !a.restored.is_empty() {
             let _ = writeln!(
@@ -329,7 +336,7 @@ pub fn render(
     let _ = writeln!(s, "## The task");
     let _ = writeln!(s);
     let _ = write!(s, "{}", task.text);
-    s
+    visible(&s).into_owned()
 }
 
 /// What the attempt's agent did with the self-check tools (docs/mcp.md),
@@ -401,7 +408,7 @@ pub fn lanes_section(lanes: &[LaneView], chosen: Option<(u32, &str)>) -> String 
     if let Some((lane, why)) = chosen {
         let _ = writeln!(s, "\nChosen: lane {lane}, {why}. Each lane's record: `retry-run report TASK/lanes/N`.");
     }
-    s
+    visible(&s).into_owned()
 }
 
 #[cfg(test)]
@@ -486,5 +493,27 @@ mod tests {
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));
+    }
+
+    #[test]
+    fn the_agent_s_text_and_names_are_shown_visibly() {
+        let task = TaskText { id: "t".into(), title: "Fix \x1b[2Jit".into(), text: "body\x07\n".into() };
+        let mut a = AttemptRecord::new(1);
+        a.outcome = Outcome::CheckFailure;
+        a.reason = "check `t` failed: \x1b]52;c;aGk=\x07 \u{9b}2J \u{202e}txt.exe\r".into();
+        a.files.push(crate::model::FileChange {
+            path: "evil\x1b[31m.txt".into(),
+            old_path: Some("old\x07".into()),
+            status: "R".into(),
+            additions: 1,
+            deletions: 0,
+            binary: false,
+        });
+        let md = render(&task, None, &[a], &Standing::Open, &[]);
+        assert!(!md.chars().any(crate::text::is_hidden), "{md:?}");
+        assert!(md.contains("# retry-run report: Fix \\x1b[2Jit"), "{md}");
+        assert!(md.contains("- Why: check `t` failed: \\x1b]52;c;aGk=\\x07 \\u{9b}2J \\u{202e}txt.exe\\r\n"), "{md}");
+        assert!(md.contains("  - R `\"evil\\033[31m.txt\"` (from `\"old\\a\"`) +1 -0"), "{md}");
+        assert!(md.ends_with("body\\x07\n"), "{md}");
     }
 }

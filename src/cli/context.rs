@@ -11,6 +11,7 @@ use crate::git::Repo;
 use crate::record::Store;
 use crate::record::store::check_task_name;
 use crate::run::next_context;
+use crate::text::VisibleWriter;
 
 /// Render the prompt the next attempt of a task would get (also after the
 /// task has ended). The same record always gives the same bytes.
@@ -32,7 +33,9 @@ pub fn run(dir: &Path, args: ContextArgs) -> Result<i32, CliError> {
     let store = Store::new(repo.common_dir());
     let config = args.config.map(|p| super::absolute(&p, dir));
     let (ctx, rendered) = next_context(&repo, &store, &args.task, config.as_deref())?;
-    let mut out = std::io::stdout().lock();
+    // The prompt, for a person: control characters made visible; the JSON
+    // as serde wrote it.
+    let mut out = VisibleWriter::new(std::io::stdout().lock(), !args.json);
     if args.json {
         let v = serde_json::to_string_pretty(&ctx)
             .map_err(|e| CliError::environment(format!("cannot encode the context: {e}")))?;

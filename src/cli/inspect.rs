@@ -12,6 +12,7 @@ use crate::git::{DiffDepth, Repo};
 use crate::model::{DiffSummary, refs};
 use crate::record::Store;
 use crate::record::store::check_record_id;
+use crate::text::VisibleWriter;
 
 /// Show one attempt: its events and files, or one part of it.
 #[derive(Debug, Args)]
@@ -53,7 +54,10 @@ pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     }
     let refname = refs::attempt(task, n);
     let commit = repo.resolve(&refname).ok();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // What the attempt left is shown with control characters made visible;
+    // JSON (`--json`, context.json) passes as it is.
+    let raw = args.json || args.context;
+    let mut out = VisibleWriter::new(std::io::BufWriter::new(std::io::stdout().lock()), !raw);
     let read = |p: PathBuf| {
         std::fs::read(&p)
             .map_err(|e| CliError::environment(format!("{}: {e} (the attempt's record is incomplete)", p.display())))

@@ -11,7 +11,7 @@ use crate::git::Repo;
 use crate::record::Store;
 use crate::record::chain::Finding;
 use crate::record::store::check_record_id;
-use crate::text::clip;
+use crate::text::{VisibleWriter, clip};
 
 /// Print a task's event log; with --verify, check its hash chain.
 ///
@@ -39,7 +39,9 @@ pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
     let store = Store::new(repo.common_dir());
     let v = store.read(&args.task)?;
     let log_path = store.task(&args.task).events();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // Events as the agent's text may have filled them: made visible, but
+    // `--json` prints each line as stored.
+    let mut out = VisibleWriter::new(std::io::BufWriter::new(std::io::stdout().lock()), !args.json);
     if !args.verify {
         for e in &v.events {
             if args.json {

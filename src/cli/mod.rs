@@ -189,7 +189,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) => {
             if !e.message.is_empty() {
-                eprintln!("retry-run: error: {}", e.message);
+                eprintln!("retry-run: error: {}", crate::text::visible(&e.message));
             }
             e.code
         }

@@ -162,7 +162,8 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     if let Some(b) = &board {
         b.close();
     }
-    let table = queue::table(&results);
+    // The table quotes each task's ending, an error's text among them.
+    let table = crate::text::visible(&queue::table(&results)).into_owned();
     if args.json {
         eprint!("{table}");
     } else {

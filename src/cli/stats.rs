@@ -12,6 +12,7 @@ use crate::record::Event;
 use crate::record::Store;
 use crate::record::state::attempts;
 use crate::stats::{Chain, render, stats};
+use crate::text::VisibleWriter;
 
 /// Attempts per task; success rate by attempt number and by the kind of
 /// feedback the attempt was given; for tasks run in lanes, success by lane
@@ -47,7 +48,7 @@ pub fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
         tasks.push((id.clone(), chains));
     }
     let s = stats(&tasks);
-    let mut out = std::io::stdout().lock();
+    let mut out = VisibleWriter::new(std::io::stdout().lock(), !args.json);
     if args.json {
         let v = serde_json::to_string(&s).map_err(|e| CliError::environment(format!("cannot encode: {e}")))?;
         writeln!(out, "{v}")?;

@@ -13,7 +13,7 @@ use crate::git::nofollow_fs::disk_usage;
 use crate::model::refs::{lane_record, worktree_name};
 use crate::record::Store;
 use crate::record::state::{TaskState, state, status};
-use crate::text::human_bytes;
+use crate::text::{VisibleWriter, human_bytes, visible};
 
 /// List tasks: state, attempts, base, last outcome, worktree disk use.
 #[derive(Debug, Args)]
@@ -31,7 +31,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     let store = Store::new(o.repo.common_dir());
     let root = o.repo.worktrees_root(&o.config.worktree.root);
     let tasks = store.known_tasks(&root)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = VisibleWriter::new(std::io::BufWriter::new(std::io::stdout().lock()), !args.json);
     if tasks.is_empty() && !args.json {
         writeln!(out, "no tasks yet")?;
     }
@@ -57,7 +57,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             Ok(Some(s)) => (Some(s.state), s.label),
             Ok(None) => (None, "no record"),
             Err(e) => {
-                eprintln!("retry-run: error: {e}");
+                eprintln!("retry-run: error: {}", visible(&e.to_string()));
                 unreadable += 1;
                 (None, "unreadable")
             }

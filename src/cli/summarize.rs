@@ -53,7 +53,7 @@ pub fn run(dir: &Path, args: SummarizeArgs) -> Result<i32, CliError> {
     }
     let digest = summarizer.finish();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    out.write_all(render(&digest, args.max_tokens).as_bytes())?;
+    out.write_all(crate::text::visible(&render(&digest, args.max_tokens)).as_bytes())?;
     out.flush()?;
     Ok(exit::OK)
 }

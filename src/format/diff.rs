@@ -6,14 +6,19 @@
 //! "totals": {"files", "additions", "deletions"}, "patch",
 //! "patch_truncated"}`. The patch keeps at most `max_lines` lines and ends
 //! with `[... N lines omitted]` when it was cut.
+//!
+//! `text` and `markdown` are for people: paths are [`shown`] and every
+//! other character that could steer a terminal is made visible
+//! ([`crate::text::visible`]; a CR ending a line of a CRLF file reads `\r`).
+//! JSON keeps the text as it is, escaped by serde.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use crate::model::{DiffSummary, SymbolChange, SymbolChangeKind, Totals};
-use crate::pathfmt::display;
-use crate::text::plural;
+use crate::pathfmt::{display, shown};
+use crate::text::{VisibleWriter, plural};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DiffFormat {
@@ -44,16 +49,16 @@ pub fn bound_patch(patch: &str, total: usize, max_lines: usize) -> BoundedPatch 
 pub fn write(out: &mut dyn Write, format: DiffFormat, d: &DiffSummary, max_lines: usize) -> io::Result<()> {
     let patch = bound_patch(&d.patch, d.patch_lines, max_lines);
     match format {
-        DiffFormat::Text => text(out, d, &patch),
-        DiffFormat::Markdown => markdown(out, d, &patch),
+        DiffFormat::Text => text(&mut VisibleWriter::new(out, true), d, &patch),
+        DiffFormat::Markdown => markdown(&mut VisibleWriter::new(out, true), d, &patch),
         DiffFormat::Json => json(out, d, &patch),
     }
 }
 
 fn file_label(c: &crate::model::Change, arrow: &str, wrap: &dyn Fn(&str) -> String) -> String {
     match c.old_path() {
-        Some(old) => format!("{}{arrow}{}", wrap(&display(old)), wrap(&display(c.path()))),
-        None => wrap(&display(c.path())),
+        Some(old) => format!("{}{arrow}{}", wrap(&shown(old)), wrap(&shown(c.path()))),
+        None => wrap(&shown(c.path())),
     }
 }
 
@@ -242,5 +247,43 @@ mod tests {
         assert_eq!(code("a`b"), "``a`b``");
         assert_eq!(code("`x"), "`` `x ``");
         assert_eq!(code("a|b"), "`a\\|b`");
+    }
+
+    fn planted() -> DiffSummary {
+        use crate::model::{Change, ChangeSet, EntryKind, Head, Side, Status};
+        let change = Change {
+            status: Status::Added,
+            old: None,
+            new: Some(Side { path: b"src/evil\x1b[31m\x07.txt".to_vec(), kind: EntryKind::File }),
+            symlink_target: None,
+            submodule_dirty: false,
+            binary: false,
+            additions: 2,
+            deletions: 0,
+            symbols: None,
+        };
+        DiffSummary {
+            changes: ChangeSet { base: "a".repeat(40), head: Head::Commit("b".repeat(40)), changes: vec![change] },
+            patch: "+\x1b]52;c;aGk=\x07\x1b[2J\n+crlf\r\n+\u{9b}2J \u{202e}gnp.exe\n".into(),
+            patch_lines: 3,
+        }
+    }
+
+    #[test]
+    fn text_and_markdown_show_controls_json_keeps_them() {
+        let d = planted();
+        for format in [DiffFormat::Text, DiffFormat::Markdown] {
+            let mut out = Vec::new();
+            write(&mut out, format, &d, 100).unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert!(!out.chars().any(crate::text::is_hidden), "{format:?}: {out:?}");
+            assert!(out.contains("\"src/evil\\033[31m\\a.txt\""), "{format:?}: {out}");
+            assert!(out.contains("+\\x1b]52;c;aGk=\\x07\\x1b[2J\n+crlf\\r\n+\\u{9b}2J \\u{202e}gnp.exe\n"), "{out}");
+        }
+        let mut out = Vec::new();
+        write(&mut out, DiffFormat::Json, &d, 100).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["files"][0]["path"], "src/evil\x1b[31m\x07.txt");
+        assert_eq!(v["patch"], d.patch.as_str());
     }
 }

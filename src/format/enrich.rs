@@ -27,7 +27,8 @@ pub fn write(out: &mut impl Write, format: EnrichFormat, items: &[Enriched]) -> 
             serde_json::to_writer_pretty(&mut *out, &Doc { diagnostics: items })?;
             writeln!(out)
         }
-        EnrichFormat::Text => text(out, items),
+        // For people: what the tool printed, control characters made visible.
+        EnrichFormat::Text => text(&mut crate::text::VisibleWriter::new(out, true), items),
     }
 }
 

@@ -3,6 +3,11 @@
 //! JSON is a wire contract (docs/commands.md, `scope`):
 //! `{"base", "head", "checked", "violations": [{"path", "old_path",
 //! "status", "reason", "rule"}]}`, paths printed per [`crate::pathfmt`].
+//!
+//! `text` and `github` (a CI log, which a terminal may render) are for
+//! people: every control character is made visible
+//! ([`crate::text::visible`]), and in text, paths are [`shown`]. JSON and SARIF keep the text, escaped
+//! by serde.
 
 use std::io::{self, Write};
 
@@ -10,9 +15,9 @@ use serde::Serialize;
 
 use crate::model::Head;
 use crate::model::ScopeReason;
-use crate::pathfmt::display;
+use crate::pathfmt::{display, shown};
 use crate::scope::{MAX_SYMLINK_HOPS, Report, Resolved, Rules, Subject, Violation};
-use crate::text::plural;
+use crate::text::{VisibleWriter, plural};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScopeFormat {
@@ -31,9 +36,9 @@ pub struct ScopeHeader<'a> {
 
 pub fn write(out: &mut dyn Write, format: ScopeFormat, header: &ScopeHeader, report: &Report) -> io::Result<()> {
     match format {
-        ScopeFormat::Text => text(out, header, report),
+        ScopeFormat::Text => text(&mut VisibleWriter::new(out, true), header, report),
         ScopeFormat::Json => json(out, header, report),
-        ScopeFormat::Github => github(out, header, report),
+        ScopeFormat::Github => github(&mut VisibleWriter::new(out, true), header, report),
         ScopeFormat::Sarif => sarif(out, header, report),
     }
 }
@@ -78,8 +83,8 @@ pub fn message(v: &Violation, rules: &Rules) -> String {
 fn text(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
     for v in &r.violations {
         let path = match &v.old_path {
-            Some(old) => format!("{} -> {}", display(old), display(&v.path)),
-            None => display(&v.path).into_owned(),
+            Some(old) => format!("{} -> {}", shown(old), shown(&v.path)),
+            None => shown(&v.path).into_owned(),
         };
         writeln!(out, "{} {path}: {}: {}", v.status.letter(), v.reason.as_str(), message(v, h.rules))?;
     }
@@ -152,6 +157,9 @@ fn github(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
         writeln!(
             out,
             "::error file={},title=scope violation::{}",
+            // The path as GitHub reads it (a newline as `%0A`), so that the
+            // annotation lands on its file; other controls are shown by the
+            // writer, as in text.
             escape_property(&display(&v.path)),
             escape_data(&msg)
         )?;

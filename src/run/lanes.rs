@@ -476,7 +476,7 @@ impl Ended<'_> {
             );
             let e = Event::TaskEscalated { reason: reason.clone(), attempts: attempts_in_all, budget: None };
             log.append(e.kind(), None, &e.fields())?;
-            eprintln!("task {id} escalated: {reason}\n  report: retry-run report {id}");
+            eprintln!("task {id} escalated: {}\n  report: retry-run report {id}", crate::text::visible(&reason));
             return Ok(Ran { ending: Ending::Escalated, earlier: false });
         };
         let e = Event::LaneChosen { lane: c.lane, attempt: c.attempt, commit: c.commit.clone(), why: why.clone() };
@@ -495,6 +495,7 @@ impl Ended<'_> {
         };
         log.append(e.kind(), Some(c.attempt), &e.fields())?;
         if !json {
+            let why = crate::text::visible(&why);
             println!("task {id} succeeded: lane {} at its attempt {} ({why})", c.lane, c.attempt);
             println!("  branch:   {branch} ({})", c.commit);
             println!("  lanes:    retry-run report {id}");

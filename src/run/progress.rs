@@ -6,12 +6,19 @@
 //! Several tasks at once (`run -j`, docs/fleets.md): plain lines start with
 //! `[task]`, and on a terminal a [`Board`] redraws one live line per
 //! running task.
+//!
+//! What a line quotes (a phase, a gate's result, an outcome, a message that
+//! may hold the agent's text or file names) is shown with control
+//! characters made visible ([`visible`]): the only escape sequences written
+//! here are the redraws' own.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::text::visible;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -50,7 +57,7 @@ impl Line {
             t.push_str(" · ");
             t.push_str(g);
         }
-        t
+        visible(&t).into_owned()
     }
 }
 
@@ -127,7 +134,7 @@ impl Board {
         if let Ok(mut s) = self.slots.lock() {
             let mut err = std::io::stderr().lock();
             s.erase(&mut err);
-            let _ = writeln!(err, "{text}");
+            let _ = writeln!(err, "{}", visible(text));
             s.draw(&mut err);
         }
     }
@@ -219,6 +226,7 @@ impl Progress {
 
     /// A plain line, labelled when the task runs among others.
     fn plain(&self, text: &str) {
+        let text = visible(text);
         match &self.label {
             Some(task) => eprintln!("[{task}] {text}"),
             None => eprintln!("{text}"),
@@ -292,7 +300,7 @@ impl Progress {
                 Some(task) => board.say(&format!("{task}: {text}")),
                 None => board.say(text),
             },
-            (Mode::Live, None) => eprint!("\r\x1b[2K{text}\n"),
+            (Mode::Live, None) => eprint!("\r\x1b[2K{}\n", visible(text)),
             (Mode::Plain, _) => self.plain(text),
         }
     }
@@ -307,5 +315,22 @@ impl Drop for Progress {
         if let Some(t) = self.ticker.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_shows_the_controls_it_quotes() {
+        let l = Line {
+            attempt: 1,
+            max: 3,
+            phase: "CHECK_FAILURE".into(),
+            gates: vec!["t\x1b[2J FAIL".into(), "\u{9b}\u{202e}".into()],
+            started: None,
+        };
+        assert_eq!(l.text(), "attempt 1/3 · CHECK_FAILURE · 0s · t\\x1b[2J FAIL · \\u{9b}\\u{202e}");
     }
 }

@@ -19,6 +19,7 @@ use crate::outcome::check::Baseline;
 use crate::record::layout::AttemptDir;
 use crate::record::{Event, Store};
 use crate::sandbox::Confinement;
+use crate::text::visible;
 
 /// A task under way: the plan, the record it appends to, and what its
 /// attempts carry from one to the next.
@@ -379,10 +380,11 @@ impl<'a> TaskRun<'a> {
             }
             let counts = outcome::base_counts(record);
             if !counts.is_empty() {
-                println!("  still failing, as on the base ({}): {}", outcome::tolerated_by(record), counts.join(", "));
+                let counts = visible(&counts.join(", ")).into_owned();
+                println!("  still failing, as on the base ({}): {counts}", outcome::tolerated_by(record));
             }
             for w in &warnings {
-                println!("  test-integrity warning: {w}");
+                println!("  test-integrity warning: {}", visible(w));
             }
         }
         Ok(Ending::Succeeded)

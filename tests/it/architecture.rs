@@ -29,7 +29,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("model", Pure, &[]),
     ("text", Pure, &[]),
     ("hash", Pure, &[]),
-    ("pathfmt", Pure, &[]),
+    ("pathfmt", Pure, &["text"]),
     ("verdict", Pure, &[]),
     ("test_results", Pure, &[]),
     ("process", Edge, &[]),
@@ -57,7 +57,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("outcome", Pure, &["config", "diagnostics", "enrich", "model", "test_results", "text"]),
     ("format", Pure, &["enrich", "model", "pathfmt", "scope", "text"]),
     ("context", Pure, &["config", "model", "outcome", "text"]),
-    ("report", Pure, &["context", "model", "outcome", "text"]),
+    ("report", Pure, &["context", "model", "outcome", "pathfmt", "text"]),
     ("stats", Pure, &["context", "model", "outcome", "text"]),
     // Verbs: the only modules that combine edges.
     ("clean", Verb, &["git", "model", "record"]),

@@ -33,5 +33,6 @@ mod summarize;
 mod support;
 mod symbols;
 mod syntax;
+mod terminal_output;
 mod words;
 mod worktree;
