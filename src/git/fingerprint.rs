@@ -15,7 +15,7 @@
 //!   `refs/heads/retry-run/*`, `refs/retry-run-remotes/*`) and this task's
 //!   lease are left out: they move under `run -j` and `--remote`;
 //! - the object store: `objects/info/**` (`alternates`, `commit-graph`, ...)
-//!   by bytes (by size and times above 64 KiB), every file of
+//!   by bytes (by size, last bytes and mtime above 64 KiB), every file of
 //!   `objects/pack/` by name, size and its last 64 bytes (the checksums git
 //!   ends a pack, an index, a reverse index, a bitmap and a multi-pack index
 //!   with), never by its times or link count, which another clone that
@@ -49,7 +49,9 @@ pub struct Part {
     /// A hash of its mode and bytes, its size (`size 1234`), or what a ref
     /// points at.
     pub content: String,
-    /// mtime and ctime (seconds, nanoseconds) of a file known by its size.
+    /// Its mtime (seconds, nanoseconds; the last two always 0) where it is
+    /// known by its size and last bytes: a `.pack` (git freshens it by its
+    /// mtime), a file of `objects/info/` above 64 KiB.
     pub times: Option<[i64; 4]>,
 }
 
@@ -71,7 +73,8 @@ pub struct TaskParts<'a> {
     pub admin: &'a Path,
 }
 
-/// Files above this size are known by their size and times, not their bytes.
+/// Files above this size are known by their size, last bytes and mtime,
+/// not all their bytes.
 const READ_MAX: u64 = 64 * 1024;
 
 impl Fingerprint {
@@ -162,14 +165,15 @@ pub fn fingerprint(common: &Path, task: Option<&TaskParts<'_>>) -> Fingerprint {
 }
 
 /// A file's mode and bytes (a symlink's target) hashed, or, above
-/// [`READ_MAX`], its size and times.
+/// [`READ_MAX`], its size, last bytes and mtime ([`pack_part`]).
 fn read_part(path: &Path) -> Option<Part> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if meta.is_dir() {
         return Some(Part { content: format!("directory {:o}", meta.permissions().mode()), times: None });
     }
     if meta.is_file() && meta.len() > READ_MAX {
-        return Some(sized(&meta));
+        // Not by its ctime: a local clone hard-links `objects/info/` too.
+        return Some(pack_part(path, &meta, true));
     }
     let content = if meta.file_type().is_symlink() {
         std::fs::read_link(path).map(|t| t.as_os_str().to_string_lossy().into_owned().into_bytes()).unwrap_or_default()
@@ -179,14 +183,6 @@ fn read_part(path: &Path) -> Option<Part> {
     let mut bytes = format!("{:o}\0", meta.permissions().mode()).into_bytes();
     bytes.extend_from_slice(&content);
     Some(Part { content: sha256_hex(&bytes), times: None })
-}
-
-/// A file known by its size and times.
-fn sized(meta: &std::fs::Metadata) -> Part {
-    Part {
-        content: format!("size {}", meta.size()),
-        times: Some([meta.mtime(), meta.mtime_nsec(), meta.ctime(), meta.ctime_nsec()]),
-    }
 }
 
 /// How many bytes of a pack file's end [`pack_part`] reads: its trailing
@@ -379,7 +375,7 @@ fn loose_object_name(name: &str) -> bool {
     (name.len() == 38 || name.len() == 62) && name.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// The object store: `info/**` by bytes, `pack/` by name, size and times,
+/// The object store: `info/**` by bytes, `pack/` by name, size and tail,
 /// loose objects by name and size. Temporary files git and libgit2 write
 /// while they store objects (`tmp_obj_*`, `pack/tmp_pack_*`) are left out.
 fn objects(f: &mut Fingerprint, dir: &Path) {

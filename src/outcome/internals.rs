@@ -38,10 +38,11 @@ pub struct Seen<'a> {
     pub still_stored: &'a BTreeSet<String>,
 }
 
-/// Files git rewrites when it repacks (`git repack` updates the list of
-/// packs for dumb transports and drops or rewrites the multi-pack index).
+/// Files git rewrites when it repacks: the lists of packs and refs for
+/// dumb transports (`git update-server-info`, which `git repack` runs) and
+/// the multi-pack index it drops or rewrites.
 fn repack_output(part: &str) -> bool {
-    part == "objects/info/packs" || part.starts_with("objects/pack/multi-pack-index")
+    part == "objects/info/packs" || part == "info/refs" || part.starts_with("objects/pack/multi-pack-index")
 }
 
 /// Which removed parts of `changes` lost no object: a loose object still
