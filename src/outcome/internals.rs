@@ -259,11 +259,10 @@ mod tests {
         assert!(detect.objects.repacked.contains(&"objects/info/packs".to_string()));
         assert_eq!(detect.objects.packs.len(), 2);
         // No repack: the pack list is the agent's change.
-        let alone = judge_with(&[c("objects/info/packs", Changed)], &Seen {
-            confined: false,
-            could_write: &|_| true,
-            still_stored: &BTreeSet::new(),
-        });
+        let alone = judge_with(
+            &[c("objects/info/packs", Changed)],
+            &Seen { confined: false, could_write: &|_| true, still_stored: &BTreeSet::new() },
+        );
         assert_eq!(alone.violations, ["objects/info/packs"]);
     }
 

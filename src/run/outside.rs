@@ -294,7 +294,10 @@ mod tests {
         assert!(!could_write(&p("/r/.git/objects/pack/pack-1.idx"), &writable, &protected, true));
         assert!(could_write(&p("/r/.git/worktrees/t/config.worktree"), &writable, &protected, true));
         assert!(!could_write(&p("/r/.git/worktrees/t/gitdir"), &writable, &protected, true));
-        assert!(could_write(&p("/r/.git/worktrees/t/gitdir"), &writable, &protected, false), "Landlock leaves it writable");
+        assert!(
+            could_write(&p("/r/.git/worktrees/t/gitdir"), &writable, &protected, false),
+            "Landlock leaves it writable"
+        );
         let home = [PathBuf::from("/r")];
         assert!(could_write(&p("/r/.git/refs/heads/main"), &home, &[], true), "a writable path above the store");
     }

@@ -282,7 +282,7 @@ fn a_repack_and_a_clone_by_the_user_during_the_attempt_are_not_charged_to_it() {
         started.display(),
         go.display()
     )));
-    let mut child = env
+    let child = env
         .retry_run(&r)
         .args(agent.after(&["run", "--quiet", "--task", "Repack"]))
         .stdout(std::process::Stdio::piped())
@@ -311,7 +311,10 @@ fn a_repack_and_a_clone_by_the_user_during_the_attempt_are_not_charged_to_it() {
         .filter_map(|p| p.as_str().map(String::from))
         .collect();
     assert!(repacked.iter().any(|p| p.ends_with(".pack")), "{checked:?}");
-    assert!(repacked.iter().any(|p| p.starts_with("objects/") && !p.starts_with("objects/pack/")), "the loose object packed: {checked:?}");
+    assert!(
+        repacked.iter().any(|p| p.starts_with("objects/") && !p.starts_with("objects/pack/")),
+        "the loose object packed: {checked:?}"
+    );
 }
 
 /// An agent that truncates a pack, or replaces one by another of the same
