@@ -15,9 +15,13 @@
 //!   `refs/heads/retry-run/*`, `refs/retry-run-remotes/*`) and this task's
 //!   lease are left out: they move under `run -j` and `--remote`;
 //! - the object store: `objects/info/**` (`alternates`, `commit-graph`, ...)
-//!   by bytes (by size and times above 64 KiB), every file of
-//!   `objects/pack/` by name, size and times (but `.keep` files, which
-//!   `git fetch` writes and removes), every loose object by name, size and
+//!   by bytes (by size, last bytes and mtime above 64 KiB), every file of
+//!   `objects/pack/` by name, size and its last 64 bytes (the checksums git
+//!   ends a pack, an index, a reverse index, a bitmap and a multi-pack index
+//!   with), never by its times or link count, which another clone that
+//!   hard-links the packs changes (`.keep` files, which `git fetch` writes
+//!   and removes, are left out; a `.pack`'s mtime is kept apart, to report
+//!   the packs git freshened), every loose object by name, size and
 //!   inode (`objects/1a/2b3c...`): a loose object deleted, written again or
 //!   replaced by one of another size, or added, is seen without reading it
 //!   (one `stat` each; git packs them once there are more than `gc.auto`,
@@ -45,7 +49,9 @@ pub struct Part {
     /// A hash of its mode and bytes, its size (`size 1234`), or what a ref
     /// points at.
     pub content: String,
-    /// mtime and ctime (seconds, nanoseconds) of a file known by its size.
+    /// Its mtime (seconds, nanoseconds; the last two always 0) where it is
+    /// known by its size and last bytes: a `.pack` (git freshens it by its
+    /// mtime), a file of `objects/info/` above 64 KiB.
     pub times: Option<[i64; 4]>,
 }
 
@@ -67,7 +73,8 @@ pub struct TaskParts<'a> {
     pub admin: &'a Path,
 }
 
-/// Files above this size are known by their size and times, not their bytes.
+/// Files above this size are known by their size, last bytes and mtime,
+/// not all their bytes.
 const READ_MAX: u64 = 64 * 1024;
 
 impl Fingerprint {
@@ -158,14 +165,15 @@ pub fn fingerprint(common: &Path, task: Option<&TaskParts<'_>>) -> Fingerprint {
 }
 
 /// A file's mode and bytes (a symlink's target) hashed, or, above
-/// [`READ_MAX`], its size and times.
+/// [`READ_MAX`], its size, last bytes and mtime ([`pack_part`]).
 fn read_part(path: &Path) -> Option<Part> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if meta.is_dir() {
         return Some(Part { content: format!("directory {:o}", meta.permissions().mode()), times: None });
     }
     if meta.is_file() && meta.len() > READ_MAX {
-        return Some(sized(&meta));
+        // Not by its ctime: a local clone hard-links `objects/info/` too.
+        return Some(pack_part(path, &meta, true));
     }
     let content = if meta.file_type().is_symlink() {
         std::fs::read_link(path).map(|t| t.as_os_str().to_string_lossy().into_owned().into_bytes()).unwrap_or_default()
@@ -177,12 +185,98 @@ fn read_part(path: &Path) -> Option<Part> {
     Some(Part { content: sha256_hex(&bytes), times: None })
 }
 
-/// A file known by its size and times.
-fn sized(meta: &std::fs::Metadata) -> Part {
-    Part {
-        content: format!("size {}", meta.size()),
-        times: Some([meta.mtime(), meta.mtime_nsec(), meta.ctime(), meta.ctime_nsec()]),
+/// How many bytes of a pack file's end [`pack_part`] reads: its trailing
+/// checksums (two SHA-256 ones at most).
+const PACK_TAIL: u64 = 64;
+
+/// A file of `objects/pack/`, immutable by its name: its size and a hash of
+/// its last [`PACK_TAIL`] bytes; with `mtime`, the mtime alone as its
+/// times (git freshens a pack by it), never the ctime, which a hard link
+/// made by another clone moves.
+fn pack_part(path: &Path, meta: &std::fs::Metadata, mtime: bool) -> Part {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut tail = Vec::new();
+    if let Ok(mut file) = std::fs::File::open(path) {
+        let from = meta.size().saturating_sub(PACK_TAIL);
+        if file.seek(SeekFrom::Start(from)).is_ok() {
+            let _ = file.take(PACK_TAIL).read_to_end(&mut tail);
+        }
     }
+    Part {
+        content: format!("size {} tail {}", meta.size(), &sha256_hex(&tail)[..16]),
+        times: mtime.then(|| [meta.mtime(), meta.mtime_nsec(), 0, 0]),
+    }
+}
+
+/// The packs' indexes of a repository, held open from a fingerprint on:
+/// when a pack is removed meanwhile, its index still says which objects it
+/// held (`git repack` moves them to a new pack; [`removed_pack_objects`]).
+#[derive(Debug, Default)]
+pub struct KeptIndexes {
+    /// By pack name (`pack-1a2b...`).
+    files: BTreeMap<String, std::fs::File>,
+}
+
+/// How many indexes [`keep_indexes`] holds open at most.
+const KEPT_MAX: usize = 512;
+
+/// Opens every `objects/pack/pack-*.idx` under `common` (up to
+/// [`KEPT_MAX`]).
+pub fn keep_indexes(common: &Path) -> KeptIndexes {
+    let mut kept = KeptIndexes::default();
+    let Ok(rd) = std::fs::read_dir(common.join("objects").join("pack")) else { return kept };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pack) = name.strip_suffix(".idx").filter(|p| p.starts_with("pack-")) else { continue };
+        if kept.files.len() >= KEPT_MAX {
+            break;
+        }
+        if let Ok(file) = std::fs::File::open(e.path()) {
+            kept.files.insert(pack.to_string(), file);
+        }
+    }
+    kept
+}
+
+/// The ids (hex) of the objects the pack `pack` (`pack-1a2b...`) held, read
+/// from its index kept open; `None` when it was not kept or cannot be read.
+pub fn removed_pack_objects(kept: &KeptIndexes, pack: &str) -> Option<Vec<String>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = kept.files.get(pack)?;
+    let hex = pack.strip_prefix("pack-")?.len();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    index_object_ids(&bytes, hex / 2)
+}
+
+/// The object ids (hex) a pack index of version 2 lists, with object ids of
+/// `hash_len` bytes (20 for SHA-1, 32 for SHA-256); `None` for anything
+/// else. Pure.
+pub fn index_object_ids(bytes: &[u8], hash_len: usize) -> Option<Vec<String>> {
+    if !(hash_len == 20 || hash_len == 32) || bytes.get(..8)? != b"\xfftOc\0\0\0\x02" {
+        return None;
+    }
+    let count = u32::from_be_bytes(bytes.get(8 + 255 * 4..8 + 256 * 4)?.try_into().ok()?) as usize;
+    let names = bytes.get(8 + 1024..8 + 1024 + count.checked_mul(hash_len)?)?;
+    Some(names.chunks(hash_len).map(|c| c.iter().map(|b| format!("{b:02x}")).collect()).collect())
+}
+
+/// The files a part names, as [`fingerprint`] read them under `common`
+/// (`refs/heads/main`: its loose file and `packed-refs`); `worktree/*` and
+/// `worktree-admin/*` under the task's. Pure.
+pub fn part_paths(part: &str, common: &Path, task: Option<&TaskParts<'_>>) -> Vec<std::path::PathBuf> {
+    if let Some(rest) = part.strip_prefix("worktree/") {
+        return task.map(|t| vec![t.worktree.join(rest)]).unwrap_or_default();
+    }
+    if let Some(rest) = part.strip_prefix("worktree-admin/") {
+        return task.map(|t| vec![t.admin.join(rest)]).unwrap_or_default();
+    }
+    let mut out = vec![common.join(part)];
+    if part.starts_with("refs/") {
+        out.push(common.join("packed-refs"));
+    }
+    out
 }
 
 /// The config and hooks of the submodules' repositories under `dir`
@@ -281,7 +375,7 @@ fn loose_object_name(name: &str) -> bool {
     (name.len() == 38 || name.len() == 62) && name.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// The object store: `info/**` by bytes, `pack/` by name, size and times,
+/// The object store: `info/**` by bytes, `pack/` by name, size and tail,
 /// loose objects by name and size. Temporary files git and libgit2 write
 /// while they store objects (`tmp_obj_*`, `pack/tmp_pack_*`) are left out.
 fn objects(f: &mut Fingerprint, dir: &Path) {
@@ -295,7 +389,7 @@ fn objects(f: &mut Fingerprint, dir: &Path) {
                 continue;
             }
             if let Ok(meta) = e.metadata() {
-                f.parts.insert(format!("objects/pack/{name}"), sized(&meta));
+                f.parts.insert(format!("objects/pack/{name}"), pack_part(&e.path(), &meta, name.ends_with(".pack")));
             }
         }
     }
@@ -431,6 +525,61 @@ mod tests {
         for (name, task, own) in cases {
             assert_eq!(retry_runs_own(name, *task), *own, "{name} {task:?}");
         }
+    }
+
+    #[test]
+    fn a_pack_is_judged_by_name_size_and_tail_not_by_its_links() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let pack = t.path().join("objects/pack");
+        std::fs::create_dir_all(&pack).expect("mkdir");
+        let idx = pack.join("pack-ab.idx");
+        std::fs::write(&idx, vec![7u8; 200]).expect("write");
+        std::fs::write(pack.join("pack-ab.pack"), vec![1u8; 300]).expect("write");
+        let before = fingerprint(t.path(), None);
+        // Another clone hard-links it (its ctime moves); git freshens the
+        // pack (its mtime moves): nothing is a change but the freshening.
+        std::fs::hard_link(&idx, t.path().join("elsewhere.idx")).expect("link");
+        let now = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(pack.join("pack-ab.pack"))
+            .and_then(|f| f.set_modified(now))
+            .expect("touch");
+        std::fs::File::options().write(true).open(&idx).and_then(|f| f.set_modified(now)).expect("touch");
+        let after = fingerprint(t.path(), None);
+        assert_eq!(print(&after, &before), ["Touched objects/pack/pack-ab.pack"]);
+        // Replaced by other bytes of the same size: its tail tells.
+        let mut bytes = vec![7u8; 200];
+        bytes[199] = 8;
+        std::fs::write(&idx, bytes).expect("rewrite");
+        assert_eq!(print(&fingerprint(t.path(), None), &after), ["Changed objects/pack/pack-ab.idx"]);
+    }
+
+    #[test]
+    fn a_pack_index_lists_its_objects() {
+        let mut idx = b"\xfftOc\0\0\0\x02".to_vec();
+        for i in 0..256u32 {
+            idx.extend_from_slice(&(if i < 0x12 { 0u32 } else { 2 }).to_be_bytes());
+        }
+        idx.extend_from_slice(&[0x12; 20]);
+        idx.extend_from_slice(&[0xab; 20]);
+        idx.extend_from_slice(&[0u8; 48]);
+        let ids = index_object_ids(&idx, 20).expect("parsed");
+        assert_eq!(ids, ["12".repeat(20), "ab".repeat(20)]);
+        assert_eq!(index_object_ids(&idx[..1000], 20), None, "cut short");
+        assert_eq!(index_object_ids(b"PACK\0\0\0\x02", 20), None);
+        assert_eq!(index_object_ids(&idx, 7), None);
+    }
+
+    #[test]
+    fn a_part_s_files() {
+        let c = Path::new("/r/.git");
+        let t = TaskParts { id: "t", worktree: Path::new("/w"), admin: Path::new("/r/.git/worktrees/retry-run-t") };
+        assert_eq!(part_paths("refs/heads/main", c, None), [c.join("refs/heads/main"), c.join("packed-refs")]);
+        assert_eq!(part_paths("objects/pack/pack-1.idx", c, None), [c.join("objects/pack/pack-1.idx")]);
+        assert_eq!(part_paths("worktree/.git", c, Some(&t)), [Path::new("/w/.git")]);
+        assert_eq!(part_paths("worktree-admin/gitdir", c, Some(&t)), [t.admin.join("gitdir")]);
+        assert!(part_paths("worktree/.git", c, None).is_empty());
     }
 
     #[test]

@@ -42,11 +42,16 @@ pub struct ObjectsAdded {
     /// Packs whose times alone moved (git freshening an object they hold).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub freshened: Vec<String>,
+    /// Files of the store removed while their objects stayed (a repack by
+    /// git beside the run: the objects moved to a new pack), and the pack
+    /// list and multi-pack index it rewrote then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repacked: Vec<String>,
 }
 
 impl ObjectsAdded {
     pub fn is_empty(&self) -> bool {
-        self.loose == 0 && self.packs.is_empty() && self.freshened.is_empty()
+        self.loose == 0 && self.packs.is_empty() && self.freshened.is_empty() && self.repacked.is_empty()
     }
 }
 

@@ -5,6 +5,8 @@
 //! nothing confines before its next unconfined step (the checks, the
 //! verifier, the next attempt's `worktree.setup`).
 
+use std::collections::BTreeSet;
+
 use crate::model::{InternalChange, ObjectsAdded, PartChange};
 
 /// The changes of one step (the agent, or the checks), judged.
@@ -18,6 +20,66 @@ pub struct Judged {
     /// The violations after which nothing unconfined may run: the git links
     /// and the config and hooks. Always empty for a confined step.
     pub halt: Vec<String>,
+    /// Changes the step could not have made: the sandbox kept those parts
+    /// read-only to it, so another process made them (the user's git,
+    /// another clone). Recorded and shown, never charged to the attempt.
+    pub environment: Vec<String>,
+}
+
+/// What [`judge_with`] knows beside the changes.
+pub struct Seen<'a> {
+    /// Whether the kernel confined the step (namespaces or Landlock).
+    pub confined: bool,
+    /// Whether the confined step could write a part (a path of its
+    /// policy's writable ones holds it); asked only when `confined`.
+    pub could_write: &'a dyn Fn(&str) -> bool,
+    /// The removed parts whose objects are all still in the store
+    /// ([`still_stored`]): a repack, not a loss.
+    pub still_stored: &'a BTreeSet<String>,
+}
+
+/// Files git rewrites when it repacks: the lists of packs and refs for
+/// dumb transports (`git update-server-info`, which `git repack` runs) and
+/// the multi-pack index it drops or rewrites.
+fn repack_output(part: &str) -> bool {
+    part == "objects/info/packs" || part == "info/refs" || part.starts_with("objects/pack/multi-pack-index")
+}
+
+/// Which removed parts of `changes` lost no object: a loose object still
+/// `stored` (now in a pack), and every file of a pack whose `.pack` and
+/// `.idx` were both removed and whose objects (`pack_objects`, read from its
+/// index kept open) are all still `stored`. A pack only partly removed (its
+/// index alone, its `.promisor`), or one whose objects cannot be listed, is
+/// not among them. Pure but for what the two functions read.
+pub fn still_stored(
+    changes: &[InternalChange],
+    pack_objects: impl Fn(&str) -> Option<Vec<String>>,
+    stored: impl Fn(&str) -> bool,
+) -> BTreeSet<String> {
+    let removed: BTreeSet<&str> =
+        changes.iter().filter(|c| c.change == PartChange::Removed).map(|c| c.part.as_str()).collect();
+    let mut out = BTreeSet::new();
+    let mut packs: BTreeSet<&str> = BTreeSet::new();
+    for part in &removed {
+        if loose_object(part) {
+            let hex: String = part["objects/".len()..].chars().filter(|c| *c != '/').collect();
+            if stored(&hex) {
+                out.insert(part.to_string());
+            }
+        } else if let Some(file) = part.strip_prefix("objects/pack/").filter(|_| pack_file(part))
+            && let Some((pack, _)) = file.split_once('.')
+        {
+            packs.insert(pack);
+        }
+    }
+    for pack in packs {
+        let whole = ["pack", "idx"].iter().all(|ext| removed.contains(format!("objects/pack/{pack}.{ext}").as_str()));
+        if whole && pack_objects(pack).is_some_and(|ids| ids.iter().all(|id| stored(id))) {
+            let prefix = format!("objects/pack/{pack}.");
+            out.extend(removed.iter().filter(|p| p.starts_with(&prefix)).map(|p| p.to_string()));
+        }
+    }
+    out
 }
 
 /// Judges `changes`, made by a step that the kernel confined (`confined`)
@@ -29,7 +91,17 @@ pub struct Judged {
 /// was freshened by git writing an object it already holds. Anything else
 /// that appeared, went or changed is a violation.
 pub fn judge(changes: &[InternalChange], confined: bool) -> Judged {
+    judge_with(changes, &Seen { confined, could_write: &|_| true, still_stored: &BTreeSet::new() })
+}
+
+/// [`judge`], knowing more: a removed part whose objects are all still
+/// stored is a repack (`objects.repacked`, with the pack list and
+/// multi-pack index git rewrote then), not a violation; and a change the
+/// confined step could not have made (a part the sandbox kept read-only to
+/// it) is the environment's. Pure.
+pub fn judge_with(changes: &[InternalChange], seen: &Seen<'_>) -> Judged {
     let mut j = Judged::default();
+    let repack = changes.iter().any(|c| c.change == PartChange::Removed && seen.still_stored.contains(&c.part));
     for c in changes {
         let part = c.part.as_str();
         match c.change {
@@ -38,9 +110,12 @@ pub fn judge(changes: &[InternalChange], confined: bool) -> Judged {
             PartChange::Touched if pack_file(part) && part.ends_with(".pack") => {
                 j.objects.freshened.push(part.to_string())
             }
+            PartChange::Removed if seen.still_stored.contains(part) => j.objects.repacked.push(part.to_string()),
+            _ if repack && repack_output(part) => j.objects.repacked.push(part.to_string()),
+            _ if seen.confined && !(seen.could_write)(part) => j.environment.push(part.to_string()),
             _ => {
                 j.violations.push(part.to_string());
-                if !confined && halts(part) {
+                if !seen.confined && halts(part) {
                     j.halt.push(part.to_string());
                 }
             }
@@ -140,6 +215,76 @@ mod tests {
                 assert_eq!(j.objects.freshened.len() == 1, *change == Touched && !violation, "freshened: {what}");
             }
         }
+    }
+
+    #[test]
+    fn a_repack_beside_the_run_loses_no_object_and_is_no_violation() {
+        use PartChange::*;
+        let a = "objects/0a/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+        let b = "objects/0b/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+        let changes = [
+            c(a, Removed),
+            c(b, Removed),
+            c("objects/pack/pack-1.pack", Removed),
+            c("objects/pack/pack-1.idx", Removed),
+            c("objects/pack/pack-1.rev", Removed),
+            c("objects/pack/pack-2.idx", Removed),
+            c("objects/pack/pack-3.pack", Removed),
+            c("objects/pack/pack-3.idx", Removed),
+            c("objects/pack/pack-9.pack", Added),
+            c("objects/pack/pack-9.idx", Added),
+            c("objects/info/packs", Changed),
+        ];
+        let objects = |pack: &str| match pack {
+            "pack-1" => Some(vec!["11".to_string(), "0a".to_string() + &"a".repeat(38)]),
+            "pack-2" => Some(vec!["22".to_string()]),
+            "pack-3" => Some(vec!["33".to_string()]),
+            _ => None,
+        };
+        // The user's git stored everything but b and pack-3's object again.
+        let stored = |id: &str| id != "33" && !id.starts_with("0b");
+        let kept = still_stored(&changes, objects, stored);
+        let want: BTreeSet<String> =
+            [a, "objects/pack/pack-1.idx", "objects/pack/pack-1.pack", "objects/pack/pack-1.rev"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        assert_eq!(kept, want, "pack-2 only lost its index, pack-3 an object, b is gone");
+        let detect = judge_with(&changes, &Seen { confined: false, could_write: &|_| true, still_stored: &kept });
+        assert_eq!(
+            detect.violations,
+            [b, "objects/pack/pack-2.idx", "objects/pack/pack-3.pack", "objects/pack/pack-3.idx"]
+        );
+        assert_eq!(detect.objects.repacked.len(), 5, "{detect:?}");
+        assert!(detect.objects.repacked.contains(&"objects/info/packs".to_string()));
+        assert_eq!(detect.objects.packs.len(), 2);
+        // No repack: the pack list is the agent's change.
+        let alone = judge_with(
+            &[c("objects/info/packs", Changed)],
+            &Seen { confined: false, could_write: &|_| true, still_stored: &BTreeSet::new() },
+        );
+        assert_eq!(alone.violations, ["objects/info/packs"]);
+    }
+
+    #[test]
+    fn what_a_confined_step_could_not_write_is_the_environment_s() {
+        use PartChange::*;
+        let changes = [
+            c("objects/pack/pack-1.idx", Removed),
+            c("refs/heads/main", Changed),
+            c("config", Changed),
+            c("worktree-admin/gitdir", Changed),
+            c("objects/1a/2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", Added),
+        ];
+        let admin_only = |p: &str| p.starts_with("worktree-admin/");
+        let none = BTreeSet::new();
+        let j = judge_with(&changes, &Seen { confined: true, could_write: &admin_only, still_stored: &none });
+        assert_eq!(j.violations, ["worktree-admin/gitdir"]);
+        assert_eq!(j.environment, ["objects/pack/pack-1.idx", "refs/heads/main", "config"]);
+        assert_eq!(j.objects.loose, 1);
+        assert!(j.halt.is_empty());
+        let unconfined = judge_with(&changes, &Seen { confined: false, could_write: &admin_only, still_stored: &none });
+        assert!(unconfined.environment.is_empty() && unconfined.violations.len() == 4, "{unconfined:?}");
     }
 
     #[test]

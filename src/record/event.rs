@@ -205,6 +205,11 @@ pub enum Event {
         /// worktree): reported, not violations.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         objects_added: Option<ObjectsAdded>,
+        /// Parts of the repository's internals that changed where the
+        /// sandbox let the attempt write nothing (another clone, the
+        /// user's git): the environment's, not violations.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        environment: Vec<String>,
     },
     CheckFinished {
         #[serde(default)]

@@ -3,15 +3,19 @@
 //! machinery and repository internals, marked before the agent and put
 //! back or compared after it and after the checks.
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::RunError;
 use super::recorder::Found;
 use super::task_run::{Attempt, TaskRun};
 use crate::checkout_watch::Machinery;
-use crate::git::fingerprint::{Fingerprint, Part, TaskParts, fingerprint};
+use crate::git::fingerprint::{
+    Fingerprint, KeptIndexes, Part, TaskParts, fingerprint, keep_indexes, part_paths, removed_pack_objects,
+};
 use crate::model::{Halt, HaltedAfter, InternalChange, ScopeFinding, ScopeReason};
-use crate::outcome::internals::{Judged, judge};
+use crate::outcome::internals::{Judged, Seen, judge_with, still_stored};
 use crate::record::Event;
 use crate::sandbox::Effective;
 
@@ -20,6 +24,9 @@ use crate::sandbox::Effective;
 pub(super) struct Guard {
     machinery: Machinery,
     before: Fingerprint,
+    /// The packs' indexes as they were before the agent, held open: what
+    /// a pack removed meanwhile held.
+    indexes: KeptIndexes,
 }
 
 /// What an agent changed outside its worktree.
@@ -29,6 +36,8 @@ pub(super) struct Changed {
     /// Parts of the repository's internals (`objects/1a/2b...`,
     /// `refs/heads/main`, `config`, `worktree/.git`, ...).
     pub git_internal: Vec<InternalChange>,
+    /// Those removed whose objects are all still stored (a repack).
+    pub still_stored: BTreeSet<String>,
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
@@ -49,6 +58,16 @@ pub(super) fn internal_findings(judged: &Judged, checkout: &[String]) -> Vec<Sco
         .filter(|p| !checkout.iter().any(|c| c == *p || c.strip_prefix(".git/") == Some(p.as_str())))
         .map(|p| ScopeFinding { path: p.clone(), old_path: None, reason: ScopeReason::GitInternal, rule: None })
         .collect()
+}
+
+/// Whether a confined process could write any of `paths` (the files of one
+/// part of the repository's internals): one lies beneath a path of
+/// `writable`, and, in the namespaces (`protected_ro`), not beneath one of
+/// `protected`, which are mounted read-only there. Pure.
+pub(super) fn could_write(paths: &[PathBuf], writable: &[PathBuf], protected: &[PathBuf], protected_ro: bool) -> bool {
+    paths.iter().any(|p| {
+        writable.iter().any(|w| p.starts_with(w)) && !(protected_ro && protected.iter().any(|x| p.starts_with(x)))
+    })
 }
 
 /// `sandbox.mode` as in force for a process confined as `effective`.
@@ -72,13 +91,14 @@ impl TaskRun<'_> {
     /// What must not change outside the worktree, marked before the agent:
     /// the checkout, the git machinery and the repository's internals.
     pub(super) fn guard_outside(&mut self) -> Guard {
+        let indexes = keep_indexes(self.repo.common_dir());
         let before = self.internals();
         let started = Instant::now();
         self.watch.spent = Duration::ZERO;
         self.watch.ready(&self.wt_root, &self.progress).mark(self.repo);
         let machinery = Machinery::take(self.repo.common_dir());
         self.watch.spent += started.elapsed();
-        Guard { machinery, before }
+        Guard { machinery, before, indexes }
     }
 
     /// After the agent: the git machinery put back, the user's checkout only
@@ -138,8 +158,9 @@ impl TaskRun<'_> {
             });
         }
         let mut git_internal = after.compare(&guard.before);
+        let still_stored = self.still_stored(guard, &git_internal);
         git_internal.extend(secured);
-        Ok(Changed { checkout, git_internal })
+        Ok(Changed { checkout, git_internal, still_stored })
     }
 
     /// Checks run code the agent wrote: what they changed outside the
@@ -154,10 +175,10 @@ impl TaskRun<'_> {
             let refname = crate::model::refs::attempt(&self.plan.id, a.n);
             guard.before.parts.insert(refname, Part { content: commit.to_string(), times: None });
         }
-        let judged = judge(
-            &self.internals().compare(&guard.before),
-            matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces),
-        );
+        let changes = self.internals().compare(&guard.before);
+        let stored = self.still_stored(guard, &changes);
+        let judged = self.judge_internals(a, &changes, &stored);
+        self.say_environment(a, &judged);
         let started = Instant::now();
         let (restored, _) = guard.machinery.restore(self.repo.common_dir());
         a.record.restored.extend(restored);
@@ -181,13 +202,76 @@ impl TaskRun<'_> {
         }
         found.extend(internal);
         if !found.is_empty() {
-            let now = Found { findings: &found, restored: &a.record.restored, objects: None };
+            let now = Found {
+                findings: &found,
+                restored: &a.record.restored,
+                objects: None,
+                environment: &judged.environment,
+            };
             self.rec.scope_checked(a.n, 0, now, Some("checks"))?;
             self.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
             a.record.scope.extend(found);
         }
         self.halt(a, HaltedAfter::Checks, judged.halt);
         Ok(())
+    }
+
+    /// Which parts of `changes` were removed with their objects still
+    /// stored: loose objects now packed, packs whose objects (their
+    /// indexes kept open since `guard`) are all in the store now. Read with
+    /// a fresh look at the store, only when something was removed.
+    pub(super) fn still_stored(&self, guard: &Guard, changes: &[InternalChange]) -> BTreeSet<String> {
+        if !changes.iter().any(|c| c.change == crate::model::PartChange::Removed) {
+            return BTreeSet::new();
+        }
+        let Ok(repo) = git2::Repository::open(self.repo.common_dir()) else { return BTreeSet::new() };
+        let Ok(odb) = repo.odb() else { return BTreeSet::new() };
+        let stored = |hex: &str| git2::Oid::from_str(hex).is_ok_and(|oid| odb.exists(oid));
+        still_stored(changes, |pack| removed_pack_objects(&guard.indexes, pack), stored)
+    }
+
+    /// `changes` of attempt `a`'s agent or checks, judged knowing its
+    /// confinement: in the namespaces and under Landlock, a change to a
+    /// part none of its writable paths holds is the environment's.
+    pub(super) fn judge_internals(&self, a: &Attempt, changes: &[InternalChange], stored: &BTreeSet<String>) -> Judged {
+        let effective = a.confinement.effective;
+        let confined = matches!(effective, Effective::Landlock | Effective::Namespaces);
+        let common = self.repo.common_dir().to_path_buf();
+        let real = std::fs::canonicalize(&common).unwrap_or_else(|_| common.clone());
+        let admin = self.repo.worktree_meta(&self.plan.id);
+        let task = TaskParts { id: &self.plan.id, worktree: &self.wt, admin: &admin };
+        let writable: Vec<PathBuf> = a
+            .confinement
+            .policy
+            .writable
+            .iter()
+            .flat_map(|w| [w.path.clone(), std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone())])
+            .collect();
+        let protected = &a.confinement.policy.protected;
+        let namespaces = effective == Effective::Namespaces;
+        let writes = |part: &str| {
+            let mut paths = part_paths(part, &common, Some(&task));
+            paths.extend(part_paths(part, &real, None));
+            could_write(&paths, &writable, protected, namespaces)
+        };
+        judge_with(changes, &Seen { confined, could_write: &writes, still_stored: stored })
+    }
+
+    /// Says what changed in the repository's internals beside a confined
+    /// attempt, which it could not have written.
+    pub(super) fn say_environment(&self, a: &Attempt, judged: &Judged) {
+        if judged.environment.is_empty() {
+            return;
+        }
+        let shown: Vec<&str> = judged.environment.iter().take(5).map(String::as_str).collect();
+        let more = judged.environment.len().saturating_sub(shown.len());
+        self.progress.say(&format!(
+            "attempt {}: the repository's git changed beside it ({}{}), where the sandbox let it write nothing: \
+             recorded as the environment's, not charged to the attempt",
+            a.n,
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
     }
 
     /// Halts attempt `a` when `parts` (git links and machinery changed by
@@ -204,5 +288,26 @@ impl TaskRun<'_> {
             parts.join(", ")
         ));
         a.record.halted = Some(Halt { after, parts });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_confined_process_could_write() {
+        let p = |s: &str| vec![PathBuf::from(s)];
+        let writable = [PathBuf::from("/r/.git/worktrees/t"), PathBuf::from("/w")];
+        let protected = [PathBuf::from("/r/.git/worktrees/t/gitdir")];
+        assert!(!could_write(&p("/r/.git/objects/pack/pack-1.idx"), &writable, &protected, true));
+        assert!(could_write(&p("/r/.git/worktrees/t/config.worktree"), &writable, &protected, true));
+        assert!(!could_write(&p("/r/.git/worktrees/t/gitdir"), &writable, &protected, true));
+        assert!(
+            could_write(&p("/r/.git/worktrees/t/gitdir"), &writable, &protected, false),
+            "Landlock leaves it writable"
+        );
+        let home = [PathBuf::from("/r")];
+        assert!(could_write(&p("/r/.git/refs/heads/main"), &home, &[], true), "a writable path above the store");
     }
 }

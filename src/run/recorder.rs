@@ -42,6 +42,9 @@ pub(super) struct Found<'a> {
     pub findings: &'a [ScopeFinding],
     pub restored: &'a [String],
     pub objects: Option<&'a ObjectsAdded>,
+    /// Parts of the repository's internals that changed where the attempt
+    /// could not write: the environment's.
+    pub environment: &'a [String],
 }
 
 /// What watching the user's checkout cost during an attempt.
@@ -119,6 +122,7 @@ impl Recorder {
                 restored: found.restored.to_vec(),
                 after: after.map(String::from),
                 objects_added: found.objects.filter(|o| !o.is_empty()).cloned(),
+                environment: found.environment.to_vec(),
             },
         )
     }

@@ -230,3 +230,136 @@ fn a_check_that_rewrites_the_git_link_stops_the_verifier() {
         [("worktree/.git".to_string(), "git-internal".to_string())]
     );
 }
+
+/// The repository of [`repo`] with its objects packed (as a real one's are).
+fn packed_repo(env: &TestEnv) -> PathBuf {
+    let r = repo(env, 1);
+    env.git(&r, &["repack", "-adq"]);
+    env.git(&r, &["prune-packed"]);
+    r
+}
+
+/// Another clone of the repository hard-links its packs (their link
+/// count and ctime move), made by the agent itself: no violation.
+#[test]
+fn a_local_clone_that_hard_links_the_packs_is_no_violation() {
+    let env = TestEnv::new();
+    let r = packed_repo(&env);
+    let clone = env.path("clone");
+    let out = run(
+        &env,
+        &r,
+        "Clone",
+        FakeAgent::new()
+            .append("src/app.txt", "agent\n")
+            .sh(&format!("git clone -q --local \"$(git rev-parse --git-common-dir)\" {}", clone.display())),
+    );
+    out.assert_code(0);
+    assert!(clone.join("src/app.txt").is_file(), "the clone was made");
+    assert_eq!(outcomes(&r, "clone"), ["SUCCESS"]);
+    assert_eq!(violations(&scope_checked(&env, &r, "clone", 1)), Vec::<(String, String)>::new());
+}
+
+/// The user's own git repacks (`git repack -ad`) and clones the repository
+/// while the agent runs: the attempt is not charged for it, and the
+/// repack is recorded as such.
+#[test]
+fn a_repack_and_a_clone_by_the_user_during_the_attempt_are_not_charged_to_it() {
+    let env = TestEnv::new();
+    let r = packed_repo(&env);
+    // A loose object and a second pack, for the repack to fold together.
+    env.write("extra.txt", "more\n");
+    std::fs::copy(env.path("extra.txt"), r.join("extra.txt")).expect("copy");
+    env.git(&r, &["add", "extra.txt"]);
+    env.git(&r, &["commit", "-qm", "extra"]);
+    env.git(&r, &["repack", "-dq"]);
+    std::fs::write(r.join("loose.txt"), "loose\n").expect("write");
+    env.git(&r, &["add", "loose.txt"]);
+    env.git(&r, &["commit", "-qm", "loose"]);
+    let (started, go) = (env.path("started"), env.path("go"));
+    let agent = env.agent(FakeAgent::new().append("src/app.txt", "agent\n").sh(&format!(
+        "touch {}; i=0; while [ ! -f {} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done",
+        started.display(),
+        go.display()
+    )));
+    let child = env
+        .retry_run(&r)
+        .args(agent.after(&["run", "--quiet", "--task", "Repack"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("retry-run starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !started.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(started.exists(), "the agent started");
+    let packs_before = std::fs::read_dir(r.join(".git/objects/pack")).expect("packs").count();
+    env.git(&r, &["repack", "-adq"]);
+    env.git(&r, &["clone", "-q", "--local", ".", &env.path("clone").display().to_string()]);
+    let packs_after = std::fs::read_dir(r.join(".git/objects/pack")).expect("packs").count();
+    assert!(packs_after < packs_before, "the repack removed packs: {packs_before} -> {packs_after}");
+    std::fs::write(&go, "").expect("go");
+    let out = child.wait_with_output().expect("retry-run ends");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(outcomes(&r, "repack"), ["SUCCESS"]);
+    let checked = scope_checked(&env, &r, "repack", 1);
+    assert_eq!(violations(&checked), Vec::<(String, String)>::new(), "{checked:?}");
+    let repacked: Vec<String> = checked
+        .iter()
+        .flat_map(|e| e["objects_added"]["repacked"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p.as_str().map(String::from))
+        .collect();
+    assert!(repacked.iter().any(|p| p.ends_with(".pack")), "{checked:?}");
+    assert!(
+        repacked.iter().any(|p| p.starts_with("objects/") && !p.starts_with("objects/pack/")),
+        "the loose object packed: {checked:?}"
+    );
+}
+
+/// An agent that truncates a pack, or replaces one by another of the same
+/// size, is still caught.
+#[test]
+fn a_truncated_or_replaced_pack_is_named() {
+    let env = TestEnv::new();
+    let r = packed_repo(&env);
+    let packs = |r: &Path| -> Vec<String> {
+        std::fs::read_dir(r.join(".git/objects/pack"))
+            .expect("packs")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".pack"))
+            .collect()
+    };
+    // A second pack, of an object nothing needs, for the agent to break
+    // (breaking the one with HEAD's objects would stop the run itself).
+    let first = packs(&r);
+    env.git(&r, &["checkout", "-qb", "side"]);
+    std::fs::write(r.join("junk.txt"), "junk\n").expect("write");
+    env.git(&r, &["add", "junk.txt"]);
+    env.git(&r, &["commit", "-qm", "side"]);
+    env.git(&r, &["checkout", "-q", "main"]);
+    env.git(&r, &["repack", "-dq"]);
+    let pack = packs(&r).into_iter().find(|p| !first.contains(p)).expect("a second pack");
+    let idx = pack.replace(".pack", ".idx");
+    let out = run(
+        &env,
+        &r,
+        "Truncate",
+        FakeAgent::new().append("src/app.txt", "agent\n").sh(&format!(
+            "d=\"$(git rev-parse --git-common-dir)/objects/pack\"; chmod u+w \"$d\"/*; truncate -s 100 \"$d/{pack}\"; \
+             s=$(stat -c %s \"$d/{idx}\"); head -c $s /dev/zero > \"$d/{idx}.new\"; mv \"$d/{idx}.new\" \"$d/{idx}\""
+        )),
+    );
+    out.assert_code(1);
+    assert_eq!(outcomes(&r, "truncate"), ["SCOPE_VIOLATION"]);
+    let mut found = violations(&scope_checked(&env, &r, "truncate", 1));
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (format!("objects/pack/{idx}"), "git-internal".to_string()),
+            (format!("objects/pack/{pack}"), "git-internal".to_string())
+        ]
+    );
+}

@@ -575,3 +575,52 @@ fn secrets_in_home_cannot_be_read() {
     let hidden = started["sandbox"]["hidden"].as_array().map(|h| h.len()).unwrap_or(0);
     assert_eq!(hidden, 4, "{started}");
 }
+
+/// Other projects' secrets beside the repository (not beneath `HOME`) are
+/// hidden too, under namespaces and under the Landlock fallback: with the
+/// repository at `<tmp>/work/app`, `<tmp>/work/billing/.env`, its
+/// `.aws/credentials` and a `.netrc` in `<tmp>/work` cannot be read; the
+/// repository's own `.env` and a sibling's other files can.
+#[test]
+fn other_projects_secrets_beside_the_repository_cannot_be_read() {
+    let env = TestEnv::new();
+    let app = env.repo("work/app").file("src/app.txt", "value = 1\n").commit();
+    std::fs::write(app.join(".env"), "OWN=1\n").expect("own .env");
+    for (rel, text) in [
+        ("work/billing/.env", "BILLING_TOKEN=s3cret"),
+        ("work/billing/.aws/credentials", "aws_secret"),
+        ("work/billing/README.md", "readable"),
+        ("work/.netrc", "machine m login l password p"),
+    ] {
+        env.write(rel, text);
+    }
+    let script = format!(
+        "for f in {0}/billing/.env {0}/billing/.aws/credentials {0}/.netrc {0}/billing/README.md .env; do \
+         if cat \"$f\" >/dev/null 2>&1; then echo \"$f: read\"; else echo \"$f: refused\"; fi; done",
+        env.path("work").display()
+    );
+    let w = env.path("work").display().to_string();
+    let want = [
+        format!("{w}/billing/.env: refused"),
+        format!("{w}/billing/.aws/credentials: refused"),
+        format!("{w}/.netrc: refused"),
+        format!("{w}/billing/README.md: read"),
+        ".env: read".to_string(),
+    ];
+    let mut layers = vec!["landlock"];
+    if retry_run::sandbox::namespaces::probe().is_ok() {
+        layers.push("namespaces");
+    } else {
+        eprintln!("SKIPPED (namespaces): bubblewrap missing or user namespaces refused");
+    }
+    if !landlock_here() {
+        eprintln!("SKIPPED (landlock): this kernel has no Landlock");
+        layers.retain(|l| *l != "landlock");
+    }
+    for l in layers {
+        let out = sandbox_cmd(&env, &app, &["--layers", l, "--", "sh", "-c", &script]);
+        let seen = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{l}: {seen}{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(seen.lines().collect::<Vec<_>>(), want, "{l}");
+    }
+}

@@ -12,9 +12,7 @@ use super::super::task_run::{Attempt, TaskRun};
 use crate::config::SubmodulePolicy;
 use crate::git::Comparison;
 use crate::model::{HaltedAfter, ScopeFinding};
-use crate::outcome::internals::judge;
 use crate::pathfmt::display;
-use crate::sandbox::Effective;
 use crate::scope;
 
 impl TaskRun<'_> {
@@ -25,10 +23,8 @@ impl TaskRun<'_> {
         cmp: &Comparison<'_>,
         outside: Changed,
     ) -> Result<(), RunError> {
-        let judged = judge(
-            &outside.git_internal,
-            matches!(a.confinement.effective, Effective::Landlock | Effective::Namespaces),
-        );
+        let judged = self.judge_internals(a, &outside.git_internal, &outside.still_stored);
+        self.say_environment(a, &judged);
         let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
         findings.extend(internal_findings(&judged, &outside.checkout));
         self.halt(a, HaltedAfter::Agent, judged.halt);
@@ -40,16 +36,26 @@ impl TaskRun<'_> {
             self.rec.scope_checked(
                 a.n,
                 checked,
-                Found { findings: &findings, restored: &a.record.restored, objects: Some(&judged.objects) },
+                Found {
+                    findings: &findings,
+                    restored: &a.record.restored,
+                    objects: Some(&judged.objects),
+                    environment: &judged.environment,
+                },
                 None,
             )?;
             self.progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
             a.record.scope = findings;
-        } else if !findings.is_empty() || !judged.objects.is_empty() {
+        } else if !findings.is_empty() || !judged.objects.is_empty() || !judged.environment.is_empty() {
             self.rec.scope_checked(
                 a.n,
                 0,
-                Found { findings: &findings, restored: &a.record.restored, objects: Some(&judged.objects) },
+                Found {
+                    findings: &findings,
+                    restored: &a.record.restored,
+                    objects: Some(&judged.objects),
+                    environment: &judged.environment,
+                },
                 None,
             )?;
             if !findings.is_empty() {
