@@ -58,6 +58,12 @@ impl Repo {
         ancestor == descendant || self.repo.graph_descendant_of(descendant, ancestor).unwrap_or(false)
     }
 
+    /// [`Repo::has_object`] for an id written in hex; `false` for one that
+    /// is not an id.
+    pub fn has_object_hex(&self, hex: &str) -> bool {
+        Oid::from_str(hex).is_ok_and(|oid| self.has_object(oid))
+    }
+
     /// Whether the object database holds `oid`.
     pub fn has_object(&self, oid: Oid) -> bool {
         self.repo.odb().is_ok_and(|o| o.exists(oid))

@@ -224,9 +224,9 @@ impl TaskRun<'_> {
         if !changes.iter().any(|c| c.change == crate::model::PartChange::Removed) {
             return BTreeSet::new();
         }
-        let Ok(repo) = git2::Repository::open(self.repo.common_dir()) else { return BTreeSet::new() };
-        let Ok(odb) = repo.odb() else { return BTreeSet::new() };
-        let stored = |hex: &str| git2::Oid::from_str(hex).is_ok_and(|oid| odb.exists(oid));
+        // The store opened afresh: what the user's git wrote meanwhile counts.
+        let Ok(fresh) = crate::git::Repo::discover(self.repo.common_dir()) else { return BTreeSet::new() };
+        let stored = |hex: &str| fresh.has_object_hex(hex);
         still_stored(changes, |pack| removed_pack_objects(&guard.indexes, pack), stored)
     }
 

@@ -522,10 +522,12 @@ fn a_daemon_the_agent_leaves_does_not_outlive_the_attempt() {
     );
     let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Daemon"])));
     run.assert_code(0);
-    let pid: i32 = env.git(&r, &["show", "refs/retry-run/daemon/1:daemon.pid"]).trim().parse().expect("a pid");
-    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let running = state.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|s| s != "Z");
-    assert!(!running, "the daemon {pid} still runs: {state}");
+    // The pid it wrote is its number inside the sandbox's PID namespace,
+    // not this machine's: look for it by its directory instead.
+    let _: i32 = env.git(&r, &["show", "refs/retry-run/daemon/1:daemon.pid"]).trim().parse().expect("a pid");
+    let wt = std::fs::canonicalize(r.join(".git/retry-run/worktrees/daemon")).unwrap_or_else(|_| r.join(".git"));
+    let left = crate::support::processes_in(&wt);
+    assert!(left.is_empty(), "the daemon still runs: {left:?}");
     let out = std::fs::read_to_string(r.join(".git/retry-run/tasks/daemon/attempts/1/agent.out")).expect("agent.out");
     assert!(out.contains("ended 1 process(es) the command left running"), "{out}");
 }
