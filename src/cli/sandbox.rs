@@ -89,6 +89,10 @@ pub struct SandboxArgs {
     /// recorded as refused and closed (the outer process, for the inner).
     #[arg(long, hide = true, value_name = "PORT")]
     pub refuse_port: Vec<u16>,
+    /// The --deny-read paths are every path to hide: the secrets were
+    /// looked for already (the attempt loop), not again.
+    #[arg(long, hide = true)]
+    pub deny_read_complete: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -156,6 +160,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         reap: args.reap,
         inner: args.inner,
         refuse_ports: args.refuse_port,
+        deny_read_complete: args.deny_read_complete,
         argv: args.command,
     };
     Ok(exec::run(&confined)?)

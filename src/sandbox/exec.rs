@@ -61,6 +61,9 @@ pub struct Confined {
     /// command may not reach (the inner one records a direct connection
     /// to one as refused; see [`super::proxy::host_listening_ports`]).
     pub refuse_ports: Vec<u16>,
+    /// `deny_read` is the whole list of what to hide (the attempt loop
+    /// looked for the secrets once for the run): not looked for again.
+    pub deny_read_complete: bool,
     /// The command and its arguments.
     pub argv: Vec<String>,
 }
@@ -85,6 +88,7 @@ impl Default for Confined {
             reap: false,
             inner: false,
             refuse_ports: Vec::new(),
+            deny_read_complete: false,
             argv: Vec::new(),
         }
     }
@@ -173,6 +177,19 @@ fn writable(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Res
     Ok(super::command_writable(dir, extra, &c.git, tmpdir))
 }
 
+/// What the command may not read: the list it was given when that is
+/// complete, else the secrets looked for now with it.
+fn hidden(c: &Confined, home: Option<&Path>) -> Vec<PathBuf> {
+    if c.deny_read_complete {
+        let mut out: Vec<PathBuf> = c.deny_read.iter().filter_map(|p| std::fs::canonicalize(p).ok()).collect();
+        out.sort();
+        out.dedup();
+        out
+    } else {
+        super::hidden_paths(&c.deny_read, home, &c.dir)
+    }
+}
+
 /// The proxy's rules, parsed (an error names the bad host).
 fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
     c.network
@@ -191,7 +208,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     let rules = rules(c)?;
     let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
     let writable = writable(c, dir, tmpdir, home)?;
-    let hidden = super::hidden_paths(&c.deny_read, home, &c.dir);
+    let hidden = hidden(c, home);
     let run_dir = private_tmpdir("run")?;
     let socket = run_dir.join("proxy.sock");
     let proxy = if c.host_network {
@@ -401,7 +418,7 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     not_dumpable();
     let rules = rules(c)?;
     let writable = writable(c, dir, tmpdir, home)?;
-    let hidden = super::hidden_paths(&c.deny_read, home, &c.dir);
+    let hidden = hidden(c, home);
     let mut proxy = None;
     let mut net = landlock::Net::Any;
     let run_dir = private_tmpdir("run")?;

@@ -709,6 +709,9 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
         }
         flag("--max-processes", c.limits.processes.to_string());
         flag("--max-file-size", c.limits.file_size.to_string());
+        // The run looked for the secrets once; every confined process of
+        // it takes that list as it is instead of looking again.
+        out.push("--deny-read-complete".into());
     }
     if c.host_network {
         out.push("--host-network".into());
