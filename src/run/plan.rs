@@ -9,10 +9,11 @@ use crate::config::SandboxMode;
 use crate::config::{self, CommandSpec, Config};
 use crate::git::Repo;
 use crate::integrity::TestPaths;
+use crate::model::LandGate;
 use crate::record::Store;
 use crate::record::store::check_task_name;
 use crate::sandbox::{self, Effective};
-use crate::scope::Rules;
+use crate::scope::{Rules, landing};
 use crate::task::{self, Task};
 
 /// What a task fixed before its first attempt.
@@ -67,6 +68,20 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     toml::Value::Table(task::merge(&table, overrides))
         .try_into::<Config>()
         .map_err(|e| RunError::FrontMatter { message: e.to_string() })
+}
+
+/// `[scope] acts_after_land` with the config file in use when it is not
+/// `retry-run.toml` at the root but lies inside the repository (`--config
+/// ci/retry.toml`): a change to it is judged as one to `retry-run.toml`.
+pub fn landing_gate(repo: &Repo, config_path: Option<&Path>, dir: &Path, mode: LandGate) -> landing::Gate {
+    use std::os::unix::ffi::OsStrExt;
+    let inside = config_path.and_then(|p| {
+        let file = std::fs::canonicalize(crate::pathfmt::absolute(p, dir)).ok()?;
+        let root = std::fs::canonicalize(repo.workdir()?).ok()?;
+        let rel = file.strip_prefix(&root).ok()?.as_os_str().as_bytes().to_vec();
+        (rel.as_slice() != config::FILE_NAME.as_bytes() && !rel.is_empty()).then_some(rel)
+    });
+    landing::Gate { mode, config_files: inside.into_iter().collect() }
 }
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
@@ -140,7 +155,12 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     }
     let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
-    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
+    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?.with_landing(landing_gate(
+        repo,
+        opts.config_path.as_deref(),
+        dir,
+        config.scope.acts_after_land,
+    ));
     let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
     let abi = sandbox::landlock::abi();
     // Namespaces are tried only where they may be used (a probe costs a
