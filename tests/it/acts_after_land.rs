@@ -226,3 +226,21 @@ fn retry_run_scope_applies_the_same_rule_and_flags_do_not_fail_it() {
     assert!(out.stdout.contains("A .envrc: flagged, acts-after-land: it acts once the change lands"), "{}", out.stdout);
     assert!(out.stdout.contains("scope clean: 3 changed paths checked, 2 flagged"), "{}", out.stdout);
 }
+
+#[test]
+fn the_docs_table_lists_every_entry_of_the_code_table_and_no_other() {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/sandbox.md")).expect("docs");
+    let section = docs.split("## What would act after the land\n").nth(1).expect("the section").split("\n## ").next();
+    let rows: Vec<&str> = section.expect("section").lines().filter(|l| l.starts_with("| `")).collect();
+    let documented: Vec<String> = rows
+        .iter()
+        .filter_map(|l| l.split(" | ").next())
+        .flat_map(|cell| cell.trim_start_matches("| ").split(", ").map(|g| g.trim_matches('`').to_string()))
+        .collect();
+    let table: Vec<String> = retry_run::scope::landing::TABLE.iter().map(|r| r.glob.to_string()).collect();
+    let mut a = documented.clone();
+    let mut b = table.clone();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "docs/sandbox.md's table and src/scope/landing.rs's TABLE differ");
+}
