@@ -55,7 +55,7 @@ pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     let deny = if args.deny.is_empty() { &scope.deny } else { &args.deny };
     // Compile the globs before any git work, so a bad glob fails fast.
     let mode = args.acts_after_land.unwrap_or(scope.acts_after_land);
-    let gate = landing_gate(&opened.repo, args.compare.config.as_deref(), dir, mode);
+    let gate = landing_gate(&opened.repo, args.compare.config.as_deref().as_slice(), dir, mode);
     let rules = Rules::compile(allow, deny)?.with_landing(gate);
     let cmp = args.compare.compare(&opened, DiffDepth::NameStatus, None)?;
     let mut report = check(&rules, &cmp.changes.changes, &cmp.head);

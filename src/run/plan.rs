@@ -70,18 +70,19 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
         .map_err(|e| RunError::FrontMatter { message: e.to_string() })
 }
 
-/// `[scope] acts_after_land` with the config file in use when it is not
-/// `retry-run.toml` at the root but lies inside the repository (`--config
-/// ci/retry.toml`): a change to it is judged as one to `retry-run.toml`.
-pub fn landing_gate(repo: &Repo, config_path: Option<&Path>, dir: &Path, mode: LandGate) -> landing::Gate {
+/// `[scope] acts_after_land` with the files a run reads its config from,
+/// when they lie inside the repository and are not `retry-run.toml` at its
+/// root (`--config ci/retry.toml`, `--task-file tasks/fix.md` with its
+/// front matter): a change to one is judged as one to `retry-run.toml`.
+pub fn landing_gate(repo: &Repo, config_files: &[&Path], dir: &Path, mode: LandGate) -> landing::Gate {
     use std::os::unix::ffi::OsStrExt;
-    let inside = config_path.and_then(|p| {
+    let root = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok());
+    let inside = |p: &Path| -> Option<Vec<u8>> {
         let file = std::fs::canonicalize(crate::pathfmt::absolute(p, dir)).ok()?;
-        let root = std::fs::canonicalize(repo.workdir()?).ok()?;
-        let rel = file.strip_prefix(&root).ok()?.as_os_str().as_bytes().to_vec();
+        let rel = file.strip_prefix(root.as_ref()?).ok()?.as_os_str().as_bytes().to_vec();
         (rel.as_slice() != config::FILE_NAME.as_bytes() && !rel.is_empty()).then_some(rel)
-    });
-    landing::Gate { mode, config_files: inside.into_iter().collect() }
+    };
+    landing::Gate { mode, config_files: config_files.iter().filter_map(|p| inside(p)).collect() }
 }
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
@@ -155,9 +156,10 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     }
     let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
+    let read_from: Vec<&Path> = opts.config_path.iter().chain(opts.task_file.iter()).map(PathBuf::as_path).collect();
     let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?.with_landing(landing_gate(
         repo,
-        opts.config_path.as_deref(),
+        &read_from,
         dir,
         config.scope.acts_after_land,
     ));

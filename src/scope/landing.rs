@@ -176,8 +176,9 @@ pub const MAX_GITMODULES: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Gate {
     pub mode: LandGate,
-    /// Config files in use besides `retry-run.toml` at the root (`--config`
-    /// inside the repository), repository-relative: judged as it is.
+    /// Files the run reads its config from besides `retry-run.toml` at the
+    /// root (`--config`, `--task-file`, inside the repository),
+    /// repository-relative: judged as it is.
     pub config_files: Vec<Vec<u8>>,
 }
 
@@ -264,7 +265,8 @@ pub fn why(rule: Option<&str>) -> String {
         }
         Some(r) => match row_by_rule(r) {
             Some(row) => row.who.to_string(),
-            None => "retry-run: the config file this run reads".to_string(),
+            None => "retry-run: a file this run reads its config from (`--config`, or a `--task-file`'s front matter)"
+                .to_string(),
         },
         None => "it acts once the change lands".to_string(),
     }

@@ -244,3 +244,39 @@ fn the_docs_table_lists_every_entry_of_the_code_table_and_no_other() {
     b.sort();
     assert_eq!(a, b, "docs/sandbox.md's table and src/scope/landing.rs's TABLE differ");
 }
+
+#[test]
+fn the_task_file_and_the_config_file_a_run_reads_inside_the_repository_are_judged_as_retry_run_toml() {
+    let env = TestEnv::new();
+    let r = env
+        .repo("repo")
+        .file("src/app.txt", "value = 1\n")
+        .file("ci/retry.toml", "max_attempts = 1\n[scope]\nacts_after_land = \"off\"\n")
+        .file("tasks/fix.md", "+++\n[scope]\nallow = [\"src/**\", \"tasks/**\"]\n+++\nFix the value\n")
+        .commit();
+    // The task's front matter lets a later run of it do anything.
+    let agent = env.agent(
+        FakeAgent::new()
+            .write("tasks/fix.md", "+++\n[sandbox]\nmode = \"off\"\n[scope]\nallow = [\"**\"]\n+++\nFix the value\n")
+            .write("src/app.txt", "value = 2\n"),
+    );
+    let task = r.join("tasks/fix.md").display().to_string();
+    let config = r.join("ci/retry.toml").display().to_string();
+    run(&env, &r, &["--config", &config, "--task-file", &task], &agent).assert_code(1);
+    assert_eq!(outcomes(&r, "fix-the-value"), ["SCOPE_VIOLATION"]);
+    let scope = first(&r, "fix-the-value", "ScopeChecked");
+    assert_eq!(scope["violations"][0]["path"], "tasks/fix.md", "{scope}");
+    assert_eq!(scope["violations"][0]["reason"], "acts-after-land", "{scope}");
+    let ctx = env.run(&r, &["context", "fix-the-value"]).stdout;
+    assert!(ctx.contains("a file this run reads its config from"), "{ctx}");
+    // The config file too, though the gate is off.
+    let agent = env.agent(
+        FakeAgent::new().append("ci/retry.toml", "[sandbox]\nmode = \"off\"\n").write("src/app.txt", "value = 2\n"),
+    );
+    let ci_allow = env.write("task.md", "+++\n[scope]\nallow = [\"src/**\", \"ci/**\"]\n+++\nOther\n");
+    let ci_allow = ci_allow.display().to_string();
+    run(&env, &r, &["--config", &config, "--task-file", &ci_allow], &agent).assert_code(1);
+    let scope = first(&r, "other", "ScopeChecked");
+    assert_eq!(scope["violations"][0]["path"], "ci/retry.toml", "{scope}");
+    assert_eq!(scope["violations"][0]["reason"], "acts-after-land", "{scope}");
+}
