@@ -728,6 +728,10 @@ pub struct ScopeConfig {
     pub deny: Vec<String>,
     /// Whether an attempt may change a submodule (move its pointer).
     pub submodules: SubmodulePolicy,
+    /// What a change writing a file that acts once it lands (CI, git
+    /// attributes, editor tasks, `.envrc`, ...) does to the attempt:
+    /// `fail`, `flag` or `off` (`scope::landing`).
+    pub acts_after_land: crate::model::LandGate,
 }
 
 /// `[scope] submodules`: what an attempt may do to a submodule.
@@ -1102,6 +1106,20 @@ drift_threshold = 0.3
         assert_eq!(c.targets, ["tests/t.py::test_a"]);
         assert_eq!(c.retry.test_weakening, WeakeningMode::Warn);
         assert!(parse("[retry]\ntest_weakening = \"maybe\"\n").unwrap_err().contains("unknown variant"));
+    }
+
+    #[test]
+    fn acts_after_land_modes() {
+        use crate::model::LandGate;
+        let mode = |t: &str| parse(&format!("[scope]\nacts_after_land = {t}\n")).map(|c| c.scope.acts_after_land);
+        assert_eq!(parse("").unwrap().scope.acts_after_land, LandGate::Fail);
+        assert_eq!(mode("\"fail\""), Ok(LandGate::Fail));
+        assert_eq!(mode("\"flag\""), Ok(LandGate::Flag));
+        assert_eq!(mode("\"warn\""), Ok(LandGate::Flag));
+        assert_eq!(mode("\"off\""), Ok(LandGate::Off));
+        let err = mode("\"sometimes\"").unwrap_err();
+        assert!(err.starts_with("retry-run.toml:2:19: unknown variant `sometimes`"), "{err}");
+        assert!(mode("true").unwrap_err().contains("retry-run.toml:2:19"));
     }
 
     #[test]

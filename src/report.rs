@@ -58,6 +58,13 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
                     counts.join("; ")
                 ));
             }
+            if !a.flagged.is_empty() {
+                let flagged: Vec<String> = a.flagged.iter().map(|f| format!("`{}`", f.path)).collect();
+                text.push_str(&format!(
+                    " It changes files that act once it lands, flagged (`[scope] acts_after_land = \"flag\"`): {}; read them first.",
+                    crate::context::required::name_list(&flagged)
+                ));
+            }
             let warnings: Vec<&str> =
                 a.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
             if !warnings.is_empty() {
@@ -112,6 +119,23 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
         );
     }
     let all_scope = attempts.iter().all(|a| a.outcome == Outcome::ScopeViolation);
+    let all_acting = attempts.iter().all(|a| {
+        a.outcome == Outcome::ScopeViolation
+            && !a.scope.is_empty()
+            && a.scope.iter().all(|v| v.reason == ScopeReason::ActsAfterLand)
+    });
+    if all_acting {
+        let names: Vec<String> = attempts
+            .iter()
+            .flat_map(|a| a.scope.iter().map(|v| format!("`{}`", v.path)))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        return format!(
+            "Every attempt changed files that act once the change lands (git, editors, CI or shells run or honour them): {}. If the task needs them, name them in the task's `[scope] allow` (docs/sandbox.md, \"What would act after the land\"); otherwise the task should say to leave them alone.",
+            crate::context::required::name_list(&names)
+        );
+    }
     if all_scope {
         return "Every attempt wrote outside the allowed scope: either the task needs files outside `[scope] allow`, or the task should say where to write.".into();
     }
@@ -243,8 +267,26 @@ pub fn render(
             }
         }
         for v in &a.scope {
+            if v.reason == ScopeReason::ActsAfterLand {
+                let _ = writeln!(
+                    s,
+                    "- Scope violation: `{}`: {}: {}",
+                    v.path,
+                    v.reason,
+                    crate::context::required::acts_after_land(v)
+                );
+                continue;
+            }
             let rule = v.rule.as_ref().map(|r| format!(" (rule `{r}`)")).unwrap_or_default();
             let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", shown_text(&v.path), v.reason);
+        }
+        for v in &a.flagged {
+            let _ = writeln!(
+                s,
+                "- Flagged, not failing (`[scope] acts_after_land = \"flag\"`): `{}`: {}",
+                v.path,
+                crate::context::required::acts_after_land(v)
+            );
         }
         if !a.restored.is_empty() {
             let _ = writeln!(

@@ -12,6 +12,8 @@ use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::model::{Change, ScopeReason, Status};
 
+pub mod landing;
+
 /// How many symlinks of the tree are followed while resolving one target.
 pub const MAX_SYMLINK_HOPS: usize = 40;
 
@@ -43,6 +45,9 @@ pub struct Report {
     /// Changed paths examined; a rename counts once.
     pub checked: usize,
     pub violations: Vec<Violation>,
+    /// Files that act once the change lands, flagged, not failing
+    /// ([`landing`], `[scope] acts_after_land = "flag"`).
+    pub flagged: Vec<Violation>,
 }
 
 /// An invalid glob, quoted as the user wrote it.
@@ -69,6 +74,8 @@ pub struct Rules {
     allow_globs: Vec<String>,
     deny: GlobSet,
     deny_globs: Vec<String>,
+    /// What files acting once the change lands do ([`landing`]).
+    landing: landing::Gate,
 }
 
 impl Rules {
@@ -80,11 +87,30 @@ impl Rules {
             allow_globs: allow.to_vec(),
             deny: build_set("deny", deny)?,
             deny_globs: deny.to_vec(),
+            landing: landing::Gate::default(),
         })
+    }
+
+    /// The rules with `[scope] acts_after_land` and the config files in use.
+    pub fn with_landing(mut self, gate: landing::Gate) -> Rules {
+        self.landing = gate;
+        self
+    }
+
+    pub fn landing(&self) -> &landing::Gate {
+        &self.landing
     }
 
     pub fn allow_globs(&self) -> &[String] {
         &self.allow_globs
+    }
+
+    /// The allow globs, as written, that match `path`.
+    pub fn allow_globs_matching(&self, path: &[u8]) -> Vec<&str> {
+        let candidate = Candidate::new(OsStr::from_bytes(path));
+        let mut found = self.allow.matches_candidate(&candidate);
+        found.sort_unstable();
+        found.iter().filter_map(|&i| self.allow_globs.get(i).map(String::as_str)).collect()
     }
 
     /// Judges one repository-relative path. Deny wins over allow.
@@ -217,7 +243,7 @@ fn components(p: &[u8]) -> impl DoubleEndedIterator<Item = &[u8]> {
 /// Checks every change against the rules; one violation per path at most.
 pub fn check(rules: &Rules, changes: &[Change], tree: &dyn SymlinkLookup) -> Report {
     let violations = changes.iter().filter_map(|c| check_one(rules, c, tree)).collect();
-    Report { checked: changes.len(), violations }
+    Report { checked: changes.len(), violations, flagged: Vec::new() }
 }
 
 /// The submodules a change may not touch (`[scope] submodules`): with

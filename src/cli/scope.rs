@@ -9,7 +9,9 @@ use super::repo_args::{CompareArgs, open};
 use super::{CliError, exit};
 use crate::format::scope::{ScopeFormat, ScopeHeader, write};
 use crate::git::DiffDepth;
-use crate::scope::{Rules, check};
+use crate::model::LandGate;
+use crate::run::landing_gate;
+use crate::scope::{Rules, check, landing};
 
 /// Report every path the change writes that the scope does not allow.
 ///
@@ -33,6 +35,14 @@ pub struct ScopeArgs {
     #[arg(long, value_name = "GLOB")]
     pub deny: Vec<String>,
 
+    /// What a change to a file that acts once the change lands (CI
+    /// workflows, .gitattributes, editor tasks, .envrc, ...) is: a
+    /// violation (fail), a flag that does not fail (flag), or nothing
+    /// (off). Default: [scope] acts_after_land, else fail. retry-run.toml
+    /// is a violation in every mode unless an allow glob names it.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub acts_after_land: Option<LandGate>,
+
     /// How the findings are printed.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ScopeFormat,
@@ -44,9 +54,13 @@ pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     let allow = if args.allow.is_empty() { &scope.allow } else { &args.allow };
     let deny = if args.deny.is_empty() { &scope.deny } else { &args.deny };
     // Compile the globs before any git work, so a bad glob fails fast.
-    let rules = Rules::compile(allow, deny)?;
+    let mode = args.acts_after_land.unwrap_or(scope.acts_after_land);
+    let gate = landing_gate(&opened.repo, args.compare.config.as_deref().as_slice(), dir, mode);
+    let rules = Rules::compile(allow, deny)?.with_landing(gate);
     let cmp = args.compare.compare(&opened, DiffDepth::NameStatus, None)?;
-    let report = check(&rules, &cmp.changes.changes, &cmp.head);
+    let mut report = check(&rules, &cmp.changes.changes, &cmp.head);
+    let found = landing::check(rules.landing(), &rules, &cmp.changes.changes, &|| cmp.head.file(b".gitmodules"));
+    landing::merge(&mut report, found);
     let header = ScopeHeader { base: &cmp.changes.base, head: &cmp.changes.head, rules: &rules };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out, args.format, &header, &report)?;

@@ -20,7 +20,7 @@ pub mod self_check;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ContextConfig;
-use crate::model::{AttemptRecord, ErrorItem, Outcome};
+use crate::model::{AttemptRecord, ErrorItem, Outcome, ScopeReason};
 use crate::text::{exit_text, human_ms, plural};
 pub use patterns::Pattern;
 pub use required::{Required, required_change};
@@ -312,8 +312,11 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             .scope
             .iter()
             .map(|v| {
-                let rule = v.rule.as_ref().map(|g| format!(" (rule `{g}`)")).unwrap_or_default();
                 let old = v.old_path.as_ref().map(|o| format!(" (renamed from `{o}`)")).unwrap_or_default();
+                if v.reason == ScopeReason::ActsAfterLand {
+                    return format!("- `{}`{old}: {}: {}", v.path, v.reason, required::acts_after_land(v));
+                }
+                let rule = v.rule.as_ref().map(|g| format!(" (rule `{g}`)")).unwrap_or_default();
                 format!("- `{}`{old}: {}{rule}", v.path, v.reason)
             })
             .collect();
@@ -323,7 +326,13 @@ fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             priority: 1,
             label: Label::Fact,
             source: "scope".into(),
-            title: format!("Writes outside the allowed scope (allowed: {allowed}); checks were skipped"),
+            title: if r.scope.iter().any(|v| v.reason == ScopeReason::ActsAfterLand) {
+                format!(
+                    "Writes outside the allowed scope (allowed: {allowed}; a file that acts once the change lands only where an allow glob names it); checks were skipped"
+                )
+            } else {
+                format!("Writes outside the allowed scope (allowed: {allowed}); checks were skipped")
+            },
             lines,
             output: Vec::new(),
             omitted,

@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{AttemptRecord, CheckKind, CheckResult, Failure, Outcome, ScopeReason};
+use crate::model::{AttemptRecord, CheckKind, CheckResult, Failure, Outcome, ScopeFinding, ScopeReason};
+use crate::scope::landing;
 use crate::text::{exit_text, human_ms, plural};
 
 /// At most this many names in one sentence; the rest are counted.
@@ -139,6 +140,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
                     && v.reason != ScopeReason::SymlinkEscape
                     && v.reason != ScopeReason::OutsideWorktree
                     && v.reason != ScopeReason::Submodule
+                    && v.reason != ScopeReason::ActsAfterLand
             })
             .map(|v| v.path.clone())
             .collect(),
@@ -177,6 +179,18 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
     if !others.is_empty() {
         parts.push(format!("revert your changes to {}", name_list(&others)));
     }
+    let acting: Vec<&ScopeFinding> = r.scope.iter().filter(|v| v.reason == ScopeReason::ActsAfterLand).collect();
+    match acting.as_slice() {
+        [] => {}
+        [v] => parts.push(format!("revert your change to `{}`: {}", v.path, acts_after_land(v))),
+        several => {
+            let names: Vec<String> = sorted_unique(several.iter().map(|v| format!("`{}`", v.path)).collect());
+            parts.push(format!(
+                "revert your changes to {}: each acts once the change lands (git, an editor, CI or a shell runs or honours it), and only a human can allow that, by naming it in the task's or the config's `[scope] allow`",
+                name_list(&names)
+            ));
+        }
+    }
     let allowed = if r.allow.is_empty() {
         String::new()
     } else {
@@ -188,6 +202,19 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
         s = first.to_uppercase() + &s[1..];
     }
     fact("scope", format!("{s}{allowed}."))
+}
+
+/// Why a finding of reason `acts-after-land` is one, and how a human
+/// allows it: `it acts once the change lands (GitHub Actions: ...); a
+/// human allows it by ...`.
+pub fn acts_after_land(v: &ScopeFinding) -> String {
+    let rule = v.rule.as_deref();
+    // The side of a rename the table names.
+    let path = match &v.old_path {
+        Some(old) if landing::row_of(v.path.as_bytes(), false).is_none() => old.as_str(),
+        _ => v.path.as_str(),
+    };
+    format!("it acts once the change lands ({}); {}", landing::why(rule), landing::how_to_allow(path, rule))
 }
 
 /// At most this many failing checks are named in one sentence.

@@ -75,6 +75,14 @@ pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config
         format!("VIOLATION ({} path{})", r.scope.len(), plural(r.scope.len()))
     };
     out.push_str(&format!("- scope: {scope}\n"));
+    for v in &r.scope {
+        if v.reason == crate::model::ScopeReason::ActsAfterLand {
+            out.push_str(&format!("  - `{}`: {}\n", v.path, super::required::acts_after_land(v)));
+        }
+    }
+    for v in &r.flagged {
+        out.push_str(&format!("- flagged (not failing): `{}`: {}\n", v.path, super::required::acts_after_land(v)));
+    }
     if let Some(why) = &found.skipped {
         out.push_str(&format!("- checks: not run: {why}\n"));
     }
@@ -221,6 +229,11 @@ pub fn task_answer(task: &TaskText, (n, max): (u32, u32), config: &Config, max_s
     if !config.scope.deny.is_empty() {
         out.push_str(&format!("- deny (wins over allow): {}\n", globs(&config.scope.deny)));
     }
+    out.push_str(match config.scope.acts_after_land {
+        crate::model::LandGate::Fail => "- files that act once the change lands (CI workflows, `.gitattributes`, `.gitmodules`, `.envrc`, editor tasks, git hooks, `retry-run.toml`, ...): refused unless an allow glob names them\n",
+        crate::model::LandGate::Flag => "- files that act once the change lands (CI workflows, `.gitattributes`, `.gitmodules`, `.envrc`, editor tasks, git hooks, ...): flagged for the reviewer; `retry-run.toml` refused unless an allow glob names it\n",
+        crate::model::LandGate::Off => "- `retry-run.toml`: refused unless an allow glob names it\n",
+    });
     out.push_str("- nothing outside the worktree\n\n## Gates, in order\n");
     out.push_str("1. scope: the change against the globs above; a violation skips the checks\n");
     for (i, c) in config.checks.iter().enumerate() {

@@ -368,3 +368,35 @@ fn several_failing_checks_make_one_sentence_naming_three_then_counting() {
     );
     assert_eq!(req.source, "check:ruff,pytest-unit,test-integrity,slow");
 }
+
+#[test]
+fn acts_after_land_names_the_file_why_and_who_allows_it() {
+    let mut r = changed(1, DIFF_A);
+    r.scope = vec![ScopeFinding {
+        path: ".github/workflows/x.yml".into(),
+        old_path: None,
+        reason: ScopeReason::ActsAfterLand,
+        rule: Some(".github/workflows/**".into()),
+    }];
+    let prompt = prompt_after(&[finish(r.clone())], &cfg());
+    for want in [
+        "Revert your change to `.github/workflows/x.yml`: it acts once the change lands (GitHub Actions: run on pushes",
+        "a human allows it by naming it in the task's or the config's `[scope] allow` (`\".github/workflows/**\"`)",
+        "- `.github/workflows/x.yml`: acts-after-land: it acts once the change lands",
+    ] {
+        assert!(prompt.contains(want), "missing {want:?} in\n{prompt}");
+    }
+    // A command in .gitmodules: no allow glob lifts it, and the prompt says so.
+    r.scope[0] = ScopeFinding {
+        path: ".gitmodules".into(),
+        old_path: None,
+        reason: ScopeReason::ActsAfterLand,
+        rule: Some("command in .gitmodules: update = !sh".into()),
+    };
+    let prompt = prompt_after(&[finish(r)], &cfg());
+    assert!(
+        prompt.contains("`.gitmodules` names a command git would run (update = !sh); no allow glob lifts that"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("only `[scope] acts_after_land = \"flag\"` or `\"off\"` lets it through"), "{prompt}");
+}

@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::model::Head;
 use crate::model::ScopeReason;
 use crate::pathfmt::{display, shown};
-use crate::scope::{MAX_SYMLINK_HOPS, Report, Resolved, Rules, Subject, Violation};
+use crate::scope::{MAX_SYMLINK_HOPS, Report, Resolved, Rules, Subject, Violation, landing};
 use crate::text::{VisibleWriter, plural};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,6 +51,23 @@ pub fn message(v: &Violation, rules: &Rules) -> String {
         _ => format!("{what} is outside the allowed paths ({allow})"),
     };
     match (&v.reason, &v.subject) {
+        (ScopeReason::ActsAfterLand, subject) => {
+            let what = match subject {
+                Subject::OldPath => {
+                    format!("renamed from {}, which", display(v.old_path.as_deref().unwrap_or_default()))
+                }
+                _ => "it".to_string(),
+            };
+            let path = match subject {
+                Subject::OldPath => display(v.old_path.as_deref().unwrap_or_default()).into_owned(),
+                _ => display(&v.path).into_owned(),
+            };
+            format!(
+                "{what} acts once the change lands ({}); {}",
+                landing::why(v.rule.as_deref()),
+                landing::how_to_allow(&path, v.rule.as_deref())
+            )
+        }
         (ScopeReason::GitInternal, _) => "git machinery (hooks, config or the worktree's git link) changed".into(),
         (ScopeReason::Submodule, _) => {
             "submodule changed (pointer moved or uncommitted changes inside) and its path is not allowed".into()
@@ -88,13 +105,24 @@ fn text(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
         };
         writeln!(out, "{} {path}: {}: {}", v.status.letter(), v.reason.as_str(), message(v, h.rules))?;
     }
+    for v in &r.flagged {
+        writeln!(
+            out,
+            "{} {}: flagged, {}: {}",
+            v.status.letter(),
+            display(&v.path),
+            v.reason.as_str(),
+            message(v, h.rules)
+        )?;
+    }
     let range = format!("{}...{}", super::short(h.base), super::short(h.head.label()));
+    let flagged = if r.flagged.is_empty() { String::new() } else { format!(", {} flagged", r.flagged.len()) };
     if r.violations.is_empty() {
-        writeln!(out, "scope clean: {} changed path{} checked ({range})", r.checked, plural(r.checked))
+        writeln!(out, "scope clean: {} changed path{} checked{flagged} ({range})", r.checked, plural(r.checked))
     } else {
         writeln!(
             out,
-            "{} scope violation{} in {} changed path{} ({range})",
+            "{} scope violation{} in {} changed path{}{flagged} ({range})",
             r.violations.len(),
             plural(r.violations.len()),
             r.checked,
@@ -109,6 +137,9 @@ struct JsonReport<'a> {
     head: &'a str,
     checked: usize,
     violations: Vec<JsonViolation>,
+    /// `[scope] acts_after_land = "flag"`: shown, not failing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flagged: Vec<JsonViolation>,
 }
 
 #[derive(Serialize)]
@@ -121,13 +152,8 @@ struct JsonViolation {
 }
 
 fn json(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
-    let report = JsonReport {
-        base: h.base,
-        head: h.head.label(),
-        checked: r.checked,
-        violations: r
-            .violations
-            .iter()
+    let list = |vs: &[Violation]| -> Vec<JsonViolation> {
+        vs.iter()
             .map(|v| JsonViolation {
                 path: display(&v.path).into_owned(),
                 old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
@@ -135,7 +161,14 @@ fn json(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
                 reason: v.reason,
                 rule: v.rule.clone(),
             })
-            .collect(),
+            .collect()
+    };
+    let report = JsonReport {
+        base: h.base,
+        head: h.head.label(),
+        checked: r.checked,
+        violations: list(&r.violations),
+        flagged: list(&r.flagged),
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
@@ -160,6 +193,15 @@ fn github(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
             // The path as GitHub reads it (a newline as `%0A`), so that the
             // annotation lands on its file; other controls are shown by the
             // writer, as in text.
+            escape_property(&display(&v.path)),
+            escape_data(&msg)
+        )?;
+    }
+    for v in &r.flagged {
+        let msg = format!("{}: {}", v.reason.as_str(), message(v, h.rules));
+        writeln!(
+            out,
+            "::warning file={},title=acts after the change lands::{}",
             escape_property(&display(&v.path)),
             escape_data(&msg)
         )?;
@@ -192,15 +234,21 @@ fn sarif(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
         ),
         (ScopeReason::SymlinkEscape, "A symlink points outside the repository (absolute, or leaving it through ..)."),
         (ScopeReason::Denied, "The change writes a path that a deny glob matches."),
+        (
+            ScopeReason::ActsAfterLand,
+            "The change writes a file that git, an editor, CI, a shell or an agent executes or honours once it lands.",
+        ),
         (ScopeReason::OutsideAllow, "The change writes a path that no allow glob matches."),
     ];
     let results: Vec<_> = r
         .violations
         .iter()
-        .map(|v| {
+        .map(|v| (v, "error"))
+        .chain(r.flagged.iter().map(|v| (v, "warning")))
+        .map(|(v, level)| {
             json!({
                 "ruleId": v.reason.as_str(),
-                "level": "error",
+                "level": level,
                 "message": {"text": format!("{}: {}", display(&v.path), message(v, h.rules))},
                 "locations": [{"physicalLocation": {"artifactLocation": {
                     "uri": path_uri(&v.path), "uriBaseId": "SRCROOT"}}}],

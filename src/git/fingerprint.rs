@@ -177,8 +177,25 @@ fn read_part(path: &Path) -> Option<Part> {
     }
     let content = if meta.file_type().is_symlink() {
         std::fs::read_link(path).map(|t| t.as_os_str().to_string_lossy().into_owned().into_bytes()).unwrap_or_default()
+    } else if meta.is_file() {
+        // Opened without following a link and without waiting on a FIFO
+        // swapped in since the look above; read only if still a file.
+        use std::io::Read as _;
+        use std::os::unix::fs::OpenOptionsExt;
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)
+            .ok()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
+        let mut bytes = Vec::new();
+        if let Some(f) = opened {
+            let _ = f.take(READ_MAX).read_to_end(&mut bytes);
+        }
+        bytes
     } else {
-        std::fs::read(path).unwrap_or_default()
+        // A FIFO, socket or device: never opened, known by its kind.
+        format!("kind {:o}", meta.permissions().mode()).into_bytes()
     };
     let mut bytes = format!("{:o}\0", meta.permissions().mode()).into_bytes();
     bytes.extend_from_slice(&content);

@@ -157,6 +157,10 @@ pub enum ScopeReason {
     Submodule,
     SymlinkEscape,
     Denied,
+    /// The change writes a file that git, an editor, CI, a shell or an
+    /// agent executes or honours once the change lands (`.gitattributes`,
+    /// a CI workflow, `.envrc`, `retry-run.toml`, ...): `scope::landing`.
+    ActsAfterLand,
     OutsideAllow,
 }
 
@@ -168,6 +172,7 @@ impl ScopeReason {
             ScopeReason::Submodule => "submodule",
             ScopeReason::SymlinkEscape => "symlink-escape",
             ScopeReason::Denied => "denied",
+            ScopeReason::ActsAfterLand => "acts-after-land",
             ScopeReason::OutsideAllow => "outside-allow",
         }
     }
@@ -177,6 +182,25 @@ impl fmt::Display for ScopeReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// `[scope] acts_after_land`: what a change that writes a file acting
+/// once the change lands does to the attempt (docs/sandbox.md, "What would
+/// act after the land").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LandGate {
+    /// An `acts-after-land` scope violation: the attempt fails.
+    #[default]
+    Fail,
+    /// Recorded and shown (report, final message, next prompt), not
+    /// failing. `warn` is read as `flag`, as `[retry] test_weakening`
+    /// spells it.
+    #[serde(alias = "warn")]
+    #[value(alias = "warn")]
+    Flag,
+    /// Not looked at (`retry-run.toml` stays outside the scope all the same).
+    Off,
 }
 
 /// One scope violation of an attempt.
@@ -235,6 +259,11 @@ pub struct AttemptRecord {
     /// Patch lines cut from `diff`.
     pub diff_omitted: usize,
     pub scope: Vec<ScopeFinding>,
+    /// Files the change writes that act once it lands, flagged and not
+    /// failing (`[scope] acts_after_land = "flag"`): reason
+    /// `acts-after-land`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flagged: Vec<ScopeFinding>,
     /// The allowed globs at the time (for the required change).
     pub allow: Vec<String>,
     pub checks: Vec<CheckResult>,
@@ -306,6 +335,7 @@ impl AttemptRecord {
             diff: Vec::new(),
             diff_omitted: 0,
             scope: Vec::new(),
+            flagged: Vec::new(),
             allow: Vec::new(),
             checks: Vec::new(),
             verifier: None,
@@ -390,6 +420,7 @@ mod tests {
             (ScopeReason::Submodule, "submodule"),
             (ScopeReason::SymlinkEscape, "symlink-escape"),
             (ScopeReason::Denied, "denied"),
+            (ScopeReason::ActsAfterLand, "acts-after-land"),
             (ScopeReason::OutsideAllow, "outside-allow"),
         ];
         for (reason, text) in reasons {

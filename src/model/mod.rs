@@ -23,7 +23,8 @@ mod source;
 mod usage;
 
 pub use attempt::{
-    AgentRun, AttemptRecord, FileChange, Outcome, RetryOn, ScopeFinding, ScopeReason, SelfCheck, VerifierResult,
+    AgentRun, AttemptRecord, FileChange, LandGate, Outcome, RetryOn, ScopeFinding, ScopeReason, SelfCheck,
+    VerifierResult,
 };
 pub use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,

@@ -62,6 +62,19 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     }
     if !r.scope.is_empty() {
         let n = r.scope.len();
+        let acting: Vec<&str> =
+            r.scope.iter().filter(|v| v.reason == ScopeReason::ActsAfterLand).map(|v| v.path.as_str()).collect();
+        if acting.len() == n {
+            return (
+                Outcome::ScopeViolation,
+                format!(
+                    "the change writes {} that act{} once it lands: {}",
+                    plural_files(n),
+                    if n == 1 { "s" } else { "" },
+                    name_few(&acting)
+                ),
+            );
+        }
         return (Outcome::ScopeViolation, format!("{n} path{} written outside the allowed scope", plural(n)));
     }
     if let Some(c) = tested_checkout(r) {
@@ -103,6 +116,11 @@ pub fn tested_checkout(r: &AttemptRecord) -> Option<&crate::model::CheckResult> 
 
 /// What to change when a check tested the checkout instead of the attempt.
 pub const TESTED_CHECKOUT_ADVICE: &str = "A package installed in editable mode from your checkout (`pip install -e .`, tox, a venv) or a check that names the checkout by an absolute path runs your checkout's code. retry-run puts the worktree's import root first on PYTHONPATH for Python checks; run the tool as `python -m TOOL` from the worktree, use paths relative to the check's working directory, or install the package without `-e`, then run the task again (`retry-run run --id TASK`)";
+
+/// `a file`, `3 files`.
+fn plural_files(n: usize) -> String {
+    if n == 1 { "a file".into() } else { format!("{n} files") }
+}
 
 /// At most three names, then how many more.
 fn name_few(names: &[&str]) -> String {

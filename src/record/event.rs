@@ -196,6 +196,10 @@ pub enum Event {
         checked: u64,
         #[serde(default)]
         violations: Vec<ScopeFinding>,
+        /// Files that act once the change lands, flagged, not failing
+        /// (`[scope] acts_after_land = "flag"`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        flagged: Vec<ScopeFinding>,
         #[serde(default)]
         restored: Vec<String>,
         /// `checks` when a check wrote outside the worktree.

@@ -70,7 +70,7 @@ use start::Started;
 
 pub use agent::agent_argv;
 pub use error::{Ending, RunError};
-pub use plan::{effective_config, recorded_task};
+pub use plan::{effective_config, landing_gate, recorded_task};
 pub use prompt::next_context;
 
 /// What `run` was asked to do.

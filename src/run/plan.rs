@@ -9,10 +9,11 @@ use crate::config::SandboxMode;
 use crate::config::{self, CommandSpec, Config};
 use crate::git::Repo;
 use crate::integrity::TestPaths;
+use crate::model::LandGate;
 use crate::record::Store;
 use crate::record::store::check_task_name;
 use crate::sandbox::{self, Effective};
-use crate::scope::Rules;
+use crate::scope::{Rules, landing};
 use crate::task::{self, Task};
 
 /// What a task fixed before its first attempt.
@@ -70,6 +71,21 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
     toml::Value::Table(task::merge(&table, overrides))
         .try_into::<Config>()
         .map_err(|e| RunError::FrontMatter { message: e.to_string() })
+}
+
+/// `[scope] acts_after_land` with the files a run reads its config from,
+/// when they lie inside the repository and are not `retry-run.toml` at its
+/// root (`--config ci/retry.toml`, `--task-file tasks/fix.md` with its
+/// front matter): a change to one is judged as one to `retry-run.toml`.
+pub fn landing_gate(repo: &Repo, config_files: &[&Path], dir: &Path, mode: LandGate) -> landing::Gate {
+    use std::os::unix::ffi::OsStrExt;
+    let root = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok());
+    let inside = |p: &Path| -> Option<Vec<u8>> {
+        let file = std::fs::canonicalize(crate::pathfmt::absolute(p, dir)).ok()?;
+        let rel = file.strip_prefix(root.as_ref()?).ok()?.as_os_str().as_bytes().to_vec();
+        (rel.as_slice() != config::FILE_NAME.as_bytes() && !rel.is_empty()).then_some(rel)
+    };
+    landing::Gate { mode, config_files: config_files.iter().filter_map(|p| inside(p)).collect() }
 }
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
@@ -143,7 +159,13 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     }
     let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
-    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?;
+    let read_from: Vec<&Path> = opts.config_path.iter().chain(opts.task_file.iter()).map(PathBuf::as_path).collect();
+    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?.with_landing(landing_gate(
+        repo,
+        &read_from,
+        dir,
+        config.scope.acts_after_land,
+    ));
     let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
     let abi = sandbox::landlock::abi();
     // Namespaces are tried only where they may be used (a probe costs a

@@ -114,11 +114,25 @@ impl Recorder {
         found: Found<'_>,
         after: Option<&str>,
     ) -> Result<(), RunError> {
+        self.scope_checked_flagging(n, checked, found, &[], after)
+    }
+
+    /// [`Recorder::scope_checked`], with the files that act once the change
+    /// lands flagged, not failing (`[scope] acts_after_land = "flag"`).
+    pub fn scope_checked_flagging(
+        &mut self,
+        n: u32,
+        checked: usize,
+        found: Found<'_>,
+        flagged: &[ScopeFinding],
+        after: Option<&str>,
+    ) -> Result<(), RunError> {
         self.event(
             Some(n),
             Event::ScopeChecked {
                 checked: checked as u64,
                 violations: found.findings.to_vec(),
+                flagged: flagged.to_vec(),
                 restored: found.restored.to_vec(),
                 after: after.map(String::from),
                 objects_added: found.objects.filter(|o| !o.is_empty()).cloned(),

@@ -332,7 +332,9 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(Stri
     super::snapshot::fill(&mut r, &cmp);
     if !r.files.is_empty() {
         let moves = b.config.scope.submodules == SubmodulePolicy::Allow;
-        r.scope = change_findings(&b.rules, moves, &cmp, &[]).1;
+        let found = change_findings(&b.rules, moves, &cmp, &[]);
+        r.scope = found.violations;
+        r.flagged = found.flagged;
     }
     let skipped = match outcome::skip_checks(&r) {
         None => None,

@@ -386,6 +386,9 @@ impl<'a> TaskRun<'a> {
             for w in &warnings {
                 println!("  test-integrity warning: {}", visible(w));
             }
+            for f in &record.flagged {
+                println!("  flagged:  {} ({})", f.path, crate::context::required::acts_after_land(f));
+            }
         }
         Ok(Ending::Succeeded)
     }

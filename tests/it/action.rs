@@ -64,6 +64,37 @@ fn the_action_runs_scope_and_diff_on_a_pull_request() {
     let out = String::from_utf8_lossy(&scope.stdout);
     assert!(out.contains("::error file=secret.lock,title=scope violation::"), "{out}");
     assert!(!out.contains("src/app.py"), "{out}");
+    // A pull request that adds a workflow: a violation of its own, or a
+    // warning with the action's `acts-after-land: flag`.
+    std::fs::remove_file(r.join("secret.lock")).expect("rm");
+    std::fs::create_dir_all(r.join(".github/workflows")).expect("mkdir");
+    std::fs::write(r.join(".github/workflows/x.yml"), "on: push\n").expect("write");
+    env.git(&r, &["add", "-A"]);
+    env.git(&r, &["commit", "-qm", "ci"]);
+    let ci_head = env.git(&r, &["rev-parse", "HEAD"]);
+    let script = step(&action, "Scope")["run"].as_str().expect("run script").to_string();
+    let scope_with = |mode: &str| {
+        let mut path = bin_dir.as_os_str().to_owned();
+        path.push(":");
+        path.push(env.path_var());
+        env.command("bash", &r)
+            .env("PATH", path)
+            .env("RR_BASE", &base)
+            .env("RR_HEAD", &ci_head)
+            .env("RR_ALLOW", "src/**\n.github/**\n")
+            .env("RR_DENY", "")
+            .env("RR_ACTS_AFTER_LAND", mode)
+            .args(["-e", "-c", &script])
+            .output()
+            .expect("bash runs")
+    };
+    let fail = scope_with("");
+    assert_eq!(fail.status.code(), Some(1), "{}", String::from_utf8_lossy(&fail.stderr));
+    let out = String::from_utf8_lossy(&fail.stdout);
+    assert!(out.contains("::error file=.github/workflows/x.yml,title=scope violation::acts-after-land"), "{out}");
+    let flag = scope_with("flag");
+    assert_eq!(flag.status.code(), Some(0), "{}", String::from_utf8_lossy(&flag.stderr));
+    assert!(String::from_utf8_lossy(&flag.stdout).contains("::warning file=.github/workflows/x.yml"));
     let diff = run_step("Diff summary");
     assert_eq!(diff.status.code(), Some(0), "{}", String::from_utf8_lossy(&diff.stderr));
     let md = std::fs::read_to_string(&summary).expect("the job summary");

@@ -56,7 +56,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     // Decisions over the record, and what is shown of them.
     ("outcome", Pure, &["config", "diagnostics", "enrich", "model", "test_results", "text"]),
     ("format", Pure, &["enrich", "model", "pathfmt", "scope", "text"]),
-    ("context", Pure, &["config", "model", "outcome", "text"]),
+    ("context", Pure, &["config", "model", "outcome", "scope", "text"]),
     ("report", Pure, &["context", "model", "outcome", "pathfmt", "text"]),
     ("stats", Pure, &["context", "model", "outcome", "text"]),
     // Verbs: the only modules that combine edges.

@@ -3,6 +3,7 @@
 //! command or feature.
 
 mod action;
+mod acts_after_land;
 mod agents;
 mod architecture;
 mod baseline_cache;

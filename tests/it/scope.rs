@@ -125,7 +125,7 @@ fn sarif_is_2_1_0_with_one_result_per_violation() {
     }
     let rule_ids: Vec<&str> =
         run0["tool"]["driver"]["rules"].as_array().expect("rules").iter().filter_map(|r| r["id"].as_str()).collect();
-    assert_eq!(rule_ids, ["git-internal", "submodule", "symlink-escape", "denied", "outside-allow"]);
+    assert_eq!(rule_ids, ["git-internal", "submodule", "symlink-escape", "denied", "acts-after-land", "outside-allow"]);
 
     // Clean: a valid document with no results, exit 0.
     let run = env.run(&repo, &["scope", "--base", "main", "--head", "feature", "--format", "sarif"]);

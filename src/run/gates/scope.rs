@@ -13,7 +13,7 @@ use crate::config::SubmodulePolicy;
 use crate::git::Comparison;
 use crate::model::{HaltedAfter, ScopeFinding};
 use crate::pathfmt::display;
-use crate::scope;
+use crate::scope::{self, landing};
 
 impl TaskRun<'_> {
     /// The scope's findings of attempt `a` into `a.record.scope`, recorded.
@@ -31,21 +31,31 @@ impl TaskRun<'_> {
         if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
             self.progress.phase("scope");
             let moves_allowed = self.plan.config.scope.submodules == SubmodulePolicy::Allow;
-            let (checked, found) = change_findings(&self.plan.rules, moves_allowed, cmp, &a.dirty_submodules);
-            findings.extend(found);
-            self.rec.scope_checked(
+            let found = change_findings(&self.plan.rules, moves_allowed, cmp, &a.dirty_submodules);
+            findings.extend(found.violations);
+            self.rec.scope_checked_flagging(
                 a.n,
-                checked,
+                found.checked,
                 Found {
                     findings: &findings,
                     restored: &a.record.restored,
                     objects: Some(&judged.objects),
                     environment: &judged.environment,
                 },
+                &found.flagged,
                 None,
             )?;
-            self.progress.gate(if findings.is_empty() { "scope ok" } else { "scope VIOLATION" });
+            self.progress.gate(&match (findings.is_empty(), found.flagged.len()) {
+                (false, _) => "scope VIOLATION".to_string(),
+                (true, 0) => "scope ok".to_string(),
+                (true, n) => format!(
+                    "scope ok, {n} file{} flagged: {} (acts after the change lands)",
+                    crate::text::plural(n),
+                    found.flagged.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            });
             a.record.scope = findings;
+            a.record.flagged = found.flagged;
         } else if !findings.is_empty() || !judged.objects.is_empty() || !judged.environment.is_empty() {
             self.rec.scope_checked(
                 a.n,
@@ -67,29 +77,46 @@ impl TaskRun<'_> {
     }
 }
 
+/// A change's scope findings.
+pub struct ChangeFindings {
+    /// Changed paths examined.
+    pub checked: usize,
+    pub violations: Vec<ScopeFinding>,
+    /// Files acting once the change lands, flagged, not failing
+    /// (`[scope] acts_after_land = "flag"`).
+    pub flagged: Vec<ScopeFinding>,
+}
+
 /// The change's scope findings under `rules`: each path against the globs,
-/// and (`[scope] submodules`) a submodule's own violation in place of what
-/// the globs said of its path. Returns the paths checked and the findings.
+/// (`[scope] submodules`) a submodule's own violation in place of what
+/// the globs said of its path, and the files that act once the change
+/// lands (`scope::landing`, the head's `.gitmodules` read as data).
 pub fn change_findings(
     rules: &scope::Rules,
     moves_allowed: bool,
     cmp: &Comparison<'_>,
     dirty_submodules: &[Vec<u8>],
-) -> (usize, Vec<ScopeFinding>) {
+) -> ChangeFindings {
     let mut report = scope::check(rules, &cmp.changes.changes, &cmp.head);
     let subs = scope::submodule_violations(moves_allowed, &cmp.changes.changes, dirty_submodules);
     report.violations.retain(|v| !subs.iter().any(|s| s.path == v.path));
     report.checked += subs.iter().filter(|s| !cmp.changes.changes.iter().any(|c| c.path() == s.path)).count();
     report.violations.extend(subs);
-    let findings = report
-        .violations
-        .iter()
-        .map(|v| ScopeFinding {
-            path: display(&v.path).into_owned(),
-            old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
-            reason: v.reason,
-            rule: v.rule.clone(),
-        })
-        .collect();
-    (report.checked, findings)
+    let landing = landing::check(rules.landing(), rules, &cmp.changes.changes, &|| cmp.head.file(b".gitmodules"));
+    landing::merge(&mut report, landing);
+    let findings = |vs: &[scope::Violation]| -> Vec<ScopeFinding> {
+        vs.iter()
+            .map(|v| ScopeFinding {
+                path: display(&v.path).into_owned(),
+                old_path: v.old_path.as_deref().map(|p| display(p).into_owned()),
+                reason: v.reason,
+                rule: v.rule.clone(),
+            })
+            .collect()
+    };
+    ChangeFindings {
+        checked: report.checked,
+        violations: findings(&report.violations),
+        flagged: findings(&report.flagged),
+    }
 }
