@@ -141,6 +141,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
                     && v.reason != ScopeReason::OutsideWorktree
                     && v.reason != ScopeReason::Submodule
                     && v.reason != ScopeReason::ActsAfterLand
+                    && v.reason != ScopeReason::TooDeep
             })
             .map(|v| v.path.clone())
             .collect(),
@@ -163,6 +164,17 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
             "remove the symlink{} {} that point outside the repository",
             plural(escapes.len()),
             name_list(&escapes)
+        ));
+    }
+    let deep: Vec<String> = sorted_unique(
+        r.scope.iter().filter(|v| v.reason == ScopeReason::TooDeep).map(|v| format!("`{}`", v.path)).collect(),
+    );
+    if !deep.is_empty() {
+        parts.push(format!(
+            "keep directories under {} levels deep ({} went deeper and {} cut out of the change)",
+            crate::model::MAX_TREE_DEPTH,
+            name_list(&deep),
+            if deep.len() == 1 { "was" } else { "were" }
         ));
     }
     let submodules: Vec<String> = sorted_unique(

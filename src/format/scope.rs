@@ -69,6 +69,9 @@ pub fn message(v: &Violation, rules: &Rules) -> String {
             )
         }
         (ScopeReason::GitInternal, _) => "git machinery (hooks, config or the worktree's git link) changed".into(),
+        (ScopeReason::TooDeep, _) => {
+            format!("a directory deeper than {} levels: cut out of the change", crate::model::MAX_TREE_DEPTH)
+        }
         (ScopeReason::Submodule, _) => {
             "submodule changed (pointer moved or uncommitted changes inside) and its path is not allowed".into()
         }
@@ -233,6 +236,7 @@ fn sarif(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
             "A submodule pointer moved, or a submodule has uncommitted changes, and its path is not allowed.",
         ),
         (ScopeReason::SymlinkEscape, "A symlink points outside the repository (absolute, or leaving it through ..)."),
+        (ScopeReason::TooDeep, "A directory deeper than the snapshot reads; it was cut out of the change."),
         (ScopeReason::Denied, "The change writes a path that a deny glob matches."),
         (
             ScopeReason::ActsAfterLand,

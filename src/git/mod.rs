@@ -29,6 +29,7 @@ mod record_ref;
 mod renames;
 mod revs;
 mod status;
+pub use status::{MAX_SCAN_DEPTH, depth as path_depth};
 pub mod submodules;
 mod task_worktree;
 mod tree_write;
@@ -49,6 +50,10 @@ pub use task_worktree::{ResetReport, Snapshot};
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
+    /// The working tree holds a directory deeper than
+    /// [`status::MAX_SCAN_DEPTH`] levels: the snapshot does not read it.
+    #[error("{}: a directory of the attempt's tree is deeper than {} levels; it is left out of the snapshot", crate::pathfmt::display(path), status::MAX_SCAN_DEPTH)]
+    TooDeep { path: Vec<u8> },
     #[error("{}: not a git repository (nor any parent directory); run retry-run inside a repository or pass -C DIR", path.display())]
     NotARepository { path: PathBuf },
     #[error("unknown revision {rev:?}: no branch, tag or commit of that name{}", hint.as_deref().map(|h| format!("; {h}")).unwrap_or_default())]

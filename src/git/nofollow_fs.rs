@@ -263,7 +263,7 @@ impl Beneath {
 
     /// [`Beneath::dir`] one component at a time (kernels before 5.6 have
     /// no `openat2`).
-    fn dir_by_steps(&self, rel: &Path) -> io::Result<Option<std::os::fd::OwnedFd>> {
+    pub(crate) fn dir_by_steps(&self, rel: &Path) -> io::Result<Option<std::os::fd::OwnedFd>> {
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let mut at = rustix::fs::openat(&self.root, ".", flags, Mode::empty())?;
@@ -283,6 +283,64 @@ impl Beneath {
         }
         Ok(Some(at))
     }
+}
+
+/// Removes whatever is at `rel` beneath `root`, however deep and long its
+/// path (past `PATH_MAX`), each directory on the way opened from its
+/// parent without following a link; nothing to do when a component is
+/// missing or not a real directory.
+pub fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    let (Some(parent), Some(leaf)) = (rel.parent(), rel.file_name()) else { return Ok(()) };
+    let b = Beneath::open(root)?;
+    let Some(dir) = b.dir_by_steps(parent)? else { return Ok(()) };
+    // O_PATH descriptors cannot list or unlink: reopen it for that.
+    let dir = rustix::fs::openat(&dir, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    let st = match rustix::fs::statat(&dir, leaf, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => st,
+        Err(e) if e == rustix::io::Errno::NOENT => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let sub = rustix::fs::openat(&dir, leaf, flags, Mode::empty())?;
+        empty_dir(&sub)?;
+        rustix::fs::unlinkat(&dir, leaf, AtFlags::REMOVEDIR)?;
+    } else {
+        rustix::fs::unlinkat(&dir, leaf, AtFlags::empty())?;
+    }
+    Ok(())
+}
+
+/// Empties the directory open at `fd`, never following a link, however
+/// deep: one descriptor per level.
+pub fn empty_dir(fd: &std::os::fd::OwnedFd) -> io::Result<()> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use std::os::fd::AsFd;
+    let mut names = Vec::new();
+    let mut list = rustix::fs::Dir::read_from(fd.as_fd())?;
+    while let Some(entry) = list.read() {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name != c"." && name != c".." {
+            names.push(name.to_owned());
+        }
+    }
+    for name in names {
+        let st = rustix::fs::statat(fd, &name, AtFlags::SYMLINK_NOFOLLOW)?;
+        if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            // A directory without write permission cannot be emptied: give
+            // its owner rwx first.
+            let _ = rustix::fs::chmodat(fd, &name, Mode::from_raw_mode(0o700 | (st.st_mode & 0o777)), AtFlags::empty());
+            let sub = rustix::fs::openat(fd, &name, flags, Mode::empty())?;
+            empty_dir(&sub)?;
+            rustix::fs::unlinkat(fd, &name, AtFlags::REMOVEDIR)?;
+        } else {
+            rustix::fs::unlinkat(fd, &name, AtFlags::empty())?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -312,5 +370,17 @@ mod beneath_tests {
         rustix::fs::mkfifoat(rustix::fs::CWD, wt.join("fifo"), rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR)
             .expect("fifo");
         assert_eq!(b.read(Path::new("fifo")).expect("read"), None);
+        // Removal beneath, past PATH_MAX, never through the link.
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY;
+        let mut at = rustix::fs::open(&wt, flags, Mode::empty()).expect("open");
+        for name in std::iter::once("deep".to_string()).chain((0..40).map(|_| "d".repeat(120))) {
+            rustix::fs::mkdirat(&at, name.as_str(), Mode::from_raw_mode(0o755)).expect("mkdir");
+            at = rustix::fs::openat(&at, name.as_str(), flags, Mode::empty()).expect("open");
+        }
+        remove_beneath(&wt, Path::new("deep")).expect("removed");
+        assert!(!wt.join("deep").exists());
+        remove_beneath(&wt, Path::new("keys/id_rsa")).expect("nothing to do");
+        assert!(secret.join("id_rsa").exists());
     }
 }

@@ -179,6 +179,16 @@ pub(super) struct Scan<'a> {
 
 /// Why a scan stopped: an error, or something on disk this module does
 /// not judge (libgit2 will).
+/// The deepest directory of a working tree the scan reads
+/// ([`crate::model::MAX_TREE_DEPTH`]; git itself refuses trees deeper than
+/// 4,096 levels, `core.maxTreeDepth`).
+pub const MAX_SCAN_DEPTH: usize = crate::model::MAX_TREE_DEPTH;
+
+/// How many directories deep `path` (relative, `/`-separated) is. Pure.
+pub fn depth(path: &[u8]) -> usize {
+    if path.is_empty() { 0 } else { path.iter().filter(|b| **b == b'/').count() + 1 }
+}
+
 pub(super) enum Stop {
     Git(GitError),
     Unsure,
@@ -325,6 +335,11 @@ impl<'a> Scan<'a> {
     /// are untracked, unless ignored; another repository (a `.git` inside)
     /// is left out.
     fn untracked_dir(&mut self, fd: OwnedFd, dir: &[u8]) -> Result<(), Stop> {
+        // Bounded before anything else is asked of the directory (whether
+        // it is ignored costs a look at each level above it).
+        if depth(dir) > MAX_SCAN_DEPTH {
+            return Err(Stop::Git(GitError::TooDeep { path: dir.to_vec() }));
+        }
         if (self.ignored)(dir)? || rustix::fs::statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
             return Ok(());
         }

@@ -147,6 +147,11 @@ pub struct FileChange {
 /// Why a path violates the scope, in order of precedence: when several
 /// apply to one path, the first one is reported. Written as the kebab-case
 /// name (`outside-worktree`, `git-internal`, ...).
+/// The deepest directory of an attempt's tree its snapshot reads: no
+/// real project nests its files a hundred directories deep, and each level
+/// costs every directory below it a look at its `.gitignore`.
+pub const MAX_TREE_DEPTH: usize = 100;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScopeReason {
@@ -162,6 +167,9 @@ pub enum ScopeReason {
     /// a CI workflow, `.envrc`, `retry-run.toml`, ...): `scope::landing`.
     ActsAfterLand,
     OutsideAllow,
+    /// A directory deeper than the snapshot reads
+    /// (`git::MAX_SCAN_DEPTH` levels): cut out of the attempt's tree.
+    TooDeep,
 }
 
 impl ScopeReason {
@@ -174,6 +182,7 @@ impl ScopeReason {
             ScopeReason::Denied => "denied",
             ScopeReason::ActsAfterLand => "acts-after-land",
             ScopeReason::OutsideAllow => "outside-allow",
+            ScopeReason::TooDeep => "too-deep",
         }
     }
 }

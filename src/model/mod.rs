@@ -23,7 +23,8 @@ mod source;
 mod usage;
 
 pub use attempt::{
-    AgentRun, AttemptRecord, FileChange, LandGate, Outcome, RetryOn, ScopeFinding, ScopeReason, SelfCheck,
+    AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, Outcome, RetryOn, ScopeFinding, ScopeReason,
+    SelfCheck,
     VerifierResult,
 };
 pub use change::{

@@ -53,6 +53,7 @@ impl TaskRun<'_> {
             env: Vec::new(),
             commit: None,
             dirty_submodules: Vec::new(),
+            cut: Vec::new(),
         })
     }
 

@@ -2,6 +2,8 @@
 //! `refs/retry-run/<task>/<n>`, compared with the base; the attempt's files
 //! and bounded diff recorded.
 
+use std::os::unix::ffi::OsStrExt;
+
 use super::RunError;
 use super::task_run::{Attempt, TaskRun};
 use crate::git::{Comparison, DiffDepth};
@@ -18,7 +20,26 @@ impl<'a> TaskRun<'a> {
         self.progress.phase("snapshot");
         let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
         let refname = crate::model::refs::attempt(id, n);
-        let snap = repo.snapshot(&self.wt, self.base.oid, &refname, &format!("retry-run {id} attempt {n}"))?;
+        let message = format!("retry-run {id} attempt {n}");
+        let mut snap = repo.snapshot(&self.wt, self.base.oid, &refname, &message);
+        // A tree deeper than the scan reads: cut where it is too deep (the
+        // worktree is the attempt's, reset before the next), named as a
+        // violation of the attempt, and taken again (a few times at most:
+        // each cut removes one such directory).
+        for _ in 0..64 {
+            let Err(crate::git::GitError::TooDeep { path }) = &snap else { break };
+            let rel = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+            crate::git::nofollow_fs::remove_beneath(&self.wt, rel)
+                .map_err(|source| RunError::Tmpdir { path: self.wt.join(rel), source })?;
+            a.cut.push(crate::model::ScopeFinding {
+                path: display(path).into_owned(),
+                old_path: None,
+                reason: crate::model::ScopeReason::TooDeep,
+                rule: Some(format!("more than {} directory levels", crate::git::MAX_SCAN_DEPTH)),
+            });
+            snap = repo.snapshot(&self.wt, self.base.oid, &refname, &message);
+        }
+        let snap = snap?;
         let commit = snap.commit;
         a.dirty_submodules = snap.dirty_submodules;
         let head = repo.resolve(&commit.to_string())?;

@@ -69,6 +69,9 @@ pub(super) struct Attempt {
     pub commit: Option<Oid>,
     /// Submodules (paths) the snapshot found with changes of their own.
     pub dirty_submodules: Vec<Vec<u8>>,
+    /// What the snapshot cut out of the tree (too deep to read), each a
+    /// violation the scope gate reports.
+    pub cut: Vec<crate::model::ScopeFinding>,
 }
 
 impl Attempt {

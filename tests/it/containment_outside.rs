@@ -620,3 +620,36 @@ fn a_local_model_server_named_by_the_agents_variables_is_reached_and_a_direct_re
         report.stdout
     );
 }
+
+// ---------------------------------------------------------------------------
+// Deep trees
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_tree_deeper_than_the_snapshot_reads_is_the_agents_violation_and_costs_little() {
+    if !can(Mode::Namespaces, Who::Root) {
+        return;
+    }
+    let env = TestEnv::new();
+    let r = repo(&env, "max_attempts = 1\n");
+    // Eight chains of 700 directories, each with a file at its bottom.
+    let chains = attempt(
+        &env,
+        "deep",
+        "import os\nfor c in range(8):\n    fd = os.open('.', os.O_RDONLY)\n    for name in ['deep%d' % c] + ['d'] * 700:\n        os.mkdir(name, dir_fd=fd)\n        nfd = os.open(name, os.O_RDONLY, dir_fd=fd)\n        os.close(fd)\n        fd = nfd\n    os.close(os.open('f', os.O_WRONLY | os.O_CREAT, dir_fd=fd))\n    os.close(fd)",
+    );
+    let agent = env.agent(FakeAgent::new().sh(&chains).append("src/app.txt", "value = 2\n"));
+    let mut cmd = env.retry_run(&r);
+    cmd.args(agent.after(&["run", "--quiet", "--task", "Deep"]));
+    let run = run_within(cmd, Duration::from_secs(120));
+    // The agent's failure (1), never the environment's (3).
+    run.assert_code(1);
+    assert_eq!(outcomes(&r, "deep"), ["SCOPE_VIOLATION"]);
+    let scope = crate::support::record::first(&r, "deep", "ScopeChecked").to_string();
+    assert_eq!(scope.matches("too-deep").count(), 8, "{scope}");
+    let tree = env.git(&r, &["ls-tree", "-r", "--name-only", "refs/retry-run/deep/1"]);
+    assert!(tree.lines().all(|p| p.split('/').count() <= 101), "a path deeper than the bound is in the snapshot");
+    assert!(tree.contains("src/app.txt"), "{tree}");
+    let report = env.run(&r, &["report", "deep"]);
+    assert!(report.stdout.contains("100 levels"), "{}", report.stdout);
+}

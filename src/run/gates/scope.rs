@@ -26,6 +26,7 @@ impl TaskRun<'_> {
         let judged = self.judge_internals(a, &outside.git_internal, &outside.still_stored);
         self.say_environment(a, &judged);
         let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
+        findings.append(&mut a.cut);
         findings.extend(internal_findings(&judged, &outside.checkout));
         self.halt(a, HaltedAfter::Agent, judged.halt);
         if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
