@@ -46,8 +46,21 @@
 //!   filter's architecture, and the kernel ends the process that makes it:
 //!   32-bit programs cannot run under this fallback.
 //!
-//! `socketpair()` stays allowed: an unnamed pair of connected UNIX sockets
-//! reaches nothing outside, and many programs build the pipes between a
+//! - `ioctl(fd, TIOCSTI, ..)` and `ioctl(fd, TIOCLINUX, ..)`, in every
+//!   filter, whatever else it refuses: pushing input into a terminal as if
+//!   typed, reading the console's screen.
+//! - `socketpair()` of the datagram type (with UNIX sockets refused): a
+//!   datagram socket may `sendto` a named socket outside, or `connect` to
+//!   one, by its path, which seccomp cannot see.
+//! - With a protected process ([`Deny::protect`], the sandbox's
+//!   supervisor): `ptrace`, `process_vm_readv`, `process_vm_writev` and
+//!   `pidfd_open` on its pid. The supervisor itself runs under
+//!   [`supervisor_filter`] (no `ptrace`, no `process_vm_*`, no
+//!   `pidfd_getfd`, no terminal input), on all its threads.
+//!
+//! A stream or seqpacket `socketpair()` stays allowed: an unnamed pair of
+//! connected UNIX sockets reaches nothing outside (a connected socket
+//! cannot `sendto` a path), and many programs build the pipes between a
 //! parent and its children from one (libuv's, for one). `AF_NETLINK` stays
 //! too: it talks to the local kernel only (glibc asks it which addresses
 //! the machine has), and changing anything through it needs a capability
