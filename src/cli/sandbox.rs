@@ -84,6 +84,11 @@ pub struct SandboxArgs {
     /// This process runs inside the namespaces (started by the outer one).
     #[arg(long, hide = true)]
     pub inner: bool,
+    /// A direct connection to a port this machine's loopback listens on and
+    /// the command may not reach is recorded as refused (the attempt loop,
+    /// for the agent; namespaces only).
+    #[arg(long, hide = true)]
+    pub refuse_direct: bool,
     /// A port of the machine's loopback that something listens on and the
     /// command may not reach: a direct connection to it inside is answered,
     /// recorded as refused and closed (the outer process, for the inner).
@@ -160,6 +165,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         reap: args.reap,
         inner: args.inner,
         refuse_ports: args.refuse_port,
+        refuse_direct: args.refuse_direct,
         deny_read_complete: args.deny_read_complete,
         argv: args.command,
     };

@@ -94,7 +94,7 @@ impl TaskRun<'_> {
         }
         self.progress.phase("agent running");
         let spec = Spec {
-            argv: confinement.argv(argv, Some(&a.dir.path().join(NET_LOG))),
+            argv: confinement.agent_argv(argv, Some(&a.dir.path().join(NET_LOG))),
             cwd: wt.clone(),
             env: env.clone(),
             unset: confinement.unset(),

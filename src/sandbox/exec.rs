@@ -61,6 +61,8 @@ pub struct Confined {
     /// command may not reach (the inner one records a direct connection
     /// to one as refused; see [`super::proxy::host_listening_ports`]).
     pub refuse_ports: Vec<u16>,
+    /// Outside: look for the ports to refuse (the agent's sandbox only).
+    pub refuse_direct: bool,
     /// `deny_read` is the whole list of what to hide (the attempt loop
     /// looked for the secrets once for the run): not looked for again.
     pub deny_read_complete: bool,
@@ -88,6 +90,7 @@ impl Default for Confined {
             reap: false,
             inner: false,
             refuse_ports: Vec::new(),
+            refuse_direct: false,
             deny_read_complete: false,
             argv: Vec::new(),
         }
@@ -261,7 +264,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     if c.unix_sockets {
         argv.push("--unix-sockets".into());
     }
-    if !c.host_network {
+    if !c.host_network && c.refuse_direct {
         // What listens on this machine's loopback and is not allowed: a
         // direct connection to it inside is recorded as refused, with the
         // line that would allow it, instead of failing unseen.

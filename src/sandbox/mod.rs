@@ -517,6 +517,19 @@ impl Confinement {
         }
     }
 
+    /// [`Confinement::argv`] for the agent: under namespaces, a direct
+    /// connection to a port the machine listens on is recorded as refused
+    /// (`--refuse-direct`; see [`proxy::refuse_direct`]). Only the agent:
+    /// a check that starts a server of its own on such a port inside must
+    /// find it free. Pure.
+    pub fn agent_argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
+        let mut out = self.argv(argv, log);
+        if self.effective == Effective::Namespaces && out.get(1).is_some_and(|s| s == "sandbox") {
+            out.insert(2, "--refuse-direct".into());
+        }
+        out
+    }
+
     /// The environment it adds: the private TMPDIR under its three names.
     pub fn env(&self) -> Vec<(String, String)> {
         let mut env: Vec<(String, String)> =
