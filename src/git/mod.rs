@@ -52,7 +52,11 @@ pub use task_worktree::{ResetReport, Snapshot};
 pub enum GitError {
     /// The working tree holds a directory deeper than
     /// [`status::MAX_SCAN_DEPTH`] levels: the snapshot does not read it.
-    #[error("{}: a directory of the attempt's tree is deeper than {} levels; it is left out of the snapshot", crate::pathfmt::display(path), status::MAX_SCAN_DEPTH)]
+    #[error(
+        "{}: a directory of the attempt's tree is deeper than {} levels; it is left out of the snapshot",
+        crate::pathfmt::display(path),
+        status::MAX_SCAN_DEPTH
+    )]
     TooDeep { path: Vec<u8> },
     #[error("{}: not a git repository (nor any parent directory); run retry-run inside a repository or pass -C DIR", path.display())]
     NotARepository { path: PathBuf },

@@ -127,6 +127,29 @@ impl Repo {
         Ok(put_back)
     }
 
+    /// The task's worktree `HEAD` made to name a commit of the repository:
+    /// when it names none (an id the agent wrote that no object has, or an
+    /// object that is no commit), it is written anew at `base` and what it
+    /// held is returned, for the attempt's violation. Read as data, after
+    /// [`Repo::relink_worktree`] made it a plain file.
+    pub fn repair_worktree_head(&self, task: &str, base: Oid) -> Result<Option<String>, GitError> {
+        let head = self.worktree_meta(task).join("HEAD");
+        let bytes = match std::fs::read(&head) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(GitError::Io { path: head, source: e }),
+        };
+        let text = String::from_utf8_lossy(&bytes).trim().to_string();
+        let names_commit = Oid::from_str(&text)
+            .ok()
+            .is_some_and(|oid| self.repo.find_object(oid, Some(git2::ObjectType::Commit)).is_ok());
+        if names_commit {
+            return Ok(None);
+        }
+        std::fs::write(&head, format!("{base}\n")).map_err(io(&head))?;
+        Ok(Some(format!("worktree-admin/HEAD (names no commit: {:?})", text.chars().take(80).collect::<String>())))
+    }
+
     /// Creates the task's worktree at `path`, detached at `base`.
     pub fn create_worktree(&self, path: &Path, task: &str, base: Oid) -> Result<(), GitError> {
         self.repo.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;

@@ -24,8 +24,7 @@ mod usage;
 
 pub use attempt::{
     AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, Outcome, RetryOn, ScopeFinding, ScopeReason,
-    SelfCheck,
-    VerifierResult,
+    SelfCheck, VerifierResult,
 };
 pub use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,

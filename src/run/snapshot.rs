@@ -20,6 +20,16 @@ impl<'a> TaskRun<'a> {
         self.progress.phase("snapshot");
         let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
         let refname = crate::model::refs::attempt(id, n);
+        // HEAD names a commit (the agent's own, imported by now, or the
+        // base), or it is put back at the base and the attempt charged.
+        if let Some(part) = repo.repair_worktree_head(id, self.base.oid)? {
+            a.cut.push(crate::model::ScopeFinding {
+                path: part,
+                old_path: None,
+                reason: crate::model::ScopeReason::GitInternal,
+                rule: None,
+            });
+        }
         let message = format!("retry-run {id} attempt {n}");
         let mut snap = repo.snapshot(&self.wt, self.base.oid, &refname, &message);
         // A tree deeper than the scan reads: cut where it is too deep (the

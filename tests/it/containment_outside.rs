@@ -653,3 +653,26 @@ fn a_tree_deeper_than_the_snapshot_reads_is_the_agents_violation_and_costs_littl
     let report = env.run(&r, &["report", "deep"]);
     assert!(report.stdout.contains("100 levels"), "{}", report.stdout);
 }
+
+#[test]
+fn a_head_naming_no_commit_is_the_agents_violation_not_the_environments() {
+    if !can(Mode::Namespaces, Who::Root) {
+        return;
+    }
+    let env = TestEnv::new();
+    let r = repo(&env, FIXED_CHECK);
+    let agent = env.agent(
+        FakeAgent::new()
+            .append("src/app.txt", "wrong\n")
+            .sh("echo 1111111111111111111111111111111111111111 > \"$(git rev-parse --git-dir)/HEAD\"")
+            .next_call()
+            .append("src/app.txt", "fixed\n"),
+    );
+    let mut cmd = env.retry_run(&r);
+    cmd.args(agent.after(&["run", "--quiet", "--task", "Bogus"]));
+    let run = run_within(cmd, Duration::from_secs(120));
+    run.assert_code(0);
+    assert_eq!(outcomes(&r, "bogus"), ["SCOPE_VIOLATION", "SUCCESS"], "{}", run.stderr);
+    let report = env.run(&r, &["report", "bogus"]);
+    assert!(report.stdout.contains("worktree-admin/HEAD (names no commit"), "{}", report.stdout);
+}
