@@ -127,27 +127,44 @@ impl Repo {
         Ok(put_back)
     }
 
-    /// The task's worktree `HEAD` made to name a commit of the repository:
-    /// when it names none (an id the agent wrote that no object has, or an
-    /// object that is no commit), it is written anew at `base` and what it
-    /// held is returned, for the attempt's violation. Read as data, after
-    /// [`Repo::relink_worktree`] made it a plain file.
-    pub fn repair_worktree_head(&self, task: &str, base: Oid) -> Result<Option<String>, GitError> {
-        let head = self.worktree_meta(task).join("HEAD");
+    /// The task's worktree `index` and `HEAD` made readable as git reads
+    /// them, after [`Repo::relink_worktree`] made both plain files: an index
+    /// neither retry-run's reader nor libgit2 can read (a bad header,
+    /// checksum or entry) is removed (the next read takes every file from
+    /// disk), and a `HEAD` that names no commit of the repository (an id
+    /// no object has, or an object that is no commit) is written anew at
+    /// `base`. Returns what it repaired, named for the attempt's violation:
+    /// what the agent wrote there is data, never a reason for the run to
+    /// stop as if the machine were at fault.
+    pub fn repair_worktree_git(&self, task: &str, base: Oid) -> Result<Vec<String>, GitError> {
+        let meta = self.worktree_meta(task);
+        let mut repaired = Vec::new();
+        let index = meta.join("index");
+        if let Ok(data) = std::fs::read(&index)
+            && super::index_file::parse(&data).is_none()
+            && git2::Index::open(&index).and_then(|mut i| i.read(true)).is_err()
+        {
+            std::fs::remove_file(&index).map_err(io(&index))?;
+            repaired.push("worktree-admin/index (not an index git can read)".to_string());
+        }
+        let head = meta.join("HEAD");
         let bytes = match std::fs::read(&head) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(GitError::Io { path: head, source: e }),
         };
         let text = String::from_utf8_lossy(&bytes).trim().to_string();
         let names_commit = Oid::from_str(&text)
             .ok()
             .is_some_and(|oid| self.repo.find_object(oid, Some(git2::ObjectType::Commit)).is_ok());
-        if names_commit {
-            return Ok(None);
+        if !names_commit && meta.is_dir() {
+            std::fs::write(&head, format!("{base}\n")).map_err(io(&head))?;
+            repaired.push(format!(
+                "worktree-admin/HEAD (names no commit: {:?})",
+                text.chars().take(80).collect::<String>()
+            ));
         }
-        std::fs::write(&head, format!("{base}\n")).map_err(io(&head))?;
-        Ok(Some(format!("worktree-admin/HEAD (names no commit: {:?})", text.chars().take(80).collect::<String>())))
+        Ok(repaired)
     }
 
     /// Creates the task's worktree at `path`, detached at `base`.
@@ -218,6 +235,7 @@ impl Repo {
     ) -> Result<ResetReport, GitError> {
         if path.is_dir() {
             self.relink_worktree(path, task, base)?;
+            self.repair_worktree_git(task, base)?;
         }
         if !path.is_dir() || !self.worktree_is_valid(path, task) {
             self.create_worktree(path, task, base)?;

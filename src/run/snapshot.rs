@@ -20,9 +20,10 @@ impl<'a> TaskRun<'a> {
         self.progress.phase("snapshot");
         let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
         let refname = crate::model::refs::attempt(id, n);
-        // HEAD names a commit (the agent's own, imported by now, or the
-        // base), or it is put back at the base and the attempt charged.
-        if let Some(part) = repo.repair_worktree_head(id, self.base.oid)? {
+        // The index reads, and HEAD names a commit (the agent's own,
+        // imported by now, or the base); else they are repaired and the
+        // attempt charged.
+        for part in repo.repair_worktree_git(id, self.base.oid)? {
             a.cut.push(crate::model::ScopeFinding {
                 path: part,
                 old_path: None,

@@ -655,7 +655,7 @@ fn a_tree_deeper_than_the_snapshot_reads_is_the_agents_violation_and_costs_littl
 }
 
 #[test]
-fn a_head_naming_no_commit_is_the_agents_violation_not_the_environments() {
+fn a_head_naming_no_commit_and_a_garbage_index_are_the_agents_violation_not_the_environments() {
     if !can(Mode::Namespaces, Who::Root) {
         return;
     }
@@ -664,7 +664,7 @@ fn a_head_naming_no_commit_is_the_agents_violation_not_the_environments() {
     let agent = env.agent(
         FakeAgent::new()
             .append("src/app.txt", "wrong\n")
-            .sh("echo 1111111111111111111111111111111111111111 > \"$(git rev-parse --git-dir)/HEAD\"")
+            .sh("gd=$(git rev-parse --git-dir); echo 1111111111111111111111111111111111111111 > \"$gd/HEAD\"; head -c 5000 /dev/urandom > \"$gd/index\"")
             .next_call()
             .append("src/app.txt", "fixed\n"),
     );
@@ -675,4 +675,5 @@ fn a_head_naming_no_commit_is_the_agents_violation_not_the_environments() {
     assert_eq!(outcomes(&r, "bogus"), ["SCOPE_VIOLATION", "SUCCESS"], "{}", run.stderr);
     let report = env.run(&r, &["report", "bogus"]);
     assert!(report.stdout.contains("worktree-admin/HEAD (names no commit"), "{}", report.stdout);
+    assert!(report.stdout.contains("worktree-admin/index (not an index git can read)"), "{}", report.stdout);
 }
