@@ -889,7 +889,14 @@ mod tests {
         assert!(line.contains("--max-processes 4096 --max-file-size 21474836480"), "{line}");
         assert_eq!(&argv[argv.len() - 4..], ["--", "sh", "-c", "x"]);
         assert!(c.env().contains(&("GIT_OBJECT_DIRECTORY".to_string(), "/r/.git/retry-run/q".to_string())));
+        // The secrets were looked for once: every confined process takes the list.
+        assert!(line.contains("--deny-read-complete"), "{line}");
+        // Only the agent's sandbox answers direct connections.
+        assert!(!line.contains("--refuse-direct"), "{line}");
+        let agent = c.agent_argv(vec!["true".into()], None);
+        assert_eq!(&agent[..3], ["/bin/rr", "sandbox", "--refuse-direct"]);
         let detect = Confinement { effective: Effective::Detect, ..c.clone() };
+        assert!(!detect.agent_argv(vec!["true".into()], None).contains(&"--refuse-direct".to_string()));
         let argv = detect.argv(vec!["true".into()], None);
         assert_eq!(argv.join(" "), "/bin/rr sandbox --reap --layers none --git read-only --tmpdir /tmp/t -- true");
         let argv = detect.argv(vec!["true".into()], Some(Path::new("/a/l")));
