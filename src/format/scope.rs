@@ -236,7 +236,6 @@ fn sarif(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
             "A submodule pointer moved, or a submodule has uncommitted changes, and its path is not allowed.",
         ),
         (ScopeReason::SymlinkEscape, "A symlink points outside the repository (absolute, or leaving it through ..)."),
-        (ScopeReason::TooDeep, "A directory deeper than the snapshot reads; it was cut out of the change."),
         (ScopeReason::Denied, "The change writes a path that a deny glob matches."),
         (
             ScopeReason::ActsAfterLand,
