@@ -118,7 +118,9 @@ pub enum LayersArg {
 }
 
 pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
-    let repo = Repo::find(dir).ok();
+    // The inner process is given every path it needs: no repository to
+    // look for (it costs a libgit2 discovery on every confined process).
+    let repo = if args.inner { None } else { Repo::find(dir).ok() };
     let git = match (args.git, &repo) {
         (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
         _ => Vec::new(),
