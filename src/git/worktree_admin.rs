@@ -178,7 +178,7 @@ impl Walk {
             (Some(why), FileType::Directory) => {
                 let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                 let sub = rustix::fs::openat(dir, name, flags, Mode::empty())?;
-                remove_tree(&sub)?;
+                super::nofollow_fs::empty_dir(&sub)?;
                 rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)?;
                 self.removed.push(Removed { path, why });
                 Ok(())
@@ -190,31 +190,6 @@ impl Walk {
             }
         }
     }
-}
-
-/// Empties the directory open at `fd`, never following a link.
-fn remove_tree(fd: &OwnedFd) -> std::io::Result<()> {
-    let mut names = Vec::new();
-    let mut list = rustix::fs::Dir::read_from(fd.as_fd())?;
-    while let Some(entry) = list.read() {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name != c"." && name != c".." {
-            names.push(name.to_owned());
-        }
-    }
-    for name in names {
-        let st = rustix::fs::statat(fd, &name, AtFlags::SYMLINK_NOFOLLOW)?;
-        if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let sub = rustix::fs::openat(fd, &name, flags, Mode::empty())?;
-            remove_tree(&sub)?;
-            rustix::fs::unlinkat(fd, &name, AtFlags::REMOVEDIR)?;
-        } else {
-            rustix::fs::unlinkat(fd, &name, AtFlags::empty())?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -371,10 +371,11 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
     // Where this process says how the command ended, opened before Landlock
     // (which then keeps the command from writing there).
     let run = Path::new(namespaces::RUN_DIR);
-    if !c.host_network && !c.refuse_ports.is_empty() {
-        if let Some(log) = open_log(&run.join("log")) {
-            proxy::refuse_direct(&c.refuse_ports, log);
-        }
+    if !c.host_network
+        && !c.refuse_ports.is_empty()
+        && let Some(log) = open_log(&run.join("log"))
+    {
+        proxy::refuse_direct(&c.refuse_ports, log);
     }
     let mut status = std::fs::File::create(run.join("status")).ok();
     let mut log = open_log(&run.join("log"));
@@ -680,12 +681,13 @@ extern "C" fn ignore_but_wake(sig: libc::c_int) {
     }
 }
 
-/// Without reaping (`retry-run sandbox` run by hand): SIGTERM, SIGINT and
-/// SIGHUP are passed on to the command's session, then end this process
-/// as before, by their default action once the command is gone.
+/// SIGTERM, SIGINT and SIGHUP no longer end this process: they are passed
+/// on to the command's session ([`ignore_but_wake`]), and this process
+/// ends as the command does.
 fn pass_signals_on() {
     #[cfg(target_os = "linux")]
-    // SAFETY: as in `become_reaper`.
+    // SAFETY: sigaction installs a handler that only passes the signal on
+    // (async-signal-safe), which exec resets to the default in the command.
     unsafe {
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
             let mut action: libc::sigaction = std::mem::zeroed();
@@ -704,18 +706,7 @@ fn pass_signals_on() {
 /// which gets the default handlers back when it starts).
 fn become_reaper() {
     subreaper();
-    #[cfg(target_os = "linux")]
-    // SAFETY: sigaction installs a handler that does nothing, which exec
-    // resets to the default in the command.
-    unsafe {
-        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = ignore_but_wake as *const () as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(sig, &action, std::ptr::null_mut());
-        }
-    }
+    pass_signals_on();
 }
 
 /// Makes this process the subreaper of what it starts: a descendant whose

@@ -153,24 +153,7 @@ impl Filter {
     /// from the calls refused. Only system calls on memory prepared before:
     /// safe between `fork` and `exec`.
     pub fn install(&self) -> Result<(), SeccompError> {
-        #[cfg(target_os = "linux")]
-        if let Some(program) = &self.program {
-            let prog = libc::sock_fprog {
-                len: program.len() as libc::c_ushort,
-                filter: program.as_ptr() as *mut libc::sock_filter,
-            };
-            // SAFETY: prctl sets a flag of this thread; seccomp reads the
-            // program through `prog`, which outlives the call.
-            unsafe {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(SeccompError::NoNewPrivs(std::io::Error::last_os_error()));
-                }
-                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 {
-                    return Err(SeccompError::Install(std::io::Error::last_os_error()));
-                }
-            }
-        }
-        Ok(())
+        self.install_with(0)
     }
 
     /// [`Filter::install`] on every thread of this process at once
@@ -178,23 +161,34 @@ impl Filter {
     /// forwarding threads already run.
     pub fn install_all_threads(&self) -> Result<(), SeccompError> {
         #[cfg(target_os = "linux")]
+        return self.install_with(libc::SECCOMP_FILTER_FLAG_TSYNC as libc::c_ulong);
+        #[cfg(not(target_os = "linux"))]
+        self.install_with(0)
+    }
+
+    /// `no_new_privs`, then the program with the seccomp `flags`: only
+    /// system calls on memory prepared before.
+    fn install_with(&self, flags: libc::c_ulong) -> Result<(), SeccompError> {
+        #[cfg(target_os = "linux")]
         if let Some(program) = &self.program {
             let prog = libc::sock_fprog {
                 len: program.len() as libc::c_ushort,
                 filter: program.as_ptr() as *mut libc::sock_filter,
             };
-            // SAFETY: as in `install`; TSYNC applies the same program to
-            // every thread of the process.
+            // SAFETY: prctl sets a flag of this thread; seccomp reads the
+            // program through `prog`, which outlives the call (with TSYNC,
+            // for every thread of the process).
             unsafe {
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                     return Err(SeccompError::NoNewPrivs(std::io::Error::last_os_error()));
                 }
-                let tsync = libc::SECCOMP_FILTER_FLAG_TSYNC as libc::c_ulong;
-                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, tsync, &prog) != 0 {
+                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &prog) != 0 {
                     return Err(SeccompError::Install(std::io::Error::last_os_error()));
                 }
             }
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = flags;
         Ok(())
     }
 }
@@ -247,10 +241,10 @@ fn target_arch() -> Result<seccompiler::TargetArch, SeccompError> {
 #[cfg(target_os = "linux")]
 fn terminal_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
     use seccompiler::{SeccompCmpOp, SeccompRule};
-    Ok([libc::TIOCSTI as u32, libc::TIOCLINUX as u32]
+    [libc::TIOCSTI as u32, libc::TIOCLINUX as u32]
         .into_iter()
         .map(|req| Ok(SeccompRule::new(vec![arg(1, SeccompCmpOp::Eq, req)?])?))
-        .collect::<Result<Vec<_>, SeccompError>>()?)
+        .collect()
 }
 
 /// Sets `no_new_privs` and installs, on the calling thread, the filter
