@@ -1,0 +1,3 @@
+module example.com/counts
+
+go 1.19

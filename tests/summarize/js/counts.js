@@ -1,0 +1,5 @@
+function parse(text) {
+  if (text === '') throw new Error('empty input');
+  return Number(text.trim());
+}
+module.exports = { parse };

@@ -1,0 +1,1 @@
+export default { test: { include: ['counts.vitest.test.mjs'] } };
