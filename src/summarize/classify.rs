@@ -21,6 +21,8 @@ pub const MARKERS: &[&str] = &[
     "❯ ",            // vitest location
     "_test.go:",     // go test message
     "ok  \t",        // go test package totals
+    "--- PASS: ",     // go test: a passing test (counted)
+    "=== RUN ",       // go test -v: passing tests are printed, so counted
     "--> ",          // rustc location
     "E   ",          // pytest assertion lines
     ": in ",         // pytest --tb=short frames
@@ -64,7 +66,89 @@ pub enum Line {
     Detail(String),
     /// A runner's totals line.
     Totals(String),
+    /// go: a test (or subtest) failed; go prints no totals, so each counts.
+    GoFailed(String),
+    /// go: a test passed.
+    GoPassed,
+    /// go -v: a test starts (passing tests will be named).
+    GoRun,
+    /// A line saying that a test passed or was skipped: never a detail.
+    Passing,
     Nothing,
+}
+
+/// Tests by a runner's totals line: failed, passed and errors (pytest's
+/// setup, teardown and collection errors; vitest's unhandled errors).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub failed: u64,
+    /// `None` when the runner does not say (go test without `-v` names
+    /// only failing tests).
+    pub passed: Option<u64>,
+    pub errors: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, other: Counts) {
+        self.failed += other.failed;
+        self.errors += other.errors;
+        self.passed = match (self.passed, other.passed) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+    }
+}
+
+/// The counts of a test totals line as [`classify`] returns it (pytest,
+/// cargo test's `test result:`, jest's `Tests:`, vitest's `Tests`); `None`
+/// for the other totals lines (test files and suites, go's packages).
+pub fn test_counts(totals: &str) -> Option<Counts> {
+    let test_line = totals.starts_with("test result: ")
+        || totals.starts_with("Tests:")
+        || totals.starts_with("Tests ")
+        || totals.chars().next().is_some_and(|c| c.is_ascii_digit());
+    if !test_line {
+        return None;
+    }
+    // `N word` pairs, whatever separates them (`, `, `; `, ` | `).
+    let words: Vec<&str> = totals.split([' ', ',', ';', '|', '(', ')']).filter(|w| !w.is_empty()).collect();
+    let mut counts = Counts { passed: Some(0), ..Counts::default() };
+    for pair in words.windows(2) {
+        let Ok(n) = pair[0].parse::<u64>() else { continue };
+        match pair[1].trim_end_matches('.') {
+            "failed" => counts.failed += n,
+            "passed" => counts.passed = Some(counts.passed.unwrap_or(0) + n),
+            "error" | "errors" => counts.errors += n,
+            _ => {}
+        }
+    }
+    Some(counts)
+}
+
+/// Whether a line says that a test passed or was skipped, as each runner
+/// prints it: cargo `test x ... ok`, pytest `x PASSED` and `PASSED x`,
+/// go `--- SKIP:` and `=== PAUSE`, jest and vitest's `✓`, `○`, `↓`.
+fn passing(t: &str) -> bool {
+    if let Some(rest) = t.strip_prefix("test ") {
+        return rest.ends_with(" ... ok") || rest.contains(" ... ignored");
+    }
+    const PYTEST: [&str; 4] = ["PASSED", "SKIPPED", "XFAIL", "XPASS"];
+    if PYTEST.iter().any(|w| t.strip_prefix(w).is_some_and(|r| r.starts_with(' '))) {
+        return true;
+    }
+    // `id PASSED  [ 7%]`: the id's first word names the file and the test.
+    if t.split(' ').next().is_some_and(|first| first.contains("::")) {
+        return PYTEST.iter().any(|w| {
+            t.match_indices(&format!(" {w}")).any(|(at, m)| {
+                let after = &t[at + m.len()..];
+                after.is_empty() || after.starts_with(' ')
+            })
+        }) && !t.contains(" FAILED")
+            && !t.contains(" ERROR");
+    }
+    ["--- SKIP: ", "=== PAUSE ", "=== CONT ", "=== NAME ", "PASS ", "✓ ", "√ ", "○ ", "✎ ", "↓ ", "□ "]
+        .iter()
+        .any(|p| t.starts_with(p))
 }
 
 fn trim(s: &str) -> &str {
@@ -74,6 +158,15 @@ fn trim(s: &str) -> &str {
 /// Classifies a line that holds a marker.
 pub fn classify(line: &str) -> Line {
     let t = line.trim();
+    if let Some(rest) = t.strip_prefix("--- PASS: ") {
+        return if rest.is_empty() { Line::Nothing } else { Line::GoPassed };
+    }
+    if t.starts_with("=== RUN ") {
+        return Line::GoRun;
+    }
+    if passing(t) {
+        return Line::Passing;
+    }
     // pytest short summary and -v lines.
     for kind in ["FAILED ", "ERROR "] {
         if let Some(rest) = t.strip_prefix(kind)
@@ -90,12 +183,20 @@ pub fn classify(line: &str) -> Line {
             return Line::FailedTest { id: id.to_string(), reason };
         }
     }
-    if let Some((id, rest)) = t.split_once(" FAILED")
-        && (rest.is_empty() || rest.trim_start().starts_with('['))
-        && id.contains("::")
-        && !id.contains(' ')
+    // cargo test -q: `tests::x --- FAILED`.
+    if let Some(id) = t.strip_suffix(" --- FAILED")
+        && !id.is_empty()
     {
         return Line::FailedTest { id: id.to_string(), reason: None };
+    }
+    // pytest -v: `id FAILED  [ 42%]`, `id ERROR  [ 71%]`; a parameter may hold spaces.
+    for kind in [" FAILED", " ERROR"] {
+        if let Some((id, rest)) = t.rsplit_once(kind)
+            && (rest.is_empty() || rest.trim_start().starts_with('['))
+            && id.split_once("::").is_some_and(|(file, _)| !file.contains(' '))
+        {
+            return Line::FailedTest { id: id.to_string(), reason: None };
+        }
     }
     // cargo test
     if let Some(rest) = t.strip_prefix("test ")
@@ -136,7 +237,7 @@ pub fn classify(line: &str) -> Line {
     // go test
     if let Some(rest) = t.strip_prefix("--- FAIL: ") {
         let id = rest.split(" (").next().unwrap_or(rest);
-        return Line::FailedTest { id: id.to_string(), reason: None };
+        return Line::GoFailed(id.to_string());
     }
     if t.starts_with("ok  \t") || (t.starts_with("FAIL\t") && t.matches('\t').count() >= 1) {
         return Line::Totals(t.to_string());
@@ -156,10 +257,12 @@ pub fn classify(line: &str) -> Line {
     }
     if let Some(rest) = t.strip_prefix("FAIL ") {
         let rest = rest.trim();
+        // vitest names the test; jest's `FAIL ./cart.test.js` names a file,
+        // whose failing tests follow as `●` headers.
         return if rest.contains(" > ") {
             Line::FailedTest { id: rest.to_string(), reason: None }
         } else {
-            Line::FailedTest { id: rest.trim_start_matches("./").to_string(), reason: None }
+            Line::Nothing
         };
     }
     if t.starts_with("Tests:")
@@ -275,9 +378,12 @@ mod tests {
         assert_eq!(classify("tests/t.py::test_a FAILED                 [ 50%]"), failed("tests/t.py::test_a"));
         assert_eq!(classify("test tests::adds_up ... FAILED"), failed("tests::adds_up"));
         assert_eq!(classify("---- tests::adds_up stdout ----"), failed("tests::adds_up"));
-        assert_eq!(classify("    --- FAIL: TestLargest/empty (0.00s)"), failed("TestLargest/empty"));
+        assert_eq!(classify("    --- FAIL: TestLargest/empty (0.00s)"), Line::GoFailed("TestLargest/empty".into()));
         assert_eq!(classify(" FAIL  cart.test.mjs > total > counts"), failed("cart.test.mjs > total > counts"));
-        assert_eq!(classify("FAIL ./cart.test.js"), failed("cart.test.js"));
+        assert_eq!(classify("FAIL ./cart.test.js"), Line::Nothing);
+        assert_eq!(classify("tests::parse_error --- FAILED"), failed("tests::parse_error"));
+        assert_eq!(classify("t.py::test_v[x error-3] FAILED   [ 42%]"), failed("t.py::test_v[x error-3]"));
+        assert_eq!(classify("t.py::test_setup ERROR   [ 71%]"), failed("t.py::test_setup"));
         assert_eq!(classify("  ● total › counts quantity"), Line::JestFailure("total › counts quantity".into()));
         assert_eq!(
             classify("thread 'tests::x' (123) panicked at src/lib.rs:66:9:"),
@@ -317,6 +423,46 @@ mod tests {
         assert_eq!(classify("      Tests  2 failed | 2 passed (4)"), t("Tests 2 failed | 2 passed (4)"));
         assert_eq!(classify("FAIL\texample.com/ledger\t0.005s"), t("FAIL\texample.com/ledger\t0.005s"));
         assert_eq!(classify("ok  \texample.com/other\t0.01s"), t("ok  \texample.com/other\t0.01s"));
+    }
+
+    /// Lines of passing and skipped tests whose names hold the words the
+    /// fallback looks for (error, FAIL, panic) are never details.
+    #[test]
+    fn passing_lines_of_each_runner() {
+        for line in [
+            "test tests::parse_error_is_reported ... ok",
+            "test api::panics_on_failure ... ignored, slow",
+            "t.py::test_error_path PASSED                      [  7%]",
+            "t.py::test_skipped_error SKIPPED (error paths)    [ 92%]",
+            "t.py::test_error XFAIL (known error)",
+            "PASSED t.py::test_parse_error",
+            "SKIPPED [1] t.py:57: error paths not ready",
+            "XFAIL t.py::test_expected_failure - known parse error",
+            "--- SKIP: TestSkippedErrorPath (0.00s)",
+            "PASS ./errors.test.js",
+            "✓ error is reported for empty input (10 ms)",
+            "○ skipped skipped error path",
+            "✎ todo error path to write",
+            "↓ counts.test.mjs > parse > skipped error path",
+            "□ counts.test.mjs > parse > error path to write",
+        ] {
+            assert_eq!(classify(line), Line::Passing, "{line}");
+        }
+        assert_eq!(classify("--- PASS: TestParseErrorIsReported (0.00s)"), Line::GoPassed);
+        assert_eq!(classify("=== RUN   TestParseErrorIsReported"), Line::GoRun);
+    }
+
+    #[test]
+    fn counts_of_each_runners_totals() {
+        let c = |failed, passed, errors| Some(Counts { failed, passed: Some(passed), errors });
+        assert_eq!(test_counts("4 failed, 7 passed, 1 skipped, 1 xfailed, 3 errors in 0.06s"), c(4, 7, 3));
+        assert_eq!(test_counts("1 error in 0.10s"), c(0, 0, 1));
+        assert_eq!(test_counts("test result: FAILED. 3 passed; 1 failed; 1 ignored; 0 measured"), c(1, 3, 0));
+        assert_eq!(test_counts("Tests: 2 failed, 1 skipped, 1 todo, 3 passed, 7 total"), c(2, 3, 0));
+        assert_eq!(test_counts("Tests 2 failed | 3 passed | 1 skipped | 1 todo (7)"), c(2, 3, 0));
+        assert_eq!(test_counts("Test Suites: 1 failed, 1 total"), None);
+        assert_eq!(test_counts("Test Files 1 failed (1)"), None);
+        assert_eq!(test_counts("FAIL\texample.com/ledger\t0.005s"), None);
     }
 
     #[test]

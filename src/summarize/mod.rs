@@ -9,11 +9,12 @@
 pub mod classify;
 pub mod render;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use classify::{Line, classify, go_frame, has_location, jest_location};
+pub use classify::Counts;
+use classify::{Line, classify, go_frame, has_location, jest_location, test_counts};
 
 /// At most this many entries per digest section are kept in memory;
 /// the rest are only counted.
@@ -28,6 +29,11 @@ const PYTEST_E: &str = "E   ";
 const NEWLINE_PYTEST_E: &str = "\nE   ";
 /// A line longer than this is not kept whole across chunks (only its start).
 const MAX_CARRY: usize = 64 * 1024;
+/// At most this many failing test ids are remembered to list each once
+/// (beyond [`MAX_ENTRIES`] they are only counted).
+const MAX_IDS: usize = 100_000;
+/// go -v: at most this many of a running test's log lines wait for its result.
+const MAX_GO_PENDING: usize = 50;
 
 /// A section of the digest: entries in order of appearance, without repeats.
 #[derive(Debug, Default, Clone)]
@@ -63,6 +69,11 @@ pub struct Digest {
     pub details: Section,
     /// The runners' own totals lines.
     pub totals: Section,
+    /// Tests failed, passed and in error, summed over the runners' totals
+    /// lines (every `test result:` of a `cargo test` of several binaries);
+    /// go, which prints no totals, by its `--- FAIL` and `--- PASS` lines.
+    /// `None` when the log holds neither.
+    pub counts: Option<Counts>,
     pub lines: u64,
     pub bytes: u64,
 }
@@ -99,6 +110,16 @@ pub struct Summarizer {
     pending_header: Option<String>,
     e_lines_in_block: usize,
     last_frame: Option<String>,
+    /// Failing test ids already listed, and where (`None`: not kept).
+    failed_ids: HashMap<String, Option<usize>>,
+    /// Summed totals lines.
+    totals: Option<Counts>,
+    /// go's `--- FAIL` and `--- PASS` lines, and whether `-v` was on.
+    go_failed: u64,
+    go_passed: u64,
+    go_verbose: bool,
+    /// go -v: log lines of running tests, until a result says whose they were.
+    go_pending: Vec<String>,
     digest: Digest,
 }
 
@@ -133,6 +154,12 @@ impl Summarizer {
             pending_header: None,
             e_lines_in_block: 0,
             last_frame: None,
+            failed_ids: HashMap::new(),
+            totals: None,
+            go_failed: 0,
+            go_passed: 0,
+            go_verbose: false,
+            go_pending: Vec::new(),
             digest: Digest::default(),
         }
     }
@@ -171,7 +198,57 @@ impl Summarizer {
             self.scan(&last);
         }
         self.end_follow();
+        self.flush_go_pending();
+        let go = (self.go_failed > 0 || self.go_passed > 0 || self.go_verbose).then_some(Counts {
+            failed: self.go_failed,
+            passed: self.go_verbose.then_some(self.go_passed),
+            errors: 0,
+        });
+        self.digest.counts = match (self.totals, go) {
+            (Some(mut t), Some(g)) => {
+                t.add(g);
+                Some(t)
+            }
+            (t, g) => t.or(g),
+        };
         self.digest
+    }
+
+    /// Lists a failing test once by its id; a reason printed later (pytest's
+    /// short summary after its `-v` line) completes the entry.
+    fn push_failed_test(&mut self, id: String, reason: Option<String>) {
+        let entry = |reason: Option<&String>| {
+            cut(&match reason {
+                Some(r) => format!("{id} - {r}"),
+                None => id.clone(),
+            })
+        };
+        let section = &mut self.digest.failed_tests;
+        match self.failed_ids.get(&id) {
+            Some(Some(at)) => {
+                if reason.is_some() && section.entries[*at] == cut(&id) {
+                    section.entries[*at] = entry(reason.as_ref());
+                }
+            }
+            Some(None) => {}
+            None => {
+                let at = (section.entries.len() < MAX_ENTRIES).then_some(section.entries.len());
+                match at {
+                    Some(_) => section.entries.push(entry(reason.as_ref())),
+                    None => section.dropped += 1,
+                }
+                if self.failed_ids.len() < MAX_IDS {
+                    self.failed_ids.insert(id, at);
+                }
+            }
+        }
+    }
+
+    /// go -v: the waiting log lines belonged to a failing test.
+    fn flush_go_pending(&mut self) {
+        for l in std::mem::take(&mut self.go_pending) {
+            self.digest.errors.push(l);
+        }
     }
 
     /// Scans whole lines (`buf` ends with `\n`).
@@ -208,29 +285,43 @@ impl Summarizer {
     }
 
     fn marker_line(&mut self, line: &str) {
-        let d = &mut self.digest;
         match classify(line) {
-            Line::FailedTest { id, reason } => {
-                d.failed_tests.push(cut(&match reason {
-                    Some(r) => format!("{id} - {r}"),
-                    None => id,
-                }));
+            Line::FailedTest { id, reason } => self.push_failed_test(id, reason),
+            Line::GoFailed(id) => {
+                self.go_failed += 1;
+                self.flush_go_pending();
+                self.push_failed_test(id, None);
             }
-            Line::Location(l) => d.errors.push(cut(&l)),
+            Line::GoPassed => {
+                self.go_passed += 1;
+                self.go_verbose = true;
+                self.go_pending.clear();
+            }
+            Line::GoRun => self.go_verbose = true,
+            Line::Passing => {
+                // A skipped go test's log lines were not a failure's.
+                self.go_pending.clear();
+            }
+            Line::Location(l) if self.go_verbose && line.starts_with("    ") && l.contains("_test.go:") => {
+                if self.go_pending.len() < MAX_GO_PENDING {
+                    self.go_pending.push(cut(&l));
+                }
+            }
+            Line::Location(l) => self.digest.errors.push(cut(&l)),
             Line::CompilerHeader(h) => {
                 self.pending_header = Some(h);
                 return;
             }
             Line::Arrow(loc) => {
                 if let Some(h) = self.pending_header.take() {
-                    d.errors.push(cut(&format!("{loc}: {h}")));
+                    self.digest.errors.push(cut(&format!("{loc}: {h}")));
                 }
             }
             Line::Panic { location, thread } => {
                 self.start_follow(Follow::Panic { location, thread, message: Vec::new() });
             }
             Line::JestFailure(name) => {
-                d.failed_tests.push(cut(&name));
+                self.push_failed_test(name.clone(), None);
                 self.start_follow(Follow::Jest { name, message: Vec::new() });
             }
             Line::GoPanic(message) => self.start_follow(Follow::GoPanic { message }),
@@ -246,16 +337,23 @@ impl Summarizer {
             Line::Detail(s) => {
                 let is_e = s.starts_with("E ");
                 if is_e && let Some(frame) = self.last_frame.take() {
-                    d.errors.push(cut(&format!("{frame}: {}", s.trim_start_matches('E').trim())));
+                    self.digest.errors.push(cut(&format!("{frame}: {}", s.trim_start_matches('E').trim())));
                 }
                 if !is_e || self.e_lines_in_block < 4 {
-                    d.details.push(cut(&s));
+                    self.digest.details.push(cut(&s));
                 }
                 if is_e {
                     self.e_lines_in_block += 1;
                 }
             }
-            Line::Totals(t) => d.totals.push(cut(&t)),
+            Line::Totals(t) => {
+                if let Some(c) = test_counts(&t) {
+                    self.totals.get_or_insert(Counts { passed: Some(0), ..Counts::default() }).add(c);
+                } else if t.starts_with("FAIL\t") || t.starts_with("ok ") {
+                    self.flush_go_pending();
+                }
+                self.digest.totals.push(cut(&t));
+            }
             Line::Nothing => {}
         }
         if !line.trim().is_empty() {

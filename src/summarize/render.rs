@@ -1,10 +1,25 @@
 //! The digest as text, within a budget of tokens (estimated as bytes / 4).
 //!
-//! Priority when the budget is tight: failing tests and error locations
-//! (the key facts) first, then the runners' totals, then details. Each
-//! section that lost lines ends with `[... N lines omitted]`.
+//! The first line gives the tests' counts as the runners counted them
+//! (`tests: 4 failed, 7 passed, 3 errors`) when the log holds them.
+//! Priority when the budget is tight: that line, failing tests and error
+//! locations (the key facts) first, then the runners' totals, then details.
+//! Each section that lost lines ends with `[... N lines omitted]`.
 
-use super::{Digest, Section};
+use super::{Counts, Digest, Section};
+
+/// `tests: 4 failed, 7 passed, 3 errors`: passed only when the runner said,
+/// errors only when there were some.
+pub fn counts_line(c: &Counts) -> String {
+    let mut s = format!("tests: {} failed", c.failed);
+    if let Some(p) = c.passed {
+        s.push_str(&format!(", {p} passed"));
+    }
+    if c.errors > 0 {
+        s.push_str(&format!(", {} error{}", c.errors, if c.errors == 1 { "" } else { "s" }));
+    }
+    s
+}
 
 /// Bytes per token, as `--max-tokens` counts them (docs/commands.md,
 /// `summarize`).
@@ -15,11 +30,22 @@ pub fn render(d: &Digest, max_tokens: usize) -> String {
     let sections: [(&str, &Section); 4] =
         [("failed tests", &d.failed_tests), ("errors", &d.errors), ("totals", &d.totals), ("details", &d.details)];
     if sections.iter().all(|(_, s)| s.entries.is_empty()) {
-        return format!("no failures found in {} lines\n", d.lines);
+        return match &d.counts {
+            Some(c) => format!("{}\nno failures found in {} lines\n", counts_line(c), d.lines),
+            None => format!("no failures found in {} lines\n", d.lines),
+        };
     }
     // Decide what fits, in priority order; each omission mark is reserved.
     const MARK: usize = "  [... 1000000 lines omitted]\n".len();
-    let mut used = 0;
+    let mut out = String::new();
+    if let Some(c) = &d.counts {
+        let line = counts_line(c);
+        if line.len() + 1 + MARK <= budget {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let mut used = out.len();
     let mut kept: Vec<(usize, usize)> = Vec::new(); // (entries kept, omitted)
     for (title, s) in &sections {
         if s.entries.is_empty() {
@@ -46,7 +72,6 @@ pub fn render(d: &Digest, max_tokens: usize) -> String {
         used += cost + if omitted > 0 { MARK } else { 0 };
         kept.push((n, omitted));
     }
-    let mut out = String::new();
     let mut unshown = 0;
     for ((title, s), (n, omitted)) in sections.iter().zip(kept) {
         if s.entries.is_empty() && s.dropped == 0 {

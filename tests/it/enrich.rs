@@ -301,3 +301,30 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `cargo clippy --all-targets` checks the library twice (lib and lib test)
+/// and prints each warning of shared code twice: enrich reports it once.
+#[test]
+fn a_warning_printed_by_two_targets_of_one_build_is_reported_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/summarize/rust-counts");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/summarize/captured/clippy-all-targets-json.txt"),
+    )
+    .expect("capture");
+    assert_eq!(text.matches("\"reason\":\"compiler-message\"").count(), 2, "the capture holds the warning twice");
+    let env = TestEnv::new();
+    let input = env.path("clippy.json");
+    std::fs::write(&input, text.replace("@ROOT@", &root.to_string_lossy())).expect("write input");
+    for format in ["auto", "cargo-json"] {
+        let run = env.run(
+            &root,
+            &["enrich", "--format", "json", "--input-format", format, "--input", &input.to_string_lossy()],
+        );
+        run.assert_code(0);
+        assert_eq!(
+            compact(&run.json()),
+            ["cargo-json src/lib.rs:15 warning clippy::len_zero @ parse"],
+            "--input-format {format}"
+        );
+    }
+}

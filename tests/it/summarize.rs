@@ -105,3 +105,161 @@ fn failures_at_the_start_and_the_end_of_a_long_log_are_both_found() {
     }
     assert_eq!(d.lines, 1 + 400_000 + 5);
 }
+
+/// The totals a runner printed, read from its log independently of
+/// `summarize`: (failed, passed, errors); `passed` is `None` when the runner
+/// does not say (go test without `-v`).
+fn runner_totals(name: &str, log: &str) -> (u64, Option<u64>, u64) {
+    // `N word` pairs of one summary line, in any of the runners' separators.
+    let pairs = |line: &str| -> Vec<(u64, String)> {
+        let words: Vec<&str> = line.split([' ', ',', ';', '|', '(', ')']).filter(|w| !w.is_empty()).collect();
+        words
+            .windows(2)
+            .filter_map(|w| Some((w[0].parse::<u64>().ok()?, w[1].trim_end_matches('.').to_string())))
+            .collect()
+    };
+    let sum = |lines: Vec<&str>| {
+        let (mut f, mut p, mut e) = (0, 0, 0);
+        for l in lines {
+            for (n, w) in pairs(l) {
+                match w.as_str() {
+                    "failed" => f += n,
+                    "passed" => p += n,
+                    "error" | "errors" => e += n,
+                    _ => {}
+                }
+            }
+        }
+        (f, Some(p), e)
+    };
+    let lines: Vec<&str> = log.lines().collect();
+    if name.starts_with("pytest") {
+        // The last line: `==== 4 failed, 7 passed, 3 errors in 0.1s ====` (or bare with -q).
+        let last = lines.iter().rev().find(|l| !l.trim().is_empty()).expect("a last line");
+        assert!(last.contains(" in ") && last.trim_end().ends_with(['s', '=']), "{name}: {last}");
+        sum(vec![last])
+    } else if name.starts_with("cargo-test") {
+        sum(lines.into_iter().filter(|l| l.starts_with("test result: ")).collect())
+    } else if name.starts_with("jest") {
+        sum(lines.into_iter().filter(|l| l.starts_with("Tests:")).collect())
+    } else if name.starts_with("vitest") {
+        sum(lines.into_iter().filter(|l| l.trim_start().starts_with("Tests ")).collect())
+    } else if name.starts_with("go-counts") {
+        // go prints no totals: its -json events of the same run are counted.
+        let json = std::fs::read_to_string(repo().join("tests/summarize/captured/go-counts-json.txt")).expect("json");
+        let count = |action: &str| {
+            json.lines()
+                .filter(|l| l.contains(&format!("\"Action\":\"{action}\"")) && l.contains("\"Test\":"))
+                .count() as u64
+        };
+        (count("fail"), name.ends_with("-v").then(|| count("pass")), 0)
+    } else {
+        panic!("no totals reader for {name}")
+    }
+}
+
+fn counts_line((failed, passed, errors): (u64, Option<u64>, u64)) -> String {
+    let mut s = format!("tests: {failed} failed");
+    if let Some(p) = passed {
+        s.push_str(&format!(", {p} passed"));
+    }
+    if errors > 0 {
+        s.push_str(&format!(", {errors} error{}", if errors == 1 { "" } else { "s" }));
+    }
+    s
+}
+
+const COUNTED: &[&str] = &[
+    "pytest-counts-q",
+    "pytest-counts-v",
+    "pytest-counts-ra",
+    "pytest-many-v",
+    "cargo-test-counts",
+    "cargo-test-counts-q",
+    "cargo-test-many",
+    "go-counts",
+    "go-counts-v",
+    "jest",
+    "jest-counts",
+    "jest-counts-verbose",
+    "vitest",
+    "vitest-counts",
+    "vitest-counts-verbose",
+];
+
+#[test]
+fn the_digest_reports_the_runners_own_totals() {
+    for name in COUNTED {
+        let log = std::fs::read_to_string(repo().join(format!("tests/summarize/captured/{name}.txt"))).expect("log");
+        let want = counts_line(runner_totals(name, &log));
+        let digest = render(&summarize(log.as_bytes()), 500);
+        assert_eq!(digest.lines().next(), Some(want.as_str()), "{name}: the digest's first line:\n{digest}");
+    }
+}
+
+/// pytest `-v` names a failing test on its verbose line and again in the
+/// short summary (`FAILED id - reason`): one test, listed once, with its reason.
+#[test]
+fn a_failing_test_is_listed_once_with_its_reason() {
+    let log = std::fs::read(repo().join("tests/summarize/captured/pytest-many-v.txt")).expect("log");
+    let d = summarize(&log);
+    assert_eq!(
+        d.failed_tests.entries,
+        [
+            "test_many.py::test_round_trip[7] - AssertionError: assert 707 == 770",
+            "test_many.py::test_round_trip[211] - AssertionError: assert 21101 == 2...",
+            "test_many.py::test_round_trip[396] - AssertionError: assert 39606 == 3...",
+        ]
+    );
+    // Failures and errors (setup, teardown) of one test are one entry; ids with spaces are read whole.
+    let log = std::fs::read(repo().join("tests/summarize/captured/pytest-counts-v.txt")).expect("log");
+    let ids: Vec<String> = summarize(&log)
+        .failed_tests
+        .entries
+        .iter()
+        .map(|e| e.split(" - ").next().unwrap_or(e).to_string())
+        .collect();
+    let mut want: Vec<&str> = vec![
+        "test_counts.py::test_parse_values[x error-3]",
+        "test_counts.py::test_parse_values[4-40]",
+        "test_counts.py::test_plain_failure",
+        "test_counts.py::test_needs_broken_setup",
+        "test_counts.py::test_passes_then_teardown_errors",
+        "test_counts.py::test_fails_then_teardown_errors",
+    ];
+    let mut got: Vec<&str> = ids.iter().map(String::as_str).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}
+
+/// A line saying a test passed (or was skipped) is never in the digest,
+/// whatever the test's name says (`parse_error_is_reported ... ok`).
+#[test]
+fn no_passing_or_skipped_test_line_is_listed() {
+    let passing = |l: &str| {
+        let t = l.trim();
+        (t.starts_with("test ") && (t.ends_with(" ... ok") || t.contains(" ... ignored")))
+            || t.starts_with("--- PASS: ")
+            || t.starts_with("--- SKIP: ")
+            || t.starts_with("PASSED ")
+            || t.starts_with("SKIPPED ")
+            || t.starts_with("XFAIL ")
+            || t.starts_with("XPASS ")
+            || (t.contains("::") && [" PASSED", " SKIPPED", " XFAIL", " XPASS"].iter().any(|w| t.contains(w)))
+            || ["✓ ", "○ ", "✎ ", "↓ ", "□ "].iter().any(|m| t.starts_with(m))
+    };
+    for name in COUNTED.iter().chain(&["go-test", "go-test-v"]) {
+        let log = std::fs::read_to_string(repo().join(format!("tests/summarize/captured/{name}.txt"))).expect("log");
+        let passing_lines: Vec<&str> = log.lines().filter(|l| passing(l)).map(str::trim).collect();
+        assert!(!passing_lines.is_empty() || !name.contains("-v"), "{name}: no passing line to check");
+        let digest = render(&summarize(log.as_bytes()), 100_000);
+        for line in digest.lines() {
+            let entry = line.trim();
+            assert!(
+                !passing_lines.iter().any(|p| !entry.is_empty() && p.contains(entry)),
+                "{name}: the digest lists a passing test's line {entry:?}:\n{digest}"
+            );
+        }
+    }
+}
