@@ -54,9 +54,13 @@ fn a_tight_budget_is_kept_and_says_what_it_cut() {
         assert!(run.stdout.len() <= tokens * 4, "{tokens} tokens: {} bytes:\n{}", run.stdout.len(), run.stdout);
         assert!(run.stdout.contains(" lines omitted]"), "{}", run.stdout);
     }
-    // Failing tests come before details: at 100 tokens the first failing test is kept.
+    // The counts, then failing tests before details: at 100 tokens the first failing test is kept.
     let run = env.run(&repo(), &["summarize", "--input", &log.to_string_lossy(), "--max-tokens", "100"]);
-    assert!(run.stdout.starts_with("failed tests (4):\n  tests/test_cart.py::test_total"), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("tests: 4 failed, 1 passed\nfailed tests (4):\n  tests/test_cart.py::test_total"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -257,7 +261,7 @@ fn no_passing_or_skipped_test_line_is_listed() {
         for line in digest.lines() {
             let entry = line.trim();
             assert!(
-                !passing_lines.iter().any(|p| !entry.is_empty() && p.contains(entry)),
+                !passing_lines.iter().any(|p| !entry.is_empty() && *p == entry),
                 "{name}: the digest lists a passing test's line {entry:?}:\n{digest}"
             );
         }
