@@ -35,7 +35,14 @@ pub fn parse(text: &str) -> Vec<Diagnostic> {
         };
         let text = msg.get("message").and_then(Value::as_str).unwrap_or("");
         let code = msg.get("code").and_then(|c| c.get("code")).and_then(Value::as_str);
-        let key = (file.to_string(), num("line_start"), num("column_start"), severity, code.map(str::to_string), text.to_string());
+        let key = (
+            file.to_string(),
+            num("line_start"),
+            num("column_start"),
+            severity,
+            code.map(str::to_string),
+            text.to_string(),
+        );
         if !seen.insert(key) {
             continue;
         }

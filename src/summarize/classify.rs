@@ -21,8 +21,8 @@ pub const MARKERS: &[&str] = &[
     "❯ ",            // vitest location
     "_test.go:",     // go test message
     "ok  \t",        // go test package totals
-    "--- PASS: ",     // go test: a passing test (counted)
-    "=== RUN ",       // go test -v: passing tests are printed, so counted
+    "--- PASS: ",    // go test: a passing test (counted)
+    "=== RUN ",      // go test -v: passing tests are printed, so counted
     "--> ",          // rustc location
     "E   ",          // pytest assertion lines
     ": in ",         // pytest --tb=short frames

@@ -316,10 +316,8 @@ fn a_warning_printed_by_two_targets_of_one_build_is_reported_once() {
     let input = env.path("clippy.json");
     std::fs::write(&input, text.replace("@ROOT@", &root.to_string_lossy())).expect("write input");
     for format in ["auto", "cargo-json"] {
-        let run = env.run(
-            &root,
-            &["enrich", "--format", "json", "--input-format", format, "--input", &input.to_string_lossy()],
-        );
+        let run = env
+            .run(&root, &["enrich", "--format", "json", "--input-format", format, "--input", &input.to_string_lossy()]);
         run.assert_code(0);
         assert_eq!(
             compact(&run.json()),
