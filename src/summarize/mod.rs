@@ -334,6 +334,8 @@ impl Summarizer {
                 self.last_frame = Some(f);
                 return;
             }
+            // cargo test's closing `failures:` list names each failing test again.
+            Line::Detail(s) if self.failed_ids.contains_key(&s) => {}
             Line::Detail(s) => {
                 let is_e = s.starts_with("E ");
                 if is_e && let Some(frame) = self.last_frame.take() {

@@ -230,6 +230,14 @@ fn a_failing_test_is_listed_once_with_its_reason() {
     got.sort();
     want.sort();
     assert_eq!(got, want);
+    // cargo test names its failing tests again under `failures:`: not a detail.
+    let log = std::fs::read(repo().join("tests/summarize/captured/cargo-test-counts.txt")).expect("log");
+    let d = summarize(&log);
+    assert_eq!(
+        d.failed_tests.entries,
+        ["tests::error_on_spaces", "api_total_of_failed_inputs", "src/lib.rs - parse (line 11)"]
+    );
+    assert!(!d.details.entries.iter().any(|e| d.failed_tests.entries.contains(e)), "{:?}", d.details.entries);
 }
 
 /// A line saying a test passed (or was skipped) is never in the digest,
