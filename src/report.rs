@@ -199,6 +199,57 @@ fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
         })
 }
 
+/// Lines of the agent's output a report quotes after a crash or timeout.
+const AGENT_LINES: usize = 15;
+
+/// The agent's last lines, as a fenced block under the attempt (nothing
+/// when it printed nothing).
+fn last_lines(tail: &[String]) -> String {
+    let lines: Vec<&String> = tail.iter().rev().filter(|l| !l.trim().is_empty()).take(AGENT_LINES).collect();
+    if lines.is_empty() {
+        return "- The agent printed nothing\n".into();
+    }
+    let mut out = format!("- The agent's last {} line{}:\n\n", lines.len(), plural(lines.len()));
+    out.push_str("  ```text\n");
+    for l in lines.iter().rev() {
+        out.push_str(&format!("  {}\n", visible(&crate::text::clip(l, 300, "...")).replace("```", "`\u{200b}``")));
+    }
+    out.push_str("  ```\n");
+    out
+}
+
+/// What the task's worktree holds now, told by the report when the last
+/// attempt stopped before its snapshot (an interruption): its path and
+/// each changed path with its status (`M`, `A`, `D`, `??`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeNow {
+    pub path: String,
+    pub changes: Vec<(String, String)>,
+}
+
+/// The section on [`WorktreeNow`]. Pure.
+pub fn worktree_section(wt: Option<&WorktreeNow>) -> String {
+    let mut s = String::from("\n## The worktree now\n\n");
+    match wt {
+        None => s.push_str("The task has no worktree any more: nothing of the interrupted attempt is left.\n"),
+        Some(w) if w.changes.is_empty() => {
+            let _ = writeln!(s, "`{}` holds no change from the base.", shown_text(&w.path));
+        }
+        Some(w) => {
+            let _ = writeln!(
+                s,
+                "The interrupted attempt's edits are still in `{}` (not recorded, not judged); the next `run` of the task resets them:\n",
+                shown_text(&w.path)
+            );
+            for (status, path) in &w.changes {
+                let _ = writeln!(s, "- {status} `{}`", shown_text(path));
+            }
+            let _ = writeln!(s, "\nTo keep them, copy them out of the worktree before the task runs again.");
+        }
+    }
+    s
+}
+
 /// The report of a task; `unconfined` names what ran without confinement by
 /// the config's choice (said at the top).
 pub fn render(
@@ -256,7 +307,9 @@ pub fn render(
         {
             let _ = writeln!(s, "- Leftovers, kept out of the change (agent.leftovers): {}", g.leftovers.join(", "));
         }
-        if a.files.is_empty() {
+        if a.files.is_empty() && a.interrupted && a.commit.is_none() {
+            let _ = writeln!(s, "- Files: not recorded (stopped before its snapshot; see \"The worktree now\" below)");
+        } else if a.files.is_empty() {
             let _ = writeln!(s, "- Files: none changed");
         } else {
             let _ = writeln!(s, "- Files:");
@@ -294,6 +347,9 @@ pub fn render(
                 "- Restored: the attempt changed the repository's {}; retry-run put back what was there before it",
                 a.restored.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
             );
+        }
+        if let Some(agent) = a.agent.as_ref().filter(|_| matches!(a.outcome, Outcome::Crash | Outcome::Timeout)) {
+            let _ = write!(s, "{}", last_lines(&agent.output_tail));
         }
         if let Some(agent) = &a.agent
             && !agent.refused.is_empty()

@@ -41,6 +41,14 @@ pub(super) fn start_task<'a>(
     let progress = progress_of(opts, &id);
     let verified = super::verified_log(store, &id)?;
     let state = history::state(&verified.events);
+    let ended_before = state.finished.is_some() && !opts.again;
+    let base = if ended_before {
+        None
+    } else {
+        let (base, line) = fix_base(repo, &id, opts, config, &state)?;
+        progress.say(&line);
+        Some(base)
+    };
     if let Some(note) = &plan.fallback_note {
         progress.say(note);
     }
@@ -71,22 +79,13 @@ pub(super) fn start_task<'a>(
             _ => (false, "ended".to_string()),
         };
         progress.say(&format!(
-            "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
+            "task {id} already {how}; `retry-run report {id}` shows it, `{}` runs it again",
+            resume::resume_command(&id, &["--again"], &plan.resume_args)
         ));
         return Ok(Started::AlreadyEnded(if ok { Ending::Succeeded } else { Ending::Escalated }));
     }
+    let Some(base) = base else { return Err(RunError::environment(format!("task {id}: no base was fixed"))) };
 
-    let base = match resume::choose_base(
-        state.base.as_deref(),
-        opts.refresh_base,
-        opts.base.as_deref(),
-        config.base.as_deref(),
-    ) {
-        BaseChoice::Recorded(b) => {
-            repo.resolve(&b).map_err(|_| RunError::BaseGone { task: id.clone(), base: b.clone() })?
-        }
-        BaseChoice::Fresh(spec) => repo.resolve_base(spec.as_deref())?,
-    };
     // A filter driver that cannot run: stop before anything is recorded.
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
@@ -130,6 +129,66 @@ pub(super) fn start_task<'a>(
         lease: None,
     };
     Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// The task's base (the recorded one when it resumes, else `--base`, the
+/// config's `base`, or the checkout's HEAD) and the line that names it,
+/// the run's first.
+pub(super) fn fix_base(
+    repo: &Repo,
+    id: &str,
+    opts: &Options,
+    config: &crate::config::Config,
+    state: &history::TaskState,
+) -> Result<(Revision, String), RunError> {
+    let choice =
+        resume::choose_base(state.base.as_deref(), opts.refresh_base, opts.base.as_deref(), config.base.as_deref());
+    let mut base = match &choice {
+        BaseChoice::Recorded(b) => {
+            repo.resolve(b).map_err(|_| RunError::BaseGone { task: id.to_string(), base: b.clone() })?
+        }
+        BaseChoice::Flag(spec) | BaseChoice::Config(spec) => repo.resolve_base(Some(spec))?,
+        BaseChoice::Head => repo.head()?,
+    };
+    let head = repo.head().ok();
+    let head_branch = repo.head_branch();
+    let branches: Vec<(String, String)> = repo
+        .branches_and_tags()
+        .into_iter()
+        .filter_map(|(name, sha)| Some((name.strip_prefix("refs/heads/")?.to_string(), sha)))
+        .filter(|(name, _)| !name.starts_with("retry-run/"))
+        .collect();
+    // The branch that points at `oid`: HEAD's own first, then one named
+    // as given, then any.
+    let branch_at = |oid: crate::git::Oid, given: Option<&str>| -> Option<String> {
+        let sha = oid.to_string();
+        let at: Vec<&String> = branches.iter().filter(|(_, s)| *s == sha).map(|(n, _)| n).collect();
+        let on_head = head.as_ref().is_some_and(|h| h.oid == oid);
+        head_branch
+            .as_ref()
+            .filter(|b| on_head && at.contains(b))
+            .or_else(|| given.and_then(|g| at.iter().copied().find(|n| n.as_str() == g)))
+            .or_else(|| at.first().copied())
+            .cloned()
+    };
+    let given = match &choice {
+        BaseChoice::Flag(s) | BaseChoice::Config(s) => Some(s.as_str()),
+        _ => None,
+    };
+    let base_branch = branch_at(base.oid, given);
+    let base_short = base.oid.to_string()[..7].to_string();
+    let head_named = head.as_ref().map(|h| (branch_at(h.oid, None), h.oid.to_string()[..7].to_string()));
+    let line = resume::base_line(
+        id,
+        &choice,
+        resume::Named { branch: base_branch.as_deref(), short: &base_short },
+        head_named.as_ref().map(|(b, s)| resume::Named { branch: b.as_deref(), short: s }),
+    );
+    if choice == BaseChoice::Head {
+        // What the record keeps as the name of the base.
+        base.spec = base_branch.unwrap_or_else(|| "HEAD".to_string());
+    }
+    Ok((base, line))
 }
 
 /// The task as given written to `tasks/<id>/task.md`, and `TaskStarted`.
