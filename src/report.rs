@@ -39,7 +39,7 @@ pub enum Standing {
 pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
     if let Standing::Stopped { attempt, reason } = standing {
         return format!(
-            "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues."
+            "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues (with `--` and the agent after it when the agent was given there)."
         );
     }
     let Some(last) = attempts.last() else {
@@ -291,7 +291,10 @@ pub fn render(
         let _ = writeln!(s, "### Attempt {}: {} ({})", a.number, a.outcome.as_str(), human_ms(a.duration_ms));
         let _ = writeln!(s);
         let _ = writeln!(s, "- Why: {}", a.reason);
-        if a.outcome != Outcome::Success {
+        // An interrupted attempt's required change is the next prompt's
+        // ("nothing of it was kept" is true of the next attempt's worktree,
+        // not of the one a reader may find).
+        if a.outcome != Outcome::Success && !a.interrupted {
             let r = required_change(a);
             let label = if r.advisory { " (the reviewer's words)" } else { "" };
             let _ = writeln!(s, "- Required change{label}: {}", r.text);

@@ -286,7 +286,7 @@ fn the_resume_command_printed_after_an_interrupt_works_and_the_report_says_what_
     let report = env.run(&r, &["report", "i"]);
     report.assert_code(0);
     assert!(
-        report.stdout.contains("src/app.txt") && !report.stdout.contains("nothing was kept"),
+        report.stdout.contains("- M `src/app.txt`") && !report.stdout.contains("nothing of it was kept"),
         "what the worktree holds:\n{}",
         report.stdout
     );

@@ -245,7 +245,8 @@ impl TaskRun<'_> {
                     let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
                     let p = parse(check, &f, wt, self.repo, &|rel| std::fs::read(wt.join(rel)).ok());
                     self.stop_if_the_check_cannot_start(a.n, check, &f)?;
-                    seen.push(Some(p.tests.clone()));
+                    // A run cut short names only some of the base's tests.
+                    seen.push((!p.timed_out).then(|| p.tests.clone()));
                     let b = Baseline {
                         check: check.name.clone(),
                         run: check.run.clone(),
@@ -307,11 +308,16 @@ impl TaskRun<'_> {
 
     /// The task's targets against the tests the checks named on the base:
     /// one none of them reports stops the run (exit 2) with the nearest ids,
-    /// unless `--allow-new-target`. Not judged when a check's tests are
-    /// unknown (an old cache entry).
+    /// unless `--allow-new-target`. Not judged when what the base holds is
+    /// not known whole: a check not run on the base, one that timed out or
+    /// came from an old cache entry, or checks that named no test at all (a
+    /// runner that stopped before its tests, which the agent may be there
+    /// to fix).
     fn targets_on_the_base(&self, seen: &[Option<test_results::TestRun>]) -> Result<(), RunError> {
-        let targets = &self.plan.config.targets;
-        if targets.is_empty() || self.plan.allow_new_target || seen.iter().any(Option::is_none) {
+        let config = &self.plan.config;
+        let targets = &config.targets;
+        let all_on_base = config.checks.iter().all(|c| c.baseline_mode(&config.retry).runs());
+        if targets.is_empty() || self.plan.allow_new_target || !all_on_base || seen.iter().any(Option::is_none) {
             return Ok(());
         }
         let runs: Vec<&test_results::TestRun> = seen.iter().flatten().collect();
@@ -322,6 +328,9 @@ impl TaskRun<'_> {
             .flat_map(|b| b.failures.iter().filter(|f| f.test).map(|f| f.key.as_str()))
             .collect();
         let ids: Vec<String> = runs.iter().flat_map(|r| r.passed.iter().chain(&r.failed).cloned()).collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
         let missing: Vec<(String, Vec<&str>)> = targets
             .iter()
             .filter(|t| test_results::target_status(t, &runs, &failed) == test_results::TargetStatus::NotReported)
