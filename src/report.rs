@@ -45,6 +45,13 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
+    if *standing == Standing::Open && last.interrupted && last.outcome == Outcome::Crash && last.commit.is_none() {
+        return format!(
+            "Attempt {n} was interrupted before its snapshot: what it wrote was neither recorded nor judged, and is listed under \"The worktree now\" when the worktree still holds it. Running the task again resets the worktree and goes on at attempt {next}.",
+            n = last.number,
+            next = last.number + 1
+        );
+    }
     if let Standing::Succeeded { attempt, branch } = standing {
         let mut text = format!(
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."

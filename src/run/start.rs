@@ -41,36 +41,24 @@ pub(super) fn start_task<'a>(
     let progress = progress_of(opts, &id);
     let verified = super::verified_log(store, &id)?;
     let state = history::state(&verified.events);
-    let ended_before = state.finished.is_some() && !opts.again;
-    let base = if ended_before {
-        None
-    } else {
-        let (base, line) = fix_base(repo, &id, opts, config, &state)?;
-        progress.say(&line);
-        Some(base)
+    let say_notes = |progress: &Progress| {
+        if let Some(note) = &plan.fallback_note {
+            progress.say(note);
+        }
+        for warning in unconfined(&plan.config) {
+            progress.say(&warning);
+        }
+        for e in &plan.model_endpoints {
+            progress.say(&format!(
+                "the agent's model server {} (from {}) is let through the sandbox's proxy",
+                e.host_port, e.var
+            ));
+        }
     };
-    if let Some(note) = &plan.fallback_note {
-        progress.say(note);
-    }
-    for warning in unconfined(&plan.config) {
-        progress.say(&warning);
-    }
-    for e in &plan.model_endpoints {
-        progress.say(&format!(
-            "the agent's model server {} (from {}) is let through the sandbox's proxy",
-            e.host_port, e.var
-        ));
-    }
-    let label = opts.among.is_some().then(|| id.clone());
-    let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
-
-    let mut prior = history::attempts(store, &id, &verified.events);
-    if let Some(n) = state.unfinished {
-        prior.push(record_interrupted(&mut rec, &progress, repo, store, &plan, &verified.events, n)?);
-    }
     if let Some((ended, at)) = &state.finished
         && !opts.again
     {
+        say_notes(&progress);
         let (ok, how) = match ended {
             Event::TaskSucceeded { branch, .. } => {
                 (true, format!("succeeded at attempt {} (branch {branch})", at.unwrap_or(0)))
@@ -84,13 +72,31 @@ pub(super) fn start_task<'a>(
         ));
         return Ok(Started::AlreadyEnded(if ok { Ending::Succeeded } else { Ending::Escalated }));
     }
-    let Some(base) = base else { return Err(RunError::environment(format!("task {id}: no base was fixed"))) };
 
+    let (base, base_line) = fix_base(repo, &id, opts, config, &state)?;
     // A filter driver that cannot run: stop before anything is recorded.
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
-    let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(crate::model::refs::worktree_name(&id));
+    // An agent that cannot start stops the task here, before it is recorded.
+    let hidden: &[std::path::PathBuf] =
+        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
+    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), &wt, hidden)
+        .map_err(|message| RunError::AgentCannotStart { message })?;
+    // The task runs: its base is the run's first line (a lane's is its
+    // task's, said once by the task).
+    if plan.lane.is_none() {
+        progress.say(&base_line);
+    }
+    say_notes(&progress);
+
+    let label = opts.among.is_some().then(|| id.clone());
+    let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
+    let mut prior = history::attempts(store, &id, &verified.events);
+    if let Some(n) = state.unfinished {
+        prior.push(record_interrupted(&mut rec, &progress, repo, store, &plan, &verified.events, n)?);
+    }
+    let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     if !verified.events.is_empty() {
         // A run of this task before: what it left running in the worktree
         // (a killed run's attempt) ends before the worktree is reset.
@@ -99,11 +105,6 @@ pub(super) fn start_task<'a>(
             progress.say(&format!("ended {ended} process(es) an earlier run of task {id} left in its worktree"));
         }
     }
-    // An agent that cannot start stops the task here, before it is recorded.
-    let hidden: &[std::path::PathBuf] =
-        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
-    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), &wt, hidden)
-        .map_err(|message| RunError::AgentCannotStart { message })?;
     record_start(&mut rec, store, &plan, &base, &window)?;
 
     let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
