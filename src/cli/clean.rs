@@ -76,7 +76,9 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
             Cleaned::Record(p) => format!("removed record {}", p.display()),
             Cleaned::Refs(prefix, n) => format!("removed {n} ref{} under {prefix}", crate::text::plural(n)),
             Cleaned::Branch(b) => format!("removed branch {b}"),
-            Cleaned::BranchKept(b) => format!("kept branch {b}: it is checked out; switch away and `git branch -D {b}`"),
+            Cleaned::BranchKept(b) => {
+                format!("kept branch {b}: it is checked out; switch away and `git branch -D {b}`")
+            }
         };
         if written.is_ok() {
             written = writeln!(out, "{line}");

@@ -9,12 +9,12 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::context::TaskText;
 use crate::git::Repo;
+use crate::model::Outcome;
 use crate::model::refs;
 use crate::record::Store;
 use crate::record::chain::LogLine;
 use crate::record::state::{attempts, state};
 use crate::record::store::check_record_id;
-use crate::model::Outcome;
 use crate::report::{LaneView, Standing, WorktreeNow, lanes_section, render, worktree_section};
 use crate::run::recorded_task;
 
@@ -49,7 +49,8 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
         md.push_str(&lanes(&store, &args.task, k, &verified.events));
     }
     // Interrupted before its snapshot: what its worktree holds is told.
-    let interrupted = attempts.last().is_some_and(|a| a.interrupted && a.commit.is_none() && a.outcome == Outcome::Crash);
+    let interrupted =
+        attempts.last().is_some_and(|a| a.interrupted && a.commit.is_none() && a.outcome == Outcome::Crash);
     if standing == Standing::Open && interrupted {
         let now = worktree_now(dir, &args.task, state.base.as_deref());
         md.push_str(&worktree_section(now.as_ref()));

@@ -122,10 +122,8 @@ fn a_check_whose_program_is_not_found_stops_the_run_before_the_first_attempt() {
     let env = TestEnv::new();
     let (d, sandbox) = shared(&env);
     let marker = d.join("agent-ran");
-    let r = project(
-        &env,
-        &format!("{sandbox}[[check]]\nname = \"tests\"\nrun = \"pytset -q tests\"\nkind = \"test\"\n"),
-    );
+    let r =
+        project(&env, &format!("{sandbox}[[check]]\nname = \"tests\"\nrun = \"pytset -q tests\"\nkind = \"test\"\n"));
     let agent = env.agent(FakeAgent::new().sh(&format!("touch {}", marker.display())).append("src/app.txt", "x\n"));
     let out = run(&env, &r, &["--task", "Fix", "--id", "c"], &agent);
     out.assert_code(3);
@@ -193,7 +191,17 @@ fn a_target_no_check_reports_on_the_base_stops_the_run_naming_the_nearest_ids() 
     let out = run(
         &env,
         &r,
-        &["--task", "Fix", "--id", "n", "--target", "tests/test_app.py::test_new", "--allow-new-target", "--max-attempts", "1"],
+        &[
+            "--task",
+            "Fix",
+            "--id",
+            "n",
+            "--target",
+            "tests/test_app.py::test_new",
+            "--allow-new-target",
+            "--max-attempts",
+            "1",
+        ],
         &agent,
     );
     out.assert_code(1);
@@ -216,12 +224,8 @@ fn a_run_piped_into_head_goes_on_and_records_its_attempts() {
     );
     // Both stdout and stderr into one pipe read by `head -1`.
     let (reader, writer) = std::io::pipe().expect("a pipe");
-    let mut head = std::process::Command::new("head")
-        .arg("-1")
-        .stdin(reader)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("head starts");
+    let mut head =
+        std::process::Command::new("head").arg("-1").stdin(reader).stdout(Stdio::piped()).spawn().expect("head starts");
     let mut child = env
         .retry_run(&r)
         .args(agent.after(&["run", "--task", "Fix", "--id", "p"]))
@@ -239,13 +243,7 @@ fn a_run_piped_into_head_goes_on_and_records_its_attempts() {
     env.run(&r, &["log", "p", "--verify"]).assert_code(0);
     // The commands that print, into a closed pipe: exit 0, no panic.
     for args in [&["report", "p"][..], &["log", "p"], &["status"], &["inspect", "p/1", "--diff"], &["diff"]] {
-        let mut c = env
-            .retry_run(&r)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts");
+        let mut c = env.retry_run(&r).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("starts");
         drop(c.stdout.take());
         let mut err = String::new();
         c.stderr.take().expect("stderr").read_to_string(&mut err).expect("read");
@@ -311,7 +309,8 @@ fn the_resume_command_printed_after_an_interrupt_works_and_the_report_says_what_
 fn a_crash_report_shows_the_agents_last_lines() {
     let env = TestEnv::new();
     let r = project(&env, CHECK);
-    let agent = env.agent(FakeAgent::new().sh("echo 'loading the model'; echo 'fatal: quota exceeded for key x' >&2").exit(2));
+    let agent =
+        env.agent(FakeAgent::new().sh("echo 'loading the model'; echo 'fatal: quota exceeded for key x' >&2").exit(2));
     run(&env, &r, &["--task", "Fix", "--id", "k", "--max-attempts", "1"], &agent).assert_code(1);
     assert_eq!(outcomes(&r, "k"), ["CRASH"]);
     let report = env.run(&r, &["report", "k"]);

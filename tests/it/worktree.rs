@@ -492,7 +492,9 @@ fn status_shows_tasks_and_disk_use_and_clean_removes_only_worktrees_and_records(
     let out = env.run(&r, &["status"]).assert_code(0).stdout.clone();
     let want = format!("t1\tstopped\tattempts 1\tbase {}\tlast CHECK_FAILURE\tworktree ", &base[..12]);
     assert!(
-        out.lines().nth(1).is_some_and(|l| l.starts_with(&want)) && out.contains("KiB") && out.contains("clean --ended"),
+        out.lines().nth(1).is_some_and(|l| l.starts_with(&want))
+            && out.contains("KiB")
+            && out.contains("clean --ended"),
         "{out}"
     );
     let json: serde_json::Value =

@@ -340,7 +340,11 @@ impl TaskRun<'_> {
             return Ok(());
         }
         let checks: Vec<String> = self.plan.config.checks.iter().map(|c| c.name.clone()).collect();
-        Err(RunError::usage(format!("task {}: {}", self.plan.id, crate::outcome::new_target::message(&missing, &checks))))
+        Err(RunError::usage(format!(
+            "task {}: {}",
+            self.plan.id,
+            crate::outcome::new_target::message(&missing, &checks)
+        )))
     }
 
     /// The configured checks of attempt `a`, each with its flaky re-runs,
