@@ -5,7 +5,6 @@
 //! output stops, the run ends as it would have, its record complete.
 
 /// `println!` that drops the line when stdout is closed.
-#[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -14,7 +13,6 @@ macro_rules! outln {
 }
 
 /// `print!` that drops the text when stdout is closed.
-#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -25,7 +23,6 @@ macro_rules! out {
 }
 
 /// `eprintln!` that drops the line when stderr is closed.
-#[macro_export]
 macro_rules! errln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -34,10 +31,11 @@ macro_rules! errln {
 }
 
 /// `eprint!` that drops the text when stderr is closed.
-#[macro_export]
 macro_rules! err {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let _ = write!(std::io::stderr(), $($arg)*);
     }};
 }
+
+pub(crate) use {err, errln, out, outln};

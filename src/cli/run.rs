@@ -169,9 +169,9 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     // The table quotes each task's ending, an error's text among them.
     let table = crate::text::visible(&queue::table(&results)).into_owned();
     if args.json {
-        crate::err!("{table}");
+        crate::console::err!("{table}");
     } else {
-        crate::out!("{table}");
+        crate::console::out!("{table}");
     }
     Ok(queue::exit_code(&results))
 }

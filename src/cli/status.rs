@@ -59,7 +59,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             Ok(Some(s)) => (Some(s.state), s.label),
             Ok(None) => (None, "no record"),
             Err(e) => {
-                crate::errln!("retry-run: error: {}", visible(&e.to_string()));
+                crate::console::errln!("retry-run: error: {}", visible(&e.to_string()));
                 unreadable += 1;
                 (None, "unreadable")
             }

@@ -470,7 +470,10 @@ impl Ended<'_> {
             );
             let e = Event::TaskEscalated { reason: reason.clone(), attempts: attempts_in_all, budget: None };
             log.append(e.kind(), None, &e.fields())?;
-            crate::errln!("task {id} escalated: {}\n  report: retry-run report {id}", crate::text::visible(&reason));
+            crate::console::errln!(
+                "task {id} escalated: {}\n  report: retry-run report {id}",
+                crate::text::visible(&reason)
+            );
             return Ok(Ran { ending: Ending::Escalated, earlier: false });
         };
         let e = Event::LaneChosen { lane: c.lane, attempt: c.attempt, commit: c.commit.clone(), why: why.clone() };
@@ -490,9 +493,9 @@ impl Ended<'_> {
         log.append(e.kind(), Some(c.attempt), &e.fields())?;
         if !json {
             let why = crate::text::visible(&why);
-            crate::outln!("task {id} succeeded: lane {} at its attempt {} ({why})", c.lane, c.attempt);
-            crate::outln!("  branch:   {branch} ({})", c.commit);
-            crate::outln!("  lanes:    retry-run report {id}");
+            crate::console::outln!("task {id} succeeded: lane {} at its attempt {} ({why})", c.lane, c.attempt);
+            crate::console::outln!("  branch:   {branch} ({})", c.commit);
+            crate::console::outln!("  lanes:    retry-run report {id}");
         }
         Ok(Ran { ending: Ending::Succeeded, earlier: false })
     }

@@ -380,25 +380,25 @@ impl<'a> TaskRun<'a> {
         if self.rec.label.is_some() {
             self.progress.say(&format!("succeeded at attempt {n} (branch {branch})"));
         } else if !self.json {
-            crate::outln!("task {id} succeeded at attempt {n}");
-            crate::outln!("  branch:   {branch} ({commit})");
+            crate::console::outln!("task {id} succeeded at attempt {n}");
+            crate::console::outln!("  branch:   {branch} ({commit})");
             if super::worktree::keeps(self.plan.config.worktree.keep, Ending::Succeeded) {
-                crate::outln!("  worktree: {}", self.wt.display());
+                crate::console::outln!("  worktree: {}", self.wt.display());
             } else {
-                crate::outln!(
+                crate::console::outln!(
                     "  worktree: removed ([worktree] keep); `retry-run worktree create {id} --attempt {n}` brings it back"
                 );
             }
             let counts = outcome::base_counts(record);
             if !counts.is_empty() {
                 let counts = visible(&counts.join(", ")).into_owned();
-                crate::outln!("  still failing, as on the base ({}): {counts}", outcome::tolerated_by(record));
+                crate::console::outln!("  still failing, as on the base ({}): {counts}", outcome::tolerated_by(record));
             }
             for w in &warnings {
-                crate::outln!("  test-integrity warning: {}", visible(w));
+                crate::console::outln!("  test-integrity warning: {}", visible(w));
             }
             for f in &record.flagged {
-                crate::outln!("  flagged:  {} ({})", f.path, crate::context::required::acts_after_land(f));
+                crate::console::outln!("  flagged:  {} ({})", f.path, crate::context::required::acts_after_land(f));
             }
         }
         Ok(Ending::Succeeded)
