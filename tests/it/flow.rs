@@ -242,7 +242,17 @@ fn a_run_piped_into_head_goes_on_and_records_its_attempts() {
     assert_eq!(outcomes(&r, "p"), ["SUCCESS"]);
     env.run(&r, &["log", "p", "--verify"]).assert_code(0);
     // The commands that print, into a closed pipe: exit 0, no panic.
-    for args in [&["report", "p"][..], &["log", "p"], &["status"], &["inspect", "p/1", "--diff"], &["diff"]] {
+    let commands: [&[&str]; 8] = [
+        &["report", "p"],
+        &["log", "p"],
+        &["status"],
+        &["inspect", "p/1", "--diff"],
+        &["diff"],
+        &["context", "p"],
+        &["stats"],
+        &["scope"],
+    ];
+    for args in commands {
         let mut c = env.retry_run(&r).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("starts");
         drop(c.stdout.take());
         let mut err = String::new();
@@ -250,6 +260,11 @@ fn a_run_piped_into_head_goes_on_and_records_its_attempts() {
         let code = c.wait().expect("ends").code();
         assert!(!err.contains("panicked") && code == Some(0), "{args:?}: {code:?} {err}");
     }
+    // An error into a closed stderr: its exit code, no panic.
+    let mut c = env.retry_run(&r).args(["report", "no-such-task"]).stderr(Stdio::piped()).spawn().expect("starts");
+    drop(c.stderr.take());
+    let status = c.wait().expect("ends");
+    assert!(status.code().is_some_and(|c| c == 2 || c == 3), "{status:?}");
 }
 
 // ---- 12. The small ones ----
