@@ -1,8 +1,9 @@
 //! What `clean` removes: the worktrees of one task, of all tasks, of the
 //! tasks that ended, or of tasks idle for a while, and with `state` their
-//! records too. An
-//! attempt commit (`refs/retry-run/...`) or a success branch is never
-//! removed, and a task another process runs is skipped.
+//! records too, with the task's refs (`refs/retry-run/<task>/...`: attempt
+//! commits, the shared record and lease) and its success branch
+//! `retry-run/<task>` (unless it is checked out). Without `state` no ref or
+//! branch is removed, and a task another process runs is skipped.
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +37,12 @@ pub enum Cleaned {
     /// A worktree removed, and what it took on disk.
     Worktree(PathBuf, u64),
     Record(PathBuf),
+    /// The task's refs removed: the prefix and how many.
+    Refs(String, usize),
+    /// The task's success branch removed.
+    Branch(String),
+    /// The task's success branch kept: it is checked out.
+    BranchKept(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -127,6 +134,33 @@ pub fn clean(
             let path = record.path().to_path_buf();
             nofollow_fs::remove_any(&path).map_err(|source| CleanError::Remove { path: path.clone(), source })?;
             told(Cleaned::Record(path));
+        }
+        if remove_records {
+            remove_refs(repo, &task, told)?;
+        }
+    }
+    Ok(())
+}
+
+/// The refs of `task` (`refs/retry-run/<task>/`, its lanes' too) and its
+/// success branch, unless that branch is checked out here.
+fn remove_refs(repo: &Repo, task: &str, told: &mut dyn FnMut(Cleaned)) -> Result<(), CleanError> {
+    let prefix = crate::model::refs::task_prefix(task);
+    let refs = repo.refs_under(&prefix)?;
+    for (name, _) in &refs {
+        repo.delete_ref(name)?;
+    }
+    if !refs.is_empty() {
+        told(Cleaned::Refs(prefix, refs.len()));
+    }
+    let branch = crate::model::refs::success_branch(task);
+    let full = format!("refs/heads/{branch}");
+    if repo.ref_target(&full).is_some() {
+        if repo.head_branch().as_deref() == Some(branch.as_str()) {
+            told(Cleaned::BranchKept(branch));
+        } else {
+            repo.delete_ref(&full)?;
+            told(Cleaned::Branch(branch));
         }
     }
     Ok(())

@@ -11,6 +11,7 @@ pub mod checkout_watch;
 pub mod clean;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod context;
 pub mod demo;
 pub mod diagnostics;

@@ -39,12 +39,19 @@ pub enum Standing {
 pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
     if let Standing::Stopped { attempt, reason } = standing {
         return format!(
-            "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues."
+            "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues (with `--` and the agent after it when the agent was given there)."
         );
     }
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
+    if *standing == Standing::Open && last.interrupted && last.outcome == Outcome::Crash && last.commit.is_none() {
+        return format!(
+            "Attempt {n} was interrupted before its snapshot: what it wrote was neither recorded nor judged, and is listed under \"The worktree now\" when the worktree still holds it. Running the task again resets the worktree and goes on at attempt {next}.",
+            n = last.number,
+            next = last.number + 1
+        );
+    }
     if let Standing::Succeeded { attempt, branch } = standing {
         let mut text = format!(
             "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
@@ -199,6 +206,57 @@ fn only_base_failures(attempts: &[AttemptRecord]) -> bool {
         })
 }
 
+/// Lines of the agent's output a report quotes after a crash or timeout.
+const AGENT_LINES: usize = 15;
+
+/// The agent's last lines, as a fenced block under the attempt (nothing
+/// when it printed nothing).
+fn last_lines(tail: &[String]) -> String {
+    let lines: Vec<&String> = tail.iter().rev().filter(|l| !l.trim().is_empty()).take(AGENT_LINES).collect();
+    if lines.is_empty() {
+        return "- The agent printed nothing\n".into();
+    }
+    let mut out = format!("- The agent's last {} line{}:\n\n", lines.len(), plural(lines.len()));
+    out.push_str("  ```text\n");
+    for l in lines.iter().rev() {
+        out.push_str(&format!("  {}\n", visible(&crate::text::clip(l, 300, "...")).replace("```", "`\u{200b}``")));
+    }
+    out.push_str("  ```\n");
+    out
+}
+
+/// What the task's worktree holds now, told by the report when the last
+/// attempt stopped before its snapshot (an interruption): its path and
+/// each changed path with its status (`M`, `A`, `D`, `??`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeNow {
+    pub path: String,
+    pub changes: Vec<(String, String)>,
+}
+
+/// The section on [`WorktreeNow`]. Pure.
+pub fn worktree_section(wt: Option<&WorktreeNow>) -> String {
+    let mut s = String::from("\n## The worktree now\n\n");
+    match wt {
+        None => s.push_str("The task has no worktree any more: nothing of the interrupted attempt is left.\n"),
+        Some(w) if w.changes.is_empty() => {
+            let _ = writeln!(s, "`{}` holds no change from the base.", shown_text(&w.path));
+        }
+        Some(w) => {
+            let _ = writeln!(
+                s,
+                "The interrupted attempt's edits are still in `{}` (not recorded, not judged); the next `run` of the task resets them:\n",
+                shown_text(&w.path)
+            );
+            for (status, path) in &w.changes {
+                let _ = writeln!(s, "- {status} `{}`", shown_text(path));
+            }
+            let _ = writeln!(s, "\nTo keep them, copy them out of the worktree before the task runs again.");
+        }
+    }
+    s
+}
+
 /// The report of a task; `unconfined` names what ran without confinement by
 /// the config's choice (said at the top).
 pub fn render(
@@ -240,7 +298,10 @@ pub fn render(
         let _ = writeln!(s, "### Attempt {}: {} ({})", a.number, a.outcome.as_str(), human_ms(a.duration_ms));
         let _ = writeln!(s);
         let _ = writeln!(s, "- Why: {}", a.reason);
-        if a.outcome != Outcome::Success {
+        // An interrupted attempt's required change is the next prompt's
+        // ("nothing of it was kept" is true of the next attempt's worktree,
+        // not of the one a reader may find).
+        if a.outcome != Outcome::Success && !a.interrupted {
             let r = required_change(a);
             let label = if r.advisory { " (the reviewer's words)" } else { "" };
             let _ = writeln!(s, "- Required change{label}: {}", r.text);
@@ -256,7 +317,9 @@ pub fn render(
         {
             let _ = writeln!(s, "- Leftovers, kept out of the change (agent.leftovers): {}", g.leftovers.join(", "));
         }
-        if a.files.is_empty() {
+        if a.files.is_empty() && a.interrupted && a.commit.is_none() {
+            let _ = writeln!(s, "- Files: not recorded (stopped before its snapshot; see \"The worktree now\" below)");
+        } else if a.files.is_empty() {
             let _ = writeln!(s, "- Files: none changed");
         } else {
             let _ = writeln!(s, "- Files:");
@@ -294,6 +357,9 @@ pub fn render(
                 "- Restored: the attempt changed the repository's {}; retry-run put back what was there before it",
                 a.restored.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
             );
+        }
+        if let Some(agent) = a.agent.as_ref().filter(|_| matches!(a.outcome, Outcome::Crash | Outcome::Timeout)) {
+            let _ = write!(s, "{}", last_lines(&agent.output_tail));
         }
         if let Some(agent) = &a.agent
             && !agent.refused.is_empty()

@@ -1,5 +1,6 @@
-//! `retry-run clean`: remove task worktrees (and with --state, the record).
-//! Never deletes an attempt commit (`refs/retry-run/...`) or a success branch.
+//! `retry-run clean`: remove task worktrees (and with --state, the record,
+//! the task's refs and its success branch). Without --state, attempt
+//! commits (`refs/retry-run/...`) and success branches stay.
 
 use std::io::Write;
 use std::path::Path;
@@ -28,7 +29,8 @@ pub struct CleanArgs {
     /// Tasks whose last event is older than DAYS days (as --older-than DAYSd).
     #[arg(long, value_name = "DAYS", conflicts_with = "task")]
     pub stale: Option<u64>,
-    /// Also remove the record (events, attempts) of those tasks.
+    /// Also remove the record (events, attempts), the refs (attempt
+    /// commits) and the success branch of those tasks.
     #[arg(long)]
     pub state: bool,
     /// The config file (default: retry-run.toml at the repository root).
@@ -72,6 +74,11 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
                 format!("removed worktree {} ({})", p.display(), human_bytes(bytes))
             }
             Cleaned::Record(p) => format!("removed record {}", p.display()),
+            Cleaned::Refs(prefix, n) => format!("removed {n} ref{} under {prefix}", crate::text::plural(n)),
+            Cleaned::Branch(b) => format!("removed branch {b}"),
+            Cleaned::BranchKept(b) => {
+                format!("kept branch {b}: it is checked out; switch away and `git branch -D {b}`")
+            }
         };
         if written.is_ok() {
             written = writeln!(out, "{line}");
@@ -80,9 +87,14 @@ pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     written?;
     writeln!(
         out,
-        "freed {} ({removed} worktree{}); attempt commits and branches stay",
+        "freed {} ({removed} worktree{}); {}",
         human_bytes(freed),
-        crate::text::plural(removed)
+        crate::text::plural(removed),
+        if args.state {
+            "the tasks' records, attempt commits and branches are removed"
+        } else {
+            "attempt commits and branches stay (--state removes them with the record)"
+        }
     )?;
     Ok(exit::OK)
 }

@@ -52,13 +52,13 @@ pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
         }
     }
     for line in &v.repaired {
-        eprintln!(
+        crate::console::errln!(
             "retry-run: note: {}:{line}: cut short by a crash during an append; recorded by the LogRepaired event after it",
             log_path.display()
         );
     }
     if v.torn_tail {
-        eprintln!(
+        crate::console::errln!(
             "retry-run: warning: {}: the last line is cut short (a crash during an append); the next write to this task records it",
             log_path.display()
         );
@@ -66,7 +66,7 @@ pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
     out.flush()?;
     match v.broken {
         Some(Finding::Broken { line, what }) => {
-            eprintln!("retry-run: error: {}:{line}: line {line} {what}", log_path.display());
+            crate::console::errln!("retry-run: error: {}:{line}: line {line} {what}", log_path.display());
             Ok(exit::FOUND)
         }
         None => {

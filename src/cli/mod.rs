@@ -152,13 +152,13 @@ pub fn main() -> i32 {
         None => match std::env::current_dir() {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("retry-run: error: cannot read the current directory: {e}");
+                crate::console::errln!("retry-run: error: cannot read the current directory: {e}");
                 return exit::ENVIRONMENT;
             }
         },
     };
     if !dir.is_dir() {
-        eprintln!("retry-run: error: {}: no such directory; check the path given to -C", dir.display());
+        crate::console::errln!("retry-run: error: {}: no such directory; check the path given to -C", dir.display());
         return exit::USAGE;
     }
     let result = match cli.command {
@@ -189,7 +189,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) => {
             if !e.message.is_empty() {
-                eprintln!("retry-run: error: {}", crate::text::visible(&e.message));
+                crate::console::errln!("retry-run: error: {}", crate::text::visible(&e.message));
             }
             e.code
         }

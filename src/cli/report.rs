@@ -9,12 +9,13 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::context::TaskText;
 use crate::git::Repo;
+use crate::model::Outcome;
 use crate::model::refs;
 use crate::record::Store;
 use crate::record::chain::LogLine;
 use crate::record::state::{attempts, state};
 use crate::record::store::check_record_id;
-use crate::report::{LaneView, Standing, lanes_section, render};
+use crate::report::{LaneView, Standing, WorktreeNow, lanes_section, render, worktree_section};
 use crate::run::recorded_task;
 
 /// A Markdown report of a task: every attempt, and what to look at first.
@@ -47,6 +48,13 @@ pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     if let Some(k) = state.lanes.filter(|k| *k > 1) {
         md.push_str(&lanes(&store, &args.task, k, &verified.events));
     }
+    // Interrupted before its snapshot: what its worktree holds is told.
+    let interrupted =
+        attempts.last().is_some_and(|a| a.interrupted && a.commit.is_none() && a.outcome == Outcome::Crash);
+    if standing == Standing::Open && interrupted {
+        let now = worktree_now(dir, &args.task, state.base.as_deref());
+        md.push_str(&worktree_section(now.as_ref()));
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(md.as_bytes())?;
     out.flush()?;
@@ -74,4 +82,26 @@ fn lanes(store: &Store, id: &str, k: u32, events: &[LogLine]) -> String {
         _ => None,
     });
     lanes_section(&views, chosen)
+}
+
+/// The task's worktree and what it holds against `base`, when it exists.
+fn worktree_now(dir: &Path, task: &str, base: Option<&str>) -> Option<WorktreeNow> {
+    let root = match super::repo_args::open(dir, None) {
+        Ok(o) => o.repo.worktrees_root(&o.config.worktree.root),
+        Err(_) => Repo::find(dir).ok()?.worktrees_root(&crate::config::Config::default().worktree.root),
+    };
+    let wt = root.join(refs::worktree_name(task));
+    if !wt.is_dir() {
+        return None;
+    }
+    let repo = Repo::find(&wt).ok()?;
+    let base = repo.resolve(base?).ok()?;
+    let cmp = repo.compare_worktree(&base, crate::git::DiffDepth::NameStatus, None).ok()?;
+    let changes = cmp
+        .changes
+        .changes
+        .iter()
+        .map(|c| (c.status.letter().to_string(), String::from_utf8_lossy(c.path()).into_owned()))
+        .collect();
+    Some(WorktreeNow { path: wt.display().to_string(), changes })
 }

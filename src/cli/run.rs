@@ -100,6 +100,10 @@ pub struct RunArgs {
     /// results from an earlier run on the same base.
     #[arg(long)]
     pub fresh_baseline: bool,
+    /// A --target no check reports on the base is one the agent must
+    /// write: run anyway (without it, such a target stops the run, exit 2).
+    #[arg(long)]
+    pub allow_new_target: bool,
     /// One JSON event per line on stdout, nothing else there.
     #[arg(long, conflicts_with = "quiet")]
     pub json: bool,
@@ -165,9 +169,9 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     // The table quotes each task's ending, an error's text among them.
     let table = crate::text::visible(&queue::table(&results)).into_owned();
     if args.json {
-        eprint!("{table}");
+        crate::console::err!("{table}");
     } else {
-        print!("{table}");
+        crate::console::out!("{table}");
     }
     Ok(queue::exit_code(&results))
 }
@@ -185,6 +189,7 @@ fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
         again: args.again,
         refresh_base: args.refresh_base,
         fresh_baseline: args.fresh_baseline,
+        allow_new_target: args.allow_new_target,
         agent: args.agent.clone(),
         preset: args.preset.clone(),
         max_cost: args.max_cost,

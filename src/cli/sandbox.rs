@@ -133,7 +133,7 @@ pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         LayersArg::Auto => match namespaces::probe() {
             Ok(_) => Layers::Namespaces,
             Err(why) if landlock::abi() > 0 => {
-                eprintln!("retry-run: {why}; confining with Landlock and seccomp only");
+                crate::console::errln!("retry-run: {why}; confining with Landlock and seccomp only");
                 Layers::Landlock
             }
             Err(why) => {

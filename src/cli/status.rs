@@ -34,6 +34,8 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     let mut out = VisibleWriter::new(std::io::BufWriter::new(std::io::stdout().lock()), !args.json);
     if tasks.is_empty() && !args.json {
         writeln!(out, "no tasks yet")?;
+    } else if !args.json {
+        writeln!(out, "TASK\tSTATE\tATTEMPTS\tBASE\tLAST\tWORKTREE\tCOST")?;
     }
     // Each worktree's share of the total: measured first, shown per task
     // (a task run in lanes: its lanes' worktrees together).
@@ -57,7 +59,7 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
             Ok(Some(s)) => (Some(s.state), s.label),
             Ok(None) => (None, "no record"),
             Err(e) => {
-                eprintln!("retry-run: error: {}", visible(&e.to_string()));
+                crate::console::errln!("retry-run: error: {}", visible(&e.to_string()));
                 unreadable += 1;
                 (None, "unreadable")
             }

@@ -73,8 +73,10 @@ fn lock(store: &Store, task: &str, code: &mut i32) -> Option<crate::record::Task
         Ok(l) => Some(l),
         Err(e) => {
             match e {
-                RecordError::Locked { pid, .. } => eprintln!("{task}: skipped, process {pid} is running it here"),
-                other => eprintln!("retry-run: error: {task}: {other}"),
+                RecordError::Locked { pid, .. } => {
+                    crate::console::errln!("{task}: skipped, process {pid} is running it here")
+                }
+                other => crate::console::errln!("retry-run: error: {task}: {other}"),
             }
             *code = exit::ENVIRONMENT;
             None
@@ -88,22 +90,22 @@ pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
     let store = remote.store();
     let tasks = if args.tasks.is_empty() { store.tasks()? } else { args.tasks };
     if tasks.is_empty() {
-        println!("no tasks to push");
+        crate::console::outln!("no tasks to push");
         return Ok(exit::OK);
     }
     let mut code = exit::OK;
     for task in &tasks {
         if !store.task(task).events().is_file() {
-            eprintln!("retry-run: error: no task {task:?} here; `retry-run status` lists the tasks");
+            crate::console::errln!("retry-run: error: no task {task:?} here; `retry-run status` lists the tasks");
             code = exit::ENVIRONMENT;
             continue;
         }
         let Some(_lock) = lock(store, task, &mut code) else { continue };
         match remote.push(task) {
-            Ok(()) => println!("{task}: pushed to {}", args.remote.name),
+            Ok(()) => crate::console::outln!("{task}: pushed to {}", args.remote.name),
             Err(e @ RemoteError::NoGit { .. }) => return Err(remote_err(e)),
             Err(e) => {
-                eprintln!("retry-run: error: {e}");
+                crate::console::errln!("retry-run: error: {e}");
                 code = exit::ENVIRONMENT;
             }
         }
@@ -117,7 +119,7 @@ pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
     remote.fetch(&args.tasks, "retry-run pull").map_err(remote_err)?;
     let tasks = if args.tasks.is_empty() { remote.fetched_tasks().map_err(remote_err)? } else { args.tasks };
     if tasks.is_empty() {
-        println!("{} has no tasks", args.remote.name);
+        crate::console::outln!("{} has no tasks", args.remote.name);
         return Ok(exit::OK);
     }
     let store = remote.store();
@@ -125,17 +127,17 @@ pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
     for task in &tasks {
         let Some(_lock) = lock(store, task, &mut code) else { continue };
         match remote.take(task) {
-            Ok(Taken::Absent) => println!("{task}: {} has no record of it", args.remote.name),
-            Ok(Taken::Same) => println!("{task}: up to date"),
-            Ok(Taken::Took { events }) => println!("{task}: took {events} new event{}", plural(events)),
+            Ok(Taken::Absent) => crate::console::outln!("{task}: {} has no record of it", args.remote.name),
+            Ok(Taken::Same) => crate::console::outln!("{task}: up to date"),
+            Ok(Taken::Took { events }) => crate::console::outln!("{task}: took {events} new event{}", plural(events)),
             Ok(Taken::LocalAhead { events }) => {
-                println!(
+                crate::console::outln!(
                     "{task}: the local record is {events} event{} ahead; `retry-run push {task}` sends it",
                     plural(events)
                 )
             }
             Err(e) => {
-                eprintln!("retry-run: error: {e}");
+                crate::console::errln!("retry-run: error: {e}");
                 code = exit::ENVIRONMENT;
             }
         }

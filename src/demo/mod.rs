@@ -46,7 +46,7 @@ pub fn demo(keep: bool) -> Result<Ending, RunError> {
     }
     let result = demo_in(&dir);
     if keep {
-        println!("\nThe demo's files are kept in {}", dir.display());
+        crate::console::outln!("\nThe demo's files are kept in {}", dir.display());
     }
     result
 }
@@ -150,8 +150,11 @@ fn demo_in(dir: &Path) -> Result<Ending, RunError> {
     for (p, text) in [(&agent, AGENT), (&task, TASK)] {
         std::fs::write(p, text).map_err(|e| RunError::environment(format!("{}: {e}", p.display())))?;
     }
-    println!("retry-run demo: a repository with a failing test and a lint error, in {}", repo_dir.display());
-    println!("The agent is a script that only knows what its prompt tells it.\n");
+    crate::console::outln!(
+        "retry-run demo: a repository with a failing test and a lint error, in {}",
+        repo_dir.display()
+    );
+    crate::console::outln!("The agent is a script that only knows what its prompt tells it.\n");
     let code = run(
         &repo_dir,
         Options {
@@ -164,14 +167,14 @@ fn demo_in(dir: &Path) -> Result<Ending, RunError> {
     let store = crate::record::Store::new(&repo_dir.join(".git"));
     let prompt = store.attempt(TASK_ID, 2).prompt();
     if let Ok(text) = std::fs::read_to_string(&prompt) {
-        println!("\n---- the prompt of attempt 2 (retry-run inspect {TASK_ID}/2 --prompt) ----\n");
-        print!("{text}");
-        println!("---- end of the prompt ----");
+        crate::console::outln!("\n---- the prompt of attempt 2 (retry-run inspect {TASK_ID}/2 --prompt) ----\n");
+        crate::console::out!("{text}");
+        crate::console::outln!("---- end of the prompt ----");
     }
     if code == Ending::Succeeded {
-        println!("\nThe second attempt fixed both problems because the prompt said what failed.");
+        crate::console::outln!("\nThe second attempt fixed both problems because the prompt said what failed.");
     } else {
-        println!(
+        crate::console::outln!(
             "\nThe demo did not succeed (the task escalated); `retry-run report {TASK_ID}` in {} says why.",
             repo_dir.display()
         );

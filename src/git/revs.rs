@@ -90,6 +90,16 @@ impl Repo {
         Err(GitError::NoDefaultBranch)
     }
 
+    /// The branch HEAD is on (`feature` for `refs/heads/feature`); `None`
+    /// for a detached or unborn HEAD.
+    pub fn head_branch(&self) -> Option<String> {
+        let head = self.repo.head().ok()?;
+        if !head.is_branch() {
+            return None;
+        }
+        head.name().ok()?.strip_prefix("refs/heads/").map(str::to_string)
+    }
+
     /// The commit HEAD points at.
     pub fn head(&self) -> Result<Revision, GitError> {
         match self.repo.head() {

@@ -13,6 +13,7 @@
 pub mod check;
 pub mod internals;
 pub mod lanes;
+pub mod new_target;
 pub mod resume;
 
 use crate::config::RetryConfig;

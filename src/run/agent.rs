@@ -161,17 +161,23 @@ impl TaskRun<'_> {
 
 impl TaskRun<'_> {
     /// An agent whose program could not start (126 or 127, and its output
-    /// says so) did not run: the attempt is closed as `AttemptAborted`
+    /// says so; through `sh -c` or a wrapper script, when all it printed is
+    /// the shell's word that a program was not found) did not run: the attempt is closed as `AttemptAborted`
     /// (phase `agent`), which spends nothing of the budget (the next run
     /// gets one more attempt number in its window), and the task stops with
     /// what to install or check.
     fn stop_if_it_did_not_start(&mut self, n: u32, run: &AgentRun) -> Result<(), RunError> {
-        let Some(program) = agent_start::program_of(&self.plan.agent_cmd) else { return Ok(()) };
-        let Some(line) = agent_start::cannot_start(&program, run.exit_code, &run.output_tail) else { return Ok(()) };
-        let id = &self.plan.id;
+        let program = agent_start::program_of(&self.plan.agent_cmd);
+        let line = program
+            .as_deref()
+            .and_then(|p| agent_start::cannot_start(p, run.exit_code, &run.output_tail))
+            .or_else(|| agent_start::wrapped_cannot_start(run.exit_code, &run.output_tail));
+        let Some(line) = line else { return Ok(()) };
+        let program = program.unwrap_or_default();
         let message = format!(
-            "the agent cannot start ({line}); {}; attempt {n} is recorded as aborted and not counted: `retry-run run --id {id}` runs it again",
-            agent_start::remedy(&program, self.plan.preset.as_ref())
+            "the agent cannot start ({line}); {}; attempt {n} is recorded as aborted and not counted: `{}` runs it again",
+            agent_start::remedy(&program, self.plan.preset.as_ref()),
+            self.resume_command(""),
         );
         self.rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "agent".into() })?;
         self.progress.done("aborted: the agent cannot start");

@@ -143,6 +143,40 @@ pub(super) fn cannot_start(program: &str, exit_code: Option<i32>, output: &[Stri
     output.iter().rev().find(|l| says(l)).map(|l| l.trim().to_string())
 }
 
+/// A shell's or the kernel's word that a program could not be started: a
+/// command not found, a file that is not there or not executable, a
+/// script's interpreter missing (`/usr/bin/env: 'python9': No such file or
+/// directory`, `bad interpreter`). Pure.
+fn says_cannot_start(line: &str) -> bool {
+    let line = line.trim();
+    [": not found", ": command not found", ": No such file or directory", ": Permission denied"]
+        .iter()
+        .any(|tail| line.ends_with(tail))
+        || line.contains("bad interpreter")
+}
+
+/// A command run through a shell (a check, an agent given as `sh -c ...`
+/// or a wrapper script) that ended with 126 or 127: the shell's line that
+/// says which program could not be started, when it says so. `None` for
+/// any other exit, or when no line says it. Pure.
+pub(super) fn shell_cannot_start(exit_code: Option<i32>, output: &[String]) -> Option<String> {
+    if !matches!(exit_code, Some(126 | 127)) {
+        return None;
+    }
+    output.iter().find(|l| says_cannot_start(l)).map(|l| l.trim().to_string())
+}
+
+/// An agent run through a shell or a wrapper that could not start the
+/// program it wraps: 126 or 127, and all it printed is the shell's word
+/// that a program could not be started (it did nothing before). Pure.
+pub(super) fn wrapped_cannot_start(exit_code: Option<i32>, output: &[String]) -> Option<String> {
+    let said: Vec<&String> = output.iter().filter(|l| !l.trim().is_empty()).collect();
+    if said.is_empty() || said.len() > 3 || !said.iter().all(|l| says_cannot_start(l)) {
+        return None;
+    }
+    shell_cannot_start(exit_code, output)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +201,31 @@ mod tests {
         ];
         for (cmd, want) in cases {
             assert_eq!(program_of(&cmd).as_deref(), want, "{cmd:?}");
+        }
+    }
+
+    #[test]
+    fn a_wrapped_program_or_a_check_that_could_not_start() {
+        let lines = |s: &[&str]| s.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        // (exit, output, a check cannot start, a wrapped agent cannot start)
+        let cases = [
+            (127, lines(&["sh: 1: claude-typo: not found"]), true, true),
+            (127, lines(&["/tmp/wrap.sh: 2: claude-typo: not found"]), true, true),
+            (127, lines(&["bash: line 1: pytset: command not found"]), true, true),
+            (127, lines(&["/usr/bin/env: 'python9': No such file or directory"]), true, true),
+            (126, lines(&["sh: 1: ./run.sh: Permission denied"]), true, true),
+            (126, lines(&["sh: ./t.sh: /usr/bin/python9: bad interpreter: No such file or directory"]), true, true),
+            // It ran first, then a command it ran was missing: a check
+            // that cannot start, an agent that did work.
+            (127, lines(&["reading the task", "sh: 1: rg: not found"]), true, false),
+            // Another exit, or no such line.
+            (1, lines(&["sh: 1: x: not found"]), false, false),
+            (127, lines(&["exit 127 on purpose"]), false, false),
+            (127, lines(&[]), false, false),
+        ];
+        for (code, out, check, wrapped) in cases {
+            assert_eq!(shell_cannot_start(Some(code), &out).is_some(), check, "{code} {out:?}");
+            assert_eq!(wrapped_cannot_start(Some(code), &out).is_some(), wrapped, "{code} {out:?}");
         }
     }
 

@@ -65,11 +65,8 @@ pub enum RunError {
     AgentCannotStart { message: String },
     /// SIGINT or SIGTERM: what ran was stopped, the attempt recorded as
     /// interrupted.
-    #[error(
-        "task {task} interrupted by {}; `retry-run run --id {task}` resumes it",
-        crate::process::signal_name(*signal)
-    )]
-    Interrupted { task: String, signal: i32 },
+    #[error("task {task} interrupted by {}; `{resume}` resumes it", crate::process::signal_name(*signal))]
+    Interrupted { task: String, signal: i32, resume: String },
     /// Another lane of the task won (`run --lanes`): this lane's work was
     /// stopped and is recorded as stopped.
     #[error("lane {task} stopped: another lane won")]

@@ -20,7 +20,6 @@ use crate::git::{Repo, Revision};
 use crate::hash::sha256_hex;
 use crate::model::{AttemptRecord, refs};
 use crate::outcome::lanes::{Candidate, choose};
-use crate::outcome::resume::{self, BaseChoice};
 use crate::record::store::write_file;
 use crate::record::{Event, Store};
 
@@ -177,7 +176,8 @@ fn run_under(
             _ => Ending::Escalated,
         };
         super::progress_of(opts, &id).say(&format!(
-            "task {id} already ended; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
+            "task {id} already ended; `retry-run report {id}` shows it, `{}` runs it again",
+            crate::outcome::resume::resume_command(&id, &["--again"], &plan.resume_args)
         ));
         return Ok(Ran { ending, earlier: true });
     }
@@ -272,7 +272,8 @@ fn run_under(
         }
     }
     if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
-        return Err(RunError::Interrupted { task: id, signal: e.interrupted_by().unwrap_or(libc::SIGINT) });
+        let resume = crate::outcome::resume::resume_command(&id, &[], &plan.resume_args);
+        return Err(RunError::Interrupted { task: id, signal: e.interrupted_by().unwrap_or(libc::SIGINT), resume });
     }
     // A lane that failed on its environment (a file that cannot be
     // written, a check that cannot start): when no lane wins, the task stays
@@ -282,19 +283,12 @@ fn run_under(
     ended.finish(&mut log, failed)
 }
 
-/// The base of the lanes: the recorded one when the task resumes.
+/// The base of the lanes: the recorded one when the task resumes; the
+/// line that names it said.
 fn base(repo: &Repo, plan: &Plan, opts: &Options, state: &history::TaskState) -> Result<Revision, RunError> {
-    match resume::choose_base(
-        state.base.as_deref(),
-        opts.refresh_base,
-        opts.base.as_deref(),
-        plan.config.base.as_deref(),
-    ) {
-        BaseChoice::Recorded(b) => {
-            repo.resolve(&b).map_err(|_| RunError::BaseGone { task: plan.id.clone(), base: b.clone() })
-        }
-        BaseChoice::Fresh(spec) => Ok(repo.resolve_base(spec.as_deref())?),
-    }
+    let (base, line) = super::start::fix_base(repo, &plan.id, opts, &plan.config, state)?;
+    super::progress_of(opts, &plan.id).say(&line);
+    Ok(base)
 }
 
 /// Every lane run, at most `jobs` at once, each on a thread that its
@@ -476,7 +470,10 @@ impl Ended<'_> {
             );
             let e = Event::TaskEscalated { reason: reason.clone(), attempts: attempts_in_all, budget: None };
             log.append(e.kind(), None, &e.fields())?;
-            eprintln!("task {id} escalated: {}\n  report: retry-run report {id}", crate::text::visible(&reason));
+            crate::console::errln!(
+                "task {id} escalated: {}\n  report: retry-run report {id}",
+                crate::text::visible(&reason)
+            );
             return Ok(Ran { ending: Ending::Escalated, earlier: false });
         };
         let e = Event::LaneChosen { lane: c.lane, attempt: c.attempt, commit: c.commit.clone(), why: why.clone() };
@@ -496,9 +493,9 @@ impl Ended<'_> {
         log.append(e.kind(), Some(c.attempt), &e.fields())?;
         if !json {
             let why = crate::text::visible(&why);
-            println!("task {id} succeeded: lane {} at its attempt {} ({why})", c.lane, c.attempt);
-            println!("  branch:   {branch} ({})", c.commit);
-            println!("  lanes:    retry-run report {id}");
+            crate::console::outln!("task {id} succeeded: lane {} at its attempt {} ({why})", c.lane, c.attempt);
+            crate::console::outln!("  branch:   {branch} ({})", c.commit);
+            crate::console::outln!("  lanes:    retry-run report {id}");
         }
         Ok(Ran { ending: Ending::Succeeded, earlier: false })
     }

@@ -89,6 +89,9 @@ pub struct Options {
     /// Run the checks on the base again instead of taking them from the
     /// cache of earlier runs (`--fresh-baseline`).
     pub fresh_baseline: bool,
+    /// `--allow-new-target`: a target no check reports on the base does
+    /// not stop the run (the agent is to write its test).
+    pub allow_new_target: bool,
     /// The agent command after `--`, overriding `agent.command`.
     pub agent: Vec<String>,
     /// `--preset`: over `agent.preset`.
@@ -219,7 +222,11 @@ fn verified_log(store: &Store, id: &str) -> Result<crate::record::chain::Verifie
 /// `Err(Interrupted)` once retry-run got SIGINT or SIGTERM.
 fn stop_if_interrupted(task: &str) -> Result<(), RunError> {
     match crate::process::interrupted() {
-        Some(signal) => Err(RunError::Interrupted { task: task.to_string(), signal }),
+        Some(signal) => Err(RunError::Interrupted {
+            task: task.to_string(),
+            signal,
+            resume: crate::outcome::resume::resume_command(task, &[], &[]),
+        }),
         None if crate::process::lane_stopped() => Err(RunError::LaneStopped { task: task.to_string() }),
         None => Ok(()),
     }

@@ -42,6 +42,12 @@ pub(super) struct Plan {
     pub exe: PathBuf,
     /// `--fresh-baseline`: the base's checks run again, the cache ignored.
     pub fresh_baseline: bool,
+    /// `--allow-new-target`.
+    pub allow_new_target: bool,
+    /// The words of this `run` that a resume of the task needs again
+    /// (`--config`, `--preset`, `--target`, `--max-attempts`,
+    /// `--allow-new-target`, and `--` with the agent given there).
+    pub resume_args: Vec<String>,
     /// The lane this plan runs, when the task runs in lanes.
     pub lane: Option<super::lanes::LaneRun>,
     /// The model servers the agent's own variables point at, let through
@@ -233,6 +239,8 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         hidden,
         exe,
         fresh_baseline: opts.fresh_baseline,
+        allow_new_target: opts.allow_new_target,
+        resume_args: resume_args(opts),
         lane: opts.lane.clone(),
         model_endpoints: if matches!(confined, Effective::Landlock | Effective::Namespaces) {
             let vars: Vec<(String, String)> =
@@ -242,6 +250,31 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
             Vec::new()
         },
     })
+}
+
+/// The words of `opts` a resume of the task needs again.
+fn resume_args(opts: &Options) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(c) = &opts.config_path {
+        out.extend(["--config".to_string(), c.display().to_string()]);
+    }
+    if let Some(p) = &opts.preset {
+        out.extend(["--preset".to_string(), p.clone()]);
+    }
+    if let Some(m) = opts.max_attempts {
+        out.extend(["--max-attempts".to_string(), m.to_string()]);
+    }
+    for t in &opts.targets {
+        out.extend(["--target".to_string(), t.clone()]);
+    }
+    if opts.allow_new_target {
+        out.push("--allow-new-target".to_string());
+    }
+    if !opts.agent.is_empty() {
+        out.push("--".to_string());
+        out.extend(opts.agent.iter().cloned());
+    }
+    out
 }
 
 /// The flags of `run` over the config: `--max-attempts`, `--target`,

@@ -228,8 +228,8 @@ impl Progress {
     fn plain(&self, text: &str) {
         let text = visible(text);
         match &self.label {
-            Some(task) => eprintln!("[{task}] {text}"),
-            None => eprintln!("{text}"),
+            Some(task) => crate::console::errln!("[{task}] {text}"),
+            None => crate::console::errln!("{text}"),
         }
     }
 
@@ -286,7 +286,7 @@ impl Progress {
         };
         match (self.mode, &self.board, &self.label) {
             (Mode::Live, Some(board), Some(task)) => board.say(&format!("{task}: {text}")),
-            (Mode::Live, _, _) => eprintln!("\r\x1b[2K{text}"),
+            (Mode::Live, _, _) => crate::console::errln!("\r\x1b[2K{text}"),
             (Mode::Plain, _, _) => self.plain(&text),
             (Mode::Json, _, _) => {}
         }
@@ -300,7 +300,7 @@ impl Progress {
                 Some(task) => board.say(&format!("{task}: {text}")),
                 None => board.say(text),
             },
-            (Mode::Live, None) => eprint!("\r\x1b[2K{}\n", visible(text)),
+            (Mode::Live, None) => crate::console::err!("\r\x1b[2K{}\n", visible(text)),
             (Mode::Plain, _) => self.plain(text),
         }
     }

@@ -41,28 +41,24 @@ pub(super) fn start_task<'a>(
     let progress = progress_of(opts, &id);
     let verified = super::verified_log(store, &id)?;
     let state = history::state(&verified.events);
-    if let Some(note) = &plan.fallback_note {
-        progress.say(note);
-    }
-    for warning in unconfined(&plan.config) {
-        progress.say(&warning);
-    }
-    for e in &plan.model_endpoints {
-        progress.say(&format!(
-            "the agent's model server {} (from {}) is let through the sandbox's proxy",
-            e.host_port, e.var
-        ));
-    }
-    let label = opts.among.is_some().then(|| id.clone());
-    let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
-
-    let mut prior = history::attempts(store, &id, &verified.events);
-    if let Some(n) = state.unfinished {
-        prior.push(record_interrupted(&mut rec, &progress, repo, store, &plan, &verified.events, n)?);
-    }
+    let say_notes = |progress: &Progress| {
+        if let Some(note) = &plan.fallback_note {
+            progress.say(note);
+        }
+        for warning in unconfined(&plan.config) {
+            progress.say(&warning);
+        }
+        for e in &plan.model_endpoints {
+            progress.say(&format!(
+                "the agent's model server {} (from {}) is let through the sandbox's proxy",
+                e.host_port, e.var
+            ));
+        }
+    };
     if let Some((ended, at)) = &state.finished
         && !opts.again
     {
+        say_notes(&progress);
         let (ok, how) = match ended {
             Event::TaskSucceeded { branch, .. } => {
                 (true, format!("succeeded at attempt {} (branch {branch})", at.unwrap_or(0)))
@@ -71,27 +67,36 @@ pub(super) fn start_task<'a>(
             _ => (false, "ended".to_string()),
         };
         progress.say(&format!(
-            "task {id} already {how}; `retry-run report {id}` shows it, `retry-run run --again` runs it again"
+            "task {id} already {how}; `retry-run report {id}` shows it, `{}` runs it again",
+            resume::resume_command(&id, &["--again"], &plan.resume_args)
         ));
         return Ok(Started::AlreadyEnded(if ok { Ending::Succeeded } else { Ending::Escalated }));
     }
 
-    let base = match resume::choose_base(
-        state.base.as_deref(),
-        opts.refresh_base,
-        opts.base.as_deref(),
-        config.base.as_deref(),
-    ) {
-        BaseChoice::Recorded(b) => {
-            repo.resolve(&b).map_err(|_| RunError::BaseGone { task: id.clone(), base: b.clone() })?
-        }
-        BaseChoice::Fresh(spec) => repo.resolve_base(spec.as_deref())?,
-    };
+    let (base, base_line) = fix_base(repo, &id, opts, config, &state)?;
     // A filter driver that cannot run: stop before anything is recorded.
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
-    let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(crate::model::refs::worktree_name(&id));
+    // An agent that cannot start stops the task here, before it is recorded.
+    let hidden: &[std::path::PathBuf] =
+        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
+    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), &wt, hidden)
+        .map_err(|message| RunError::AgentCannotStart { message })?;
+    // The task runs: its base is the run's first line (a lane's is its
+    // task's, said once by the task).
+    if plan.lane.is_none() {
+        progress.say(&base_line);
+    }
+    say_notes(&progress);
+
+    let label = opts.among.is_some().then(|| id.clone());
+    let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
+    let mut prior = history::attempts(store, &id, &verified.events);
+    if let Some(n) = state.unfinished {
+        prior.push(record_interrupted(&mut rec, &progress, repo, store, &plan, &verified.events, n)?);
+    }
+    let window = resume::window(so_far(&state), opts.again, config.max_attempts.0);
     if !verified.events.is_empty() {
         // A run of this task before: what it left running in the worktree
         // (a killed run's attempt) ends before the worktree is reset.
@@ -100,11 +105,6 @@ pub(super) fn start_task<'a>(
             progress.say(&format!("ended {ended} process(es) an earlier run of task {id} left in its worktree"));
         }
     }
-    // An agent that cannot start stops the task here, before it is recorded.
-    let hidden: &[std::path::PathBuf] =
-        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
-    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), &wt, hidden)
-        .map_err(|message| RunError::AgentCannotStart { message })?;
     record_start(&mut rec, store, &plan, &base, &window)?;
 
     let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
@@ -130,6 +130,66 @@ pub(super) fn start_task<'a>(
         lease: None,
     };
     Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// The task's base (the recorded one when it resumes, else `--base`, the
+/// config's `base`, or the checkout's HEAD) and the line that names it,
+/// the run's first.
+pub(super) fn fix_base(
+    repo: &Repo,
+    id: &str,
+    opts: &Options,
+    config: &crate::config::Config,
+    state: &history::TaskState,
+) -> Result<(Revision, String), RunError> {
+    let choice =
+        resume::choose_base(state.base.as_deref(), opts.refresh_base, opts.base.as_deref(), config.base.as_deref());
+    let mut base = match &choice {
+        BaseChoice::Recorded(b) => {
+            repo.resolve(b).map_err(|_| RunError::BaseGone { task: id.to_string(), base: b.clone() })?
+        }
+        BaseChoice::Flag(spec) | BaseChoice::Config(spec) => repo.resolve_base(Some(spec))?,
+        BaseChoice::Head => repo.head()?,
+    };
+    let head = repo.head().ok();
+    let head_branch = repo.head_branch();
+    let branches: Vec<(String, String)> = repo
+        .branches_and_tags()
+        .into_iter()
+        .filter_map(|(name, sha)| Some((name.strip_prefix("refs/heads/")?.to_string(), sha)))
+        .filter(|(name, _)| !name.starts_with("retry-run/"))
+        .collect();
+    // The branch that points at `oid`: HEAD's own first, then one named
+    // as given, then any.
+    let branch_at = |oid: crate::git::Oid, given: Option<&str>| -> Option<String> {
+        let sha = oid.to_string();
+        let at: Vec<&String> = branches.iter().filter(|(_, s)| *s == sha).map(|(n, _)| n).collect();
+        let on_head = head.as_ref().is_some_and(|h| h.oid == oid);
+        head_branch
+            .as_ref()
+            .filter(|b| on_head && at.contains(b))
+            .or_else(|| given.and_then(|g| at.iter().copied().find(|n| n.as_str() == g)))
+            .or_else(|| at.first().copied())
+            .cloned()
+    };
+    let given = match &choice {
+        BaseChoice::Flag(s) | BaseChoice::Config(s) => Some(s.as_str()),
+        _ => None,
+    };
+    let base_branch = branch_at(base.oid, given);
+    let base_short = base.oid.to_string()[..7].to_string();
+    let head_named = head.as_ref().map(|h| (branch_at(h.oid, None), h.oid.to_string()[..7].to_string()));
+    let line = resume::base_line(
+        id,
+        &choice,
+        resume::Named { branch: base_branch.as_deref(), short: &base_short },
+        head_named.as_ref().map(|(b, s)| resume::Named { branch: b.as_deref(), short: s }),
+    );
+    if choice == BaseChoice::Head {
+        // What the record keeps as the name of the base.
+        base.spec = base_branch.unwrap_or_else(|| "HEAD".to_string());
+    }
+    Ok((base, line))
 }
 
 /// The task as given written to `tasks/<id>/task.md`, and `TaskStarted`.

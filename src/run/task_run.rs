@@ -214,11 +214,19 @@ impl<'a> TaskRun<'a> {
         }
         self.progress.done(record.outcome.as_str());
         self.progress.say(&format!(
-            "task {id}: attempt {n} of {} was interrupted ({}) and is recorded as CRASH (interrupted)\n  resume: retry-run run --id {id}",
+            "task {id}: attempt {n} of {} was interrupted ({}) and is recorded as CRASH (interrupted)\n  resume: {}",
             self.last_allowed,
-            crate::process::signal_name(signal)
+            crate::process::signal_name(signal),
+            self.resume_command(""),
         ));
-        RunError::Interrupted { task: id, signal }
+        RunError::Interrupted { task: id, signal, resume: self.resume_command("") }
+    }
+
+    /// The command that runs this task again as it runs now (`extra`, such
+    /// as `--again`, after its id), ready to paste into a shell.
+    pub(super) fn resume_command(&self, extra: &str) -> String {
+        let extra: Vec<&str> = extra.split_whitespace().collect();
+        crate::outcome::resume::resume_command(&self.plan.id, &extra, &self.plan.resume_args)
     }
 
     /// With `--remote`, the record as it stands sent to the remote.
@@ -372,25 +380,25 @@ impl<'a> TaskRun<'a> {
         if self.rec.label.is_some() {
             self.progress.say(&format!("succeeded at attempt {n} (branch {branch})"));
         } else if !self.json {
-            println!("task {id} succeeded at attempt {n}");
-            println!("  branch:   {branch} ({commit})");
+            crate::console::outln!("task {id} succeeded at attempt {n}");
+            crate::console::outln!("  branch:   {branch} ({commit})");
             if super::worktree::keeps(self.plan.config.worktree.keep, Ending::Succeeded) {
-                println!("  worktree: {}", self.wt.display());
+                crate::console::outln!("  worktree: {}", self.wt.display());
             } else {
-                println!(
+                crate::console::outln!(
                     "  worktree: removed ([worktree] keep); `retry-run worktree create {id} --attempt {n}` brings it back"
                 );
             }
             let counts = outcome::base_counts(record);
             if !counts.is_empty() {
                 let counts = visible(&counts.join(", ")).into_owned();
-                println!("  still failing, as on the base ({}): {counts}", outcome::tolerated_by(record));
+                crate::console::outln!("  still failing, as on the base ({}): {counts}", outcome::tolerated_by(record));
             }
             for w in &warnings {
-                println!("  test-integrity warning: {}", visible(w));
+                crate::console::outln!("  test-integrity warning: {}", visible(w));
             }
             for f in &record.flagged {
-                println!("  flagged:  {} ({})", f.path, crate::context::required::acts_after_land(f));
+                crate::console::outln!("  flagged:  {} ({})", f.path, crate::context::required::acts_after_land(f));
             }
         }
         Ok(Ending::Succeeded)

@@ -576,7 +576,7 @@ fn start_and_wait(
     if reap {
         let ended = end_leftovers();
         if ended > 0 {
-            eprintln!("retry-run: ended {ended} process(es) the command left running");
+            crate::console::errln!("retry-run: ended {ended} process(es) the command left running");
             if let Some(log) = log {
                 use std::io::Write as _;
                 let _ = writeln!(log, "{}", serde_json::json!({"limit": "leftovers", "max": ended}));

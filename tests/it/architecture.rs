@@ -33,6 +33,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("verdict", Pure, &[]),
     ("test_results", Pure, &[]),
     ("process", Edge, &[]),
+    ("console", Edge, &[]),
     ("project", Edge, &[]),
     ("mcp", Edge, &[]),
     // Rules and parsers over those types.
@@ -46,7 +47,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("diagnostics", Pure, &["config"]),
     ("task", Pure, &["config"]),
     ("init", Pure, &["config", "diagnostics", "project", "test_results", "text"]),
-    ("sandbox", Edge, &["config", "process"]),
+    ("sandbox", Edge, &["config", "console", "process"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
     ("git", Edge, &["hash", "model", "pathfmt", "process", "scope"]),
@@ -69,6 +70,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "agents",
             "checkout_watch",
             "config",
+            "console",
             "context",
             "diagnostics",
             "enrich",
@@ -94,7 +96,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "verdict",
         ],
     ),
-    ("demo", Verb, &["git", "record", "run"]),
+    ("demo", Verb, &["console", "git", "record", "run"]),
     (
         "cli",
         Cli,
@@ -102,6 +104,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "agents",
             "clean",
             "config",
+            "console",
             "context",
             "demo",
             "diagnostics",

@@ -97,8 +97,14 @@ fn tolerate_fails_on_a_target_left_failing_and_otherwise_names_what_it_tolerated
     assert_eq!(targets["new_failures"], serde_json::json!(["tests/test_calc.py::test_add"]), "{targets}");
     let ctx = env.run(&r, &["context", "with-target"]).stdout;
     assert!(ctx.contains("Make the task's target test pass: `tests/test_calc.py::test_add`."), "{ctx}");
-    // A target no check reports (it does not exist) fails too, named so.
+    // A target no check reports on the base (it does not exist) stops the
+    // run before any attempt, naming the ids nearest to it; with
+    // --allow-new-target it fails the attempt, named so.
     let out = run(&env, &r, &a, &["--task", "Ghost", "--target", "tests/test_calc.py::test_ghost"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("nearest ids that exist: `tests/test_calc.py::"), "{}", out.stderr);
+    let out =
+        run(&env, &r, &a, &["--task", "Ghost", "--target", "tests/test_calc.py::test_ghost", "--allow-new-target"]);
     out.assert_code(1);
     let ctx = env.run(&r, &["context", "ghost"]).stdout;
     assert!(ctx.contains("`tests/test_calc.py::test_ghost` was not reported by any check"), "{ctx}");

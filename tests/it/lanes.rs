@@ -288,7 +288,8 @@ fn each_lane_has_its_worktree_and_clean_removes_them_with_the_task() {
     // `status` sums the lanes' attempts and worktrees; `inspect` takes a
     // lane's attempt.
     let status = env.run(&r, &["status"]).stdout;
-    assert!(status.starts_with("t\tsucceeded\tattempts 4\t") && status.contains("\tlast 2 lanes\t"), "{status}");
+    let row = status.lines().nth(1).unwrap_or("");
+    assert!(row.starts_with("t\tsucceeded\tattempts 4\t") && row.contains("\tlast 2 lanes\t"), "{status}");
     assert!(!status.contains("worktree none"), "{status}");
     let inspect = env.run(&r, &["inspect", "t/lanes/2/2"]);
     inspect.assert_code(0);

@@ -17,6 +17,7 @@ mod docs;
 mod ended_worktrees;
 mod enrich;
 mod fleet;
+mod flow;
 mod honest_success;
 mod init;
 mod lanes;

@@ -134,7 +134,7 @@ fn a_shallow_clone_runs_a_task() {
 }
 
 /// Started inside a linked worktree of the user's: the record is the
-/// repository's (in the common directory), the base is the default branch,
+/// repository's (in the common directory), the base is the linked worktree's HEAD,
 /// and the linked worktree is left as it was.
 #[test]
 fn a_linked_worktree_of_the_user_runs_a_task() {

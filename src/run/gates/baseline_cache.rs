@@ -50,6 +50,11 @@ pub struct Entry {
     pub baseline: Baseline,
     /// The task whose run made it.
     pub task: String,
+    /// The tests the run named (passed and failed), to tell a target that
+    /// exists on the base from one that does not; `None` in an entry
+    /// written before they were kept.
+    #[serde(default)]
+    pub tests: Option<crate::test_results::TestRun>,
 }
 
 /// The command words of a shell command line that start programs: the

@@ -181,6 +181,11 @@ impl TaskRun<'_> {
     /// The checks on the base, once per task and base (cached in the
     /// record), before the first attempt's agent; then the worktree back at
     /// the base, unless it is kept.
+    ///
+    /// Two things found there stop the run before the agent, as failures of
+    /// the environment or of the task, not the agent's: a check whose
+    /// program cannot start (exit 3) and a target no check reports (exit
+    /// 2, unless `--allow-new-target`). The attempt is closed as aborted.
     pub(in crate::run) fn baseline_once(&mut self, a: &Attempt, kept: bool) -> Result<(), RunError> {
         let config = &self.plan.config;
         let runs = config.checks.iter().any(|c| c.baseline_mode(&config.retry).runs());
@@ -188,8 +193,14 @@ impl TaskRun<'_> {
             return Ok(());
         }
         self.progress.phase("checks on the base");
-        let found = self.baseline(a)?;
+        let (found, tests) = self.baseline(a)?;
         self.baselines = Some(found);
+        if let Err(e) = self.targets_on_the_base(&tests) {
+            self.rec.event(Some(a.n), Event::AttemptAborted { reason: e.to_string(), phase: "checks".into() })?;
+            self.progress.done("aborted: a target no check reports on the base");
+            self.publish()?;
+            return Err(e);
+        }
         if !kept {
             self.back_to_base(a.n)?;
         }
@@ -198,12 +209,18 @@ impl TaskRun<'_> {
 
     /// Each check on the base, from the cache in
     /// `tasks/<task>/baseline/<base>/<check>.json` or run and cached.
-    fn baseline(&mut self, a: &Attempt) -> Result<Vec<Baseline>, RunError> {
-        let (base, wt) = (self.base.oid, &self.wt);
+    ///
+    /// With each, the tests its run named (`None` from a cache entry that
+    /// did not keep them).
+    fn baseline(&mut self, a: &Attempt) -> Result<(Vec<Baseline>, Vec<Option<test_results::TestRun>>), RunError> {
+        let (base, wt) = (self.base.oid, self.wt.clone());
+        let wt = &wt;
         let dir = self.store.task(&self.plan.id);
         let tree = self.repo.commit_tree(base)?.to_string();
         let mut out = Vec::new();
-        for check in &self.plan.config.checks {
+        let mut seen = Vec::new();
+        let checks = self.plan.config.checks.clone();
+        for check in &checks {
             if !check.baseline_mode(&self.plan.config.retry).runs() {
                 continue;
             }
@@ -216,6 +233,7 @@ impl TaskRun<'_> {
             let cached = if self.plan.fresh_baseline { None } else { baseline_cache::read(&self.store.root, &key) };
             let (b, cache) = match cached.filter(|e| e.baseline.run == check.run) {
                 Some(e) => {
+                    seen.push(e.tests);
                     let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
                     (b, serde_json::json!({"key": key, "hit": true, "from": e.task}))
                 }
@@ -226,6 +244,9 @@ impl TaskRun<'_> {
                     super::super::stop_if_interrupted(&self.plan.id)?;
                     let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
                     let p = parse(check, &f, wt, self.repo, &|rel| std::fs::read(wt.join(rel)).ok());
+                    self.stop_if_the_check_cannot_start(a.n, check, &f)?;
+                    // A run cut short names only some of the base's tests.
+                    seen.push((!p.timed_out).then(|| p.tests.clone()));
                     let b = Baseline {
                         check: check.name.clone(),
                         run: check.run.clone(),
@@ -237,7 +258,11 @@ impl TaskRun<'_> {
                     };
                     // A timed-out run says nothing lasting of the base.
                     if !p.timed_out {
-                        let entry = baseline_cache::Entry { baseline: b.clone(), task: self.plan.id.clone() };
+                        let entry = baseline_cache::Entry {
+                            baseline: b.clone(),
+                            task: self.plan.id.clone(),
+                            tests: Some(p.tests.clone()),
+                        };
                         super::super::write_json(&baseline_cache::file(&self.store.root, &key), &entry)?;
                     }
                     (b, serde_json::json!({"key": key, "hit": false}))
@@ -257,7 +282,69 @@ impl TaskRun<'_> {
             )?;
             out.push(b);
         }
-        Ok(out)
+        Ok((out, seen))
+    }
+
+    /// A check on the base whose program could not start (126 or 127, and
+    /// the shell says which program): the environment's failure, named
+    /// with the shell's line, which stops the run (exit 3) before any agent
+    /// is handed it. The attempt is closed as aborted, spending nothing.
+    fn stop_if_the_check_cannot_start(&mut self, n: u32, check: &CheckConfig, f: &Finished) -> Result<(), RunError> {
+        let bytes = f.output.bytes();
+        let lines: Vec<String> = String::from_utf8_lossy(&bytes).lines().map(|l| relativize(l, &self.wt)).collect();
+        let Some(line) = super::super::agent_start::shell_cannot_start(f.exit_code, &lines) else { return Ok(()) };
+        let message = format!(
+            "check {} cannot start on the base: `{}` exited with {} ({line}); install the program or fix [[check]] run in the config, then `{}`",
+            check.name,
+            check.run,
+            f.exit_code.unwrap_or_default(),
+            self.resume_command(""),
+        );
+        self.rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "checks".into() })?;
+        self.progress.done("aborted: a check cannot start");
+        self.publish()?;
+        Err(RunError::CheckStart { check: check.name.clone(), message })
+    }
+
+    /// The task's targets against the tests the checks named on the base:
+    /// one none of them reports stops the run (exit 2) with the nearest ids,
+    /// unless `--allow-new-target`. Not judged when what the base holds is
+    /// not known whole: a check not run on the base, one that timed out or
+    /// came from an old cache entry, or checks that named no test at all (a
+    /// runner that stopped before its tests, which the agent may be there
+    /// to fix).
+    fn targets_on_the_base(&self, seen: &[Option<test_results::TestRun>]) -> Result<(), RunError> {
+        let config = &self.plan.config;
+        let targets = &config.targets;
+        let all_on_base = config.checks.iter().all(|c| c.baseline_mode(&config.retry).runs());
+        if targets.is_empty() || self.plan.allow_new_target || !all_on_base || seen.iter().any(Option::is_none) {
+            return Ok(());
+        }
+        let runs: Vec<&test_results::TestRun> = seen.iter().flatten().collect();
+        let failed: Vec<&str> = self
+            .baselines
+            .iter()
+            .flatten()
+            .flat_map(|b| b.failures.iter().filter(|f| f.test).map(|f| f.key.as_str()))
+            .collect();
+        let ids: Vec<String> = runs.iter().flat_map(|r| r.passed.iter().chain(&r.failed).cloned()).collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let missing: Vec<(String, Vec<&str>)> = targets
+            .iter()
+            .filter(|t| test_results::target_status(t, &runs, &failed) == test_results::TargetStatus::NotReported)
+            .map(|t| (t.clone(), crate::outcome::new_target::nearest(t, &ids, 3)))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let checks: Vec<String> = self.plan.config.checks.iter().map(|c| c.name.clone()).collect();
+        Err(RunError::usage(format!(
+            "task {}: {}",
+            self.plan.id,
+            crate::outcome::new_target::message(&missing, &checks)
+        )))
     }
 
     /// The configured checks of attempt `a`, each with its flaky re-runs,
