@@ -71,9 +71,9 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
             Err(e) => said.push(format!("the checks could not be tried on HEAD ({e}): they are proposed untried")),
         }
     }
-    let mut try_run = |cmd: &str, secs: u64| -> Option<Ran> {
+    let mut try_run = |cmd: &str, network: &[String], secs: u64| -> Option<Ran> {
         let t = trial.as_mut()?;
-        Some(match t.run(cmd, Duration::from_secs(secs)) {
+        Some(match t.run(cmd, network, Duration::from_secs(secs)) {
             Ok(r) => Ran { exit_code: r.exit_code, timed_out: r.timed_out, output: r.output },
             Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },
         })
@@ -83,7 +83,7 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
     let tried: Vec<(init::Candidate, Option<Ran>)> = candidates
         .into_iter()
         .map(|c| {
-            let ran = try_run(&c.run, init::TRIAL_SECS);
+            let ran = try_run(&c.run, &c.network, init::TRIAL_SECS);
             (c, ran)
         })
         .collect();
@@ -101,10 +101,10 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
 
 /// The first interpreter that imports pytest, each tried in the trial's
 /// worktree; without a trial, the first, unchecked.
-fn choose_python(facts: &Facts, try_run: &mut dyn FnMut(&str, u64) -> Option<Ran>) -> Python {
+fn choose_python(facts: &Facts, try_run: &mut dyn FnMut(&str, &[String], u64) -> Option<Ran>) -> Python {
     let mut python = Python { checked: true, ..Python::default() };
     for i in init::interpreters(facts) {
-        let Some(ran) = try_run(&init::probe_command(&i), 60) else {
+        let Some(ran) = try_run(&init::probe_command(&i), &[], 60) else {
             return Python { chosen: Some(i), passed_over: Vec::new(), checked: false };
         };
         if ran.exit_code == Some(0) && !ran.timed_out {
@@ -127,7 +127,13 @@ fn facts(root: &Path) -> Facts {
     let path = std::env::var_os("PATH");
     let on_path =
         |program: &str| path.as_ref().is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
-    let mut facts = Facts { layout: Layout::read(root), ..Facts::default() };
+    let path_venvs = crate::project::virtualenvs_on_path(path.as_deref().unwrap_or_default());
+    let mut facts = Facts {
+        layout: Layout::read(root),
+        root: root.display().to_string(),
+        path_venvs: path_venvs.iter().map(|v| v.display().to_string()).collect(),
+        ..Facts::default()
+    };
     facts.on_path = init::PROGRAMS.iter().filter(|p| on_path(p)).map(|p| p.to_string()).collect();
     for name in init::VENV_DIRS {
         let bin = root.join(name).join("bin");
