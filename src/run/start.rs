@@ -47,6 +47,12 @@ pub(super) fn start_task<'a>(
     for warning in unconfined(&plan.config) {
         progress.say(&warning);
     }
+    let path_venvs = crate::project::virtualenvs_on_path(&std::env::var_os("PATH").unwrap_or_default());
+    let path_venvs: Vec<String> = path_venvs.iter().map(|v| v.display().to_string()).collect();
+    let root = repo.workdir().unwrap_or(repo.common_dir()).display().to_string();
+    for warning in crate::sandbox::hides::warnings(&plan.config, &path_venvs, &root) {
+        progress.say(&warning);
+    }
     for e in &plan.model_endpoints {
         progress.say(&format!(
             "the agent's model server {} (from {}) is let through the sandbox's proxy",

@@ -63,6 +63,29 @@ pub fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<Hidden> 
     out
 }
 
+/// What `run` says before the first attempt: each check (and
+/// `worktree.setup`) that names a path the sandbox hides, or that runs
+/// beside a hidden virtualenv of `path_venvs`, unless the sandbox is not
+/// asked for namespaces (`landlock`, `detect`, `off`). `root` is the
+/// repository, which stays visible.
+pub fn warnings(config: &crate::config::Config, path_venvs: &[String], root: &str) -> Vec<String> {
+    use crate::config::SandboxMode;
+    if !matches!(config.sandbox.mode, SandboxMode::Auto | SandboxMode::Namespaces) {
+        return Vec::new();
+    }
+    let kept = [root.to_string()];
+    let mut out = Vec::new();
+    let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.as_str()));
+    let checks = config.checks.iter().map(|c| (format!("check {}", c.name), c.run.as_str()));
+    for (who, run) in setup.chain(checks) {
+        for h in hidden(run, &[], &kept) {
+            out.push(format!("{who}: {}", h.advice()));
+        }
+    }
+    out.extend(hidden("", path_venvs, &kept).iter().map(Hidden::advice));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +100,17 @@ mod tests {
         assert!(h[2].advice().contains("sandbox.writable"));
         // The repository stays visible where it lies; /tmpfoo is not /tmp.
         assert!(hidden("/tmp/repo/.venv/bin/python -m pytest /tmpfoo/x", &[], &["/tmp/repo".into()]).is_empty());
+    }
+
+    #[test]
+    fn run_warns_of_each_check_naming_a_hidden_path_unless_namespaces_are_not_asked_for() {
+        let text = "[[check]]\nname = \"pytest\"\nrun = \"/tmp/v/bin/python -m pytest\"\n[[check]]\nname = \"ruff\"\nrun = \"ruff check\"\n";
+        let mut c = crate::config::Config::parse(text, Path::new("retry-run.toml")).expect("parses");
+        let w = warnings(&c, &["/tmp/w".into()], "/tmp/repo");
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("check pytest: /tmp/v/bin/python lies under /tmp"), "{w:?}");
+        assert!(w[1].starts_with("/tmp/w lies under /tmp"), "{w:?}");
+        c.sandbox.mode = crate::config::SandboxMode::Landlock;
+        assert!(warnings(&c, &["/tmp/w".into()], "/tmp/repo").is_empty());
     }
 }

@@ -274,3 +274,34 @@ fn a_virtualenv_under_tmp_on_path_is_named_as_hidden_by_the_sandbox() {
         "{said}"
     );
 }
+
+#[test]
+fn run_names_the_path_under_tmp_a_check_runs_from() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let tmp = tempfile::Builder::new().prefix("retry-run-it-venv-").tempdir_in("/tmp").expect("a directory in /tmp");
+    let venv = tmp.path().join("venv");
+    if let Err(why) = crate::support::tools::seeing_python_tools(&venv) {
+        return crate::support::tools::skipped(&why);
+    }
+    let python = venv.join("bin/python");
+    let config = format!(
+        "max_attempts = 1\n\n[[check]]\nname = \"pytest\"\nrun = \"{} -m pytest\"\nkind = \"test\"\n",
+        python.display()
+    );
+    let r = env
+        .repo("tmpcheck")
+        .file("shop/__init__.py", "")
+        .file("tests/test_x.py", "def test_x():\n    assert True\n")
+        .file("pyproject.toml", "[project]\nname = \"shop\"\n")
+        .file("retry-run.toml", &config)
+        .commit();
+    let agent = env.agent(FakeAgent::new().append("shop/__init__.py", "# x\n"));
+    let run = env.run_agent(&r, &["run", "--task", "Touch"], &agent);
+    assert!(
+        run.stderr.contains(&format!("check pytest: {} lies under /tmp, which the sandbox hides", python.display()))
+            && run.stderr.contains("sandbox.writable"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+}
