@@ -489,7 +489,7 @@ pub fn propose(
     }
     why.extend(notes.iter().cloned());
     let kept = [f.root.clone()];
-    let on_path = crate::sandbox::hides::hidden("", &f.path_venvs, &kept);
+    let on_path = crate::project::hides::hidden("", &f.path_venvs, &kept);
     why.extend(on_path.iter().map(|h| h.advice()));
     // Each check, and the reason it is left out (commented in the file).
     let mut checks: Vec<(&Candidate, Option<String>)> = Vec::new();
@@ -504,7 +504,7 @@ pub fn propose(
                 checks.push((c, None));
             }
             Some(Found::Leave(line)) => {
-                let named = crate::sandbox::hides::hidden(&c.run, &[], &kept);
+                let named = crate::project::hides::hidden(&c.run, &[], &kept);
                 let line = match named.first() {
                     Some(h) => format!("{line}; {}", h.advice()),
                     None => line,

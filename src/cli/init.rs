@@ -19,7 +19,7 @@ use crate::run::trial::Trial;
 /// pnpm or yarn by lock file); cargo test and clippy; go test and go vet.
 /// Runs each proposed check once on HEAD, confined in a throwaway
 /// worktree, says what it found (test totals, failing tests, diagnostics
-/// already there), and leaves out a command that cannot start. The scope
+/// already there), and comments out a check that cannot work here. The scope
 /// comes from the source and test directories, the agent preset from the
 /// agent CLIs on PATH. An existing file is kept unless --force.
 #[derive(Debug, Args)]
@@ -127,13 +127,8 @@ fn facts(root: &Path) -> Facts {
     let path = std::env::var_os("PATH");
     let on_path =
         |program: &str| path.as_ref().is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
-    let path_venvs = crate::project::virtualenvs_on_path(path.as_deref().unwrap_or_default());
-    let mut facts = Facts {
-        layout: Layout::read(root),
-        root: root.display().to_string(),
-        path_venvs: path_venvs.iter().map(|v| v.display().to_string()).collect(),
-        ..Facts::default()
-    };
+    let mut facts = Facts { layout: Layout::read(root), root: root.display().to_string(), ..Facts::default() };
+    facts.path_venvs = crate::project::virtualenvs_on_path(path.as_deref().unwrap_or_default());
     facts.on_path = init::PROGRAMS.iter().filter(|p| on_path(p)).map(|p| p.to_string()).collect();
     for name in init::VENV_DIRS {
         let bin = root.join(name).join("bin");

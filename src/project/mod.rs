@@ -3,6 +3,7 @@
 //! root's names, the packages at the root and in `src/`, the config files
 //! [`layout::CONFIG_FILES`]). Reads, never writes.
 
+pub mod hides;
 pub mod layout;
 
 use std::path::{Path, PathBuf};
@@ -56,13 +57,13 @@ pub fn import_root_of(dir: &Path) -> Option<PathBuf> {
 
 /// The virtualenvs whose `bin` is on `path` (a `PATH` value): each such
 /// entry's parent holding a `pyvenv.cfg`, in `PATH`'s order.
-pub fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
+pub fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
     for dir in std::env::split_paths(path) {
         if let Some(root) = dir.parent().filter(|r| r.join("pyvenv.cfg").is_file())
-            && !out.iter().any(|o| o == root)
+            && !out.iter().any(|o| Path::new(o) == root)
         {
-            out.push(root.to_path_buf());
+            out.push(root.display().to_string());
         }
     }
     out

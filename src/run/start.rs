@@ -48,9 +48,12 @@ pub(super) fn start_task<'a>(
         progress.say(&warning);
     }
     let path_venvs = crate::project::virtualenvs_on_path(&std::env::var_os("PATH").unwrap_or_default());
-    let path_venvs: Vec<String> = path_venvs.iter().map(|v| v.display().to_string()).collect();
     let root = repo.workdir().unwrap_or(repo.common_dir()).display().to_string();
-    for warning in crate::sandbox::hides::warnings(&plan.config, &path_venvs, &root) {
+    let namespaces = matches!(config.sandbox.mode, crate::config::SandboxMode::Auto | crate::config::SandboxMode::Namespaces);
+    let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.clone()));
+    let commands: Vec<(String, String)> =
+        setup.chain(config.checks.iter().map(|c| (format!("check {}", c.name), c.run.clone()))).collect();
+    for warning in crate::project::hides::warnings(namespaces, &commands, &path_venvs, &root) {
         progress.say(&warning);
     }
     for e in &plan.model_endpoints {

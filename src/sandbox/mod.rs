@@ -16,7 +16,6 @@
 pub mod endpoints;
 pub mod env;
 pub mod exec;
-pub mod hides;
 pub mod landlock;
 pub mod limits;
 pub mod namespaces;

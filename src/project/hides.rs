@@ -1,6 +1,6 @@
 //! Paths a command relies on that a confined command does not see: in
 //! its namespaces, `/tmp`, `/dev/shm` and `/run` are empty private
-//! directories ([`super::namespaces::PRIVATE`]), where only the
+//! directories ([`PRIVATE`]), where only the
 //! repository, the programs on `PATH` and the files a command's arguments
 //! name stay visible. A virtualenv there whose `bin` is on `PATH` keeps
 //! its `bin` but loses its `lib` (its Python runs without its packages:
@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use super::namespaces::PRIVATE;
+/// The directories a confined command gets empty and private in its
+/// namespaces (the sandbox's own list).
+pub const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
 
 /// A path the sandbox hides from a command that relies on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,21 +65,18 @@ pub fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<Hidden> 
     out
 }
 
-/// What `run` says before the first attempt: each check (and
-/// `worktree.setup`) that names a path the sandbox hides, or that runs
-/// beside a hidden virtualenv of `path_venvs`, unless the sandbox is not
-/// asked for namespaces (`landlock`, `detect`, `off`). `root` is the
+/// What `run` says before the first attempt: each of `commands` (who
+/// runs it, its command line: the checks, `worktree.setup`) that names a
+/// path the sandbox hides, and each hidden virtualenv of `path_venvs`;
+/// nothing when the sandbox is not asked for namespaces. `root` is the
 /// repository, which stays visible.
-pub fn warnings(config: &crate::config::Config, path_venvs: &[String], root: &str) -> Vec<String> {
-    use crate::config::SandboxMode;
-    if !matches!(config.sandbox.mode, SandboxMode::Auto | SandboxMode::Namespaces) {
+pub fn warnings(namespaces: bool, commands: &[(String, String)], path_venvs: &[String], root: &str) -> Vec<String> {
+    if !namespaces {
         return Vec::new();
     }
     let kept = [root.to_string()];
     let mut out = Vec::new();
-    let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.as_str()));
-    let checks = config.checks.iter().map(|c| (format!("check {}", c.name), c.run.as_str()));
-    for (who, run) in setup.chain(checks) {
+    for (who, run) in commands {
         for h in hidden(run, &[], &kept) {
             out.push(format!("{who}: {}", h.advice()));
         }
@@ -103,14 +102,15 @@ mod tests {
     }
 
     #[test]
-    fn run_warns_of_each_check_naming_a_hidden_path_unless_namespaces_are_not_asked_for() {
-        let text = "[[check]]\nname = \"pytest\"\nrun = \"/tmp/v/bin/python -m pytest\"\n[[check]]\nname = \"ruff\"\nrun = \"ruff check\"\n";
-        let mut c = crate::config::Config::parse(text, Path::new("retry-run.toml")).expect("parses");
-        let w = warnings(&c, &["/tmp/w".into()], "/tmp/repo");
+    fn run_warns_of_each_command_naming_a_hidden_path_unless_namespaces_are_not_asked_for() {
+        let commands = [
+            ("check pytest".to_string(), "/tmp/v/bin/python -m pytest".to_string()),
+            ("check ruff".to_string(), "ruff check".to_string()),
+        ];
+        let w = warnings(true, &commands, &["/tmp/w".into()], "/tmp/repo");
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].starts_with("check pytest: /tmp/v/bin/python lies under /tmp"), "{w:?}");
         assert!(w[1].starts_with("/tmp/w lies under /tmp"), "{w:?}");
-        c.sandbox.mode = crate::config::SandboxMode::Landlock;
-        assert!(warnings(&c, &["/tmp/w".into()], "/tmp/repo").is_empty());
+        assert!(warnings(false, &commands, &["/tmp/w".into()], "/tmp/repo").is_empty());
     }
 }
