@@ -139,6 +139,33 @@ pub struct Python {
     pub checked: bool,
 }
 
+/// Runs a command on the base with the hosts it may reach, for at most so
+/// many seconds; `None` when nothing can be run (`--no-run`).
+pub type TryRun<'a> = dyn FnMut(&str, &[String], u64) -> Option<Ran> + 'a;
+
+/// The first interpreter that imports pytest, each tried by `try_run`
+/// (in the trial's worktree); without a trial, the first, unchecked.
+pub fn choose_python(facts: &Facts, try_run: &mut TryRun<'_>) -> Python {
+    let mut python = Python { checked: true, ..Python::default() };
+    for i in interpreters(facts) {
+        let Some(ran) = try_run(&probe_command(&i), &[], 60) else {
+            return Python { chosen: Some(i), passed_over: Vec::new(), checked: false };
+        };
+        if ran.exit_code == Some(0) && !ran.timed_out {
+            python.chosen = Some(i);
+            return python;
+        }
+        let first = ran.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let reason = match (ran.timed_out, first.is_empty()) {
+            (true, _) => "did not answer within a minute".to_string(),
+            (false, true) => format!("exit {}", ran.exit_code.unwrap_or(-1)),
+            (false, false) => crate::text::clip(first, 200, "...").into_owned(),
+        };
+        python.passed_over.push((i, reason));
+    }
+    python
+}
+
 /// A check `init` may propose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
@@ -189,7 +216,12 @@ pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
         if let Some((path, why)) = &ruff_program {
             add("ruff", format!("{path} check --no-fix --output-format=concise"), "lint", why.clone());
             if ruff_format {
-                add("ruff-format", format!("{path} format --check"), "lint", format!("{why}; [tool.ruff.format] is set"));
+                add(
+                    "ruff-format",
+                    format!("{path} format --check"),
+                    "lint",
+                    format!("{why}; [tool.ruff.format] is set"),
+                );
             }
         }
         match (ruff_program.is_some(), ruff, f.on_path("ruff")) {
@@ -222,7 +254,9 @@ pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
         if let Some(file) = l.configures("pyright") {
             let why = format!("pyright is configured in {file}");
             match (f.venv_program("pyright"), f.on_path("pyright")) {
-                (Some((v, path)), _) => add("pyright", path, "lint", format!("{why} and is in the checkout's {}", v.name)),
+                (Some((v, path)), _) => {
+                    add("pyright", path, "lint", format!("{why} and is in the checkout's {}", v.name))
+                }
                 (None, true) => add("pyright", "pyright".into(), "lint", format!("{why} and is on PATH")),
                 (None, false) => notes.push(format!("{why} but not installed: no pyright check")),
             }
@@ -360,7 +394,10 @@ const CANNOT_START: [(&str, &str); 12] = [
     ("Temporary failure in name resolution", "it needs the network: add the host to the check's `network`"),
     ("Network is unreachable", "it needs the network: add the host to the check's `network`"),
     ("Read-only file system", "the sandbox keeps that path read-only: list its directory in `sandbox.writable`"),
-    ("--offline was specified", "it needs dependencies that are not vendored: commit Cargo.lock and vendor them, or drop --offline and give it the registry's hosts in `network`"),
+    (
+        "--offline was specified",
+        "it needs dependencies that are not vendored: commit Cargo.lock and vendor them, or drop --offline and give it the registry's hosts in `network`",
+    ),
     ("Operation not permitted", ""),
 ];
 
@@ -377,9 +414,10 @@ pub fn judge(c: &Candidate, ran: &Ran) -> Found {
         .collect();
     let counted = crate::outcome::check::counted(&enriched).count();
     let first_sign = || {
-        let (line, fix) = ran.output.lines().find_map(|l| {
-            CANNOT_START.iter().find(|(s, _)| l.contains(s)).map(|(_, fix)| (l, fix))
-        })?;
+        let (line, fix) = ran
+            .output
+            .lines()
+            .find_map(|l| CANNOT_START.iter().find(|(s, _)| l.contains(s)).map(|(_, fix)| (l, fix)))?;
         let line = crate::text::clip(line.trim(), 200, "...").into_owned();
         Some(if fix.is_empty() { line } else { format!("{line} ({fix})") })
     };
@@ -822,15 +860,19 @@ mod tests {
             let (c, _) = candidates(&f, &Python::default());
             c.into_iter().map(|c| (c.run, c.network)).collect::<Vec<_>>()
         };
-        let free = cargo(&["Cargo.toml"], &[("Cargo.toml", &manifest("[dependencies]\nlocal = { path = \"local\" }\n"))]);
+        let free =
+            cargo(&["Cargo.toml"], &[("Cargo.toml", &manifest("[dependencies]\nlocal = { path = \"local\" }\n"))]);
         assert_eq!(free[1], ("cargo test --offline --no-fail-fast".to_string(), Vec::new()));
         assert_eq!(free[0].0, "cargo clippy --all-targets --quiet --offline -- -D warnings");
-        let deps = manifest("[dev-dependencies]\nitoa = \"1\"\n[target.'cfg(unix)'.dependencies]\nr = { git = \"https://github.com/o/r\" }\n");
+        let deps = manifest(
+            "[dev-dependencies]\nitoa = \"1\"\n[target.'cfg(unix)'.dependencies]\nr = { git = \"https://github.com/o/r\" }\n",
+        );
         let fetched = cargo(&["Cargo.toml"], &[("Cargo.toml", &deps)]);
         let hosts = vec!["index.crates.io".to_string(), "static.crates.io".to_string(), "github.com".to_string()];
         assert_eq!(fetched[1], ("cargo test --no-fail-fast".to_string(), hosts));
         let vendored = "[source.crates-io]\nreplace-with = \"vendored\"\n[source.vendored]\ndirectory = \"vendor\"\n";
-        let v = cargo(&["Cargo.toml", "Cargo.lock", ".cargo"], &[("Cargo.toml", &deps), (".cargo/config.toml", vendored)]);
+        let v =
+            cargo(&["Cargo.toml", "Cargo.lock", ".cargo"], &[("Cargo.toml", &deps), (".cargo/config.toml", vendored)]);
         assert_eq!(v[1], ("cargo test --offline --no-fail-fast".to_string(), Vec::new()));
         // Vendored, but without a lock file: fetched.
         let v = cargo(&["Cargo.toml", ".cargo"], &[("Cargo.toml", &deps), (".cargo/config.toml", vendored)]);
@@ -839,7 +881,8 @@ mod tests {
 
     #[test]
     fn a_check_that_fails_for_the_environment_is_written_commented_out_with_why() {
-        let mut f = with_file(facts(&["Cargo.toml"]), "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nitoa = \"1\"\n");
+        let mut f =
+            with_file(facts(&["Cargo.toml"]), "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nitoa = \"1\"\n");
         f.root = "/w/x".into();
         let python = Python::default();
         let (cands, notes) = candidates(&f, &python);
@@ -850,7 +893,12 @@ mod tests {
         assert!(parse(&text).checks.is_empty(), "{text}");
         assert!(text.contains("# [[check]]\n# name = \"clippy\"\n"), "{text}");
         assert!(text.contains("# network = [\"index.crates.io\", \"static.crates.io\"]"), "{text}");
-        assert!(why.iter().any(|w| w.starts_with("clippy: left out") && w.contains("CONNECT tunnel failed") && w.contains("`network`")), "{why:?}");
+        assert!(
+            why.iter().any(|w| w.starts_with("clippy: left out")
+                && w.contains("CONNECT tunnel failed")
+                && w.contains("`network`")),
+            "{why:?}"
+        );
         assert!(why.iter().any(|w| w.starts_with("cargo-test: left out") && w.contains("sandbox.writable")), "{why:?}");
     }
 

@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::{CliError, exit};
 use crate::git::Repo;
-use crate::init::{self, Facts, Python, Ran, Venv};
+use crate::init::{self, Facts, Ran, Venv};
 use crate::project::Layout;
 use crate::run::trial::Trial;
 
@@ -78,7 +78,7 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
             Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },
         })
     };
-    let python = choose_python(&facts, &mut try_run);
+    let python = init::choose_python(&facts, &mut try_run);
     let (candidates, notes) = init::candidates(&facts, &python);
     let tried: Vec<(init::Candidate, Option<Ran>)> = candidates
         .into_iter()
@@ -97,29 +97,6 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
         writeln!(out, "  {w}")?;
     }
     Ok(exit::OK)
-}
-
-/// The first interpreter that imports pytest, each tried in the trial's
-/// worktree; without a trial, the first, unchecked.
-fn choose_python(facts: &Facts, try_run: &mut dyn FnMut(&str, &[String], u64) -> Option<Ran>) -> Python {
-    let mut python = Python { checked: true, ..Python::default() };
-    for i in init::interpreters(facts) {
-        let Some(ran) = try_run(&init::probe_command(&i), &[], 60) else {
-            return Python { chosen: Some(i), passed_over: Vec::new(), checked: false };
-        };
-        if ran.exit_code == Some(0) && !ran.timed_out {
-            python.chosen = Some(i);
-            return python;
-        }
-        let first = ran.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-        let reason = match (ran.timed_out, first.is_empty()) {
-            (true, _) => "did not answer within a minute".to_string(),
-            (false, true) => format!("exit {}", ran.exit_code.unwrap_or(-1)),
-            (false, false) => crate::text::clip(first, 200, "...").into_owned(),
-        };
-        python.passed_over.push((i, reason));
-    }
-    python
 }
 
 /// What the checkout and `PATH` hold.

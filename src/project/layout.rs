@@ -83,10 +83,9 @@ impl Layout {
                 (".mypy.ini", self.has(".mypy.ini")),
                 ("setup.cfg", section("setup.cfg", "mypy")),
             ],
-            "pyright" => &[
-                ("pyproject.toml", table("[tool.pyright")),
-                ("pyrightconfig.json", self.has("pyrightconfig.json")),
-            ],
+            "pyright" => {
+                &[("pyproject.toml", table("[tool.pyright")), ("pyrightconfig.json", self.has("pyrightconfig.json"))]
+            }
             "black" => &[("pyproject.toml", table("[tool.black"))],
             "hatch" => &[("pyproject.toml", table("[tool.hatch")), ("hatch.toml", self.has("hatch.toml"))],
             "rustfmt" => &[("rustfmt.toml", self.has("rustfmt.toml")), (".rustfmt.toml", self.has(".rustfmt.toml"))],
@@ -130,7 +129,9 @@ impl Layout {
     pub fn cargo_needs(&self) -> CargoNeeds {
         let manifest = match self.text("Cargo.toml").parse::<toml::Table>() {
             Ok(t) => t,
-            Err(_) => return CargoNeeds::Hosts(CRATES_IO.map(String::from).to_vec(), "Cargo.toml could not be read".into()),
+            Err(_) => {
+                return CargoNeeds::Hosts(CRATES_IO.map(String::from).to_vec(), "Cargo.toml could not be read".into());
+            }
         };
         let config = [".cargo/config.toml", ".cargo/config"].into_iter().find(|f| self.files.contains_key(*f));
         if let Some(c) = config {
@@ -141,7 +142,8 @@ impl Layout {
         }
         let kinds = ["dependencies", "dev-dependencies", "build-dependencies"];
         let targets = manifest.get("target").and_then(|t| t.as_table());
-        let owners = std::iter::once(&manifest).chain(targets.into_iter().flat_map(|t| t.values().filter_map(|t| t.as_table())));
+        let owners =
+            std::iter::once(&manifest).chain(targets.into_iter().flat_map(|t| t.values().filter_map(|t| t.as_table())));
         let mut tables: Vec<&toml::Table> =
             owners.flat_map(|t| kinds.iter().filter_map(move |k| t.get(*k).and_then(|d| d.as_table()))).collect();
         let workspace = manifest.get("workspace").and_then(|w| w.as_table());
@@ -167,7 +169,8 @@ impl Layout {
                 None => CRATES_IO.iter().for_each(|h| push(h)),
             }
         }
-        let members = workspace.is_some_and(|w| w.get("members").is_some_and(|m| m.as_array().is_some_and(|a| !a.is_empty())));
+        let members =
+            workspace.is_some_and(|w| w.get("members").is_some_and(|m| m.as_array().is_some_and(|a| !a.is_empty())));
         if members {
             CRATES_IO.iter().for_each(|h| push(h));
             return CargoNeeds::Hosts(hosts, "a workspace (its members' dependencies are not read here)".into());

@@ -49,7 +49,8 @@ pub(super) fn start_task<'a>(
     }
     let path_venvs = crate::project::virtualenvs_on_path(&std::env::var_os("PATH").unwrap_or_default());
     let root = repo.workdir().unwrap_or(repo.common_dir()).display().to_string();
-    let namespaces = matches!(config.sandbox.mode, crate::config::SandboxMode::Auto | crate::config::SandboxMode::Namespaces);
+    let namespaces =
+        matches!(config.sandbox.mode, crate::config::SandboxMode::Auto | crate::config::SandboxMode::Namespaces);
     let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.clone()));
     let commands: Vec<(String, String)> =
         setup.chain(config.checks.iter().map(|c| (format!("check {}", c.name), c.run.clone()))).collect();

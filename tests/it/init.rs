@@ -71,7 +71,11 @@ fn a_flat_project_gets_pytest_and_ruff_with_what_they_found_on_the_base() {
     assert!(said.contains("ruff: 2 diagnostics already on the base: only new ones will fail an attempt"), "{said}");
     assert!(said.contains("in a throwaway worktree"), "{said}");
     let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
-    assert_eq!(runs(&text), ["pytest: python3 -m pytest", "ruff: ruff check --no-fix --output-format=concise"], "{text}");
+    assert_eq!(
+        runs(&text),
+        ["pytest: python3 -m pytest", "ruff: ruff check --no-fix --output-format=concise"],
+        "{text}"
+    );
     only_the_config_is_new(&env, &r);
     // --no-run proposes the same, untried, and says so.
     let out = env.run(&r, &["init", "--force", "--no-run"]);
@@ -148,7 +152,10 @@ fn ruff_configured_to_fix_is_proposed_with_no_fix_and_counts_the_base_s_error() 
         .repo("fixes")
         .file("shop/__init__.py", "import os\n\n\ndef total(xs):\n    return sum(xs)\n")
         .file("tests/test_shop.py", "from shop import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n")
-        .file("pyproject.toml", "[project]\nname = \"shop\"\n\n[tool.ruff]\nfix = true\n\n[tool.ruff.lint]\nselect = [\"F\"]\n")
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"shop\"\n\n[tool.ruff]\nfix = true\n\n[tool.ruff.lint]\nselect = [\"F\"]\n",
+        )
         .commit();
     let out = env.run(&r, &["init"]);
     out.assert_code(0);
