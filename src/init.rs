@@ -15,14 +15,16 @@
 
 use std::fmt::Write;
 
-use crate::project::{Layout, python_import_root};
+use crate::project::{CargoNeeds, Layout, python_import_root};
 
 /// Programs `init` looks for on `PATH`.
-pub const PROGRAMS: &[&str] =
-    &["python3", "python", "uv", "poetry", "hatch", "ruff", "flake8", "mypy", "npm", "pnpm", "yarn", "cargo", "go"];
+pub const PROGRAMS: &[&str] = &[
+    "python3", "python", "uv", "poetry", "hatch", "ruff", "flake8", "mypy", "pyright", "black", "npm", "pnpm", "yarn",
+    "cargo", "go",
+];
 
 /// Programs `init` looks for in a virtualenv's `bin`.
-pub const VENV_PROGRAMS: &[&str] = &["python", "ruff", "flake8", "mypy"];
+pub const VENV_PROGRAMS: &[&str] = &["python", "ruff", "flake8", "mypy", "pyright", "black"];
 
 /// The virtualenv directories of a checkout, in the order they are tried.
 pub const VENV_DIRS: &[&str] = &[".venv", "venv"];
@@ -40,6 +42,10 @@ pub struct Facts {
     pub on_path: Vec<String>,
     /// The checkout's virtualenvs ([`VENV_DIRS`]).
     pub venvs: Vec<Venv>,
+    /// The checkout's root, absolute.
+    pub root: String,
+    /// The virtualenvs whose `bin` is on `PATH`, absolute.
+    pub path_venvs: Vec<String>,
 }
 
 impl Facts {
@@ -133,6 +139,33 @@ pub struct Python {
     pub checked: bool,
 }
 
+/// Runs a command on the base with the hosts it may reach, for at most so
+/// many seconds; `None` when nothing can be run (`--no-run`).
+pub type TryRun<'a> = dyn FnMut(&str, &[String], u64) -> Option<Ran> + 'a;
+
+/// The first interpreter that imports pytest, each tried by `try_run`
+/// (in the trial's worktree); without a trial, the first, unchecked.
+pub fn choose_python(facts: &Facts, try_run: &mut TryRun<'_>) -> Python {
+    let mut python = Python { checked: true, ..Python::default() };
+    for i in interpreters(facts) {
+        let Some(ran) = try_run(&probe_command(&i), &[], 60) else {
+            return Python { chosen: Some(i), passed_over: Vec::new(), checked: false };
+        };
+        if ran.exit_code == Some(0) && !ran.timed_out {
+            python.chosen = Some(i);
+            return python;
+        }
+        let first = ran.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let reason = match (ran.timed_out, first.is_empty()) {
+            (true, _) => "did not answer within a minute".to_string(),
+            (false, true) => format!("exit {}", ran.exit_code.unwrap_or(-1)),
+            (false, false) => crate::text::clip(first, 200, "...").into_owned(),
+        };
+        python.passed_over.push((i, reason));
+    }
+    python
+}
+
 /// A check `init` may propose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
@@ -142,6 +175,8 @@ pub struct Candidate {
     pub kind: &'static str,
     /// Why it is proposed.
     pub why: String,
+    /// The hosts it may reach through the sandbox's proxy (its `network`).
+    pub network: Vec<String>,
 }
 
 /// The checks to try on the base, and lines saying what was found without
@@ -150,8 +185,9 @@ pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
     let l = &f.layout;
     let mut out = Vec::new();
     let mut notes = Vec::new();
+    let mut cargo_hosts: Vec<String> = Vec::new();
     let mut add = |name: &str, run: String, kind: &'static str, why: String| {
-        out.push(Candidate { name: name.into(), run, kind, why });
+        out.push(Candidate { name: name.into(), run, kind, why, network: Vec::new() });
     };
     if l.is_python() {
         let py = python.chosen.as_ref();
@@ -165,29 +201,43 @@ pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
                 notes.push(format!("{lock} is here but {tool} is not on PATH: `{tool} run python` is not tried"));
             }
         }
+        // No path: ruff then checks what its own config includes and
+        // excludes; `--no-fix` over a `fix = true`, `--check` for the
+        // formatter: a check never rewrites what is judged.
         let ruff = l.configures("ruff");
-        match (f.venv_program("ruff"), ruff, f.on_path("ruff")) {
-            (Some((v, path)), _, _) => add(
-                "ruff",
-                format!("{path} check --output-format=concise ."),
-                "lint",
-                format!("ruff is in the checkout's {}{}", v.name, configured_in(ruff)),
-            ),
-            (None, Some(file), true) => add(
-                "ruff",
-                "ruff check --output-format=concise .".into(),
-                "lint",
-                format!("ruff is configured in {file} and on PATH"),
-            ),
-            (None, Some(file), false) => {
+        let ruff_format = l.files.get("pyproject.toml").is_some_and(|t| t.contains("[tool.ruff.format"));
+        let ruff_program = match (f.venv_program("ruff"), ruff, f.on_path("ruff")) {
+            (Some((v, path)), _, _) => {
+                Some((path, format!("ruff is in the checkout's {}{}", v.name, configured_in(ruff))))
+            }
+            (None, Some(file), true) => Some(("ruff".to_string(), format!("ruff is configured in {file} and on PATH"))),
+            _ => None,
+        };
+        if let Some((path, why)) = &ruff_program {
+            add("ruff", format!("{path} check --no-fix --output-format=concise"), "lint", why.clone());
+            if ruff_format {
+                add(
+                    "ruff-format",
+                    format!("{path} format --check"),
+                    "lint",
+                    format!("{why}; [tool.ruff.format] is set"),
+                );
+            }
+        }
+        match (ruff_program.is_some(), ruff, f.on_path("ruff")) {
+            (true, _, _) => {}
+            (false, Some(file), _) => {
                 notes.push(format!("ruff is configured in {file} but not installed (not on PATH nor in a virtualenv of the checkout): no ruff check"));
             }
-            (None, None, true) => {
+            (false, None, true) => {
                 notes.push("ruff is on PATH but this project does not configure it: no ruff check".into());
             }
-            (None, None, false) => {}
+            (false, None, false) => {}
         }
-        for (tool, args) in [("flake8", ""), ("mypy", " .")] {
+        // mypy with `files` (or `packages`, `modules`) in its config checks
+        // those; `mypy .` would check everything else too.
+        let mypy_args = if l.mypy_names_its_targets() { "" } else { " ." };
+        for (tool, args) in [("flake8", ""), ("mypy", mypy_args), ("black", " --check .")] {
             let Some(file) = l.configures(tool) else { continue };
             let why = format!("{tool} is configured in {file}");
             if let Some((v, path)) = f.venv_program(tool) {
@@ -200,15 +250,55 @@ pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
                 notes.push(format!("{why}, but no interpreter was found to run it: no {tool} check"));
             }
         }
+        // pyright reads its own include and exclude.
+        if let Some(file) = l.configures("pyright") {
+            let why = format!("pyright is configured in {file}");
+            match (f.venv_program("pyright"), f.on_path("pyright")) {
+                (Some((v, path)), _) => {
+                    add("pyright", path, "lint", format!("{why} and is in the checkout's {}", v.name))
+                }
+                (None, true) => add("pyright", "pyright".into(), "lint", format!("{why} and is on PATH")),
+                (None, false) => notes.push(format!("{why} but not installed: no pyright check")),
+            }
+        }
     }
     if l.has("Cargo.toml") {
-        let why = "Rust project (Cargo.toml)".to_string();
-        add("clippy", "cargo clippy --all-targets --quiet -- -D warnings".into(), "lint", why.clone());
-        add("cargo-test", "cargo test --quiet".into(), "test", why);
+        // `cargo test` names every test (no `--quiet`) and runs every test
+        // binary (`--no-fail-fast`); offline when nothing is to be
+        // fetched, else given the hosts it fetches from.
+        let (offline, needs) = match l.cargo_needs() {
+            CargoNeeds::Offline(why) => (" --offline", format!("{why}: run offline")),
+            CargoNeeds::Hosts(hosts, why) => {
+                let said = format!("{why}: it may reach {} through the sandbox's proxy", hosts.join(", "));
+                cargo_hosts = hosts;
+                ("", said)
+            }
+        };
+        let why = format!("Rust project (Cargo.toml); {needs}");
+        add("clippy", format!("cargo clippy --all-targets --quiet{offline} -- -D warnings"), "lint", why.clone());
+        add("cargo-test", format!("cargo test{offline} --no-fail-fast"), "test", why);
+        if let Some(file) = l.configures("rustfmt") {
+            add("rustfmt", "cargo fmt --check".into(), "lint", format!("rustfmt is configured in {file}"));
+        }
     }
     if let Some(runner) = l.node_runner() {
         let scripts = l.npm_scripts();
         for (script, kind) in [("lint", "lint"), ("test", "test")] {
+            let text = l.npm_script(script).unwrap_or_default();
+            if let Some(flag) = writes(&text) {
+                match without_writes(&text) {
+                    Some(cmd) => add(
+                        &format!("{runner}-{script}"),
+                        format!("{} {cmd}", exec(runner)),
+                        kind,
+                        format!("package.json's `{script}` script without its `{flag}`, which would rewrite the worktree"),
+                    ),
+                    None => notes.push(format!(
+                        "package.json's `{script}` script runs `{flag}`, which rewrites the worktree: no {runner}-{script} check; add a script without it"
+                    )),
+                }
+                continue;
+            }
             if scripts.iter().any(|s| s == script) {
                 add(
                     &format!("{runner}-{script}"),
@@ -224,7 +314,47 @@ pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
         add("go-vet", "go vet ./...".into(), "lint", why.clone());
         add("go-test", "go test -v ./...".into(), "test", why);
     }
+    for c in out.iter_mut().filter(|c| c.name == "clippy" || c.name == "cargo-test") {
+        c.network = cargo_hosts.clone();
+    }
     (out, notes)
+}
+
+/// The flag of a script's text that rewrites files (`--fix`, `--write`,
+/// `-w`), if it has one.
+fn writes(script: &str) -> Option<&'static str> {
+    ["--fix", "--write", "-w"].into_iter().find(|f| script.split_whitespace().any(|w| w == *f))
+}
+
+/// A script that runs one tool with a writing flag, as a command that
+/// only checks: `eslint --fix src` as `eslint src`, `prettier --write .`
+/// as `prettier --check .`; `None` for more than one command (`&&`, `;`,
+/// `|`) or another tool.
+fn without_writes(script: &str) -> Option<String> {
+    if script.contains("&&") || script.contains(';') || script.contains('|') {
+        return None;
+    }
+    let words: Vec<&str> = script.split_whitespace().collect();
+    let swap: &[(&str, &str)] = match words.first() {
+        Some(&"eslint") => &[("--fix", "")],
+        Some(&"prettier") => &[("--write", "--check"), ("-w", "--check")],
+        _ => return None,
+    };
+    let kept: Vec<&str> = words
+        .iter()
+        .map(|w| swap.iter().find(|(from, _)| w == from).map_or(*w, |(_, to)| *to))
+        .filter(|w| !w.is_empty())
+        .collect();
+    Some(kept.join(" "))
+}
+
+/// How a Node package manager runs a program the project installs.
+fn exec(runner: &str) -> &'static str {
+    match runner {
+        "pnpm" => "pnpm exec",
+        "yarn" => "yarn",
+        _ => "npm exec --",
+    }
 }
 
 fn configured_in(file: Option<&str>) -> String {
@@ -249,23 +379,47 @@ pub enum Found {
     Leave(String),
 }
 
-/// Signs in an output that a command could not start.
-const CANNOT_START: [&str; 5] =
-    ["No module named", "No such file or directory", "command not found", ": not found", "Permission denied"];
+/// Signs in an output that a command could not start, or could not do
+/// its work for a reason of the environment (a tool or module missing,
+/// the network refused, a path it must write kept read-only), each with
+/// what to do when there is more to say than the line itself.
+const CANNOT_START: [(&str, &str); 12] = [
+    ("No module named", ""),
+    ("No such file or directory", ""),
+    ("command not found", ""),
+    (": not found", ""),
+    ("Permission denied", ""),
+    ("CONNECT tunnel failed", "the sandbox's proxy refused a host it needs: add the host to the check's `network`"),
+    ("Could not resolve host", "it needs the network: add the host to the check's `network`"),
+    ("Temporary failure in name resolution", "it needs the network: add the host to the check's `network`"),
+    ("Network is unreachable", "it needs the network: add the host to the check's `network`"),
+    ("Read-only file system", "the sandbox keeps that path read-only: list its directory in `sandbox.writable`"),
+    (
+        "--offline was specified",
+        "it needs dependencies that are not vendored: commit Cargo.lock and vendor them, or drop --offline and give it the registry's hosts in `network`",
+    ),
+    ("Operation not permitted", ""),
+];
 
 /// What `ran` (the candidate `c` on the base) says: its tests' totals and
-/// failing ids, or its diagnostics already on the base; or that it cannot
-/// start (exit 126 or 127, or a failure printing only "No module named",
-/// "No such file or directory", "not found", with no test or diagnostic
-/// read).
+/// failing ids, or its diagnostics already on the base, counted as `run`
+/// counts them ([`crate::outcome::check::counted`]: errors, not notes);
+/// or that it cannot start or work here (exit 126 or 127, or a failure
+/// printing one of [`CANNOT_START`] with no test or diagnostic read).
 pub fn judge(c: &Candidate, ran: &Ran) -> Found {
     let tests = crate::test_results::read(&ran.output);
-    let diagnostics = crate::diagnostics::parse_auto(&ran.output);
+    let enriched: Vec<crate::enrich::Enriched> = crate::diagnostics::parse_as(None, &ran.output)
+        .into_iter()
+        .map(|diagnostic| crate::enrich::Enriched { diagnostic, scope: None, snippet: None })
+        .collect();
+    let counted = crate::outcome::check::counted(&enriched).count();
     let first_sign = || {
-        ran.output
+        let (line, fix) = ran
+            .output
             .lines()
-            .find(|l| CANNOT_START.iter().any(|s| l.contains(s)))
-            .map(|l| crate::text::clip(l.trim(), 200, "...").into_owned())
+            .find_map(|l| CANNOT_START.iter().find(|(s, _)| l.contains(s)).map(|(_, fix)| (l, fix)))?;
+        let line = crate::text::clip(line.trim(), 200, "...").into_owned();
+        Some(if fix.is_empty() { line } else { format!("{line} ({fix})") })
     };
     let name = &c.name;
     if ran.timed_out {
@@ -275,8 +429,7 @@ pub fn judge(c: &Candidate, ran: &Ran) -> Found {
         ));
     }
     let failed = ran.exit_code != Some(0);
-    let nothing_read =
-        tests.ran.is_none() && tests.passed.is_empty() && tests.failed.is_empty() && diagnostics.is_empty();
+    let nothing_read = tests.ran.is_none() && tests.passed.is_empty() && tests.failed.is_empty() && counted == 0;
     if matches!(ran.exit_code, Some(126 | 127)) || (failed && nothing_read && first_sign().is_some()) {
         let why = first_sign().unwrap_or_else(|| format!("exit {}", ran.exit_code.unwrap_or(-1)));
         return Found::Leave(format!("{name}: left out, `{}` cannot start here: {why}", c.run));
@@ -300,7 +453,7 @@ pub fn judge(c: &Candidate, ran: &Ran) -> Found {
         }
         return Found::Keep(line);
     }
-    let n = diagnostics.len() as u64;
+    let n = counted as u64;
     Found::Keep(match (n, failed) {
         (0, false) => format!("{name}: no diagnostic on the base"),
         (0, true) => format!("{name}: exits {} on the base, with no diagnostic read", ran.exit_code.unwrap_or(-1)),
@@ -373,18 +526,30 @@ pub fn propose(
         }
     }
     why.extend(notes.iter().cloned());
-    let mut checks: Vec<&Candidate> = Vec::new();
+    let kept = [f.root.clone()];
+    let on_path = crate::project::hides::hidden("", &f.path_venvs, &kept);
+    why.extend(on_path.iter().map(|h| h.advice()));
+    // Each check, and the reason it is left out (commented in the file).
+    let mut checks: Vec<(&Candidate, Option<String>)> = Vec::new();
     for (c, ran) in tried {
         match ran.as_ref().map(|r| judge(c, r)) {
             None => {
                 why.push(format!("{}: {} (not run on the base: --no-run)", c.name, c.why));
-                checks.push(c);
+                checks.push((c, None));
             }
             Some(Found::Keep(line)) => {
                 why.push(format!("{line} ({})", c.why));
-                checks.push(c);
+                checks.push((c, None));
             }
-            Some(Found::Leave(line)) => why.push(line),
+            Some(Found::Leave(line)) => {
+                let named = crate::project::hides::hidden(&c.run, &[], &kept);
+                let line = match named.first() {
+                    Some(h) => format!("{line}; {}", h.advice()),
+                    None => line,
+                };
+                why.push(format!("{line} (written commented out)"));
+                checks.push((c, Some(line)));
+            }
         }
     }
     if tried.is_empty() && !l.is_python() {
@@ -426,8 +591,26 @@ pub fn propose(
     let list: Vec<String> = allow.iter().map(|a| format!("{a:?}")).collect();
     let _ = writeln!(t, "allow = [{}]", list.join(", "));
     let _ = writeln!(t, "deny = [\".github/**\"]");
-    for c in checks {
-        let _ = writeln!(t, "\n[[check]]\nname = {:?}\nrun = {:?}\nkind = {:?}", c.name, c.run, c.kind);
+    for (c, left_out) in checks {
+        let mut block = format!("[[check]]\nname = {:?}\nrun = {:?}\nkind = {:?}\n", c.name, c.run, c.kind);
+        if !c.network.is_empty() {
+            let hosts: Vec<String> = c.network.iter().map(|h| format!("{h:?}")).collect();
+            let _ = writeln!(block, "network = [{}]", hosts.join(", "));
+        }
+        match left_out {
+            None => {
+                let _ = write!(t, "\n{block}");
+            }
+            Some(reason) => {
+                let _ = writeln!(t, "\n# Left out: it failed on the base for a reason of the environment:");
+                for l in reason.lines() {
+                    let _ = writeln!(t, "# {l}");
+                }
+                for l in block.lines() {
+                    let _ = writeln!(t, "# {l}");
+                }
+            }
+        }
     }
     let _ = writeln!(t, "\n# More checks, the sandbox, the verifier and the retry prompt: see docs/config.md.");
     (t, why)
@@ -530,7 +713,7 @@ mod tests {
             programs: vec!["flake8".into(), "ruff".into()],
         }];
         let (c, _) = candidates(&f, &python);
-        assert_eq!(c[1].run, "/p/venv/bin/ruff check --output-format=concise .");
+        assert_eq!(c[1].run, "/p/venv/bin/ruff check --no-fix --output-format=concise");
         assert_eq!(c[2].run, "/p/venv/bin/flake8");
         // Configured but nowhere to be found; installed but not configured.
         let f = with_file(facts(&["pyproject.toml"]), "pyproject.toml", "[tool.ruff]\n");
@@ -543,7 +726,7 @@ mod tests {
     }
 
     fn cand(name: &str, kind: &'static str) -> Candidate {
-        Candidate { name: name.into(), run: format!("{name} run"), kind, why: "because".into() }
+        Candidate { name: name.into(), run: format!("{name} run"), kind, why: "because".into(), network: Vec::new() }
     }
 
     fn ran(code: i32, output: &str) -> Ran {
@@ -610,6 +793,134 @@ mod tests {
         assert!(why.iter().any(|w| w.contains("aider, gemini")));
         let (text, _) = unrun(&facts(&[]));
         assert!(text.contains("# preset = "));
+    }
+
+    fn runs(f: &Facts) -> Vec<String> {
+        let python = Python { chosen: interpreters(f).into_iter().next(), ..Python::default() };
+        candidates(f, &python).0.into_iter().map(|c| c.run).collect()
+    }
+
+    #[test]
+    fn no_proposed_check_rewrites_the_worktree() {
+        let toml = "[tool.ruff]\nfix = true\n[tool.ruff.format]\nquote-style = \"single\"\n[tool.black]\n";
+        let mut f = with_file(facts(&["pyproject.toml"]), "pyproject.toml", toml);
+        f.on_path.push("ruff".into());
+        assert_eq!(
+            runs(&f),
+            [
+                "python3 -m pytest",
+                "ruff check --no-fix --output-format=concise",
+                "ruff format --check",
+                "python3 -m black --check ."
+            ]
+        );
+        let node = |script: &str| {
+            let pkg = format!(r#"{{"scripts": {{"lint": {script:?}}}}}"#);
+            let f = with_file(facts(&["package.json"]), "package.json", &pkg);
+            let python = Python::default();
+            let (c, notes) = candidates(&f, &python);
+            (c.into_iter().map(|c| c.run).collect::<Vec<_>>(), notes)
+        };
+        assert_eq!(node("eslint --fix src").0, ["npm exec -- eslint src"]);
+        assert_eq!(node("prettier --write .").0, ["npm exec -- prettier --check ."]);
+        assert_eq!(node("eslint src").0, ["npm run --silent lint"]);
+        let (c, notes) = node("eslint --fix . && prettier --write .");
+        assert!(c.is_empty() && notes[0].contains("`--fix`, which rewrites the worktree"), "{notes:?}");
+        let f = with_file(facts(&["Cargo.toml", "rustfmt.toml"]), "Cargo.toml", "[package]\nname = \"x\"\n");
+        assert!(runs(&f).contains(&"cargo fmt --check".to_string()), "{:?}", runs(&f));
+    }
+
+    #[test]
+    fn type_checkers_check_what_their_config_names() {
+        let cases = [
+            ("pyproject.toml", "[tool.mypy]\nfiles = [\"src\"]\n", "python3 -m mypy"),
+            ("pyproject.toml", "[tool.mypy]\nstrict = true\n", "python3 -m mypy ."),
+            ("mypy.ini", "[mypy]\npackages = shop\n", "python3 -m mypy"),
+            ("setup.cfg", "[mypy]\nfiles = shop,\n  tools\n", "python3 -m mypy"),
+            ("setup.cfg", "[mypy]\nstrict = True\n", "python3 -m mypy ."),
+        ];
+        for (file, text, want) in cases {
+            let f = with_file(facts(&[file, "setup.py"]), file, text);
+            assert_eq!(runs(&f).last().map(String::as_str), Some(want), "{file}: {text}");
+        }
+        let mut f = with_file(facts(&["pyrightconfig.json"]), "pyrightconfig.json", "{\"include\": [\"src\"]}");
+        f.layout.root.push("setup.py".into());
+        f.on_path.push("pyright".into());
+        assert_eq!(runs(&f).last().map(String::as_str), Some("pyright"));
+    }
+
+    #[test]
+    fn cargo_checks_run_offline_or_reach_only_the_registries_they_need() {
+        let manifest = |deps: &str| format!("[package]\nname = \"x\"\nversion = \"0.1.0\"\n{deps}");
+        let cargo = |root: &[&str], files: &[(&str, &str)]| {
+            let mut f = facts(root);
+            for (k, v) in files {
+                f.layout.files.insert(k.to_string(), v.to_string());
+            }
+            let (c, _) = candidates(&f, &Python::default());
+            c.into_iter().map(|c| (c.run, c.network)).collect::<Vec<_>>()
+        };
+        let free =
+            cargo(&["Cargo.toml"], &[("Cargo.toml", &manifest("[dependencies]\nlocal = { path = \"local\" }\n"))]);
+        assert_eq!(free[1], ("cargo test --offline --no-fail-fast".to_string(), Vec::new()));
+        assert_eq!(free[0].0, "cargo clippy --all-targets --quiet --offline -- -D warnings");
+        let deps = manifest(
+            "[dev-dependencies]\nitoa = \"1\"\n[target.'cfg(unix)'.dependencies]\nr = { git = \"https://github.com/o/r\" }\n",
+        );
+        let fetched = cargo(&["Cargo.toml"], &[("Cargo.toml", &deps)]);
+        let hosts = vec!["index.crates.io".to_string(), "static.crates.io".to_string(), "github.com".to_string()];
+        assert_eq!(fetched[1], ("cargo test --no-fail-fast".to_string(), hosts));
+        let vendored = "[source.crates-io]\nreplace-with = \"vendored\"\n[source.vendored]\ndirectory = \"vendor\"\n";
+        let v =
+            cargo(&["Cargo.toml", "Cargo.lock", ".cargo"], &[("Cargo.toml", &deps), (".cargo/config.toml", vendored)]);
+        assert_eq!(v[1], ("cargo test --offline --no-fail-fast".to_string(), Vec::new()));
+        // Vendored, but without a lock file: fetched.
+        let v = cargo(&["Cargo.toml", ".cargo"], &[("Cargo.toml", &deps), (".cargo/config.toml", vendored)]);
+        assert!(!v[1].1.is_empty(), "{v:?}");
+    }
+
+    #[test]
+    fn a_check_that_fails_for_the_environment_is_written_commented_out_with_why() {
+        let mut f =
+            with_file(facts(&["Cargo.toml"]), "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nitoa = \"1\"\n");
+        f.root = "/w/x".into();
+        let python = Python::default();
+        let (cands, notes) = candidates(&f, &python);
+        let refused = "    Updating crates.io index\nerror: failed to get `itoa` as a dependency of package `x v0.1.0`\n\nCaused by:\n  [56] Failure when receiving data from the peer (CONNECT tunnel failed, response 403)\n";
+        let readonly = "error: failed to open `/h/.cargo/registry/cache/itoa-1.0.crate`\n\nCaused by:\n  Read-only file system (os error 30)\n";
+        let tried = vec![(cands[0].clone(), Some(ran(101, refused))), (cands[1].clone(), Some(ran(101, readonly)))];
+        let (text, why) = propose(&f, &python, &notes, &tried);
+        assert!(parse(&text).checks.is_empty(), "{text}");
+        assert!(text.contains("# [[check]]\n# name = \"clippy\"\n"), "{text}");
+        assert!(text.contains("# network = [\"index.crates.io\", \"static.crates.io\"]"), "{text}");
+        assert!(
+            why.iter().any(|w| w.starts_with("clippy: left out")
+                && w.contains("CONNECT tunnel failed")
+                && w.contains("`network`")),
+            "{why:?}"
+        );
+        assert!(why.iter().any(|w| w.starts_with("cargo-test: left out") && w.contains("sandbox.writable")), "{why:?}");
+    }
+
+    #[test]
+    fn paths_the_sandbox_hides_are_named() {
+        let mut f = with_file(facts(&["setup.py"]), "setup.py", "");
+        f.root = "/tmp/repo".into();
+        f.path_venvs = vec!["/tmp/v".into(), "/tmp/repo/.venv".into()];
+        let (_, why) = unrun(&f);
+        let hidden: Vec<&String> = why.iter().filter(|w| w.contains("which the sandbox hides")).collect();
+        assert_eq!(hidden.len(), 1, "{why:?}");
+        assert!(hidden[0].starts_with("/tmp/v lies under /tmp"), "{why:?}");
+    }
+
+    #[test]
+    fn init_counts_diagnostics_as_the_run_s_gate_does() {
+        let mypy = cand("mypy", "lint");
+        let out = "shop/a.py:3: error: Incompatible types in assignment  [assignment]\nshop/a.py:3: note: See https://mypy.rtfd.io\nshop/a.py:9: note: Revealed type is \"int\"\nFound 1 error in 1 file (checked 2 source files)\n";
+        assert_eq!(
+            judge(&mypy, &ran(1, out)),
+            Found::Keep("mypy: 1 diagnostic already on the base: only new ones will fail an attempt".into())
+        );
     }
 
     #[test]

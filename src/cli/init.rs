@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::{CliError, exit};
 use crate::git::Repo;
-use crate::init::{self, Facts, Python, Ran, Venv};
+use crate::init::{self, Facts, Ran, Venv};
 use crate::project::Layout;
 use crate::run::trial::Trial;
 
@@ -19,7 +19,7 @@ use crate::run::trial::Trial;
 /// pnpm or yarn by lock file); cargo test and clippy; go test and go vet.
 /// Runs each proposed check once on HEAD, confined in a throwaway
 /// worktree, says what it found (test totals, failing tests, diagnostics
-/// already there), and leaves out a command that cannot start. The scope
+/// already there), and comments out a check that cannot work here. The scope
 /// comes from the source and test directories, the agent preset from the
 /// agent CLIs on PATH. An existing file is kept unless --force.
 #[derive(Debug, Args)]
@@ -71,19 +71,19 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
             Err(e) => said.push(format!("the checks could not be tried on HEAD ({e}): they are proposed untried")),
         }
     }
-    let mut try_run = |cmd: &str, secs: u64| -> Option<Ran> {
+    let mut try_run = |cmd: &str, network: &[String], secs: u64| -> Option<Ran> {
         let t = trial.as_mut()?;
-        Some(match t.run(cmd, Duration::from_secs(secs)) {
+        Some(match t.run(cmd, network, Duration::from_secs(secs)) {
             Ok(r) => Ran { exit_code: r.exit_code, timed_out: r.timed_out, output: r.output },
             Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },
         })
     };
-    let python = choose_python(&facts, &mut try_run);
+    let python = init::choose_python(&facts, &mut try_run);
     let (candidates, notes) = init::candidates(&facts, &python);
     let tried: Vec<(init::Candidate, Option<Ran>)> = candidates
         .into_iter()
         .map(|c| {
-            let ran = try_run(&c.run, init::TRIAL_SECS);
+            let ran = try_run(&c.run, &c.network, init::TRIAL_SECS);
             (c, ran)
         })
         .collect();
@@ -99,35 +99,13 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
     Ok(exit::OK)
 }
 
-/// The first interpreter that imports pytest, each tried in the trial's
-/// worktree; without a trial, the first, unchecked.
-fn choose_python(facts: &Facts, try_run: &mut dyn FnMut(&str, u64) -> Option<Ran>) -> Python {
-    let mut python = Python { checked: true, ..Python::default() };
-    for i in init::interpreters(facts) {
-        let Some(ran) = try_run(&init::probe_command(&i), 60) else {
-            return Python { chosen: Some(i), passed_over: Vec::new(), checked: false };
-        };
-        if ran.exit_code == Some(0) && !ran.timed_out {
-            python.chosen = Some(i);
-            return python;
-        }
-        let first = ran.output.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-        let reason = match (ran.timed_out, first.is_empty()) {
-            (true, _) => "did not answer within a minute".to_string(),
-            (false, true) => format!("exit {}", ran.exit_code.unwrap_or(-1)),
-            (false, false) => crate::text::clip(first, 200, "...").into_owned(),
-        };
-        python.passed_over.push((i, reason));
-    }
-    python
-}
-
 /// What the checkout and `PATH` hold.
 fn facts(root: &Path) -> Facts {
     let path = std::env::var_os("PATH");
     let on_path =
         |program: &str| path.as_ref().is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
-    let mut facts = Facts { layout: Layout::read(root), ..Facts::default() };
+    let mut facts = Facts { layout: Layout::read(root), root: root.display().to_string(), ..Facts::default() };
+    facts.path_venvs = crate::project::virtualenvs_on_path(path.as_deref().unwrap_or_default());
     facts.on_path = init::PROGRAMS.iter().filter(|p| on_path(p)).map(|p| p.to_string()).collect();
     for name in init::VENV_DIRS {
         let bin = root.join(name).join("bin");

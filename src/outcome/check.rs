@@ -117,6 +117,12 @@ pub fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
     }
 }
 
+/// The diagnostics a check's verdict counts ([`counts`], with a path):
+/// what `run`'s gate judges and what `init` reports on the base.
+pub fn counted(all: &[enrich::Enriched]) -> impl Iterator<Item = &enrich::Enriched> {
+    all.iter().filter(|e| counts(e.diagnostic.severity, all) && e.diagnostic.path.is_some())
+}
+
 /// The baseline key of a diagnostic: path, code (or the message's start
 /// when there is no code), enclosing scope and, with a code, the message's
 /// start, digits blanked (`redefinition of x from line 3` must survive a

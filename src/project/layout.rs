@@ -20,6 +20,10 @@ pub const CONFIG_FILES: &[&str] = &[
     ".mypy.ini",
     "hatch.toml",
     "package.json",
+    "pyrightconfig.json",
+    "Cargo.toml",
+    ".cargo/config.toml",
+    ".cargo/config",
 ];
 
 /// A project as its root shows it.
@@ -79,10 +83,103 @@ impl Layout {
                 (".mypy.ini", self.has(".mypy.ini")),
                 ("setup.cfg", section("setup.cfg", "mypy")),
             ],
+            "pyright" => {
+                &[("pyproject.toml", table("[tool.pyright")), ("pyrightconfig.json", self.has("pyrightconfig.json"))]
+            }
+            "black" => &[("pyproject.toml", table("[tool.black"))],
             "hatch" => &[("pyproject.toml", table("[tool.hatch")), ("hatch.toml", self.has("hatch.toml"))],
+            "rustfmt" => &[("rustfmt.toml", self.has("rustfmt.toml")), (".rustfmt.toml", self.has(".rustfmt.toml"))],
             _ => &[],
         };
         found.iter().find(|(_, yes)| *yes).map(|(f, _)| *f)
+    }
+
+    /// Whether mypy's own config names what it checks (`files`,
+    /// `packages` or `modules` in `[tool.mypy]` of `pyproject.toml`, or in
+    /// `[mypy]` of `mypy.ini`, `.mypy.ini`, `setup.cfg`): then a plain
+    /// `mypy` checks what the project checks, and `mypy .` would not.
+    pub fn mypy_names_its_targets(&self) -> bool {
+        const KEYS: [&str; 3] = ["files", "packages", "modules"];
+        if let Ok(t) = self.text("pyproject.toml").parse::<toml::Table>()
+            && let Some(m) = t.get("tool").and_then(|t| t.get("mypy")).and_then(|m| m.as_table())
+            && KEYS.iter().any(|k| m.contains_key(*k))
+        {
+            return true;
+        }
+        ["mypy.ini", ".mypy.ini", "setup.cfg"].iter().any(|f| {
+            ini_section(self.text(f), "mypy").is_some_and(|s| s.iter().any(|(k, _)| KEYS.contains(&k.as_str())))
+        })
+    }
+
+    /// The text of `package.json`'s script `name`, if it has one.
+    pub fn npm_script(&self, name: &str) -> Option<String> {
+        serde_json::from_str::<serde_json::Value>(self.text("package.json"))
+            .ok()?
+            .get("scripts")?
+            .get(name)?
+            .as_str()
+            .map(str::to_string)
+    }
+
+    /// What a cargo project's checks need to build: nothing from outside
+    /// (no dependency but by path, or every source vendored by
+    /// `.cargo/config.toml` with `Cargo.lock` present), or the hosts of
+    /// the registries and git repositories its `Cargo.toml` names. A
+    /// workspace's members are not read: it is given crates.io.
+    pub fn cargo_needs(&self) -> CargoNeeds {
+        let manifest = match self.text("Cargo.toml").parse::<toml::Table>() {
+            Ok(t) => t,
+            Err(_) => {
+                return CargoNeeds::Hosts(CRATES_IO.map(String::from).to_vec(), "Cargo.toml could not be read".into());
+            }
+        };
+        let config = [".cargo/config.toml", ".cargo/config"].into_iter().find(|f| self.files.contains_key(*f));
+        if let Some(c) = config {
+            let text = self.text(c);
+            if text.contains("replace-with") && text.contains("directory") && self.has("Cargo.lock") {
+                return CargoNeeds::Offline(format!("its sources are vendored ({c}) and Cargo.lock is committed"));
+            }
+        }
+        let kinds = ["dependencies", "dev-dependencies", "build-dependencies"];
+        let targets = manifest.get("target").and_then(|t| t.as_table());
+        let owners =
+            std::iter::once(&manifest).chain(targets.into_iter().flat_map(|t| t.values().filter_map(|t| t.as_table())));
+        let mut tables: Vec<&toml::Table> =
+            owners.flat_map(|t| kinds.iter().filter_map(move |k| t.get(*k).and_then(|d| d.as_table()))).collect();
+        let workspace = manifest.get("workspace").and_then(|w| w.as_table());
+        if let Some(d) = workspace.and_then(|w| w.get("dependencies")).and_then(|d| d.as_table()) {
+            tables.push(d);
+        }
+        let mut hosts: Vec<String> = Vec::new();
+        let mut push = |h: &str| {
+            if !hosts.iter().any(|x| x == h) {
+                hosts.push(h.to_string());
+            }
+        };
+        let mut count = 0;
+        for dep in tables.iter().flat_map(|t| t.values()) {
+            let spec = dep.as_table();
+            let has = |k: &str| spec.is_some_and(|s| s.contains_key(k));
+            if has("path") && !has("version") {
+                continue;
+            }
+            count += 1;
+            match spec.and_then(|s| s.get("git")).and_then(|g| g.as_str()) {
+                Some(url) => push(url_host(url)),
+                None => CRATES_IO.iter().for_each(|h| push(h)),
+            }
+        }
+        let members =
+            workspace.is_some_and(|w| w.get("members").is_some_and(|m| m.as_array().is_some_and(|a| !a.is_empty())));
+        if members {
+            CRATES_IO.iter().for_each(|h| push(h));
+            return CargoNeeds::Hosts(hosts, "a workspace (its members' dependencies are not read here)".into());
+        }
+        if count == 0 {
+            return CargoNeeds::Offline("no dependencies but by path".into());
+        }
+        let s = if count == 1 { "y" } else { "ies" };
+        CargoNeeds::Hosts(hosts, format!("{count} dependenc{s} to fetch"))
     }
 
     /// The Node package manager its lock file names (`pnpm`, `yarn`, else
@@ -142,6 +239,25 @@ impl Layout {
             _ => ["tests", "test"].iter().filter(|d| self.has(d)).map(|d| d.to_string()).collect(),
         }
     }
+}
+
+/// The hosts cargo reaches for crates.io (its sparse index and downloads).
+pub const CRATES_IO: [&str; 2] = ["index.crates.io", "static.crates.io"];
+
+/// What a cargo project needs from outside to build ([`Layout::cargo_needs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CargoNeeds {
+    /// Nothing: why.
+    Offline(String),
+    /// These hosts: why.
+    Hosts(Vec<String>, String),
+}
+
+/// The host of a URL (`https://github.com/o/r` → `github.com`).
+fn url_host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split_once('@').map_or(rest, |(_, r)| r);
+    rest.split(['/', ':']).next().unwrap_or(rest)
 }
 
 /// Where a Python project's modules are imported from: `src` when `src/`

@@ -3,11 +3,12 @@
 //! root's names, the packages at the root and in `src/`, the config files
 //! [`layout::CONFIG_FILES`]). Reads, never writes.
 
+pub mod hides;
 pub mod layout;
 
 use std::path::{Path, PathBuf};
 
-pub use layout::{Layout, python_import_root};
+pub use layout::{CRATES_IO, CargoNeeds, Layout, python_import_root};
 
 impl Layout {
     /// The layout of the project at `dir`; what cannot be read is left out.
@@ -28,6 +29,11 @@ impl Layout {
             }
             l.root.push(name);
         }
+        for name in layout::CONFIG_FILES.iter().filter(|f| f.contains('/')) {
+            if let Ok(text) = std::fs::read_to_string(dir.join(name)) {
+                l.files.insert(name.to_string(), text);
+            }
+        }
         for e in std::fs::read_dir(dir.join("src")).into_iter().flatten().flatten() {
             if e.path().join("__init__.py").is_file() {
                 l.src_packages.push(e.file_name().to_string_lossy().into_owned());
@@ -47,6 +53,20 @@ impl Layout {
 /// Python's.
 pub fn import_root_of(dir: &Path) -> Option<PathBuf> {
     python_import_root(&Layout::read(dir)).map(|r| if r == "." { dir.to_path_buf() } else { dir.join(r) })
+}
+
+/// The virtualenvs whose `bin` is on `path` (a `PATH` value): each such
+/// entry's parent holding a `pyvenv.cfg`, in `PATH`'s order.
+pub fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for dir in std::env::split_paths(path) {
+        if let Some(root) = dir.parent().filter(|r| r.join("pyvenv.cfg").is_file())
+            && !out.iter().any(|o| Path::new(o) == root)
+        {
+            out.push(root.display().to_string());
+        }
+    }
+    out
 }
 
 /// `PYTHONPATH` with `root` first, then what it held. Pure.

@@ -48,6 +48,9 @@ pub(super) fn start_task<'a>(
         for warning in unconfined(&plan.config) {
             progress.say(&warning);
         }
+        for warning in hidden_paths_named(config, &repo.workdir().unwrap_or(repo.common_dir()).display().to_string()) {
+            progress.say(&warning);
+        }
         for e in &plan.model_endpoints {
             progress.say(&format!(
                 "the agent's model server {} (from {}) is let through the sandbox's proxy",
@@ -279,4 +282,17 @@ pub(super) fn so_far(state: &history::TaskState) -> SoFar {
         last_attempt: state.last_attempt,
         aborted: state.aborted,
     }
+}
+
+/// Paths a check or the worktree's setup names (a virtualenv on `PATH`, a
+/// script under `/tmp`) that the sandbox hides from them, each with what to
+/// do.
+fn hidden_paths_named(config: &crate::config::Config, root: &str) -> Vec<String> {
+    let path_venvs = crate::project::virtualenvs_on_path(&std::env::var_os("PATH").unwrap_or_default());
+    let namespaces =
+        matches!(config.sandbox.mode, crate::config::SandboxMode::Auto | crate::config::SandboxMode::Namespaces);
+    let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.clone()));
+    let commands: Vec<(String, String)> =
+        setup.chain(config.checks.iter().map(|c| (format!("check {}", c.name), c.run.clone()))).collect();
+    crate::project::hides::warnings(namespaces, &commands, &path_venvs, root)
 }

@@ -93,9 +93,10 @@ impl<'r> Trial<'r> {
         &self.wt
     }
 
-    /// Runs `cmd` (by `sh -c`) in the worktree, confined, for at most
-    /// `timeout`. `Err` when it cannot be started at all.
-    pub fn run(&mut self, cmd: &str, timeout: Duration) -> Result<Tried, String> {
+    /// Runs `cmd` (by `sh -c`) in the worktree, confined, reaching only
+    /// `network` through the sandbox's proxy (a check's `network`), for at
+    /// most `timeout`. `Err` when it cannot be started at all.
+    pub fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<Tried, String> {
         self.runs += 1;
         let check = CheckConfig {
             name: format!("init-{}", self.runs),
@@ -103,7 +104,7 @@ impl<'r> Trial<'r> {
             kind: Default::default(),
             format: Default::default(),
             timeout: DurationSpec::secs(timeout.as_secs()),
-            network: Vec::new(),
+            network: network.to_vec(),
             baseline: None,
         };
         let out = self.dir.join(format!("{}.out", self.runs));

@@ -22,7 +22,7 @@ pub const RUN_DIR: &str = "/run/retry-run";
 pub const PROXY_SOCKET: &str = "/run/retry-run/proxy.sock";
 
 /// The directories a confined process gets empty and private.
-pub const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
+pub const PRIVATE: [&str; 3] = crate::project::hides::PRIVATE;
 
 /// What a confined process sees: built by the caller, turned into
 /// bubblewrap's arguments by [`args`].

@@ -46,8 +46,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("config", Pure, &["agents", "model", "text"]),
     ("diagnostics", Pure, &["config"]),
     ("task", Pure, &["config"]),
-    ("init", Pure, &["config", "diagnostics", "project", "test_results", "text"]),
-    ("sandbox", Edge, &["config", "console", "process"]),
+    ("sandbox", Edge, &["config", "console", "process", "project"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
     ("git", Edge, &["hash", "model", "pathfmt", "process", "scope"]),
@@ -56,6 +55,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("remote", Edge, &["git", "model", "process", "record"]),
     // Decisions over the record, and what is shown of them.
     ("outcome", Pure, &["config", "diagnostics", "enrich", "model", "test_results", "text"]),
+    ("init", Pure, &["config", "diagnostics", "enrich", "outcome", "project", "test_results", "text"]),
     ("format", Pure, &["enrich", "model", "pathfmt", "scope", "text"]),
     ("context", Pure, &["config", "model", "outcome", "scope", "text"]),
     ("report", Pure, &["context", "model", "outcome", "pathfmt", "text"]),
@@ -132,8 +132,13 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
 ];
 
 /// Files of edge modules that are pure all the same.
-const PURE_FILES: &[&str] =
-    &["src/project/layout.rs", "src/record/chain.rs", "src/record/event.rs", "src/record/manifest.rs"];
+const PURE_FILES: &[&str] = &[
+    "src/project/hides.rs",
+    "src/project/layout.rs",
+    "src/record/chain.rs",
+    "src/record/event.rs",
+    "src/record/manifest.rs",
+];
 
 /// Files of pure modules that read what they parse (and nothing else).
 const IMPURE_FILES: &[&str] = &["src/enrich/load.rs"];

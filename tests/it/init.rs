@@ -3,7 +3,7 @@
 //! throwaway worktree, says what it found, leaves out what cannot start,
 //! and what it writes is what `run` takes.
 
-use crate::support::{FakeAgent, TestEnv};
+use crate::support::{FakeAgent, Run, TestEnv};
 
 /// The `[[check]]` runs of a written config, in order.
 fn runs(text: &str) -> Vec<String> {
@@ -71,7 +71,11 @@ fn a_flat_project_gets_pytest_and_ruff_with_what_they_found_on_the_base() {
     assert!(said.contains("ruff: 2 diagnostics already on the base: only new ones will fail an attempt"), "{said}");
     assert!(said.contains("in a throwaway worktree"), "{said}");
     let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
-    assert_eq!(runs(&text), ["pytest: python3 -m pytest", "ruff: ruff check --output-format=concise ."], "{text}");
+    assert_eq!(
+        runs(&text),
+        ["pytest: python3 -m pytest", "ruff: ruff check --no-fix --output-format=concise"],
+        "{text}"
+    );
     only_the_config_is_new(&env, &r);
     // --no-run proposes the same, untried, and says so.
     let out = env.run(&r, &["init", "--force", "--no-run"]);
@@ -139,4 +143,172 @@ fn flake8_configured_in_tox_ini_runs_and_a_tool_that_cannot_start_is_left_out() 
     let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
     assert_eq!(runs(&text), ["pytest: python3 -m pytest", "flake8: python3 -m flake8"], "{text}");
     only_the_config_is_new(&env, &r);
+}
+
+#[test]
+fn ruff_configured_to_fix_is_proposed_with_no_fix_and_counts_the_base_s_error() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = env
+        .repo("fixes")
+        .file("shop/__init__.py", "import os\n\n\ndef total(xs):\n    return sum(xs)\n")
+        .file("tests/test_shop.py", "from shop import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n")
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"shop\"\n\n[tool.ruff]\nfix = true\n\n[tool.ruff.lint]\nselect = [\"F\"]\n",
+        )
+        .commit();
+    let out = env.run(&r, &["init"]);
+    out.assert_code(0);
+    let said = &out.stdout;
+    // With `fix = true`, a bare `ruff check` removes the import and reports nothing.
+    assert!(said.contains("ruff: 1 diagnostic already on the base"), "{said}");
+    let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
+    assert_eq!(
+        runs(&text),
+        ["pytest: python3 -m pytest", "ruff: ruff check --no-fix --output-format=concise"],
+        "{text}"
+    );
+    only_the_config_is_new(&env, &r);
+}
+
+#[test]
+fn mypy_with_a_files_setting_runs_as_the_project_configures_it() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let mypy = match crate::support::tools::mypy() {
+        Ok(bin) => bin.join("mypy"),
+        Err(why) => return crate::support::tools::skipped(&why),
+    };
+    let r = env
+        .repo("typed")
+        .file(".gitignore", ".venv/\n")
+        .file("shop/__init__.py", "def total(xs: list[int]) -> int:\n    return sum(xs)\n")
+        // Outside `files`: mypy . would report it.
+        .file("scripts/release.py", "count: int = \"three\"\n")
+        .file("pyproject.toml", "[project]\nname = \"shop\"\n\n[tool.mypy]\nfiles = [\"shop\"]\n")
+        .commit();
+    std::fs::create_dir_all(r.join(".venv/bin")).expect("mkdir");
+    std::os::unix::fs::symlink(&mypy, r.join(".venv/bin/mypy")).expect("symlink");
+    let out = env.run(&r, &["init"]);
+    out.assert_code(0);
+    let said = &out.stdout;
+    assert!(said.contains("mypy: no diagnostic on the base"), "{said}");
+    let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
+    let venv_mypy = r.join(".venv/bin/mypy");
+    assert!(runs(&text).contains(&format!("mypy: {}", venv_mypy.display())), "{text}");
+}
+
+/// A command with the user's rustup and cargo (the test's HOME is its own).
+fn with_rust(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME"));
+    let rustup = std::env::var_os("RUSTUP_HOME").map_or_else(|| home.join(".rustup"), Into::into);
+    cmd.env("RUSTUP_HOME", rustup)
+}
+
+#[test]
+fn a_dependency_free_crate_gets_cargo_test_that_names_every_test_offline() {
+    let env = TestEnv::new();
+    let r = env
+        .repo("crate")
+        .file(".gitignore", "target/\nCargo.lock\n")
+        .file("Cargo.toml", "[package]\nname = \"sums\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .file(
+            "src/lib.rs",
+            "/// ```\n/// assert_eq!(sums::total(&[1, 2]), 3);\n/// ```\npub fn total(xs: &[i32]) -> i32 {\n    xs.iter().sum()\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::total(&[2]), 2);\n    }\n\n    #[test]\n    fn fails() {\n        assert_eq!(super::total(&[1]), 2);\n    }\n}\n",
+        )
+        .file("tests/more.rs", "#[test]\nfn empty() {\n    assert_eq!(sums::total(&[]), 0);\n}\n\n#[test]\nfn one() {\n    assert_eq!(sums::total(&[4]), 4);\n}\n")
+        .commit();
+    let out = Run::of(with_rust(&mut env.retry_run(&r)).arg("init"));
+    out.assert_code(0);
+    let said = &out.stdout;
+    // The runner's own summaries: 1 passed 1 failed (lib), 2 passed (tests/more.rs), 1 passed (doc-tests).
+    assert!(said.contains("cargo-test: 4 passed, 1 failing: tests::fails"), "{said}");
+    assert!(said.contains("no dependencies"), "{said}");
+    let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
+    let runs = runs(&text);
+    assert!(runs.contains(&"cargo-test: cargo test --offline --no-fail-fast".to_string()), "{text}");
+    assert!(runs.iter().all(|r| !r.starts_with("cargo-test") || !r.contains("-q")), "{text}");
+}
+
+#[test]
+fn a_crate_that_needs_a_registry_it_cannot_reach_is_commented_with_the_reason() {
+    let env = TestEnv::new();
+    let r = env
+        .repo("withdep")
+        .file(".gitignore", "target/\n")
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"withdep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nitoa = \"1\"\n",
+        )
+        .file("src/lib.rs", "pub fn f() -> usize {\n    itoa::Buffer::new().format(3).len()\n}\n")
+        .commit();
+    // Its own empty cargo home: nothing cached, and read-only in the sandbox.
+    let cargo_home = env.path("cargo-home");
+    std::fs::create_dir_all(&cargo_home).expect("mkdir");
+    let out = Run::of(with_rust(&mut env.retry_run(&r)).env("CARGO_HOME", &cargo_home).arg("init"));
+    out.assert_code(0);
+    let said = &out.stdout;
+    let text = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
+    assert!(runs(&text).iter().all(|r| !r.starts_with("cargo-test") && !r.starts_with("clippy")), "{text}");
+    assert!(said.contains("cargo-test: left out") && said.contains("crates.io"), "{said}");
+    assert!(
+        text.contains("# [[check]]\n# name = \"cargo-test\"")
+            && text.contains("# network = [\"index.crates.io\", \"static.crates.io\"]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_virtualenv_under_tmp_on_path_is_named_as_hidden_by_the_sandbox() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let tmp = tempfile::Builder::new().prefix("retry-run-it-venv-").tempdir_in("/tmp").expect("a directory in /tmp");
+    let venv = tmp.path().join("venv");
+    if let Err(why) = crate::support::tools::seeing_python_tools(&venv) {
+        return crate::support::tools::skipped(&why);
+    }
+    let r = env
+        .repo("tmpvenv")
+        .file("shop/__init__.py", "")
+        .file("tests/test_x.py", "def test_x():\n    assert True\n")
+        .file("pyproject.toml", "[project]\nname = \"shop\"\n")
+        .commit();
+    let path = format!("{}:{}", venv.join("bin").display(), env.path_var().to_string_lossy());
+    let out = Run::of(env.retry_run(&r).env("PATH", path).env("VIRTUAL_ENV", &venv).arg("init"));
+    out.assert_code(0);
+    let said = &out.stdout;
+    assert!(
+        said.contains(&format!("{} lies under /tmp, which the sandbox hides", venv.display()))
+            && said.contains("sandbox.writable"),
+        "{said}"
+    );
+}
+
+#[test]
+fn run_names_the_path_under_tmp_a_check_runs_from() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let tmp = tempfile::Builder::new().prefix("retry-run-it-venv-").tempdir_in("/tmp").expect("a directory in /tmp");
+    let venv = tmp.path().join("venv");
+    if let Err(why) = crate::support::tools::seeing_python_tools(&venv) {
+        return crate::support::tools::skipped(&why);
+    }
+    let python = venv.join("bin/python");
+    let config = format!(
+        "max_attempts = 1\n\n[[check]]\nname = \"pytest\"\nrun = \"{} -m pytest\"\nkind = \"test\"\n",
+        python.display()
+    );
+    let r = env
+        .repo("tmpcheck")
+        .file("shop/__init__.py", "")
+        .file("tests/test_x.py", "def test_x():\n    assert True\n")
+        .file("pyproject.toml", "[project]\nname = \"shop\"\n")
+        .file("retry-run.toml", &config)
+        .commit();
+    let agent = env.agent(FakeAgent::new().append("shop/__init__.py", "# x\n"));
+    let run = env.run_agent(&r, &["run", "--task", "Touch"], &agent);
+    assert!(
+        run.stderr.contains(&format!("check pytest: {} lies under /tmp, which the sandbox hides", python.display()))
+            && run.stderr.contains("sandbox.writable"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
 }

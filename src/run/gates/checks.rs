@@ -19,7 +19,7 @@ use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
 use crate::model::{CheckResult, ErrorItem};
-use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counts, failure_keys, judge};
+use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::summarize;
@@ -137,9 +137,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, re
     let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
     let tests = test_results::read(&text);
     let failures = failure_keys(&digest.failed_tests.entries, &enriched);
-    let errors = enriched
-        .iter()
-        .filter(|e| counts(e.diagnostic.severity, &enriched) && e.diagnostic.path.is_some())
+    let errors = counted(&enriched)
         .take(MAX_ERRORS)
         .map(|e| ErrorItem {
             tool: e.diagnostic.tool.to_string(),

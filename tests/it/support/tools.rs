@@ -183,6 +183,22 @@ pub fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, Str
     })
 }
 
+/// The `bin` directory of a virtualenv in the CI cache (`mypy/`) holding
+/// mypy, pinned so that the init tests' counts do not move with its
+/// releases; installed when missing. `Err`: PyPI cannot be reached.
+pub fn mypy() -> Result<PathBuf, String> {
+    let venv = ci_cache().join("mypy");
+    let bin = venv.join("bin");
+    let works = || runs(&bin.join("mypy"));
+    if works() {
+        return Ok(bin);
+    }
+    with_lock(&ci_cache().join("mypy.lock"), || {
+        pip_install(&venv, &["mypy==1.13.0"], &works)?;
+        Ok(bin.clone())
+    })
+}
+
 /// Whether `program --version` runs and succeeds.
 fn runs(program: &Path) -> bool {
     program.exists()
@@ -247,11 +263,10 @@ fn with_lock<T>(lock: &Path, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// A virtualenv at `venv` that sees the test tools of [`python_tools`]
-/// (through a `.pth` file naming their site-packages, or the system's) and
-/// has the project at `project` installed in editable mode by the real pip
-/// (`pip install -e`), the way tox and most developers' venvs hold it.
-pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
+/// A virtualenv at `venv` (without pip) that sees the test tools of
+/// [`python_tools`]: through a `.pth` file naming their site-packages, or
+/// the system's. Its `bin` directory.
+pub fn seeing_python_tools(venv: &Path) -> Result<PathBuf, String> {
     let tools = python_tools()?;
     let python = tools.as_ref().map_or_else(|| PathBuf::from("python3"), |bin| bin.join("python3"));
     let mut create = Command::new(&python);
@@ -276,6 +291,17 @@ pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
         std::fs::write(purelib(&bin.join("python3")).join("ci_tools.pth"), format!("{}\n", theirs.display()))
             .map_err(|e| format!("ci_tools.pth: {e}"))?;
     }
+    Ok(bin)
+}
+
+/// A virtualenv at `venv` that sees the test tools of [`python_tools`]
+/// (through a `.pth` file naming their site-packages, or the system's) and
+/// has the project at `project` installed in editable mode by the real pip
+/// (`pip install -e`), the way tox and most developers' venvs hold it.
+pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
+    let bin = seeing_python_tools(venv)?;
+    let tools = python_tools()?;
+    let python = tools.as_ref().map_or_else(|| PathBuf::from("python3"), |bin| bin.join("python3"));
     let out = output(
         Command::new(&python)
             .args(["-m", "pip", "--python"])
