@@ -167,16 +167,69 @@ fn a_rust_target_named_by_its_module_path_passes() {
 }
 
 #[test]
-fn a_crate_that_does_not_compile_is_never_ok() {
+fn a_crate_that_does_not_compile_on_the_base_is_never_ok() {
     let env = TestEnv::new();
-    let r = crate_repo(&env, &cargo_test());
-    // The attempt breaks the build.
-    let broken = CRATE_LIB.replace("a - b", "a +");
-    let a = env.agent(FakeAgent::new().expect("src/lib.rs", CRATE_LIB).write("src/lib.rs", &broken));
-    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", "tests::parse::works"]);
-    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE"], "{}", out.stderr);
-    let check = check_event(&r, "fix-add", 1, "cargo-test");
+    let broken = CRATE_LIB.replace("a - b", "a - ");
+    let r = env
+        .repo("repo")
+        .file("Cargo.toml", "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n")
+        .file("src/lib.rs", &broken)
+        .file(".gitignore", "target/\nCargo.lock\n")
+        .file(
+            "retry-run.toml",
+            format!("max_attempts = 1\n[[check]]\nname = \"cargo-test\"\nrun = \"{}\"\nkind = \"test\"\n", cargo_test()),
+        )
+        .commit();
+    // The attempt changes something else and leaves the build broken.
+    let a = env.agent(FakeAgent::new().write("README.md", "tiny\n"));
+    let out = run(&env, &r, &a, &["--task", "Fix the build"]);
+    assert_eq!(outcomes(&r, "fix-the-build"), ["CHECK_FAILURE"], "{}", out.stderr);
+    let check = check_event(&r, "fix-the-build", 1, "cargo-test");
     assert_eq!(check["passed"], false, "{check}");
-    let digest = digest(&r, "fix-add", 1, "cargo-test");
-    assert!(digest.contains("could not compile"), "{digest}");
+    assert_eq!(check["pre_existing"], 0, "a runner failure is never the base's: {check}");
+    let digest = digest(&r, "fix-the-build", 1, "cargo-test");
+    assert!(digest.contains("cargo test did not build or start the tests"), "{digest}");
+    assert!(digest.contains("could not compile `tiny`"), "{digest}");
+}
+
+const GO_TEST: &str = "package calc\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\tt.Run(\"case one\", func(t *testing.T) {\n\t\tif Add(1, 1) != 2 {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n\t})\n}\n";
+
+/// A Go module whose `calc.go` is `calc`, with a subtest `TestX/case_one`.
+fn go_repo(env: &TestEnv, calc: &str) -> Option<PathBuf> {
+    if std::process::Command::new("go").arg("version").output().is_err() {
+        crate::support::tools::skipped("go is not installed (apt-get install golang-go)");
+        return None;
+    }
+    // Go's caches in the worktree: the sandbox lets a check write nowhere else.
+    let run = "GOCACHE=$PWD/.gocache GOPATH=$PWD/.gopath GOPROXY=off go test ./...";
+    Some(
+        env.repo("repo")
+            .file("go.mod", "module example.com/calc\n\ngo 1.19\n")
+            .file("calc/calc.go", calc)
+            .file("calc/calc_test.go", GO_TEST)
+            .file(".gitignore", ".gocache/\n.gopath/\n")
+            .file("retry-run.toml", format!("max_attempts = 1\n[[check]]\nname = \"go\"\nrun = \"{run}\"\nkind = \"test\"\n"))
+            .commit(),
+    )
+}
+
+#[test]
+fn a_go_subtest_target_passes_and_a_package_that_does_not_build_on_the_base_is_never_ok() {
+    let env = TestEnv::new();
+    let calc = "package calc\n\nfunc Add(a, b int) int { return a - b }\n";
+    let Some(r) = go_repo(&env, calc) else { return };
+    let fixed = calc.replace("a - b", "a + b");
+    let a = env.agent(FakeAgent::new().expect("calc/calc.go", calc).write("calc/calc.go", &fixed));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", "TestX/case_one"]);
+    assert_eq!(outcomes(&r, "fix-add"), ["SUCCESS"], "{}", out.stderr);
+
+    let env = TestEnv::new();
+    let broken = "package calc\n\nfunc Add(a, b int) int { return a - }\n";
+    let Some(r) = go_repo(&env, broken) else { return };
+    let a = env.agent(FakeAgent::new().write("README.md", "calc\n"));
+    let out = run(&env, &r, &a, &["--task", "Fix the build"]);
+    assert_eq!(outcomes(&r, "fix-the-build"), ["CHECK_FAILURE"], "{}", out.stderr);
+    let digest = digest(&r, "fix-the-build", 1, "go");
+    assert!(digest.contains("go test did not build or start the tests"), "{digest}");
+    assert!(digest.contains("[build failed]"), "{digest}");
 }
