@@ -99,6 +99,8 @@ pub fn run(dir: &Path, args: JudgeOutputArgs) -> Result<i32, CliError> {
         "output_bytes": output.len(),
         "passed": result.passed,
         "new_failures": result.failures.len(),
+        "new_failure_keys": result.failures.iter().take(20).map(|f| f.key.as_str()).collect::<Vec<_>>(),
+        "pre_existing_keys": result.pre_existing.iter().take(5).map(|f| f.key.as_str()).collect::<Vec<_>>(),
         "pre_existing": result.pre_existing.len(),
         "tests_ran": result.tests_ran,
         "passed_tests": result.passed_tests.len(),

@@ -69,15 +69,17 @@ pub struct Baseline {
 /// lint and compiler tools by path, code and enclosing scope (never by
 /// line, so a shifted line still matches). Pure.
 pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> Vec<Failure> {
-    let mut out: Vec<Failure> = failed_tests
-        .iter()
-        .map(|entry| {
-            // The whole id, whatever the error: a base failure whose cause
-            // changes keeps its key.
-            let id = crate::test_results::test_id_of(entry);
-            Failure { key: id, label: entry.clone(), test: true, ..Default::default() }
-        })
-        .collect();
+    let mut out: Vec<Failure> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for entry in failed_tests {
+        // The whole id, whatever the error: a base failure whose cause
+        // changes keeps its key. A test is one failure however often the
+        // output names it (a `-v` line and the short summary).
+        let id = crate::test_results::test_id_of(entry);
+        if seen.insert(id.clone()) {
+            out.push(Failure { key: id, label: entry.clone(), test: true, ..Default::default() });
+        }
+    }
     let tests_known = !out.is_empty();
     for e in enriched {
         let d = &e.diagnostic;
@@ -557,6 +559,9 @@ mod tests {
         assert_eq!(keys(text_a), ["src/a.py|F401||`os` imported but unused"]);
         let tests = failure_keys(&["tests/t.py::test_x - AssertionError: 1 != 2".into()], &[]);
         assert_eq!(tests[0].key, "tests/t.py::test_x");
+        // Named twice (a `-v` line, the short summary): one failure.
+        let twice = failure_keys(&["tests/t.py::test_x".into(), "tests/t.py::test_x - AssertionError".into()], &[]);
+        assert_eq!(twice.len(), 1);
     }
 
     #[test]
