@@ -121,7 +121,6 @@ def main():
             else:
                 runner, code = run_pytest(attempt, out)
                 verdict, judge_wall = judge(bin_path, out, base_out, code)
-            print(verdict.get("new_failure_keys"), verdict.get("pre_existing_keys"))
             assert verdict["tests_ran"] == FILES * PER_FILE, verdict
             assert verdict["targets_passed"] is True, verdict
             assert verdict["new_failures"] == 1 and verdict["pre_existing"] == 30, verdict

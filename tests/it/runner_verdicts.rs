@@ -233,3 +233,61 @@ fn a_go_subtest_target_passes_and_a_package_that_does_not_build_on_the_base_is_n
     assert!(digest.contains("go test did not build or start the tests"), "{digest}");
     assert!(digest.contains("[build failed]"), "{digest}");
 }
+
+const CART: &str = "exports.add = (items, item) => items.concat([]);\n";
+
+const CART_TEST: &str = "const { add } = require(\"./cart\");\n\ndescribe(\"cart\", () => {\n  test(\"adds an item\", () => {\n    expect(add([], 1)).toEqual([1]);\n  });\n  describe(\"when empty\", () => {\n    test(\"totals zero\", () => {\n      expect(add([], 1).length).toBeGreaterThan(0);\n    });\n  });\n});\n";
+
+/// A JavaScript project whose `cart > adds an item` fails on the base,
+/// checked by `check` (a command line of the real jest or vitest).
+fn js_repo(env: &TestEnv, check: &str) -> PathBuf {
+    env.repo("repo")
+        .file("package.json", "{\"name\": \"cart\", \"private\": true}\n")
+        .file("cart.js", CART)
+        .file("cart.test.js", CART_TEST)
+        .file("jest.config.js", "module.exports = { testMatch: [\"**/*.test.js\"] };\n")
+        .file("vitest.config.mjs", "export default { test: { globals: true, include: [\"**/*.test.js\"] } };\n")
+        .file(".gitignore", "node_modules/\n")
+        .file("retry-run.toml", format!("max_attempts = 1\n[[check]]\nname = \"js\"\nrun = \"{check}\"\nkind = \"test\"\n"))
+        .commit()
+}
+
+#[test]
+fn jest_and_vitest_targets_named_by_their_describe_blocks_pass() {
+    let bin = match crate::support::tools::js_test_runners() {
+        Ok(bin) => bin,
+        Err(why) => return crate::support::tools::skipped(&why),
+    };
+    for check in [
+        format!("{} --ci --verbose", bin.join("jest").display()),
+        format!("{} run --reporter=verbose", bin.join("vitest").display()),
+    ] {
+        let env = TestEnv::new();
+        let r = js_repo(&env, &check);
+        let fixed = "exports.add = (items, item) => items.concat([item]);\n";
+        let a = env.agent(FakeAgent::new().expect("cart.js", CART).write("cart.js", fixed));
+        let out = run(&env, &r, &a, &["--task", "Fix add", "--target", "cart > adds an item"]);
+        assert_eq!(outcomes(&r, "fix-add"), ["SUCCESS"], "{check}: {}", out.stderr);
+        assert_eq!(check_event(&r, "fix-add", 1, "targets")["passed"], true, "{check}");
+    }
+}
+
+#[test]
+fn jest_and_vitest_that_find_no_tests_are_never_ok() {
+    let bin = match crate::support::tools::js_test_runners() {
+        Ok(bin) => bin,
+        Err(why) => return crate::support::tools::skipped(&why),
+    };
+    for (check, said) in [
+        (format!("{} --ci nothing_matches", bin.join("jest").display()), "jest found no tests"),
+        (format!("{} run nothing_matches", bin.join("vitest").display()), "vitest found no tests"),
+    ] {
+        let env = TestEnv::new();
+        let r = js_repo(&env, &check);
+        let a = env.agent(FakeAgent::new().write("README.md", "cart\n"));
+        let out = run(&env, &r, &a, &["--task", "Tidy"]);
+        assert_eq!(outcomes(&r, "tidy"), ["CHECK_FAILURE"], "{check}: {}", out.stderr);
+        let digest = digest(&r, "tidy", 1, "js");
+        assert!(digest.contains(said), "{check}: {digest}");
+    }
+}
