@@ -41,7 +41,7 @@ pub fn read(text: &str) -> TestRun {
     let mut go_counted = 0u64;
     let mut lines = Lines::default();
     for line in text.lines() {
-        match lines.classify(line.strip_suffix('\r').unwrap_or(line)) {
+        match lines.classify(&plain(line)) {
             Some(Seen::Test { runner, id, passed }) => {
                 go_counted += u64::from(runner == Runner::Go);
                 if passed { run.passed.push(id) } else { run.failed.push(id) }
@@ -79,7 +79,7 @@ pub fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
     let mut lines = Lines::default();
     let mut out: Vec<(Runner, String)> = text
         .lines()
-        .filter_map(|line| match lines.classify(line.strip_suffix('\r').unwrap_or(line)) {
+        .filter_map(|line| match lines.classify(&plain(line)) {
             Some(Seen::Test { runner, id, passed: false }) => Some((runner, id)),
             _ => None,
         })
@@ -87,6 +87,33 @@ pub fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
     out.sort();
     out.dedup();
     out
+}
+
+/// A line without its `\r` and its colours (ANSI escape sequences: a
+/// runner that colours its output when it should not).
+fn plain(line: &str) -> std::borrow::Cow<'_, str> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if !line.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        // CSI: ESC [ parameters, then one final byte in @..~.
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 enum Seen {
@@ -442,7 +469,8 @@ fn pytest_exit(code: i32) -> Option<&'static str> {
 /// | vitest | `No test files found, exiting with code` |
 /// | any | killed by a signal |
 pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -> Option<RunnerFailure> {
-    let lines: Vec<&str> = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l).trim()).collect();
+    let plain: Vec<std::borrow::Cow<'_, str>> = text.lines().map(plain).collect();
+    let lines: Vec<&str> = plain.iter().map(|l| l.trim()).collect();
     let found = |runner: &str, what: &str, said: Vec<String>| {
         Some(RunnerFailure { runner: runner.to_string(), what: what.to_string(), said })
     };
@@ -717,6 +745,9 @@ Tests:       1 failed, 1 passed, 2 total
         assert_eq!(test_id_of("tests::parse::fails"), "tests::parse::fails");
         assert!(is_target("cart › adds an item", "cart > adds an item"));
         assert_eq!(read("tests::bad --- FAILED\n").failed, ["tests::bad"]);
+        // vitest in colour, as a terminal shows it.
+        let coloured = " \x1b[32m✓\x1b[39m cart.test.js\x1b[2m > \x1b[22mcart\x1b[2m > \x1b[22madds an item\x1b[32m 4\x1b[2mms\x1b[22m\x1b[39m\n";
+        assert_eq!(read(coloured).passed, ["cart.test.js > cart > adds an item"]);
     }
 
     #[test]

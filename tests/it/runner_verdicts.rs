@@ -239,8 +239,11 @@ const CART: &str = "exports.add = (items, item) => items.concat([]);\n";
 const CART_TEST: &str = "const { add } = require(\"./cart\");\n\ndescribe(\"cart\", () => {\n  test(\"adds an item\", () => {\n    expect(add([], 1)).toEqual([1]);\n  });\n  describe(\"when empty\", () => {\n    test(\"totals zero\", () => {\n      expect(add([], 1).length).toBeGreaterThan(0);\n    });\n  });\n});\n";
 
 /// A JavaScript project whose `cart > adds an item` fails on the base,
-/// checked by `check` (a command line of the real jest or vitest).
+/// checked by `check` (a command line of the real jest or vitest). Its
+/// worktrees live outside the git directory: jest finds no test under a
+/// path holding `/.git/`.
 fn js_repo(env: &TestEnv, check: &str) -> PathBuf {
+    let worktrees = env.root().join("worktrees");
     env.repo("repo")
         .file("package.json", "{\"name\": \"cart\", \"private\": true}\n")
         .file("cart.js", CART)
@@ -248,7 +251,13 @@ fn js_repo(env: &TestEnv, check: &str) -> PathBuf {
         .file("jest.config.js", "module.exports = { testMatch: [\"**/*.test.js\"] };\n")
         .file("vitest.config.mjs", "export default { test: { globals: true, include: [\"**/*.test.js\"] } };\n")
         .file(".gitignore", "node_modules/\n")
-        .file("retry-run.toml", format!("max_attempts = 1\n[[check]]\nname = \"js\"\nrun = \"{check}\"\nkind = \"test\"\n"))
+        .file(
+            "retry-run.toml",
+            format!(
+                "max_attempts = 1\n[worktree]\nroot = \"{}\"\n[[check]]\nname = \"js\"\nrun = \"{check}\"\nkind = \"test\"\n",
+                worktrees.display()
+            ),
+        )
         .commit()
 }
 
