@@ -69,7 +69,11 @@ fn distinct(mut ids: Vec<String>) -> Vec<String> {
     if longer.is_empty() {
         return ids;
     }
-    ids.retain(|id| !longer.iter().any(|l| l.len() > id.len() && l.ends_with(id.as_str()) && l[..l.len() - id.len()].ends_with(" > ")));
+    ids.retain(|id| {
+        !longer
+            .iter()
+            .any(|l| l.len() > id.len() && l.ends_with(id.as_str()) && l[..l.len() - id.len()].ends_with(" > "))
+    });
     ids
 }
 
@@ -228,7 +232,7 @@ fn classify(t: &str, describe: Option<&[(usize, String)]>) -> Option<Seen> {
     for (mark, pass) in JS_MARKS {
         if let Some(rest) = t.strip_prefix(mark) {
             let name = strip_duration(rest);
-            let Some(pass) = pass else { return None };
+            let pass = pass?;
             if name.is_empty() {
                 return None;
             }
@@ -488,7 +492,11 @@ pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -
                     let mut v = vec![s.trim_matches(|c: char| c == '!' || c.is_whitespace()).to_string()];
                     // The collection errors, as the short summary names them.
                     v.extend(
-                        lines.iter().filter(|l| l.starts_with("ERROR ") && !l.starts_with("ERROR: ")).take(5).map(|l| clip(l)),
+                        lines
+                            .iter()
+                            .filter(|l| l.starts_with("ERROR ") && !l.starts_with("ERROR: "))
+                            .take(5)
+                            .map(|l| clip(l)),
                     );
                     v
                 })
@@ -521,7 +529,8 @@ pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -
             .iter()
             .any(|p| l.starts_with(p))
     }) {
-        let mut said: Vec<String> = first(&|l| l.starts_with("error[") || l.starts_with("error: ")).into_iter().collect();
+        let mut said: Vec<String> =
+            first(&|l| l.starts_with("error[") || l.starts_with("error: ")).into_iter().collect();
         if !said.contains(&l) {
             said.push(l);
         }
@@ -535,7 +544,9 @@ pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -
     }) {
         // The compiler's first error, then go's line.
         let mut said: Vec<String> =
-            first(&|l| l.contains(".go:") && (l.contains(": syntax error") || l.split(':').count() >= 4)).into_iter().collect();
+            first(&|l| l.contains(".go:") && (l.contains(": syntax error") || l.split(':').count() >= 4))
+                .into_iter()
+                .collect();
         if !said.contains(&l) {
             said.push(l);
         }
@@ -642,8 +653,11 @@ Tests:       1 failed, 1 passed, 2 total
             "tests/test_ids.py::test_x[a::b]",
             "tests/test_ids.py::test_x[m x]",
         ]);
-        let failed =
-            ids(&["tests/test_ids.py::test_key", "tests/test_ids.py::test_n[2]", "tests/test_ids.py::test_setup_error"]);
+        let failed = ids(&[
+            "tests/test_ids.py::test_key",
+            "tests/test_ids.py::test_n[2]",
+            "tests/test_ids.py::test_setup_error",
+        ]);
         for (name, text) in [
             ("-q -rfEp", captured!("pytest-ids-q")),
             ("-v -rfEp", captured!("pytest-ids-v")),
@@ -654,7 +668,11 @@ Tests:       1 failed, 1 passed, 2 total
             assert_eq!(r.failed, failed, "{name}");
             // `2 failed, 6 passed, 1 skipped, 1 xfailed, 1 error`: 9 ran.
             assert_eq!(r.ran, Some(9), "{name}");
-            for target in ["tests/test_ids.py::test_x[m x]", "tests/test_ids.py::test_x[é[1]]", "tests/test_ids.py::test_x[a - b]"] {
+            for target in [
+                "tests/test_ids.py::test_x[m x]",
+                "tests/test_ids.py::test_x[é[1]]",
+                "tests/test_ids.py::test_x[a - b]",
+            ] {
                 assert_eq!(target_status(target, &[&r], &[]), TargetStatus::Passed, "{name} {target}");
             }
             assert_eq!(target_status("tests/test_ids.py::test_n", &[&r], &[]), TargetStatus::Failed, "{name}");
@@ -714,7 +732,10 @@ Tests:       1 failed, 1 passed, 2 total
         let (_, line) = said("pytest-no-tests", captured!("pytest-no-tests"));
         assert!(line.starts_with("pytest collected no tests (exit 5): 11 deselected in "), "{line}");
         let (_, line) = said("pytest-usage", captured!("pytest-usage"));
-        assert!(line.starts_with("pytest was given a wrong command line (exit 4: usage error): ERROR: usage:"), "{line}");
+        assert!(
+            line.starts_with("pytest was given a wrong command line (exit 4: usage error): ERROR: usage:"),
+            "{line}"
+        );
         assert!(line.contains("unrecognized arguments: --no-such-option"), "{line}");
         let (runner, line) = said("cargo-test-compile-error", captured!("cargo-test-compile-error"));
         assert_eq!(runner, "cargo test");
@@ -725,13 +746,19 @@ Tests:       1 failed, 1 passed, 2 total
         let (runner, line) = said("go-test-setup-failed", captured!("go-test-setup-failed"));
         assert_eq!(runner, "go test");
         assert!(line.contains("no required module provides package example.com/nowhere"), "{line}");
-        assert_eq!(said("jest-no-tests", captured!("jest-no-tests")).1, "jest found no tests: No tests found, exiting with code 1");
+        assert_eq!(
+            said("jest-no-tests", captured!("jest-no-tests")).1,
+            "jest found no tests: No tests found, exiting with code 1"
+        );
         assert_eq!(
             said("vitest-no-tests", captured!("vitest-no-tests")).1,
             "vitest found no tests: No test files found, exiting with code 1"
         );
         // Killed by a signal, whatever it printed; a clean exit is never one.
-        assert_eq!(runner_failure("....\n", None, Some(9)).map(|r| r.line()).as_deref(), Some("the runner was killed by signal 9"));
+        assert_eq!(
+            runner_failure("....\n", None, Some(9)).map(|r| r.line()).as_deref(),
+            Some("the runner was killed by signal 9")
+        );
         assert_eq!(runner_failure(captured!("pytest-collection-error"), Some(0), None), None);
         // Exit 2 without pytest's words is some other tool's failure.
         assert_eq!(runner_failure("src/a.py:1:1: E999 SyntaxError\n", Some(2), None), None);

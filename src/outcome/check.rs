@@ -515,7 +515,12 @@ mod tests {
                 "tests/test_calc.py::test_get",
             ),
             (captured!("go-cause-base"), captured!("go-cause-attempt"), "TestOne", "TestGet"),
-            (captured!("jest-cause-base"), captured!("jest-cause-attempt"), "top level", "cart > when empty > totals zero"),
+            (
+                captured!("jest-cause-base"),
+                captured!("jest-cause-attempt"),
+                "top level",
+                "cart > when empty > totals zero",
+            ),
         ] {
             let (base, attempt) = (keys_of(base), keys_of(attempt));
             let (new, old) = against_base(&attempt, &base);
@@ -530,7 +535,10 @@ mod tests {
         // Parameters holding ` - `: two tests, not one.
         let base = failure_keys(&["tests/t.py::test_x[a - b] - AssertionError: 1".into()], &[]);
         let attempt = failure_keys(
-            &["tests/t.py::test_x[a - b] - KeyError: 'k'".into(), "tests/t.py::test_x[a - c] - AssertionError: 2".into()],
+            &[
+                "tests/t.py::test_x[a - b] - KeyError: 'k'".into(),
+                "tests/t.py::test_x[a - c] - AssertionError: 2".into(),
+            ],
             &[],
         );
         let (new, old) = against_base(&attempt, &base);

@@ -161,7 +161,9 @@ fn crate_repo(env: &TestEnv, run_line: &str) -> PathBuf {
 fn a_rust_target_named_by_its_module_path_passes() {
     let env = TestEnv::new();
     let r = crate_repo(&env, &cargo_test());
-    let a = env.agent(FakeAgent::new().expect("src/lib.rs", CRATE_LIB).write("src/lib.rs", &CRATE_LIB.replace("a - b", "a + b")));
+    let a = env.agent(
+        FakeAgent::new().expect("src/lib.rs", CRATE_LIB).write("src/lib.rs", &CRATE_LIB.replace("a - b", "a + b")),
+    );
     let out = run(&env, &r, &a, &["--task", "Fix add", "--target", "tests::parse::works"]);
     assert_eq!(outcomes(&r, "fix-add"), ["SUCCESS"], "{}", out.stderr);
 }
@@ -177,7 +179,10 @@ fn a_crate_that_does_not_compile_on_the_base_is_never_ok() {
         .file(".gitignore", "target/\nCargo.lock\n")
         .file(
             "retry-run.toml",
-            format!("max_attempts = 1\n[[check]]\nname = \"cargo-test\"\nrun = \"{}\"\nkind = \"test\"\n", cargo_test()),
+            format!(
+                "max_attempts = 1\n[[check]]\nname = \"cargo-test\"\nrun = \"{}\"\nkind = \"test\"\n",
+                cargo_test()
+            ),
         )
         .commit();
     // The attempt changes something else and leaves the build broken.
@@ -208,7 +213,10 @@ fn go_repo(env: &TestEnv, calc: &str) -> Option<PathBuf> {
             .file("calc/calc.go", calc)
             .file("calc/calc_test.go", GO_TEST)
             .file(".gitignore", ".gocache/\n.gopath/\n")
-            .file("retry-run.toml", format!("max_attempts = 1\n[[check]]\nname = \"go\"\nrun = \"{run}\"\nkind = \"test\"\n"))
+            .file(
+                "retry-run.toml",
+                format!("max_attempts = 1\n[[check]]\nname = \"go\"\nrun = \"{run}\"\nkind = \"test\"\n"),
+            )
             .commit(),
     )
 }
