@@ -39,9 +39,9 @@ pub fn read(text: &str) -> TestRun {
     let mut run = TestRun::default();
     let mut ran: Option<u64> = None;
     let mut go_counted = 0u64;
+    let mut lines = Lines::default();
     for line in text.lines() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        match classify(line) {
+        match lines.classify(&plain(line)) {
             Some(Seen::Test { runner, id, passed }) => {
                 go_counted += u64::from(runner == Runner::Go);
                 if passed { run.passed.push(id) } else { run.failed.push(id) }
@@ -53,20 +53,37 @@ pub fn read(text: &str) -> TestRun {
     if go_counted > 0 {
         *ran.get_or_insert(0) += go_counted;
     }
-    run.passed.sort();
-    run.passed.dedup();
-    run.failed.sort();
-    run.failed.dedup();
+    run.passed = distinct(run.passed);
+    run.failed = distinct(run.failed);
     run.ran = ran;
     run
+}
+
+/// `ids` sorted, without duplicates, and without a name that another id
+/// holds whole after ` > ` (vitest prints a failing test as `totals zero`
+/// in its tree and as `file > cart > totals zero` below: one test).
+fn distinct(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids.dedup();
+    let longer: Vec<String> = ids.iter().filter(|id| id.contains(" > ")).cloned().collect();
+    if longer.is_empty() {
+        return ids;
+    }
+    ids.retain(|id| {
+        !longer
+            .iter()
+            .any(|l| l.len() > id.len() && l.ends_with(id.as_str()) && l[..l.len() - id.len()].ends_with(" > "))
+    });
+    ids
 }
 
 /// The failing tests `text` names, each with its runner, sorted and
 /// without duplicates.
 pub fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
+    let mut lines = Lines::default();
     let mut out: Vec<(Runner, String)> = text
         .lines()
-        .filter_map(|line| match classify(line.strip_suffix('\r').unwrap_or(line)) {
+        .filter_map(|line| match lines.classify(&plain(line)) {
             Some(Seen::Test { runner, id, passed: false }) => Some((runner, id)),
             _ => None,
         })
@@ -74,6 +91,33 @@ pub fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
     out.sort();
     out.dedup();
     out
+}
+
+/// A line without its `\r` and its colours (ANSI escape sequences: a
+/// runner that colours its output when it should not).
+fn plain(line: &str) -> std::borrow::Cow<'_, str> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if !line.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        // CSI: ESC [ parameters, then one final byte in @..~.
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 enum Seen {
@@ -85,8 +129,58 @@ fn test(runner: Runner, id: String, passed: bool) -> Option<Seen> {
     Some(Seen::Test { runner, id, passed })
 }
 
-fn classify(line: &str) -> Option<Seen> {
-    let t = line.trim();
+/// What a line means can depend on the lines before it: jest `--verbose`
+/// prints a file's `describe` blocks as indented headers above its tests.
+#[derive(Default)]
+struct Lines {
+    /// Inside a jest file block (`PASS ./cart.test.js`): the open
+    /// `describe` headers, by indentation.
+    jest: Option<Vec<(usize, String)>>,
+}
+
+/// The marks of jest's and vitest's test lines, and whether each passed
+/// (`None`: skipped or todo).
+const JS_MARKS: [(&str, Option<bool>); 7] = [
+    ("✓ ", Some(true)),
+    ("√ ", Some(true)),
+    ("✕ ", Some(false)),
+    ("× ", Some(false)),
+    ("○ ", None),
+    ("✎ ", None),
+    ("↓ ", None),
+];
+
+impl Lines {
+    fn classify(&mut self, line: &str) -> Option<Seen> {
+        let t = line.trim();
+        let indent = line.len() - line.trim_start().len();
+        if let Some(stack) = &mut self.jest {
+            if t.is_empty() || indent == 0 {
+                self.jest = None;
+            } else if !JS_MARKS.iter().any(|(m, _)| t.starts_with(m)) {
+                // A `describe` header: it closes those at its depth or deeper.
+                stack.retain(|(i, _)| *i < indent);
+                stack.push((indent, t.to_string()));
+                return None;
+            } else {
+                stack.retain(|(i, _)| *i < indent);
+            }
+        }
+        // jest: a file's block, `PASS ./cart.test.js` / `FAIL src/a.test.ts`.
+        if indent == 0
+            && let Some(file) = t.strip_prefix("PASS ").or_else(|| t.strip_prefix("FAIL "))
+            && !file.starts_with(' ')
+            && !file.contains(" > ")
+            && !file.contains(char::is_whitespace)
+        {
+            self.jest = Some(Vec::new());
+            return None;
+        }
+        classify(t, self.jest.as_deref())
+    }
+}
+
+fn classify(t: &str, describe: Option<&[(usize, String)]>) -> Option<Seen> {
     // cargo test: `test tests::adds ... ok` / `... FAILED` / `... ignored`.
     if let Some(rest) = t.strip_prefix("test ")
         && let Some((id, result)) = rest.rsplit_once(" ... ")
@@ -98,6 +192,13 @@ fn classify(line: &str) -> Option<Seen> {
             _ => None,
         };
     }
+    // cargo test -q: a failing test as `tests::bad --- FAILED`.
+    if let Some(id) = t.strip_suffix(" --- FAILED")
+        && !id.is_empty()
+        && !id.contains(char::is_whitespace)
+    {
+        return test(Runner::Cargo, id.to_string(), false);
+    }
     // cargo test totals: `test result: FAILED. 1 passed; 1 failed; 0 ignored; ...`.
     if let Some(rest) = t.strip_prefix("test result: ") {
         let n = count_of(rest, "passed") + count_of(rest, "failed");
@@ -106,38 +207,57 @@ fn classify(line: &str) -> Option<Seen> {
     // go test -v: `--- PASS: TestAdd (0.00s)`, subtests indented.
     for (mark, pass) in [("--- PASS: ", true), ("--- FAIL: ", false)] {
         if let Some(rest) = t.strip_prefix(mark) {
-            let id = rest.split(" (").next().unwrap_or(rest).trim().to_string();
+            let id = rest.rsplit_once(" (").map_or(rest, |(id, _)| id).trim().to_string();
             return test(Runner::Go, id, pass);
         }
     }
     // pytest -rA summary: `PASSED tests/t.py::test_a`, `FAILED id - reason`.
     for (mark, pass) in [("PASSED ", true), ("FAILED ", false), ("ERROR ", false)] {
-        if let Some(rest) = t.strip_prefix(mark) {
-            let id = rest.split(" - ").next().unwrap_or(rest).trim();
-            if id.contains("::") && !id.contains(char::is_whitespace) {
-                return test(Runner::Pytest, id.to_string(), pass);
-            }
+        if let Some(rest) = t.strip_prefix(mark)
+            && let Some(id) = pytest_summary_id(rest)
+        {
+            return test(Runner::Pytest, id.to_string(), pass);
         }
     }
-    // pytest -v: `tests/t.py::test_a PASSED [ 50%]`.
-    if let Some((id, rest)) = t.split_once(' ')
-        && id.contains("::")
-    {
-        let word = rest.split_whitespace().next().unwrap_or("");
+    // pytest -v: `tests/t.py::test_a PASSED [ 50%]`, `tests/t.py::test_x[m x] FAILED`.
+    if let Some((id, word)) = pytest_verbose(t) {
         match word {
             "PASSED" | "XPASS" => return test(Runner::Pytest, id.to_string(), true),
             "FAILED" | "ERROR" => return test(Runner::Pytest, id.to_string(), false),
             _ => {}
         }
     }
-    // jest --verbose / vitest: `✓ name (3 ms)`, `✕ name`, `× name`.
-    for (mark, pass) in [("✓ ", true), ("√ ", true), ("✕ ", false), ("× ", false)] {
+    // jest --verbose / vitest: `✓ name (3 ms)`, `✕ name`, `× name`, under
+    // jest's `describe` headers.
+    for (mark, pass) in JS_MARKS {
         if let Some(rest) = t.strip_prefix(mark) {
-            let id = strip_duration(rest).to_string();
-            if !id.is_empty() {
-                return test(Runner::Js, id, pass);
+            let name = strip_duration(rest);
+            let pass = pass?;
+            if name.is_empty() {
+                return None;
             }
+            let id = match describe {
+                Some(stack) if !stack.is_empty() => {
+                    let mut id: Vec<&str> = stack.iter().map(|(_, h)| h.as_str()).collect();
+                    id.push(name);
+                    id.join(" > ")
+                }
+                _ => name.to_string(),
+            };
+            return test(Runner::Js, id, pass);
         }
+    }
+    // jest's failure heading: `● cart › when empty › totals zero`.
+    if let Some(rest) = t.strip_prefix("● ")
+        && rest.contains(" › ")
+    {
+        return test(Runner::Js, rest.replace(" › ", " > "), false);
+    }
+    // vitest's failure heading: `FAIL  cart.test.ts > cart > adds`.
+    if let Some(rest) = t.strip_prefix("FAIL  ")
+        && rest.contains(" > ")
+    {
+        return test(Runner::Js, rest.trim().to_string(), false);
     }
     // jest totals: `Tests:       1 failed, 2 passed, 3 total`.
     if let Some(rest) = t.strip_prefix("Tests:") {
@@ -156,6 +276,62 @@ fn classify(line: &str) -> Option<Seen> {
         let n =
             count_of(bare, "passed") + count_of(bare, "failed") + count_of(bare, "error") + count_of(bare, "errors");
         return Some(Seen::Totals(n));
+    }
+    None
+}
+
+/// The node id at the start of a pytest short-summary entry (`id` or
+/// `id - reason`). A parameter may hold spaces, brackets, `::` and ` - `:
+/// the id ends where its brackets close, before ` - ` or the end. `None`
+/// when it is no node id (`tests/t.py - ImportError`, a collection error).
+fn pytest_summary_id(rest: &str) -> Option<&str> {
+    let rest = rest.trim();
+    let open = rest.find('[');
+    let head_end = open.unwrap_or(rest.len());
+    let end = match open {
+        None => rest.find(" - ").unwrap_or(rest.len()),
+        Some(open) => {
+            let mut depth = 0i32;
+            let mut end = None;
+            for (i, c) in rest[open..].char_indices() {
+                match c {
+                    '[' => depth += 1,
+                    ']' => depth -= 1,
+                    _ => continue,
+                }
+                let after = &rest[open + i + 1..];
+                if depth <= 0 && (after.is_empty() || after.starts_with(" - ")) {
+                    end = Some(open + i + 1);
+                    break;
+                }
+            }
+            end?
+        }
+    };
+    let id = &rest[..end];
+    (id[..head_end.min(end)].contains("::") && !id[..head_end.min(end)].contains(char::is_whitespace)).then_some(id)
+}
+
+/// A `pytest -v` line: the node id and the outcome word before the
+/// progress (`[ 50%]`). The id may hold spaces inside its parameters.
+fn pytest_verbose(t: &str) -> Option<(&str, &str)> {
+    let head = t.split(['[', ' ']).next().unwrap_or("");
+    if !head.contains("::") {
+        return None;
+    }
+    let mut rest = t.trim_end();
+    if rest.ends_with("%]")
+        && let Some(open) = rest.rfind('[')
+    {
+        rest = rest[..open].trim_end();
+    }
+    for word in ["PASSED", "FAILED", "ERROR", "XPASS"] {
+        if let Some(id) = rest.strip_suffix(word)
+            && id.ends_with(' ')
+        {
+            let id = id.trim_end();
+            return (!id.is_empty()).then_some((id, word));
+        }
     }
     None
 }
@@ -202,11 +378,194 @@ pub enum TargetStatus {
 
 /// Whether `id` (as a runner printed it) is the target `target`: the same,
 /// or one case of it (`test_a[1]` for `test_a`, a vitest `file > test`
-/// ending in it).
+/// ending in it). A target may be written as the test's source spells it:
+/// pytest prints non-ASCII parameters escaped (`test_p[\xe9]` for
+/// `test_p[é]`), jest separates `describe` names with `›`.
 pub fn is_target(id: &str, target: &str) -> bool {
-    id == target
-        || id.strip_prefix(target).is_some_and(|rest| rest.starts_with('['))
-        || id.strip_suffix(target).is_some_and(|head| head.ends_with(" > "))
+    let plain = |target: &str| {
+        id == target
+            || id.strip_prefix(target).is_some_and(|rest| rest.starts_with('['))
+            || id.strip_suffix(target).is_some_and(|head| head.ends_with(" > "))
+    };
+    if plain(target) {
+        return true;
+    }
+    if id.contains(" › ") {
+        return is_target(&id.replace(" › ", " > "), target);
+    }
+    let spelled = target.replace(" › ", " > ");
+    let spelled = if spelled.is_ascii() { spelled } else { pytest_escaped(&spelled) };
+    spelled != target && plain(&spelled)
+}
+
+/// The test id at the start of a failing test's entry as a digest lists it
+/// (`tests/t.py::test_x[a - b] - AssertionError`, `cart › adds`): pytest's
+/// node id up to where its brackets close, jest's `›` read as `>`.
+pub fn test_id_of(entry: &str) -> String {
+    let entry = entry.trim();
+    if let Some(id) = pytest_summary_id(entry) {
+        return id.to_string();
+    }
+    let id = entry.split(" - ").next().unwrap_or(entry).trim();
+    id.replace(" › ", " > ")
+}
+
+/// `s` with its non-ASCII characters escaped as pytest prints them in ids
+/// (Python's `unicode_escape`: `\xe9`, `\u2713`, `\U0001f600`).
+pub fn pytest_escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c as u32 {
+            0..=0x7f => out.push(c),
+            n @ 0x80..=0xff => out.push_str(&format!("\\x{n:02x}")),
+            n @ 0x100..=0xffff => out.push_str(&format!("\\u{n:04x}")),
+            n => out.push_str(&format!("\\U{n:08x}")),
+        }
+    }
+    out
+}
+
+/// A test runner that did not run the tests normally: interrupted, a
+/// collection or build error, a usage error, nothing collected, killed by
+/// a signal. Its tests' results (and a passing target) say nothing then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunnerFailure {
+    /// `pytest`, `cargo test`, `go test`, `jest`, `vitest` or `the runner`.
+    pub runner: String,
+    /// What happened, in a few words (`was interrupted: a collection error`).
+    pub what: String,
+    /// The runner's own lines that say so, in order.
+    pub said: Vec<String>,
+}
+
+impl RunnerFailure {
+    /// One line: `pytest was interrupted (exit 2: ...): <the runner's words>`.
+    pub fn line(&self) -> String {
+        if self.said.is_empty() {
+            return format!("{} {}", self.runner, self.what);
+        }
+        format!("{} {}: {}", self.runner, self.what, self.said.join(" | "))
+    }
+}
+
+/// pytest's exit codes 2 to 5 (`pytest.ExitCode`).
+fn pytest_exit(code: i32) -> Option<&'static str> {
+    Some(match code {
+        2 => "was interrupted (exit 2: a collection error or an interruption)",
+        3 => "failed inside itself (exit 3: internal error)",
+        4 => "was given a wrong command line (exit 4: usage error)",
+        5 => "collected no tests (exit 5)",
+        _ => return None,
+    })
+}
+
+/// Whether a test runner in `text` (its output, with the exit status
+/// `exit_code` or the signal that killed it) did not run the tests
+/// normally, and what it said. Pure. The caller leaves out timeouts (a
+/// check that timed out is TIMEOUT).
+///
+/// | runner | read as a runner failure |
+/// |---|---|
+/// | pytest | exit 2 with `Interrupted:`/`KeyboardInterrupt`, 3 with `INTERNALERROR>`, 4 with `error:`/`ERROR:`, 5 with `no tests ran` or only deselected |
+/// | cargo test | `error: could not compile`, `error: failed to`, `error: unexpected argument`, `error: no test target named` |
+/// | go test | `[build failed]`, `[setup failed]`, `no required module provides package`, `go: ` errors |
+/// | jest | `No tests found, exiting with code` |
+/// | vitest | `No test files found, exiting with code` |
+/// | any | killed by a signal |
+pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -> Option<RunnerFailure> {
+    let plain: Vec<std::borrow::Cow<'_, str>> = text.lines().map(plain).collect();
+    let lines: Vec<&str> = plain.iter().map(|l| l.trim()).collect();
+    let found = |runner: &str, what: &str, said: Vec<String>| {
+        Some(RunnerFailure { runner: runner.to_string(), what: what.to_string(), said })
+    };
+    let first = |pred: &dyn Fn(&str) -> bool| lines.iter().find(|l| pred(l)).map(|l| clip(l));
+    if exit_code == Some(0) {
+        return None;
+    }
+    if let Some(code) = exit_code
+        && let Some(what) = pytest_exit(code)
+    {
+        let said: Option<Vec<String>> = match code {
+            2 => {
+                let stop = first(&|l| l.contains("Interrupted:") || l.contains("KeyboardInterrupt"));
+                stop.map(|s| {
+                    let mut v = vec![s.trim_matches(|c: char| c == '!' || c.is_whitespace()).to_string()];
+                    // The collection errors, as the short summary names them.
+                    v.extend(
+                        lines
+                            .iter()
+                            .filter(|l| l.starts_with("ERROR ") && !l.starts_with("ERROR: "))
+                            .take(5)
+                            .map(|l| clip(l)),
+                    );
+                    v
+                })
+            }
+            3 => first(&|l| l.starts_with("INTERNALERROR>") && l.contains("Error")).map(|l| vec![l]),
+            4 => first(&|l| l.contains(": error: ") || l.starts_with("ERROR: ")).map(|l| {
+                let mut v = vec![l];
+                v.extend(first(&|l| l.contains(": error: ") && !l.starts_with("ERROR: ")));
+                v.dedup();
+                v
+            }),
+            _ => lines
+                .iter()
+                .rev()
+                .find(|l| !l.is_empty())
+                .filter(|l| {
+                    let bare = l.trim_matches(|c: char| c == '=' || c.is_whitespace());
+                    bare.contains(" in ")
+                        && (bare.starts_with("no tests ran")
+                            || (bare.contains(" deselected") && !bare.contains(" passed") && !bare.contains(" failed")))
+                })
+                .map(|l| vec![clip(l.trim_matches(|c: char| c == '=' || c.is_whitespace()))]),
+        };
+        if let Some(said) = said {
+            return found("pytest", what, said);
+        }
+    }
+    if let Some(l) = first(&|l| {
+        ["error: could not compile `", "error: failed to ", "error: unexpected argument", "error: no test target named"]
+            .iter()
+            .any(|p| l.starts_with(p))
+    }) {
+        let mut said: Vec<String> =
+            first(&|l| l.starts_with("error[") || l.starts_with("error: ")).into_iter().collect();
+        if !said.contains(&l) {
+            said.push(l);
+        }
+        return found("cargo test", "did not build or start the tests", said);
+    }
+    if let Some(l) = first(&|l| {
+        l.ends_with("[build failed]")
+            || l.ends_with("[setup failed]")
+            || l.contains(": no required module provides package")
+            || (l.starts_with("go: ") && !l.starts_with("go: downloading"))
+    }) {
+        // The compiler's first error, then go's line.
+        let mut said: Vec<String> =
+            first(&|l| l.contains(".go:") && (l.contains(": syntax error") || l.split(':').count() >= 4))
+                .into_iter()
+                .collect();
+        if !said.contains(&l) {
+            said.push(l);
+        }
+        return found("go test", "did not build or start the tests", said);
+    }
+    if let Some(l) = first(&|l| l.starts_with("No tests found, exiting with code")) {
+        return found("jest", "found no tests", vec![l]);
+    }
+    if let Some(l) = first(&|l| l.starts_with("No test files found, exiting with code")) {
+        return found("vitest", "found no tests", vec![l]);
+    }
+    if let Some(sig) = signal {
+        return found("the runner", &format!("was killed by signal {sig}"), Vec::new());
+    }
+    None
+}
+
+fn clip(line: &str) -> String {
+    crate::text::clip(line, 200, "...").into_owned()
 }
 
 /// A target's status from every check's run: failed when any check saw it
@@ -264,6 +623,158 @@ Tests:       1 failed, 1 passed, 2 total
         assert_eq!(read("3 passed, 2 skipped in 0.01s\n").ran, Some(3));
         assert_eq!(read("1 error in 0.2s\n").ran, Some(1));
         assert_eq!(read("nothing here\nFound 3 errors.\n").ran, None);
+    }
+
+    /// Output of the real runners: `tests/runners/capture.sh`.
+    macro_rules! captured {
+        ($name:literal) => {
+            include_str!(concat!("../tests/runners/captured/", $name, ".txt"))
+        };
+    }
+
+    /// The exit status each capture ended with.
+    fn exit_of(name: &str) -> Option<i32> {
+        include_str!("../tests/runners/captured/exit-codes.txt")
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+    }
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn pytest_ids_with_spaces_brackets_unicode_and_dashes_at_every_verbosity() {
+        let passed = ids(&[
+            "tests/test_ids.py::test_n[1]",
+            "tests/test_ids.py::test_x[[x]]",
+            "tests/test_ids.py::test_x[\\xe9[1]]",
+            "tests/test_ids.py::test_x[a - b]",
+            "tests/test_ids.py::test_x[a::b]",
+            "tests/test_ids.py::test_x[m x]",
+        ]);
+        let failed = ids(&[
+            "tests/test_ids.py::test_key",
+            "tests/test_ids.py::test_n[2]",
+            "tests/test_ids.py::test_setup_error",
+        ]);
+        for (name, text) in [
+            ("-q -rfEp", captured!("pytest-ids-q")),
+            ("-v -rfEp", captured!("pytest-ids-v")),
+            ("-rA", captured!("pytest-ids-rA")),
+        ] {
+            let r = read(text);
+            assert_eq!(r.passed, passed, "{name}");
+            assert_eq!(r.failed, failed, "{name}");
+            // `2 failed, 6 passed, 1 skipped, 1 xfailed, 1 error`: 9 ran.
+            assert_eq!(r.ran, Some(9), "{name}");
+            for target in [
+                "tests/test_ids.py::test_x[m x]",
+                "tests/test_ids.py::test_x[é[1]]",
+                "tests/test_ids.py::test_x[a - b]",
+            ] {
+                assert_eq!(target_status(target, &[&r], &[]), TargetStatus::Passed, "{name} {target}");
+            }
+            assert_eq!(target_status("tests/test_ids.py::test_n", &[&r], &[]), TargetStatus::Failed, "{name}");
+            assert_eq!(runner_failure(text, exit_of("pytest-ids-q"), None), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn cargo_go_jest_and_vitest_ids_and_totals_as_the_runners_print_them() {
+        let cargo = read(captured!("cargo-test-ids"));
+        assert_eq!(cargo.passed, ["from_outside", "src/lib.rs - add (line 3)", "tests::parse::works"]);
+        assert_eq!(cargo.failed, ["tests::parse::fails"]);
+        assert_eq!(cargo.ran, Some(4), "three binaries' `test result:` lines");
+        assert_eq!(target_status("tests::parse::works", &[&cargo], &[]), TargetStatus::Passed);
+        let go = read(captured!("go-test-v-subtests"));
+        assert_eq!(go.passed, ["TestAdd", "TestX/case_one"]);
+        assert_eq!(go.failed, ["TestX", "TestX/case_two"]);
+        assert_eq!(target_status("TestX/case_one", &[&go], &[]), TargetStatus::Passed);
+        for text in [captured!("jest-verbose"), captured!("jest-default")] {
+            let jest = read(text);
+            assert_eq!(jest.passed, ["cart > adds an item", "top level"]);
+            assert_eq!(jest.failed, ["cart > when empty > totals zero"]);
+            assert_eq!(jest.ran, Some(3));
+            assert_eq!(target_status("cart > adds an item", &[&jest], &[]), TargetStatus::Passed);
+            assert_eq!(target_status("cart › adds an item", &[&jest], &[]), TargetStatus::Passed);
+        }
+        let vitest = read(captured!("vitest-verbose"));
+        assert_eq!(vitest.passed, ["cart.vi.test.mjs > cart > adds an item", "cart.vi.test.mjs > top level"]);
+        assert_eq!(vitest.failed, ["cart.vi.test.mjs > cart > when empty > totals zero"]);
+        assert_eq!(vitest.ran, Some(3));
+        assert_eq!(target_status("cart > adds an item", &[&vitest], &[]), TargetStatus::Passed);
+        let vitest = read(captured!("vitest-default"));
+        assert_eq!(vitest.failed, ["cart.vi.test.mjs > cart > when empty > totals zero"]);
+        assert_eq!(vitest.passed.len() + vitest.failed.len(), 3);
+        for (name, text) in [
+            ("cargo-test-ids", captured!("cargo-test-ids")),
+            ("go-test-v-subtests", captured!("go-test-v-subtests")),
+            ("jest-verbose", captured!("jest-verbose")),
+            ("vitest-verbose", captured!("vitest-verbose")),
+        ] {
+            assert_eq!(runner_failure(text, exit_of(name), None), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn runner_failures_in_the_runners_words() {
+        let said = |name: &str, text: &str| {
+            let r = runner_failure(text, exit_of(name), None).unwrap_or_else(|| panic!("{name}: no runner failure"));
+            (r.runner.clone(), r.line())
+        };
+        let (runner, line) = said("pytest-collection-error", captured!("pytest-collection-error"));
+        assert_eq!(runner, "pytest");
+        assert_eq!(
+            line,
+            "pytest was interrupted (exit 2: a collection error or an interruption): Interrupted: 1 error during collection | ERROR tests/test_calc.py - DeprecationWarning: old api"
+        );
+        let (_, line) = said("pytest-no-tests", captured!("pytest-no-tests"));
+        assert!(line.starts_with("pytest collected no tests (exit 5): 11 deselected in "), "{line}");
+        let (_, line) = said("pytest-usage", captured!("pytest-usage"));
+        assert!(
+            line.starts_with("pytest was given a wrong command line (exit 4: usage error): ERROR: usage:"),
+            "{line}"
+        );
+        assert!(line.contains("unrecognized arguments: --no-such-option"), "{line}");
+        let (runner, line) = said("cargo-test-compile-error", captured!("cargo-test-compile-error"));
+        assert_eq!(runner, "cargo test");
+        assert!(line.contains("error: could not compile `ids` (lib)"), "{line}");
+        let (runner, line) = said("go-test-build-failed", captured!("go-test-build-failed"));
+        assert_eq!(runner, "go test");
+        assert!(line.contains("syntax error") && line.contains("[build failed]"), "{line}");
+        let (runner, line) = said("go-test-setup-failed", captured!("go-test-setup-failed"));
+        assert_eq!(runner, "go test");
+        assert!(line.contains("no required module provides package example.com/nowhere"), "{line}");
+        assert_eq!(
+            said("jest-no-tests", captured!("jest-no-tests")).1,
+            "jest found no tests: No tests found, exiting with code 1"
+        );
+        assert_eq!(
+            said("vitest-no-tests", captured!("vitest-no-tests")).1,
+            "vitest found no tests: No test files found, exiting with code 1"
+        );
+        // Killed by a signal, whatever it printed; a clean exit is never one.
+        assert_eq!(
+            runner_failure("....\n", None, Some(9)).map(|r| r.line()).as_deref(),
+            Some("the runner was killed by signal 9")
+        );
+        assert_eq!(runner_failure(captured!("pytest-collection-error"), Some(0), None), None);
+        // Exit 2 without pytest's words is some other tool's failure.
+        assert_eq!(runner_failure("src/a.py:1:1: E999 SyntaxError\n", Some(2), None), None);
+    }
+
+    #[test]
+    fn failing_entries_keep_their_whole_id() {
+        assert_eq!(test_id_of("tests/t.py::test_x[a - b] - AssertionError: x"), "tests/t.py::test_x[a - b]");
+        assert_eq!(test_id_of("tests/t.py::test_x - KeyError: 'a'"), "tests/t.py::test_x");
+        assert_eq!(test_id_of("cart › when empty › totals zero"), "cart > when empty > totals zero");
+        assert_eq!(test_id_of("tests::parse::fails"), "tests::parse::fails");
+        assert!(is_target("cart › adds an item", "cart > adds an item"));
+        assert_eq!(read("tests::bad --- FAILED\n").failed, ["tests::bad"]);
+        // vitest in colour, as a terminal shows it.
+        let coloured = " \x1b[32m✓\x1b[39m cart.test.js\x1b[2m > \x1b[22mcart\x1b[2m > \x1b[22madds an item\x1b[32m 4\x1b[2mms\x1b[22m\x1b[39m\n";
+        assert_eq!(read(coloured).passed, ["cart.test.js > cart > adds an item"]);
     }
 
     #[test]

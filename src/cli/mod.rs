@@ -13,6 +13,7 @@ mod enrich;
 pub mod error;
 mod init;
 mod inspect;
+mod judge_output;
 mod log;
 mod mcp;
 mod repo_args;
@@ -68,6 +69,8 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     Man(completions::ManArgs),
     Push(sync::PushArgs),
+    #[command(hide = true)]
+    JudgeOutput(judge_output::JudgeOutputArgs),
     Pull(sync::PullArgs),
 }
 
@@ -183,6 +186,7 @@ pub fn main() -> i32 {
         Command::Completions(args) => completions::completions(&dir, args),
         Command::Man(args) => completions::man(&dir, args),
         Command::Push(args) => sync::push(&dir, args),
+        Command::JudgeOutput(args) => judge_output::run(&dir, args),
         Command::Pull(args) => sync::pull(&dir, args),
     };
     match result {

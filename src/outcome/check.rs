@@ -11,7 +11,7 @@ use crate::config::CheckConfig;
 use crate::diagnostics::Severity;
 use crate::enrich;
 use crate::model::{BaselineMode, CheckResult, ErrorItem, Failure};
-use crate::test_results::TestRun;
+use crate::test_results::{RunnerFailure, TestRun};
 
 /// Tools whose diagnostics are test failures (keyed by test id instead).
 pub const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
@@ -33,6 +33,10 @@ pub struct Parsed {
     /// Paths of the user's checkout the output points into ([`checkout_paths`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tested_checkout: Vec<String>,
+    /// The test runner did not run the tests normally
+    /// ([`crate::test_results::runner_failure`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_failure: Option<RunnerFailure>,
 }
 
 impl Parsed {
@@ -55,19 +59,27 @@ pub struct Baseline {
     /// [`KEYS_VERSION`] when the keys were made.
     #[serde(default)]
     pub keys: u32,
+    /// The runner did not run the tests normally on the base: its failures
+    /// are unknown, and none of the attempt's counts as the base's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_failure: Option<RunnerFailure>,
 }
 
 /// The failures of one run: failing tests by id, and error diagnostics of
 /// lint and compiler tools by path, code and enclosing scope (never by
 /// line, so a shifted line still matches). Pure.
 pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> Vec<Failure> {
-    let mut out: Vec<Failure> = failed_tests
-        .iter()
-        .map(|entry| {
-            let id = entry.split(" - ").next().unwrap_or(entry).trim().to_string();
-            Failure { key: id, label: entry.clone(), test: true, ..Default::default() }
-        })
-        .collect();
+    let mut out: Vec<Failure> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for entry in failed_tests {
+        // The whole id, whatever the error: a base failure whose cause
+        // changes keeps its key. A test is one failure however often the
+        // output names it (a `-v` line and the short summary).
+        let id = crate::test_results::test_id_of(entry);
+        if seen.insert(id.clone()) {
+            out.push(Failure { key: id, label: entry.clone(), test: true, ..Default::default() });
+        }
+    }
     let tests_known = !out.is_empty();
     for e in enriched {
         let d = &e.diagnostic;
@@ -138,7 +150,7 @@ fn key(path: &str, code: Option<&str>, message: &str, scope: &str) -> String {
 
 /// How failure keys are made: a cached baseline with another version is
 /// run again.
-pub const KEYS_VERSION: u32 = 2;
+pub const KEYS_VERSION: u32 = 3;
 
 fn error_key(e: &ErrorItem) -> String {
     key(&e.path, e.code.as_deref(), &e.message, e.scope.as_deref().unwrap_or(""))
@@ -260,8 +272,18 @@ pub fn judge(
 ) -> CheckResult {
     let mode = how.mode;
     let base = base.filter(|_| mode.runs());
+    // A base on which the runner did not run normally has no failures to
+    // compare with: the attempt is judged on its own run.
+    let broken_base = base.and_then(|b| b.runner_failure.as_ref());
+    let runner_failed = p.runner_failure.as_ref().filter(|_| !p.timed_out);
     let (passed, failures, pre_existing, failing_on_base, tolerated) = match base {
+        _ if runner_failed.is_some() => {
+            let mut failures = vec![runner_failure_key(runner_failed.expect("checked above"))];
+            failures.extend(p.failures.iter().cloned());
+            (false, failures, Vec::new(), base.is_some_and(|b| !b.passed), false)
+        }
         _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed), false),
+        Some(_) if broken_base.is_some() => (false, p.failures.clone(), Vec::new(), true, false),
         Some(b) if !b.passed && !p.timed_out => {
             let (new, old) = against_base_renamed(&p.failures, &b.failures, how.renames);
             let tolerated = match mode {
@@ -297,7 +319,14 @@ pub fn judge(
     result.digest = p.digest.clone();
     result.output_lines = p.output_lines;
     result.tests_ran = p.tests.ran;
-    result.passed_tests = p.tests.passed.clone();
+    // A runner that did not run normally passes no test, targets included.
+    result.passed_tests = if runner_failed.is_some() { Vec::new() } else { p.tests.passed.clone() };
+    if let Some(b) = broken_base {
+        result.notes.push(format!(
+            "on the base, {}; the base's failures are unknown, so none of this run's counts as the base's",
+            b.line()
+        ));
+    }
     result.failed_tests = p.tests.failed.clone();
     // The errors behind the failures that fail the check are fed back: all
     // of them, unless the base's are tolerated.
@@ -319,6 +348,18 @@ pub fn judge(
             .collect()
     };
     result
+}
+
+/// The failure that stands for a runner that did not run the tests
+/// normally: keyed by the runner, labelled in its own words. Never one of
+/// the base's.
+pub fn runner_failure_key(r: &RunnerFailure) -> Failure {
+    Failure {
+        key: format!("{}|runner|{}", r.runner, r.what),
+        label: crate::text::clip(&r.line(), 300, "...").into_owned(),
+        test: false,
+        target: false,
+    }
 }
 
 /// A submodule of the base that a task worktree lacks: its path, and
@@ -404,6 +445,7 @@ mod tests {
             errors: Vec::new(),
             tests: TestRun::default(),
             tested_checkout: Vec::new(),
+            runner_failure: None,
         };
         let base = |fails: Vec<Failure>| Baseline {
             check: "x".into(),
@@ -413,6 +455,7 @@ mod tests {
             failures: fails,
             ran: None,
             keys: KEYS_VERSION,
+            runner_failure: None,
         };
         let auto = Judging { mode: BaselineMode::Auto, targets: &[], renames: &[] };
         // Old diagnostics pass, a new one fails, and only it is fed back.
@@ -447,6 +490,68 @@ mod tests {
         assert!(!broke.passed);
     }
 
+    /// The failure keys of a real runner's output, as `run::gates::checks`
+    /// makes them (no source files to enrich from).
+    fn keys_of(text: &str) -> Vec<Failure> {
+        let found = diagnostics::parse_as(None, text);
+        let enriched: Vec<enrich::Enriched> =
+            found.into_iter().map(|diagnostic| enrich::Enriched { diagnostic, scope: None, snippet: None }).collect();
+        let digest = crate::summarize::summarize(text.as_bytes());
+        failure_keys(&digest.failed_tests.entries, &enriched)
+    }
+
+    #[test]
+    fn a_base_failure_whose_cause_changes_stays_old_and_a_newly_failing_test_is_new() {
+        // Captured by tests/runners/capture.sh: test_get fails with an
+        // AssertionError on the base, with a KeyError in the attempt (raised
+        // in calc.py); test_one passes on the base and fails in the attempt.
+        // The same in go test (another message at another line) and jest (a
+        // TypeError instead of a matcher's error).
+        macro_rules! captured {
+            ($name:literal) => {
+                include_str!(concat!("../../tests/runners/captured/", $name, ".txt"))
+            };
+        }
+        let keys = |v: &[Failure]| v.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
+        for (base, attempt, newly, still) in [
+            (
+                captured!("pytest-cause-base"),
+                captured!("pytest-cause-attempt"),
+                "tests/test_calc.py::test_one",
+                "tests/test_calc.py::test_get",
+            ),
+            (captured!("go-cause-base"), captured!("go-cause-attempt"), "TestOne", "TestGet"),
+            (
+                captured!("jest-cause-base"),
+                captured!("jest-cause-attempt"),
+                "top level",
+                "cart > when empty > totals zero",
+            ),
+        ] {
+            let (base, attempt) = (keys_of(base), keys_of(attempt));
+            let (new, old) = against_base(&attempt, &base);
+            assert_eq!(keys(&new), [newly], "base {base:?}, attempt {attempt:?}");
+            assert!(keys(&old).iter().any(|k| k == still), "base {base:?}, attempt {attempt:?}");
+            assert!(!keys(&new).iter().any(|k| k == still), "base {base:?}, attempt {attempt:?}");
+        }
+    }
+
+    #[test]
+    fn a_test_that_passed_on_the_base_is_new_even_when_its_id_shares_a_prefix_with_a_base_failure() {
+        // Parameters holding ` - `: two tests, not one.
+        let base = failure_keys(&["tests/t.py::test_x[a - b] - AssertionError: 1".into()], &[]);
+        let attempt = failure_keys(
+            &[
+                "tests/t.py::test_x[a - b] - KeyError: 'k'".into(),
+                "tests/t.py::test_x[a - c] - AssertionError: 2".into(),
+            ],
+            &[],
+        );
+        let (new, old) = against_base(&attempt, &base);
+        assert_eq!(new.iter().map(|f| f.key.as_str()).collect::<Vec<_>>(), ["tests/t.py::test_x[a - c]"]);
+        assert_eq!(old.iter().map(|f| f.key.as_str()).collect::<Vec<_>>(), ["tests/t.py::test_x[a - b]"]);
+    }
+
     #[test]
     fn failures_are_compared_one_by_one() {
         let (new, old) = against_base(&[f("a"), f("b"), f("b"), f("c")], &[f("b"), f("c"), f("d")]);
@@ -468,6 +573,9 @@ mod tests {
         assert_eq!(keys(text_a), ["src/a.py|F401||`os` imported but unused"]);
         let tests = failure_keys(&["tests/t.py::test_x - AssertionError: 1 != 2".into()], &[]);
         assert_eq!(tests[0].key, "tests/t.py::test_x");
+        // Named twice (a `-v` line, the short summary): one failure.
+        let twice = failure_keys(&["tests/t.py::test_x".into(), "tests/t.py::test_x - AssertionError".into()], &[]);
+        assert_eq!(twice.len(), 1);
     }
 
     #[test]
@@ -484,6 +592,7 @@ mod tests {
             errors: Vec::new(),
             tests: TestRun::default(),
             tested_checkout: Vec::new(),
+            runner_failure: None,
         };
         let base = Baseline {
             check: "t".into(),
@@ -493,6 +602,7 @@ mod tests {
             failures: vec![f("old")],
             ran: None,
             keys: KEYS_VERSION,
+            runner_failure: None,
         };
         use BaselineMode::*;
         // tolerate: the base's own failure does not fail the check.

@@ -208,7 +208,7 @@ mod tests {
         // vitest's default reporter lists the tests of a failing file only.
         let vitest = read(captured!("vitest-4.1.12.txt"));
         assert_eq!(vitest.passed, ["adds"]);
-        assert_eq!(vitest.failed, ["bad"]);
+        assert_eq!(vitest.failed, ["vt/calc.test.js > math > bad"]);
         // cargo test -q: dots, and the failing test's name in its own shape.
         let cargo = read(captured!("cargo-test-q.txt"));
         assert!(cargo.passed.is_empty(), "{cargo:?}");
@@ -262,8 +262,10 @@ mod tests {
     #[test]
     fn what_is_not_run_again() {
         let cargo = failed_by_runner(captured!("cargo-test-q.txt"));
-        // cargo test -q names its failing test in a shape of its own: nothing to select.
-        assert_eq!(rerun(failed("cargo test -q", &cargo), &none), Err(NoRerun::NoTestNamed));
+        // cargo test -q names its failing test in a shape of its own, which
+        // cargo cannot select by environment.
+        assert_eq!(cargo, [(Runner::Cargo, "tests::bad".to_string())]);
+        assert_eq!(rerun(failed("cargo test -q", &cargo), &none), Err(NoRerun::CannotSelect(Runner::Cargo)));
         let cargo = [(Runner::Cargo, "tests::bad".to_string())];
         assert_eq!(rerun(failed("cargo test", &cargo), &none), Err(NoRerun::CannotSelect(Runner::Cargo)));
         let jest = failed_by_runner(captured!("vitest-4.1.12.txt"));

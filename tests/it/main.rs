@@ -26,6 +26,7 @@ mod real_projects;
 mod record;
 mod repositories;
 mod run;
+mod runner_verdicts;
 mod runners;
 mod sandbox;
 mod scope;

@@ -18,7 +18,7 @@ use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
-use crate::model::{CheckResult, ErrorItem};
+use crate::model::{CheckKind, CheckResult, ErrorItem};
 use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
@@ -114,11 +114,34 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, re
     let bytes = f.output.bytes();
     let raw = String::from_utf8_lossy(&bytes);
     let text = relativize(&raw, worktree);
-    let found = diagnostics::parse_as(Format::from_name(&check.format.0), &text);
+    let status = Status { exit_code: f.exit_code, signal: f.signal, timed_out: f.timed_out, duration: f.duration };
+    parse_output(check, &text, status, (worktree, repo.workdir()), read)
+}
+
+/// How a check's process ended.
+#[derive(Debug, Clone, Copy)]
+pub struct Status {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+/// [`parse`] of a check's output `text` (its worktree paths already made
+/// relative), run in `worktree` of the checkout `checkout`: everything that
+/// judging a check reads from its output.
+pub fn parse_output(
+    check: &CheckConfig,
+    text: &str,
+    f: Status,
+    (worktree, checkout): (&Path, Option<&Path>),
+    read: FileReader<'_>,
+) -> Parsed {
+    let found = diagnostics::parse_as(Format::from_name(&check.format.0), text);
     // Locations (traceback frames, diagnostics) in the user's checkout: the
     // check ran the checkout's code. A path merely named in a message (a
     // refused write) is not a location.
-    let tested_checkout = match repo.workdir() {
+    let tested_checkout = match checkout {
         Some(checkout) => {
             let located: Vec<&str> =
                 found.iter().filter_map(|d| d.path.as_deref()).filter(|p| p.starts_with('/')).collect();
@@ -135,7 +158,16 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, re
     let enriched = enrich::enrich(found, &sources, root, root);
     let digest = summarize::summarize(text.as_bytes());
     let digest_text = summarize::render::render(&digest, DIGEST_TOKENS);
-    let tests = test_results::read(&text);
+    let tests = test_results::read(text);
+    let runner_failure = if f.timed_out || !runs_tests(check) {
+        None
+    } else {
+        test_results::runner_failure(text, f.exit_code, f.signal)
+    };
+    let mut digest_lines: Vec<String> = digest_text.lines().map(str::to_string).collect();
+    if let Some(r) = &runner_failure {
+        digest_lines.insert(0, r.line());
+    }
     let failures = failure_keys(&digest.failed_tests.entries, &enriched);
     let errors = counted(&enriched)
         .take(MAX_ERRORS)
@@ -155,12 +187,22 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, re
         timed_out: f.timed_out,
         duration_ms: f.duration.as_millis() as u64,
         failures,
-        digest: digest_text.lines().map(str::to_string).collect(),
+        digest: digest_lines,
         output_lines: digest.lines as usize,
         errors,
         tests,
         tested_checkout,
+        runner_failure,
     }
+}
+
+/// Whether a check runs tests, so that a runner-level failure in its output
+/// decides its verdict: its kind is `test`, or its command starts a test
+/// runner. A lint or build check that fails to compile is judged by its
+/// diagnostics instead.
+fn runs_tests(check: &CheckConfig) -> bool {
+    check.kind == CheckKind::Test
+        || ["pytest", "cargo test", "cargo nextest", "go test", "jest", "vitest"].iter().any(|r| check.run.contains(r))
 }
 
 /// A directory as given and as resolved, without a trailing `/`.
@@ -249,10 +291,11 @@ impl TaskRun<'_> {
                         check: check.name.clone(),
                         run: check.run.clone(),
                         base: base.to_string(),
-                        passed: p.exited_ok(),
+                        passed: p.exited_ok() && p.runner_failure.is_none(),
                         failures: p.failures,
                         ran: p.tests.ran,
                         keys: KEYS_VERSION,
+                        runner_failure: p.runner_failure,
                     };
                     // A timed-out run says nothing lasting of the base.
                     if !p.timed_out {
@@ -371,7 +414,7 @@ impl TaskRun<'_> {
                 &self.plan.id,
             )?;
             if !result.passed {
-                result.notes = crate::outcome::check::submodule_notes(&self.missing_submodules()?);
+                result.notes.extend(crate::outcome::check::submodule_notes(&self.missing_submodules()?));
             }
             let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
             self.rec.check_finished(a.n, &result, how)?;
@@ -451,8 +494,9 @@ fn run_check(
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
     let parsed = parse(check, &f, wt, repo, &at_commit);
     let first = judge(check, &parsed, base, mode, 1, false);
-    // A check that tested the checkout says nothing of the attempt, however often it runs.
-    if first.passed || !first.tested_checkout.is_empty() {
+    // A check that tested the checkout says nothing of the attempt, however
+    // often it runs; a runner that did not run the tests is no flaky test.
+    if first.passed || !first.tested_checkout.is_empty() || parsed.runner_failure.is_some() {
         return Ok((first, runs));
     }
     let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);

@@ -315,3 +315,37 @@ pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
     }
     Ok(bin)
 }
+
+/// The `node_modules/.bin` directory of jest 30.5.2 and vitest 4.1.12 (the
+/// runner-verdict tests run them for real), installed from npm into the CI
+/// cache (`js-runners/`) when missing. `Err` says why they cannot be had:
+/// the npm registry cannot be reached.
+pub fn js_test_runners() -> Result<PathBuf, String> {
+    let prefix = ci_cache().join("js-runners");
+    let bin = prefix.join("node_modules/.bin");
+    let works = || runs(&bin.join("jest")) && runs(&bin.join("vitest"));
+    if works() {
+        return Ok(bin);
+    }
+    with_lock(&ci_cache().join("js-runners.lock"), || {
+        if works() {
+            return Ok(bin.clone());
+        }
+        std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
+        let out = output(
+            Command::new("npm")
+                .args(["install", "--no-fund", "--no-audit", "--prefix"])
+                .arg(&prefix)
+                .args(["jest@30.5.2", "vitest@4.1.12"]),
+            "npm (the runner-verdict tests install jest and vitest with it)",
+        );
+        if works() {
+            return Ok(bin.clone());
+        }
+        let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        match unreachable(&last) {
+            Some(why) => Err(format!("cannot install jest and vitest from npm: the registry cannot be reached: {why}")),
+            None => panic!("npm install jest vitest into {} gave no working jest and vitest: {last}", prefix.display()),
+        }
+    })
+}
