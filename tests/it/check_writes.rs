@@ -35,12 +35,12 @@ fn ruff_with_fix_true_fails_its_check_and_the_next_gate_judges_the_commit() {
             .write("calc.py", used),
     );
     let out = env.run_agent(&r, &["run", "--quiet", "--task", "Fix add"], &agent);
-    out.assert_code(0);
-    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"]);
     let ruff = check_event(&r, "fix-add", 1, "ruff");
     assert_eq!(ruff["passed"], false, "ruff fixed the worktree, not the commit: {ruff}");
     let seen = check_event(&r, "fix-add", 1, "sees-commit");
     assert_eq!(seen["passed"], true, "the next gate judged ruff's fix, not the commit: {seen}");
+    out.assert_code(0);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"]);
     let p2 = prompt(&r, "fix-add", 2);
     assert!(p2.contains("changed `calc.py` in the worktree"), "{p2}");
     // The success branch holds what every gate judged.

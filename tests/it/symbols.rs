@@ -242,3 +242,25 @@ fn real_history_scopes_agree_with_the_oracles() {
     }
     eprintln!("history: {compared} changed scopes agree with the oracles");
 }
+
+/// The cases reviewers named (issue: "diff misses what reviewers look
+/// for"): a decorator added above a Python method, a `#[cfg(test)]` line
+/// above a Rust module and a `///` line above a function mark those; a
+/// blank line added between two methods marks nothing.
+#[test]
+fn decorators_attributes_and_doc_comments_mark_their_scope_and_blank_lines_between_mark_none() {
+    let env = TestEnv::new();
+    let py = "class Api:\n    def get(self):\n        return 1\n\n    def put(self):\n        return 2\n";
+    let rs = "fn helper() -> u32 {\n    1\n}\n\nmod checks {\n    fn one() {}\n}\n";
+    let repo = env.repo("reviewer").file("api.py", py).file("lib.rs", rs).commit();
+    let py_after = "class Api:\n    @app.route('/get')\n    def get(self):\n        return 1\n\n\n    def put(self):\n        return 2\n";
+    let rs_after = "/// The helper.\nfn helper() -> u32 {\n    1\n}\n\n#[cfg(test)]\nmod checks {\n    fn one() {}\n}\n";
+    std::fs::write(repo.join("api.py"), py_after).expect("write");
+    std::fs::write(repo.join("lib.rs"), rs_after).expect("write");
+    let json = env.run(&repo, &["diff", "--format", "json", "--no-cache"]).json();
+    let files = json["files"].as_array().expect("files");
+    let of = |p: &str| symbols(files.iter().find(|f| f["path"] == p).expect("the file"));
+    let t = |k: &str, q: &str| (k.to_string(), q.to_string(), "modified".to_string());
+    assert_eq!(of("api.py"), vec![t("function", "Api.get")], "not the class for the blank line");
+    assert_eq!(of("lib.rs"), vec![t("function", "helper"), t("mod", "checks")]);
+}

@@ -78,9 +78,21 @@ fn put_back(repo: &Repo, wt: &Path, commit: Oid, rel: &[u8], kind: Option<EntryK
     }
 }
 
-/// Directories that tools fill with caches of their own: a new file in
-/// one is removed without failing the check.
-const CACHES: &[&str] = &["__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"];
+/// What tools fill with caches and builds of their own: a new file in one
+/// (or named so) is removed without failing the check.
+const CACHES: &[&str] = &[
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".coverage",
+    ".tox",
+    ".nox",
+    ".eslintcache",
+    "node_modules",
+    "target",
+];
 
 /// Whether a check's write to `path` fails it: any change to a file of the
 /// commit does; a new file does unless it is a tool's cache (pure).
@@ -120,6 +132,7 @@ mod tests {
     fn caches_of_tools_do_not_count_unless_committed() {
         assert!(!counts(b"pkg/__pycache__/m.cpython-311.pyc", false));
         assert!(!counts(b".pytest_cache/v/cache/nodeids", false));
+        assert!(!counts(b"target/debug/.fingerprint/x", false));
         assert!(counts(b"pkg/__pycache__/m.cpython-311.pyc", true));
         assert!(counts(b"generated.py", false));
         assert!(counts(b"calc.py", true));
