@@ -22,13 +22,10 @@ fn lines_of(text: &[u8]) -> Vec<&[u8]> {
 
 /// The innermost scope whose lines, its head included, hold `line`.
 fn innermost<'a, 's>(scopes: &'a [ScopeRef<'s>], line: usize) -> Option<&'a ScopeRef<'s>> {
-    scopes
-        .iter()
-        .filter(|s| s.head_line.min(s.start_line) <= line && line <= s.end_line)
-        .min_by_key(|s| {
-            let head = s.head_line.min(s.start_line);
-            (s.end_line - head, std::cmp::Reverse(head))
-        })
+    scopes.iter().filter(|s| s.head_line.min(s.start_line) <= line && line <= s.end_line).min_by_key(|s| {
+        let head = s.head_line.min(s.start_line);
+        (s.end_line - head, std::cmp::Reverse(head))
+    })
 }
 
 /// The scope a reviewer names for a changed `line` (1-based) of a version
@@ -111,7 +108,10 @@ mod tests {
 
     /// A text of `n` lines, those in `blank` empty.
     fn text(n: usize, blank: &[usize]) -> Vec<u8> {
-        (1..=n).map(|i| if blank.contains(&i) { "\n".to_string() } else { format!("line {i}\n") }).collect::<String>().into_bytes()
+        (1..=n)
+            .map(|i| if blank.contains(&i) { "\n".to_string() } else { format!("line {i}\n") })
+            .collect::<String>()
+            .into_bytes()
     }
 
     fn names(v: Vec<SymbolChange>) -> Vec<(String, SymbolChangeKind)> {
@@ -151,7 +151,11 @@ mod tests {
     fn heads_and_blank_lines() {
         use SymbolChangeKind::*;
         // class A 1-12; m 2-5 (decorated from line 2, `def` on 3); n: head 7, def 8, ends 10.
-        let scopes = vec![headed("class", "A", 1, 1, 12), headed("function", "A.m", 2, 3, 5), headed("function", "A.n", 7, 8, 10)];
+        let scopes = vec![
+            headed("class", "A", 1, 1, 12),
+            headed("function", "A.m", 2, 3, 5),
+            headed("function", "A.n", 7, 8, 10),
+        ];
         let t = text(12, &[6, 9, 11]);
         let one = |line: usize| names(changed_symbols((&scopes, &[], &t), (&scopes, &[line], &t)));
         assert_eq!(one(2), vec![("A.m".into(), Modified)], "a decorator marks its function");

@@ -371,9 +371,8 @@ fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
         body.extend(prev.diff.iter().cloned());
         body.push("```".into());
         let bytes: usize = body.iter().map(|l| l.len() + 1).sum();
-        let whole = prev.diff_omitted == 0
-            && prev.diff.len() <= WHOLE_DIFF_LINES
-            && bytes <= WHOLE_DIFF_BYTES.min(budget / 2);
+        let whole =
+            prev.diff_omitted == 0 && prev.diff.len() <= WHOLE_DIFF_LINES && bytes <= WHOLE_DIFF_BYTES.min(budget / 2);
         let mut b = Block::new(
             format!("diff of attempt {}", prev.number),
             // A short diff is kept whole before any diagnostic; a near

@@ -409,7 +409,8 @@ fn shared_snippet_attempt() -> AttemptRecord {
     diff.extend((0..16).map(|i| format!("+        discount_{i} = self.rate * {i}  # spread the discount")));
     let mut r = changed(1, &[]);
     r.diff = diff;
-    let snippet: String = (1..=12).map(|i| format!("   {:>2} |         value_{i} = compute(self, {i})\n", 10 + i)).collect();
+    let snippet: String =
+        (1..=12).map(|i| format!("   {:>2} |         value_{i} = compute(self, {i})\n", 10 + i)).collect();
     let mut l = ruff_failure();
     l.errors = (0..10)
         .map(|i| ErrorItem {
@@ -422,7 +423,9 @@ fn shared_snippet_attempt() -> AttemptRecord {
             snippet: Some(snippet.clone()),
         })
         .collect();
-    l.digest = (0..80).map(|i| format!("  shop/cart.py:{}:9: F841 Local variable `value_{i}` is assigned to but never used", 11 + i)).collect();
+    l.digest = (0..80)
+        .map(|i| format!("  shop/cart.py:{}:9: F841 Local variable `value_{i}` is assigned to but never used", 11 + i))
+        .collect();
     r.checks = vec![l, pytest_failure()];
     finish(r)
 }

@@ -6,7 +6,8 @@
 use crate::support::record::{check_event, outcomes, prompt};
 use crate::support::{FakeAgent, TestEnv};
 
-const PYPROJECT: &str = "[project]\nname = \"calc\"\nversion = \"0.1\"\n\n[tool.ruff]\nfix = true\n\n[tool.ruff.lint]\nselect = [\"F\"]\n";
+const PYPROJECT: &str =
+    "[project]\nname = \"calc\"\nversion = \"0.1\"\n\n[tool.ruff]\nfix = true\n\n[tool.ruff.lint]\nselect = [\"F\"]\n";
 
 const CALC: &str = "def add(a, b):\n    return a - b\n";
 

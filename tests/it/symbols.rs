@@ -128,7 +128,12 @@ fn python_oracle(env: &TestEnv, source: &str) -> Option<Vec<OracleScope>> {
             .iter()
             .map(|s| {
                 let n = |k: &str| s[k].as_u64().expect("a line");
-                (s["kind"].as_str().expect("kind").into(), s["qualified_name"].as_str().expect("q").into(), n("head_line"), n("end_line"))
+                (
+                    s["kind"].as_str().expect("kind").into(),
+                    s["qualified_name"].as_str().expect("q").into(),
+                    n("head_line"),
+                    n("end_line"),
+                )
             })
             .collect(),
     )
@@ -192,8 +197,12 @@ fn expected(old: (&[OracleScope], &str, &[u64]), new: (&[OracleScope], &str, &[u
         }
     }
     let mut out: Vec<(String, String, String)> = Vec::new();
-    out.extend(new.0.iter().filter(|s| !old_keys.contains(&key(s))).map(|s| (s.0.clone(), s.1.clone(), "added".into())));
-    out.extend(old.0.iter().filter(|s| !new_keys.contains(&key(s))).map(|s| (s.0.clone(), s.1.clone(), "removed".into())));
+    out.extend(
+        new.0.iter().filter(|s| !old_keys.contains(&key(s))).map(|s| (s.0.clone(), s.1.clone(), "added".into())),
+    );
+    out.extend(
+        old.0.iter().filter(|s| !new_keys.contains(&key(s))).map(|s| (s.0.clone(), s.1.clone(), "removed".into())),
+    );
     out.extend(modified.into_iter().map(|(k, q)| (k, q, "modified".to_string())));
     out.sort();
     out
@@ -254,7 +263,8 @@ fn decorators_attributes_and_doc_comments_mark_their_scope_and_blank_lines_betwe
     let rs = "fn helper() -> u32 {\n    1\n}\n\nmod checks {\n    fn one() {}\n}\n";
     let repo = env.repo("reviewer").file("api.py", py).file("lib.rs", rs).commit();
     let py_after = "class Api:\n    @app.route('/get')\n    def get(self):\n        return 1\n\n\n    def put(self):\n        return 2\n";
-    let rs_after = "/// The helper.\nfn helper() -> u32 {\n    1\n}\n\n#[cfg(test)]\nmod checks {\n    fn one() {}\n}\n";
+    let rs_after =
+        "/// The helper.\nfn helper() -> u32 {\n    1\n}\n\n#[cfg(test)]\nmod checks {\n    fn one() {}\n}\n";
     std::fs::write(repo.join("api.py"), py_after).expect("write");
     std::fs::write(repo.join("lib.rs"), rs_after).expect("write");
     let json = env.run(&repo, &["diff", "--format", "json", "--no-cache"]).json();

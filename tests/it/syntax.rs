@@ -121,19 +121,32 @@ pub mod rust_oracle {
 
     impl<'ast> Visit<'ast> for Oracle {
         fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
-            self.enter("function", i.sig.ident.to_string(), (head(i), i.sig.fn_token.span), i.block.brace_token.span.close());
+            self.enter(
+                "function",
+                i.sig.ident.to_string(),
+                (head(i), i.sig.fn_token.span),
+                i.block.brace_token.span.close(),
+            );
             visit::visit_item_fn(self, i);
             self.leave();
         }
         fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
-            self.enter("function", i.sig.ident.to_string(), (head(i), i.sig.fn_token.span), i.block.brace_token.span.close());
+            self.enter(
+                "function",
+                i.sig.ident.to_string(),
+                (head(i), i.sig.fn_token.span),
+                i.block.brace_token.span.close(),
+            );
             visit::visit_impl_item_fn(self, i);
             self.leave();
         }
         fn visit_trait_item_fn(&mut self, i: &'ast syn::TraitItemFn) {
             match &i.default {
                 Some(block) => {
-                    self.enter("function", i.sig.ident.to_string(), (head(i), i.sig.fn_token.span),
+                    self.enter(
+                        "function",
+                        i.sig.ident.to_string(),
+                        (head(i), i.sig.fn_token.span),
                         block.brace_token.span.close(),
                     );
                     visit::visit_trait_item_fn(self, i);

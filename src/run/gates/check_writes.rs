@@ -34,7 +34,9 @@ pub fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<Strin
             continue;
         }
         paths.extend(c.old.iter().map(|s| (s.path.clone(), Some(s.kind))));
-        paths.extend(c.new.iter().filter(|n| c.old.as_ref().is_none_or(|o| o.path != n.path)).map(|s| (s.path.clone(), None)));
+        paths.extend(
+            c.new.iter().filter(|n| c.old.as_ref().is_none_or(|o| o.path != n.path)).map(|s| (s.path.clone(), None)),
+        );
     }
     paths.sort_by(|a, b| a.0.cmp(&b.0));
     paths.dedup_by(|a, b| a.0 == b.0);
