@@ -44,6 +44,8 @@ fn ruff_with_fix_true_fails_its_check_and_the_next_gate_judges_the_commit() {
     assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"]);
     let p2 = prompt(&r, "fix-add", 2);
     assert!(p2.contains("changed `calc.py` in the worktree"), "{p2}");
+    let report = env.run(&r, &["report", "fix-add"]).stdout;
+    assert!(report.contains("changed `calc.py` in the worktree"), "{report}");
     // The success branch holds what every gate judged.
     let ok = check_event(&r, "fix-add", 2, "ruff");
     assert_eq!(ok["passed"], true, "{ok}");
