@@ -94,6 +94,10 @@ const CACHES: &[&str] = &[
     ".eslintcache",
     "node_modules",
     "target",
+    ".venv",
+    // Lock files a build tool writes when the repository has none.
+    "Cargo.lock",
+    "uv.lock",
 ];
 
 /// Whether a check's write to `path` fails it: any change to a file of the
@@ -135,6 +139,8 @@ mod tests {
         assert!(!counts(b"pkg/__pycache__/m.cpython-311.pyc", false));
         assert!(!counts(b".pytest_cache/v/cache/nodeids", false));
         assert!(!counts(b"target/debug/.fingerprint/x", false));
+        assert!(!counts(b"Cargo.lock", false));
+        assert!(counts(b"Cargo.lock", true), "a committed lock file rewritten is a write");
         assert!(counts(b"pkg/__pycache__/m.cpython-311.pyc", true));
         assert!(counts(b"generated.py", false));
         assert!(counts(b"calc.py", true));
