@@ -65,7 +65,12 @@ impl SymbolsFn for FileSymbols {
             }
         };
         with(f.old, f.old_id, &mut |old| {
-            with(f.new, f.new_id, &mut |new| changed_symbols(old, new, f.old_changed, f.new_changed))
+            with(f.new, f.new_id, &mut |new| {
+                changed_symbols(
+                    (old, f.old_changed, f.old.unwrap_or_default()),
+                    (new, f.new_changed, f.new.unwrap_or_default()),
+                )
+            })
         })
     }
 }

@@ -4,20 +4,52 @@
 //!
 //! Scopes are matched across versions by kind and qualified name. One only
 //! in the new version is `added`, one only in the old is `removed`; one in
-//! both is `modified` when it is the innermost scope of a changed line (an
-//! edited method marks the method, not its class).
+//! both is `modified` when it is the scope a reviewer would name for a
+//! changed line ([`reviewer_scope`]): the innermost one from its head (its
+//! decorators, attributes, doc comments) to its end, so an edited method
+//! marks the method, not its class, and a decorator added above it marks
+//! it too. A whitespace-only line marks a scope only inside its own lines:
+//! a blank line between two methods marks neither them nor their class.
 
 use std::collections::BTreeSet;
 
-use crate::model::{ScopeRef, SymbolChange, SymbolChangeKind, innermost};
+use crate::model::{ScopeRef, SymbolChange, SymbolChangeKind};
+
+/// The lines of a version's text, split on `\n`.
+fn lines_of(text: &[u8]) -> Vec<&[u8]> {
+    text.split(|&b| b == b'\n').collect()
+}
+
+/// The innermost scope whose lines, its head included, hold `line`.
+fn innermost<'a, 's>(scopes: &'a [ScopeRef<'s>], line: usize) -> Option<&'a ScopeRef<'s>> {
+    scopes.iter().filter(|s| s.head_line.min(s.start_line) <= line && line <= s.end_line).min_by_key(|s| {
+        let head = s.head_line.min(s.start_line);
+        (s.end_line - head, std::cmp::Reverse(head))
+    })
+}
+
+/// The scope a reviewer names for a changed `line` (1-based) of a version
+/// whose lines are `lines`: the innermost scope from its head to its end;
+/// for a whitespace-only line, that scope only when the nearest other lines
+/// above and below are its own too (not another scope's, nor outside).
+pub fn reviewer_scope<'a, 's>(scopes: &'a [ScopeRef<'s>], lines: &[&[u8]], line: usize) -> Option<&'a ScopeRef<'s>> {
+    let blank = |l: usize| l >= 1 && lines.get(l - 1).is_some_and(|t| t.trim_ascii().is_empty());
+    let scope = innermost(scopes, line)?;
+    if !blank(line) {
+        return Some(scope);
+    }
+    let above = (1..line).rev().find(|&l| !blank(l))?;
+    let below = (line + 1..=lines.len()).find(|&l| !blank(l))?;
+    let same = |l: usize| innermost(scopes, l).is_some_and(|s| std::ptr::eq(s, scope));
+    (same(above) && same(below)).then_some(scope)
+}
 
 /// The scopes a change touched: those of the new version in file order,
-/// then the removed ones in the old version's order.
+/// then the removed ones in the old version's order. `old_text` and
+/// `new_text` are the versions' bytes (empty for a side that is absent).
 pub fn changed_symbols(
-    old: &[ScopeRef],
-    new: &[ScopeRef],
-    old_changed: &[usize],
-    new_changed: &[usize],
+    (old, old_changed, old_text): (&[ScopeRef], &[usize], &[u8]),
+    (new, new_changed, new_text): (&[ScopeRef], &[usize], &[u8]),
 ) -> Vec<SymbolChange> {
     fn key<'a>(s: &ScopeRef<'a>) -> (&'a str, &'a str) {
         (s.kind, s.qualified_name)
@@ -25,13 +57,14 @@ pub fn changed_symbols(
     let old_keys: BTreeSet<_> = old.iter().map(key).collect();
     let new_keys: BTreeSet<_> = new.iter().map(key).collect();
     let mut modified = BTreeSet::new();
+    let (old_lines, new_lines) = (lines_of(old_text), lines_of(new_text));
     for &line in new_changed {
-        if let Some(s) = innermost(new, line).filter(|s| old_keys.contains(&key(s))) {
+        if let Some(s) = reviewer_scope(new, &new_lines, line).filter(|s| old_keys.contains(&key(s))) {
             modified.insert(key(s));
         }
     }
     for &line in old_changed {
-        if let Some(s) = innermost(old, line).filter(|s| new_keys.contains(&key(s))) {
+        if let Some(s) = reviewer_scope(old, &old_lines, line).filter(|s| new_keys.contains(&key(s))) {
             modified.insert(key(s));
         }
     }
@@ -65,7 +98,20 @@ mod tests {
     use super::*;
 
     fn span<'a>(kind: &'a str, q: &'a str, start: usize, end: usize) -> ScopeRef<'a> {
-        ScopeRef { kind, name: q.rsplit('.').next().unwrap_or(q), qualified_name: q, start_line: start, end_line: end }
+        headed(kind, q, start, start, end)
+    }
+
+    fn headed<'a>(kind: &'a str, q: &'a str, head: usize, start: usize, end: usize) -> ScopeRef<'a> {
+        let name = q.rsplit('.').next().unwrap_or(q);
+        ScopeRef { kind, name, qualified_name: q, start_line: start, end_line: end, head_line: head }
+    }
+
+    /// A text of `n` lines, those in `blank` empty.
+    fn text(n: usize, blank: &[usize]) -> Vec<u8> {
+        (1..=n)
+            .map(|i| if blank.contains(&i) { "\n".to_string() } else { format!("line {i}\n") })
+            .collect::<String>()
+            .into_bytes()
     }
 
     fn names(v: Vec<SymbolChange>) -> Vec<(String, SymbolChangeKind)> {
@@ -88,13 +134,35 @@ mod tests {
             span("function", "f", 11, 13),
         ];
         // Line 3 changed inside A.m; A.gone removed; A.new added; f only moved.
+        let t = text(20, &[]);
         assert_eq!(
-            names(changed_symbols(&old, &new, &[6, 7, 8], &[3, 7, 8, 9])),
+            names(changed_symbols((&old, &[6, 7, 8], &t), (&new, &[3, 7, 8, 9], &t))),
             vec![("A.m".into(), Modified), ("A.new".into(), Added), ("A.gone".into(), Removed)]
         );
         // A changed line in the class body, outside any method, marks the class.
-        assert_eq!(names(changed_symbols(&new, &new, &[], &[6])), vec![("A".into(), Modified)]);
+        assert_eq!(names(changed_symbols((&new, &[], &t), (&new, &[6], &t))), vec![("A".into(), Modified)]);
         // Module-level changes touch no scope.
-        assert_eq!(names(changed_symbols(&old, &old, &[20], &[20])), vec![]);
+        assert_eq!(names(changed_symbols((&old, &[20], &t), (&old, &[20], &t))), vec![]);
+    }
+
+    /// A decorator, attribute or doc comment (the head) belongs to the scope
+    /// it decorates; a blank line between scopes to none.
+    #[test]
+    fn heads_and_blank_lines() {
+        use SymbolChangeKind::*;
+        // class A 1-12; m 2-5 (decorated from line 2, `def` on 3); n: head 7, def 8, ends 10.
+        let scopes = vec![
+            headed("class", "A", 1, 1, 12),
+            headed("function", "A.m", 2, 3, 5),
+            headed("function", "A.n", 7, 8, 10),
+        ];
+        let t = text(12, &[6, 9, 11]);
+        let one = |line: usize| names(changed_symbols((&scopes, &[], &t), (&scopes, &[line], &t)));
+        assert_eq!(one(2), vec![("A.m".into(), Modified)], "a decorator marks its function");
+        assert_eq!(one(7), vec![("A.n".into(), Modified)], "so does an attribute or a doc comment");
+        assert_eq!(one(6), vec![], "a blank line between two methods marks neither, nor the class");
+        assert_eq!(one(9), vec![("A.n".into(), Modified)], "a blank line inside a method is the method's");
+        assert_eq!(one(11), vec![], "a blank line after the last method is between scopes");
+        assert_eq!(one(12), vec![("A".into(), Modified)], "the class's own line");
     }
 }

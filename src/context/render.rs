@@ -108,7 +108,8 @@ pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
         let prompt = format!("{}\n", ctx.task.text.trim_end());
         return Rendered { prompt, budget_bytes: budget, before: 0, after: 0, cuts: Vec::new() };
     };
-    let mut blocks = blocks(ctx, prev);
+    let mut blocks = blocks(ctx, prev, budget);
+    dedupe(&mut blocks);
     let before = blocks.iter().map(Block::size).sum::<usize>();
     // The task's heading and the separators around it count too.
     let total = fit(&mut blocks, budget.saturating_sub(TASK_FRAME));
@@ -167,12 +168,68 @@ fn fit(blocks: &mut [Block], budget_blocks: usize) -> usize {
     total
 }
 
+/// Lines of at least this many characters (trimmed) are said once per prompt.
+const LONG_LINE: usize = 40;
+
+/// The budget goes to facts, each said once: in block order, a fenced block
+/// whose text was already shown becomes one line saying so, and a run of
+/// long lines (`LONG_LINE`) already shown outside fences becomes one line
+/// counting them. The first showing stays where it was.
+fn dedupe(blocks: &mut [Block]) {
+    let mut fences = std::collections::HashSet::new();
+    let mut lines = std::collections::HashSet::new();
+    for b in blocks.iter_mut() {
+        let mut out: Vec<String> = Vec::with_capacity(b.body.len());
+        let mut i = 0;
+        let mut repeated = 0;
+        let flush = |out: &mut Vec<String>, repeated: &mut usize, indent: &str| {
+            if *repeated > 0 {
+                out.push(format!("{indent}[... {} line{} as shown above]", repeated, plural(*repeated)));
+                *repeated = 0;
+            }
+        };
+        while i < b.body.len() {
+            let line = &b.body[i];
+            let indent = &line[..line.len() - line.trim_start().len()];
+            if line.trim_start().starts_with("```") {
+                let close = (i + 1..b.body.len()).find(|&j| b.body[j].trim_start().starts_with("```"));
+                let end = close.unwrap_or(b.body.len() - 1);
+                let text: Vec<&str> = b.body[i + 1..close.unwrap_or(b.body.len())].iter().map(|l| l.trim()).collect();
+                let text = text.join("\n");
+                flush(&mut out, &mut repeated, indent);
+                if close.is_some() && !text.trim().is_empty() && !fences.insert(text) {
+                    let n = end - i - 1;
+                    out.push(format!("{indent}[the same {n} line{} as shown above]", plural(n)));
+                } else {
+                    out.extend(b.body[i..=end].iter().cloned());
+                }
+                i = end + 1;
+                continue;
+            }
+            let t = line.trim();
+            if t.len() >= LONG_LINE && !lines.insert(t.to_string()) {
+                repeated += 1;
+            } else {
+                flush(&mut out, &mut repeated, indent);
+                out.push(line.clone());
+            }
+            i += 1;
+        }
+        let indent = b.body.last().map(|l| l[..l.len() - l.trim_start().len()].to_string()).unwrap_or_default();
+        flush(&mut out, &mut repeated, &indent);
+        b.keep = out.len();
+        b.min_body = b.min_body.min(out.len());
+        b.body = out;
+    }
+}
+
 /// What went wrong in `ctx`'s previous attempt, as the prompt would say it
 /// (its feedback and its errors, not its heading, history or diff), in at
 /// most `max_tokens`: the answer of a self-check (docs/mcp.md).
 pub fn what_went_wrong(ctx: &Context, max_tokens: usize) -> String {
     let Some(prev) = &ctx.previous else { return String::new() };
     let mut blocks = what_went_wrong_blocks(prev);
+    dedupe(&mut blocks);
     fit(&mut blocks, max_tokens * BYTES_PER_TOKEN);
     let body: String = blocks.iter().flat_map(Block::lines).map(|l| l + "\n").collect();
     body.trim_start_matches('\n').to_string()
@@ -189,6 +246,10 @@ fn what_went_wrong_blocks(prev: &super::Previous) -> Vec<Block> {
     }
     if !prev.errors.is_empty() {
         let mut body = Vec::new();
+        // Errors that share a snippet (several diagnostics in one function)
+        // are listed together above it, shown once; an error said twice is
+        // said once.
+        let mut groups: Vec<(Option<&str>, Vec<String>)> = Vec::new();
         for e in &prev.errors {
             let at = match e.line {
                 Some(l) => format!("{}:{l}", e.path),
@@ -196,8 +257,19 @@ fn what_went_wrong_blocks(prev: &super::Previous) -> Vec<Block> {
             };
             let code = e.code.as_ref().map(|c| format!(" {c}")).unwrap_or_default();
             let scope = e.scope.as_ref().map(|s| format!(" (in `{s}`)")).unwrap_or_default();
-            body.push(format!("- `{at}` {}{code}: {}{scope}", e.tool, e.message));
-            if let Some(snippet) = &e.snippet {
+            let line = format!("- `{at}` {}{code}: {}{scope}", e.tool, e.message);
+            let snippet = e.snippet.as_deref();
+            if groups.iter().any(|(s, lines)| *s == snippet && lines.contains(&line)) {
+                continue;
+            }
+            match groups.iter_mut().find(|(s, _)| snippet.is_some() && *s == snippet) {
+                Some((_, lines)) => lines.push(line),
+                None => groups.push((snippet, vec![line])),
+            }
+        }
+        for (snippet, lines) in groups {
+            body.extend(lines);
+            if let Some(snippet) = snippet {
                 body.push("```".into());
                 body.extend(snippet.lines().map(str::to_string));
                 body.push("```".into());
@@ -215,7 +287,13 @@ fn what_went_wrong_blocks(prev: &super::Previous) -> Vec<Block> {
     out
 }
 
-fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
+/// The previous attempt's diff is kept whole, and cut only after every
+/// diagnostic, when it has at most this many lines...
+pub const WHOLE_DIFF_LINES: usize = 80;
+/// ...and at most this many bytes, and half the budget.
+pub const WHOLE_DIFF_BYTES: usize = 6 * 1024;
+
+fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
     let mut out = Vec::new();
     let req = &prev.required_change;
     let required = if req.advisory {
@@ -263,7 +341,17 @@ fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
         for (i, a) in ctx.attempts.iter().enumerate() {
             // Most recent first; the oldest is cut first.
             let rank = if i == 0 { 60 } else { 10u8.saturating_add((n - i).min(19) as u8) };
-            out.push(history_block(a, rank, i == 0));
+            // A required change already said (at the top, or for a later
+            // attempt) is referred to, not said again.
+            let said = if a.number == prev.number && a.required_change == req.text {
+                Some("as above".to_string())
+            } else {
+                ctx.attempts[..i]
+                    .iter()
+                    .find(|later| later.required_change == a.required_change)
+                    .map(|later| format!("the same as attempt {}'s", later.number))
+            };
+            out.push(history_block(a, rank, i == 0, said));
         }
         if ctx.attempts_omitted > 0 {
             out.push(Block::new(
@@ -282,16 +370,28 @@ fn blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
         let mut body = vec!["```diff".to_string()];
         body.extend(prev.diff.iter().cloned());
         body.push("```".into());
-        out.push(
-            Block::new(
-                format!("diff of attempt {}", prev.number),
-                // A near miss's diff is worth more than long diagnostic lists.
-                if prev.near_miss.is_some() { 75 } else { 35 },
-                vec![String::new(), format!("### Diff of attempt {}", prev.number)],
-                body,
-            )
-            .limited(prev.diff_omitted, "max_diff_lines"),
-        );
+        let bytes: usize = body.iter().map(|l| l.len() + 1).sum();
+        let whole =
+            prev.diff_omitted == 0 && prev.diff.len() <= WHOLE_DIFF_LINES && bytes <= WHOLE_DIFF_BYTES.min(budget / 2);
+        let mut b = Block::new(
+            format!("diff of attempt {}", prev.number),
+            // A short diff is kept whole before any diagnostic; a near
+            // miss's diff is worth more than long diagnostic lists.
+            if whole {
+                90
+            } else if prev.near_miss.is_some() {
+                75
+            } else {
+                35
+            },
+            vec![String::new(), format!("### Diff of attempt {}", prev.number)],
+            body,
+        )
+        .limited(prev.diff_omitted, "max_diff_lines");
+        if whole {
+            b.min_body = b.body.len();
+        }
+        out.push(b);
     }
     out
 }
@@ -320,10 +420,10 @@ fn feedback_block(n: usize, f: &Feedback) -> Block {
     b
 }
 
-fn history_block(a: &PriorAttempt, rank: u8, most_recent: bool) -> Block {
+fn history_block(a: &PriorAttempt, rank: u8, most_recent: bool, said: Option<String>) -> Block {
     let head =
         vec![format!("- Attempt {} ({}): {}: {}.", a.number, human_ms(a.duration_ms), a.outcome.as_str(), a.reason)];
-    let mut body = vec![format!("  - Required change: {}", a.required_change)];
+    let mut body = vec![format!("  - Required change: {}", said.as_deref().unwrap_or(&a.required_change))];
     if !a.checks.is_empty() {
         let list: Vec<String> = a
             .checks

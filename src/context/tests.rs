@@ -400,3 +400,103 @@ fn acts_after_land_names_the_file_why_and_who_allows_it() {
     );
     assert!(prompt.contains("only `[scope] acts_after_land = \"flag\"` or `\"off\"` lets it through"), "{prompt}");
 }
+
+/// Ten diagnostics in one 12-line function, each enriched with the same
+/// snippet, and a 24-line diff: the snippet is shown once, each diagnostic
+/// refers to it, and the diff stays whole however many diagnostics come.
+fn shared_snippet_attempt() -> AttemptRecord {
+    let mut diff: Vec<String> = DIFF_A.iter().map(|s| s.to_string()).collect();
+    diff.extend((0..16).map(|i| format!("+        discount_{i} = self.rate * {i}  # spread the discount")));
+    let mut r = changed(1, &[]);
+    r.diff = diff;
+    let snippet: String =
+        (1..=12).map(|i| format!("   {:>2} |         value_{i} = compute(self, {i})\n", 10 + i)).collect();
+    let mut l = ruff_failure();
+    l.errors = (0..10)
+        .map(|i| ErrorItem {
+            tool: "ruff".into(),
+            path: "shop/cart.py".into(),
+            line: Some(11 + i),
+            code: Some("F841".into()),
+            message: format!("Local variable `value_{i}` is assigned to but never used"),
+            scope: Some("Cart.total".into()),
+            snippet: Some(snippet.clone()),
+        })
+        .collect();
+    l.digest = (0..80)
+        .map(|i| format!("  shop/cart.py:{}:9: F841 Local variable `value_{i}` is assigned to but never used", 11 + i))
+        .collect();
+    r.checks = vec![l, pytest_failure()];
+    finish(r)
+}
+
+#[test]
+fn a_snippet_shared_by_several_diagnostics_is_shown_once() {
+    let p = prompt_after(&[shared_snippet_attempt()], &cfg());
+    let first = "   11 |         value_1 = compute(self, 1)";
+    assert_eq!(p.matches(first).count(), 1, "{p}");
+    for i in 0..10 {
+        assert!(p.contains(&format!("`value_{i}`")), "diagnostic {i} is named: {p}");
+    }
+}
+
+#[test]
+fn a_short_diff_is_kept_whole_before_diagnostics() {
+    let mut c = cfg();
+    c.max_tokens = 1500;
+    let r = shared_snippet_attempt();
+    let whole = r.diff.clone();
+    let ctx = assemble(&task(), 2, 3, &[r], &c);
+    let out = render(&ctx, &c);
+    for line in &whole {
+        assert!(out.prompt.contains(line.as_str()), "diff line {line:?} was cut: {}", out.prompt);
+    }
+    assert!(out.prompt.len() - task().text.len() <= out.budget_bytes);
+}
+
+/// The blocks of a prompt that must not repeat: each fenced code block's
+/// body, and each line of 40 characters or more outside a fence
+/// (trimmed).
+fn repeated_blocks(prompt: &str) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut repeated = Vec::new();
+    let mut fence: Option<Vec<&str>> = None;
+    for line in prompt.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            match fence.take() {
+                Some(body) => {
+                    let body = body.join("\n");
+                    if !body.trim().is_empty() && !seen.insert(format!("fence:{body}")) {
+                        repeated.push(body);
+                    }
+                }
+                None => fence = Some(Vec::new()),
+            }
+            continue;
+        }
+        match &mut fence {
+            Some(body) => body.push(t),
+            None if t.len() >= 40 && !seen.insert(format!("line:{t}")) => repeated.push(t.to_string()),
+            None => {}
+        }
+    }
+    repeated
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// No block of code or text appears twice in one prompt, whatever the
+    /// history and the budget.
+    #[test]
+    fn no_block_appears_twice(history in arb_history(), tokens in 400u32..6000) {
+        let mut c = cfg();
+        c.max_tokens = tokens;
+        let n = history.len() as u32 + 1;
+        let r = render(&assemble(&task(), n, n + 1, &history, &c), &c);
+        let body = r.prompt.replace(&task().text, "");
+        let repeated = repeated_blocks(&body);
+        prop_assert!(repeated.is_empty(), "repeated: {:?}\n{}", repeated, r.prompt);
+    }
+}

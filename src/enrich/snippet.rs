@@ -63,6 +63,7 @@ mod tests {
             start_line: start,
             end_line: end,
             signature: String::new(),
+            head_line: start,
         }
     }
 

@@ -17,6 +17,12 @@ pub struct ScopeSpan {
     pub end_line: usize,
     /// The header, up to the body, on one line.
     pub signature: String,
+    /// The first line of what decorates it: decorators (Python), outer
+    /// attributes and `///` doc comments, visibility (Rust); `start_line`
+    /// when nothing does. A change there is a change to this scope. Not
+    /// recorded (0 when read back: see [`ScopeSpan::head`]).
+    #[serde(skip)]
+    pub head_line: usize,
 }
 
 /// A scope's names and lines, borrowed (from a [`ScopeSpan`], or from the
@@ -28,6 +34,8 @@ pub struct ScopeRef<'a> {
     pub qualified_name: &'a str,
     pub start_line: usize,
     pub end_line: usize,
+    /// See [`ScopeSpan::head_line`].
+    pub head_line: usize,
 }
 
 impl ScopeSpan {
@@ -38,7 +46,13 @@ impl ScopeSpan {
             qualified_name: &self.qualified_name,
             start_line: self.start_line,
             end_line: self.end_line,
+            head_line: self.head(),
         }
+    }
+
+    /// [`ScopeSpan::head_line`], or `start_line` when unknown.
+    pub fn head(&self) -> usize {
+        if (1..=self.start_line).contains(&self.head_line) { self.head_line } else { self.start_line }
     }
 }
 

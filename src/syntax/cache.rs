@@ -34,7 +34,7 @@ pub struct ScopeCache {
 }
 
 /// The entries' format; part of the stamp, so that another format is never read.
-const FORMAT: &str = "lines-1";
+const FORMAT: &str = "lines-2";
 
 impl ScopeCache {
     /// The user's cache; `None` when there is no cache directory (no
@@ -125,12 +125,12 @@ fn store(path: &std::path::Path, spans: &[ScopeSpan]) {
     }
 }
 
-/// An entry: per scope, `START END` and then `kind`, `qualified_name`,
+/// An entry: per scope, `START END HEAD` and then `kind`, `qualified_name`,
 /// `name` and `signature`, each as `LEN:BYTES`, and a newline.
 fn encode(spans: &[ScopeSpan]) -> Vec<u8> {
     let mut out = Vec::with_capacity(spans.len() * 64);
     for s in spans {
-        out.extend_from_slice(format!("{} {}", s.start_line, s.end_line).as_bytes());
+        out.extend_from_slice(format!("{} {} {}", s.start_line, s.end_line, s.head()).as_bytes());
         for text in [&s.kind, &s.qualified_name, &s.name, &s.signature] {
             out.extend_from_slice(format!(" {}:", text.len()).as_bytes());
             out.extend_from_slice(text.as_bytes());
@@ -163,6 +163,7 @@ fn decode(data: &[u8]) -> Option<Vec<ScopeRef<'_>>> {
     while !data.is_empty() {
         let (start_line, rest) = number(data, b' ')?;
         let (end_line, rest) = number(rest, b' ')?;
+        let (head_line, rest) = number(rest, b' ')?;
         // `number` took the space before the first string: give it back.
         let rest = &data[data.len() - rest.len() - 1..];
         let (kind, rest) = text(rest)?;
@@ -170,7 +171,7 @@ fn decode(data: &[u8]) -> Option<Vec<ScopeRef<'_>>> {
         let (name, rest) = text(rest)?;
         let (_signature, rest) = text(rest)?;
         data = rest.strip_prefix('\n')?;
-        spans.push(ScopeRef { kind, name, qualified_name, start_line, end_line });
+        spans.push(ScopeRef { kind, name, qualified_name, start_line, end_line, head_line });
     }
     Some(spans)
 }
@@ -187,6 +188,7 @@ mod tests {
             start_line: 3,
             end_line: 12,
             signature: sig.into(),
+            head_line: 2,
         }
     }
 
@@ -210,6 +212,6 @@ mod tests {
             assert_eq!(decode(&good[..cut]), None, "cut at {cut}");
         }
         assert_eq!(decode(b"[{\"kind\":\"function\"}]"), None);
-        assert_eq!(decode(b"1 2 3:abc 1:x 1:x 99:short\n"), None);
+        assert_eq!(decode(b"1 2 2 3:abc 1:x 1:x 99:short\n"), None);
     }
 }

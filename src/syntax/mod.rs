@@ -172,6 +172,7 @@ fn scopes_in(
             start_line: keyword_row(node) + 1,
             end_line: if def.open_ended { last_row(node) } else { node.end_position().row } + 1,
             signature: signature(node, source),
+            head_line: head_row(node, source) + 1,
         });
     }
     Ok(out)
@@ -202,6 +203,37 @@ fn keyword_row(node: Node) -> usize {
     let mut cursor = node.walk();
     let row = node.children(&mut cursor).find(|c| KEYWORDS.contains(&c.kind())).map(|c| c.start_position().row);
     row.unwrap_or(node.start_position().row)
+}
+
+/// The first row of what decorates a scope's node: its decorators
+/// (Python's `decorated_definition`), the outer attributes and `///` or
+/// `/** */` doc comments before it (Rust; plain comments among them are
+/// passed over, never a head of their own), its visibility.
+fn head_row(node: Node, source: &[u8]) -> usize {
+    let mut row = node.start_position().row;
+    if let Some(parent) = node.parent().filter(|p| p.kind() == "decorated_definition") {
+        row = row.min(parent.start_position().row);
+    }
+    let mut prev = node.prev_sibling();
+    while let Some(p) = prev {
+        match p.kind() {
+            "attribute_item" => row = row.min(p.start_position().row),
+            "line_comment" | "block_comment" if is_outer_doc(&source[p.byte_range()]) => {
+                row = row.min(p.start_position().row)
+            }
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        prev = p.prev_sibling();
+    }
+    row
+}
+
+/// `///` or `/**` doc comment text, documenting the item after it (not
+/// `////` or `/***`, plain comments, nor `//!`, which documents its parent).
+fn is_outer_doc(text: &[u8]) -> bool {
+    (text.starts_with(b"///") && !text.starts_with(b"////"))
+        || (text.starts_with(b"/**") && !text.starts_with(b"/***") && !text.starts_with(b"/**/"))
 }
 
 /// The last row of real content: a block without a closing token (Python)
@@ -273,6 +305,24 @@ mod tests {
                 ("function".into(), "inner::g".into(), 16, 18),
                 ("function".into(), "inner::g::h".into(), 17, 17),
             ]
+        );
+    }
+
+    /// Decorators, outer attributes, `///` doc comments and visibility are
+    /// the scope's head; plain comments and `//!` are not.
+    #[test]
+    fn heads() {
+        let heads = |path: &str, src: &str| -> Vec<(String, usize, usize)> {
+            let def = language_for(path.as_bytes()).expect("a language");
+            let s = scopes(def, src.as_bytes()).expect("parses");
+            s.into_iter().map(|s| (s.qualified_name, s.head_line, s.start_line)).collect()
+        };
+        let py = "class A:\n    @app.route(\n        '/x')\n    # note\n    def m(self):\n        pass\n\n    # plain\n    def n(self):\n        pass\n";
+        assert_eq!(heads("x.py", py), vec![("A".into(), 1, 1), ("A.m".into(), 2, 5), ("A.n".into(), 9, 9)]);
+        let rs = "//! crate docs\n/// doc\n#[derive(Debug)]\n// plain\npub struct S { a: u32 }\n\n// plain only\nfn f() {}\n#[cfg(test)]\nmod tests {\n    //! inner\n    #[test]\n    fn t() {}\n}\n";
+        assert_eq!(
+            heads("x.rs", rs),
+            vec![("S".into(), 2, 5), ("f".into(), 8, 8), ("tests".into(), 9, 10), ("tests::t".into(), 12, 13)]
         );
     }
 

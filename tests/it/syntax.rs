@@ -1,6 +1,9 @@
 //! Scopes against an independent oracle: for Python, Python's own `ast`
-//! module, on every file of `tests/syntax-corpus/python/`. Target: 100%
-//! agreement on kind, name, qualified name, start and end line.
+//! module, on every file of `tests/syntax-corpus/python/`; for Rust, `syn`
+//! on `tests/syntax-corpus/rust/`; both also on the real files of
+//! `tests/syntax-corpus/history/`. Target: 100% agreement on kind, name,
+//! qualified name, start, end and head line (decorators, attributes, doc
+//! comments).
 
 use std::path::Path;
 use std::process::Command;
@@ -8,8 +11,13 @@ use std::process::Command;
 use retry_run::syntax::{language_for, scopes};
 
 fn corpus(lang: &str) -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/syntax-corpus").join(lang);
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("corpus dir").map(|e| e.expect("entry").path()).collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/syntax-corpus");
+    let ext = if lang == "python" { ".py" } else { ".rs" };
+    let mut files: Vec<_> = [root.join(lang), root.join("history")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).expect("corpus dir").map(|e| e.expect("entry").path()))
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .collect();
     files.sort();
     files
 }
@@ -26,7 +34,7 @@ fn python_scopes_agree_with_ast() {
         let out = Command::new("python3").arg(&oracle).arg(&file).output().expect("python3 runs");
         assert!(out.status.success(), "oracle failed on {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
         let want: serde_json::Value = serde_json::from_slice(&out.stdout).expect("oracle JSON");
-        let want: Vec<(String, String, String, u64, u64)> = want
+        let want: Vec<(String, String, String, u64, u64, u64)> = want
             .as_array()
             .expect("array")
             .iter()
@@ -37,15 +45,16 @@ fn python_scopes_agree_with_ast() {
                     s["qualified_name"].as_str().expect("qualified").to_string(),
                     s["start_line"].as_u64().expect("start"),
                     s["end_line"].as_u64().expect("end"),
+                    s["head_line"].as_u64().expect("head"),
                 )
             })
             .collect();
         let source = std::fs::read(&file).expect("corpus file");
         let lang = language_for(file.to_str().expect("utf-8 path").as_bytes()).expect("python");
-        let got: Vec<(String, String, String, u64, u64)> = scopes(lang, &source)
+        let got: Vec<(String, String, String, u64, u64, u64)> = scopes(lang, &source)
             .expect("parses")
             .into_iter()
-            .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64))
+            .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64, s.head_line as u64))
             .collect();
         assert_eq!(got, want, "{}", file.display());
         compared += want.len();
@@ -54,7 +63,7 @@ fn python_scopes_agree_with_ast() {
     assert!(compared >= 40, "only {compared} scopes compared");
 }
 
-mod rust_oracle {
+pub mod rust_oracle {
     //! The oracle for Rust scopes: `syn`, an independent parser. The rules
     //! (written down in grammars/README.md): fns with a body
     //! (free, in impls, trait default methods, fns in fns and in closures),
@@ -62,7 +71,9 @@ mod rust_oracle {
     //! mods, structs and unions with fields, enums. Not: trait method
     //! signatures, `mod m;`, unit structs, extern fns, closures, macro_rules!
     //! bodies. A scope starts on its keyword's line and ends on its closing
-    //! brace (or the `;` of a tuple struct).
+    //! brace (or the `;` of a tuple struct). Its head line is the item's
+    //! first line: its first outer attribute or `///` doc comment, else its
+    //! visibility or keyword.
 
     use proc_macro2::Span;
     use syn::visit::{self, Visit};
@@ -73,10 +84,18 @@ mod rust_oracle {
     pub struct Oracle {
         stack: Vec<String>,
         pub out: Vec<Scope>,
+        /// Each scope's head line, in the order of `out`.
+        pub heads: Vec<u64>,
+    }
+
+    /// The first line of an item, its outer attributes included.
+    fn head(item: &impl syn::spanned::Spanned) -> u64 {
+        item.span().start().line as u64
     }
 
     impl Oracle {
-        fn enter(&mut self, kind: &str, name: String, start: Span, end: Span) {
+        fn enter(&mut self, kind: &str, name: String, (head, start): (u64, Span), end: Span) {
+            self.heads.push(head);
             let qualified = match self.stack.last() {
                 Some(outer) => format!("{outer}::{name}"),
                 None => name.clone(),
@@ -102,12 +121,22 @@ mod rust_oracle {
 
     impl<'ast> Visit<'ast> for Oracle {
         fn visit_item_fn(&mut self, i: &'ast syn::ItemFn) {
-            self.enter("function", i.sig.ident.to_string(), i.sig.fn_token.span, i.block.brace_token.span.close());
+            self.enter(
+                "function",
+                i.sig.ident.to_string(),
+                (head(i), i.sig.fn_token.span),
+                i.block.brace_token.span.close(),
+            );
             visit::visit_item_fn(self, i);
             self.leave();
         }
         fn visit_impl_item_fn(&mut self, i: &'ast syn::ImplItemFn) {
-            self.enter("function", i.sig.ident.to_string(), i.sig.fn_token.span, i.block.brace_token.span.close());
+            self.enter(
+                "function",
+                i.sig.ident.to_string(),
+                (head(i), i.sig.fn_token.span),
+                i.block.brace_token.span.close(),
+            );
             visit::visit_impl_item_fn(self, i);
             self.leave();
         }
@@ -117,7 +146,7 @@ mod rust_oracle {
                     self.enter(
                         "function",
                         i.sig.ident.to_string(),
-                        i.sig.fn_token.span,
+                        (head(i), i.sig.fn_token.span),
                         block.brace_token.span.close(),
                     );
                     visit::visit_trait_item_fn(self, i);
@@ -127,19 +156,19 @@ mod rust_oracle {
             }
         }
         fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-            self.enter("impl", last_segment(&i.self_ty), i.impl_token.span, i.brace_token.span.close());
+            self.enter("impl", last_segment(&i.self_ty), (head(i), i.impl_token.span), i.brace_token.span.close());
             visit::visit_item_impl(self, i);
             self.leave();
         }
         fn visit_item_trait(&mut self, i: &'ast syn::ItemTrait) {
-            self.enter("trait", i.ident.to_string(), i.trait_token.span, i.brace_token.span.close());
+            self.enter("trait", i.ident.to_string(), (head(i), i.trait_token.span), i.brace_token.span.close());
             visit::visit_item_trait(self, i);
             self.leave();
         }
         fn visit_item_mod(&mut self, i: &'ast syn::ItemMod) {
             match &i.content {
                 Some((brace, _)) => {
-                    self.enter("mod", i.ident.to_string(), i.mod_token.span, brace.span.close());
+                    self.enter("mod", i.ident.to_string(), (head(i), i.mod_token.span), brace.span.close());
                     visit::visit_item_mod(self, i);
                     self.leave();
                 }
@@ -154,7 +183,7 @@ mod rust_oracle {
             };
             match end {
                 Some(end) => {
-                    self.enter("struct", i.ident.to_string(), i.struct_token.span, end);
+                    self.enter("struct", i.ident.to_string(), (head(i), i.struct_token.span), end);
                     visit::visit_item_struct(self, i);
                     self.leave();
                 }
@@ -162,12 +191,12 @@ mod rust_oracle {
             }
         }
         fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
-            self.enter("enum", i.ident.to_string(), i.enum_token.span, i.brace_token.span.close());
+            self.enter("enum", i.ident.to_string(), (head(i), i.enum_token.span), i.brace_token.span.close());
             visit::visit_item_enum(self, i);
             self.leave();
         }
         fn visit_item_union(&mut self, i: &'ast syn::ItemUnion) {
-            self.enter("struct", i.ident.to_string(), i.union_token.span, i.fields.brace_token.span.close());
+            self.enter("struct", i.ident.to_string(), (head(i), i.union_token.span), i.fields.brace_token.span.close());
             visit::visit_item_union(self, i);
             self.leave();
         }
@@ -183,15 +212,16 @@ fn rust_scopes_agree_with_syn() {
         let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: syn cannot parse: {e}", file.display()));
         let mut oracle = rust_oracle::Oracle::default();
         oracle.visit_file(&parsed);
-        let mut want = oracle.out;
+        let mut want: Vec<(rust_oracle::Scope, u64)> = oracle.out.into_iter().zip(oracle.heads).collect();
         let lang = language_for(b"x.rs").expect("rust");
-        let mut got: Vec<rust_oracle::Scope> = scopes(lang, text.as_bytes())
+        let mut got: Vec<(rust_oracle::Scope, u64)> = scopes(lang, text.as_bytes())
             .expect("parses")
             .into_iter()
-            .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64))
+            .map(|s| ((s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64), s.head_line as u64))
             .collect();
-        let order =
-            |a: &rust_oracle::Scope, b: &rust_oracle::Scope| a.3.cmp(&b.3).then(b.4.cmp(&a.4)).then(a.2.cmp(&b.2));
+        let order = |(a, _): &(rust_oracle::Scope, u64), (b, _): &(rust_oracle::Scope, u64)| {
+            a.3.cmp(&b.3).then(b.4.cmp(&a.4)).then(a.2.cmp(&b.2))
+        };
         want.sort_by(order);
         got.sort_by(order);
         assert_eq!(got, want, "{}", file.display());

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::super::RunError;
 use super::super::recorder::CheckRun;
 use super::super::task_run::{Attempt, TaskRun};
-use super::baseline_cache;
+use super::{baseline_cache, check_writes};
 use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
@@ -491,9 +491,14 @@ fn run_check(
     let f = run_once(check, wt, &env, &file, &a.confinement);
     stop()?;
     let f = f.map_err(started)?;
+    let wrote = check_writes::undo(repo, wt, commit, task).map_err(started)?;
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
     let parsed = parse(check, &f, wt, repo, &at_commit);
-    let first = judge(check, &parsed, base, mode, 1, false);
+    let mut first = judge(check, &parsed, base, mode, 1, false);
+    check_writes::fail(&mut first, &wrote);
+    if !wrote.is_empty() {
+        return Ok((first, runs));
+    }
     // A check that tested the checkout says nothing of the attempt, however
     // often it runs; a runner that did not run the tests is no flaky test.
     if first.passed || !first.tested_checkout.is_empty() || parsed.runner_failure.is_some() {
@@ -525,6 +530,9 @@ fn run_check(
         let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;
+        if !check_writes::undo(repo, wt, commit, task).map_err(started)?.is_empty() {
+            break;
+        }
         let p = parse(check, &f, wt, repo, &at_commit);
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.

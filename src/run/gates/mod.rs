@@ -4,6 +4,7 @@
 
 pub mod baseline_cache;
 pub mod builtin;
+pub mod check_writes;
 pub mod checks;
 pub mod scope;
 pub mod verifier;

@@ -1,0 +1,160 @@
+//! A check never changes what is judged (docs/honest-success.md, "Checks
+//! that write"): after each run of a check on an attempt, the worktree is
+//! compared with the attempt's commit (as the snapshot sees it: ignored
+//! files do not count); what the check wrote is put back as the commit
+//! has it, so that the next gate judges the commit, and the check fails
+//! naming the files it changed.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::git::{DiffDepth, Oid, Repo};
+use crate::model::{CheckResult, EntryKind, Failure};
+
+/// The files (worktree-relative, sorted) that differ between the worktree
+/// at `wt` and `commit`, each put back as `commit` has it. Empty when the
+/// check wrote nothing the snapshot would see.
+pub fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<String>, String> {
+    let scratch = format!("{}check-writes", crate::model::refs::task_prefix(task));
+    let message = format!("retry-run {task}: the worktree after a check");
+    let after = repo.snapshot(wt, commit, &scratch, &message).map_err(|e| e.to_string());
+    let _ = repo.delete_ref(&scratch);
+    let after = after?.commit;
+    if repo.commit_tree(after).map_err(|e| e.to_string())? == repo.commit_tree(commit).map_err(|e| e.to_string())? {
+        return Ok(Vec::new());
+    }
+    let (judged, now) = (resolve(repo, commit)?, resolve(repo, after)?);
+    let cmp = repo.compare_commits(&judged, &now, DiffDepth::NameStatus, None).map_err(|e| e.to_string())?;
+    // Each path with what the commit has there (nothing for a new one).
+    let mut paths: Vec<(Vec<u8>, Option<EntryKind>)> = Vec::new();
+    for c in &cmp.changes.changes {
+        let submodule = [&c.old, &c.new].into_iter().flatten().any(|s| s.kind == EntryKind::Submodule);
+        if submodule {
+            // A submodule's own changes are not the superproject's files.
+            continue;
+        }
+        paths.extend(c.old.iter().map(|s| (s.path.clone(), Some(s.kind))));
+        paths.extend(
+            c.new.iter().filter(|n| c.old.as_ref().is_none_or(|o| o.path != n.path)).map(|s| (s.path.clone(), None)),
+        );
+    }
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    paths.dedup_by(|a, b| a.0 == b.0);
+    for (p, kind) in &paths {
+        put_back(repo, wt, commit, p, *kind)?;
+    }
+    Ok(paths
+        .iter()
+        .filter(|(p, kind)| counts(p, kind.is_some()))
+        .map(|(p, _)| String::from_utf8_lossy(p).into_owned())
+        .collect())
+}
+
+fn resolve(repo: &Repo, oid: Oid) -> Result<crate::git::Revision, String> {
+    repo.resolve(&oid.to_string()).map_err(|e| e.to_string())
+}
+
+/// `rel` as `commit` has it (a `kind` there), or nothing when it has none.
+fn put_back(repo: &Repo, wt: &Path, commit: Oid, rel: &[u8], kind: Option<EntryKind>) -> Result<(), String> {
+    let path = Path::new(std::ffi::OsStr::from_bytes(rel));
+    let failed = |e: std::io::Error| format!("{}: cannot put back what a check wrote: {e}", path.display());
+    let bytes = match kind {
+        None => return crate::git::nofollow_fs::remove_beneath(wt, path).map_err(failed),
+        Some(_) => {
+            let text = std::str::from_utf8(rel).map_err(|_| format!("{}: not a UTF-8 path", path.display()))?;
+            repo.blob_at(commit, text).ok_or_else(|| format!("{}: not in the attempt's commit", path.display()))?
+        }
+    };
+    crate::git::nofollow_fs::clear_for_write(wt, path).map_err(failed)?;
+    let full = wt.join(path);
+    match kind {
+        Some(EntryKind::Symlink) => {
+            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&bytes), &full).map_err(failed)
+        }
+        _ => {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::write(&full, bytes).map_err(failed)?;
+            let mode = if kind == Some(EntryKind::Executable) { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(mode)).map_err(failed)
+        }
+    }
+}
+
+/// What tools fill with caches and builds of their own: a new file in one
+/// (or named so) is removed without failing the check.
+const CACHES: &[&str] = &[
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".coverage",
+    ".tox",
+    ".nox",
+    ".eslintcache",
+    "node_modules",
+    "target",
+    ".venv",
+    // Lock files a build tool writes when the repository has none.
+    "Cargo.lock",
+    "uv.lock",
+];
+
+/// Whether a check's write to `path` fails it: any change to a file of the
+/// commit does; a new file does unless it is a tool's cache (pure).
+pub fn counts(path: &[u8], in_commit: bool) -> bool {
+    in_commit || !path.split(|&b| b == b'/').any(|part| CACHES.iter().any(|c| c.as_bytes() == part))
+}
+
+/// The key of the failure a check's writes add.
+pub const KEY: &str = "check-wrote-worktree";
+
+/// `result` failed for writing `files` into the worktree: pure.
+pub fn fail(result: &mut CheckResult, files: &[String]) {
+    if files.is_empty() {
+        return;
+    }
+    let named: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();
+    result.passed = false;
+    result.flaky = false;
+    result.failures.push(Failure {
+        key: format!("{KEY}: {}", files.join(", ")),
+        label: format!(
+            "the check changed {} in the worktree after the snapshot; retry-run put {} back, since it judges the attempt's commit: make that change in your own edit",
+            crate::context::required::name_list(&named),
+            if files.len() == 1 { "it" } else { "them" }
+        ),
+        test: false,
+        target: false,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CheckKind;
+
+    #[test]
+    fn caches_of_tools_do_not_count_unless_committed() {
+        assert!(!counts(b"pkg/__pycache__/m.cpython-311.pyc", false));
+        assert!(!counts(b".pytest_cache/v/cache/nodeids", false));
+        assert!(!counts(b"target/debug/.fingerprint/x", false));
+        assert!(!counts(b"Cargo.lock", false));
+        assert!(counts(b"Cargo.lock", true), "a committed lock file rewritten is a write");
+        assert!(counts(b"pkg/__pycache__/m.cpython-311.pyc", true));
+        assert!(counts(b"generated.py", false));
+        assert!(counts(b"calc.py", true));
+    }
+
+    #[test]
+    fn a_check_that_wrote_fails_naming_the_files() {
+        let mut r = CheckResult::new("ruff", CheckKind::Lint, true);
+        fail(&mut r, &[]);
+        assert!(r.passed && r.failures.is_empty());
+        fail(&mut r, &["calc.py".into(), "b.py".into()]);
+        assert!(!r.passed);
+        assert_eq!(r.failures.len(), 1);
+        assert!(r.failures[0].label.contains("`calc.py` and `b.py`"), "{}", r.failures[0].label);
+        assert!(r.failures[0].label.contains("your own edit"), "{}", r.failures[0].label);
+    }
+}
