@@ -490,6 +490,21 @@ const SOURCE_DIRS: &[&str] = &[
     "src", "lib", "app", "pkg", "cmd", "internal", "crates", "packages", "tests", "test", "spec", "benches", "examples",
 ];
 
+/// Where the task worktrees of a jest project live: jest skips every file
+/// under a path that holds `/.git/`, where they live by default, so its
+/// tests would never be found. A directory beside the checkout, named after
+/// it, with the reason; `None` when the default serves.
+pub fn worktree_root(f: &Facts) -> Option<(String, String)> {
+    if !f.layout.uses_jest() {
+        return None;
+    }
+    let name = std::path::Path::new(&f.root).file_name()?.to_string_lossy().into_owned();
+    Some((
+        format!("../{name}.retry-run-worktrees"),
+        "jest skips every file under a path that holds /.git/, where task worktrees live by default".to_string(),
+    ))
+}
+
 /// The config text and one line per choice saying why. `tried` holds each
 /// candidate with how it ran on the base (`None`: not run, `--no-run`);
 /// those that cannot start are left out.
@@ -572,6 +587,9 @@ pub fn propose(
         Some(p) => why.push(format!("agent: {p}, the first agent CLI found on PATH ({})", f.agents.join(", "))),
         None => why.push("agent: no agent CLI found on PATH; set [agent] preset or command".into()),
     }
+    if let Some((root, reason)) = worktree_root(f) {
+        why.push(format!("worktrees: beside the checkout ({root}): {reason}"));
+    }
     why.push("every key is documented in docs/config.md".into());
 
     let mut t = String::new();
@@ -587,6 +605,9 @@ pub fn propose(
         }
     }
     let _ = writeln!(t, "timeout = \"20m\"\n");
+    if let Some((root, reason)) = worktree_root(f) {
+        let _ = writeln!(t, "[worktree]\n# {reason}:\nroot = {root:?}\n");
+    }
     let _ = writeln!(t, "[scope]");
     let list: Vec<String> = allow.iter().map(|a| format!("{a:?}")).collect();
     let _ = writeln!(t, "allow = [{}]", list.join(", "));
@@ -631,6 +652,21 @@ mod tests {
     fn with_file(mut f: Facts, name: &str, text: &str) -> Facts {
         f.layout.files.insert(name.into(), text.into());
         f
+    }
+
+    #[test]
+    fn a_jest_project_gets_worktrees_beside_the_checkout() {
+        let pkg = r#"{"scripts": {"test": "jest --ci"}, "devDependencies": {"jest": "30"}}"#;
+        let mut f = with_file(facts(&["package.json"]), "package.json", pkg);
+        f.root = "/work/shop".into();
+        let (text, why) = unrun(&f);
+        assert!(text.contains("[worktree]\n# jest skips every file under a path that holds /.git/"), "{text}");
+        assert!(text.contains("root = \"../shop.retry-run-worktrees\""), "{text}");
+        assert!(why.iter().any(|w| w.starts_with("worktrees: beside the checkout")), "{why:?}");
+        crate::config::Config::parse(&text, std::path::Path::new("retry-run.toml")).expect("parses");
+        // A project without jest keeps the default.
+        let vitest = with_file(facts(&["package.json"]), "package.json", r#"{"scripts": {"test": "vitest run"}}"#);
+        assert!(!unrun(&vitest).0.contains("[worktree]"));
     }
 
     /// The whole pipeline with nothing run (`--no-run`).

@@ -52,6 +52,14 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
         .ok()
         .and_then(|t| crate::config::Config::parse(&t, &target).ok())
         .unwrap_or_default();
+    // A jest project's trial runs where its task worktrees will (jest finds
+    // nothing under the git directory).
+    let mut config = config;
+    if let Some((dir, _)) = init::worktree_root(&facts)
+        && config.worktree.root.is_empty()
+    {
+        config.worktree.root = dir;
+    }
     let mut trial = None;
     let mut said = Vec::new();
     if args.no_run {

@@ -205,6 +205,23 @@ impl Layout {
             .unwrap_or_default()
     }
 
+    /// Whether the Node project tests with jest: `jest` in a script of
+    /// `package.json` or among its dependencies.
+    pub fn uses_jest(&self) -> bool {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(self.text("package.json")) else {
+            return false;
+        };
+        let in_scripts = v.get("scripts").and_then(|s| s.as_object()).is_some_and(|s| {
+            s.values()
+                .filter_map(|c| c.as_str())
+                .any(|c| c.split_whitespace().any(|w| w == "jest" || w.ends_with("/jest")))
+        });
+        let in_deps = ["dependencies", "devDependencies"]
+            .iter()
+            .any(|k| v.get(k).and_then(|d| d.as_object()).is_some_and(|d| d.contains_key("jest")));
+        in_scripts || in_deps
+    }
+
     /// The test paths pytest is configured with (`testpaths` of
     /// `pytest.ini`, `[tool.pytest.ini_options]` of `pyproject.toml`,
     /// `[tool:pytest]` of `setup.cfg`, `[pytest]` of `tox.ini`, the first

@@ -48,7 +48,7 @@ impl<'r> Trial<'r> {
     pub fn start(repo: &'r Repo, config: &Config) -> Result<Trial<'r>, RunError> {
         let base = repo.head()?.oid;
         let name = format!("init-{}", std::process::id());
-        let wt = repo.worktrees_root("").join(&name);
+        let wt = repo.worktrees_root(&config.worktree.root).join(&name);
         let dir = crate::record::Store::new(repo.common_dir()).root.join(&name);
         let meta_root = repo.common_dir().join("worktrees");
         let mut made: Vec<PathBuf> = [wt.parent(), dir.parent(), Some(meta_root.as_path())]

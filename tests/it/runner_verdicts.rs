@@ -308,3 +308,61 @@ fn jest_and_vitest_that_find_no_tests_are_never_ok() {
         assert!(digest.contains(said), "{check}: {digest}");
     }
 }
+
+/// jest skips every file under a path that holds `/.git/`, where task
+/// worktrees live by default: with the default a jest check finds nothing
+/// on the base and in every attempt; `init` gives a jest project a
+/// worktree root beside the checkout, where the same target passes.
+#[test]
+fn init_puts_a_jest_projects_worktrees_where_jest_finds_its_tests() {
+    let bin = match crate::support::tools::js_test_runners() {
+        Ok(bin) => bin,
+        Err(why) => return crate::support::tools::skipped(&why),
+    };
+    let jest = format!("{} --ci --verbose", bin.join("jest").display());
+    let package = "{\"name\": \"cart\", \"private\": true, \"scripts\": {\"test\": \"jest --ci\"}, \"devDependencies\": {\"jest\": \"30.5.2\"}}\n";
+    let fixed = "exports.add = (items, item) => items.concat([item]);\n";
+    let check = |root: Option<&str>| {
+        let worktree = root.map(|r| format!("[worktree]\nroot = {r:?}\n")).unwrap_or_default();
+        format!("max_attempts = 1\n{worktree}[[check]]\nname = \"js\"\nrun = \"{jest}\"\nkind = \"test\"\n")
+    };
+
+    // The default: the worktree is in the git directory, jest finds nothing.
+    let env = TestEnv::new();
+    let r = env
+        .repo("shop")
+        .file("package.json", package)
+        .file("cart.js", CART)
+        .file("cart.test.js", CART_TEST)
+        .file(".gitignore", "node_modules/\n")
+        .file("retry-run.toml", check(None))
+        .commit();
+    let a = env.agent(FakeAgent::new().write("cart.js", fixed));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--allow-new-target", "--target", "cart > adds an item"]);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE"], "{}", out.stderr);
+    assert!(digest(&r, "fix-add", 1, "js").contains("jest found no tests"));
+
+    // init writes a root beside the checkout, and says why.
+    let env = TestEnv::new();
+    let r = env
+        .repo("shop")
+        .file("package.json", package)
+        .file("cart.js", CART)
+        .file("cart.test.js", CART_TEST)
+        .file(".gitignore", "node_modules/\n")
+        .commit();
+    let out = env.run(&r, &["init", "--no-run"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("worktrees: beside the checkout (../shop.retry-run-worktrees)"), "{}", out.stdout);
+    let written = std::fs::read_to_string(r.join("retry-run.toml")).unwrap();
+    let config: toml::Value = toml::from_str(&written).unwrap();
+    let root = config["worktree"]["root"].as_str().unwrap().to_string();
+    assert_eq!(root, "../shop.retry-run-worktrees");
+    std::fs::write(r.join("retry-run.toml"), check(Some(&root))).unwrap();
+    env.git(&r, &["add", "retry-run.toml"]);
+    env.git(&r, &["commit", "-qm", "the jest check"]);
+    let a = env.agent(FakeAgent::new().expect("cart.js", CART).write("cart.js", fixed));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", "cart > adds an item"]);
+    assert_eq!(outcomes(&r, "fix-add"), ["SUCCESS"], "{}", out.stderr);
+    assert!(r.parent().unwrap().join("shop.retry-run-worktrees").is_dir());
+}
