@@ -19,7 +19,14 @@ pub fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<Strin
     let message = format!("retry-run {task}: the worktree after a check");
     let after = repo.snapshot(wt, commit, &scratch, &message).map_err(|e| e.to_string());
     let _ = repo.delete_ref(&scratch);
-    let after = after?.commit;
+    let after = match after {
+        Ok(a) => a.commit,
+        // The check rewrote the worktree's link to its git directory: the
+        // look at git's files after the checks halts the attempt and
+        // names it.
+        Err(_) if !link_intact(repo, wt, task) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
     if repo.commit_tree(after).map_err(|e| e.to_string())? == repo.commit_tree(commit).map_err(|e| e.to_string())? {
         return Ok(Vec::new());
     }
@@ -48,6 +55,20 @@ pub fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<Strin
         .filter(|(p, kind)| counts(p, kind.is_some()))
         .map(|(p, _)| String::from_utf8_lossy(p).into_owned())
         .collect())
+}
+
+/// Whether the worktree's `.git` file still names the task's admin
+/// directory.
+fn link_intact(repo: &Repo, wt: &Path, task: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(wt.join(".git")) else {
+        return false;
+    };
+    let Some(named) = text.strip_prefix("gitdir: ").map(str::trim_end) else {
+        return false;
+    };
+    let meta = repo.worktree_meta(task);
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    canon(Path::new(named)).is_some_and(|n| Some(n) == canon(&meta))
 }
 
 fn resolve(repo: &Repo, oid: Oid) -> Result<crate::git::Revision, String> {
@@ -80,8 +101,10 @@ fn put_back(repo: &Repo, wt: &Path, commit: Oid, rel: &[u8], kind: Option<EntryK
     }
 }
 
-/// What tools fill with caches and builds of their own: a new file in one
-/// (or named so) is removed without failing the check.
+/// The directories tools fill with caches and builds of their own: a file
+/// a check writes in one is put back as the commit has it without failing
+/// the check, even when the attempt's commit holds it (an agent's own run
+/// of the tests made the cache and the snapshot took it).
 const CACHES: &[&str] = &[
     "__pycache__",
     ".pytest_cache",
@@ -95,15 +118,22 @@ const CACHES: &[&str] = &[
     "node_modules",
     "target",
     ".venv",
-    // Lock files a build tool writes when the repository has none.
-    "Cargo.lock",
-    "uv.lock",
 ];
 
-/// Whether a check's write to `path` fails it: any change to a file of the
-/// commit does; a new file does unless it is a tool's cache (pure).
+/// Lock files a build tool writes when the repository has none: a new one
+/// does not fail the check, a committed one rewritten does.
+const LOCKS: &[&str] = &["Cargo.lock", "uv.lock"];
+
+/// Whether a check's write to `path` fails it (pure): a write in a tool's
+/// cache never does; a lock file only when the commit has it; any other
+/// file always.
 pub fn counts(path: &[u8], in_commit: bool) -> bool {
-    in_commit || !path.split(|&b| b == b'/').any(|part| CACHES.iter().any(|c| c.as_bytes() == part))
+    let mut parts = path.split(|&b| b == b'/');
+    if parts.any(|part| CACHES.iter().any(|c| c.as_bytes() == part)) {
+        return false;
+    }
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    in_commit || !LOCKS.iter().any(|l| l.as_bytes() == name)
 }
 
 /// The key of the failure a check's writes add.
@@ -141,7 +171,11 @@ mod tests {
         assert!(!counts(b"target/debug/.fingerprint/x", false));
         assert!(!counts(b"Cargo.lock", false));
         assert!(counts(b"Cargo.lock", true), "a committed lock file rewritten is a write");
-        assert!(counts(b"pkg/__pycache__/m.cpython-311.pyc", true));
+        assert!(
+            !counts(b"pkg/__pycache__/m.cpython-311.pyc", true),
+            "a cache the agent's own test run left in its commit, rewritten by the check"
+        );
+        assert!(!counts(b"sub/Cargo.lock", false));
         assert!(counts(b"generated.py", false));
         assert!(counts(b"calc.py", true));
     }
