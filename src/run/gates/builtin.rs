@@ -41,6 +41,11 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
         .filter(|f| f.test)
         .map(|f| f.key.as_str())
         .collect();
+    // A check whose runner did not run the tests (a collection error, a
+    // build failure) is why a target is not reported: say so.
+    let runner_failed: Option<(&str, &str)> = checks.iter().find_map(|c| {
+        c.failures.iter().find(|f| f.key.contains("|runner|")).map(|f| (c.name.as_str(), f.label.as_str()))
+    });
     let mut result = CheckResult::new(TARGETS, CheckKind::Test, true);
     result.exit_code = None;
     result.duration_ms = 0;
@@ -52,9 +57,14 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
             }
             TargetStatus::NotReported => result.failures.push(Failure {
                 key: t.clone(),
-                label: format!(
+                label: match runner_failed {
+                    Some((check, why)) => format!(
+                        "`{t}` was not reported: check `{check}` did not run its tests ({why}); make the runner run them"
+                    ),
+                    None => format!(
                     "`{t}` was not reported by any check: it was deleted, renamed or not collected (or its runner prints no names of passing tests: jest needs --verbose, vitest --reporter=verbose, cargo test no -q; a -r of your own to pytest needs p or A)"
-                ),
+                    ),
+                },
                 test: true,
                 target: true,
             }),
@@ -191,5 +201,30 @@ impl TaskRun<'_> {
             a.record.checks.push(result);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_not_reported_because_a_runner_did_not_run_says_so() {
+        let mut pytest = CheckResult::new("pytest", CheckKind::Test, false);
+        pytest.failures.push(Failure {
+            key: "pytest|runner|interrupted".into(),
+            label: "pytest was interrupted (exit 2): Interrupted: 1 error during collection".into(),
+            test: false,
+            target: false,
+        });
+        let t = targets(&["tests/t.py::test_x".to_string()], &[pytest]).expect("a targets check");
+        assert!(!t.passed);
+        assert_eq!(
+            t.failures[0].label,
+            "`tests/t.py::test_x` was not reported: check `pytest` did not run its tests (pytest was interrupted (exit 2): Interrupted: 1 error during collection); make the runner run them"
+        );
+        let quiet = CheckResult::new("pytest", CheckKind::Test, true);
+        let t = targets(&["tests/t.py::test_x".to_string()], &[quiet]).expect("a targets check");
+        assert!(t.failures[0].label.contains("was not reported by any check: it was deleted, renamed"));
     }
 }
