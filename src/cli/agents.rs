@@ -8,6 +8,8 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::agents;
 
+/// List the agent presets, whether each is installed, and what each may do.
+///
 /// List the agent presets: whether each CLI is on PATH (with its version),
 /// the state directories the sandbox lets it write, the files it may leave
 /// in the worktree, the hosts it reaches and those refused to it, the files

@@ -12,6 +12,8 @@ use super::{CliError, exit};
 use crate::clean::{Cleaned, Which, clean};
 use crate::text::human_bytes;
 
+/// Remove worktrees of one task, of all, of ended tasks or of idle ones.
+///
 /// Remove worktrees of one task, of all, of ended tasks, or of tasks idle for a while.
 #[derive(Debug, Args)]
 pub struct CleanArgs {

@@ -13,6 +13,8 @@ use crate::record::store::check_task_name;
 use crate::run::next_context;
 use crate::text::VisibleWriter;
 
+/// Render the prompt the next attempt of a task would get.
+///
 /// Render the prompt the next attempt of a task would get (also after the
 /// task has ended). The same record always gives the same bytes.
 #[derive(Debug, Args)]

@@ -6,6 +6,8 @@ use clap::Args;
 
 use super::CliError;
 
+/// Run the whole loop on a built-in repository with a scripted agent.
+///
 /// Run the loop on a built-in repository (a failing test and a lint error)
 /// with a scripted agent that fails once, then fixes both from the prompt.
 #[derive(Debug, Args)]

@@ -12,6 +12,8 @@ use crate::init::{self, Facts, Ran, Venv};
 use crate::project::Layout;
 use crate::run::trial::Trial;
 
+/// Write a retry-run.toml for this repository, after trying its checks.
+///
 /// Write a retry-run.toml for this repository. Finds the project's own
 /// Python interpreter (.venv, venv, uv, poetry, hatch, else python3) and
 /// keeps the first that can import pytest; its lint tools (ruff, flake8,

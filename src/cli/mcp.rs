@@ -7,6 +7,8 @@ use clap::Args;
 use super::CliError;
 use super::error::exit;
 
+/// Serve the attempt's self-check tools as an MCP server (started for the agent).
+///
 /// Serve the self-check tools of the attempt under way (run_checks,
 /// previous_attempts, task) as an MCP server on stdin and stdout. Started
 /// for the agent, inside its sandbox: `retry-run run` gives the agent the

@@ -33,6 +33,8 @@ use clap::{Parser, Subcommand};
 
 pub use error::{CliError, exit};
 
+/// Run AI coding agents in clean worktrees and feed each failure to the next try.
+///
 /// Run AI coding agents in clean git worktrees, check what they changed,
 /// and tell the next attempt what went wrong.
 #[derive(Debug, Parser)]
@@ -207,5 +209,24 @@ mod tests {
     #[test]
     fn the_early_version_line_is_clap_s() {
         assert_eq!(super::version_line(), super::Cli::command().render_version());
+    }
+
+    /// Every command's one-line `about` fits a line of help; the detail is
+    /// in `--help`'s long text and in docs/.
+    #[test]
+    fn every_about_is_one_short_line() {
+        fn walk(cmd: &clap::Command, path: &str, long: &mut Vec<String>) {
+            let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+            if about.is_empty() || about.chars().count() >= 80 || about.contains('\n') {
+                long.push(format!("{path}: {about:?}"));
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), long);
+            }
+        }
+        let mut long = Vec::new();
+        let cli = super::Cli::command();
+        walk(&cli, "retry-run", &mut long);
+        assert!(long.is_empty(), "abouts of 80 characters or more, or none:\n{}", long.join("\n"));
     }
 }

@@ -12,6 +12,8 @@ use crate::run::progress::{Board, Mode, Shared};
 use crate::run::queue::{self, Queued, run_all};
 use crate::run::{Options, run as run_loop};
 
+/// Run the agent until an attempt passes every gate, or escalate with a report.
+///
 /// Run the agent up to N times, each attempt in a clean worktree at the
 /// base, until one passes every gate; otherwise escalate with a report.
 ///

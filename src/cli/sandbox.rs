@@ -9,6 +9,8 @@ use crate::git::Repo;
 use crate::sandbox::exec::{self, Confined};
 use crate::sandbox::{Layers, Limits, git_writable, landlock, namespaces};
 
+/// Run a command confined to the current directory, as an agent is.
+///
 /// Run a command confined to the current directory: in its own namespaces
 /// (bubblewrap) with Landlock inside, or with Landlock and seccomp where
 /// namespaces are refused. It may read and execute anything but the

@@ -14,6 +14,8 @@ use crate::record::state::attempts;
 use crate::stats::{Chain, render, stats};
 use crate::text::VisibleWriter;
 
+/// Attempts per task and success rates, by attempt, feedback and lane.
+///
 /// Attempts per task; success rate by attempt number and by the kind of
 /// feedback the attempt was given; for tasks run in lanes, success by lane
 /// count, pass@k and success by agent.

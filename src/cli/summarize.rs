@@ -11,6 +11,8 @@ use crate::summarize::{Summarizer, render::render};
 /// Bytes read at a time: the log is never held in memory whole.
 const CHUNK: usize = 1 << 20;
 
+/// Print a digest of what failed in a test, build or lint log.
+///
 /// Print a digest of what failed in a test, build or lint log: failing
 /// tests, errors with their locations, the runner's totals, key details.
 ///

@@ -11,6 +11,8 @@ use crate::record::{RecordError, Store};
 use crate::remote::{Remote, RemoteError, Taken};
 use crate::text::plural;
 
+/// Send tasks' records and attempt commits to a git remote.
+///
 /// Send tasks' records and attempt commits to a git remote. The remote
 /// refuses a record that does not extend its own.
 ///
@@ -34,6 +36,8 @@ pub struct RemoteArg {
     pub name: String,
 }
 
+/// Fetch tasks' records and attempt commits from a git remote.
+///
 /// Fetch tasks' records and attempt commits from a git remote, taking a
 /// record only when it extends the local one.
 ///

@@ -11,6 +11,8 @@ use crate::git::{Oid, nofollow_fs};
 use crate::record::store::check_task_name;
 use crate::text::human_bytes;
 
+/// Manage task worktrees (linked git worktrees at the task's base).
+///
 /// Manage task worktrees: linked git worktrees detached at the task's base,
 /// under worktree.root (default <git-common-dir>/retry-run/worktrees).
 #[derive(Debug, Args)]
@@ -25,9 +27,13 @@ pub struct WorktreeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Action {
+    /// Create the task's worktree at the base, with include and setup.
+    ///
     /// Create the task's worktree at the base, copy worktree.include files, run worktree.setup;
     /// with --attempt N, at what attempt N left instead (to look at an ended task's work).
     Create(CreateArgs),
+    /// Reset the worktree to the base exactly, then include and setup.
+    ///
     /// Bring the worktree back to the base exactly (recreating it if it is gone), then include and setup.
     Reset(TaskBase),
     /// List task worktrees with their disk use.
