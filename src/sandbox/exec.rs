@@ -208,6 +208,10 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     let bwrap = namespaces::program().ok_or_else(|| ExecError::Usage {
         message: "bubblewrap (bwrap) is not installed: install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock".into(),
     })?;
+    // As root, the command's tree gets a pids cgroup; the move into it
+    // starts now, beside the work below (see `Mover`).
+    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
+    let mover = cgroup.as_ref().map(Mover::start);
     let rules = rules(c)?;
     let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
     let writable = writable(c, dir, tmpdir, home)?;
@@ -274,19 +278,31 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     }
     argv.push("--".into());
     argv.extend(c.argv.iter().cloned());
+    // bubblewrap says its child's pid on one pipe and waits on another
+    // before that child starts the command: the child is moved into the
+    // cgroup meanwhile, while it sets up its mounts.
+    let handoff = match &mover {
+        Some(_) => Some(Handoff::new().map_err(|source| ExecError::CannotStart { program: "pipe".into(), source })?),
+        None => None,
+    };
     let mut cmd = Command::new(&bwrap);
-    cmd.args(&argv);
-    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
-    if let Some(cg) = &cgroup {
-        enter_on_exec(&mut cmd, &cg.procs());
+    if let Some(h) = &handoff {
+        cmd.args(h.args());
+        h.keep_on_exec(&mut cmd);
     }
+    cmd.args(&argv);
     close_inherited();
     if c.reap {
         become_reaper();
     } else {
         subreaper();
     }
-    let status = cmd.status();
+    let status = cmd.spawn().and_then(|mut child| {
+        if let (Some(h), Some(m)) = (handoff, mover) {
+            m.finish(h);
+        }
+        child.wait()
+    });
     // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
     // by a moment and comes to this process: reaped here, not left to the
     // machine's init, which may take seconds to reap it.
@@ -621,6 +637,114 @@ fn append(log: &Path, line: &str) {
     if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
         let _ = writeln!(f, "{line}");
     }
+}
+
+/// The two pipes of bubblewrap's `--info-fd` (it writes its child's pid)
+/// and `--block-fd` (the child waits for a byte before it forks the
+/// command), for moving that child into a cgroup while it sets up.
+struct Handoff {
+    info: (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
+    block: (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
+}
+
+impl Handoff {
+    fn new() -> std::io::Result<Handoff> {
+        Ok(Handoff { info: pipe()?, block: pipe()? })
+    }
+
+    /// bubblewrap's arguments naming the two ends it uses.
+    fn args(&self) -> [String; 4] {
+        use std::os::fd::AsRawFd;
+        [
+            "--info-fd".into(),
+            self.info.1.as_raw_fd().to_string(),
+            "--block-fd".into(),
+            self.block.0.as_raw_fd().to_string(),
+        ]
+    }
+
+    /// Leaves bubblewrap's two ends open across its exec (both pipes are
+    /// made close-on-exec, so that no other process started meanwhile
+    /// holds them).
+    fn keep_on_exec(&self, cmd: &mut Command) {
+        use std::os::fd::AsRawFd;
+        let ends = [self.info.1.as_raw_fd(), self.block.0.as_raw_fd()];
+        // SAFETY: between fork and exec the closure only calls fcntl on
+        // two descriptors of this process.
+        unsafe {
+            cmd.pre_exec(move || {
+                for fd in ends {
+                    libc::fcntl(fd, libc::F_SETFD, 0);
+                }
+                Ok(())
+            });
+        }
+    }
+
+    /// The ends this process keeps once bubblewrap has started: the
+    /// reading end of its info and the writing end of its block.
+    fn after_spawn(self) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+        (self.info.0, self.block.1)
+    }
+}
+
+/// Moves bubblewrap's child into the pids cgroup on a thread of its own.
+///
+/// Moving a process into a cgroup waits for an RCU grace period (8 to 10
+/// ms on cgroup v1 here) unless another move happened a moment before. So
+/// the thread starts with a move that changes nothing (this process into
+/// the cgroup it is already in), beside the sandbox's setup, and the move
+/// that counts, once bubblewrap has said its child's pid, comes right
+/// after it and is quick.
+struct Mover {
+    ends: std::sync::mpsc::Sender<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Mover {
+    fn start(cgroup: &limits::PidsCgroup) -> Mover {
+        let (ends, wait) = std::sync::mpsc::channel::<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>();
+        let (own, procs) = (limits::own_procs(), cgroup.procs());
+        let thread = std::thread::spawn(move || {
+            use std::io::{Read as _, Write as _};
+            if let Some(own) = own {
+                let _ = std::fs::OpenOptions::new().write(true).open(own).and_then(|mut f| f.write_all(b"0"));
+            }
+            let Ok((info, block)) = wait.recv() else { return };
+            let mut text = String::new();
+            let _ = std::fs::File::from(info).read_to_string(&mut text);
+            if let Some(pid) = limits::child_pid(&text) {
+                let _ = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&procs)
+                    .and_then(|mut f| f.write_all(pid.to_string().as_bytes()));
+            }
+            // Bubblewrap's child goes on (it goes on as well when
+            // bubblewrap said nothing: it failed, and the closed pipe
+            // wakes its child if it has one).
+            let _ = std::fs::File::from(block).write_all(b"x");
+        });
+        Mover { ends, thread }
+    }
+
+    /// Hands bubblewrap's ends to the thread (its own ends closed here)
+    /// and waits until its child may go on.
+    fn finish(self, handoff: Handoff) {
+        let _ = self.ends.send(handoff.after_spawn());
+        let _ = self.thread.join();
+    }
+}
+
+/// A pipe, both ends close-on-exec: (read, write).
+fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into the array on success.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just made and are owned by nothing else.
+    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Moves the command's process into the cgroup whose `cgroup.procs` is

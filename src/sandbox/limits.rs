@@ -6,7 +6,8 @@
 //! tree however it forks, and says how often the limit refused one
 //! (`pids.events`). Moving a process into a cgroup costs several
 //! milliseconds (on cgroup v1, 8 to 10 here), so it is done only where
-//! the rlimit cannot do the job.
+//! the rlimit cannot do the job, and under namespaces while bubblewrap sets
+//! up, not before it starts.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,26 @@ pub fn own_pids_cgroup(proc_self_cgroup: &str, v2_has_pids: bool) -> Option<Path
     v2
 }
 
+/// The `cgroup.procs` of this process's own pids cgroup (writing `0` to
+/// it moves nothing).
+pub fn own_procs() -> Option<PathBuf> {
+    Some(own_dir()?.join("cgroup.procs"))
+}
+
+/// The directory of this process's own pids cgroup.
+fn own_dir() -> Option<PathBuf> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let v2_pids = std::fs::read_to_string("/sys/fs/cgroup/cgroup.controllers")
+        .is_ok_and(|c| c.split_whitespace().any(|w| w == "pids"));
+    own_pids_cgroup(&text, v2_pids)
+}
+
+/// The pid bubblewrap's `--info-fd` names (`"child-pid": N`). Pure.
+pub fn child_pid(info: &str) -> Option<u32> {
+    let v: serde_json::Value = serde_json::from_str(info.trim()).ok()?;
+    v.get("child-pid")?.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0)
+}
+
 impl PidsCgroup {
     /// A cgroup for the limit `max` (0: none) where `RLIMIT_NPROC` cannot
     /// enforce it (this process runs as root), and this user may make one.
@@ -47,10 +68,7 @@ impl PidsCgroup {
     /// A new cgroup beneath this process's own with at most `max`
     /// processes, or `None` where this user may not make one.
     pub fn new(max: u64) -> Option<PidsCgroup> {
-        let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-        let v2_pids = std::fs::read_to_string("/sys/fs/cgroup/cgroup.controllers")
-            .is_ok_and(|c| c.split_whitespace().any(|w| w == "pids"));
-        let parent = own_pids_cgroup(&text, v2_pids)?;
+        let parent = own_dir()?;
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let dir = parent.join(format!("retry-run-{}-{nanos}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
@@ -97,5 +115,14 @@ mod tests {
         );
         assert_eq!(own_pids_cgroup(v2, false), None);
         assert_eq!(own_pids_cgroup("4:memory:/x\n", true), None);
+    }
+
+    #[test]
+    fn bubblewraps_child_pid_is_read_from_its_info() {
+        // As bubblewrap 0.8.0 writes it (captured with --info-fd).
+        let info = "{\n    \"child-pid\": 21191,\n    \"mnt-namespace\": 4026532178,\n    \"net-namespace\": 4026532180,\n    \"pid-namespace\": 4026532179\n}\n";
+        assert_eq!(child_pid(info), Some(21191));
+        assert_eq!(child_pid(""), None);
+        assert_eq!(child_pid("{\n    \"child-pid\": 0\n}"), None);
     }
 }
