@@ -241,19 +241,21 @@ impl DurationSpec {
     }
 
     /// Parses `90s`, `5m`, `1h`, `250ms`, `1h30m`, `7d`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         let t = text.trim();
         if t.is_empty() {
-            return Err("empty duration: write it like 90s, 5m or 1h".into());
+            return Err(ValueError::Duration("empty duration: write it like 90s, 5m or 1h".into()));
         }
         let mut total = Duration::ZERO;
         let mut rest = t;
         while !rest.is_empty() {
             let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
             if digits == 0 {
-                return Err(format!("invalid duration {text:?}: write it like 90s, 5m or 1h"));
+                return Err(ValueError::Duration(format!("invalid duration {text:?}: write it like 90s, 5m or 1h")));
             }
-            let n: u64 = rest[..digits].parse().map_err(|_| format!("invalid duration {text:?}: number too large"))?;
+            let n: u64 = rest[..digits]
+                .parse()
+                .map_err(|_| ValueError::Duration(format!("invalid duration {text:?}: number too large")))?;
             rest = &rest[digits..];
             let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
             let unit = &rest[..unit_len];
@@ -265,16 +267,22 @@ impl DurationSpec {
                 "h" => Duration::from_secs(n.saturating_mul(3600)),
                 "d" => Duration::from_secs(n.saturating_mul(86_400)),
                 "" => {
-                    return Err(format!("duration {text:?} has no unit: write it like {n}s, {n}m or {n}h"));
+                    return Err(ValueError::Duration(format!(
+                        "duration {text:?} has no unit: write it like {n}s, {n}m or {n}h"
+                    )));
                 }
                 other => {
-                    return Err(format!("duration {text:?} has an unknown unit {other:?}: use ms, s, m, h or d"));
+                    return Err(ValueError::Duration(format!(
+                        "duration {text:?} has an unknown unit {other:?}: use ms, s, m, h or d"
+                    )));
                 }
             };
             total = total.saturating_add(part);
         }
         if total > DurationSpec::LONGEST {
-            return Err(format!("duration {text:?} is longer than a year (8760h): write a shorter one"));
+            return Err(ValueError::Duration(format!(
+                "duration {text:?} is longer than a year (8760h): write a shorter one"
+            )));
         }
         Ok(DurationSpec { text: t.to_string(), value: total })
     }
@@ -292,11 +300,13 @@ pub struct SizeSpec {
 
 impl SizeSpec {
     /// Parses `20GiB`, `1.5GB`, `512MiB`, `100k`, `4096` (bytes).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         let t = text.trim();
         let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
         let (num, unit) = (&t[..split], t[split..].trim());
-        let n: f64 = num.parse().map_err(|_| format!("invalid size {text:?}: write it like 20GiB, 512MiB or 10GB"))?;
+        let n: f64 = num
+            .parse()
+            .map_err(|_| ValueError::Size(format!("invalid size {text:?}: write it like 20GiB, 512MiB or 10GB")))?;
         let scale: u64 = match unit.to_ascii_lowercase().as_str() {
             "" | "b" => 1,
             "k" | "kb" => 1000,
@@ -308,14 +318,14 @@ impl SizeSpec {
             "t" | "tb" => 1000 * 1000 * 1000 * 1000,
             "tib" => 1 << 40,
             _ => {
-                return Err(format!(
+                return Err(ValueError::Size(format!(
                     "invalid size {text:?}: unknown unit {unit:?} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
-                ));
+                )));
             }
         };
         let bytes = n * scale as f64;
         if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
-            return Err(format!("invalid size {text:?}: it must be at least one byte"));
+            return Err(ValueError::Size(format!("invalid size {text:?}: it must be at least one byte")));
         }
         Ok(SizeSpec { text: t.to_string(), bytes: bytes as u64 })
     }
@@ -325,30 +335,56 @@ impl SizeSpec {
     }
 }
 
+/// A value of the config or of the command line that is not in its form
+/// or out of its range; the message names the key or flag and what to
+/// write.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("{0}")]
+    Duration(String),
+    #[error("{0}")]
+    Size(String),
+    #[error("{0}")]
+    OutOfRange(String),
+}
+
+impl ValueError {
+    /// The message, to build another with more context.
+    pub fn message(&self) -> &str {
+        match self {
+            ValueError::Duration(m) | ValueError::Size(m) | ValueError::OutOfRange(m) => m,
+        }
+    }
+}
+
 /// The most a task may cost, in US dollars: more is a typing mistake.
 pub const MAX_COST_USD: f64 = 1_000_000.0;
 
 /// A cost in US dollars: a finite number above zero, at most
 /// [`MAX_COST_USD`] (`retry.max_cost_usd`, `run --max-cost`).
-pub fn check_cost(name: &str, v: f64) -> Result<f64, String> {
+pub fn check_cost(name: &str, v: f64) -> Result<f64, ValueError> {
     if v.is_nan() || v.is_infinite() {
-        return Err(format!("{name} must be a number of US dollars, not {v}"));
+        return Err(ValueError::OutOfRange(format!("{name} must be a number of US dollars, not {v}")));
     }
     if v <= 0.0 {
-        return Err(format!("{name} must be more than 0 US dollars, not {v}; leave it out for no limit"));
+        return Err(ValueError::OutOfRange(format!(
+            "{name} must be more than 0 US dollars, not {v}; leave it out for no limit"
+        )));
     }
     if v > MAX_COST_USD {
-        return Err(format!("{name} must be at most {MAX_COST_USD} US dollars, not {v}"));
+        return Err(ValueError::OutOfRange(format!("{name} must be at most {MAX_COST_USD} US dollars, not {v}")));
     }
     Ok(v)
 }
 
 /// A duration of more than zero (`agent.timeout`, a check's `timeout`,
 /// `retry.max_duration`, `run --max-duration`).
-pub fn check_nonzero_duration(name: &str, text: &str) -> Result<DurationSpec, String> {
+pub fn check_nonzero_duration(name: &str, text: &str) -> Result<DurationSpec, ValueError> {
     let d = DurationSpec::parse(text)?;
     if d.value.is_zero() {
-        return Err(format!("{name} must be longer than 0, not {text:?}; write it like 90s, 5m or 1h"));
+        return Err(ValueError::Duration(format!(
+            "{name} must be longer than 0, not {text:?}; write it like 90s, 5m or 1h"
+        )));
     }
     Ok(d)
 }
@@ -365,13 +401,19 @@ pub struct Count {
 
 impl Count {
     /// `v` checked against the range, with a message naming the key.
-    pub fn check(&self, v: i64) -> Result<u64, String> {
+    pub fn check(&self, v: i64) -> Result<u64, ValueError> {
         if v == 0 && self.min > 0 && !self.instead_of_zero.is_empty() {
-            return Err(format!("{} must be at least {}, not 0: {}", self.key, self.min, self.instead_of_zero));
+            return Err(ValueError::OutOfRange(format!(
+                "{} must be at least {}, not 0: {}",
+                self.key, self.min, self.instead_of_zero
+            )));
         }
         match u64::try_from(v) {
             Ok(n) if (self.min..=self.max).contains(&n) => Ok(n),
-            _ => Err(format!("{} must be a whole number from {} to {}, not {v}", self.key, self.min, self.max)),
+            _ => Err(ValueError::OutOfRange(format!(
+                "{} must be a whole number from {} to {}, not {v}",
+                self.key, self.min, self.max
+            ))),
         }
     }
 }
@@ -477,8 +519,12 @@ fn count<'de, D: Deserializer<'de>>(d: D, c: &Count) -> Result<u64, D::Error> {
 }
 
 /// A number from 0.0 to 1.0 (`min_confidence`, `drift_threshold`).
-fn fraction(key: &str, v: f64) -> Result<f64, String> {
-    if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("{key} must be a number from 0.0 to 1.0, not {v}")) }
+fn fraction(key: &str, v: f64) -> Result<f64, ValueError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(ValueError::OutOfRange(format!("{key} must be a number from 0.0 to 1.0, not {v}")))
+    }
 }
 
 /// A number, integer or float; other types are refused in words.
@@ -1329,11 +1375,13 @@ drift_threshold = 0.3
     fn cost_and_durations_of_the_command_line_share_the_rules() {
         assert_eq!(check_cost("--max-cost", 2.5), Ok(2.5));
         for bad in [-3.0, 0.0, f64::NAN, f64::INFINITY, 1e300] {
-            assert!(check_cost("--max-cost", bad).unwrap_err().starts_with("--max-cost must be"), "{bad}");
+            assert!(check_cost("--max-cost", bad).unwrap_err().message().starts_with("--max-cost must be"), "{bad}");
         }
         assert_eq!(check_nonzero_duration("--max-duration", "2h").map(|d| d.value), Ok(Duration::from_secs(7200)));
-        assert!(check_nonzero_duration("--max-duration", "0s").unwrap_err().contains("longer than 0"));
-        assert!(check_nonzero_duration("--max-duration", "9000h").unwrap_err().contains("longer than a year"));
+        assert!(check_nonzero_duration("--max-duration", "0s").unwrap_err().message().contains("longer than 0"));
+        assert!(
+            check_nonzero_duration("--max-duration", "9000h").unwrap_err().message().contains("longer than a year")
+        );
     }
 
     #[test]

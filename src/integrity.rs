@@ -172,6 +172,14 @@ pub fn is_test_path(path: &str) -> bool {
     false
 }
 
+/// A `retry.test_paths` glob that does not compile.
+#[derive(Debug, thiserror::Error)]
+#[error("retry.test_paths: {}{source}", glob.as_ref().map(|g| format!("invalid glob {g:?}: ")).unwrap_or_default())]
+pub struct TestPathsError {
+    pub glob: Option<String>,
+    pub source: globset::Error,
+}
+
 /// Which changed paths are test files: `test_paths` globs, or else the
 /// conventions of [`is_test_path`] and every Rust file (whose
 /// `#[cfg(test)]` modules hold tests).
@@ -180,7 +188,7 @@ pub struct TestPaths {
 }
 
 impl TestPaths {
-    pub fn new(globs: &[String]) -> Result<TestPaths, String> {
+    pub fn new(globs: &[String]) -> Result<TestPaths, TestPathsError> {
         if globs.is_empty() {
             return Ok(TestPaths { globs: None });
         }
@@ -190,10 +198,10 @@ impl TestPaths {
                 .literal_separator(true)
                 .backslash_escape(true)
                 .build()
-                .map_err(|e| format!("retry.test_paths: invalid glob {g:?}: {e}"))?;
+                .map_err(|source| TestPathsError { glob: Some(g.clone()), source })?;
             b.add(glob);
         }
-        Ok(TestPaths { globs: Some(b.build().map_err(|e| format!("retry.test_paths: {e}"))?) })
+        Ok(TestPaths { globs: Some(b.build().map_err(|source| TestPathsError { glob: None, source })?) })
     }
 
     pub fn matches(&self, path: &str) -> bool {

@@ -59,6 +59,11 @@ pub struct GlobError {
     pub message: String,
 }
 
+impl GlobError {
+    /// What to do about a bad glob, wherever it was given.
+    pub const HINT: &'static str = "fix the glob in [scope] of retry-run.toml or in --allow/--deny";
+}
+
 /// What the globs say about one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Judgement {

@@ -36,8 +36,35 @@ pub struct Verdict {
     pub confidence: f64,
 }
 
+/// A verifier's output that is not a verdict retry-run can act on: what
+/// is wrong with it, in words the verifier's author can act on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{problem}")]
+pub struct VerdictError {
+    pub problem: String,
+}
+
+impl From<String> for VerdictError {
+    fn from(problem: String) -> Self {
+        VerdictError { problem }
+    }
+}
+
+impl From<&str> for VerdictError {
+    fn from(problem: &str) -> Self {
+        VerdictError { problem: problem.to_string() }
+    }
+}
+
+/// A verifier's pick among lanes: the lane and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pick {
+    pub lane: u32,
+    pub why: String,
+}
+
 /// Parses a verifier's standard output.
-pub fn parse(stdout: &str) -> Result<Verdict, String> {
+pub fn parse(stdout: &str) -> Result<Verdict, VerdictError> {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         return Err("the verifier printed nothing; it must print one JSON verdict".into());
@@ -60,18 +87,18 @@ pub fn parse(stdout: &str) -> Result<Verdict, String> {
             "retry" => Kind::Retry,
             "escalate" => Kind::Escalate,
             other => {
-                return Err(format!("unknown verdict {other:?}: use approved, needs_changes, retry or escalate"));
+                return Err(format!("unknown verdict {other:?}: use approved, needs_changes, retry or escalate").into());
             }
         },
         Some(_) => return Err("\"verdict\" must be a string".into()),
         None => return Err("the verdict has no \"verdict\" field".into()),
     };
-    let text = |key: &str| -> Result<Option<String>, String> {
+    let text = |key: &str| -> Result<Option<String>, VerdictError> {
         match map.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
-            Some(_) => Err(format!("\"{key}\" must be a string")),
+            Some(_) => Err(format!("\"{key}\" must be a string").into()),
         }
     };
     let required_change = text("required_change")?;
@@ -80,7 +107,7 @@ pub fn parse(stdout: &str) -> Result<Verdict, String> {
         None | Some(Value::Null) => 1.0,
         Some(Value::Number(n)) => match n.as_f64() {
             Some(c) if (0.0..=1.0).contains(&c) => c,
-            _ => return Err(format!("\"confidence\" must be between 0.0 and 1.0, not {n}")),
+            _ => return Err(format!("\"confidence\" must be between 0.0 and 1.0, not {n}").into()),
         },
         Some(_) => return Err("\"confidence\" must be a number".into()),
     };
@@ -92,7 +119,7 @@ pub fn parse(stdout: &str) -> Result<Verdict, String> {
 
 /// A verifier's pick among lanes (`run --lanes --choose all`): the
 /// verdict's `lane`, one of `lanes`, and its `why`.
-pub fn pick(stdout: &str, lanes: &[u32]) -> Result<(u32, String), String> {
+pub fn pick(stdout: &str, lanes: &[u32]) -> Result<Pick, VerdictError> {
     let trimmed = stdout.trim();
     let value: Value = serde_json::from_str(trimmed)
         .or_else(|_| serde_json::from_str(trimmed.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()))
@@ -103,7 +130,7 @@ pub fn pick(stdout: &str, lanes: &[u32]) -> Result<(u32, String), String> {
         format!("the verdict picks lane {lane}, not one of the lanes it was shown ({})", listed.join(", "))
     })?;
     let why = value.get("why").and_then(Value::as_str).unwrap_or("").trim().to_string();
-    Ok((lane, why))
+    Ok(Pick { lane, why })
 }
 
 #[cfg(test)]
@@ -113,9 +140,11 @@ mod tests {
     #[test]
     fn a_pick_names_one_of_the_lanes_shown() {
         let out = "thinking...\n{\"verdict\": \"approved\", \"lane\": 3, \"why\": \"it keeps the API\"}\n";
-        assert_eq!(pick(out, &[1, 3]), Ok((3, "it keeps the API".into())));
-        assert!(pick("{\"lane\": 2}", &[1, 3]).unwrap_err().contains("not one of the lanes it was shown (1, 3)"));
-        assert!(pick("{\"verdict\": \"approved\"}", &[1]).unwrap_err().contains("no `lane`"));
+        assert_eq!(pick(out, &[1, 3]), Ok(Pick { lane: 3, why: "it keeps the API".into() }));
+        assert!(
+            pick("{\"lane\": 2}", &[1, 3]).unwrap_err().problem.contains("not one of the lanes it was shown (1, 3)")
+        );
+        assert!(pick("{\"verdict\": \"approved\"}", &[1]).unwrap_err().problem.contains("no `lane`"));
         assert!(pick("no json", &[1]).is_err());
     }
 
@@ -149,7 +178,7 @@ mod tests {
         ];
         for (text, want) in cases {
             let err = parse(text).expect_err(text);
-            assert!(err.contains(want), "{text:?}: {err}");
+            assert!(err.problem.contains(want), "{text:?}: {err}");
         }
     }
 }

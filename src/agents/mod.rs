@@ -84,12 +84,23 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The preset called `name`; `Err` names the known ones.
-pub fn preset(name: &str) -> Result<Preset, String> {
+pub fn preset(name: &str) -> Result<Preset, PresetError> {
     let (_, text) = SOURCES
         .iter()
         .find(|(n, _)| *n == name)
-        .ok_or_else(|| format!("unknown agent preset {name:?}: use one of {}", names().join(", ")))?;
-    toml::from_str(text).map_err(|e| format!("the built-in preset {name} is malformed: {e}"))
+        .ok_or_else(|| PresetError::Unknown { name: name.to_string(), known: names().join(", ") })?;
+    toml::from_str(text).map_err(|source| PresetError::Malformed { name: name.to_string(), source })
+}
+
+/// A preset that cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    #[error("unknown agent preset {name:?}: use one of {known}")]
+    Unknown { name: String, known: String },
+    /// A preset built into retry-run that does not parse (a bug of
+    /// retry-run's, caught by its tests).
+    #[error("the built-in preset {name} is malformed: {source}")]
+    Malformed { name: String, source: toml::de::Error },
 }
 
 /// The command line of `p` with the user's `args` after it.
@@ -118,7 +129,7 @@ mod tests {
             let prompt_in = p.stdin || p.command.iter().any(|a| a.contains("{prompt"));
             assert!(prompt_in, "{name}: the prompt reaches it");
         }
-        assert!(preset("cursor").unwrap_err().contains("claude-code, codex"));
+        assert!(preset("cursor").unwrap_err().to_string().contains("claude-code, codex"));
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub struct AgentsArgs {
 pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
     let mut out = std::io::stdout().lock();
     for name in agents::names() {
-        let p = agents::preset(name).map_err(CliError::environment)?;
+        let p = agents::preset(name).map_err(|e| CliError::of(super::exit::ENVIRONMENT, e, None))?;
         let version = crate::process::output(&p.program, &p.version, None)
             .ok()
             .filter(|o| o.status.success())

@@ -34,6 +34,6 @@ pub fn run(dir: &Path, args: McpArgs) -> Result<i32, CliError> {
             channel.display()
         )));
     }
-    crate::mcp::server::serve(channel).map_err(CliError::environment)?;
+    crate::mcp::server::serve(channel).map_err(|e| CliError::of(super::exit::ENVIRONMENT, e, None))?;
     Ok(exit::OK)
 }

@@ -79,44 +79,50 @@ pub enum Command {
 /// The numbers of the command line, checked by the rules of the config
 /// (docs/config.md, "Numbers"), for clap's `value_parser`.
 pub(crate) mod numbers {
-    use crate::config::{self, Count, numbers};
+    use crate::config::{self, Count, ValueError, numbers};
 
-    fn whole(s: &str, c: Count) -> Result<u64, String> {
-        let n: i64 = s.trim().parse().map_err(|_| format!("{} takes a whole number, not {s:?}", c.key))?;
+    fn whole(s: &str, c: Count) -> Result<u64, ValueError> {
+        let n: i64 = s
+            .trim()
+            .parse()
+            .map_err(|_| ValueError::OutOfRange(format!("{} takes a whole number, not {s:?}", c.key)))?;
         c.check(n)
     }
 
-    pub fn max_attempts(s: &str) -> Result<u32, String> {
+    pub fn max_attempts(s: &str) -> Result<u32, ValueError> {
         whole(s, Count { key: "--max-attempts", ..numbers::MAX_ATTEMPTS }).map(|n| n as u32)
     }
 
-    pub fn max_processes(s: &str) -> Result<u64, String> {
+    pub fn max_processes(s: &str) -> Result<u64, ValueError> {
         whole(s, Count { key: "--max-processes", ..numbers::MAX_PROCESSES })
     }
 
     /// A count of at least one (`-j`, `--max-tokens`, `--max-file-size`).
-    pub fn at_least_one(s: &str) -> Result<usize, String> {
+    pub fn at_least_one(s: &str) -> Result<usize, ValueError> {
         let c = Count { key: "the value", min: 1, max: u32::MAX as u64, instead_of_zero: "" };
         whole(s, c).map(|n| n as usize)
     }
 
-    pub fn lanes(s: &str) -> Result<u32, String> {
+    pub fn lanes(s: &str) -> Result<u32, ValueError> {
         let max = crate::config::lanes::MAX_LANES as u64;
         let c = Count { key: "--lanes", min: 1, max, instead_of_zero: "" };
         whole(s, c).map(|n| n as u32)
     }
 
-    pub fn bytes(s: &str) -> Result<u64, String> {
+    pub fn bytes(s: &str) -> Result<u64, ValueError> {
         whole(s, Count { key: "--max-file-size", min: 1, max: i64::MAX as u64, instead_of_zero: "" })
     }
 
-    pub fn cost(s: &str) -> Result<f64, String> {
-        let v: f64 = s.trim().parse().map_err(|_| format!("--max-cost takes a number of US dollars, not {s:?}"))?;
+    pub fn cost(s: &str) -> Result<f64, ValueError> {
+        let v: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| ValueError::OutOfRange(format!("--max-cost takes a number of US dollars, not {s:?}")))?;
         config::check_cost("--max-cost", v)
     }
 
     /// A duration of more than zero, kept as written.
-    pub fn duration(s: &str) -> Result<String, String> {
+    pub fn duration(s: &str) -> Result<String, ValueError> {
         config::check_nonzero_duration("--max-duration", s).map(|_| s.to_string())
     }
 }
@@ -163,8 +169,12 @@ pub fn main() -> i32 {
         },
     };
     if !dir.is_dir() {
-        crate::console::errln!("retry-run: error: {}: no such directory; check the path given to -C", dir.display());
-        return exit::USAGE;
+        let e =
+            CliError::usage(format!("{}: no such directory", dir.display())).with_hint("check the path given to -C");
+        for line in e.lines() {
+            crate::console::errln!("{}", crate::text::visible(&line));
+        }
+        return e.code;
     }
     let result = match cli.command {
         Command::Run(args) => run::run(&dir, args),
@@ -194,8 +204,8 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if !e.message.is_empty() {
-                crate::console::errln!("retry-run: error: {}", crate::text::visible(&e.message));
+            for line in e.lines() {
+                crate::console::errln!("{}", crate::text::visible(&line));
             }
             e.code
         }

@@ -67,7 +67,7 @@ fn remote_err(e: RemoteError) -> CliError {
         RemoteError::Git(g) if g.is_usage() => exit::USAGE,
         _ => exit::ENVIRONMENT,
     };
-    CliError { code, message: e.to_string() }
+    CliError::of(code, e, None)
 }
 
 /// The task's local lock; when another process holds it (or it cannot be

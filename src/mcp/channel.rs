@@ -54,30 +54,45 @@ pub fn valid_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
+/// Why a call got no answer from the run.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error("cannot encode the call: {0}")]
+    Encode(serde_json::Error),
+    #[error("{}: cannot send the call to retry-run: {source}", dir.display())]
+    Send { dir: PathBuf, source: std::io::Error },
+    #[error("{}: unreadable answer: {source}", path.display())]
+    Unreadable { path: PathBuf, source: serde_json::Error },
+    #[error("{}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("retry-run no longer answers: the attempt's agent has ended")]
+    Gone,
+}
+
 /// The server's side: sends `request` through `dir` and waits for the
 /// answer, for as long as the directory exists.
-pub fn ask(dir: &Path, request: &Request) -> Result<Answer, String> {
+pub fn ask(dir: &Path, request: &Request) -> Result<Answer, AskError> {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let id = format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    let bytes = serde_json::to_vec(request).map_err(|e| e.to_string())?;
+    let bytes = serde_json::to_vec(request).map_err(AskError::Encode)?;
     let tmp = dir.join(format!("{id}.tmp"));
     std::fs::write(&tmp, &bytes)
         .and_then(|()| std::fs::rename(&tmp, dir.join(format!("{id}.req"))))
-        .map_err(|e| format!("{}: cannot send the call to retry-run: {e}", dir.display()))?;
+        .map_err(|source| AskError::Send { dir: dir.to_path_buf(), source })?;
     let res = dir.join(format!("{id}.res"));
     let started = Instant::now();
     loop {
         match std::fs::read(&res) {
             Ok(b) => {
                 let _ = std::fs::remove_file(&res);
-                return serde_json::from_slice(&b).map_err(|e| format!("{}: unreadable answer: {e}", res.display()));
+                return serde_json::from_slice(&b).map_err(|source| AskError::Unreadable { path: res, source });
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("{}: {e}", res.display())),
+            Err(source) => return Err(AskError::Read { path: res, source }),
         }
         if !dir.is_dir() {
-            return Err("retry-run no longer answers: the attempt's agent has ended".into());
+            return Err(AskError::Gone);
         }
         // Quick answers (`task`) come back in a few milliseconds; checks
         // take seconds, where a slower look costs nothing.

@@ -62,7 +62,8 @@ impl ServerHandler for SelfChecks {
         let dir = Arc::clone(&self.channel);
         let answer = tokio::task::spawn_blocking(move || channel::ask(&dir, &req))
             .await
-            .unwrap_or_else(|e| Err(format!("the call was lost: {e}")))
+            .map_err(|e| format!("the call was lost: {e}"))
+            .and_then(|asked| asked.map_err(|e| e.to_string()))
             .unwrap_or_else(channel::Answer::error);
         let content = vec![ContentBlock::text(answer.text)];
         Ok(if answer.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into())
@@ -71,17 +72,25 @@ impl ServerHandler for SelfChecks {
 
 /// Serves MCP on stdin and stdout until stdin closes, each call answered
 /// through `channel`.
-pub fn serve(channel: PathBuf) -> Result<(), String> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+pub fn serve(channel: PathBuf) -> Result<(), ServeError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
     rt.block_on(async {
         let service = SelfChecks { channel: Arc::new(channel) }
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| format!("the MCP handshake failed: {e}"))?;
-        service.waiting().await.map_err(|e| format!("the MCP server stopped: {e}"))?;
+            .map_err(|e| ServeError::Handshake(e.to_string()))?;
+        service.waiting().await.map_err(|e| ServeError::Stopped(e.to_string()))?;
         Ok(())
     })
+}
+
+/// Why the server stopped before its input closed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot start the server's runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("the MCP handshake failed: {0}")]
+    Handshake(String),
+    #[error("the MCP server stopped: {0}")]
+    Stopped(String),
 }

@@ -18,7 +18,7 @@ pub enum RunError {
     FrontMatter { message: String },
     #[error("--task-file {}: {source}", path.display())]
     TaskFileUnreadable { path: PathBuf, source: std::io::Error },
-    #[error("task {task} has no recorded task ({}: {source}); give it with --task-file FILE.md or --task TEXT", path.display())]
+    #[error("task {task} has no recorded task ({}: {source})", path.display())]
     NoRecordedTask { task: String, path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Task(#[from] TaskError),
@@ -29,18 +29,11 @@ pub enum RunError {
     /// A flag of `run` with a value it cannot take.
     #[error("{flag}{problem}")]
     Flag { flag: &'static str, problem: String },
-    #[error(
-        "no agent command: set [agent] preset ({presets}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`"
-    )]
+    #[error("no agent command")]
     NoAgentCommand { presets: String },
-    #[error(
-        "task {task}: its recorded base commit {base} no longer exists in this repository; fetch it, or start over with --refresh-base"
-    )]
+    #[error("task {task}: its recorded base commit {base} no longer exists in this repository")]
     BaseGone { task: String, base: String },
-    #[error(
-        "{}: the event log is broken ({detail}); run `retry-run log {task} --verify` and repair or move the file before running the task again",
-        path.display()
-    )]
+    #[error("{}: the event log is broken ({detail})", path.display())]
     BrokenLog { task: String, path: PathBuf, detail: String },
     #[error("{}: cannot create the attempt's TMPDIR: {source}", path.display())]
     Tmpdir { path: PathBuf, source: std::io::Error },
@@ -65,7 +58,7 @@ pub enum RunError {
     AgentCannotStart { message: String },
     /// SIGINT or SIGTERM: what ran was stopped, the attempt recorded as
     /// interrupted.
-    #[error("task {task} interrupted by {}; `{resume}` resumes it", crate::process::signal_name(*signal))]
+    #[error("task {task} interrupted by {}", crate::process::signal_name(*signal))]
     Interrupted { task: String, signal: i32, resume: String },
     /// Another lane of the task won (`run --lanes`): this lane's work was
     /// stopped and is recorded as stopped.
@@ -88,19 +81,19 @@ pub enum RunError {
     Record(#[from] RecordError),
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("{0}; fix the glob in [scope] of retry-run.toml or --allow/--deny")]
+    #[error(transparent)]
     Glob(#[from] GlobError),
     #[error(transparent)]
     Remote(#[from] RemoteError),
 }
 
 impl RunError {
-    pub fn usage(message: impl Into<String>) -> RunError {
-        RunError::Usage(message.into())
+    pub fn usage(message: impl std::fmt::Display) -> RunError {
+        RunError::Usage(message.to_string())
     }
 
-    pub fn environment(message: impl Into<String>) -> RunError {
-        RunError::Environment(message.into())
+    pub fn environment(message: impl std::fmt::Display) -> RunError {
+        RunError::Environment(message.to_string())
     }
 
     /// Whether the user's input, rather than the environment, is at fault.
@@ -136,6 +129,35 @@ impl RunError {
             RunError::Record(e) => e.is_usage(),
             RunError::Remote(RemoteError::Git(e)) => e.is_usage(),
             RunError::Remote(_) => false,
+        }
+    }
+
+    /// What the user can do about this error, when there is one thing to
+    /// say (printed once, after the error, as `hint: ...`).
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            RunError::NoRecordedTask { .. } => "give the task with --task-file FILE.md or --task TEXT".into(),
+            RunError::NoAgentCommand { presets } => format!(
+                "set [agent] preset ({presets}) or [agent] command in retry-run.toml, or give it after --, e.g. `retry-run run --task-file t.md -- my-agent {{prompt_file}}`"
+            ),
+            RunError::BaseGone { .. } => "fetch the base commit, or start over with --refresh-base".into(),
+            RunError::BrokenLog { task, .. } => {
+                format!(
+                    "run `retry-run log {task} --verify`, then repair or move the file before running the task again"
+                )
+            }
+            RunError::Interrupted { resume, .. } => format!("`{resume}` resumes it"),
+            RunError::Glob(_) => GlobError::HINT.into(),
+            _ => return None,
+        })
+    }
+
+    /// The error and its hint on one line (`message; hint`), where there is
+    /// one line to show it (a fleet's summary).
+    pub fn one_line(&self) -> String {
+        match self.hint() {
+            Some(h) => format!("{self}; {h}"),
+            None => self.to_string(),
         }
     }
 

@@ -400,7 +400,7 @@ impl Ended<'_> {
         let out = std::fs::read_to_string(dir.verifier_out(v.calls)).unwrap_or_default();
         let lanes: Vec<u32> = top.iter().map(|c| c.lane).collect();
         Ok(match crate::verdict::pick(&out, &lanes) {
-            Ok((lane, said)) => {
+            Ok(crate::verdict::Pick { lane, why: said }) => {
                 let chosen = top.iter().find(|c| c.lane == lane).map_or(best, |c| (*c).clone());
                 let said = if said.is_empty() { String::new() } else { format!(": {said}") };
                 (chosen, format!("the verifier's pick among {} lanes that passed every gate{said}", top.len()))

@@ -75,7 +75,7 @@ fn run_one(dir: &Path, q: &Queued) -> TaskResult {
         Err(e) => match (e.held_by(), e.interrupted_by()) {
             (Some(by), _) => TaskEnd::Held(by),
             (None, Some(sig)) => TaskEnd::Interrupted(sig),
-            (None, None) => TaskEnd::Failed(e.to_string()),
+            (None, None) => TaskEnd::Failed(e.one_line()),
         },
     };
     let attempts = match end {

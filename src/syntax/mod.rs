@@ -68,17 +68,32 @@ struct Compiled {
     kinds: Vec<Option<String>>,
 }
 
-fn compiled(def: &'static LanguageDef) -> Result<&'static Compiled, String> {
-    static CACHE: [OnceLock<Result<Compiled, String>>; 2] = [OnceLock::new(), OnceLock::new()];
-    let i = LANGUAGES.iter().position(|l| std::ptr::eq(l, def)).ok_or("unknown language")?;
-    let slot = CACHE.get(i).ok_or("no query cache slot for this language")?;
+/// Why a file's scopes cannot be had: a grammar or query of retry-run's
+/// own that does not load (a bug, caught by `check_languages` in the
+/// tests), or a parser that gave up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyntaxError {
+    #[error("{0}")]
+    Grammar(String),
+    #[error("the parser gave up")]
+    GaveUp,
+}
+
+fn compiled(def: &'static LanguageDef) -> Result<&'static Compiled, SyntaxError> {
+    static CACHE: [OnceLock<Result<Compiled, SyntaxError>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let grammar = |m: &str| SyntaxError::Grammar(m.to_string());
+    let i = LANGUAGES.iter().position(|l| std::ptr::eq(l, def)).ok_or_else(|| grammar("unknown language"))?;
+    let slot = CACHE.get(i).ok_or_else(|| grammar("no query cache slot for this language"))?;
     slot.get_or_init(|| {
         let language = (def.grammar)();
-        let query = Query::new(&language, def.query).map_err(|e| format!("grammars/{}/scopes.scm: {e}", def.name))?;
+        let query = Query::new(&language, def.query)
+            .map_err(|e| SyntaxError::Grammar(format!("grammars/{}/scopes.scm: {e}", def.name)))?;
         let names = query.capture_names();
-        let name_capture =
-            names.iter().position(|n| *n == "name").ok_or(format!("grammars/{}/scopes.scm has no @name", def.name))?
-                as u32;
+        let name_capture = names
+            .iter()
+            .position(|n| *n == "name")
+            .ok_or_else(|| SyntaxError::Grammar(format!("grammars/{}/scopes.scm has no @name", def.name)))?
+            as u32;
         let kinds = names.iter().map(|n| n.strip_prefix("scope.").map(str::to_string)).collect();
         Ok(Compiled { language, query, name_capture, kinds })
     })
@@ -95,13 +110,13 @@ pub fn cache_stamp(def: &LanguageDef) -> String {
 }
 
 /// Checks that every language's query compiles.
-pub fn check_languages() -> Result<(), String> {
+pub fn check_languages() -> Result<(), SyntaxError> {
     LANGUAGES.iter().try_for_each(|l| compiled(l).map(|_| ()))
 }
 
 /// Every scope of `source`, sorted by start line, outer before inner. A
 /// file with syntax errors still yields the scopes tree-sitter recovers.
-pub fn scopes(def: &'static LanguageDef, source: &[u8]) -> Result<Vec<ScopeSpan>, String> {
+pub fn scopes(def: &'static LanguageDef, source: &[u8]) -> Result<Vec<ScopeSpan>, SyntaxError> {
     scopes_in(def, source, None)
 }
 
@@ -109,7 +124,7 @@ pub fn scopes(def: &'static LanguageDef, source: &[u8]) -> Result<Vec<ScopeSpan>
 /// scope around them (so names and chains are whole); others may come
 /// along. The file is parsed whole; only the query is run near the lines,
 /// which makes this cheaper than [`scopes`] when few lines matter.
-pub fn scopes_near(def: &'static LanguageDef, source: &[u8], lines: &[usize]) -> Result<Vec<ScopeSpan>, String> {
+pub fn scopes_near(def: &'static LanguageDef, source: &[u8], lines: &[usize]) -> Result<Vec<ScopeSpan>, SyntaxError> {
     // A scope's lines lie within its node's rows; one row more above
     // catches a node that ends at the very start of the line's row.
     let mut rows: Vec<(usize, usize)> = Vec::new();
@@ -129,11 +144,11 @@ fn scopes_in(
     def: &'static LanguageDef,
     source: &[u8],
     rows: Option<&[(usize, usize)]>,
-) -> Result<Vec<ScopeSpan>, String> {
+) -> Result<Vec<ScopeSpan>, SyntaxError> {
     let c = compiled(def)?;
     let mut parser = Parser::new();
-    parser.set_language(&c.language).map_err(|e| format!("{}: {e}", def.name))?;
-    let tree = parser.parse(source, None).ok_or("the parser gave up")?;
+    parser.set_language(&c.language).map_err(|e| SyntaxError::Grammar(format!("{}: {e}", def.name)))?;
+    let tree = parser.parse(source, None).ok_or(SyntaxError::GaveUp)?;
     let mut raw: Vec<(Node, String, String)> = Vec::new(); // (scope node, kind, name)
     let mut cursor = QueryCursor::new();
     let whole = [(0, usize::MAX)];
