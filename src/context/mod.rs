@@ -4,7 +4,7 @@
 //!
 //! - [`assemble`]: the structure (written as `context.json`), with the
 //!   per-section limits of `[context]` applied;
-//! - [`previous`]: the attempt that just failed, in detail;
+//! - `previous`: the attempt that just failed, in detail;
 //! - [`required`]: the one-sentence required change;
 //! - [`patterns`]: observations across attempts;
 //! - [`render`]: Markdown within the total `max_tokens` budget.

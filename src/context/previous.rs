@@ -276,3 +276,49 @@ pub(super) fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CheckKind, Failure};
+
+    fn failure(key: &str) -> Failure {
+        Failure { key: key.into(), label: key.into(), test: true, target: false }
+    }
+
+    /// A failing check with `new` failures of its own and `pre` of the base's.
+    fn check(new: usize, pre: usize, on_base: bool, tolerated: bool) -> CheckResult {
+        let mut c = CheckResult::new("pytest", CheckKind::Test, false);
+        c.exit_code = Some(1);
+        c.failures = (0..new).map(|i| failure(&format!("new{i}"))).collect();
+        c.pre_existing = (0..pre).map(|i| failure(&format!("old{i}"))).collect();
+        c.failing_on_base = on_base;
+        c.base_tolerated = tolerated;
+        c
+    }
+
+    #[test]
+    fn what_a_failing_check_amounts_to() {
+        let mut timed_out = check(2, 0, false, false);
+        timed_out.timed_out = true;
+        let cases = [
+            (timed_out, "it was stopped at its time limit".to_string()),
+            (check(1, 2, true, true), "1 new failure; 2 already on the base, not counted against you".into()),
+            (
+                check(0, 1, true, false),
+                "1 failure already on the base, which still fails this check: fix it too".into(),
+            ),
+            (
+                check(0, 2, true, false),
+                "2 failures already on the base, which still fail this check: fix them too".into(),
+            ),
+            (check(2, 1, true, false), "2 new failures, and 1 already failing on the base".into()),
+            (check(1, 0, true, false), "1 new failure (the base fails this check too)".into()),
+            (check(3, 0, false, false), "3 failures".into()),
+            (check(0, 0, false, false), exit_text(Some(1), None)),
+        ];
+        for (c, want) in cases {
+            assert_eq!(failing_check_what(&c), want);
+        }
+    }
+}
