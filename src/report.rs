@@ -53,35 +53,7 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
         );
     }
     if let Standing::Succeeded { attempt, branch } = standing {
-        let mut text = format!(
-            "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
-        );
-        if let Some(a) = attempts.iter().find(|a| a.number == *attempt) {
-            let counts = base_counts(a);
-            if !counts.is_empty() {
-                text.push_str(&format!(
-                    " These failures were already on the base and still fail, {}: {}.",
-                    crate::outcome::tolerated_by(a),
-                    counts.join("; ")
-                ));
-            }
-            if !a.flagged.is_empty() {
-                let flagged: Vec<String> = a.flagged.iter().map(|f| format!("`{}`", f.path)).collect();
-                text.push_str(&format!(
-                    " It changes files that act once it lands, flagged (`[scope] acts_after_land = \"flag\"`): {}; read them first.",
-                    crate::context::required::name_list(&flagged)
-                ));
-            }
-            let warnings: Vec<&str> =
-                a.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
-            if !warnings.is_empty() {
-                text.push_str(&format!(
-                    " Test integrity warnings (`retry.test_weakening = \"warn\"`): {}.",
-                    warnings.join("; ")
-                ));
-            }
-        }
-        return text;
+        return succeeded_look(attempts, *attempt, branch);
     }
     if let Some(c) = crate::outcome::tested_checkout(last) {
         return format!(
@@ -125,6 +97,60 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
             targets = if crate::context::has_targets(a) { " and target" } else { "" },
         );
     }
+    if let Some(text) = scope_look(attempts) {
+        return text;
+    }
+    if let Some(p) = patterns(attempts, 0.0).into_iter().find(|p| p.kind == "same-failing-test") {
+        return format!(
+            "{} The test itself, or the task's description of the expected behaviour, may be wrong; start there (`retry-run inspect {task}/{} --checks`).",
+            p.observation, last.number
+        );
+    }
+    format!(
+        "Start with attempt {n}, the last: {} (`retry-run inspect {task}/{n} --diff`, `--checks`).",
+        required_change(last).text,
+        n = last.number
+    )
+}
+
+/// What to look at first when attempt `attempt` passed every gate: its
+/// branch, then what it leaves to the reviewer (the base's failures it
+/// tolerated, flagged files, test integrity warnings).
+fn succeeded_look(attempts: &[AttemptRecord], attempt: u32, branch: &str) -> String {
+    let mut text = format!(
+        "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
+    );
+    if let Some(a) = attempts.iter().find(|a| a.number == attempt) {
+        let counts = base_counts(a);
+        if !counts.is_empty() {
+            text.push_str(&format!(
+                " These failures were already on the base and still fail, {}: {}.",
+                crate::outcome::tolerated_by(a),
+                counts.join("; ")
+            ));
+        }
+        if !a.flagged.is_empty() {
+            let flagged: Vec<String> = a.flagged.iter().map(|f| format!("`{}`", f.path)).collect();
+            text.push_str(&format!(
+                " It changes files that act once it lands, flagged (`[scope] acts_after_land = \"flag\"`): {}; read them first.",
+                crate::context::required::name_list(&flagged)
+            ));
+        }
+        let warnings: Vec<&str> = a.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
+        if !warnings.is_empty() {
+            text.push_str(&format!(
+                " Test integrity warnings (`retry.test_weakening = \"warn\"`): {}.",
+                warnings.join("; ")
+            ));
+        }
+    }
+    text
+}
+
+/// What to look at first when every attempt wrote outside the allowed
+/// scope: the files that act once the change lands, when those were all of
+/// it, or the scope itself.
+fn scope_look(attempts: &[AttemptRecord]) -> Option<String> {
     let all_scope = attempts.iter().all(|a| a.outcome == Outcome::ScopeViolation);
     let all_acting = attempts.iter().all(|a| {
         a.outcome == Outcome::ScopeViolation
@@ -138,25 +164,15 @@ pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        return format!(
+        return Some(format!(
             "Every attempt changed files that act once the change lands (git, editors, CI or shells run or honour them): {}. If the task needs them, name them in the task's `[scope] allow` (docs/sandbox.md, \"What would act after the land\"); otherwise the task should say to leave them alone.",
             crate::context::required::name_list(&names)
-        );
+        ));
     }
     if all_scope {
-        return "Every attempt wrote outside the allowed scope: either the task needs files outside `[scope] allow`, or the task should say where to write.".into();
+        return Some("Every attempt wrote outside the allowed scope: either the task needs files outside `[scope] allow`, or the task should say where to write.".into());
     }
-    if let Some(p) = patterns(attempts, 0.0).into_iter().find(|p| p.kind == "same-failing-test") {
-        return format!(
-            "{} The test itself, or the task's description of the expected behaviour, may be wrong; start there (`retry-run inspect {task}/{} --checks`).",
-            p.observation, last.number
-        );
-    }
-    format!(
-        "Start with attempt {n}, the last: {} (`retry-run inspect {task}/{n} --diff`, `--checks`).",
-        required_change(last).text,
-        n = last.number
-    )
+    None
 }
 
 /// The agent's usage summed over `attempts` (fields absent everywhere stay absent).
@@ -294,157 +310,193 @@ pub fn render(
     let _ = writeln!(s);
     let _ = writeln!(s, "## Attempts");
     for a in attempts {
-        let _ = writeln!(s);
-        let _ = writeln!(s, "### Attempt {}: {} ({})", a.number, a.outcome.as_str(), human_ms(a.duration_ms));
-        let _ = writeln!(s);
-        let _ = writeln!(s, "- Why: {}", a.reason);
-        // An interrupted attempt's required change is the next prompt's
-        // ("nothing of it was kept" is true of the next attempt's worktree,
-        // not of the one a reader may find).
-        if a.outcome != Outcome::Success && !a.interrupted {
-            let r = required_change(a);
-            let label = if r.advisory { " (the reviewer's words)" } else { "" };
-            let _ = writeln!(s, "- Required change{label}: {}", r.text);
-        }
-        if let Some(c) = &a.commit {
-            let _ = writeln!(s, "- Commit: `{c}` (`{}`)", refs::attempt(&task.id, a.number));
-        }
-        if let Some(u) = a.agent.as_ref().and_then(|g| g.usage.as_ref()) {
-            let _ = writeln!(s, "- Agent usage: {}", usage_text(u));
-        }
-        if let Some(g) = &a.agent
-            && !g.leftovers.is_empty()
-        {
-            let _ = writeln!(s, "- Leftovers, kept out of the change (agent.leftovers): {}", g.leftovers.join(", "));
-        }
-        if a.files.is_empty() && a.interrupted && a.commit.is_none() {
-            let _ = writeln!(s, "- Files: not recorded (stopped before its snapshot; see \"The worktree now\" below)");
-        } else if a.files.is_empty() {
-            let _ = writeln!(s, "- Files: none changed");
-        } else {
-            let _ = writeln!(s, "- Files:");
-            for f in &a.files {
-                let old = f.old_path.as_ref().map(|o| format!(" (from `{}`)", shown_text(o))).unwrap_or_default();
-                let path = shown_text(&f.path);
-                let _ = writeln!(s, "  - {} `{path}`{old} +{} -{}", f.status, f.additions, f.deletions);
-            }
-        }
-        for v in &a.scope {
-            if v.reason == ScopeReason::ActsAfterLand {
-                let _ = writeln!(
-                    s,
-                    "- Scope violation: `{}`: {}: {}",
-                    v.path,
-                    v.reason,
-                    crate::context::required::acts_after_land(v)
-                );
-                continue;
-            }
-            let rule = v.rule.as_ref().map(|r| format!(" (rule `{r}`)")).unwrap_or_default();
-            let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", shown_text(&v.path), v.reason);
-        }
-        for v in &a.flagged {
-            let _ = writeln!(
-                s,
-                "- Flagged, not failing (`[scope] acts_after_land = \"flag\"`): `{}`: {}",
-                v.path,
-                crate::context::required::acts_after_land(v)
-            );
-        }
-        if !a.restored.is_empty() {
-            let _ = writeln!(
-                s,
-                "- Restored: the attempt changed the repository's {}; retry-run put back what was there before it",
-                a.restored.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
-            );
-        }
-        if let Some(agent) = a.agent.as_ref().filter(|_| matches!(a.outcome, Outcome::Crash | Outcome::Timeout)) {
-            let _ = write!(s, "{}", last_lines(&agent.output_tail));
-        }
-        if let Some(agent) = &a.agent
-            && !agent.refused.is_empty()
-        {
-            let _ = writeln!(
-                s,
-                "- The sandbox refused writes to {}; if the agent needs one of them, add it to `[sandbox] writable`",
-                agent.refused.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
-            );
-        }
-        for hit in a.agent.iter().flat_map(|g| g.limits_hit.iter()) {
-            let _ = writeln!(s, "- Sandbox limit: {hit} (`[sandbox] max_processes`, `max_file_size`)");
-        }
-        if let Some(agent) = &a.agent
-            && !agent.refused_hosts.is_empty()
-        {
-            let _ = writeln!(
-                s,
-                "- The sandbox refused connections to {}; if the agent needs one of them, add it to `[sandbox] network`",
-                agent.refused_hosts.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
-            );
-        }
-        for c in &a.checks {
-            let state = if c.flaky {
-                "passed (flaky)"
-            } else if c.passed {
-                "passed"
-            } else if c.timed_out {
-                "TIMEOUT"
-            } else {
-                "FAILED"
-            };
-            let pre = if c.pre_existing.is_empty() {
-                String::new()
-            } else if c.base_tolerated {
-                format!(", {} already on the base, {} new", c.pre_existing.len(), c.failures.len())
-            } else {
-                format!(", {} already failing on the base", c.pre_existing.len())
-            };
-            let _ = writeln!(s, "- Check `{}`: {state}{pre}", c.name);
-            let listed: Vec<String> =
-                c.failures
-                    .iter()
-                    .map(|f| f.label.clone())
-                    .chain(c.pre_existing.iter().filter(|_| !c.base_tolerated).map(|f| {
-                        format!("{} ({})", f.label, crate::context::on_base(f, crate::context::has_targets(a)))
-                    }))
-                    .chain(c.warnings.iter().map(|f| format!("warning: {}", f.label)))
-                    .collect();
-            for f in listed.iter().take(10) {
-                let _ = writeln!(s, "  - {f}");
-            }
-            if listed.len() > 10 {
-                let _ = writeln!(s, "  - [... {} more]", listed.len() - 10);
-            }
-        }
-        if let Some(v) = &a.verifier {
-            if v.answered {
-                let _ = writeln!(
-                    s,
-                    "- Reviewer: {} (confidence {:.2})",
-                    v.verdict.as_deref().unwrap_or("?"),
-                    v.confidence.unwrap_or(1.0)
-                );
-                if let Some(c) = &v.critique {
-                    for line in c.lines() {
-                        let _ = writeln!(s, "  > {line}");
-                    }
-                }
-            } else {
-                let _ = writeln!(s, "- Reviewer: no answer after {} call(s)", v.calls);
-                for p in &v.problems {
-                    let _ = writeln!(s, "  - {p}");
-                }
-            }
-        }
-        if let Some(line) = self_checks_line(a) {
-            let _ = writeln!(s, "{line}");
-        }
+        attempt_section(&mut s, &task.id, a);
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "## The task");
     let _ = writeln!(s);
     let _ = write!(s, "{}", task.text);
     visible(&s).into_owned()
+}
+
+/// One attempt's section: its outcome, why, what it changed, what the
+/// gates and the sandbox said.
+fn attempt_section(s: &mut String, task: &str, a: &AttemptRecord) {
+    let _ = writeln!(s);
+    let _ = writeln!(s, "### Attempt {}: {} ({})", a.number, a.outcome.as_str(), human_ms(a.duration_ms));
+    let _ = writeln!(s);
+    let _ = writeln!(s, "- Why: {}", a.reason);
+    // An interrupted attempt's required change is the next prompt's
+    // ("nothing of it was kept" is true of the next attempt's worktree,
+    // not of the one a reader may find).
+    if a.outcome != Outcome::Success && !a.interrupted {
+        let r = required_change(a);
+        let label = if r.advisory { " (the reviewer's words)" } else { "" };
+        let _ = writeln!(s, "- Required change{label}: {}", r.text);
+    }
+    if let Some(c) = &a.commit {
+        let _ = writeln!(s, "- Commit: `{c}` (`{}`)", refs::attempt(task, a.number));
+    }
+    if let Some(u) = a.agent.as_ref().and_then(|g| g.usage.as_ref()) {
+        let _ = writeln!(s, "- Agent usage: {}", usage_text(u));
+    }
+    if let Some(g) = &a.agent
+        && !g.leftovers.is_empty()
+    {
+        let _ = writeln!(s, "- Leftovers, kept out of the change (agent.leftovers): {}", g.leftovers.join(", "));
+    }
+    files_lines(s, a);
+    scope_lines(s, a);
+    sandbox_lines(s, a);
+    for c in &a.checks {
+        check_lines(s, a, c);
+    }
+    verifier_lines(s, a);
+    if let Some(line) = self_checks_line(a) {
+        let _ = writeln!(s, "{line}");
+    }
+}
+
+/// The files the attempt changed, or why none are listed.
+fn files_lines(s: &mut String, a: &AttemptRecord) {
+    if a.files.is_empty() && a.interrupted && a.commit.is_none() {
+        let _ = writeln!(s, "- Files: not recorded (stopped before its snapshot; see \"The worktree now\" below)");
+    } else if a.files.is_empty() {
+        let _ = writeln!(s, "- Files: none changed");
+    } else {
+        let _ = writeln!(s, "- Files:");
+        for f in &a.files {
+            let old = f.old_path.as_ref().map(|o| format!(" (from `{}`)", shown_text(o))).unwrap_or_default();
+            let path = shown_text(&f.path);
+            let _ = writeln!(s, "  - {} `{path}`{old} +{} -{}", f.status, f.additions, f.deletions);
+        }
+    }
+}
+
+/// Its scope violations and the files flagged without failing.
+fn scope_lines(s: &mut String, a: &AttemptRecord) {
+    for v in &a.scope {
+        if v.reason == ScopeReason::ActsAfterLand {
+            let _ = writeln!(
+                s,
+                "- Scope violation: `{}`: {}: {}",
+                v.path,
+                v.reason,
+                crate::context::required::acts_after_land(v)
+            );
+            continue;
+        }
+        let rule = v.rule.as_ref().map(|r| format!(" (rule `{r}`)")).unwrap_or_default();
+        let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", shown_text(&v.path), v.reason);
+    }
+    for v in &a.flagged {
+        let _ = writeln!(
+            s,
+            "- Flagged, not failing (`[scope] acts_after_land = \"flag\"`): `{}`: {}",
+            v.path,
+            crate::context::required::acts_after_land(v)
+        );
+    }
+}
+
+/// What was restored, the agent's last lines after a crash or timeout, and
+/// what the sandbox refused or limited.
+fn sandbox_lines(s: &mut String, a: &AttemptRecord) {
+    if !a.restored.is_empty() {
+        let _ = writeln!(
+            s,
+            "- Restored: the attempt changed the repository's {}; retry-run put back what was there before it",
+            a.restored.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if let Some(agent) = a.agent.as_ref().filter(|_| matches!(a.outcome, Outcome::Crash | Outcome::Timeout)) {
+        let _ = write!(s, "{}", last_lines(&agent.output_tail));
+    }
+    if let Some(agent) = &a.agent
+        && !agent.refused.is_empty()
+    {
+        let _ = writeln!(
+            s,
+            "- The sandbox refused writes to {}; if the agent needs one of them, add it to `[sandbox] writable`",
+            agent.refused.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    for hit in a.agent.iter().flat_map(|g| g.limits_hit.iter()) {
+        let _ = writeln!(s, "- Sandbox limit: {hit} (`[sandbox] max_processes`, `max_file_size`)");
+    }
+    if let Some(agent) = &a.agent
+        && !agent.refused_hosts.is_empty()
+    {
+        let _ = writeln!(
+            s,
+            "- The sandbox refused connections to {}; if the agent needs one of them, add it to `[sandbox] network`",
+            agent.refused_hosts.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+}
+
+/// One check: its state, and its failures (the base's too, warnings after),
+/// at most ten.
+fn check_lines(s: &mut String, a: &AttemptRecord, c: &crate::model::CheckResult) {
+    let state = if c.flaky {
+        "passed (flaky)"
+    } else if c.passed {
+        "passed"
+    } else if c.timed_out {
+        "TIMEOUT"
+    } else {
+        "FAILED"
+    };
+    let pre = if c.pre_existing.is_empty() {
+        String::new()
+    } else if c.base_tolerated {
+        format!(", {} already on the base, {} new", c.pre_existing.len(), c.failures.len())
+    } else {
+        format!(", {} already failing on the base", c.pre_existing.len())
+    };
+    let _ = writeln!(s, "- Check `{}`: {state}{pre}", c.name);
+    let listed: Vec<String> = c
+        .failures
+        .iter()
+        .map(|f| f.label.clone())
+        .chain(
+            c.pre_existing
+                .iter()
+                .filter(|_| !c.base_tolerated)
+                .map(|f| format!("{} ({})", f.label, crate::context::on_base(f, crate::context::has_targets(a)))),
+        )
+        .chain(c.warnings.iter().map(|f| format!("warning: {}", f.label)))
+        .collect();
+    for f in listed.iter().take(10) {
+        let _ = writeln!(s, "  - {f}");
+    }
+    if listed.len() > 10 {
+        let _ = writeln!(s, "  - [... {} more]", listed.len() - 10);
+    }
+}
+
+/// The reviewer's verdict and critique, or why it gave none.
+fn verifier_lines(s: &mut String, a: &AttemptRecord) {
+    if let Some(v) = &a.verifier {
+        if v.answered {
+            let _ = writeln!(
+                s,
+                "- Reviewer: {} (confidence {:.2})",
+                v.verdict.as_deref().unwrap_or("?"),
+                v.confidence.unwrap_or(1.0)
+            );
+            if let Some(c) = &v.critique {
+                for line in c.lines() {
+                    let _ = writeln!(s, "  > {line}");
+                }
+            }
+        } else {
+            let _ = writeln!(s, "- Reviewer: no answer after {} call(s)", v.calls);
+            for p in &v.problems {
+                let _ = writeln!(s, "  - {p}");
+            }
+        }
+    }
 }
 
 /// What the attempt's agent did with the self-check tools (docs/mcp.md),

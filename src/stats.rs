@@ -194,63 +194,14 @@ pub fn render(s: &Stats) -> String {
         let _ = writeln!(out, "  {k:<14} {:>5.1}%  ({}/{})", r.percent(), r.succeeded, r.attempts);
     }
     if !s.cost_by_task.is_empty() {
-        let total: f64 = s.cost_by_task.values().sum();
-        let ok: Vec<f64> = s
-            .cost_by_task
-            .iter()
-            .filter(|(id, _)| s.tasks.get(*id).is_some_and(|(_, ok)| *ok))
-            .map(|(_, c)| *c)
-            .collect();
-        let _ = writeln!(out, "\nagent cost, as the agents reported it:");
-        let _ = writeln!(out, "  total ${total:.4}, per task ${:.4}", total / s.cost_by_task.len() as f64);
-        if !ok.is_empty() {
-            let _ = writeln!(out, "  per successful task ${:.4}", ok.iter().sum::<f64>() / ok.len() as f64);
-        }
-        let share = if total > 0.0 { 100.0 * s.cost_on_retries / total } else { 0.0 };
-        let _ =
-            writeln!(out, "  spent on retries (attempts after a task's first) ${:.4}, {share:.1}%", s.cost_on_retries);
+        cost_section(&mut out, s);
     }
     if s.by_lanes.keys().any(|k| *k > 1) {
-        let _ = writeln!(out, "\nsuccess rate of tasks, by their lanes (run --lanes):");
-        for (k, r) in &s.by_lanes {
-            let _ = writeln!(
-                out,
-                "  {k:>2} lane{:<2} {:>5.1}%  ({}/{} tasks)",
-                plural(*k),
-                r.percent(),
-                r.succeeded,
-                r.attempts
-            );
-        }
-        let at: Vec<String> = s.pass_at.iter().map(|(k, p)| format!("pass@{k} {:.1}%", 100.0 * p)).collect();
-        let _ = writeln!(out, "  tasks run in lanes: {}", at.join(", "));
-        if s.by_agent.len() > 1 {
-            let _ = writeln!(out, "  lanes by agent:");
-            for (agent, r) in &s.by_agent {
-                let _ = writeln!(out, "    {agent:<14} {:>5.1}%  ({}/{} lanes)", r.percent(), r.succeeded, r.attempts);
-            }
-        }
+        lanes_section(&mut out, s);
     }
     let sc = &s.self_checks;
     if sc.attempts > 0 || sc.refused > 0 {
-        let _ = writeln!(out, "\nself-checks (the agents' own runs of the gates, advisory):");
-        let _ = writeln!(
-            out,
-            "  {} run{} in {} attempt{}, {} call{} refused",
-            sc.calls,
-            plural(sc.calls),
-            sc.attempts,
-            plural(sc.attempts),
-            sc.refused,
-            plural(sc.refused)
-        );
-        let _ = writeln!(
-            out,
-            "  green at the last self-check, then failed a real gate: {} of {} attempt{}",
-            sc.green_then_failed,
-            sc.green,
-            plural(sc.green)
-        );
+        self_checks_section(&mut out, sc);
     }
     let (attempts, findings) = s.weakened;
     let _ = writeln!(
@@ -260,6 +211,65 @@ pub fn render(s: &Stats) -> String {
         plural(findings)
     );
     out
+}
+
+/// The agents' cost: in total, per task, per successful task, on retries.
+fn cost_section(out: &mut String, s: &Stats) {
+    let total: f64 = s.cost_by_task.values().sum();
+    let ok: Vec<f64> =
+        s.cost_by_task.iter().filter(|(id, _)| s.tasks.get(*id).is_some_and(|(_, ok)| *ok)).map(|(_, c)| *c).collect();
+    let _ = writeln!(out, "\nagent cost, as the agents reported it:");
+    let _ = writeln!(out, "  total ${total:.4}, per task ${:.4}", total / s.cost_by_task.len() as f64);
+    if !ok.is_empty() {
+        let _ = writeln!(out, "  per successful task ${:.4}", ok.iter().sum::<f64>() / ok.len() as f64);
+    }
+    let share = if total > 0.0 { 100.0 * s.cost_on_retries / total } else { 0.0 };
+    let _ = writeln!(out, "  spent on retries (attempts after a task's first) ${:.4}, {share:.1}%", s.cost_on_retries);
+}
+
+/// Tasks run in lanes: success by number of lanes, pass@k, lanes by agent.
+fn lanes_section(out: &mut String, s: &Stats) {
+    let _ = writeln!(out, "\nsuccess rate of tasks, by their lanes (run --lanes):");
+    for (k, r) in &s.by_lanes {
+        let _ = writeln!(
+            out,
+            "  {k:>2} lane{:<2} {:>5.1}%  ({}/{} tasks)",
+            plural(*k),
+            r.percent(),
+            r.succeeded,
+            r.attempts
+        );
+    }
+    let at: Vec<String> = s.pass_at.iter().map(|(k, p)| format!("pass@{k} {:.1}%", 100.0 * p)).collect();
+    let _ = writeln!(out, "  tasks run in lanes: {}", at.join(", "));
+    if s.by_agent.len() > 1 {
+        let _ = writeln!(out, "  lanes by agent:");
+        for (agent, r) in &s.by_agent {
+            let _ = writeln!(out, "    {agent:<14} {:>5.1}%  ({}/{} lanes)", r.percent(), r.succeeded, r.attempts);
+        }
+    }
+}
+
+/// The agents' own runs of the gates, and how often green then failed.
+fn self_checks_section(out: &mut String, sc: &SelfChecks) {
+    let _ = writeln!(out, "\nself-checks (the agents' own runs of the gates, advisory):");
+    let _ = writeln!(
+        out,
+        "  {} run{} in {} attempt{}, {} call{} refused",
+        sc.calls,
+        plural(sc.calls),
+        sc.attempts,
+        plural(sc.attempts),
+        sc.refused,
+        plural(sc.refused)
+    );
+    let _ = writeln!(
+        out,
+        "  green at the last self-check, then failed a real gate: {} of {} attempt{}",
+        sc.green_then_failed,
+        sc.green,
+        plural(sc.green)
+    );
 }
 
 #[cfg(test)]

@@ -231,20 +231,7 @@ fn classify(t: &str, describe: Option<&[(usize, String)]>) -> Option<Seen> {
     // jest's `describe` headers.
     for (mark, pass) in JS_MARKS {
         if let Some(rest) = t.strip_prefix(mark) {
-            let name = strip_duration(rest);
-            let pass = pass?;
-            if name.is_empty() {
-                return None;
-            }
-            let id = match describe {
-                Some(stack) if !stack.is_empty() => {
-                    let mut id: Vec<&str> = stack.iter().map(|(_, h)| h.as_str()).collect();
-                    id.push(name);
-                    id.join(" > ")
-                }
-                _ => name.to_string(),
-            };
-            return test(Runner::Js, id, pass);
+            return js_test(rest, pass?, describe);
         }
     }
     // jest's failure heading: `● cart › when empty › totals zero`.
@@ -259,6 +246,29 @@ fn classify(t: &str, describe: Option<&[(usize, String)]>) -> Option<Seen> {
     {
         return test(Runner::Js, rest.trim().to_string(), false);
     }
+    totals(t)
+}
+
+/// A jest or vitest test line after its mark: the name, under the
+/// `describe` headers that hold it.
+fn js_test(rest: &str, pass: bool, describe: Option<&[(usize, String)]>) -> Option<Seen> {
+    let name = strip_duration(rest);
+    if name.is_empty() {
+        return None;
+    }
+    let id = match describe {
+        Some(stack) if !stack.is_empty() => {
+            let mut id: Vec<&str> = stack.iter().map(|(_, h)| h.as_str()).collect();
+            id.push(name);
+            id.join(" > ")
+        }
+        _ => name.to_string(),
+    };
+    test(Runner::Js, id, pass)
+}
+
+/// A totals line of jest, vitest or pytest: how many tests it counts.
+fn totals(t: &str) -> Option<Seen> {
     // jest totals: `Tests:       1 failed, 2 passed, 3 total`.
     if let Some(rest) = t.strip_prefix("Tests:") {
         return Some(Seen::Totals(count_of(rest, "passed") + count_of(rest, "failed")));
@@ -473,95 +483,117 @@ fn pytest_exit(code: i32) -> Option<&'static str> {
 /// | vitest | `No test files found, exiting with code` |
 /// | any | killed by a signal |
 pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -> Option<RunnerFailure> {
+    if exit_code == Some(0) {
+        return None;
+    }
     let plain: Vec<std::borrow::Cow<'_, str>> = text.lines().map(plain).collect();
     let lines: Vec<&str> = plain.iter().map(|l| l.trim()).collect();
     let found = |runner: &str, what: &str, said: Vec<String>| {
         Some(RunnerFailure { runner: runner.to_string(), what: what.to_string(), said })
     };
-    let first = |pred: &dyn Fn(&str) -> bool| lines.iter().find(|l| pred(l)).map(|l| clip(l));
-    if exit_code == Some(0) {
-        return None;
-    }
     if let Some(code) = exit_code
         && let Some(what) = pytest_exit(code)
+        && let Some(said) = pytest_said(&lines, code)
     {
-        let said: Option<Vec<String>> = match code {
-            2 => {
-                let stop = first(&|l| l.contains("Interrupted:") || l.contains("KeyboardInterrupt"));
-                stop.map(|s| {
-                    let mut v = vec![s.trim_matches(|c: char| c == '!' || c.is_whitespace()).to_string()];
-                    // The collection errors, as the short summary names them.
-                    v.extend(
-                        lines
-                            .iter()
-                            .filter(|l| l.starts_with("ERROR ") && !l.starts_with("ERROR: "))
-                            .take(5)
-                            .map(|l| clip(l)),
-                    );
-                    v
-                })
-            }
-            3 => first(&|l| l.starts_with("INTERNALERROR>") && l.contains("Error")).map(|l| vec![l]),
-            4 => first(&|l| l.contains(": error: ") || l.starts_with("ERROR: ")).map(|l| {
-                let mut v = vec![l];
-                v.extend(first(&|l| l.contains(": error: ") && !l.starts_with("ERROR: ")));
-                v.dedup();
-                v
-            }),
-            _ => lines
-                .iter()
-                .rev()
-                .find(|l| !l.is_empty())
-                .filter(|l| {
-                    let bare = l.trim_matches(|c: char| c == '=' || c.is_whitespace());
-                    bare.contains(" in ")
-                        && (bare.starts_with("no tests ran")
-                            || (bare.contains(" deselected") && !bare.contains(" passed") && !bare.contains(" failed")))
-                })
-                .map(|l| vec![clip(l.trim_matches(|c: char| c == '=' || c.is_whitespace()))]),
-        };
-        if let Some(said) = said {
-            return found("pytest", what, said);
-        }
+        return found("pytest", what, said);
     }
-    if let Some(l) = first(&|l| {
-        ["error: could not compile `", "error: failed to ", "error: unexpected argument", "error: no test target named"]
-            .iter()
-            .any(|p| l.starts_with(p))
-    }) {
-        let mut said: Vec<String> =
-            first(&|l| l.starts_with("error[") || l.starts_with("error: ")).into_iter().collect();
-        if !said.contains(&l) {
-            said.push(l);
-        }
+    if let Some(said) = cargo_said(&lines) {
         return found("cargo test", "did not build or start the tests", said);
     }
-    if let Some(l) = first(&|l| {
-        l.ends_with("[build failed]")
-            || l.ends_with("[setup failed]")
-            || l.contains(": no required module provides package")
-            || (l.starts_with("go: ") && !l.starts_with("go: downloading"))
-    }) {
-        // The compiler's first error, then go's line.
-        let mut said: Vec<String> =
-            first(&|l| l.contains(".go:") && (l.contains(": syntax error") || l.split(':').count() >= 4))
-                .into_iter()
-                .collect();
-        if !said.contains(&l) {
-            said.push(l);
-        }
+    if let Some(said) = go_said(&lines) {
         return found("go test", "did not build or start the tests", said);
     }
-    if let Some(l) = first(&|l| l.starts_with("No tests found, exiting with code")) {
+    if let Some(l) = first(&lines, |l| l.starts_with("No tests found, exiting with code")) {
         return found("jest", "found no tests", vec![l]);
     }
-    if let Some(l) = first(&|l| l.starts_with("No test files found, exiting with code")) {
+    if let Some(l) = first(&lines, |l| l.starts_with("No test files found, exiting with code")) {
         return found("vitest", "found no tests", vec![l]);
     }
     if let Some(sig) = signal {
         return found("the runner", &format!("was killed by signal {sig}"), Vec::new());
     }
     None
+}
+
+/// The first of `lines` that `pred` accepts, clipped.
+fn first(lines: &[&str], pred: impl Fn(&str) -> bool) -> Option<String> {
+    lines.iter().find(|l| pred(l)).map(|l| clip(l))
+}
+
+/// What pytest said when it exited with `code` without running the tests
+/// normally (2 interrupted, 3 internal error, 4 usage error, 5 no tests);
+/// `None` when its output does not bear that out.
+fn pytest_said(lines: &[&str], code: i32) -> Option<Vec<String>> {
+    match code {
+        2 => {
+            let stop = first(lines, |l| l.contains("Interrupted:") || l.contains("KeyboardInterrupt"));
+            stop.map(|s| {
+                let mut v = vec![s.trim_matches(|c: char| c == '!' || c.is_whitespace()).to_string()];
+                // The collection errors, as the short summary names them.
+                v.extend(
+                    lines
+                        .iter()
+                        .filter(|l| l.starts_with("ERROR ") && !l.starts_with("ERROR: "))
+                        .take(5)
+                        .map(|l| clip(l)),
+                );
+                v
+            })
+        }
+        3 => first(lines, |l| l.starts_with("INTERNALERROR>") && l.contains("Error")).map(|l| vec![l]),
+        4 => first(lines, |l| l.contains(": error: ") || l.starts_with("ERROR: ")).map(|l| {
+            let mut v = vec![l];
+            v.extend(first(lines, |l| l.contains(": error: ") && !l.starts_with("ERROR: ")));
+            v.dedup();
+            v
+        }),
+        _ => lines
+            .iter()
+            .rev()
+            .find(|l| !l.is_empty())
+            .filter(|l| {
+                let bare = l.trim_matches(|c: char| c == '=' || c.is_whitespace());
+                bare.contains(" in ")
+                    && (bare.starts_with("no tests ran")
+                        || (bare.contains(" deselected") && !bare.contains(" passed") && !bare.contains(" failed")))
+            })
+            .map(|l| vec![clip(l.trim_matches(|c: char| c == '=' || c.is_whitespace()))]),
+    }
+}
+
+/// What cargo said when it did not build or start the tests: the
+/// compiler's first error, then cargo's line.
+fn cargo_said(lines: &[&str]) -> Option<Vec<String>> {
+    let l = first(lines, |l| {
+        ["error: could not compile `", "error: failed to ", "error: unexpected argument", "error: no test target named"]
+            .iter()
+            .any(|p| l.starts_with(p))
+    })?;
+    let mut said: Vec<String> =
+        first(lines, |l| l.starts_with("error[") || l.starts_with("error: ")).into_iter().collect();
+    if !said.contains(&l) {
+        said.push(l);
+    }
+    Some(said)
+}
+
+/// What go said when it did not build or start the tests: the compiler's
+/// first error, then go's line.
+fn go_said(lines: &[&str]) -> Option<Vec<String>> {
+    let l = first(lines, |l| {
+        l.ends_with("[build failed]")
+            || l.ends_with("[setup failed]")
+            || l.contains(": no required module provides package")
+            || (l.starts_with("go: ") && !l.starts_with("go: downloading"))
+    })?;
+    let mut said: Vec<String> =
+        first(lines, |l| l.contains(".go:") && (l.contains(": syntax error") || l.split(':').count() >= 4))
+            .into_iter()
+            .collect();
+    if !said.contains(&l) {
+        said.push(l);
+    }
+    Some(said)
 }
 
 fn clip(line: &str) -> String {

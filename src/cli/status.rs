@@ -37,18 +37,8 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     } else if !args.json {
         writeln!(out, "TASK\tSTATE\tATTEMPTS\tBASE\tLAST\tWORKTREE\tCOST")?;
     }
-    // Each worktree's share of the total: measured first, shown per task
-    // (a task run in lanes: its lanes' worktrees together).
-    let used_by: Vec<Option<u64>> = tasks
-        .iter()
-        .map(|t| {
-            let mut names = vec![t.clone()];
-            names.extend(lanes_of(&store, t).iter().map(|(rec, _)| worktree_name(rec)));
-            let sizes: Vec<u64> =
-                names.iter().map(|n| root.join(n)).filter(|wt| wt.exists()).map(|wt| disk_usage(&wt)).collect();
-            (!sizes.is_empty()).then(|| sizes.iter().sum())
-        })
-        .collect();
+    // Each worktree's share of the total: measured first, shown per task.
+    let used_by = disk_used(&store, &root, &tasks);
     let total: u64 = used_by.iter().flatten().sum();
     let share = |b: u64| if total == 0 { 0.0 } else { 100.0 * b as f64 / total as f64 };
     let mut unreadable = 0;
@@ -66,43 +56,12 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
         };
         let wt = root.join(&task);
         // A task run in lanes: its lanes' attempts and cost, summed.
-        let lanes = lanes_of(&store, &task);
-        let s = s.map(|mut s| {
-            if !lanes.is_empty() {
-                s.last_attempt = lanes.iter().map(|(_, l)| l.last_attempt).sum();
-                let costs: Vec<f64> = lanes.iter().filter_map(|(_, l)| l.cost_usd).collect();
-                s.cost_usd = (!costs.is_empty()).then(|| costs.iter().sum());
-                s.last_outcome = Some(format!("{} lanes", lanes.len()));
-            }
-            s
-        });
+        let s = s.map(|s| with_lanes(s, &lanes_of(&store, &task)));
+        let share_of = used.map(share);
         if args.json {
-            let line = json!({
-                "task": task,
-                "state": label,
-                "attempts": s.as_ref().map_or(0, |s| s.last_attempt),
-                "base": s.as_ref().and_then(|s| s.base.clone()),
-                "last_outcome": s.as_ref().and_then(|s| s.last_outcome.clone()),
-                "last_event": s.as_ref().and_then(|s| s.last_ts.clone()),
-                "worktree": used.map(|_| wt.display().to_string()),
-                "worktree_bytes": used,
-                "worktree_share_pct": used.map(|b| (share(b) * 10.0).round() / 10.0),
-                "cost_usd": s.as_ref().and_then(|s| s.cost_usd),
-            });
-            writeln!(out, "{line}")?;
+            writeln!(out, "{}", json_row(&task, label, s.as_ref(), used, share_of, &wt))?;
         } else {
-            let base = s
-                .as_ref()
-                .and_then(|s| s.base.as_deref())
-                .map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
-            writeln!(
-                out,
-                "{task}\t{label}\tattempts {}\tbase {base}\tlast {}\tworktree {}\tcost {}",
-                s.as_ref().map_or(0, |s| s.last_attempt),
-                s.as_ref().and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
-                used.map_or("none".to_string(), |b| format!("{} ({:.0}%)", human_bytes(b), share(b))),
-                s.as_ref().and_then(|s| s.cost_usd).map_or("-".to_string(), |c| format!("${c:.4}")),
-            )?;
+            writeln!(out, "{}", text_row(&task, label, s.as_ref(), used, share_of))?;
         }
     }
     if !args.json && total > 0 {
@@ -116,6 +75,72 @@ pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     }
     out.flush()?;
     Ok(if unreadable > 0 { exit::ENVIRONMENT } else { exit::OK })
+}
+
+/// The disk each task's worktree uses (a task run in lanes: its lanes'
+/// worktrees together); `None` when it has none.
+fn disk_used(store: &Store, root: &Path, tasks: &[String]) -> Vec<Option<u64>> {
+    tasks
+        .iter()
+        .map(|t| {
+            let mut names = vec![t.clone()];
+            names.extend(lanes_of(store, t).iter().map(|(rec, _)| worktree_name(rec)));
+            let sizes: Vec<u64> =
+                names.iter().map(|n| root.join(n)).filter(|wt| wt.exists()).map(|wt| disk_usage(&wt)).collect();
+            (!sizes.is_empty()).then(|| sizes.iter().sum())
+        })
+        .collect()
+}
+
+/// A task's state with its lanes' attempts and cost summed in, when it ran
+/// in lanes.
+fn with_lanes(mut s: TaskState, lanes: &[(String, TaskState)]) -> TaskState {
+    if !lanes.is_empty() {
+        s.last_attempt = lanes.iter().map(|(_, l)| l.last_attempt).sum();
+        let costs: Vec<f64> = lanes.iter().filter_map(|(_, l)| l.cost_usd).collect();
+        s.cost_usd = (!costs.is_empty()).then(|| costs.iter().sum());
+        s.last_outcome = Some(format!("{} lanes", lanes.len()));
+    }
+    s
+}
+
+/// One task as a `--json` line; `share` is its worktree's percentage of
+/// all worktrees' disk.
+fn json_row(
+    task: &str,
+    label: &str,
+    s: Option<&TaskState>,
+    used: Option<u64>,
+    share: Option<f64>,
+    wt: &Path,
+) -> serde_json::Value {
+    json!({
+        "task": task,
+        "state": label,
+        "attempts": s.map_or(0, |s| s.last_attempt),
+        "base": s.and_then(|s| s.base.clone()),
+        "last_outcome": s.and_then(|s| s.last_outcome.clone()),
+        "last_event": s.and_then(|s| s.last_ts.clone()),
+        "worktree": used.map(|_| wt.display().to_string()),
+        "worktree_bytes": used,
+        "worktree_share_pct": share.map(|p| (p * 10.0).round() / 10.0),
+        "cost_usd": s.and_then(|s| s.cost_usd),
+    })
+}
+
+/// One task as a line of the table.
+fn text_row(task: &str, label: &str, s: Option<&TaskState>, used: Option<u64>, share: Option<f64>) -> String {
+    let base = s.and_then(|s| s.base.as_deref()).map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
+    format!(
+        "{task}\t{label}\tattempts {}\tbase {base}\tlast {}\tworktree {}\tcost {}",
+        s.map_or(0, |s| s.last_attempt),
+        s.and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
+        match (used, share) {
+            (Some(b), Some(p)) => format!("{} ({p:.0}%)", human_bytes(b)),
+            _ => "none".to_string(),
+        },
+        s.and_then(|s| s.cost_usd).map_or("-".to_string(), |c| format!("${c:.4}")),
+    )
 }
 
 /// The lanes of `task` with their states, when it ran in lanes.

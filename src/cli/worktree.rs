@@ -85,63 +85,9 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
     let root = o.repo.worktrees_root(&o.config.worktree.root);
     let mut out = std::io::stdout().lock();
     match args.action {
-        Action::Create(CreateArgs { task: t, attempt }) => {
-            check_task_name(&t.task)?;
-            let path = root.join(&t.task);
-            if path.exists() {
-                return Err(CliError::usage(format!(
-                    "{}: the worktree of task {} exists; use `retry-run worktree reset {}`",
-                    path.display(),
-                    t.task,
-                    t.task
-                )));
-            }
-            if let Some(n) = attempt {
-                let refname = crate::model::refs::attempt(&t.task, n);
-                let Some(commit) = o.repo.ref_target(&refname) else {
-                    return Err(CliError::usage(format!(
-                        "task {} has no recorded attempt {n} ({refname}); `retry-run report {}` lists its attempts",
-                        t.task, t.task
-                    )));
-                };
-                let _lock = hold(&o, &t.task)?;
-                o.repo.create_worktree(&path, &t.task, commit)?;
-                writeln!(out, "{}", path.display())?;
-                return Ok(exit::OK);
-            }
-            let base = resolve_base(&o, t.base.as_deref())?;
-            let _lock = hold(&o, &t.task)?;
-            o.repo.create_worktree(&path, &t.task, base)?;
-            crate::run::prepare::prepare(&o.repo, &o.config, &path, None)?;
-            writeln!(out, "{}", path.display())?;
-        }
-        Action::Reset(t) => {
-            check_task_name(&t.task)?;
-            let path = root.join(&t.task);
-            let base = resolve_base(&o, t.base.as_deref())?;
-            let _lock = hold(&o, &t.task)?;
-            let r = o.repo.reset_worktree(&path, &t.task, base)?;
-            crate::run::prepare::prepare(&o.repo, &o.config, &path, None)?;
-            for lock in &r.stale_locks {
-                writeln!(out, "removed {}, left by a killed process", lock.display())?;
-            }
-            if r.recreated {
-                writeln!(out, "{}: recreated at {base}", path.display())?;
-            } else {
-                writeln!(out, "{}: reset to {base} ({} restored, {} removed)", path.display(), r.restored, r.removed)?;
-            }
-        }
-        Action::List => {
-            let mut names: Vec<String> = std::fs::read_dir(&root)
-                .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
-                .unwrap_or_default();
-            names.sort();
-            for n in names {
-                let p = root.join(&n);
-                let state = if o.repo.worktree_is_valid(&p, &n) { "" } else { "  (broken: reset or remove it)" };
-                writeln!(out, "{n}\t{}\t{}{state}", human_bytes(nofollow_fs::disk_usage(&p)), p.display())?;
-            }
-        }
+        Action::Create(c) => create(&o, &root, &mut out, c)?,
+        Action::Reset(t) => reset(&o, &root, &mut out, t)?,
+        Action::List => list(&o, &root, &mut out)?,
         Action::Path { task } => {
             check_task_name(&task)?;
             let path = root.join(&task);
@@ -161,6 +107,74 @@ pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
         }
     }
     Ok(exit::OK)
+}
+
+/// `worktree create`: a new worktree at the base, prepared, or at a
+/// recorded attempt as it was.
+fn create(o: &Opened, root: &Path, out: &mut impl Write, args: CreateArgs) -> Result<(), CliError> {
+    let CreateArgs { task: t, attempt } = args;
+    check_task_name(&t.task)?;
+    let path = root.join(&t.task);
+    if path.exists() {
+        return Err(CliError::usage(format!(
+            "{}: the worktree of task {} exists; use `retry-run worktree reset {}`",
+            path.display(),
+            t.task,
+            t.task
+        )));
+    }
+    if let Some(n) = attempt {
+        let refname = crate::model::refs::attempt(&t.task, n);
+        let Some(commit) = o.repo.ref_target(&refname) else {
+            return Err(CliError::usage(format!(
+                "task {} has no recorded attempt {n} ({refname}); `retry-run report {}` lists its attempts",
+                t.task, t.task
+            )));
+        };
+        let _lock = hold(o, &t.task)?;
+        o.repo.create_worktree(&path, &t.task, commit)?;
+        writeln!(out, "{}", path.display())?;
+        return Ok(());
+    }
+    let base = resolve_base(o, t.base.as_deref())?;
+    let _lock = hold(o, &t.task)?;
+    o.repo.create_worktree(&path, &t.task, base)?;
+    crate::run::prepare::prepare(&o.repo, &o.config, &path, None)?;
+    writeln!(out, "{}", path.display())?;
+    Ok(())
+}
+
+/// `worktree reset`: the worktree back at the base, prepared again.
+fn reset(o: &Opened, root: &Path, out: &mut impl Write, t: TaskBase) -> Result<(), CliError> {
+    check_task_name(&t.task)?;
+    let path = root.join(&t.task);
+    let base = resolve_base(o, t.base.as_deref())?;
+    let _lock = hold(o, &t.task)?;
+    let r = o.repo.reset_worktree(&path, &t.task, base)?;
+    crate::run::prepare::prepare(&o.repo, &o.config, &path, None)?;
+    for lock in &r.stale_locks {
+        writeln!(out, "removed {}, left by a killed process", lock.display())?;
+    }
+    if r.recreated {
+        writeln!(out, "{}: recreated at {base}", path.display())?;
+    } else {
+        writeln!(out, "{}: reset to {base} ({} restored, {} removed)", path.display(), r.restored, r.removed)?;
+    }
+    Ok(())
+}
+
+/// `worktree list`: every worktree, its disk use, and whether it is broken.
+fn list(o: &Opened, root: &Path, out: &mut impl Write) -> Result<(), CliError> {
+    let mut names: Vec<String> = std::fs::read_dir(root)
+        .map(|rd| rd.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+        .unwrap_or_default();
+    names.sort();
+    for n in names {
+        let p = root.join(&n);
+        let state = if o.repo.worktree_is_valid(&p, &n) { "" } else { "  (broken: reset or remove it)" };
+        writeln!(out, "{n}\t{}\t{}{state}", human_bytes(nofollow_fs::disk_usage(&p)), p.display())?;
+    }
+    Ok(())
 }
 
 fn resolve_base(o: &Opened, base: Option<&str>) -> Result<Oid, CliError> {

@@ -4,6 +4,7 @@
 //!
 //! - [`assemble`]: the structure (written as `context.json`), with the
 //!   per-section limits of `[context]` applied;
+//! - `previous`: the attempt that just failed, in detail;
 //! - [`required`]: the one-sentence required change;
 //! - [`patterns`]: observations across attempts;
 //! - [`render`]: Markdown within the total `max_tokens` budget.
@@ -13,6 +14,7 @@
 
 pub mod lanes;
 pub mod patterns;
+mod previous;
 pub mod render;
 pub mod required;
 pub mod self_check;
@@ -20,8 +22,8 @@ pub mod self_check;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ContextConfig;
-use crate::model::{AttemptRecord, ErrorItem, Outcome, ScopeReason};
-use crate::text::{exit_text, human_ms, plural};
+use crate::model::{AttemptRecord, ErrorItem, Outcome};
+use crate::text::plural;
 pub use patterns::Pattern;
 pub use required::{Required, required_change};
 
@@ -213,7 +215,7 @@ pub fn assemble(
             diff_summary: diff_summary(r),
         })
         .collect();
-    let previous = prior.last().map(|r| previous(r, cfg));
+    let previous = prior.last().map(|r| previous::previous(r, cfg));
     Context {
         task: task.clone(),
         attempt,
@@ -240,255 +242,6 @@ pub fn on_base(f: &crate::model::Failure, has_targets: bool) -> &'static str {
 /// Whether the task of attempt `r` names targets (the built-in check ran).
 pub fn has_targets(r: &AttemptRecord) -> bool {
     r.checks.iter().any(|c| c.name == required::TARGETS)
-}
-
-fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
-    let check_lines = cfg.max_check_output_lines as usize;
-    let mut feedback = Vec::new();
-    // 1. Deterministic failures: the agent's exit, scope, failing checks.
-    if let Some(a) = &r.agent
-        && (a.timed_out || a.crashed())
-    {
-        let title = if a.timed_out {
-            format!("The agent was stopped at its {} limit", human_ms(a.timeout_ms))
-        } else {
-            format!("The agent {}", exit_text(a.exit_code, a.signal))
-        };
-        let mut lines = Vec::new();
-        if let Some(p) = &a.last_activity {
-            lines.push(format!("- Last activity: a write to `{p}`"));
-        }
-        if !a.refused.is_empty() {
-            let paths: Vec<String> = a.refused.iter().map(|p| format!("`{p}`")).collect();
-            lines.push(format!(
-                "- The sandbox refused writes outside the worktree: {}. Write only inside the worktree and its TMPDIR; only a human can allow another path (`[sandbox] writable` in retry-run.toml).",
-                crate::context::required::name_list(&paths)
-            ));
-        }
-        let (output, omitted) = bound(&a.output_tail, check_lines);
-        if !output.is_empty() {
-            lines.push("- The end of its output:".into());
-        }
-        feedback.push(Feedback {
-            priority: 1,
-            label: Label::Fact,
-            source: "agent".into(),
-            title,
-            lines,
-            output,
-            omitted,
-        });
-    }
-    if let Some(a) = &r.agent
-        && !a.refused_hosts.is_empty()
-    {
-        let hosts: Vec<String> = a.refused_hosts.iter().map(|h| format!("`{h}`")).collect();
-        feedback.push(Feedback {
-            priority: 1,
-            label: Label::Fact,
-            source: "sandbox".into(),
-            title: "The sandbox refused network connections".into(),
-            lines: vec![format!(
-                "- Refused: {}. Only the allowed hosts are reachable; work without the others (a human can allow one in `[sandbox] network`).",
-                crate::context::required::name_list(&hosts)
-            )],
-            output: Vec::new(),
-            omitted: 0,
-        });
-    }
-    if r.outcome == Outcome::EmptyDiff {
-        feedback.push(Feedback {
-            priority: 1,
-            label: Label::Fact,
-            source: "empty-diff".into(),
-            title: "The attempt changed no file".into(),
-            lines: Vec::new(),
-            output: Vec::new(),
-            omitted: 0,
-        });
-    }
-    if !r.scope.is_empty() {
-        let lines: Vec<String> = r
-            .scope
-            .iter()
-            .map(|v| {
-                let old = v.old_path.as_ref().map(|o| format!(" (renamed from `{o}`)")).unwrap_or_default();
-                if v.reason == ScopeReason::ActsAfterLand {
-                    return format!("- `{}`{old}: {}: {}", v.path, v.reason, required::acts_after_land(v));
-                }
-                let rule = v.rule.as_ref().map(|g| format!(" (rule `{g}`)")).unwrap_or_default();
-                format!("- `{}`{old}: {}{rule}", v.path, v.reason)
-            })
-            .collect();
-        let allowed = if r.allow.is_empty() { "everything".to_string() } else { r.allow.join(", ") };
-        let (lines, omitted) = bound(&lines, check_lines);
-        feedback.push(Feedback {
-            priority: 1,
-            label: Label::Fact,
-            source: "scope".into(),
-            title: if r.scope.iter().any(|v| v.reason == ScopeReason::ActsAfterLand) {
-                format!(
-                    "Writes outside the allowed scope (allowed: {allowed}; a file that acts once the change lands only where an allow glob names it); checks were skipped"
-                )
-            } else {
-                format!("Writes outside the allowed scope (allowed: {allowed}); checks were skipped")
-            },
-            lines,
-            output: Vec::new(),
-            omitted,
-        });
-    }
-    let targets = has_targets(r);
-    for c in r.checks.iter().filter(|c| !c.passed) {
-        let mut labels: Vec<String> = c.failures.iter().map(|f| format!("- {}", f.label)).collect();
-        // Baseline `label`: the base's own failures still fail the check; say
-        // so. Tolerated ones are counted in the title, never listed as work.
-        if !c.base_tolerated {
-            labels.extend(c.pre_existing.iter().map(|f| format!("- {} ({})", f.label, on_base(f, targets))));
-        }
-        let (mut lines, cut_labels) = bound(&labels, check_lines);
-        lines.extend(c.notes.iter().map(|n| format!("- Note: {n}")));
-        // New diagnostics alone say what to fix: the output would list the
-        // base's too.
-        let quiet = c.base_tolerated && !c.failures.is_empty() && c.failures.iter().all(|f| !f.test);
-        let (output, cut_output) =
-            if cfg.include_check_output && !quiet { bound(&c.digest, check_lines) } else { (Vec::new(), 0) };
-        if !output.is_empty() {
-            lines.push("- Its output, digested:".into());
-        }
-        let omitted = cut_labels + cut_output;
-        let new = c.failures.len();
-        let pre = c.pre_existing.len();
-        let what = if c.timed_out {
-            "it was stopped at its time limit".to_string()
-        } else if c.base_tolerated && pre > 0 {
-            format!("{new} new failure{}; {pre} already on the base, not counted against you", plural(new))
-        } else if c.failing_on_base && pre > 0 && new == 0 {
-            let (verb, pronoun) = if pre == 1 { ("fails", "it") } else { ("fail", "them") };
-            format!(
-                "{pre} failure{} already on the base, which still {verb} this check: fix {pronoun} too",
-                plural(pre)
-            )
-        } else if c.failing_on_base && pre > 0 {
-            format!("{new} new failure{}, and {pre} already failing on the base", plural(new))
-        } else if c.failing_on_base {
-            format!("{new} new failure{} (the base fails this check too)", plural(new))
-        } else if new > 0 {
-            format!("{new} failure{}", plural(new))
-        } else {
-            exit_text(c.exit_code, c.signal)
-        };
-        feedback.push(Feedback {
-            priority: 1,
-            label: Label::Fact,
-            source: format!("check:{}", c.name),
-            title: if c.timed_out {
-                format!("Check `{}` TIMEOUT: it was stopped at its time limit", c.name)
-            } else {
-                format!("Check `{}` failed ({}): {what}", c.name, exit_text(c.exit_code, c.signal))
-            },
-            lines,
-            output,
-            omitted,
-        });
-    }
-    for c in r.checks.iter().filter(|c| c.passed && (c.flaky || c.pre_existing.iter().any(|f| !f.target))) {
-        // A target failing on the base is the task itself: the `targets`
-        // check speaks of it.
-        let theirs: Vec<&crate::model::Failure> = c.pre_existing.iter().filter(|f| !f.target).collect();
-        let tests = theirs.iter().filter(|f| f.test).count();
-        let title = if c.flaky {
-            format!("Check `{}` is flaky: it failed, then passed on the same tree; not counted against you", c.name)
-        } else if tests == 0 {
-            format!(
-                "Check `{}`: {} diagnostic{} already on the base, none new; not yours, leave them",
-                c.name,
-                theirs.len(),
-                plural(theirs.len())
-            )
-        } else {
-            format!(
-                "Check `{}` already fails on the base ({} failure{}); these are not yours, and your change added none",
-                c.name,
-                theirs.len(),
-                plural(theirs.len())
-            )
-        };
-        // Diagnostics are only counted; tests are named, with why they do not count.
-        let listed: Vec<String> = if c.flaky || tests == 0 {
-            Vec::new()
-        } else {
-            theirs.iter().filter(|f| f.test).map(|f| format!("- {} ({})", f.label, on_base(f, targets))).collect()
-        };
-        let (lines, omitted) = bound(&listed, 5);
-        feedback.push(Feedback {
-            priority: 4,
-            label: Label::Fact,
-            source: format!("check:{}", c.name),
-            title,
-            lines,
-            output: Vec::new(),
-            omitted,
-        });
-    }
-    // 2. Specific errors: lint and compiler errors in their code.
-    let errors: Vec<ErrorItem> = r.checks.iter().filter(|c| !c.passed).flat_map(|c| c.errors.iter().cloned()).collect();
-    // 3. The verifier's feedback, quoted, advisory.
-    if cfg.include_verifier_feedback
-        && let Some(v) = &r.verifier
-        && v.answered
-        && let Some(critique) = &v.critique
-    {
-        let text = crate::text::clip(critique, cfg.max_verifier_feedback_chars as usize, " [...]");
-        feedback.push(Feedback {
-            priority: 3,
-            label: Label::Advisory,
-            source: "verifier".into(),
-            title: format!(
-                "The reviewer's critique (advisory; verdict {}, confidence {:.2})",
-                v.verdict.as_deref().unwrap_or("?"),
-                v.confidence.unwrap_or(1.0)
-            ),
-            lines: text.lines().map(|l| format!("> {l}")).collect(),
-            output: Vec::new(),
-            omitted: 0,
-        });
-    }
-    // 3. The agent's own account of the failed attempt: its last words, advisory.
-    if cfg.include_agent_notes
-        && r.outcome != Outcome::Success
-        // A crash or timeout already shows the end of its output above.
-        && let Some(msg) = r.agent.as_ref().filter(|a| !a.timed_out && !a.crashed()).and_then(|a| a.final_message.as_ref())
-        && !msg.trim().is_empty()
-    {
-        let text = crate::text::clip(msg.trim(), cfg.max_agent_notes_chars as usize, " [...]");
-        feedback.push(Feedback {
-            priority: 3,
-            label: Label::Advisory,
-            source: "agent-notes".into(),
-            title: format!("The agent's own account of attempt {} (its last words; advisory)", r.number),
-            lines: text.lines().map(|l| format!("> {l}")).collect(),
-            output: Vec::new(),
-            omitted: 0,
-        });
-    }
-    feedback.sort_by_key(|f| f.priority);
-    let (diff, extra) =
-        if cfg.include_prior_diffs { bound(&r.diff, cfg.max_diff_lines as usize) } else { (Vec::new(), r.diff.len()) };
-    Previous {
-        number: r.number,
-        outcome: r.outcome,
-        reason: r.reason.clone(),
-        required_change: required_change(r),
-        feedback,
-        errors,
-        diff,
-        diff_omitted: extra + if cfg.include_prior_diffs { r.diff_omitted } else { 0 },
-        near_miss: crate::outcome::near_miss(r).map(|what| {
-            let targets = if has_targets(r) { " and target" } else { "" };
-            format!("Attempt {} passed every test{targets} and failed only on {what}", r.number)
-        }),
-    }
 }
 
 #[cfg(test)]

@@ -294,6 +294,27 @@ pub const WHOLE_DIFF_LINES: usize = 80;
 pub const WHOLE_DIFF_BYTES: usize = 6 * 1024;
 
 fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
+    let mut out = heading_blocks(ctx, prev);
+    out.extend(what_went_wrong_blocks(prev));
+    if !ctx.patterns.is_empty() {
+        let body = ctx.patterns.iter().map(|p| format!("- {} {}", p.observation, p.suggestion)).collect();
+        out.push(Block::new(
+            "patterns",
+            30,
+            vec![String::new(), "### Patterns across attempts (observations)".into()],
+            body,
+        ));
+    }
+    if !ctx.attempts.is_empty() {
+        out.extend(history_blocks(ctx, prev));
+    }
+    out.extend(diff_block(prev, budget));
+    out
+}
+
+/// The heading with the required change, and the near miss's offer of
+/// its diff.
+fn heading_blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
     let mut out = Vec::new();
     let req = &prev.required_change;
     let required = if req.advisory {
@@ -325,75 +346,75 @@ fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
             Vec::new(),
         ));
     }
-    out.extend(what_went_wrong_blocks(prev));
-    if !ctx.patterns.is_empty() {
-        let body = ctx.patterns.iter().map(|p| format!("- {} {}", p.observation, p.suggestion)).collect();
+    out
+}
+
+/// The earlier attempts, most recent first, each ranked below the next
+/// more recent one; a required change already said is referred to.
+fn history_blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
+    let mut out = Vec::new();
+    out.push(Block::new("history heading", KEEP, vec![String::new(), "### Earlier attempts".into()], Vec::new()));
+    let n = ctx.attempts.len();
+    for (i, a) in ctx.attempts.iter().enumerate() {
+        // Most recent first; the oldest is cut first.
+        let rank = if i == 0 { 60 } else { 10u8.saturating_add((n - i).min(19) as u8) };
+        // A required change already said (at the top, or for a later
+        // attempt) is referred to, not said again.
+        let said = if a.number == prev.number && a.required_change == prev.required_change.text {
+            Some("as above".to_string())
+        } else {
+            ctx.attempts[..i]
+                .iter()
+                .find(|later| later.required_change == a.required_change)
+                .map(|later| format!("the same as attempt {}'s", later.number))
+        };
+        out.push(history_block(a, rank, i == 0, said));
+    }
+    if ctx.attempts_omitted > 0 {
         out.push(Block::new(
-            "patterns",
-            30,
-            vec![String::new(), "### Patterns across attempts (observations)".into()],
-            body,
+            "history omitted",
+            KEEP,
+            vec![format!(
+                "- [... {} earlier attempt{} omitted (max_prior_attempts)]",
+                ctx.attempts_omitted,
+                plural(ctx.attempts_omitted)
+            )],
+            Vec::new(),
         ));
     }
-    if !ctx.attempts.is_empty() {
-        out.push(Block::new("history heading", KEEP, vec![String::new(), "### Earlier attempts".into()], Vec::new()));
-        let n = ctx.attempts.len();
-        for (i, a) in ctx.attempts.iter().enumerate() {
-            // Most recent first; the oldest is cut first.
-            let rank = if i == 0 { 60 } else { 10u8.saturating_add((n - i).min(19) as u8) };
-            // A required change already said (at the top, or for a later
-            // attempt) is referred to, not said again.
-            let said = if a.number == prev.number && a.required_change == req.text {
-                Some("as above".to_string())
-            } else {
-                ctx.attempts[..i]
-                    .iter()
-                    .find(|later| later.required_change == a.required_change)
-                    .map(|later| format!("the same as attempt {}'s", later.number))
-            };
-            out.push(history_block(a, rank, i == 0, said));
-        }
-        if ctx.attempts_omitted > 0 {
-            out.push(Block::new(
-                "history omitted",
-                KEEP,
-                vec![format!(
-                    "- [... {} earlier attempt{} omitted (max_prior_attempts)]",
-                    ctx.attempts_omitted,
-                    plural(ctx.attempts_omitted)
-                )],
-                Vec::new(),
-            ));
-        }
-    }
-    if !prev.diff.is_empty() || prev.diff_omitted > 0 {
-        let mut body = vec!["```diff".to_string()];
-        body.extend(prev.diff.iter().cloned());
-        body.push("```".into());
-        let bytes: usize = body.iter().map(|l| l.len() + 1).sum();
-        let whole =
-            prev.diff_omitted == 0 && prev.diff.len() <= WHOLE_DIFF_LINES && bytes <= WHOLE_DIFF_BYTES.min(budget / 2);
-        let mut b = Block::new(
-            format!("diff of attempt {}", prev.number),
-            // A short diff is kept whole before any diagnostic; a near
-            // miss's diff is worth more than long diagnostic lists.
-            if whole {
-                90
-            } else if prev.near_miss.is_some() {
-                75
-            } else {
-                35
-            },
-            vec![String::new(), format!("### Diff of attempt {}", prev.number)],
-            body,
-        )
-        .limited(prev.diff_omitted, "max_diff_lines");
-        if whole {
-            b.min_body = b.body.len();
-        }
-        out.push(b);
-    }
     out
+}
+
+/// The previous attempt's diff, kept whole when short.
+fn diff_block(prev: &super::Previous, budget: usize) -> Option<Block> {
+    if prev.diff.is_empty() && prev.diff_omitted == 0 {
+        return None;
+    }
+    let mut body = vec!["```diff".to_string()];
+    body.extend(prev.diff.iter().cloned());
+    body.push("```".into());
+    let bytes: usize = body.iter().map(|l| l.len() + 1).sum();
+    let whole =
+        prev.diff_omitted == 0 && prev.diff.len() <= WHOLE_DIFF_LINES && bytes <= WHOLE_DIFF_BYTES.min(budget / 2);
+    let mut b = Block::new(
+        format!("diff of attempt {}", prev.number),
+        // A short diff is kept whole before any diagnostic; a near
+        // miss's diff is worth more than long diagnostic lists.
+        if whole {
+            90
+        } else if prev.near_miss.is_some() {
+            75
+        } else {
+            35
+        },
+        vec![String::new(), format!("### Diff of attempt {}", prev.number)],
+        body,
+    )
+    .limited(prev.diff_omitted, "max_diff_lines");
+    if whole {
+        b.min_body = b.body.len();
+    }
+    Some(b)
 }
 
 fn feedback_block(n: usize, f: &Feedback) -> Block {

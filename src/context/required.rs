@@ -126,12 +126,8 @@ pub fn required_change(r: &AttemptRecord) -> Required {
 }
 
 fn scope_sentence(r: &AttemptRecord) -> Required {
-    let internal: Vec<String> = sorted_unique(
-        r.scope.iter().filter(|v| v.reason == ScopeReason::GitInternal).map(|v| v.path.clone()).collect(),
-    );
-    let escapes: Vec<String> = sorted_unique(
-        r.scope.iter().filter(|v| v.reason == ScopeReason::SymlinkEscape).map(|v| v.path.clone()).collect(),
-    );
+    let internal = paths_for(r, ScopeReason::GitInternal, |p| p.to_string());
+    let escapes = paths_for(r, ScopeReason::SymlinkEscape, |p| p.to_string());
     let others: Vec<String> = sorted_unique(
         r.scope
             .iter()
@@ -146,9 +142,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
             .map(|v| v.path.clone())
             .collect(),
     );
-    let outside: Vec<String> = sorted_unique(
-        r.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).map(|v| format!("`{}`", v.path)).collect(),
-    );
+    let outside = paths_for(r, ScopeReason::OutsideWorktree, |p| format!("`{p}`"));
     let mut parts = Vec::new();
     if !outside.is_empty() {
         parts.push(format!(
@@ -166,9 +160,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
             name_list(&escapes)
         ));
     }
-    let deep: Vec<String> = sorted_unique(
-        r.scope.iter().filter(|v| v.reason == ScopeReason::TooDeep).map(|v| format!("`{}`", v.path)).collect(),
-    );
+    let deep = paths_for(r, ScopeReason::TooDeep, |p| format!("`{p}`"));
     if !deep.is_empty() {
         parts.push(format!(
             "keep directories under {} levels deep ({} went deeper and {} cut out of the change)",
@@ -177,9 +169,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
             if deep.len() == 1 { "was" } else { "were" }
         ));
     }
-    let submodules: Vec<String> = sorted_unique(
-        r.scope.iter().filter(|v| v.reason == ScopeReason::Submodule).map(|v| format!("`{}/`", v.path)).collect(),
-    );
+    let submodules = paths_for(r, ScopeReason::Submodule, |p| format!("`{p}/`"));
     if !submodules.is_empty() {
         parts.push(format!(
             "revert every change inside {} (reset {} to the commit the base records and remove what you added there): {} may be changed only when a human sets `[scope] submodules = \"allow\"`, and then only by commits made inside it",
@@ -191,18 +181,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
     if !others.is_empty() {
         parts.push(format!("revert your changes to {}", name_list(&others)));
     }
-    let acting: Vec<&ScopeFinding> = r.scope.iter().filter(|v| v.reason == ScopeReason::ActsAfterLand).collect();
-    match acting.as_slice() {
-        [] => {}
-        [v] => parts.push(format!("revert your change to `{}`: {}", v.path, acts_after_land(v))),
-        several => {
-            let names: Vec<String> = sorted_unique(several.iter().map(|v| format!("`{}`", v.path)).collect());
-            parts.push(format!(
-                "revert your changes to {}: each acts once the change lands (git, an editor, CI or a shell runs or honours it), and only a human can allow that, by naming it in the task's or the config's `[scope] allow`",
-                name_list(&names)
-            ));
-        }
-    }
+    parts.extend(acting_part(r));
     let allowed = if r.allow.is_empty() {
         String::new()
     } else {
@@ -214,6 +193,29 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
         s = first.to_uppercase() + &s[1..];
     }
     fact("scope", format!("{s}{allowed}."))
+}
+
+/// The paths of the scope findings of `reason`, each shown by `show`,
+/// sorted and without repeats.
+fn paths_for(r: &AttemptRecord, reason: ScopeReason, show: fn(&str) -> String) -> Vec<String> {
+    sorted_unique(r.scope.iter().filter(|v| v.reason == reason).map(|v| show(&v.path)).collect())
+}
+
+/// The clause on files that act once the change lands: the one file and
+/// why, or the several and who may allow them.
+fn acting_part(r: &AttemptRecord) -> Option<String> {
+    let acting: Vec<&ScopeFinding> = r.scope.iter().filter(|v| v.reason == ScopeReason::ActsAfterLand).collect();
+    match acting.as_slice() {
+        [] => None,
+        [v] => Some(format!("revert your change to `{}`: {}", v.path, acts_after_land(v))),
+        several => {
+            let names: Vec<String> = sorted_unique(several.iter().map(|v| format!("`{}`", v.path)).collect());
+            Some(format!(
+                "revert your changes to {}: each acts once the change lands (git, an editor, CI or a shell runs or honours it), and only a human can allow that, by naming it in the task's or the config's `[scope] allow`",
+                name_list(&names)
+            ))
+        }
+    }
 }
 
 /// Why a finding of reason `acts-after-land` is one, and how a human

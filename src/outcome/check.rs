@@ -191,10 +191,19 @@ pub fn checkout_paths(text: &str, checkouts: &[&str], worktrees: &[&str]) -> Vec
     out
 }
 
+/// An attempt's failures, split by [`against_base`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgainstBase {
+    /// Failures the base does not have.
+    pub new: Vec<Failure>,
+    /// Failures the base has too.
+    pub old: Vec<Failure>,
+}
+
 /// Splits an attempt's failures into new ones and ones the base has too,
 /// one by one (a failure present twice on the attempt and once on the base
 /// is new once). Pure.
-pub fn against_base(attempt: &[Failure], base: &[Failure]) -> (Vec<Failure>, Vec<Failure>) {
+pub fn against_base(attempt: &[Failure], base: &[Failure]) -> AgainstBase {
     against_base_renamed(attempt, base, &[])
 }
 
@@ -214,11 +223,7 @@ pub fn base_key(key: &str, renames: &[(String, String)]) -> String {
 
 /// [`against_base`], with the attempt's failures keyed as on the base
 /// ([`base_key`]).
-pub fn against_base_renamed(
-    attempt: &[Failure],
-    base: &[Failure],
-    renames: &[(String, String)],
-) -> (Vec<Failure>, Vec<Failure>) {
+pub fn against_base_renamed(attempt: &[Failure], base: &[Failure], renames: &[(String, String)]) -> AgainstBase {
     let mut left: HashMap<&str, usize> = HashMap::new();
     for f in base {
         *left.entry(f.key.as_str()).or_default() += 1;
@@ -234,7 +239,7 @@ pub fn against_base_renamed(
             _ => new.push(f.clone()),
         }
     }
-    (new, old)
+    AgainstBase { new, old }
 }
 
 /// How a check is judged: its baseline mode and the task's targets.
@@ -276,25 +281,8 @@ pub fn judge(
     // compare with: the attempt is judged on its own run.
     let broken_base = base.and_then(|b| b.runner_failure.as_ref());
     let runner_failed = p.runner_failure.as_ref().filter(|_| !p.timed_out);
-    let (passed, failures, pre_existing, failing_on_base, tolerated) = match base {
-        _ if runner_failed.is_some() => {
-            let mut failures = vec![runner_failure_key(runner_failed.expect("checked above"))];
-            failures.extend(p.failures.iter().cloned());
-            (false, failures, Vec::new(), base.is_some_and(|b| !b.passed), false)
-        }
-        _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed), false),
-        Some(_) if broken_base.is_some() => (false, p.failures.clone(), Vec::new(), true, false),
-        Some(b) if !b.passed && !p.timed_out => {
-            let (new, old) = against_base_renamed(&p.failures, &b.failures, how.renames);
-            let tolerated = match mode {
-                BaselineMode::Tolerate => true,
-                BaselineMode::Auto => auto_tolerates(&p.failures, &old, how.targets),
-                BaselineMode::Label | BaselineMode::Off => false,
-            };
-            (new.is_empty() && tolerated, new, old, true, tolerated)
-        }
-        _ => (false, p.failures.clone(), Vec::new(), false, false),
-    };
+    let Split { passed, failures, pre_existing, failing_on_base, tolerated } =
+        split(p, base, how, runner_failed, broken_base.is_some());
     let mark = |mut v: Vec<Failure>| {
         for f in &mut v {
             f.target = f.test && how.targets.iter().any(|t| crate::test_results::is_target(&f.key, t));
@@ -302,7 +290,6 @@ pub fn judge(
         v
     };
     let (failures, pre_existing) = (mark(failures), mark(pre_existing));
-    let new_keys: Vec<&str> = failures.iter().map(|f| f.key.as_str()).collect();
     let mut result = CheckResult::new(&check.name, check.kind, passed || flaky);
     result.exit_code = p.exit_code;
     result.signal = p.signal;
@@ -331,23 +318,69 @@ pub fn judge(
     // The errors behind the failures that fail the check are fed back: all
     // of them, unless the base's are tolerated.
     let only_new = failing_on_base && tolerated;
-    result.errors = if flaky {
-        Vec::new()
-    } else {
-        // A failing target's traceback is fed back too (by `targets`), even
-        // when this check lets it be as the base's.
-        let new_tests = failures.iter().any(|f| f.test) || result.pre_existing.iter().any(|f| f.target);
-        p.errors
-            .iter()
-            .filter(|e| {
-                !only_new
-                    || (new_tests && TEST_TOOLS.contains(&e.tool.as_str()))
-                    || new_keys.contains(&error_key(e).as_str())
-            })
-            .cloned()
-            .collect()
-    };
+    result.errors = if flaky { Vec::new() } else { fed_back(p, &failures, &result.pre_existing, only_new) };
     result
+}
+
+/// A run's failures against the base: whether the check passes, its new
+/// failures, the base's, and whether the base fails it and they may be
+/// left failing.
+struct Split {
+    passed: bool,
+    failures: Vec<Failure>,
+    pre_existing: Vec<Failure>,
+    failing_on_base: bool,
+    tolerated: bool,
+}
+
+/// Splits run `p` against `base` (`None` when there is none to compare
+/// with); `broken_base` when the runner did not run normally on the base.
+fn split(
+    p: &Parsed,
+    base: Option<&Baseline>,
+    how: Judging<'_>,
+    runner_failed: Option<&RunnerFailure>,
+    broken_base: bool,
+) -> Split {
+    let (passed, failures, pre_existing, failing_on_base, tolerated) = match base {
+        _ if runner_failed.is_some() => {
+            let mut failures = vec![runner_failure_key(runner_failed.expect("checked above"))];
+            failures.extend(p.failures.iter().cloned());
+            (false, failures, Vec::new(), base.is_some_and(|b| !b.passed), false)
+        }
+        _ if p.exited_ok() => (true, Vec::new(), Vec::new(), base.is_some_and(|b| !b.passed), false),
+        Some(_) if broken_base => (false, p.failures.clone(), Vec::new(), true, false),
+        Some(b) if !b.passed && !p.timed_out => {
+            let AgainstBase { new, old } = against_base_renamed(&p.failures, &b.failures, how.renames);
+            let tolerated = match how.mode {
+                BaselineMode::Tolerate => true,
+                BaselineMode::Auto => auto_tolerates(&p.failures, &old, how.targets),
+                BaselineMode::Label | BaselineMode::Off => false,
+            };
+            (new.is_empty() && tolerated, new, old, true, tolerated)
+        }
+        _ => (false, p.failures.clone(), Vec::new(), false, false),
+    };
+    Split { passed, failures, pre_existing, failing_on_base, tolerated }
+}
+
+/// The errors behind the failures that fail the check: all of them, or,
+/// when the base's are tolerated (`only_new`), those behind the new
+/// failures and, when a test fails anew, the test tools' tracebacks.
+fn fed_back(p: &Parsed, failures: &[Failure], pre_existing: &[Failure], only_new: bool) -> Vec<ErrorItem> {
+    let new_keys: Vec<&str> = failures.iter().map(|f| f.key.as_str()).collect();
+    // A failing target's traceback is fed back too (by `targets`), even
+    // when this check lets it be as the base's.
+    let new_tests = failures.iter().any(|f| f.test) || pre_existing.iter().any(|f| f.target);
+    p.errors
+        .iter()
+        .filter(|e| {
+            !only_new
+                || (new_tests && TEST_TOOLS.contains(&e.tool.as_str()))
+                || new_keys.contains(&error_key(e).as_str())
+        })
+        .cloned()
+        .collect()
 }
 
 /// The failure that stands for a runner that did not run the tests
@@ -425,7 +458,8 @@ mod tests {
         assert_eq!(base_key("src/new.py|F401|", &renames), "src/old.py|F401|");
         assert_eq!(base_key("src/new.py::test_a", &renames), "src/old.py::test_a");
         assert_eq!(base_key("src/new.pyx|F401|", &renames), "src/new.pyx|F401|");
-        let (new, old) = against_base_renamed(&[f("src/new.py|F401|")], &[f("src/old.py|F401|")], &renames);
+        let AgainstBase { new, old } =
+            against_base_renamed(&[f("src/new.py|F401|")], &[f("src/old.py|F401|")], &renames);
         assert!(new.is_empty());
         assert_eq!(old[0].key, "src/new.py|F401|", "the attempt's own key is kept");
     }
@@ -529,7 +563,7 @@ mod tests {
             ),
         ] {
             let (base, attempt) = (keys_of(base), keys_of(attempt));
-            let (new, old) = against_base(&attempt, &base);
+            let AgainstBase { new, old } = against_base(&attempt, &base);
             assert_eq!(keys(&new), [newly], "base {base:?}, attempt {attempt:?}");
             assert!(keys(&old).iter().any(|k| k == still), "base {base:?}, attempt {attempt:?}");
             assert!(!keys(&new).iter().any(|k| k == still), "base {base:?}, attempt {attempt:?}");
@@ -547,14 +581,14 @@ mod tests {
             ],
             &[],
         );
-        let (new, old) = against_base(&attempt, &base);
+        let AgainstBase { new, old } = against_base(&attempt, &base);
         assert_eq!(new.iter().map(|f| f.key.as_str()).collect::<Vec<_>>(), ["tests/t.py::test_x[a - c]"]);
         assert_eq!(old.iter().map(|f| f.key.as_str()).collect::<Vec<_>>(), ["tests/t.py::test_x[a - b]"]);
     }
 
     #[test]
     fn failures_are_compared_one_by_one() {
-        let (new, old) = against_base(&[f("a"), f("b"), f("b"), f("c")], &[f("b"), f("c"), f("d")]);
+        let AgainstBase { new, old } = against_base(&[f("a"), f("b"), f("b"), f("c")], &[f("b"), f("c"), f("d")]);
         assert_eq!(new.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(old.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(), ["b", "c"]);
     }

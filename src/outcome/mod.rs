@@ -25,58 +25,8 @@ use crate::text::{exit_text, human_ms, plural};
 /// `escalate` is not an outcome of its own: it approves nothing, so the attempt
 /// is VERIFIER_REJECTION and the loop escalates.
 pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
-    if let Some(h) = &r.halted {
-        return (
-            Outcome::ScopeViolation,
-            format!(
-                "nothing confined the {} and it changed {}: no unconfined step ran after it",
-                h.after,
-                h.parts.join(", ")
-            ),
-        );
-    }
-    if let Some(agent) = &r.agent {
-        if agent.timed_out {
-            return (Outcome::Timeout, format!("the agent ran past its {} limit", human_ms(agent.timeout_ms)));
-        }
-        if agent.crashed() {
-            return (Outcome::Crash, format!("the agent {}", exit_text(agent.exit_code, agent.signal)));
-        }
-    }
-    let outside = r.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).count();
-    if outside > 0 {
-        return (Outcome::ScopeViolation, format!("{outside} path{} written outside the worktree", plural(outside)));
-    }
-    let internal: Vec<&str> =
-        r.scope.iter().filter(|v| v.reason == ScopeReason::GitInternal).map(|v| v.path.as_str()).collect();
-    if !internal.is_empty() {
-        return (Outcome::ScopeViolation, format!("the repository's git internals changed: {}", name_few(&internal)));
-    }
-    let submodules: Vec<&str> =
-        r.scope.iter().filter(|v| v.reason == ScopeReason::Submodule).map(|v| v.path.as_str()).collect();
-    if r.files.is_empty() && !submodules.is_empty() {
-        // Changes inside a submodule are no commit of the superproject: not an empty diff.
-        return (Outcome::ScopeViolation, format!("the attempt changed submodule {}", name_few(&submodules)));
-    }
-    if r.files.is_empty() {
-        return (Outcome::EmptyDiff, "the attempt changed no file".into());
-    }
-    if !r.scope.is_empty() {
-        let n = r.scope.len();
-        let acting: Vec<&str> =
-            r.scope.iter().filter(|v| v.reason == ScopeReason::ActsAfterLand).map(|v| v.path.as_str()).collect();
-        if acting.len() == n {
-            return (
-                Outcome::ScopeViolation,
-                format!(
-                    "the change writes {} that act{} once it lands: {}",
-                    plural_files(n),
-                    if n == 1 { "s" } else { "" },
-                    name_few(&acting)
-                ),
-            );
-        }
-        return (Outcome::ScopeViolation, format!("{n} path{} written outside the allowed scope", plural(n)));
+    if let Some(stopped) = stopped(r).or_else(|| changed(r)) {
+        return stopped;
     }
     if let Some(c) = tested_checkout(r) {
         return (
@@ -92,21 +42,98 @@ pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
     if !failed.is_empty() {
         return (Outcome::CheckFailure, format!("check{} failed: {}", plural(failed.len()), failed.join(", ")));
     }
-    if let Some(v) = &r.verifier {
-        if !v.answered {
-            return (Outcome::Unverified, format!("the verifier never answered ({} calls)", v.calls));
-        }
-        if v.escalates() {
-            return (Outcome::VerifierRejection, "the verifier asked for a human (escalate)".into());
-        }
-        if v.rejects() {
-            return (
-                Outcome::VerifierRejection,
-                format!("the verifier asked for changes (confidence {:.2})", v.confidence.unwrap_or(1.0)),
-            );
-        }
+    if let Some(rejected) = r.verifier.as_ref().and_then(judged) {
+        return rejected;
     }
     (Outcome::Success, "every gate passed".into())
+}
+
+/// The first gate: an attempt halted for changing what nothing confined,
+/// or an agent that timed out or crashed.
+fn stopped(r: &AttemptRecord) -> Option<(Outcome, String)> {
+    if let Some(h) = &r.halted {
+        return Some((
+            Outcome::ScopeViolation,
+            format!(
+                "nothing confined the {} and it changed {}: no unconfined step ran after it",
+                h.after,
+                h.parts.join(", ")
+            ),
+        ));
+    }
+    if let Some(agent) = &r.agent {
+        if agent.timed_out {
+            return Some((Outcome::Timeout, format!("the agent ran past its {} limit", human_ms(agent.timeout_ms))));
+        }
+        if agent.crashed() {
+            return Some((Outcome::Crash, format!("the agent {}", exit_text(agent.exit_code, agent.signal))));
+        }
+    }
+    None
+}
+
+/// The diff and scope gates: writes outside the worktree, to git's
+/// internals or submodules, no change at all, writes outside the scope.
+fn changed(r: &AttemptRecord) -> Option<(Outcome, String)> {
+    let outside = r.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree).count();
+    if outside > 0 {
+        return Some((
+            Outcome::ScopeViolation,
+            format!("{outside} path{} written outside the worktree", plural(outside)),
+        ));
+    }
+    let internal: Vec<&str> =
+        r.scope.iter().filter(|v| v.reason == ScopeReason::GitInternal).map(|v| v.path.as_str()).collect();
+    if !internal.is_empty() {
+        return Some((
+            Outcome::ScopeViolation,
+            format!("the repository's git internals changed: {}", name_few(&internal)),
+        ));
+    }
+    let submodules: Vec<&str> =
+        r.scope.iter().filter(|v| v.reason == ScopeReason::Submodule).map(|v| v.path.as_str()).collect();
+    if r.files.is_empty() && !submodules.is_empty() {
+        // Changes inside a submodule are no commit of the superproject: not an empty diff.
+        return Some((Outcome::ScopeViolation, format!("the attempt changed submodule {}", name_few(&submodules))));
+    }
+    if r.files.is_empty() {
+        return Some((Outcome::EmptyDiff, "the attempt changed no file".into()));
+    }
+    if !r.scope.is_empty() {
+        let n = r.scope.len();
+        let acting: Vec<&str> =
+            r.scope.iter().filter(|v| v.reason == ScopeReason::ActsAfterLand).map(|v| v.path.as_str()).collect();
+        if acting.len() == n {
+            return Some((
+                Outcome::ScopeViolation,
+                format!(
+                    "the change writes {} that act{} once it lands: {}",
+                    plural_files(n),
+                    if n == 1 { "s" } else { "" },
+                    name_few(&acting)
+                ),
+            ));
+        }
+        return Some((Outcome::ScopeViolation, format!("{n} path{} written outside the allowed scope", plural(n))));
+    }
+    None
+}
+
+/// The verifier's gate: no answer, escalate, or changes asked for.
+fn judged(v: &crate::model::VerifierResult) -> Option<(Outcome, String)> {
+    if !v.answered {
+        return Some((Outcome::Unverified, format!("the verifier never answered ({} calls)", v.calls)));
+    }
+    if v.escalates() {
+        return Some((Outcome::VerifierRejection, "the verifier asked for a human (escalate)".into()));
+    }
+    if v.rejects() {
+        return Some((
+            Outcome::VerifierRejection,
+            format!("the verifier asked for changes (confidence {:.2})", v.confidence.unwrap_or(1.0)),
+        ));
+    }
+    None
 }
 
 /// The first check of attempt `r` whose output points into the user's

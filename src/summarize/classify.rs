@@ -167,6 +167,17 @@ pub fn classify(line: &str) -> Line {
     if passing(t) {
         return Line::Passing;
     }
+    failed_test(t)
+        .or_else(|| rust(line, t))
+        .or_else(|| go(line, t))
+        .or_else(|| jest(t))
+        .or_else(|| pytest(line, t))
+        .unwrap_or_else(|| other(t))
+}
+
+/// A line naming a failing test: pytest's short summary and `-v` lines,
+/// cargo test's `... FAILED` and `---- x stdout ----`.
+fn failed_test(t: &str) -> Option<Line> {
     // pytest short summary and -v lines.
     for kind in ["FAILED ", "ERROR "] {
         if let Some(rest) = t.strip_prefix(kind)
@@ -178,16 +189,16 @@ pub fn classify(line: &str) -> Line {
             if kind == "ERROR " && !id.contains("::") {
                 // A module that could not be collected is not a failing test.
                 let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
-                return Line::Location(format!("{id}: could not be collected (import or collection error){why}"));
+                return Some(Line::Location(format!("{id}: could not be collected (import or collection error){why}")));
             }
-            return Line::FailedTest { id: id.to_string(), reason };
+            return Some(Line::FailedTest { id: id.to_string(), reason });
         }
     }
     // cargo test -q: `tests::x --- FAILED`.
     if let Some(id) = t.strip_suffix(" --- FAILED")
         && !id.is_empty()
     {
-        return Line::FailedTest { id: id.to_string(), reason: None };
+        return Some(Line::FailedTest { id: id.to_string(), reason: None });
     }
     // pytest -v: `id FAILED  [ 42%]`, `id ERROR  [ 71%]`; a parameter may hold spaces.
     for kind in [" FAILED", " ERROR"] {
@@ -195,22 +206,27 @@ pub fn classify(line: &str) -> Line {
             && (rest.is_empty() || rest.trim_start().starts_with('['))
             && id.split_once("::").is_some_and(|(file, _)| !file.contains(' '))
         {
-            return Line::FailedTest { id: id.to_string(), reason: None };
+            return Some(Line::FailedTest { id: id.to_string(), reason: None });
         }
     }
     // cargo test
     if let Some(rest) = t.strip_prefix("test ")
         && let Some(id) = rest.strip_suffix(" ... FAILED")
     {
-        return Line::FailedTest { id: id.to_string(), reason: None };
+        return Some(Line::FailedTest { id: id.to_string(), reason: None });
     }
     if let Some(rest) = t.strip_prefix("---- ")
         && let Some(id) = rest.strip_suffix(" stdout ----").or_else(|| rest.strip_suffix(" stderr ----"))
     {
-        return Line::FailedTest { id: id.to_string(), reason: None };
+        return Some(Line::FailedTest { id: id.to_string(), reason: None });
     }
+    None
+}
+
+/// cargo test's totals and panics, rustc's diagnostics.
+fn rust(line: &str, t: &str) -> Option<Line> {
     if t.starts_with("test result: ") {
-        return Line::Totals(t.to_string());
+        return Some(Line::Totals(t.to_string()));
     }
     if let Some(rest) = t.strip_prefix("thread '")
         && let Some((thread, rest)) = rest.split_once('\'')
@@ -222,76 +238,91 @@ pub fn classify(line: &str) -> Line {
             Some((msg, l)) if msg.starts_with('\'') => format!("{l}: {}", msg.trim_matches('\'')),
             _ => loc.to_string(),
         };
-        return Line::Panic { location, thread: thread.to_string() };
+        return Some(Line::Panic { location, thread: thread.to_string() });
     }
     // rustc
     if (t.starts_with("error[") || t.starts_with("error: ") || t.starts_with("warning: ")) && line == t {
         if t.starts_with("error: could not compile") || t.starts_with("error: test failed") {
-            return Line::Detail(t.to_string());
+            return Some(Line::Detail(t.to_string()));
         }
-        return Line::CompilerHeader(t.to_string());
+        return Some(Line::CompilerHeader(t.to_string()));
     }
     if let Some(loc) = t.strip_prefix("--> ") {
-        return Line::Arrow(loc.to_string());
+        return Some(Line::Arrow(loc.to_string()));
     }
+    None
+}
+
+/// go test's failures, totals, panics and locations.
+fn go(line: &str, t: &str) -> Option<Line> {
     // go test
     if let Some(rest) = t.strip_prefix("--- FAIL: ") {
         let id = rest.split(" (").next().unwrap_or(rest);
-        return Line::GoFailed(id.to_string());
+        return Some(Line::GoFailed(id.to_string()));
     }
     if t.starts_with("ok  \t") || (t.starts_with("FAIL\t") && t.matches('\t').count() >= 1) {
-        return Line::Totals(t.to_string());
+        return Some(Line::Totals(t.to_string()));
     }
     if let Some(msg) = t.strip_prefix("panic: ") {
-        return Line::GoPanic(msg.to_string());
+        return Some(Line::GoPanic(msg.to_string()));
     }
     if line.starts_with('\t') && t.contains(".go:") {
-        return Line::Nothing; // a goroutine frame; GoPanic follows those
+        return Some(Line::Nothing); // a goroutine frame; GoPanic follows those
     }
     if line.starts_with("    ") && t.contains("_test.go:") && has_location(t) {
-        return Line::Location(t.to_string());
+        return Some(Line::Location(t.to_string()));
     }
+    None
+}
+
+/// jest's and vitest's failures, totals and locations.
+fn jest(t: &str) -> Option<Line> {
     // jest / vitest
     if let Some(name) = t.strip_prefix("● ") {
-        return Line::JestFailure(name.to_string());
+        return Some(Line::JestFailure(name.to_string()));
     }
     if let Some(rest) = t.strip_prefix("FAIL ") {
         let rest = rest.trim();
         // vitest names the test; jest's `FAIL ./cart.test.js` names a file,
         // whose failing tests follow as `●` headers.
-        return if rest.contains(" > ") {
+        return Some(if rest.contains(" > ") {
             Line::FailedTest { id: rest.to_string(), reason: None }
         } else {
             Line::Nothing
-        };
+        });
     }
     if t.starts_with("Tests:")
         || t.starts_with("Test Suites:")
         || t.starts_with("Tests  ")
         || t.starts_with("Test Files  ")
     {
-        return Line::Totals(t.split_whitespace().collect::<Vec<_>>().join(" "));
+        return Some(Line::Totals(t.split_whitespace().collect::<Vec<_>>().join(" ")));
     }
     if let Some(rest) = t.strip_prefix("❯ ")
         && has_location(rest)
     {
-        return Line::Location(rest.rsplit(' ').next().unwrap_or(rest).to_string());
+        return Some(Line::Location(rest.rsplit(' ').next().unwrap_or(rest).to_string()));
     }
+    None
+}
+
+/// pytest's tracebacks, details, frames, block headers and totals.
+fn pytest(line: &str, t: &str) -> Option<Line> {
     // pytest
     if t.starts_with("Traceback (most recent call last)") {
-        return Line::Traceback;
+        return Some(Line::Traceback);
     }
     if line.starts_with("E   ") {
-        return Line::Detail(t.to_string());
+        return Some(Line::Detail(t.to_string()));
     }
     if let Some((loc, func)) = t.split_once(": in ")
         && has_location(loc)
         && !func.contains(' ')
     {
-        return Line::Frame(loc.to_string());
+        return Some(Line::Frame(loc.to_string()));
     }
     if line.starts_with("___") && t.ends_with("___") && !t.trim_matches('_').trim().is_empty() {
-        return Line::BlockHeader;
+        return Some(Line::BlockHeader);
     }
     let inner = trim(t);
     if (t.starts_with('=') || t.chars().next().is_some_and(|c| c.is_ascii_digit()))
@@ -299,8 +330,13 @@ pub fn classify(line: &str) -> Line {
         && inner.contains(" in ")
         && inner.chars().next().is_some_and(|c| c.is_ascii_digit())
     {
-        return Line::Totals(inner.to_string());
+        return Some(Line::Totals(inner.to_string()));
     }
+    None
+}
+
+/// Any other line: go's bare last line, and whatever sounds alarming.
+fn other(t: &str) -> Line {
     if t == "FAIL" || t == "PASS" {
         return Line::Nothing; // go's last line; its package line holds the totals
     }
