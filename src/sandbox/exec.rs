@@ -960,3 +960,42 @@ fn close_inherited() {
         }
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::{landlock, seccomp};
+    use crate::sandbox::landlock::Net;
+    use crate::sandbox::probe::{DENIED, REFUSED, assert_seen, child, rerun, try_all};
+
+    /// The whole fallback, Landlock's TCP rules and the seccomp filter: UDP and
+    /// UNIX sockets refused, socketpair working, TCP to the allowed port
+    /// only, no port bound.
+    #[test]
+    fn the_fallback_leaves_tcp_to_the_allowed_port_only() {
+        if let Some((allowed, other)) = child("fallback") {
+            let c = landlock::confine_with(&[], &[], Net::Only(vec![allowed])).expect("confined");
+            assert_eq!(c.net_enforced, c.abi >= 4, "{c:?}");
+            seccomp::deny_network_sockets().expect("filter installed");
+            try_all(allowed, other);
+            return;
+        }
+        let seen = rerun(concat!(module_path!(), "::the_fallback_leaves_tcp_to_the_allowed_port_only"), "fallback");
+        assert_seen(
+            &seen,
+            &[
+                ("udp", REFUSED),
+                ("std_udp", REFUSED),
+                ("unix_stream", REFUSED),
+                ("unix_dgram", REFUSED),
+                ("socketpair", Ok(())),
+                ("connect_allowed", Ok(())),
+                ("fastopen_other", REFUSED),
+                ("mptcp_other", REFUSED),
+                ("listen_unbound", REFUSED),
+            ],
+        );
+        if landlock::abi() >= 4 {
+            assert_seen(&seen, &[("connect_other", DENIED), ("bind_any", DENIED), ("bind_allowed", DENIED)]);
+        }
+    }
+}

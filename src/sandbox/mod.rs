@@ -19,6 +19,8 @@ pub mod exec;
 pub mod landlock;
 pub mod limits;
 pub mod namespaces;
+#[cfg(all(test, target_os = "linux"))]
+mod probe;
 pub mod proxy;
 pub mod seccomp;
 
