@@ -823,7 +823,7 @@ fn set_limits(limits: &Limits) {
 /// runs in a session of its own (the process group this process is in
 /// does not hold it then); this process stays to end what the command
 /// leaves.
-extern "C" fn ignore_but_wake(sig: libc::c_int) {
+fn ignore_but_wake(sig: libc::c_int) {
     let group = COMMAND_GROUP.load(std::sync::atomic::Ordering::SeqCst);
     if group > 0 {
         // SAFETY: kill(2) is async-signal-safe.
@@ -835,20 +835,18 @@ extern "C" fn ignore_but_wake(sig: libc::c_int) {
 
 /// SIGTERM, SIGINT and SIGHUP no longer end this process: they are passed
 /// on to the command's session ([`ignore_but_wake`]), and this process
-/// ends as the command does.
+/// ends as the command does. Set up once per process; exec resets the
+/// handlers to the default in the command.
 fn pass_signals_on() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: sigaction installs a handler that only passes the signal on
-    // (async-signal-safe), which exec resets to the default in the command.
-    unsafe {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = ignore_but_wake as *const () as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(sig, &action, std::ptr::null_mut());
+            // SAFETY: the action only loads an atomic and calls kill(2),
+            // both async-signal-safe. A signal that cannot be hooked keeps
+            // its default action.
+            let _ = unsafe { signal_hook::low_level::register(sig, move || ignore_but_wake(sig)) };
         }
-    }
+    });
 }
 
 /// Makes this process the subreaper of what it starts: a descendant whose
