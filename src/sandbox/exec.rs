@@ -223,37 +223,75 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     } else {
         Some(proxy::start(rules, &socket, c.log.clone(), false).map_err(ExecError::Proxy)?)
     };
-    // What the command names stays readable if it lies beneath a private
-    // directory: this executable (it runs again inside), the program's
-    // directory, the files among its arguments.
     let exe =
         std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
-    let mut keep = c.keep.clone();
-    keep.push(exe.clone());
-    keep.push(dir.to_path_buf());
-    keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
-    keep.extend(c.argv[1..].iter().map(Path::new).filter(|p| p.is_absolute() && p.exists()).map(Path::to_path_buf));
-    if let Some(path) = std::env::var_os("PATH") {
-        keep.extend(std::env::split_paths(&path));
-    }
     let layout = namespaces::Layout {
         dir: dir.to_path_buf(),
         writable: writable.clone(),
         protected: c.protect.clone(),
         shared: c.shared.clone(),
         hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
-        keep,
+        keep: kept_readable(c, dir, &exe),
         run_dir: Some(run_dir.clone()),
         host_network: c.host_network,
     };
     let status_file = run_dir.join("status");
     let mut argv = namespaces::args(&layout);
-    argv.extend(["--".to_string(), exe.display().to_string(), "sandbox".into(), "--inner".into()]);
+    argv.extend(inner_args(c, &exe, tmpdir, &writable, &hidden, &allowed_loopback));
+    let status = run_bubblewrap(c, &bwrap, &argv, mover)?;
+    // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
+    // by a moment and comes to this process: reaped here, not left to the
+    // machine's init, which may take seconds to reap it.
+    end_leftovers();
+    drop(proxy);
+    log_limits(c, cgroup.as_ref(), None);
+    let inner_status = std::fs::read_to_string(&status_file).ok();
+    if let (Some(log), Ok(inner_log)) = (&c.log, std::fs::read_to_string(run_dir.join("log"))) {
+        append(log, inner_log.trim_end());
+    }
+    let _ = std::fs::remove_dir_all(&run_dir);
+    let status = status.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
+    // The inner one says how the command ended; without it, bubblewrap's
+    // own status (it could not set up, or it was killed).
+    let ended = inner_status.as_deref().map(str::trim).and_then(parse_status).unwrap_or_else(|| ended_of(status));
+    if ended == Ended::Signal(libc::SIGXFSZ) {
+        log_limits(c, None, Some(ended));
+    }
+    Ok(end_as(c.reap, ended))
+}
+
+/// What stays readable although it may lie beneath a private directory:
+/// what the caller keeps, this executable (it runs again inside), the
+/// directory, the program's directory, the files among its arguments and
+/// the directories of `PATH`.
+fn kept_readable(c: &Confined, dir: &Path, exe: &Path) -> Vec<PathBuf> {
+    let mut keep = c.keep.clone();
+    keep.push(exe.to_path_buf());
+    keep.push(dir.to_path_buf());
+    keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
+    keep.extend(c.argv[1..].iter().map(Path::new).filter(|p| p.is_absolute() && p.exists()).map(Path::to_path_buf));
+    if let Some(path) = std::env::var_os("PATH") {
+        keep.extend(std::env::split_paths(&path));
+    }
+    keep
+}
+
+/// The arguments after bubblewrap's own: this executable again as
+/// `retry-run sandbox --inner`, with what it confines the command to.
+fn inner_args(
+    c: &Confined,
+    exe: &Path,
+    tmpdir: &Path,
+    writable: &[PathBuf],
+    hidden: &[PathBuf],
+    allowed_loopback: &[u16],
+) -> Vec<String> {
+    let mut argv = vec!["--".to_string(), exe.display().to_string(), "sandbox".into(), "--inner".into()];
     argv.extend(["--tmpdir".to_string(), tmpdir.display().to_string()]);
-    for w in &writable {
+    for w in writable {
         argv.extend(["--writable".to_string(), w.display().to_string()]);
     }
-    for h in &hidden {
+    for h in hidden {
         argv.extend(["--deny-read".to_string(), h.display().to_string()]);
     }
     for n in &c.network {
@@ -278,56 +316,49 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     }
     argv.push("--".into());
     argv.extend(c.argv.iter().cloned());
-    // bubblewrap says its child's pid on one pipe and waits on another
-    // before that child starts the command: the child is moved into the
-    // cgroup meanwhile, while it sets up its mounts.
+    argv
+}
+
+/// Starts bubblewrap with `argv` as the reaper (or subreaper) of what it
+/// starts and waits for it; with `mover`, its child is moved into the pids
+/// cgroup while it sets up (bubblewrap says its child's pid on one pipe and
+/// waits on another before that child starts the command).
+fn run_bubblewrap(
+    c: &Confined,
+    bwrap: &Path,
+    argv: &[String],
+    mover: Option<Mover>,
+) -> Result<std::io::Result<std::process::ExitStatus>, ExecError> {
     let handoff = match &mover {
         Some(_) => Some(Handoff::new().map_err(|source| ExecError::CannotStart { program: "pipe".into(), source })?),
         None => None,
     };
-    let mut cmd = Command::new(&bwrap);
+    let mut cmd = Command::new(bwrap);
     if let Some(h) = &handoff {
         cmd.args(h.args());
         h.keep_on_exec(&mut cmd);
     }
-    cmd.args(&argv);
+    cmd.args(argv);
     close_inherited();
     if c.reap {
         become_reaper();
     } else {
         subreaper();
     }
-    let status = cmd.spawn().and_then(|mut child| {
+    Ok(cmd.spawn().and_then(|mut child| {
         if let (Some(h), Some(m)) = (handoff, mover) {
             m.finish(h);
         }
         child.wait()
-    });
-    // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
-    // by a moment and comes to this process: reaped here, not left to the
-    // machine's init, which may take seconds to reap it.
-    end_leftovers();
-    drop(proxy);
-    log_limits(c, cgroup.as_ref(), None);
-    let inner_status = std::fs::read_to_string(&status_file).ok();
-    if let (Some(log), Ok(inner_log)) = (&c.log, std::fs::read_to_string(run_dir.join("log"))) {
-        append(log, inner_log.trim_end());
+    }))
+}
+
+/// How a process ended, from its wait status.
+fn ended_of(status: std::process::ExitStatus) -> Ended {
+    match status.signal() {
+        Some(sig) => Ended::Signal(sig),
+        None => Ended::Code(status.code().unwrap_or(1)),
     }
-    let _ = std::fs::remove_dir_all(&run_dir);
-    let status = status.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
-    // The inner one says how the command ended; without it, bubblewrap's
-    // own status (it could not set up, or it was killed).
-    let ended = match inner_status.as_deref().map(str::trim).and_then(parse_status) {
-        Some(e) => e,
-        None => match status.signal() {
-            Some(sig) => Ended::Signal(sig),
-            None => Ended::Code(status.code().unwrap_or(1)),
-        },
-    };
-    if ended == Ended::Signal(libc::SIGXFSZ) {
-        log_limits(c, None, Some(ended));
-    }
-    Ok(end_as(c.reap, ended))
 }
 
 /// How a command ended.
@@ -600,10 +631,7 @@ fn start_and_wait(
         }
     }
     let s = status.map_err(|source| ExecError::CannotStart { program: program.to_string(), source })?;
-    Ok(match s.signal() {
-        Some(sig) => Ended::Signal(sig),
-        None => Ended::Code(s.code().unwrap_or(1)),
-    })
+    Ok(ended_of(s))
 }
 
 /// Appends to the sandbox's log the limits the command hit: the process
@@ -795,7 +823,7 @@ fn set_limits(limits: &Limits) {
 /// runs in a session of its own (the process group this process is in
 /// does not hold it then); this process stays to end what the command
 /// leaves.
-extern "C" fn ignore_but_wake(sig: libc::c_int) {
+fn ignore_but_wake(sig: libc::c_int) {
     let group = COMMAND_GROUP.load(std::sync::atomic::Ordering::SeqCst);
     if group > 0 {
         // SAFETY: kill(2) is async-signal-safe.
@@ -807,20 +835,18 @@ extern "C" fn ignore_but_wake(sig: libc::c_int) {
 
 /// SIGTERM, SIGINT and SIGHUP no longer end this process: they are passed
 /// on to the command's session ([`ignore_but_wake`]), and this process
-/// ends as the command does.
+/// ends as the command does. Set up once per process; exec resets the
+/// handlers to the default in the command.
 fn pass_signals_on() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: sigaction installs a handler that only passes the signal on
-    // (async-signal-safe), which exec resets to the default in the command.
-    unsafe {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
         for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = ignore_but_wake as *const () as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(sig, &action, std::ptr::null_mut());
+            // SAFETY: the action only loads an atomic and calls kill(2),
+            // both async-signal-safe. A signal that cannot be hooked keeps
+            // its default action.
+            let _ = unsafe { signal_hook::low_level::register(sig, move || ignore_but_wake(sig)) };
         }
-    }
+    });
 }
 
 /// Makes this process the subreaper of what it starts: a descendant whose
@@ -957,6 +983,45 @@ fn close_inherited() {
         // descriptors; failure (an old kernel) leaves them as they were.
         unsafe {
             libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, CLOSE_RANGE_CLOEXEC);
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::{landlock, seccomp};
+    use crate::sandbox::landlock::Net;
+    use crate::sandbox::probe::{DENIED, REFUSED, assert_seen, child, rerun, try_all};
+
+    /// The whole fallback, Landlock's TCP rules and the seccomp filter: UDP and
+    /// UNIX sockets refused, socketpair working, TCP to the allowed port
+    /// only, no port bound.
+    #[test]
+    fn the_fallback_leaves_tcp_to_the_allowed_port_only() {
+        if let Some((allowed, other)) = child("fallback") {
+            let c = landlock::confine_with(&[], &[], Net::Only(vec![allowed])).expect("confined");
+            assert_eq!(c.net_enforced, c.abi >= 4, "{c:?}");
+            seccomp::deny_network_sockets().expect("filter installed");
+            try_all(allowed, other);
+            return;
+        }
+        let seen = rerun(concat!(module_path!(), "::the_fallback_leaves_tcp_to_the_allowed_port_only"), "fallback");
+        assert_seen(
+            &seen,
+            &[
+                ("udp", REFUSED),
+                ("std_udp", REFUSED),
+                ("unix_stream", REFUSED),
+                ("unix_dgram", REFUSED),
+                ("socketpair", Ok(())),
+                ("connect_allowed", Ok(())),
+                ("fastopen_other", REFUSED),
+                ("mptcp_other", REFUSED),
+                ("listen_unbound", REFUSED),
+            ],
+        );
+        if landlock::abi() >= 4 {
+            assert_seen(&seen, &[("connect_other", DENIED), ("bind_any", DENIED), ("bind_allowed", DENIED)]);
         }
     }
 }

@@ -90,8 +90,8 @@ pub fn confine(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<u8, LandlockE
 /// TCP rules (ABI 4+; [`Confinement::net_enforced`] says whether it had).
 /// Those rules watch `bind()` and `connect()` of TCP sockets only: UDP and
 /// every other kind of socket, MPTCP, a TCP Fast Open send and the port a
-/// `listen()` binds by itself all pass them (Linux 6.18, ABI 7), and
-/// [`super::seccomp`] refuses them.
+/// `listen()` binds by itself all pass them (Linux 6.18, ABI 7), and the
+/// fallback's seccomp filter (`seccomp.rs`) refuses them.
 #[cfg(target_os = "linux")]
 pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<Confinement, LandlockError> {
     let prepared = prepare(writable, hidden, net)?;
@@ -200,7 +200,7 @@ pub fn confine_with(_writable: &[PathBuf], _hidden: &[PathBuf], _net: Net) -> Re
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::sandbox::seccomp::probe;
+    use crate::sandbox::probe;
 
     /// Landlock alone with one TCP port: connecting to it works, to any
     /// other port, and binding any port, do not (ABI 4+; below, nothing is

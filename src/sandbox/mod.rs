@@ -19,6 +19,8 @@ pub mod exec;
 pub mod landlock;
 pub mod limits;
 pub mod namespaces;
+#[cfg(all(test, target_os = "linux"))]
+mod probe;
 pub mod proxy;
 pub mod seccomp;
 
@@ -759,7 +761,8 @@ pub fn refused_hosts(log: &Path) -> Vec<String> {
 /// A limit a confined command hit, from the sandbox's log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LimitHit {
-    /// `processes` or `file_size`.
+    /// `processes`, `file_size`, `leftovers`, `connections_logged` or
+    /// `connections_open`.
     pub limit: String,
     pub max: u64,
     /// How many processes were refused (`processes`).
@@ -776,6 +779,9 @@ impl LimitHit {
             ("leftovers", _) => format!("{} process(es) it left running were ended", self.max),
             ("connections_logged", Some(n)) => {
                 format!("the network log keeps the first {} connections; {n} more were not recorded", self.max)
+            }
+            ("connections_open", Some(n)) => {
+                format!("the network proxy serves {} connections at once; {n} more were refused", self.max)
             }
             (other, _) => format!("the {other} limit ({})", self.max),
         }

@@ -19,26 +19,34 @@
 //! JSON line ([`Connection`]).
 //!
 //! - the rules and the request head are pure ([`parse_rule`], [`allowed`],
-//!   [`parse_head`]), tested as tables beside them;
+//!   [`parse_head`], which reads the head with `httparse`), tested as
+//!   tables beside them;
 //! - [`start`] runs the proxy, [`forward`] the forwarder inside the
-//!   namespace.
+//!   namespace: each connection is a tokio task, all of them on one thread
+//!   (the proxy's own, and one inside the namespace), and the proxy serves
+//!   at most [`MAX_OPEN`] at once, so a confined process that opens
+//!   thousands of connections costs the process running the proxy no
+//!   thread; past the bound, a connection gets a 503 that says why.
 //!
 //! Where no network namespace can be made, [`start`] also listens on TCP
 //! 127.0.0.1 and programs are pointed at that port through [`proxy_env`]:
 //! the proxy then filters what those programs send through it, and nothing
 //! stops a program that ignores the variables.
 
-use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::fs::OpenOptions;
-use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::io::{self, Write};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -49,12 +57,10 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest request head the proxy reads.
 const MAX_HEAD: usize = 64 * 1024;
-/// The size of the buffer of each direction of a piped connection.
+/// The size of the buffer of each direction of a relayed connection.
 const PIPE_BUFFER: usize = 64 * 1024;
 /// How long the proxy waits, after its own answer, for the client to close.
 const LINGER: Duration = Duration::from_secs(2);
-/// How long a thread of the [`Pool`] waits for work before it ends.
-const IDLE: Duration = Duration::from_secs(30);
 
 /// What a rule or a request may name, for the error of a rule.
 const EXPECTED: &str = "expected host, host:port, *.domain, *.domain:port, IPv4:port or [IPv6]:port \
@@ -299,104 +305,133 @@ pub struct Malformed {
 }
 
 /// The length of the request head at the start of `buf`, its blank line
-/// included, once all of it is there (lines end in CRLF or LF). Pure.
-pub fn head_len(buf: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = buf[from..].iter().position(|&b| b == b'\n').map(|i| from + i) {
-        match &buf[i + 1..] {
-            [b'\n', ..] => return Some(i + 2),
-            [b'\r', b'\n', ..] => return Some(i + 3),
-            _ => from = i + 1,
-        }
+/// included, once all of it is there (lines end in CRLF or LF); `Ok(None)`
+/// while more is to come, `Err` once `buf` cannot start a request head
+/// ([`parse_head`] says why). Read by `httparse`. Pure.
+pub fn head_len(buf: &[u8]) -> Result<Option<usize>, httparse::Error> {
+    let mut headers = vec![httparse::EMPTY_HEADER; lines_in(buf)];
+    match httparse::Request::new(&mut headers).parse(buf)? {
+        httparse::Status::Complete(n) => Ok(Some(n)),
+        httparse::Status::Partial => Ok(None),
     }
-    None
 }
 
-/// Whether `b` may be part of a method or a header name (an HTTP token).
-fn is_token(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+/// The number of lines `head` starts, an upper bound on its headers.
+fn lines_in(head: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', head).count() + 1
 }
+
+/// The request line that is not one, in words.
+const NOT_A_REQUEST_LINE: &str = "the request line is not `METHOD target HTTP/1.1`";
 
 /// Reads a request head (the request line and the headers, up to the blank
-/// line): a `CONNECT host:port` or an absolute-form `http://` request, which
-/// comes back rewritten to origin form ([`Request::Forward`]). Pure.
+/// line) with `httparse`: a `CONNECT host:port` or an absolute-form
+/// `http://` request, which comes back rewritten to origin form
+/// ([`Request::Forward`]), its headers passed on byte for byte. Pure.
 pub fn parse_head(head: &[u8]) -> Result<Request, Malformed> {
-    let mut lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
-    let line = lines.next().unwrap_or_default();
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
     let method_guess = String::from_utf8_lossy(line.split(|&b| b == b' ').next().unwrap_or_default())
         .chars()
         .take(32)
         .collect::<String>();
     let bad = |reason: &str| Malformed { method: method_guess.clone(), reason: reason.to_string() };
-    let line = std::str::from_utf8(line).map_err(|_| bad("the request line is not text"))?;
-    let parts: Vec<&str> = line.split(' ').collect();
-    let [method, target, version] = parts[..] else {
-        return Err(bad("the request line is not `METHOD target HTTP/1.1`"));
+    let mut headers = vec![httparse::EMPTY_HEADER; lines_in(head)];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err(bad("the request head is cut short")),
+        Err(e) => return Err(bad(why_malformed(head, e))),
+    }
+    let (Some(method), Some(target), Some(minor)) = (request.method, request.path, request.version) else {
+        return Err(bad(NOT_A_REQUEST_LINE));
     };
-    if method.is_empty() || !method.bytes().all(is_token) {
-        return Err(bad("the request line is not `METHOD target HTTP/1.1`"));
-    }
-    if !matches!(version, "HTTP/1.0" | "HTTP/1.1") {
-        return Err(bad("only HTTP/1.0 and HTTP/1.1 requests are served"));
-    }
-    let mut headers: Vec<(&[u8], &[u8])> = Vec::new();
-    for l in lines.take_while(|l| !l.is_empty()) {
-        if l[0] == b' ' || l[0] == b'\t' {
-            return Err(bad("a header is folded over several lines"));
-        }
-        let colon = l.iter().position(|&b| b == b':').ok_or_else(|| bad("a header line has no `:`"))?;
-        let name = &l[..colon];
-        if name.is_empty() || !name.iter().all(|&b| is_token(b)) {
-            return Err(bad("a header has no valid name"));
-        }
-        headers.push((name, &l[colon + 1..]));
-    }
+    let version = if minor == 0 { "HTTP/1.0" } else { "HTTP/1.1" };
     if method == "CONNECT" {
         let (host, port) = parse_target_authority(target, None).map_err(|w| bad(&format!("CONNECT {target}: {w}")))?;
         return Ok(Request::Connect { host, port });
     }
+    let (auth, origin) = split_absolute(target).map_err(|w| bad(&w))?;
+    let (host, port) = parse_target_authority(auth, Some(80)).map_err(|w| bad(&format!("{target}: {w}")))?;
+    let upgrade = request
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("connection"))
+        .any(|h| String::from_utf8_lossy(h.value).split(',').any(|t| t.trim().eq_ignore_ascii_case("upgrade")));
+    let mut out = format!("{method} {origin} {version}\r\nHost: {auth}\r\n").into_bytes();
+    for h in request.headers.iter() {
+        let hop = ["host", "connection", "keep-alive"].iter().any(|n| h.name.eq_ignore_ascii_case(n))
+            || h.name.len() >= 6 && h.name[..6].eq_ignore_ascii_case("proxy-");
+        if !hop {
+            out.extend_from_slice(raw_line(head, h.name));
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+    out.extend_from_slice(if upgrade { b"Connection: upgrade\r\n\r\n" } else { b"Connection: close\r\n\r\n" });
+    Ok(Request::Forward { method: method.to_string(), host, port, head: out })
+}
+
+/// The header line of `head` that starts at `name` (a slice `httparse`
+/// took from `head`), without its line end: the value as the client wrote
+/// it, spaces included, where `httparse` trims them.
+fn raw_line<'h>(head: &'h [u8], name: &str) -> &'h [u8] {
+    let start = (name.as_ptr() as usize).saturating_sub(head.as_ptr() as usize).min(head.len());
+    let line = &head[start..];
+    let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The authority and the origin-form target (`/path?query`, no fragment)
+/// of an absolute-form `http://` target; `Err` says why it is not one.
+fn split_absolute(target: &str) -> Result<(&str, String), String> {
     let scheme_end = target.find("://").map(|i| (target[..i].to_ascii_lowercase(), i + 3));
     let rest = match scheme_end {
         Some((scheme, at)) if scheme == "http" => &target[at..],
         Some((scheme, _)) if scheme == "https" => {
-            return Err(bad("an https:// URL goes through the proxy as a CONNECT tunnel"));
+            return Err("an https:// URL goes through the proxy as a CONNECT tunnel".into());
         }
         _ if target.starts_with('/') => {
-            return Err(bad(
-                "this is a proxy: a request names its whole URL (http://host/path), or asks for a CONNECT tunnel",
-            ));
+            return Err(
+                "this is a proxy: a request names its whole URL (http://host/path), or asks for a CONNECT tunnel"
+                    .into(),
+            );
         }
-        _ => return Err(bad("the request's target is not an http:// URL")),
+        _ => return Err("the request's target is not an http:// URL".into()),
     };
     let split = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (auth, path) = rest.split_at(split);
     if auth.contains('@') {
-        return Err(bad("the URL carries a user name (user@host), which the proxy does not pass on"));
+        return Err("the URL carries a user name (user@host), which the proxy does not pass on".into());
     }
-    let (host, port) = parse_target_authority(auth, Some(80)).map_err(|w| bad(&format!("{target}: {w}")))?;
     let path = path.split('#').next().unwrap_or_default();
     let origin = match path.as_bytes().first() {
         None => "/".to_string(),
         Some(b'?') => format!("/{path}"),
         _ => path.to_string(),
     };
-    let upgrade = headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case(b"connection"))
-        .any(|(_, v)| String::from_utf8_lossy(v).split(',').any(|t| t.trim().eq_ignore_ascii_case("upgrade")));
-    let mut out = format!("{method} {origin} {version}\r\nHost: {auth}\r\n").into_bytes();
-    for (name, value) in &headers {
-        let hop = [&b"host"[..], b"connection", b"keep-alive"].iter().any(|h| name.eq_ignore_ascii_case(h))
-            || name.len() >= 6 && name[..6].eq_ignore_ascii_case(b"proxy-");
-        if !hop {
-            out.extend_from_slice(name);
-            out.push(b':');
-            out.extend_from_slice(value);
-            out.extend_from_slice(b"\r\n");
+    Ok((auth, origin))
+}
+
+/// Why `httparse` refused `head`, in the words of the 400 answer: which
+/// part of the head is wrong.
+fn why_malformed(head: &[u8], error: httparse::Error) -> &'static str {
+    let mut lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let Ok(line) = std::str::from_utf8(lines.next().unwrap_or_default()) else {
+        return "the request line is not text";
+    };
+    match error {
+        httparse::Error::Version if line.split(' ').count() == 3 => "only HTTP/1.0 and HTTP/1.1 requests are served",
+        httparse::Error::HeaderName | httparse::Error::HeaderValue | httparse::Error::TooManyHeaders => {
+            let fault = lines.skip_while(|l| !l.is_empty() && !matches!(l[0], b' ' | b'\t') && l.contains(&b':'));
+            match fault.take_while(|l| !l.is_empty()).next() {
+                Some([b' ' | b'\t', ..]) => "a header is folded over several lines",
+                Some(_) => "a header line has no `:`",
+                None if error == httparse::Error::HeaderValue => "a header's value holds a control character",
+                None => "a header has no valid name",
+            }
         }
+        _ => NOT_A_REQUEST_LINE,
     }
-    out.extend_from_slice(if upgrade { b"Connection: upgrade\r\n\r\n" } else { b"Connection: close\r\n\r\n" });
-    Ok(Request::Forward { method: method.to_string(), host, port, head: out })
 }
 
 /// The host (canonical) and port of a request's `host[:port]`; `default`
@@ -445,15 +480,12 @@ fn bad_request(reason: &str) -> Vec<u8> {
     answer(400, "Bad Request", &format!("retry-run sandbox: the network proxy cannot serve this request: {reason}\n"))
 }
 
-/// The status code of a response head.
+/// The status code of a response head, read by `httparse`.
 fn status_of(head: &[u8]) -> Option<u16> {
-    let line = head.split(|&b| b == b'\n').next()?;
-    let mut words = line.split(|&b| b == b' ');
-    let version = words.next()?;
-    if !version.starts_with(b"HTTP/1.") {
-        return None;
-    }
-    std::str::from_utf8(words.next()?).ok()?.trim().parse().ok()
+    let mut headers = vec![httparse::EMPTY_HEADER; lines_in(head)];
+    let mut response = httparse::Response::new(&mut headers);
+    response.parse(head).ok()?;
+    response.code
 }
 
 /// The addresses of `host` the proxy may connect to, from those it
@@ -491,7 +523,7 @@ fn usable(host: &str, resolved: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, Stri
 
 /// One connection to the proxy, as its log records it (one JSON line,
 /// written when the connection ends).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Connection {
     /// The host asked for, canonical; empty when the request was unreadable.
     pub host: String,
@@ -525,50 +557,25 @@ pub fn read_log(path: &Path) -> Vec<Connection> {
 // The server
 // ---------------------------------------------------------------------------
 
-/// A stream the proxy pipes: a TCP or a UNIX socket.
-trait Duplex: Read + Write + Send + Sized + 'static {
-    /// A second handle on the same socket.
-    fn twin(&self) -> io::Result<Self>;
-    /// Shuts down one or both directions; a socket already closed is fine.
-    fn close(&self, how: Shutdown);
-    fn read_timeout(&self, t: Option<Duration>) -> io::Result<()>;
+/// A stream the proxy relays: a TCP or a UNIX socket, read and written at
+/// once through its two halves.
+trait Socket: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    fn halves(&mut self) -> (impl AsyncRead + Unpin + Send + '_, impl AsyncWrite + Unpin + Send + '_);
 }
 
-impl Duplex for TcpStream {
-    fn twin(&self) -> io::Result<Self> {
-        self.try_clone()
-    }
-    fn close(&self, how: Shutdown) {
-        let _ = self.shutdown(how);
-    }
-    fn read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        self.set_read_timeout(t)
+impl Socket for TcpStream {
+    fn halves(&mut self) -> (impl AsyncRead + Unpin + Send + '_, impl AsyncWrite + Unpin + Send + '_) {
+        self.split()
     }
 }
 
-impl Duplex for UnixStream {
-    fn twin(&self) -> io::Result<Self> {
-        self.try_clone()
-    }
-    fn close(&self, how: Shutdown) {
-        let _ = self.shutdown(how);
-    }
-    fn read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        self.set_read_timeout(t)
+impl Socket for UnixStream {
+    fn halves(&mut self) -> (impl AsyncRead + Unpin + Send + '_, impl AsyncWrite + Unpin + Send + '_) {
+        self.split()
     }
 }
 
-/// What cuts one socket of a live connection when the proxy stops.
-type Cut = Box<dyn Fn() + Send>;
-
-/// The connections under way, to cut them when the proxy stops.
-#[derive(Default)]
-struct Live {
-    stopping: bool,
-    cuts: HashMap<u64, Vec<Cut>>,
-}
-
-/// What the proxy's threads share.
+/// What the proxy's connections share.
 struct Shared {
     rules: Vec<HostRule>,
     log: Option<Mutex<std::fs::File>>,
@@ -576,11 +583,12 @@ struct Shared {
     /// were not.
     logged: AtomicU64,
     unlogged: AtomicU64,
-    stop: AtomicBool,
-    next_id: AtomicU64,
-    live: Mutex<Live>,
-    /// Signalled each time a connection ends.
-    ended: Condvar,
+    /// One permit per connection served at once ([`MAX_OPEN`]).
+    open: Arc<Semaphore>,
+    /// One permit per refusal lingering at once ([`MAX_REFUSING`]).
+    refusing: Arc<Semaphore>,
+    /// Connections refused because [`MAX_OPEN`] were open.
+    busy: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -588,37 +596,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Registers a socket of connection `id` to cut when the proxy stops;
-    /// `false`, and the socket cut now, when it is stopping already.
-    fn watch<S: Duplex>(&self, id: u64, socket: &S) -> bool {
-        let Ok(twin) = socket.twin() else { return false };
-        let mut live = lock(&self.live);
-        if live.stopping {
-            twin.close(Shutdown::Both);
-            return false;
-        }
-        live.cuts.entry(id).or_default().push(Box::new(move || twin.close(Shutdown::Both)));
-        true
-    }
-
-    /// Connection `id` has ended.
-    fn forget(&self, id: u64) {
-        lock(&self.live).cuts.remove(&id);
-        self.ended.notify_all();
-    }
-
-    /// Cuts every connection under way, and returns once all have ended.
-    fn cut_all(&self) {
-        let mut live = lock(&self.live);
-        live.stopping = true;
-        for cut in live.cuts.values().flatten() {
-            cut();
-        }
-        while !live.cuts.is_empty() {
-            live = self.ended.wait(live).unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-
     /// Appends `c` to the log as one line, one writer at a time. A failed
     /// write is lost: the connection it records has ended either way.
     fn record(&self, c: &Connection) {
@@ -630,6 +607,22 @@ impl Shared {
         let Ok(mut line) = serde_json::to_vec(c) else { return };
         line.push(b'\n');
         let _ = lock(log).write_all(&line);
+    }
+
+    /// Appends to the log the limits this proxy hit, one line each, as
+    /// [`super::LimitHit`] reads them.
+    fn record_limits(&self) {
+        let Some(log) = &self.log else { return };
+        let unlogged = self.unlogged.load(Ordering::SeqCst);
+        if unlogged > 0 {
+            let line = serde_json::json!({"limit": "connections_logged", "max": LOG_CAP, "refused": unlogged});
+            let _ = writeln!(lock(log), "{line}");
+        }
+        let busy = self.busy.load(Ordering::SeqCst);
+        if busy > 0 {
+            let line = serde_json::json!({"limit": "connections_open", "max": MAX_OPEN, "refused": busy});
+            let _ = writeln!(lock(log), "{line}");
+        }
     }
 }
 
@@ -665,87 +658,29 @@ pub fn listening_on_loopback(text: &str) -> Vec<u16> {
         .collect()
 }
 
-/// Inside the namespace: listens on each of `ports` of its loopback, and
-/// answers a connection there by recording it as refused (one line of
-/// `log`, as the proxy records one, method `direct`) and closing it: the
-/// agent that connects straight to a server of the machine's (a database,
-/// a model server not named in its variables) is told the connection was
-/// refused, and the record, the report and the next prompt say which
-/// `[sandbox] network` line would allow it. At most [`LOG_CAP`] lines.
-pub fn refuse_direct(ports: &[u16], log: std::fs::File) {
-    let log = Arc::new(Mutex::new((log, 0u64)));
-    for &port in ports {
-        let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) else { continue };
-        let log = Arc::clone(&log);
-        let _ = thread::Builder::new().name(format!("refuse-{port}")).spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(conn) = conn else { continue };
-                // Closed with a reset, not an orderly end: the client's
-                // next read or write fails.
-                let _ = socket_linger_zero(&conn);
-                drop(conn);
-                let mut guard = lock(&log);
-                if guard.1 >= LOG_CAP {
-                    continue;
-                }
-                guard.1 += 1;
-                let c = Connection {
-                    host: "127.0.0.1".into(),
-                    port,
-                    allowed: false,
-                    method: "direct".into(),
-                    bytes_up: 0,
-                    bytes_down: 0,
-                    ms: 0,
-                    error: Some("a direct connection to this machine's loopback, not allowed".into()),
-                };
-                if let Ok(mut line) = serde_json::to_vec(&c) {
-                    line.push(b'\n');
-                    let _ = guard.0.write_all(&line);
-                }
-            }
-        });
-    }
-}
-
-/// `SO_LINGER` with a zero timeout: closing the socket sends a reset.
-fn socket_linger_zero(s: &TcpStream) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
-    // SAFETY: setsockopt reads the struct passed by reference, on a socket
-    // this process owns.
-    let rc = unsafe {
-        libc::setsockopt(
-            s.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_LINGER,
-            (&linger as *const libc::linger).cast(),
-            std::mem::size_of::<libc::linger>() as libc::socklen_t,
-        )
-    };
-    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
-}
-
 /// The connections one proxy writes to its log: a command that connects in
 /// a loop cannot grow the record without bound. How many more there were
 /// is written when the proxy stops, as a limit hit
 /// ([`super::LimitHit`], `connections_logged`).
 pub const LOG_CAP: u64 = 1000;
 
-/// How a listener of the proxy is woken to see that it must stop.
-enum Waker {
-    Unix(PathBuf),
-    Tcp(SocketAddr),
-}
-
-impl Waker {
-    fn wake(&self) -> bool {
-        match self {
-            Waker::Unix(p) => UnixStream::connect(p).is_ok(),
-            Waker::Tcp(a) => TcpStream::connect_timeout(a, Duration::from_secs(1)).is_ok(),
-        }
-    }
-}
+/// The connections one proxy serves at once. All of them are served on
+/// one thread (and the names they ask for resolved on at most
+/// [`RESOLVERS`] more), so a confined process that opens thousands of
+/// connections costs the process running the proxy no thread; past this
+/// bound, a new connection gets a 503 answer that says why, and how many
+/// were refused is written to the log once, when the proxy stops, as a
+/// limit hit ([`super::LimitHit`], `connections_open`). A program of a
+/// few dozen parallel requests (a package manager, a browser) stays well
+/// below it.
+pub const MAX_OPEN: usize = 256;
+/// The refusals past [`MAX_OPEN`] that wait at once for their client to
+/// close ([`answer_and_close`]); past these, the answer is sent and the
+/// socket closed at once.
+const MAX_REFUSING: usize = 64;
+/// The threads that resolve host names for one proxy (the system's
+/// resolver blocks); one more name to resolve waits for one of them.
+const RESOLVERS: usize = 4;
 
 /// The running proxy. It stops when dropped or [`Proxy::stop`]ped: no new
 /// connection is accepted, the open ones are cut, and once every one of them
@@ -754,59 +689,68 @@ pub struct Proxy {
     shared: Arc<Shared>,
     socket: PathBuf,
     tcp: Option<SocketAddr>,
-    accepting: Vec<(JoinHandle<()>, Waker)>,
+    stop: watch::Sender<bool>,
+    thread: Option<JoinHandle<()>>,
 }
 
 /// Starts the proxy for `rules`: it listens on a new UNIX socket at
 /// `socket` (which must not exist; a directory only the caller can reach
 /// keeps other users off it) and, with `tcp`, on a free port of 127.0.0.1
-/// ([`Proxy::tcp_port`]) for where no network namespace can be made. Each
-/// connection is served on a thread of its own (threads are kept a while
-/// for the next ones) and, with `log`,
-/// appended to that file when it ends ([`Connection`]).
+/// ([`Proxy::tcp_port`]) for where no network namespace can be made. Every
+/// connection is served on one thread of its own, at most [`MAX_OPEN`] at
+/// once, and, with `log`, appended to that file when it ends
+/// ([`Connection`]).
 pub fn start(rules: Vec<HostRule>, socket: &Path, log: Option<PathBuf>, tcp: bool) -> io::Result<Proxy> {
     let log = match log {
         Some(p) => Some(Mutex::new(OpenOptions::new().create(true).append(true).open(p)?)),
         None => None,
     };
-    let unix = UnixListener::bind(socket)?;
-    let mut proxy = Proxy {
-        shared: Arc::new(Shared {
-            rules,
-            log,
-            logged: AtomicU64::new(0),
-            unlogged: AtomicU64::new(0),
-            stop: AtomicBool::new(false),
-            next_id: AtomicU64::new(0),
-            live: Mutex::new(Live::default()),
-            ended: Condvar::new(),
-        }),
-        socket: socket.to_path_buf(),
-        tcp: None,
-        accepting: Vec::new(),
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .max_blocking_threads(RESOLVERS)
+        .thread_name("sandbox-resolve")
+        .build()?;
+    let unix = std::os::unix::net::UnixListener::bind(socket)?;
+    // From here on, an error removes the socket file.
+    let fail = |e: io::Error| {
+        let _ = std::fs::remove_file(socket);
+        e
     };
-    // From here on, dropping `proxy` on an error stops what has started and
-    // removes the socket file.
-    let shared = proxy.shared.clone();
-    let h = thread::Builder::new()
+    unix.set_nonblocking(true).map_err(fail)?;
+    let (tcp_listener, tcp) = if tcp {
+        let l = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(fail)?;
+        l.set_nonblocking(true).map_err(fail)?;
+        let addr = l.local_addr().map_err(fail)?;
+        (Some(l), Some(addr))
+    } else {
+        (None, None)
+    };
+    let (unix, tcp_listener) = {
+        let _inside = runtime.enter();
+        let unix = UnixListener::from_std(unix).map_err(fail)?;
+        (unix, tcp_listener.map(TcpListener::from_std).transpose().map_err(fail)?)
+    };
+    let shared = Arc::new(Shared {
+        rules,
+        log,
+        logged: AtomicU64::new(0),
+        unlogged: AtomicU64::new(0),
+        open: Arc::new(Semaphore::new(MAX_OPEN)),
+        refusing: Arc::new(Semaphore::new(MAX_REFUSING)),
+        busy: AtomicU64::new(0),
+    });
+    let (stop, stopped) = watch::channel(false);
+    let serving = shared.clone();
+    let thread = thread::Builder::new()
         .name("sandbox-proxy".into())
-        .spawn(move || accept_loop(&shared, || unix.accept().map(|(s, _)| s)))?;
-    proxy.accepting.push((h, Waker::Unix(socket.to_path_buf())));
-    if tcp {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
-        let addr = listener.local_addr()?;
-        proxy.tcp = Some(addr);
-        let shared = proxy.shared.clone();
-        let h = thread::Builder::new().name("sandbox-proxy-tcp".into()).spawn(move || {
-            accept_loop(&shared, || {
-                let (s, _) = listener.accept()?;
-                let _ = s.set_nodelay(true);
-                Ok(s)
-            })
-        })?;
-        proxy.accepting.push((h, Waker::Tcp(addr)));
-    }
-    Ok(proxy)
+        .spawn(move || {
+            runtime.block_on(accept_all(serving, unix, tcp_listener, stopped));
+            // A name still being resolved is not waited for.
+            runtime.shutdown_background();
+        })
+        .map_err(fail)?;
+    Ok(Proxy { shared, socket: socket.to_path_buf(), tcp, stop, thread: Some(thread) })
 }
 
 impl Proxy {
@@ -820,31 +764,17 @@ impl Proxy {
         self.tcp.map(|a| a.port())
     }
 
-    /// Stops it: see [`Proxy`]. Returns once every connection is logged (a
-    /// connection still reaching its host may take up to that connection's
-    /// timeout, 10 s).
+    /// Stops it: see [`Proxy`]. Returns once every connection is logged.
     pub fn stop(mut self) {
         self.halt();
     }
 
     fn halt(&mut self) {
-        if self.shared.stop.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        for (handle, waker) in self.accepting.drain(..) {
-            // A listener that cannot be woken is left to end with the
-            // process rather than waited for forever.
-            if waker.wake() {
-                let _ = handle.join();
-            }
-        }
-        self.shared.cut_all();
+        let Some(thread) = self.thread.take() else { return };
+        self.stop.send_replace(true);
+        let _ = thread.join();
         let _ = std::fs::remove_file(&self.socket);
-        let unlogged = self.shared.unlogged.load(Ordering::SeqCst);
-        if let (Some(log), true) = (&self.shared.log, unlogged > 0) {
-            let line = serde_json::json!({"limit": "connections_logged", "max": LOG_CAP, "refused": unlogged});
-            let _ = writeln!(lock(log), "{line}");
-        }
+        self.shared.record_limits();
     }
 }
 
@@ -854,71 +784,120 @@ impl Drop for Proxy {
     }
 }
 
-/// Accepts connections until the proxy stops, each served on a thread of
-/// its own.
-fn accept_loop<S: Duplex>(shared: &Arc<Shared>, mut accept: impl FnMut() -> io::Result<S>) {
+/// Whether the proxy is stopping (or its handle is gone).
+async fn stopping(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// Accepts connections on `unix` and `tcp` until the proxy stops, each
+/// served as a task of its own, then waits until each has ended and been
+/// logged (the open ones are cut).
+async fn accept_all(
+    shared: Arc<Shared>,
+    unix: UnixListener,
+    tcp: Option<TcpListener>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut tasks = JoinSet::new();
+    let accept_tcp = async |tcp: &Option<TcpListener>| match tcp {
+        Some(l) => l.accept().await.map(|(s, _)| s),
+        None => std::future::pending().await,
+    };
     loop {
-        let got = accept();
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(client) = got else {
-            // Out of descriptors, most likely: wait for some to be freed.
-            thread::sleep(Duration::from_millis(10));
-            continue;
-        };
-        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-        if !shared.watch(id, &client) {
-            continue;
-        }
-        let s = shared.clone();
-        if run(Box::new(move || serve(&s, id, client))).is_err() {
-            shared.forget(id);
+        while tasks.try_join_next().is_some() {}
+        tokio::select! {
+            got = unix.accept() => match got {
+                Ok((s, _)) => {
+                    tasks.spawn(connection(shared.clone(), s, stop.clone()));
+                }
+                // Out of descriptors, most likely: wait for some to be freed.
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            },
+            got = accept_tcp(&tcp) => match got {
+                Ok(s) => {
+                    let _ = s.set_nodelay(true);
+                    tasks.spawn(connection(shared.clone(), s, stop.clone()));
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            },
+            () = stopping(&mut stop) => break,
         }
     }
+    drop((unix, tcp));
+    while tasks.join_next().await.is_some() {}
 }
 
-/// Serves one connection and logs it.
-fn serve<S: Duplex>(shared: &Shared, id: u64, client: S) {
-    let begun = Instant::now();
-    let mut entry = Connection {
-        host: String::new(),
-        port: 0,
-        allowed: false,
-        method: String::new(),
-        bytes_up: 0,
-        bytes_down: 0,
-        ms: 0,
-        error: None,
+/// Serves one connection and logs it; past [`MAX_OPEN`] at once, refuses
+/// it with a 503 ([`busy`]) and counts it.
+async fn connection<S: Socket>(shared: Arc<Shared>, client: S, mut stop: watch::Receiver<bool>) {
+    let Ok(_open) = shared.open.clone().try_acquire_owned() else {
+        shared.busy.fetch_add(1, Ordering::SeqCst);
+        let answer = busy();
+        match shared.refusing.clone().try_acquire_owned() {
+            Ok(_refusing) => {
+                tokio::select! {
+                    () = answer_and_close(client, &answer) => {}
+                    () = stopping(&mut stop) => {}
+                }
+            }
+            Err(_) => answer_at_once(client, &answer).await,
+        }
+        return;
     };
-    handle(shared, id, client, &mut entry);
+    let begun = Instant::now();
+    let mut entry = Connection::default();
+    let cut = tokio::select! {
+        () = handle(&shared, client, &mut entry) => false,
+        () = stopping(&mut stop) => true,
+    };
+    if cut && entry.error.is_none() {
+        entry.error = Some("cut off when the proxy stopped".into());
+    }
     entry.ms = u64::try_from(begun.elapsed().as_millis()).unwrap_or(u64::MAX);
     shared.record(&entry);
-    shared.forget(id);
 }
 
-/// Reads the request of `client`, judges it, and answers it or pipes it to
-/// its host; what happened goes into `entry`.
-fn handle<S: Duplex>(shared: &Shared, id: u64, mut client: S, entry: &mut Connection) {
-    let _ = client.read_timeout(Some(HEAD_TIMEOUT));
-    let (head, rest) = match read_head(&mut client) {
-        Ok(x) => x,
-        Err(HeadError::Closed(why)) => {
+/// The 503 answer to a connection past [`MAX_OPEN`]. Pure.
+fn busy() -> Vec<u8> {
+    answer(
+        503,
+        "Service Unavailable",
+        &format!(
+            "retry-run sandbox: {MAX_OPEN} connections through the network proxy are open already, \
+             the most a sandbox may have at once, so the proxy refused this one; close some and try again\n"
+        ),
+    )
+}
+
+/// Reads the request of `client`, judges it, and answers it or relays it
+/// to its host; what happened goes into `entry`, as it happens (a
+/// connection cut off keeps what it had carried).
+async fn handle<S: Socket>(shared: &Shared, mut client: S, entry: &mut Connection) {
+    let read = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client, head_len, REQUEST_HEAD)).await;
+    let (head, rest) = match read {
+        Err(_) => {
+            entry.error = Some("sent no whole request head in time".into());
+            return;
+        }
+        Ok(Err(HeadError::Closed(why))) => {
             entry.error = Some(why.to_string());
             return;
         }
-        Err(HeadError::Bad(why)) => {
-            answer_and_close(client, &bad_request(&why));
+        Ok(Err(HeadError::Bad(why))) => {
+            let answer = bad_request(&why);
             entry.error = Some(why);
+            answer_and_close(client, &answer).await;
             return;
         }
+        Ok(Ok(x)) => x,
     };
     let request = match parse_head(&head) {
         Ok(r) => r,
         Err(m) => {
-            answer_and_close(client, &bad_request(&m.reason));
+            let answer = bad_request(&m.reason);
             entry.method = m.method;
             entry.error = Some(m.reason);
+            answer_and_close(client, &answer).await;
             return;
         }
     };
@@ -926,32 +905,29 @@ fn handle<S: Duplex>(shared: &Shared, id: u64, mut client: S, entry: &mut Connec
     entry.port = request.port();
     entry.method = request.method().to_string();
     if !allowed(&shared.rules, &entry.host, entry.port) {
-        answer_and_close(client, &refusal(&entry.host, entry.port));
+        answer_and_close(client, &refusal(&entry.host, entry.port)).await;
         return;
     }
     entry.allowed = true;
-    let upstream = match reach(&entry.host, entry.port) {
+    let upstream = match reach(&entry.host, entry.port).await {
         Ok(s) => s,
         Err(Unreached::Refused(why)) => {
             entry.allowed = false;
-            answer_and_close(client, &answer(403, "Forbidden", &format!("retry-run sandbox: {why}\n")));
+            let refused = answer(403, "Forbidden", &format!("retry-run sandbox: {why}\n"));
             entry.error = Some(why);
+            answer_and_close(client, &refused).await;
             return;
         }
         Err(Unreached::Failed(why)) => {
-            answer_and_close(client, &answer(502, "Bad Gateway", &format!("retry-run sandbox: {why}\n")));
+            let failed = answer(502, "Bad Gateway", &format!("retry-run sandbox: {why}\n"));
             entry.error = Some(why);
+            answer_and_close(client, &failed).await;
             return;
         }
     };
-    if !shared.watch(id, &upstream) {
-        entry.error = Some("the proxy stopped".into());
-        return;
-    }
-    let _ = client.read_timeout(None);
     let first = match request {
         Request::Connect { .. } => {
-            if let Err(e) = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n") {
+            if let Err(e) = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await {
                 entry.error = Some(e.to_string());
                 return;
             }
@@ -962,66 +938,89 @@ fn handle<S: Duplex>(shared: &Shared, id: u64, mut client: S, entry: &mut Connec
             head
         }
     };
-    let traffic = splice(client, upstream, first, false);
-    entry.bytes_up = traffic.up;
-    entry.bytes_down = traffic.down;
-    entry.error = traffic.error;
+    entry.error = splice(client, upstream, &first, false, (&mut entry.bytes_up, &mut entry.bytes_down)).await;
 }
 
 /// Sends `answer` and closes `s` gently: its writing side first, then
 /// whatever the client still sends is read and dropped until it closes too
 /// (for [`LINGER`] at most), so that no reset for unread data makes the
 /// client lose the answer.
-fn answer_and_close<S: Duplex>(mut s: S, answer: &[u8]) {
-    let _ = s.write_all(answer);
-    s.close(Shutdown::Write);
-    let deadline = Instant::now() + LINGER;
+async fn answer_and_close<S: Socket>(mut s: S, answer: &[u8]) {
+    let _ = s.write_all(answer).await;
+    let _ = s.shutdown().await;
     let mut sink = [0u8; 4096];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || s.read_timeout(Some(left)).is_err() {
-            return;
-        }
-        match s.read(&mut sink) {
-            Ok(0) => return,
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return,
-        }
-    }
+    let drain = async {
+        while let Ok(n) = s.read(&mut sink).await
+            && n > 0
+        {}
+    };
+    let _ = tokio::time::timeout(LINGER, drain).await;
+}
+
+/// Sends `answer` and closes `s` without waiting for the client.
+async fn answer_at_once<S: Socket>(mut s: S, answer: &[u8]) {
+    let _ = tokio::time::timeout(LINGER, s.write_all(answer)).await;
+    let _ = s.shutdown().await;
 }
 
 /// Why no request head could be read.
 enum HeadError {
-    /// The client went away or went quiet; nobody to answer.
+    /// The client went away; nobody to answer.
     Closed(&'static str),
     /// A head the proxy will not read (too long), to answer with a 400.
     Bad(String),
 }
 
-/// Reads from `s` until a whole head is in: the head, blank line included,
-/// and whatever came after it.
-fn read_head<S: Read>(s: &mut S) -> Result<(Vec<u8>, Vec<u8>), HeadError> {
+/// What [`read_head`] says of a peer that stops early: (before anything,
+/// in the middle, broken off).
+type Ends = [&'static str; 3];
+const REQUEST_HEAD: Ends = [
+    "closed before sending a request",
+    "closed in the middle of its request head",
+    "broke off while sending its request head",
+];
+const RESPONSE_HEAD: Ends = ["the proxy did not answer"; 3];
+
+/// Reads from `s` until `head_len` finds a whole head: the head, blank line
+/// included, and whatever came after it. When `head_len` finds that what
+/// came is no head, all of it comes back as the head, for the parser to
+/// say why.
+async fn read_head<R: AsyncRead + Unpin, E>(
+    s: &mut R,
+    head_len: fn(&[u8]) -> Result<Option<usize>, E>,
+    ends: Ends,
+) -> Result<(Vec<u8>, Vec<u8>), HeadError> {
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 4096];
     loop {
-        if let Some(n) = head_len(&buf) {
-            let rest = buf.split_off(n);
-            return Ok((buf, rest));
+        match head_len(&buf) {
+            Ok(Some(n)) => {
+                let rest = buf.split_off(n);
+                return Ok((buf, rest));
+            }
+            Err(_) => return Ok((buf, Vec::new())),
+            Ok(None) => {}
         }
         if buf.len() >= MAX_HEAD {
             return Err(HeadError::Bad(format!("the request head is longer than {} KiB", MAX_HEAD / 1024)));
         }
-        match s.read(&mut chunk) {
-            Ok(0) if buf.is_empty() => return Err(HeadError::Closed("closed before sending a request")),
-            Ok(0) => return Err(HeadError::Closed("closed in the middle of its request head")),
+        match s.read(&mut chunk).await {
+            Ok(0) if buf.is_empty() => return Err(HeadError::Closed(ends[0])),
+            Ok(0) => return Err(HeadError::Closed(ends[1])),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-                return Err(HeadError::Closed("sent no whole request head in time"));
-            }
-            Err(_) => return Err(HeadError::Closed("broke off while sending its request head")),
+            Err(_) => return Err(HeadError::Closed(ends[2])),
         }
+    }
+}
+
+/// The length of the response head at the start of `buf`, as [`head_len`]
+/// has it for a request. Pure.
+fn response_len(buf: &[u8]) -> Result<Option<usize>, httparse::Error> {
+    let mut headers = vec![httparse::EMPTY_HEADER; lines_in(buf)];
+    match httparse::Response::new(&mut headers).parse(buf)? {
+        httparse::Status::Complete(n) => Ok(Some(n)),
+        httparse::Status::Partial => Ok(None),
     }
 }
 
@@ -1035,9 +1034,11 @@ enum Unreached {
 
 /// A connection to `host:port`, trying each of its usable addresses within
 /// [`CONNECT_TIMEOUT`] in all.
-fn reach(host: &str, port: u16) -> Result<TcpStream, Unreached> {
-    let resolved: Vec<SocketAddr> =
-        (host, port).to_socket_addrs().map_err(|e| Unreached::Failed(format!("cannot resolve {host}: {e}")))?.collect();
+async fn reach(host: &str, port: u16) -> Result<TcpStream, Unreached> {
+    let resolved: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| Unreached::Failed(format!("cannot resolve {host}: {e}")))?
+        .collect();
     let addrs = usable(host, resolved).map_err(Unreached::Refused)?;
     let deadline = Instant::now() + CONNECT_TIMEOUT;
     let mut last = format!("{host} resolves to no address");
@@ -1047,148 +1048,76 @@ fn reach(host: &str, port: u16) -> Result<TcpStream, Unreached> {
             last = format!("no answer within {} s", CONNECT_TIMEOUT.as_secs());
             break;
         }
-        match TcpStream::connect_timeout(&a, left) {
-            Ok(s) => {
+        match tokio::time::timeout(left, TcpStream::connect(a)).await {
+            Ok(Ok(s)) => {
                 let _ = s.set_nodelay(true);
                 return Ok(s);
             }
-            Err(e) => last = format!("{a}: {e}"),
+            Ok(Err(e)) => last = format!("{a}: {e}"),
+            Err(_) => last = format!("{a}: connection timed out"),
         }
     }
     Err(Unreached::Failed(format!("cannot connect to {}: {last}", authority(host, port))))
 }
 
-/// What a piped connection carried.
-struct Traffic {
-    up: u64,
-    down: u64,
-    error: Option<String>,
-}
-
-/// Pipes `client` and `upstream` both ways until both directions end,
-/// `up_first` sent upstream before anything else. With `reply`, what comes
-/// down starts with the proxy's answer to a CONNECT in `up_first`: a 200 is
+/// Relays `client` and `upstream` both ways until both directions end,
+/// `up_first` sent upstream before anything else, counting the bytes each
+/// way into `moved` (up, down) as they go. With `reply`, what comes down
+/// starts with the proxy's answer to a CONNECT in `up_first`: a 200 is
 /// taken out, anything else passed on. A direction that reaches its end
-/// shuts down the writing side of the other socket (a half-close, which the
-/// other side sees as the end of what it reads); a direction that fails
-/// cuts both sockets, which ends the other direction too.
-fn splice<A: Duplex, B: Duplex>(client: A, upstream: B, up_first: Vec<u8>, reply: bool) -> Traffic {
-    let fail = |e: io::Error| {
-        client.close(Shutdown::Both);
-        upstream.close(Shutdown::Both);
-        Traffic { up: 0, down: 0, error: Some(e.to_string()) }
-    };
-    let twins = client.twin().and_then(|c| Ok((c, upstream.twin()?)));
-    let (client2, upstream2) = match twins {
-        Ok(t) => t,
-        Err(e) => return fail(e),
-    };
-    let (tx, rx) = mpsc::channel();
-    if let Err(e) = run(Box::new(move || {
-        let _ = tx.send(pump(client2, upstream2, &up_first, false));
-    })) {
-        return fail(e);
-    }
-    let down = pump(upstream, client, &[], reply);
-    let up = rx.recv().unwrap_or((0, Some("the upstream pipe failed".into())));
-    Traffic { up: up.0, down: down.0, error: down.1.or(up.1) }
+/// shuts down the writing side of the other socket (a half-close, which
+/// the other side sees as the end of what it reads); a direction that
+/// fails ends both, and both sockets are closed. Returns that failure.
+async fn splice<A: Socket, B: Socket>(
+    mut client: A,
+    mut upstream: B,
+    up_first: &[u8],
+    reply: bool,
+    moved: (&mut u64, &mut u64),
+) -> Option<String> {
+    let (client_in, client_out) = client.halves();
+    let (upstream_in, upstream_out) = upstream.halves();
+    let up = pump(client_in, upstream_out, up_first, false, moved.0);
+    let down = pump(upstream_in, client_out, &[], reply, moved.1);
+    tokio::try_join!(up, down).err().map(|e| e.to_string())
 }
 
 /// Copies `from` to `to` until `from` ends, `first` before (and, with
-/// `reply`, the answer to a CONNECT read first: see [`splice`]); returns
-/// how many bytes `to` got, and the error that ended it early.
-fn pump<R: Duplex, W: Duplex>(mut from: R, mut to: W, first: &[u8], reply: bool) -> (u64, Option<String>) {
-    let mut moved = 0u64;
-    let mut copy = || -> io::Result<()> {
-        let mut send = |bytes: &[u8]| -> io::Result<()> {
-            to.write_all(bytes)?;
-            moved += bytes.len() as u64;
-            Ok(())
-        };
-        send(first)?;
-        if reply {
-            let (head, rest) = read_head(&mut from).map_err(|_| io::Error::other("the proxy did not answer"))?;
-            if status_of(&head) != Some(200) {
-                send(&head)?;
+/// `reply`, the answer to a CONNECT read first: see [`splice`]), counting
+/// into `moved` what `to` got; then shuts down `to`'s writing side.
+async fn pump(
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    first: &[u8],
+    reply: bool,
+    moved: &mut u64,
+) -> io::Result<()> {
+    to.write_all(first).await?;
+    *moved += first.len() as u64;
+    if reply {
+        let (head, rest) = read_head(&mut from, response_len, RESPONSE_HEAD)
+            .await
+            .map_err(|_| io::Error::other("the proxy did not answer"))?;
+        if status_of(&head) != Some(200) {
+            to.write_all(&head).await?;
+            *moved += head.len() as u64;
+        }
+        to.write_all(&rest).await?;
+        *moved += rest.len() as u64;
+    }
+    let mut buf = vec![0u8; PIPE_BUFFER];
+    loop {
+        match from.read(&mut buf).await {
+            Ok(0) => break,
+            Ok(n) => {
+                to.write_all(&buf[..n]).await?;
+                *moved += n as u64;
             }
-            send(&rest)?;
-        }
-        let mut buf = vec![0u8; PIPE_BUFFER];
-        loop {
-            match from.read(&mut buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => send(&buf[..n])?,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-    };
-    match copy() {
-        Ok(()) => {
-            to.close(Shutdown::Write);
-            (moved, None)
-        }
-        Err(e) => {
-            from.close(Shutdown::Both);
-            to.close(Shutdown::Both);
-            (moved, Some(e.to_string()))
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
-}
-
-/// A job for a thread of the [`Pool`].
-type Job = Box<dyn FnOnce() + Send>;
-
-/// Threads kept for the next connection. Starting a thread costs more than
-/// the proxy's own work on a short request (tens of microseconds, twice per
-/// connection on each side of the UNIX socket), so a thread whose job is
-/// done waits [`IDLE`] for the next one before it ends. Every job gets a
-/// thread at once: a new one when none is waiting.
-struct Pool {
-    state: Mutex<PoolState>,
-    wake: Condvar,
-}
-
-struct PoolState {
-    jobs: VecDeque<Job>,
-    waiting: usize,
-}
-
-/// Runs `job` on a thread of the process's [`Pool`]. `Err` when no thread
-/// can be started for it.
-fn run(job: Job) -> io::Result<()> {
-    static POOL: OnceLock<Pool> = OnceLock::new();
-    let pool = POOL.get_or_init(|| Pool {
-        state: Mutex::new(PoolState { jobs: VecDeque::new(), waiting: 0 }),
-        wake: Condvar::new(),
-    });
-    {
-        let mut st = lock(&pool.state);
-        if st.waiting > st.jobs.len() {
-            st.jobs.push_back(job);
-            pool.wake.notify_one();
-            return Ok(());
-        }
-    }
-    thread::Builder::new().name("sandbox-net".into()).spawn(move || {
-        job();
-        let mut st = lock(&pool.state);
-        loop {
-            if let Some(next) = st.jobs.pop_front() {
-                drop(st);
-                next();
-                st = lock(&pool.state);
-                continue;
-            }
-            st.waiting += 1;
-            let (guard, wait) = pool.wake.wait_timeout(st, IDLE).unwrap_or_else(PoisonError::into_inner);
-            st = guard;
-            st.waiting -= 1;
-            if wait.timed_out() && st.jobs.is_empty() {
-                return;
-            }
-        }
-    })?;
+    let _ = to.shutdown().await;
     Ok(())
 }
 
@@ -1196,47 +1125,130 @@ fn run(job: Job) -> io::Result<()> {
 // Inside the namespace
 // ---------------------------------------------------------------------------
 
-/// Runs the forwarder of a confined process's network namespace on a
-/// detached thread: every connection accepted on `listener` (on 127.0.0.1
-/// inside the namespace) is carried to the proxy's UNIX socket `socket`.
+/// The runtime of the forwarders and refusers inside a namespace: one
+/// thread, started by the first of them, for as long as the process lives
+/// (so that it is started before the process confines itself, and the
+/// connections a confined process opens cost it no thread).
+fn inside() -> io::Result<tokio::runtime::Handle> {
+    static HANDLE: Mutex<Option<tokio::runtime::Handle>> = Mutex::new(None);
+    let mut handle = lock(&HANDLE);
+    if let Some(h) = handle.as_ref() {
+        return Ok(h.clone());
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
+    let h = runtime.handle().clone();
+    thread::Builder::new()
+        .name("sandbox-forward".into())
+        .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
+    *handle = Some(h.clone());
+    Ok(h)
+}
+
+/// `listener` made a listener of the runtime `rt`.
+fn listener_on(rt: &tokio::runtime::Handle, listener: std::net::TcpListener) -> io::Result<TcpListener> {
+    listener.set_nonblocking(true)?;
+    let _inside = rt.enter();
+    TcpListener::from_std(listener)
+}
+
+/// Inside the namespace: listens on each of `ports` of its loopback, and
+/// answers a connection there by recording it as refused (one line of
+/// `log`, as the proxy records one, method `direct`) and closing it: the
+/// agent that connects straight to a server of the machine's (a database,
+/// a model server not named in its variables) is told the connection was
+/// refused, and the record, the report and the next prompt say which
+/// `[sandbox] network` line would allow it. At most [`LOG_CAP`] lines.
+pub fn refuse_direct(ports: &[u16], log: std::fs::File) {
+    let Ok(rt) = inside() else { return };
+    let log = Arc::new(Mutex::new((log, 0u64)));
+    for &port in ports {
+        let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port)) else { continue };
+        let Ok(listener) = listener_on(&rt, listener) else { continue };
+        let log = Arc::clone(&log);
+        rt.spawn(async move {
+            loop {
+                let Ok((conn, _)) = listener.accept().await else {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                // Closed with a reset, not an orderly end: the client's
+                // next read or write fails.
+                let _ = conn.set_zero_linger();
+                drop(conn);
+                record_direct(&log, port);
+            }
+        });
+    }
+}
+
+/// Writes the line of a direct connection to `port` to the log, the first
+/// [`LOG_CAP`] times.
+fn record_direct(log: &Mutex<(std::fs::File, u64)>, port: u16) {
+    let mut guard = lock(log);
+    if guard.1 >= LOG_CAP {
+        return;
+    }
+    guard.1 += 1;
+    let c = Connection {
+        host: "127.0.0.1".into(),
+        port,
+        allowed: false,
+        method: "direct".into(),
+        bytes_up: 0,
+        bytes_down: 0,
+        ms: 0,
+        error: Some("a direct connection to this machine's loopback, not allowed".into()),
+    };
+    if let Ok(mut line) = serde_json::to_vec(&c) {
+        line.push(b'\n');
+        let _ = guard.0.write_all(&line);
+    }
+}
+
+/// Runs the forwarder of a confined process's network namespace: every
+/// connection accepted on `listener` (on 127.0.0.1 inside the namespace)
+/// is carried to the proxy's UNIX socket `socket`.
 ///
 /// With `target` `None`, bytes go through unchanged: `listener`'s port is
 /// the HTTP proxy programs are given ([`proxy_env`]). With `Some((host,
 /// port))`, the forwarder first asks the proxy for a `CONNECT host:port`
-/// tunnel, then pipes the connection through it: `listener` then stands for
+/// tunnel, then relays the connection through it: `listener` then stands for
 /// that host inside the namespace (an allowed `127.0.0.1:41234` listened for
 /// at the same port), so it is reached even by clients that never use a
 /// proxy for loopback addresses. A refusal from the proxy is passed on to
 /// the client as it came (a readable 403 for an HTTP client).
 ///
-/// The thread lives as long as the process. `Err` only when it cannot be
-/// started.
-pub fn forward(listener: TcpListener, socket: PathBuf, target: Option<(String, u16)>) -> io::Result<()> {
+/// Every forwarder of the process runs on one thread, started by the first
+/// ([`inside`]), for as long as the process lives. `Err` only when it
+/// cannot be started.
+pub fn forward(listener: std::net::TcpListener, socket: PathBuf, target: Option<(String, u16)>) -> io::Result<()> {
+    let rt = inside()?;
+    let listener = listener_on(&rt, listener)?;
     let there = Arc::new((socket, target));
-    thread::Builder::new().name("sandbox-forward".into()).spawn(move || {
-        for client in listener.incoming() {
-            let Ok(client) = client else {
-                thread::sleep(Duration::from_millis(10));
+    rt.spawn(async move {
+        loop {
+            let Ok((client, _)) = listener.accept().await else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             };
             let there = there.clone();
-            let _ = run(Box::new(move || relay(client, &there.0, there.1.as_ref())));
+            tokio::spawn(async move { relay(client, &there.0, there.1.as_ref()).await });
         }
-    })?;
+    });
     Ok(())
 }
 
 /// Carries one connection of the forwarder to the proxy. With a target,
 /// the CONNECT goes first and the client's bytes right after it, without
 /// waiting for the answer, which saves a round trip on every connection.
-fn relay(client: TcpStream, socket: &Path, target: Option<&(String, u16)>) {
+async fn relay(client: TcpStream, socket: &Path, target: Option<&(String, u16)>) {
     let _ = client.set_nodelay(true);
-    let proxy = match UnixStream::connect(socket) {
+    let proxy = match UnixStream::connect(socket).await {
         Ok(p) => p,
         Err(e) => {
             if target.is_none() {
                 let body = format!("retry-run sandbox: the network proxy cannot be reached ({e})\n");
-                answer_and_close(client, &answer(502, "Bad Gateway", &body));
+                answer_and_close(client, &answer(502, "Bad Gateway", &body)).await;
             }
             return;
         }
@@ -1248,7 +1260,8 @@ fn relay(client: TcpStream, socket: &Path, target: Option<&(String, u16)>) {
         }
         None => Vec::new(),
     };
-    splice(client, proxy, ask, target.is_some());
+    let (mut up, mut down) = (0, 0);
+    splice(client, proxy, &ask, target.is_some(), (&mut up, &mut down)).await;
 }
 
 /// The environment that points a confined process's programs at the proxy
@@ -1295,6 +1308,26 @@ pub fn proxy_env(port: u16) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    use std::os::unix::net::UnixStream;
+
+    /// Reads from `s` until a blank line: the head and what came after it.
+    fn read_head<S: Read>(s: &mut S) -> Result<(Vec<u8>, Vec<u8>), io::Error> {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let rest = buf.split_off(i + 4);
+                return Ok((buf, rest));
+            }
+            let n = s.read(&mut chunk)?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    }
 
     #[test]
     fn rules_read_and_print_back() {
@@ -1392,11 +1425,13 @@ mod tests {
 
     #[test]
     fn the_end_of_a_head() {
-        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nbody"), Some(27));
-        assert_eq!(head_len(b"GET / HTTP/1.1\nHost: a\n\nbody"), Some(24));
-        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n"), None);
-        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n\r"), None);
-        assert_eq!(head_len(b""), None);
+        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nbody"), Ok(Some(27)));
+        assert_eq!(head_len(b"GET / HTTP/1.1\nHost: a\n\nbody"), Ok(Some(24)));
+        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n"), Ok(None));
+        assert_eq!(head_len(b"GET / HTTP/1.1\r\nHost: a\r\n\r"), Ok(None));
+        assert_eq!(head_len(b""), Ok(None));
+        assert!(head_len(b"hello\r\n").is_err());
+        assert_eq!(response_len(b"HTTP/1.1 200 OK\r\n\r\nx"), Ok(Some(19)));
     }
 
     #[test]

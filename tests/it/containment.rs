@@ -455,3 +455,108 @@ fn the_fallback_without_namespaces_refuses_the_network_and_says_so() {
     let started = first(&r, "fallback", "AgentStarted");
     assert_eq!(started["sandbox"]["mode"], "landlock", "{started}");
 }
+
+/// What the confined script of the flood test runs: 2,000 connections to
+/// the proxy one after another, each asking for a tunnel to `argv[1]` and
+/// kept while the tunnel is open; then, once the test says `go`, all closed
+/// and one ordinary request made.
+const FLOOD: &str = r#"
+import os, socket, sys, time, urllib.request
+target = sys.argv[1]
+port = int(os.environ["http_proxy"].rsplit(":", 1)[1])
+held, counts = [], {"200": 0, "503": 0, "other": 0}
+for _ in range(2000):
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    status = head.split(b" ")[1].decode() if head.startswith(b"HTTP/1.1 ") else "other"
+    counts[status if status in counts else "other"] += 1
+    if status == "200":
+        held.append(s)
+    else:
+        s.close()
+open("flood.txt", "w").write("%(200)d %(503)d %(other)d\n" % counts)
+while not os.path.exists("go"):
+    time.sleep(0.05)
+for s in held:
+    s.close()
+for attempt in range(50):
+    try:
+        print(urllib.request.urlopen("http://%s/" % target, timeout=10).read().decode())
+        break
+    except Exception as e:
+        time.sleep(0.1)
+"#;
+
+/// A flood of connections from a confined process costs the process that
+/// runs the proxy no thread: past `MAX_OPEN` at once, the proxy answers 503
+/// and says so once in the log; once the flood is closed, an ordinary
+/// request goes through.
+#[test]
+fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass() {
+    if !namespaces_here() {
+        eprintln!("SKIPPED: namespaces cannot be made here");
+        return;
+    }
+    let env = TestEnv::new();
+    // The allowed host: answers a GET with `hello`, holds a tunnel until
+    // its client closes.
+    let server = TcpListener::bind("127.0.0.1:0").expect("server");
+    let target = format!("127.0.0.1:{}", server.local_addr().expect("addr").port());
+    std::thread::spawn(move || {
+        for mut s in server.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = s.read(&mut buf)
+                    && n > 0
+                {
+                    if buf.starts_with(b"GET ") {
+                        let ok = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello";
+                        let _ = std::io::Write::write_all(&mut s, ok);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::write(dir.join("flood.py"), FLOOD).expect("script");
+    let log = env.path("net.jsonl");
+    let child = env
+        .retry_run(&dir)
+        .args(["sandbox", "--network", &target, "--log", &log.display().to_string(), "--"])
+        .args(["python3", "flood.py", &target])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("retry-run sandbox starts");
+    let status = format!("/proc/{}/status", child.id());
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    while !dir.join("flood.txt").exists() {
+        assert!(std::time::Instant::now() < deadline, "the flood did not end");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let threads: usize = std::fs::read_to_string(&status)
+        .expect("the sandbox's status")
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("Threads");
+    std::fs::write(dir.join("go"), "").expect("go");
+    let out = child.wait_with_output().expect("retry-run sandbox ends");
+    let flood = std::fs::read_to_string(dir.join("flood.txt")).expect("flood.txt");
+    let max = retry_run::sandbox::proxy::MAX_OPEN;
+    assert_eq!(flood.trim(), format!("{max} {} 0", 2000 - max), "tunnels, refusals, other");
+    assert!(threads <= 8, "the proxy's process runs {threads} threads with {max} connections open");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hello", "{}", String::from_utf8_lossy(&out.stderr));
+    let hits: Vec<String> =
+        retry_run::sandbox::limits_hit(&log).iter().map(retry_run::sandbox::LimitHit::describe).collect();
+    assert_eq!(hits, [format!("the network proxy serves {max} connections at once; {} more were refused", 2000 - max)]);
+}
