@@ -118,7 +118,7 @@ pub struct Options {
     /// `-j`: how many lanes run at once.
     pub jobs: usize,
     /// Set when this run is one lane of a task (`run --lanes`).
-    pub lane: Option<lanes::LaneRun>,
+    pub lane: Option<lanes::shared::LaneRun>,
 }
 
 /// The lease's default duration (`--lease`).

@@ -49,7 +49,7 @@ pub(super) struct Plan {
     /// `--allow-new-target`, and `--` with the agent given there).
     pub resume_args: Vec<String>,
     /// The lane this plan runs, when the task runs in lanes.
-    pub lane: Option<super::lanes::LaneRun>,
+    pub lane: Option<super::lanes::shared::LaneRun>,
     /// The model servers the agent's own variables point at, let through
     /// the proxy for it ([`sandbox::endpoints`]).
     pub model_endpoints: Vec<sandbox::endpoints::Endpoint>,

@@ -552,7 +552,11 @@ fn no_two_files_import_each_other_even_through_others() {
         .filter(|c| !KNOWN_CIRCLES.iter().any(|k| c.iter().map(String::as_str).eq(k.iter().copied())))
         .collect();
     let shown: Vec<String> = found.iter().map(|c| c.join(", ")).collect();
-    assert!(found.is_empty(), "files that import each other (a circle, through crate::, super:: or self::):\n{}", shown.join("\n"));
+    assert!(
+        found.is_empty(),
+        "files that import each other (a circle, through crate::, super:: or self::):\n{}",
+        shown.join("\n")
+    );
 }
 
 #[test]
