@@ -26,76 +26,25 @@ impl TaskRun<'_> {
     /// `prompt_path`; its run goes into `a.record.agent`, the environment it
     /// shares with the checks into `a.env`.
     pub(super) fn run_agent(&mut self, a: &mut Attempt, prompt_path: &Path) -> Result<(), RunError> {
-        let (config, id, wt, n) = (&self.plan.config, &self.plan.id, &self.wt, a.n);
-        let delivered = std::fs::read(prompt_path)
-            .map_err(|source| RunError::PromptUnreadable { path: prompt_path.to_path_buf(), source })?;
-        let via: &[&str] = if config.agent.stdin { &["file", "stdin"] } else { &["file"] };
-        self.rec.event(
-            Some(n),
-            Event::AttemptContextDelivered {
-                sha256: sha256_hex(&delivered),
-                bytes: delivered.len() as u64,
-                via: via.iter().map(|v| v.to_string()).collect(),
-            },
-        )?;
+        let n = a.n;
+        let delivered = self.deliver_prompt(n, prompt_path)?;
         let confinement = &a.confinement;
-        let vars: Vec<(&str, String)> = vec![
-            ("prompt_file", prompt_path.display().to_string()),
-            ("worktree", wt.display().to_string()),
-            ("task_id", self.plan.lane.as_ref().map_or(id.clone(), |l| l.task.clone())),
-            ("attempt", n.to_string()),
-            ("max_attempts", self.last_allowed.to_string()),
-            ("tmpdir", confinement.tmpdir.as_deref().unwrap_or(a.dir.path()).display().to_string()),
-            ("prompt", String::from_utf8_lossy(&delivered).into_owned()),
-        ];
-        let task = self.plan.lane.as_ref().map_or(id.clone(), |l| l.task.clone());
-        let mut env: Vec<(String, String)> = vec![
-            ("RETRY_RUN_TASK".into(), task),
-            ("RETRY_RUN_ATTEMPT".into(), n.to_string()),
-            ("RETRY_RUN_MAX_ATTEMPTS".into(), self.last_allowed.to_string()),
-            ("RETRY_RUN_WORKTREE".into(), wt.display().to_string()),
-            ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
-        ];
-        if let Some(l) = &self.plan.lane {
-            env.push(("RETRY_RUN_LANE".into(), l.lane.to_string()));
-            env.push(("RETRY_RUN_LANES".into(), l.lanes.to_string()));
-        }
-        env.extend(confinement.env());
-        if let Some(p) = &self.plan.preset {
-            env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        }
+        let vars = agent_vars(self, a, prompt_path, &delivered);
+        let mut env = agent_env(self, n, prompt_path, confinement);
         // The checks, the real ones and the self-checks, get the agent's
         // environment without the server's command.
         let checks_env = env.clone();
         let mut argv = agent_argv(&self.plan.agent_cmd, &vars);
         let desk = self.open_self_checks(a, &checks_env)?;
-        let mut wired = Vec::new();
-        if let Some(d) = &desk {
-            env.push((MCP_COMMAND_VAR.into(), serde_json::to_string(&d.command).unwrap_or_default()));
-            if let Some(kind) = self.mcp_wiring() {
-                let user = |k: &str| {
-                    env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok())
-                };
-                let w = crate::agents::mcp::wiring(kind, &d.command, (&a.dir.tmp(), wt), &user);
-                for (path, bytes) in w.files {
-                    // A file already there (a worktree's own settings) is
-                    // never overwritten: the agent goes without the server.
-                    if std::fs::symlink_metadata(&path).is_err() && no_link_between(wt, &path) {
-                        write_file(&path, &bytes)?;
-                        wired.push(path);
-                    }
-                }
-                use std::os::unix::ffi::OsStrExt;
-                let inside = wired.iter().filter_map(|p| p.strip_prefix(wt).ok());
-                d.not_the_agents(inside.map(|p| p.as_os_str().as_bytes().to_vec()).collect());
-                argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
-                env.extend(w.env);
-            }
-        }
+        let wired = match &desk {
+            Some(d) => self.wire_self_checks(a, d, &mut argv, &mut env)?,
+            None => Vec::new(),
+        };
         self.progress.phase("agent running");
+        let config = &self.plan.config;
         let spec = Spec {
             argv: confinement.agent_argv(argv, Some(&a.dir.path().join(NET_LOG))),
-            cwd: wt.clone(),
+            cwd: self.wt.clone(),
             env: env.clone(),
             unset: confinement.unset(),
             stdin: config.agent.stdin.then(|| delivered.clone()),
@@ -112,20 +61,75 @@ impl TaskRun<'_> {
             }
         });
         let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
-        for f in &wired {
-            let _ = std::fs::remove_file(f);
-            // The directory made for it, when nothing else is there (the
-            // worktree's `.gemini/`).
-            if let Some(dir) = f.parent().filter(|d| d.starts_with(wt)) {
-                let _ = std::fs::remove_dir(dir);
-            }
-        }
+        unwire(&wired, &self.wt);
         if let Some(e) = start_error {
             return Err(e);
         }
         for call in &self_checks {
             self.rec.event(Some(n), Event::SelfChecked { call: call.clone() })?;
         }
+        let agent_run = self.agent_run(ran, a)?;
+        self.stop_if_it_did_not_start(n, &agent_run)?;
+        a.record.agent = Some(agent_run);
+        a.record.self_checks = self_checks;
+        a.env = checks_env;
+        Ok(())
+    }
+
+    /// The prompt at `prompt_path` read back, and its delivery recorded.
+    fn deliver_prompt(&mut self, n: u32, prompt_path: &Path) -> Result<Vec<u8>, RunError> {
+        let delivered = std::fs::read(prompt_path)
+            .map_err(|source| RunError::PromptUnreadable { path: prompt_path.to_path_buf(), source })?;
+        let via: &[&str] = if self.plan.config.agent.stdin { &["file", "stdin"] } else { &["file"] };
+        self.rec.event(
+            Some(n),
+            Event::AttemptContextDelivered {
+                sha256: sha256_hex(&delivered),
+                bytes: delivered.len() as u64,
+                via: via.iter().map(|v| v.to_string()).collect(),
+            },
+        )?;
+        Ok(delivered)
+    }
+
+    /// With the self-check server `d` open and the agent's MCP wiring
+    /// known, its files written (never over one already there), its
+    /// arguments and environment added; returns the files written, to be
+    /// removed once the agent ends.
+    fn wire_self_checks(
+        &self,
+        a: &Attempt,
+        d: &super::self_checks::SelfCheckDesk,
+        argv: &mut Vec<String>,
+        env: &mut Vec<(String, String)>,
+    ) -> Result<Vec<PathBuf>, RunError> {
+        let wt = &self.wt;
+        let mut wired = Vec::new();
+        env.push((MCP_COMMAND_VAR.into(), serde_json::to_string(&d.command).unwrap_or_default()));
+        let Some(kind) = self.mcp_wiring() else { return Ok(wired) };
+        let user =
+            |k: &str| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok());
+        let w = crate::agents::mcp::wiring(kind, &d.command, (&a.dir.tmp(), wt), &user);
+        for (path, bytes) in w.files {
+            // A file already there (a worktree's own settings) is
+            // never overwritten: the agent goes without the server.
+            if std::fs::symlink_metadata(&path).is_err() && no_link_between(wt, &path) {
+                write_file(&path, &bytes)?;
+                wired.push(path);
+            }
+        }
+        use std::os::unix::ffi::OsStrExt;
+        let inside = wired.iter().filter_map(|p| p.strip_prefix(wt).ok());
+        d.not_the_agents(inside.map(|p| p.as_os_str().as_bytes().to_vec()).collect());
+        argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
+        env.extend(w.env);
+        Ok(wired)
+    }
+
+    /// What the agent's run `ran` of attempt `a` was: its output read, its
+    /// leftovers moved out, the hosts and paths its confinement refused.
+    fn agent_run(&self, ran: Result<process::Finished, String>, a: &Attempt) -> Result<AgentRun, RunError> {
+        let (config, wt) = (&self.plan.config, &self.wt);
         let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
         let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
         if !self.plan.leftovers.is_empty() {
@@ -140,11 +144,7 @@ impl TaskRun<'_> {
                 agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
             }
         }
-        self.stop_if_it_did_not_start(n, &agent_run)?;
-        a.record.agent = Some(agent_run);
-        a.record.self_checks = self_checks;
-        a.env = checks_env;
-        Ok(())
+        Ok(agent_run)
     }
 
     /// How the preset's agent is given the self-check server, when
@@ -156,6 +156,54 @@ impl TaskRun<'_> {
             return None;
         }
         self.plan.preset.as_ref().and_then(|p| p.mcp.as_deref())
+    }
+}
+
+/// The words the agent's command line may name (`{prompt_file}`,
+/// `{worktree}`, ...), for attempt `a` of `run`.
+fn agent_vars(run: &TaskRun, a: &Attempt, prompt_path: &Path, delivered: &[u8]) -> Vec<(&'static str, String)> {
+    let tmpdir = a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path());
+    vec![
+        ("prompt_file", prompt_path.display().to_string()),
+        ("worktree", run.wt.display().to_string()),
+        ("task_id", run.plan.lane.as_ref().map_or(run.plan.id.clone(), |l| l.task.clone())),
+        ("attempt", a.n.to_string()),
+        ("max_attempts", run.last_allowed.to_string()),
+        ("tmpdir", tmpdir.display().to_string()),
+        ("prompt", String::from_utf8_lossy(delivered).into_owned()),
+    ]
+}
+
+/// The agent's environment for attempt `n`: the `RETRY_RUN_*` variables,
+/// the confinement's, the preset's.
+fn agent_env(run: &TaskRun, n: u32, prompt_path: &Path, confinement: &sandbox::Confinement) -> Vec<(String, String)> {
+    let task = run.plan.lane.as_ref().map_or(run.plan.id.clone(), |l| l.task.clone());
+    let mut env: Vec<(String, String)> = vec![
+        ("RETRY_RUN_TASK".into(), task),
+        ("RETRY_RUN_ATTEMPT".into(), n.to_string()),
+        ("RETRY_RUN_MAX_ATTEMPTS".into(), run.last_allowed.to_string()),
+        ("RETRY_RUN_WORKTREE".into(), run.wt.display().to_string()),
+        ("RETRY_RUN_PROMPT_FILE".into(), prompt_path.display().to_string()),
+    ];
+    if let Some(l) = &run.plan.lane {
+        env.push(("RETRY_RUN_LANE".into(), l.lane.to_string()));
+        env.push(("RETRY_RUN_LANES".into(), l.lanes.to_string()));
+    }
+    env.extend(confinement.env());
+    if let Some(p) = &run.plan.preset {
+        env.extend(p.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    env
+}
+
+/// The self-check wiring's files removed, and each directory made for
+/// one when nothing else is there (the worktree's `.gemini/`).
+fn unwire(wired: &[PathBuf], wt: &Path) {
+    for f in wired {
+        let _ = std::fs::remove_file(f);
+        if let Some(dir) = f.parent().filter(|d| d.starts_with(wt)) {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 

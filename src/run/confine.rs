@@ -81,7 +81,7 @@ impl TaskRun<'_> {
 
 /// A confinement of `plan`'s processes working in `wt` by `policy` (also
 /// for the lanes' choice, which runs outside any one lane).
-pub(super) fn confinement_of(
+pub(in crate::run) fn confinement_of(
     repo: &crate::git::Repo,
     plan: &super::plan::Plan,
     wt: &std::path::Path,

@@ -27,7 +27,7 @@
 //! [`gates::checks`], [`gates::builtin`], [`gates::verifier`]) and the
 //! outcome recorded. `recorder` builds every event the loop appends.
 //!
-//! Around the loop: [`queue`] runs several tasks (`run -j`), `lanes` one
+//! Around the loop: [`queue`] runs several tasks (`run -j`), `lanes/` one
 //! task's attempt chains at once (`run --lanes`), `held_lease`
 //! keeps a task's lease on a remote, [`progress`] shows what happens, and
 //! `error` holds what can go wrong, for the command line to turn into
@@ -118,7 +118,7 @@ pub struct Options {
     /// `-j`: how many lanes run at once.
     pub jobs: usize,
     /// Set when this run is one lane of a task (`run --lanes`).
-    pub lane: Option<lanes::LaneRun>,
+    pub lane: Option<lanes::shared::LaneRun>,
 }
 
 /// The lease's default duration (`--lease`).

@@ -49,7 +49,7 @@ pub(super) struct Plan {
     /// `--allow-new-target`, and `--` with the agent given there).
     pub resume_args: Vec<String>,
     /// The lane this plan runs, when the task runs in lanes.
-    pub lane: Option<super::lanes::LaneRun>,
+    pub lane: Option<super::lanes::shared::LaneRun>,
     /// The model servers the agent's own variables point at, let through
     /// the proxy for it ([`sandbox::endpoints`]).
     pub model_endpoints: Vec<sandbox::endpoints::Endpoint>,
@@ -141,8 +141,50 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     let (task, id) = task_and_id(store, dir, opts)?;
     let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
     apply_flags(opts, &mut config)?;
-    // A lane's own agent over the task's; a task run in lanes is planned
-    // with its first lane's (its lanes are planned each on its own).
+    apply_lane_agent(opts, &mut config)?;
+    let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
+    let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
+    let read_from: Vec<&Path> = opts.config_path.iter().chain(opts.task_file.iter()).map(PathBuf::as_path).collect();
+    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?.with_landing(landing_gate(
+        repo,
+        &read_from,
+        dir,
+        config.scope.acts_after_land,
+    ));
+    let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    let (confined, abi, fallback_note) = confinement_mode(&config)?;
+    // Where the agent could write objects unconfined, they are read with
+    // their hashes checked.
+    crate::git::verify_hashes(matches!(confined, Effective::Detect | Effective::Off));
+    let (extra_writable, hidden) = writable_and_hidden(repo, &config, preset.as_ref())?;
+    let exe = std::env::current_exe().map_err(|source| RunError::OwnExecutable { source })?;
+    Ok(Plan {
+        task,
+        id,
+        config,
+        agent_cmd,
+        preset,
+        preset_command,
+        leftovers,
+        rules,
+        test_paths,
+        confined,
+        abi,
+        fallback_note,
+        extra_writable,
+        hidden,
+        exe,
+        fresh_baseline: opts.fresh_baseline,
+        allow_new_target: opts.allow_new_target,
+        resume_args: resume_args(opts),
+        lane: opts.lane.clone(),
+        model_endpoints: model_endpoints(confined),
+    })
+}
+
+/// A lane's own agent over the task's in `config`; a task run in lanes is
+/// planned with its first lane's (its lanes are planned each on its own).
+fn apply_lane_agent(opts: &Options, config: &mut Config) -> Result<(), RunError> {
     let first_lane = match (&opts.lane, opts.lane_presets.first()) {
         (Some(_), _) => None,
         (None, Some(p)) => {
@@ -163,16 +205,13 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
             config.agent.args = agent.args.clone();
         }
     }
-    let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
-    let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
-    let read_from: Vec<&Path> = opts.config_path.iter().chain(opts.task_file.iter()).map(PathBuf::as_path).collect();
-    let rules = Rules::compile(&config.scope.allow, &config.scope.deny)?.with_landing(landing_gate(
-        repo,
-        &read_from,
-        dir,
-        config.scope.acts_after_land,
-    ));
-    let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    Ok(())
+}
+
+/// How the task's processes are confined here (`sandbox.mode` over what
+/// the kernel offers), Landlock's ABI, and the note on a fallback: what it
+/// cannot hold here, said at start and recorded.
+fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), RunError> {
     let abi = sandbox::landlock::abi();
     // Namespaces are tried only where they may be used (a probe costs a
     // process).
@@ -199,19 +238,27 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
     } else {
         fallback_note
     };
-    // Where the agent could write objects unconfined, they are read with
-    // their hashes checked.
-    crate::git::verify_hashes(matches!(confined, Effective::Detect | Effective::Off));
+    Ok((confined, abi, fallback_note))
+}
+
+/// The paths confined processes may write beyond the worktree
+/// (`sandbox.writable`, the preset's state), and those they may not read
+/// (`sandbox.deny_read`, but the agent's own login).
+fn writable_and_hidden(
+    repo: &Repo,
+    config: &Config,
+    preset: Option<&crate::agents::Preset>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), RunError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
     let mut extra_writable =
         sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(RunError::usage)?;
-    if let Some(p) = &preset {
+    if let Some(p) = preset {
         extra_writable
             .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
     }
     let mut hidden = sandbox::hidden_paths(&config.sandbox.deny_read, home.as_deref(), &repo_root);
-    if let Some(p) = &preset {
+    if let Some(p) = preset {
         // The agent's own login stays readable to it.
         let own: Vec<PathBuf> = p
             .credential_files
@@ -221,35 +268,18 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
             .collect();
         hidden.retain(|h| !own.iter().any(|o| o.starts_with(h) || h.starts_with(o)));
     }
-    let exe = std::env::current_exe().map_err(|source| RunError::OwnExecutable { source })?;
-    Ok(Plan {
-        task,
-        id,
-        config,
-        agent_cmd,
-        preset,
-        preset_command,
-        leftovers,
-        rules,
-        test_paths,
-        confined,
-        abi,
-        fallback_note,
-        extra_writable,
-        hidden,
-        exe,
-        fresh_baseline: opts.fresh_baseline,
-        allow_new_target: opts.allow_new_target,
-        resume_args: resume_args(opts),
-        lane: opts.lane.clone(),
-        model_endpoints: if matches!(confined, Effective::Landlock | Effective::Namespaces) {
-            let vars: Vec<(String, String)> =
-                std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
-            sandbox::endpoints::model_endpoints(&vars)
-        } else {
-            Vec::new()
-        },
-    })
+    Ok((extra_writable, hidden))
+}
+
+/// The model endpoints a confined agent may reach, read from retry-run's
+/// environment; none when it is not confined.
+fn model_endpoints(confined: Effective) -> Vec<sandbox::endpoints::Endpoint> {
+    if !matches!(confined, Effective::Landlock | Effective::Namespaces) {
+        return Vec::new();
+    }
+    let vars: Vec<(String, String)> =
+        std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    sandbox::endpoints::model_endpoints(&vars)
 }
 
 /// The words of `opts` a resume of the task needs again.

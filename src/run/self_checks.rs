@@ -28,7 +28,7 @@ use crate::context::TaskText;
 use crate::context::self_check::{Found, previous_answer, run_checks_answer, task_answer};
 use crate::git::{DiffDepth, Repo, Revision};
 use crate::integrity::TestPaths;
-use crate::mcp::channel::{Answer, Desk};
+use crate::mcp::channel::{Answer, Desk, Request};
 use crate::mcp::tools::{self, Call};
 use crate::model::{AgentRun, AttemptRecord, SelfCheck};
 use crate::outcome::check::{Baseline, Judging};
@@ -164,110 +164,136 @@ struct Running {
 
 /// The desk's loop: calls taken and answered until `stop`.
 fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
-    let bench = Arc::new(bench);
-    let started = Instant::now();
     let max = bench.config.agent.max_self_checks;
-    let mut calls: Vec<SelfCheck> = Vec::new();
-    let mut ran = 0u32;
-    let mut running: Option<Running> = None;
+    let mut s = Serving {
+        bench: Arc::new(bench),
+        desk,
+        stop,
+        started: Instant::now(),
+        max,
+        calls: Vec::new(),
+        ran: 0,
+        running: None,
+    };
     loop {
-        if running.as_ref().is_some_and(|r| r.thread.is_finished())
-            && let Some(r) = running.take()
+        if s.running.as_ref().is_some_and(|r| r.thread.is_finished())
+            && let Some(r) = s.running.take()
         {
             let result = r.thread.join().unwrap_or_else(|_| Err("the self-check stopped unexpectedly".into()));
-            conclude(&desk, &mut calls[r.index], &r.id, r.started, result);
+            conclude(&s.desk, &mut s.calls[r.index], &r.id, r.started, result);
         }
-        if stop.load(Ordering::SeqCst) {
+        if s.stop.load(Ordering::SeqCst) {
             break;
         }
-        for (id, request) in desk.take() {
-            if calls.len() >= MAX_CALLS {
-                let why = format!("no more calls in this attempt: it made {MAX_CALLS}, which are all recorded");
-                let _ = desk.answer(&id, &Answer::error(why));
-                continue;
-            }
-            let at = Instant::now();
-            let call = calls.len() as u32 + 1;
-            let (tool, arguments) = match &request {
-                Ok(r) => (r.tool.clone(), bounded(&r.arguments)),
-                Err(_) => (String::new(), Value::Null),
-            };
-            let mut record = SelfCheck {
-                call,
-                tool: tool.clone(),
-                arguments,
-                at_ms: started.elapsed().as_millis() as u64,
-                duration_ms: 0,
-                summary: String::new(),
-                passed: None,
-                refused: None,
-            };
-            let parsed = request.and_then(|r| tools::parse(&r.tool, &r.arguments));
-            let answer = match parsed {
-                Err(why) => Err(why),
-                Ok(Call::RunChecks { checks }) => {
-                    match admit(&bench.config, &checks, ran, max, running.is_some()) {
-                        Err(why) => Err(why),
-                        Ok(()) => {
-                            ran += 1;
-                            let b = Arc::clone(&bench);
-                            let flag = Arc::clone(&stop);
-                            let spawned = std::thread::Builder::new().name("self-check".into()).spawn(move || {
-                                // Stopped, as the agent is, when the agent ends.
-                                crate::process::stop_lane_on(flag);
-                                run_gates(&b, (ran, max), &checks)
-                            });
-                            match spawned {
-                                Ok(thread) => {
-                                    running = Some(Running { id, index: calls.len(), started: at, thread });
-                                    calls.push(record);
-                                    continue;
-                                }
-                                Err(e) => Err(format!("cannot start the checks: {e}")),
-                            }
-                        }
-                    }
-                }
-                Ok(Call::PreviousAttempts { attempt, diff, check }) => previous_answer(
-                    &bench.task,
-                    (bench.n, bench.last),
-                    &bench.prior,
-                    (attempt, diff, check.as_deref()),
-                    &bench.config.context,
-                ),
-                Ok(Call::Task) => Ok(task_answer(
-                    &bench.task,
-                    (bench.n, bench.last),
-                    &bench.config,
-                    bench.config.agent.max_self_checks,
-                )),
-            };
-            let answer = match answer {
-                Ok(text) => {
-                    record.summary = first_line(&text);
-                    Answer { text, is_error: false }
-                }
-                Err(why) => {
-                    record.summary = why.clone();
-                    record.refused = Some(why.clone());
-                    Answer::error(why)
-                }
-            };
-            let _ = desk.answer(&id, &answer);
-            record.duration_ms = at.elapsed().as_millis() as u64;
-            calls.push(record);
+        for (id, request) in s.desk.take() {
+            s.call(id, request);
         }
         std::thread::sleep(LOOK);
     }
     // The agent ended: a call under way is stopped (its check killed).
-    if let Some(r) = running.take() {
+    if let Some(r) = s.running.take() {
         let _ = r.thread.join();
-        let c = &mut calls[r.index];
+        let c = &mut s.calls[r.index];
         c.duration_ms = r.started.elapsed().as_millis() as u64;
         c.summary = "stopped: the agent ended before its checks did".into();
         c.refused = Some(c.summary.clone());
     }
-    calls
+    s.calls
+}
+
+/// The desk's state while it serves: the calls so far and the one under way.
+struct Serving {
+    bench: Arc<Bench>,
+    desk: Desk,
+    stop: Arc<AtomicBool>,
+    started: Instant,
+    max: u32,
+    calls: Vec<SelfCheck>,
+    /// `run_checks` calls started so far.
+    ran: u32,
+    running: Option<Running>,
+}
+
+impl Serving {
+    /// One call `id` taken: answered now, or (`run_checks`) started on a
+    /// thread and answered when it ends; recorded either way.
+    fn call(&mut self, id: String, request: Result<Request, String>) {
+        if self.calls.len() >= MAX_CALLS {
+            let why = format!("no more calls in this attempt: it made {MAX_CALLS}, which are all recorded");
+            let _ = self.desk.answer(&id, &Answer::error(why));
+            return;
+        }
+        let at = Instant::now();
+        let (tool, arguments) = match &request {
+            Ok(r) => (r.tool.clone(), bounded(&r.arguments)),
+            Err(_) => (String::new(), Value::Null),
+        };
+        let mut record = SelfCheck {
+            call: self.calls.len() as u32 + 1,
+            tool,
+            arguments,
+            at_ms: self.started.elapsed().as_millis() as u64,
+            duration_ms: 0,
+            summary: String::new(),
+            passed: None,
+            refused: None,
+        };
+        let bench = &self.bench;
+        let answer = match request.and_then(|r| tools::parse(&r.tool, &r.arguments)) {
+            Err(why) => Err(why),
+            Ok(Call::RunChecks { checks }) => match self.start_checks(checks, &id, at) {
+                Ok(()) => {
+                    self.calls.push(record);
+                    return;
+                }
+                Err(why) => Err(why),
+            },
+            Ok(Call::PreviousAttempts { attempt, diff, check }) => previous_answer(
+                &bench.task,
+                (bench.n, bench.last),
+                &bench.prior,
+                (attempt, diff, check.as_deref()),
+                &bench.config.context,
+            ),
+            Ok(Call::Task) => {
+                Ok(task_answer(&bench.task, (bench.n, bench.last), &bench.config, bench.config.agent.max_self_checks))
+            }
+        };
+        let answer = match answer {
+            Ok(text) => {
+                record.summary = first_line(&text);
+                Answer { text, is_error: false }
+            }
+            Err(why) => {
+                record.summary = why.clone();
+                record.refused = Some(why.clone());
+                Answer::error(why)
+            }
+        };
+        let _ = self.desk.answer(&id, &answer);
+        record.duration_ms = at.elapsed().as_millis() as u64;
+        self.calls.push(record);
+    }
+
+    /// A `run_checks` call admitted and its checks started on a thread of
+    /// their own, or why not.
+    fn start_checks(&mut self, checks: Vec<String>, id: &str, at: Instant) -> Result<(), String> {
+        admit(&self.bench.config, &checks, self.ran, self.max, self.running.is_some())?;
+        self.ran += 1;
+        let (b, flag, ran, max) = (Arc::clone(&self.bench), Arc::clone(&self.stop), self.ran, self.max);
+        let spawned = std::thread::Builder::new().name("self-check".into()).spawn(move || {
+            // Stopped, as the agent is, when the agent ends.
+            crate::process::stop_lane_on(flag);
+            run_gates(&b, (ran, max), &checks)
+        });
+        match spawned {
+            Ok(thread) => {
+                self.running = Some(Running { id: id.to_string(), index: self.calls.len(), started: at, thread });
+                Ok(())
+            }
+            Err(e) => Err(format!("cannot start the checks: {e}")),
+        }
+    }
 }
 
 /// Whether a `run_checks` call may run now, or why not.

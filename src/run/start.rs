@@ -41,39 +41,11 @@ pub(super) fn start_task<'a>(
     let progress = progress_of(opts, &id);
     let verified = super::verified_log(store, &id)?;
     let state = history::state(&verified.events);
-    let say_notes = |progress: &Progress| {
-        if let Some(note) = &plan.fallback_note {
-            progress.say(note);
-        }
-        for warning in unconfined(&plan.config) {
-            progress.say(&warning);
-        }
-        for warning in hidden_paths_named(config, &repo.workdir().unwrap_or(repo.common_dir()).display().to_string()) {
-            progress.say(&warning);
-        }
-        for e in &plan.model_endpoints {
-            progress.say(&format!(
-                "the agent's model server {} (from {}) is let through the sandbox's proxy",
-                e.host_port, e.var
-            ));
-        }
-    };
     if let Some((ended, at)) = &state.finished
         && !opts.again
     {
-        say_notes(&progress);
-        let (ok, how) = match ended {
-            Event::TaskSucceeded { branch, .. } => {
-                (true, format!("succeeded at attempt {} (branch {branch})", at.unwrap_or(0)))
-            }
-            Event::TaskEscalated { reason, .. } => (false, format!("escalated ({reason})")),
-            _ => (false, "ended".to_string()),
-        };
-        progress.say(&format!(
-            "task {id} already {how}; `retry-run report {id}` shows it, `{}` runs it again",
-            resume::resume_command(&id, &["--again"], &plan.resume_args)
-        ));
-        return Ok(Started::AlreadyEnded(if ok { Ending::Succeeded } else { Ending::Escalated }));
+        say_notes(&plan, repo, &progress);
+        return Ok(Started::AlreadyEnded(already_ended(&plan, ended, *at, &progress)));
     }
 
     let (base, base_line) = fix_base(repo, &id, opts, config, &state)?;
@@ -81,17 +53,13 @@ pub(super) fn start_task<'a>(
     repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
     let wt_root = repo.worktrees_root(&config.worktree.root);
     let wt = wt_root.join(crate::model::refs::worktree_name(&id));
-    // An agent that cannot start stops the task here, before it is recorded.
-    let hidden: &[std::path::PathBuf] =
-        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
-    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), &wt, hidden)
-        .map_err(|message| RunError::AgentCannotStart { message })?;
+    check_agent_starts(repo, &plan, &wt)?;
     // The task runs: its base is the run's first line (a lane's is its
     // task's, said once by the task).
     if plan.lane.is_none() {
         progress.say(&base_line);
     }
-    say_notes(&progress);
+    say_notes(&plan, repo, &progress);
 
     let label = opts.among.is_some().then(|| id.clone());
     let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
@@ -133,6 +101,54 @@ pub(super) fn start_task<'a>(
         lease: None,
     };
     Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// What the run says before it starts: the sandbox's fallback, what is
+/// not confined, hidden paths the config names, the model servers let
+/// through.
+fn say_notes(plan: &Plan, repo: &Repo, progress: &Progress) {
+    if let Some(note) = &plan.fallback_note {
+        progress.say(note);
+    }
+    for warning in unconfined(&plan.config) {
+        progress.say(&warning);
+    }
+    for warning in hidden_paths_named(&plan.config, &repo.workdir().unwrap_or(repo.common_dir()).display().to_string())
+    {
+        progress.say(&warning);
+    }
+    for e in &plan.model_endpoints {
+        progress.say(&format!(
+            "the agent's model server {} (from {}) is let through the sandbox's proxy",
+            e.host_port, e.var
+        ));
+    }
+}
+
+/// A task that ended before (`ended`, at attempt `at`), without `--again`:
+/// said, and how it ended.
+fn already_ended(plan: &Plan, ended: &Event, at: Option<u32>, progress: &Progress) -> Ending {
+    let id = &plan.id;
+    let (ok, how) = match ended {
+        Event::TaskSucceeded { branch, .. } => {
+            (true, format!("succeeded at attempt {} (branch {branch})", at.unwrap_or(0)))
+        }
+        Event::TaskEscalated { reason, .. } => (false, format!("escalated ({reason})")),
+        _ => (false, "ended".to_string()),
+    };
+    progress.say(&format!(
+        "task {id} already {how}; `retry-run report {id}` shows it, `{}` runs it again",
+        resume::resume_command(id, &["--again"], &plan.resume_args)
+    ));
+    if ok { Ending::Succeeded } else { Ending::Escalated }
+}
+
+/// An agent that cannot start stops the task here, before it is recorded.
+fn check_agent_starts(repo: &Repo, plan: &Plan, wt: &std::path::Path) -> Result<(), RunError> {
+    let hidden: &[std::path::PathBuf] =
+        if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
+    agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), wt, hidden)
+        .map_err(|message| RunError::AgentCannotStart { message })
 }
 
 /// The task's base (the recorded one when it resumes, else `--base`, the

@@ -11,6 +11,7 @@ use super::progress::Progress;
 use super::recorder::{Recorder, WatchCost};
 use super::watch::Watch;
 use super::{Ending, RunError};
+use crate::config::KeepWorktrees;
 use crate::context::TaskText;
 use crate::git::{Oid, Repo, Revision};
 use crate::model::{AttemptRecord, refs};
@@ -96,7 +97,7 @@ impl<'a> TaskRun<'a> {
     /// it: the record and the attempts' commits hold what it held. A
     /// worktree that cannot be removed is left, and said so.
     fn leave_worktree(&mut self, ending: Ending) {
-        if super::worktree::keeps(self.plan.config.worktree.keep, ending) || !self.wt.exists() {
+        if keeps(self.plan.config.worktree.keep, ending) || !self.wt.exists() {
             return;
         }
         let id = self.plan.id.clone();
@@ -104,7 +105,7 @@ impl<'a> TaskRun<'a> {
         match self.repo.remove_worktree(&self.wt, &id) {
             Ok(()) => {
                 let keep = match self.plan.config.worktree.keep {
-                    crate::config::KeepWorktrees::Failed => "failed",
+                    KeepWorktrees::Failed => "failed",
                     _ => "none",
                 };
                 let reason = format!("the task ended ([worktree] keep = \"{keep}\")");
@@ -382,7 +383,7 @@ impl<'a> TaskRun<'a> {
         } else if !self.json {
             crate::console::outln!("task {id} succeeded at attempt {n}");
             crate::console::outln!("  branch:   {branch} ({commit})");
-            if super::worktree::keeps(self.plan.config.worktree.keep, Ending::Succeeded) {
+            if keeps(self.plan.config.worktree.keep, Ending::Succeeded) {
                 crate::console::outln!("  worktree: {}", self.wt.display());
             } else {
                 crate::console::outln!(
@@ -431,5 +432,36 @@ impl<'a> TaskRun<'a> {
         let id = &self.plan.id;
         self.progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
         Ok(Ending::Escalated)
+    }
+}
+
+/// Whether a task that ended so keeps its worktree under `keep`. Pure.
+fn keeps(keep: KeepWorktrees, ending: Ending) -> bool {
+    match keep {
+        KeepWorktrees::All => true,
+        KeepWorktrees::Failed => ending == Ending::Escalated,
+        KeepWorktrees::None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_says_which_ended_tasks_keep_their_worktree() {
+        use Ending::*;
+        use KeepWorktrees as K;
+        let table = [
+            (K::None, Succeeded, false),
+            (K::None, Escalated, false),
+            (K::Failed, Succeeded, false),
+            (K::Failed, Escalated, true),
+            (K::All, Succeeded, true),
+            (K::All, Escalated, true),
+        ];
+        for (keep, ending, kept) in table {
+            assert_eq!(keeps(keep, ending), kept, "{keep:?} {ending:?}");
+        }
     }
 }

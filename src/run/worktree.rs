@@ -2,12 +2,11 @@
 //! it (or, with `reset = "keep"`, left as the last attempt left it), its
 //! submodules with it ([`super::submodules`]); then prepared by `worktree.include` and `worktree.setup` ([`super::prepare`]).
 
-use super::Ending;
 use super::RunError;
 use super::prepare;
 use super::recorder::Prepared;
 use super::task_run::TaskRun;
-use crate::config::{KeepWorktrees, ResetMode};
+use crate::config::ResetMode;
 use crate::record::Event;
 use crate::sandbox::{self, Confinement, Effective};
 
@@ -84,36 +83,5 @@ impl TaskRun<'_> {
         policy.network = config.worktree.setup_network.clone();
         policy.shared = self.shared_mounts();
         Ok(Some(self.confinement(Some(tmp), policy, &git_paths)))
-    }
-}
-
-/// Whether a task that ended so keeps its worktree under `keep`. Pure.
-pub(super) fn keeps(keep: KeepWorktrees, ending: Ending) -> bool {
-    match keep {
-        KeepWorktrees::All => true,
-        KeepWorktrees::Failed => ending == Ending::Escalated,
-        KeepWorktrees::None => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keep_says_which_ended_tasks_keep_their_worktree() {
-        use Ending::*;
-        use KeepWorktrees as K;
-        let table = [
-            (K::None, Succeeded, false),
-            (K::None, Escalated, false),
-            (K::Failed, Succeeded, false),
-            (K::Failed, Escalated, true),
-            (K::All, Succeeded, true),
-            (K::All, Escalated, true),
-        ];
-        for (keep, ending, kept) in table {
-            assert_eq!(keeps(keep, ending), kept, "{keep:?} {ending:?}");
-        }
     }
 }

@@ -7,12 +7,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::super::RunError;
+use super::super::confine::confinement_of;
+use super::super::plan::Plan;
 use super::super::task_run::{Attempt, TaskRun};
 use crate::format::diff::{DiffFormat, write as write_diff};
-use crate::git::Comparison;
+use crate::git::{Comparison, DiffDepth, Repo, Revision};
 use crate::model::DiffSummary;
-use crate::record::Event;
+use crate::outcome::lanes::Candidate;
 use crate::record::layout::AttemptDir;
+use crate::record::{Event, Store};
 use crate::sandbox::{self, Confinement};
 
 use crate::config::VerifierConfig;
@@ -143,4 +146,72 @@ impl TaskRun<'_> {
         a.record.verifier = Some(v);
         Ok(())
     }
+}
+
+/// The lanes' choice (`--choose all`): with a verifier and more than one
+/// lane that passed every gate and its targets, the verifier is shown each
+/// one's diff from `base` and picks one (`lane` and `why` in its verdict);
+/// otherwise, or when it gives no valid pick, the gates' choice `best`
+/// stands.
+pub(in crate::run) fn pick_lane(
+    repo: &Repo,
+    store: &Store,
+    plan: &Plan,
+    base: &Revision,
+    candidates: &[Candidate],
+    best: Candidate,
+    why: String,
+) -> Result<(Candidate, String), RunError> {
+    let top: Vec<&Candidate> = candidates.iter().filter(|c| c.passed && c.targets == best.targets).collect();
+    let Some(cfg) = &plan.config.verifier else { return Ok((best, why)) };
+    if top.len() < 2 {
+        return Ok((best, why));
+    }
+    let id = &plan.id;
+    let input = lanes_input(repo, id, base, &top)?;
+    // Run in an empty directory of the record, confined as a verifier.
+    let dir = store.task(id).choice();
+    let tmp = dir.tmp();
+    let _ = std::fs::remove_dir_all(dir.path());
+    std::fs::create_dir_all(&tmp).map_err(|source| RunError::Tmpdir { path: tmp.clone(), source })?;
+    let mut policy = sandbox::verifier_policy(&tmp, &plan.extra_writable);
+    policy.network = cfg.network.clone();
+    let git_paths = sandbox::GitPaths {
+        objects: repo.common_dir().join("objects"),
+        admin: tmp.clone(),
+        quarantine: tmp.clone(),
+        submodule_objects: Vec::new(),
+    };
+    let confinement = confinement_of(repo, plan, dir.path(), Some(tmp.clone()), policy, &git_paths);
+    let mut env = vec![("RETRY_RUN_TASK".to_string(), id.clone())];
+    env.extend(confinement.env());
+    let v = verify(cfg, dir.path(), &env, &confinement, &input, &dir);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = std::fs::read_to_string(dir.verifier_out(v.calls)).unwrap_or_default();
+    let lanes: Vec<u32> = top.iter().map(|c| c.lane).collect();
+    Ok(match verdict::pick(&out, &lanes) {
+        Ok(verdict::Pick { lane, why: said }) => {
+            let chosen = top.iter().find(|c| c.lane == lane).map_or(best, |c| (*c).clone());
+            let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+            (chosen, format!("the verifier's pick among {} lanes that passed every gate{said}", top.len()))
+        }
+        Err(e) => (best, format!("{why} (the verifier gave no pick: {e})")),
+    })
+}
+
+/// What the verifier is asked to choose among: each lane's diff from `base`.
+fn lanes_input(repo: &Repo, id: &str, base: &Revision, top: &[&Candidate]) -> Result<String, RunError> {
+    let mut input = format!(
+        "# Choose one lane of task {id}\n\nEach lane below is an attempt at the same task that passed every gate. \
+         Answer with your JSON verdict, adding `lane` (the number of the lane you pick) and `why`.\n"
+    );
+    for c in top {
+        let head = repo.resolve(&c.commit)?;
+        let cmp = repo.compare_commits(base, &head, DiffDepth::Patch { max_lines: VERIFIER_DIFF_LINES }, None)?;
+        let mut md = Vec::new();
+        let summary = DiffSummary::from(&cmp);
+        let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
+        input.push_str(&format!("\n## Lane {}, attempt {}\n\n{}\n", c.lane, c.attempt, String::from_utf8_lossy(&md)));
+    }
+    Ok(input)
 }

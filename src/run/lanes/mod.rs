@@ -1,0 +1,296 @@
+//! Lanes (`run --lanes K`, docs/lanes.md): K attempt chains of one task
+//! from the same base at once, each a record of its own under the task's
+//! (`tasks/<task>/lanes/<lane>/`, refs `refs/retry-run/<task>/lanes/<lane>/<n>`,
+//! worktree `<task>+<lane>`), each retried with its own feedback. The first
+//! lane to pass every gate wins and the others are stopped, or, with
+//! `--choose all`, every lane runs to its end and the gates choose
+//! ([`crate::outcome::lanes::choose`]). The winner's commit becomes the
+//! task's branch; the task's own log records how each lane ended and the
+//! choice.
+
+mod ended;
+pub(super) mod shared;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::held_lease::HeldLease;
+use super::plan::Plan;
+use super::progress::{Board, Mode, Shared};
+use super::{Ending, Options, Ran, RunError, history, run_task};
+use crate::config::lanes::{ChooseMode, LaneConfig};
+use crate::git::{Repo, Revision};
+use crate::hash::sha256_hex;
+use crate::model::{AttemptRecord, refs};
+use crate::record::store::{EventLog, write_file};
+use crate::record::{Event, Store};
+use ended::Ended;
+use shared::{LaneRun, LaneShared};
+
+/// How many lanes a run of `plan` takes: `--lanes`, else the task's record
+/// (a resumed task keeps its lanes), else `retry.lanes`, else one per
+/// `[[lane]]` table (or `--lane-preset`), else 1. More lane agents than
+/// lanes is an error.
+pub(super) fn count(plan: &Plan, opts: &Options, recorded: Option<u32>) -> Result<u32, RunError> {
+    let agents = lane_agents(plan, opts).len();
+    let lanes = opts
+        .lanes
+        .or(recorded.filter(|_| !opts.again))
+        .or((plan.config.retry.lanes > 1).then_some(plan.config.retry.lanes))
+        .unwrap_or(agents.max(1) as u32);
+    if agents > lanes as usize {
+        return Err(RunError::usage(format!(
+            "task {}: {agents} lane agents are given ([[lane]] or --lane-preset) for {lanes} lanes; give --lanes {agents} or fewer agents",
+            plan.id
+        )));
+    }
+    Ok(lanes)
+}
+
+/// Each lane's agent, by lane: `--lane-preset` over `[[lane]]`.
+fn lane_agents(plan: &Plan, opts: &Options) -> Vec<LaneConfig> {
+    if opts.lane_presets.is_empty() {
+        return plan.config.lanes.clone();
+    }
+    opts.lane_presets
+        .iter()
+        .map(|p| LaneConfig { preset: Some(crate::config::PresetName(p.clone())), ..LaneConfig::default() })
+        .collect()
+}
+
+/// `run` of a task in `lanes` lanes: the task's record started, every
+/// lane run (at most `-j` at once), the choice made and recorded.
+pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes: u32) -> Result<Ran, RunError> {
+    let id = plan.id.clone();
+    let agents = lane_agents(&plan, opts);
+    let _lock = super::lock(store, &id)?;
+    // With --remote, one lease for the task: its lanes run under it.
+    let dir = repo.workdir().unwrap_or(repo.common_dir());
+    let lease = super::claim_lease(dir, opts, &id)?.map(Arc::new);
+    let ran = run_under(repo, store, &plan, opts, lanes, &agents, lease.clone());
+    let lease = lease.and_then(|l| Arc::try_unwrap(l).ok());
+    let earlier = ran.as_ref().is_ok_and(|r| r.earlier);
+    super::finish(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier })
+}
+
+/// [`run`], once the task's lock (and lease) are held.
+fn run_under(
+    repo: &Repo,
+    store: &Store,
+    plan: &Plan,
+    opts: &Options,
+    lanes: u32,
+    agents: &[LaneConfig],
+    lease: Option<Arc<HeldLease>>,
+) -> Result<Ran, RunError> {
+    let id = plan.id.clone();
+    let verified = super::verified_log(store, &id)?;
+    let state = history::state(&verified.events);
+    if let Some(ran) = already_ended(plan, opts, &state) {
+        return Ok(ran);
+    }
+    let new_round = state.finished.is_some() || !state.started;
+    let choose = choice(plan, opts, &state, new_round);
+    let base = base(repo, plan, opts, &state)?;
+    repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
+    let mut log = store.log(&id)?;
+    record_start(store, &mut log, plan, &base, lanes, choose, new_round)?;
+    let so_far = if new_round { Vec::new() } else { so_far(store, &id, lanes) };
+    let share_feedback = plan.config.retry.share_feedback;
+    let shared = Arc::new(LaneShared::new(choose, share_feedback, plan.config.max_attempts.0, so_far, lease.clone()));
+    if let Some(l) = &lease {
+        l.publish()?;
+    }
+    let board = (Mode::pick(opts.json, opts.quiet) == Mode::Live).then(Board::new);
+    let each = Lanes { opts, id: &id, base: &base, board: &board, new_round, agents, shared: &shared };
+    let lane_opts: Vec<Options> = (1..=lanes).map(|lane| each.options(lane, lanes)).collect();
+    let results = run_lanes(repo.workdir().unwrap_or(repo.common_dir()), &lane_opts, opts.jobs.max(1));
+    if let Some(b) = &board {
+        b.close();
+    }
+    stop_if_a_lane_was_interrupted(plan, opts, &results)?;
+    // A lane that failed on its environment (a file that cannot be
+    // written, a check that cannot start): when no lane wins, the task stays
+    // open with that error, to be resumed, rather than escalate.
+    let failed = results.into_iter().find_map(Result::err);
+    let ended = Ended { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
+    ended.finish(&mut log, failed)
+}
+
+/// A task that ended before this run, without `--again`: said, and how it
+/// ended.
+fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState) -> Option<Ran> {
+    if state.finished.is_none() || opts.again {
+        return None;
+    }
+    let id = &plan.id;
+    let ending = match &state.finished {
+        Some((Event::TaskSucceeded { .. }, _)) => Ending::Succeeded,
+        _ => Ending::Escalated,
+    };
+    super::progress_of(opts, id).say(&format!(
+        "task {id} already ended; `retry-run report {id}` shows it, `{}` runs it again",
+        crate::outcome::resume::resume_command(id, &["--again"], &plan.resume_args)
+    ));
+    Some(Ran { ending, earlier: true })
+}
+
+/// How the winner is chosen: `--choose`, else the record's (a resumed task
+/// keeps its choice), else `retry.choose`.
+fn choice(plan: &Plan, opts: &Options, state: &history::TaskState, new_round: bool) -> ChooseMode {
+    let recorded = match state.choose.as_deref().filter(|_| !new_round) {
+        Some("all") => Some(ChooseMode::All),
+        Some("first") => Some(ChooseMode::First),
+        _ => None,
+    };
+    opts.choose.or(recorded).unwrap_or(plan.config.retry.choose)
+}
+
+/// The task's text written to its record and `TaskStarted` appended, with
+/// its lanes and their choice.
+fn record_start(
+    store: &Store,
+    log: &mut EventLog,
+    plan: &Plan,
+    base: &Revision,
+    lanes: u32,
+    choose: ChooseMode,
+    new_round: bool,
+) -> Result<(), RunError> {
+    let task_text = crate::task::file_text(&plan.task);
+    write_file(&store.task(&plan.id).task_md(), task_text.as_bytes())?;
+    let started = Event::TaskStarted {
+        task: plan.id.clone(),
+        title: plan.task.title.clone(),
+        base: base.oid.to_string(),
+        base_ref: base.spec.clone(),
+        max_attempts: plan.config.max_attempts.0,
+        first_attempt: 1,
+        resumed: !new_round,
+        task_sha256: sha256_hex(task_text.as_bytes()),
+        targets: plan.config.targets.clone(),
+        baseline: Some(plan.config.retry.baseline),
+        sandbox: None,
+        lanes: Some(lanes),
+        lane: None,
+        choose: Some(match choose {
+            ChooseMode::First => "first".to_string(),
+            ChooseMode::All => "all".to_string(),
+        }),
+    };
+    log.append(started.kind(), None, &started.fields())?;
+    Ok(())
+}
+
+/// What the lanes already did in this round (a resumed task), by lane.
+fn so_far(store: &Store, id: &str, lanes: u32) -> Vec<(u32, AttemptRecord)> {
+    let mut so_far = Vec::new();
+    for lane in 1..=lanes {
+        let rid = refs::lane_record(id, lane);
+        if let Ok(v) = store.read(&rid) {
+            so_far.extend(history::attempts(store, &rid, &v.events).into_iter().map(|r| (lane, r)));
+        }
+    }
+    so_far
+}
+
+/// What every lane's run shares, to make each one's options.
+struct Lanes<'a> {
+    opts: &'a Options,
+    id: &'a str,
+    base: &'a Revision,
+    board: &'a Option<Arc<Board>>,
+    new_round: bool,
+    agents: &'a [LaneConfig],
+    shared: &'a Arc<LaneShared>,
+}
+
+impl Lanes<'_> {
+    /// The options lane `lane` of `lanes` runs with: the task by id at the
+    /// lanes' base, its own agent, one progress board.
+    fn options(&self, lane: u32, lanes: u32) -> Options {
+        let opts = self.opts;
+        let agent = self.agents.get(lane as usize - 1).cloned();
+        Options {
+            task_file: None,
+            task_text: None,
+            id: Some(self.id.to_string()),
+            base: Some(self.base.oid.to_string()),
+            refresh_base: false,
+            agent: if agent.is_some() { Vec::new() } else { opts.agent.clone() },
+            remote: None,
+            among: Some(Shared { board: self.board.clone() }),
+            lanes: None,
+            lane_presets: Vec::new(),
+            // A lane that ended in an earlier round starts a new one
+            // with the task.
+            again: self.new_round && opts.again,
+            lane: Some(LaneRun { task: self.id.to_string(), lane, lanes, agent, shared: self.shared.clone() }),
+            ..opts.clone()
+        }
+    }
+}
+
+/// Each lane that stopped on an error said; `Err(Interrupted)` when one
+/// was interrupted.
+fn stop_if_a_lane_was_interrupted(
+    plan: &Plan,
+    opts: &Options,
+    results: &[Result<Ran, RunError>],
+) -> Result<(), RunError> {
+    let id = &plan.id;
+    for (lane, e) in results.iter().enumerate().filter_map(|(i, r)| Some((i + 1, r.as_ref().err()?))) {
+        if e.interrupted_by().is_none() {
+            super::progress_of(opts, id).say(&format!("task {id}: lane {lane} stopped on an error: {e}"));
+        }
+    }
+    if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
+        let resume = crate::outcome::resume::resume_command(id, &[], &plan.resume_args);
+        return Err(RunError::Interrupted {
+            task: id.clone(),
+            signal: e.interrupted_by().unwrap_or(libc::SIGINT),
+            resume,
+        });
+    }
+    Ok(())
+}
+
+/// The base of the lanes: the recorded one when the task resumes; the
+/// line that names it said.
+fn base(repo: &Repo, plan: &Plan, opts: &Options, state: &history::TaskState) -> Result<Revision, RunError> {
+    let (base, line) = super::start::fix_base(repo, &plan.id, opts, &plan.config, state)?;
+    super::progress_of(opts, &plan.id).say(&line);
+    Ok(base)
+}
+
+/// Every lane run, at most `jobs` at once, each on a thread that its
+/// lanes' stop flag can stop.
+fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunError>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Ran, RunError>>>> = Mutex::new((0..lanes.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, lanes.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(o) = lanes.get(i) else { break };
+                    if let Some(l) = &o.lane {
+                        crate::process::stop_lane_on(l.shared.stop.clone());
+                    }
+                    let r = run_task(dir, o.clone());
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.unwrap_or_else(|| Err(RunError::Environment(format!("lane {} ended without a result", i + 1)))))
+        .collect()
+}
