@@ -15,6 +15,9 @@
 //! waited for and exits at once (130 for SIGINT, 143 for SIGTERM). The
 //! wait loop polls, so a flag set by the handler is all it needs: no
 //! self-pipe.
+//!
+//! Programs on `PATH` ([`programs_on_path`], [`find_program`]): the one
+//! lookup every caller uses, which finds what a shell would run.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -301,6 +304,29 @@ pub fn output_with<S: AsRef<std::ffi::OsStr>>(
     Ok(out)
 }
 
+/// The programs named `name` in the directories of `path` (a `PATH`
+/// value), in its order: each directory's `name` that is a regular file
+/// (after symlinks) with an execute bit, which is what a shell would run;
+/// an empty entry is the current directory. A name that is empty or holds
+/// a `/` is not looked up: nothing is found.
+pub fn programs_on_path<'a>(name: &'a str, path: &'a std::ffi::OsStr) -> impl Iterator<Item = PathBuf> + 'a {
+    let looked_up = !name.is_empty() && !name.contains('/');
+    std::env::split_paths(path).filter(move |_| looked_up).map(move |dir| dir.join(name)).filter(|p| is_program(p))
+}
+
+/// The program `name` on retry-run's own `PATH` ([`programs_on_path`]);
+/// `None` when it is not there, or `PATH` is unset.
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    programs_on_path(name, &path).next()
+}
+
+/// Whether `p` is a regular file (after symlinks) with an execute bit.
+fn is_program(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 /// `cmd` runs in `dir`, and its environment says so as a shell's would:
 /// `PWD` is `dir` (programs that take their directory from `PWD` work
 /// there, not where retry-run was started), `OLDPWD` is dropped, and
@@ -583,5 +609,39 @@ mod tests {
         let mut big = Capture::new(3);
         big.push(b"0123456789");
         assert_eq!((big.head.as_slice(), big.tail()), (&b"012"[..], b"789".to_vec()));
+    }
+
+    #[test]
+    fn a_program_on_path_is_an_executable_regular_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = |name: &str| {
+            let d = tmp.path().join(name);
+            std::fs::create_dir(&d).expect("mkdir");
+            d
+        };
+        let (plain, folder, runnable, linked) = (dir("plain"), dir("folder"), dir("runnable"), dir("linked"));
+        let write = |path: &Path, mode: u32| {
+            std::fs::write(path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        };
+        write(&plain.join("tool"), 0o644);
+        std::fs::create_dir(folder.join("tool")).expect("a directory named tool");
+        write(&runnable.join("tool"), 0o755);
+        std::os::unix::fs::symlink(runnable.join("tool"), linked.join("tool")).expect("symlink");
+        write(&runnable.join("only-owner"), 0o700);
+        let path = std::env::join_paths([&plain, &folder, &runnable, &linked]).expect("PATH");
+        let found: Vec<PathBuf> = programs_on_path("tool", &path).collect();
+        assert_eq!(
+            found,
+            [runnable.join("tool"), linked.join("tool")],
+            "a file without an execute bit, or a directory, is no program"
+        );
+        assert_eq!(programs_on_path("only-owner", &path).next(), Some(runnable.join("only-owner")));
+        assert_eq!(programs_on_path("missing", &path).next(), None);
+        assert_eq!(programs_on_path("runnable/tool", tmp.path().as_os_str()).next(), None, "a path is not looked up");
+        assert_eq!(programs_on_path("", &path).next(), None);
+        let plain_only = std::env::join_paths([&plain]).expect("PATH");
+        assert_eq!(programs_on_path("tool", &plain_only).next(), None, "a non-executable file on PATH is not found");
     }
 }
