@@ -13,8 +13,8 @@
 //! SIGTERM, then SIGKILL after the grace period); the caller asks
 //! [`interrupted`] and winds down. A second one kills the groups being
 //! waited for and exits at once (130 for SIGINT, 143 for SIGTERM). The
-//! wait loop polls, so a flag set by the handler is all it needs: no
-//! self-pipe.
+//! handler is registered with `signal-hook`; the wait loop polls, so a
+//! flag set by the handler is all it needs: no self-pipe.
 //!
 //! Programs on `PATH` ([`programs_on_path`], [`find_program`]): the one
 //! lookup every caller uses, which finds what a shell would run.
@@ -23,7 +23,7 @@ use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -187,6 +187,15 @@ pub fn signal_name(sig: i32) -> String {
     }
 }
 
+/// Whether [`catch_interrupts`] has run: SIGINT and SIGTERM are this
+/// module's from then on, and a handler installed before (the demo's)
+/// leaves them to it.
+pub fn interrupts_caught() -> bool {
+    CAUGHT.load(Ordering::SeqCst)
+}
+
+static CAUGHT: AtomicBool = AtomicBool::new(false);
+
 /// From now on SIGINT and SIGTERM no longer end retry-run at once: the
 /// first is noted for [`interrupted`] (and stops what [`run_with`] waits
 /// for), a second one ends the groups being waited for and exits with
@@ -194,22 +203,19 @@ pub fn signal_name(sig: i32) -> String {
 pub fn catch_interrupts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        // SAFETY: the handler only touches atomics and calls kill, write and
-        // _exit, all async-signal-safe; SA_RESTART keeps other system calls
-        // from failing with EINTR.
-        unsafe {
-            for sig in [libc::SIGINT, libc::SIGTERM] {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
-                action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(sig, &action, std::ptr::null_mut());
-            }
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: the action only touches atomics and calls kill, write
+            // and _exit, all async-signal-safe. signal-hook's handler is
+            // installed with SA_RESTART, so other system calls do not fail
+            // with EINTR.
+            let _ = unsafe { signal_hook::low_level::register(sig, move || on_interrupt(sig)) };
         }
+        CAUGHT.store(true, Ordering::SeqCst);
     });
 }
 
-extern "C" fn on_interrupt(sig: libc::c_int) {
+/// What SIGINT or SIGTERM does once caught; runs in the signal handler.
+fn on_interrupt(sig: i32) {
     const FIRST: &[u8] =
         b"\nretry-run: interrupted: stopping what runs and recording the attempt (again to quit at once)\n";
     if INTERRUPT.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
@@ -228,10 +234,8 @@ extern "C" fn on_interrupt(sig: libc::c_int) {
             }
         }
     }
-    // SAFETY: _exit(2) is async-signal-safe and ends the process at once.
-    unsafe {
-        libc::_exit(128 + sig);
-    }
+    // _exit(2): async-signal-safe, ends the process at once.
+    signal_hook::low_level::exit(128 + sig);
 }
 
 /// `pgid` among the groups a second signal kills, while it is waited for.
@@ -349,19 +353,7 @@ pub fn run(spec: &Spec) -> Result<Finished, String> {
 pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, String> {
     let (program, args) = spec.argv.split_first().ok_or("empty command")?;
     let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
-    let writer2 = writer.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
-    let mut cmd = Command::new(program);
-    in_dir(&mut cmd, &spec.cwd);
-    for name in &spec.unset {
-        cmd.env_remove(name);
-    }
-    cmd.args(args)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdout(writer)
-        .stderr(writer2)
-        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .process_group(0);
-    die_with_this_process(&mut cmd);
+    let mut cmd = group_command(spec, program, args, writer)?;
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| {
         format!("cannot start {program:?} in {}: {e}; check the command and that it is installed", spec.cwd.display())
@@ -370,17 +362,65 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     let pgid = child.id() as i32;
     let waited = Waited::new(pgid);
     started(pgid);
-    let capture = Arc::new(Mutex::new(Capture::new(spec.keep)));
-    let reader_thread = {
-        let capture = Arc::clone(&capture);
-        let mut reader = reader;
+    let output = OutputReader::start(reader, spec.keep);
+    if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
+        // A writer thread: a command that does not read its stdin must not block us.
         std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let (status, stop) = wait_or_stop(&mut child, pgid, spec, start);
+    let duration = start.elapsed();
+    // The leader is gone; nothing it started may outlive it.
+    kill_group(pgid, if stop == Stop::No { Duration::from_millis(200) } else { spec.grace });
+    drop(waited);
+    Ok(Finished {
+        exit_code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        timed_out: stop == Stop::TimedOut,
+        interrupted: stop == Stop::Asked,
+        duration,
+        output: output.finish(),
+    })
+}
+
+/// The command of `spec` (`program` and `args`), in a process group of its
+/// own that dies with this process, with stdout and stderr both on `out`.
+fn group_command(spec: &Spec, program: &str, args: &[String], out: std::io::PipeWriter) -> Result<Command, String> {
+    let err = out.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
+    let mut cmd = Command::new(program);
+    in_dir(&mut cmd, &spec.cwd);
+    for name in &spec.unset {
+        cmd.env_remove(name);
+    }
+    cmd.args(args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdout(out)
+        .stderr(err)
+        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .process_group(0);
+    die_with_this_process(&mut cmd);
+    Ok(cmd)
+}
+
+/// The command's output, read on a thread of its own into a [`Capture`].
+struct OutputReader {
+    capture: Arc<Mutex<Capture>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl OutputReader {
+    /// Reads `reader` to its end, keeping `keep` bytes of head and tail.
+    fn start(mut reader: std::io::PipeReader, keep: usize) -> OutputReader {
+        let capture = Arc::new(Mutex::new(Capture::new(keep)));
+        let shared = Arc::clone(&capture);
+        let thread = std::thread::spawn(move || {
             let mut buf = vec![0u8; 64 * 1024];
             loop {
                 match reader.read(&mut buf) {
                     Ok(0) => break,
                     Ok(n) => {
-                        if let Ok(mut c) = capture.lock() {
+                        if let Ok(mut c) = shared.lock() {
                             c.push(&buf[..n]);
                         }
                     }
@@ -388,39 +428,88 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
                     Err(_) => break,
                 }
             }
-        })
-    };
-    if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
-        // A writer thread: a command that does not read its stdin must not block us.
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&input);
         });
+        OutputReader { capture, thread }
     }
+
+    /// What was read. The reader ends when every writer is gone; one that
+    /// escaped the group (setsid) could keep the pipe open, so it is not
+    /// waited for more than 2 s.
+    fn finish(self) -> Capture {
+        let waited = Instant::now();
+        while !self.thread.is_finished() && waited.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if self.thread.is_finished() {
+            let _ = self.thread.join();
+        }
+        self.capture.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+}
+
+/// Why a command was stopped before it ended by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// It was not: it ended by itself.
+    No,
+    /// Its time ran out.
+    TimedOut,
+    /// SIGINT or SIGTERM came, or its lane was told to stop.
+    Asked,
+}
+
+/// What the wait loop does at a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Waits on.
+    Wait,
+    /// SIGTERM to the group, for this reason.
+    Term(Stop),
+    /// SIGKILL to the group: the grace period after SIGTERM is over.
+    Kill,
+}
+
+/// The wait loop's turn at `now`, given the `deadline`, when SIGTERM was
+/// sent (if it was), the `grace` period after it, and whether retry-run
+/// was asked to stop. Pure.
+fn turn(now: Instant, deadline: Instant, term_sent: Option<Instant>, grace: Duration, asked: bool) -> Turn {
+    match term_sent {
+        None if asked => Turn::Term(Stop::Asked),
+        None if now >= deadline => Turn::Term(Stop::TimedOut),
+        Some(t) if now >= t + grace => Turn::Kill,
+        _ => Turn::Wait,
+    }
+}
+
+/// Waits for `child`, the leader of group `pgid`, to end: at its timeout
+/// or when asked ([`interrupted`], [`lane_stopped`]) the group gets
+/// SIGTERM, then SIGKILL after the grace period. Its exit status (`None`
+/// when it cannot be had) and why it was stopped.
+fn wait_or_stop(
+    child: &mut std::process::Child,
+    pgid: i32,
+    spec: &Spec,
+    start: Instant,
+) -> (Option<std::process::ExitStatus>, Stop) {
     let deadline = start + spec.timeout;
-    let mut timed_out = false;
-    let mut stopped = false;
+    let mut stop = Stop::No;
     let mut term_sent: Option<Instant> = None;
-    let status = loop {
+    loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
+            Ok(Some(status)) => return (Some(status), stop),
             Ok(None) => {}
-            Err(_) => break None,
+            Err(_) => return (None, stop),
         }
         let now = Instant::now();
-        match term_sent {
-            None if now >= deadline || interrupted().is_some() || lane_stopped() => {
-                if interrupted().is_some() || lane_stopped() {
-                    stopped = true;
-                } else {
-                    timed_out = true;
-                }
+        let asked = term_sent.is_none() && (interrupted().is_some() || lane_stopped());
+        match turn(now, deadline, term_sent, spec.grace, asked) {
+            Turn::Term(why) => {
+                stop = why;
                 signal_group(pgid, libc::SIGTERM);
                 term_sent = Some(now);
             }
-            Some(t) if now >= t + spec.grace => {
-                signal_group(pgid, libc::SIGKILL);
-            }
-            _ => {}
+            Turn::Kill => signal_group(pgid, libc::SIGKILL),
+            Turn::Wait => {}
         }
         // Short commands (an agent's `true`, a linter on a clean tree) are
         // seen to end within a millisecond; long ones are looked at less.
@@ -429,29 +518,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
         } else {
             25
         }));
-    };
-    let duration = start.elapsed();
-    // The leader is gone; nothing it started may outlive it.
-    kill_group(pgid, if timed_out || stopped { spec.grace } else { Duration::from_millis(200) });
-    drop(waited);
-    // The reader ends when every writer is gone; one that escaped the group
-    // (setsid) could keep the pipe open, so do not wait for it for ever.
-    let waited = Instant::now();
-    while !reader_thread.is_finished() && waited.elapsed() < Duration::from_secs(2) {
-        std::thread::sleep(Duration::from_millis(1));
     }
-    if reader_thread.is_finished() {
-        let _ = reader_thread.join();
-    }
-    let output = capture.lock().map(|c| c.clone()).unwrap_or_default();
-    Ok(Finished {
-        exit_code: status.and_then(|s| s.code()),
-        signal: status.and_then(|s| s.signal()),
-        timed_out,
-        interrupted: stopped,
-        duration,
-        output,
-    })
 }
 
 /// The command is killed when this process dies, even by SIGKILL
@@ -609,6 +676,19 @@ mod tests {
         let mut big = Capture::new(3);
         big.push(b"0123456789");
         assert_eq!((big.head.as_slice(), big.tail()), (&b"012"[..], b"789".to_vec()));
+    }
+
+    #[test]
+    fn the_wait_loop_terms_at_the_deadline_or_when_asked_and_kills_after_the_grace() {
+        let t0 = Instant::now();
+        let (s, grace) = (Duration::from_secs(1), Duration::from_secs(5));
+        let deadline = t0 + 10 * s;
+        assert_eq!(turn(t0, deadline, None, grace, false), Turn::Wait);
+        assert_eq!(turn(t0 + 10 * s, deadline, None, grace, false), Turn::Term(Stop::TimedOut));
+        assert_eq!(turn(t0, deadline, None, grace, true), Turn::Term(Stop::Asked));
+        assert_eq!(turn(t0 + 10 * s, deadline, None, grace, true), Turn::Term(Stop::Asked), "asked wins");
+        assert_eq!(turn(t0 + 14 * s, deadline, Some(t0 + 10 * s), grace, false), Turn::Wait);
+        assert_eq!(turn(t0 + 15 * s, deadline, Some(t0 + 10 * s), grace, false), Turn::Kill);
     }
 
     #[test]
