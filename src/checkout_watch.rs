@@ -13,6 +13,7 @@
 //!   put back after it when the attempt changed them ([`Machinery`]).
 
 use std::collections::{BTreeMap, HashMap};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -302,15 +303,9 @@ impl CheckoutWatch {
     /// that way, by a walk with git's ignore rules. `Err` says why it
     /// cannot (the caller falls back to comparing stat data).
     pub fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, String> {
-        use std::os::fd::FromRawFd;
-        // SAFETY: inotify_init1 takes flags only; a non-negative result is a
-        // new descriptor that we own from here on.
-        let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-        if raw < 0 {
-            return Err(format!("inotify: {}", std::io::Error::last_os_error()));
-        }
-        // SAFETY: `raw` is a fresh descriptor nobody else owns.
-        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
+        use rustix::fs::inotify;
+        let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
+            .map_err(|e| format!("inotify: {}", std::io::Error::from(e)))?;
         let dirs = listed_directories(root, skip).unwrap_or_else(|| walked_directories(root, skip));
         let mut watch = CheckoutWatch { fd, dirs: HashMap::new(), root: root.to_path_buf() };
         for dir in dirs {
@@ -319,31 +314,27 @@ impl CheckoutWatch {
         Ok(watch)
     }
 
+    /// Watches `dir`; `Err` when the kernel refuses (no watches left).
     fn add(&mut self, dir: &Path) -> Result<(), String> {
-        use std::os::fd::AsRawFd;
-        use std::os::unix::ffi::OsStrExt;
-        let mut c = dir.as_os_str().as_bytes().to_vec();
-        c.push(0);
-        let mask = libc::IN_MODIFY
-            | libc::IN_ATTRIB
-            | libc::IN_CLOSE_WRITE
-            | libc::IN_CREATE
-            | libc::IN_DELETE
-            | libc::IN_MOVED_FROM
-            | libc::IN_MOVED_TO
-            | libc::IN_DELETE_SELF
-            | libc::IN_MOVE_SELF
-            | libc::IN_DONT_FOLLOW
-            | libc::IN_ONLYDIR;
-        // SAFETY: `c` is a NUL-terminated path that lives across the call.
-        let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), c.as_ptr().cast(), mask) };
-        if wd < 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(format!(
-                "inotify cannot watch {}: {e} (see /proc/sys/fs/inotify/max_user_watches)",
-                dir.display()
-            ));
-        }
+        use rustix::fs::inotify::{self, WatchFlags};
+        let mask = WatchFlags::MODIFY
+            | WatchFlags::ATTRIB
+            | WatchFlags::CLOSE_WRITE
+            | WatchFlags::CREATE
+            | WatchFlags::DELETE
+            | WatchFlags::MOVED_FROM
+            | WatchFlags::MOVED_TO
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::DONT_FOLLOW
+            | WatchFlags::ONLYDIR;
+        let wd = inotify::add_watch(&self.fd, dir, mask).map_err(|e| {
+            format!(
+                "inotify cannot watch {}: {} (see /proc/sys/fs/inotify/max_user_watches)",
+                dir.display(),
+                std::io::Error::from(e)
+            )
+        })?;
         let rel = dir.strip_prefix(&self.root).unwrap_or(Path::new("")).to_path_buf();
         self.dirs.insert(wd, rel);
         Ok(())
@@ -353,37 +344,24 @@ impl CheckoutWatch {
     /// renamed or chmodded since the last call; `None` when the kernel's
     /// queue overflowed and the paths are lost.
     pub fn drain(&mut self) -> Option<Vec<PathBuf>> {
-        use std::os::fd::AsRawFd;
+        use rustix::fs::inotify::{ReadFlags, Reader};
         let mut out = Vec::new();
         let mut overflow = false;
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            // SAFETY: reads into our own buffer of its stated length.
-            let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n <= 0 {
-                break;
+        let mut buf = vec![std::mem::MaybeUninit::<u8>::uninit(); 64 * 1024];
+        let mut events = Reader::new(&self.fd, &mut buf);
+        // Until the queue is empty: the descriptor does not block, so an
+        // empty queue is an error (EAGAIN), as is one that cannot be read.
+        while let Ok(ev) = events.next() {
+            if ev.events().contains(ReadFlags::QUEUE_OVERFLOW) {
+                overflow = true;
+                continue;
             }
-            let mut at = 0usize;
-            let n = n as usize;
-            let head = std::mem::size_of::<libc::inotify_event>();
-            while at + head <= n {
-                // SAFETY: the kernel wrote a whole inotify_event at `at`; it
-                // may be unaligned in our byte buffer, so it is read unaligned.
-                let ev: libc::inotify_event = unsafe { std::ptr::read_unaligned(buf[at..].as_ptr().cast()) };
-                let name_bytes = &buf[at + head..(at + head + ev.len as usize).min(n)];
-                at += head + ev.len as usize;
-                if ev.mask & libc::IN_Q_OVERFLOW != 0 {
-                    overflow = true;
-                    continue;
-                }
-                if ev.mask & libc::IN_IGNORED != 0 {
-                    continue;
-                }
-                let Some(dir) = self.dirs.get(&ev.wd) else { continue };
-                let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(name_bytes.len());
-                let name = std::ffi::OsStr::from_bytes_compat(&name_bytes[..end]);
-                out.push(if end == 0 { dir.clone() } else { dir.join(name) });
+            if ev.events().contains(ReadFlags::IGNORED) {
+                continue;
             }
+            let Some(dir) = self.dirs.get(&ev.wd()) else { continue };
+            let name = ev.file_name().map_or(&b""[..], |n| n.to_bytes());
+            out.push(if name.is_empty() { dir.clone() } else { dir.join(std::ffi::OsStr::from_bytes(name)) });
         }
         if overflow {
             return None;
@@ -391,18 +369,6 @@ impl CheckoutWatch {
         out.sort();
         out.dedup();
         Some(out)
-    }
-}
-
-/// `OsStr::from_bytes`, named so that the unix import stays local.
-trait FromBytesCompat {
-    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr;
-}
-
-impl FromBytesCompat for std::ffi::OsStr {
-    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr {
-        use std::os::unix::ffi::OsStrExt;
-        std::ffi::OsStr::from_bytes(b)
     }
 }
 

@@ -13,14 +13,17 @@
 //! SIGTERM, then SIGKILL after the grace period); the caller asks
 //! [`interrupted`] and winds down. A second one kills the groups being
 //! waited for and exits at once (130 for SIGINT, 143 for SIGTERM). The
-//! wait loop polls, so a flag set by the handler is all it needs: no
-//! self-pipe.
+//! handler is registered with `signal-hook`; the wait loop polls, so a
+//! flag set by the handler is all it needs: no self-pipe.
+//!
+//! Programs on `PATH` ([`programs_on_path`], [`find_program`]): the one
+//! lookup every caller uses, which finds what a shell would run.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -184,6 +187,15 @@ pub fn signal_name(sig: i32) -> String {
     }
 }
 
+/// Whether [`catch_interrupts`] has run: SIGINT and SIGTERM are this
+/// module's from then on, and a handler installed before (the demo's)
+/// leaves them to it.
+pub fn interrupts_caught() -> bool {
+    CAUGHT.load(Ordering::SeqCst)
+}
+
+static CAUGHT: AtomicBool = AtomicBool::new(false);
+
 /// From now on SIGINT and SIGTERM no longer end retry-run at once: the
 /// first is noted for [`interrupted`] (and stops what [`run_with`] waits
 /// for), a second one ends the groups being waited for and exits with
@@ -191,22 +203,19 @@ pub fn signal_name(sig: i32) -> String {
 pub fn catch_interrupts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        // SAFETY: the handler only touches atomics and calls kill, write and
-        // _exit, all async-signal-safe; SA_RESTART keeps other system calls
-        // from failing with EINTR.
-        unsafe {
-            for sig in [libc::SIGINT, libc::SIGTERM] {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
-                action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(sig, &action, std::ptr::null_mut());
-            }
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: the action only touches atomics and calls kill, write
+            // and _exit, all async-signal-safe. signal-hook's handler is
+            // installed with SA_RESTART, so other system calls do not fail
+            // with EINTR.
+            let _ = unsafe { signal_hook::low_level::register(sig, move || on_interrupt(sig)) };
         }
+        CAUGHT.store(true, Ordering::SeqCst);
     });
 }
 
-extern "C" fn on_interrupt(sig: libc::c_int) {
+/// What SIGINT or SIGTERM does once caught; runs in the signal handler.
+fn on_interrupt(sig: i32) {
     const FIRST: &[u8] =
         b"\nretry-run: interrupted: stopping what runs and recording the attempt (again to quit at once)\n";
     if INTERRUPT.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
@@ -225,10 +234,8 @@ extern "C" fn on_interrupt(sig: libc::c_int) {
             }
         }
     }
-    // SAFETY: _exit(2) is async-signal-safe and ends the process at once.
-    unsafe {
-        libc::_exit(128 + sig);
-    }
+    // _exit(2): async-signal-safe, ends the process at once.
+    signal_hook::low_level::exit(128 + sig);
 }
 
 /// `pgid` among the groups a second signal kills, while it is waited for.
@@ -301,6 +308,29 @@ pub fn output_with<S: AsRef<std::ffi::OsStr>>(
     Ok(out)
 }
 
+/// The programs named `name` in the directories of `path` (a `PATH`
+/// value), in its order: each directory's `name` that is a regular file
+/// (after symlinks) with an execute bit, which is what a shell would run;
+/// an empty entry is the current directory. A name that is empty or holds
+/// a `/` is not looked up: nothing is found.
+pub fn programs_on_path<'a>(name: &'a str, path: &'a std::ffi::OsStr) -> impl Iterator<Item = PathBuf> + 'a {
+    let looked_up = !name.is_empty() && !name.contains('/');
+    std::env::split_paths(path).filter(move |_| looked_up).map(move |dir| dir.join(name)).filter(|p| is_program(p))
+}
+
+/// The program `name` on retry-run's own `PATH` ([`programs_on_path`]);
+/// `None` when it is not there, or `PATH` is unset.
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    programs_on_path(name, &path).next()
+}
+
+/// Whether `p` is a regular file (after symlinks) with an execute bit.
+fn is_program(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 /// `cmd` runs in `dir`, and its environment says so as a shell's would:
 /// `PWD` is `dir` (programs that take their directory from `PWD` work
 /// there, not where retry-run was started), `OLDPWD` is dropped, and
@@ -323,19 +353,7 @@ pub fn run(spec: &Spec) -> Result<Finished, String> {
 pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, String> {
     let (program, args) = spec.argv.split_first().ok_or("empty command")?;
     let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
-    let writer2 = writer.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
-    let mut cmd = Command::new(program);
-    in_dir(&mut cmd, &spec.cwd);
-    for name in &spec.unset {
-        cmd.env_remove(name);
-    }
-    cmd.args(args)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdout(writer)
-        .stderr(writer2)
-        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .process_group(0);
-    die_with_this_process(&mut cmd);
+    let mut cmd = group_command(spec, program, args, writer)?;
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| {
         format!("cannot start {program:?} in {}: {e}; check the command and that it is installed", spec.cwd.display())
@@ -344,17 +362,65 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
     let pgid = child.id() as i32;
     let waited = Waited::new(pgid);
     started(pgid);
-    let capture = Arc::new(Mutex::new(Capture::new(spec.keep)));
-    let reader_thread = {
-        let capture = Arc::clone(&capture);
-        let mut reader = reader;
+    let output = OutputReader::start(reader, spec.keep);
+    if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
+        // A writer thread: a command that does not read its stdin must not block us.
         std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let (status, stop) = wait_or_stop(&mut child, pgid, spec, start);
+    let duration = start.elapsed();
+    // The leader is gone; nothing it started may outlive it.
+    kill_group(pgid, if stop == Stop::No { Duration::from_millis(200) } else { spec.grace });
+    drop(waited);
+    Ok(Finished {
+        exit_code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        timed_out: stop == Stop::TimedOut,
+        interrupted: stop == Stop::Asked,
+        duration,
+        output: output.finish(),
+    })
+}
+
+/// The command of `spec` (`program` and `args`), in a process group of its
+/// own that dies with this process, with stdout and stderr both on `out`.
+fn group_command(spec: &Spec, program: &str, args: &[String], out: std::io::PipeWriter) -> Result<Command, String> {
+    let err = out.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
+    let mut cmd = Command::new(program);
+    in_dir(&mut cmd, &spec.cwd);
+    for name in &spec.unset {
+        cmd.env_remove(name);
+    }
+    cmd.args(args)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdout(out)
+        .stderr(err)
+        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .process_group(0);
+    die_with_this_process(&mut cmd);
+    Ok(cmd)
+}
+
+/// The command's output, read on a thread of its own into a [`Capture`].
+struct OutputReader {
+    capture: Arc<Mutex<Capture>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl OutputReader {
+    /// Reads `reader` to its end, keeping `keep` bytes of head and tail.
+    fn start(mut reader: std::io::PipeReader, keep: usize) -> OutputReader {
+        let capture = Arc::new(Mutex::new(Capture::new(keep)));
+        let shared = Arc::clone(&capture);
+        let thread = std::thread::spawn(move || {
             let mut buf = vec![0u8; 64 * 1024];
             loop {
                 match reader.read(&mut buf) {
                     Ok(0) => break,
                     Ok(n) => {
-                        if let Ok(mut c) = capture.lock() {
+                        if let Ok(mut c) = shared.lock() {
                             c.push(&buf[..n]);
                         }
                     }
@@ -362,39 +428,88 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
                     Err(_) => break,
                 }
             }
-        })
-    };
-    if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
-        // A writer thread: a command that does not read its stdin must not block us.
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&input);
         });
+        OutputReader { capture, thread }
     }
+
+    /// What was read. The reader ends when every writer is gone; one that
+    /// escaped the group (setsid) could keep the pipe open, so it is not
+    /// waited for more than 2 s.
+    fn finish(self) -> Capture {
+        let waited = Instant::now();
+        while !self.thread.is_finished() && waited.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if self.thread.is_finished() {
+            let _ = self.thread.join();
+        }
+        self.capture.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+}
+
+/// Why a command was stopped before it ended by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// It was not: it ended by itself.
+    No,
+    /// Its time ran out.
+    TimedOut,
+    /// SIGINT or SIGTERM came, or its lane was told to stop.
+    Asked,
+}
+
+/// What the wait loop does at a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Waits on.
+    Wait,
+    /// SIGTERM to the group, for this reason.
+    Term(Stop),
+    /// SIGKILL to the group: the grace period after SIGTERM is over.
+    Kill,
+}
+
+/// The wait loop's turn at `now`, given the `deadline`, when SIGTERM was
+/// sent (if it was), the `grace` period after it, and whether retry-run
+/// was asked to stop. Pure.
+fn turn(now: Instant, deadline: Instant, term_sent: Option<Instant>, grace: Duration, asked: bool) -> Turn {
+    match term_sent {
+        None if asked => Turn::Term(Stop::Asked),
+        None if now >= deadline => Turn::Term(Stop::TimedOut),
+        Some(t) if now >= t + grace => Turn::Kill,
+        _ => Turn::Wait,
+    }
+}
+
+/// Waits for `child`, the leader of group `pgid`, to end: at its timeout
+/// or when asked ([`interrupted`], [`lane_stopped`]) the group gets
+/// SIGTERM, then SIGKILL after the grace period. Its exit status (`None`
+/// when it cannot be had) and why it was stopped.
+fn wait_or_stop(
+    child: &mut std::process::Child,
+    pgid: i32,
+    spec: &Spec,
+    start: Instant,
+) -> (Option<std::process::ExitStatus>, Stop) {
     let deadline = start + spec.timeout;
-    let mut timed_out = false;
-    let mut stopped = false;
+    let mut stop = Stop::No;
     let mut term_sent: Option<Instant> = None;
-    let status = loop {
+    loop {
         match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
+            Ok(Some(status)) => return (Some(status), stop),
             Ok(None) => {}
-            Err(_) => break None,
+            Err(_) => return (None, stop),
         }
         let now = Instant::now();
-        match term_sent {
-            None if now >= deadline || interrupted().is_some() || lane_stopped() => {
-                if interrupted().is_some() || lane_stopped() {
-                    stopped = true;
-                } else {
-                    timed_out = true;
-                }
+        let asked = term_sent.is_none() && (interrupted().is_some() || lane_stopped());
+        match turn(now, deadline, term_sent, spec.grace, asked) {
+            Turn::Term(why) => {
+                stop = why;
                 signal_group(pgid, libc::SIGTERM);
                 term_sent = Some(now);
             }
-            Some(t) if now >= t + spec.grace => {
-                signal_group(pgid, libc::SIGKILL);
-            }
-            _ => {}
+            Turn::Kill => signal_group(pgid, libc::SIGKILL),
+            Turn::Wait => {}
         }
         // Short commands (an agent's `true`, a linter on a clean tree) are
         // seen to end within a millisecond; long ones are looked at less.
@@ -403,29 +518,7 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
         } else {
             25
         }));
-    };
-    let duration = start.elapsed();
-    // The leader is gone; nothing it started may outlive it.
-    kill_group(pgid, if timed_out || stopped { spec.grace } else { Duration::from_millis(200) });
-    drop(waited);
-    // The reader ends when every writer is gone; one that escaped the group
-    // (setsid) could keep the pipe open, so do not wait for it for ever.
-    let waited = Instant::now();
-    while !reader_thread.is_finished() && waited.elapsed() < Duration::from_secs(2) {
-        std::thread::sleep(Duration::from_millis(1));
     }
-    if reader_thread.is_finished() {
-        let _ = reader_thread.join();
-    }
-    let output = capture.lock().map(|c| c.clone()).unwrap_or_default();
-    Ok(Finished {
-        exit_code: status.and_then(|s| s.code()),
-        signal: status.and_then(|s| s.signal()),
-        timed_out,
-        interrupted: stopped,
-        duration,
-        output,
-    })
 }
 
 /// The command is killed when this process dies, even by SIGKILL
@@ -583,5 +676,52 @@ mod tests {
         let mut big = Capture::new(3);
         big.push(b"0123456789");
         assert_eq!((big.head.as_slice(), big.tail()), (&b"012"[..], b"789".to_vec()));
+    }
+
+    #[test]
+    fn the_wait_loop_terms_at_the_deadline_or_when_asked_and_kills_after_the_grace() {
+        let t0 = Instant::now();
+        let (s, grace) = (Duration::from_secs(1), Duration::from_secs(5));
+        let deadline = t0 + 10 * s;
+        assert_eq!(turn(t0, deadline, None, grace, false), Turn::Wait);
+        assert_eq!(turn(t0 + 10 * s, deadline, None, grace, false), Turn::Term(Stop::TimedOut));
+        assert_eq!(turn(t0, deadline, None, grace, true), Turn::Term(Stop::Asked));
+        assert_eq!(turn(t0 + 10 * s, deadline, None, grace, true), Turn::Term(Stop::Asked), "asked wins");
+        assert_eq!(turn(t0 + 14 * s, deadline, Some(t0 + 10 * s), grace, false), Turn::Wait);
+        assert_eq!(turn(t0 + 15 * s, deadline, Some(t0 + 10 * s), grace, false), Turn::Kill);
+    }
+
+    #[test]
+    fn a_program_on_path_is_an_executable_regular_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = |name: &str| {
+            let d = tmp.path().join(name);
+            std::fs::create_dir(&d).expect("mkdir");
+            d
+        };
+        let (plain, folder, runnable, linked) = (dir("plain"), dir("folder"), dir("runnable"), dir("linked"));
+        let write = |path: &Path, mode: u32| {
+            std::fs::write(path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        };
+        write(&plain.join("tool"), 0o644);
+        std::fs::create_dir(folder.join("tool")).expect("a directory named tool");
+        write(&runnable.join("tool"), 0o755);
+        std::os::unix::fs::symlink(runnable.join("tool"), linked.join("tool")).expect("symlink");
+        write(&runnable.join("only-owner"), 0o700);
+        let path = std::env::join_paths([&plain, &folder, &runnable, &linked]).expect("PATH");
+        let found: Vec<PathBuf> = programs_on_path("tool", &path).collect();
+        assert_eq!(
+            found,
+            [runnable.join("tool"), linked.join("tool")],
+            "a file without an execute bit, or a directory, is no program"
+        );
+        assert_eq!(programs_on_path("only-owner", &path).next(), Some(runnable.join("only-owner")));
+        assert_eq!(programs_on_path("missing", &path).next(), None);
+        assert_eq!(programs_on_path("runnable/tool", tmp.path().as_os_str()).next(), None, "a path is not looked up");
+        assert_eq!(programs_on_path("", &path).next(), None);
+        let plain_only = std::env::join_paths([&plain]).expect("PATH");
+        assert_eq!(programs_on_path("tool", &plain_only).next(), None, "a non-executable file on PATH is not found");
     }
 }

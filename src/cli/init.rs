@@ -113,7 +113,7 @@ pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
 fn facts(root: &Path) -> Facts {
     let path = std::env::var_os("PATH");
     let on_path =
-        |program: &str| path.as_ref().is_some_and(|p| std::env::split_paths(p).any(|d| d.join(program).is_file()));
+        |program: &str| path.as_ref().is_some_and(|p| crate::process::programs_on_path(program, p).next().is_some());
     let mut facts = Facts { layout: Layout::read(root), root: root.display().to_string(), ..Facts::default() };
     facts.path_venvs = crate::project::virtualenvs_on_path(path.as_deref().unwrap_or_default());
     facts.on_path = init::PROGRAMS.iter().filter(|p| on_path(p)).map(|p| p.to_string()).collect();

@@ -74,69 +74,36 @@ impl Drop for Removed {
 
 /// The demo interrupted: its temporary directory removed, then the
 /// signal's default action (the exit status says the signal, as a shell
-/// expects). A handler that only writes the signal's number to a pipe; a
-/// thread reading the pipe does the rest. A handler installed later (the
-/// run loop's own) takes over from this one.
+/// expects). `signal-hook`'s handler writes the signal to a pipe; a thread
+/// reading it does the rest. Once the run loop catches SIGINT and SIGTERM
+/// itself ([`crate::process::catch_interrupts`]), they are its own.
 mod interrupted {
-    use std::path::{Path, PathBuf};
-    use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::path::Path;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
-    const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-    /// The pipe's writing end, for the handler.
-    static WRITE_FD: AtomicI32 = AtomicI32::new(-1);
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::iterator::Signals;
 
-    extern "C" fn on_signal(sig: libc::c_int) {
-        let byte = sig as u8;
-        let fd = WRITE_FD.load(Ordering::Relaxed);
-        if fd >= 0 {
-            // SAFETY: write(2) is async-signal-safe; the buffer is a local byte.
-            unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
-        }
-    }
+    const SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
     /// Removes `dir` when one of [`SIGNALS`] arrives (once per process).
     pub fn remove_on_signal(dir: &Path) {
-        if DIR.set(dir.to_path_buf()).is_err() {
+        static ONCE: AtomicBool = AtomicBool::new(false);
+        if ONCE.swap(true, Ordering::SeqCst) {
             return;
         }
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 writes two descriptors into the array it is given.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return;
-        }
-        WRITE_FD.store(fds[1], Ordering::Relaxed);
-        let read_fd = fds[0];
+        let Ok(mut signals) = Signals::new(SIGNALS) else { return };
+        let dir = dir.to_path_buf();
         std::thread::spawn(move || {
-            let mut byte = 0u8;
-            // SAFETY: reads one byte into a local from a descriptor this thread owns.
-            let n = unsafe { libc::read(read_fd, (&mut byte as *mut u8).cast(), 1) };
-            if n != 1 {
-                return;
+            for sig in signals.forever() {
+                if sig != SIGHUP && crate::process::interrupts_caught() {
+                    continue;
+                }
+                super::remove_all(&dir);
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                std::process::exit(128 + sig);
             }
-            if let Some(dir) = DIR.get() {
-                super::remove_all(dir);
-            }
-            let sig = i32::from(byte);
-            // SAFETY: the default action restored, then the signal raised again.
-            unsafe {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::raise(sig);
-            }
-            std::process::exit(128 + sig);
         });
-        for sig in SIGNALS {
-            // SAFETY: a handler that only calls write(2), installed with an
-            // empty mask; SA_RESTART keeps interrupted reads going.
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-                action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(sig, &action, std::ptr::null_mut());
-            }
-        }
     }
 }
 

@@ -283,12 +283,7 @@ fn program_exists(program: &str, workdir: &Path) -> bool {
     if program.contains('/') {
         return workdir.join(program).is_file();
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).any(|d| {
-        let f = d.join(program);
-        std::fs::metadata(&f)
-            .is_ok_and(|m| m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
-    })
+    crate::process::find_program(program).is_some()
 }
 
 /// One attribute line that names a driver.

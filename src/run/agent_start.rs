@@ -65,12 +65,8 @@ fn find(program: &str, path: &OsString, hidden: &[PathBuf]) -> Result<Option<Pat
             Ok(_) => Ok(Some(p.to_path_buf())),
         };
     }
-    for dir in std::env::split_paths(path) {
-        let candidate = if dir.as_os_str().is_empty() { PathBuf::from(program) } else { dir.join(program) };
-        let runnable = std::fs::metadata(&candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-        if runnable && !under_hidden(&candidate) {
-            return Ok(Some(candidate));
-        }
+    if let Some(found) = crate::process::programs_on_path(program, path).find(|p| !under_hidden(p)) {
+        return Ok(Some(found));
     }
     Err(format!("`{program}` is not on the PATH the agent gets ({})", path.to_string_lossy()))
 }

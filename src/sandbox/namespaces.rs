@@ -125,8 +125,7 @@ pub fn program() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("RETRY_RUN_BWRAP") {
         return (!p.is_empty()).then(|| PathBuf::from(p));
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join("bwrap")).find(|p| p.is_file())
+    crate::process::find_program("bwrap")
 }
 
 /// The probe's answer, once per process.

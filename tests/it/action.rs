@@ -5,19 +5,20 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_yaml::Value;
+use yaml_rust2::{Yaml as Value, YamlLoader};
 
 use crate::support::TestEnv;
 
 fn yaml(rel: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&path).expect("read yaml");
-    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{rel} is not valid YAML: {e}"))
+    let docs = YamlLoader::load_from_str(&text).unwrap_or_else(|e| panic!("{rel} is not valid YAML: {e}"));
+    docs.into_iter().next().unwrap_or_else(|| panic!("{rel} holds no YAML document"))
 }
 
 fn step<'a>(action: &'a Value, name: &str) -> &'a Value {
     action["runs"]["steps"]
-        .as_sequence()
+        .as_vec()
         .expect("steps")
         .iter()
         .find(|s| s["name"].as_str() == Some(name))
@@ -28,7 +29,7 @@ fn step<'a>(action: &'a Value, name: &str) -> &'a Value {
 fn the_action_runs_scope_and_diff_on_a_pull_request() {
     let action = yaml("action.yml");
     assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
-    for s in action["runs"]["steps"].as_sequence().expect("steps") {
+    for s in action["runs"]["steps"].as_vec().expect("steps") {
         assert_eq!(s["shell"].as_str(), Some("bash"), "every composite run step names its shell");
     }
     // A pull request: the base, then a head that writes an allowed file and a denied one.
@@ -105,12 +106,12 @@ fn the_action_runs_scope_and_diff_on_a_pull_request() {
 fn the_example_workflow_uses_the_actions_own_inputs() {
     let action = yaml("action.yml");
     let workflow = yaml("examples/pull-request.yml");
-    let steps = workflow["jobs"]["scope-and-diff"]["steps"].as_sequence().expect("steps");
+    let steps = workflow["jobs"]["scope-and-diff"]["steps"].as_vec().expect("steps");
     let uses =
         steps.iter().find(|s| s["uses"].as_str().is_some_and(|u| u.ends_with("/retry-run@main"))).expect("the action");
-    let inputs = action["inputs"].as_mapping().expect("inputs");
-    for (k, _) in uses["with"].as_mapping().expect("with") {
+    let inputs = action["inputs"].as_hash().expect("inputs");
+    for (k, _) in uses["with"].as_hash().expect("with") {
         assert!(inputs.contains_key(k), "the example passes {k:?}, which the action does not take");
     }
-    assert_eq!(steps[0]["with"]["fetch-depth"].as_u64(), Some(0), "both sides and their merge base are fetched");
+    assert_eq!(steps[0]["with"]["fetch-depth"].as_i64(), Some(0), "both sides and their merge base are fetched");
 }

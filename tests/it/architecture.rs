@@ -96,7 +96,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "verdict",
         ],
     ),
-    ("demo", Verb, &["console", "git", "record", "run"]),
+    ("demo", Verb, &["console", "git", "process", "record", "run"]),
     (
         "cli",
         Cli,

@@ -90,7 +90,7 @@ pub fn tools(run: &str, path: &str) -> Vec<(String, Option<u128>)> {
                 // Inside the worktree: its content is the base tree's.
                 if p.is_absolute() { Some(p.to_path_buf()) } else { None }
             } else {
-                std::env::split_paths(path).map(|d| d.join(&w)).find(|p| p.is_file())
+                crate::process::programs_on_path(&w, path.as_ref()).next()
             };
             match found {
                 Some(p) => {
