@@ -67,8 +67,12 @@ fn problems(name: &str, log: &[u8]) -> Vec<String> {
         let again = encode(e.seq, ts, typed.kind(), e.attempt, prev, &typed.fields());
         let line = lines[e.line - 1];
         let renamed = RENAMED.iter().any(|(t, ..)| *t == e.kind);
-        // Lines are canonical: their keys sorted, nothing but the JSON.
-        if !renamed && as_written_now(line).as_deref().map(str::as_bytes) != Some(line) {
+        // Lines are canonical: their keys sorted, nothing but the JSON. Not
+        // checked on a line with a fraction (`watch_ms`): serde_json reads
+        // some of them one unit in the last place off (no
+        // `float_roundtrip`), so `again` and `was` share that error.
+        let fraction = e.value.as_object().is_some_and(|m| m.values().any(Value::is_f64));
+        if !renamed && !fraction && as_written_now(line).as_deref().map(str::as_bytes) != Some(line) {
             out.push(format!("{name}:{}: not in the chain's canonical form", e.line));
         }
         let was = as_written_now(line).unwrap_or_default();
