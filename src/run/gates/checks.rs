@@ -417,7 +417,8 @@ impl TaskRun<'_> {
             if !result.passed {
                 result.notes.extend(crate::outcome::check::submodule_notes(&self.missing_submodules()?));
             }
-            let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
+            let how =
+                CheckRun::Configured { sandbox: Box::new(a.confinement.record()), env: runs.env, rerun: runs.rerun };
             self.rec.check_finished(a.n, &result, how)?;
             self.progress.gate(&format!(
                 "{} {}",
