@@ -13,6 +13,7 @@
 //! the chain runs through the torn line and verification accepts it as a
 //! recorded crash, not as tampering.
 
+use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value};
 
 use crate::hash::sha256_hex;
@@ -194,36 +195,19 @@ fn seq_of(line: &[u8]) -> Option<u64> {
     serde_json::from_slice::<Value>(line).ok()?.get("seq")?.as_u64()
 }
 
-/// RFC 3339 UTC (`2026-11-22T10:04:05.123Z`) of a Unix time.
+/// RFC 3339 UTC with milliseconds (`2026-11-22T10:04:05.123Z`) of a Unix
+/// time; `millis` above 999 count as 999, a time past chrono's last year
+/// as that year's end.
 pub fn rfc3339(secs: u64, millis: u32) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    let t = i64::try_from(secs).ok().and_then(|s| DateTime::<Utc>::from_timestamp(s, millis.min(999) * 1_000_000));
+    t.unwrap_or(DateTime::<Utc>::MAX_UTC).to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.mmm]Z`.
+/// Seconds since the epoch of an RFC 3339 time (`2026-11-22T10:04:05.123Z`,
+/// `2026-11-22T12:04:05+02:00`), its offset applied; `None` for a time
+/// that is not one (month 13, 30 February, no offset) or is before 1970.
 pub fn parse_rfc3339(ts: &str) -> Option<u64> {
-    let n = |r: std::ops::Range<usize>| ts.get(r)?.parse::<i64>().ok();
-    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    // days_from_civil (Howard Hinnant).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    u64::try_from(days * 86_400 + hh * 3600 + mm * 60 + ss).ok()
+    u64::try_from(DateTime::parse_from_rfc3339(ts).ok()?.timestamp()).ok()
 }
 
 #[cfg(test)]
@@ -262,6 +246,26 @@ mod tests {
         assert_eq!(rfc3339(951_782_400, 999), "2000-02-29T00:00:00.999Z");
         for s in [0u64, 951_782_400, 1_795_348_800] {
             assert_eq!(parse_rfc3339(&rfc3339(s, 7)), Some(s));
+        }
+        assert_eq!(parse_rfc3339("2026-11-22T10:00:00Z"), Some(1_795_341_600));
+    }
+
+    #[test]
+    fn parsing_honours_offsets_and_refuses_what_is_no_time() {
+        let noon = Some(1_795_348_800);
+        assert_eq!(parse_rfc3339("2026-11-22T12:00:00.005Z"), noon);
+        assert_eq!(parse_rfc3339("2026-11-22T14:00:00+02:00"), noon);
+        assert_eq!(parse_rfc3339("2026-11-22T07:30:00.250-04:30"), noon);
+        for bad in [
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-11-22T24:00:01Z",
+            "2026-11-22T12:00:00",
+            "2026-11-22",
+            "1969-12-31T23:59:59Z",
+            "",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
     }
 

@@ -8,12 +8,20 @@
 //! version did not write, or a log written by hand) reads as its default.
 //! An event type this version does not know is not an error: readers get
 //! `None` from [`Event::parse`] and keep the raw event.
+//!
+//! Every field has a type here, nested ones too ([`BaselineCache`],
+//! [`CheckRerun`], [`ContextCut`], and the confinement's in
+//! [`super::confinement`]): the log's format is defined by these types
+//! alone. Written back, a logged event gives the same bytes (keys are
+//! sorted by the chain; `src/record/compat.rs` holds every captured log to
+//! that).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::confinement::{Confined, SandboxPlan};
 use crate::model::{BaselineMode, CheckKind, Halt, ObjectsAdded, ScopeFinding, Usage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,9 +48,10 @@ pub enum Event {
         targets: Vec<String>,
         #[serde(default)]
         baseline: Option<BaselineMode>,
-        /// `requested`, `mode`, `landlock_abi`, `note`.
+        /// The confinement asked for and in force (`null` in a lane's
+        /// log).
         #[serde(default)]
-        sandbox: Option<Value>,
+        sandbox: Option<SandboxPlan>,
         /// A task run in lanes (`run --lanes`): how many, in the task's log.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         lanes: Option<u32>,
@@ -101,10 +110,9 @@ pub enum Event {
         /// The variables retry-run added for the test runners.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         env: Option<BTreeMap<String, String>>,
-        /// The shared cache: `{"key", "hit"}`, and on a hit the task
-        /// whose run it reuses (`from`).
+        /// The shared cache of the base's checks: used or filled.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        cache: Option<serde_json::Value>,
+        cache: Option<BaselineCache>,
     },
     RetryContextAssembled {
         #[serde(default)]
@@ -123,9 +131,9 @@ pub enum Event {
         before: u64,
         #[serde(default)]
         after: u64,
-        #[serde(default)]
         /// Each section cut and why.
-        cuts: Value,
+        #[serde(default)]
+        cuts: Vec<ContextCut>,
     },
     AttemptContextAssembled {
         #[serde(default)]
@@ -146,9 +154,9 @@ pub enum Event {
     AgentStarted {
         #[serde(default)]
         pgid: i64,
-        /// `mode`, `landlock_abi`, `writable`, `tmpdir`.
+        /// How the agent was confined.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sandbox: Option<Value>,
+        sandbox: Option<Confined>,
     },
     AgentFinished {
         #[serde(default)]
@@ -239,18 +247,18 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pre_existing_failures: Option<Vec<String>>,
         /// Written (as a number or null) for configured checks only.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
         tests_ran: Option<Option<u64>>,
+        /// How a configured check was confined.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sandbox: Option<Value>,
+        sandbox: Option<Confined>,
         /// The variables retry-run added for the test runners (configured
         /// checks).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         env: Option<BTreeMap<String, String>>,
-        /// After a failure: `tests` run again and the variables (`env`) that
-        /// selected them, or why none was run again (`none`).
+        /// After a failure: the tests run again, or why none was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        rerun: Option<Value>,
+        rerun: Option<CheckRerun>,
         /// The built-in checks (`targets`, `test-integrity`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         builtin: Option<bool>,
@@ -274,10 +282,10 @@ pub enum Event {
         problems: Vec<String>,
         #[serde(default)]
         min_confidence: f64,
-        /// How the verifier was confined: `mode`, `landlock_abi`,
-        /// `writable` (the worktree is not among them).
+        /// How the verifier was confined (the worktree is not among its
+        /// writable paths).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sandbox: Option<Value>,
+        sandbox: Option<Confined>,
     },
     AttemptCompleted {
         #[serde(default)]
@@ -378,6 +386,49 @@ pub enum Event {
     },
 }
 
+/// A key that is there, `null` included: `Some` of its value (a plain
+/// `Option<Option<_>>` would read `null` as absent and leave it out when
+/// written back).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// `BaselineChecked.cache`: the base's check run taken from the shared
+/// cache (`hit`, with the task whose run it reuses), or run and stored.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BaselineCache {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub hit: bool,
+    /// On a hit: the task whose run it reuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+/// `CheckFinished.rerun`: after a failure, the failing tests run again and
+/// the variables that selected them, or why none was run again (written
+/// `{"none": why}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CheckRerun {
+    Ran { tests: Vec<String>, env: BTreeMap<String, String> },
+    NotRun { none: String },
+}
+
+/// `AttemptContextTruncated.cuts`: a section of the retry context cut, how
+/// many lines, and the limit that cut it (`max_tokens`,
+/// `max_check_output_lines`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ContextCut {
+    #[serde(default)]
+    pub section: String,
+    #[serde(default)]
+    pub lines: u64,
+    #[serde(default)]
+    pub why: String,
+}
+
 impl Event {
     /// The event's type, as written in the log.
     pub fn kind(&self) -> &'static str {
@@ -438,6 +489,19 @@ mod tests {
                                         "reason": "r", "attempts": 2});
         assert!(matches!(Event::parse(&logged), Some(Event::TaskEscalated { attempts: 2, .. })));
         assert_eq!(Event::parse(&serde_json::json!({"type": "FromTheFuture", "x": 1})), None);
+    }
+
+    #[test]
+    fn tests_ran_keeps_null_apart_from_absent() {
+        for (written, read) in [
+            (serde_json::json!({"type": "CheckFinished", "tests_ran": null}), Some(None)),
+            (serde_json::json!({"type": "CheckFinished", "tests_ran": 3}), Some(Some(3))),
+            (serde_json::json!({"type": "CheckFinished"}), None),
+        ] {
+            let Some(e @ Event::CheckFinished { tests_ran, .. }) = Event::parse(&written) else { panic!("{written}") };
+            assert_eq!(tests_ran, read, "{written}");
+            assert_eq!(e.fields().get("tests_ran"), written.get("tests_ran"), "{written}");
+        }
     }
 
     #[test]

@@ -2,15 +2,22 @@
 //!
 //! - [`chain`]: the hash chain of the event log, verification (pure).
 //! - [`event`]: the events of a task's log, typed (pure).
+//! - [`confinement`]: how the events say a task and its processes were
+//!   confined (pure).
 //! - [`state`]: where a task stands, from its events (pure), and its
 //!   attempts read back.
 //! - [`layout`]: the file names of a task's and an attempt's directory
 //!   (pure).
 //! - [`manifest`]: attempt manifests and canonical JSON (pure).
+//! - `compat` (tests): the logs captured in `tests/record/` read typed
+//!   and are written back byte for byte.
 //! - [`store`]: the files under `<git-common-dir>/retry-run/`, appends with
 //!   fsync, the task lock.
 
 pub mod chain;
+#[cfg(test)]
+mod compat;
+pub mod confinement;
 pub mod event;
 pub mod layout;
 pub mod manifest;

@@ -113,11 +113,7 @@ pub fn state(events: &[LogLine]) -> TaskState {
                 s.first_attempt = first_attempt;
                 s.max_attempts = max_attempts;
                 s.base = Some(base);
-                s.unconfined = sandbox
-                    .as_ref()
-                    .and_then(|v| v["unconfined"].as_array())
-                    .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
-                    .unwrap_or_default();
+                s.unconfined = sandbox.and_then(|p| p.unconfined).unwrap_or_default();
                 s.finished = None;
             }
             Some(Event::AttemptStarted { .. }) => {

@@ -12,6 +12,7 @@ use crate::context::{self, TaskText, render::render};
 use crate::git::Repo;
 use crate::hash::sha256_hex;
 use crate::outcome::resume;
+use crate::record::event::ContextCut;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::write_file;
 use crate::record::{Event, Store};
@@ -57,7 +58,11 @@ impl TaskRun<'_> {
                     budget_bytes: rendered.budget_bytes as u64,
                     before: rendered.before as u64,
                     after: rendered.after as u64,
-                    cuts: serde_json::to_value(&rendered.cuts).unwrap_or(Value::Null),
+                    cuts: rendered
+                        .cuts
+                        .iter()
+                        .map(|c| ContextCut { section: c.section.clone(), lines: c.lines as u64, why: c.why.clone() })
+                        .collect(),
                 },
             )?;
         }

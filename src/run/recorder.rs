@@ -9,6 +9,8 @@ use serde_json::Value;
 use super::RunError;
 use crate::git::ResetReport;
 use crate::model::{AttemptRecord, CheckResult, ObjectsAdded, ScopeFinding};
+use crate::record::confinement::Confined;
+use crate::record::event::CheckRerun;
 use crate::record::{Event, EventLog};
 
 /// Appends events, echoing them to stdout in `--json` mode.
@@ -32,7 +34,7 @@ pub(super) enum Prepared {
 /// How a check came to be run: configured (confined as recorded, with the
 /// runner variables added and its rerun) or built in.
 pub(super) enum CheckRun {
-    Configured { sandbox: Value, env: BTreeMap<String, String>, rerun: Option<Value> },
+    Configured { sandbox: Box<Confined>, env: BTreeMap<String, String>, rerun: Option<CheckRerun> },
     Builtin,
 }
 
@@ -158,7 +160,7 @@ impl Recorder {
                 pre_existing: result.pre_existing.len() as u64,
                 pre_existing_failures: Some(keys(&result.pre_existing)),
                 tests_ran: Some(result.tests_ran),
-                sandbox: Some(sandbox),
+                sandbox: Some(*sandbox),
                 env: Some(env),
                 rerun,
                 builtin: None,

@@ -2,8 +2,6 @@
 //! an attempt a killed run left recorded as interrupted, the base fixed and
 //! `TaskStarted` recorded.
 
-use serde_json::json;
-
 use super::agent_start;
 use super::plan::Plan;
 use super::recorder::Recorder;
@@ -16,6 +14,7 @@ use crate::hash::sha256_hex;
 use crate::model::AttemptRecord;
 use crate::outcome::resume::{self, BaseChoice, SoFar};
 use crate::process;
+use crate::record::confinement::{ModelEndpoint, SandboxPlan, word};
 use crate::record::store::write_file;
 use crate::record::{Event, Store};
 use crate::sandbox::Effective;
@@ -235,10 +234,19 @@ fn record_start(
             task_sha256: sha256_hex(task_file_text.as_bytes()),
             targets: config.targets.clone(),
             baseline: Some(config.retry.baseline),
-            sandbox: Some(
-                json!({"requested": config.sandbox.mode, "mode": plan.confined, "landlock_abi": plan.abi, "note": plan.fallback_note,
-                       "unconfined": unconfined(config), "model_endpoints": plan.model_endpoints}),
-            ),
+            sandbox: Some(SandboxPlan {
+                requested: word(&config.sandbox.mode),
+                mode: word(&plan.confined),
+                landlock_abi: plan.abi,
+                note: plan.fallback_note.clone(),
+                unconfined: Some(unconfined(config)),
+                model_endpoints: Some(
+                    plan.model_endpoints
+                        .iter()
+                        .map(|e| ModelEndpoint { var: e.var.clone(), host_port: e.host_port.clone() })
+                        .collect(),
+                ),
+            }),
             lanes: None,
             lane: plan.lane.as_ref().map(|l| l.lane),
             choose: None,

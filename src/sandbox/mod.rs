@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{SandboxGit, SandboxMode};
+use crate::record::confinement::{self as recorded, Confined};
 pub use env::{EnvChange, away_from_checkout, credentials, looks_like_credential};
 
 /// Device files programs expect to open for writing.
@@ -554,15 +555,20 @@ impl Confinement {
     /// For the record: mode, the layers that confine each process
     /// (namespaces, Landlock ABI, seccomp, the network list), the writable
     /// and hidden paths, and the environment's changes.
-    pub fn record(&self) -> serde_json::Value {
+    pub fn record(&self) -> Confined {
         let confined = matches!(self.effective, Effective::Namespaces | Effective::Landlock);
         let writable: Vec<String> = if confined {
             self.policy.writable.iter().map(|w| w.path.display().to_string()).collect()
         } else {
             Vec::new()
         };
-        let mut record = serde_json::json!({"mode": self.effective, "landlock_abi": self.abi, "writable": writable,
-                           "tmpdir": self.tmpdir.as_ref().map(|t| t.display().to_string())});
+        let mut record = Confined {
+            mode: recorded::word(&self.effective),
+            landlock_abi: self.abi,
+            writable,
+            tmpdir: self.tmpdir.as_ref().map(|t| t.display().to_string()),
+            ..Confined::default()
+        };
         if confined {
             let namespaces = match self.effective {
                 Effective::Namespaces => namespaces::unshared(self.host_network),
@@ -574,24 +580,31 @@ impl Confinement {
                 (_, _, false) => vec!["unix"],
                 _ => Vec::new(),
             };
-            record["layers"] = serde_json::json!({
-                "namespaces": namespaces,
-                "landlock_abi": self.abi,
-                "seccomp_denies": seccomp,
-                "network": if self.host_network { serde_json::json!("host") } else { serde_json::json!(self.policy.network) },
-                "max_processes": self.limits.processes,
-                "max_file_size": self.limits.file_size,
+            record.layers = Some(recorded::Layers {
+                namespaces: namespaces.into_iter().map(String::from).collect(),
+                landlock_abi: self.abi,
+                seccomp_denies: seccomp.into_iter().map(String::from).collect(),
+                network: if self.host_network {
+                    recorded::Network::Host
+                } else {
+                    recorded::Network::Proxy(self.policy.network.clone())
+                },
+                max_processes: self.limits.processes,
+                max_file_size: self.limits.file_size,
             });
             if !self.policy.hidden.is_empty() {
-                record["hidden"] = serde_json::json!(self.policy.hidden);
+                record.hidden = Some(self.policy.hidden.iter().map(|h| h.display().to_string()).collect());
             }
         }
         if !self.away.is_empty() || !self.hidden.is_empty() {
-            let names = |dropped: bool| -> Vec<&str> {
-                self.away.iter().filter(|c| c.value.is_none() == dropped).map(|c| c.name.as_str()).collect()
+            let names = |dropped: bool| -> Vec<String> {
+                self.away.iter().filter(|c| c.value.is_none() == dropped).map(|c| c.name.clone()).collect()
             };
-            record["env"] =
-                serde_json::json!({"rewritten": names(false), "dropped": names(true), "credentials": self.hidden});
+            record.env = Some(recorded::EnvChanges {
+                rewritten: names(false),
+                dropped: names(true),
+                credentials: self.hidden.clone(),
+            });
         }
         record
     }

@@ -46,11 +46,11 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("config", Pure, &["agents", "model", "text"]),
     ("diagnostics", Pure, &["config"]),
     ("task", Pure, &["config"]),
-    ("sandbox", Edge, &["config", "console", "process", "project"]),
+    ("record", Edge, &["hash", "model"]),
+    ("sandbox", Edge, &["config", "console", "process", "project", "record"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
     ("git", Edge, &["hash", "model", "pathfmt", "process", "scope"]),
-    ("record", Edge, &["hash", "model"]),
     ("checkout_watch", Edge, &["git"]),
     ("remote", Edge, &["git", "model", "process", "record"]),
     // Decisions over the record, and what is shown of them.
@@ -137,6 +137,7 @@ const PURE_FILES: &[&str] = &[
     "src/project/hides.rs",
     "src/project/layout.rs",
     "src/record/chain.rs",
+    "src/record/confinement.rs",
     "src/record/event.rs",
     "src/record/manifest.rs",
 ];

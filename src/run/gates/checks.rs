@@ -22,6 +22,7 @@ use crate::model::{CheckKind, CheckResult, ErrorItem};
 use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
+use crate::record::event::{BaselineCache, CheckRerun};
 use crate::summarize;
 use crate::test_results;
 use crate::test_results::runners::{self, FailedRun, Rerun};
@@ -275,7 +276,7 @@ impl TaskRun<'_> {
                 Some(e) => {
                     seen.push(e.tests);
                     let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
-                    (b, serde_json::json!({"key": key, "hit": true, "from": e.task}))
+                    (b, BaselineCache { key, hit: true, from: Some(e.task) })
                 }
                 None => {
                     let out_file = dir.baseline_out(base, &check.name);
@@ -306,7 +307,7 @@ impl TaskRun<'_> {
                         };
                         super::super::write_json(&baseline_cache::file(&self.store.root, &key), &entry)?;
                     }
-                    (b, serde_json::json!({"key": key, "hit": false}))
+                    (b, BaselineCache { key, hit: false, from: None })
                 }
             };
             super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
@@ -416,7 +417,8 @@ impl TaskRun<'_> {
             if !result.passed {
                 result.notes.extend(crate::outcome::check::submodule_notes(&self.missing_submodules()?));
             }
-            let how = CheckRun::Configured { sandbox: a.confinement.record(), env: runs.env, rerun: runs.rerun };
+            let how =
+                CheckRun::Configured { sandbox: Box::new(a.confinement.record()), env: runs.env, rerun: runs.rerun };
             self.rec.check_finished(a.n, &result, how)?;
             self.progress.gate(&format!(
                 "{} {}",
@@ -461,7 +463,7 @@ struct Runs {
     env: BTreeMap<String, String>,
     /// After a failure: the tests run again and the variables that selected
     /// them, or why nothing was run again.
-    rerun: Option<serde_json::Value>,
+    rerun: Option<CheckRerun>,
 }
 
 /// Runs a check and judges it against the base. A failure is run again,
@@ -515,16 +517,16 @@ fn run_check(
     let Rerun { env: selected, tests } = match runners::rerun(failed, &inherited) {
         Ok(r) if flaky_reruns > 0 => r,
         Ok(_) => {
-            runs.rerun = Some(serde_json::json!({"none": "flaky_reruns = 0"}));
+            runs.rerun = Some(CheckRerun::NotRun { none: "flaky_reruns = 0".into() });
             return Ok((first, runs));
         }
         Err(why) => {
-            runs.rerun = Some(serde_json::json!({"none": why.as_str()}));
+            runs.rerun = Some(CheckRerun::NotRun { none: why.as_str().into() });
             return Ok((first, runs));
         }
     };
     let rerun_env = with(&env, &selected);
-    runs.rerun = Some(serde_json::json!({"tests": tests, "env": as_map(&selected)}));
+    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected) });
     for i in 1..=flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(&check.name, i);
         let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
