@@ -143,7 +143,7 @@ pub fn detect<'l, E>(
     }
     let mut scorer = Scorer { blobs, sizes: HashMap::new(), src_data: HashMap::new(), dst_data: HashMap::new() };
     same_basenames(sources, destinations, &srcs, &dsts, &mut scorer, &mut found)?;
-    // 3. The matrix.
+    // The matrix, unless the pairs left are too many.
     let srcs: Vec<usize> = srcs.into_iter().filter(|&i| !found.src_used[i]).collect();
     let dsts: Vec<usize> = dsts.into_iter().filter(|&j| !found.dst_used[j]).collect();
     if srcs.is_empty() || dsts.is_empty() || srcs.len().saturating_mul(dsts.len()) > limit.saturating_mul(limit) {
@@ -168,8 +168,8 @@ impl Pairing {
     }
 }
 
-/// 1. Exact renames, by blob id; empty blobs never pair. Among sources
-/// with the destination's blob, one with its basename first.
+/// The first step: exact renames, by blob id; empty blobs never pair.
+/// Among sources with the destination's blob, one with its basename first.
 fn exact_renames(sources: &[Endpoint], destinations: &[Endpoint], found: &mut Pairing) {
     let mut by_id: HashMap<(&[u8], bool), Vec<usize>> = HashMap::new();
     for (i, s) in sources.iter().enumerate() {
@@ -234,7 +234,8 @@ impl<E> Scorer<'_, '_, E> {
     }
 }
 
-/// 2. Basenames unique on both sides, paired when similar enough.
+/// The second step: basenames unique on both sides, paired when similar
+/// enough.
 fn same_basenames<E>(
     sources: &[Endpoint],
     destinations: &[Endpoint],
@@ -266,8 +267,9 @@ fn same_basenames<E>(
     Ok(())
 }
 
-/// 3. Every remaining source against every remaining destination: each
-/// destination's best candidates, then the best pairs first.
+/// The third step: every remaining source against every remaining
+/// destination; each destination's best candidates, then the best pairs
+/// first.
 fn matrix<E>(
     sources: &[Endpoint],
     destinations: &[Endpoint],

@@ -248,7 +248,7 @@ impl Repo {
         wt.set_head_detached(base).map_err(ctx(|| format!("{}: cannot detach HEAD at {base}", path.display())))?;
 
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
-        let (index, mut remove, restore, gitattributes) = self.differences(path, &wt, &tree)?;
+        let (index, (mut remove, restore, gitattributes)) = self.differences(path, &wt, &tree)?;
         remove.retain(|p| !below_any(p.strip_suffix(b"/").unwrap_or(p), keep));
         report.removed = remove.len();
         let (plain, git) = {
@@ -316,9 +316,9 @@ impl Repo {
         path: &Path,
         wt: &Repository,
         tree: &git2::Tree<'_>,
-    ) -> Result<(Option<git2::Index>, Paths, Paths, Vec<(Vec<u8>, Oid)>), GitError> {
+    ) -> Result<(Option<git2::Index>, Listing), GitError> {
         Ok(match self.plain_reset_listing(path, wt, tree)? {
-            Some((remove, restore, gitattributes)) => (None, remove, restore, gitattributes),
+            Some(listing) => (None, listing),
             None => {
                 let (index, remove, restore) = reset_listing(path, wt, tree)?;
                 let gitattributes: Vec<(Vec<u8>, Oid)> = index
@@ -326,7 +326,7 @@ impl Repo {
                     .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
                     .map(|e| (e.path, e.id))
                     .collect();
-                (Some(index), remove, restore, gitattributes)
+                (Some(index), (remove, restore, gitattributes))
             }
         })
     }
