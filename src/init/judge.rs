@@ -5,16 +5,7 @@
 use std::fmt::Write;
 
 use super::candidates::Candidate;
-use super::trial::TRIAL_SECS;
-
-/// How a proposed command ended on the base.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ran {
-    pub exit_code: Option<i32>,
-    pub timed_out: bool,
-    /// Its output, paths relative to the worktree.
-    pub output: String,
-}
+use super::trial::{Ran, TRIAL_SECS};
 
 /// What one run on the base says about a check.
 #[derive(Debug, Clone, PartialEq, Eq)]

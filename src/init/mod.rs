@@ -33,10 +33,10 @@ use std::time::Duration;
 
 pub use candidates::{Candidate, candidates};
 pub use detect::{Facts, Venv, detect};
-pub use judge::{Found, Ran, judge, thousands};
+pub use judge::{Found, judge, thousands};
 pub use propose::{propose, worktree_root};
 pub use python::{Interpreter, Python, TryRun, choose_python, interpreters, probe_command};
-pub use trial::{TRIAL_SECS, Trial};
+pub use trial::{Ran, TRIAL_SECS, Trial};
 
 use crate::config::{Config, ConfigError};
 use crate::git::{GitError, Repo};

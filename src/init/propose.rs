@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use super::candidates::Candidate;
 use super::detect::Facts;
-use super::judge::{Found, Ran, judge};
+use super::judge::{Found, judge};
 use super::python::{Python, interpreters};
+use super::trial::Ran;
 use crate::project::python_import_root;
 
 /// Directories that usually hold source or tests.

@@ -4,7 +4,7 @@
 //! [`TryRun`].
 
 use super::detect::{Facts, shell_word};
-use super::judge::Ran;
+use super::trial::Ran;
 
 /// A Python interpreter that may run the project's tests.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::judge::Ran;
 use crate::config::{CheckConfig, Config, DurationSpec, NetworkMode, SandboxGit, SandboxMode};
 use crate::git::Repo;
 use crate::run::RunError;
@@ -18,6 +17,15 @@ use crate::sandbox::{self, Confinement, Effective};
 
 /// The time each proposed command is given on the base, in seconds.
 pub const TRIAL_SECS: u64 = 5 * 60;
+
+/// How a proposed command ended on the base.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ran {
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// Its output, paths relative to the worktree.
+    pub output: String,
+}
 
 /// A throwaway worktree at `HEAD` and the confinement of what runs in it;
 /// both removed when it is dropped.
