@@ -26,7 +26,7 @@ const TASK_ID: &str = "make-the-calc-checks-pass";
 
 /// Writes the demo repository with one commit on `main`.
 pub fn create_repo(root: &Path) -> Result<(), String> {
-    crate::git::init::init_with_files(root, REPO, "calc: helpers, tests and a linter").map_err(|e| format!("demo: {e}"))
+    crate::git::demo_repo::create(root, REPO, "calc: helpers, tests and a linter").map_err(|e| format!("demo: {e}"))
 }
 
 fn temp_dir() -> PathBuf {

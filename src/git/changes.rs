@@ -307,10 +307,40 @@ fn compare(
 ) -> Result<(Vec<Change>, (String, usize)), GitError> {
     let overlay: Vec<(Vec<u8>, Option<Leaf>)> = view.overlay.iter().map(|(p, l)| (p.clone(), *l)).collect();
     let leaves: Vec<ChangedLeaf> = changed_leaves(view.repo, Some(old_tree), Some(view.tree), &overlay)?;
+    let (mut pairs, deleted, added) = pairs_of(&leaves);
+    let blobs = Blobs::fetch(view, blobs_ahead(view, &leaves, depth))?;
+    pairs.extend(moved(&blobs, &deleted, &added)?);
+    let extra = dirty_submodules(view, dirty, &mut pairs);
+    for (path, leaf) in &extra {
+        pairs.push(Pair {
+            status: Status::Modified,
+            old: Some((path, *leaf)),
+            new: Some((path, *leaf)),
+            similarity: None,
+            dirty: true,
+        });
+    }
+    pairs.sort_by(|a, b| {
+        fn key<'a>(p: &Pair<'a>) -> &'a [u8] {
+            p.new.or(p.old).map_or(&[][..], |(path, _)| path)
+        }
+        key(a).cmp(key(b))
+    });
+    let (mut changes, contents) = changes_of(&pairs, &blobs, depth)?;
+    let DiffDepth::Patch { max_lines } = depth else { return Ok((changes, (String::new(), 0))) };
+    let patch = patches(&mut changes, &pairs, &contents, symbols, max_lines)?;
+    Ok((changes, patch))
+}
 
+/// A path's deleted and added leaves, by path.
+type Leaves<'a> = Vec<(&'a [u8], Leaf)>;
+
+/// The changes on both sides of a path (modified, type changed), and the
+/// leaves deleted and added, which renames may pair.
+fn pairs_of(leaves: &[ChangedLeaf]) -> (Vec<Pair<'_>>, Leaves<'_>, Leaves<'_>) {
     let mut pairs: Vec<Pair> = Vec::with_capacity(leaves.len());
     let (mut deleted, mut added) = (Vec::new(), Vec::new());
-    for (path, x, y) in &leaves {
+    for (path, x, y) in leaves {
         match (x, y) {
             (Some(a), Some(b)) => {
                 let status = if a.1 & 0o170000 == b.1 & 0o170000 { Status::Modified } else { Status::TypeChanged };
@@ -327,46 +357,56 @@ fn compare(
             (None, None) => {}
         }
     }
+    (pairs, deleted, added)
+}
 
-    // Renames, as git pairs them.
+/// The blobs to read at once: with a patch to print, every blob is needed.
+fn blobs_ahead(view: &HeadView, leaves: &[ChangedLeaf], depth: DiffDepth) -> Vec<Oid> {
+    if depth == DiffDepth::NameStatus {
+        return Vec::new();
+    }
+    let ids: BTreeSet<Oid> = leaves
+        .iter()
+        .flat_map(|(_, x, y)| [*x, *y])
+        .flatten()
+        .filter(|(id, mode)| *mode != GITLINK && !view.contents.contains_key(id))
+        .map(|(id, _)| id)
+        .collect();
+    ids.into_iter().collect()
+}
+
+/// The renames' view of the deleted and added blobs.
+struct Ends<'b, 'v> {
+    blobs: &'b Blobs<'v>,
+    deleted: &'b [(&'b [u8], Leaf)],
+    added: &'b [(&'b [u8], Leaf)],
+}
+impl<'b> Ends<'b, '_> {
+    fn leaf(&self, side: RenameSide, i: usize) -> Leaf {
+        if side == RenameSide::Left { self.deleted[i].1 } else { self.added[i].1 }
+    }
+}
+impl<'b> renames::Blobs<'b, GitError> for Ends<'b, '_> {
+    fn size(&mut self, side: RenameSide, i: usize) -> Result<usize, GitError> {
+        self.blobs.size(self.leaf(side, i))
+    }
+    fn load(&mut self, side: RenameSide, i: usize) -> Result<Cow<'b, [u8]>, GitError> {
+        self.blobs.get(self.leaf(side, i), false)
+    }
+}
+
+/// The deleted and added leaves as renames, as git pairs them, then as
+/// deletions and additions.
+fn moved<'a>(
+    blobs: &Blobs,
+    deleted: &[(&'a [u8], Leaf)],
+    added: &[(&'a [u8], Leaf)],
+) -> Result<Vec<Pair<'a>>, GitError> {
     let hex = |v: &[(&[u8], Leaf)]| -> Vec<String> { v.iter().map(|(_, (id, _))| id.to_string()).collect() };
-    let (del_ids, add_ids) = (hex(&deleted), hex(&added));
-    // With a patch to print, every blob is needed: read them all at once.
-    let ahead: Vec<Oid> = if depth != DiffDepth::NameStatus {
-        let ids: BTreeSet<Oid> = leaves
-            .iter()
-            .flat_map(|(_, x, y)| [*x, *y])
-            .flatten()
-            .filter(|(id, mode)| *mode != GITLINK && !view.contents.contains_key(id))
-            .map(|(id, _)| id)
-            .collect();
-        ids.into_iter().collect()
-    } else {
-        Vec::new()
-    };
-    let blobs = Blobs::fetch(view, ahead)?;
-    /// The renames' view of the deleted and added blobs.
-    struct Ends<'b, 'v> {
-        blobs: &'b Blobs<'v>,
-        deleted: &'b [(&'b [u8], Leaf)],
-        added: &'b [(&'b [u8], Leaf)],
-    }
-    impl<'b> Ends<'b, '_> {
-        fn leaf(&self, side: RenameSide, i: usize) -> Leaf {
-            if side == RenameSide::Left { self.deleted[i].1 } else { self.added[i].1 }
-        }
-    }
-    impl<'b> renames::Blobs<'b, GitError> for Ends<'b, '_> {
-        fn size(&mut self, side: RenameSide, i: usize) -> Result<usize, GitError> {
-            self.blobs.size(self.leaf(side, i))
-        }
-        fn load(&mut self, side: RenameSide, i: usize) -> Result<Cow<'b, [u8]>, GitError> {
-            self.blobs.get(self.leaf(side, i), false)
-        }
-    }
-    let mut ends = Ends { blobs: &blobs, deleted: &deleted, added: &added };
-    let renamed =
-        renames::detect(&endpoints(&deleted, &del_ids), &endpoints(&added, &add_ids), RENAME_LIMIT, &mut ends)?;
+    let (del_ids, add_ids) = (hex(deleted), hex(added));
+    let mut ends = Ends { blobs, deleted, added };
+    let renamed = renames::detect(&endpoints(deleted, &del_ids), &endpoints(added, &add_ids), RENAME_LIMIT, &mut ends)?;
+    let mut pairs = Vec::new();
     let (mut del_done, mut add_done) = (vec![false; deleted.len()], vec![false; added.len()]);
     for (i, j, score) in renamed {
         del_done[i] = true;
@@ -393,9 +433,12 @@ fn compare(
         similarity: None,
         dirty: false,
     }));
+    Ok(pairs)
+}
 
-    // Submodules with changes of their own: flag their change, or add one
-    // when the pointer did not move.
+/// Submodules with changes of their own: their change flagged; returned,
+/// those whose pointer did not move, to be added as a change.
+fn dirty_submodules(view: &HeadView, dirty: &BTreeSet<Vec<u8>>, pairs: &mut [Pair]) -> Vec<(Vec<u8>, Leaf)> {
     let mut extra: Vec<(Vec<u8>, Leaf)> = Vec::new();
     for path in dirty {
         match pairs.iter_mut().find(|p| p.new.is_some_and(|(np, _)| np == path.as_slice())) {
@@ -407,28 +450,21 @@ fn compare(
             }
         }
     }
-    for (path, leaf) in &extra {
-        pairs.push(Pair {
-            status: Status::Modified,
-            old: Some((path, *leaf)),
-            new: Some((path, *leaf)),
-            similarity: None,
-            dirty: true,
-        });
-    }
+    extra
+}
 
-    pairs.sort_by(|a, b| {
-        fn key<'a>(p: &Pair<'a>) -> &'a [u8] {
-            p.new.or(p.old).map_or(&[][..], |(path, _)| path)
-        }
-        key(a).cmp(key(b))
-    });
+/// Each change's old and new content, when read.
+type Contents<'b> = (Option<Cow<'b, [u8]>>, Option<Cow<'b, [u8]>>);
 
+/// The changes, and (beyond `--name-status`) each one's contents.
+fn changes_of<'b>(
+    pairs: &[Pair],
+    blobs: &'b Blobs,
+    depth: DiffDepth,
+) -> Result<(Vec<Change>, Vec<Contents<'b>>), GitError> {
     let mut changes = Vec::with_capacity(pairs.len());
-    // Each change's old and new content, when read.
-    type Contents<'b> = (Option<Cow<'b, [u8]>>, Option<Cow<'b, [u8]>>);
     let mut contents: Vec<Contents> = Vec::new();
-    for p in &pairs {
+    for p in pairs {
         let symlink_target = match p.new {
             Some((_, leaf @ (_, SYMLINK))) => Some(blobs.get(leaf, false)?.into_owned()),
             _ => None,
@@ -450,51 +486,73 @@ fn compare(
             contents.push((old_data, new_data));
         }
     }
-    let DiffDepth::Patch { max_lines } = depth else { return Ok((changes, (String::new(), 0))) };
-    // Patches need only the bytes read above: counted on both cores, their
-    // text rendered only for the leading files, up to `max_lines`. Symbols
-    // too, where asked: the caller parses, from the same bytes.
-    type Rendered = (FilePatch, Option<Vec<SymbolChange>>);
-    let render = |range: std::ops::Range<usize>, text_budget: usize| -> Result<Vec<Rendered>, GitError> {
-        let mut opts = DiffOptions::new();
-        opts.context_lines(3);
-        let mut written = 0;
-        range
-            .map(|k| {
-                let (p, (o, n)) = (&pairs[k], &contents[k]);
-                let path = p.new.or(p.old).map_or(&[][..], |(path, _)| path);
-                let regular = |s: Option<(&[u8], Leaf)>| s.is_none_or(|(_, (_, mode))| mode & 0o170000 == 0o100000);
-                let wanted = symbols.filter(|f| regular(p.old) && regular(p.new) && f.wants(path));
-                let fp = file_patch(
-                    file(p.old, o).as_ref(),
-                    file(p.new, n).as_ref(),
-                    p.similarity,
-                    Want { lines: wanted.is_some(), text: written < text_budget },
-                    &mut opts,
-                )?;
-                written += fp.line_count;
-                let old_id = p.old.map(|(_, (oid, _))| oid);
-                // A dirty submodule's bytes are not its leaf's.
-                let new_id = p.new.filter(|_| !p.dirty).map(|(_, (oid, _))| oid);
-                let syms = wanted.filter(|_| !fp.binary).map(|f| {
-                    f.changed(&FileVersions {
-                        path,
-                        old: o.as_deref(),
-                        new: n.as_deref(),
-                        old_changed: &fp.old_changed,
-                        new_changed: &fp.new_changed,
-                        old_id: old_id.as_ref().map(|o| o.as_bytes()),
-                        new_id: new_id.as_ref().map(|o| o.as_bytes()),
-                    })
-                });
-                Ok((fp, syms))
-            })
-            .collect()
-    };
+    Ok((changes, contents))
+}
+
+/// A change's patch, and its symbols where asked.
+type Rendered = (FilePatch, Option<Vec<SymbolChange>>);
+
+/// The patches of `pairs[range]`, their text rendered up to `text_budget`
+/// lines; and the symbols each touched, where `symbols` asks.
+fn render(
+    pairs: &[Pair],
+    contents: &[Contents],
+    symbols: Option<&dyn SymbolsFn>,
+    range: std::ops::Range<usize>,
+    text_budget: usize,
+) -> Result<Vec<Rendered>, GitError> {
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3);
+    let mut written = 0;
+    range
+        .map(|k| {
+            let (p, (o, n)) = (&pairs[k], &contents[k]);
+            let path = p.new.or(p.old).map_or(&[][..], |(path, _)| path);
+            let regular = |s: Option<(&[u8], Leaf)>| s.is_none_or(|(_, (_, mode))| mode & 0o170000 == 0o100000);
+            let wanted = symbols.filter(|f| regular(p.old) && regular(p.new) && f.wants(path));
+            let fp = file_patch(
+                file(p.old, o).as_ref(),
+                file(p.new, n).as_ref(),
+                p.similarity,
+                Want { lines: wanted.is_some(), text: written < text_budget },
+                &mut opts,
+            )?;
+            written += fp.line_count;
+            let old_id = p.old.map(|(_, (oid, _))| oid);
+            // A dirty submodule's bytes are not its leaf's.
+            let new_id = p.new.filter(|_| !p.dirty).map(|(_, (oid, _))| oid);
+            let syms = wanted.filter(|_| !fp.binary).map(|f| {
+                f.changed(&FileVersions {
+                    path,
+                    old: o.as_deref(),
+                    new: n.as_deref(),
+                    old_changed: &fp.old_changed,
+                    new_changed: &fp.new_changed,
+                    old_id: old_id.as_ref().map(|o| o.as_bytes()),
+                    new_id: new_id.as_ref().map(|o| o.as_bytes()),
+                })
+            });
+            Ok((fp, syms))
+        })
+        .collect()
+}
+
+/// The patches' counts and symbols set on `changes`; the patch text of the
+/// leading files, up to `max_lines`, and the number of lines of them all.
+/// Patches need only the bytes already read: counted on both cores, their
+/// text rendered only for the leading files. Symbols too, where asked: the
+/// caller parses, from the same bytes.
+fn patches(
+    changes: &mut [Change],
+    pairs: &[Pair],
+    contents: &[Contents],
+    symbols: Option<&dyn SymbolsFn>,
+    max_lines: usize,
+) -> Result<(String, usize), GitError> {
     let half = pairs.len() / 2;
     let (first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| render(half..pairs.len(), 0));
-        (render(0..half, max_lines), second.join())
+        let second = s.spawn(|| render(pairs, contents, symbols, half..pairs.len(), 0));
+        (render(pairs, contents, symbols, 0..half, max_lines), second.join())
     });
     let second = super::joined(second, Path::new("."), "the patch thread");
     let (mut patch_text, mut total, mut written) = (Vec::new(), 0, 0);
@@ -520,5 +578,5 @@ fn compare(
             written += fp.line_count;
         }
     }
-    Ok((changes, (String::from_utf8_lossy(&patch_text).into_owned(), total)))
+    Ok((String::from_utf8_lossy(&patch_text).into_owned(), total))
 }

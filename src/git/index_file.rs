@@ -74,72 +74,80 @@ pub(super) fn parse(data: &[u8]) -> Option<IndexFile> {
     let mut entries: Vec<Entry> = Vec::with_capacity(count.min(body.len() / 62));
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
-        let start = r.at;
-        let mut w = [0u32; 10];
-        for x in &mut w {
-            *x = r.u32()?;
-        }
-        let id = Oid::from_bytes(r.take(HASH)?).ok()?;
-        let flags = r.u16()?;
-        let extended = if flags & EXTENDED != 0 {
-            if version < 3 {
-                return None;
-            }
-            r.u16()?
-        } else {
-            0
-        };
-        if extended & !(SKIP_WORKTREE | INTENT_TO_ADD) != 0 {
-            return None;
-        }
-        let path = if version == 4 {
-            let strip = r.varint()?;
-            let keep = previous.len().checked_sub(strip)?;
-            let suffix = r.until_nul()?;
-            let mut path = Vec::with_capacity(keep + suffix.len());
-            path.extend_from_slice(&previous[..keep]);
-            path.extend_from_slice(suffix);
-            path
-        } else {
-            let name = r.until_nul()?.to_vec();
-            // The entry is padded with 1 to 8 NULs to a multiple of 8.
-            let len = r.at - start - 1;
-            let padded = (len + 8) & !7;
-            r.take(padded - len - 1)?;
-            name
-        };
-        let (stage, mode) = (((flags >> 12) & 3) as u8, w[6]);
-        // A sparse index's directory entries: not files.
-        if path.is_empty() || path.ends_with(b"/") || mode == 0o040000 {
-            return None;
-        }
+        let entry = read_entry(&mut r, version, &previous)?;
         if let Some(last) = entries.last()
-            && (last.path.as_slice(), last.stage) >= (path.as_slice(), stage)
+            && (last.path.as_slice(), last.stage) >= (entry.path.as_slice(), entry.stage)
         {
             return None;
         }
-        previous.clone_from(&path);
-        entries.push(Entry {
-            path,
-            mode,
-            id,
-            stage,
-            assume_valid: flags & ASSUME_VALID != 0,
-            skip_worktree: extended & SKIP_WORKTREE != 0,
-            intent_to_add: extended & INTENT_TO_ADD != 0,
-            stat: Stat {
-                ctime: (w[0], w[1]),
-                mtime: (w[2], w[3]),
-                dev: w[4],
-                ino: w[5],
-                uid: w[7],
-                gid: w[8],
-                size: w[9],
-            },
-        });
+        previous.clone_from(&entry.path);
+        entries.push(entry);
     }
+    let trees = read_extensions(&mut r)?;
+    Some(IndexFile { entries, trees })
+}
+
+/// One entry at `r`; `previous` is the entry before's path, which a
+/// version 4 path is stored against. `None` for what this reader cannot
+/// describe: extended flags but those it knows, or a sparse index's
+/// directory entry.
+fn read_entry(r: &mut Reader, version: u32, previous: &[u8]) -> Option<Entry> {
+    let start = r.at;
+    let mut w = [0u32; 10];
+    for x in &mut w {
+        *x = r.u32()?;
+    }
+    let id = Oid::from_bytes(r.take(HASH)?).ok()?;
+    let flags = r.u16()?;
+    let extended = if flags & EXTENDED != 0 {
+        if version < 3 {
+            return None;
+        }
+        r.u16()?
+    } else {
+        0
+    };
+    if extended & !(SKIP_WORKTREE | INTENT_TO_ADD) != 0 {
+        return None;
+    }
+    let path = if version == 4 {
+        let strip = r.varint()?;
+        let keep = previous.len().checked_sub(strip)?;
+        let suffix = r.until_nul()?;
+        let mut path = Vec::with_capacity(keep + suffix.len());
+        path.extend_from_slice(&previous[..keep]);
+        path.extend_from_slice(suffix);
+        path
+    } else {
+        let name = r.until_nul()?.to_vec();
+        // The entry is padded with 1 to 8 NULs to a multiple of 8.
+        let len = r.at - start - 1;
+        let padded = (len + 8) & !7;
+        r.take(padded - len - 1)?;
+        name
+    };
+    let (stage, mode) = (((flags >> 12) & 3) as u8, w[6]);
+    // A sparse index's directory entries: not files.
+    if path.is_empty() || path.ends_with(b"/") || mode == 0o040000 {
+        return None;
+    }
+    Some(Entry {
+        path,
+        mode,
+        id,
+        stage,
+        assume_valid: flags & ASSUME_VALID != 0,
+        skip_worktree: extended & SKIP_WORKTREE != 0,
+        intent_to_add: extended & INTENT_TO_ADD != 0,
+        stat: Stat { ctime: (w[0], w[1]), mtime: (w[2], w[3]), dev: w[4], ino: w[5], uid: w[7], gid: w[8], size: w[9] },
+    })
+}
+
+/// The extensions after the entries: the cached trees of `TREE`; `None`
+/// for a required extension this reader does not know.
+fn read_extensions(r: &mut Reader) -> Option<HashMap<Vec<u8>, Oid>> {
     let mut trees = HashMap::new();
-    while r.at < body.len() {
+    while r.at < r.data.len() {
         let signature = r.take(4)?;
         let size = r.u32()? as usize;
         let ext = r.take(size)?;
@@ -152,7 +160,7 @@ pub(super) fn parse(data: &[u8]) -> Option<IndexFile> {
             _ => return None,
         }
     }
-    Some(IndexFile { entries, trees })
+    Some(trees)
 }
 
 /// The TREE extension: nodes of `name NUL entries SP subtrees LF [id]`,

@@ -9,7 +9,7 @@
 //! `checkout.rs`), its snapshots' objects and `refs/retry-run/` refs
 //! (`tree_write.rs`, `pack.rs`), its record's and lease's commits and refs
 //! (`record_ref.rs`), and the `retry-run/<task>` branch on success; and
-//! `init.rs` creates the demo's repository.
+//! `demo_repo.rs` creates the demo's repository.
 //!
 //! Where libgit2 falls short (filter drivers, working-tree encodings,
 //! sparse checkouts) the `git` program does the work, through
@@ -17,11 +17,11 @@
 
 mod changes;
 mod checkout;
+pub mod demo_repo;
 mod filters;
 pub mod fingerprint;
 mod ignore;
 mod index_file;
-pub mod init;
 pub mod nofollow_fs;
 mod pack;
 mod patch;

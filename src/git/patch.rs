@@ -75,23 +75,81 @@ pub(super) fn file_patch(
     if let (Some(o), Some(n)) = (old, new)
         && kind(o.mode) != kind(n.mode)
     {
-        let mut a = file_patch(Some(o), None, None, want, opts)?;
-        let b = file_patch(None, Some(n), None, want, opts)?;
-        a.additions += b.additions;
-        a.deletions += b.deletions;
-        a.binary |= b.binary;
-        a.text.extend_from_slice(&b.text);
-        a.new_changed = b.new_changed;
-        a.line_count += b.line_count;
-        return Ok(a);
+        return type_change_patch(o, n, want, opts);
     }
     let (Some(any), other) = (old.or(new), new.or(old)) else {
         return Ok(FilePatch::default());
     };
     let a_path = header_path("a/", old.map_or(any.path, |o| o.path));
     let b_path = header_path("b/", other.map_or(any.path, |n| n.path));
+    let mut text = header(old, new, similarity, &a_path, &b_path);
+    let zero = Oid::ZERO_SHA1;
+    let (old_id, new_id) = (old.map_or(zero, |o| o.id), new.map_or(zero, |n| n.id));
+    let (old_data, new_data) = (old.map_or(&[][..], |o| o.data), new.map_or(&[][..], |n| n.data));
+    if old_id == new_id && old_data == new_data {
+        // Same content: only the mode or the name changed.
+        return Ok(finish(text, want, FilePatch::default()));
+    }
+    let mut patch = Patch::from_buffers(old_data, None, new_data, None, Some(opts))
+        .map_err(ctx(|| "cannot compute a patch".into()))?;
+    let (_, additions, deletions) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
+    let binary = patch.delta().flags().is_binary();
+    let minus = if old.is_some() { a_path } else { b"/dev/null".to_vec() };
+    let plus = if new.is_some() { b_path } else { b"/dev/null".to_vec() };
+    if binary {
+        line(&mut text, &[b"Binary files ", &minus, b" and ", &plus, b" differ"]);
+        return Ok(finish(text, want, FilePatch { binary, ..FilePatch::default() }));
+    }
+    let (old_changed, new_changed, body_lines) = changed_lines(&patch, want)?;
+    let header_lines = text.iter().filter(|&&b| b == b'\n').count();
+    let counts = FilePatch { additions, deletions, binary, old_changed, new_changed, ..FilePatch::default() };
+    if !want.text {
+        return Ok(FilePatch { line_count: header_lines + body_lines, text: Vec::new(), ..counts });
+    }
+    let buf = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?;
+    if let Some(at) = find_hunks(&buf) {
+        // git ends an unquoted name that holds a space with a tab, so that
+        // patch(1) sees where it ends.
+        let tab = |name: &[u8]| {
+            if name.contains(&b' ') && !name.starts_with(b"\"") { &b"\t"[..] } else { &b""[..] }
+        };
+        line(&mut text, &[b"--- ", &minus, tab(&minus)]);
+        line(&mut text, &[b"+++ ", &plus, tab(&plus)]);
+        text.extend_from_slice(&buf[at..]);
+    }
+    Ok(finish(text, want, counts))
+}
+
+/// A change of a path's type (a file become a link, say): git prints it
+/// as the old side deleted and the new one added.
+fn type_change_patch(
+    old: &FileSide,
+    new: &FileSide,
+    want: Want,
+    opts: &mut DiffOptions,
+) -> Result<FilePatch, GitError> {
+    let mut a = file_patch(Some(old), None, None, want, opts)?;
+    let b = file_patch(None, Some(new), None, want, opts)?;
+    a.additions += b.additions;
+    a.deletions += b.deletions;
+    a.binary |= b.binary;
+    a.text.extend_from_slice(&b.text);
+    a.new_changed = b.new_changed;
+    a.line_count += b.line_count;
+    Ok(a)
+}
+
+/// The extended header, as git prints it: `diff --git`, the modes, the
+/// rename and the `index` line.
+fn header(
+    old: Option<&FileSide>,
+    new: Option<&FileSide>,
+    similarity: Option<u32>,
+    a_path: &[u8],
+    b_path: &[u8],
+) -> Vec<u8> {
     let mut text = Vec::new();
-    line(&mut text, &[b"diff --git ", &a_path, b" ", &b_path]);
+    line(&mut text, &[b"diff --git ", a_path, b" ", b_path]);
     match (old, new) {
         (None, Some(n)) => line(&mut text, &[format!("new file mode {:06o}", n.mode).as_bytes()]),
         (Some(o), None) => line(&mut text, &[format!("deleted file mode {:06o}", o.mode).as_bytes()]),
@@ -117,21 +175,13 @@ pub(super) fn file_patch(
         }
         line(&mut text, &[index.as_bytes()]);
     }
-    let (old_data, new_data) = (old.map_or(&[][..], |o| o.data), new.map_or(&[][..], |n| n.data));
-    if old_id == new_id && old_data == new_data {
-        // Same content: only the mode or the name changed.
-        return Ok(finish(text, want, FilePatch::default()));
-    }
-    let mut patch = Patch::from_buffers(old_data, None, new_data, None, Some(opts))
-        .map_err(ctx(|| "cannot compute a patch".into()))?;
-    let (_, additions, deletions) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
-    let binary = patch.delta().flags().is_binary();
-    let minus = if old.is_some() { a_path } else { b"/dev/null".to_vec() };
-    let plus = if new.is_some() { b_path } else { b"/dev/null".to_vec() };
-    if binary {
-        line(&mut text, &[b"Binary files ", &minus, b" and ", &plus, b" differ"]);
-        return Ok(finish(text, want, FilePatch { binary, ..FilePatch::default() }));
-    }
+    text
+}
+
+/// The changed lines' numbers on each side (when `want.lines`) and the
+/// number of lines of the patch's body: its hunks, and the `---`/`+++`
+/// lines when there is one.
+fn changed_lines(patch: &Patch, want: Want) -> Result<(Vec<usize>, Vec<usize>, usize), GitError> {
     let (mut old_changed, mut new_changed) = (Vec::new(), Vec::new());
     let mut body_lines = 0;
     for h in 0..patch.num_hunks() {
@@ -152,23 +202,7 @@ pub(super) fn file_patch(
     if body_lines > 0 {
         body_lines += 2; // the ---/+++ lines
     }
-    let header_lines = text.iter().filter(|&&b| b == b'\n').count();
-    let counts = FilePatch { additions, deletions, binary, old_changed, new_changed, ..FilePatch::default() };
-    if !want.text {
-        return Ok(FilePatch { line_count: header_lines + body_lines, text: Vec::new(), ..counts });
-    }
-    let buf = patch.to_buf().map_err(ctx(|| "cannot print a patch".into()))?;
-    if let Some(at) = find_hunks(&buf) {
-        // git ends an unquoted name that holds a space with a tab, so that
-        // patch(1) sees where it ends.
-        let tab = |name: &[u8]| {
-            if name.contains(&b' ') && !name.starts_with(b"\"") { &b"\t"[..] } else { &b""[..] }
-        };
-        line(&mut text, &[b"--- ", &minus, tab(&minus)]);
-        line(&mut text, &[b"+++ ", &plus, tab(&plus)]);
-        text.extend_from_slice(&buf[at..]);
-    }
-    Ok(finish(text, want, counts))
+    Ok((old_changed, new_changed, body_lines))
 }
 
 /// The patch with its text (kept only when wanted) and its line count.

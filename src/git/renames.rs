@@ -131,11 +131,46 @@ pub fn detect<'l, E>(
     limit: usize,
     blobs: &mut dyn Blobs<'l, E>,
 ) -> Result<Vec<(usize, usize, u32)>, E> {
-    let mut pairs = Vec::new();
-    let mut src_used = vec![false; sources.len()];
-    let mut dst_used = vec![false; destinations.len()];
+    let mut found =
+        Pairing { pairs: Vec::new(), src_used: vec![false; sources.len()], dst_used: vec![false; destinations.len()] };
+    exact_renames(sources, destinations, &mut found);
+    // Remaining regular files take part in inexact detection.
+    let srcs: Vec<usize> = (0..sources.len()).filter(|&i| !found.src_used[i] && is_regular(sources[i].mode)).collect();
+    let dsts: Vec<usize> =
+        (0..destinations.len()).filter(|&j| !found.dst_used[j] && is_regular(destinations[j].mode)).collect();
+    if srcs.is_empty() || dsts.is_empty() {
+        return Ok(found.pairs);
+    }
+    let mut scorer = Scorer { blobs, sizes: HashMap::new(), src_data: HashMap::new(), dst_data: HashMap::new() };
+    same_basenames(sources, destinations, &srcs, &dsts, &mut scorer, &mut found)?;
+    // The matrix, unless the pairs left are too many.
+    let srcs: Vec<usize> = srcs.into_iter().filter(|&i| !found.src_used[i]).collect();
+    let dsts: Vec<usize> = dsts.into_iter().filter(|&j| !found.dst_used[j]).collect();
+    if srcs.is_empty() || dsts.is_empty() || srcs.len().saturating_mul(dsts.len()) > limit.saturating_mul(limit) {
+        return Ok(found.pairs);
+    }
+    matrix(sources, destinations, &srcs, &dsts, &mut scorer, &mut found)?;
+    Ok(found.pairs)
+}
 
-    // 1. Exact renames, by blob id; empty blobs never pair.
+/// The pairs found so far, and which sources and destinations they use.
+struct Pairing {
+    pairs: Vec<(usize, usize, u32)>,
+    src_used: Vec<bool>,
+    dst_used: Vec<bool>,
+}
+
+impl Pairing {
+    fn pair(&mut self, i: usize, j: usize, score: u32) {
+        self.src_used[i] = true;
+        self.dst_used[j] = true;
+        self.pairs.push((i, j, score));
+    }
+}
+
+/// The first step: exact renames, by blob id; empty blobs never pair.
+/// Among sources with the destination's blob, one with its basename first.
+fn exact_renames(sources: &[Endpoint], destinations: &[Endpoint], found: &mut Pairing) {
     let mut by_id: HashMap<(&[u8], bool), Vec<usize>> = HashMap::new();
     for (i, s) in sources.iter().enumerate() {
         if s.mode != 0o160000 {
@@ -150,89 +185,104 @@ pub fn detect<'l, E>(
         let Some(cands) = by_id.get(&(d.id, is_regular(d.mode))) else {
             continue;
         };
-        let free = cands.iter().copied().filter(|&i| !src_used[i]);
+        let free = cands.iter().copied().filter(|&i| !found.src_used[i]);
         let pick =
             free.clone().find(|&i| basename(sources[i].path) == basename(d.path)).or_else(|| free.clone().next());
         if let Some(i) = pick {
-            src_used[i] = true;
-            dst_used[j] = true;
-            pairs.push((i, j, MAX_SCORE));
+            found.pair(i, j, MAX_SCORE);
+        }
+    }
+}
+
+/// Span hashes and sizes of the files read so far, by index.
+type Hashed = HashMap<usize, (Vec<(u32, u32)>, usize)>;
+
+/// Scores pairs, reading each blob's size and content at most once.
+struct Scorer<'b, 'l, E> {
+    blobs: &'b mut dyn Blobs<'l, E>,
+    sizes: HashMap<(Side, usize), usize>,
+    src_data: Hashed,
+    dst_data: Hashed,
+}
+
+impl<E> Scorer<'_, '_, E> {
+    fn size(&mut self, side: Side, k: usize) -> Result<usize, E> {
+        match self.sizes.get(&(side, k)) {
+            Some(&n) => Ok(n),
+            None => {
+                let n = self.blobs.size(side, k)?;
+                self.sizes.insert((side, k), n);
+                Ok(n)
+            }
         }
     }
 
-    // Remaining regular files take part in inexact detection.
-    let srcs: Vec<usize> = (0..sources.len()).filter(|&i| !src_used[i] && is_regular(sources[i].mode)).collect();
-    let dsts: Vec<usize> =
-        (0..destinations.len()).filter(|&j| !dst_used[j] && is_regular(destinations[j].mode)).collect();
-    if srcs.is_empty() || dsts.is_empty() {
-        return Ok(pairs);
-    }
-    /// Span hashes and sizes of the files read so far, by index.
-    type Hashed = HashMap<usize, (Vec<(u32, u32)>, usize)>;
-    let mut src_data: Hashed = HashMap::new();
-    let mut dst_data: Hashed = HashMap::new();
-    let mut sizes: HashMap<(Side, usize), usize> = HashMap::new();
-    // The score of a pair, 0 when their sizes rule it out.
-    let mut scored = |i: usize, j: usize, src_data: &mut Hashed, dst_data: &mut Hashed| -> Result<u32, E> {
-        let mut size = |side: Side, k: usize| -> Result<usize, E> {
-            match sizes.get(&(side, k)) {
-                Some(&n) => Ok(n),
-                None => {
-                    let n = blobs.size(side, k)?;
-                    sizes.insert((side, k), n);
-                    Ok(n)
-                }
-            }
-        };
-        let (a, b) = (size(Side::Left, i)?, size(Side::Right, j)?);
+    /// The score of a pair, 0 when their sizes rule it out.
+    fn score(&mut self, i: usize, j: usize) -> Result<u32, E> {
+        let (a, b) = (self.size(Side::Left, i)?, self.size(Side::Right, j)?);
         if a.max(b) == 0 || size_pruned(a, b) {
             return Ok(0);
         }
-        for (side, k, cache) in [(Side::Left, i, &mut *src_data), (Side::Right, j, &mut *dst_data)] {
+        for (side, k, cache) in [(Side::Left, i, &mut self.src_data), (Side::Right, j, &mut self.dst_data)] {
             if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(k) {
-                let data = blobs.load(side, k)?;
+                let data = self.blobs.load(side, k)?;
                 slot.insert((spanhash(&data), data.len()));
             }
         }
-        let (s, d) = (&src_data[&i], &dst_data[&j]);
+        let (s, d) = (&self.src_data[&i], &self.dst_data[&j]);
         Ok(score_hashed(&s.0, s.1, &d.0, d.1))
-    };
+    }
+}
 
-    // 2. Basenames unique on both sides.
+/// The second step: basenames unique on both sides, paired when similar
+/// enough.
+fn same_basenames<E>(
+    sources: &[Endpoint],
+    destinations: &[Endpoint],
+    srcs: &[usize],
+    dsts: &[usize],
+    scorer: &mut Scorer<'_, '_, E>,
+    found: &mut Pairing,
+) -> Result<(), E> {
     let mut src_names: HashMap<&[u8], Vec<usize>> = HashMap::new();
-    for &i in &srcs {
+    for &i in srcs {
         src_names.entry(basename(sources[i].path)).or_default().push(i);
     }
     let mut dst_names: HashMap<&[u8], Vec<usize>> = HashMap::new();
-    for &j in &dsts {
+    for &j in dsts {
         dst_names.entry(basename(destinations[j].path)).or_default().push(j);
     }
-    for &j in &dsts {
+    for &j in dsts {
         let name = basename(destinations[j].path);
         let (Some([i]), Some([_])) = (src_names.get(name).map(Vec::as_slice), dst_names.get(name).map(Vec::as_slice))
         else {
             continue;
         };
         let i = *i;
-        let sc = scored(i, j, &mut src_data, &mut dst_data)?;
+        let sc = scorer.score(i, j)?;
         if sc >= MIN_BASENAME_SCORE {
-            src_used[i] = true;
-            dst_used[j] = true;
-            pairs.push((i, j, sc));
+            found.pair(i, j, sc);
         }
     }
+    Ok(())
+}
 
-    // 3. The matrix.
-    let srcs: Vec<usize> = srcs.into_iter().filter(|&i| !src_used[i]).collect();
-    let dsts: Vec<usize> = dsts.into_iter().filter(|&j| !dst_used[j]).collect();
-    if srcs.is_empty() || dsts.is_empty() || srcs.len().saturating_mul(dsts.len()) > limit.saturating_mul(limit) {
-        return Ok(pairs);
-    }
+/// The third step: every remaining source against every remaining
+/// destination; each destination's best candidates, then the best pairs
+/// first.
+fn matrix<E>(
+    sources: &[Endpoint],
+    destinations: &[Endpoint],
+    srcs: &[usize],
+    dsts: &[usize],
+    scorer: &mut Scorer<'_, '_, E>,
+    found: &mut Pairing,
+) -> Result<(), E> {
     let mut candidates: Vec<(u32, bool, usize, usize)> = Vec::new(); // (score, same basename, dst, src)
-    for &j in &dsts {
+    for &j in dsts {
         let mut best: Vec<(u32, bool, usize, usize)> = Vec::new();
-        for &i in &srcs {
-            let sc = scored(i, j, &mut src_data, &mut dst_data)?;
+        for &i in srcs {
+            let sc = scorer.score(i, j)?;
             if sc >= MIN_SCORE {
                 best.push((sc, basename(sources[i].path) == basename(destinations[j].path), j, i));
             }
@@ -243,13 +293,11 @@ pub fn detect<'l, E>(
     }
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
     for (sc, _, j, i) in candidates {
-        if !src_used[i] && !dst_used[j] {
-            src_used[i] = true;
-            dst_used[j] = true;
-            pairs.push((i, j, sc));
+        if !found.src_used[i] && !found.dst_used[j] {
+            found.pair(i, j, sc);
         }
     }
-    Ok(pairs)
+    Ok(())
 }
 
 /// Which list an index of [`detect`]'s loader refers to.

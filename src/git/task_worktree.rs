@@ -241,38 +241,14 @@ impl Repo {
             self.create_worktree(path, task, base)?;
             return Ok(ResetReport { recreated: true, ..ResetReport::default() });
         }
-        // The worktree and its metadata are retry-run's, and its callers hold
-        // the task's run lock: a lock file here was left by a process killed
-        // while writing (git and libgit2 take them for milliseconds).
-        let mut stale_locks = Vec::new();
-        for name in ["index.lock", "HEAD.lock"] {
-            let lock = self.worktree_meta(task).join(name);
-            if std::fs::symlink_metadata(&lock).is_ok() {
-                nofollow_fs::remove_any(&lock).map_err(io(&lock))?;
-                stale_locks.push(lock);
-            }
-        }
+        let stale_locks = self.remove_stale_locks(task)?;
         let wt = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let commit = wt.find_commit(base).map_err(ctx(|| format!("cannot read base commit {base}")))?;
         let tree = commit.tree().map_err(ctx(|| format!("cannot read the tree of {base}")))?;
         wt.set_head_detached(base).map_err(ctx(|| format!("{}: cannot detach HEAD at {base}", path.display())))?;
 
-        // What differs from the base: read directly for the common index
-        // with nothing staged against the base, else through libgit2.
-        let fast = self.plain_reset_listing(path, &wt, &tree)?;
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
-        let (index, mut remove, restore, gitattributes) = match fast {
-            Some((remove, restore, gitattributes)) => (None, remove, restore, gitattributes),
-            None => {
-                let (index, remove, restore) = reset_listing(path, &wt, &tree)?;
-                let gitattributes: Vec<(Vec<u8>, Oid)> = index
-                    .iter()
-                    .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
-                    .map(|e| (e.path, e.id))
-                    .collect();
-                (Some(index), remove, restore, gitattributes)
-            }
-        };
+        let (index, (mut remove, restore, gitattributes)) = self.differences(path, &wt, &tree)?;
         remove.retain(|p| !below_any(p.strip_suffix(b"/").unwrap_or(p), keep));
         report.removed = remove.len();
         let (plain, git) = {
@@ -313,6 +289,46 @@ impl Repo {
         written?;
         report.restored = restore.len();
         Ok(report)
+    }
+
+    /// The lock files left in the task's worktree metadata, removed. The
+    /// worktree and its metadata are retry-run's, and its callers hold the
+    /// task's run lock: a lock file here was left by a process killed while
+    /// writing (git and libgit2 take them for milliseconds).
+    fn remove_stale_locks(&self, task: &str) -> Result<Vec<PathBuf>, GitError> {
+        let mut stale_locks = Vec::new();
+        for name in ["index.lock", "HEAD.lock"] {
+            let lock = self.worktree_meta(task).join(name);
+            if std::fs::symlink_metadata(&lock).is_ok() {
+                nofollow_fs::remove_any(&lock).map_err(io(&lock))?;
+                stale_locks.push(lock);
+            }
+        }
+        Ok(stale_locks)
+    }
+
+    /// What differs from the base in the worktree `wt`: the paths to remove
+    /// and to restore, and the `.gitattributes` files with their blobs; read
+    /// directly for the common index with nothing staged against the base,
+    /// else through libgit2, whose index is returned too.
+    fn differences(
+        &self,
+        path: &Path,
+        wt: &Repository,
+        tree: &git2::Tree<'_>,
+    ) -> Result<(Option<git2::Index>, Listing), GitError> {
+        Ok(match self.plain_reset_listing(path, wt, tree)? {
+            Some(listing) => (None, listing),
+            None => {
+                let (index, remove, restore) = reset_listing(path, wt, tree)?;
+                let gitattributes: Vec<(Vec<u8>, Oid)> = index
+                    .iter()
+                    .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
+                    .map(|e| (e.path, e.id))
+                    .collect();
+                (Some(index), (remove, restore, gitattributes))
+            }
+        })
     }
 
     /// [`reset_listing`] for the common index, read directly
@@ -380,7 +396,34 @@ type Listing = (Paths, Paths, Vec<(Vec<u8>, Oid)>);
 /// by entry, then its status, untracked and ignored included, in two halves
 /// side by side. Returns the index, what to remove and what to write back.
 fn reset_listing(path: &Path, wt: &Repository, tree: &git2::Tree<'_>) -> Result<(git2::Index, Paths, Paths), GitError> {
-    // The index back to the base, entry by entry (stat data of untouched entries kept).
+    let (index, mut restore) = index_back_to_base(path, wt, tree)?;
+    let mut remove: Vec<Vec<u8>> = Vec::new();
+    for (file, st) in worktree_statuses(path, wt, &index)? {
+        if st.intersects(Status::WT_NEW | Status::IGNORED) {
+            remove.push(file);
+        } else if st.intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
+            || st.intersects(
+                Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE,
+            )
+        {
+            restore.push(file);
+        }
+    }
+    restore.sort();
+    restore.dedup();
+    // Outside the sparse patterns (skip-worktree): absent on purpose.
+    restore.retain(|f| {
+        index
+            .get_path(Path::new(std::ffi::OsStr::from_bytes(f)), 0)
+            .is_none_or(|e| e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() == 0)
+    });
+    Ok((index, remove, restore))
+}
+
+/// The worktree's index put back to the base, entry by entry (stat data
+/// of untouched entries kept), and written when the attempt staged
+/// something; with the paths whose entries were put back.
+fn index_back_to_base(path: &Path, wt: &Repository, tree: &git2::Tree<'_>) -> Result<(git2::Index, Paths), GitError> {
     let mut index = wt.index().map_err(ctx(|| format!("{}: cannot read the worktree's index", path.display())))?;
     let staged = wt
         .diff_tree_to_index(Some(tree), Some(&index), None)
@@ -421,62 +464,48 @@ fn reset_listing(path: &Path, wt: &Repository, tree: &git2::Tree<'_>) -> Result<
         index.write().map_err(ctx(|| format!("{}: cannot write the worktree's index", path.display())))?;
     }
 
-    // The files: what differs from the base, untracked and ignored
-    // included; the working tree cut in two halves compared side by side
-    // (as for a snapshot's status).
-    let statuses = |repo: &Repository, part: &[Vec<u8>]| -> Result<Vec<(Vec<u8>, Status)>, GitError> {
-        let mut opts = StatusOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(false)
-            .include_ignored(true)
-            .recurse_ignored_dirs(false)
-            .exclude_submodules(true)
-            .include_unmodified(false)
-            .renames_head_to_index(false)
-            .renames_index_to_workdir(false)
-            .disable_pathspec_match(true);
-        for unit in part {
-            opts.pathspec(unit.as_slice());
-        }
-        let list = repo
-            .statuses(Some(&mut opts))
-            .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
-        Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
-    };
-    let (first, second) = super::working_tree::split_working_tree(path, &index);
+    Ok((index, restore))
+}
+
+/// The worktree's files that differ from the base, untracked and ignored
+/// included, with their status; the working tree cut in two halves
+/// compared side by side (as for a snapshot's status).
+fn worktree_statuses(path: &Path, wt: &Repository, index: &git2::Index) -> Result<Vec<(Vec<u8>, Status)>, GitError> {
+    let (first, second) = super::working_tree::split_working_tree(path, index);
     let (a, b) = std::thread::scope(|s| {
         let other = (!second.is_empty()).then(|| {
             s.spawn(|| {
                 let repo =
                     Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
-                statuses(&repo, &second)
+                statuses(path, &repo, &second)
             })
         });
-        let a = statuses(wt, &first);
+        let a = statuses(path, wt, &first);
         let b = other.map(|h| super::joined(h.join(), path, "a status thread"));
         (a, b.unwrap_or(Ok(Vec::new())))
     });
-    let mut remove: Vec<Vec<u8>> = Vec::new();
-    for (file, st) in a?.into_iter().chain(b?) {
-        if st.intersects(Status::WT_NEW | Status::IGNORED) {
-            remove.push(file);
-        } else if st.intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
-            || st.intersects(
-                Status::INDEX_NEW | Status::INDEX_MODIFIED | Status::INDEX_DELETED | Status::INDEX_TYPECHANGE,
-            )
-        {
-            restore.push(file);
-        }
+    Ok(a?.into_iter().chain(b?).collect())
+}
+
+/// The status of the paths under `part` of the worktree at `path`.
+fn statuses(path: &Path, repo: &Repository, part: &[Vec<u8>]) -> Result<Vec<(Vec<u8>, Status)>, GitError> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(false)
+        .include_ignored(true)
+        .recurse_ignored_dirs(false)
+        .exclude_submodules(true)
+        .include_unmodified(false)
+        .renames_head_to_index(false)
+        .renames_index_to_workdir(false)
+        .disable_pathspec_match(true);
+    for unit in part {
+        opts.pathspec(unit.as_slice());
     }
-    restore.sort();
-    restore.dedup();
-    // Outside the sparse patterns (skip-worktree): absent on purpose.
-    restore.retain(|f| {
-        index
-            .get_path(Path::new(std::ffi::OsStr::from_bytes(f)), 0)
-            .is_none_or(|e| e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() == 0)
-    });
-    Ok((index, remove, restore))
+    let list = repo
+        .statuses(Some(&mut opts))
+        .map_err(ctx(|| format!("{}: cannot read the worktree's status", path.display())))?;
+    Ok(list.iter().map(|s| (s.path_bytes().to_vec(), s.status())).collect())
 }
 
 /// Whether `path` is one of `sorted` (sorted byte paths), under one of

@@ -41,8 +41,38 @@ impl Repo {
     pub(super) fn working_tree_overlay(&self, base_tree: Oid, head_tree: Oid) -> Result<WorkingTreeOverlay, GitError> {
         let workdir =
             self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?.to_path_buf();
+        let (known, entries, staged) = self.overlay_entries(base_tree, head_tree, &workdir)?;
+        let head = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
+        let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
+        let filemode = config.get_bool("core.filemode").unwrap_or(true);
+        let autocrlf = config.get_string("core.autocrlf").is_ok_and(|v| v != "false");
+        let attributes = self.has_attributes(&known, &entries, &config);
+        let mut state = WorkingTreeOverlay {
+            overlay: Vec::with_capacity(entries.len()),
+            contents: HashMap::new(),
+            dirty_submodules: BTreeSet::new(),
+        };
+        let jobs = self.leaves_without_reading(&mut state, &known, &entries, &staged, &head, &workdir)?;
+        uninitialised_submodules(&mut state, &known, &workdir);
+        // Read, stat and hash the files. Where no clean filter can apply
+        // (the common case), no git object is needed: both cores share the
+        // reading and the hashing.
+        let filters = autocrlf || attributes;
+        let read_all = read_files(&workdir, &jobs, filemode, filters)?;
+        self.hash_read(&mut state, read_all, &workdir, &config, autocrlf, attributes)?;
+        Ok(state)
+    }
 
-        // The index, read once, and the entries the steps below consult.
+    /// The index, read once, and the entries that differ from it or from
+    /// HEAD (`staged`). When the change edits a `.gitignore`, every
+    /// untracked or ignored file is judged by the base's rules: ignored
+    /// there, it is absent.
+    fn overlay_entries(
+        &self,
+        base_tree: Oid,
+        head_tree: Oid,
+        workdir: &Path,
+    ) -> Result<(IndexSnapshot, Differing, Staged), GitError> {
         let (known, entries, staged) = self.status_entries(None, head_tree, false)?;
         let edits_gitignore = entries.iter().any(|(p, _)| is_gitignore(p))
             || changed_leaves(&self.repo, Some(base_tree), Some(head_tree), &[])?
@@ -52,7 +82,7 @@ impl Repo {
             // Ask again with ignored files listed, and judge every untracked
             // or ignored file by the base's rules: ignored there, it is absent.
             let base = self.repo.find_tree(base_tree).map_err(ctx(|| format!("cannot read tree {base_tree}")))?;
-            let rules = BaseIgnore::from_tree(&self.repo, &base, &workdir, self.common_dir())?;
+            let rules = BaseIgnore::from_tree(&self.repo, &base, workdir, self.common_dir())?;
             self.status_entries(Some(&known), head_tree, true)?
                 .1
                 .into_iter()
@@ -65,20 +95,24 @@ impl Repo {
         } else {
             entries
         };
+        Ok((known.into_owned(), entries, staged))
+    }
 
-        let head = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
-        let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
-        let filemode = config.get_bool("core.filemode").unwrap_or(true);
-        let autocrlf = config.get_string("core.autocrlf").is_ok_and(|v| v != "false");
-        let attributes = self.has_attributes(&known, &entries, &config);
-        let mut state = WorkingTreeOverlay {
-            overlay: Vec::with_capacity(entries.len()),
-            contents: HashMap::new(),
-            dirty_submodules: BTreeSet::new(),
-        };
-        // Git lookups here; what is read from disk is gathered in `jobs`.
-        let mut jobs: Vec<(usize, std::path::PathBuf, bool)> = Vec::new(); // (overlay index, path, exec by index)
-        for (path, flag) in &entries {
+    /// Each entry's leaf where git's data tells it (a submodule, a sparse
+    /// entry, an ignored or dropped file), pushed on `state.overlay`; the
+    /// files to read from disk, returned as (overlay index, path, whether
+    /// the index or HEAD has it executable).
+    fn leaves_without_reading(
+        &self,
+        state: &mut WorkingTreeOverlay,
+        known: &IndexSnapshot,
+        entries: &Differing,
+        staged: &Staged,
+        head: &git2::Tree<'_>,
+        workdir: &Path,
+    ) -> Result<Vec<ReadJob>, GitError> {
+        let mut jobs: Vec<ReadJob> = Vec::new();
+        for (path, flag) in entries {
             let rel = Path::new(OsStr::from_bytes(path));
             let index_entry = known.get(path);
             let index_mode = index_entry.map(|e| e.mode);
@@ -114,49 +148,22 @@ impl Repo {
             };
             state.overlay.push((path.clone(), leaf));
         }
+        Ok(jobs)
+    }
 
-        // A submodule nobody initialised here (no repository in its
-        // directory) whose directory holds files: changes inside it, which
-        // its status cannot show.
-        for e in known.entries.iter().filter(|e| e.mode == GITLINK) {
-            let abs = workdir.join(OsStr::from_bytes(&e.path));
-            if !state.dirty_submodules.contains(&e.path)
-                && git2::Repository::open(&abs).is_err()
-                && std::fs::read_dir(&abs).is_ok_and(|mut rd| rd.next().is_some())
-            {
-                state.dirty_submodules.insert(e.path.clone());
-            }
-        }
-
-        // Read, stat and hash the files. Where no clean filter can apply
-        // (the common case), no git object is needed: both cores share the
-        // reading and the hashing.
+    /// The files read: a filter driver's (or an encoding's) hashed by git,
+    /// those a clean filter may change filtered by libgit2, the rest kept
+    /// as they are; each leaf set in `state`.
+    fn hash_read(
+        &self,
+        state: &mut WorkingTreeOverlay,
+        read_all: Vec<Read>,
+        workdir: &Path,
+        config: &git2::Config,
+        autocrlf: bool,
+        attributes: bool,
+    ) -> Result<(), GitError> {
         let filters = autocrlf || attributes;
-        type Read = (usize, Option<(OnDisk, Option<Oid>)>);
-        let read = |jobs: &[(usize, std::path::PathBuf, bool)]| -> Result<Vec<Read>, GitError> {
-            let tree = nofollow_fs::Beneath::open(&workdir)
-                .map_err(|source| GitError::Io { path: workdir.clone(), source })?;
-            jobs.iter()
-                .map(|(i, abs, exec)| {
-                    let Some(found) = on_disk(&tree, &workdir, abs, filemode, *exec)? else { return Ok((*i, None)) };
-                    let id = if filters || found.mode == 0o120000 { None } else { Some(hash_blob(&found.data)?) };
-                    Ok((*i, Some((found, id))))
-                })
-                .collect()
-        };
-        let read_all = if filters || jobs.len() < 64 {
-            read(&jobs)?
-        } else {
-            let (a, b) = jobs.split_at(jobs.len() / 2);
-            let (x, y) = std::thread::scope(|s| {
-                let y = s.spawn(|| read(b));
-                (read(a), y.join())
-            });
-            let y = super::joined(y, &workdir, "a reading thread");
-            let mut all = x?;
-            all.extend(y?);
-            all
-        };
         // Files a filter driver (or an encoding) applies to: hashed by git.
         let mut by_git: Vec<(usize, i32)> = Vec::new();
         for (i, found) in read_all {
@@ -169,7 +176,7 @@ impl Repo {
             if mode != 0o120000
                 && attributes
                 && !state.overlay[i].0.contains(&b'\n')
-                && super::filters::needs_git_hash(&self.repo, &config, &rel)
+                && super::filters::needs_git_hash(&self.repo, config, &rel)
             {
                 by_git.push((i, mode));
                 continue;
@@ -188,10 +195,10 @@ impl Repo {
             state.overlay[i].1 = Some((oid, mode));
         }
         let paths: Vec<Vec<u8>> = by_git.iter().map(|(i, _)| state.overlay[*i].0.clone()).collect();
-        for ((i, mode), (oid, data)) in by_git.into_iter().zip(super::filters::hash_with_git(&workdir, &paths)?) {
+        for ((i, mode), (oid, data)) in by_git.into_iter().zip(super::filters::hash_with_git(workdir, &paths)?) {
             state.found(i, (oid, mode), data);
         }
-        Ok(state)
+        Ok(())
     }
 
     /// Whether a clean filter may change a file's bytes on their way into
@@ -276,46 +283,6 @@ impl Repo {
         {
             return Ok((Cow::Owned(known), found, staged));
         }
-        let unstaged = |repo: &git2::Repository,
-                        index: Option<&git2::Index>,
-                        part: &[Vec<u8>]|
-         -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
-            let mut opts = git2::DiffOptions::new();
-            opts.include_untracked(true)
-                .recurse_untracked_dirs(true)
-                .include_ignored(with_ignored)
-                .recurse_ignored_dirs(with_ignored)
-                .include_typechange(true)
-                .ignore_submodules(false)
-                .disable_pathspec_match(true);
-            for unit in part {
-                opts.pathspec(unit.as_slice());
-            }
-            let diff = repo
-                .diff_index_to_workdir(index, Some(&mut opts))
-                .map_err(ctx(|| "cannot compare the index with the working tree".into()))?;
-            Ok(diff
-                .deltas()
-                .filter_map(|d| {
-                    let flag = match d.status() {
-                        git2::Delta::Untracked => Untracked::Yes,
-                        git2::Delta::Ignored => Untracked::Ignored,
-                        _ => Untracked::No,
-                    };
-                    delta_path(&d).map(|p| (p, flag))
-                })
-                .collect())
-        };
-        let staged = |index: &git2::Index| -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
-            let tree = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
-            let mut opts = git2::DiffOptions::new();
-            opts.include_typechange(true).ignore_submodules(false);
-            let diff = self
-                .repo
-                .diff_tree_to_index(Some(&tree), Some(index), Some(&mut opts))
-                .map_err(ctx(|| "cannot compare HEAD with the index".into()))?;
-            Ok(diff.deltas().filter_map(|d| delta_path(&d).map(|p| (p, Untracked::No))).collect())
-        };
         let (a, ours) = std::thread::scope(|s| {
             let (give, take) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
             let a = large.then(|| {
@@ -325,7 +292,7 @@ impl Repo {
                     // No half: this thread is not needed (or the other
                     // failed, and says why).
                     match take.recv() {
-                        Ok(part) if !part.is_empty() => unstaged(&repo, None, &part),
+                        Ok(part) if !part.is_empty() => unstaged(&repo, None, &part, with_ignored),
                         _ => Ok(Vec::new()),
                     }
                 })
@@ -340,8 +307,8 @@ impl Repo {
                 };
                 let (first, second) = if large { split(workdir, &known.entries) } else { (Vec::new(), Vec::new()) };
                 let _ = give.send(second);
-                let b = unstaged(&self.repo, Some(&index), &first)?;
-                let staged = staged(&index)?;
+                let b = unstaged(&self.repo, Some(&index), &first, with_ignored)?;
+                let staged = self.staged(head_tree, &index)?;
                 Ok((known, b, staged))
             };
             // `give` goes with `run`: on an error the thread stops waiting.
@@ -357,6 +324,18 @@ impl Repo {
             all.entry(path).and_modify(|f| *f = (*f).max(flag)).or_insert(flag);
         }
         Ok((known, all.into_iter().collect(), staged))
+    }
+
+    /// The paths whose index entry differs from `head_tree`'s.
+    fn staged(&self, head_tree: Oid, index: &git2::Index) -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+        let tree = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
+        let mut opts = git2::DiffOptions::new();
+        opts.include_typechange(true).ignore_submodules(false);
+        let diff = self
+            .repo
+            .diff_tree_to_index(Some(&tree), Some(index), Some(&mut opts))
+            .map_err(ctx(|| "cannot compare HEAD with the index".into()))?;
+        Ok(diff.deltas().filter_map(|d| delta_path(&d).map(|p| (p, Untracked::No))).collect())
     }
 
     /// [`Repo::status_entries`] read by [`super::status`], on two threads
@@ -712,6 +691,94 @@ fn children(paths: &[&[u8]], disk: &ListDir<'_>, dir: &[u8]) -> Vec<(Vec<u8>, us
         counts.entry(name).or_insert(1);
     }
     counts.into_iter().map(|(name, n)| ([prefix.as_slice(), name].concat(), n)).collect()
+}
+
+/// The paths under `part` whose working tree file differs from `index`
+/// (the repository's own when `None`), untracked ones and (with
+/// `with_ignored`) ignored ones marked so.
+fn unstaged(
+    repo: &git2::Repository,
+    index: Option<&git2::Index>,
+    part: &[Vec<u8>],
+    with_ignored: bool,
+) -> Result<Vec<(Vec<u8>, Untracked)>, GitError> {
+    let mut opts = git2::DiffOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(with_ignored)
+        .recurse_ignored_dirs(with_ignored)
+        .include_typechange(true)
+        .ignore_submodules(false)
+        .disable_pathspec_match(true);
+    for unit in part {
+        opts.pathspec(unit.as_slice());
+    }
+    let diff = repo
+        .diff_index_to_workdir(index, Some(&mut opts))
+        .map_err(ctx(|| "cannot compare the index with the working tree".into()))?;
+    Ok(diff
+        .deltas()
+        .filter_map(|d| {
+            let flag = match d.status() {
+                git2::Delta::Untracked => Untracked::Yes,
+                git2::Delta::Ignored => Untracked::Ignored,
+                _ => Untracked::No,
+            };
+            delta_path(&d).map(|p| (p, flag))
+        })
+        .collect())
+}
+
+/// A submodule nobody initialised here (no repository in its directory)
+/// whose directory holds files: changes inside it, which its status cannot
+/// show.
+fn uninitialised_submodules(state: &mut WorkingTreeOverlay, known: &IndexSnapshot, workdir: &Path) {
+    for e in known.entries.iter().filter(|e| e.mode == GITLINK) {
+        let abs = workdir.join(OsStr::from_bytes(&e.path));
+        if !state.dirty_submodules.contains(&e.path)
+            && git2::Repository::open(&abs).is_err()
+            && std::fs::read_dir(&abs).is_ok_and(|mut rd| rd.next().is_some())
+        {
+            state.dirty_submodules.insert(e.path.clone());
+        }
+    }
+}
+
+/// A file to read: its index in the overlay, its path, and whether the
+/// index or HEAD has it executable.
+type ReadJob = (usize, std::path::PathBuf, bool);
+
+/// A file read: its index in the overlay, and what is on disk with its
+/// blob id when no filter can apply (`None`: gone).
+type Read = (usize, Option<(OnDisk, Option<Oid>)>);
+
+/// The files of `jobs` read, stat'ed and (without `filters`) hashed, on
+/// two threads when there are many and no filter applies.
+fn read_files(workdir: &Path, jobs: &[ReadJob], filemode: bool, filters: bool) -> Result<Vec<Read>, GitError> {
+    let read = |jobs: &[ReadJob]| -> Result<Vec<Read>, GitError> {
+        let tree = nofollow_fs::Beneath::open(workdir)
+            .map_err(|source| GitError::Io { path: workdir.to_path_buf(), source })?;
+        jobs.iter()
+            .map(|(i, abs, exec)| {
+                let Some(found) = on_disk(&tree, workdir, abs, filemode, *exec)? else { return Ok((*i, None)) };
+                let id = if filters || found.mode == 0o120000 { None } else { Some(hash_blob(&found.data)?) };
+                Ok((*i, Some((found, id))))
+            })
+            .collect()
+    };
+    Ok(if filters || jobs.len() < 64 {
+        read(jobs)?
+    } else {
+        let (a, b) = jobs.split_at(jobs.len() / 2);
+        let (x, y) = std::thread::scope(|s| {
+            let y = s.spawn(|| read(b));
+            (read(a), y.join())
+        });
+        let y = super::joined(y, workdir, "a reading thread");
+        let mut all = x?;
+        all.extend(y?);
+        all
+    })
 }
 
 #[cfg(test)]

@@ -54,7 +54,6 @@ mod snapshot;
 mod start;
 mod submodules;
 mod task_run;
-pub mod trial;
 mod watch;
 mod worktree;
 

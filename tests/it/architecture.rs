@@ -55,7 +55,6 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("remote", Edge, &["git", "model", "process", "record"]),
     // Decisions over the record, and what is shown of them.
     ("outcome", Pure, &["config", "diagnostics", "enrich", "model", "summarize", "test_results", "text"]),
-    ("init", Pure, &["config", "diagnostics", "enrich", "outcome", "project", "test_results", "text"]),
     ("format", Pure, &["enrich", "model", "pathfmt", "scope", "text"]),
     ("context", Pure, &["config", "model", "outcome", "scope", "text"]),
     ("report", Pure, &["context", "model", "outcome", "pathfmt", "text"]),
@@ -97,6 +96,27 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
         ],
     ),
     ("demo", Verb, &["console", "git", "process", "record", "run"]),
+    // init proposes a config (pure, the files in PURE_FILES) from what it
+    // detects and from its checks tried as `run` tries them.
+    (
+        "init",
+        Verb,
+        &[
+            "agents",
+            "config",
+            "diagnostics",
+            "enrich",
+            "git",
+            "outcome",
+            "process",
+            "project",
+            "record",
+            "run",
+            "sandbox",
+            "test_results",
+            "text",
+        ],
+    ),
     (
         "cli",
         Cli,
@@ -132,8 +152,12 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ),
 ];
 
-/// Files of edge modules that are pure all the same.
+/// Files of edge modules and verbs that are pure all the same.
 const PURE_FILES: &[&str] = &[
+    "src/init/candidates.rs",
+    "src/init/judge.rs",
+    "src/init/propose.rs",
+    "src/init/python.rs",
     "src/project/hides.rs",
     "src/project/layout.rs",
     "src/record/chain.rs",

@@ -1,4 +1,5 @@
-//! Creating a repository with one commit: the demo's repository.
+//! The demo's repository (`retry-run demo`): a new repository whose `main`
+//! holds the demo's files in one commit.
 
 use std::path::Path;
 
@@ -6,7 +7,7 @@ use super::GitError;
 
 /// Initialises a repository at `root` whose `main` holds `files` (path,
 /// content) in one commit.
-pub fn init_with_files(root: &Path, files: &[(&str, &str)], message: &str) -> Result<(), GitError> {
+pub fn create(root: &Path, files: &[(&str, &str)], message: &str) -> Result<(), GitError> {
     let err = |what: &'static str| {
         move |e: git2::Error| GitError::Git { what: format!("{}: cannot {what}", root.display()), source: e }
     };

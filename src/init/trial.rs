@@ -9,18 +9,21 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::RunError;
-use super::gates::checks::{relativize, run_once};
 use crate::config::{CheckConfig, Config, DurationSpec, NetworkMode, SandboxGit, SandboxMode};
 use crate::git::Repo;
+use crate::run::RunError;
+use crate::run::gates::checks::{relativize, run_once};
 use crate::sandbox::{self, Confinement, Effective};
 
-/// How one command ended on the base.
-#[derive(Debug, Clone)]
-pub struct Tried {
+/// The time each proposed command is given on the base, in seconds.
+pub const TRIAL_SECS: u64 = 5 * 60;
+
+/// How a proposed command ended on the base.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ran {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
-    /// stdout and stderr, with the worktree's path made relative.
+    /// Its output, paths relative to the worktree.
     pub output: String,
 }
 
@@ -79,7 +82,7 @@ impl<'r> Trial<'r> {
             c.policy.network = config.worktree.setup_network.clone();
             c
         });
-        super::prepare::prepare(repo, config, &wt, setup.as_ref())?;
+        crate::run::prepare::prepare(repo, config, &wt, setup.as_ref())?;
         // `run_once` puts the import root on PYTHONPATH, as for every check.
         let env = confinement.env();
         trial.confinement = confinement;
@@ -95,8 +98,17 @@ impl<'r> Trial<'r> {
 
     /// Runs `cmd` (by `sh -c`) in the worktree, confined, reaching only
     /// `network` through the sandbox's proxy (a check's `network`), for at
-    /// most `timeout`. `Err` when it cannot be started at all.
-    pub fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<Tried, String> {
+    /// most `timeout`; its output with the worktree's path made relative.
+    /// One that cannot be started at all ends as a shell's would, exit 127,
+    /// with the reason as its output.
+    pub fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Ran {
+        match self.run_once(cmd, network, timeout) {
+            Ok(ran) => ran,
+            Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },
+        }
+    }
+
+    fn run_once(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<Ran, String> {
         self.runs += 1;
         let check = CheckConfig {
             name: format!("init-{}", self.runs),
@@ -110,7 +122,7 @@ impl<'r> Trial<'r> {
         let out = self.dir.join(format!("{}.out", self.runs));
         let f = run_once(&check, &self.wt, &self.env, &out, &self.confinement)?;
         let output = relativize(&String::from_utf8_lossy(&f.output.bytes()), &self.wt);
-        Ok(Tried { exit_code: f.exit_code, timed_out: f.timed_out, output })
+        Ok(Ran { exit_code: f.exit_code, timed_out: f.timed_out, output })
     }
 }
 
