@@ -564,18 +564,9 @@ fn file_circles(sources: &[(String, String)]) -> Vec<Vec<String>> {
     circles.into_iter().collect()
 }
 
-/// Circles known today, each removed by a change under way.
-const KNOWN_CIRCLES: &[&[&str]] = &[
-    // removed by the sandbox probe move
-    &["src/sandbox/landlock.rs", "src/sandbox/seccomp.rs"],
-];
-
 #[test]
 fn no_two_files_import_each_other_even_through_others() {
-    let found: Vec<Vec<String>> = file_circles(&all_sources())
-        .into_iter()
-        .filter(|c| !KNOWN_CIRCLES.iter().any(|k| c.iter().map(String::as_str).eq(k.iter().copied())))
-        .collect();
+    let found: Vec<Vec<String>> = file_circles(&all_sources());
     let shown: Vec<String> = found.iter().map(|c| c.join(", ")).collect();
     assert!(
         found.is_empty(),
