@@ -1,6 +1,7 @@
 //! `retry-run stats`: attempts per task, success rate by attempt number and
 //! by the kind of feedback the attempt was given (which feedback leads to a
-//! fixed next attempt). Pure over the tasks' attempt records.
+//! fixed next attempt), and pass@k over the tasks run in lanes. Pure over
+//! the tasks' attempt records.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -125,11 +126,24 @@ pub fn stats(tasks: &[(String, Vec<Chain>)]) -> Stats {
     }
     let most = laned.iter().map(Vec::len).max().unwrap_or(0);
     for k in 1..=most {
-        if let Some(p) = crate::outcome::lanes::pass_at(k, &laned) {
+        if let Some(p) = pass_at(k, &laned) {
             s.pass_at.insert(k, p);
         }
     }
     s
+}
+
+/// pass@k over tasks run in lanes: the share of tasks of which at least
+/// one of the first `k` lanes reached SUCCESS. `tasks` holds, per task,
+/// whether each lane succeeded, by lane order. `None` when no task had `k`
+/// lanes.
+fn pass_at(k: usize, tasks: &[Vec<bool>]) -> Option<f64> {
+    let with_k: Vec<&Vec<bool>> = tasks.iter().filter(|t| t.len() >= k).collect();
+    if with_k.is_empty() || k == 0 {
+        return None;
+    }
+    let passed = with_k.iter().filter(|t| t.iter().take(k).any(|s| *s)).count();
+    Some(passed as f64 / with_k.len() as f64)
 }
 
 /// One chain's attempts added to `s`.
@@ -349,5 +363,14 @@ mod tests {
         let s = stats(&[("t".into(), one(vec![failed, ok]))]);
         assert_eq!(s.self_checks, SelfChecks { attempts: 2, calls: 3, refused: 1, green: 2, green_then_failed: 1 });
         assert!(render(&s).contains("then failed a real gate: 1 of 2 attempts"), "{}", render(&s));
+    }
+
+    #[test]
+    fn pass_at_k_counts_tasks_with_a_success_among_their_first_k_lanes() {
+        let tasks = vec![vec![false, true, false], vec![false, false, false], vec![true], vec![false, false, true]];
+        assert_eq!(pass_at(1, &tasks), Some(0.25));
+        assert_eq!(pass_at(2, &tasks), Some(1.0 / 3.0));
+        assert_eq!(pass_at(3, &tasks), Some(2.0 / 3.0));
+        assert_eq!(pass_at(4, &tasks), None);
     }
 }

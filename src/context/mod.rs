@@ -12,7 +12,6 @@
 //! Same inputs, same bytes: nothing here reads a clock, a map's iteration
 //! order or this machine's paths.
 
-pub mod lanes;
 pub mod patterns;
 mod previous;
 pub mod render;

@@ -7,12 +7,10 @@
 //! - [`check`]: a check's run judged against the base;
 //! - [`internals`]: changes to the repository's internals judged, and what
 //!   halts an attempt that nothing confines;
-//! - [`resume`]: where a run of a task resumes (its attempt window, its base);
-//! - [`lanes`]: the choice among lanes, pass@k and the feedback lanes share.
+//! - [`resume`]: where a run of a task resumes (its attempt window, its base).
 
 pub mod check;
 pub mod internals;
-pub mod lanes;
 pub mod new_target;
 pub mod resume;
 

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use super::super::RunError;
 use super::super::confine::confinement_of;
+use super::super::lanes::choose::Candidate;
 use super::super::plan::Plan;
 use super::super::task_run::{Attempt, TaskRun};
 use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::{Comparison, DiffDepth, Repo, Revision};
 use crate::model::DiffSummary;
-use crate::outcome::lanes::Candidate;
 use crate::record::layout::AttemptDir;
 use crate::record::{Event, Store};
 use crate::sandbox::{self, Confinement};

@@ -1,18 +1,18 @@
 //! The lanes of a task once every one has ended: how each ended recorded
-//! in the task's log, the winner chosen (first-wins, or the gates' choice
-//! [`crate::outcome::lanes::choose`] and the verifier's pick among equals),
-//! and its commit made the task's branch, or the task escalated.
+//! in the task's log, the winner chosen (first-wins, or the gates' choice,
+//! `choose.rs`, and the verifier's pick among equals), and its commit made
+//! the task's branch, or the task escalated.
 
 use std::path::Path;
 
 use super::super::gates::verifier::pick_lane;
 use super::super::plan::Plan;
 use super::super::{Ending, Ran, RunError, history};
+use super::choose::{Candidate, choose};
 use super::shared::LaneShared;
 use crate::config::lanes::{ChooseMode, LaneConfig};
 use crate::git::{Repo, Revision};
 use crate::model::{AttemptRecord, refs};
-use crate::outcome::lanes::{Candidate, choose};
 use crate::record::store::EventLog;
 use crate::record::{Event, Store};
 

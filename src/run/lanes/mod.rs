@@ -4,11 +4,20 @@
 //! worktree `<task>+<lane>`), each retried with its own feedback. The first
 //! lane to pass every gate wins and the others are stopped, or, with
 //! `--choose all`, every lane runs to its end and the gates choose
-//! ([`crate::outcome::lanes::choose`]). The winner's commit becomes the
-//! task's branch; the task's own log records how each lane ended and the
-//! choice.
+//! ([`choose::choose`]). The winner's commit becomes the task's branch;
+//! the task's own log records how each lane ended and the choice.
+//!
+//! - `shared.rs`: the lane's plan ([`shared::LaneRun`]) and what the lanes
+//!   of a task share while they run;
+//! - `feedback.rs`: what a lane is told of the other lanes' failures (pure);
+//! - `ended.rs`: the lanes once every one has ended, the winner recorded;
+//! - `choose.rs`: the gates' choice among the passing lanes (pure).
+//!
+//! `[[lane]]` is parsed in `config/lanes.rs`, pass@k is in `stats.rs`.
 
+pub(super) mod choose;
 mod ended;
+mod feedback;
 pub(super) mod shared;
 
 use std::path::Path;

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::super::held_lease::HeldLease;
+use super::feedback::other_lanes_section;
 use crate::config::lanes::{ChooseMode, LaneConfig};
-use crate::context::lanes::other_lanes_section;
 use crate::model::AttemptRecord;
 
 /// What one lane of a task runs as: its number, its agent (over the

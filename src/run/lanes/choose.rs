@@ -1,6 +1,6 @@
-//! Lanes (`run --lanes`), decided: which lane's passing attempt becomes the
-//! task's branch when every lane ran to its end (`--choose all`), and
-//! pass@k over the lanes of tasks. Pure.
+//! The gates' choice among lanes (`run --lanes --choose all`): which lane's
+//! passing attempt becomes the task's branch once every lane ran to its
+//! end. Pure: the lanes' last attempts in, the winner and why out.
 
 use crate::model::{AttemptRecord, Outcome, TARGETS};
 
@@ -60,19 +60,6 @@ pub fn choose(candidates: &[Candidate]) -> Option<(Candidate, String)> {
     Some((best, why))
 }
 
-/// pass@k over tasks run in lanes: the share of tasks of which at least
-/// one of the first `k` lanes reached SUCCESS. `tasks` holds, per task,
-/// whether each lane succeeded, by lane order. `None` when no task had `k`
-/// lanes.
-pub fn pass_at(k: usize, tasks: &[Vec<bool>]) -> Option<f64> {
-    let with_k: Vec<&Vec<bool>> = tasks.iter().filter(|t| t.len() >= k).collect();
-    if with_k.is_empty() || k == 0 {
-        return None;
-    }
-    let passed = with_k.iter().filter(|t| t.iter().take(k).any(|s| *s)).count();
-    Some(passed as f64 / with_k.len() as f64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,14 +92,5 @@ mod tests {
         assert_eq!(c.lane, 1, "a tie goes to the lower lane");
         let (_, why) = choose(&[cand(2, true, true, 0, 5)]).unwrap();
         assert_eq!(why, "the only lane whose attempt passed every gate");
-    }
-
-    #[test]
-    fn pass_at_k_counts_tasks_with_a_success_among_their_first_k_lanes() {
-        let tasks = vec![vec![false, true, false], vec![false, false, false], vec![true], vec![false, false, true]];
-        assert_eq!(pass_at(1, &tasks), Some(0.25));
-        assert_eq!(pass_at(2, &tasks), Some(1.0 / 3.0));
-        assert_eq!(pass_at(3, &tasks), Some(2.0 / 3.0));
-        assert_eq!(pass_at(4, &tasks), None);
     }
 }

@@ -1,7 +1,9 @@
 //! What a lane is told of the other lanes' failed attempts
-//! (`retry.share_feedback`, `run --lanes`). Pure.
+//! (`retry.share_feedback`, `run --lanes`): the prompt's section on them,
+//! which `LaneShared::feedback_for` (`shared.rs`) adds to each lane's
+//! prompt. Pure.
 
-use super::required::required_change;
+use crate::context::required_change;
 use crate::model::{AttemptRecord, Outcome};
 
 /// What lane `me` is told of the other lanes' failed attempts so far
