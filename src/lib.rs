@@ -3,42 +3,57 @@
 //! Each attempt runs the agent in a worktree of its own, checks what it
 //! changed (scope, the project's checks, an optional verifier) and, when it
 //! failed, hands the next attempt a short account of what went wrong; every
-//! step is recorded in a hash-chained event log. The module map (pure core
-//! and edges) is in `docs/design.md`.
+//! step is recorded in a hash-chained event log.
+//!
+//! The modules are declared below in their layers, bottom up: a module
+//! imports only modules of its own layer or below (`tests/it/architecture.rs`
+//! holds the exact table; `docs/design.md` says what each holds).
 
-pub mod agents;
-pub mod checkout_watch;
-pub mod clean;
-pub mod cli;
-pub mod config;
+// Foundations: shared types and helpers (pure, except the process,
+// console, project and MCP edges).
 pub mod console;
-pub mod context;
-pub mod demo;
-pub mod diagnostics;
-pub mod diff;
-pub mod enrich;
-pub mod format;
-pub mod git;
 pub mod hash;
-pub mod init;
-pub mod integrity;
 pub mod mcp;
 pub mod model;
-pub mod outcome;
 pub mod pathfmt;
 pub mod process;
 pub mod project;
-pub mod record;
-pub mod remote;
-pub mod report;
-pub mod run;
-pub mod sandbox;
+pub mod test_results;
+pub mod text;
+pub mod verdict;
+
+// Rules and parsers over those types.
+pub mod agents;
+pub mod config;
+pub mod diagnostics;
+pub mod integrity;
 pub mod scope;
-pub mod stats;
 pub mod summarize;
 pub mod symbols;
 pub mod syntax;
 pub mod task;
-pub mod test_results;
-pub mod text;
-pub mod verdict;
+
+// Edges: the record, the sandbox, the repository.
+pub mod checkout_watch;
+pub mod enrich;
+pub mod git;
+pub mod record;
+pub mod remote;
+pub mod sandbox;
+
+// Decisions over the record, and what is shown of them (pure).
+pub mod context;
+pub mod format;
+pub mod outcome;
+pub mod report;
+pub mod stats;
+
+// Verbs: the only modules that combine edges and decisions.
+pub mod clean;
+pub mod demo;
+pub mod diff;
+pub mod init;
+pub mod run;
+
+// The command line.
+pub mod cli;
