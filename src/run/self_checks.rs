@@ -25,7 +25,7 @@ use super::gates::scope::change_findings;
 use super::task_run::{Attempt, TaskRun};
 use crate::config::{Config, SubmodulePolicy};
 use crate::context::TaskText;
-use crate::context::self_check::{Found, previous_answer, run_checks_answer, task_answer};
+use crate::context::self_check::{ChecksAnswer, Found, previous_answer, run_checks_answer, task_answer};
 use crate::git::{DiffDepth, Repo, Revision};
 use crate::integrity::TestPaths;
 use crate::mcp::channel::{Answer, Desk, Request};
@@ -159,7 +159,7 @@ struct Running {
     id: String,
     index: usize,
     started: Instant,
-    thread: JoinHandle<Result<(String, bool), String>>,
+    thread: JoinHandle<Result<ChecksAnswer, String>>,
 }
 
 /// The desk's loop: calls taken and answered until `stop`.
@@ -317,9 +317,9 @@ fn admit(config: &Config, checks: &[String], ran: u32, max: u32, busy: bool) -> 
 }
 
 /// A finished `run_checks` answered and its record completed.
-fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<(String, bool), String>) {
+fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<ChecksAnswer, String>) {
     let answer = match result {
-        Ok((text, passed)) => {
+        Ok(ChecksAnswer { text, passed }) => {
             c.summary = first_line(&text);
             c.passed = Some(passed);
             Answer { text, is_error: false }
@@ -337,7 +337,7 @@ fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: 
 /// The gates on the worktree as it is now; the answer's text and whether
 /// every gate passed. `(ran, max)`: the call's number among `run_checks`
 /// calls, and the cap.
-fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(String, bool), String> {
+fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<ChecksAnswer, String> {
     let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
     // Its git files looked at before git opens them (a FIFO there would
     // hang this answer).
@@ -404,9 +404,9 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(Stri
         let targets = if left_out.is_empty() { targets(&b.config.targets, &r.checks) } else { None };
         r.checks.extend([targets, integrity].into_iter().flatten());
     }
-    let (outcome, reason) = outcome::classify(&r);
-    r.outcome = outcome;
-    r.reason = reason;
+    let classified = outcome::classify(&r);
+    r.outcome = classified.outcome;
+    r.reason = classified.reason;
     let found = Found { call: ran, max, record: &r, skipped, left_out };
     Ok(run_checks_answer(&b.task, &found, &b.config.context))
 }

@@ -290,9 +290,9 @@ impl<'a> TaskRun<'a> {
     /// told and recorded (`AttemptCompleted`).
     fn record_outcome(&mut self, mut a: Attempt) -> Result<AttemptRecord, RunError> {
         let n = a.n;
-        let (outcome, reason) = outcome::classify(&a.record);
-        a.record.outcome = outcome;
-        a.record.reason = reason;
+        let classified = outcome::classify(&a.record);
+        a.record.outcome = classified.outcome;
+        a.record.reason = classified.reason;
         a.record.duration_ms = a.started.elapsed().as_millis() as u64;
         super::write_json(&a.dir.attempt_json(), &a.record)?;
         if let Some(t) = &a.confinement.tmpdir {
