@@ -58,8 +58,17 @@ pub struct Found<'a> {
     pub left_out: Vec<String>,
 }
 
+/// The answer of a `run_checks` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChecksAnswer {
+    /// What the agent reads.
+    pub text: String,
+    /// Whether every gate passed.
+    pub passed: bool,
+}
+
 /// The answer of `run_checks`, and whether every gate passed.
-pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config::ContextConfig) -> (String, bool) {
+pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config::ContextConfig) -> ChecksAnswer {
     let r = found.record;
     let passed = r.outcome == Outcome::Success;
     let mut out = format!(
@@ -93,7 +102,7 @@ pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config
         out.push_str(&format!("- not run this time (not asked for): {}\n", found.left_out.join(", ")));
     }
     if passed {
-        return (out, true);
+        return ChecksAnswer { text: out, passed: true };
     }
     out.push_str(&format!("\n**Required change:** {}\n", required_change(r).text));
     let ctx = assemble(task, r.number + 1, r.number + 1, std::slice::from_ref(r), cfg);
@@ -102,7 +111,7 @@ pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config
         out.push('\n');
         out.push_str(&wrong);
     }
-    (out, false)
+    ChecksAnswer { text: out, passed: false }
 }
 
 /// A check's state in a few words.
@@ -311,7 +320,7 @@ mod tests {
     fn a_failing_self_check_names_the_test_and_its_assertion() {
         let r = failing();
         let found = Found { call: 1, max: 5, record: &r, skipped: None, left_out: vec![] };
-        let (text, passed) = run_checks_answer(&task(), &found, &Default::default());
+        let ChecksAnswer { text, passed } = run_checks_answer(&task(), &found, &Default::default());
         assert!(!passed);
         assert!(text.starts_with("Self-check 1 of 5: FAIL"), "{text}");
         assert!(text.contains("- `test`: FAIL (1 new failure)"), "{text}");
@@ -328,7 +337,7 @@ mod tests {
         r.outcome = Outcome::Success;
         r.checks = vec![CheckResult::new("test", CheckKind::Test, true)];
         let found = Found { call: 2, max: 5, record: &r, skipped: None, left_out: vec!["lint".into()] };
-        let (text, passed) = run_checks_answer(&task(), &found, &Default::default());
+        let ChecksAnswer { text, passed } = run_checks_answer(&task(), &found, &Default::default());
         assert!(passed);
         assert!(text.contains("every gate passed"), "{text}");
         assert!(text.contains("- `test`: ok"), "{text}");

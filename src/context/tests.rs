@@ -103,9 +103,9 @@ fn prompt_after(prior: &[AttemptRecord], cfg: &ContextConfig) -> String {
 }
 
 fn finish(mut r: AttemptRecord) -> AttemptRecord {
-    let (o, reason) = crate::outcome::classify(&r);
-    r.outcome = o;
-    r.reason = reason;
+    let c = crate::outcome::classify(&r);
+    r.outcome = c.outcome;
+    r.reason = c.reason;
     r
 }
 

@@ -18,11 +18,25 @@ use crate::config::RetryConfig;
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};
 use crate::text::{exit_text, human_ms, plural};
 
+/// An attempt's outcome, and the one-line reason for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classified {
+    pub outcome: Outcome,
+    pub reason: String,
+}
+
 /// The gates in order (docs/commands.md, `run`): agent exit, empty diff, scope,
 /// checks, verifier. Returns the outcome and a one-line reason. The verifier's
 /// `escalate` is not an outcome of its own: it approves nothing, so the attempt
 /// is VERIFIER_REJECTION and the loop escalates.
-pub fn classify(r: &AttemptRecord) -> (Outcome, String) {
+pub fn classify(r: &AttemptRecord) -> Classified {
+    let (outcome, reason) = first_failed_gate(r);
+    Classified { outcome, reason }
+}
+
+/// [`classify`]'s gates, one after another: the first that fails decides,
+/// else the attempt succeeded.
+fn first_failed_gate(r: &AttemptRecord) -> (Outcome, String) {
     if let Some(stopped) = stopped(r).or_else(|| changed(r)) {
         return stopped;
     }
@@ -515,7 +529,7 @@ mod tests {
         for (what, edit, outcome, reason) in cases {
             let mut r = changed();
             edit(&mut r);
-            assert_eq!(classify(&r), (*outcome, reason.to_string()), "{what}");
+            assert_eq!(classify(&r), Classified { outcome: *outcome, reason: reason.to_string() }, "{what}");
         }
     }
 
@@ -630,7 +644,7 @@ mod tests {
     fn a_halted_attempt_is_the_last_whatever_retry_on_says() {
         let mut r = AttemptRecord::new(2);
         r.halted = Some(Halt { after: HaltedAfter::Checks, parts: vec!["hooks/pre-commit".into()] });
-        (r.outcome, _) = classify(&r);
+        r.outcome = classify(&r).outcome;
         assert_eq!(r.outcome, Outcome::ScopeViolation);
         match next_step(&r, &RetryConfig::default().on, "refs/retry-run/t/2") {
             Next::Escalate(why) => {
@@ -690,13 +704,13 @@ mod tests {
         ruff.failing_on_base = true;
         ruff.base_tolerated = true;
         r.checks.push(ruff);
-        r.outcome = classify(&r).0;
+        r.outcome = classify(&r).outcome;
         assert_eq!(near_miss(&r).as_deref(), Some("1 new diagnostic of `ruff`"));
         // A failing test (or no test at all) is no near miss.
         let mut broken = r.clone();
         broken.checks[0].passed = false;
         broken.checks[0].failures = vec![Failure { key: "t::a".into(), test: true, ..Default::default() }];
-        broken.outcome = classify(&broken).0;
+        broken.outcome = classify(&broken).outcome;
         assert_eq!(near_miss(&broken), None);
         let mut untested = r.clone();
         untested.checks.remove(0);

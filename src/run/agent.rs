@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::RunError;
 use super::agent_start;
+use super::attempt::{Attempt, Carried, Fixed};
 use super::gates::checks::relativize;
-use super::task_run::{Attempt, TaskRun};
+use super::recorder::Recorder;
 use crate::config::CommandSpec;
 use crate::git::{Oid, Repo};
 use crate::hash::sha256_hex;
@@ -19,149 +20,152 @@ use crate::record::store::write_file;
 use crate::sandbox::{self, Effective};
 
 use super::leftovers::Leftovers;
-use super::self_checks::MCP_COMMAND_VAR;
+use super::self_checks::{MCP_COMMAND_VAR, SelfCheckDesk, open_self_checks};
 
-impl TaskRun<'_> {
-    /// The agent of attempt `a`, run to its end with the prompt at
-    /// `prompt_path`; its run goes into `a.record.agent`, the environment it
-    /// shares with the checks into `a.env`.
-    pub(super) fn run_agent(&mut self, a: &mut Attempt, prompt_path: &Path) -> Result<(), RunError> {
-        let n = a.n;
-        let delivered = self.deliver_prompt(n, prompt_path)?;
-        let confinement = &a.confinement;
-        let vars = agent_vars(self, a, prompt_path, &delivered);
-        let mut env = agent_env(self, n, prompt_path, confinement);
-        // The checks, the real ones and the self-checks, get the agent's
-        // environment without the server's command.
-        let checks_env = env.clone();
-        let mut argv = agent_argv(&self.plan.agent_cmd, &vars);
-        let desk = self.open_self_checks(a, &checks_env)?;
-        let wired = match &desk {
-            Some(d) => self.wire_self_checks(a, d, &mut argv, &mut env)?,
-            None => Vec::new(),
-        };
-        self.progress.phase("agent running");
-        let config = &self.plan.config;
-        let spec = Spec {
-            argv: confinement.agent_argv(argv, Some(&a.dir.path().join(NET_LOG))),
-            cwd: self.wt.clone(),
-            env: env.clone(),
-            unset: confinement.unset(),
-            stdin: config.agent.stdin.then(|| delivered.clone()),
-            timeout: config.agent.timeout.value,
-            grace: config.agent.kill_grace.value,
-            keep: 64 * 1024,
-        };
-        let mut start_error = None;
-        let rec = &mut self.rec;
-        let ran = process::run_with(&spec, &mut |pgid| {
-            let started = Event::AgentStarted { pgid: pgid as i64, sandbox: Some(confinement.record()) };
-            if let Err(e) = rec.event(Some(n), started) {
-                start_error = Some(e);
-            }
-        });
-        let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
-        unwire(&wired, &self.wt);
-        if let Some(e) = start_error {
-            return Err(e);
+/// The agent of attempt `a`, run to its end with the prompt at
+/// `prompt_path`; its run goes into `a.record.agent`, the environment it
+/// shares with the checks into `a.env`.
+pub(super) fn run_agent(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    carried: Carried<'_>,
+    a: &mut Attempt,
+    prompt_path: &Path,
+) -> Result<(), RunError> {
+    let n = a.n;
+    let delivered = deliver_prompt(t, rec, n, prompt_path)?;
+    let confinement = &a.confinement;
+    let vars = agent_vars(t, a, prompt_path, &delivered);
+    let mut env = agent_env(t, n, prompt_path, confinement);
+    // The checks, the real ones and the self-checks, get the agent's
+    // environment without the server's command.
+    let checks_env = env.clone();
+    let mut argv = agent_argv(&t.plan.agent_cmd, &vars);
+    let desk = open_self_checks(t, carried, a, &checks_env)?;
+    let wired = match &desk {
+        Some(d) => wire_self_checks(t, a, d, &mut argv, &mut env)?,
+        None => Vec::new(),
+    };
+    t.progress.phase("agent running");
+    let config = &t.plan.config;
+    let spec = Spec {
+        argv: confinement.agent_argv(argv, Some(&a.dir.path().join(NET_LOG))),
+        cwd: t.wt.clone(),
+        env: env.clone(),
+        unset: confinement.unset(),
+        stdin: config.agent.stdin.then(|| delivered.clone()),
+        timeout: config.agent.timeout.value,
+        grace: config.agent.kill_grace.value,
+        keep: 64 * 1024,
+    };
+    let mut start_error = None;
+    let ran = process::run_with(&spec, &mut |pgid| {
+        let started = Event::AgentStarted { pgid: pgid as i64, sandbox: Some(confinement.record()) };
+        if let Err(e) = rec.event(Some(n), started) {
+            start_error = Some(e);
         }
-        for call in &self_checks {
-            self.rec.event(Some(n), Event::SelfChecked { call: call.clone() })?;
-        }
-        let agent_run = self.agent_run(ran, a)?;
-        self.stop_if_it_did_not_start(n, &agent_run)?;
-        a.record.agent = Some(agent_run);
-        a.record.self_checks = self_checks;
-        a.env = checks_env;
-        Ok(())
+    });
+    let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
+    unwire(&wired, &t.wt);
+    if let Some(e) = start_error {
+        return Err(e);
     }
+    for call in &self_checks {
+        rec.event(Some(n), Event::SelfChecked { call: call.clone() })?;
+    }
+    let agent_run = agent_run(t, ran, a)?;
+    stop_if_it_did_not_start(t, rec, n, &agent_run)?;
+    a.record.agent = Some(agent_run);
+    a.record.self_checks = self_checks;
+    a.env = checks_env;
+    Ok(())
+}
 
-    /// The prompt at `prompt_path` read back, and its delivery recorded.
-    fn deliver_prompt(&mut self, n: u32, prompt_path: &Path) -> Result<Vec<u8>, RunError> {
-        let delivered = std::fs::read(prompt_path)
-            .map_err(|source| RunError::PromptUnreadable { path: prompt_path.to_path_buf(), source })?;
-        let via: &[&str] = if self.plan.config.agent.stdin { &["file", "stdin"] } else { &["file"] };
-        self.rec.event(
-            Some(n),
-            Event::AttemptContextDelivered {
-                sha256: sha256_hex(&delivered),
-                bytes: delivered.len() as u64,
-                via: via.iter().map(|v| v.to_string()).collect(),
-            },
-        )?;
-        Ok(delivered)
-    }
+/// The prompt at `prompt_path` read back, and its delivery recorded.
+fn deliver_prompt(t: &Fixed<'_>, rec: &mut Recorder, n: u32, prompt_path: &Path) -> Result<Vec<u8>, RunError> {
+    let delivered = std::fs::read(prompt_path)
+        .map_err(|source| RunError::PromptUnreadable { path: prompt_path.to_path_buf(), source })?;
+    let via: &[&str] = if t.plan.config.agent.stdin { &["file", "stdin"] } else { &["file"] };
+    rec.event(
+        Some(n),
+        Event::AttemptContextDelivered {
+            sha256: sha256_hex(&delivered),
+            bytes: delivered.len() as u64,
+            via: via.iter().map(|v| v.to_string()).collect(),
+        },
+    )?;
+    Ok(delivered)
+}
 
-    /// With the self-check server `d` open and the agent's MCP wiring
-    /// known, its files written (never over one already there), its
-    /// arguments and environment added; returns the files written, to be
-    /// removed once the agent ends.
-    fn wire_self_checks(
-        &self,
-        a: &Attempt,
-        d: &super::self_checks::SelfCheckDesk,
-        argv: &mut Vec<String>,
-        env: &mut Vec<(String, String)>,
-    ) -> Result<Vec<PathBuf>, RunError> {
-        let wt = &self.wt;
-        let mut wired = Vec::new();
-        env.push((MCP_COMMAND_VAR.into(), serde_json::to_string(&d.command).unwrap_or_default()));
-        let Some(kind) = self.mcp_wiring() else { return Ok(wired) };
-        let user =
-            |k: &str| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok());
-        let w = crate::agents::mcp::wiring(kind, &d.command, (&a.dir.tmp(), wt), &user);
-        for (path, bytes) in w.files {
-            // A file already there (a worktree's own settings) is
-            // never overwritten: the agent goes without the server.
-            if std::fs::symlink_metadata(&path).is_err() && no_link_between(wt, &path) {
-                write_file(&path, &bytes)?;
-                wired.push(path);
-            }
+/// With the self-check server `d` open and the agent's MCP wiring
+/// known, its files written (never over one already there), its
+/// arguments and environment added; returns the files written, to be
+/// removed once the agent ends.
+fn wire_self_checks(
+    t: &Fixed<'_>,
+    a: &Attempt,
+    d: &SelfCheckDesk,
+    argv: &mut Vec<String>,
+    env: &mut Vec<(String, String)>,
+) -> Result<Vec<PathBuf>, RunError> {
+    let wt = &t.wt;
+    let mut wired = Vec::new();
+    env.push((MCP_COMMAND_VAR.into(), serde_json::to_string(&d.command).unwrap_or_default()));
+    let Some(kind) = mcp_wiring(t) else { return Ok(wired) };
+    let user =
+        |k: &str| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok());
+    let w = crate::agents::mcp::wiring(kind, &d.command, (&a.dir.tmp(), wt), &user);
+    for (path, bytes) in w.files {
+        // A file already there (a worktree's own settings) is
+        // never overwritten: the agent goes without the server.
+        if std::fs::symlink_metadata(&path).is_err() && no_link_between(wt, &path) {
+            write_file(&path, &bytes)?;
+            wired.push(path);
         }
-        use std::os::unix::ffi::OsStrExt;
-        let inside = wired.iter().filter_map(|p| p.strip_prefix(wt).ok());
-        d.not_the_agents(inside.map(|p| p.as_os_str().as_bytes().to_vec()).collect());
-        argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
-        env.extend(w.env);
-        Ok(wired)
     }
+    use std::os::unix::ffi::OsStrExt;
+    let inside = wired.iter().filter_map(|p| p.strip_prefix(wt).ok());
+    d.not_the_agents(inside.map(|p| p.as_os_str().as_bytes().to_vec()).collect());
+    argv.splice(1.min(argv.len())..1.min(argv.len()), w.args);
+    env.extend(w.env);
+    Ok(wired)
+}
 
-    /// What the agent's run `ran` of attempt `a` was: its output read, its
-    /// leftovers moved out, the hosts and paths its confinement refused.
-    fn agent_run(&self, ran: Result<process::Finished, String>, a: &Attempt) -> Result<AgentRun, RunError> {
-        let (config, wt) = (&self.plan.config, &self.wt);
-        let output_kind = self.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
-        let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
-        if !self.plan.leftovers.is_empty() {
-            agent_run.leftovers = move_out_leftovers(&self.plan.leftovers, self.repo, self.base.oid, wt, &a.dir);
-        }
-        agent_run.refused_hosts = sandbox::refused_hosts(&a.dir.path().join(NET_LOG));
-        agent_run.limits_hit =
-            sandbox::limits_hit(&a.dir.path().join(NET_LOG)).iter().map(sandbox::LimitHit::describe).collect();
-        if agent_run.timed_out || agent_run.crashed() {
-            agent_run.last_activity = newest_file(wt);
-            if matches!(self.plan.confined, Effective::Landlock | Effective::Namespaces) {
-                agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
-            }
-        }
-        Ok(agent_run)
+/// What the agent's run `ran` of attempt `a` was: its output read, its
+/// leftovers moved out, the hosts and paths its confinement refused.
+fn agent_run(t: &Fixed<'_>, ran: Result<process::Finished, String>, a: &Attempt) -> Result<AgentRun, RunError> {
+    let (config, wt) = (&t.plan.config, &t.wt);
+    let output_kind = t.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
+    let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
+    if !t.plan.leftovers.is_empty() {
+        agent_run.leftovers = move_out_leftovers(&t.plan.leftovers, t.repo, t.base.oid, wt, &a.dir);
     }
+    agent_run.refused_hosts = sandbox::refused_hosts(&a.dir.path().join(NET_LOG));
+    agent_run.limits_hit =
+        sandbox::limits_hit(&a.dir.path().join(NET_LOG)).iter().map(sandbox::LimitHit::describe).collect();
+    if agent_run.timed_out || agent_run.crashed() {
+        agent_run.last_activity = newest_file(wt);
+        if matches!(t.plan.confined, Effective::Landlock | Effective::Namespaces) {
+            agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
+        }
+    }
+    Ok(agent_run)
+}
 
-    /// How the preset's agent is given the self-check server, when
-    /// `[agent] mcp` is on, the preset's agent speaks MCP and its own
-    /// command line is the one run (a command of the user's is left as
-    /// written; it still gets RETRY_RUN_MCP_COMMAND).
-    pub(super) fn mcp_wiring(&self) -> Option<&str> {
-        if !self.plan.config.agent.mcp || !self.plan.preset_command {
-            return None;
-        }
-        self.plan.preset.as_ref().and_then(|p| p.mcp.as_deref())
+/// How the preset's agent is given the self-check server, when
+/// `[agent] mcp` is on, the preset's agent speaks MCP and its own
+/// command line is the one run (a command of the user's is left as
+/// written; it still gets RETRY_RUN_MCP_COMMAND).
+pub(super) fn mcp_wiring<'t>(t: &'t Fixed<'_>) -> Option<&'t str> {
+    if !t.plan.config.agent.mcp || !t.plan.preset_command {
+        return None;
     }
+    t.plan.preset.as_ref().and_then(|p| p.mcp.as_deref())
 }
 
 /// The words the agent's command line may name (`{prompt_file}`,
 /// `{worktree}`, ...), for attempt `a` of `run`.
-fn agent_vars(run: &TaskRun, a: &Attempt, prompt_path: &Path, delivered: &[u8]) -> Vec<(&'static str, String)> {
+fn agent_vars(run: &Fixed<'_>, a: &Attempt, prompt_path: &Path, delivered: &[u8]) -> Vec<(&'static str, String)> {
     let tmpdir = a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path());
     vec![
         ("prompt_file", prompt_path.display().to_string()),
@@ -176,7 +180,7 @@ fn agent_vars(run: &TaskRun, a: &Attempt, prompt_path: &Path, delivered: &[u8]) 
 
 /// The agent's environment for attempt `n`: the `RETRY_RUN_*` variables,
 /// the confinement's, the preset's.
-fn agent_env(run: &TaskRun, n: u32, prompt_path: &Path, confinement: &sandbox::Confinement) -> Vec<(String, String)> {
+fn agent_env(run: &Fixed<'_>, n: u32, prompt_path: &Path, confinement: &sandbox::Confinement) -> Vec<(String, String)> {
     let task = run.plan.lane.as_ref().map_or(run.plan.id.clone(), |l| l.task.clone());
     let mut env: Vec<(String, String)> = vec![
         ("RETRY_RUN_TASK".into(), task),
@@ -207,31 +211,29 @@ fn unwire(wired: &[PathBuf], wt: &Path) {
     }
 }
 
-impl TaskRun<'_> {
-    /// An agent whose program could not start (126 or 127, and its output
-    /// says so; through `sh -c` or a wrapper script, when all it printed is
-    /// the shell's word that a program was not found) did not run: the attempt is closed as `AttemptAborted`
-    /// (phase `agent`), which spends nothing of the budget (the next run
-    /// gets one more attempt number in its window), and the task stops with
-    /// what to install or check.
-    fn stop_if_it_did_not_start(&mut self, n: u32, run: &AgentRun) -> Result<(), RunError> {
-        let program = agent_start::program_of(&self.plan.agent_cmd);
-        let line = program
-            .as_deref()
-            .and_then(|p| agent_start::cannot_start(p, run.exit_code, &run.output_tail))
-            .or_else(|| agent_start::wrapped_cannot_start(run.exit_code, &run.output_tail));
-        let Some(line) = line else { return Ok(()) };
-        let program = program.unwrap_or_default();
-        let message = format!(
-            "the agent cannot start ({line}); {}; attempt {n} is recorded as aborted and not counted: `{}` runs it again",
-            agent_start::remedy(&program, self.plan.preset.as_ref()),
-            self.resume_command(""),
-        );
-        self.rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "agent".into() })?;
-        self.progress.done("aborted: the agent cannot start");
-        self.publish()?;
-        Err(RunError::AgentCannotStart { message })
-    }
+/// An agent whose program could not start (126 or 127, and its output
+/// says so; through `sh -c` or a wrapper script, when all it printed is
+/// the shell's word that a program was not found) did not run: the attempt is closed as `AttemptAborted`
+/// (phase `agent`), which spends nothing of the budget (the next run
+/// gets one more attempt number in its window), and the task stops with
+/// what to install or check.
+fn stop_if_it_did_not_start(t: &Fixed<'_>, rec: &mut Recorder, n: u32, run: &AgentRun) -> Result<(), RunError> {
+    let program = agent_start::program_of(&t.plan.agent_cmd);
+    let line = program
+        .as_deref()
+        .and_then(|p| agent_start::cannot_start(p, run.exit_code, &run.output_tail))
+        .or_else(|| agent_start::wrapped_cannot_start(run.exit_code, &run.output_tail));
+    let Some(line) = line else { return Ok(()) };
+    let program = program.unwrap_or_default();
+    let message = format!(
+        "the agent cannot start ({line}); {}; attempt {n} is recorded as aborted and not counted: `{}` runs it again",
+        agent_start::remedy(&program, t.plan.preset.as_ref()),
+        t.resume_command(""),
+    );
+    rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "agent".into() })?;
+    t.progress.done("aborted: the agent cannot start");
+    t.publish()?;
+    Err(RunError::AgentCannotStart { message })
 }
 
 /// Whether no directory between `wt` and `path` (beneath it) is a symbolic

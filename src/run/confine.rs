@@ -4,79 +4,78 @@
 use std::time::Instant;
 
 use super::RunError;
-use super::task_run::{Attempt, TaskRun};
+use super::attempt::{Attempt, Fixed};
+use super::share::shared_mounts;
 use std::path::PathBuf;
 
 use crate::config::{NetworkMode, SandboxGit};
 use crate::model::AttemptRecord;
 use crate::sandbox::{self, Confinement, Effective};
 
-impl TaskRun<'_> {
-    /// Attempt `n`, confined: its directory in the record, its TMPDIR, its
-    /// git object quarantine and its sandbox policy.
-    pub(super) fn confine(&self, n: u32, started: Instant) -> Result<Attempt, RunError> {
-        let plan = &self.plan;
-        let dir = self.store.attempt(&plan.id, n);
-        let tmpdir = (plan.confined != Effective::Off).then(|| dir.tmp());
-        if let Some(t) = &tmpdir {
-            fresh_dir(t)?;
-        }
-        let git_paths = self.git_paths(&dir);
-        if plan.confined != Effective::Off && plan.config.sandbox.git == SandboxGit::Commit {
-            fresh_dir(&git_paths.quarantine)?;
-            for sub in ["pack", "info"] {
-                fresh_dir(&git_paths.quarantine.join(sub))?;
-            }
-        }
-        let mut policy = sandbox::policy(
-            &self.wt,
-            tmpdir.as_deref().unwrap_or(dir.path()),
-            plan.config.sandbox.git,
-            &git_paths,
-            &plan.extra_writable,
-        );
-        policy.network = plan.config.sandbox.network.clone();
-        policy.shared = self.shared_mounts();
-        if let Some(p) = &plan.preset {
-            policy.network.extend(p.hosts.iter().cloned());
-        }
-        policy.network.extend(plan.model_endpoints.iter().map(|e| e.host_port.clone()));
-        let confinement = self.confinement(tmpdir, policy, &git_paths);
-        let mut record = AttemptRecord::new(n);
-        record.allow = plan.config.scope.allow.clone();
-        Ok(Attempt {
-            n,
-            dir,
-            started,
-            record,
-            confinement,
-            env: Vec::new(),
-            commit: None,
-            dirty_submodules: Vec::new(),
-            cut: Vec::new(),
-        })
+/// Attempt `n`, confined: its directory in the record, its TMPDIR, its
+/// git object quarantine and its sandbox policy.
+pub(super) fn confine(t: &Fixed<'_>, n: u32, started: Instant) -> Result<Attempt, RunError> {
+    let plan = &t.plan;
+    let dir = t.store.attempt(&plan.id, n);
+    let tmpdir = (plan.confined != Effective::Off).then(|| dir.tmp());
+    if let Some(tmp) = &tmpdir {
+        fresh_dir(tmp)?;
     }
+    let git_paths = git_paths(t, &dir);
+    if plan.confined != Effective::Off && plan.config.sandbox.git == SandboxGit::Commit {
+        fresh_dir(&git_paths.quarantine)?;
+        for sub in ["pack", "info"] {
+            fresh_dir(&git_paths.quarantine.join(sub))?;
+        }
+    }
+    let mut policy = sandbox::policy(
+        &t.wt,
+        tmpdir.as_deref().unwrap_or(dir.path()),
+        plan.config.sandbox.git,
+        &git_paths,
+        &plan.extra_writable,
+    );
+    policy.network = plan.config.sandbox.network.clone();
+    policy.shared = shared_mounts(t);
+    if let Some(p) = &plan.preset {
+        policy.network.extend(p.hosts.iter().cloned());
+    }
+    policy.network.extend(plan.model_endpoints.iter().map(|e| e.host_port.clone()));
+    let confinement = confinement(t, tmpdir, policy, &git_paths);
+    let mut record = AttemptRecord::new(n);
+    record.allow = plan.config.scope.allow.clone();
+    Ok(Attempt {
+        n,
+        dir,
+        started,
+        record,
+        confinement,
+        env: Vec::new(),
+        commit: None,
+        dirty_submodules: Vec::new(),
+        cut: Vec::new(),
+    })
+}
 
-    /// The git paths of attempt `dir`: the worktree's admin directory, the
-    /// real objects and the attempt's quarantine.
-    pub(super) fn git_paths(&self, dir: &crate::record::AttemptDir) -> sandbox::GitPaths {
-        sandbox::GitPaths {
-            objects: self.repo.common_dir().join("objects"),
-            admin: self.repo.worktree_meta(&self.plan.id),
-            quarantine: dir.path().join("objects"),
-            submodule_objects: self.repo.worktree_module_objects(&self.plan.id),
-        }
+/// The git paths of attempt `dir`: the worktree's admin directory, the
+/// real objects and the attempt's quarantine.
+pub(super) fn git_paths(t: &Fixed<'_>, dir: &crate::record::AttemptDir) -> sandbox::GitPaths {
+    sandbox::GitPaths {
+        objects: t.repo.common_dir().join("objects"),
+        admin: t.repo.worktree_meta(&t.plan.id),
+        quarantine: dir.path().join("objects"),
+        submodule_objects: t.repo.worktree_module_objects(&t.plan.id),
     }
+}
 
-    /// A confinement of this run's processes by `policy`.
-    pub(super) fn confinement(
-        &self,
-        tmpdir: Option<PathBuf>,
-        policy: sandbox::Policy,
-        git_paths: &sandbox::GitPaths,
-    ) -> Confinement {
-        confinement_of(self.repo, &self.plan, &self.wt, tmpdir, policy, git_paths)
-    }
+/// A confinement of this run's processes by `policy`.
+pub(super) fn confinement(
+    t: &Fixed<'_>,
+    tmpdir: Option<PathBuf>,
+    policy: sandbox::Policy,
+    git_paths: &sandbox::GitPaths,
+) -> Confinement {
+    confinement_of(t.repo, &t.plan, &t.wt, tmpdir, policy, git_paths)
 }
 
 /// A confinement of `plan`'s processes working in `wt` by `policy` (also

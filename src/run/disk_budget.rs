@@ -5,8 +5,8 @@
 //! not enough, the task stops before its attempt starts.
 
 use super::RunError;
+use super::attempt::Fixed;
 use super::recorder::Recorder;
-use super::task_run::TaskRun;
 use crate::git::nofollow_fs::disk_usage;
 use crate::record::chain::parse_rfc3339;
 use crate::record::state::status;
@@ -43,85 +43,82 @@ pub(super) fn evictions(held: &[Held], need: u64, max: u64) -> Result<Vec<usize>
     if after > max { Err(after - max) } else { Ok(out) }
 }
 
-impl TaskRun<'_> {
-    /// Room for this task's new worktree under `[worktree] max_disk`: the
-    /// worktrees of ended tasks removed as [`evictions`] says, each
-    /// recorded in its task's log; `Err` (exit 3) before the attempt when
-    /// they are not enough.
-    pub(super) fn make_room(&self) -> Result<(), RunError> {
-        let max = self.plan.config.worktree.max_disk.clone();
-        let need = self.repo.tracked_bytes();
-        let held = self.held_worktrees();
-        match evictions(&held, need, max.bytes) {
-            Ok(gone) => {
-                for i in gone {
-                    self.evict(&held[i], &max.text)?;
-                }
-                Ok(())
+/// Room for this task's new worktree under `[worktree] max_disk`: the
+/// worktrees of ended tasks removed as [`evictions`] says, each
+/// recorded in its task's log; `Err` (exit 3) before the attempt when
+/// they are not enough.
+pub(super) fn make_room(t: &Fixed<'_>) -> Result<(), RunError> {
+    let max = t.plan.config.worktree.max_disk.clone();
+    let need = t.repo.tracked_bytes();
+    let held = held_worktrees(t);
+    match evictions(&held, need, max.bytes) {
+        Ok(gone) => {
+            for i in gone {
+                evict(t, &held[i], &max.text)?;
             }
-            Err(short) => {
-                let total: u64 = held.iter().map(|h| h.bytes).sum();
-                let running: Vec<&str> =
-                    held.iter().filter(|h| h.ended_at.is_none()).map(|h| h.task.as_str()).collect();
-                Err(RunError::Environment(format!(
-                    "task {}: its worktree (about {}) would take retry-run's worktrees past [worktree] max_disk = {} \
-                     by {} (they take {} now, {} of it for tasks that have not ended: {}); raise max_disk in \
-                     retry-run.toml or remove worktrees with `retry-run clean <task>`",
-                    self.plan.id,
-                    human_bytes(need),
-                    max.text,
-                    human_bytes(short),
-                    human_bytes(total),
-                    human_bytes(held.iter().filter(|h| h.ended_at.is_none()).map(|h| h.bytes).sum()),
-                    if running.is_empty() { "none".to_string() } else { running.join(", ") },
-                )))
-            }
+            Ok(())
+        }
+        Err(short) => {
+            let total: u64 = held.iter().map(|h| h.bytes).sum();
+            let running: Vec<&str> = held.iter().filter(|h| h.ended_at.is_none()).map(|h| h.task.as_str()).collect();
+            Err(RunError::Environment(format!(
+                "task {}: its worktree (about {}) would take retry-run's worktrees past [worktree] max_disk = {} \
+                 by {} (they take {} now, {} of it for tasks that have not ended: {}); raise max_disk in \
+                 retry-run.toml or remove worktrees with `retry-run clean <task>`",
+                t.plan.id,
+                human_bytes(need),
+                max.text,
+                human_bytes(short),
+                human_bytes(total),
+                human_bytes(held.iter().filter(|h| h.ended_at.is_none()).map(|h| h.bytes).sum()),
+                if running.is_empty() { "none".to_string() } else { running.join(", ") },
+            )))
         }
     }
+}
 
-    /// Every other task's worktree under the root, with what it takes and
-    /// whether it may go.
-    fn held_worktrees(&self) -> Vec<Held> {
-        let Ok(entries) = std::fs::read_dir(&self.wt_root) else { return Vec::new() };
-        let mut names: Vec<String> =
-            entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|n| *n != self.plan.id).collect();
-        names.sort();
-        names
-            .into_iter()
-            .map(|task| {
-                let bytes = disk_usage(&self.wt_root.join(&task));
-                let ended_at = match status(self.store, &task) {
-                    Ok(Some(s)) if s.state.finished.is_some() && self.store.running(&task).is_none() => {
-                        s.state.last_ts.as_deref().and_then(parse_rfc3339).or(Some(0))
-                    }
-                    _ => None,
-                };
-                Held { task, bytes, ended_at }
-            })
-            .collect()
-    }
+/// Every other task's worktree under the root, with what it takes and
+/// whether it may go.
+fn held_worktrees(t: &Fixed<'_>) -> Vec<Held> {
+    let Ok(entries) = std::fs::read_dir(&t.wt_root) else { return Vec::new() };
+    let mut names: Vec<String> =
+        entries.flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|n| *n != t.plan.id).collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|task| {
+            let bytes = disk_usage(&t.wt_root.join(&task));
+            let ended_at = match status(t.store, &task) {
+                Ok(Some(s)) if s.state.finished.is_some() && t.store.running(&task).is_none() => {
+                    s.state.last_ts.as_deref().and_then(parse_rfc3339).or(Some(0))
+                }
+                _ => None,
+            };
+            Held { task, bytes, ended_at }
+        })
+        .collect()
+}
 
-    /// Removes an ended task's worktree under its lock, recorded in its
-    /// log; a task another process took meanwhile is left.
-    fn evict(&self, h: &Held, max: &str) -> Result<(), RunError> {
-        let lock = match self.store.lock(&h.task) {
-            Ok(l) => l,
-            Err(RecordError::Locked { .. }) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        let path = self.wt_root.join(&h.task);
-        self.repo.remove_worktree(&path, &h.task)?;
-        let mut rec = Recorder { log: self.store.log(&h.task)?, json: false, label: None };
-        let reason = format!("made room for task {} under [worktree] max_disk = {max}", self.plan.id);
-        rec.event(None, Event::WorktreeRemoved { path: path.display().to_string(), bytes: h.bytes, reason })?;
-        self.progress.say(&format!(
-            "removed the worktree of ended task {} ({}) to stay under [worktree] max_disk = {max}",
-            h.task,
-            human_bytes(h.bytes)
-        ));
-        drop(lock);
-        Ok(())
-    }
+/// Removes an ended task's worktree under its lock, recorded in its
+/// log; a task another process took meanwhile is left.
+fn evict(t: &Fixed<'_>, h: &Held, max: &str) -> Result<(), RunError> {
+    let lock = match t.store.lock(&h.task) {
+        Ok(l) => l,
+        Err(RecordError::Locked { .. }) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    let path = t.wt_root.join(&h.task);
+    t.repo.remove_worktree(&path, &h.task)?;
+    let mut rec = Recorder { log: t.store.log(&h.task)?, json: false, label: None };
+    let reason = format!("made room for task {} under [worktree] max_disk = {max}", t.plan.id);
+    rec.event(None, Event::WorktreeRemoved { path: path.display().to_string(), bytes: h.bytes, reason })?;
+    t.progress.say(&format!(
+        "removed the worktree of ended task {} ({}) to stay under [worktree] max_disk = {max}",
+        h.task,
+        human_bytes(h.bytes)
+    ));
+    drop(lock);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -15,7 +15,9 @@
 //! 3. `task_run`: per attempt, the budget gate, the attempt, and what its
 //!    outcome means for the task (success, escalation or another attempt).
 //!
-//! One attempt (`task_run::TaskRun::attempt`) is, in order:
+//! One attempt (`task_run::TaskRun::attempt`) is, in order, each phase a
+//! function over `attempt::Fixed` (the task's fixed parts) and the
+//! `attempt::Attempt` it works on:
 //! `worktree` (created, reset or kept; then [`prepare`]: the
 //! `worktree.include` files and the `worktree.setup` command), `confine`
 //! (its TMPDIR and what it may write), the checks on the base
@@ -35,6 +37,7 @@
 
 mod agent;
 mod agent_start;
+mod attempt;
 mod confine;
 mod disk_budget;
 mod error;
@@ -70,7 +73,7 @@ use start::Started;
 pub use agent::agent_argv;
 pub use error::{Ending, RunError};
 pub use plan::{effective_config, landing_gate, recorded_task};
-pub use prompt::next_context;
+pub use start::next_context;
 
 /// What `run` was asked to do.
 #[derive(Debug, Clone, Default)]
@@ -176,9 +179,9 @@ pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
         }
         Err(e) => return finish(lease, Err(e)).map(|ending| Ran { ending, earlier: false }),
     };
-    task.lease = lease;
+    task.fixed.lease = lease;
     let ended = task.attempts(next);
-    finish(task.lease.take(), ended).map(|ending| Ran { ending, earlier: false })
+    finish(task.fixed.lease.take(), ended).map(|ending| Ran { ending, earlier: false })
 }
 
 /// The task's lock: one run of a task at a time.

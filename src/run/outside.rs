@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::RunError;
-use super::recorder::Found;
-use super::task_run::{Attempt, TaskRun};
+use super::attempt::{Attempt, Fixed};
+use super::confine::git_paths;
+use super::recorder::{Found, Recorder};
+use super::watch::Watch;
 use crate::checkout_watch::Machinery;
 use crate::git::fingerprint::{
     Fingerprint, KeptIndexes, Part, TaskParts, fingerprint, keep_indexes, part_paths, removed_pack_objects,
@@ -80,215 +82,221 @@ fn mode_name(effective: Effective) -> &'static str {
     }
 }
 
-impl TaskRun<'_> {
-    /// The repository's internals now, with this task's worktree links.
-    fn internals(&self) -> Fingerprint {
-        let admin = self.repo.worktree_meta(&self.plan.id);
-        let task = TaskParts { id: &self.plan.id, worktree: &self.wt, admin: &admin };
-        fingerprint(self.repo.common_dir(), Some(&task))
-    }
+/// The repository's internals now, with this task's worktree links.
+fn internals(t: &Fixed<'_>) -> Fingerprint {
+    let admin = t.repo.worktree_meta(&t.plan.id);
+    let task = TaskParts { id: &t.plan.id, worktree: &t.wt, admin: &admin };
+    fingerprint(t.repo.common_dir(), Some(&task))
+}
 
-    /// What must not change outside the worktree, marked before the agent:
-    /// the checkout, the git machinery and the repository's internals.
-    pub(super) fn guard_outside(&mut self) -> Guard {
-        let indexes = keep_indexes(self.repo.common_dir());
-        let before = self.internals();
-        let started = Instant::now();
-        self.watch.spent = Duration::ZERO;
-        self.watch.ready(&self.wt_root, &self.progress).mark(self.repo);
-        let machinery = Machinery::take(self.repo.common_dir());
-        self.watch.spent += started.elapsed();
-        Guard { machinery, before, indexes }
-    }
+/// What must not change outside the worktree, marked before the agent:
+/// the checkout, the git machinery and the repository's internals.
+pub(super) fn guard_outside(t: &Fixed<'_>, watch: &mut Watch) -> Guard {
+    let indexes = keep_indexes(t.repo.common_dir());
+    let before = internals(t);
+    let started = Instant::now();
+    watch.spent = Duration::ZERO;
+    watch.ready(&t.wt_root, &t.progress).mark(t.repo);
+    let machinery = Machinery::take(t.repo.common_dir());
+    watch.spent += started.elapsed();
+    Guard { machinery, before, indexes }
+}
 
-    /// After the agent: the git machinery put back, the user's checkout only
-    /// looked at, `AgentFinished` recorded.
-    pub(super) fn after_agent(&mut self, guard: &Guard, a: &mut Attempt) -> Result<Changed, RunError> {
-        let after = self.internals();
-        let started = Instant::now();
-        let (mut restored, not_restored) = guard.machinery.restore(self.repo.common_dir());
-        for p in &not_restored {
-            self.progress.say(&format!("could not restore the repository's {p}"));
-        }
-        // Before anything opens the worktree again: its links to the
-        // repository as retry-run wrote them (the fingerprint above saw any
-        // change, which the scope gate reports).
-        let relinked = self.repo.relink_worktree(&self.wt, &self.plan.id, self.base.oid)?;
-        // What was removed from the worktree's administrative directory (a
-        // link, a FIFO, a HEAD naming a branch) is the attempt's violation.
-        let secured: Vec<InternalChange> = relinked
-            .iter()
-            .filter(|p| p.starts_with("worktree-admin/") && p.contains(" ("))
-            .map(|p| InternalChange { part: p.clone(), change: crate::model::PartChange::Changed })
-            .collect();
-        restored.extend(relinked);
-        a.record.restored = restored;
-        // What the agent committed, checked, into the repository (its
-        // objects went to the attempt's quarantine).
-        let git_paths = self.git_paths(&a.dir);
-        let imported = self.repo.import_quarantine(&git_paths.quarantine, &git_paths.submodule_objects)?;
-        if !imported.rejected.is_empty() {
-            self.progress.say(&format!(
-                "the agent's git wrote {} object(s) whose content does not match their name: not imported",
-                imported.rejected.len()
-            ));
-        }
-        let checkout = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
-        self.watch.spent += started.elapsed();
-        if let Some(r) = &a.record.agent {
-            self.rec.event(
-                Some(a.n),
-                Event::AgentFinished {
-                    exit_code: r.exit_code,
-                    signal: r.signal,
-                    timed_out: r.timed_out,
-                    duration_ms: r.duration_ms,
-                    output_bytes: r.output_bytes,
-                    last_activity: r.last_activity.clone(),
-                    usage: r.usage.clone(),
-                    leftovers: r.leftovers.clone(),
-                    refused_hosts: r.refused_hosts.clone(),
-                    limits_hit: r.limits_hit.clone(),
-                },
-            )?;
-            self.progress.gate(&if r.timed_out {
-                "agent TIMEOUT".to_string()
-            } else {
-                format!("agent {}", crate::text::exit_text(r.exit_code, r.signal))
-            });
-        }
-        let mut git_internal = after.compare(&guard.before);
-        let still_stored = self.still_stored(guard, &git_internal);
-        git_internal.extend(secured);
-        Ok(Changed { checkout, git_internal, still_stored })
+/// After the agent: the git machinery put back, the user's checkout only
+/// looked at, `AgentFinished` recorded.
+pub(super) fn after_agent(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    watch: &mut Watch,
+    guard: &Guard,
+    a: &mut Attempt,
+) -> Result<Changed, RunError> {
+    let after = internals(t);
+    let started = Instant::now();
+    let (mut restored, not_restored) = guard.machinery.restore(t.repo.common_dir());
+    for p in &not_restored {
+        t.progress.say(&format!("could not restore the repository's {p}"));
     }
-
-    /// Checks run code the agent wrote: what they changed outside the
-    /// worktree is the attempt's too. Where nothing confined them and they
-    /// changed the git links or machinery, the attempt is halted
-    /// (`a.record.halted`): nothing unconfined runs after them.
-    pub(super) fn after_checks(&mut self, guard: &mut Guard, a: &mut Attempt) -> Result<(), RunError> {
-        // Compared with the mark before the agent: the agent changed nothing
-        // there but objects added (the checks would not run otherwise), and
-        // retry-run wrote the snapshot's ref since.
-        if let Some(commit) = a.commit {
-            let refname = crate::model::refs::attempt(&self.plan.id, a.n);
-            guard.before.parts.insert(refname, Part { content: commit.to_string(), times: None });
-        }
-        let changes = self.internals().compare(&guard.before);
-        let stored = self.still_stored(guard, &changes);
-        let judged = self.judge_internals(a, &changes, &stored);
-        self.say_environment(a, &judged);
-        let started = Instant::now();
-        let (restored, _) = guard.machinery.restore(self.repo.common_dir());
-        a.record.restored.extend(restored);
-        let relinked = self.repo.relink_worktree(&self.wt, &self.plan.id, self.base.oid)?;
-        a.record.restored.extend(relinked.iter().cloned());
-        let outside = self.watch.ready(&self.wt_root, &self.progress).changes(self.repo);
-        self.watch.spent += started.elapsed();
-        let mut found = outside_findings(&outside);
-        let mut internal = internal_findings(&judged, &outside);
-        // A link put back that the fingerprint missed (changed and changed
-        // back in between, or not part of it).
-        for part in relinked {
-            if !internal.iter().any(|f| f.path == part) {
-                internal.push(ScopeFinding {
-                    path: part,
-                    old_path: None,
-                    reason: ScopeReason::GitInternal,
-                    rule: None,
-                });
-            }
-        }
-        found.extend(internal);
-        if !found.is_empty() {
-            let now = Found {
-                findings: &found,
-                restored: &a.record.restored,
-                objects: None,
-                environment: &judged.environment,
-            };
-            self.rec.scope_checked(a.n, 0, now, Some("checks"))?;
-            self.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
-            a.record.scope.extend(found);
-        }
-        self.halt(a, HaltedAfter::Checks, judged.halt);
-        Ok(())
-    }
-
-    /// Which parts of `changes` were removed with their objects still
-    /// stored: loose objects now packed, packs whose objects (their
-    /// indexes kept open since `guard`) are all in the store now. Read with
-    /// a fresh look at the store, only when something was removed.
-    pub(super) fn still_stored(&self, guard: &Guard, changes: &[InternalChange]) -> BTreeSet<String> {
-        if !changes.iter().any(|c| c.change == crate::model::PartChange::Removed) {
-            return BTreeSet::new();
-        }
-        // The store opened afresh: what the user's git wrote meanwhile counts.
-        let Ok(fresh) = crate::git::Repo::discover(self.repo.common_dir()) else { return BTreeSet::new() };
-        let stored = |hex: &str| fresh.has_object_hex(hex);
-        still_stored(changes, |pack| removed_pack_objects(&guard.indexes, pack), stored)
-    }
-
-    /// `changes` of attempt `a`'s agent or checks, judged knowing its
-    /// confinement: in the namespaces and under Landlock, a change to a
-    /// part none of its writable paths holds is the environment's.
-    pub(super) fn judge_internals(&self, a: &Attempt, changes: &[InternalChange], stored: &BTreeSet<String>) -> Judged {
-        let effective = a.confinement.effective;
-        let confined = matches!(effective, Effective::Landlock | Effective::Namespaces);
-        let common = self.repo.common_dir().to_path_buf();
-        let real = std::fs::canonicalize(&common).unwrap_or_else(|_| common.clone());
-        let admin = self.repo.worktree_meta(&self.plan.id);
-        let task = TaskParts { id: &self.plan.id, worktree: &self.wt, admin: &admin };
-        let writable: Vec<PathBuf> = a
-            .confinement
-            .policy
-            .writable
-            .iter()
-            .flat_map(|w| [w.path.clone(), std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone())])
-            .collect();
-        let protected = &a.confinement.policy.protected;
-        let namespaces = effective == Effective::Namespaces;
-        let writes = |part: &str| {
-            let mut paths = part_paths(part, &common, Some(&task));
-            paths.extend(part_paths(part, &real, None));
-            could_write(&paths, &writable, protected, namespaces)
-        };
-        judge_with(changes, &Seen { confined, could_write: &writes, still_stored: stored })
-    }
-
-    /// Says what changed in the repository's internals beside a confined
-    /// attempt, which it could not have written.
-    pub(super) fn say_environment(&self, a: &Attempt, judged: &Judged) {
-        if judged.environment.is_empty() {
-            return;
-        }
-        let shown: Vec<&str> = judged.environment.iter().take(5).map(String::as_str).collect();
-        let more = judged.environment.len().saturating_sub(shown.len());
-        self.progress.say(&format!(
-            "attempt {}: the repository's git changed beside it ({}{}), where the sandbox let it write nothing: \
-             recorded as the environment's, not charged to the attempt",
-            a.n,
-            shown.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() }
+    // Before anything opens the worktree again: its links to the
+    // repository as retry-run wrote them (the fingerprint above saw any
+    // change, which the scope gate reports).
+    let relinked = t.repo.relink_worktree(&t.wt, &t.plan.id, t.base.oid)?;
+    // What was removed from the worktree's administrative directory (a
+    // link, a FIFO, a HEAD naming a branch) is the attempt's violation.
+    let secured: Vec<InternalChange> = relinked
+        .iter()
+        .filter(|p| p.starts_with("worktree-admin/") && p.contains(" ("))
+        .map(|p| InternalChange { part: p.clone(), change: crate::model::PartChange::Changed })
+        .collect();
+    restored.extend(relinked);
+    a.record.restored = restored;
+    // What the agent committed, checked, into the repository (its
+    // objects went to the attempt's quarantine).
+    let git_paths = git_paths(t, &a.dir);
+    let imported = t.repo.import_quarantine(&git_paths.quarantine, &git_paths.submodule_objects)?;
+    if !imported.rejected.is_empty() {
+        t.progress.say(&format!(
+            "the agent's git wrote {} object(s) whose content does not match their name: not imported",
+            imported.rejected.len()
         ));
     }
-
-    /// Halts attempt `a` when `parts` (git links and machinery changed by
-    /// its unconfined `after` step) is not empty, saying so.
-    pub(super) fn halt(&mut self, a: &mut Attempt, after: HaltedAfter, parts: Vec<String>) {
-        if parts.is_empty() || a.record.halted.is_some() {
-            return;
-        }
-        let mode = mode_name(a.confinement.effective);
-        self.progress.say(&format!(
-            "attempt {}: nothing confines it (sandbox.mode = \"{mode}\") and its {after} changed {}; \
-             retry-run runs none of its checks or verifier and no further attempt",
-            a.n,
-            parts.join(", ")
-        ));
-        a.record.halted = Some(Halt { after, parts });
+    let checkout = watch.ready(&t.wt_root, &t.progress).changes(t.repo);
+    watch.spent += started.elapsed();
+    if let Some(r) = &a.record.agent {
+        rec.event(
+            Some(a.n),
+            Event::AgentFinished {
+                exit_code: r.exit_code,
+                signal: r.signal,
+                timed_out: r.timed_out,
+                duration_ms: r.duration_ms,
+                output_bytes: r.output_bytes,
+                last_activity: r.last_activity.clone(),
+                usage: r.usage.clone(),
+                leftovers: r.leftovers.clone(),
+                refused_hosts: r.refused_hosts.clone(),
+                limits_hit: r.limits_hit.clone(),
+            },
+        )?;
+        t.progress.gate(&if r.timed_out {
+            "agent TIMEOUT".to_string()
+        } else {
+            format!("agent {}", crate::text::exit_text(r.exit_code, r.signal))
+        });
     }
+    let mut git_internal = after.compare(&guard.before);
+    let still_stored = still_stored_parts(t, guard, &git_internal);
+    git_internal.extend(secured);
+    Ok(Changed { checkout, git_internal, still_stored })
+}
+
+/// Checks run code the agent wrote: what they changed outside the
+/// worktree is the attempt's too. Where nothing confined them and they
+/// changed the git links or machinery, the attempt is halted
+/// (`a.record.halted`): nothing unconfined runs after them.
+pub(super) fn after_checks(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    watch: &mut Watch,
+    guard: &mut Guard,
+    a: &mut Attempt,
+) -> Result<(), RunError> {
+    // Compared with the mark before the agent: the agent changed nothing
+    // there but objects added (the checks would not run otherwise), and
+    // retry-run wrote the snapshot's ref since.
+    if let Some(commit) = a.commit {
+        let refname = crate::model::refs::attempt(&t.plan.id, a.n);
+        guard.before.parts.insert(refname, Part { content: commit.to_string(), times: None });
+    }
+    let changes = internals(t).compare(&guard.before);
+    let stored = still_stored_parts(t, guard, &changes);
+    let judged = judge_internals(t, a, &changes, &stored);
+    say_environment(t, a, &judged);
+    let started = Instant::now();
+    let (restored, _) = guard.machinery.restore(t.repo.common_dir());
+    a.record.restored.extend(restored);
+    let relinked = t.repo.relink_worktree(&t.wt, &t.plan.id, t.base.oid)?;
+    a.record.restored.extend(relinked.iter().cloned());
+    let outside = watch.ready(&t.wt_root, &t.progress).changes(t.repo);
+    watch.spent += started.elapsed();
+    let mut found = outside_findings(&outside);
+    let mut internal = internal_findings(&judged, &outside);
+    // A link put back that the fingerprint missed (changed and changed
+    // back in between, or not part of it).
+    for part in relinked {
+        if !internal.iter().any(|f| f.path == part) {
+            internal.push(ScopeFinding { path: part, old_path: None, reason: ScopeReason::GitInternal, rule: None });
+        }
+    }
+    found.extend(internal);
+    if !found.is_empty() {
+        let now =
+            Found { findings: &found, restored: &a.record.restored, objects: None, environment: &judged.environment };
+        rec.scope_checked(a.n, 0, now, Some("checks"))?;
+        t.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
+        a.record.scope.extend(found);
+    }
+    halt(t, a, HaltedAfter::Checks, judged.halt);
+    Ok(())
+}
+
+/// Which parts of `changes` were removed with their objects still
+/// stored: loose objects now packed, packs whose objects (their
+/// indexes kept open since `guard`) are all in the store now. Read with
+/// a fresh look at the store, only when something was removed.
+pub(super) fn still_stored_parts(t: &Fixed<'_>, guard: &Guard, changes: &[InternalChange]) -> BTreeSet<String> {
+    if !changes.iter().any(|c| c.change == crate::model::PartChange::Removed) {
+        return BTreeSet::new();
+    }
+    // The store opened afresh: what the user's git wrote meanwhile counts.
+    let Ok(fresh) = crate::git::Repo::discover(t.repo.common_dir()) else { return BTreeSet::new() };
+    let stored = |hex: &str| fresh.has_object_hex(hex);
+    still_stored(changes, |pack| removed_pack_objects(&guard.indexes, pack), stored)
+}
+
+/// `changes` of attempt `a`'s agent or checks, judged knowing its
+/// confinement: in the namespaces and under Landlock, a change to a
+/// part none of its writable paths holds is the environment's.
+pub(super) fn judge_internals(
+    t: &Fixed<'_>,
+    a: &Attempt,
+    changes: &[InternalChange],
+    stored: &BTreeSet<String>,
+) -> Judged {
+    let effective = a.confinement.effective;
+    let confined = matches!(effective, Effective::Landlock | Effective::Namespaces);
+    let common = t.repo.common_dir().to_path_buf();
+    let real = std::fs::canonicalize(&common).unwrap_or_else(|_| common.clone());
+    let admin = t.repo.worktree_meta(&t.plan.id);
+    let task = TaskParts { id: &t.plan.id, worktree: &t.wt, admin: &admin };
+    let writable: Vec<PathBuf> = a
+        .confinement
+        .policy
+        .writable
+        .iter()
+        .flat_map(|w| [w.path.clone(), std::fs::canonicalize(&w.path).unwrap_or_else(|_| w.path.clone())])
+        .collect();
+    let protected = &a.confinement.policy.protected;
+    let namespaces = effective == Effective::Namespaces;
+    let writes = |part: &str| {
+        let mut paths = part_paths(part, &common, Some(&task));
+        paths.extend(part_paths(part, &real, None));
+        could_write(&paths, &writable, protected, namespaces)
+    };
+    judge_with(changes, &Seen { confined, could_write: &writes, still_stored: stored })
+}
+
+/// Says what changed in the repository's internals beside a confined
+/// attempt, which it could not have written.
+pub(super) fn say_environment(t: &Fixed<'_>, a: &Attempt, judged: &Judged) {
+    if judged.environment.is_empty() {
+        return;
+    }
+    let shown: Vec<&str> = judged.environment.iter().take(5).map(String::as_str).collect();
+    let more = judged.environment.len().saturating_sub(shown.len());
+    t.progress.say(&format!(
+        "attempt {}: the repository's git changed beside it ({}{}), where the sandbox let it write nothing: \
+         recorded as the environment's, not charged to the attempt",
+        a.n,
+        shown.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() }
+    ));
+}
+
+/// Halts attempt `a` when `parts` (git links and machinery changed by
+/// its unconfined `after` step) is not empty, saying so.
+pub(super) fn halt(t: &Fixed<'_>, a: &mut Attempt, after: HaltedAfter, parts: Vec<String>) {
+    if parts.is_empty() || a.record.halted.is_some() {
+        return;
+    }
+    let mode = mode_name(a.confinement.effective);
+    t.progress.say(&format!(
+        "attempt {}: nothing confines it (sandbox.mode = \"{mode}\") and its {after} changed {}; \
+         retry-run runs none of its checks or verifier and no further attempt",
+        a.n,
+        parts.join(", ")
+    ));
+    a.record.halted = Some(Halt { after, parts });
 }
 
 #[cfg(test)]

@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::RunError;
+use super::attempt::{Attempt, Carried, Fixed};
 use super::gates::builtin::{IntegrityInput, targets, test_integrity};
 use super::gates::checks::run_and_judge;
 use super::gates::scope::change_findings;
-use super::task_run::{Attempt, TaskRun};
 use crate::config::{Config, SubmodulePolicy};
 use crate::context::TaskText;
-use crate::context::self_check::{Found, previous_answer, run_checks_answer, task_answer};
+use crate::context::self_check::{ChecksAnswer, Found, previous_answer, run_checks_answer, task_answer};
 use crate::git::{DiffDepth, Repo, Revision};
 use crate::integrity::TestPaths;
 use crate::mcp::channel::{Answer, Desk, Request};
@@ -101,57 +101,56 @@ struct Bench {
     prior: Vec<AttemptRecord>,
 }
 
-impl TaskRun<'_> {
-    /// The desk of attempt `a`, open, when `[agent] mcp` is on; `env` is
-    /// what its checks get (the agent's environment without the server's
-    /// command).
-    pub(super) fn open_self_checks(
-        &self,
-        a: &Attempt,
-        env: &[(String, String)],
-    ) -> Result<Option<SelfCheckDesk>, RunError> {
-        let config = &self.plan.config;
-        if !config.agent.mcp {
-            return Ok(None);
-        }
-        let channel = a.dir.tmp().join(CHANNEL);
-        if let Some(parent) = channel.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| RunError::Tmpdir { path: parent.into(), source })?;
-        }
-        let desk = Desk::make(&channel).map_err(|source| RunError::Tmpdir { path: channel.clone(), source })?;
-        let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
-        let ours = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let bench = Bench {
-            ours: Arc::clone(&ours),
-            repo_dir: self.repo.workdir().unwrap_or(self.repo.common_dir()).to_path_buf(),
-            wt: self.wt.clone(),
-            base: self.base.clone(),
-            config: config.clone(),
-            rules: self.plan.rules.clone(),
-            test_paths,
-            baselines: self.baselines.clone().unwrap_or_default(),
-            confinement: a.confinement.clone(),
-            env: env.to_vec(),
-            dir: a.dir.clone(),
-            n: a.n,
-            last: self.last_allowed,
-            task: self.task_text.clone(),
-            prior: self.prior.clone(),
-        };
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let thread = std::thread::Builder::new()
-            .name("self-checks".into())
-            .spawn(move || serve(bench, desk, flag))
-            .map_err(|e| RunError::environment(format!("cannot start the self-check desk: {e}")))?;
-        let command = vec![
-            a.confinement.exe.display().to_string(),
-            "mcp".to_string(),
-            "--channel".to_string(),
-            channel.display().to_string(),
-        ];
-        Ok(Some(SelfCheckDesk { stop, ours, thread: Some(thread), command, channel }))
+/// The desk of attempt `a`, open, when `[agent] mcp` is on; `env` is
+/// what its checks get (the agent's environment without the server's
+/// command).
+pub(super) fn open_self_checks(
+    t: &Fixed<'_>,
+    carried: Carried<'_>,
+    a: &Attempt,
+    env: &[(String, String)],
+) -> Result<Option<SelfCheckDesk>, RunError> {
+    let config = &t.plan.config;
+    if !config.agent.mcp {
+        return Ok(None);
     }
+    let channel = a.dir.tmp().join(CHANNEL);
+    if let Some(parent) = channel.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| RunError::Tmpdir { path: parent.into(), source })?;
+    }
+    let desk = Desk::make(&channel).map_err(|source| RunError::Tmpdir { path: channel.clone(), source })?;
+    let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    let ours = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let bench = Bench {
+        ours: Arc::clone(&ours),
+        repo_dir: t.repo.workdir().unwrap_or(t.repo.common_dir()).to_path_buf(),
+        wt: t.wt.clone(),
+        base: t.base.clone(),
+        config: config.clone(),
+        rules: t.plan.rules.clone(),
+        test_paths,
+        baselines: carried.baselines.map(<[_]>::to_vec).unwrap_or_default(),
+        confinement: a.confinement.clone(),
+        env: env.to_vec(),
+        dir: a.dir.clone(),
+        n: a.n,
+        last: t.last_allowed,
+        task: t.task_text.clone(),
+        prior: carried.prior.to_vec(),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let thread = std::thread::Builder::new()
+        .name("self-checks".into())
+        .spawn(move || serve(bench, desk, flag))
+        .map_err(|e| RunError::environment(format!("cannot start the self-check desk: {e}")))?;
+    let command = vec![
+        a.confinement.exe.display().to_string(),
+        "mcp".to_string(),
+        "--channel".to_string(),
+        channel.display().to_string(),
+    ];
+    Ok(Some(SelfCheckDesk { stop, ours, thread: Some(thread), command, channel }))
 }
 
 /// A `run_checks` call under way: its place among the calls, and its thread.
@@ -159,7 +158,7 @@ struct Running {
     id: String,
     index: usize,
     started: Instant,
-    thread: JoinHandle<Result<(String, bool), String>>,
+    thread: JoinHandle<Result<ChecksAnswer, String>>,
 }
 
 /// The desk's loop: calls taken and answered until `stop`.
@@ -317,9 +316,9 @@ fn admit(config: &Config, checks: &[String], ran: u32, max: u32, busy: bool) -> 
 }
 
 /// A finished `run_checks` answered and its record completed.
-fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<(String, bool), String>) {
+fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<ChecksAnswer, String>) {
     let answer = match result {
-        Ok((text, passed)) => {
+        Ok(ChecksAnswer { text, passed }) => {
             c.summary = first_line(&text);
             c.passed = Some(passed);
             Answer { text, is_error: false }
@@ -337,7 +336,7 @@ fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: 
 /// The gates on the worktree as it is now; the answer's text and whether
 /// every gate passed. `(ran, max)`: the call's number among `run_checks`
 /// calls, and the cap.
-fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(String, bool), String> {
+fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<ChecksAnswer, String> {
     let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
     // Its git files looked at before git opens them (a FIFO there would
     // hang this answer).
@@ -404,9 +403,9 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(Stri
         let targets = if left_out.is_empty() { targets(&b.config.targets, &r.checks) } else { None };
         r.checks.extend([targets, integrity].into_iter().flatten());
     }
-    let (outcome, reason) = outcome::classify(&r);
-    r.outcome = outcome;
-    r.reason = reason;
+    let classified = outcome::classify(&r);
+    r.outcome = classified.outcome;
+    r.reason = classified.reason;
     let found = Found { call: ran, max, record: &r, skipped, left_out };
     Ok(run_checks_answer(&b.task, &found, &b.config.context))
 }

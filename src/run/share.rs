@@ -17,7 +17,7 @@ use std::path::Path;
 use std::os::unix::ffi::OsStrExt;
 
 use super::RunError;
-use super::task_run::TaskRun;
+use super::attempt::Fixed;
 use crate::hash;
 use crate::sandbox::Effective;
 
@@ -69,88 +69,84 @@ pub(super) fn kept(share: &[String]) -> Vec<Vec<u8>> {
     share.iter().map(|s| s.trim_end_matches('/').as_bytes().to_vec()).collect()
 }
 
-impl TaskRun<'_> {
-    /// Each `[worktree] share` directory in the worktree: copied from the
-    /// checkout when it is not there yet or the checkout's lock files
-    /// changed since it was, said on the progress.
-    pub(super) fn share_dependencies(&self) -> Result<(), RunError> {
-        let share = &self.plan.config.worktree.share;
-        let Some(checkout) = self.repo.workdir() else { return Ok(()) };
-        if share.is_empty() {
-            return Ok(());
-        }
-        let locks: Vec<(&str, Option<Vec<u8>>)> =
-            LOCK_FILES.iter().map(|n| (*n, std::fs::read(checkout.join(n)).ok())).collect();
-        let now = stamp(&locks);
-        let stamp_file = self.store.task(&self.plan.id).path().join("shared.stamp");
-        let before = std::fs::read_to_string(&stamp_file).unwrap_or_default();
-        for dir in share {
-            let rel = dir.trim_end_matches('/');
-            let p = Path::new(rel);
-            let plain =
-                !rel.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(n) if n != ".git"));
-            if !plain {
-                return Err(RunError::Usage(format!(
-                    "[worktree] share: {dir:?} must be a directory of the repository, relative to its root (like \"node_modules\")"
-                )));
-            }
-            if !self.repo.is_ignored(p) {
-                return Err(RunError::Usage(format!(
-                    "[worktree] share: {rel} is not ignored by git; only ignored directories are shared (add it to .gitignore)"
-                )));
-            }
-            let (src, dst) = (checkout.join(rel), self.wt.join(rel));
-            if !src.is_dir() {
-                continue;
-            }
-            if self.plan.confined == Effective::Namespaces {
-                // The mount point of the read-only mount; empty, ignored.
-                if std::fs::symlink_metadata(&dst).is_err() {
-                    std::fs::create_dir_all(&dst)
-                        .map_err(|e| RunError::environment(format!("cannot make {}: {e}", dst.display())))?;
-                }
-                continue;
-            }
-            let present = std::fs::symlink_metadata(&dst).is_ok_and(|m| m.is_dir());
-            if present && before.trim() == now {
-                continue;
-            }
-            if std::fs::symlink_metadata(&dst).is_ok() {
-                crate::git::nofollow_fs::remove_any(&dst)
-                    .map_err(|e| RunError::environment(format!("cannot remove the old copy of {rel}: {e}")))?;
-            }
-            let started = std::time::Instant::now();
-            let how = copy_tree(&src, &dst).map_err(|e| {
-                RunError::environment(format!("[worktree] share: cannot copy {} into the worktree: {e}", src.display()))
-            })?;
-            self.progress.say(&format!(
-                "shared {rel} from your checkout ({how}, {})",
-                crate::text::human_ms(started.elapsed().as_millis() as u64)
-            ));
-        }
-        if before.trim() != now && self.plan.confined != Effective::Namespaces {
-            crate::record::store::write_file(&stamp_file, now.as_bytes())?;
-        }
-        Ok(())
+/// Each `[worktree] share` directory in the worktree: copied from the
+/// checkout when it is not there yet or the checkout's lock files
+/// changed since it was, said on the progress.
+pub(super) fn share_dependencies(t: &Fixed<'_>) -> Result<(), RunError> {
+    let share = &t.plan.config.worktree.share;
+    let Some(checkout) = t.repo.workdir() else { return Ok(()) };
+    if share.is_empty() {
+        return Ok(());
     }
+    let locks: Vec<(&str, Option<Vec<u8>>)> =
+        LOCK_FILES.iter().map(|n| (*n, std::fs::read(checkout.join(n)).ok())).collect();
+    let now = stamp(&locks);
+    let stamp_file = t.store.task(&t.plan.id).path().join("shared.stamp");
+    let before = std::fs::read_to_string(&stamp_file).unwrap_or_default();
+    for dir in share {
+        let rel = dir.trim_end_matches('/');
+        let p = Path::new(rel);
+        let plain =
+            !rel.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(n) if n != ".git"));
+        if !plain {
+            return Err(RunError::Usage(format!(
+                "[worktree] share: {dir:?} must be a directory of the repository, relative to its root (like \"node_modules\")"
+            )));
+        }
+        if !t.repo.is_ignored(p) {
+            return Err(RunError::Usage(format!(
+                "[worktree] share: {rel} is not ignored by git; only ignored directories are shared (add it to .gitignore)"
+            )));
+        }
+        let (src, dst) = (checkout.join(rel), t.wt.join(rel));
+        if !src.is_dir() {
+            continue;
+        }
+        if t.plan.confined == Effective::Namespaces {
+            // The mount point of the read-only mount; empty, ignored.
+            if std::fs::symlink_metadata(&dst).is_err() {
+                std::fs::create_dir_all(&dst)
+                    .map_err(|e| RunError::environment(format!("cannot make {}: {e}", dst.display())))?;
+            }
+            continue;
+        }
+        let present = std::fs::symlink_metadata(&dst).is_ok_and(|m| m.is_dir());
+        if present && before.trim() == now {
+            continue;
+        }
+        if std::fs::symlink_metadata(&dst).is_ok() {
+            crate::git::nofollow_fs::remove_any(&dst)
+                .map_err(|e| RunError::environment(format!("cannot remove the old copy of {rel}: {e}")))?;
+        }
+        let started = std::time::Instant::now();
+        let how = copy_tree(&src, &dst).map_err(|e| {
+            RunError::environment(format!("[worktree] share: cannot copy {} into the worktree: {e}", src.display()))
+        })?;
+        t.progress.say(&format!(
+            "shared {rel} from your checkout ({how}, {})",
+            crate::text::human_ms(started.elapsed().as_millis() as u64)
+        ));
+    }
+    if before.trim() != now && t.plan.confined != Effective::Namespaces {
+        crate::record::store::write_file(&stamp_file, now.as_bytes())?;
+    }
+    Ok(())
 }
 
-impl TaskRun<'_> {
-    /// The read-only mounts of `[worktree] share` for a confined process:
-    /// (the checkout's directory, the worktree's), where the agent runs in
-    /// its own namespaces and the checkout has the directory.
-    pub(super) fn shared_mounts(&self) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
-        let Some(checkout) = self.repo.workdir() else { return Vec::new() };
-        if self.plan.confined != Effective::Namespaces {
-            return Vec::new();
-        }
-        kept(&self.plan.config.worktree.share)
-            .iter()
-            .map(|rel| std::path::Path::new(std::ffi::OsStr::from_bytes(rel)))
-            .filter(|rel| checkout.join(rel).is_dir())
-            .map(|rel| (checkout.join(rel), self.wt.join(rel)))
-            .collect()
+/// The read-only mounts of `[worktree] share` for a confined process:
+/// (the checkout's directory, the worktree's), where the agent runs in
+/// its own namespaces and the checkout has the directory.
+pub(super) fn shared_mounts(t: &Fixed<'_>) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+    let Some(checkout) = t.repo.workdir() else { return Vec::new() };
+    if t.plan.confined != Effective::Namespaces {
+        return Vec::new();
     }
+    kept(&t.plan.config.worktree.share)
+        .iter()
+        .map(|rel| std::path::Path::new(std::ffi::OsStr::from_bytes(rel)))
+        .filter(|rel| checkout.join(rel).is_dir())
+        .map(|rel| (checkout.join(rel), t.wt.join(rel)))
+        .collect()
 }
 
 /// Copies the directory `src` to `dst` (which must not exist): symlinks

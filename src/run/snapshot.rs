@@ -5,7 +5,8 @@
 use std::os::unix::ffi::OsStrExt;
 
 use super::RunError;
-use super::task_run::{Attempt, TaskRun};
+use super::attempt::{Attempt, Fixed};
+use super::recorder::Recorder;
 use crate::git::{Comparison, DiffDepth};
 use crate::model::FileChange;
 use crate::pathfmt::display;
@@ -14,65 +15,63 @@ use crate::record::Event;
 /// Patch lines kept in an attempt's record (the context bounds it further).
 const RECORD_DIFF_LINES: usize = 2000;
 
-impl<'a> TaskRun<'a> {
-    /// Attempt `a` as a commit, its change compared with the base.
-    pub(super) fn snapshot(&mut self, a: &mut Attempt) -> Result<Comparison<'a>, RunError> {
-        self.progress.phase("snapshot");
-        let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (self.repo, &self.plan.id, a.n);
-        let refname = crate::model::refs::attempt(id, n);
-        // The index reads, and HEAD names a commit (the agent's own,
-        // imported by now, or the base); else they are repaired and the
-        // attempt charged.
-        for part in repo.repair_worktree_git(id, self.base.oid)? {
-            a.cut.push(crate::model::ScopeFinding {
-                path: part,
-                old_path: None,
-                reason: crate::model::ScopeReason::GitInternal,
-                rule: None,
-            });
-        }
-        let message = format!("retry-run {id} attempt {n}");
-        let mut snap = repo.snapshot(&self.wt, self.base.oid, &refname, &message);
-        // A tree deeper than the scan reads: cut where it is too deep (the
-        // worktree is the attempt's, reset before the next), named as a
-        // violation of the attempt, and taken again (a few times at most:
-        // each cut removes one such directory).
-        for _ in 0..64 {
-            let Err(crate::git::GitError::TooDeep { path }) = &snap else { break };
-            let rel = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
-            crate::git::nofollow_fs::remove_beneath(&self.wt, rel)
-                .map_err(|source| RunError::Tmpdir { path: self.wt.join(rel), source })?;
-            a.cut.push(crate::model::ScopeFinding {
-                path: display(path).into_owned(),
-                old_path: None,
-                reason: crate::model::ScopeReason::TooDeep,
-                rule: Some(format!("more than {} directory levels", crate::git::MAX_SCAN_DEPTH)),
-            });
-            snap = repo.snapshot(&self.wt, self.base.oid, &refname, &message);
-        }
-        let snap = snap?;
-        let commit = snap.commit;
-        a.dirty_submodules = snap.dirty_submodules;
-        let head = repo.resolve(&commit.to_string())?;
-        let cmp = repo.compare_commits(&self.base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
-        let record = &mut a.record;
-        record.commit = Some(commit.to_string());
-        fill(record, &cmp);
-        let totals = cmp.changes.totals();
-        self.rec.event(
-            Some(n),
-            Event::SnapshotTaken {
-                commit: commit.to_string(),
-                refname,
-                files: totals.files as u64,
-                additions: totals.additions as u64,
-                deletions: totals.deletions as u64,
-                paths: record.files.iter().map(|f| f.path.clone()).collect(),
-            },
-        )?;
-        a.commit = Some(commit);
-        Ok(cmp)
+/// Attempt `a` as a commit, its change compared with the base.
+pub(super) fn snapshot<'a>(t: &Fixed<'a>, rec: &mut Recorder, a: &mut Attempt) -> Result<Comparison<'a>, RunError> {
+    t.progress.phase("snapshot");
+    let (repo, id, n): (&'a crate::git::Repo, &str, u32) = (t.repo, &t.plan.id, a.n);
+    let refname = crate::model::refs::attempt(id, n);
+    // The index reads, and HEAD names a commit (the agent's own,
+    // imported by now, or the base); else they are repaired and the
+    // attempt charged.
+    for part in repo.repair_worktree_git(id, t.base.oid)? {
+        a.cut.push(crate::model::ScopeFinding {
+            path: part,
+            old_path: None,
+            reason: crate::model::ScopeReason::GitInternal,
+            rule: None,
+        });
     }
+    let message = format!("retry-run {id} attempt {n}");
+    let mut snap = repo.snapshot(&t.wt, t.base.oid, &refname, &message);
+    // A tree deeper than the scan reads: cut where it is too deep (the
+    // worktree is the attempt's, reset before the next), named as a
+    // violation of the attempt, and taken again (a few times at most:
+    // each cut removes one such directory).
+    for _ in 0..64 {
+        let Err(crate::git::GitError::TooDeep { path }) = &snap else { break };
+        let rel = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+        crate::git::nofollow_fs::remove_beneath(&t.wt, rel)
+            .map_err(|source| RunError::Tmpdir { path: t.wt.join(rel), source })?;
+        a.cut.push(crate::model::ScopeFinding {
+            path: display(path).into_owned(),
+            old_path: None,
+            reason: crate::model::ScopeReason::TooDeep,
+            rule: Some(format!("more than {} directory levels", crate::git::MAX_SCAN_DEPTH)),
+        });
+        snap = repo.snapshot(&t.wt, t.base.oid, &refname, &message);
+    }
+    let snap = snap?;
+    let commit = snap.commit;
+    a.dirty_submodules = snap.dirty_submodules;
+    let head = repo.resolve(&commit.to_string())?;
+    let cmp = repo.compare_commits(&t.base, &head, DiffDepth::Patch { max_lines: RECORD_DIFF_LINES }, None)?;
+    let record = &mut a.record;
+    record.commit = Some(commit.to_string());
+    fill(record, &cmp);
+    let totals = cmp.changes.totals();
+    rec.event(
+        Some(n),
+        Event::SnapshotTaken {
+            commit: commit.to_string(),
+            refname,
+            files: totals.files as u64,
+            additions: totals.additions as u64,
+            deletions: totals.deletions as u64,
+            paths: record.files.iter().map(|f| f.path.clone()).collect(),
+        },
+    )?;
+    a.commit = Some(commit);
+    Ok(cmp)
 }
 
 /// The compared change's files and bounded patch into `record`.

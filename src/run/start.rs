@@ -1,14 +1,16 @@
 //! Phase 2, the start (or resume) of a task: the record read and verified,
 //! an attempt a killed run left recorded as interrupted, the base fixed and
-//! `TaskStarted` recorded.
+//! `TaskStarted` recorded. Also what the next attempt would receive, read
+//! from the record as a start reads it ([`next_context`]).
 
 use super::agent_start;
+use super::attempt::Fixed;
 use super::plan::Plan;
 use super::recorder::Recorder;
 use super::task_run::TaskRun;
 use super::watch::Watch;
-use super::{Ending, Options, RunError, history, progress::Progress, progress_of};
-use crate::context::TaskText;
+use super::{Ending, Options, RunError, history, plan, progress::Progress, progress_of};
+use crate::context::{self, TaskText, render::render};
 use crate::git::{Repo, Revision};
 use crate::hash::sha256_hex;
 use crate::model::AttemptRecord;
@@ -79,13 +81,12 @@ pub(super) fn start_task<'a>(
 
     let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
     let watch = Watch::start(repo, &wt_root);
-    let run = TaskRun {
+    let fixed = Fixed {
         repo,
         store,
         json: opts.json,
         plan,
         progress,
-        rec,
         base,
         first_attempt: window.first,
         aborted: if window.new_round { 0 } else { state.aborted },
@@ -93,12 +94,9 @@ pub(super) fn start_task<'a>(
         task_text,
         wt_root,
         wt,
-        baselines: None,
-        watch,
-        manifests: state.manifests,
-        prior,
         lease: None,
     };
+    let run = TaskRun { fixed, rec, baselines: None, watch, manifests: state.manifests, prior };
     Ok(Started::Now(Box::new(run), window.next))
 }
 
@@ -306,6 +304,30 @@ pub(super) fn so_far(state: &history::TaskState) -> SoFar {
         last_attempt: state.last_attempt,
         aborted: state.aborted,
     }
+}
+
+/// What the next attempt of a task would receive, from the record alone:
+/// the context and its rendered prompt (`retry-run context`).
+pub fn next_context(
+    repo: &Repo,
+    store: &Store,
+    id: &str,
+    config_path: Option<&std::path::Path>,
+) -> Result<(context::Context, context::render::Rendered), RunError> {
+    let verified = store.read(id)?;
+    let task = plan::recorded_task(store, id)?;
+    let config = plan::effective_config(repo, config_path, &task.overrides)?;
+    let state = history::state(&verified.events);
+    let mut prior = history::attempts(store, id, &verified.events);
+    if let Some(n) = state.unfinished {
+        // The next run records it as interrupted first; show what it will see.
+        prior.push(history::interrupted(&verified.events, n));
+    }
+    let window = resume::window(so_far(&state), false, config.max_attempts.0);
+    let text = TaskText { id: id.to_string(), title: task.title.clone(), text: task.text.clone() };
+    let ctx = context::assemble(&text, window.next, window.last.max(window.next), &prior, &config.context);
+    let rendered = render(&ctx, &config.context);
+    Ok((ctx, rendered))
 }
 
 /// Paths a check or the worktree's setup names (a virtualenv on `PATH`, a

@@ -7,38 +7,36 @@
 use std::path::Path;
 
 use super::RunError;
-use super::task_run::TaskRun;
+use super::attempt::Fixed;
 use crate::git::Submodule;
 use crate::outcome::check::MissingSubmodule;
 
-impl TaskRun<'_> {
-    /// The worktree's submodules as the base records them: those the
-    /// checkout has, checked out at the base's commit and clean; the
-    /// others empty.
-    pub(super) fn submodules_ready(&self) -> Result<(), RunError> {
-        let subs = self.repo.submodules_at(self.base.oid)?;
-        if subs.is_empty() {
-            return Ok(());
-        }
-        for s in self.repo.reset_submodules(&self.wt, &self.plan.id, &subs)? {
-            fill_from_checkout(&self.wt, s)?;
-        }
-        Ok(())
+/// The task's worktree's submodules as the base records them: those the
+/// checkout has, checked out at the base's commit and clean; the others
+/// empty.
+pub(super) fn submodules_ready(t: &Fixed<'_>) -> Result<(), RunError> {
+    let subs = t.repo.submodules_at(t.base.oid)?;
+    if subs.is_empty() {
+        return Ok(());
     }
+    for s in t.repo.reset_submodules(&t.wt, &t.plan.id, &subs)? {
+        fill_from_checkout(&t.wt, s)?;
+    }
+    Ok(())
+}
 
-    /// The base's submodules the worktree does not have (no repository in
-    /// their directory), and whether the checkout has each.
-    pub(super) fn missing_submodules(&self) -> Result<Vec<MissingSubmodule>, RunError> {
-        let subs = self.repo.submodules_at(self.base.oid)?;
-        Ok(subs
-            .into_iter()
-            .filter(|s| std::fs::symlink_metadata(self.wt.join(&s.path).join(".git")).is_err())
-            .map(|s| MissingSubmodule {
-                in_checkout: self.repo.workdir().is_some_and(|w| w.join(&s.path).join(".git").exists()),
-                path: s.path,
-            })
-            .collect())
-    }
+/// The base's submodules the task's worktree does not have (no repository
+/// in their directory), and whether the checkout has each.
+pub(super) fn missing_submodules(t: &Fixed<'_>) -> Result<Vec<MissingSubmodule>, RunError> {
+    let subs = t.repo.submodules_at(t.base.oid)?;
+    Ok(subs
+        .into_iter()
+        .filter(|s| std::fs::symlink_metadata(t.wt.join(&s.path).join(".git")).is_err())
+        .map(|s| MissingSubmodule {
+            in_checkout: t.repo.workdir().is_some_and(|w| w.join(&s.path).join(".git").exists()),
+            path: s.path,
+        })
+        .collect())
 }
 
 /// `git submodule update` of one submodule in the worktree `wt`, its URL

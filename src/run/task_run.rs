@@ -2,45 +2,27 @@
 //! gated by the task's budgets, and what each outcome means for the task
 //! (success, escalation, or another attempt).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use super::held_lease::HeldLease;
-use super::plan::Plan;
-use super::progress::Progress;
+use super::attempt::{Attempt, Carried, Fixed};
+use super::gates::{builtin, checks, scope, verifier};
 use super::recorder::{Recorder, WatchCost};
 use super::watch::Watch;
 use super::{Ending, RunError};
+use super::{agent, confine, outside, prompt, snapshot, worktree};
 use crate::config::KeepWorktrees;
-use crate::context::TaskText;
-use crate::git::{Oid, Repo, Revision};
+use crate::git::Oid;
 use crate::model::{AttemptRecord, refs};
 use crate::outcome;
 use crate::outcome::check::Baseline;
-use crate::record::layout::AttemptDir;
-use crate::record::{Event, Store};
-use crate::sandbox::Confinement;
+use crate::record::Event;
 use crate::text::visible;
 
-/// A task under way: the plan, the record it appends to, and what its
-/// attempts carry from one to the next.
+/// A task under way: what stays fixed while it runs, the record it
+/// appends to, and what its attempts carry from one to the next.
 pub(super) struct TaskRun<'a> {
-    pub repo: &'a Repo,
-    pub store: &'a Store,
-    pub json: bool,
-    pub plan: Plan,
-    pub progress: Progress,
+    pub fixed: Fixed<'a>,
     pub rec: Recorder,
-    pub base: Revision,
-    pub first_attempt: u32,
-    /// Attempts of this round aborted before their agent ran: not counted
-    /// among those tried.
-    pub aborted: u32,
-    pub last_allowed: u32,
-    pub task_text: TaskText,
-    /// Where the task worktrees live, and this task's.
-    pub wt_root: PathBuf,
-    pub wt: PathBuf,
     /// The checks on the base, run before the first attempt that needs them.
     pub baselines: Option<Vec<Baseline>>,
     /// The user's checkout, watched from the run's start to its end.
@@ -49,37 +31,6 @@ pub(super) struct TaskRun<'a> {
     pub manifests: Vec<String>,
     /// Every completed attempt; each attempt adds its own as it ends.
     pub prior: Vec<AttemptRecord>,
-    /// With `--remote`: the lease, and the record sent at each attempt's
-    /// start and end.
-    pub lease: Option<HeldLease>,
-}
-
-/// One attempt under way: what its phases hand one another.
-pub(super) struct Attempt {
-    pub n: u32,
-    /// `tasks/<id>/attempts/<n>/`.
-    pub dir: AttemptDir,
-    pub started: Instant,
-    /// Filled in by each phase as it ends.
-    pub record: AttemptRecord,
-    /// How its agent and checks are confined.
-    pub confinement: Confinement,
-    /// The environment its agent and checks share.
-    pub env: Vec<(String, String)>,
-    /// The snapshot's commit, once taken.
-    pub commit: Option<Oid>,
-    /// Submodules (paths) the snapshot found with changes of their own.
-    pub dirty_submodules: Vec<Vec<u8>>,
-    /// What the snapshot cut out of the tree (too deep to read), each a
-    /// violation the scope gate reports.
-    pub cut: Vec<crate::model::ScopeFinding>,
-}
-
-impl Attempt {
-    /// The agent ended by itself, without a timeout or a crash.
-    pub fn agent_ok(&self) -> bool {
-        self.record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed())
-    }
 }
 
 impl<'a> TaskRun<'a> {
@@ -97,34 +48,37 @@ impl<'a> TaskRun<'a> {
     /// it: the record and the attempts' commits hold what it held. A
     /// worktree that cannot be removed is left, and said so.
     fn leave_worktree(&mut self, ending: Ending) {
-        if keeps(self.plan.config.worktree.keep, ending) || !self.wt.exists() {
+        if keeps(self.fixed.plan.config.worktree.keep, ending) || !self.fixed.wt.exists() {
             return;
         }
-        let id = self.plan.id.clone();
-        let bytes = crate::git::nofollow_fs::disk_usage(&self.wt);
-        match self.repo.remove_worktree(&self.wt, &id) {
+        let id = self.fixed.plan.id.clone();
+        let bytes = crate::git::nofollow_fs::disk_usage(&self.fixed.wt);
+        match self.fixed.repo.remove_worktree(&self.fixed.wt, &id) {
             Ok(()) => {
-                let keep = match self.plan.config.worktree.keep {
+                let keep = match self.fixed.plan.config.worktree.keep {
                     KeepWorktrees::Failed => "failed",
                     _ => "none",
                 };
                 let reason = format!("the task ended ([worktree] keep = \"{keep}\")");
-                let path = self.wt.display().to_string();
+                let path = self.fixed.wt.display().to_string();
                 if let Err(e) = self.rec.event(None, Event::WorktreeRemoved { path, bytes, reason }) {
-                    self.progress.say(&format!("task {id}: {e}"));
+                    self.fixed.progress.say(&format!("task {id}: {e}"));
                 }
             }
-            Err(e) => self.progress.say(&format!("task {id}: its worktree stays at {}: {e}", self.wt.display())),
+            Err(e) => {
+                self.fixed.progress.say(&format!("task {id}: its worktree stays at {}: {e}", self.fixed.wt.display()))
+            }
         }
     }
 
     fn until_the_end(&mut self, next: u32) -> Result<Ending, RunError> {
-        for n in next.max(self.first_attempt)..=self.last_allowed {
-            match super::stop_if_interrupted(&self.plan.id) {
+        for n in next.max(self.fixed.first_attempt)..=self.fixed.last_allowed {
+            match super::stop_if_interrupted(&self.fixed.plan.id) {
                 Err(RunError::LaneStopped { .. }) => return self.lane_stopped(n - 1),
                 Err(e) => {
-                    self.progress
-                        .say(&format!("task {}: stopped before attempt {n}, which did not start", self.plan.id));
+                    self.fixed
+                        .progress
+                        .say(&format!("task {}: stopped before attempt {n}, which did not start", self.fixed.plan.id));
                     return Err(e);
                 }
                 Ok(()) => {}
@@ -148,52 +102,56 @@ impl<'a> TaskRun<'a> {
         self.out_of_attempts()
     }
 
-    /// One attempt: each phase in its own file, recorded as it ends. Between
-    /// phases, a SIGINT or SIGTERM stops it (`Err(Interrupted)`).
+    /// One attempt: each phase a function in its own file, recorded as it
+    /// ends. Between phases, a SIGINT or SIGTERM stops it
+    /// (`Err(Interrupted)`).
     fn attempt(&mut self, n: u32, started: Instant) -> Result<AttemptRecord, RunError> {
-        let id = self.plan.id.clone();
+        let id = self.fixed.plan.id.clone();
         let stop = || super::stop_if_interrupted(&id);
-        self.progress.attempt(n, self.last_allowed);
-        self.rec.event(Some(n), Event::AttemptStarted { max_attempts: self.last_allowed })?;
-        self.publish()?;
-        let kept = self.worktree(n)?;
+        let t = &self.fixed;
+        t.progress.attempt(n, t.last_allowed);
+        self.rec.event(Some(n), Event::AttemptStarted { max_attempts: t.last_allowed })?;
+        t.publish()?;
+        let kept = worktree::worktree(t, &mut self.rec, n)?;
         stop()?;
-        let mut a = self.confine(n, started)?;
-        self.baseline_once(&a, kept)?;
+        let mut a = confine::confine(t, n, started)?;
+        checks::baseline_once(t, &mut self.rec, &mut self.baselines, &a, kept)?;
         stop()?;
-        let mut guard = self.guard_outside();
-        let prompt = self.assemble_prompt(&a)?;
+        let mut guard = outside::guard_outside(t, &mut self.watch);
+        let prompt = prompt::assemble_prompt(t, &mut self.rec, &self.prior, &mut self.manifests, &a)?;
         stop()?;
-        self.run_agent(&mut a, &prompt)?;
+        let carried = Carried { baselines: self.baselines.as_deref(), prior: &self.prior };
+        agent::run_agent(t, &mut self.rec, carried, &mut a, &prompt)?;
         // What the agent changed outside is compared and put back even when
         // it was stopped by an interruption.
-        let outside = self.after_agent(&guard, &mut a)?;
+        let outside = outside::after_agent(t, &mut self.rec, &mut self.watch, &guard, &mut a)?;
         // The run's last look at the checkout, when this is its last
         // attempt and no check runs (nothing later in a run reads it).
-        if n == self.last_allowed && self.plan.config.checks.is_empty() {
+        if n == t.last_allowed && t.plan.config.checks.is_empty() {
             self.watch.retire();
         }
         stop()?;
-        let cmp = self.snapshot(&mut a)?;
-        self.scope_gate(&mut a, &cmp, outside)?;
+        let cmp = snapshot::snapshot(t, &mut self.rec, &mut a)?;
+        scope::scope_gate(t, &mut self.rec, &mut a, &cmp, outside)?;
         stop()?;
         match outcome::skip_checks(&a.record) {
             None => {
-                self.configured_checks(&mut a)?;
-                if !self.plan.config.checks.is_empty() {
-                    self.after_checks(&mut guard, &mut a)?;
-                    if n == self.last_allowed {
+                let baselines = self.baselines.as_deref().unwrap_or_default();
+                checks::configured_checks(t, &mut self.rec, baselines, &mut a)?;
+                if !t.plan.config.checks.is_empty() {
+                    outside::after_checks(t, &mut self.rec, &mut self.watch, &mut guard, &mut a)?;
+                    if n == t.last_allowed {
                         self.watch.retire();
                     }
                 }
                 stop()?;
                 if a.record.halted.is_none() {
-                    self.builtin_checks(&mut a, &cmp)?;
-                    self.review(&mut a, &cmp)?;
+                    builtin::builtin_checks(t, &mut self.rec, baselines, &mut a, &cmp)?;
+                    verifier::review(t, &mut self.rec, &mut a, &cmp)?;
                     stop()?;
                 }
             }
-            Some(outcome::Skip::Halted) => self.progress.gate("checks and verifier NOT run (halted)"),
+            Some(outcome::Skip::Halted) => t.progress.gate("checks and verifier NOT run (halted)"),
             Some(_) => {}
         }
         self.record_outcome(a)
@@ -203,52 +161,36 @@ impl<'a> TaskRun<'a> {
     /// the next run would record an attempt a killed run left, and where
     /// the task stands said. Returns the error the run ends with.
     fn interrupted(&mut self, n: u32, started: Instant, signal: i32) -> RunError {
-        let id = self.plan.id.clone();
+        let id = self.fixed.plan.id.clone();
         let record = AttemptRecord::interrupted(n, started.elapsed().as_millis() as u64);
-        let dir = self.store.attempt(&id, n);
+        let dir = self.fixed.store.attempt(&id, n);
         let _ = std::fs::remove_dir_all(dir.tmp());
         let recorded = super::write_json(&dir.attempt_json(), &record)
             .and_then(|()| self.rec.attempt_completed(&record, None))
-            .and_then(|()| self.publish());
+            .and_then(|()| self.fixed.publish());
         if let Err(e) = recorded {
             return e;
         }
-        self.progress.done(record.outcome.as_str());
-        self.progress.say(&format!(
+        self.fixed.progress.done(record.outcome.as_str());
+        self.fixed.progress.say(&format!(
             "task {id}: attempt {n} of {} was interrupted ({}) and is recorded as CRASH (interrupted)\n  resume: {}",
-            self.last_allowed,
+            self.fixed.last_allowed,
             crate::process::signal_name(signal),
-            self.resume_command(""),
+            self.fixed.resume_command(""),
         ));
-        RunError::Interrupted { task: id, signal, resume: self.resume_command("") }
-    }
-
-    /// The command that runs this task again as it runs now (`extra`, such
-    /// as `--again`, after its id), ready to paste into a shell.
-    pub(super) fn resume_command(&self, extra: &str) -> String {
-        let extra: Vec<&str> = extra.split_whitespace().collect();
-        crate::outcome::resume::resume_command(&self.plan.id, &extra, &self.plan.resume_args)
-    }
-
-    /// With `--remote`, the record as it stands sent to the remote.
-    pub(super) fn publish(&self) -> Result<(), RunError> {
-        let lane = self.plan.lane.as_ref().and_then(|l| l.shared.lease.as_deref());
-        match self.lease.as_ref().or(lane) {
-            Some(l) => l.publish(),
-            None => Ok(()),
-        }
+        RunError::Interrupted { task: id, signal, resume: self.fixed.resume_command("") }
     }
 
     /// Attempt `n` of a lane, stopped because another lane won: recorded
     /// as STOPPED, neither success nor failure.
     fn stopped(&mut self, n: u32, started: Instant) -> Result<(), RunError> {
-        let why = self.plan.lane.as_ref().map(|l| l.shared.why_stopped()).unwrap_or_default();
+        let why = self.fixed.plan.lane.as_ref().map(|l| l.shared.why_stopped()).unwrap_or_default();
         let record = AttemptRecord::stopped(n, started.elapsed().as_millis() as u64, &why);
-        let dir = self.store.attempt(&self.plan.id, n);
+        let dir = self.fixed.store.attempt(&self.fixed.plan.id, n);
         let _ = std::fs::remove_dir_all(dir.tmp());
         super::write_json(&dir.attempt_json(), &record)?;
         self.rec.attempt_completed(&record, None)?;
-        self.progress.done(record.outcome.as_str());
+        self.fixed.progress.done(record.outcome.as_str());
         self.prior.push(record);
         Ok(())
     }
@@ -256,10 +198,10 @@ impl<'a> TaskRun<'a> {
     /// The lane ends, stopped after attempt `last` because another lane
     /// won (`LaneStopped`).
     fn lane_stopped(&mut self, last: u32) -> Result<Ending, RunError> {
-        let why = self.plan.lane.as_ref().map(|l| l.shared.why_stopped()).unwrap_or_default();
-        let attempts = (last + 1).saturating_sub(self.first_attempt).saturating_sub(self.aborted);
+        let why = self.fixed.plan.lane.as_ref().map(|l| l.shared.why_stopped()).unwrap_or_default();
+        let attempts = (last + 1).saturating_sub(self.fixed.first_attempt).saturating_sub(self.fixed.aborted);
         self.rec.event((last > 0).then_some(last), Event::LaneStopped { reason: why.clone(), attempts })?;
-        self.progress.say(&format!("stopped: {why}"));
+        self.fixed.progress.say(&format!("stopped: {why}"));
         Ok(Ending::Escalated)
     }
 
@@ -267,22 +209,22 @@ impl<'a> TaskRun<'a> {
     /// (in lanes: every lane's attempts count, and `max_attempts` is the
     /// whole task's).
     fn budget_gate(&mut self, n: u32) -> Result<Option<Ending>, RunError> {
-        let spent = match &self.plan.lane {
+        let spent = match &self.fixed.plan.lane {
             Some(l) if !l.shared.take_attempt() => Some(format!(
                 "the task's {} attempts (max_attempts) are spent across its lanes",
                 l.shared.max_attempts()
             )),
-            Some(l) => outcome::budget_spent(&self.plan.config.retry, &l.shared.all_attempts()),
-            None => outcome::budget_spent(&self.plan.config.retry, &self.prior),
+            Some(l) => outcome::budget_spent(&self.fixed.plan.config.retry, &l.shared.all_attempts()),
+            None => outcome::budget_spent(&self.fixed.plan.config.retry, &self.prior),
         };
         let Some(why) = spent else { return Ok(None) };
-        let tried = (n - self.first_attempt).saturating_sub(self.aborted);
+        let tried = (n - self.fixed.first_attempt).saturating_sub(self.fixed.aborted);
         self.rec.event(
             (n > 1).then_some(n - 1),
             Event::TaskEscalated { reason: why.clone(), attempts: tried, budget: Some(true) },
         )?;
-        let id = &self.plan.id;
-        self.progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
+        let id = &self.fixed.plan.id;
+        self.fixed.progress.say(&format!("task {id} escalated: {why}\n  report: retry-run report {id}"));
         Ok(Some(Ending::Escalated))
     }
 
@@ -290,9 +232,9 @@ impl<'a> TaskRun<'a> {
     /// told and recorded (`AttemptCompleted`).
     fn record_outcome(&mut self, mut a: Attempt) -> Result<AttemptRecord, RunError> {
         let n = a.n;
-        let (outcome, reason) = outcome::classify(&a.record);
-        a.record.outcome = outcome;
-        a.record.reason = reason;
+        let classified = outcome::classify(&a.record);
+        a.record.outcome = classified.outcome;
+        a.record.reason = classified.reason;
         a.record.duration_ms = a.started.elapsed().as_millis() as u64;
         super::write_json(&a.dir.attempt_json(), &a.record)?;
         if let Some(t) = &a.confinement.tmpdir {
@@ -306,27 +248,27 @@ impl<'a> TaskRun<'a> {
             .map(|v| v.path.as_str())
             .collect();
         if !outside_now.is_empty() {
-            self.progress.say(&format!(
+            self.fixed.progress.say(&format!(
                 "attempt {n} changed your checkout outside its worktree: {}; retry-run does not undo this (see `git status` there)",
                 outside_now.join(", ")
             ));
         }
         if !record.restored.is_empty() {
-            self.progress.say(&format!(
+            self.fixed.progress.say(&format!(
                 "attempt {n} changed the repository's {}; put back as it was before the attempt",
                 record.restored.join(", ")
             ));
         }
         let spent_ms = self.watch.spent.as_secs_f64() * 1000.0;
-        let watch = self.watch.cost(&self.wt_root, &self.progress);
+        let watch = self.watch.cost(&self.fixed.wt_root, &self.fixed.progress);
         let cost = WatchCost {
             spent_ms,
             setup_ms: watch.setup.as_secs_f64() * 1000.0,
             how: if watch.by_stat { "stat" } else { "inotify" },
         };
         self.rec.attempt_completed(&record, Some(cost))?;
-        self.progress.done(record.outcome.as_str());
-        self.publish()?;
+        self.fixed.progress.done(record.outcome.as_str());
+        self.fixed.publish()?;
         Ok(record)
     }
 
@@ -334,13 +276,13 @@ impl<'a> TaskRun<'a> {
     /// set), escalation, or another attempt (`None`).
     fn conclude(&mut self, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
         let n = record.number;
-        let refname = refs::attempt(&self.plan.id, n);
-        let ending = match outcome::next_step(&record, &self.plan.config.retry.on, &refname) {
+        let refname = refs::attempt(&self.fixed.plan.id, n);
+        let ending = match outcome::next_step(&record, &self.fixed.plan.config.retry.on, &refname) {
             outcome::Next::Succeed => Some(self.succeed(n, &record)?),
             outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
             outcome::Next::Retry => None,
         };
-        if let Some(l) = &self.plan.lane {
+        if let Some(l) = &self.fixed.plan.lane {
             l.shared.concluded(l.lane, &record);
         }
         self.prior.push(record);
@@ -349,19 +291,19 @@ impl<'a> TaskRun<'a> {
 
     /// The task succeeded: its branch set to the attempt's commit.
     fn succeed(&mut self, n: u32, record: &AttemptRecord) -> Result<Ending, RunError> {
-        let id = &self.plan.id;
+        let id = &self.fixed.plan.id;
         let commit =
             record.commit.as_deref().and_then(|c| c.parse::<Oid>().ok()).ok_or(RunError::NoSnapshot { attempt: n })?;
         // A lane leaves no branch of its own: its attempt's ref stands for
         // it, and the task's branch is set to the lane chosen.
-        let branch = match &self.plan.lane {
+        let branch = match &self.fixed.plan.lane {
             Some(l) => {
                 l.shared.passed(l.lane);
                 refs::attempt(id, n)
             }
             None => {
                 let branch = refs::success_branch(id);
-                self.repo.set_branch(&branch, commit)?;
+                self.fixed.repo.set_branch(&branch, commit)?;
                 branch
             }
         };
@@ -373,18 +315,18 @@ impl<'a> TaskRun<'a> {
             Event::TaskSucceeded {
                 commit: commit.to_string(),
                 branch: branch.clone(),
-                worktree: self.wt.display().to_string(),
+                worktree: self.fixed.wt.display().to_string(),
                 tolerated: tolerated.clone(),
                 warnings: warnings.clone(),
             },
         )?;
         if self.rec.label.is_some() {
-            self.progress.say(&format!("succeeded at attempt {n} (branch {branch})"));
-        } else if !self.json {
+            self.fixed.progress.say(&format!("succeeded at attempt {n} (branch {branch})"));
+        } else if !self.fixed.json {
             crate::console::outln!("task {id} succeeded at attempt {n}");
             crate::console::outln!("  branch:   {branch} ({commit})");
-            if keeps(self.plan.config.worktree.keep, Ending::Succeeded) {
-                crate::console::outln!("  worktree: {}", self.wt.display());
+            if keeps(self.fixed.plan.config.worktree.keep, Ending::Succeeded) {
+                crate::console::outln!("  worktree: {}", self.fixed.wt.display());
             } else {
                 crate::console::outln!(
                     "  worktree: removed ([worktree] keep); `retry-run worktree create {id} --attempt {n}` brings it back"
@@ -406,16 +348,16 @@ impl<'a> TaskRun<'a> {
     }
 
     fn escalate(&mut self, n: u32, reason: String) -> Result<Ending, RunError> {
-        let id = &self.plan.id;
+        let id = &self.fixed.plan.id;
         self.rec.event(
             Some(n),
             Event::TaskEscalated {
                 reason: reason.clone(),
-                attempts: (n - self.first_attempt + 1).saturating_sub(self.aborted),
+                attempts: (n - self.fixed.first_attempt + 1).saturating_sub(self.fixed.aborted),
                 budget: None,
             },
         )?;
-        self.progress.say(&format!(
+        self.fixed.progress.say(&format!(
             "task {id} escalated: {reason}\n  report:   retry-run report {id}\n  attempts: refs/retry-run/{id}/*  (retry-run inspect {id}/{n})"
         ));
         Ok(Ending::Escalated)
@@ -423,14 +365,14 @@ impl<'a> TaskRun<'a> {
 
     /// Every allowed attempt failed.
     fn out_of_attempts(&mut self) -> Result<Ending, RunError> {
-        let tried = (self.last_allowed + 1 - self.first_attempt).saturating_sub(self.aborted);
+        let tried = (self.fixed.last_allowed + 1 - self.fixed.first_attempt).saturating_sub(self.fixed.aborted);
         let reason = format!("{tried} attempt{} failed", crate::text::plural(tried as usize));
         self.rec.event(
-            Some(self.last_allowed),
+            Some(self.fixed.last_allowed),
             Event::TaskEscalated { reason: reason.clone(), attempts: tried, budget: None },
         )?;
-        let id = &self.plan.id;
-        self.progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
+        let id = &self.fixed.plan.id;
+        self.fixed.progress.say(&format!("task {id} escalated: {reason}\n  report: retry-run report {id}"));
         Ok(Ending::Escalated)
     }
 }

@@ -590,3 +590,19 @@ fn the_circle_reader_follows_super_self_and_groups_and_skips_tests() {
     ];
     assert_eq!(file_circles(&sources), [["src/a/b.rs", "src/a/d.rs"]]);
 }
+
+#[test]
+fn the_attempt_loop_has_its_methods_in_one_file() {
+    let elsewhere: Vec<String> = all_sources()
+        .into_iter()
+        .filter(|(path, text)| {
+            path != "src/run/task_run.rs"
+                && code(text).lines().any(|l| l.trim_start().starts_with("impl") && l.contains("TaskRun<"))
+        })
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        elsewhere.is_empty(),
+        "impl blocks of TaskRun outside src/run/task_run.rs (a phase is a function over run::attempt::Fixed): {elsewhere:?}"
+    );
+}

@@ -15,8 +15,8 @@ use crate::syntax::{language_for, tests_in::tests_in};
 use crate::test_results::{TargetStatus, TestRun, is_target, target_status};
 
 use super::super::RunError;
-use super::super::recorder::CheckRun;
-use super::super::task_run::{Attempt, TaskRun};
+use super::super::attempt::{Attempt, Fixed};
+use super::super::recorder::{CheckRun, Recorder};
 use super::checks::FileReader;
 use crate::git::Comparison;
 use crate::outcome::check::Baseline;
@@ -165,43 +165,46 @@ pub fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckRes
     Some(result)
 }
 
-impl TaskRun<'_> {
-    /// The built-in checks of attempt `a`, after the configured ones: the
-    /// task's targets and test integrity, recorded and added to its checks.
-    pub(in crate::run) fn builtin_checks(&mut self, a: &mut Attempt, cmp: &Comparison<'_>) -> Result<(), RunError> {
-        let Some(head) = a.commit else { return Ok(()) };
-        let config = &self.plan.config;
-        let baselines = self.baselines.as_deref().unwrap_or_default();
-        let integrity = test_integrity(
-            self.repo,
-            IntegrityInput {
-                base: self.base.oid,
-                head: &|p| self.repo.blob_at(head, p),
-                changes: &cmp.changes.changes,
-                paths: &self.plan.test_paths,
-                mode: config.retry.test_weakening,
-                checks: &a.record.checks,
-                baselines,
-            },
-        );
-        let targets = targets(&config.targets, &a.record.checks);
-        for result in [targets, integrity].into_iter().flatten() {
-            self.rec.check_finished(a.n, &result, CheckRun::Builtin)?;
-            self.progress.gate(&format!(
-                "{} {}",
-                result.name,
-                if !result.passed {
-                    "FAIL"
-                } else if !result.warnings.is_empty() {
-                    "ok (warnings)"
-                } else {
-                    "ok"
-                }
-            ));
-            a.record.checks.push(result);
-        }
-        Ok(())
+/// The built-in checks of attempt `a`, after the configured ones: the
+/// task's targets and test integrity, recorded and added to its checks.
+pub(in crate::run) fn builtin_checks(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    baselines: &[Baseline],
+    a: &mut Attempt,
+    cmp: &Comparison<'_>,
+) -> Result<(), RunError> {
+    let Some(head) = a.commit else { return Ok(()) };
+    let config = &t.plan.config;
+    let integrity = test_integrity(
+        t.repo,
+        IntegrityInput {
+            base: t.base.oid,
+            head: &|p| t.repo.blob_at(head, p),
+            changes: &cmp.changes.changes,
+            paths: &t.plan.test_paths,
+            mode: config.retry.test_weakening,
+            checks: &a.record.checks,
+            baselines,
+        },
+    );
+    let targets = targets(&config.targets, &a.record.checks);
+    for result in [targets, integrity].into_iter().flatten() {
+        rec.check_finished(a.n, &result, CheckRun::Builtin)?;
+        t.progress.gate(&format!(
+            "{} {}",
+            result.name,
+            if !result.passed {
+                "FAIL"
+            } else if !result.warnings.is_empty() {
+                "ok (warnings)"
+            } else {
+                "ok"
+            }
+        ));
+        a.record.checks.push(result);
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,8 +11,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::super::RunError;
-use super::super::recorder::CheckRun;
-use super::super::task_run::{Attempt, TaskRun};
+use super::super::attempt::{Attempt, Fixed};
+use super::super::recorder::{CheckRun, Recorder};
+use super::super::submodules::missing_submodules;
+use super::super::worktree::back_to_base;
 use super::{baseline_cache, check_writes};
 use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format};
@@ -218,225 +220,232 @@ fn both_spellings(dir: &Path) -> Vec<String> {
     out
 }
 
-impl TaskRun<'_> {
-    /// The checks on the base, once per task and base (cached in the
-    /// record), before the first attempt's agent; then the worktree back at
-    /// the base, unless it is kept.
-    ///
-    /// Two things found there stop the run before the agent, as failures of
-    /// the environment or of the task, not the agent's: a check whose
-    /// program cannot start (exit 3) and a target no check reports (exit
-    /// 2, unless `--allow-new-target`). The attempt is closed as aborted.
-    pub(in crate::run) fn baseline_once(&mut self, a: &Attempt, kept: bool) -> Result<(), RunError> {
-        let config = &self.plan.config;
-        let runs = config.checks.iter().any(|c| c.baseline_mode(&config.retry).runs());
-        if !runs || self.baselines.is_some() {
-            return Ok(());
-        }
-        self.progress.phase("checks on the base");
-        let (found, tests) = self.baseline(a)?;
-        self.baselines = Some(found);
-        if let Err(e) = self.targets_on_the_base(&tests) {
-            self.rec.event(Some(a.n), Event::AttemptAborted { reason: e.to_string(), phase: "checks".into() })?;
-            self.progress.done("aborted: a target no check reports on the base");
-            self.publish()?;
-            return Err(e);
-        }
-        if !kept {
-            self.back_to_base(a.n)?;
-        }
-        Ok(())
+/// The checks on the base, once per task and base (cached in the
+/// record), before the first attempt's agent; then the worktree back at
+/// the base, unless it is kept.
+///
+/// Two things found there stop the run before the agent, as failures of
+/// the environment or of the task, not the agent's: a check whose
+/// program cannot start (exit 3) and a target no check reports (exit
+/// 2, unless `--allow-new-target`). The attempt is closed as aborted.
+pub(in crate::run) fn baseline_once(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    baselines: &mut Option<Vec<Baseline>>,
+    a: &Attempt,
+    kept: bool,
+) -> Result<(), RunError> {
+    let config = &t.plan.config;
+    let runs = config.checks.iter().any(|c| c.baseline_mode(&config.retry).runs());
+    if !runs || baselines.is_some() {
+        return Ok(());
     }
+    t.progress.phase("checks on the base");
+    let (found, tests) = baseline(t, rec, a)?;
+    let on_the_base = targets_on_the_base(t, &found, &tests);
+    *baselines = Some(found);
+    if let Err(e) = on_the_base {
+        rec.event(Some(a.n), Event::AttemptAborted { reason: e.to_string(), phase: "checks".into() })?;
+        t.progress.done("aborted: a target no check reports on the base");
+        t.publish()?;
+        return Err(e);
+    }
+    if !kept {
+        back_to_base(t, a.n)?;
+    }
+    Ok(())
+}
 
-    /// Each check on the base, from the cache in
-    /// `tasks/<task>/baseline/<base>/<check>.json` or run and cached.
-    ///
-    /// With each, the tests its run named (`None` from a cache entry that
-    /// did not keep them).
-    fn baseline(&mut self, a: &Attempt) -> Result<(Vec<Baseline>, Vec<Option<test_results::TestRun>>), RunError> {
-        let (base, wt) = (self.base.oid, self.wt.clone());
-        let wt = &wt;
-        let dir = self.store.task(&self.plan.id);
-        let tree = self.repo.commit_tree(base)?.to_string();
-        let mut out = Vec::new();
-        let mut seen = Vec::new();
-        let checks = self.plan.config.checks.clone();
-        for check in &checks {
-            if !check.baseline_mode(&self.plan.config.retry).runs() {
-                continue;
+/// Each check on the base, from the cache in
+/// `tasks/<task>/baseline/<base>/<check>.json` or run and cached.
+///
+/// With each, the tests its run named (`None` from a cache entry that
+/// did not keep them).
+fn baseline(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    a: &Attempt,
+) -> Result<(Vec<Baseline>, Vec<Option<test_results::TestRun>>), RunError> {
+    let (base, wt) = (t.base.oid, t.wt.clone());
+    let wt = &wt;
+    let dir = t.store.task(&t.plan.id);
+    let tree = t.repo.commit_tree(base)?.to_string();
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    let checks = t.plan.config.checks.clone();
+    for check in &checks {
+        if !check.baseline_mode(&t.plan.config.retry).runs() {
+            continue;
+        }
+        let env = a.confinement.env();
+        let added = runners::runner_env(&inherited(&env, &a.confinement.unset()));
+        // The key: what retry-run gives the check, the base's tree,
+        // the check and the programs it starts.
+        let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
+        let key = baseline_cache::key(&baseline_cache::parts(check, tree.clone(), keyed));
+        let cached = if t.plan.fresh_baseline { None } else { baseline_cache::read(&t.store.root, &key) };
+        let (b, cache) = match cached.filter(|e| e.baseline.run == check.run) {
+            Some(e) => {
+                seen.push(e.tests);
+                let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
+                (b, BaselineCache { key, hit: true, from: Some(e.task) })
             }
-            let env = a.confinement.env();
-            let added = runners::runner_env(&inherited(&env, &a.confinement.unset()));
-            // The key: what retry-run gives the check, the base's tree,
-            // the check and the programs it starts.
-            let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
-            let key = baseline_cache::key(&baseline_cache::parts(check, tree.clone(), keyed));
-            let cached = if self.plan.fresh_baseline { None } else { baseline_cache::read(&self.store.root, &key) };
-            let (b, cache) = match cached.filter(|e| e.baseline.run == check.run) {
-                Some(e) => {
-                    seen.push(e.tests);
-                    let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
-                    (b, BaselineCache { key, hit: true, from: Some(e.task) })
-                }
-                None => {
-                    let out_file = dir.baseline_out(base, &check.name);
-                    let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
-                    // A check stopped by an interruption says nothing of the base.
-                    super::super::stop_if_interrupted(&self.plan.id)?;
-                    let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
-                    let p = parse(check, &f, wt, self.repo, &|rel| std::fs::read(wt.join(rel)).ok());
-                    self.stop_if_the_check_cannot_start(a.n, check, &f)?;
-                    // A run cut short names only some of the base's tests.
-                    seen.push((!p.timed_out).then(|| p.tests.clone()));
-                    let b = Baseline {
-                        check: check.name.clone(),
-                        run: check.run.clone(),
-                        base: base.to_string(),
-                        passed: p.exited_ok() && p.runner_failure.is_none(),
-                        failures: p.failures,
-                        ran: p.tests.ran,
-                        keys: KEYS_VERSION,
-                        runner_failure: p.runner_failure,
+            None => {
+                let out_file = dir.baseline_out(base, &check.name);
+                let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
+                // A check stopped by an interruption says nothing of the base.
+                super::super::stop_if_interrupted(&t.plan.id)?;
+                let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
+                let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
+                stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
+                // A run cut short names only some of the base's tests.
+                seen.push((!p.timed_out).then(|| p.tests.clone()));
+                let b = Baseline {
+                    check: check.name.clone(),
+                    run: check.run.clone(),
+                    base: base.to_string(),
+                    passed: p.exited_ok() && p.runner_failure.is_none(),
+                    failures: p.failures,
+                    ran: p.tests.ran,
+                    keys: KEYS_VERSION,
+                    runner_failure: p.runner_failure,
+                };
+                // A timed-out run says nothing lasting of the base.
+                if !p.timed_out {
+                    let entry = baseline_cache::Entry {
+                        baseline: b.clone(),
+                        task: t.plan.id.clone(),
+                        tests: Some(p.tests.clone()),
                     };
-                    // A timed-out run says nothing lasting of the base.
-                    if !p.timed_out {
-                        let entry = baseline_cache::Entry {
-                            baseline: b.clone(),
-                            task: self.plan.id.clone(),
-                            tests: Some(p.tests.clone()),
-                        };
-                        super::super::write_json(&baseline_cache::file(&self.store.root, &key), &entry)?;
-                    }
-                    (b, BaselineCache { key, hit: false, from: None })
+                    super::super::write_json(&baseline_cache::file(&t.store.root, &key), &entry)?;
                 }
-            };
-            super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
-            self.rec.event(
-                Some(a.n),
-                Event::BaselineChecked {
-                    check: b.check.clone(),
-                    base: b.base.clone(),
-                    passed: b.passed,
-                    failures: b.failures.iter().map(|f| f.key.clone()).collect(),
-                    env: Some(as_map(&added)),
-                    cache: Some(cache),
-                },
-            )?;
-            out.push(b);
-        }
-        Ok((out, seen))
-    }
-
-    /// A check on the base whose program could not start (126 or 127, and
-    /// the shell says which program): the environment's failure, named
-    /// with the shell's line, which stops the run (exit 3) before any agent
-    /// is handed it. The attempt is closed as aborted, spending nothing.
-    fn stop_if_the_check_cannot_start(&mut self, n: u32, check: &CheckConfig, f: &Finished) -> Result<(), RunError> {
-        let bytes = f.output.bytes();
-        let lines: Vec<String> = String::from_utf8_lossy(&bytes).lines().map(|l| relativize(l, &self.wt)).collect();
-        let Some(line) = super::super::agent_start::shell_cannot_start(f.exit_code, &lines) else { return Ok(()) };
-        let message = format!(
-            "check {} cannot start on the base: `{}` exited with {} ({line}); install the program or fix [[check]] run in the config, then `{}`",
-            check.name,
-            check.run,
-            f.exit_code.unwrap_or_default(),
-            self.resume_command(""),
-        );
-        self.rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "checks".into() })?;
-        self.progress.done("aborted: a check cannot start");
-        self.publish()?;
-        Err(RunError::CheckStart { check: check.name.clone(), message })
-    }
-
-    /// The task's targets against the tests the checks named on the base:
-    /// one none of them reports stops the run (exit 2) with the nearest ids,
-    /// unless `--allow-new-target`. Not judged when what the base holds is
-    /// not known whole: a check not run on the base, one that timed out or
-    /// came from an old cache entry, or checks that named no test at all (a
-    /// runner that stopped before its tests, which the agent may be there
-    /// to fix).
-    fn targets_on_the_base(&self, seen: &[Option<test_results::TestRun>]) -> Result<(), RunError> {
-        let config = &self.plan.config;
-        let targets = &config.targets;
-        let all_on_base = config.checks.iter().all(|c| c.baseline_mode(&config.retry).runs());
-        if targets.is_empty() || self.plan.allow_new_target || !all_on_base || seen.iter().any(Option::is_none) {
-            return Ok(());
-        }
-        let runs: Vec<&test_results::TestRun> = seen.iter().flatten().collect();
-        let failed: Vec<&str> = self
-            .baselines
-            .iter()
-            .flatten()
-            .flat_map(|b| b.failures.iter().filter(|f| f.test).map(|f| f.key.as_str()))
-            .collect();
-        let ids: Vec<String> = runs.iter().flat_map(|r| r.passed.iter().chain(&r.failed).cloned()).collect();
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let missing: Vec<(String, Vec<&str>)> = targets
-            .iter()
-            .filter(|t| test_results::target_status(t, &runs, &failed) == test_results::TargetStatus::NotReported)
-            .map(|t| (t.clone(), crate::outcome::new_target::nearest(t, &ids, 3)))
-            .collect();
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let checks: Vec<String> = self.plan.config.checks.iter().map(|c| c.name.clone()).collect();
-        Err(RunError::usage(format!(
-            "task {}: {}",
-            self.plan.id,
-            crate::outcome::new_target::message(&missing, &checks)
-        )))
-    }
-
-    /// The configured checks of attempt `a`, each with its flaky re-runs,
-    /// judged against the base, recorded and added to its checks. A check
-    /// that timed out shows `TIMEOUT`.
-    pub(in crate::run) fn configured_checks(&mut self, a: &mut Attempt) -> Result<(), RunError> {
-        let Some(commit) = a.commit else { return Ok(()) };
-        let base_results = self.baselines.clone().unwrap_or_default();
-        let renames: Vec<(String, String)> =
-            a.record.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
-        for check in &self.plan.config.checks {
-            self.progress.phase(&format!("check {}", check.name));
-            let base = base_results.iter().find(|x| x.check == check.name);
-            let how = Judging {
-                mode: check.baseline_mode(&self.plan.config.retry),
-                targets: &self.plan.config.targets,
-                renames: &renames,
-            };
-            let (mut result, runs) = run_check(
-                self.repo,
-                check,
-                (&self.wt, a, commit),
-                base,
-                how,
-                self.plan.config.retry.flaky_reruns,
-                &self.plan.id,
-            )?;
-            if !result.passed {
-                result.notes.extend(crate::outcome::check::submodule_notes(&self.missing_submodules()?));
+                (b, BaselineCache { key, hit: false, from: None })
             }
-            let how =
-                CheckRun::Configured { sandbox: Box::new(a.confinement.record()), env: runs.env, rerun: runs.rerun };
-            self.rec.check_finished(a.n, &result, how)?;
-            self.progress.gate(&format!(
-                "{} {}",
-                check.name,
-                if result.flaky {
-                    "ok (flaky)"
-                } else if result.passed {
-                    "ok"
-                } else if result.timed_out {
-                    "TIMEOUT"
-                } else {
-                    "FAIL"
-                }
-            ));
-            a.record.checks.push(result);
-        }
-        Ok(())
+        };
+        super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
+        rec.event(
+            Some(a.n),
+            Event::BaselineChecked {
+                check: b.check.clone(),
+                base: b.base.clone(),
+                passed: b.passed,
+                failures: b.failures.iter().map(|f| f.key.clone()).collect(),
+                env: Some(as_map(&added)),
+                cache: Some(cache),
+            },
+        )?;
+        out.push(b);
     }
+    Ok((out, seen))
+}
+
+/// A check on the base whose program could not start (126 or 127, and
+/// the shell says which program): the environment's failure, named
+/// with the shell's line, which stops the run (exit 3) before any agent
+/// is handed it. The attempt is closed as aborted, spending nothing.
+fn stop_if_the_check_cannot_start(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    n: u32,
+    check: &CheckConfig,
+    f: &Finished,
+) -> Result<(), RunError> {
+    let bytes = f.output.bytes();
+    let lines: Vec<String> = String::from_utf8_lossy(&bytes).lines().map(|l| relativize(l, &t.wt)).collect();
+    let Some(line) = super::super::agent_start::shell_cannot_start(f.exit_code, &lines) else { return Ok(()) };
+    let message = format!(
+        "check {} cannot start on the base: `{}` exited with {} ({line}); install the program or fix [[check]] run in the config, then `{}`",
+        check.name,
+        check.run,
+        f.exit_code.unwrap_or_default(),
+        t.resume_command(""),
+    );
+    rec.event(Some(n), Event::AttemptAborted { reason: message.clone(), phase: "checks".into() })?;
+    t.progress.done("aborted: a check cannot start");
+    t.publish()?;
+    Err(RunError::CheckStart { check: check.name.clone(), message })
+}
+
+/// The task's targets against the tests the checks named on the base:
+/// one none of them reports stops the run (exit 2) with the nearest ids,
+/// unless `--allow-new-target`. Not judged when what the base holds is
+/// not known whole: a check not run on the base, one that timed out or
+/// came from an old cache entry, or checks that named no test at all (a
+/// runner that stopped before its tests, which the agent may be there
+/// to fix).
+fn targets_on_the_base(
+    t: &Fixed<'_>,
+    baselines: &[Baseline],
+    seen: &[Option<test_results::TestRun>],
+) -> Result<(), RunError> {
+    let config = &t.plan.config;
+    let targets = &config.targets;
+    let all_on_base = config.checks.iter().all(|c| c.baseline_mode(&config.retry).runs());
+    if targets.is_empty() || t.plan.allow_new_target || !all_on_base || seen.iter().any(Option::is_none) {
+        return Ok(());
+    }
+    let runs: Vec<&test_results::TestRun> = seen.iter().flatten().collect();
+    let failed: Vec<&str> =
+        baselines.iter().flat_map(|b| b.failures.iter().filter(|f| f.test).map(|f| f.key.as_str())).collect();
+    let ids: Vec<String> = runs.iter().flat_map(|r| r.passed.iter().chain(&r.failed).cloned()).collect();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let missing: Vec<(String, Vec<&str>)> = targets
+        .iter()
+        .filter(|t| test_results::target_status(t, &runs, &failed) == test_results::TargetStatus::NotReported)
+        .map(|t| (t.clone(), crate::outcome::new_target::nearest(t, &ids, 3)))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let checks: Vec<String> = t.plan.config.checks.iter().map(|c| c.name.clone()).collect();
+    Err(RunError::usage(format!("task {}: {}", t.plan.id, crate::outcome::new_target::message(&missing, &checks))))
+}
+
+/// The configured checks of attempt `a`, each with its flaky re-runs,
+/// judged against the base, recorded and added to its checks. A check
+/// that timed out shows `TIMEOUT`.
+pub(in crate::run) fn configured_checks(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    baselines: &[Baseline],
+    a: &mut Attempt,
+) -> Result<(), RunError> {
+    let Some(commit) = a.commit else { return Ok(()) };
+    let renames: Vec<(String, String)> =
+        a.record.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
+    for check in &t.plan.config.checks {
+        t.progress.phase(&format!("check {}", check.name));
+        let base = baselines.iter().find(|x| x.check == check.name);
+        let how = Judging {
+            mode: check.baseline_mode(&t.plan.config.retry),
+            targets: &t.plan.config.targets,
+            renames: &renames,
+        };
+        let (mut result, runs) =
+            run_check(t.repo, check, (&t.wt, a, commit), base, how, t.plan.config.retry.flaky_reruns, &t.plan.id)?;
+        if !result.passed {
+            result.notes.extend(crate::outcome::check::submodule_notes(&missing_submodules(t)?));
+        }
+        let how = CheckRun::Configured { sandbox: Box::new(a.confinement.record()), env: runs.env, rerun: runs.rerun };
+        rec.check_finished(a.n, &result, how)?;
+        t.progress.gate(&format!(
+            "{} {}",
+            check.name,
+            if result.flaky {
+                "ok (flaky)"
+            } else if result.passed {
+                "ok"
+            } else if result.timed_out {
+                "TIMEOUT"
+            } else {
+                "FAIL"
+            }
+        ));
+        a.record.checks.push(result);
+    }
+    Ok(())
 }
 
 /// A self-check's run of `check` (docs/mcp.md): once, confined as the

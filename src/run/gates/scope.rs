@@ -6,76 +6,75 @@
 //! something.
 
 use super::super::RunError;
-use super::super::outside::{Changed, internal_findings, outside_findings};
-use super::super::recorder::Found;
-use super::super::task_run::{Attempt, TaskRun};
+use super::super::attempt::{Attempt, Fixed};
+use super::super::outside::{Changed, halt, internal_findings, judge_internals, outside_findings, say_environment};
+use super::super::recorder::{Found, Recorder};
 use crate::config::SubmodulePolicy;
 use crate::git::Comparison;
 use crate::model::{HaltedAfter, ScopeFinding};
 use crate::pathfmt::display;
 use crate::scope::{self, landing};
 
-impl TaskRun<'_> {
-    /// The scope's findings of attempt `a` into `a.record.scope`, recorded.
-    pub(in crate::run) fn scope_gate(
-        &mut self,
-        a: &mut Attempt,
-        cmp: &Comparison<'_>,
-        outside: Changed,
-    ) -> Result<(), RunError> {
-        let judged = self.judge_internals(a, &outside.git_internal, &outside.still_stored);
-        self.say_environment(a, &judged);
-        let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
-        findings.append(&mut a.cut);
-        findings.extend(internal_findings(&judged, &outside.checkout));
-        self.halt(a, HaltedAfter::Agent, judged.halt);
-        if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
-            self.progress.phase("scope");
-            let moves_allowed = self.plan.config.scope.submodules == SubmodulePolicy::Allow;
-            let found = change_findings(&self.plan.rules, moves_allowed, cmp, &a.dirty_submodules);
-            findings.extend(found.violations);
-            self.rec.scope_checked_flagging(
-                a.n,
-                found.checked,
-                Found {
-                    findings: &findings,
-                    restored: &a.record.restored,
-                    objects: Some(&judged.objects),
-                    environment: &judged.environment,
-                },
-                &found.flagged,
-                None,
-            )?;
-            self.progress.gate(&match (findings.is_empty(), found.flagged.len()) {
-                (false, _) => "scope VIOLATION".to_string(),
-                (true, 0) => "scope ok".to_string(),
-                (true, n) => format!(
-                    "scope ok, {n} file{} flagged: {} (acts after the change lands)",
-                    crate::text::plural(n),
-                    found.flagged.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            });
-            a.record.scope = findings;
-            a.record.flagged = found.flagged;
-        } else if !findings.is_empty() || !judged.objects.is_empty() || !judged.environment.is_empty() {
-            self.rec.scope_checked(
-                a.n,
-                0,
-                Found {
-                    findings: &findings,
-                    restored: &a.record.restored,
-                    objects: Some(&judged.objects),
-                    environment: &judged.environment,
-                },
-                None,
-            )?;
-            if !findings.is_empty() {
-                self.progress.gate("scope VIOLATION (outside the worktree)");
-            }
-            a.record.scope = findings;
+/// The scope's findings of attempt `a` into `a.record.scope`, recorded.
+pub(in crate::run) fn scope_gate(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    a: &mut Attempt,
+    cmp: &Comparison<'_>,
+    outside: Changed,
+) -> Result<(), RunError> {
+    let judged = judge_internals(t, a, &outside.git_internal, &outside.still_stored);
+    say_environment(t, a, &judged);
+    let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
+    findings.append(&mut a.cut);
+    findings.extend(internal_findings(&judged, &outside.checkout));
+    halt(t, a, HaltedAfter::Agent, judged.halt);
+    if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
+        t.progress.phase("scope");
+        let moves_allowed = t.plan.config.scope.submodules == SubmodulePolicy::Allow;
+        let found = change_findings(&t.plan.rules, moves_allowed, cmp, &a.dirty_submodules);
+        findings.extend(found.violations);
+        rec.scope_checked_flagging(
+            a.n,
+            found.checked,
+            Found {
+                findings: &findings,
+                restored: &a.record.restored,
+                objects: Some(&judged.objects),
+                environment: &judged.environment,
+            },
+            &found.flagged,
+            None,
+        )?;
+        t.progress.gate(&match (findings.is_empty(), found.flagged.len()) {
+            (false, _) => "scope VIOLATION".to_string(),
+            (true, 0) => "scope ok".to_string(),
+            (true, n) => format!(
+                "scope ok, {n} file{} flagged: {} (acts after the change lands)",
+                crate::text::plural(n),
+                found.flagged.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        });
+        a.record.scope = findings;
+        a.record.flagged = found.flagged;
+    } else if !findings.is_empty() || !judged.objects.is_empty() || !judged.environment.is_empty() {
+        rec.scope_checked(
+            a.n,
+            0,
+            Found {
+                findings: &findings,
+                restored: &a.record.restored,
+                objects: Some(&judged.objects),
+                environment: &judged.environment,
+            },
+            None,
+        )?;
+        if !findings.is_empty() {
+            t.progress.gate("scope VIOLATION (outside the worktree)");
         }
-        Ok(())
+        a.record.scope = findings;
     }
+    Ok(())
 }
 
 /// A change's scope findings.

@@ -7,10 +7,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::super::RunError;
+use super::super::attempt::{Attempt, Fixed};
 use super::super::confine::confinement_of;
 use super::super::lanes::choose::Candidate;
 use super::super::plan::Plan;
-use super::super::task_run::{Attempt, TaskRun};
+use super::super::recorder::Recorder;
 use crate::format::diff::{DiffFormat, write as write_diff};
 use crate::git::{Comparison, DiffDepth, Repo, Revision};
 use crate::model::DiffSummary;
@@ -95,57 +96,58 @@ pub fn verify(
     result
 }
 
-impl TaskRun<'_> {
-    /// The verifier, when one is configured and every check passed: the
-    /// diff summary (and any test-integrity warnings) on its stdin, its
-    /// verdict recorded into `a.record.verifier`.
-    pub(in crate::run) fn review(&mut self, a: &mut Attempt, cmp: &Comparison<'_>) -> Result<(), RunError> {
-        let Some(vcfg) = &self.plan.config.verifier else { return Ok(()) };
-        if !a.record.checks.iter().all(|c| c.passed) {
-            return Ok(());
-        }
-        self.progress.phase("verifier");
-        let summary = DiffSummary::from(cmp);
-        let mut md = Vec::new();
-        let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
-        // What the verifier should weigh that no gate failed on.
-        let warnings: Vec<&str> =
-            a.record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
-        if !warnings.is_empty() {
-            use std::io::Write as _;
-            let _ = writeln!(md, "\n## Test integrity warnings\n");
-            for w in warnings {
-                let _ = writeln!(md, "- {w}");
-            }
-        }
-        // The verifier reads the worktree, writes none of it: code the agent
-        // planted there (a module its interpreter imports) runs confined.
-        let mut policy = sandbox::verifier_policy(
-            a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path()),
-            &self.plan.extra_writable,
-        );
-        policy.hidden = self.plan.hidden.clone();
-        policy.network = vcfg.network.clone();
-        let confinement = Confinement { policy, ..a.confinement.clone() };
-        let v = verify(vcfg, &self.wt, &a.env, &confinement, &String::from_utf8_lossy(&md), &a.dir);
-        self.rec.event(
-            Some(a.n),
-            Event::VerifierFinished {
-                answered: v.answered,
-                calls: v.calls,
-                verdict: v.verdict.clone(),
-                confidence: v.confidence,
-                required_change: v.required_change.clone(),
-                critique: v.critique.clone(),
-                problems: v.problems.clone(),
-                min_confidence: v.min_confidence,
-                sandbox: Some(confinement.record()),
-            },
-        )?;
-        self.progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
-        a.record.verifier = Some(v);
-        Ok(())
+/// The verifier, when one is configured and every check passed: the
+/// diff summary (and any test-integrity warnings) on its stdin, its
+/// verdict recorded into `a.record.verifier`.
+pub(in crate::run) fn review(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    a: &mut Attempt,
+    cmp: &Comparison<'_>,
+) -> Result<(), RunError> {
+    let Some(vcfg) = &t.plan.config.verifier else { return Ok(()) };
+    if !a.record.checks.iter().all(|c| c.passed) {
+        return Ok(());
     }
+    t.progress.phase("verifier");
+    let summary = DiffSummary::from(cmp);
+    let mut md = Vec::new();
+    let _ = write_diff(&mut md, DiffFormat::Markdown, &summary, VERIFIER_DIFF_LINES);
+    // What the verifier should weigh that no gate failed on.
+    let warnings: Vec<&str> =
+        a.record.checks.iter().flat_map(|c| c.warnings.iter().map(|w| w.label.as_str())).collect();
+    if !warnings.is_empty() {
+        use std::io::Write as _;
+        let _ = writeln!(md, "\n## Test integrity warnings\n");
+        for w in warnings {
+            let _ = writeln!(md, "- {w}");
+        }
+    }
+    // The verifier reads the worktree, writes none of it: code the agent
+    // planted there (a module its interpreter imports) runs confined.
+    let mut policy =
+        sandbox::verifier_policy(a.confinement.tmpdir.as_deref().unwrap_or(a.dir.path()), &t.plan.extra_writable);
+    policy.hidden = t.plan.hidden.clone();
+    policy.network = vcfg.network.clone();
+    let confinement = Confinement { policy, ..a.confinement.clone() };
+    let v = verify(vcfg, &t.wt, &a.env, &confinement, &String::from_utf8_lossy(&md), &a.dir);
+    rec.event(
+        Some(a.n),
+        Event::VerifierFinished {
+            answered: v.answered,
+            calls: v.calls,
+            verdict: v.verdict.clone(),
+            confidence: v.confidence,
+            required_change: v.required_change.clone(),
+            critique: v.critique.clone(),
+            problems: v.problems.clone(),
+            min_confidence: v.min_confidence,
+            sandbox: Some(confinement.record()),
+        },
+    )?;
+    t.progress.gate(&format!("verifier {}", v.verdict.as_deref().unwrap_or("no answer")));
+    a.record.verifier = Some(v);
+    Ok(())
 }
 
 /// The lanes' choice (`--choose all`): with a verifier and more than one
