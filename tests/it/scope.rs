@@ -267,6 +267,7 @@ fn missing_directory_for_dash_c_is_usage() {
     let run = env.run(env.root(), &["-C", "/no/such/dir", "scope"]);
     run.assert_code(2);
     assert!(run.error_line().contains("/no/such/dir: no such directory"), "{}", run.stderr);
+    assert_eq!(run.hints(), ["check the path given to -C"], "{}", run.stderr);
 }
 
 #[test]
@@ -288,6 +289,7 @@ fn invalid_glob_is_usage_and_named() {
     let run = env.run(&repo, &["scope", "--base", "main", "--head", "feature", "--allow", "src/["]);
     run.assert_code(2);
     assert!(run.error_line().contains("invalid allow glob \"src/[\""), "{}", run.stderr);
+    assert_eq!(run.hints(), ["fix the glob in [scope] of retry-run.toml or in --allow/--deny"], "{}", run.stderr);
     let run = env.run(&repo, &["scope", "--base", "main", "--deny", "a/{b"]);
     run.assert_code(2);
     assert!(run.error_line().contains("invalid deny glob \"a/{b\""), "{}", run.stderr);

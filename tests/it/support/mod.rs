@@ -237,9 +237,20 @@ impl Run {
     #[track_caller]
     pub fn error_line(&self) -> &str {
         let lines: Vec<&str> = self.stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "expected one line of error, got:\n{}", self.stderr);
+        assert!(
+            !lines.is_empty()
+                && lines[0].starts_with("retry-run: error: ")
+                && lines[1..].iter().all(|l| l.starts_with("  caused by: ") || l.starts_with("hint: ")),
+            "expected one line of error, then only causes and hints, got:\n{}",
+            self.stderr
+        );
         assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
         lines[0]
+    }
+
+    /// The `hint: ` lines after the error.
+    pub fn hints(&self) -> Vec<&str> {
+        self.stderr.lines().filter_map(|l| l.strip_prefix("hint: ")).collect()
     }
 
     #[track_caller]
