@@ -8,7 +8,7 @@ use clap::Args;
 use super::repo_args::{CompareArgs, open};
 use super::{CliError, exit};
 use crate::diff::{Options, summarize};
-use crate::format::diff::{DiffFormat, write};
+use crate::format::diff_output::{DiffFormat, write};
 
 /// Summarise what a change did: files, statuses, line counts, a bounded patch.
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load};
-use crate::format::enrich::{EnrichFormat, write};
+use crate::format::enrich_output::{EnrichFormat, write};
 
 /// Show each diagnostic inside the function or class that holds it.
 ///

@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::{CliError, exit};
-use crate::format::diff::{DiffFormat, write as write_diff};
+use crate::format::diff_output::{DiffFormat, write as write_diff};
 use crate::git::{DiffDepth, Repo};
 use crate::model::{DiffSummary, refs};
 use crate::record::Store;

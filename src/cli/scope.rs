@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::repo_args::{CompareArgs, open};
 use super::{CliError, exit};
-use crate::format::scope::{ScopeFormat, ScopeHeader, write};
+use crate::format::scope_output::{ScopeFormat, ScopeHeader, write};
 use crate::git::DiffDepth;
 use crate::model::LandGate;
 use crate::run::landing_gate;

@@ -1,12 +1,12 @@
 //! Output formats, each writing to any `impl Write`.
 //!
-//! - [`scope`]: `text`, `json`, `github`, `sarif` for `retry-run scope`.
-//! - [`diff`]: `text`, `markdown`, `json` for `retry-run diff`.
-//! - [`enrich`]: `text`, `json` for `retry-run enrich`.
+//! - [`scope_output`]: `text`, `json`, `github`, `sarif` for `retry-run scope`.
+//! - [`diff_output`]: `text`, `markdown`, `json` for `retry-run diff`.
+//! - [`enrich_output`]: `text`, `json` for `retry-run enrich`.
 
-pub mod diff;
-pub mod enrich;
-pub mod scope;
+pub mod diff_output;
+pub mod enrich_output;
+pub mod scope_output;
 
 /// The first 12 hex digits of a SHA, for people; JSON keeps the full one.
 pub(crate) fn short(sha: &str) -> &str {

@@ -22,10 +22,10 @@
 //! `worktree.include` files and the `worktree.setup` command), `confine`
 //! (its TMPDIR and what it may write), the checks on the base
 //! ([`gates::checks`], once per base), `outside` (the user's checkout,
-//! watched for the whole run by `watch`, and the git machinery marked), `prompt` (the retry context, the prompt and
+//! watched for the whole run by `checkout_watch::whole_run`, and the git machinery marked), `prompt` (the retry context, the prompt and
 //! the manifest), `agent` (the agent run confined, its [`leftovers`]
 //! moved out), `outside` again (what it changed there), `snapshot` (the
-//! worktree as a commit), then the gates (`gates::scope`,
+//! worktree as a commit), then the gates (`gates::scope_gate`,
 //! [`gates::checks`], [`gates::builtin`], [`gates::verifier`]) and the
 //! outcome recorded. `recorder` builds every event the loop appends.
 //!
@@ -57,7 +57,6 @@ mod snapshot;
 mod start;
 mod submodules;
 mod task_run;
-mod watch;
 mod worktree;
 
 pub mod leftovers;

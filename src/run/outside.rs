@@ -11,8 +11,8 @@ use super::RunError;
 use super::attempt::{Attempt, Fixed};
 use super::confine::git_paths;
 use super::recorder::{Found, Recorder};
-use super::watch::Watch;
 use crate::checkout_watch::Machinery;
+use crate::checkout_watch::whole_run::Watch;
 use crate::git::fingerprint::{
     Fingerprint, KeptIndexes, Part, TaskParts, fingerprint, keep_indexes, part_paths, removed_pack_objects,
 };
@@ -96,7 +96,7 @@ pub(super) fn guard_outside(t: &Fixed<'_>, watch: &mut Watch) -> Guard {
     let before = internals(t);
     let started = Instant::now();
     watch.spent = Duration::ZERO;
-    watch.ready(&t.wt_root, &t.progress).mark(t.repo);
+    watch.ready(&t.wt_root, &|m| t.progress.say(m)).mark(t.repo);
     let machinery = Machinery::take(t.repo.common_dir());
     watch.spent += started.elapsed();
     Guard { machinery, before, indexes }
@@ -140,7 +140,7 @@ pub(super) fn after_agent(
             imported.rejected.len()
         ));
     }
-    let checkout = watch.ready(&t.wt_root, &t.progress).changes(t.repo);
+    let checkout = watch.ready(&t.wt_root, &|m| t.progress.say(m)).changes(t.repo);
     watch.spent += started.elapsed();
     if let Some(r) = &a.record.agent {
         rec.event(
@@ -197,7 +197,7 @@ pub(super) fn after_checks(
     a.record.restored.extend(restored);
     let relinked = t.repo.relink_worktree(&t.wt, &t.plan.id, t.base.oid)?;
     a.record.restored.extend(relinked.iter().cloned());
-    let outside = watch.ready(&t.wt_root, &t.progress).changes(t.repo);
+    let outside = watch.ready(&t.wt_root, &|m| t.progress.say(m)).changes(t.repo);
     watch.spent += started.elapsed();
     let mut found = outside_findings(&outside);
     let mut internal = internal_findings(&judged, &outside);

@@ -22,7 +22,7 @@ use super::RunError;
 use super::attempt::{Attempt, Carried, Fixed};
 use super::gates::builtin::{IntegrityInput, targets, test_integrity};
 use super::gates::checks::run_and_judge;
-use super::gates::scope::change_findings;
+use super::gates::scope_gate::change_findings;
 use crate::config::{Config, SubmodulePolicy};
 use crate::context::TaskText;
 use crate::context::self_check::{ChecksAnswer, Found, previous_answer, run_checks_answer, task_answer};

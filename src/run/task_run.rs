@@ -5,11 +5,11 @@
 use std::time::Instant;
 
 use super::attempt::{Attempt, Carried, Fixed};
-use super::gates::{builtin, checks, scope, verifier};
+use super::gates::{builtin, checks, scope_gate, verifier};
 use super::recorder::{Recorder, WatchCost};
-use super::watch::Watch;
 use super::{Ending, RunError};
 use super::{agent, confine, outside, prompt, snapshot, worktree};
+use crate::checkout_watch::whole_run::Watch;
 use crate::config::KeepWorktrees;
 use crate::git::Oid;
 use crate::model::{AttemptRecord, refs};
@@ -132,7 +132,7 @@ impl<'a> TaskRun<'a> {
         }
         stop()?;
         let cmp = snapshot::snapshot(t, &mut self.rec, &mut a)?;
-        scope::scope_gate(t, &mut self.rec, &mut a, &cmp, outside)?;
+        scope_gate::scope_gate(t, &mut self.rec, &mut a, &cmp, outside)?;
         stop()?;
         match outcome::skip_checks(&a.record) {
             None => {
@@ -260,7 +260,7 @@ impl<'a> TaskRun<'a> {
             ));
         }
         let spent_ms = self.watch.spent.as_secs_f64() * 1000.0;
-        let watch = self.watch.cost(&self.fixed.wt_root, &self.fixed.progress);
+        let watch = self.watch.cost(&self.fixed.wt_root, &|m| self.fixed.progress.say(m));
         let cost = WatchCost {
             spent_ms,
             setup_ms: watch.setup.as_secs_f64() * 1000.0,

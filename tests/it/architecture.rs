@@ -190,7 +190,7 @@ fn all_sources() -> Vec<(String, String)> {
     files
 }
 
-/// The top-level module a file belongs to (`src/run/gates/scope.rs` is in
+/// The top-level module a file belongs to (`src/run/gates/scope_gate.rs` is in
 /// `run`); `None` for `lib.rs` and `main.rs`.
 fn module_of(path: &str) -> Option<&str> {
     let rel = path.strip_prefix("src/")?;

@@ -6,5 +6,5 @@ pub mod baseline_cache;
 pub mod builtin;
 pub mod check_writes;
 pub mod checks;
-pub mod scope;
+pub mod scope_gate;
 pub mod verifier;

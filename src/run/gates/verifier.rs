@@ -12,7 +12,7 @@ use super::super::confine::confinement_of;
 use super::super::lanes::choose::Candidate;
 use super::super::plan::Plan;
 use super::super::recorder::Recorder;
-use crate::format::diff::{DiffFormat, write as write_diff};
+use crate::format::diff_output::{DiffFormat, write as write_diff};
 use crate::git::{Comparison, DiffDepth, Repo, Revision};
 use crate::model::DiffSummary;
 use crate::record::layout::AttemptDir;

@@ -5,13 +5,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::progress::Progress;
-use crate::checkout_watch::Outside;
+use super::Outside;
 use crate::git::Repo;
 
 /// The watch of the user's checkout: started on another thread when the
 /// run begins (while the worktree is prepared), ready by the first agent.
-pub(super) struct Watch {
+pub struct Watch {
     outside: Option<Outside>,
     starting: Option<std::thread::JoinHandle<Outside>>,
     /// How it was set up, once retired ([`Watch::retire`]).
@@ -42,22 +41,20 @@ impl Watch {
     }
 
     /// How the watch was set up, for the attempt's record.
-    pub fn cost(&mut self, skip: &Path, progress: &Progress) -> Cost {
+    pub fn cost(&mut self, skip: &Path, say: &dyn Fn(&str)) -> Cost {
         match self.retired {
             Some(c) => c,
-            None => Cost::of(self.ready(skip, progress)),
+            None => Cost::of(self.ready(skip, say)),
         }
     }
 
     /// The watch, once ready; says once when it falls back to stat data.
-    pub fn ready(&mut self, skip: &Path, progress: &Progress) -> &mut Outside {
+    pub fn ready(&mut self, skip: &Path, say: &dyn Fn(&str)) -> &mut Outside {
         let starting = &mut self.starting;
         self.outside.get_or_insert_with(|| {
             let w = starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
             if let Some(why) = &w.fallback {
-                progress.say(&format!(
-                    "watching your checkout by stat data instead of inotify ({why}); each attempt walks it"
-                ));
+                say(&format!("watching your checkout by stat data instead of inotify ({why}); each attempt walks it"));
             }
             w
         })
@@ -67,7 +64,7 @@ impl Watch {
 /// How the watch was set up: how long it took, and whether by stat data
 /// rather than inotify.
 #[derive(Clone, Copy)]
-pub(super) struct Cost {
+pub struct Cost {
     pub setup: Duration,
     pub by_stat: bool,
 }

@@ -11,6 +11,11 @@
 //! - the repository's git machinery shared by every worktree: `config`,
 //!   `config.worktree`, `hooks/` and `info/`, copied before an attempt and
 //!   put back after it when the attempt changed them ([`Machinery`]).
+//!
+//! [`whole_run`] keeps the watch for a whole `run`: started on a thread of
+//! its own when the run begins, retired when the run no longer needs it.
+
+pub mod whole_run;
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::ffi::OsStrExt;
