@@ -18,16 +18,13 @@ pub mod model;
 pub mod pathfmt;
 pub mod process;
 pub mod project;
-pub mod test_results;
 pub mod text;
-pub mod verdict;
 
 // Rules and parsers over those types.
 pub mod agents;
 pub mod config;
 pub mod diagnostics;
-pub mod integrity;
-pub mod scope;
+pub mod judge;
 pub mod summarize;
 pub mod symbols;
 pub mod syntax;

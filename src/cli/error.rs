@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::config::ConfigError;
 use crate::git::GitError;
-use crate::scope::GlobError;
+use crate::judge::scope::GlobError;
 
 /// Exit codes of docs/commands.md.
 pub mod exit {

@@ -9,9 +9,9 @@ use super::repo_args::{CompareArgs, open};
 use super::{CliError, exit};
 use crate::format::scope_output::{ScopeFormat, ScopeHeader, write};
 use crate::git::DiffDepth;
+use crate::judge::scope::{Rules, check, landing};
 use crate::model::LandGate;
 use crate::run::landing_gate;
-use crate::scope::{Rules, check, landing};
 
 /// Report every path the change writes that the scope does not allow.
 ///

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::judge::scope::landing;
 use crate::model::{AttemptRecord, CheckKind, CheckResult, Failure, Outcome, ScopeFinding, ScopeReason};
-use crate::scope::landing;
 use crate::text::{exit_text, human_ms, plural};
 
 /// At most this many names in one sentence; the rest are counted.

@@ -13,10 +13,10 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::judge::scope::{MAX_SYMLINK_HOPS, Report, Resolved, Rules, Subject, Violation, landing};
 use crate::model::Head;
 use crate::model::ScopeReason;
 use crate::pathfmt::{display, shown};
-use crate::scope::{MAX_SYMLINK_HOPS, Report, Resolved, Rules, Subject, Violation, landing};
 use crate::text::{VisibleWriter, plural};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

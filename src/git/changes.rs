@@ -20,8 +20,8 @@ use super::patch::{FilePatch, FileSide, Want, file_patch};
 use super::renames::{self, Endpoint, Side as RenameSide};
 use super::walk::{ChangedLeaf, Leaf, changed_leaves};
 use super::{GitError, Repo, Revision, ctx};
+use crate::judge::scope::SymlinkLookup;
 use crate::model::{Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange};
-use crate::scope::SymlinkLookup;
 
 /// git's default `diff.renameLimit`: the inexact rename matrix is skipped
 /// when sources x destinations exceeds its square.

@@ -44,7 +44,7 @@ const CANNOT_START: [(&str, &str); 12] = [
 /// or that it cannot start or work here (exit 126 or 127, or a failure
 /// printing one of [`CANNOT_START`] with no test or diagnostic read).
 pub fn judge(c: &Candidate, ran: &Ran) -> Found {
-    let tests = crate::test_results::read(&ran.output);
+    let tests = crate::judge::test_results::read(&ran.output);
     let enriched: Vec<crate::enrich::Enriched> = crate::diagnostics::parse_as(None, &ran.output)
         .into_iter()
         .map(|diagnostic| crate::enrich::Enriched { diagnostic, scope: None, snippet: None })

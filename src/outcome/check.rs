@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::CheckConfig;
 use crate::diagnostics::Severity;
 use crate::enrich;
+use crate::judge::test_results::{RunnerFailure, TestRun};
 use crate::model::{BaselineMode, CheckResult, ErrorItem, Failure};
-use crate::test_results::{RunnerFailure, TestRun};
 
 /// Tools whose diagnostics are test failures (keyed by test id instead).
 pub const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
@@ -34,7 +34,7 @@ pub struct Parsed {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tested_checkout: Vec<String>,
     /// The test runner did not run the tests normally
-    /// ([`crate::test_results::runner_failure`]).
+    /// ([`crate::judge::test_results::runner_failure`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runner_failure: Option<RunnerFailure>,
 }
@@ -75,7 +75,7 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
         // The whole id, whatever the error: a base failure whose cause
         // changes keeps its key. A test is one failure however often the
         // output names it (a `-v` line and the short summary).
-        let id = crate::test_results::test_id_of(entry);
+        let id = crate::judge::test_results::test_id_of(entry);
         if seen.insert(id.clone()) {
             out.push(Failure { key: id, label: entry.clone(), test: true, ..Default::default() });
         }
@@ -285,7 +285,7 @@ pub fn judge(
         split(p, base, how, runner_failed, broken_base.is_some());
     let mark = |mut v: Vec<Failure>| {
         for f in &mut v {
-            f.target = f.test && how.targets.iter().any(|t| crate::test_results::is_target(&f.key, t));
+            f.target = f.test && how.targets.iter().any(|t| crate::judge::test_results::is_target(&f.key, t));
         }
         v
     };

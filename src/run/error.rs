@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use crate::config::ConfigError;
 use crate::git::GitError;
+use crate::judge::scope::GlobError;
 use crate::record::RecordError;
 use crate::remote::RemoteError;
-use crate::scope::GlobError;
 use crate::task::TaskError;
 
 #[derive(Debug, thiserror::Error)]

@@ -8,12 +8,12 @@ use super::{Options, RunError, leftovers};
 use crate::config::SandboxMode;
 use crate::config::{self, CommandSpec, Config};
 use crate::git::Repo;
-use crate::integrity::TestPaths;
+use crate::judge::integrity::TestPaths;
+use crate::judge::scope::{Rules, landing};
 use crate::model::LandGate;
 use crate::record::Store;
 use crate::record::store::check_task_name;
 use crate::sandbox::{self, Effective};
-use crate::scope::{Rules, landing};
 use crate::task::{self, Task};
 
 /// What a task fixed before its first attempt.

@@ -27,7 +27,7 @@ use crate::config::{Config, SubmodulePolicy};
 use crate::context::TaskText;
 use crate::context::self_check::{ChecksAnswer, Found, previous_answer, run_checks_answer, task_answer};
 use crate::git::{DiffDepth, Repo, Revision};
-use crate::integrity::TestPaths;
+use crate::judge::integrity::TestPaths;
 use crate::mcp::channel::{Answer, Desk, Request};
 use crate::mcp::tools::{self, Call};
 use crate::model::{AgentRun, AttemptRecord, SelfCheck};
@@ -89,7 +89,7 @@ struct Bench {
     wt: PathBuf,
     base: Revision,
     config: Config,
-    rules: crate::scope::Rules,
+    rules: crate::judge::scope::Rules,
     test_paths: TestPaths,
     baselines: Vec<Baseline>,
     confinement: Confinement,

@@ -1,7 +1,7 @@
 //! The tests of a source file, found with tree-sitter: each test function's
 //! name, whether it is skipped, and how many assertions it holds. Feeds the
 //! built-in check `test-integrity` (the comparison itself is pure, in
-//! `crate::integrity`).
+//! `crate::judge::integrity`).
 //!
 //! Python: `test*` functions at module level and `test*` methods of `Test*`
 //! classes; skips are `@pytest.mark.skip`/`skipif`/`xfail`, `unittest.skip*`

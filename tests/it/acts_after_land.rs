@@ -237,12 +237,12 @@ fn the_docs_table_lists_every_entry_of_the_code_table_and_no_other() {
         .filter_map(|l| l.split(" | ").next())
         .flat_map(|cell| cell.trim_start_matches("| ").split(", ").map(|g| g.trim_matches('`').to_string()))
         .collect();
-    let table: Vec<String> = retry_run::scope::landing::TABLE.iter().map(|r| r.glob.to_string()).collect();
+    let table: Vec<String> = retry_run::judge::scope::landing::TABLE.iter().map(|r| r.glob.to_string()).collect();
     let mut a = documented.clone();
     let mut b = table.clone();
     a.sort();
     b.sort();
-    assert_eq!(a, b, "docs/sandbox.md's table and src/scope/landing.rs's TABLE differ");
+    assert_eq!(a, b, "docs/sandbox.md's table and src/judge/scope/landing.rs's TABLE differ");
 }
 
 #[test]

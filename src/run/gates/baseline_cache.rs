@@ -54,7 +54,7 @@ pub struct Entry {
     /// exists on the base from one that does not; `None` in an entry
     /// written before they were kept.
     #[serde(default)]
-    pub tests: Option<crate::test_results::TestRun>,
+    pub tests: Option<crate::judge::test_results::TestRun>,
 }
 
 /// The command words of a shell command line that start programs: the

@@ -2,17 +2,17 @@
 //! tests a task names must pass) and `test-integrity` (tests removed,
 //! skipped or de-asserted). Each reads the results of the configured checks
 //! and, for test integrity, the changed test files on both sides; the
-//! decisions are pure, in [`crate::test_results`] and [`crate::integrity`].
+//! decisions are pure, in [`crate::judge::test_results`] and [`crate::judge::integrity`].
 
 use crate::config::WeakeningMode;
 use crate::context::required::{TARGETS, TEST_INTEGRITY};
 use crate::git::{Oid, Repo};
-use crate::integrity::{self, FileTests, TestPaths};
+use crate::judge::integrity::{self, FileTests, TestPaths};
+use crate::judge::test_results::{TargetStatus, TestRun, is_target, target_status};
 use crate::model::Change;
 use crate::model::{CheckKind, CheckResult, Failure};
 use crate::outcome::check::TEST_TOOLS;
 use crate::syntax::{language_for, tests_in::tests_in};
-use crate::test_results::{TargetStatus, TestRun, is_target, target_status};
 
 use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};

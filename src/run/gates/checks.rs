@@ -1,6 +1,6 @@
 //! The configured checks: each run confined in the worktree, with the
 //! variables that make quiet test runners name their tests
-//! ([`crate::test_results::runners`]), its output parsed with the
+//! ([`crate::judge::test_results::runners`]), its output parsed with the
 //! diagnostics parsers and enriched from the attempt's files, judged against
 //! the base ([`crate::outcome::check`]), its failing tests alone run again
 //! when they may be flaky, and recorded. The checks on the base run once per
@@ -20,14 +20,14 @@ use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
+use crate::judge::test_results;
+use crate::judge::test_results::runners::{self, FailedRun, Rerun};
 use crate::model::{CheckKind, CheckResult, ErrorItem};
 use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::record::event::{BaselineCache, CheckRerun};
 use crate::summarize;
-use crate::test_results;
-use crate::test_results::runners::{self, FailedRun, Rerun};
 
 /// Reads a file of the attempt by its path in the worktree: from its
 /// snapshot, or from the worktree as a self-check compared it.

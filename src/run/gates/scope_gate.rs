@@ -11,9 +11,9 @@ use super::super::outside::{Changed, halt, internal_findings, judge_internals, o
 use super::super::recorder::{Found, Recorder};
 use crate::config::SubmodulePolicy;
 use crate::git::Comparison;
+use crate::judge::scope::{self, landing};
 use crate::model::{HaltedAfter, ScopeFinding};
 use crate::pathfmt::display;
-use crate::scope::{self, landing};
 
 /// The scope's findings of attempt `a` into `a.record.scope`, recorded.
 pub(in crate::run) fn scope_gate(

@@ -20,9 +20,9 @@ use crate::record::{Event, Store};
 use crate::sandbox::{self, Confinement};
 
 use crate::config::VerifierConfig;
+use crate::judge::verdict::{self, Kind};
 use crate::model::VerifierResult;
 use crate::process::{self, Spec};
-use crate::verdict::{self, Kind};
 
 /// Patch lines sent to the verifier.
 pub(in crate::run) const VERIFIER_DIFF_LINES: usize = 500;

@@ -660,13 +660,13 @@ Tests:       1 failed, 1 passed, 2 total
     /// Output of the real runners: `tests/runners/capture.sh`.
     macro_rules! captured {
         ($name:literal) => {
-            include_str!(concat!("../../tests/runners/captured/", $name, ".txt"))
+            include_str!(concat!("../../../tests/runners/captured/", $name, ".txt"))
         };
     }
 
     /// The exit status each capture ended with.
     fn exit_of(name: &str) -> Option<i32> {
-        include_str!("../../tests/runners/captured/exit-codes.txt")
+        include_str!("../../../tests/runners/captured/exit-codes.txt")
             .lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
     }

@@ -154,7 +154,7 @@ mod tests {
     /// Output captured from the real runners: `tests/runners/captured/README.md`.
     macro_rules! captured {
         ($name:literal) => {
-            include_str!(concat!("../../tests/runners/captured/", $name))
+            include_str!(concat!("../../../tests/runners/captured/", $name))
         };
     }
 
