@@ -156,7 +156,7 @@ impl From<crate::sandbox::exec::ExecError> for CliError {
     fn from(e: crate::sandbox::exec::ExecError) -> Self {
         use crate::sandbox::exec::ExecError;
         let code = match &e {
-            ExecError::Usage { .. } | ExecError::NoCommand => exit::USAGE,
+            e if e.is_usage() => exit::USAGE,
             // What a shell says: 127 not found, 126 found and not runnable.
             ExecError::CannotStart { source, .. } => {
                 if source.kind() == std::io::ErrorKind::NotFound {
@@ -167,7 +167,8 @@ impl From<crate::sandbox::exec::ExecError> for CliError {
             }
             _ => exit::ENVIRONMENT,
         };
-        CliError::of(code, e, None)
+        let hint = e.hint();
+        CliError::of(code, e, hint)
     }
 }
 

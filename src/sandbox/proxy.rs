@@ -135,11 +135,20 @@ impl fmt::Display for HostRule {
 }
 
 impl std::str::FromStr for HostRule {
-    type Err = String;
+    type Err = RuleError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, RuleError> {
         parse_rule(s)
     }
+}
+
+/// A rule of the network list that cannot be read: the text, what is
+/// wrong, and the forms expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("network rule {rule:?}: {why}; {EXPECTED}")]
+pub struct RuleError {
+    pub rule: String,
+    pub why: String,
 }
 
 /// Reads one rule of the network list: `host`, `host:port`, `*.domain`
@@ -147,8 +156,8 @@ impl std::str::FromStr for HostRule {
 /// `IPv4:port` or `[IPv6]:port` (an address without a port also works).
 /// Names are compared without regard to case or a trailing dot. `Err` names
 /// the text and says which forms are expected. Pure.
-pub fn parse_rule(s: &str) -> Result<HostRule, String> {
-    let bad = |why: &str| format!("network rule {s:?}: {why}; {EXPECTED}");
+pub fn parse_rule(s: &str) -> Result<HostRule, RuleError> {
+    let bad = |why: &str| RuleError { rule: s.to_string(), why: why.to_string() };
     let text = s.trim();
     if text.is_empty() {
         return Err(bad("it is empty"));
@@ -1379,7 +1388,7 @@ mod tests {
             ("256.0.0.1:80", "IPv4"),
         ];
         for (text, part) in cases {
-            let err = parse_rule(text).expect_err(text);
+            let err = parse_rule(text).expect_err(text).to_string();
             assert!(err.contains(&format!("{text:?}")), "{text}: {err}");
             assert!(err.contains(part), "{text}: {err}");
             assert!(err.contains("host:port") && err.contains("[IPv6]:port"), "{text}: {err}");
