@@ -341,7 +341,7 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<(Stri
     let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
     // Its git files looked at before git opens them (a FIFO there would
     // hang this answer).
-    crate::git::worktree_admin::plain_files(&b.wt, &repo.worktree_meta(&b.task.id))?;
+    crate::git::worktree_admin::plain_files(&b.wt, &repo.worktree_meta(&b.task.id)).map_err(|e| e.to_string())?;
     // The worktree compared as `diff` compares one: nothing written to the
     // repository (what the comparison must hash stays in memory), so the
     // attempt is not seen adding objects, and no link is followed.
