@@ -185,8 +185,8 @@ fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
         if s.stop.load(Ordering::SeqCst) {
             break;
         }
-        for (id, request) in s.desk.take() {
-            s.call(id, request);
+        for taken in s.desk.take() {
+            s.call(taken.id, taken.request.map_err(|e| e.to_string()));
         }
         std::thread::sleep(LOOK);
     }
@@ -239,7 +239,7 @@ impl Serving {
             refused: None,
         };
         let bench = &self.bench;
-        let answer = match request.and_then(|r| tools::parse(&r.tool, &r.arguments)) {
+        let answer = match request.and_then(|r| tools::parse(&r.tool, &r.arguments).map_err(|e| e.to_string())) {
             Err(why) => Err(why),
             Ok(Call::RunChecks { checks }) => match self.start_checks(checks, &id, at) {
                 Ok(()) => {
