@@ -235,7 +235,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
     let mover = cgroup.as_ref().map(Mover::start);
     let rules = rules(c)?;
-    let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
+    let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
     let writable = writable(c, dir, tmpdir, home)?;
     let hidden = hidden(c, home);
     let run_dir = private_tmpdir("run")?;
@@ -431,9 +431,9 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
         proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
         // Allowed hosts on the loopback of the machine appear at the same
         // address inside, for clients that never use a proxy for them.
-        for (host, p) in rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
-            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", p)) {
-                proxy::forward(l, socket.clone(), Some((host, p))).map_err(ExecError::Proxy)?;
+        for target in rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
+            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", target.port)) {
+                proxy::forward(l, socket.clone(), Some(target)).map_err(ExecError::Proxy)?;
             }
         }
     }
@@ -498,7 +498,7 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     let started = if c.host_network {
         None
     } else {
-        let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
+        let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
         let started = proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy);
         if let Ok(p) = &started {
             ports.extend(p.tcp_port());
