@@ -205,4 +205,23 @@ mod tests {
         assert_eq!(lines[1], format!("hint: {}", GlobError::HINT));
         assert!(CliError::new(exit::OK, "").lines().is_empty());
     }
+
+    #[test]
+    fn a_library_error_says_what_to_do_as_a_hint_line_not_in_its_message() {
+        let e = CliError::from(crate::sandbox::exec::ExecError::NoBwrap);
+        assert_eq!(e.code, exit::USAGE);
+        assert_eq!(
+            e.lines(),
+            [
+                "retry-run: error: bubblewrap (bwrap) is not installed",
+                "hint: install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock"
+            ]
+        );
+        let e = CliError::from(crate::run::RunError::Remote(crate::remote::RemoteError::NoGit { what: "pull".into() }));
+        assert_eq!(e.code, exit::ENVIRONMENT);
+        assert_eq!(
+            e.lines(),
+            ["retry-run: error: `git` is not on PATH: pull runs it to reach the remote", "hint: install git"]
+        );
+    }
 }
