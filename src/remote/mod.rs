@@ -268,6 +268,13 @@ pub struct Lease {
     lost: Option<String>,
 }
 
+/// A lease claimed ([`Lease::claim`]), and whose it was when it was taken
+/// over (expired).
+pub struct Claimed {
+    pub lease: Lease,
+    pub previous: Option<Holder>,
+}
+
 /// Who this process is, for a lease.
 fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -283,12 +290,7 @@ impl Lease {
     /// expired (then taken over; returns whose it was). Pulls once more
     /// after the claim, so the record is the newest the remote has. The
     /// caller holds the task's local lock.
-    pub fn claim(
-        dir: &Path,
-        remote: &str,
-        task: &str,
-        duration: Duration,
-    ) -> Result<(Lease, Option<Holder>), RemoteError> {
+    pub fn claim(dir: &Path, remote: &str, task: &str, duration: Duration) -> Result<Claimed, RemoteError> {
         let remote = Remote::open(dir, remote)?;
         let what = format!("retry-run run --remote {} (task {task})", remote.name);
         remote.fetch(&[task.to_string()], &what)?;
@@ -330,7 +332,7 @@ impl Lease {
         remote.fetch(&[task.to_string()], &what)?;
         remote.take(task)?;
         let lease = Lease { remote, task: task.into(), holder, oid, duration, lost: None };
-        Ok((lease, previous))
+        Ok(Claimed { lease, previous })
     }
 
     /// Sends the record (`with_record`) and a renewed lease in one atomic
