@@ -342,22 +342,34 @@ fn in_dir(cmd: &mut Command, dir: &Path) {
     }
 }
 
+/// Why a command could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("empty command")]
+    EmptyCommand,
+    #[error("cannot create a pipe: {source}")]
+    Pipe { source: std::io::Error },
+    /// The message says what to do (the agent's output tail and the
+    /// verifier's problems quote it whole).
+    #[error("cannot start {program:?} in {}: {source}; check the command and that it is installed", cwd.display())]
+    Spawn { program: String, cwd: PathBuf, source: std::io::Error },
+}
+
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be
 /// started: the message names the program and what to do.
-pub fn run(spec: &Spec) -> Result<Finished, String> {
+pub fn run(spec: &Spec) -> Result<Finished, StartError> {
     run_with(spec, &mut |_| {})
 }
 
 /// Like [`run`]; `started` gets the process group id as soon as it exists
 /// (the loop records it, so a later run can stop an orphaned agent).
-pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, String> {
-    let (program, args) = spec.argv.split_first().ok_or("empty command")?;
-    let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot create a pipe: {e}"))?;
+pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, StartError> {
+    let (program, args) = spec.argv.split_first().ok_or(StartError::EmptyCommand)?;
+    let (reader, writer) = std::io::pipe().map_err(|source| StartError::Pipe { source })?;
     let mut cmd = group_command(spec, program, args, writer)?;
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| {
-        format!("cannot start {program:?} in {}: {e}; check the command and that it is installed", spec.cwd.display())
-    })?;
+    let mut child =
+        cmd.spawn().map_err(|source| StartError::Spawn { program: program.clone(), cwd: spec.cwd.clone(), source })?;
     drop(cmd); // closes our copies of the pipe's write end
     let pgid = child.id() as i32;
     let waited = Waited::new(pgid);
@@ -386,8 +398,8 @@ pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, S
 
 /// The command of `spec` (`program` and `args`), in a process group of its
 /// own that dies with this process, with stdout and stderr both on `out`.
-fn group_command(spec: &Spec, program: &str, args: &[String], out: std::io::PipeWriter) -> Result<Command, String> {
-    let err = out.try_clone().map_err(|e| format!("cannot create a pipe: {e}"))?;
+fn group_command(spec: &Spec, program: &str, args: &[String], out: std::io::PipeWriter) -> Result<Command, StartError> {
+    let err = out.try_clone().map_err(|source| StartError::Pipe { source })?;
     let mut cmd = Command::new(program);
     in_dir(&mut cmd, &spec.cwd);
     for name in &spec.unset {

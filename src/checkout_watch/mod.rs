@@ -184,7 +184,7 @@ impl Outside {
         if let Some(r) = root {
             match CheckoutWatch::start(r, skip) {
                 Ok(w) => o.inotify = Some(w),
-                Err(e) => o.fallback = Some(e),
+                Err(e) => o.fallback = Some(e.to_string()),
             }
         }
         #[cfg(not(target_os = "linux"))]
@@ -299,6 +299,17 @@ pub struct CheckoutWatch {
     root: PathBuf,
 }
 
+/// Why the checkout cannot be watched (the caller falls back to comparing
+/// stat data, and says why).
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error("inotify: {source}")]
+    Init { source: std::io::Error },
+    /// The kernel refused a watch (no watches left).
+    #[error("inotify cannot watch {}: {source} (see /proc/sys/fs/inotify/max_user_watches)", dir.display())]
+    Watch { dir: PathBuf, source: std::io::Error },
+}
+
 #[cfg(target_os = "linux")]
 impl CheckoutWatch {
     /// Watches every directory of the checkout at `root` that holds tracked
@@ -307,10 +318,10 @@ impl CheckoutWatch {
     /// ([`Repo::watched_directories`]), or, where the index cannot be read
     /// that way, by a walk with git's ignore rules. `Err` says why it
     /// cannot (the caller falls back to comparing stat data).
-    pub fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, String> {
+    pub fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, WatchError> {
         use rustix::fs::inotify;
         let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
-            .map_err(|e| format!("inotify: {}", std::io::Error::from(e)))?;
+            .map_err(|e| WatchError::Init { source: e.into() })?;
         let dirs = listed_directories(root, skip).unwrap_or_else(|| walked_directories(root, skip));
         let mut watch = CheckoutWatch { fd, dirs: HashMap::new(), root: root.to_path_buf() };
         for dir in dirs {
@@ -320,7 +331,7 @@ impl CheckoutWatch {
     }
 
     /// Watches `dir`; `Err` when the kernel refuses (no watches left).
-    fn add(&mut self, dir: &Path) -> Result<(), String> {
+    fn add(&mut self, dir: &Path) -> Result<(), WatchError> {
         use rustix::fs::inotify::{self, WatchFlags};
         let mask = WatchFlags::MODIFY
             | WatchFlags::ATTRIB
@@ -333,13 +344,8 @@ impl CheckoutWatch {
             | WatchFlags::MOVE_SELF
             | WatchFlags::DONT_FOLLOW
             | WatchFlags::ONLYDIR;
-        let wd = inotify::add_watch(&self.fd, dir, mask).map_err(|e| {
-            format!(
-                "inotify cannot watch {}: {} (see /proc/sys/fs/inotify/max_user_watches)",
-                dir.display(),
-                std::io::Error::from(e)
-            )
-        })?;
+        let wd = inotify::add_watch(&self.fd, dir, mask)
+            .map_err(|e| WatchError::Watch { dir: dir.to_path_buf(), source: e.into() })?;
         let rel = dir.strip_prefix(&self.root).unwrap_or(Path::new("")).to_path_buf();
         self.dirs.insert(wd, rel);
         Ok(())

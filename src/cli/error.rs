@@ -156,7 +156,7 @@ impl From<crate::sandbox::exec::ExecError> for CliError {
     fn from(e: crate::sandbox::exec::ExecError) -> Self {
         use crate::sandbox::exec::ExecError;
         let code = match &e {
-            ExecError::Usage { .. } | ExecError::NoCommand => exit::USAGE,
+            e if e.is_usage() => exit::USAGE,
             // What a shell says: 127 not found, 126 found and not runnable.
             ExecError::CannotStart { source, .. } => {
                 if source.kind() == std::io::ErrorKind::NotFound {
@@ -167,7 +167,8 @@ impl From<crate::sandbox::exec::ExecError> for CliError {
             }
             _ => exit::ENVIRONMENT,
         };
-        CliError::of(code, e, None)
+        let hint = e.hint();
+        CliError::of(code, e, hint)
     }
 }
 
@@ -203,5 +204,24 @@ mod tests {
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(lines[1], format!("hint: {}", GlobError::HINT));
         assert!(CliError::new(exit::OK, "").lines().is_empty());
+    }
+
+    #[test]
+    fn a_library_error_says_what_to_do_as_a_hint_line_not_in_its_message() {
+        let e = CliError::from(crate::sandbox::exec::ExecError::NoBwrap);
+        assert_eq!(e.code, exit::USAGE);
+        assert_eq!(
+            e.lines(),
+            [
+                "retry-run: error: bubblewrap (bwrap) is not installed",
+                "hint: install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock"
+            ]
+        );
+        let e = CliError::from(crate::run::RunError::Remote(crate::remote::RemoteError::NoGit { what: "pull".into() }));
+        assert_eq!(e.code, exit::ENVIRONMENT);
+        assert_eq!(
+            e.lines(),
+            ["retry-run: error: `git` is not on PATH: pull runs it to reach the remote", "hint: install git"]
+        );
     }
 }

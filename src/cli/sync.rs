@@ -67,7 +67,8 @@ fn remote_err(e: RemoteError) -> CliError {
         RemoteError::Git(g) if g.is_usage() => exit::USAGE,
         _ => exit::ENVIRONMENT,
     };
-    CliError::of(code, e, None)
+    let hint = e.hint();
+    CliError::of(code, e, hint)
 }
 
 /// The task's local lock; when another process holds it (or it cannot be
@@ -109,7 +110,9 @@ pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
             Ok(()) => crate::console::outln!("{task}: pushed to {}", args.remote.name),
             Err(e @ RemoteError::NoGit { .. }) => return Err(remote_err(e)),
             Err(e) => {
-                crate::console::errln!("retry-run: error: {e}");
+                for line in remote_err(e).lines() {
+                    crate::console::errln!("{line}");
+                }
                 code = exit::ENVIRONMENT;
             }
         }
@@ -141,7 +144,9 @@ pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
                 )
             }
             Err(e) => {
-                crate::console::errln!("retry-run: error: {e}");
+                for line in remote_err(e).lines() {
+                    crate::console::errln!("{line}");
+                }
                 code = exit::ENVIRONMENT;
             }
         }

@@ -24,9 +24,14 @@ const AGENT: &str = include_str!("agent.sh");
 const TASK: &str = include_str!("task.md");
 const TASK_ID: &str = "make-the-calc-checks-pass";
 
+/// The demo repository could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("demo: {0}")]
+pub struct DemoError(#[from] crate::git::GitError);
+
 /// Writes the demo repository with one commit on `main`.
-pub fn create_repo(root: &Path) -> Result<(), String> {
-    crate::git::demo_repo::create(root, REPO, "calc: helpers, tests and a linter").map_err(|e| format!("demo: {e}"))
+pub fn create_repo(root: &Path) -> Result<(), DemoError> {
+    Ok(crate::git::demo_repo::create(root, REPO, "calc: helpers, tests and a linter")?)
 }
 
 fn temp_dir() -> PathBuf {

@@ -94,6 +94,10 @@ pub enum GitError {
     /// The `git` program failed at work libgit2 cannot do.
     #[error("{what}: git: {detail}")]
     GitProgram { what: String, detail: String },
+    /// One of the worktree's git files (`name`) is a link, FIFO, socket,
+    /// device, hard link or oversized file ([`worktree_admin::plain_files`]).
+    #[error("{name} is not a plain file: the worktree's git files are retry-run's, not to be replaced")]
+    NotPlainFile { name: String },
 }
 
 impl GitError {

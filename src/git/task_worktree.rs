@@ -545,7 +545,8 @@ impl Repo {
         // A fresh handle, without the in-memory object database, writes to disk.
         let repo = Repository::open(path).map_err(ctx(|| format!("{}: cannot open the worktree", path.display())))?;
         let odb = repo.odb().map_err(ctx(|| "cannot open the object database".into()))?;
-        let (tree, trees) = tree_write::build(&repo, head_tree, &tree_write::nest(&state.overlay))?;
+        let tree_write::Built { root: tree, trees } =
+            tree_write::build(&repo, head_tree, &tree_write::nest(&state.overlay))?;
 
         // What is not stored yet: new blobs, then new trees.
         let mut missing: Vec<(Oid, Kind, std::borrow::Cow<'_, [u8]>)> = Vec::new();

@@ -101,14 +101,15 @@ pub(super) fn tree_bytes(entries: &BTreeMap<Vec<u8>, Entry>) -> Vec<u8> {
 /// Trees built here, each as (id, bytes).
 pub(super) type NewTrees = Vec<(Oid, Vec<u8>)>;
 
+/// What [`build`] made: the root tree's id and the new trees' bytes, each
+/// under its id (some may already be stored: the caller checks).
+pub(super) struct Built {
+    pub root: Oid,
+    pub trees: NewTrees,
+}
+
 /// Builds the tree of `base` (a tree of `repo`) with `changes` applied.
-/// Returns the root tree's id and the new trees' bytes, each under its id
-/// (some may already be stored: the caller checks).
-pub(super) fn build(
-    repo: &Repository,
-    base: Oid,
-    changes: &BTreeMap<Vec<u8>, Change>,
-) -> Result<(Oid, NewTrees), GitError> {
+pub(super) fn build(repo: &Repository, base: Oid, changes: &BTreeMap<Vec<u8>, Change>) -> Result<Built, GitError> {
     let mut new = Vec::new();
     let root = match apply(repo, Some(base), changes, &mut new)? {
         Some(oid) => oid,
@@ -119,7 +120,7 @@ pub(super) fn build(
             oid
         }
     };
-    Ok((root, new))
+    Ok(Built { root, trees: new })
 }
 
 /// The tree `existing` (or an empty one) with `changes` applied; `None`

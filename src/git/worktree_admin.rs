@@ -85,7 +85,7 @@ pub fn secure(admin: &Path) -> std::io::Result<Vec<Removed>> {
 /// file. The agent could still swap one in after this look; what it then
 /// costs is that one self-check's answer, and the attempt's own
 /// [`secure`] finds it.
-pub fn plain_files(worktree: &Path, admin: &Path) -> Result<(), String> {
+pub fn plain_files(worktree: &Path, admin: &Path) -> Result<(), super::GitError> {
     let files = [
         (worktree.join(".git"), ".git".to_string()),
         (admin.join("HEAD"), "worktree-admin/HEAD".into()),
@@ -100,9 +100,7 @@ pub fn plain_files(worktree: &Path, admin: &Path) -> Result<(), String> {
         };
         use std::os::unix::fs::MetadataExt;
         if !meta.file_type().is_file() || meta.nlink() > 1 || meta.len() > MAX_FILE {
-            return Err(format!(
-                "{name} is not a plain file: the worktree's git files are retry-run's, not to be replaced"
-            ));
+            return Err(super::GitError::NotPlainFile { name });
         }
     }
     Ok(())

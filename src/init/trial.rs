@@ -161,10 +161,12 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
     let sb = &config.sandbox;
     let abi = sandbox::landlock::abi();
     let namespaces = match sb.mode {
-        SandboxMode::Auto | SandboxMode::Namespaces => sandbox::namespaces::probe().map(|_| ()),
+        SandboxMode::Auto | SandboxMode::Namespaces => {
+            sandbox::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
+        }
         _ => Err("not asked for".to_string()),
     };
-    let (effective, note) = sandbox::resolve(
+    let sandbox::Resolved { effective, note } = sandbox::resolve(
         sb.mode,
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),

@@ -108,7 +108,27 @@ pub struct Desk {
 
 /// A request taken from the directory: its id, and the call or why it
 /// cannot be read.
-pub type Taken = (String, Result<Request, String>);
+#[derive(Debug)]
+pub struct Taken {
+    pub id: String,
+    pub request: Result<Request, TakeError>,
+}
+
+/// Why a request taken from the directory cannot be read (the agent is
+/// answered with it).
+#[derive(Debug, thiserror::Error)]
+pub enum TakeError {
+    #[error("{name}: {source}")]
+    Open { name: String, source: rustix::io::Errno },
+    #[error("{name}: not a regular file")]
+    NotAFile { name: String },
+    #[error("{name}: {source}")]
+    Read { name: String, source: std::io::Error },
+    #[error("the call is larger than {MAX_REQUEST} bytes")]
+    TooLarge,
+    #[error("the call is not a request: {source}")]
+    NotARequest { source: serde_json::Error },
+}
 
 impl Desk {
     /// Makes `path` (a new, private directory) and holds it open.
@@ -138,25 +158,29 @@ impl Desk {
             .map(|(id, name)| {
                 let read = self.read(&name);
                 let _ = rustix::fs::unlinkat(&self.dir, name.as_str(), AtFlags::empty());
-                let req = read.and_then(|b| {
-                    serde_json::from_slice::<Request>(&b).map_err(|e| format!("the call is not a request: {e}"))
+                let request = read.and_then(|b| {
+                    serde_json::from_slice::<Request>(&b).map_err(|source| TakeError::NotARequest { source })
                 });
-                (id, req)
+                Taken { id, request }
             })
             .collect()
     }
 
-    fn read(&self, name: &str) -> Result<Vec<u8>, String> {
+    fn read(&self, name: &str) -> Result<Vec<u8>, TakeError> {
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&self.dir, name, flags, Mode::empty()).map_err(|e| format!("{name}: {e}"))?;
-        let st = rustix::fs::fstat(&fd).map_err(|e| format!("{name}: {e}"))?;
+        let open = |source| TakeError::Open { name: name.to_string(), source };
+        let fd = rustix::fs::openat(&self.dir, name, flags, Mode::empty()).map_err(open)?;
+        let st = rustix::fs::fstat(&fd).map_err(open)?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(format!("{name}: not a regular file"));
+            return Err(TakeError::NotAFile { name: name.to_string() });
         }
         let mut bytes = Vec::new();
-        std::fs::File::from(fd).take(MAX_REQUEST + 1).read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+        std::fs::File::from(fd)
+            .take(MAX_REQUEST + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| TakeError::Read { name: name.to_string(), source })?;
         if bytes.len() as u64 > MAX_REQUEST {
-            return Err(format!("the call is larger than {MAX_REQUEST} bytes"));
+            return Err(TakeError::TooLarge);
         }
         Ok(bytes)
     }
@@ -187,7 +211,7 @@ mod tests {
         let path = desk.path.clone();
         let asker =
             std::thread::spawn(move || ask(&path, &Request { tool: "task".into(), arguments: serde_json::json!({}) }));
-        let (id, req) = loop {
+        let Taken { id, request: req } = loop {
             if let Some(t) = desk.take().pop() {
                 break t;
             }
@@ -211,7 +235,10 @@ mod tests {
         std::fs::write(desk.path.join("c.req"), vec![b' '; MAX_REQUEST as usize + 10]).expect("write");
         let taken = desk.take();
         assert_eq!(taken.len(), 3);
-        assert!(taken.iter().all(|(_, r)| r.is_err()), "{taken:?}");
+        let why: Vec<_> = taken.iter().map(|t| t.request.as_ref().map(|r| r.tool.clone())).collect();
+        assert!(matches!(why[0], Err(TakeError::Open { .. })), "{taken:?}");
+        assert!(matches!(why[1], Err(TakeError::NotARequest { .. })), "{taken:?}");
+        assert!(matches!(why[2], Err(TakeError::TooLarge)), "{taken:?}");
         assert!(desk.answer("../x", &Answer::error("no")).is_err());
         // The directory replaced by a link: the desk still writes in the one it made.
         let moved = t.path().join("moved");

@@ -63,24 +63,39 @@ pub enum Call {
     Task,
 }
 
+/// Why a call is malformed, in words the agent can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("the arguments of `{tool}` must be an object, not {kind}")]
+    NotAnObject { tool: String, kind: &'static str },
+    #[error("no tool `{tool}`: the tools are {RUN_CHECKS}, {PREVIOUS_ATTEMPTS} and {TASK}")]
+    NoTool { tool: String },
+    /// `takes`: the tool's arguments, or "none".
+    #[error("`{tool}` takes no argument `{argument}` (its arguments: {takes})")]
+    NoArgument { tool: String, argument: String, takes: String },
+    /// An argument of the wrong type or value, or missing another.
+    #[error("{0}")]
+    Argument(String),
+}
+
 /// `tool` called with `arguments` (an object, or null for none), or why
-/// the call is malformed, in words the agent can act on.
-pub fn parse(tool: &str, arguments: &Value) -> Result<Call, String> {
+/// the call is malformed.
+pub fn parse(tool: &str, arguments: &Value) -> Result<Call, CallError> {
     let empty = Map::new();
     let args = match arguments {
         Value::Null => &empty,
         Value::Object(m) => m,
-        other => return Err(format!("the arguments of `{tool}` must be an object, not {}", kind(other))),
+        other => return Err(CallError::NotAnObject { tool: tool.to_string(), kind: kind(other) }),
     };
     let known: &[&str] = match tool {
         RUN_CHECKS => &["checks"],
         PREVIOUS_ATTEMPTS => &["attempt", "diff", "check"],
         TASK => &[],
-        _ => return Err(format!("no tool `{tool}`: the tools are {RUN_CHECKS}, {PREVIOUS_ATTEMPTS} and {TASK}")),
+        _ => return Err(CallError::NoTool { tool: tool.to_string() }),
     };
     if let Some(k) = args.keys().find(|k| !known.contains(&k.as_str())) {
         let takes = if known.is_empty() { "none".to_string() } else { known.join(", ") };
-        return Err(format!("`{tool}` takes no argument `{k}` (its arguments: {takes})"));
+        return Err(CallError::NoArgument { tool: tool.to_string(), argument: k.clone(), takes });
     }
     match tool {
         RUN_CHECKS => {
@@ -90,33 +105,41 @@ pub fn parse(tool: &str, arguments: &Value) -> Result<Call, String> {
                     .iter()
                     .map(|i| i.as_str().map(str::to_string))
                     .collect::<Option<Vec<String>>>()
-                    .ok_or_else(|| "`checks` must be a list of check names (strings)".to_string())?,
-                Some(other) => return Err(format!("`checks` must be a list of check names, not {}", kind(other))),
+                    .ok_or_else(|| CallError::Argument("`checks` must be a list of check names (strings)".into()))?,
+                Some(other) => {
+                    return Err(CallError::Argument(format!(
+                        "`checks` must be a list of check names, not {}",
+                        kind(other)
+                    )));
+                }
             };
             Ok(Call::RunChecks { checks })
         }
         PREVIOUS_ATTEMPTS => {
             let attempt = match args.get("attempt") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    v.as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| format!("`attempt` must be an attempt's number (1, 2, ...), not {v}"))?,
-                ),
+                Some(v) => {
+                    Some(v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0).ok_or_else(|| {
+                        CallError::Argument(format!("`attempt` must be an attempt's number (1, 2, ...), not {v}"))
+                    })?)
+                }
             };
             let diff = match args.get("diff") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => *b,
-                Some(other) => return Err(format!("`diff` must be true or false, not {}", kind(other))),
+                Some(other) => {
+                    return Err(CallError::Argument(format!("`diff` must be true or false, not {}", kind(other))));
+                }
             };
             let check = match args.get("check") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.clone()),
-                Some(other) => return Err(format!("`check` must be a check's name, not {}", kind(other))),
+                Some(other) => {
+                    return Err(CallError::Argument(format!("`check` must be a check's name, not {}", kind(other))));
+                }
             };
             if attempt.is_none() && (diff || check.is_some()) {
-                return Err("`diff` and `check` need `attempt`: which attempt's".into());
+                return Err(CallError::Argument("`diff` and `check` need `attempt`: which attempt's".into()));
             }
             Ok(Call::PreviousAttempts { attempt, diff, check })
         }
@@ -155,7 +178,7 @@ mod tests {
 
     #[test]
     fn malformed_calls_say_what_is_wrong() {
-        let err = |t: &str, a: Value| parse(t, &a).expect_err("refused");
+        let err = |t: &str, a: Value| parse(t, &a).expect_err("refused").to_string();
         assert!(err("rm_rf", json!({})).contains("no tool `rm_rf`"));
         assert!(err("run_checks", json!({"checks": "lint"})).contains("must be a list"));
         assert!(err("run_checks", json!({"checks": [1]})).contains("strings"));

@@ -40,10 +40,17 @@ pub fn lane_record(task: &str, lane: u32) -> String {
     format!("{task}/lanes/{lane}")
 }
 
+/// A lane's record: its task, and its number among the task's lanes (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaneRecord<'a> {
+    pub task: &'a str,
+    pub lane: u32,
+}
+
 /// A lane's record named by [`lane_record`], as its task and lane.
-pub fn parse_lane(record: &str) -> Option<(&str, u32)> {
+pub fn parse_lane(record: &str) -> Option<LaneRecord<'_>> {
     let (task, lane) = record.split_once("/lanes/")?;
-    lane.parse::<u32>().ok().filter(|l| *l >= 1 && lane == l.to_string()).map(|l| (task, l))
+    lane.parse::<u32>().ok().filter(|l| *l >= 1 && lane == l.to_string()).map(|lane| LaneRecord { task, lane })
 }
 
 /// The directory name of a record's worktree (and of git's administrative
@@ -51,7 +58,7 @@ pub fn parse_lane(record: &str) -> Option<(&str, u32)> {
 /// lane (`+` is never part of a task's name, so the two never meet).
 pub fn worktree_name(record: &str) -> String {
     match parse_lane(record) {
-        Some((task, lane)) => format!("{task}+{lane}"),
+        Some(LaneRecord { task, lane }) => format!("{task}+{lane}"),
         None => record.to_string(),
     }
 }
@@ -63,7 +70,7 @@ mod tests {
     #[test]
     fn lane_records_and_their_worktrees() {
         assert_eq!(lane_record("fix", 2), "fix/lanes/2");
-        assert_eq!(parse_lane("fix/lanes/2"), Some(("fix", 2)));
+        assert_eq!(parse_lane("fix/lanes/2"), Some(LaneRecord { task: "fix", lane: 2 }));
         assert_eq!(parse_lane("fix"), None);
         assert_eq!(parse_lane("fix/lanes/0"), None);
         assert_eq!(parse_lane("fix/lanes/02"), None);

@@ -56,7 +56,7 @@ pub fn check_task_name(task: &str) -> Result<(), RecordError> {
 /// (`<task>/lanes/<n>`, `run --lanes`).
 pub fn check_record_id(id: &str) -> Result<(), RecordError> {
     match crate::model::refs::parse_lane(id) {
-        Some((task, _)) => check_task_name(task),
+        Some(lane) => check_task_name(lane.task),
         None => check_task_name(id),
     }
 }

@@ -31,16 +31,16 @@ use transport::{Expect, Pushed, Update};
 /// A failure of a remote operation, naming the task and the remote.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
-    #[error("`git` is not on PATH: {what} runs it to reach the remote; install git")]
+    #[error("`git` is not on PATH: {what} runs it to reach the remote")]
     NoGit { what: String },
     #[error("{what}: git could not reach remote {remote:?}: {detail}")]
     Transport { remote: String, what: String, detail: String },
     #[error(
-        "task {task}: the record on {remote} and the local one diverged at event {seq} (local: {}, remote: {}); nothing was merged. Keep one: move .git/retry-run/tasks/{task} aside and pull again to take the remote's"
+        "task {task}: the record on {remote} and the local one diverged at event {seq} (local: {}, remote: {}); nothing was merged"
         , local.as_deref().unwrap_or("none"), remote_event.as_deref().unwrap_or("none")
     )]
     Diverged { task: String, remote: String, seq: u64, local: Option<String>, remote_event: Option<String> },
-    #[error("task {task}: {remote} refused the push ({}); `retry-run pull {task}` shows what it holds", reasons.join("; "))]
+    #[error("task {task}: {remote} refused the push ({})", reasons.join("; "))]
     Refused { task: String, remote: String, reasons: Vec<String> },
     #[error("task {task} is held by {by} on {remote}; skipped")]
     Held { task: String, remote: String, by: String },
@@ -53,6 +53,19 @@ pub enum RemoteError {
 }
 
 impl RemoteError {
+    /// What the user can do about this error, when there is one thing to
+    /// say (printed once, after the error).
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            RemoteError::NoGit { .. } => Some("install git".into()),
+            RemoteError::Diverged { task, .. } => {
+                Some(format!("keep one: move .git/retry-run/tasks/{task} aside and pull again to take the remote's"))
+            }
+            RemoteError::Refused { task, .. } => Some(format!("`retry-run pull {task}` shows what it holds")),
+            _ => None,
+        }
+    }
+
     /// Who holds the task, when the task was skipped because another run
     /// holds it.
     pub fn held_by(&self) -> Option<&str> {
@@ -255,6 +268,13 @@ pub struct Lease {
     lost: Option<String>,
 }
 
+/// A lease claimed ([`Lease::claim`]), and whose it was when it was taken
+/// over (expired).
+pub struct Claimed {
+    pub lease: Lease,
+    pub previous: Option<Holder>,
+}
+
 /// Who this process is, for a lease.
 fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -270,12 +290,7 @@ impl Lease {
     /// expired (then taken over; returns whose it was). Pulls once more
     /// after the claim, so the record is the newest the remote has. The
     /// caller holds the task's local lock.
-    pub fn claim(
-        dir: &Path,
-        remote: &str,
-        task: &str,
-        duration: Duration,
-    ) -> Result<(Lease, Option<Holder>), RemoteError> {
+    pub fn claim(dir: &Path, remote: &str, task: &str, duration: Duration) -> Result<Claimed, RemoteError> {
         let remote = Remote::open(dir, remote)?;
         let what = format!("retry-run run --remote {} (task {task})", remote.name);
         remote.fetch(&[task.to_string()], &what)?;
@@ -317,7 +332,7 @@ impl Lease {
         remote.fetch(&[task.to_string()], &what)?;
         remote.take(task)?;
         let lease = Lease { remote, task: task.into(), holder, oid, duration, lost: None };
-        Ok((lease, previous))
+        Ok(Claimed { lease, previous })
     }
 
     /// Sends the record (`with_record`) and a renewed lease in one atomic

@@ -25,9 +25,17 @@ pub struct Update {
     pub expect: Option<Expect>,
 }
 
-/// Runs `git -C dir args`: whether it succeeded, its stdout and its stderr
-/// (trimmed); `Err`, naming what needed it, when `git` could not be started.
-fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<(bool, String, String), RemoteError> {
+/// How a run of `git` ended: whether it succeeded, its stdout and its
+/// stderr (trimmed).
+struct Ran {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `git -C dir args`; `Err`, naming what needed it, when `git` could
+/// not be started.
+fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<Ran, RemoteError> {
     // No hook or fsmonitor of the repository's config runs: what retry-run
     // itself runs never executes code from a config an agent could have
     // reached.
@@ -47,11 +55,11 @@ fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<(bool, S
             RemoteError::Transport { remote: remote.to_string(), what: what.to_string(), detail: e.to_string() }
         }
     })?;
-    Ok((
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).trim().to_string(),
-    ))
+    Ok(Ran {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    })
 }
 
 /// `git fetch --prune <remote> <refspecs>`; FETCH_HEAD is not written.
@@ -59,7 +67,7 @@ pub fn fetch(dir: &Path, remote: &str, refspecs: &[String], what: &str) -> Resul
     let mut args: Vec<String> =
         ["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", remote].map(String::from).to_vec();
     args.extend(refspecs.iter().cloned());
-    let (ok, _, err) = git(dir, &args, what, remote)?;
+    let Ran { ok, stderr: err, .. } = git(dir, &args, what, remote)?;
     if ok { Ok(()) } else { Err(RemoteError::Transport { remote: remote.into(), what: what.into(), detail: err }) }
 }
 
@@ -90,7 +98,7 @@ pub fn push(dir: &Path, remote: &str, updates: &[Update], atomic: bool, what: &s
     }
     args.push(remote.into());
     args.extend(updates.iter().map(|u| format!("{}:{}", u.src, u.dst)));
-    let (ok, out, err) = git(dir, &args, what, remote)?;
+    let Ran { ok, stdout: out, stderr: err } = git(dir, &args, what, remote)?;
     let refused = refused(&out);
     if ok && refused.is_empty() {
         return Ok(Pushed::Done);

@@ -64,7 +64,8 @@ pub(super) fn run_agent(
         if let Err(e) = rec.event(Some(n), started) {
             start_error = Some(e);
         }
-    });
+    })
+    .map_err(|e| e.to_string());
     let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
     unwire(&wired, &t.wt);
     if let Some(e) = start_error {

@@ -148,6 +148,7 @@ impl RunError {
             }
             RunError::Interrupted { resume, .. } => format!("`{resume}` resumes it"),
             RunError::Glob(_) => GlobError::HINT.into(),
+            RunError::Remote(e) => return e.hint(),
             _ => return None,
         })
     }

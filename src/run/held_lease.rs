@@ -27,7 +27,7 @@ impl HeldLease {
         task: &str,
         duration: Duration,
     ) -> Result<(HeldLease, Option<Holder>), RunError> {
-        let (lease, previous) = Lease::claim(dir, remote, task, duration)?;
+        let crate::remote::Claimed { lease, previous } = Lease::claim(dir, remote, task, duration)?;
         let lease = Arc::new(Mutex::new(lease));
         let stop = Arc::new(AtomicBool::new(false));
         let renewer = {

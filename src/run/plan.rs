@@ -216,10 +216,12 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
     // Namespaces are tried only where they may be used (a probe costs a
     // process).
     let namespaces = match config.sandbox.mode {
-        SandboxMode::Auto | SandboxMode::Namespaces => sandbox::namespaces::probe().map(|_| ()),
+        SandboxMode::Auto | SandboxMode::Namespaces => {
+            sandbox::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
+        }
         _ => Err("not asked for".to_string()),
     };
-    let (confined, fallback_note) = sandbox::resolve(
+    let sandbox::Resolved { effective: confined, note: fallback_note } = sandbox::resolve(
         config.sandbox.mode,
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),

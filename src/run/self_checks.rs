@@ -184,8 +184,8 @@ fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
         if s.stop.load(Ordering::SeqCst) {
             break;
         }
-        for (id, request) in s.desk.take() {
-            s.call(id, request);
+        for taken in s.desk.take() {
+            s.call(taken.id, taken.request.map_err(|e| e.to_string()));
         }
         std::thread::sleep(LOOK);
     }
@@ -238,7 +238,7 @@ impl Serving {
             refused: None,
         };
         let bench = &self.bench;
-        let answer = match request.and_then(|r| tools::parse(&r.tool, &r.arguments)) {
+        let answer = match request.and_then(|r| tools::parse(&r.tool, &r.arguments).map_err(|e| e.to_string())) {
             Err(why) => Err(why),
             Ok(Call::RunChecks { checks }) => match self.start_checks(checks, &id, at) {
                 Ok(()) => {
@@ -340,7 +340,7 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<Check
     let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
     // Its git files looked at before git opens them (a FIFO there would
     // hang this answer).
-    crate::git::worktree_admin::plain_files(&b.wt, &repo.worktree_meta(&b.task.id))?;
+    crate::git::worktree_admin::plain_files(&b.wt, &repo.worktree_meta(&b.task.id)).map_err(|e| e.to_string())?;
     // The worktree compared as `diff` compares one: nothing written to the
     // repository (what the comparison must hash stays in memory), so the
     // attempt is not seen adding objects, and no link is followed.

@@ -104,9 +104,14 @@ pub enum ExecError {
         "this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot): `retry-run sandbox` cannot confine anything here"
     )]
     NoLandlock { kernel: String },
-    /// A writable path or a network host that is wrong (the message names it).
-    #[error("{message}")]
-    Usage { message: String },
+    /// A writable path that is wrong (the message names it).
+    #[error(transparent)]
+    Writable(#[from] super::SandboxError),
+    /// A `--network` rule that cannot be read.
+    #[error("--network {rule:?}: {source}")]
+    Network { rule: String, source: proxy::RuleError },
+    #[error("bubblewrap (bwrap) is not installed")]
+    NoBwrap,
     #[error(
         "cannot create a private temporary directory in {}: {source}", dir.display()
     )]
@@ -124,8 +129,27 @@ pub enum ExecError {
     #[error("no command to run")]
     NoCommand,
     /// The command could not be started.
-    #[error("cannot start {program:?}: {source}; check the command and that it is installed")]
+    #[error("cannot start {program:?}: {source}")]
     CannotStart { program: String, source: std::io::Error },
+}
+
+impl ExecError {
+    /// Whether the command line, rather than the machine, is at fault.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, ExecError::Writable(_) | ExecError::Network { .. } | ExecError::NoBwrap | ExecError::NoCommand)
+    }
+
+    /// What the user can do about this error, when there is one thing to
+    /// say (printed once, after the error).
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ExecError::NoBwrap => {
+                Some("install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock".into())
+            }
+            ExecError::CannotStart { .. } => Some("check the command and that it is installed".into()),
+            _ => None,
+        }
+    }
 }
 
 /// Runs `c` confined and returns its exit status (a death by signal N as
@@ -176,7 +200,7 @@ fn command(c: &Confined, tmpdir: &Path, proxy_port: Option<u16>) -> Command {
 
 /// The paths it may write, ready for the kernel.
 fn writable(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<Vec<PathBuf>, ExecError> {
-    let extra = super::prepare_writable(&c.writable, home, &c.dir).map_err(|message| ExecError::Usage { message })?;
+    let extra = super::prepare_writable(&c.writable, home, &c.dir)?;
     Ok(super::command_writable(dir, extra, &c.git, tmpdir))
 }
 
@@ -197,7 +221,7 @@ fn hidden(c: &Confined, home: Option<&Path>) -> Vec<PathBuf> {
 fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
     c.network
         .iter()
-        .map(|n| proxy::parse_rule(n).map_err(|e| ExecError::Usage { message: format!("--network {n:?}: {e}") }))
+        .map(|n| proxy::parse_rule(n).map_err(|source| ExecError::Network { rule: n.clone(), source }))
         .collect()
 }
 
@@ -205,15 +229,13 @@ fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
 /// executable again inside; its status is the command's, read from the
 /// file the inner one writes.
 fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<i32, ExecError> {
-    let bwrap = namespaces::program().ok_or_else(|| ExecError::Usage {
-        message: "bubblewrap (bwrap) is not installed: install it (Debian and Ubuntu: apt-get install bubblewrap) or use --layers landlock".into(),
-    })?;
+    let bwrap = namespaces::program().ok_or(ExecError::NoBwrap)?;
     // As root, the command's tree gets a pids cgroup; the move into it
     // starts now, beside the work below (see `Mover`).
     let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
     let mover = cgroup.as_ref().map(Mover::start);
     let rules = rules(c)?;
-    let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
+    let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
     let writable = writable(c, dir, tmpdir, home)?;
     let hidden = hidden(c, home);
     let run_dir = private_tmpdir("run")?;
@@ -409,9 +431,9 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
         proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
         // Allowed hosts on the loopback of the machine appear at the same
         // address inside, for clients that never use a proxy for them.
-        for (host, p) in rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
-            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", p)) {
-                proxy::forward(l, socket.clone(), Some((host, p))).map_err(ExecError::Proxy)?;
+        for target in rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
+            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", target.port)) {
+                proxy::forward(l, socket.clone(), Some(target)).map_err(ExecError::Proxy)?;
             }
         }
     }
@@ -476,7 +498,7 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     let started = if c.host_network {
         None
     } else {
-        let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|(_, p)| p).collect();
+        let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
         let started = proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy);
         if let Ok(p) = &started {
             ports.extend(p.tcp_port());

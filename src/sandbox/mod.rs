@@ -86,6 +86,44 @@ pub enum Layers {
     None,
 }
 
+/// What cannot be confined or prepared as asked: the mode asked for is not
+/// to be had on this kernel, or a path of `sandbox.writable` or of an agent
+/// preset's state is wrong or cannot be made. The message names the path
+/// and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "sandbox.mode = \"namespaces\", but {why}; install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) and allow unprivileged user namespaces, or use mode = \"auto\""
+    )]
+    NoNamespaces { why: String },
+    #[error(
+        "sandbox.mode = \"landlock\", but this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot, is needed); use mode = \"auto\" or \"detect\" to run with detection only"
+    )]
+    NoLandlock { kernel: String },
+    #[error("`~` in sandbox.writable, but HOME is not set")]
+    NoHome,
+    #[error("sandbox.writable {raw:?}: {} does not exist and cannot be created: {source}", path.display())]
+    WritableUncreatable { raw: String, path: PathBuf, source: std::io::Error },
+    #[error("sandbox.writable {raw:?}: {} does not exist, nor does its parent; create it or fix the path", path.display())]
+    WritableMissing { raw: String, path: PathBuf },
+    #[error("sandbox.writable {raw:?}: cannot resolve {}: {source}", path.display())]
+    WritableUnresolved { raw: String, path: PathBuf, source: std::io::Error },
+    #[error("the agent's state directory {}: {source}", path.display())]
+    StateDir { path: PathBuf, source: std::io::Error },
+    /// The parent of a state file cannot be created.
+    #[error("{}: {source}", path.display())]
+    StateParent { path: PathBuf, source: std::io::Error },
+    #[error("the agent's state file {}: {source}", path.display())]
+    StateFile { path: PathBuf, source: std::io::Error },
+}
+
+/// The mode in force, and the note to say once when `auto` fell back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub effective: Effective,
+    pub note: Option<String>,
+}
+
 /// The mode in force for `requested`, on a kernel with Landlock ABI `abi`
 /// (0: none) where namespaces can (`Ok`) or cannot (`Err(why)`) be made,
 /// and a note to say once when `auto` fell back. `Err` when the mode asked
@@ -95,14 +133,12 @@ pub fn resolve(
     abi: u8,
     namespaces: Result<(), &str>,
     kernel: &str,
-) -> Result<(Effective, Option<String>), String> {
-    match (requested, namespaces) {
-        (SandboxMode::Off, _) => Ok((Effective::Off, None)),
-        (SandboxMode::Detect, _) => Ok((Effective::Detect, None)),
-        (SandboxMode::Namespaces | SandboxMode::Auto, Ok(())) => Ok((Effective::Namespaces, None)),
-        (SandboxMode::Namespaces, Err(why)) => Err(format!(
-            "sandbox.mode = \"namespaces\", but {why}; install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) and allow unprivileged user namespaces, or use mode = \"auto\""
-        )),
+) -> Result<Resolved, SandboxError> {
+    let (effective, note) = match (requested, namespaces) {
+        (SandboxMode::Off, _) => (Effective::Off, None),
+        (SandboxMode::Detect, _) => (Effective::Detect, None),
+        (SandboxMode::Namespaces | SandboxMode::Auto, Ok(())) => (Effective::Namespaces, None),
+        (SandboxMode::Namespaces, Err(why)) => return Err(SandboxError::NoNamespaces { why: why.to_string() }),
         (SandboxMode::Landlock, _) | (SandboxMode::Auto, Err(_)) if abi > 0 => {
             let note = match (requested, namespaces) {
                 (SandboxMode::Auto, Err(why)) => Some(format!(
@@ -110,18 +146,17 @@ pub fn resolve(
                 )),
                 _ => None,
             };
-            Ok((Effective::Landlock, note))
+            (Effective::Landlock, note)
         }
-        (SandboxMode::Landlock, _) => Err(format!(
-            "sandbox.mode = \"landlock\", but this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot, is needed); use mode = \"auto\" or \"detect\" to run with detection only"
-        )),
-        (SandboxMode::Auto, Err(why)) => Ok((
+        (SandboxMode::Landlock, _) => return Err(SandboxError::NoLandlock { kernel: kernel.to_string() }),
+        (SandboxMode::Auto, Err(why)) => (
             Effective::Detect,
             Some(format!(
                 "namespaces cannot be used ({why}) and this kernel ({kernel}) has no Landlock: agents and checks run unconfined, and what they change outside the worktree is only detected (sandbox.mode = \"detect\")"
             )),
-        )),
-    }
+        ),
+    };
+    Ok(Resolved { effective, note })
 }
 
 /// What the Landlock fallback cannot hold that the namespaces do, in
@@ -611,11 +646,11 @@ impl Confinement {
 }
 
 /// `~` and `~/x` expanded with `home`; a relative path taken from `root`. Pure.
-pub fn expand(raw: &str, home: Option<&Path>, root: &Path) -> Result<PathBuf, String> {
+pub fn expand(raw: &str, home: Option<&Path>, root: &Path) -> Result<PathBuf, SandboxError> {
     let p = if raw == "~" {
-        home.ok_or("`~` in sandbox.writable, but HOME is not set")?.to_path_buf()
+        home.ok_or(SandboxError::NoHome)?.to_path_buf()
     } else if let Some(rest) = raw.strip_prefix("~/") {
-        home.ok_or("`~` in sandbox.writable, but HOME is not set")?.join(rest)
+        home.ok_or(SandboxError::NoHome)?.join(rest)
     } else {
         PathBuf::from(raw)
     };
@@ -626,25 +661,22 @@ pub fn expand(raw: &str, home: Option<&Path>, root: &Path) -> Result<PathBuf, St
 /// relative ones from `root`, a missing one created as an empty directory
 /// when its parent exists, and symlinks resolved (once, now). `Err` names
 /// the path and what to do.
-pub fn prepare_writable(raw: &[String], home: Option<&Path>, root: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn prepare_writable(raw: &[String], home: Option<&Path>, root: &Path) -> Result<Vec<PathBuf>, SandboxError> {
     let mut out = Vec::new();
     for r in raw {
         let p = expand(r, home, root)?;
         if !p.exists() {
             match p.parent() {
-                Some(parent) if parent.is_dir() => std::fs::create_dir(&p).map_err(|e| {
-                    format!("sandbox.writable {r:?}: {} does not exist and cannot be created: {e}", p.display())
-                })?,
-                _ => {
-                    return Err(format!(
-                        "sandbox.writable {r:?}: {} does not exist, nor does its parent; create it or fix the path",
-                        p.display()
-                    ));
-                }
+                Some(parent) if parent.is_dir() => std::fs::create_dir(&p)
+                    .map_err(|source| SandboxError::WritableUncreatable { raw: r.clone(), path: p.clone(), source })?,
+                _ => return Err(SandboxError::WritableMissing { raw: r.clone(), path: p }),
             }
         }
-        let real = std::fs::canonicalize(&p)
-            .map_err(|e| format!("sandbox.writable {r:?}: cannot resolve {}: {e}", p.display()))?;
+        let real = std::fs::canonicalize(&p).map_err(|source| SandboxError::WritableUnresolved {
+            raw: r.clone(),
+            path: p.clone(),
+            source,
+        })?;
         out.push(real);
     }
     Ok(out)
@@ -657,21 +689,22 @@ pub fn prepare_state(
     dirs: &[String],
     files: &std::collections::BTreeMap<String, String>,
     home: Option<&Path>,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, SandboxError> {
     let root = home.unwrap_or(Path::new("/"));
     let mut out = Vec::new();
     for d in dirs {
         let p = expand(d, home, root)?;
-        std::fs::create_dir_all(&p).map_err(|e| format!("the agent's state directory {}: {e}", p.display()))?;
+        std::fs::create_dir_all(&p).map_err(|source| SandboxError::StateDir { path: p.clone(), source })?;
         out.push(std::fs::canonicalize(&p).unwrap_or(p));
     }
     for (f, seed) in files {
         let p = expand(f, home, root)?;
         if !p.exists() {
             if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|source| SandboxError::StateParent { path: parent.to_path_buf(), source })?;
             }
-            std::fs::write(&p, seed).map_err(|e| format!("the agent's state file {}: {e}", p.display()))?;
+            std::fs::write(&p, seed).map_err(|source| SandboxError::StateFile { path: p.clone(), source })?;
         }
         out.push(std::fs::canonicalize(&p).unwrap_or(p));
     }
@@ -846,21 +879,22 @@ mod tests {
     fn modes() {
         let k = "Linux 6.1";
         let no = Err("bwrap is not installed");
-        assert_eq!(resolve(SandboxMode::Auto, 7, Ok(()), k).unwrap(), (Effective::Namespaces, None));
-        assert_eq!(resolve(SandboxMode::Auto, 0, Ok(()), k).unwrap().0, Effective::Namespaces);
-        let (m, note) = resolve(SandboxMode::Auto, 7, no, k).unwrap();
+        let r = |mode, abi, ns| resolve(mode, abi, ns, k).map(|r| (r.effective, r.note));
+        assert_eq!(r(SandboxMode::Auto, 7, Ok(())).unwrap(), (Effective::Namespaces, None));
+        assert_eq!(r(SandboxMode::Auto, 0, Ok(())).unwrap().0, Effective::Namespaces);
+        let (m, note) = r(SandboxMode::Auto, 7, no).unwrap();
         assert_eq!(m, Effective::Landlock);
         assert!(note.unwrap().contains("bwrap is not installed"));
-        let (m, note) = resolve(SandboxMode::Auto, 0, no, k).unwrap();
+        let (m, note) = r(SandboxMode::Auto, 0, no).unwrap();
         assert_eq!(m, Effective::Detect);
         assert!(note.unwrap().contains("Linux 6.1"));
-        assert_eq!(resolve(SandboxMode::Landlock, 7, Ok(()), k).unwrap(), (Effective::Landlock, None));
-        let err = resolve(SandboxMode::Landlock, 0, Ok(()), k).unwrap_err();
+        assert_eq!(r(SandboxMode::Landlock, 7, Ok(())).unwrap(), (Effective::Landlock, None));
+        let err = r(SandboxMode::Landlock, 0, Ok(())).unwrap_err().to_string();
         assert!(err.contains("Linux 6.1") && err.contains("\"detect\""), "{err}");
-        let err = resolve(SandboxMode::Namespaces, 7, no, k).unwrap_err();
+        let err = r(SandboxMode::Namespaces, 7, no).unwrap_err().to_string();
         assert!(err.contains("bubblewrap") && err.contains("\"auto\""), "{err}");
-        assert_eq!(resolve(SandboxMode::Detect, 7, Ok(()), k).unwrap().0, Effective::Detect);
-        assert_eq!(resolve(SandboxMode::Off, 7, Ok(()), k).unwrap().0, Effective::Off);
+        assert_eq!(r(SandboxMode::Detect, 7, Ok(())).unwrap().0, Effective::Detect);
+        assert_eq!(r(SandboxMode::Off, 7, Ok(())).unwrap().0, Effective::Off);
         assert_eq!(Effective::Detect.layers(), Some(Layers::None));
         assert_eq!(Effective::Off.layers(), None);
     }

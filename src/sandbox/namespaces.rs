@@ -128,11 +128,25 @@ pub fn program() -> Option<PathBuf> {
     crate::process::find_program("bwrap")
 }
 
+/// Why namespaces cannot be made here. Cloned out of the answer kept for
+/// the process, so the error it came from is shared.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProbeError {
+    #[error("bubblewrap (bwrap) is not installed")]
+    NotInstalled,
+    /// bubblewrap ran and refused; `why` is what it printed.
+    #[error("{} cannot create namespaces here: {why}", bwrap.display())]
+    Refused { bwrap: PathBuf, why: String },
+    #[error("cannot run {}: {source}", bwrap.display())]
+    CannotRun { bwrap: PathBuf, source: std::sync::Arc<std::io::Error> },
+}
+
 /// The probe's answer, once per process.
-static PROBED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+static PROBED: std::sync::OnceLock<Result<PathBuf, ProbeError>> = std::sync::OnceLock::new();
 
 /// A probe started ahead of need ([`probe_early`]).
-static EARLY: std::sync::Mutex<Option<std::thread::JoinHandle<Result<PathBuf, String>>>> = std::sync::Mutex::new(None);
+static EARLY: std::sync::Mutex<Option<std::thread::JoinHandle<Result<PathBuf, ProbeError>>>> =
+    std::sync::Mutex::new(None);
 
 /// Starts [`probe`] on a thread of its own, so that the bubblewrap process
 /// it runs (a few milliseconds) overlaps the work before the first
@@ -152,7 +166,7 @@ pub fn probe_early() {
 /// kernel lets this user create them (some containers and distributions
 /// refuse). `Err` says why not, for the one note the fallback prints.
 /// Asked once per process (a probe started by [`probe_early`] is awaited).
-pub fn probe() -> Result<PathBuf, String> {
+pub fn probe() -> Result<PathBuf, ProbeError> {
     PROBED
         .get_or_init(|| {
             let early = EARLY.lock().ok().and_then(|mut e| e.take());
@@ -161,9 +175,9 @@ pub fn probe() -> Result<PathBuf, String> {
         .clone()
 }
 
-fn probe_now() -> Result<PathBuf, String> {
+fn probe_now() -> Result<PathBuf, ProbeError> {
     let Some(bwrap) = program() else {
-        return Err("bubblewrap (bwrap) is not installed".into());
+        return Err(ProbeError::NotInstalled);
     };
     let layout = Layout { dir: PathBuf::from("/"), ..Layout::default() };
     let mut argv = args(&layout);
@@ -173,9 +187,9 @@ fn probe_now() -> Result<PathBuf, String> {
         Ok(out) if out.status.success() => Ok(bwrap),
         Ok(out) => {
             let why = String::from_utf8_lossy(&out.stderr);
-            Err(format!("{} cannot create namespaces here: {}", bwrap.display(), why.trim()))
+            Err(ProbeError::Refused { bwrap, why: why.trim().to_string() })
         }
-        Err(e) => Err(format!("cannot run {}: {e}", bwrap.display())),
+        Err(e) => Err(ProbeError::CannotRun { bwrap, source: std::sync::Arc::new(e) }),
     }
 }
 

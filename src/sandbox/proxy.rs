@@ -91,13 +91,13 @@ pub struct HostRule {
 }
 
 impl HostRule {
-    /// `(host, port)` when the rule names one host of the machine's
+    /// The host and port when the rule names one host of the machine's
     /// loopback with its port (`127.0.0.1:8080`, `localhost:3000`): the
     /// sandbox mirrors it at 127.0.0.1 and that port inside.
-    pub fn loopback(&self) -> Option<(String, u16)> {
+    pub fn loopback(&self) -> Option<Loopback> {
         let port = self.port?;
         match &self.hosts {
-            Hosts::Exact(h) if h == "localhost" || h.starts_with("127.") => Some((h.clone(), port)),
+            Hosts::Exact(h) if h == "localhost" || h.starts_with("127.") => Some(Loopback { host: h.clone(), port }),
             _ => None,
         }
     }
@@ -120,6 +120,15 @@ impl HostRule {
     }
 }
 
+/// A host of the machine's loopback and a port on it, which an allowed
+/// rule names ([`HostRule::loopback`]) and the forwarder reaches
+/// ([`forward`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loopback {
+    pub host: String,
+    pub port: u16,
+}
+
 impl fmt::Display for HostRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.hosts {
@@ -135,11 +144,20 @@ impl fmt::Display for HostRule {
 }
 
 impl std::str::FromStr for HostRule {
-    type Err = String;
+    type Err = RuleError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, RuleError> {
         parse_rule(s)
     }
+}
+
+/// A rule of the network list that cannot be read: the text, what is
+/// wrong, and the forms expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("network rule {rule:?}: {why}; {EXPECTED}")]
+pub struct RuleError {
+    pub rule: String,
+    pub why: String,
 }
 
 /// Reads one rule of the network list: `host`, `host:port`, `*.domain`
@@ -147,8 +165,8 @@ impl std::str::FromStr for HostRule {
 /// `IPv4:port` or `[IPv6]:port` (an address without a port also works).
 /// Names are compared without regard to case or a trailing dot. `Err` names
 /// the text and says which forms are expected. Pure.
-pub fn parse_rule(s: &str) -> Result<HostRule, String> {
-    let bad = |why: &str| format!("network rule {s:?}: {why}; {EXPECTED}");
+pub fn parse_rule(s: &str) -> Result<HostRule, RuleError> {
+    let bad = |why: &str| RuleError { rule: s.to_string(), why: why.to_string() };
     let text = s.trim();
     if text.is_empty() {
         return Err(bad("it is empty"));
@@ -1221,7 +1239,7 @@ fn record_direct(log: &Mutex<(std::fs::File, u64)>, port: u16) {
 /// Every forwarder of the process runs on one thread, started by the first
 /// ([`inside`]), for as long as the process lives. `Err` only when it
 /// cannot be started.
-pub fn forward(listener: std::net::TcpListener, socket: PathBuf, target: Option<(String, u16)>) -> io::Result<()> {
+pub fn forward(listener: std::net::TcpListener, socket: PathBuf, target: Option<Loopback>) -> io::Result<()> {
     let rt = inside()?;
     let listener = listener_on(&rt, listener)?;
     let there = Arc::new((socket, target));
@@ -1241,7 +1259,7 @@ pub fn forward(listener: std::net::TcpListener, socket: PathBuf, target: Option<
 /// Carries one connection of the forwarder to the proxy. With a target,
 /// the CONNECT goes first and the client's bytes right after it, without
 /// waiting for the answer, which saves a round trip on every connection.
-async fn relay(client: TcpStream, socket: &Path, target: Option<&(String, u16)>) {
+async fn relay(client: TcpStream, socket: &Path, target: Option<&Loopback>) {
     let _ = client.set_nodelay(true);
     let proxy = match UnixStream::connect(socket).await {
         Ok(p) => p,
@@ -1254,7 +1272,7 @@ async fn relay(client: TcpStream, socket: &Path, target: Option<&(String, u16)>)
         }
     };
     let ask = match target {
-        Some((host, port)) => {
+        Some(Loopback { host, port }) => {
             let asked = authority(host, *port);
             format!("CONNECT {asked} HTTP/1.1\r\nHost: {asked}\r\n\r\n").into_bytes()
         }
@@ -1379,7 +1397,7 @@ mod tests {
             ("256.0.0.1:80", "IPv4"),
         ];
         for (text, part) in cases {
-            let err = parse_rule(text).expect_err(text);
+            let err = parse_rule(text).expect_err(text).to_string();
             assert!(err.contains(&format!("{text:?}")), "{text}: {err}");
             assert!(err.contains(part), "{text}: {err}");
             assert!(err.contains("host:port") && err.contains("[IPv6]:port"), "{text}: {err}");
@@ -1741,7 +1759,7 @@ mod tests {
         // A mirrored host: the client speaks to the echo server itself.
         let mirror = TcpListener::bind("127.0.0.1:0").unwrap();
         let mirror_port = mirror.local_addr().unwrap().port();
-        forward(mirror, socket.clone(), Some(("127.0.0.1".into(), echo))).unwrap();
+        forward(mirror, socket.clone(), Some(Loopback { host: "127.0.0.1".into(), port: echo })).unwrap();
         let mut s = TcpStream::connect(("127.0.0.1", mirror_port)).unwrap();
         s.write_all(b"mirrored").unwrap();
         s.shutdown(Shutdown::Write).unwrap();
@@ -1752,7 +1770,7 @@ mod tests {
         // A mirrored host the proxy refuses: the client gets the refusal.
         let refused = TcpListener::bind("127.0.0.1:0").unwrap();
         let refused_port = refused.local_addr().unwrap().port();
-        forward(refused, socket.clone(), Some(("::1".into(), 9))).unwrap();
+        forward(refused, socket.clone(), Some(Loopback { host: "::1".into(), port: 9 })).unwrap();
         let answer = ask(TcpStream::connect(("127.0.0.1", refused_port)).unwrap(), "");
         assert!(answer.starts_with("HTTP/1.1 403") && answer.contains("[::1]:9 is not in"), "{answer}");
 

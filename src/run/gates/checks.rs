@@ -106,7 +106,7 @@ pub fn run_once(
     spec.unset = confinement.unset();
     spec.keep = KEEP;
     spec.grace = Duration::from_secs(2);
-    let f = process::run(&spec)?;
+    let f = process::run(&spec).map_err(|e| e.to_string())?;
     let _ = crate::record::store::write_file(out_file, &f.output.bytes());
     Ok(f)
 }
