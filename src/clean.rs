@@ -15,7 +15,7 @@ use crate::record::{RecordError, Store};
 
 /// Which tasks to clean.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Which {
+pub(crate) enum Which {
     Task(String),
     All,
     /// Tasks whose last event is at least this many seconds old.
@@ -28,7 +28,7 @@ pub enum Which {
 
 /// One thing `clean` did, told as it happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cleaned {
+pub(crate) enum Cleaned {
     /// Another process holds the task.
     Skipped {
         task: String,
@@ -69,7 +69,7 @@ impl CleanError {
 /// Removes what `which` names under `worktrees` (and the records, with
 /// `records`), calling `told` after each removal. `now` is the time in
 /// seconds since the epoch, against which idleness is measured.
-pub fn clean(
+pub(crate) fn clean(
     repo: &Repo,
     worktrees: &Path,
     which: &Which,

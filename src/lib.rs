@@ -7,18 +7,21 @@
 //!
 //! The modules are declared below in their layers, bottom up: a module
 //! imports only modules of its own layer or below (`tests/it/architecture.rs`
-//! holds the exact table; `docs/design.md` says what each holds).
+//! holds the exact table; `docs/design.md` says what each holds). A module
+//! is `pub` only where the integration tests (`tests/it`) or the binary
+//! reach into it; everything else is `pub(crate)`, so the compiler reports
+//! what nothing uses.
 
 // Foundations: shared types and helpers (pure, except the process,
 // console, project and MCP edges).
-pub mod console;
+pub(crate) mod console;
 pub mod hash;
-pub mod mcp;
-pub mod model;
+pub(crate) mod mcp;
+pub(crate) mod model;
 pub mod pathfmt;
-pub mod process;
-pub mod project;
-pub mod text;
+pub(crate) mod process;
+pub(crate) mod project;
+pub(crate) mod text;
 
 // Rules and parsers over those types.
 pub mod agents;
@@ -26,31 +29,31 @@ pub mod config;
 pub mod diagnostics;
 pub mod judge;
 pub mod summarize;
-pub mod symbols;
+pub(crate) mod symbols;
 pub mod syntax;
 pub mod task;
 
 // Edges: the record, the sandbox, the repository.
-pub mod checkout_watch;
-pub mod enrich;
+pub(crate) mod checkout_watch;
+pub(crate) mod enrich;
 pub mod git;
 pub mod record;
-pub mod remote;
+pub(crate) mod remote;
 pub mod sandbox;
 
 // Decisions over the record, and what is shown of them (pure).
-pub mod context;
-pub mod format;
-pub mod outcome;
-pub mod report;
-pub mod stats;
+pub(crate) mod context;
+pub(crate) mod format;
+pub(crate) mod outcome;
+pub(crate) mod report;
+pub(crate) mod stats;
 
 // Verbs: the only modules that combine edges and decisions.
-pub mod clean;
-pub mod demo;
-pub mod diff;
-pub mod init;
-pub mod run;
+pub(crate) mod clean;
+pub(crate) mod demo;
+pub(crate) mod diff;
+pub(crate) mod init;
+pub(crate) mod run;
 
 // The command line.
 pub mod cli;

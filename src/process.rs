@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 /// What to run.
 #[derive(Debug, Clone)]
-pub struct Spec {
+pub(crate) struct Spec {
     /// `argv[0]` and its arguments; a shell command is `["sh", "-c", cmd]`.
     pub argv: Vec<String>,
     pub cwd: PathBuf,
@@ -45,7 +45,7 @@ pub struct Spec {
 }
 
 impl Spec {
-    pub fn shell(cmd: &str, cwd: &Path, timeout: Duration) -> Spec {
+    pub(crate) fn shell(cmd: &str, cwd: &Path, timeout: Duration) -> Spec {
         Spec {
             argv: vec!["sh".into(), "-c".into(), cmd.into()],
             cwd: cwd.to_path_buf(),
@@ -61,7 +61,7 @@ impl Spec {
 
 /// A bounded capture: the first `keep` bytes and the last `keep` bytes.
 #[derive(Debug, Default, Clone)]
-pub struct Capture {
+pub(crate) struct Capture {
     keep: usize,
     pub head: Vec<u8>,
     /// A ring of the latest bytes once the head is full.
@@ -71,11 +71,11 @@ pub struct Capture {
 }
 
 impl Capture {
-    pub fn new(keep: usize) -> Capture {
+    pub(crate) fn new(keep: usize) -> Capture {
         Capture { keep, ..Capture::default() }
     }
 
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         self.total += bytes.len() as u64;
         if self.head.len() < self.keep {
             let n = (self.keep - self.head.len()).min(bytes.len());
@@ -102,19 +102,19 @@ impl Capture {
     }
 
     /// The tail in order.
-    pub fn tail(&self) -> Vec<u8> {
+    pub(crate) fn tail(&self) -> Vec<u8> {
         let mut t = self.tail[self.tail_start..].to_vec();
         t.extend_from_slice(&self.tail[..self.tail_start]);
         t
     }
 
     /// Bytes between head and tail that were not kept.
-    pub fn omitted(&self) -> u64 {
+    pub(crate) fn omitted(&self) -> u64 {
         self.total - self.head.len() as u64 - self.tail.len() as u64
     }
 
     /// Head, an omission mark when bytes were dropped, and tail.
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         let mut out = self.head.clone();
         let omitted = self.omitted();
         if omitted > 0 {
@@ -127,7 +127,7 @@ impl Capture {
 
 /// How a command ended.
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
@@ -138,7 +138,7 @@ pub struct Finished {
 }
 
 impl Finished {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         !self.timed_out && !self.interrupted && self.exit_code == Some(0)
     }
 }
@@ -152,7 +152,7 @@ static WAITED: [AtomicI32; 32] = [const { AtomicI32::new(0) }; 32];
 
 /// The signal that interrupted retry-run, once SIGINT or SIGTERM came
 /// (after [`catch_interrupts`]).
-pub fn interrupted() -> Option<i32> {
+pub(crate) fn interrupted() -> Option<i32> {
     match INTERRUPT.load(Ordering::SeqCst) {
         0 => None,
         sig => Some(sig),
@@ -169,17 +169,17 @@ thread_local! {
 /// From now on, what this thread waits for ([`run_with`]) is stopped, as
 /// by SIGINT, once `flag` is set: the lanes of a task share one, set when
 /// one of them wins.
-pub fn stop_lane_on(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+pub(crate) fn stop_lane_on(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
     LANE_STOP.with(|s| *s.borrow_mut() = Some(flag));
 }
 
 /// Whether this thread's lane was told to stop ([`stop_lane_on`]).
-pub fn lane_stopped() -> bool {
+pub(crate) fn lane_stopped() -> bool {
     LANE_STOP.with(|s| s.borrow().as_ref().is_some_and(|f| f.load(Ordering::SeqCst)))
 }
 
 /// `SIGINT` or `SIGTERM`, by number.
-pub fn signal_name(sig: i32) -> String {
+pub(crate) fn signal_name(sig: i32) -> String {
     match sig {
         libc::SIGINT => "SIGINT".into(),
         libc::SIGTERM => "SIGTERM".into(),
@@ -190,7 +190,7 @@ pub fn signal_name(sig: i32) -> String {
 /// Whether [`catch_interrupts`] has run: SIGINT and SIGTERM are this
 /// module's from then on, and a handler installed before (the demo's)
 /// leaves them to it.
-pub fn interrupts_caught() -> bool {
+pub(crate) fn interrupts_caught() -> bool {
     CAUGHT.load(Ordering::SeqCst)
 }
 
@@ -200,7 +200,7 @@ static CAUGHT: AtomicBool = AtomicBool::new(false);
 /// first is noted for [`interrupted`] (and stops what [`run_with`] waits
 /// for), a second one ends the groups being waited for and exits with
 /// 128 + its number. Once per process; later calls do nothing.
-pub fn catch_interrupts() {
+pub(crate) fn catch_interrupts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         for sig in [libc::SIGINT, libc::SIGTERM] {
@@ -259,7 +259,7 @@ impl Drop for Waited {
 /// exit status with all of its stdout and stderr (apart). No process group
 /// and no timeout: for quick commands (`git` talking to a remote, an agent
 /// CLI's `--version`) whose background children may outlive them.
-pub fn output<S: AsRef<std::ffi::OsStr>>(
+pub(crate) fn output<S: AsRef<std::ffi::OsStr>>(
     program: &str,
     args: &[S],
     cwd: Option<&Path>,
@@ -276,7 +276,7 @@ pub fn output<S: AsRef<std::ffi::OsStr>>(
 /// environment and, when given, `stdin` written to the process (on a
 /// thread of its own, so that a process that writes before it reads does
 /// not block on a full pipe).
-pub fn output_with<S: AsRef<std::ffi::OsStr>>(
+pub(crate) fn output_with<S: AsRef<std::ffi::OsStr>>(
     program: &str,
     args: &[S],
     cwd: &Path,
@@ -313,14 +313,14 @@ pub fn output_with<S: AsRef<std::ffi::OsStr>>(
 /// (after symlinks) with an execute bit, which is what a shell would run;
 /// an empty entry is the current directory. A name that is empty or holds
 /// a `/` is not looked up: nothing is found.
-pub fn programs_on_path<'a>(name: &'a str, path: &'a std::ffi::OsStr) -> impl Iterator<Item = PathBuf> + 'a {
+pub(crate) fn programs_on_path<'a>(name: &'a str, path: &'a std::ffi::OsStr) -> impl Iterator<Item = PathBuf> + 'a {
     let looked_up = !name.is_empty() && !name.contains('/');
     std::env::split_paths(path).filter(move |_| looked_up).map(move |dir| dir.join(name)).filter(|p| is_program(p))
 }
 
 /// The program `name` on retry-run's own `PATH` ([`programs_on_path`]);
 /// `None` when it is not there, or `PATH` is unset.
-pub fn find_program(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     programs_on_path(name, &path).next()
 }
@@ -344,7 +344,7 @@ fn in_dir(cmd: &mut Command, dir: &Path) {
 
 /// Why a command could not be started.
 #[derive(Debug, thiserror::Error)]
-pub enum StartError {
+pub(crate) enum StartError {
     #[error("empty command")]
     EmptyCommand,
     #[error("cannot create a pipe: {source}")]
@@ -357,13 +357,13 @@ pub enum StartError {
 
 /// Runs `spec` to its end (or its timeout). `Err` only when it could not be
 /// started: the message names the program and what to do.
-pub fn run(spec: &Spec) -> Result<Finished, StartError> {
+pub(crate) fn run(spec: &Spec) -> Result<Finished, StartError> {
     run_with(spec, &mut |_| {})
 }
 
 /// Like [`run`]; `started` gets the process group id as soon as it exists
 /// (the loop records it, so a later run can stop an orphaned agent).
-pub fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, StartError> {
+pub(crate) fn run_with(spec: &Spec, started: &mut dyn FnMut(i32)) -> Result<Finished, StartError> {
     let (program, args) = spec.argv.split_first().ok_or(StartError::EmptyCommand)?;
     let (reader, writer) = std::io::pipe().map_err(|source| StartError::Pipe { source })?;
     let mut cmd = group_command(spec, program, args, writer)?;
@@ -568,7 +568,7 @@ fn group_alive(pgid: i32) -> bool {
 /// Stops what is left of an agent's process group after `retry-run` itself
 /// was killed, but only when the group still works in `worktree` (its
 /// leader's current directory), so a reused process id is never signalled.
-pub fn stop_orphan(pgid: i32, worktree: &Path, grace: Duration) -> bool {
+pub(crate) fn stop_orphan(pgid: i32, worktree: &Path, grace: Duration) -> bool {
     let cwd = std::fs::read_link(format!("/proc/{pgid}/cwd"));
     let ours = match (cwd, std::fs::canonicalize(worktree)) {
         (Ok(c), Ok(w)) => c.starts_with(&w),
@@ -588,7 +588,7 @@ pub fn stop_orphan(pgid: i32, worktree: &Path, grace: Duration) -> bool {
 /// works beneath the worktree with no terminal (what the sandbox starts
 /// never has one; a shell of the user's looking at the worktree has).
 /// Returns how many it ended (SIGKILL, waited for up to 2 s).
-pub fn end_processes_in(worktree: &Path) -> usize {
+pub(crate) fn end_processes_in(worktree: &Path) -> usize {
     let Ok(wt) = std::fs::canonicalize(worktree) else { return 0 };
     let marker = {
         let mut m = b"RETRY_RUN_WORKTREE=".to_vec();
@@ -652,7 +652,7 @@ fn has_terminal(dir: &Path) -> bool {
 
 /// SIGTERM to what is left of the group, SIGKILL after `grace`, and wait
 /// (at most a few seconds) until none of it is left.
-pub fn kill_group(pgid: i32, grace: Duration) {
+pub(crate) fn kill_group(pgid: i32, grace: Duration) {
     if !group_alive(pgid) {
         return;
     }

@@ -18,7 +18,7 @@ use crate::text::{human_ms, plural, visible};
 /// Where the task stands, from its events: it succeeded, escalated, or
 /// is still open.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     Succeeded {
         attempt: u32,
         branch: String,
@@ -36,7 +36,7 @@ pub enum Standing {
 }
 
 /// What a human should look at first.
-pub fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
+pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
     if let Standing::Stopped { attempt, reason } = standing {
         return format!(
             "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues (with `--` and the agent after it when the agent was given there)."
@@ -176,7 +176,7 @@ fn scope_look(attempts: &[AttemptRecord]) -> Option<String> {
 }
 
 /// The agent's usage summed over `attempts` (fields absent everywhere stay absent).
-pub fn total_usage(attempts: &[AttemptRecord]) -> Option<Usage> {
+pub(crate) fn total_usage(attempts: &[AttemptRecord]) -> Option<Usage> {
     let all: Vec<&Usage> = attempts.iter().filter_map(|a| a.agent.as_ref()?.usage.as_ref()).collect();
     if all.is_empty() {
         return None;
@@ -245,13 +245,13 @@ fn last_lines(tail: &[String]) -> String {
 /// attempt stopped before its snapshot (an interruption): its path and
 /// each changed path with its status (`M`, `A`, `D`, `??`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorktreeNow {
+pub(crate) struct WorktreeNow {
     pub path: String,
     pub changes: Vec<(String, String)>,
 }
 
 /// The section on [`WorktreeNow`]. Pure.
-pub fn worktree_section(wt: Option<&WorktreeNow>) -> String {
+pub(crate) fn worktree_section(wt: Option<&WorktreeNow>) -> String {
     let mut s = String::from("\n## The worktree now\n\n");
     match wt {
         None => s.push_str("The task has no worktree any more: nothing of the interrupted attempt is left.\n"),
@@ -275,7 +275,7 @@ pub fn worktree_section(wt: Option<&WorktreeNow>) -> String {
 
 /// The report of a task; `unconfined` names what ran without confinement by
 /// the config's choice (said at the top).
-pub fn render(
+pub(crate) fn render(
     task: &TaskText,
     base: Option<&str>,
     attempts: &[AttemptRecord],
@@ -530,7 +530,7 @@ fn self_checks_line(a: &AttemptRecord) -> Option<String> {
 
 /// One lane of a task run in lanes, for [`lanes_section`].
 #[derive(Debug, Clone)]
-pub struct LaneView {
+pub(crate) struct LaneView {
     pub lane: u32,
     pub agent: String,
     /// `succeeded`, `escalated`, `stopped` or `unfinished`.
@@ -541,7 +541,7 @@ pub struct LaneView {
 /// The lanes of a task side by side: each attempt's outcome, the agent's
 /// cost, the last diff's size and what stopped the lane; then which lane
 /// was chosen and why.
-pub fn lanes_section(lanes: &[LaneView], chosen: Option<(u32, &str)>) -> String {
+pub(crate) fn lanes_section(lanes: &[LaneView], chosen: Option<(u32, &str)>) -> String {
     let mut s = String::from(
         "\n## Lanes\n\n| lane | agent | ended | attempts | cost | last diff | stopped by |\n|---|---|---|---|---|---|---|\n",
     );

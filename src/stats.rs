@@ -14,7 +14,7 @@ use crate::text::plural;
 /// The kind of feedback an attempt's failure gives the next attempt:
 /// `check:lint`, `check:test`, `scope`, `empty-diff`, `timeout`, `crash`,
 /// `interrupted`, `verifier`.
-pub fn feedback_kind(r: &AttemptRecord) -> String {
+pub(crate) fn feedback_kind(r: &AttemptRecord) -> String {
     match r.outcome {
         Outcome::CheckFailure => {
             let kind = r.failed_checks().next().map(|c| serde_json::to_value(c.kind).ok());
@@ -35,7 +35,7 @@ pub fn feedback_kind(r: &AttemptRecord) -> String {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Rate {
+pub(crate) struct Rate {
     pub attempts: usize,
     pub succeeded: usize,
 }
@@ -46,13 +46,13 @@ impl Rate {
         self.succeeded += usize::from(ok);
     }
 
-    pub fn percent(&self) -> f64 {
+    pub(crate) fn percent(&self) -> f64 {
         if self.attempts == 0 { 0.0 } else { 100.0 * self.succeeded as f64 / self.attempts as f64 }
     }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Task id → attempts and whether it succeeded.
     pub tasks: BTreeMap<String, (usize, bool)>,
     pub by_attempt: BTreeMap<u32, Rate>,
@@ -79,7 +79,7 @@ pub struct Stats {
 
 /// What the agents' self-checks (`run_checks`) came to.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SelfChecks {
+pub(crate) struct SelfChecks {
     /// Attempts whose agent ran the gates itself at least once.
     pub attempts: usize,
     /// `run_checks` calls that ran the gates.
@@ -98,14 +98,14 @@ pub struct SelfChecks {
 /// One attempt chain of a task: the task itself, or one of its lanes
 /// (`run --lanes`), with the lane's agent.
 #[derive(Debug, Clone, Default)]
-pub struct Chain {
+pub(crate) struct Chain {
     pub agent: Option<String>,
     pub attempts: Vec<AttemptRecord>,
 }
 
 /// `tasks`: each task's chains (one, or one per lane), their attempts in
 /// order.
-pub fn stats(tasks: &[(String, Vec<Chain>)]) -> Stats {
+pub(crate) fn stats(tasks: &[(String, Vec<Chain>)]) -> Stats {
     let mut s = Stats::default();
     let mut laned: Vec<Vec<bool>> = Vec::new();
     for (id, chains) in tasks {
@@ -187,7 +187,7 @@ fn chain_stats(s: &mut Stats, id: &str, attempts: &[AttemptRecord]) {
     }
 }
 
-pub fn render(s: &Stats) -> String {
+pub(crate) fn render(s: &Stats) -> String {
     let mut out = String::new();
     let total: usize = s.tasks.values().map(|(n, _)| n).sum();
     let ok = s.tasks.values().filter(|(_, ok)| *ok).count();

@@ -32,7 +32,11 @@ fn innermost<'a, 's>(scopes: &'a [ScopeRef<'s>], line: usize) -> Option<&'a Scop
 /// whose lines are `lines`: the innermost scope from its head to its end;
 /// for a whitespace-only line, that scope only when the nearest other lines
 /// above and below are its own too (not another scope's, nor outside).
-pub fn reviewer_scope<'a, 's>(scopes: &'a [ScopeRef<'s>], lines: &[&[u8]], line: usize) -> Option<&'a ScopeRef<'s>> {
+pub(crate) fn reviewer_scope<'a, 's>(
+    scopes: &'a [ScopeRef<'s>],
+    lines: &[&[u8]],
+    line: usize,
+) -> Option<&'a ScopeRef<'s>> {
     let blank = |l: usize| l >= 1 && lines.get(l - 1).is_some_and(|t| t.trim_ascii().is_empty());
     let scope = innermost(scopes, line)?;
     if !blank(line) {
@@ -47,7 +51,7 @@ pub fn reviewer_scope<'a, 's>(scopes: &'a [ScopeRef<'s>], lines: &[&[u8]], line:
 /// The scopes a change touched: those of the new version in file order,
 /// then the removed ones in the old version's order. `old_text` and
 /// `new_text` are the versions' bytes (empty for a side that is absent).
-pub fn changed_symbols(
+pub(crate) fn changed_symbols(
     (old, old_changed, old_text): (&[ScopeRef], &[usize], &[u8]),
     (new, new_changed, new_text): (&[ScopeRef], &[usize], &[u8]),
 ) -> Vec<SymbolChange> {

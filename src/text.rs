@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 /// The largest char boundary of `s` at or before `i`.
-pub fn floor_char_boundary(s: &str, i: usize) -> usize {
+pub(crate) fn floor_char_boundary(s: &str, i: usize) -> usize {
     let mut i = i.min(s.len());
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
@@ -16,17 +16,17 @@ pub fn floor_char_boundary(s: &str, i: usize) -> usize {
 
 /// `s` when it has at most `max` bytes, else its first `max` bytes (on a
 /// char boundary) followed by `mark`.
-pub fn clip<'a>(s: &'a str, max: usize, mark: &str) -> Cow<'a, str> {
+pub(crate) fn clip<'a>(s: &'a str, max: usize, mark: &str) -> Cow<'a, str> {
     if s.len() <= max { Cow::Borrowed(s) } else { Cow::Owned(format!("{}{mark}", &s[..floor_char_boundary(s, max)])) }
 }
 
 /// The plural `s` of a count: `""` for 1, else `"s"`.
-pub fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
 /// `1.2s`, `3m 04s`, `1h 02m`.
-pub fn human_ms(ms: u64) -> String {
+pub(crate) fn human_ms(ms: u64) -> String {
     let s = ms / 1000;
     if s < 60 {
         format!("{}.{}s", s, (ms % 1000) / 100)
@@ -38,7 +38,7 @@ pub fn human_ms(ms: u64) -> String {
 }
 
 /// `512 B`, `1.5 KiB`, `3.0 MiB`, `2.1 GiB`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     match n {
         n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64),
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
@@ -48,7 +48,7 @@ pub fn human_bytes(n: u64) -> String {
 }
 
 /// How a process ended: `exited with code 2`, `was killed by signal 9 (SIGKILL)`.
-pub fn exit_text(code: Option<i32>, signal: Option<i32>) -> String {
+pub(crate) fn exit_text(code: Option<i32>, signal: Option<i32>) -> String {
     match (code, signal) {
         (_, Some(s)) => format!("was killed by signal {s} ({})", signal_name(s)),
         (Some(c), None) => format!("exited with code {c}"),
@@ -57,7 +57,7 @@ pub fn exit_text(code: Option<i32>, signal: Option<i32>) -> String {
 }
 
 /// The name of a common signal (`SIGKILL`), else `signal`.
-pub fn signal_name(s: i32) -> &'static str {
+pub(crate) fn signal_name(s: i32) -> &'static str {
     match s {
         1 => "SIGHUP",
         2 => "SIGINT",
@@ -77,14 +77,14 @@ pub fn signal_name(s: i32) -> &'static str {
 
 /// A Unicode bidirectional override or isolate (U+202A..U+202E,
 /// U+2066..U+2069): it can reorder the text a reviewer sees around it.
-pub fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Whether `c` is shown escaped in what retry-run prints: a C0 control
 /// other than `\n` and `\t`, DEL, a C1 control (U+0080..U+009F) or a
 /// bidirectional override or isolate.
-pub fn is_hidden(c: char) -> bool {
+pub(crate) fn is_hidden(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)
 }
 
@@ -104,7 +104,7 @@ fn push_shown(out: &mut String, c: char) {
 /// ASCII escape (`ESC` -> `\x1b`, `CR` -> `\r`, U+202E -> `\u{202e}`);
 /// everything else, a backslash included, as it is. For text that may come
 /// from the agent, on its way to a person's terminal or report.
-pub fn visible(s: &str) -> Cow<'_, str> {
+pub(crate) fn visible(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_hidden) {
         return Cow::Borrowed(s);
     }
@@ -122,7 +122,8 @@ fn push_visible(out: &mut String, s: &str) {
 /// [`visible`] for bytes: each byte that is not part of valid UTF-8 is
 /// shown as `\xNN` (`\xff`), since a lone byte of 0x80..0x9f is a C1
 /// control to a terminal that is not in UTF-8 mode.
-pub fn visible_bytes(b: &[u8]) -> Cow<'_, str> {
+#[cfg(test)]
+pub(crate) fn visible_bytes(b: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(b) {
         Ok(s) => visible(s),
         Err(_) => {
@@ -167,14 +168,14 @@ fn push_visible_bytes(out: &mut String, b: &[u8], at_end: bool) -> usize {
 /// serde already escapes). A UTF-8 sequence split between two writes is
 /// held until its end arrives, or shown byte by byte at `flush`.
 #[derive(Debug)]
-pub struct VisibleWriter<W: Write> {
+pub(crate) struct VisibleWriter<W: Write> {
     inner: W,
     escape: bool,
     pending: Vec<u8>,
 }
 
 impl<W: Write> VisibleWriter<W> {
-    pub fn new(inner: W, escape: bool) -> Self {
+    pub(crate) fn new(inner: W, escape: bool) -> Self {
         VisibleWriter { inner, escape, pending: Vec::new() }
     }
 

@@ -15,7 +15,7 @@
 //! [`whole_run`] keeps the watch for a whole `run`: started on a thread of
 //! its own when the run begins, retired when the run no longer needs it.
 
-pub mod whole_run;
+pub(crate) mod whole_run;
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::ffi::OsStrExt;
@@ -79,7 +79,7 @@ fn walked_directories(root: &Path, skip: &Path) -> Vec<PathBuf> {
 /// The stat data of every file of the user's checkout git does not ignore
 /// (the fallback where inotify cannot watch it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CheckoutState {
+pub(crate) struct CheckoutState {
     files: HashMap<PathBuf, Stat>,
 }
 
@@ -87,7 +87,7 @@ impl CheckoutState {
     /// Reads the checkout at `root`, leaving out `.git` and `skip` (a
     /// worktree root inside it): the files of every directory
     /// [`listed_directories`] names.
-    pub fn read(root: &Path, skip: &Path) -> CheckoutState {
+    pub(crate) fn read(root: &Path, skip: &Path) -> CheckoutState {
         let Some(dirs) = listed_directories(root, skip) else { return CheckoutState::walked(root, skip) };
         let mut files = HashMap::new();
         for dir in dirs {
@@ -130,7 +130,7 @@ impl CheckoutState {
     }
 
     /// The files added, removed or changed since `before`. Pure.
-    pub fn changed_since(&self, before: &CheckoutState) -> Vec<PathBuf> {
+    pub(crate) fn changed_since(&self, before: &CheckoutState) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
         for (p, s) in &self.files {
             if before.files.get(p) != Some(s) {
@@ -146,7 +146,7 @@ impl CheckoutState {
 /// Everything of the user's checkout an attempt must not change, watched
 /// in windows: [`Outside::mark`] opens one, [`Outside::changes`] closes it
 /// and names what changed in it.
-pub struct Outside {
+pub(crate) struct Outside {
     root: Option<PathBuf>,
     skip: PathBuf,
     #[cfg(target_os = "linux")]
@@ -163,7 +163,7 @@ impl Outside {
     /// Starts watching the checkout of `root` (`None`: a bare repository),
     /// leaving out `skip`: with inotify where it can, else by stat data
     /// (also when `RETRY_RUN_WATCH=stat` asks for it).
-    pub fn start(root: Option<&Path>, skip: &Path) -> Outside {
+    pub(crate) fn start(root: Option<&Path>, skip: &Path) -> Outside {
         let started = std::time::Instant::now();
         let mut o = Outside {
             setup: std::time::Duration::ZERO,
@@ -196,7 +196,7 @@ impl Outside {
     }
 
     /// Opens a window: what happened before it is not the attempt's.
-    pub fn mark(&mut self, repo: &Repo) {
+    pub(crate) fn mark(&mut self, repo: &Repo) {
         self.git = GitState::read(repo);
         #[cfg(target_os = "linux")]
         if let Some(w) = &mut self.inotify {
@@ -211,7 +211,7 @@ impl Outside {
     /// Closes the window: the paths of the checkout (relative to it) and
     /// its git state (`.git/HEAD`, `refs/heads/x`) changed in it, ignored
     /// files left out. Opens the next window at once.
-    pub fn changes(&mut self, repo: &Repo) -> Vec<String> {
+    pub(crate) fn changes(&mut self, repo: &Repo) -> Vec<String> {
         let git = GitState::read(repo);
         let mut out = git.changed_since(&self.git);
         self.git = git;
@@ -249,12 +249,12 @@ impl Outside {
 /// HEAD, the index's stat data, and every branch and tag but retry-run's
 /// own: the git state of the user's checkout. Cheap: a few files and refs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GitState {
+pub(crate) struct GitState {
     parts: BTreeMap<String, String>,
 }
 
 impl GitState {
-    pub fn read(repo: &Repo) -> GitState {
+    pub(crate) fn read(repo: &Repo) -> GitState {
         let mut git = BTreeMap::new();
         let dir = repo.git_dir();
         git.insert("HEAD".to_string(), std::fs::read_to_string(dir.join("HEAD")).unwrap_or_default());
@@ -272,7 +272,7 @@ impl GitState {
     }
 
     /// `.git/HEAD`, `.git/index`, `refs/heads/x`: what changed since `before`. Pure.
-    pub fn changed_since(&self, before: &GitState) -> Vec<String> {
+    pub(crate) fn changed_since(&self, before: &GitState) -> Vec<String> {
         let names = |k: &String| if k.starts_with("refs/") { k.clone() } else { format!(".git/{k}") };
         let mut out: Vec<String> = Vec::new();
         for (k, v) in &self.parts {
@@ -292,7 +292,7 @@ impl GitState {
 /// The files of the user's checkout, watched with inotify: one watch per
 /// directory git does not ignore, set up once for the whole run.
 #[cfg(target_os = "linux")]
-pub struct CheckoutWatch {
+pub(crate) struct CheckoutWatch {
     fd: std::os::fd::OwnedFd,
     /// Watch descriptor → the directory, relative to the checkout.
     dirs: HashMap<i32, PathBuf>,
@@ -302,7 +302,7 @@ pub struct CheckoutWatch {
 /// Why the checkout cannot be watched (the caller falls back to comparing
 /// stat data, and says why).
 #[derive(Debug, thiserror::Error)]
-pub enum WatchError {
+pub(crate) enum WatchError {
     #[error("inotify: {source}")]
     Init { source: std::io::Error },
     /// The kernel refused a watch (no watches left).
@@ -318,7 +318,7 @@ impl CheckoutWatch {
     /// ([`Repo::watched_directories`]), or, where the index cannot be read
     /// that way, by a walk with git's ignore rules. `Err` says why it
     /// cannot (the caller falls back to comparing stat data).
-    pub fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, WatchError> {
+    pub(crate) fn start(root: &Path, skip: &Path) -> Result<CheckoutWatch, WatchError> {
         use rustix::fs::inotify;
         let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
             .map_err(|e| WatchError::Init { source: e.into() })?;
@@ -354,7 +354,7 @@ impl CheckoutWatch {
     /// The paths (relative to the checkout) written, created, removed,
     /// renamed or chmodded since the last call; `None` when the kernel's
     /// queue overflowed and the paths are lost.
-    pub fn drain(&mut self) -> Option<Vec<PathBuf>> {
+    pub(crate) fn drain(&mut self) -> Option<Vec<PathBuf>> {
         use rustix::fs::inotify::{ReadFlags, Reader};
         let mut out = Vec::new();
         let mut overflow = false;
@@ -394,14 +394,14 @@ struct Saved {
 /// A copy of `config`, `config.worktree`, `hooks/**` and `info/**` of the
 /// common git directory.
 #[derive(Debug, Clone, Default)]
-pub struct Machinery {
+pub(crate) struct Machinery {
     files: BTreeMap<String, Saved>,
 }
 
 const MACHINERY: [&str; 4] = ["config", "config.worktree", "hooks", "info"];
 
 impl Machinery {
-    pub fn take(common: &Path) -> Machinery {
+    pub(crate) fn take(common: &Path) -> Machinery {
         let mut m = Machinery::default();
         for name in MACHINERY {
             save(&mut m.files, common, name);
@@ -412,7 +412,7 @@ impl Machinery {
     /// Puts back what changed since `self` was taken: changed and removed
     /// files written again, added ones removed. Returns what it restored
     /// (`config`, `hooks/pre-commit`), and what it could not, with why.
-    pub fn restore(&self, common: &Path) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn restore(&self, common: &Path) -> (Vec<String>, Vec<String>) {
         let now = Machinery::take(common);
         let (mut done, mut failed) = (Vec::new(), Vec::new());
         for (name, saved) in &self.files {

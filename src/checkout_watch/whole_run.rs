@@ -10,7 +10,7 @@ use crate::git::Repo;
 
 /// The watch of the user's checkout: started on another thread when the
 /// run begins (while the worktree is prepared), ready by the first agent.
-pub struct Watch {
+pub(crate) struct Watch {
     outside: Option<Outside>,
     starting: Option<std::thread::JoinHandle<Outside>>,
     /// How it was set up, once retired ([`Watch::retire`]).
@@ -20,7 +20,7 @@ pub struct Watch {
 }
 
 impl Watch {
-    pub fn start(repo: &Repo, skip: &Path) -> Watch {
+    pub(crate) fn start(repo: &Repo, skip: &Path) -> Watch {
         let (root, skip) = (repo.workdir().map(Path::to_path_buf), skip.to_path_buf());
         Watch {
             outside: None,
@@ -34,14 +34,14 @@ impl Watch {
     /// in it: the rest of the run goes on while it is closed on a thread of
     /// its own (closing an inotify descriptor waits for the kernel to free
     /// its marks, 10-20 ms with a watch per directory of a large checkout).
-    pub fn retire(&mut self) {
+    pub(crate) fn retire(&mut self) {
         let Some(outside) = self.outside.take() else { return };
         self.retired = Some(Cost::of(&outside));
         std::thread::spawn(move || drop(outside));
     }
 
     /// How the watch was set up, for the attempt's record.
-    pub fn cost(&mut self, skip: &Path, say: &dyn Fn(&str)) -> Cost {
+    pub(crate) fn cost(&mut self, skip: &Path, say: &dyn Fn(&str)) -> Cost {
         match self.retired {
             Some(c) => c,
             None => Cost::of(self.ready(skip, say)),
@@ -49,7 +49,7 @@ impl Watch {
     }
 
     /// The watch, once ready; says once when it falls back to stat data.
-    pub fn ready(&mut self, skip: &Path, say: &dyn Fn(&str)) -> &mut Outside {
+    pub(crate) fn ready(&mut self, skip: &Path, say: &dyn Fn(&str)) -> &mut Outside {
         let starting = &mut self.starting;
         self.outside.get_or_insert_with(|| {
             let w = starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
@@ -64,7 +64,7 @@ impl Watch {
 /// How the watch was set up: how long it took, and whether by stat data
 /// rather than inotify.
 #[derive(Clone, Copy)]
-pub struct Cost {
+pub(crate) struct Cost {
     pub setup: Duration,
     pub by_stat: bool,
 }

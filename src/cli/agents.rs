@@ -22,7 +22,7 @@ pub struct AgentsArgs {
     pub json: bool,
 }
 
-pub fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
+pub(super) fn run(_dir: &Path, args: AgentsArgs) -> Result<i32, CliError> {
     let mut out = std::io::stdout().lock();
     for name in agents::names() {
         let p = agents::preset(name).map_err(|e| CliError::of(super::exit::ENVIRONMENT, e, None))?;

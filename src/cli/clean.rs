@@ -40,7 +40,7 @@ pub struct CleanArgs {
     pub config: Option<std::path::PathBuf>,
 }
 
-pub fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     let older = match &args.older_than {
         Some(text) => Some(
             crate::config::DurationSpec::parse(text)

@@ -18,7 +18,7 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-pub fn completions(_dir: &Path, args: CompletionsArgs) -> Result<i32, CliError> {
+pub(super) fn completions(_dir: &Path, args: CompletionsArgs) -> Result<i32, CliError> {
     let mut cmd = Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "retry-run", &mut out);
@@ -30,7 +30,7 @@ pub fn completions(_dir: &Path, args: CompletionsArgs) -> Result<i32, CliError> 
 #[derive(Debug, Args)]
 pub struct ManArgs {}
 
-pub fn man(_dir: &Path, _args: ManArgs) -> Result<i32, CliError> {
+pub(super) fn man(_dir: &Path, _args: ManArgs) -> Result<i32, CliError> {
     let cmd = Cli::command();
     let mut out = Vec::new();
     let page = clap_mangen::Man::new(cmd.clone());

@@ -29,7 +29,7 @@ pub struct ContextArgs {
     pub config: Option<PathBuf>,
 }
 
-pub fn run(dir: &Path, args: ContextArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: ContextArgs) -> Result<i32, CliError> {
     check_task_name(&args.task)?;
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());

@@ -17,6 +17,6 @@ pub struct DemoArgs {
     pub keep: bool,
 }
 
-pub fn run(_dir: &Path, args: DemoArgs) -> Result<i32, CliError> {
+pub(super) fn run(_dir: &Path, args: DemoArgs) -> Result<i32, CliError> {
     Ok(super::exit::ending(crate::demo::demo(args.keep)?))
 }

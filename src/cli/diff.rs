@@ -34,7 +34,7 @@ pub struct DiffArgs {
     pub no_cache: bool,
 }
 
-pub fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let options = Options {
         base: args.compare.base_spec(&opened),

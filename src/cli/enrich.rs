@@ -41,7 +41,7 @@ pub struct EnrichArgs {
     pub root: Option<PathBuf>,
 }
 
-pub fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
     let format = match args.input_format.as_str() {
         "auto" => None,
         name => Some(Format::from_name(name).ok_or_else(|| {

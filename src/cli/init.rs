@@ -32,7 +32,7 @@ pub struct InitArgs {
     pub no_run: bool,
 }
 
-pub fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
     let mut out = std::io::stdout().lock();
     let options = Options { force: args.force, no_run: args.no_run };
     let written = write_config(dir, options, &mut out).map_err(cli_error)?;

@@ -36,7 +36,7 @@ pub struct InspectArgs {
     pub json: bool,
 }
 
-pub fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: InspectArgs) -> Result<i32, CliError> {
     let bad = || CliError::usage(format!("{:?}: name an attempt as <task>/<n>, e.g. fix-login/2", args.attempt));
     let (task, n) = args.attempt.rsplit_once('/').ok_or_else(bad)?;
     let n: u32 = n.parse().map_err(|_| bad())?;

@@ -46,7 +46,7 @@ pub struct JudgeOutputArgs {
     pub repeat: usize,
 }
 
-pub fn run(dir: &Path, args: JudgeOutputArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: JudgeOutputArgs) -> Result<i32, CliError> {
     let read = |p: &Path, flag: &str| {
         std::fs::read(super::absolute(p, dir))
             .map(|b| String::from_utf8_lossy(&b).into_owned())

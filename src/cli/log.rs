@@ -33,7 +33,7 @@ pub struct LogArgs {
     pub json: bool,
 }
 
-pub fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: LogArgs) -> Result<i32, CliError> {
     check_record_id(&args.task)?;
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());

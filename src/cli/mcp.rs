@@ -26,7 +26,7 @@ pub struct McpArgs {
     pub channel: std::path::PathBuf,
 }
 
-pub fn run(dir: &Path, args: McpArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: McpArgs) -> Result<i32, CliError> {
     let channel = super::absolute(&args.channel, dir);
     if !channel.is_dir() {
         return Err(CliError::usage(format!(

@@ -89,31 +89,31 @@ pub(crate) mod numbers {
         c.check(n)
     }
 
-    pub fn max_attempts(s: &str) -> Result<u32, ValueError> {
+    pub(crate) fn max_attempts(s: &str) -> Result<u32, ValueError> {
         whole(s, Count { key: "--max-attempts", ..numbers::MAX_ATTEMPTS }).map(|n| n as u32)
     }
 
-    pub fn max_processes(s: &str) -> Result<u64, ValueError> {
+    pub(crate) fn max_processes(s: &str) -> Result<u64, ValueError> {
         whole(s, Count { key: "--max-processes", ..numbers::MAX_PROCESSES })
     }
 
     /// A count of at least one (`-j`, `--max-tokens`, `--max-file-size`).
-    pub fn at_least_one(s: &str) -> Result<usize, ValueError> {
+    pub(crate) fn at_least_one(s: &str) -> Result<usize, ValueError> {
         let c = Count { key: "the value", min: 1, max: u32::MAX as u64, instead_of_zero: "" };
         whole(s, c).map(|n| n as usize)
     }
 
-    pub fn lanes(s: &str) -> Result<u32, ValueError> {
+    pub(crate) fn lanes(s: &str) -> Result<u32, ValueError> {
         let max = crate::config::lanes::MAX_LANES as u64;
         let c = Count { key: "--lanes", min: 1, max, instead_of_zero: "" };
         whole(s, c).map(|n| n as u32)
     }
 
-    pub fn bytes(s: &str) -> Result<u64, ValueError> {
+    pub(crate) fn bytes(s: &str) -> Result<u64, ValueError> {
         whole(s, Count { key: "--max-file-size", min: 1, max: i64::MAX as u64, instead_of_zero: "" })
     }
 
-    pub fn cost(s: &str) -> Result<f64, ValueError> {
+    pub(crate) fn cost(s: &str) -> Result<f64, ValueError> {
         let v: f64 = s
             .trim()
             .parse()
@@ -122,7 +122,7 @@ pub(crate) mod numbers {
     }
 
     /// A duration of more than zero, kept as written.
-    pub fn duration(s: &str) -> Result<String, ValueError> {
+    pub(crate) fn duration(s: &str) -> Result<String, ValueError> {
         config::check_nonzero_duration("--max-duration", s).map(|_| s.to_string())
     }
 }

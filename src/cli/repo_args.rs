@@ -34,7 +34,7 @@ pub struct Opened {
     pub config: Config,
 }
 
-pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Opened, CliError> {
+pub(super) fn open(dir: &Path, config_path: Option<&Path>) -> Result<Opened, CliError> {
     let repo = Repo::find(dir)?;
     let config = match config_path {
         Some(p) => read_config(p)?,

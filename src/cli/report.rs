@@ -25,7 +25,7 @@ pub struct ReportArgs {
     pub task: String,
 }
 
-pub fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     check_record_id(&args.task)?;
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());

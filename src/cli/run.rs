@@ -120,7 +120,7 @@ pub struct RunArgs {
     pub agent: Vec<String>,
 }
 
-pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     // Whether namespaces can be used is asked of bubblewrap while the
     // repository, the config and the task are read.
     crate::sandbox::namespaces::probe_early();

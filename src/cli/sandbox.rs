@@ -119,7 +119,7 @@ pub enum LayersArg {
     None,
 }
 
-pub fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
     // The inner process is given every path it needs: no repository to
     // look for (it costs a libgit2 discovery on every confined process).
     let repo = if args.inner { None } else { Repo::find(dir).ok() };

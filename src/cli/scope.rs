@@ -48,7 +48,7 @@ pub struct ScopeArgs {
     pub format: ScopeFormat,
 }
 
-pub fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: ScopeArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
     let scope = &opened.config.scope;
     let allow = if args.allow.is_empty() { &scope.allow } else { &args.allow };

@@ -26,7 +26,7 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
-pub fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let mut tasks = Vec::new();

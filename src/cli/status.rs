@@ -26,7 +26,7 @@ pub struct StatusArgs {
     pub config: Option<std::path::PathBuf>,
 }
 
-pub fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     let o = open(dir, args.config.as_deref())?;
     let store = Store::new(o.repo.common_dir());
     let root = o.repo.worktrees_root(&o.config.worktree.root);

@@ -34,7 +34,7 @@ pub struct SummarizeArgs {
     pub max_tokens: usize,
 }
 
-pub fn run(dir: &Path, args: SummarizeArgs) -> Result<i32, CliError> {
+pub(super) fn run(dir: &Path, args: SummarizeArgs) -> Result<i32, CliError> {
     let mut reader: Box<dyn Read> = match &args.input {
         Some(p) => {
             let path = super::absolute(p, dir);

@@ -89,7 +89,7 @@ fn lock(store: &Store, task: &str, code: &mut i32) -> Option<crate::record::Task
     }
 }
 
-pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
+pub(super) fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
     checked(&args.tasks)?;
     let remote = Remote::open(dir, &args.remote.name).map_err(remote_err)?;
     let store = remote.store();
@@ -120,7 +120,7 @@ pub fn push(dir: &Path, args: PushArgs) -> Result<i32, CliError> {
     Ok(code)
 }
 
-pub fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
+pub(super) fn pull(dir: &Path, args: PullArgs) -> Result<i32, CliError> {
     checked(&args.tasks)?;
     let remote = Remote::open(dir, &args.remote.name).map_err(remote_err)?;
     remote.fetch(&args.tasks, "retry-run pull").map_err(remote_err)?;

@@ -80,7 +80,7 @@ fn hold(o: &Opened, task: &str) -> Result<Option<crate::record::TaskLock>, CliEr
     Ok(Some(store.lock(task)?))
 }
 
-pub fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
+pub(crate) fn run(dir: &Path, args: WorktreeArgs) -> Result<i32, CliError> {
     let o = open(dir, args.config.as_deref())?;
     let root = o.repo.worktrees_root(&o.config.worktree.root);
     let mut out = std::io::stdout().lock();

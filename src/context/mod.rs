@@ -12,23 +12,23 @@
 //! Same inputs, same bytes: nothing here reads a clock, a map's iteration
 //! order or this machine's paths.
 
-pub mod patterns;
+pub(crate) mod patterns;
 mod previous;
-pub mod render;
-pub mod required;
-pub mod self_check;
+pub(crate) mod render;
+pub(crate) mod required;
+pub(crate) mod self_check;
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::ContextConfig;
 use crate::model::{AttemptRecord, ErrorItem, Outcome};
 use crate::text::plural;
-pub use patterns::Pattern;
-pub use required::{Required, required_change};
+pub(crate) use patterns::Pattern;
+pub(crate) use required::{Required, required_change};
 
 /// The task as the agent reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaskText {
+pub(crate) struct TaskText {
     pub id: String,
     pub title: String,
     /// The whole original task, never cut.
@@ -38,7 +38,7 @@ pub struct TaskText {
 /// How an item of feedback should be taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Label {
+pub(crate) enum Label {
     /// Established by a gate: a check's output, a scope violation.
     Fact,
     /// The reviewer's opinion, quoted.
@@ -53,7 +53,7 @@ pub enum Label {
 /// that passed (flaky, or failing only as on the base). The errors in
 /// their code (2) are kept apart, in [`Previous::errors`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Feedback {
+pub(crate) struct Feedback {
     pub priority: u8,
     pub label: Label,
     /// `agent`, `empty-diff`, `scope`, `check:pytest`, `verifier`,
@@ -70,7 +70,7 @@ pub struct Feedback {
 
 /// The attempt that just failed, in detail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Previous {
+pub(crate) struct Previous {
     pub number: u32,
     pub outcome: Outcome,
     pub reason: String,
@@ -88,7 +88,7 @@ pub struct Previous {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckLine {
+pub(crate) struct CheckLine {
     pub name: String,
     pub passed: bool,
     pub exit_code: Option<i32>,
@@ -102,7 +102,7 @@ pub struct CheckLine {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VerifierLine {
+pub(crate) struct VerifierLine {
     pub verdict: Option<String>,
     pub confidence: Option<f64>,
     pub required_change: Option<String>,
@@ -111,7 +111,7 @@ pub struct VerifierLine {
 
 /// One earlier attempt, summarized.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PriorAttempt {
+pub(crate) struct PriorAttempt {
     pub number: u32,
     pub duration_ms: u64,
     pub outcome: Outcome,
@@ -125,7 +125,7 @@ pub struct PriorAttempt {
 
 /// The whole retry context of one attempt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Context {
+pub(crate) struct Context {
     pub task: TaskText,
     pub attempt: u32,
     pub max_attempts: u32,
@@ -140,7 +140,7 @@ pub struct Context {
 
 impl Context {
     /// Where the feedback came from, for the RetryContextAssembled event.
-    pub fn sources(&self) -> Vec<String> {
+    pub(crate) fn sources(&self) -> Vec<String> {
         let mut s: Vec<String> =
             self.previous.iter().flat_map(|p| p.feedback.iter().map(|f| f.source.clone())).collect();
         s.sort();
@@ -162,7 +162,7 @@ fn diff_summary(r: &AttemptRecord) -> String {
 
 /// Builds the context of attempt `attempt` from the earlier attempts
 /// (`prior`, oldest first).
-pub fn assemble(
+pub(crate) fn assemble(
     task: &TaskText,
     attempt: u32,
     max_attempts: u32,
@@ -228,7 +228,7 @@ pub fn assemble(
 
 /// How a failure the base has too is named: a target is meant to fail
 /// there; another test of a task with targets is not the task's.
-pub fn on_base(f: &crate::model::Failure, has_targets: bool) -> &'static str {
+pub(crate) fn on_base(f: &crate::model::Failure, has_targets: bool) -> &'static str {
     if f.target {
         "the task's target, failing on the base as expected"
     } else if f.test && has_targets {
@@ -239,7 +239,7 @@ pub fn on_base(f: &crate::model::Failure, has_targets: bool) -> &'static str {
 }
 
 /// Whether the task of attempt `r` names targets (the built-in check ran).
-pub fn has_targets(r: &AttemptRecord) -> bool {
+pub(crate) fn has_targets(r: &AttemptRecord) -> bool {
     r.checks.iter().any(|c| c.name == required::TARGETS)
 }
 

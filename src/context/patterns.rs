@@ -10,7 +10,7 @@ use crate::model::AttemptRecord;
 use crate::text::plural;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     /// `same-failing-test`, `same-files`, `identical-diff`, `drift`.
     pub kind: String,
     pub observation: String,
@@ -19,7 +19,7 @@ pub struct Pattern {
 
 /// The changed lines of a patch (`+`/`-` lines, without the file headers),
 /// which is what similarity is measured on.
-pub fn changed_lines(diff: &[String]) -> Vec<&str> {
+pub(crate) fn changed_lines(diff: &[String]) -> Vec<&str> {
     diff.iter()
         .map(String::as_str)
         .filter(|l| (l.starts_with('+') && !l.starts_with("+++")) || (l.starts_with('-') && !l.starts_with("---")))
@@ -28,7 +28,7 @@ pub fn changed_lines(diff: &[String]) -> Vec<&str> {
 
 /// How much two attempts' changes share, 0.0 to 1.0 (`similar`'s ratio
 /// over their changed lines). Two empty changes are identical.
-pub fn similarity(a: &[String], b: &[String]) -> f32 {
+pub(crate) fn similarity(a: &[String], b: &[String]) -> f32 {
     let (a, b) = (changed_lines(a), changed_lines(b));
     if a.is_empty() && b.is_empty() {
         return 1.0;
@@ -39,7 +39,7 @@ pub fn similarity(a: &[String], b: &[String]) -> f32 {
 /// Patterns over `attempts` (in order, oldest first); only pairs that
 /// involve the most recent attempt are reported, so an observation is
 /// news to the next attempt.
-pub fn patterns(attempts: &[AttemptRecord], drift_threshold: f64) -> Vec<Pattern> {
+pub(crate) fn patterns(attempts: &[AttemptRecord], drift_threshold: f64) -> Vec<Pattern> {
     let mut out = Vec::new();
     let Some((last, earlier)) = attempts.split_last() else { return out };
     if let Some(prev) = earlier.last() {

@@ -16,7 +16,7 @@ use super::{Context, Feedback, Label, PriorAttempt};
 use crate::config::{ContextConfig, ContextOrder};
 use crate::text::{human_ms, plural};
 
-pub const BYTES_PER_TOKEN: usize = 4;
+pub(crate) const BYTES_PER_TOKEN: usize = 4;
 /// Never cut.
 const KEEP: u8 = u8::MAX;
 /// `## Task` and the blank lines around the task: "\n## Task\n\n" + "\n".
@@ -24,7 +24,7 @@ const TASK_FRAME: usize = 11;
 
 /// A cut the renderer made, for the AttemptContextTruncated event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cut {
+pub(crate) struct Cut {
     pub section: String,
     pub lines: usize,
     /// The limit that caused it: `max_tokens`, `max_check_output_lines`, ...
@@ -32,7 +32,7 @@ pub struct Cut {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub prompt: String,
     pub budget_bytes: usize,
     /// The context's size (without the task) before and after the budget.
@@ -100,7 +100,7 @@ impl Block {
 }
 
 /// Renders the prompt of `ctx`.
-pub fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
+pub(crate) fn render(ctx: &Context, cfg: &ContextConfig) -> Rendered {
     let budget = cfg.max_tokens as usize * BYTES_PER_TOKEN;
     let task_section = format!("## Task\n\n{}", ctx.task.text.trim_end());
     let Some(prev) = &ctx.previous else {
@@ -226,7 +226,7 @@ fn dedupe(blocks: &mut [Block]) {
 /// What went wrong in `ctx`'s previous attempt, as the prompt would say it
 /// (its feedback and its errors, not its heading, history or diff), in at
 /// most `max_tokens`: the answer of a self-check (docs/mcp.md).
-pub fn what_went_wrong(ctx: &Context, max_tokens: usize) -> String {
+pub(crate) fn what_went_wrong(ctx: &Context, max_tokens: usize) -> String {
     let Some(prev) = &ctx.previous else { return String::new() };
     let mut blocks = what_went_wrong_blocks(prev);
     dedupe(&mut blocks);
@@ -289,9 +289,9 @@ fn what_went_wrong_blocks(prev: &super::Previous) -> Vec<Block> {
 
 /// The previous attempt's diff is kept whole, and cut only after every
 /// diagnostic, when it has at most this many lines...
-pub const WHOLE_DIFF_LINES: usize = 80;
+pub(crate) const WHOLE_DIFF_LINES: usize = 80;
 /// ...and at most this many bytes, and half the budget.
-pub const WHOLE_DIFF_BYTES: usize = 6 * 1024;
+pub(crate) const WHOLE_DIFF_BYTES: usize = 6 * 1024;
 
 fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
     let mut out = heading_blocks(ctx, prev);

@@ -11,10 +11,10 @@ use crate::text::{exit_text, human_ms, plural};
 /// At most this many names in one sentence; the rest are counted.
 const MAX_NAMES: usize = 5;
 /// The sentence is cut at this many bytes (a verifier may write an essay).
-pub const MAX_BYTES: usize = 600;
+pub(crate) const MAX_BYTES: usize = 600;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Required {
+pub(crate) struct Required {
     pub text: String,
     /// Where it comes from: `empty-diff`, `scope`, `check:<name>`, `agent`,
     /// `verifier`, `interrupted`, `none`.
@@ -32,7 +32,7 @@ fn fact(source: impl Into<String>, text: String) -> Required {
 }
 
 /// `a, b and c (and 3 more)`.
-pub fn name_list(names: &[String]) -> String {
+pub(crate) fn name_list(names: &[String]) -> String {
     let shown: Vec<&str> = names.iter().take(MAX_NAMES).map(String::as_str).collect();
     let mut s = match shown.len() {
         0 => String::new(),
@@ -52,7 +52,7 @@ fn sorted_unique(mut v: Vec<String>) -> Vec<String> {
 }
 
 /// The required change after attempt `r`.
-pub fn required_change(r: &AttemptRecord) -> Required {
+pub(crate) fn required_change(r: &AttemptRecord) -> Required {
     match r.outcome {
         Outcome::Success => fact("none", format!("No change is required: attempt {} passed every gate.", r.number)),
         Outcome::EmptyDiff => fact(
@@ -221,7 +221,7 @@ fn acting_part(r: &AttemptRecord) -> Option<String> {
 /// Why a finding of reason `acts-after-land` is one, and how a human
 /// allows it: `it acts once the change lands (GitHub Actions: ...); a
 /// human allows it by ...`.
-pub fn acts_after_land(v: &ScopeFinding) -> String {
+pub(crate) fn acts_after_land(v: &ScopeFinding) -> String {
     let rule = v.rule.as_deref();
     // The side of a rename the table names.
     let path = match &v.old_path {
@@ -302,7 +302,7 @@ fn check_clause(c: &CheckResult, targets: &[&str]) -> String {
     }
 }
 
-pub use crate::model::{TARGETS, TEST_INTEGRITY};
+pub(crate) use crate::model::{TARGETS, TEST_INTEGRITY};
 
 /// The test a `test-integrity` failure names (its key is `test-integrity|kind|test`).
 fn integrity_test(f: &Failure) -> &str {

@@ -11,9 +11,9 @@ use crate::text::plural;
 use super::{TaskText, assemble, render, required_change};
 
 /// Tokens an answer may take, before the agent's own context limits.
-pub const ANSWER_TOKENS: usize = 2000;
+pub(crate) const ANSWER_TOKENS: usize = 2000;
 /// Bytes of an answer the agent asked for in full (a diff, a digest).
-pub const FULL_ANSWER_BYTES: usize = 32 * 1024;
+pub(crate) const FULL_ANSWER_BYTES: usize = 32 * 1024;
 
 /// `text` cut to whole lines within `max` bytes, the cut said.
 fn bounded(text: String, max: usize) -> String {
@@ -37,7 +37,7 @@ fn bounded(text: String, max: usize) -> String {
 
 /// The prompt's note that the tools exist, for an agent they are wired
 /// into.
-pub fn prompt_note(max_self_checks: u32) -> String {
+pub(crate) fn prompt_note(max_self_checks: u32) -> String {
     format!(
         "\n## Self-checks\n\nYou have an MCP server named `retry-run` with three tools. `run_checks` runs this task's gates (its checks, judged against the base; its target tests; test integrity; the scope) on your work as it is now: call it before you finish, and fix what it reports ({max_self_checks} call{} at most). `previous_attempts` tells what earlier attempts did and why they failed; `task` gives the task's targets, scope and gates. What they say is advisory: the real gates run again after you exit.\n",
         plural(max_self_checks as usize)
@@ -45,7 +45,7 @@ pub fn prompt_note(max_self_checks: u32) -> String {
 }
 
 /// What `run_checks` found on the worktree as it is now.
-pub struct Found<'a> {
+pub(crate) struct Found<'a> {
     /// This call's number and the cap.
     pub call: u32,
     pub max: u32,
@@ -60,7 +60,7 @@ pub struct Found<'a> {
 
 /// The answer of a `run_checks` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChecksAnswer {
+pub(crate) struct ChecksAnswer {
     /// What the agent reads.
     pub text: String,
     /// Whether every gate passed.
@@ -68,7 +68,11 @@ pub struct ChecksAnswer {
 }
 
 /// The answer of `run_checks`, and whether every gate passed.
-pub fn run_checks_answer(task: &TaskText, found: &Found<'_>, cfg: &crate::config::ContextConfig) -> ChecksAnswer {
+pub(crate) fn run_checks_answer(
+    task: &TaskText,
+    found: &Found<'_>,
+    cfg: &crate::config::ContextConfig,
+) -> ChecksAnswer {
     let r = found.record;
     let passed = r.outcome == Outcome::Success;
     let mut out = format!(
@@ -135,7 +139,7 @@ fn state(c: &CheckResult) -> String {
 /// The answer of `previous_attempts`: without `attempt`, the retry context
 /// of attempt `n` (what its prompt holds); with one, that attempt in
 /// detail, its diff, or one check's whole digest.
-pub fn previous_answer(
+pub(crate) fn previous_answer(
     task: &TaskText,
     window: (u32, u32),
     prior: &[AttemptRecord],
@@ -223,7 +227,7 @@ fn previous_in_full(
 
 /// The answer of `task`: the task, its targets, its scope, and the gates
 /// that decide it.
-pub fn task_answer(task: &TaskText, (n, max): (u32, u32), config: &Config, max_self_checks: u32) -> String {
+pub(crate) fn task_answer(task: &TaskText, (n, max): (u32, u32), config: &Config, max_self_checks: u32) -> String {
     let mut out = format!("# Task {} (attempt {n} of {max})\n\n{}\n\n", task.id, task.text.trim_end());
     out.push_str("## Targets (tests that must pass)\n");
     if config.targets.is_empty() {

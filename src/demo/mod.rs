@@ -27,10 +27,10 @@ const TASK_ID: &str = "make-the-calc-checks-pass";
 /// The demo repository could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("demo: {0}")]
-pub struct DemoError(#[from] crate::git::GitError);
+pub(crate) struct DemoError(#[from] crate::git::GitError);
 
 /// Writes the demo repository with one commit on `main`.
-pub fn create_repo(root: &Path) -> Result<(), DemoError> {
+pub(crate) fn create_repo(root: &Path) -> Result<(), DemoError> {
     Ok(crate::git::demo_repo::create(root, REPO, "calc: helpers, tests and a linter")?)
 }
 
@@ -43,7 +43,7 @@ fn temp_dir() -> PathBuf {
 /// it the directory is removed however the demo ends: returning, failing,
 /// panicking ([`Removed`]) or interrupted by Ctrl-C, SIGTERM or SIGHUP
 /// ([`interrupted::remove_on_signal`]).
-pub fn demo(keep: bool) -> Result<Ending, RunError> {
+pub(crate) fn demo(keep: bool) -> Result<Ending, RunError> {
     let dir = temp_dir();
     let _removed = (!keep).then(|| Removed(dir.clone()));
     if !keep {
@@ -92,7 +92,7 @@ mod interrupted {
     const SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
     /// Removes `dir` when one of [`SIGNALS`] arrives (once per process).
-    pub fn remove_on_signal(dir: &Path) {
+    pub(super) fn remove_on_signal(dir: &Path) {
         static ONCE: AtomicBool = AtomicBool::new(false);
         if ONCE.swap(true, Ordering::SeqCst) {
             return;

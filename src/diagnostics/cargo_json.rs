@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Diagnostic, Severity, lines};
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for line in lines(text) {

@@ -2,7 +2,7 @@
 
 use super::{Diagnostic, Severity, lines, location_prefix};
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for line in lines(text) {
         let Some((path, l, c, rest)) = location_prefix(line) else { continue };

@@ -3,7 +3,7 @@
 
 use super::{Diagnostic, Severity, lines, location_prefix, trailing_bracket_code};
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for line in lines(text) {
         let Some((path, l, c, rest)) = location_prefix(line) else { continue };

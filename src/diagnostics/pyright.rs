@@ -4,7 +4,7 @@
 
 use super::{Diagnostic, Severity, lines, location_prefix};
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     let mut open: Option<usize> = None; // indentation of the open diagnostic
     for line in lines(text) {

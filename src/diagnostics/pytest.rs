@@ -15,7 +15,7 @@ struct Block {
     error: Option<String>,                // the first `E` line
 }
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen_tests: Vec<String> = Vec::new();
     let mut block = Block::default();

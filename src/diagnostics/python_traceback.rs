@@ -4,7 +4,7 @@
 
 use super::{Diagnostic, Severity, lines};
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut frames: Vec<(String, usize)> = Vec::new();
     let mut group = 0;

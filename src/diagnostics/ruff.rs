@@ -5,7 +5,7 @@ use super::{Diagnostic, Severity, lines, location_prefix};
 
 const TOOL: &str = "ruff";
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut header: Option<(Option<&str>, &str)> = None;
     for line in lines(text) {

@@ -7,7 +7,7 @@ use super::{Diagnostic, Severity, lines, location_prefix};
 
 const TOOL: &str = "rustc";
 
-pub fn parse(text: &str) -> Vec<Diagnostic> {
+pub(super) fn parse(text: &str) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     let mut pending: Option<(Severity, Option<&str>, &str)> = None;
     let mut last_open = false; // the last diagnostic may still get a lint name

@@ -15,7 +15,7 @@ const BINARY_SNIFF: usize = 8000;
 /// Reads `files` (relative to `root`) and finds their scopes: for a file
 /// in `near`, only those around its lines of interest (all that enrichment
 /// looks at), else all.
-pub fn load(root: &Path, files: &[String], near: &HashMap<String, Vec<usize>>) -> HashMap<String, Source> {
+pub(crate) fn load(root: &Path, files: &[String], near: &HashMap<String, Vec<usize>>) -> HashMap<String, Source> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len()).max(1);
     // Largest first: the last file a thread takes is a small one, so the
     // threads finish together.
@@ -46,7 +46,7 @@ pub fn load(root: &Path, files: &[String], near: &HashMap<String, Vec<usize>>) -
 
 /// Like [`load`], reading each file through `read` (one thread): the loop
 /// reads the files of an attempt's snapshot commit this way.
-pub fn load_with(files: &[String], read: &dyn Fn(&str) -> Option<Vec<u8>>) -> HashMap<String, Source> {
+pub(crate) fn load_with(files: &[String], read: &dyn Fn(&str) -> Option<Vec<u8>>) -> HashMap<String, Source> {
     files.iter().map(|rel| (rel.clone(), read(rel).map_or(Source::Unreadable, |b| parse(b, rel, None)))).collect()
 }
 

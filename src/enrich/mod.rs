@@ -3,8 +3,8 @@
 //! by the diagnostics of one scope. The core is pure; [`load`] reads and
 //! parses the files (each once, on all cores).
 
-pub mod load;
-pub mod snippet;
+pub(crate) mod load;
+pub(crate) mod snippet;
 
 use std::collections::HashMap;
 use std::path::{Component, Path};
@@ -16,7 +16,7 @@ use crate::model::{ScopeSpan, innermost};
 
 /// A diagnostic with what enrichment found for it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Enriched {
+pub(crate) struct Enriched {
     #[serde(flatten)]
     pub diagnostic: Diagnostic,
     pub scope: Option<ScopeSpan>,
@@ -57,7 +57,7 @@ fn shared_snippet<S: serde::Serializer>(
 
 /// Where a printed path points.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// Inside the root: the path relative to it, with `/` separators.
     Inside(String),
     /// Outside the root (`/usr/lib/python3/...`, `/rustc/...`, `../x`).
@@ -66,7 +66,7 @@ pub enum Place {
 
 /// Where `printed` points, given the root as the user spelled it made
 /// absolute (`root`) and its canonical form (`canonical_root`). Lexical only.
-pub fn place(printed: &str, root: &Path, canonical_root: &Path) -> Place {
+pub(crate) fn place(printed: &str, root: &Path, canonical_root: &Path) -> Place {
     let p = Path::new(printed);
     let relative = if p.is_absolute() {
         match p.strip_prefix(root).or_else(|_| p.strip_prefix(canonical_root)) {
@@ -97,7 +97,7 @@ pub fn place(printed: &str, root: &Path, canonical_root: &Path) -> Place {
 
 /// What reading and parsing one file gave.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     /// Missing, unreadable, binary or not UTF-8: diagnostics keep `scope: null`.
     Unreadable,
     /// A text file; `scopes` is empty for languages without a grammar.
@@ -105,7 +105,7 @@ pub enum Source {
 }
 
 /// The files (relative to the root) that enrichment needs, each once.
-pub fn files_to_read(diagnostics: &[Diagnostic], root: &Path, canonical_root: &Path) -> Vec<String> {
+pub(crate) fn files_to_read(diagnostics: &[Diagnostic], root: &Path, canonical_root: &Path) -> Vec<String> {
     let mut files: Vec<String> = diagnostics
         .iter()
         .filter(|d| d.line.is_some() || d.symbol.is_some())
@@ -123,7 +123,7 @@ pub fn files_to_read(diagnostics: &[Diagnostic], root: &Path, canonical_root: &P
 /// The lines each file's diagnostics point at, for files whose scopes are
 /// needed only around those lines. A file with a diagnostic that names a
 /// symbol and no line is left out: all its scopes are needed to find it.
-pub fn lines_of_interest(
+pub(crate) fn lines_of_interest(
     diagnostics: &[Diagnostic],
     root: &Path,
     canonical_root: &Path,
@@ -146,7 +146,7 @@ pub fn lines_of_interest(
 
 /// Attaches scopes and snippets. `sources` holds every file of
 /// [`files_to_read`]. Paths inside the root are printed relative to it.
-pub fn enrich(
+pub(crate) fn enrich(
     diagnostics: Vec<Diagnostic>,
     sources: &HashMap<String, Source>,
     root: &Path,

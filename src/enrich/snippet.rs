@@ -5,13 +5,13 @@
 use crate::model::ScopeSpan;
 
 /// Lines shown before and after an error line.
-pub const CONTEXT: usize = 2;
+pub(crate) const CONTEXT: usize = 2;
 /// Longer source lines are cut (minified code would flood the output).
 const MAX_LINE_BYTES: usize = 200;
 
 /// Renders the snippet for `errors` (1-based lines, any order) in `lines`,
 /// inside the scopes of `chain` (outermost first; empty at module level).
-pub fn render(lines: &[&str], chain: &[&ScopeSpan], errors: &[usize]) -> String {
+pub(crate) fn render(lines: &[&str], chain: &[&ScopeSpan], errors: &[usize]) -> String {
     let n = lines.len();
     if n == 0 {
         return String::new();

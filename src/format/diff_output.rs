@@ -29,14 +29,14 @@ pub enum DiffFormat {
 
 /// A patch cut to at most `max_lines` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoundedPatch {
+pub(crate) struct BoundedPatch {
     pub text: String,
     pub omitted: usize,
 }
 
 /// Keeps the first `max_lines` lines of `patch`, and says how many of the
 /// `total` it cut (`patch` may already hold fewer than `total`).
-pub fn bound_patch(patch: &str, total: usize, max_lines: usize) -> BoundedPatch {
+pub(crate) fn bound_patch(patch: &str, total: usize, max_lines: usize) -> BoundedPatch {
     if total <= max_lines {
         return BoundedPatch { text: patch.to_string(), omitted: 0 };
     }
@@ -46,7 +46,7 @@ pub fn bound_patch(patch: &str, total: usize, max_lines: usize) -> BoundedPatch 
     BoundedPatch { text: format!("{}[... {omitted} lines omitted]\n", &patch[..end]), omitted }
 }
 
-pub fn write(out: &mut dyn Write, format: DiffFormat, d: &DiffSummary, max_lines: usize) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, format: DiffFormat, d: &DiffSummary, max_lines: usize) -> io::Result<()> {
     let patch = bound_patch(&d.patch, d.patch_lines, max_lines);
     match format {
         DiffFormat::Text => text(&mut VisibleWriter::new(out, true), d, &patch),

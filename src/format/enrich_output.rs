@@ -17,7 +17,7 @@ pub enum EnrichFormat {
     Json,
 }
 
-pub fn write(out: &mut impl Write, format: EnrichFormat, items: &[Enriched]) -> io::Result<()> {
+pub(crate) fn write(out: &mut impl Write, format: EnrichFormat, items: &[Enriched]) -> io::Result<()> {
     match format {
         EnrichFormat::Json => {
             #[derive(Serialize)]

@@ -4,9 +4,9 @@
 //! - [`diff_output`]: `text`, `markdown`, `json` for `retry-run diff`.
 //! - [`enrich_output`]: `text`, `json` for `retry-run enrich`.
 
-pub mod diff_output;
-pub mod enrich_output;
-pub mod scope_output;
+pub(crate) mod diff_output;
+pub(crate) mod enrich_output;
+pub(crate) mod scope_output;
 
 /// The first 12 hex digits of a SHA, for people; JSON keeps the full one.
 pub(crate) fn short(sha: &str) -> &str {

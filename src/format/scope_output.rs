@@ -28,13 +28,13 @@ pub enum ScopeFormat {
 }
 
 /// What the report is about, for the header lines.
-pub struct ScopeHeader<'a> {
+pub(crate) struct ScopeHeader<'a> {
     pub base: &'a str,
     pub head: &'a Head,
     pub rules: &'a Rules,
 }
 
-pub fn write(out: &mut dyn Write, format: ScopeFormat, header: &ScopeHeader, report: &Report) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, format: ScopeFormat, header: &ScopeHeader, report: &Report) -> io::Result<()> {
     match format {
         ScopeFormat::Text => text(&mut VisibleWriter::new(out, true), header, report),
         ScopeFormat::Json => json(out, header, report),
@@ -44,7 +44,7 @@ pub fn write(out: &mut dyn Write, format: ScopeFormat, header: &ScopeHeader, rep
 }
 
 /// One sentence on why a path violates the scope (without the path itself).
-pub fn message(v: &Violation, rules: &Rules) -> String {
+pub(crate) fn message(v: &Violation, rules: &Rules) -> String {
     let allow = if rules.allow_globs().is_empty() { "(none)".to_string() } else { rules.allow_globs().join(", ") };
     let judged = |what: String| match (&v.reason, &v.rule) {
         (ScopeReason::Denied, Some(rule)) => format!("{what} matches deny glob {rule}"),
@@ -178,12 +178,12 @@ fn json(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
 }
 
 /// GitHub workflow-command escaping of a message (`%`, CR, LF).
-pub fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// GitHub workflow-command escaping of a property value (also `:` and `,`).
-pub fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -215,7 +215,7 @@ fn github(out: &mut dyn Write, h: &ScopeHeader, r: &Report) -> io::Result<()> {
 /// A repository path as a relative URI reference (RFC 3986): unreserved
 /// characters and `/` as they are, every other byte percent-encoded, so
 /// spaces, `#`, `%` and bytes that are not UTF-8 survive.
-pub fn path_uri(path: &[u8]) -> String {
+pub(crate) fn path_uri(path: &[u8]) -> String {
     let mut s = String::with_capacity(path.len());
     for &b in path {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {

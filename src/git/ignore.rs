@@ -26,7 +26,7 @@ pub(super) struct BaseIgnore {
 }
 
 impl BaseIgnore {
-    pub fn from_tree(
+    pub(super) fn from_tree(
         repo: &Repository,
         tree: &Tree,
         workdir: &Path,
@@ -50,7 +50,7 @@ impl BaseIgnore {
     }
 
     /// Whether an untracked file at `path` is ignored by the base's rules.
-    pub fn is_ignored(&self, path: &[u8]) -> bool {
+    pub(super) fn is_ignored(&self, path: &[u8]) -> bool {
         let parts: Vec<&[u8]> = path.split(|&b| b == b'/').collect();
         // A parent directory that is ignored hides everything inside it.
         for depth in 1..=parts.len() {

@@ -16,8 +16,8 @@
 
 use std::collections::HashMap;
 
-pub const MAX_SCORE: u32 = 60000;
-pub const MIN_SCORE: u32 = 30000;
+pub(super) const MAX_SCORE: u32 = 60000;
+pub(super) const MIN_SCORE: u32 = 30000;
 const MIN_BASENAME_SCORE: u32 = MIN_SCORE + (MAX_SCORE - MIN_SCORE) / 2;
 const CANDIDATES_PER_DST: usize = 4;
 const HASHBASE: u32 = 107927;
@@ -25,7 +25,7 @@ const HASHBASE: u32 = 107927;
 /// One side of a possible rename: a deleted (source) or added (destination)
 /// entry.
 #[derive(Debug, Clone)]
-pub struct Endpoint<'a> {
+pub(super) struct Endpoint<'a> {
     pub path: &'a [u8],
     /// The blob id, as hex or raw bytes: only compared for equality.
     pub id: &'a [u8],
@@ -39,13 +39,13 @@ fn is_regular(mode: i32) -> bool {
 use crate::pathfmt::basename;
 
 /// git's binary test: a NUL byte in the first 8000 bytes.
-pub fn is_binary(data: &[u8]) -> bool {
+pub(super) fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
 /// git's span hashes of a blob: chunks ending at a newline or at 64 bytes,
 /// hashed, with the byte count of each hash (`hash_chars`).
-pub fn spanhash(data: &[u8]) -> Vec<(u32, u32)> {
+pub(super) fn spanhash(data: &[u8]) -> Vec<(u32, u32)> {
     let text = !is_binary(data);
     let mut counts: HashMap<u32, u32> = HashMap::new();
     let (mut acc1, mut acc2, mut n) = (0u32, 0u32, 0u32);
@@ -115,7 +115,7 @@ fn score_hashed(src: &[(u32, u32)], src_len: usize, dst: &[(u32, u32)], dst_len:
 
 /// The blobs of the endpoints, by index into the sources (`Left`) or the
 /// destinations (`Right`).
-pub trait Blobs<'l, E> {
+pub(super) trait Blobs<'l, E> {
     /// The blob's size in bytes, which must be the length of its [`Blobs::load`].
     fn size(&mut self, side: Side, i: usize) -> Result<usize, E>;
     fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'l, [u8]>, E>;
@@ -125,7 +125,7 @@ pub trait Blobs<'l, E> {
 /// triples. Like git, a pair whose sizes are too far apart to reach the
 /// score it needs is pruned on its sizes alone, without reading either
 /// blob.
-pub fn detect<'l, E>(
+pub(super) fn detect<'l, E>(
     sources: &[Endpoint],
     destinations: &[Endpoint],
     limit: usize,
@@ -302,13 +302,13 @@ fn matrix<E>(
 
 /// Which list an index of [`detect`]'s loader refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Side {
+pub(super) enum Side {
     Left,
     Right,
 }
 
 /// A score as the percentage git prints in `similarity index N%`.
-pub fn percent(score: u32) -> u32 {
+pub(super) fn percent(score: u32) -> u32 {
     score * 100 / MAX_SCORE
 }
 

@@ -9,7 +9,7 @@ use crate::project::CargoNeeds;
 
 /// A check `init` may propose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub name: String,
     pub run: String,
     /// `test` or `lint`.
@@ -22,7 +22,7 @@ pub struct Candidate {
 
 /// The checks to try on the base, and lines saying what was found without
 /// a check (a tool configured but not installed).
-pub fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
+pub(crate) fn candidates(f: &Facts, python: &Python) -> (Vec<Candidate>, Vec<String>) {
     let l = &f.layout;
     let mut found = Found::default();
     if l.is_python() {

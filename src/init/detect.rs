@@ -7,20 +7,20 @@ use std::path::Path;
 use crate::project::Layout;
 
 /// Programs `init` looks for on `PATH`.
-pub const PROGRAMS: &[&str] = &[
+pub(crate) const PROGRAMS: &[&str] = &[
     "python3", "python", "uv", "poetry", "hatch", "ruff", "flake8", "mypy", "pyright", "black", "npm", "pnpm", "yarn",
     "cargo", "go",
 ];
 
 /// Programs `init` looks for in a virtualenv's `bin`.
-pub const VENV_PROGRAMS: &[&str] = &["python", "ruff", "flake8", "mypy", "pyright", "black"];
+pub(crate) const VENV_PROGRAMS: &[&str] = &["python", "ruff", "flake8", "mypy", "pyright", "black"];
 
 /// The virtualenv directories of a checkout, in the order they are tried.
-pub const VENV_DIRS: &[&str] = &[".venv", "venv"];
+pub(crate) const VENV_DIRS: &[&str] = &[".venv", "venv"];
 
 /// What `init` looked at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Facts {
+pub(crate) struct Facts {
     pub layout: Layout,
     /// Agent presets whose CLI is on `PATH`, in preset order.
     pub agents: Vec<String>,
@@ -50,7 +50,7 @@ impl Facts {
 
 /// A virtualenv of the checkout.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Venv {
+pub(crate) struct Venv {
     /// Its directory's name (`.venv`).
     pub name: String,
     /// Its `bin` directory, absolute: it is ignored, so not in the fresh
@@ -61,7 +61,7 @@ pub struct Venv {
 }
 
 /// What the checkout at `root` and `PATH` hold.
-pub fn detect(root: &Path) -> Facts {
+pub(crate) fn detect(root: &Path) -> Facts {
     let path = std::env::var_os("PATH");
     let on_path =
         |program: &str| path.as_ref().is_some_and(|p| crate::process::programs_on_path(program, p).next().is_some());

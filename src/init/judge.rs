@@ -9,7 +9,7 @@ use super::trial::{Ran, TRIAL_SECS};
 
 /// What one run on the base says about a check.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// It runs: what it found, in a line.
     Keep(String),
     /// It cannot start: why, in a line.
@@ -43,7 +43,7 @@ const CANNOT_START: [(&str, &str); 12] = [
 /// counts them ([`crate::outcome::check::counted`]: errors, not notes);
 /// or that it cannot start or work here (exit 126 or 127, or a failure
 /// printing one of [`CANNOT_START`] with no test or diagnostic read).
-pub fn judge(c: &Candidate, ran: &Ran) -> Found {
+pub(crate) fn judge(c: &Candidate, ran: &Ran) -> Found {
     let tests = crate::judge::test_results::read(&ran.output);
     let enriched: Vec<crate::enrich::Enriched> = crate::diagnostics::parse_as(None, &ran.output)
         .into_iter()
@@ -100,7 +100,7 @@ pub fn judge(c: &Candidate, ran: &Ran) -> Found {
 }
 
 /// `1204` as `1,204`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

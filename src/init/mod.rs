@@ -17,12 +17,12 @@
 //! from the facts and the runs passed in. `detect` and `trial` are the
 //! edges, and this file runs them in turn.
 
-pub mod candidates;
-pub mod detect;
-pub mod judge;
-pub mod propose;
-pub mod python;
-pub mod trial;
+pub(crate) mod candidates;
+pub(crate) mod detect;
+pub(crate) mod judge;
+pub(crate) mod propose;
+pub(crate) mod python;
+pub(crate) mod trial;
 
 #[cfg(test)]
 mod tests;
@@ -31,19 +31,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use candidates::{Candidate, candidates};
-pub use detect::{Facts, Venv, detect};
-pub use judge::{Found, judge, thousands};
-pub use propose::{propose, worktree_root};
-pub use python::{Interpreter, Python, TryRun, choose_python, interpreters, probe_command};
-pub use trial::{Ran, TRIAL_SECS, Trial};
+pub(crate) use candidates::{Candidate, candidates};
+pub(crate) use detect::{Facts, detect};
+pub(crate) use propose::{propose, worktree_root};
+pub(crate) use python::choose_python;
+pub(crate) use trial::{Ran, TRIAL_SECS, Trial};
 
 use crate::config::{Config, ConfigError};
 use crate::git::{GitError, Repo};
 
 /// What `retry-run init` was asked.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Replace an existing `retry-run.toml`.
     pub force: bool,
     /// Run nothing: propose the checks untried.
@@ -53,14 +52,14 @@ pub struct Options {
 /// The file written, and one line per thing tried or chosen saying what
 /// and why.
 #[derive(Debug, Clone)]
-pub struct Written {
+pub(crate) struct Written {
     pub path: PathBuf,
     pub said: Vec<String>,
 }
 
 /// Why no config was written.
 #[derive(Debug, thiserror::Error)]
-pub enum InitError {
+pub(crate) enum InitError {
     #[error(transparent)]
     Git(#[from] GitError),
     #[error("this repository has no working tree (bare); run init in a checkout")]
@@ -79,7 +78,7 @@ pub enum InitError {
 impl InitError {
     /// Whether the command was asked what it cannot do here (exit 2), as
     /// against an environment that failed it (exit 3).
-    pub fn is_usage(&self) -> bool {
+    pub(crate) fn is_usage(&self) -> bool {
         match self {
             InitError::Git(e) => e.is_usage(),
             InitError::Bare | InitError::Exists { .. } => true,
@@ -91,7 +90,7 @@ impl InitError {
 /// Writes a `retry-run.toml` for the repository holding `dir`, after
 /// trying its checks on `HEAD` (unless `no_run`); the line saying that the
 /// trial starts goes to `progress`. An existing file is kept unless `force`.
-pub fn write_config(dir: &Path, options: Options, progress: &mut dyn Write) -> Result<Written, InitError> {
+pub(crate) fn write_config(dir: &Path, options: Options, progress: &mut dyn Write) -> Result<Written, InitError> {
     let repo = Repo::find(dir)?;
     let root = repo.workdir().ok_or(InitError::Bare)?.to_path_buf();
     let target = root.join(crate::config::FILE_NAME);

@@ -20,7 +20,7 @@ const SOURCE_DIRS: &[&str] = &[
 /// under a path that holds `/.git/`, where they live by default, so its
 /// tests would never be found. A directory beside the checkout, named after
 /// it, with the reason; `None` when the default serves.
-pub fn worktree_root(f: &Facts) -> Option<(String, String)> {
+pub(crate) fn worktree_root(f: &Facts) -> Option<(String, String)> {
     if !f.layout.uses_jest() {
         return None;
     }
@@ -34,7 +34,7 @@ pub fn worktree_root(f: &Facts) -> Option<(String, String)> {
 /// The config text and one line per choice saying why. `tried` holds each
 /// candidate with how it ran on the base (`None`: not run, `--no-run`);
 /// those that cannot start are left out.
-pub fn propose(
+pub(crate) fn propose(
     f: &Facts,
     python: &Python,
     notes: &[String],

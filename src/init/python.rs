@@ -8,7 +8,7 @@ use super::trial::Ran;
 
 /// A Python interpreter that may run the project's tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Interpreter {
+pub(crate) struct Interpreter {
     /// The command that starts it (`/p/.venv/bin/python`, `uv run python`).
     pub run: String,
     /// Where it was found, in words.
@@ -20,7 +20,7 @@ pub struct Interpreter {
 /// `poetry run` (`poetry.lock` and poetry on `PATH`), `hatch run` (hatch
 /// configured and on `PATH`), then `python3` (or `python`) on `PATH`.
 /// Empty for a project that is not Python's.
-pub fn interpreters(f: &Facts) -> Vec<Interpreter> {
+pub(crate) fn interpreters(f: &Facts) -> Vec<Interpreter> {
     let l = &f.layout;
     if !l.is_python() {
         return Vec::new();
@@ -54,13 +54,13 @@ pub fn interpreters(f: &Facts) -> Vec<Interpreter> {
 }
 
 /// The command that says whether `i` can import pytest (exit 0).
-pub fn probe_command(i: &Interpreter) -> String {
+pub(crate) fn probe_command(i: &Interpreter) -> String {
     format!("{} -c 'import pytest'", i.run)
 }
 
 /// The interpreter the tests run with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Python {
+pub(crate) struct Python {
     /// The first of [`interpreters`] that imports pytest (with `--no-run`,
     /// the first, unchecked).
     pub chosen: Option<Interpreter>,
@@ -73,11 +73,11 @@ pub struct Python {
 
 /// Runs a command on the base with the hosts it may reach, for at most so
 /// many seconds; `None` when nothing can be run (`--no-run`).
-pub type TryRun<'a> = dyn FnMut(&str, &[String], u64) -> Option<Ran> + 'a;
+pub(crate) type TryRun<'a> = dyn FnMut(&str, &[String], u64) -> Option<Ran> + 'a;
 
 /// The first interpreter that imports pytest, each tried by `try_run`
 /// (in the trial's worktree); without a trial, the first, unchecked.
-pub fn choose_python(facts: &Facts, try_run: &mut TryRun<'_>) -> Python {
+pub(crate) fn choose_python(facts: &Facts, try_run: &mut TryRun<'_>) -> Python {
     let mut python = Python { checked: true, ..Python::default() };
     for i in interpreters(facts) {
         let Some(ran) = try_run(&probe_command(&i), &[], 60) else {

@@ -1,6 +1,9 @@
 //! The proposal's unit tests: detected facts in, the checks, the lines
 //! saying why and the config text out.
 
+use super::detect::Venv;
+use super::judge::{Found, judge, thousands};
+use super::python::{Python, interpreters, probe_command};
 use super::*;
 use crate::project::Layout;
 

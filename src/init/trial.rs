@@ -16,11 +16,11 @@ use crate::run::gates::checks::{relativize, run_once};
 use crate::sandbox::{self, Confinement, Effective};
 
 /// The time each proposed command is given on the base, in seconds.
-pub const TRIAL_SECS: u64 = 5 * 60;
+pub(crate) const TRIAL_SECS: u64 = 5 * 60;
 
 /// How a proposed command ended on the base.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ran {
+pub(crate) struct Ran {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     /// Its output, paths relative to the worktree.
@@ -29,7 +29,7 @@ pub struct Ran {
 
 /// A throwaway worktree at `HEAD` and the confinement of what runs in it;
 /// both removed when it is dropped.
-pub struct Trial<'r> {
+pub(crate) struct Trial<'r> {
     repo: &'r Repo,
     name: String,
     wt: PathBuf,
@@ -48,7 +48,7 @@ pub struct Trial<'r> {
 impl<'r> Trial<'r> {
     /// The worktree made at `HEAD` and prepared, with `config`'s sandbox
     /// (`config` is the one at the root, or the defaults).
-    pub fn start(repo: &'r Repo, config: &Config) -> Result<Trial<'r>, RunError> {
+    pub(crate) fn start(repo: &'r Repo, config: &Config) -> Result<Trial<'r>, RunError> {
         let base = repo.head()?.oid;
         let name = format!("init-{}", std::process::id());
         let wt = repo.worktrees_root(&config.worktree.root).join(&name);
@@ -91,17 +91,12 @@ impl<'r> Trial<'r> {
         Ok(trial)
     }
 
-    /// The worktree.
-    pub fn worktree(&self) -> &Path {
-        &self.wt
-    }
-
     /// Runs `cmd` (by `sh -c`) in the worktree, confined, reaching only
     /// `network` through the sandbox's proxy (a check's `network`), for at
     /// most `timeout`; its output with the worktree's path made relative.
     /// One that cannot be started at all ends as a shell's would, exit 127,
     /// with the reason as its output.
-    pub fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Ran {
+    pub(crate) fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Ran {
         match self.run_once(cmd, network, timeout) {
             Ok(ran) => ran,
             Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },

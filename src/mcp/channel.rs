@@ -22,13 +22,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The largest request read; a call's arguments are a few names.
-pub const MAX_REQUEST: u64 = 64 * 1024;
+pub(crate) const MAX_REQUEST: u64 = 64 * 1024;
 /// How often each side looks for the other's file.
 const POLL: Duration = Duration::from_millis(20);
 
 /// A tool call as the server sends it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Request {
+pub(crate) struct Request {
     pub tool: String,
     #[serde(default)]
     pub arguments: Value,
@@ -37,26 +37,26 @@ pub struct Request {
 /// The run's answer: the text the agent reads, and whether the call failed
 /// (a tool error the agent sees, not a protocol error).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub text: String,
     #[serde(default)]
     pub is_error: bool,
 }
 
 impl Answer {
-    pub fn error(text: impl Into<String>) -> Answer {
+    pub(crate) fn error(text: impl Into<String>) -> Answer {
         Answer { text: text.into(), is_error: true }
     }
 }
 
 /// A request's id: letters, digits and `-` only, at most 64 bytes.
-pub fn valid_id(id: &str) -> bool {
+pub(crate) fn valid_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 /// Why a call got no answer from the run.
 #[derive(Debug, thiserror::Error)]
-pub enum AskError {
+pub(crate) enum AskError {
     #[error("cannot encode the call: {0}")]
     Encode(serde_json::Error),
     #[error("{}: cannot send the call to retry-run: {source}", dir.display())]
@@ -71,7 +71,7 @@ pub enum AskError {
 
 /// The server's side: sends `request` through `dir` and waits for the
 /// answer, for as long as the directory exists.
-pub fn ask(dir: &Path, request: &Request) -> Result<Answer, AskError> {
+pub(crate) fn ask(dir: &Path, request: &Request) -> Result<Answer, AskError> {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let id = format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
@@ -101,15 +101,14 @@ pub fn ask(dir: &Path, request: &Request) -> Result<Answer, AskError> {
 }
 
 /// The run's side: the directory, held open.
-pub struct Desk {
+pub(crate) struct Desk {
     dir: OwnedFd,
-    pub path: PathBuf,
 }
 
 /// A request taken from the directory: its id, and the call or why it
 /// cannot be read.
 #[derive(Debug)]
-pub struct Taken {
+pub(crate) struct Taken {
     pub id: String,
     pub request: Result<Request, TakeError>,
 }
@@ -117,7 +116,7 @@ pub struct Taken {
 /// Why a request taken from the directory cannot be read (the agent is
 /// answered with it).
 #[derive(Debug, thiserror::Error)]
-pub enum TakeError {
+pub(crate) enum TakeError {
     #[error("{name}: {source}")]
     Open { name: String, source: rustix::io::Errno },
     #[error("{name}: not a regular file")]
@@ -132,15 +131,15 @@ pub enum TakeError {
 
 impl Desk {
     /// Makes `path` (a new, private directory) and holds it open.
-    pub fn make(path: &Path) -> std::io::Result<Desk> {
+    pub(crate) fn make(path: &Path) -> std::io::Result<Desk> {
         let _ = std::fs::remove_dir_all(path);
         std::fs::DirBuilder::new().mode(0o700).create(path)?;
         let dir = rustix::fs::open(path, OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())?;
-        Ok(Desk { dir, path: path.to_path_buf() })
+        Ok(Desk { dir })
     }
 
     /// The requests that arrived since the last look, each removed.
-    pub fn take(&self) -> Vec<Taken> {
+    pub(crate) fn take(&self) -> Vec<Taken> {
         let mut names = Vec::new();
         let Ok(fd) = rustix::fs::openat(&self.dir, ".", OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else {
             return Vec::new();
@@ -186,7 +185,7 @@ impl Desk {
     }
 
     /// Answers request `id` (a [`valid_id`]).
-    pub fn answer(&self, id: &str, answer: &Answer) -> std::io::Result<()> {
+    pub(crate) fn answer(&self, id: &str, answer: &Answer) -> std::io::Result<()> {
         if !valid_id(id) {
             return Err(std::io::Error::other(format!("{id:?} is not a request id")));
         }
@@ -207,8 +206,8 @@ mod tests {
     #[test]
     fn a_request_goes_through_and_comes_back() {
         let t = tempfile::tempdir().expect("tmp");
-        let desk = Desk::make(&t.path().join("mcp")).expect("desk");
-        let path = desk.path.clone();
+        let path = t.path().join("mcp");
+        let desk = Desk::make(&path).expect("desk");
         let asker =
             std::thread::spawn(move || ask(&path, &Request { tool: "task".into(), arguments: serde_json::json!({}) }));
         let Taken { id, request: req } = loop {
@@ -227,12 +226,13 @@ mod tests {
     #[test]
     fn what_is_not_a_request_is_refused_and_links_are_not_followed() {
         let t = tempfile::tempdir().expect("tmp");
-        let desk = Desk::make(&t.path().join("mcp")).expect("desk");
+        let at = t.path().join("mcp");
+        let desk = Desk::make(&at).expect("desk");
         let secret = t.path().join("secret");
         std::fs::write(&secret, "{\"tool\":\"task\"}").expect("write");
-        std::os::unix::fs::symlink(&secret, desk.path.join("a.req")).expect("link");
-        std::fs::write(desk.path.join("b.req"), "not json").expect("write");
-        std::fs::write(desk.path.join("c.req"), vec![b' '; MAX_REQUEST as usize + 10]).expect("write");
+        std::os::unix::fs::symlink(&secret, at.join("a.req")).expect("link");
+        std::fs::write(at.join("b.req"), "not json").expect("write");
+        std::fs::write(at.join("c.req"), vec![b' '; MAX_REQUEST as usize + 10]).expect("write");
         let taken = desk.take();
         assert_eq!(taken.len(), 3);
         let why: Vec<_> = taken.iter().map(|t| t.request.as_ref().map(|r| r.tool.clone())).collect();
@@ -242,8 +242,8 @@ mod tests {
         assert!(desk.answer("../x", &Answer::error("no")).is_err());
         // The directory replaced by a link: the desk still writes in the one it made.
         let moved = t.path().join("moved");
-        std::fs::rename(&desk.path, &moved).expect("rename");
-        std::os::unix::fs::symlink(t.path(), &desk.path).expect("link");
+        std::fs::rename(&at, &moved).expect("rename");
+        std::os::unix::fs::symlink(t.path(), &at).expect("link");
         desk.answer("x-1", &Answer::error("no")).expect("answer");
         assert!(moved.join("x-1.res").exists());
         assert!(!t.path().join("x-1.res").exists());

@@ -10,6 +10,6 @@
 //! - [`channel`]: the files a call and its answer cross the sandbox by;
 //! - [`server`]: the MCP protocol on stdio (rmcp).
 
-pub mod channel;
-pub mod server;
-pub mod tools;
+pub(crate) mod channel;
+pub(crate) mod server;
+pub(crate) mod tools;

@@ -19,7 +19,7 @@ use super::channel::{self, Request};
 use super::tools;
 
 /// What the server tells the agent when it connects.
-pub const INSTRUCTIONS: &str = "retry-run's self-check tools for this attempt. Call `run_checks` before you finish to run the task's gates (checks judged against the base, targets, test integrity, scope) on your work as it is now; it is advisory and capped per attempt, and the real gates run again after you exit. `previous_attempts` tells what earlier attempts did and why they failed; `task` gives the task, its targets, its scope and its gates.";
+pub(crate) const INSTRUCTIONS: &str = "retry-run's self-check tools for this attempt. Call `run_checks` before you finish to run the task's gates (checks judged against the base, targets, test integrity, scope) on your work as it is now; it is advisory and capped per attempt, and the real gates run again after you exit. `previous_attempts` tells what earlier attempts did and why they failed; `task` gives the task, its targets, its scope and its gates.";
 
 struct SelfChecks {
     channel: Arc<PathBuf>,
@@ -72,7 +72,7 @@ impl ServerHandler for SelfChecks {
 
 /// Serves MCP on stdin and stdout until stdin closes, each call answered
 /// through `channel`.
-pub fn serve(channel: PathBuf) -> Result<(), ServeError> {
+pub(crate) fn serve(channel: PathBuf) -> Result<(), ServeError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
     rt.block_on(async {
         let service = SelfChecks { channel: Arc::new(channel) }
@@ -86,7 +86,7 @@ pub fn serve(channel: PathBuf) -> Result<(), ServeError> {
 
 /// Why the server stopped before its input closed.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+pub(crate) enum ServeError {
     #[error("cannot start the server's runtime: {0}")]
     Runtime(std::io::Error),
     #[error("the MCP handshake failed: {0}")]

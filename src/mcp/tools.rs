@@ -5,19 +5,19 @@
 
 use serde_json::{Map, Value, json};
 
-pub const RUN_CHECKS: &str = "run_checks";
-pub const PREVIOUS_ATTEMPTS: &str = "previous_attempts";
-pub const TASK: &str = "task";
+pub(crate) const RUN_CHECKS: &str = "run_checks";
+pub(crate) const PREVIOUS_ATTEMPTS: &str = "previous_attempts";
+pub(crate) const TASK: &str = "task";
 
 /// A tool: its name, what it does, and the JSON schema of its input.
-pub struct Tool {
+pub(crate) struct Tool {
     pub name: &'static str,
     pub description: &'static str,
     pub input_schema: Value,
 }
 
 /// The three tools, in the order they are listed.
-pub fn tools() -> Vec<Tool> {
+pub(crate) fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: RUN_CHECKS,
@@ -57,7 +57,7 @@ pub fn tools() -> Vec<Tool> {
 
 /// A call, its arguments checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Call {
+pub(crate) enum Call {
     RunChecks { checks: Vec<String> },
     PreviousAttempts { attempt: Option<u32>, diff: bool, check: Option<String> },
     Task,
@@ -65,7 +65,7 @@ pub enum Call {
 
 /// Why a call is malformed, in words the agent can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CallError {
+pub(crate) enum CallError {
     #[error("the arguments of `{tool}` must be an object, not {kind}")]
     NotAnObject { tool: String, kind: &'static str },
     #[error("no tool `{tool}`: the tools are {RUN_CHECKS}, {PREVIOUS_ATTEMPTS} and {TASK}")]
@@ -80,7 +80,7 @@ pub enum CallError {
 
 /// `tool` called with `arguments` (an object, or null for none), or why
 /// the call is malformed.
-pub fn parse(tool: &str, arguments: &Value) -> Result<Call, CallError> {
+pub(crate) fn parse(tool: &str, arguments: &Value) -> Result<Call, CallError> {
     let empty = Map::new();
     let args = match arguments {
         Value::Null => &empty,

@@ -150,7 +150,7 @@ pub struct FileChange {
 /// The deepest directory of an attempt's tree its snapshot reads: no
 /// real project nests its files a hundred directories deep, and each level
 /// costs every directory below it a look at its `.gitignore`.
-pub const MAX_TREE_DEPTH: usize = 100;
+pub(crate) const MAX_TREE_DEPTH: usize = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -160,7 +160,7 @@ impl ChangeSet {
 
 /// A change set together with its patch text.
 #[derive(Debug, Clone)]
-pub struct DiffSummary {
+pub(crate) struct DiffSummary {
     pub changes: ChangeSet,
     /// The patch text: at least the leading lines that will be shown.
     pub patch: String,

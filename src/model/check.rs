@@ -5,9 +5,9 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
 /// The built-in check of a task's targets.
-pub const TARGETS: &str = "targets";
+pub(crate) const TARGETS: &str = "targets";
 /// The built-in check of removed, skipped or de-asserted tests.
-pub const TEST_INTEGRITY: &str = "test-integrity";
+pub(crate) const TEST_INTEGRITY: &str = "test-integrity";
 
 /// What a check is (`[[check]] kind`); `lint` and `build` errors and
 /// `test` failures are reported differently.

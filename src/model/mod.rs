@@ -18,18 +18,18 @@ mod attempt;
 mod change;
 mod check;
 mod internals;
-pub mod refs;
+pub(crate) mod refs;
 mod source;
 mod usage;
 
-pub use attempt::{
+pub(crate) use attempt::{
     AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, Outcome, RetryOn, ScopeFinding, ScopeReason,
     SelfCheck, VerifierResult,
 };
-pub use change::{
+pub(crate) use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
 };
-pub use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, TARGETS, TEST_INTEGRITY};
-pub use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
-pub use source::{FoundTest, Lines, ScopeRef, ScopeSpan, innermost};
-pub use usage::Usage;
+pub(crate) use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, TARGETS, TEST_INTEGRITY};
+pub(crate) use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
+pub(crate) use source::{FoundTest, ScopeRef, ScopeSpan, innermost};
+pub(crate) use usage::Usage;

@@ -3,52 +3,52 @@
 //! the record and lease a task shares through a remote.
 
 /// `refs/retry-run/<task>/`: every ref of a task.
-pub fn task_prefix(task: &str) -> String {
+pub(crate) fn task_prefix(task: &str) -> String {
     format!("refs/retry-run/{task}/")
 }
 
 /// `refs/retry-run/<task>/<n>`: attempt `n`'s snapshot commit.
-pub fn attempt(task: &str, n: u32) -> String {
+pub(crate) fn attempt(task: &str, n: u32) -> String {
     format!("refs/retry-run/{task}/{n}")
 }
 
 /// Whether `leaf` (the name under [`task_prefix`]) names an attempt.
-pub fn is_attempt_leaf(leaf: &str) -> bool {
+pub(crate) fn is_attempt_leaf(leaf: &str) -> bool {
     leaf.parse::<u32>().is_ok()
 }
 
 /// `refs/retry-run/<task>/record`: the task's record as a commit.
-pub fn record(task: &str) -> String {
+pub(crate) fn record(task: &str) -> String {
     format!("refs/retry-run/{task}/record")
 }
 
 /// `refs/retry-run/<task>/lease`: who runs the task, through a remote.
-pub fn lease(task: &str) -> String {
+pub(crate) fn lease(task: &str) -> String {
     format!("refs/retry-run/{task}/lease")
 }
 
 /// `retry-run/<task>`: the branch a task that succeeded leaves (under
 /// `refs/heads/`).
-pub fn success_branch(task: &str) -> String {
+pub(crate) fn success_branch(task: &str) -> String {
     format!("retry-run/{task}")
 }
 
 /// The record of lane `lane` of `task` (`run --lanes`): `<task>/lanes/<lane>`,
 /// which names its directory under `tasks/` and its refs under
 /// `refs/retry-run/`.
-pub fn lane_record(task: &str, lane: u32) -> String {
+pub(crate) fn lane_record(task: &str, lane: u32) -> String {
     format!("{task}/lanes/{lane}")
 }
 
 /// A lane's record: its task, and its number among the task's lanes (from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaneRecord<'a> {
+pub(crate) struct LaneRecord<'a> {
     pub task: &'a str,
     pub lane: u32,
 }
 
 /// A lane's record named by [`lane_record`], as its task and lane.
-pub fn parse_lane(record: &str) -> Option<LaneRecord<'_>> {
+pub(crate) fn parse_lane(record: &str) -> Option<LaneRecord<'_>> {
     let (task, lane) = record.split_once("/lanes/")?;
     lane.parse::<u32>().ok().filter(|l| *l >= 1 && lane == l.to_string()).map(|lane| LaneRecord { task, lane })
 }
@@ -56,7 +56,7 @@ pub fn parse_lane(record: &str) -> Option<LaneRecord<'_>> {
 /// The directory name of a record's worktree (and of git's administrative
 /// directory for it): the record itself for a task, `<task>+<lane>` for a
 /// lane (`+` is never part of a task's name, so the two never meet).
-pub fn worktree_name(record: &str) -> String {
+pub(crate) fn worktree_name(record: &str) -> String {
     match parse_lane(record) {
         Some(LaneRecord { task, lane }) => format!("{task}+{lane}"),
         None => record.to_string(),

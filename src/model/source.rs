@@ -57,7 +57,7 @@ impl ScopeSpan {
 }
 
 /// The first and last line of a scope, for [`innermost`].
-pub trait Lines {
+pub(crate) trait Lines {
     fn lines(&self) -> (usize, usize);
 }
 
@@ -74,7 +74,7 @@ impl Lines for ScopeRef<'_> {
 }
 
 /// The innermost scope that holds `line`, from spans sorted by start line.
-pub fn innermost<S: Lines>(spans: &[S], line: usize) -> Option<&S> {
+pub(crate) fn innermost<S: Lines>(spans: &[S], line: usize) -> Option<&S> {
     spans
         .iter()
         .filter(|s| {

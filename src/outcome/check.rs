@@ -14,11 +14,11 @@ use crate::judge::test_results::{RunnerFailure, TestRun};
 use crate::model::{BaselineMode, CheckResult, ErrorItem, Failure};
 
 /// Tools whose diagnostics are test failures (keyed by test id instead).
-pub const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
+pub(crate) const TEST_TOOLS: [&str; 3] = ["pytest", "cargo-test", "python-traceback"];
 
 /// One run of a check, parsed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
@@ -40,14 +40,14 @@ pub struct Parsed {
 }
 
 impl Parsed {
-    pub fn exited_ok(&self) -> bool {
+    pub(crate) fn exited_ok(&self) -> bool {
         !self.timed_out && self.exit_code == Some(0)
     }
 }
 
 /// The base's result of a check, cached in the record.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     pub check: String,
     pub run: String,
     pub base: String,
@@ -68,7 +68,7 @@ pub struct Baseline {
 /// The failures of one run: failing tests by id, and error diagnostics of
 /// lint and compiler tools by path, code and enclosing scope (never by
 /// line, so a shifted line still matches). Pure.
-pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> Vec<Failure> {
+pub(crate) fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> Vec<Failure> {
     let mut out: Vec<Failure> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for entry in failed_tests {
@@ -113,13 +113,13 @@ pub fn failure_keys(failed_tests: &[String], enriched: &[enrich::Enriched]) -> V
 
 /// An error that stops a module from being imported, so that its tests
 /// never ran.
-pub fn is_import_error(message: &str) -> bool {
+pub(crate) fn is_import_error(message: &str) -> bool {
     ["ModuleNotFoundError", "ImportError", "could not be collected"].iter().any(|m| message.contains(m))
 }
 
 /// Errors are failures; warnings too when the output has no error (a lint
 /// check that fails on warnings, `clippy -D warnings` aside).
-pub fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
+pub(crate) fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
     match severity {
         Severity::Error => true,
         Severity::Warning => {
@@ -131,7 +131,7 @@ pub fn counts(severity: Severity, all: &[enrich::Enriched]) -> bool {
 
 /// The diagnostics a check's verdict counts ([`counts`], with a path):
 /// what `run`'s gate judges and what `init` reports on the base.
-pub fn counted(all: &[enrich::Enriched]) -> impl Iterator<Item = &enrich::Enriched> {
+pub(crate) fn counted(all: &[enrich::Enriched]) -> impl Iterator<Item = &enrich::Enriched> {
     all.iter().filter(|e| counts(e.diagnostic.severity, all) && e.diagnostic.path.is_some())
 }
 
@@ -150,7 +150,7 @@ fn key(path: &str, code: Option<&str>, message: &str, scope: &str) -> String {
 
 /// How failure keys are made: a cached baseline with another version is
 /// run again.
-pub const KEYS_VERSION: u32 = 3;
+pub(crate) const KEYS_VERSION: u32 = 3;
 
 fn error_key(e: &ErrorItem) -> String {
     key(&e.path, e.code.as_deref(), &e.message, e.scope.as_deref().unwrap_or(""))
@@ -161,7 +161,7 @@ fn error_key(e: &ErrorItem) -> String {
 /// may lie beneath the checkout, in its `.git`): a check whose tracebacks or
 /// diagnostics point there tested the checkout, not the attempt. At most
 /// five, in order of appearance. Pure.
-pub fn checkout_paths(text: &str, checkouts: &[&str], worktrees: &[&str]) -> Vec<String> {
+pub(crate) fn checkout_paths(text: &str, checkouts: &[&str], worktrees: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for checkout in checkouts.iter().filter(|c| c.len() > 1) {
         let prefix = format!("{checkout}/");
@@ -193,7 +193,7 @@ pub fn checkout_paths(text: &str, checkouts: &[&str], worktrees: &[&str]) -> Vec
 
 /// An attempt's failures, split by [`against_base`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct AgainstBase {
+pub(crate) struct AgainstBase {
     /// Failures the base does not have.
     pub new: Vec<Failure>,
     /// Failures the base has too.
@@ -203,14 +203,15 @@ pub struct AgainstBase {
 /// Splits an attempt's failures into new ones and ones the base has too,
 /// one by one (a failure present twice on the attempt and once on the base
 /// is new once). Pure.
-pub fn against_base(attempt: &[Failure], base: &[Failure]) -> AgainstBase {
+#[cfg(test)]
+pub(crate) fn against_base(attempt: &[Failure], base: &[Failure]) -> AgainstBase {
     against_base_renamed(attempt, base, &[])
 }
 
 /// The key a failure of the attempt would have had on the base: its path
 /// (before `|` or `::`) taken back through the attempt's renames
 /// (`(new, old)` pairs), so that a renamed file keeps its old failures old.
-pub fn base_key(key: &str, renames: &[(String, String)]) -> String {
+pub(crate) fn base_key(key: &str, renames: &[(String, String)]) -> String {
     for (new, old) in renames {
         if let Some(rest) = key.strip_prefix(new.as_str())
             && (rest.starts_with('|') || rest.starts_with("::"))
@@ -223,7 +224,7 @@ pub fn base_key(key: &str, renames: &[(String, String)]) -> String {
 
 /// [`against_base`], with the attempt's failures keyed as on the base
 /// ([`base_key`]).
-pub fn against_base_renamed(attempt: &[Failure], base: &[Failure], renames: &[(String, String)]) -> AgainstBase {
+pub(crate) fn against_base_renamed(attempt: &[Failure], base: &[Failure], renames: &[(String, String)]) -> AgainstBase {
     let mut left: HashMap<&str, usize> = HashMap::new();
     for f in base {
         *left.entry(f.key.as_str()).or_default() += 1;
@@ -244,7 +245,7 @@ pub fn against_base_renamed(attempt: &[Failure], base: &[Failure], renames: &[(S
 
 /// How a check is judged: its baseline mode and the task's targets.
 #[derive(Debug, Clone, Copy)]
-pub struct Judging<'a> {
+pub(crate) struct Judging<'a> {
     pub mode: BaselineMode,
     pub targets: &'a [String],
     /// The attempt's renames, `(new path, old path)`.
@@ -267,7 +268,7 @@ fn auto_tolerates(all: &[Failure], old: &[Failure], targets: &[String]) -> bool 
 /// task has targets ([`auto_tolerates`]). Without a base (`off`, or no
 /// baseline yet) every failure is new. A failure that is one of the task's
 /// targets is marked so.
-pub fn judge(
+pub(crate) fn judge(
     check: &CheckConfig,
     p: &Parsed,
     base: Option<&Baseline>,
@@ -386,7 +387,7 @@ fn fed_back(p: &Parsed, failures: &[Failure], pre_existing: &[Failure], only_new
 /// The failure that stands for a runner that did not run the tests
 /// normally: keyed by the runner, labelled in its own words. Never one of
 /// the base's.
-pub fn runner_failure_key(r: &RunnerFailure) -> Failure {
+pub(crate) fn runner_failure_key(r: &RunnerFailure) -> Failure {
     Failure {
         key: format!("{}|runner|{}", r.runner, r.what),
         label: crate::text::clip(&r.line(), 300, "...").into_owned(),
@@ -398,14 +399,14 @@ pub fn runner_failure_key(r: &RunnerFailure) -> Failure {
 /// A submodule of the base that a task worktree lacks: its path, and
 /// whether the user's checkout has it initialised.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MissingSubmodule {
+pub(crate) struct MissingSubmodule {
     pub path: String,
     pub in_checkout: bool,
 }
 
 /// The notes a failing check gets when the worktree lacks submodules: one
 /// sentence each, saying where the submodule would come from.
-pub fn submodule_notes(missing: &[MissingSubmodule]) -> Vec<String> {
+pub(crate) fn submodule_notes(missing: &[MissingSubmodule]) -> Vec<String> {
     missing
         .iter()
         .map(|m| {

@@ -11,7 +11,7 @@ use crate::model::{InternalChange, ObjectsAdded, PartChange};
 
 /// The changes of one step (the agent, or the checks), judged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// Every change that is not an object added: objects deleted or
     /// replaced, `objects/info/alternates`, refs, config, hooks, links.
     pub violations: Vec<String>,
@@ -27,7 +27,7 @@ pub struct Judged {
 }
 
 /// What [`judge_with`] knows beside the changes.
-pub struct Seen<'a> {
+pub(crate) struct Seen<'a> {
     /// Whether the kernel confined the step (namespaces or Landlock).
     pub confined: bool,
     /// Whether the confined step could write a part (a path of its
@@ -51,7 +51,7 @@ fn repack_output(part: &str) -> bool {
 /// index kept open) are all still `stored`. A pack only partly removed (its
 /// index alone, its `.promisor`), or one whose objects cannot be listed, is
 /// not among them. Pure but for what the two functions read.
-pub fn still_stored(
+pub(crate) fn still_stored(
     changes: &[InternalChange],
     pack_objects: impl Fn(&str) -> Option<Vec<String>>,
     stored: impl Fn(&str) -> bool,
@@ -90,7 +90,8 @@ pub fn still_stored(
 /// other tasks' snapshots under `run -j`). A pack whose times alone moved
 /// was freshened by git writing an object it already holds. Anything else
 /// that appeared, went or changed is a violation.
-pub fn judge(changes: &[InternalChange], confined: bool) -> Judged {
+#[cfg(test)]
+pub(crate) fn judge(changes: &[InternalChange], confined: bool) -> Judged {
     judge_with(changes, &Seen { confined, could_write: &|_| true, still_stored: &BTreeSet::new() })
 }
 
@@ -99,7 +100,7 @@ pub fn judge(changes: &[InternalChange], confined: bool) -> Judged {
 /// multi-pack index git rewrote then), not a violation; and a change the
 /// confined step could not have made (a part the sandbox kept read-only to
 /// it) is the environment's. Pure.
-pub fn judge_with(changes: &[InternalChange], seen: &Seen<'_>) -> Judged {
+pub(crate) fn judge_with(changes: &[InternalChange], seen: &Seen<'_>) -> Judged {
     let mut j = Judged::default();
     let repack = changes.iter().any(|c| c.change == PartChange::Removed && seen.still_stored.contains(&c.part));
     for c in changes {
@@ -143,7 +144,7 @@ fn pack_file(part: &str) -> bool {
 /// a worktree and the repository (`worktree/.git`, `worktree-admin/*`,
 /// `worktrees/<id>/{gitdir,commondir,config.worktree}`), or the config or
 /// hooks of the repository or of a submodule's. Pure.
-pub fn halts(part: &str) -> bool {
+pub(crate) fn halts(part: &str) -> bool {
     const LINKS: [&str; 3] = ["gitdir", "commondir", "config.worktree"];
     if part == "worktree/.git" || part.starts_with("worktree-admin/") {
         return true;

@@ -9,10 +9,10 @@
 //!   halts an attempt that nothing confines;
 //! - [`resume`]: where a run of a task resumes (its attempt window, its base).
 
-pub mod check;
-pub mod internals;
-pub mod new_target;
-pub mod resume;
+pub(crate) mod check;
+pub(crate) mod internals;
+pub(crate) mod new_target;
+pub(crate) mod resume;
 
 use crate::config::RetryConfig;
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};
@@ -20,7 +20,7 @@ use crate::text::{exit_text, human_ms, plural};
 
 /// An attempt's outcome, and the one-line reason for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Classified {
+pub(crate) struct Classified {
     pub outcome: Outcome,
     pub reason: String,
 }
@@ -29,7 +29,7 @@ pub struct Classified {
 /// checks, verifier. Returns the outcome and a one-line reason. The verifier's
 /// `escalate` is not an outcome of its own: it approves nothing, so the attempt
 /// is VERIFIER_REJECTION and the loop escalates.
-pub fn classify(r: &AttemptRecord) -> Classified {
+pub(crate) fn classify(r: &AttemptRecord) -> Classified {
     let (outcome, reason) = first_failed_gate(r);
     Classified { outcome, reason }
 }
@@ -150,12 +150,12 @@ fn judged(v: &crate::model::VerifierResult) -> Option<(Outcome, String)> {
 
 /// The first check of attempt `r` whose output points into the user's
 /// checkout: it tested the checkout, so it judges nothing of the attempt.
-pub fn tested_checkout(r: &AttemptRecord) -> Option<&crate::model::CheckResult> {
+pub(crate) fn tested_checkout(r: &AttemptRecord) -> Option<&crate::model::CheckResult> {
     r.checks.iter().find(|c| !c.tested_checkout.is_empty())
 }
 
 /// What to change when a check tested the checkout instead of the attempt.
-pub const TESTED_CHECKOUT_ADVICE: &str = "A package installed in editable mode from your checkout (`pip install -e .`, tox, a venv) or a check that names the checkout by an absolute path runs your checkout's code. retry-run puts the worktree's import root first on PYTHONPATH for Python checks; run the tool as `python -m TOOL` from the worktree, use paths relative to the check's working directory, or install the package without `-e`, then run the task again (`retry-run run --id TASK`)";
+pub(crate) const TESTED_CHECKOUT_ADVICE: &str = "A package installed in editable mode from your checkout (`pip install -e .`, tox, a venv) or a check that names the checkout by an absolute path runs your checkout's code. retry-run puts the worktree's import root first on PYTHONPATH for Python checks; run the tool as `python -m TOOL` from the worktree, use paths relative to the check's working directory, or install the package without `-e`, then run the task again (`retry-run run --id TASK`)";
 
 /// `a file`, `3 files`.
 fn plural_files(n: usize) -> String {
@@ -173,7 +173,7 @@ fn name_few(names: &[&str]) -> String {
 /// Why the gates that run code (the checks, then the built-in checks and
 /// the verifier) do not run after an attempt's agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skip {
+pub(crate) enum Skip {
     /// The agent timed out or crashed.
     AgentFailed,
     /// The attempt changed no file.
@@ -188,7 +188,7 @@ pub enum Skip {
 /// Whether the checks run after the agent of attempt `r`, whose agent run,
 /// files and scope findings are known: `None` when they run, else why not.
 /// Pure.
-pub fn skip_checks(r: &AttemptRecord) -> Option<Skip> {
+pub(crate) fn skip_checks(r: &AttemptRecord) -> Option<Skip> {
     let agent_ok = r.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed());
     if r.halted.is_some() {
         Some(Skip::Halted)
@@ -205,7 +205,7 @@ pub fn skip_checks(r: &AttemptRecord) -> Option<Skip> {
 
 /// What the loop does after an attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// The attempt passed every gate: the task succeeds with it.
     Succeed,
     /// No further attempt: a human takes the task over, for this reason.
@@ -219,7 +219,7 @@ pub enum Next {
 /// `retry.on` does not retry), or another attempt. `kept` is the ref the
 /// attempt is kept under (`refs/retry-run/<task>/<n>`), named when the
 /// verifier never answered.
-pub fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str) -> Next {
+pub(crate) fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str) -> Next {
     let n = record.number;
     if let Some(h) = &record.halted {
         return Next::Escalate(format!(
@@ -251,7 +251,7 @@ pub fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str) -> Ne
 
 /// Why no further attempt may start: the task's recorded agent cost or its
 /// attempts' total time reached a bound of `retry`.
-pub fn budget_spent(retry: &RetryConfig, prior: &[AttemptRecord]) -> Option<String> {
+pub(crate) fn budget_spent(retry: &RetryConfig, prior: &[AttemptRecord]) -> Option<String> {
     if let Some(max) = retry.max_cost_usd {
         let cost: f64 = prior.iter().filter_map(|a| a.agent.as_ref()?.usage.as_ref()?.cost_usd).sum();
         if cost >= max {
@@ -275,7 +275,7 @@ pub fn budget_spent(retry: &RetryConfig, prior: &[AttemptRecord]) -> Option<Stri
 /// passed (at least one ran), and it failed only on new diagnostics of
 /// lint checks, or only on the reviewer's remark. Its diff is worth
 /// keeping for the next attempt. Returns what it failed on. Pure.
-pub fn near_miss(r: &AttemptRecord) -> Option<String> {
+pub(crate) fn near_miss(r: &AttemptRecord) -> Option<String> {
     use crate::model::CheckKind;
     let tests: Vec<_> = r.checks.iter().filter(|c| c.kind == CheckKind::Test).collect();
     if tests.is_empty() || !tests.iter().all(|c| c.passed) {
@@ -306,7 +306,7 @@ pub fn near_miss(r: &AttemptRecord) -> Option<String> {
 /// One entry per failure a passed check left failing as on the base:
 /// tests by name (`pytest: tests/t.py::test_a`, at most five a check),
 /// diagnostics counted (`ruff: 202 already on the base, 0 new`). Pure.
-pub fn base_counts(r: &AttemptRecord) -> Vec<String> {
+pub(crate) fn base_counts(r: &AttemptRecord) -> Vec<String> {
     let mut out = Vec::new();
     for c in r.checks.iter().filter(|c| c.passed && !c.flaky && c.failing_on_base) {
         let theirs: Vec<&crate::model::Failure> = c.pre_existing.iter().filter(|f| !f.target).collect();
@@ -331,7 +331,7 @@ pub fn base_counts(r: &AttemptRecord) -> Vec<String> {
 /// How the checks of `r` that left the base's failures failing were told
 /// to: `retry.baseline = "tolerate"`, or `auto` (diagnostics and tests
 /// that are not targets). Pure.
-pub fn tolerated_by(r: &AttemptRecord) -> String {
+pub(crate) fn tolerated_by(r: &AttemptRecord) -> String {
     use crate::model::BaselineMode;
     let modes: Vec<BaselineMode> =
         r.checks.iter().filter(|c| c.passed && c.failing_on_base).filter_map(|c| c.baseline).collect();
@@ -344,7 +344,7 @@ pub fn tolerated_by(r: &AttemptRecord) -> String {
 
 /// The failures still failing on a passed check because the base has them
 /// too and the baseline let them be: `check: key`.
-pub fn tolerated(r: &AttemptRecord) -> Vec<String> {
+pub(crate) fn tolerated(r: &AttemptRecord) -> Vec<String> {
     r.checks
         .iter()
         .filter(|c| c.passed && !c.flaky)

@@ -4,7 +4,7 @@
 
 /// The `k` ids nearest to `target`: fewest edits first, then the longest
 /// shared prefix, then by name.
-pub fn nearest<'a>(target: &str, ids: &'a [String], k: usize) -> Vec<&'a str> {
+pub(crate) fn nearest<'a>(target: &str, ids: &'a [String], k: usize) -> Vec<&'a str> {
     let mut scored: Vec<(usize, usize, &str)> = ids
         .iter()
         .map(|id| {
@@ -37,7 +37,7 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// What stops the run: the targets no check reported on the base, each
 /// with its nearest ids, and what to do.
-pub fn message(missing: &[(String, Vec<&str>)], checks: &[String]) -> String {
+pub(crate) fn message(missing: &[(String, Vec<&str>)], checks: &[String]) -> String {
     let mut out = String::new();
     for (target, near) in missing {
         if !out.is_empty() {

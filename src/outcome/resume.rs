@@ -3,7 +3,7 @@
 
 /// What the record says of a task so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SoFar {
+pub(crate) struct SoFar {
     /// A `TaskStarted` was recorded.
     pub started: bool,
     /// The latest round ended (succeeded or escalated).
@@ -20,7 +20,7 @@ pub struct SoFar {
 
 /// The attempt numbers a run may use: `first..=last`, starting at `next`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     /// The round's first attempt (it counts against `max_attempts`).
     pub first: u32,
     /// The round's last allowed attempt; never before `next`.
@@ -35,7 +35,7 @@ pub struct Window {
 /// ended) starts after the last attempt; an unfinished round resumes where
 /// it stopped, within its own budget of `max_attempts` (widened by its
 /// aborted attempts, which spent none of it).
-pub fn window(so_far: SoFar, again: bool, max_attempts: u32) -> Window {
+pub(crate) fn window(so_far: SoFar, again: bool, max_attempts: u32) -> Window {
     let next = so_far.last_attempt + 1;
     let new_round = !so_far.started || again || so_far.ended;
     let first = if new_round { next } else { so_far.first_attempt };
@@ -46,7 +46,7 @@ pub fn window(so_far: SoFar, again: bool, max_attempts: u32) -> Window {
 
 /// Which base a run works on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BaseChoice {
+pub(crate) enum BaseChoice {
     /// The base the task recorded at its start.
     Recorded(String),
     /// The revision `--base` names.
@@ -61,7 +61,12 @@ pub enum BaseChoice {
 /// The base is recorded once per task and kept, unless `--refresh-base`
 /// asks for a new one; a new one is `--base`, else the config's `base`,
 /// else the checkout's HEAD.
-pub fn choose_base(recorded: Option<&str>, refresh: bool, flag: Option<&str>, config: Option<&str>) -> BaseChoice {
+pub(crate) fn choose_base(
+    recorded: Option<&str>,
+    refresh: bool,
+    flag: Option<&str>,
+    config: Option<&str>,
+) -> BaseChoice {
     match (recorded, flag, config) {
         (Some(b), ..) if !refresh => BaseChoice::Recorded(b.to_string()),
         (_, Some(f), _) => BaseChoice::Flag(f.to_string()),
@@ -73,7 +78,7 @@ pub fn choose_base(recorded: Option<&str>, refresh: bool, flag: Option<&str>, co
 /// A commit as the first line of a run names it: the branch that points
 /// at it, when one does, and its short id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Named<'a> {
+pub(crate) struct Named<'a> {
     pub branch: Option<&'a str>,
     pub short: &'a str,
 }
@@ -90,7 +95,7 @@ impl Named<'_> {
 /// The first line of a run of task `id`: its base, where it came from, and
 /// the checkout's HEAD when the base is a configured or given revision
 /// other than it (said once, here). Pure.
-pub fn base_line(id: &str, choice: &BaseChoice, base: Named<'_>, head: Option<Named<'_>>) -> String {
+pub(crate) fn base_line(id: &str, choice: &BaseChoice, base: Named<'_>, head: Option<Named<'_>>) -> String {
     let what = match base.branch {
         Some(b) => format!("{b} ({})", base.short),
         None => base.short.to_string(),
@@ -117,7 +122,7 @@ pub fn base_line(id: &str, choice: &BaseChoice, base: Named<'_>, head: Option<Na
 /// run --id ID`, then `extra` (`--again`), then the words the first run
 /// was given that it needs again (`args`, the agent after `--` among them),
 /// each quoted when the shell would split or expand it. Pure.
-pub fn resume_command(id: &str, extra: &[&str], args: &[String]) -> String {
+pub(crate) fn resume_command(id: &str, extra: &[&str], args: &[String]) -> String {
     let mut words: Vec<String> = ["retry-run", "run", "--id", id].iter().map(|w| sh_word(w)).collect();
     words.extend(extra.iter().map(|w| sh_word(w)));
     words.extend(args.iter().map(|w| sh_word(w)));

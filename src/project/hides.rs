@@ -11,11 +11,11 @@ use std::path::Path;
 
 /// The directories a confined command gets empty and private in its
 /// namespaces (the sandbox's own list).
-pub const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
+pub(crate) const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
 
 /// A path the sandbox hides from a command that relies on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hidden {
+pub(crate) struct Hidden {
     pub path: String,
     /// The private directory it lies under (`/tmp`).
     pub under: &'static str,
@@ -25,7 +25,7 @@ pub struct Hidden {
 
 impl Hidden {
     /// What happens and what to do, in a line.
-    pub fn advice(&self) -> String {
+    pub(crate) fn advice(&self) -> String {
         format!(
             "{} lies under {}, which the sandbox hides ({}): confined commands get an empty private {} \
              (in sandbox mode namespaces); move it out of {} (a virtualenv as the checkout's .venv), \
@@ -43,7 +43,7 @@ fn under_private(path: &str) -> Option<&'static str> {
 /// The paths `run` (a `sh -c` command line) names and the virtualenvs of
 /// `path_venvs` (those whose `bin` is on `PATH`) that lie under a private
 /// directory, but for those beneath one of `kept` (the repository).
-pub fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<Hidden> {
+pub(crate) fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<Hidden> {
     let kept = |p: &str| kept.iter().any(|k| Path::new(p).starts_with(k));
     let mut out: Vec<Hidden> = Vec::new();
     let words = run.split_whitespace().map(|w| w.trim_matches(['\'', '"']));
@@ -70,7 +70,12 @@ pub fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<Hidden> 
 /// path the sandbox hides, and each hidden virtualenv of `path_venvs`;
 /// nothing when the sandbox is not asked for namespaces. `root` is the
 /// repository, which stays visible.
-pub fn warnings(namespaces: bool, commands: &[(String, String)], path_venvs: &[String], root: &str) -> Vec<String> {
+pub(crate) fn warnings(
+    namespaces: bool,
+    commands: &[(String, String)],
+    path_venvs: &[String],
+    root: &str,
+) -> Vec<String> {
     if !namespaces {
         return Vec::new();
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// The config files whose contents a [`Layout`] holds, when present at the
 /// root.
-pub const CONFIG_FILES: &[&str] = &[
+pub(crate) const CONFIG_FILES: &[&str] = &[
     "pyproject.toml",
     "setup.cfg",
     "tox.ini",
@@ -28,7 +28,7 @@ pub const CONFIG_FILES: &[&str] = &[
 
 /// A project as its root shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Names of the files and directories at the root (`.git` left out).
     pub root: Vec<String>,
     /// Directories at the root holding an `__init__.py`.
@@ -41,7 +41,7 @@ pub struct Layout {
 
 impl Layout {
     /// Whether `name` is at the root.
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.root.iter().any(|r| r == name)
     }
 
@@ -52,7 +52,7 @@ impl Layout {
     /// Whether this is a Python project: `pyproject.toml`, `setup.py`,
     /// `setup.cfg` or `requirements.txt` at the root, or a package in
     /// `src/`.
-    pub fn is_python(&self) -> bool {
+    pub(crate) fn is_python(&self) -> bool {
         ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"].iter().any(|f| self.has(f))
             || !self.src_packages.is_empty()
     }
@@ -63,7 +63,7 @@ impl Layout {
     /// `setup.cfg`, or `.flake8`; `[tool.mypy` in `pyproject.toml`,
     /// `mypy.ini`, `.mypy.ini`, `[mypy]` in `setup.cfg`; `[tool.hatch` in
     /// `pyproject.toml` or `hatch.toml`.
-    pub fn configures(&self, tool: &str) -> Option<&'static str> {
+    pub(crate) fn configures(&self, tool: &str) -> Option<&'static str> {
         let table = |t: &str| self.text("pyproject.toml").lines().any(|l| l.trim_start().starts_with(t));
         let section = |file: &str, name: &str| ini_section(self.text(file), name).is_some();
         let found: &[(&'static str, bool)] = match tool {
@@ -98,7 +98,7 @@ impl Layout {
     /// `packages` or `modules` in `[tool.mypy]` of `pyproject.toml`, or in
     /// `[mypy]` of `mypy.ini`, `.mypy.ini`, `setup.cfg`): then a plain
     /// `mypy` checks what the project checks, and `mypy .` would not.
-    pub fn mypy_names_its_targets(&self) -> bool {
+    pub(crate) fn mypy_names_its_targets(&self) -> bool {
         const KEYS: [&str; 3] = ["files", "packages", "modules"];
         if let Ok(t) = self.text("pyproject.toml").parse::<toml::Table>()
             && let Some(m) = t.get("tool").and_then(|t| t.get("mypy")).and_then(|m| m.as_table())
@@ -112,7 +112,7 @@ impl Layout {
     }
 
     /// The text of `package.json`'s script `name`, if it has one.
-    pub fn npm_script(&self, name: &str) -> Option<String> {
+    pub(crate) fn npm_script(&self, name: &str) -> Option<String> {
         serde_json::from_str::<serde_json::Value>(self.text("package.json"))
             .ok()?
             .get("scripts")?
@@ -126,7 +126,7 @@ impl Layout {
     /// `.cargo/config.toml` with `Cargo.lock` present), or the hosts of
     /// the registries and git repositories its `Cargo.toml` names. A
     /// workspace's members are not read: it is given crates.io.
-    pub fn cargo_needs(&self) -> CargoNeeds {
+    pub(crate) fn cargo_needs(&self) -> CargoNeeds {
         let manifest = match self.text("Cargo.toml").parse::<toml::Table>() {
             Ok(t) => t,
             Err(_) => {
@@ -184,7 +184,7 @@ impl Layout {
 
     /// The Node package manager its lock file names (`pnpm`, `yarn`, else
     /// `npm`); `None` without a `package.json`.
-    pub fn node_runner(&self) -> Option<&'static str> {
+    pub(crate) fn node_runner(&self) -> Option<&'static str> {
         if !self.has("package.json") {
             return None;
         }
@@ -198,7 +198,7 @@ impl Layout {
     }
 
     /// The script names of `package.json`.
-    pub fn npm_scripts(&self) -> Vec<String> {
+    pub(crate) fn npm_scripts(&self) -> Vec<String> {
         serde_json::from_str::<serde_json::Value>(self.text("package.json"))
             .ok()
             .and_then(|v| v.get("scripts").and_then(|s| s.as_object()).map(|s| s.keys().cloned().collect()))
@@ -207,7 +207,7 @@ impl Layout {
 
     /// Whether the Node project tests with jest: `jest` in a script of
     /// `package.json` or among its dependencies.
-    pub fn uses_jest(&self) -> bool {
+    pub(crate) fn uses_jest(&self) -> bool {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(self.text("package.json")) else {
             return false;
         };
@@ -227,7 +227,7 @@ impl Layout {
     /// `[tool:pytest]` of `setup.cfg`, `[pytest]` of `tox.ini`, the first
     /// that sets it), else the conventional `tests` and `test` directories
     /// present.
-    pub fn test_paths(&self) -> Vec<String> {
+    pub(crate) fn test_paths(&self) -> Vec<String> {
         let from_ini = [("pytest.ini", "pytest"), ("setup.cfg", "tool:pytest"), ("tox.ini", "pytest")];
         let mut configured = None;
         if let Ok(t) = self.text("pyproject.toml").parse::<toml::Table>()
@@ -259,11 +259,11 @@ impl Layout {
 }
 
 /// The hosts cargo reaches for crates.io (its sparse index and downloads).
-pub const CRATES_IO: [&str; 2] = ["index.crates.io", "static.crates.io"];
+pub(crate) const CRATES_IO: [&str; 2] = ["index.crates.io", "static.crates.io"];
 
 /// What a cargo project needs from outside to build ([`Layout::cargo_needs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CargoNeeds {
+pub(crate) enum CargoNeeds {
     /// Nothing: why.
     Offline(String),
     /// These hosts: why.
@@ -281,7 +281,7 @@ fn url_host(url: &str) -> &str {
 /// holds a package, the root (`.`) for a project with `pyproject.toml`,
 /// `setup.py`, `setup.cfg` or `requirements.txt` at the root; `None` for
 /// a project that is not Python's.
-pub fn python_import_root(layout: &Layout) -> Option<&'static str> {
+pub(crate) fn python_import_root(layout: &Layout) -> Option<&'static str> {
     if !layout.src_packages.is_empty() {
         Some("src")
     } else if ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"].iter().any(|f| layout.has(f)) {
@@ -294,7 +294,7 @@ pub fn python_import_root(layout: &Layout) -> Option<&'static str> {
 /// The keys and values of section `[name]` of an INI file (`tox.ini`,
 /// `setup.cfg`), continuation lines joined with a space; `None` when it
 /// has no such section.
-pub fn ini_section(text: &str, name: &str) -> Option<Vec<(String, String)>> {
+pub(crate) fn ini_section(text: &str, name: &str) -> Option<Vec<(String, String)>> {
     let mut inside = false;
     let mut found = false;
     let mut out: Vec<(String, String)> = Vec::new();

@@ -3,16 +3,16 @@
 //! root's names, the packages at the root and in `src/`, the config files
 //! [`layout::CONFIG_FILES`]). Reads, never writes.
 
-pub mod hides;
-pub mod layout;
+pub(crate) mod hides;
+pub(crate) mod layout;
 
 use std::path::{Path, PathBuf};
 
-pub use layout::{CRATES_IO, CargoNeeds, Layout, python_import_root};
+pub(crate) use layout::{CargoNeeds, Layout, python_import_root};
 
 impl Layout {
     /// The layout of the project at `dir`; what cannot be read is left out.
-    pub fn read(dir: &Path) -> Layout {
+    pub(crate) fn read(dir: &Path) -> Layout {
         let mut l = Layout::default();
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -51,13 +51,13 @@ impl Layout {
 /// flat project (`pyproject.toml`, `setup.py`, `setup.cfg` or
 /// `requirements.txt` at the root), `None` for a project that is not
 /// Python's.
-pub fn import_root_of(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn import_root_of(dir: &Path) -> Option<PathBuf> {
     python_import_root(&Layout::read(dir)).map(|r| if r == "." { dir.to_path_buf() } else { dir.join(r) })
 }
 
 /// The virtualenvs whose `bin` is on `path` (a `PATH` value): each such
 /// entry's parent holding a `pyvenv.cfg`, in `PATH`'s order.
-pub fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<String> {
+pub(crate) fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for dir in std::env::split_paths(path) {
         if let Some(root) = dir.parent().filter(|r| r.join("pyvenv.cfg").is_file())
@@ -70,7 +70,7 @@ pub fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<String> {
 }
 
 /// `PYTHONPATH` with `root` first, then what it held. Pure.
-pub fn python_path(root: &str, existing: Option<&str>) -> String {
+pub(crate) fn python_path(root: &str, existing: Option<&str>) -> String {
     match existing.filter(|e| !e.is_empty()) {
         Some(e) => format!("{root}:{e}"),
         None => root.to_string(),

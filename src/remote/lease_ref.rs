@@ -9,7 +9,7 @@ const TITLE: &str = "retry-run lease";
 
 /// Who holds a task's lease, and until when (milliseconds since the epoch).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Holder {
+pub(crate) struct Holder {
     pub host: String,
     pub pid: u32,
     /// One per `retry-run run`: tells a run its own lease from another's.
@@ -23,14 +23,14 @@ pub struct Holder {
 
 impl Holder {
     /// The lease commit's message.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let json = serde_json::to_string(self).unwrap_or_default();
         let what = if self.released { "released" } else { "held" };
         format!("{TITLE}: {} {what} by {} (pid {})\n\n{json}\n", self.task, self.host, self.pid)
     }
 
     /// Reads a lease commit's message; `None` when it is not one.
-    pub fn parse(message: &str) -> Option<Holder> {
+    pub(crate) fn parse(message: &str) -> Option<Holder> {
         if !message.starts_with(TITLE) {
             return None;
         }
@@ -38,7 +38,7 @@ impl Holder {
     }
 
     /// `host` pid `pid` until `time`.
-    pub fn describe(&self, now_ms: u64) -> String {
+    pub(crate) fn describe(&self, now_ms: u64) -> String {
         let left = self.until_ms.saturating_sub(now_ms);
         format!("{} (pid {}, run {}), lease for {:.1} s more", self.host, self.pid, self.run, left as f64 / 1000.0)
     }
@@ -46,7 +46,7 @@ impl Holder {
 
 /// What the lease found on the remote means for a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     /// No lease, or one given back: the task is free.
     Free,
     /// Another run held it and did not renew it in time: it may be taken over.
@@ -56,7 +56,7 @@ pub enum Standing {
 }
 
 /// Pure: the standing of a task from its lease (if any) at `now` (milliseconds since the epoch).
-pub fn standing(lease: Option<&Holder>, now: u64) -> Standing {
+pub(crate) fn standing(lease: Option<&Holder>, now: u64) -> Standing {
     match lease {
         None => Standing::Free,
         Some(h) if h.released => Standing::Free,

@@ -13,9 +13,9 @@
 //!   commit message) and what it means (pure);
 //! - [`transport`]: the `git` program, for everything that crosses the wire.
 
-pub mod lease_ref;
-pub mod relate;
-pub mod transport;
+pub(crate) mod lease_ref;
+pub(crate) mod relate;
+pub(crate) mod transport;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -77,13 +77,13 @@ impl RemoteError {
 }
 
 /// Milliseconds since the epoch.
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// What `pull` did with one task.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Taken {
+pub(crate) enum Taken {
     /// The remote has no record of the task.
     Absent,
     Same,
@@ -98,7 +98,7 @@ pub enum Taken {
 }
 
 /// A repository and one of its remotes.
-pub struct Remote {
+pub(crate) struct Remote {
     repo: Repo,
     store: Store,
     /// Where `git` runs.
@@ -108,7 +108,7 @@ pub struct Remote {
 
 impl Remote {
     /// The repository holding `dir`, and its remote `name` (an URL works too).
-    pub fn open(dir: &Path, name: &str) -> Result<Remote, RemoteError> {
+    pub(crate) fn open(dir: &Path, name: &str) -> Result<Remote, RemoteError> {
         let repo = Repo::find(dir)?;
         let store = Store::new(repo.common_dir());
         let dir = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
@@ -116,7 +116,7 @@ impl Remote {
     }
 
     /// The repository's record.
-    pub fn store(&self) -> &Store {
+    pub(crate) fn store(&self) -> &Store {
         &self.store
     }
 
@@ -126,7 +126,7 @@ impl Remote {
 
     /// Fetches the refs of `tasks` (all tasks when empty) into
     /// `refs/retry-run-remotes/<remote>/`.
-    pub fn fetch(&self, tasks: &[String], what: &str) -> Result<(), RemoteError> {
+    pub(crate) fn fetch(&self, tasks: &[String], what: &str) -> Result<(), RemoteError> {
         let specs: Vec<String> = if tasks.is_empty() {
             vec![format!("+refs/retry-run/*:refs/retry-run-remotes/{}/*", self.name)]
         } else {
@@ -136,7 +136,7 @@ impl Remote {
     }
 
     /// The tasks the last fetch found on the remote.
-    pub fn fetched_tasks(&self) -> Result<Vec<String>, RemoteError> {
+    pub(crate) fn fetched_tasks(&self) -> Result<Vec<String>, RemoteError> {
         let prefix = format!("refs/retry-run-remotes/{}/", self.name);
         let mut tasks: Vec<String> = self
             .repo
@@ -151,7 +151,7 @@ impl Remote {
     /// Takes the fetched record of `task` when it extends the local one
     /// (and the attempt commits the local repository lacks). The caller
     /// holds the task's local lock.
-    pub fn take(&self, task: &str) -> Result<Taken, RemoteError> {
+    pub(crate) fn take(&self, task: &str) -> Result<Taken, RemoteError> {
         self.take_attempt_refs(task)?;
         let Some(remote) = self.repo.ref_target(&self.staged(task, "record")) else { return Ok(Taken::Absent) };
         let theirs = self.repo.blob_at(remote, layout::EVENTS).unwrap_or_default();
@@ -237,7 +237,7 @@ impl Remote {
 
     /// `push`: the task's record and attempt commits, in one atomic push
     /// that the remote refuses unless it only moves its refs forward.
-    pub fn push(&self, task: &str) -> Result<(), RemoteError> {
+    pub(crate) fn push(&self, task: &str) -> Result<(), RemoteError> {
         let updates = self.record_updates(task)?;
         match transport::push(&self.dir, &self.name, &updates, true, &format!("retry-run push {task}"))? {
             Pushed::Done => Ok(()),
@@ -258,7 +258,7 @@ impl Remote {
 
 /// A run's hold on a task: the lease commit it last pushed, renewed with
 /// every push of the record and in between.
-pub struct Lease {
+pub(crate) struct Lease {
     remote: Remote,
     pub task: String,
     holder: Holder,
@@ -270,7 +270,7 @@ pub struct Lease {
 
 /// A lease claimed ([`Lease::claim`]), and whose it was when it was taken
 /// over (expired).
-pub struct Claimed {
+pub(crate) struct Claimed {
     pub lease: Lease,
     pub previous: Option<Holder>,
 }
@@ -290,7 +290,7 @@ impl Lease {
     /// expired (then taken over; returns whose it was). Pulls once more
     /// after the claim, so the record is the newest the remote has. The
     /// caller holds the task's local lock.
-    pub fn claim(dir: &Path, remote: &str, task: &str, duration: Duration) -> Result<Claimed, RemoteError> {
+    pub(crate) fn claim(dir: &Path, remote: &str, task: &str, duration: Duration) -> Result<Claimed, RemoteError> {
         let remote = Remote::open(dir, remote)?;
         let what = format!("retry-run run --remote {} (task {task})", remote.name);
         remote.fetch(&[task.to_string()], &what)?;
@@ -378,30 +378,22 @@ impl Lease {
     }
 
     /// The record sent, the lease renewed.
-    pub fn publish(&mut self) -> Result<(), RemoteError> {
+    pub(crate) fn publish(&mut self) -> Result<(), RemoteError> {
         self.push(true, false)
     }
 
     /// The lease alone renewed.
-    pub fn renew(&mut self) -> Result<(), RemoteError> {
+    pub(crate) fn renew(&mut self) -> Result<(), RemoteError> {
         self.push(false, false)
     }
 
     /// The record sent and the lease given back.
-    pub fn release(&mut self) -> Result<(), RemoteError> {
+    pub(crate) fn release(&mut self) -> Result<(), RemoteError> {
         self.push(true, true)
     }
 
     /// Whether another run took the lease over.
-    pub fn is_lost(&self) -> bool {
+    pub(crate) fn is_lost(&self) -> bool {
         self.lost.is_some()
-    }
-
-    pub fn duration(&self) -> Duration {
-        self.duration
-    }
-
-    pub fn remote_name(&self) -> &str {
-        &self.remote.name
     }
 }

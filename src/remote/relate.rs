@@ -5,7 +5,7 @@
 
 /// The remote's event log against the local one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Relation {
+pub(crate) enum Relation {
     Same,
     /// The remote has every local event and more after them.
     RemoteExtends {
@@ -24,7 +24,7 @@ pub enum Relation {
 }
 
 /// Compares two event logs line by line.
-pub fn relate(local: &[u8], remote: &[u8]) -> Relation {
+pub(crate) fn relate(local: &[u8], remote: &[u8]) -> Relation {
     let l: Vec<&[u8]> = lines(local);
     let r: Vec<&[u8]> = lines(remote);
     let common = l.iter().zip(&r).take_while(|(a, b)| a == b).count();
@@ -48,7 +48,7 @@ fn lines(log: &[u8]) -> Vec<&[u8]> {
 }
 
 /// An event as the user knows it: `AgentStarted (attempt 2)`.
-pub fn describe(line: &[u8]) -> String {
+pub(crate) fn describe(line: &[u8]) -> String {
     let v: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
     let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("an unreadable event");
     match v.get("attempt").and_then(|a| a.as_u64()) {

@@ -8,7 +8,7 @@ use super::RemoteError;
 
 /// What a ref on the remote must be for a push to move it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// The ref must not exist.
     Absent,
     /// The ref must point at this object (hex id).
@@ -17,7 +17,7 @@ pub enum Expect {
 
 /// One ref to move on the remote.
 #[derive(Debug, Clone)]
-pub struct Update {
+pub(crate) struct Update {
     /// The local object (hex id) or ref to send.
     pub src: String,
     pub dst: String,
@@ -63,7 +63,7 @@ fn git(dir: &Path, args: &[String], what: &str, remote: &str) -> Result<Ran, Rem
 }
 
 /// `git fetch --prune <remote> <refspecs>`; FETCH_HEAD is not written.
-pub fn fetch(dir: &Path, remote: &str, refspecs: &[String], what: &str) -> Result<(), RemoteError> {
+pub(crate) fn fetch(dir: &Path, remote: &str, refspecs: &[String], what: &str) -> Result<(), RemoteError> {
     let mut args: Vec<String> =
         ["fetch", "--quiet", "--prune", "--no-tags", "--no-write-fetch-head", remote].map(String::from).to_vec();
     args.extend(refspecs.iter().cloned());
@@ -74,14 +74,20 @@ pub fn fetch(dir: &Path, remote: &str, refspecs: &[String], what: &str) -> Resul
 /// How a push went: every ref moved, or some were refused (with git's
 /// reason); with `atomic`, a refusal means nothing moved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pushed {
+pub(crate) enum Pushed {
     Done,
     Refused(Vec<(String, String)>),
 }
 
 /// `git push --porcelain [--atomic] <remote> <src>:<dst>...`, each
 /// update with an expectation guarded by `--force-with-lease`.
-pub fn push(dir: &Path, remote: &str, updates: &[Update], atomic: bool, what: &str) -> Result<Pushed, RemoteError> {
+pub(crate) fn push(
+    dir: &Path,
+    remote: &str,
+    updates: &[Update],
+    atomic: bool,
+    what: &str,
+) -> Result<Pushed, RemoteError> {
     if updates.is_empty() {
         return Ok(Pushed::Done);
     }

@@ -270,7 +270,7 @@ fn substitute(arg: &str, vars: &[(&str, String)], quote: bool) -> String {
 }
 
 /// The agent's argv with placeholders filled in.
-pub fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<String> {
+pub(crate) fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<String> {
     match cmd {
         CommandSpec::Argv(a) => a.iter().map(|x| substitute(x, vars, false)).collect(),
         CommandSpec::Shell(s) => vec!["sh".into(), "-c".into(), substitute(s, vars, true)],

@@ -81,7 +81,7 @@ pub(super) struct Attempt {
 
 impl Attempt {
     /// The agent ended by itself, without a timeout or a crash.
-    pub fn agent_ok(&self) -> bool {
+    pub(super) fn agent_ok(&self) -> bool {
         self.record.agent.as_ref().is_some_and(|a| !a.timed_out && !a.crashed())
     }
 }

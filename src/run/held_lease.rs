@@ -12,7 +12,7 @@ use super::RunError;
 use crate::remote::lease_ref::Holder;
 use crate::remote::{Lease, RemoteError};
 
-pub struct HeldLease {
+pub(crate) struct HeldLease {
     lease: Arc<Mutex<Lease>>,
     stop: Arc<AtomicBool>,
     renewer: Option<JoinHandle<()>>,
@@ -21,7 +21,7 @@ pub struct HeldLease {
 impl HeldLease {
     /// Pulls the task's record and claims its lease; returns the holder of
     /// an expired lease this run took over.
-    pub fn claim(
+    pub(crate) fn claim(
         dir: &std::path::Path,
         remote: &str,
         task: &str,
@@ -39,14 +39,14 @@ impl HeldLease {
 
     /// The record sent with a renewed lease; refused once another run took
     /// the lease over.
-    pub fn publish(&self) -> Result<(), RunError> {
+    pub(crate) fn publish(&self) -> Result<(), RunError> {
         let mut lease = self.lease.lock().map_err(|_| RunError::LeaseRenewal)?;
         Ok(lease.publish()?)
     }
 
     /// The record sent and the lease given back (nothing is sent once the
     /// lease is lost).
-    pub fn release(mut self) -> Result<(), RunError> {
+    pub(crate) fn release(mut self) -> Result<(), RunError> {
         self.stop_renewing();
         let mut lease = self.lease.lock().map_err(|_| RunError::LeaseRenewal)?;
         if lease.is_lost() {

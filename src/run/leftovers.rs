@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// The compiled `leftovers` globs (same rules as `[scope]`).
-pub struct Leftovers {
+pub(crate) struct Leftovers {
     set: GlobSet,
     patterns: Vec<String>,
     /// Whether a glob can match below the top level.
@@ -18,7 +18,7 @@ pub struct Leftovers {
 }
 
 impl Leftovers {
-    pub fn new(globs: &[String]) -> Result<Leftovers, String> {
+    pub(crate) fn new(globs: &[String]) -> Result<Leftovers, String> {
         let mut b = GlobSetBuilder::new();
         for g in globs {
             let g = g.trim_start_matches("./");
@@ -37,14 +37,14 @@ impl Leftovers {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.patterns.is_empty()
     }
 
     /// Whether a `.gitignore` edit only adds the agent's own patterns:
     /// every line of `before` is still there, and every new line is one of
     /// the leftovers globs (or a comment, or blank). Pure.
-    pub fn only_adds_own(&self, before: &str, after: &str) -> bool {
+    pub(crate) fn only_adds_own(&self, before: &str, after: &str) -> bool {
         let old: Vec<&str> = before.lines().map(str::trim).collect();
         let new: Vec<&str> = after.lines().map(str::trim).collect();
         if !old.iter().all(|l| new.contains(l)) {
@@ -60,7 +60,7 @@ impl Leftovers {
     /// Moves the untracked files and directories of `worktree` that match
     /// into `keep`; `tracked` says whether a path is in the base. Returns
     /// what it moved, relative to the worktree.
-    pub fn move_out(&self, worktree: &Path, keep: &Path, tracked: &dyn Fn(&str) -> bool) -> Vec<String> {
+    pub(crate) fn move_out(&self, worktree: &Path, keep: &Path, tracked: &dyn Fn(&str) -> bool) -> Vec<String> {
         let mut found: Vec<String> = Vec::new();
         let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
         while let Some(rel) = stack.pop() {

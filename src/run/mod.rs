@@ -41,15 +41,15 @@ mod attempt;
 mod confine;
 mod disk_budget;
 mod error;
-pub mod gates;
+pub(crate) mod gates;
 mod held_lease;
 mod lanes;
 mod outside;
 mod plan;
-pub mod prepare;
-pub mod progress;
+pub(crate) mod prepare;
+pub(crate) mod progress;
 mod prompt;
-pub mod queue;
+pub(crate) mod queue;
 mod recorder;
 mod self_checks;
 mod share;
@@ -59,7 +59,7 @@ mod submodules;
 mod task_run;
 mod worktree;
 
-pub mod leftovers;
+pub(crate) mod leftovers;
 
 use std::path::{Path, PathBuf};
 
@@ -69,14 +69,13 @@ use crate::record::{RecordError, Store};
 use progress::{Mode, Progress};
 use start::Started;
 
-pub use agent::agent_argv;
-pub use error::{Ending, RunError};
-pub use plan::{effective_config, landing_gate, recorded_task};
-pub use start::next_context;
+pub(crate) use error::{Ending, RunError};
+pub(crate) use plan::{landing_gate, recorded_task};
+pub(crate) use start::next_context;
 
 /// What `run` was asked to do.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     pub config_path: Option<PathBuf>,
     pub task_file: Option<PathBuf>,
     pub task_text: Option<String>,
@@ -123,11 +122,11 @@ pub struct Options {
 }
 
 /// The lease's default duration (`--lease`).
-pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(300);
+pub(crate) const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// How a run of one task ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ran {
+pub(crate) struct Ran {
     pub ending: Ending,
     /// The task had ended before this run, which did nothing.
     pub earlier: bool,
@@ -135,13 +134,13 @@ pub struct Ran {
 
 /// `retry-run run`: take the task, then its attempts one after another
 /// until one succeeds or the task escalates.
-pub fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
+pub(crate) fn run(dir: &Path, opts: Options) -> Result<Ending, RunError> {
     run_task(dir, opts).map(|r| r.ending)
 }
 
 /// The id a run of `opts` gives its task; a bad task fails here, before
 /// anything runs.
-pub fn task_id(dir: &Path, opts: &Options) -> Result<String, RunError> {
+pub(crate) fn task_id(dir: &Path, opts: &Options) -> Result<String, RunError> {
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     plan::task_and_id(&store, dir, opts).map(|(_, id)| id)
@@ -152,7 +151,7 @@ pub fn task_id(dir: &Path, opts: &Options) -> Result<String, RunError> {
 /// SIGINT and SIGTERM stop it: what runs is stopped, the attempt under way
 /// recorded as interrupted, and [`RunError::Interrupted`] returned; a task
 /// not started yet when one came does not start.
-pub fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
+pub(crate) fn run_task(dir: &Path, opts: Options) -> Result<Ran, RunError> {
     crate::process::catch_interrupts();
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());

@@ -57,7 +57,11 @@ pub(super) struct Plan {
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
 /// a task's front matter over it.
-pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &toml::Table) -> Result<Config, RunError> {
+pub(crate) fn effective_config(
+    repo: &Repo,
+    config_path: Option<&Path>,
+    overrides: &toml::Table,
+) -> Result<Config, RunError> {
     let path = match config_path {
         Some(p) => Some(p.to_path_buf()),
         None => repo.workdir().map(|w| w.join(config::FILE_NAME)).filter(|p| p.is_file()),
@@ -83,7 +87,7 @@ pub fn effective_config(repo: &Repo, config_path: Option<&Path>, overrides: &tom
 /// when they lie inside the repository and are not `retry-run.toml` at its
 /// root (`--config ci/retry.toml`, `--task-file tasks/fix.md` with its
 /// front matter): a change to one is judged as one to `retry-run.toml`.
-pub fn landing_gate(repo: &Repo, config_files: &[&Path], dir: &Path, mode: LandGate) -> landing::Gate {
+pub(crate) fn landing_gate(repo: &Repo, config_files: &[&Path], dir: &Path, mode: LandGate) -> landing::Gate {
     use std::os::unix::ffi::OsStrExt;
     let root = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok());
     let inside = |p: &Path| -> Option<Vec<u8>> {
@@ -95,7 +99,7 @@ pub fn landing_gate(repo: &Repo, config_files: &[&Path], dir: &Path, mode: LandG
 }
 
 /// The task recorded for `id` (`tasks/<id>/task.md`).
-pub fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
+pub(crate) fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
     let path = store.task(id).task_md();
     let text = std::fs::read_to_string(&path).map_err(|source| RunError::NoRecordedTask {
         task: id.to_string(),

@@ -15,7 +15,7 @@ const SETUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30 * 6
 /// Copies `worktree.include` files from the user's checkout, then runs
 /// `worktree.setup` (its failure is an environment error, exit 3),
 /// confined by `setup` when given.
-pub fn prepare(
+pub(crate) fn prepare(
     repo: &crate::git::Repo,
     config: &crate::config::Config,
     path: &Path,

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::text::visible;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Live,
     Plain,
     Json,
@@ -29,7 +29,7 @@ pub enum Mode {
 
 impl Mode {
     /// Live on a terminal outside CI; plain otherwise or when `quiet`.
-    pub fn pick(json: bool, quiet: bool) -> Mode {
+    pub(crate) fn pick(json: bool, quiet: bool) -> Mode {
         if json {
             Mode::Json
         } else if quiet || std::env::var_os("CI").is_some() || !std::io::stderr().is_terminal() {
@@ -61,7 +61,7 @@ impl Line {
     }
 }
 
-pub struct Progress {
+pub(crate) struct Progress {
     mode: Mode,
     line: Arc<Mutex<Line>>,
     stop: Arc<AtomicBool>,
@@ -72,7 +72,7 @@ pub struct Progress {
 }
 
 /// The live lines of several tasks at once, redrawn together on stderr.
-pub struct Board {
+pub(crate) struct Board {
     slots: Mutex<BoardState>,
     stop: Arc<AtomicBool>,
     ticker: Mutex<Option<JoinHandle<()>>>,
@@ -108,7 +108,7 @@ impl BoardState {
 }
 
 impl Board {
-    pub fn new() -> Arc<Board> {
+    pub(crate) fn new() -> Arc<Board> {
         let board = Arc::new(Board {
             slots: Mutex::new(BoardState::default()),
             stop: Arc::new(AtomicBool::new(false)),
@@ -130,7 +130,7 @@ impl Board {
     }
 
     /// A line above the live ones, kept.
-    pub fn say(&self, text: &str) {
+    pub(crate) fn say(&self, text: &str) {
         if let Ok(mut s) = self.slots.lock() {
             let mut err = std::io::stderr().lock();
             s.erase(&mut err);
@@ -140,7 +140,7 @@ impl Board {
     }
 
     /// Stops redrawing and clears the live lines.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.ticker.lock().ok().and_then(|mut t| t.take()) {
             let _ = t.join();
@@ -172,13 +172,13 @@ impl std::fmt::Debug for Board {
 
 /// How a task shows its progress when it runs among others.
 #[derive(Debug, Clone, Default)]
-pub struct Shared {
+pub(crate) struct Shared {
     /// On a terminal: the board all running tasks draw on.
     pub board: Option<Arc<Board>>,
 }
 
 impl Progress {
-    pub fn new(mode: Mode) -> Progress {
+    pub(crate) fn new(mode: Mode) -> Progress {
         let line = Arc::new(Mutex::new(Line::default()));
         let stop = Arc::new(AtomicBool::new(false));
         let ticker = (mode == Mode::Live).then(|| {
@@ -201,7 +201,7 @@ impl Progress {
 
     /// Progress of task `task` among others: plain lines labelled with its
     /// id; live, on the shared board.
-    pub fn among(mode: Mode, task: &str, shared: &Shared) -> Progress {
+    pub(crate) fn among(mode: Mode, task: &str, shared: &Shared) -> Progress {
         match (&shared.board, mode) {
             (Some(board), Mode::Live) => {
                 let line = Arc::new(Mutex::new(Line::default()));
@@ -233,11 +233,7 @@ impl Progress {
         }
     }
 
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
-    pub fn attempt(&self, attempt: u32, max: u32) {
+    pub(crate) fn attempt(&self, attempt: u32, max: u32) {
         if let Ok(mut l) = self.line.lock() {
             *l = Line { attempt, max, phase: "preparing".into(), gates: Vec::new(), started: Some(Instant::now()) };
         }
@@ -246,7 +242,7 @@ impl Progress {
         }
     }
 
-    pub fn phase(&self, phase: &str) {
+    pub(crate) fn phase(&self, phase: &str) {
         let (attempt, max) = match self.line.lock() {
             Ok(mut l) => {
                 l.phase = phase.to_string();
@@ -260,7 +256,7 @@ impl Progress {
     }
 
     /// A gate's result: `scope ok`, `pytest FAIL`.
-    pub fn gate(&self, result: &str) {
+    pub(crate) fn gate(&self, result: &str) {
         let (attempt, max) = match self.line.lock() {
             Ok(mut l) => {
                 l.gates.push(result.to_string());
@@ -274,7 +270,7 @@ impl Progress {
     }
 
     /// Ends the attempt's line with its outcome.
-    pub fn done(&self, outcome: &str) {
+    pub(crate) fn done(&self, outcome: &str) {
         let text = match self.line.lock() {
             Ok(mut l) => {
                 l.phase = outcome.to_string();
@@ -293,7 +289,7 @@ impl Progress {
     }
 
     /// A message for the user (not in JSON mode, where stdout is events only).
-    pub fn say(&self, text: &str) {
+    pub(crate) fn say(&self, text: &str) {
         match (self.mode, &self.board) {
             (Mode::Json, _) => {}
             (Mode::Live, Some(board)) => match &self.label {

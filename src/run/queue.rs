@@ -13,7 +13,7 @@ use crate::record::{Event, Store};
 
 /// One task of the queue: its id and how to run it.
 #[derive(Debug, Clone)]
-pub struct Queued {
+pub(crate) struct Queued {
     pub id: String,
     pub opts: Options,
 }
@@ -21,7 +21,7 @@ pub struct Queued {
 /// How one task of the queue ended: its run's [`Ending`] (and whether the
 /// task had ended in an earlier run), or why it did not run.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TaskEnd {
+pub(crate) enum TaskEnd {
     Succeeded {
         earlier: bool,
     },
@@ -37,7 +37,7 @@ pub enum TaskEnd {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct TaskResult {
+pub(crate) struct TaskResult {
     pub id: String,
     pub end: TaskEnd,
     /// Attempts of the task's latest round, when it ended.
@@ -47,7 +47,7 @@ pub struct TaskResult {
 
 /// Runs `tasks`, at most `jobs` at once, in their order; every task runs
 /// to its end whatever the others do.
-pub fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskResult> {
+pub(crate) fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
     std::thread::scope(|s| {
@@ -101,7 +101,7 @@ fn attempts(dir: &Path, id: &str) -> Option<u32> {
 /// a task, else 3 when the environment failed for a task, else 1 when a
 /// task escalated, else 0. A task another run holds does not count: that
 /// run reports it.
-pub fn exit_code(results: &[TaskResult]) -> i32 {
+pub(crate) fn exit_code(results: &[TaskResult]) -> i32 {
     if let Some(sig) = results.iter().find_map(|r| match r.end {
         TaskEnd::Interrupted(sig) => Some(sig),
         _ => None,
@@ -122,7 +122,7 @@ fn seconds(d: Duration) -> String {
 }
 
 /// The table printed at the end: task, outcome, attempts, time.
-pub fn table(results: &[TaskResult]) -> String {
+pub(crate) fn table(results: &[TaskResult]) -> String {
     let rows: Vec<[String; 4]> = results
         .iter()
         .map(|r| {

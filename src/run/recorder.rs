@@ -58,7 +58,7 @@ pub(super) struct WatchCost {
 }
 
 impl Recorder {
-    pub fn event(&mut self, attempt: Option<u32>, event: Event) -> Result<(), RunError> {
+    pub(super) fn event(&mut self, attempt: Option<u32>, event: Event) -> Result<(), RunError> {
         let mut line = self.log.append_line(event.kind(), attempt, &event.fields())?;
         if let Some(task) = &self.label
             && let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(&line)
@@ -76,7 +76,7 @@ impl Recorder {
     }
 
     /// `WorktreeReset`: how the worktree at `path` was made ready.
-    pub fn worktree_reset(&mut self, n: u32, path: String, how: &Prepared) -> Result<(), RunError> {
+    pub(super) fn worktree_reset(&mut self, n: u32, path: String, how: &Prepared) -> Result<(), RunError> {
         let event = match how {
             Prepared::Kept => Event::WorktreeReset {
                 mode: "keep".into(),
@@ -109,7 +109,7 @@ impl Recorder {
     /// `ScopeChecked`: `checked` changes judged, the findings, and what was
     /// put back; `after` names the step that wrote outside (`checks`);
     /// `objects` the git objects the attempt added.
-    pub fn scope_checked(
+    pub(super) fn scope_checked(
         &mut self,
         n: u32,
         checked: usize,
@@ -121,7 +121,7 @@ impl Recorder {
 
     /// [`Recorder::scope_checked`], with the files that act once the change
     /// lands flagged, not failing (`[scope] acts_after_land = "flag"`).
-    pub fn scope_checked_flagging(
+    pub(super) fn scope_checked_flagging(
         &mut self,
         n: u32,
         checked: usize,
@@ -144,7 +144,7 @@ impl Recorder {
     }
 
     /// `CheckFinished` for a check's result.
-    pub fn check_finished(&mut self, n: u32, result: &CheckResult, how: CheckRun) -> Result<(), RunError> {
+    pub(super) fn check_finished(&mut self, n: u32, result: &CheckResult, how: CheckRun) -> Result<(), RunError> {
         let keys = |fs: &[crate::model::Failure]| fs.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
         let event = match how {
             CheckRun::Configured { sandbox, env, rerun } => Event::CheckFinished {
@@ -190,7 +190,11 @@ impl Recorder {
     }
 
     /// `AttemptCompleted` for a finished (or interrupted) attempt's record.
-    pub fn attempt_completed(&mut self, record: &AttemptRecord, watch: Option<WatchCost>) -> Result<(), RunError> {
+    pub(super) fn attempt_completed(
+        &mut self,
+        record: &AttemptRecord,
+        watch: Option<WatchCost>,
+    ) -> Result<(), RunError> {
         let required = crate::context::required_change(record);
         self.event(
             Some(record.number),

@@ -36,7 +36,7 @@ use crate::outcome::{self, Skip};
 use crate::sandbox::Confinement;
 
 /// The variable that carries the server's command line to the agent.
-pub const MCP_COMMAND_VAR: &str = "RETRY_RUN_MCP_COMMAND";
+pub(super) const MCP_COMMAND_VAR: &str = "RETRY_RUN_MCP_COMMAND";
 /// The channel's directory, in the attempt's private TMPDIR.
 const CHANNEL: &str = "retry-run-mcp";
 /// How often the desk looks for calls.
@@ -61,7 +61,7 @@ pub(super) struct SelfCheckDesk {
 impl SelfCheckDesk {
     /// `paths` (relative to the worktree) are retry-run's own, removed
     /// before the snapshot: the self-checks leave them out of the change.
-    pub fn not_the_agents(&self, paths: Vec<Vec<u8>>) {
+    pub(super) fn not_the_agents(&self, paths: Vec<Vec<u8>>) {
         if let Ok(mut ours) = self.ours.lock() {
             *ours = paths;
         }
@@ -69,7 +69,7 @@ impl SelfCheckDesk {
 
     /// Stops the desk (a call under way is stopped and said so) and
     /// returns every call, in the order they came.
-    pub fn finish(mut self) -> Vec<SelfCheck> {
+    pub(super) fn finish(mut self) -> Vec<SelfCheck> {
         self.stop.store(true, Ordering::SeqCst);
         let calls = self.thread.take().and_then(|t| t.join().ok()).unwrap_or_default();
         let _ = std::fs::remove_dir_all(&self.channel);

@@ -308,7 +308,7 @@ pub(super) fn so_far(state: &history::TaskState) -> SoFar {
 
 /// What the next attempt of a task would receive, from the record alone:
 /// the context and its rendered prompt (`retry-run context`).
-pub fn next_context(
+pub(crate) fn next_context(
     repo: &Repo,
     store: &Store,
     id: &str,

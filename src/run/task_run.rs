@@ -37,7 +37,7 @@ impl<'a> TaskRun<'a> {
     /// The attempts from `next` until one succeeds or the task escalates.
     /// SIGINT or SIGTERM ends it with [`RunError::Interrupted`], the attempt
     /// under way recorded as interrupted.
-    pub fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
+    pub(super) fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
         let ending = self.until_the_end(next)?;
         self.watch.retire();
         self.leave_worktree(ending);

@@ -63,7 +63,7 @@ fn python_scopes_agree_with_ast() {
     assert!(compared >= 40, "only {compared} scopes compared");
 }
 
-pub mod rust_oracle {
+pub(crate) mod rust_oracle {
     //! The oracle for Rust scopes: `syn`, an independent parser. The rules
     //! (written down in grammars/README.md): fns with a body
     //! (free, in impls, trait default methods, fns in fns and in closures),
@@ -78,10 +78,10 @@ pub mod rust_oracle {
     use proc_macro2::Span;
     use syn::visit::{self, Visit};
 
-    pub type Scope = (String, String, String, u64, u64);
+    pub(crate) type Scope = (String, String, String, u64, u64);
 
     #[derive(Default)]
-    pub struct Oracle {
+    pub(crate) struct Oracle {
         stack: Vec<String>,
         pub out: Vec<Scope>,
         /// Each scope's head line, in the order of `out`.

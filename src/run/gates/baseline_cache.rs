@@ -21,7 +21,7 @@ use crate::outcome::check::{Baseline, KEYS_VERSION};
 
 /// What the key of one check's baseline is made of.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KeyParts<'a> {
+pub(crate) struct KeyParts<'a> {
     /// The base commit's tree.
     pub tree: String,
     pub run: &'a str,
@@ -39,14 +39,14 @@ pub struct KeyParts<'a> {
 }
 
 /// The hex SHA-256 of the key parts and the failure keys' version. Pure.
-pub fn key(parts: &KeyParts<'_>) -> String {
+pub(crate) fn key(parts: &KeyParts<'_>) -> String {
     let text = serde_json::to_string(&(KEYS_VERSION, parts)).unwrap_or_default();
     crate::hash::sha256_hex(text.as_bytes())
 }
 
 /// A cached baseline and where it came from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub baseline: Baseline,
     /// The task whose run made it.
     pub task: String,
@@ -61,7 +61,7 @@ pub struct Entry {
 /// first word of each command between `;`, `&&`, `||`, `|` and `&`, after
 /// `VAR=value` assignments. Pure and rough (no quotes inside words, no
 /// subshells): what it misses only makes the key less precise.
-pub fn command_words(run: &str) -> Vec<String> {
+pub(crate) fn command_words(run: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let normalized = run.replace("&&", ";").replace("||", ";").replace(['|', '&', '\n'], ";");
     for part in normalized.split(';') {
@@ -81,7 +81,7 @@ pub fn command_words(run: &str) -> Vec<String> {
 /// The identity of each program `run` starts: a word with a `/` taken
 /// from the worktree (tracked files are in the tree already) or as an
 /// absolute path, a bare word looked up on `path`.
-pub fn tools(run: &str, path: &str) -> Vec<(String, Option<u128>)> {
+pub(crate) fn tools(run: &str, path: &str) -> Vec<(String, Option<u128>)> {
     command_words(run)
         .into_iter()
         .map(|w| {
@@ -110,13 +110,13 @@ pub fn tools(run: &str, path: &str) -> Vec<(String, Option<u128>)> {
 
 /// `env` with the worktree's path written `<worktree>`, so that every
 /// task's worktree gives the same key.
-pub fn env_of(env: &[(String, String)], worktree: &Path) -> BTreeMap<String, String> {
+pub(crate) fn env_of(env: &[(String, String)], worktree: &Path) -> BTreeMap<String, String> {
     let wt = worktree.display().to_string();
     env.iter().map(|(k, v)| (k.clone(), v.replace(&wt, "<worktree>"))).collect()
 }
 
 /// The parts of `check`'s key on base tree `tree`.
-pub fn parts(check: &CheckConfig, tree: String, env: BTreeMap<String, String>) -> KeyParts<'_> {
+pub(crate) fn parts(check: &CheckConfig, tree: String, env: BTreeMap<String, String>) -> KeyParts<'_> {
     let path = env.get("PATH").cloned().or_else(|| std::env::var("PATH").ok()).unwrap_or_default();
     let mut env = env;
     env.entry("PATH".into()).or_insert_with(|| path.clone());
@@ -139,13 +139,13 @@ pub fn parts(check: &CheckConfig, tree: String, env: BTreeMap<String, String>) -
 
 /// The cached entry of `key` under `root` (`<common>/retry-run`), if it
 /// reads as one made with today's failure keys.
-pub fn read(root: &Path, key: &str) -> Option<Entry> {
+pub(crate) fn read(root: &Path, key: &str) -> Option<Entry> {
     let bytes = std::fs::read(file(root, key)).ok()?;
     serde_json::from_slice::<Entry>(&bytes).ok().filter(|e| e.baseline.keys == KEYS_VERSION)
 }
 
 /// Where the entry of `key` lives.
-pub fn file(root: &Path, key: &str) -> PathBuf {
+pub(crate) fn file(root: &Path, key: &str) -> PathBuf {
     root.join("baselines").join(format!("{key}.json"))
 }
 

@@ -23,7 +23,7 @@ use crate::outcome::check::Baseline;
 
 /// The `targets` check: every target must be reported passing by some
 /// check, and failing by none. `None` when the task names no target.
-pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult> {
+pub(crate) fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult> {
     if targets.is_empty() {
         return None;
     }
@@ -95,7 +95,7 @@ pub fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult
 /// What the `test-integrity` check reads: the change between two commits,
 /// what counts as a test file and how weakening is judged, and the
 /// configured checks' results on both sides.
-pub struct IntegrityInput<'a> {
+pub(crate) struct IntegrityInput<'a> {
     pub base: Oid,
     /// The head side's files (a snapshot's, or a worktree's as compared).
     pub head: FileReader<'a>,
@@ -108,7 +108,7 @@ pub struct IntegrityInput<'a> {
 
 /// The `test-integrity` check. `None` when it is off or the change touches
 /// no test file.
-pub fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckResult> {
+pub(crate) fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<CheckResult> {
     let IntegrityInput { base, head, changes, paths, mode, checks, baselines } = input;
     if mode == WeakeningMode::Off {
         return None;

@@ -14,7 +14,7 @@ use crate::model::{CheckResult, EntryKind, Failure};
 /// The files (worktree-relative, sorted) that differ between the worktree
 /// at `wt` and `commit`, each put back as `commit` has it. Empty when the
 /// check wrote nothing the snapshot would see.
-pub fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<String>, String> {
+pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<String>, String> {
     let scratch = format!("{}check-writes", crate::model::refs::task_prefix(task));
     let message = format!("retry-run {task}: the worktree after a check");
     let after = repo.snapshot(wt, commit, &scratch, &message).map_err(|e| e.to_string());
@@ -127,7 +127,7 @@ const LOCKS: &[&str] = &["Cargo.lock", "uv.lock"];
 /// Whether a check's write to `path` fails it (pure): a write in a tool's
 /// cache never does; a lock file only when the commit has it; any other
 /// file always.
-pub fn counts(path: &[u8], in_commit: bool) -> bool {
+pub(crate) fn counts(path: &[u8], in_commit: bool) -> bool {
     let mut parts = path.split(|&b| b == b'/');
     if parts.any(|part| CACHES.iter().any(|c| c.as_bytes() == part)) {
         return false;
@@ -137,10 +137,10 @@ pub fn counts(path: &[u8], in_commit: bool) -> bool {
 }
 
 /// The key of the failure a check's writes add.
-pub const KEY: &str = "check-wrote-worktree";
+pub(crate) const KEY: &str = "check-wrote-worktree";
 
 /// `result` failed for writing `files` into the worktree: pure.
-pub fn fail(result: &mut CheckResult, files: &[String]) {
+pub(crate) fn fail(result: &mut CheckResult, files: &[String]) {
     if files.is_empty() {
         return;
     }

@@ -31,7 +31,7 @@ use crate::summarize;
 
 /// Reads a file of the attempt by its path in the worktree: from its
 /// snapshot, or from the worktree as a self-check compared it.
-pub type FileReader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
+pub(crate) type FileReader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
 
 /// Bytes of a check's output kept at the head and at the tail.
 const KEEP: usize = 2 * 1024 * 1024;
@@ -42,7 +42,7 @@ const DIGEST_TOKENS: usize = 1500;
 
 /// `path` with the worktree's absolute prefix removed, so the record and
 /// the prompt hold no path of this machine.
-pub fn relativize(text: &str, worktree: &Path) -> String {
+pub(crate) fn relativize(text: &str, worktree: &Path) -> String {
     let mut out = text.to_string();
     let mut roots = vec![worktree.to_path_buf()];
     if let Ok(c) = std::fs::canonicalize(worktree)
@@ -61,7 +61,7 @@ pub fn relativize(text: &str, worktree: &Path) -> String {
 /// attempt's code is imported ahead of site-packages, where an editable
 /// install of the user's checkout would otherwise win. Empty for a project
 /// that is not Python.
-pub fn import_root_env(worktree: &Path) -> Vec<(String, String)> {
+pub(crate) fn import_root_env(worktree: &Path) -> Vec<(String, String)> {
     let Some(root) = crate::project::import_root_of(worktree) else { return Vec::new() };
     let existing = std::env::var("PYTHONPATH").ok();
     vec![("PYTHONPATH".into(), crate::project::python_path(&root.to_string_lossy(), existing.as_deref()))]
@@ -88,7 +88,7 @@ fn as_map(vars: &[(String, String)]) -> BTreeMap<String, String> {
 }
 
 /// Runs a check once in `worktree`; its output goes to `out_file`.
-pub fn run_once(
+pub(crate) fn run_once(
     check: &CheckConfig,
     worktree: &Path,
     env: &[(String, String)],
@@ -113,7 +113,7 @@ pub fn run_once(
 
 /// Parses a finished check: failures with their keys, the digest, and the
 /// errors enriched from the files `read` gives (as the attempt left them).
-pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, read: FileReader<'_>) -> Parsed {
+pub(crate) fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, read: FileReader<'_>) -> Parsed {
     let bytes = f.output.bytes();
     let raw = String::from_utf8_lossy(&bytes);
     let text = relativize(&raw, worktree);
@@ -123,7 +123,7 @@ pub fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &Repo, re
 
 /// How a check's process ended.
 #[derive(Debug, Clone, Copy)]
-pub struct Status {
+pub(crate) struct Status {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
@@ -133,7 +133,7 @@ pub struct Status {
 /// [`parse`] of a check's output `text` (its worktree paths already made
 /// relative), run in `worktree` of the checkout `checkout`: everything that
 /// judging a check reads from its output.
-pub fn parse_output(
+pub(crate) fn parse_output(
     check: &CheckConfig,
     text: &str,
     f: Status,
@@ -452,7 +452,7 @@ pub(in crate::run) fn configured_checks(
 /// real gate runs it, with the same runner variables, its output in
 /// `out_file`, judged against the base. No flaky re-runs: the real gate
 /// does those.
-pub fn run_and_judge(
+pub(crate) fn run_and_judge(
     repo: &Repo,
     check: &CheckConfig,
     (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),

@@ -2,9 +2,9 @@
 //! configured checks (judged against the base), the built-in checks (the
 //! task's targets, test integrity) and the verifier. A gate is one file.
 
-pub mod baseline_cache;
-pub mod builtin;
-pub mod check_writes;
-pub mod checks;
-pub mod scope_gate;
-pub mod verifier;
+pub(crate) mod baseline_cache;
+pub(crate) mod builtin;
+pub(crate) mod check_writes;
+pub(crate) mod checks;
+pub(crate) mod scope_gate;
+pub(crate) mod verifier;

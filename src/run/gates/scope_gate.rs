@@ -78,7 +78,7 @@ pub(in crate::run) fn scope_gate(
 }
 
 /// A change's scope findings.
-pub struct ChangeFindings {
+pub(crate) struct ChangeFindings {
     /// Changed paths examined.
     pub checked: usize,
     pub violations: Vec<ScopeFinding>,
@@ -91,7 +91,7 @@ pub struct ChangeFindings {
 /// (`[scope] submodules`) a submodule's own violation in place of what
 /// the globs said of its path, and the files that act once the change
 /// lands (`scope::landing`, the head's `.gitmodules` read as data).
-pub fn change_findings(
+pub(crate) fn change_findings(
     rules: &scope::Rules,
     moves_allowed: bool,
     cmp: &Comparison<'_>,

@@ -32,7 +32,7 @@ const BACKOFF: Duration = Duration::from_millis(250);
 
 /// Calls the verifier until it answers or the retries run out. Each call's
 /// output is written to the attempt's `verifier-<i>.out`.
-pub fn verify(
+pub(crate) fn verify(
     cfg: &VerifierConfig,
     worktree: &Path,
     env: &[(String, String)],

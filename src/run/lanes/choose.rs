@@ -6,7 +6,7 @@ use crate::model::{AttemptRecord, Outcome, TARGETS};
 
 /// A lane's last attempt, as the choice weighs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub lane: u32,
     pub attempt: u32,
     pub commit: String,
@@ -22,7 +22,7 @@ pub struct Candidate {
 
 impl Candidate {
     /// Lane `lane`'s attempt `r`, weighed; `None` without a snapshot.
-    pub fn of(lane: u32, r: &AttemptRecord) -> Option<Candidate> {
+    pub(crate) fn of(lane: u32, r: &AttemptRecord) -> Option<Candidate> {
         Some(Candidate {
             lane,
             attempt: r.number,
@@ -38,7 +38,7 @@ impl Candidate {
 /// The winner among `candidates` by the gates: every gate passed, then the
 /// targets, then fewer new diagnostics, then the smaller diff, then the
 /// lower lane. Only passing candidates can win. Returns it and why.
-pub fn choose(candidates: &[Candidate]) -> Option<(Candidate, String)> {
+pub(crate) fn choose(candidates: &[Candidate]) -> Option<(Candidate, String)> {
     let mut passing: Vec<&Candidate> = candidates.iter().filter(|c| c.passed).collect();
     passing.sort_by_key(|c| (!c.targets, c.new_diagnostics, c.diff_lines, c.lane));
     let best = (*passing.first()?).clone();

@@ -31,7 +31,7 @@ pub(super) struct Ended<'a> {
 impl Ended<'_> {
     /// How each lane ended recorded in the task's log, the winner chosen and
     /// its commit made the task's branch, or the task escalated.
-    pub fn finish(&self, log: &mut EventLog, failed: Option<RunError>) -> Result<Ran, RunError> {
+    pub(super) fn finish(&self, log: &mut EventLog, failed: Option<RunError>) -> Result<Ran, RunError> {
         let (candidates, attempts_in_all) = self.record_lanes(log)?;
         match self.winner(&candidates)? {
             Some((c, why)) => self.succeed(log, &c, &why),

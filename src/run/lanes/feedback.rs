@@ -9,7 +9,7 @@ use crate::model::{AttemptRecord, Outcome};
 /// What lane `me` is told of the other lanes' failed attempts so far
 /// (`retry.share_feedback`): a section of the prompt, each failure
 /// labelled by its lane, or nothing when there is none.
-pub fn other_lanes_section(me: u32, attempts: &[(u32, AttemptRecord)]) -> String {
+pub(super) fn other_lanes_section(me: u32, attempts: &[(u32, AttemptRecord)]) -> String {
     let lines: Vec<String> = attempts
         .iter()
         .filter(|(lane, r)| *lane != me && !matches!(r.outcome, Outcome::Success | Outcome::Stopped))

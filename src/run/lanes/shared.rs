@@ -14,7 +14,7 @@ use crate::model::AttemptRecord;
 /// What one lane of a task runs as: its number, its agent (over the
 /// task's), and what it shares with the other lanes.
 #[derive(Debug, Clone)]
-pub struct LaneRun {
+pub(crate) struct LaneRun {
     pub task: String,
     pub lane: u32,
     pub lanes: u32,
@@ -24,7 +24,7 @@ pub struct LaneRun {
 
 /// What the lanes of a task share while they run.
 #[derive(Debug)]
-pub struct LaneShared {
+pub(crate) struct LaneShared {
     /// Set once the lanes are to stop (a lane won the first-wins choice).
     pub stop: Arc<AtomicBool>,
     winner: Mutex<Option<u32>>,
@@ -43,7 +43,7 @@ pub struct LaneShared {
 impl LaneShared {
     /// What `lanes` lanes share, as a round starts: `so_far` holds what
     /// they did already in this round (a resumed task).
-    pub fn new(
+    pub(crate) fn new(
         choose: ChooseMode,
         share_feedback: bool,
         max_attempts: u32,
@@ -63,19 +63,19 @@ impl LaneShared {
     }
 
     /// How the winner is chosen.
-    pub fn choose(&self) -> ChooseMode {
+    pub(crate) fn choose(&self) -> ChooseMode {
         self.choose
     }
 
     /// The lane that passed every gate first, with first-wins.
-    pub fn first_winner(&self) -> Option<u32> {
+    pub(crate) fn first_winner(&self) -> Option<u32> {
         self.winner.lock().ok().and_then(|w| *w)
     }
 
     /// Lane `lane` passed every gate. With first-wins, the first lane to
     /// say so wins and the others are told to stop; returns whether this
     /// one won (with `--choose all`, every passing lane may be chosen).
-    pub fn passed(&self, lane: u32) -> bool {
+    pub(crate) fn passed(&self, lane: u32) -> bool {
         if self.choose == ChooseMode::All {
             return true;
         }
@@ -89,7 +89,7 @@ impl LaneShared {
     }
 
     /// Why a lane was stopped, for its record.
-    pub fn why_stopped(&self) -> String {
+    pub(crate) fn why_stopped(&self) -> String {
         match self.winner.lock().ok().and_then(|w| *w) {
             Some(w) => format!("lane {w} passed every gate first"),
             None => "the task was stopped".to_string(),
@@ -97,31 +97,31 @@ impl LaneShared {
     }
 
     /// One more attempt of the task's `max_attempts`, if any is left.
-    pub fn take_attempt(&self) -> bool {
+    pub(crate) fn take_attempt(&self) -> bool {
         self.started
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < self.max_attempts).then_some(n + 1))
             .is_ok()
     }
 
-    pub fn max_attempts(&self) -> u32 {
+    pub(crate) fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
 
     /// Lane `lane`'s attempt `r` ended.
-    pub fn concluded(&self, lane: u32, r: &AttemptRecord) {
+    pub(crate) fn concluded(&self, lane: u32, r: &AttemptRecord) {
         if let Ok(mut a) = self.attempts.lock() {
             a.push((lane, r.clone()));
         }
     }
 
     /// Every lane's attempts so far: the task's budgets count them all.
-    pub fn all_attempts(&self) -> Vec<AttemptRecord> {
+    pub(crate) fn all_attempts(&self) -> Vec<AttemptRecord> {
         self.attempts.lock().map(|a| a.iter().map(|(_, r)| r.clone()).collect()).unwrap_or_default()
     }
 
     /// The prompt's section on the other lanes' failures, with
     /// `retry.share_feedback`; empty otherwise.
-    pub fn feedback_for(&self, lane: u32) -> String {
+    pub(crate) fn feedback_for(&self, lane: u32) -> String {
         if !self.share_feedback {
             return String::new();
         }

@@ -77,12 +77,12 @@ done 3< "$script"
 
 /// A fake agent's script, built call by call.
 #[derive(Debug, Clone, Default)]
-pub struct FakeAgent {
+pub(crate) struct FakeAgent {
     lines: Vec<String>,
 }
 
 impl FakeAgent {
-    pub fn new() -> FakeAgent {
+    pub(crate) fn new() -> FakeAgent {
         FakeAgent::default()
     }
 
@@ -93,45 +93,45 @@ impl FakeAgent {
     }
 
     /// `path` gets `text`.
-    pub fn write(self, path: &str, text: &str) -> Self {
+    pub(crate) fn write(self, path: &str, text: &str) -> Self {
         self.line(format!("write {} {}", one_path(path), escape(text)))
     }
 
     /// `text` is appended to `path`.
-    pub fn append(self, path: &str, text: &str) -> Self {
+    pub(crate) fn append(self, path: &str, text: &str) -> Self {
         self.line(format!("append {} {}", one_path(path), escape(text)))
     }
 
     /// `path` is removed.
-    pub fn rm(self, path: &str) -> Self {
+    pub(crate) fn rm(self, path: &str) -> Self {
         self.line(format!("rm {}", one_path(path)))
     }
 
     /// The agent stops (exit 1) unless `path` holds exactly `text`.
-    pub fn expect(self, path: &str, text: &str) -> Self {
+    pub(crate) fn expect(self, path: &str, text: &str) -> Self {
         self.line(format!("expect {} {}", one_path(path), escape(text)))
     }
 
     /// The agent stops (exit 1) unless its prompt contains `text`.
-    pub fn expect_prompt(self, text: &str) -> Self {
+    pub(crate) fn expect_prompt(self, text: &str) -> Self {
         self.line(format!("expect-prompt {}", escape(text)))
     }
 
     /// `command` runs in the agent's shell.
-    pub fn sh(self, command: &str) -> Self {
+    pub(crate) fn sh(self, command: &str) -> Self {
         self.line(format!("sh {command}"))
     }
 
-    pub fn sleep(self, seconds: &str) -> Self {
+    pub(crate) fn sleep(self, seconds: &str) -> Self {
         self.line(format!("sleep {seconds}"))
     }
 
-    pub fn exit(self, code: i32) -> Self {
+    pub(crate) fn exit(self, code: i32) -> Self {
         self.line(format!("exit {code}"))
     }
 
     /// What follows is the agent's next call.
-    pub fn next_call(self) -> Self {
+    pub(crate) fn next_call(self) -> Self {
         self.line("---".to_string())
     }
 
@@ -161,30 +161,30 @@ fn escape(text: &str) -> String {
 
 /// A fake agent written to disk: its command line.
 #[derive(Debug, Clone)]
-pub struct Agent {
+pub(crate) struct Agent {
     interpreter: PathBuf,
     script: PathBuf,
 }
 
 impl Agent {
     /// The command line: `sh <interpreter> <script>`.
-    pub fn argv(&self) -> Vec<String> {
+    pub(crate) fn argv(&self) -> Vec<String> {
         vec!["sh".into(), self.interpreter.display().to_string(), self.script.display().to_string()]
     }
 
     /// The command line as one line of shell.
-    pub fn shell(&self) -> String {
+    pub(crate) fn shell(&self) -> String {
         self.argv().join(" ")
     }
 
     /// The command line as a TOML array, for `[agent] command`.
-    pub fn toml(&self) -> String {
+    pub(crate) fn toml(&self) -> String {
         format!("{:?}", self.argv())
     }
 
     /// `args`, then `--` and the agent's command line: the arguments of
     /// `retry-run run`.
-    pub fn after(&self, args: &[&str]) -> Vec<String> {
+    pub(crate) fn after(&self, args: &[&str]) -> Vec<String> {
         args.iter().map(|a| a.to_string()).chain(std::iter::once("--".to_string())).chain(self.argv()).collect()
     }
 }

@@ -14,14 +14,14 @@ use std::time::Duration;
 use retry_run::record::{RecordError, Store};
 
 /// The marker file a child creates once it is ready.
-pub const READY: &str = "RETRY_RUN_TEST_READY";
+pub(crate) const READY: &str = "RETRY_RUN_TEST_READY";
 const LOCK_COMMON: &str = "RETRY_RUN_TEST_LOCK_COMMON";
 const LOCK_TASK: &str = "RETRY_RUN_TEST_LOCK_TASK";
 const MEASURE: &str = "RETRY_RUN_TEST_MEASURE";
 
 /// Runs the ignored test `test` (its full path, `module::name`) of this
 /// binary in a child process with `vars` in its environment.
-pub fn spawn(test: &str, vars: &[(&str, &OsStr)]) -> Child {
+pub(crate) fn spawn(test: &str, vars: &[(&str, &OsStr)]) -> Child {
     Command::new(std::env::current_exe().expect("the test binary"))
         .args(["--exact", test, "--ignored", "--nocapture", "--test-threads=1"])
         .envs(vars.iter().copied())
@@ -32,7 +32,7 @@ pub fn spawn(test: &str, vars: &[(&str, &OsStr)]) -> Child {
 }
 
 /// Waits until `marker` exists; panics if the child ends before.
-pub fn wait_until_ready(child: &mut Child, marker: &Path) {
+pub(crate) fn wait_until_ready(child: &mut Child, marker: &Path) {
     while !marker.exists() {
         if let Some(status) = child.try_wait().expect("the child's status") {
             panic!("the child ended ({status}) before it was ready");
@@ -42,14 +42,14 @@ pub fn wait_until_ready(child: &mut Child, marker: &Path) {
 }
 
 /// Kills the child with SIGKILL and reaps it.
-pub fn kill(mut child: Child) {
+pub(crate) fn kill(mut child: Child) {
     child.kill().expect("SIGKILL");
     let _ = child.wait();
 }
 
 /// Another process holding a task's lock, as a run does; killed when
 /// released or dropped (which releases the lock with the process).
-pub struct LockHolder {
+pub(crate) struct LockHolder {
     child: Option<Child>,
 }
 
@@ -57,7 +57,7 @@ impl LockHolder {
     /// Starts the holder of `task`'s lock in the record under `common`
     /// (a repository's `.git`) and waits until it holds it; `ready` is a
     /// path for its marker file.
-    pub fn start(common: &Path, task: &str, ready: PathBuf) -> LockHolder {
+    pub(crate) fn start(common: &Path, task: &str, ready: PathBuf) -> LockHolder {
         let _ = std::fs::remove_file(&ready);
         let mut child = spawn(
             "support::child::lock_holder",
@@ -67,12 +67,12 @@ impl LockHolder {
         LockHolder { child: Some(child) }
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.as_ref().map_or(0, Child::id)
     }
 
     /// Kills the holder: once this returns, the lock is free.
-    pub fn release(mut self) {
+    pub(crate) fn release(mut self) {
         if let Some(c) = self.child.take() {
             kill(c);
         }
@@ -117,7 +117,7 @@ fn lock_holder() {
 /// once, can be large. `cmd`'s environment is the variables it sets (as
 /// `TestEnv`'s commands, which clear the rest); `scratch` is a path for
 /// the two processes' files.
-pub fn peak_memory(cmd: &Command, scratch: &Path) -> (i32, i64) {
+pub(crate) fn peak_memory(cmd: &Command, scratch: &Path) -> (i32, i64) {
     let text = |s: &OsStr| s.to_str().expect("UTF-8").to_string();
     let spec = serde_json::json!({
         "program": text(cmd.get_program()),

@@ -12,7 +12,7 @@ use super::TestEnv;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Fixture {
+pub(crate) struct Fixture {
     #[serde(skip)]
     pub name: String,
     pub description: String,
@@ -30,7 +30,7 @@ fn yes() -> bool {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub path: String,
     pub text: Option<String>,
     pub hex: Option<String>,
@@ -42,7 +42,7 @@ pub struct Entry {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Step {
+pub(crate) struct Step {
     pub op: String,
     pub path: String,
     pub from: Option<String>,
@@ -57,7 +57,7 @@ pub struct Step {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScopeCase {
+pub(crate) struct ScopeCase {
     pub mode: String,
     pub allow: Vec<String>,
     pub deny: Vec<String>,
@@ -66,7 +66,7 @@ pub struct ScopeCase {
 }
 
 impl ScopeCase {
-    pub fn applies_to(&self, mode: HeadMode) -> bool {
+    pub(crate) fn applies_to(&self, mode: HeadMode) -> bool {
         match self.mode.as_str() {
             "both" => true,
             "commit" => mode == HeadMode::Commit,
@@ -77,7 +77,7 @@ impl ScopeCase {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeadMode {
+pub(crate) enum HeadMode {
     /// The changes are committed on branch `feature`.
     Commit,
     /// The changes are left in the working tree on `feature`.
@@ -85,7 +85,7 @@ pub enum HeadMode {
 }
 
 /// `\xNN` escapes in fixture strings become raw bytes.
-pub fn bytes(s: &str) -> Vec<u8> {
+pub(crate) fn bytes(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -109,25 +109,25 @@ fn hex(s: &str) -> Vec<u8> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex content")).collect()
 }
 
-pub fn os(b: &[u8]) -> &OsStr {
+pub(crate) fn os(b: &[u8]) -> &OsStr {
     OsStr::from_bytes(b)
 }
 
 impl Fixture {
-    pub fn load(path: &Path) -> Fixture {
+    pub(crate) fn load(path: &Path) -> Fixture {
         let text = std::fs::read_to_string(path).expect("fixture readable");
         let mut f: Fixture = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         f.name = path.file_stem().expect("name").to_string_lossy().into_owned();
         f
     }
 
-    pub fn named(name: &str) -> Fixture {
+    pub(crate) fn named(name: &str) -> Fixture {
         Fixture::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata-repos").join(format!("{name}.toml")))
     }
 
     /// Builds the repository in `env` under `dir_name`: the base committed
     /// on `main`, the changes on branch `feature`.
-    pub fn build(&self, env: &TestEnv, dir_name: &str, mode: HeadMode) -> PathBuf {
+    pub(crate) fn build(&self, env: &TestEnv, dir_name: &str, mode: HeadMode) -> PathBuf {
         let repo = env.path(dir_name);
         std::fs::create_dir_all(&repo).expect("repo dir");
         env.git(&repo, &["init", "-q", "-b", "main"]);

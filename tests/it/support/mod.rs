@@ -15,12 +15,12 @@
 //!   outside the checkout.
 //! - [`child`]: this test binary re-executed as a child process.
 
-pub mod agent;
-pub mod child;
-pub mod fixture;
-pub mod record;
-pub mod repo;
-pub mod tools;
+pub(crate) mod agent;
+pub(crate) mod child;
+pub(crate) mod fixture;
+pub(crate) mod record;
+pub(crate) mod repo;
+pub(crate) mod tools;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -30,16 +30,16 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub use agent::{Agent, FakeAgent};
-pub use fixture::{Fixture, HeadMode};
-pub use repo::RepoBuilder;
+pub(crate) use agent::{Agent, FakeAgent};
+pub(crate) use fixture::{Fixture, HeadMode};
+pub(crate) use repo::RepoBuilder;
 
 /// The `.gitconfig` of every HOME of a test.
 const GITCONFIG: &str = "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n";
 
 /// A temporary directory with a HOME inside it (`home/`), in which every
 /// process of a test runs.
-pub struct TestEnv {
+pub(crate) struct TestEnv {
     dir: tempfile::TempDir,
     /// PATH of every process the test starts.
     path: OsString,
@@ -48,7 +48,7 @@ pub struct TestEnv {
 }
 
 impl TestEnv {
-    pub fn new() -> TestEnv {
+    pub(crate) fn new() -> TestEnv {
         TestEnv::with_path(std::env::var_os("PATH").unwrap_or_default())
     }
 
@@ -56,7 +56,7 @@ impl TestEnv {
     /// virtualenv of [`tools::python_tools`] first on PATH when the
     /// system's lacks them). `None` when they cannot be installed because
     /// PyPI cannot be reached; the test has then said SKIPPED and returns.
-    pub fn with_python_tools() -> Option<TestEnv> {
+    pub(crate) fn with_python_tools() -> Option<TestEnv> {
         match tools::python_tools() {
             Ok(None) => Some(TestEnv::new()),
             Ok(Some(bin)) => {
@@ -84,26 +84,26 @@ impl TestEnv {
     }
 
     /// The temporary directory itself.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn home(&self) -> PathBuf {
+    pub(crate) fn home(&self) -> PathBuf {
         self.path("home")
     }
 
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
 
     /// PATH of every process the test starts.
-    pub fn path_var(&self) -> &OsStr {
+    pub(crate) fn path_var(&self) -> &OsStr {
         &self.path
     }
 
     /// Writes a file outside every repository (a task file, a verifier
     /// script, a config), creating its directory; returns its path.
-    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
         let p = self.path(rel);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).expect("create the file's directory");
@@ -114,7 +114,7 @@ impl TestEnv {
 
     /// Another HOME in the temporary directory (another user or machine),
     /// with the same git config as [`TestEnv::home`].
-    pub fn new_home(&self, name: &str) -> PathBuf {
+    pub(crate) fn new_home(&self, name: &str) -> PathBuf {
         let home = self.path(name);
         std::fs::create_dir_all(&home).expect("create HOME");
         std::fs::write(home.join(".gitconfig"), GITCONFIG).expect("write .gitconfig");
@@ -122,14 +122,14 @@ impl TestEnv {
     }
 
     /// `program` in `dir`, in the hermetic environment with [`TestEnv::home`].
-    pub fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Command {
+    pub(crate) fn command(&self, program: impl AsRef<OsStr>, dir: &Path) -> Command {
         self.command_as(&self.home(), program, dir)
     }
 
     /// `program` in `dir`, in the hermetic environment with `home` as HOME:
     /// no user or system config, fixed identities and dates, the XDG
     /// directories under `home`.
-    pub fn command_as(&self, home: &Path, program: impl AsRef<OsStr>, dir: &Path) -> Command {
+    pub(crate) fn command_as(&self, home: &Path, program: impl AsRef<OsStr>, dir: &Path) -> Command {
         let mut cmd = Command::new(program);
         // What a shell gives a program it starts: PWD is where it starts,
         // OLDPWD where the shell was before.
@@ -156,7 +156,7 @@ impl TestEnv {
     }
 
     /// Runs git in `dir`; panics with its output when it fails.
-    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.git_raw(dir, args.iter().map(OsStr::new));
         assert!(
             out.status.success(),
@@ -167,39 +167,39 @@ impl TestEnv {
         String::from_utf8_lossy(&out.stdout).trim_end().to_string()
     }
 
-    pub fn git_raw<'a>(&self, dir: &Path, args: impl IntoIterator<Item = &'a OsStr>) -> Output {
+    pub(crate) fn git_raw<'a>(&self, dir: &Path, args: impl IntoIterator<Item = &'a OsStr>) -> Output {
         self.command("git", dir).args(args).output().expect("git runs")
     }
 
     /// The real retry-run binary in `dir`, not started yet (to spawn it, or
     /// to change its environment first).
-    pub fn retry_run(&self, dir: &Path) -> Command {
+    pub(crate) fn retry_run(&self, dir: &Path) -> Command {
         self.command(env!("CARGO_BIN_EXE_retry-run"), dir)
     }
 
     /// [`TestEnv::retry_run`] with `home` as HOME.
-    pub fn retry_run_as(&self, home: &Path, dir: &Path) -> Command {
+    pub(crate) fn retry_run_as(&self, home: &Path, dir: &Path) -> Command {
         self.command_as(home, env!("CARGO_BIN_EXE_retry-run"), dir)
     }
 
     /// Runs the real retry-run binary in `dir` to its end.
-    pub fn run(&self, dir: &Path, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, dir: &Path, args: &[&str]) -> Run {
         Run::of(self.retry_run(dir).args(args))
     }
 
     /// `retry-run <args> -- <agent>` in `dir`, to its end.
-    pub fn run_agent(&self, dir: &Path, args: &[&str], agent: &Agent) -> Run {
+    pub(crate) fn run_agent(&self, dir: &Path, args: &[&str], agent: &Agent) -> Run {
         Run::of(self.retry_run(dir).args(agent.after(args)))
     }
 
     /// A repository to be built in `name` under the temporary directory.
-    pub fn repo(&self, name: &str) -> RepoBuilder<'_> {
+    pub(crate) fn repo(&self, name: &str) -> RepoBuilder<'_> {
         RepoBuilder::new(self, self.path(name))
     }
 
     /// Writes `agent`'s script; the agent is then a command line for
     /// `retry-run run -- ...` or an agent `command` in the config.
-    pub fn agent(&self, agent: FakeAgent) -> Agent {
+    pub(crate) fn agent(&self, agent: FakeAgent) -> Agent {
         let n = self.agents.get() + 1;
         self.agents.set(n);
         agent.install(self, n)
@@ -208,7 +208,7 @@ impl TestEnv {
 
 /// How a process ended and what it printed.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -216,11 +216,11 @@ pub struct Run {
 
 impl Run {
     /// Runs `cmd` to its end.
-    pub fn of(cmd: &mut Command) -> Run {
+    pub(crate) fn of(cmd: &mut Command) -> Run {
         Run::from_output(&cmd.output().expect("the program starts"))
     }
 
-    pub fn from_output(out: &Output) -> Run {
+    pub(crate) fn from_output(out: &Output) -> Run {
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -228,14 +228,14 @@ impl Run {
         }
     }
 
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
 
     /// The error, which must be one line of stderr and not a panic.
     #[track_caller]
-    pub fn error_line(&self) -> &str {
+    pub(crate) fn error_line(&self) -> &str {
         let lines: Vec<&str> = self.stderr.lines().collect();
         assert!(
             !lines.is_empty()
@@ -249,19 +249,19 @@ impl Run {
     }
 
     /// The `hint: ` lines after the error.
-    pub fn hints(&self) -> Vec<&str> {
+    pub(crate) fn hints(&self) -> Vec<&str> {
         self.stderr.lines().filter_map(|l| l.strip_prefix("hint: ")).collect()
     }
 
     #[track_caller]
-    pub fn assert_code(&self, code: i32) -> &Self {
+    pub(crate) fn assert_code(&self, code: i32) -> &Self {
         assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
         self
     }
 }
 
 /// Every fixture under `testdata-repos/`.
-pub fn all_fixtures() -> Vec<Fixture> {
+pub(crate) fn all_fixtures() -> Vec<Fixture> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata-repos");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("testdata-repos exists")
@@ -275,7 +275,7 @@ pub fn all_fixtures() -> Vec<Fixture> {
 /// Sets `[worktree] keep = "all"` in the repository's retry-run.toml and
 /// commits it: for a test that looks into a task's worktree after the task
 /// ended (by default it is removed then).
-pub fn keep_worktrees(env: &TestEnv, r: &Path) {
+pub(crate) fn keep_worktrees(env: &TestEnv, r: &Path) {
     let path = r.join("retry-run.toml");
     let toml = std::fs::read_to_string(&path).unwrap_or_default();
     let toml = if toml.contains("[worktree]\n") {
@@ -289,7 +289,7 @@ pub fn keep_worktrees(env: &TestEnv, r: &Path) {
 }
 
 /// Every file under `root` (`.git` included): path -> (mode, content or link target).
-pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
+pub(crate) fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
     fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<Vec<u8>, (u32, Vec<u8>)>) {
         for entry in std::fs::read_dir(dir).expect("readable dir") {
             let path = entry.expect("entry").path();
@@ -312,7 +312,7 @@ pub fn files_under(root: &Path) -> BTreeMap<Vec<u8>, (u32, Vec<u8>)> {
 }
 
 /// Processes whose working directory is inside `dir`.
-pub fn processes_in(dir: &Path) -> Vec<String> {
+pub(crate) fn processes_in(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir("/proc") else { return out };
     for e in rd.flatten() {

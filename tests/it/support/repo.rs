@@ -11,7 +11,7 @@ use super::TestEnv;
 
 /// Files written into a new repository's directory as they are added;
 /// [`RepoBuilder::commit`] makes them its first commit on `main`.
-pub struct RepoBuilder<'a> {
+pub(crate) struct RepoBuilder<'a> {
     env: &'a TestEnv,
     root: PathBuf,
     gitlinks: Vec<(PathBuf, String)>,
@@ -24,7 +24,7 @@ impl<'a> RepoBuilder<'a> {
     }
 
     /// A file with `content` (its directories created).
-    pub fn file(self, rel: impl AsRef<Path>, content: impl AsRef<[u8]>) -> Self {
+    pub(crate) fn file(self, rel: impl AsRef<Path>, content: impl AsRef<[u8]>) -> Self {
         let p = self.root.join(rel);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).expect("create the file's directory");
@@ -34,7 +34,7 @@ impl<'a> RepoBuilder<'a> {
     }
 
     /// An executable file (mode 755).
-    pub fn executable(self, rel: impl AsRef<Path>, content: impl AsRef<[u8]>) -> Self {
+    pub(crate) fn executable(self, rel: impl AsRef<Path>, content: impl AsRef<[u8]>) -> Self {
         let p = self.root.join(rel.as_ref());
         let this = self.file(rel, content);
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod 755");
@@ -42,27 +42,27 @@ impl<'a> RepoBuilder<'a> {
     }
 
     /// A symlink to `target`.
-    pub fn symlink(self, rel: impl AsRef<Path>, target: impl AsRef<Path>) -> Self {
+    pub(crate) fn symlink(self, rel: impl AsRef<Path>, target: impl AsRef<Path>) -> Self {
         std::os::unix::fs::symlink(target, self.root.join(rel)).expect("create a symlink");
         self
     }
 
     /// A submodule at `rel` pointing at commit `sha`, staged without a
     /// checkout (a gitlink in the index only).
-    pub fn gitlink(mut self, rel: impl AsRef<Path>, sha: &str) -> Self {
+    pub(crate) fn gitlink(mut self, rel: impl AsRef<Path>, sha: &str) -> Self {
         self.gitlinks.push((rel.as_ref().to_path_buf(), sha.to_string()));
         self
     }
 
     /// `git init` on `main`, nothing committed; returns the repository's path.
-    pub fn init(self) -> PathBuf {
+    pub(crate) fn init(self) -> PathBuf {
         self.env.git(&self.root, &["init", "-q", "-b", "main"]);
         self.root
     }
 
     /// `git init` on `main` and every file committed as `base`; returns the
     /// repository's path.
-    pub fn commit(self) -> PathBuf {
+    pub(crate) fn commit(self) -> PathBuf {
         let (env, gitlinks) = (self.env, self.gitlinks.clone());
         let root = self.init();
         env.git(&root, &["add", "-A"]);

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The cache of installed tools.
-pub fn ci_cache() -> PathBuf {
+pub(crate) fn ci_cache() -> PathBuf {
     match std::env::var_os("RETRY_RUN_CI_CACHE") {
         Some(p) => PathBuf::from(p),
         None => PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/retry-run-ci"),
@@ -32,7 +32,7 @@ pub fn ci_cache() -> PathBuf {
 }
 
 /// Where the agent CLIs are installed.
-pub fn agents_cache() -> PathBuf {
+pub(crate) fn agents_cache() -> PathBuf {
     match std::env::var_os("RETRY_RUN_AGENTS_CACHE") {
         Some(p) => PathBuf::from(p),
         None => ci_cache().join("agents"),
@@ -42,7 +42,7 @@ pub fn agents_cache() -> PathBuf {
 /// Says that the running test could not run and why, past the test
 /// harness's capture (a direct write to stderr), so that a skip is never
 /// silent: `SKIPPED: <test>: <why>`.
-pub fn skipped(why: &str) {
+pub(crate) fn skipped(why: &str) {
     use std::io::Write;
     // The test harness names each test's thread after the test.
     let test = std::thread::current().name().map(|n| format!("{n}: ")).unwrap_or_default();
@@ -53,7 +53,7 @@ pub fn skipped(why: &str) {
 /// [`PYTHON_TOOLS`], installed when missing; `None` when the `python3` on
 /// PATH has them already. `Err` says why they cannot be had: PyPI cannot be
 /// reached.
-pub fn python_tools() -> Result<Option<PathBuf>, String> {
+pub(crate) fn python_tools() -> Result<Option<PathBuf>, String> {
     static TOOLS: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
     TOOLS.get_or_init(install_python_tools).clone()
 }
@@ -131,7 +131,7 @@ fn pip_install(venv: &Path, packages: &[&str], works: &dyn Fn() -> bool) -> Resu
 /// The `bin` directory of an npm package installed in the agents' cache
 /// under `dir`, installing it when missing. `Err` says why it cannot be
 /// had: the npm registry cannot be reached.
-pub fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
+pub(crate) fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
     let prefix = agents_cache().join(dir);
     let bin = prefix.join("node_modules/.bin");
     let works = || runs(&bin.join(program));
@@ -170,7 +170,7 @@ pub fn npm_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, Str
 /// The `bin` directory of a virtualenv in the agents' cache under `dir`
 /// with `package` installed from PyPI, installing it when missing. `Err`
 /// says why it cannot be had: PyPI cannot be reached.
-pub fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
+pub(crate) fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, String> {
     let venv = agents_cache().join(dir);
     let bin = venv.join("bin");
     let works = || runs(&bin.join(program));
@@ -186,7 +186,7 @@ pub fn pip_agent(dir: &str, package: &str, program: &str) -> Result<PathBuf, Str
 /// The `bin` directory of a virtualenv in the CI cache (`mypy/`) holding
 /// mypy, pinned so that the init tests' counts do not move with its
 /// releases; installed when missing. `Err`: PyPI cannot be reached.
-pub fn mypy() -> Result<PathBuf, String> {
+pub(crate) fn mypy() -> Result<PathBuf, String> {
     let venv = ci_cache().join("mypy");
     let bin = venv.join("bin");
     let works = || runs(&bin.join("mypy"));
@@ -266,7 +266,7 @@ fn with_lock<T>(lock: &Path, f: impl FnOnce() -> T) -> T {
 /// A virtualenv at `venv` (without pip) that sees the test tools of
 /// [`python_tools`]: through a `.pth` file naming their site-packages, or
 /// the system's. Its `bin` directory.
-pub fn seeing_python_tools(venv: &Path) -> Result<PathBuf, String> {
+pub(crate) fn seeing_python_tools(venv: &Path) -> Result<PathBuf, String> {
     let tools = python_tools()?;
     let python = tools.as_ref().map_or_else(|| PathBuf::from("python3"), |bin| bin.join("python3"));
     let mut create = Command::new(&python);
@@ -298,7 +298,7 @@ pub fn seeing_python_tools(venv: &Path) -> Result<PathBuf, String> {
 /// (through a `.pth` file naming their site-packages, or the system's) and
 /// has the project at `project` installed in editable mode by the real pip
 /// (`pip install -e`), the way tox and most developers' venvs hold it.
-pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
+pub(crate) fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
     let bin = seeing_python_tools(venv)?;
     let tools = python_tools()?;
     let python = tools.as_ref().map_or_else(|| PathBuf::from("python3"), |bin| bin.join("python3"));
@@ -320,7 +320,7 @@ pub fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, String> {
 /// runner-verdict tests run them for real), installed from npm into the CI
 /// cache (`js-runners/`) when missing. `Err` says why they cannot be had:
 /// the npm registry cannot be reached.
-pub fn js_test_runners() -> Result<PathBuf, String> {
+pub(crate) fn js_test_runners() -> Result<PathBuf, String> {
     let prefix = ci_cache().join("js-runners");
     let bin = prefix.join("node_modules/.bin");
     let works = || runs(&bin.join("jest")) && runs(&bin.join("vitest"));
