@@ -9,14 +9,14 @@ use serde_json::json;
 
 /// The server's name in the agent's settings: its tools reach the model
 /// as `mcp__retry-run__run_checks` (Claude Code) and the like.
-pub const SERVER: &str = "retry-run";
+pub(crate) const SERVER: &str = "retry-run";
 /// How long a tool call may take before the agent gives up on it: the
 /// checks can take minutes, and the agent's own time limit still holds.
 const TOOL_TIMEOUT_SECS: u64 = 3600;
 
 /// What the agent is given.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Wiring {
+pub(crate) struct Wiring {
     /// Inserted after the program's name.
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
@@ -30,7 +30,7 @@ pub struct Wiring {
 /// `user` reads the user's own environment, whose settings are kept:
 /// opencode's `OPENCODE_CONFIG_CONTENT` gets the server added. An unknown
 /// kind gets nothing (the variable alone).
-pub fn wiring(
+pub(crate) fn wiring(
     kind: &str,
     command: &[String],
     (dir, worktree): (&Path, &Path),

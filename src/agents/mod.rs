@@ -8,8 +8,8 @@
 //! A preset never chooses a model or an API endpoint: those stay the user's
 //! (the agent's own config and environment, or `[agent] args`).
 
-pub mod mcp;
-pub mod output;
+pub(crate) mod mcp;
+pub(crate) mod output;
 
 use std::collections::BTreeMap;
 

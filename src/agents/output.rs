@@ -19,7 +19,7 @@ use crate::model::Usage;
 
 /// What an agent's output says.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     pub usage: Option<Usage>,
     /// Its own last words: the final message.
     pub final_message: Option<String>,
@@ -29,7 +29,7 @@ pub struct Report {
 const TEXT_LINES: usize = 20;
 
 /// Reads `output` with the reader called `kind`.
-pub fn read(kind: &str, output: &str) -> Report {
+pub(crate) fn read(kind: &str, output: &str) -> Report {
     match kind {
         "claude-json" => claude_json(output).unwrap_or_else(|| text(output)),
         "aider-text" => Report { usage: aider(output), ..text(output) },

@@ -10,7 +10,7 @@ mod context;
 mod demo;
 mod diff;
 mod enrich;
-pub mod error;
+pub(crate) mod error;
 mod init;
 mod inspect;
 mod judge_output;

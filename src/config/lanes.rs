@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{CommandSpec, PresetName};
 
 /// The most lanes one task may run.
-pub const MAX_LANES: u32 = 16;
+pub(crate) const MAX_LANES: u32 = 16;
 
 /// One `[[lane]]` table: the agent of a lane, over the task's (`[agent]`).
 /// Lane 1 takes the first table, lane 2 the second; a lane without a

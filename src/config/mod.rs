@@ -418,7 +418,7 @@ impl Count {
     }
 }
 
-pub mod lanes;
+pub(crate) mod lanes;
 
 /// Every whole number of the schema, its range and a deserializer each.
 pub mod numbers {

@@ -7,7 +7,7 @@ use super::GitError;
 
 /// Initialises a repository at `root` whose `main` holds `files` (path,
 /// content) in one commit.
-pub fn create(root: &Path, files: &[(&str, &str)], message: &str) -> Result<(), GitError> {
+pub(crate) fn create(root: &Path, files: &[(&str, &str)], message: &str) -> Result<(), GitError> {
     let err = |what: &'static str| {
         move |e: git2::Error| GitError::Git { what: format!("{}: cannot {what}", root.display()), source: e }
     };

@@ -17,12 +17,12 @@
 
 mod changes;
 mod checkout;
-pub mod demo_repo;
+pub(crate) mod demo_repo;
 mod filters;
 pub mod fingerprint;
 mod ignore;
 mod index_file;
-pub mod nofollow_fs;
+pub(crate) mod nofollow_fs;
 mod pack;
 mod patch;
 mod record_ref;
@@ -30,12 +30,12 @@ mod renames;
 mod revs;
 mod status;
 pub use status::{MAX_SCAN_DEPTH, depth as path_depth};
-pub mod submodules;
+pub(crate) mod submodules;
 mod task_worktree;
 mod tree_write;
 mod walk;
 mod working_tree;
-pub mod worktree_admin;
+pub(crate) mod worktree_admin;
 
 use std::path::{Path, PathBuf};
 

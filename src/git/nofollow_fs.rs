@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Removes whatever is at `path` (file, symlink, or directory tree) without
 /// following symlinks, making read-only directories writable on the way.
-pub fn remove_any(path: &Path) -> io::Result<()> {
+pub(crate) fn remove_any(path: &Path) -> io::Result<()> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -49,15 +49,9 @@ fn make_writable_dir(dir: &Path) {
     }
 }
 
-/// Makes every directory from `root` down to the parent of `root/rel` a real
-/// directory: a symlink or file standing where a directory belongs is removed.
-pub fn real_parent_dirs(root: &Path, rel: &Path) -> io::Result<()> {
-    Clearer::new(root).real_parent_dirs(rel)
-}
-
 /// Clears the way for a new file at `root/rel`: real parent directories,
 /// and nothing (not even a dangling symlink) at the path itself.
-pub fn clear_for_write(root: &Path, rel: &Path) -> io::Result<()> {
+pub(crate) fn clear_for_write(root: &Path, rel: &Path) -> io::Result<()> {
     Clearer::new(root).clear_for_write(rel)
 }
 
@@ -65,18 +59,18 @@ pub fn clear_for_write(root: &Path, rel: &Path) -> io::Result<()> {
 /// checked (and made real and writable) once, not once for every file
 /// below it. Only for a tree nothing else changes meanwhile, such as a task
 /// worktree during its reset.
-pub struct Clearer {
+pub(crate) struct Clearer {
     root: PathBuf,
     real: HashSet<PathBuf>,
 }
 
 impl Clearer {
-    pub fn new(root: &Path) -> Clearer {
+    pub(crate) fn new(root: &Path) -> Clearer {
         Clearer { root: root.to_path_buf(), real: HashSet::new() }
     }
 
     /// Real parent directories for `rel`, and nothing at `rel` itself.
-    pub fn clear_for_write(&mut self, rel: &Path) -> io::Result<()> {
+    pub(crate) fn clear_for_write(&mut self, rel: &Path) -> io::Result<()> {
         self.real_parent_dirs(rel)?;
         let path = self.root.join(rel);
         match fs::symlink_metadata(&path) {
@@ -93,7 +87,7 @@ impl Clearer {
 
     /// Real, writable directories for every parent of `rel`; `rel` itself
     /// is left as it is.
-    pub fn real_parents(&mut self, rel: &Path) -> io::Result<()> {
+    pub(crate) fn real_parents(&mut self, rel: &Path) -> io::Result<()> {
         self.real_parent_dirs(rel)
     }
 
@@ -129,7 +123,7 @@ impl Clearer {
 
 /// Copies a regular file or a symlink from `src` to `root/rel`, never
 /// writing through a symlink at the destination.
-pub fn copy_in(src: &Path, root: &Path, rel: &Path) -> io::Result<()> {
+pub(crate) fn copy_in(src: &Path, root: &Path, rel: &Path) -> io::Result<()> {
     let meta = fs::symlink_metadata(src)?;
     clear_for_write(root, rel)?;
     let dst = root.join(rel);
@@ -151,7 +145,7 @@ pub fn copy_in(src: &Path, root: &Path, rel: &Path) -> io::Result<()> {
 }
 
 /// Bytes used by a tree on disk (symlinks not followed).
-pub fn disk_usage(path: &Path) -> u64 {
+pub(crate) fn disk_usage(path: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
     let Ok(m) = fs::symlink_metadata(path) else { return 0 };
     let own = m.blocks() * 512;
@@ -167,13 +161,13 @@ pub fn disk_usage(path: &Path) -> u64 {
 /// self-checks' comparison), which run unconfined, can never be sent
 /// through a link to a file outside (a directory replaced by a link to
 /// `~/.ssh`), even one swapped in while the read is under way.
-pub struct Beneath {
+pub(crate) struct Beneath {
     root: std::os::fd::OwnedFd,
 }
 
 /// What stands at a path of the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Node {
+pub(crate) enum Node {
     /// A regular file: its bytes, and whether its owner may execute it.
     File { data: Vec<u8>, exec: bool },
     /// A symbolic link: its target's bytes.
@@ -182,7 +176,7 @@ pub enum Node {
 
 impl Beneath {
     /// The tree at `root` (itself a real directory, not a link).
-    pub fn open(root: &Path) -> io::Result<Beneath> {
+    pub(crate) fn open(root: &Path) -> io::Result<Beneath> {
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         Ok(Beneath { root: rustix::fs::open(root, flags, Mode::empty())? })
@@ -192,7 +186,7 @@ impl Beneath {
     /// when a component on the way is not a real directory (a link, a
     /// file): git sees no file there either. A FIFO, socket or device is
     /// `None` too (never opened).
-    pub fn read(&self, rel: &Path) -> io::Result<Option<Node>> {
+    pub(crate) fn read(&self, rel: &Path) -> io::Result<Option<Node>> {
         use rustix::fs::{AtFlags, FileType, Mode, OFlags};
         let (parent, leaf) = match (rel.parent(), rel.file_name()) {
             (Some(p), Some(l)) => (p, l),
@@ -289,7 +283,7 @@ impl Beneath {
 /// path (past `PATH_MAX`), each directory on the way opened from its
 /// parent without following a link; nothing to do when a component is
 /// missing or not a real directory.
-pub fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+pub(crate) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
     let (Some(parent), Some(leaf)) = (rel.parent(), rel.file_name()) else { return Ok(()) };
     let b = Beneath::open(root)?;
@@ -314,7 +308,7 @@ pub fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
 
 /// Empties the directory open at `fd`, never following a link, however
 /// deep: one descriptor per level.
-pub fn empty_dir(fd: &std::os::fd::OwnedFd) -> io::Result<()> {
+pub(crate) fn empty_dir(fd: &std::os::fd::OwnedFd) -> io::Result<()> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
     use std::os::fd::AsFd;
     let mut names = Vec::new();

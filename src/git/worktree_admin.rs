@@ -25,15 +25,15 @@ use std::path::Path;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 /// The largest file kept (an index of 200,000 files is about 25 MB).
-pub const MAX_FILE: u64 = 256 << 20;
+pub(crate) const MAX_FILE: u64 = 256 << 20;
 /// The most entries looked at; more are removed.
-pub const MAX_ENTRIES: usize = 100_000;
+pub(crate) const MAX_ENTRIES: usize = 100_000;
 /// The deepest directory looked into; deeper ones are removed.
-pub const MAX_DEPTH: usize = 16;
+pub(crate) const MAX_DEPTH: usize = 16;
 
 /// One entry removed, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Removed {
+pub(crate) struct Removed {
     /// Relative to the administrative directory (`logs/HEAD`).
     pub path: String,
     pub why: String,
@@ -43,7 +43,7 @@ pub struct Removed {
 /// newline after them or not): what retry-run writes there, and what
 /// the agent's `git commit` on a detached `HEAD` writes. A symbolic ref
 /// (`ref: refs/heads/main`) is not. Pure.
-pub fn head_is_detached(bytes: &[u8]) -> bool {
+pub(crate) fn head_is_detached(bytes: &[u8]) -> bool {
     let id = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     matches!(id.len(), 40 | 64) && id.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
@@ -52,7 +52,7 @@ pub fn head_is_detached(bytes: &[u8]) -> bool {
 /// removing what may not stay, and returns what it removed. `HEAD` is
 /// returned as removed (`why`: what it held) when it is not a detached
 /// commit id; the caller writes it anew. A missing directory is fine.
-pub fn secure(admin: &Path) -> std::io::Result<Vec<Removed>> {
+pub(crate) fn secure(admin: &Path) -> std::io::Result<Vec<Removed>> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let dir = match rustix::fs::open(admin, flags, Mode::empty()) {
         Ok(fd) => fd,
@@ -85,7 +85,7 @@ pub fn secure(admin: &Path) -> std::io::Result<Vec<Removed>> {
 /// file. The agent could still swap one in after this look; what it then
 /// costs is that one self-check's answer, and the attempt's own
 /// [`secure`] finds it.
-pub fn plain_files(worktree: &Path, admin: &Path) -> Result<(), super::GitError> {
+pub(crate) fn plain_files(worktree: &Path, admin: &Path) -> Result<(), super::GitError> {
     let files = [
         (worktree.join(".git"), ".git".to_string()),
         (admin.join("HEAD"), "worktree-admin/HEAD".into()),

@@ -15,7 +15,7 @@ use crate::text::plural;
 
 /// The tests of one file on one side.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileTests {
+pub(crate) struct FileTests {
     pub path: String,
     pub tests: Vec<FoundTest>,
 }
@@ -23,7 +23,7 @@ pub struct FileTests {
 /// What happened to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(crate) enum Kind {
     Removed,
     SkipAdded,
     FewerAssertions,
@@ -31,7 +31,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Removed => "removed",
             Kind::SkipAdded => "skip-added",
@@ -43,7 +43,7 @@ impl Kind {
 
 /// One weakening, naming the file, the test and what changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub kind: Kind,
     /// The test file (on the base), or the check for `fewer-run`.
     pub path: String,
@@ -54,7 +54,7 @@ pub struct Finding {
 
 impl Finding {
     /// As a check failure: keyed without lines, labelled for people.
-    pub fn failure(&self) -> Failure {
+    pub(crate) fn failure(&self) -> Failure {
         Failure {
             key: format!("test-integrity|{}|{}", self.kind.as_str(), self.test),
             label: format!("`{}`: {}", self.test, self.detail),
@@ -66,7 +66,7 @@ impl Finding {
 
 /// A test's id as its runner names it: pytest's node id for Python
 /// (`path::Class::test`), `path::mod::test` for Rust.
-pub fn test_id(path: &str, t: &FoundTest) -> String {
+pub(crate) fn test_id(path: &str, t: &FoundTest) -> String {
     if path.ends_with(".py") {
         format!("{path}::{}", t.qualified.replace('.', "::"))
     } else {
@@ -75,7 +75,7 @@ pub fn test_id(path: &str, t: &FoundTest) -> String {
 }
 
 /// Compares the tests of the changed files on the base with the attempt's.
-pub fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
+pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
     let base_all: Vec<(&str, &FoundTest)> =
         base.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
     let head_all: Vec<(&str, &FoundTest)> =
@@ -137,7 +137,7 @@ pub fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
 }
 
 /// A check that ran fewer tests than on the base.
-pub fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option<Finding> {
+pub(crate) fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option<Finding> {
     let (b, n) = (base_ran?, ran?);
     (n < b).then(|| Finding {
         kind: Kind::FewerRun,
@@ -150,7 +150,7 @@ pub fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option
 /// Whether `path` is a test file by the usual conventions: a `tests/` or
 /// `test/` directory, `test_*.py`, `*_test.py`, `*_test.go`,
 /// `*.test.{js,ts,...}`, `*.spec.{js,ts,...}`.
-pub fn is_test_path(path: &str) -> bool {
+pub(crate) fn is_test_path(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();
     let name = parts.pop().unwrap_or("");
     if parts.iter().any(|d| *d == "tests" || *d == "test" || *d == "__tests__") {
@@ -175,7 +175,7 @@ pub fn is_test_path(path: &str) -> bool {
 /// A `retry.test_paths` glob that does not compile.
 #[derive(Debug, thiserror::Error)]
 #[error("retry.test_paths: {}{source}", glob.as_ref().map(|g| format!("invalid glob {g:?}: ")).unwrap_or_default())]
-pub struct TestPathsError {
+pub(crate) struct TestPathsError {
     pub glob: Option<String>,
     pub source: globset::Error,
 }
@@ -183,12 +183,12 @@ pub struct TestPathsError {
 /// Which changed paths are test files: `test_paths` globs, or else the
 /// conventions of [`is_test_path`] and every Rust file (whose
 /// `#[cfg(test)]` modules hold tests).
-pub struct TestPaths {
+pub(crate) struct TestPaths {
     globs: Option<globset::GlobSet>,
 }
 
 impl TestPaths {
-    pub fn new(globs: &[String]) -> Result<TestPaths, TestPathsError> {
+    pub(crate) fn new(globs: &[String]) -> Result<TestPaths, TestPathsError> {
         if globs.is_empty() {
             return Ok(TestPaths { globs: None });
         }
@@ -204,7 +204,7 @@ impl TestPaths {
         Ok(TestPaths { globs: Some(b.build().map_err(|source| TestPathsError { glob: None, source })?) })
     }
 
-    pub fn matches(&self, path: &str) -> bool {
+    pub(crate) fn matches(&self, path: &str) -> bool {
         match &self.globs {
             Some(set) => set.is_match(path),
             None => is_test_path(path) || path.ends_with(".rs"),

@@ -10,7 +10,7 @@
 //!   how a failed check's failing tests alone run again);
 //! - [`verdict`]: the verifier's JSON verdict and its pick among lanes.
 
-pub mod integrity;
+pub(crate) mod integrity;
 pub mod scope;
-pub mod test_results;
-pub mod verdict;
+pub(crate) mod test_results;
+pub(crate) mod verdict;

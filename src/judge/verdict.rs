@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Approved,
     NeedsChanges,
     /// The verifier could not judge: treated like a failed call.
@@ -17,7 +17,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Approved => "approved",
             Kind::NeedsChanges => "needs_changes",
@@ -28,7 +28,7 @@ impl Kind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub kind: Kind,
     pub required_change: Option<String>,
     pub critique: Option<String>,
@@ -40,7 +40,7 @@ pub struct Verdict {
 /// is wrong with it, in words the verifier's author can act on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{problem}")]
-pub struct VerdictError {
+pub(crate) struct VerdictError {
     pub problem: String,
 }
 
@@ -58,13 +58,13 @@ impl From<&str> for VerdictError {
 
 /// A verifier's pick among lanes: the lane and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pick {
+pub(crate) struct Pick {
     pub lane: u32,
     pub why: String,
 }
 
 /// Parses a verifier's standard output.
-pub fn parse(stdout: &str) -> Result<Verdict, VerdictError> {
+pub(crate) fn parse(stdout: &str) -> Result<Verdict, VerdictError> {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         return Err("the verifier printed nothing; it must print one JSON verdict".into());
@@ -119,7 +119,7 @@ pub fn parse(stdout: &str) -> Result<Verdict, VerdictError> {
 
 /// A verifier's pick among lanes (`run --lanes --choose all`): the
 /// verdict's `lane`, one of `lanes`, and its `why`.
-pub fn pick(stdout: &str, lanes: &[u32]) -> Result<Pick, VerdictError> {
+pub(crate) fn pick(stdout: &str, lanes: &[u32]) -> Result<Pick, VerdictError> {
     let trimmed = stdout.trim();
     let value: Value = serde_json::from_str(trimmed)
         .or_else(|_| serde_json::from_str(trimmed.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()))

@@ -16,7 +16,7 @@ use super::usage::Usage;
 /// Outcomes of an attempt (docs/record.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Success,
     CheckFailure,
     ScopeViolation,
@@ -31,7 +31,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 9] = [
+    pub(crate) const ALL: [Outcome; 9] = [
         Outcome::Success,
         Outcome::CheckFailure,
         Outcome::ScopeViolation,
@@ -43,7 +43,7 @@ impl Outcome {
         Outcome::Stopped,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Success => "SUCCESS",
             Outcome::CheckFailure => "CHECK_FAILURE",
@@ -57,13 +57,13 @@ impl Outcome {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Outcome> {
+    pub(crate) fn parse(s: &str) -> Option<Outcome> {
         Outcome::ALL.into_iter().find(|o| o.as_str() == s)
     }
 
     /// The `retry.on` name of a failure; `None` for SUCCESS and UNVERIFIED,
     /// which are never retried.
-    pub fn retry_key(self) -> Option<RetryOn> {
+    pub(crate) fn retry_key(self) -> Option<RetryOn> {
         Some(match self {
             Outcome::CheckFailure => RetryOn::CheckFailure,
             Outcome::ScopeViolation => RetryOn::ScopeViolation,
@@ -90,7 +90,7 @@ pub enum RetryOn {
 
 /// How the agent process ended.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentRun {
+pub(crate) struct AgentRun {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
@@ -127,14 +127,14 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
-    pub fn crashed(&self) -> bool {
+    pub(crate) fn crashed(&self) -> bool {
         !self.timed_out && self.exit_code != Some(0)
     }
 }
 
 /// One changed file of the attempt's snapshot.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     /// Quoted the way git quotes paths when not valid UTF-8.
     pub path: String,
     pub old_path: Option<String>,
@@ -223,7 +223,7 @@ pub struct ScopeFinding {
 
 /// What the verifier said (docs/config.md, `[verifier]`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct VerifierResult {
+pub(crate) struct VerifierResult {
     /// A valid verdict other than `retry` came back.
     pub answered: bool,
     pub calls: u32,
@@ -238,20 +238,20 @@ pub struct VerifierResult {
 
 impl VerifierResult {
     /// `needs_changes` with enough confidence.
-    pub fn rejects(&self) -> bool {
+    pub(crate) fn rejects(&self) -> bool {
         self.answered
             && self.verdict.as_deref() == Some("needs_changes")
             && self.confidence.unwrap_or(1.0) >= self.min_confidence
     }
 
-    pub fn escalates(&self) -> bool {
+    pub(crate) fn escalates(&self) -> bool {
         self.answered && self.verdict.as_deref() == Some("escalate")
     }
 }
 
 /// Everything one attempt did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttemptRecord {
+pub(crate) struct AttemptRecord {
     pub number: u32,
     pub duration_ms: u64,
     pub outcome: Outcome,
@@ -327,11 +327,11 @@ impl SelfCheck {
 
 impl AttemptRecord {
     /// It ran the gates itself and the last time every one passed.
-    pub fn self_checked_green(&self) -> bool {
+    pub(crate) fn self_checked_green(&self) -> bool {
         self.self_checks.iter().rev().find(|c| c.ran_gates()).is_some_and(|c| c.passed == Some(true))
     }
 
-    pub fn new(number: u32) -> Self {
+    pub(crate) fn new(number: u32) -> Self {
         AttemptRecord {
             number,
             duration_ms: 0,
@@ -355,7 +355,7 @@ impl AttemptRecord {
     }
 
     /// An attempt that `retry-run` did not finish (it was killed).
-    pub fn interrupted(number: u32, duration_ms: u64) -> Self {
+    pub(crate) fn interrupted(number: u32, duration_ms: u64) -> Self {
         AttemptRecord {
             duration_ms,
             outcome: Outcome::Crash,
@@ -367,7 +367,7 @@ impl AttemptRecord {
 
     /// Attempt `number`, stopped after `duration_ms` because another lane
     /// won: `why` names it.
-    pub fn stopped(number: u32, duration_ms: u64, why: &str) -> Self {
+    pub(crate) fn stopped(number: u32, duration_ms: u64, why: &str) -> Self {
         AttemptRecord {
             duration_ms,
             outcome: Outcome::Stopped,
@@ -378,7 +378,7 @@ impl AttemptRecord {
     }
 
     /// The ids of the failing tests of every failed check.
-    pub fn failing_tests(&self) -> Vec<&str> {
+    pub(crate) fn failing_tests(&self) -> Vec<&str> {
         self.checks
             .iter()
             .filter(|c| !c.passed)
@@ -388,7 +388,7 @@ impl AttemptRecord {
             .collect()
     }
 
-    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
+    pub(crate) fn failed_checks(&self) -> impl Iterator<Item = &CheckResult> {
         self.checks.iter().filter(|c| !c.passed)
     }
 }

@@ -84,7 +84,7 @@ impl<'de> Deserialize<'de> for BaselineMode {
 /// A failure found in a check's output, with the key that compares it
 /// with the base's failures (a test id, or path + code + enclosing scope).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub key: String,
     /// What to show: a test id with its reason, or `path:line: code message`.
     pub label: String,
@@ -98,7 +98,7 @@ pub struct Failure {
 /// A lint or compiler error with its enclosing scope, read from the
 /// attempt's snapshot.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorItem {
+pub(crate) struct ErrorItem {
     pub tool: String,
     pub path: String,
     pub line: Option<usize>,
@@ -111,7 +111,7 @@ pub struct ErrorItem {
 
 /// One check's result on the attempt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckResult {
+pub(crate) struct CheckResult {
     pub name: String,
     pub kind: CheckKind,
     /// After flaky re-runs and the baseline comparison.
@@ -169,7 +169,7 @@ pub struct CheckResult {
 
 impl CheckResult {
     /// A check that ran once and exited 0 (`passed`) or 1, with nothing parsed.
-    pub fn new(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
+    pub(crate) fn new(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
         CheckResult {
             name: name.into(),
             kind,

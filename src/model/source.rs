@@ -90,7 +90,7 @@ pub(crate) fn innermost<S: Lines>(spans: &[S], line: usize) -> Option<&S> {
 /// One test function as found in a file (by `syntax::tests_in`, compared
 /// by `integrity`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FoundTest {
+pub(crate) struct FoundTest {
     /// The function's own name.
     pub name: String,
     /// With its classes or modules: `TestCalc.test_add`, `tests::adds`.

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// The word a mode is written as: what serde writes for it (`Effective`
 /// and `SandboxMode` are lowercase unit variants), so that the record and
 /// the config spell it the same; empty for a value that is not a word.
-pub fn word<T: Serialize>(mode: &T) -> String {
+pub(crate) fn word<T: Serialize>(mode: &T) -> String {
     match serde_json::to_value(mode) {
         Ok(serde_json::Value::String(w)) => w,
         _ => String::new(),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// A task's event log, relative to its directory (also its path in the
 /// tree of the task's record ref).
-pub const EVENTS: &str = "events.jsonl";
+pub(crate) const EVENTS: &str = "events.jsonl";
 const TASK_MD: &str = "task.md";
 const LOCK: &str = "lock";
 const BASELINE: &str = "baseline";
@@ -194,7 +194,7 @@ impl AttemptDir {
 
 /// A check's name as a file name: letters, digits, `-`, `_` and `.` kept,
 /// anything else (a `/`, a space) replaced by `_`.
-pub fn file_name(check: &str) -> String {
+pub(crate) fn file_name(check: &str) -> String {
     check.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::hash::sha256_hex;
 
 /// Canonical JSON: keys sorted at every level, no whitespace.
-pub fn canonical_json(v: &Value) -> String {
+pub(crate) fn canonical_json(v: &Value) -> String {
     // serde_json's map is ordered by key (no `preserve_order` feature), and
     // `to_string` writes no insignificant whitespace.
     sort(v).to_string()
@@ -24,7 +24,7 @@ fn sort(v: &Value) -> Value {
 
 /// The inputs of one attempt.
 #[derive(Debug, Clone, Serialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub task: String,
     pub attempt: u32,
     pub base: String,
@@ -37,12 +37,12 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// (canonical JSON, its sha256).
-    pub fn canonical(&self) -> (String, String) {
+    pub(crate) fn canonical(&self) -> (String, String) {
         let json = canonical_json(&self.to_value());
         let hash = sha256_hex(json.as_bytes());
         (json, hash)

@@ -17,12 +17,12 @@
 pub mod chain;
 #[cfg(test)]
 mod compat;
-pub mod confinement;
-pub mod event;
-pub mod layout;
-pub mod manifest;
-pub mod state;
-pub mod store;
+pub(crate) mod confinement;
+pub(crate) mod event;
+pub(crate) mod layout;
+pub(crate) mod manifest;
+pub(crate) mod state;
+pub(crate) mod store;
 
 pub use event::Event;
 pub use layout::{AttemptDir, TaskDir};

@@ -91,7 +91,7 @@ impl TaskState {
 }
 
 /// Pure: the state of a task from its verified events.
-pub fn state(events: &[LogLine]) -> TaskState {
+pub(crate) fn state(events: &[LogLine]) -> TaskState {
     let mut s = TaskState::default();
     let mut open: Option<u32> = None;
     let mut aborted: Vec<u32> = Vec::new();
@@ -152,7 +152,7 @@ pub fn state(events: &[LogLine]) -> TaskState {
 
 /// A task's state, and how `status` names it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Status {
+pub(crate) struct Status {
     pub state: TaskState,
     /// [`TaskState::label`]: `running`, `succeeded`, `stopped`...
     pub label: &'static str,
@@ -160,7 +160,7 @@ pub struct Status {
 
 /// Pure: the status of a task from its verified log; `running` when a
 /// process holds its lock.
-pub fn status_of(v: &Verified, running: bool) -> Status {
+pub(crate) fn status_of(v: &Verified, running: bool) -> Status {
     let state = state(&v.events);
     let label = state.label(running, v.broken.is_some());
     Status { state, label }
@@ -168,7 +168,7 @@ pub fn status_of(v: &Verified, running: bool) -> Status {
 
 /// Where `task` stands, from its record: `None` when it has none (a
 /// worktree without a record); `Err` when its log cannot be read.
-pub fn status(store: &Store, task: &str) -> Result<Option<Status>, RecordError> {
+pub(crate) fn status(store: &Store, task: &str) -> Result<Option<Status>, RecordError> {
     match store.read(task) {
         Ok(v) => Ok(Some(status_of(&v, store.running(task).is_some()))),
         Err(RecordError::NoTask { .. }) => Ok(None),
@@ -177,7 +177,7 @@ pub fn status(store: &Store, task: &str) -> Result<Option<Status>, RecordError> 
 }
 
 /// Milliseconds between two events' timestamps.
-pub fn elapsed_ms(from: &LogLine, to: &LogLine) -> u64 {
+pub(crate) fn elapsed_ms(from: &LogLine, to: &LogLine) -> u64 {
     let ts = |e: &LogLine| e.value.get("ts").and_then(Value::as_str).and_then(parse_rfc3339);
     match (ts(from), ts(to)) {
         (Some(a), Some(b)) => b.saturating_sub(a) * 1000,
@@ -187,7 +187,7 @@ pub fn elapsed_ms(from: &LogLine, to: &LogLine) -> u64 {
 
 /// The record of attempt `n`, started and never completed: CRASH
 /// (interrupted), lasting from its start to the log's last event.
-pub fn interrupted(events: &[LogLine], n: u32) -> AttemptRecord {
+pub(crate) fn interrupted(events: &[LogLine], n: u32) -> AttemptRecord {
     let started =
         events.iter().rev().find(|e| e.attempt == Some(n) && matches!(e.typed(), Some(Event::AttemptStarted { .. })));
     let duration = match (started, events.last()) {
@@ -200,7 +200,7 @@ pub fn interrupted(events: &[LogLine], n: u32) -> AttemptRecord {
 /// Pure: the record of a completed attempt as its AttemptCompleted event
 /// tells it (what is left when `attempt.json` is lost); `None` for any
 /// other event.
-pub fn completed(e: &LogLine) -> Option<AttemptRecord> {
+pub(crate) fn completed(e: &LogLine) -> Option<AttemptRecord> {
     let Some(Event::AttemptCompleted { outcome, reason, interrupted, duration_ms, .. }) = e.typed() else {
         return None;
     };
@@ -215,7 +215,7 @@ pub fn completed(e: &LogLine) -> Option<AttemptRecord> {
 /// Every completed attempt, in order. An attempt whose `attempt.json` is
 /// missing or unreadable is rebuilt from its AttemptCompleted event (what
 /// the record still says), never dropped.
-pub fn attempts(store: &Store, task: &str, events: &[LogLine]) -> Vec<AttemptRecord> {
+pub(crate) fn attempts(store: &Store, task: &str, events: &[LogLine]) -> Vec<AttemptRecord> {
     let mut out = Vec::new();
     for e in events {
         let Some(from_event) = completed(e) else { continue };

@@ -42,7 +42,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
 }
 
 /// Checks a task name: it becomes a directory and part of a ref name.
-pub fn check_task_name(task: &str) -> Result<(), RecordError> {
+pub(crate) fn check_task_name(task: &str) -> Result<(), RecordError> {
     let ok = !task.is_empty()
         && task.len() <= 100
         && !task.starts_with(['.', '-'])
@@ -54,7 +54,7 @@ pub fn check_task_name(task: &str) -> Result<(), RecordError> {
 
 /// A record's name: a task's ([`check_task_name`]), or one of its lanes'
 /// (`<task>/lanes/<n>`, `run --lanes`).
-pub fn check_record_id(id: &str) -> Result<(), RecordError> {
+pub(crate) fn check_record_id(id: &str) -> Result<(), RecordError> {
     match crate::model::refs::parse_lane(id) {
         Some(lane) => check_task_name(lane.task),
         None => check_task_name(id),
@@ -269,14 +269,14 @@ impl EventLog {
 }
 
 /// Now, UTC, RFC 3339 with milliseconds.
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     chain::rfc3339(d.as_secs(), d.subsec_millis())
 }
 
 /// Writes a file of the record: to a temporary name, fsynced, then renamed,
 /// so a crash never leaves half a file.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }

@@ -20,7 +20,7 @@ use super::{Layers, Limits, limits, namespaces, proxy, seccomp};
 
 /// A command to run confined to a directory.
 #[derive(Debug, Clone)]
-pub struct Confined {
+pub(crate) struct Confined {
     pub layers: Layers,
     /// The directory it may write beneath (the current directory).
     pub dir: PathBuf,
@@ -154,7 +154,7 @@ impl ExecError {
 
 /// Runs `c` confined and returns its exit status (a death by signal N as
 /// 128+N; with `c.reap`, that signal raised again on this process).
-pub fn run(c: &Confined) -> Result<i32, ExecError> {
+pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
     let (program, _) = c.argv.split_first().ok_or(ExecError::NoCommand)?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let dir = std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone());

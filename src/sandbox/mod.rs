@@ -13,16 +13,16 @@
 //! Reading and executing stay allowed everywhere; writing (creating,
 //! removing, renaming, linking, truncating) only beneath the writable paths.
 
-pub mod endpoints;
-pub mod env;
-pub mod exec;
+pub(crate) mod endpoints;
+pub(crate) mod env;
+pub(crate) mod exec;
 pub mod landlock;
 pub mod limits;
 pub mod namespaces;
 #[cfg(all(test, target_os = "linux"))]
 mod probe;
 pub mod proxy;
-pub mod seccomp;
+pub(crate) mod seccomp;
 
 use std::path::{Path, PathBuf};
 

@@ -110,7 +110,7 @@ pub enum SeccompError {
 /// refuses the terminal's `TIOCSTI` and `TIOCLINUX` (pushing input into a
 /// terminal, reading its screen).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Deny {
+pub(crate) struct Deny {
     /// Every socket but a plain TCP stream or netlink, `listen()`, TCP Fast
     /// Open and io_uring: the fallback without a network namespace.
     pub inet: bool,
@@ -128,14 +128,14 @@ pub struct Deny {
 /// A filter built before a fork, to be installed after it
 /// ([`Filter::install`] allocates nothing).
 #[derive(Debug, Clone, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     #[cfg(target_os = "linux")]
     program: Option<seccompiler::BpfProgram>,
 }
 
 /// The filter for `deny`.
 #[cfg(target_os = "linux")]
-pub fn filter(deny: Deny) -> Result<Filter, SeccompError> {
+pub(crate) fn filter(deny: Deny) -> Result<Filter, SeccompError> {
     Ok(Filter { program: Some(program(deny)?) })
 }
 
@@ -152,14 +152,14 @@ impl Filter {
     /// from now on it and every process it starts or becomes get `EPERM`
     /// from the calls refused. Only system calls on memory prepared before:
     /// safe between `fork` and `exec`.
-    pub fn install(&self) -> Result<(), SeccompError> {
+    pub(crate) fn install(&self) -> Result<(), SeccompError> {
         self.install_with(0)
     }
 
     /// [`Filter::install`] on every thread of this process at once
     /// (`SECCOMP_FILTER_FLAG_TSYNC`): for the sandbox's supervisor, whose
     /// forwarding threads already run.
-    pub fn install_all_threads(&self) -> Result<(), SeccompError> {
+    pub(crate) fn install_all_threads(&self) -> Result<(), SeccompError> {
         #[cfg(target_os = "linux")]
         return self.install_with(libc::SECCOMP_FILTER_FLAG_TSYNC as libc::c_ulong);
         #[cfg(not(target_os = "linux"))]
@@ -198,7 +198,7 @@ impl Filter {
 /// another's memory, no terminal input pushed. A supervisor the command
 /// took over (it cannot: the supervisor is not dumpable) still could not
 /// do what the command may not.
-pub fn supervisor_filter() -> Result<Filter, SeccompError> {
+pub(crate) fn supervisor_filter() -> Result<Filter, SeccompError> {
     #[cfg(target_os = "linux")]
     {
         let program = supervisor_program()?;
@@ -251,8 +251,10 @@ fn terminal_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
 /// described at the top of this module: from now on this thread and every
 /// process it starts or becomes get `EPERM` from `socket()` for anything
 /// but a TCP stream or a netlink socket, from `listen()`, from a send with
-/// `MSG_FASTOPEN` and from io_uring.
-pub fn deny_network_sockets() -> Result<(), SeccompError> {
+/// `MSG_FASTOPEN` and from io_uring. (The tests install it; the confined
+/// exec builds its own [`Deny`].)
+#[cfg(test)]
+pub(crate) fn deny_network_sockets() -> Result<(), SeccompError> {
     filter(Deny { inet: true, unix: true, protect: None })?.install()
 }
 

@@ -5,7 +5,7 @@
 
 /// The markers that make a line worth looking at. A line without any of them
 /// is skipped unread (unless a marker line asked for the lines after it).
-pub const MARKERS: &[&str] = &[
+pub(crate) const MARKERS: &[&str] = &[
     "FAIL",        // pytest FAILED, cargo `... FAILED`, go `--- FAIL:`/`FAIL\t`, jest/vitest `FAIL `
     "ERROR",       // pytest ERROR, generic
     "rror",        // Error/error: exceptions, rustc `error[E..]`, generic
@@ -34,7 +34,7 @@ pub const MARKERS: &[&str] = &[
 
 /// What a marker line is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     /// A failing test's id, and the reason when the line gives one.
     FailedTest {
         id: String,
@@ -102,7 +102,7 @@ impl Counts {
 /// The counts of a test totals line as [`classify`] returns it (pytest,
 /// cargo test's `test result:`, jest's `Tests:`, vitest's `Tests`); `None`
 /// for the other totals lines (test files and suites, go's packages).
-pub fn test_counts(totals: &str) -> Option<Counts> {
+pub(crate) fn test_counts(totals: &str) -> Option<Counts> {
     let test_line = totals.starts_with("test result: ")
         || totals.starts_with("Tests:")
         || totals.starts_with("Tests ")
@@ -156,7 +156,7 @@ fn trim(s: &str) -> &str {
 }
 
 /// Classifies a line that holds a marker.
-pub fn classify(line: &str) -> Line {
+pub(crate) fn classify(line: &str) -> Line {
     let t = line.trim();
     if let Some(rest) = t.strip_prefix("--- PASS: ") {
         return if rest.is_empty() { Line::Nothing } else { Line::GoPassed };
@@ -355,7 +355,7 @@ fn other(t: &str) -> Line {
 }
 
 /// Whether `s` holds `name.ext:digits` (a source location).
-pub fn has_location(s: &str) -> bool {
+pub(crate) fn has_location(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     while let Some(off) = s[i..].find(':') {
@@ -379,7 +379,7 @@ pub fn has_location(s: &str) -> bool {
 
 /// A jest stack line `at fn (path:line:col)` that points at a file of the
 /// project (not `node_modules`, not `node:internal`): the location.
-pub fn jest_location(line: &str) -> Option<String> {
+pub(crate) fn jest_location(line: &str) -> Option<String> {
     let t = line.trim().strip_prefix("at ")?;
     let loc = match (t.rfind('('), t.strip_suffix(')')) {
         (Some(open), Some(body)) => &body[open + 1..],
@@ -389,7 +389,7 @@ pub fn jest_location(line: &str) -> Option<String> {
 }
 
 /// A go stack frame line `\t/path/file.go:13 +0x18` outside the Go root.
-pub fn go_frame(line: &str) -> Option<String> {
+pub(crate) fn go_frame(line: &str) -> Option<String> {
     let t = line.strip_prefix('\t')?;
     let loc = t.split(" +0x").next().unwrap_or(t).trim();
     let is_go = loc.contains(".go:");

@@ -6,7 +6,7 @@
 //! Aho-Corasick pass over each chunk); a few marker lines (a panic, a jest
 //! failure, a traceback) also read the lines that follow them.
 
-pub mod classify;
+pub(crate) mod classify;
 pub mod render;
 
 use std::collections::{HashMap, HashSet};

@@ -23,7 +23,7 @@ use rustix::fs::{Mode, OFlags};
 use super::{LanguageDef, cache_stamp, scopes};
 use crate::model::{ScopeRef, ScopeSpan};
 
-pub struct ScopeCache {
+pub(crate) struct ScopeCache {
     root: PathBuf,
     /// Each language's directory, by its index in [`super::LANGUAGES`]:
     /// the stamp is a hash, computed once.
@@ -39,7 +39,7 @@ const FORMAT: &str = "lines-2";
 impl ScopeCache {
     /// The user's cache; `None` when there is no cache directory (no
     /// `XDG_CACHE_HOME` and no `HOME`).
-    pub fn open() -> Option<ScopeCache> {
+    pub(crate) fn open() -> Option<ScopeCache> {
         let base = std::env::var_os("XDG_CACHE_HOME")
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
@@ -91,7 +91,7 @@ impl ScopeCache {
     /// from the cache, borrowed from the entry's bytes as they are, else
     /// parsed and stored. A version that cannot be parsed has none (and is
     /// not stored).
-    pub fn with_scopes<R>(
+    pub(crate) fn with_scopes<R>(
         &self,
         def: &'static LanguageDef,
         id: Option<&[u8]>,

@@ -12,8 +12,8 @@ use tree_sitter::{Language, Node, Parser, Point, Query, QueryCursor};
 
 use crate::model::ScopeSpan;
 
-pub mod cache;
-pub mod tests_in;
+pub(crate) mod cache;
+pub(crate) mod tests_in;
 
 /// A language retry-run can parse.
 pub struct LanguageDef {

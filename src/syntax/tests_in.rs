@@ -17,7 +17,7 @@ use super::LanguageDef;
 use crate::model::FoundTest;
 
 /// Every test of `source`; `None` when the language has no test rules.
-pub fn tests_in(def: &'static LanguageDef, source: &[u8]) -> Option<Vec<FoundTest>> {
+pub(crate) fn tests_in(def: &'static LanguageDef, source: &[u8]) -> Option<Vec<FoundTest>> {
     let mut parser = Parser::new();
     parser.set_language(&(def.grammar)()).ok()?;
     let tree = parser.parse(source, None)?;

@@ -12,11 +12,11 @@
 
 use serde::{Deserialize, Serialize};
 
-pub mod runners;
+pub(crate) mod runners;
 
 /// The runner whose line named a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Runner {
+pub(crate) enum Runner {
     Pytest,
     Cargo,
     Go,
@@ -26,7 +26,7 @@ pub enum Runner {
 
 /// Tests named in one output, and how many ran by the runners' totals.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TestRun {
+pub(crate) struct TestRun {
     pub passed: Vec<String>,
     pub failed: Vec<String>,
     /// Passed plus failed by the totals lines (skipped tests did not run);
@@ -35,7 +35,7 @@ pub struct TestRun {
 }
 
 /// Reads every line of `text`.
-pub fn read(text: &str) -> TestRun {
+pub(crate) fn read(text: &str) -> TestRun {
     let mut run = TestRun::default();
     let mut ran: Option<u64> = None;
     let mut go_counted = 0u64;
@@ -79,7 +79,7 @@ fn distinct(mut ids: Vec<String>) -> Vec<String> {
 
 /// The failing tests `text` names, each with its runner, sorted and
 /// without duplicates.
-pub fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
+pub(crate) fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
     let mut lines = Lines::default();
     let mut out: Vec<(Runner, String)> = text
         .lines()
@@ -378,7 +378,7 @@ fn strip_duration(s: &str) -> &str {
 /// Where a task's target stands after an attempt's checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TargetStatus {
+pub(crate) enum TargetStatus {
     Passed,
     Failed,
     /// No check reported it at all: deleted, renamed, not collected, or a
@@ -391,7 +391,7 @@ pub enum TargetStatus {
 /// ending in it). A target may be written as the test's source spells it:
 /// pytest prints non-ASCII parameters escaped (`test_p[\xe9]` for
 /// `test_p[é]`), jest separates `describe` names with `›`.
-pub fn is_target(id: &str, target: &str) -> bool {
+pub(crate) fn is_target(id: &str, target: &str) -> bool {
     let plain = |target: &str| {
         id == target
             || id.strip_prefix(target).is_some_and(|rest| rest.starts_with('['))
@@ -411,7 +411,7 @@ pub fn is_target(id: &str, target: &str) -> bool {
 /// The test id at the start of a failing test's entry as a digest lists it
 /// (`tests/t.py::test_x[a - b] - AssertionError`, `cart › adds`): pytest's
 /// node id up to where its brackets close, jest's `›` read as `>`.
-pub fn test_id_of(entry: &str) -> String {
+pub(crate) fn test_id_of(entry: &str) -> String {
     let entry = entry.trim();
     if let Some(id) = pytest_summary_id(entry) {
         return id.to_string();
@@ -422,7 +422,7 @@ pub fn test_id_of(entry: &str) -> String {
 
 /// `s` with its non-ASCII characters escaped as pytest prints them in ids
 /// (Python's `unicode_escape`: `\xe9`, `\u2713`, `\U0001f600`).
-pub fn pytest_escaped(s: &str) -> String {
+pub(crate) fn pytest_escaped(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c as u32 {
@@ -439,7 +439,7 @@ pub fn pytest_escaped(s: &str) -> String {
 /// collection or build error, a usage error, nothing collected, killed by
 /// a signal. Its tests' results (and a passing target) say nothing then.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunnerFailure {
+pub(crate) struct RunnerFailure {
     /// `pytest`, `cargo test`, `go test`, `jest`, `vitest` or `the runner`.
     pub runner: String,
     /// What happened, in a few words (`was interrupted: a collection error`).
@@ -450,7 +450,7 @@ pub struct RunnerFailure {
 
 impl RunnerFailure {
     /// One line: `pytest was interrupted (exit 2: ...): <the runner's words>`.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         if self.said.is_empty() {
             return format!("{} {}", self.runner, self.what);
         }
@@ -482,7 +482,7 @@ fn pytest_exit(code: i32) -> Option<&'static str> {
 /// | jest | `No tests found, exiting with code` |
 /// | vitest | `No test files found, exiting with code` |
 /// | any | killed by a signal |
-pub fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -> Option<RunnerFailure> {
+pub(crate) fn runner_failure(text: &str, exit_code: Option<i32>, signal: Option<i32>) -> Option<RunnerFailure> {
     if exit_code == Some(0) {
         return None;
     }
@@ -602,7 +602,7 @@ fn clip(line: &str) -> String {
 
 /// A target's status from every check's run: failed when any check saw it
 /// fail, passed when one saw it pass, else not reported.
-pub fn target_status(target: &str, runs: &[&TestRun], failed_keys: &[&str]) -> TargetStatus {
+pub(crate) fn target_status(target: &str, runs: &[&TestRun], failed_keys: &[&str]) -> TargetStatus {
     let failed = failed_keys.iter().any(|k| is_target(k, target))
         || runs.iter().any(|r| r.failed.iter().any(|id| is_target(id, target)));
     if failed {

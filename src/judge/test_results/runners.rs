@@ -21,26 +21,26 @@ use super::Runner;
 
 /// pytest reads extra command-line options from this variable, before the
 /// command line's own.
-pub const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
+pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
 /// The go command reads default flags from this variable, each applied only
 /// when the command knows it (so `go vet` and `go build` ignore `-run`).
-pub const GOFLAGS: &str = "GOFLAGS";
+pub(crate) const GOFLAGS: &str = "GOFLAGS";
 
 /// pytest's default report characters (`fE`: failed, errors) plus `p`: a
 /// `PASSED <node id>` line in the short summary for each passing test, at
 /// any verbosity. A `-r` on the check's command line replaces it.
-pub const PYTEST_REPORT: &str = "-rfEp";
+pub(crate) const PYTEST_REPORT: &str = "-rfEp";
 /// pytest's own selection of the tests that failed in its last run (its
 /// cache, `.pytest_cache`, written by that run); with none recorded, it runs
 /// nothing rather than every test.
-pub const PYTEST_LAST_FAILED: &str = "--lf --lfnf=none";
+pub(crate) const PYTEST_LAST_FAILED: &str = "--lf --lfnf=none";
 /// `go test` names its passing tests (`--- PASS: TestAdd`) only with `-v`.
-pub const GO_VERBOSE: &str = "-v";
+pub(crate) const GO_VERBOSE: &str = "-v";
 
 /// The variables added to every configured check's run, and to the checks
 /// on the base: ours first, then the value the check would otherwise get
 /// (`inherited`).
-pub fn runner_env(inherited: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+pub(crate) fn runner_env(inherited: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     vec![added(PYTEST_ADDOPTS, PYTEST_REPORT, inherited), added(GOFLAGS, GO_VERBOSE, inherited)]
 }
 
@@ -54,7 +54,7 @@ fn added(name: &str, ours: &str, inherited: &dyn Fn(&str) -> Option<String>) -> 
 
 /// A failed run of a check, as far as a rerun is concerned.
 #[derive(Debug, Clone, Copy)]
-pub struct FailedRun<'a> {
+pub(crate) struct FailedRun<'a> {
     /// The check's command line.
     pub run: &'a str,
     pub timed_out: bool,
@@ -67,7 +67,7 @@ pub struct FailedRun<'a> {
 
 /// How to run a failed check again with only its failing tests selected.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rerun {
+pub(crate) struct Rerun {
     /// The variables to set, over those of [`runner_env`].
     pub env: Vec<(String, String)>,
     /// The failing tests it runs again.
@@ -78,7 +78,7 @@ pub struct Rerun {
 /// be narrowed to its failing tests (and running it whole again doubled
 /// the cost of every deterministic failure).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoRerun {
+pub(crate) enum NoRerun {
     /// It timed out; a rerun would cost as much again.
     TimedOut,
     /// A lint or compiler error, not a test, failed it.
@@ -95,7 +95,7 @@ pub enum NoRerun {
 
 impl NoRerun {
     /// Why, for the record and the docs.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             NoRerun::TimedOut => "timed out",
             NoRerun::NotATest => "a failure that is no test's",
@@ -112,7 +112,7 @@ impl NoRerun {
 /// last-failed selection, a `-run` of the failing go tests (top-level
 /// names: a failing subtest reruns its parent); `Err` says why it is not
 /// run again at all.
-pub fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<String>) -> Result<Rerun, NoRerun> {
+pub(crate) fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<String>) -> Result<Rerun, NoRerun> {
     if failed.timed_out {
         return Err(NoRerun::TimedOut);
     }
