@@ -166,11 +166,10 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),
         &sandbox::landlock::kernel(),
-    )
-    .map_err(RunError::environment)?;
+    )?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
-    let extra = sandbox::prepare_writable(&sb.writable, home.as_deref(), &root).map_err(RunError::usage)?;
+    let extra = sandbox::prepare_writable(&sb.writable, home.as_deref(), &root)?;
     let git_paths = sandbox::GitPaths {
         objects: repo.common_dir().join("objects"),
         admin: repo.worktree_meta(name),

@@ -175,7 +175,7 @@ pub(crate) fn is_test_path(path: &str) -> bool {
 /// A `retry.test_paths` glob that does not compile.
 #[derive(Debug, thiserror::Error)]
 #[error("retry.test_paths: {}{source}", glob.as_ref().map(|g| format!("invalid glob {g:?}: ")).unwrap_or_default())]
-pub(crate) struct TestPathsError {
+pub struct TestPathsError {
     pub glob: Option<String>,
     pub source: globset::Error,
 }

@@ -61,7 +61,7 @@ pub(super) fn make_room(t: &Fixed<'_>) -> Result<(), RunError> {
         Err(short) => {
             let total: u64 = held.iter().map(|h| h.bytes).sum();
             let running: Vec<&str> = held.iter().filter(|h| h.ended_at.is_none()).map(|h| h.task.as_str()).collect();
-            Err(RunError::Environment(format!(
+            Err(RunError::DiskBudget(format!(
                 "task {}: its worktree (about {}) would take retry-run's worktrees past [worktree] max_disk = {} \
                  by {} (they take {} now, {} of it for tasks that have not ended: {}); raise max_disk in \
                  retry-run.toml or remove worktrees with `retry-run clean <task>`",

@@ -64,14 +64,54 @@ pub enum RunError {
     /// stopped and is recorded as stopped.
     #[error("lane {task} stopped: another lane won")]
     LaneStopped { task: String },
-    /// Bad input that another part reported as text: a glob, a preset, a
-    /// sandbox path, a `worktree.include` pattern (nothing is recorded).
+    /// A preset named in the config or on the command line.
+    #[error(transparent)]
+    Preset(#[from] crate::agents::PresetError),
+    /// A `[[lane]]`'s preset.
+    #[error("[[lane]] preset: {0}")]
+    LanePreset(crate::agents::PresetError),
+    #[error(transparent)]
+    TestPaths(#[from] crate::judge::integrity::TestPathsError),
+    /// A sandbox path of the config (`sandbox.writable`, a preset's state),
+    /// or a sandbox mode this machine cannot give.
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    /// `retry.leftovers` globs that do not compile.
     #[error("{0}")]
-    Usage(String),
-    /// The environment failed: a file that cannot be written, a command that
-    /// cannot start, a task another process runs.
+    Leftovers(String),
+    /// A `worktree.include` pattern or the file listing them.
     #[error("{0}")]
-    Environment(String),
+    Include(String),
+    /// `[worktree] share` names a directory it cannot share.
+    #[error("[worktree] share: {0}")]
+    Share(String),
+    /// More lane agents than lanes.
+    #[error(
+        "task {task}: {agents} lane agents are given ([[lane]] or --lane-preset) for {lanes} lanes; give --lanes {agents} or fewer agents"
+    )]
+    LaneAgents { task: String, agents: usize, lanes: u32 },
+    /// A target the task names is in no check's tests (and
+    /// `--allow-new-target` was not given).
+    #[error("task {task}: {message}")]
+    MissingTarget { task: String, message: String },
+    /// Something retry-run itself could not read, write or start.
+    #[error("{doing}: {source}")]
+    Io { doing: String, source: std::io::Error },
+    /// `worktree.setup` failed or could not start.
+    #[error("{0}")]
+    Setup(String),
+    /// A submodule of the worktree could not be filled in.
+    #[error("{0}")]
+    Submodule(String),
+    /// The task's worktree would take the worktrees past `max_disk`.
+    #[error("{0}")]
+    DiskBudget(String),
+    /// A lane's thread ended without a result (a panic in it).
+    #[error("lane {lane} ended without a result")]
+    LaneLost { lane: usize },
+    /// The demo's directory or files.
+    #[error(transparent)]
+    Demo(#[from] crate::demo::DemoError),
     /// Another process here runs the task.
     #[error("{message}")]
     Held { by: String, message: String },
@@ -88,18 +128,22 @@ pub enum RunError {
 }
 
 impl RunError {
-    pub fn usage(message: impl std::fmt::Display) -> RunError {
-        RunError::Usage(message.to_string())
-    }
-
-    pub fn environment(message: impl std::fmt::Display) -> RunError {
-        RunError::Environment(message.to_string())
+    /// `doing` failed with `source` (the environment's fault).
+    pub fn io(doing: impl Into<String>, source: std::io::Error) -> RunError {
+        RunError::Io { doing: doing.into(), source }
     }
 
     /// Whether the user's input, rather than the environment, is at fault.
     pub fn is_usage(&self) -> bool {
         match self {
-            RunError::Usage(_)
+            RunError::Preset(_)
+            | RunError::LanePreset(_)
+            | RunError::TestPaths(_)
+            | RunError::Leftovers(_)
+            | RunError::Include(_)
+            | RunError::Share(_)
+            | RunError::LaneAgents { .. }
+            | RunError::MissingTarget { .. }
             | RunError::Config(_)
             | RunError::Glob(_)
             | RunError::ConfigUnreadable { .. }
@@ -112,7 +156,12 @@ impl RunError {
             | RunError::Flag { .. }
             | RunError::NoAgentCommand { .. }
             | RunError::BaseGone { .. } => true,
-            RunError::Environment(_)
+            RunError::Io { .. }
+            | RunError::Setup(_)
+            | RunError::Submodule(_)
+            | RunError::DiskBudget(_)
+            | RunError::LaneLost { .. }
+            | RunError::Demo(_)
             | RunError::Held { .. }
             | RunError::BrokenLog { .. }
             | RunError::Tmpdir { .. }
@@ -125,6 +174,10 @@ impl RunError {
             | RunError::AgentCannotStart { .. }
             | RunError::Interrupted { .. }
             | RunError::LaneStopped { .. } => false,
+            RunError::Sandbox(e) => !matches!(
+                e,
+                crate::sandbox::SandboxError::NoNamespaces { .. } | crate::sandbox::SandboxError::NoLandlock { .. }
+            ),
             RunError::Git(e) => e.is_usage(),
             RunError::Record(e) => e.is_usage(),
             RunError::Remote(RemoteError::Git(e)) => e.is_usage(),

@@ -155,7 +155,7 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         dir,
         config.scope.acts_after_land,
     ));
-    let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    let test_paths = TestPaths::new(&config.retry.test_paths)?;
     let (confined, abi, fallback_note) = confinement_mode(&config)?;
     // Where the agent could write objects unconfined, they are read with
     // their hashes checked.
@@ -198,7 +198,7 @@ fn apply_lane_agent(opts: &Options, config: &mut Config) -> Result<(), RunError>
     };
     if let Some(agent) = opts.lane.as_ref().and_then(|l| l.agent.as_ref()).or(first_lane.as_ref()) {
         if let Some(p) = &agent.preset {
-            crate::agents::preset(&p.0).map_err(|e| RunError::usage(format!("[[lane]] preset: {e}")))?;
+            crate::agents::preset(&p.0).map_err(RunError::LanePreset)?;
             config.agent.preset = Some(p.clone());
             config.agent.command = None;
         }
@@ -230,8 +230,7 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),
         &sandbox::landlock::kernel(),
-    )
-    .map_err(RunError::environment)?;
+    )?;
     let fallback_note = if confined == Effective::Landlock {
         // What the fallback cannot hold here, said at start and recorded.
         let root = unsafe { libc::getuid() } == 0;
@@ -257,11 +256,9 @@ fn writable_and_hidden(
 ) -> Result<(Vec<PathBuf>, Vec<PathBuf>), RunError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let repo_root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
-    let mut extra_writable =
-        sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root).map_err(RunError::usage)?;
+    let mut extra_writable = sandbox::prepare_writable(&config.sandbox.writable, home.as_deref(), &repo_root)?;
     if let Some(p) = preset {
-        extra_writable
-            .extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref()).map_err(RunError::usage)?);
+        extra_writable.extend(sandbox::prepare_state(&p.state_dirs, &p.state_files, home.as_deref())?);
     }
     let mut hidden = sandbox::hidden_paths(&config.sandbox.deny_read, home.as_deref(), &repo_root);
     if let Some(p) = preset {
@@ -357,7 +354,7 @@ fn resolve_agent(
     config: &mut Config,
 ) -> Result<(CommandSpec, Option<crate::agents::Preset>, leftovers::Leftovers), RunError> {
     let preset = match &config.agent.preset {
-        Some(p) => Some(crate::agents::preset(&p.0).map_err(RunError::usage)?),
+        Some(p) => Some(crate::agents::preset(&p.0)?),
         None => None,
     };
     let from_preset = opts.agent.is_empty() && config.agent.command.is_none() && preset.is_some();
@@ -378,6 +375,6 @@ fn resolve_agent(
     if let Some(p) = &preset {
         globs.extend(p.leftovers.iter().cloned());
     }
-    let leftovers = leftovers::Leftovers::new(&globs).map_err(RunError::usage)?;
+    let leftovers = leftovers::Leftovers::new(&globs).map_err(RunError::Leftovers)?;
     Ok((agent_cmd, preset, leftovers))
 }

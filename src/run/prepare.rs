@@ -31,7 +31,7 @@ pub(crate) fn prepare(
         wanted.dedup();
         for rel in wanted {
             nofollow_fs::copy_in(&src_root.join(&rel), path, &rel)
-                .map_err(|e| RunError::environment(format!("cannot copy {} into the worktree: {e}", rel.display())))?;
+                .map_err(|e| RunError::io(format!("cannot copy {} into the worktree", rel.display()), e))?;
         }
     }
     if let Some(cmd) = &config.worktree.setup {
@@ -42,12 +42,12 @@ pub(crate) fn prepare(
             spec.env = c.env();
             spec.unset = c.unset();
         }
-        let f = process::run(&spec).map_err(|e| RunError::environment(format!("worktree.setup: {e}")))?;
+        let f = process::run(&spec).map_err(|e| RunError::Setup(format!("worktree.setup: {e}")))?;
         if !f.success() {
             let text = String::from_utf8_lossy(&f.output.bytes()).into_owned();
             let tail: Vec<&str> = text.lines().rev().take(10).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
-            return Err(RunError::environment(format!(
+            return Err(RunError::Setup(format!(
                 "worktree.setup `{cmd}` failed in {} ({}); fix the setup command in retry-run.toml (it runs confined: `[worktree] setup_network` lists the hosts it may reach):\n{}",
                 path.display(),
                 if f.timed_out {
@@ -73,9 +73,9 @@ fn worktreeinclude_matches(repo: &crate::git::Repo, root: &Path) -> Result<Vec<P
     }
     let mut b = ignore::gitignore::GitignoreBuilder::new(root);
     if let Some(e) = b.add(&file) {
-        return Err(RunError::usage(format!("{}: {e}", file.display())));
+        return Err(RunError::Include(format!("{}: {e}", file.display())));
     }
-    let rules = b.build().map_err(|e| RunError::usage(format!("{}: {e}", file.display())))?;
+    let rules = b.build().map_err(|e| RunError::Include(format!("{}: {e}", file.display())))?;
     let listed = |p: &Path, dir: bool| rules.matched_path_or_any_parents(p, dir).is_ignore();
     Ok(walk_checkout(root, &|dir| !repo.is_ignored(dir) || listed(dir, true), &|f| {
         listed(f, false) && repo.is_ignored(f)
@@ -108,8 +108,9 @@ fn walk_checkout(root: &Path, enter: &dyn Fn(&Path) -> bool, keep: &dyn Fn(&Path
 /// The files of the user's checkout an include pattern names: a plain path
 /// is looked up directly; a glob walks the checkout (not `.git`).
 fn include_matches(root: &Path, pattern: &str) -> Result<Vec<PathBuf>, RunError> {
-    let bad =
-        || RunError::usage(format!("worktree.include {pattern:?}: use a path or glob relative to the repository root"));
+    let bad = || {
+        RunError::Include(format!("worktree.include {pattern:?}: use a path or glob relative to the repository root"))
+    };
     if pattern.starts_with('/') || pattern.split('/').any(|c| c == "..") {
         return Err(bad());
     }

@@ -119,7 +119,7 @@ pub(super) fn open_self_checks(
         std::fs::create_dir_all(parent).map_err(|source| RunError::Tmpdir { path: parent.into(), source })?;
     }
     let desk = Desk::make(&channel).map_err(|source| RunError::Tmpdir { path: channel.clone(), source })?;
-    let test_paths = TestPaths::new(&config.retry.test_paths).map_err(RunError::usage)?;
+    let test_paths = TestPaths::new(&config.retry.test_paths)?;
     let ours = Arc::new(std::sync::Mutex::new(Vec::new()));
     let bench = Bench {
         ours: Arc::clone(&ours),
@@ -143,7 +143,7 @@ pub(super) fn open_self_checks(
     let thread = std::thread::Builder::new()
         .name("self-checks".into())
         .spawn(move || serve(bench, desk, flag))
-        .map_err(|e| RunError::environment(format!("cannot start the self-check desk: {e}")))?;
+        .map_err(|e| RunError::io("cannot start the self-check desk", e))?;
     let command = vec![
         a.confinement.exe.display().to_string(),
         "mcp".to_string(),

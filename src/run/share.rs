@@ -89,13 +89,13 @@ pub(super) fn share_dependencies(t: &Fixed<'_>) -> Result<(), RunError> {
         let plain =
             !rel.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(n) if n != ".git"));
         if !plain {
-            return Err(RunError::Usage(format!(
-                "[worktree] share: {dir:?} must be a directory of the repository, relative to its root (like \"node_modules\")"
+            return Err(RunError::Share(format!(
+                "{dir:?} must be a directory of the repository, relative to its root (like \"node_modules\")"
             )));
         }
         if !t.repo.is_ignored(p) {
-            return Err(RunError::Usage(format!(
-                "[worktree] share: {rel} is not ignored by git; only ignored directories are shared (add it to .gitignore)"
+            return Err(RunError::Share(format!(
+                "{rel} is not ignored by git; only ignored directories are shared (add it to .gitignore)"
             )));
         }
         let (src, dst) = (checkout.join(rel), t.wt.join(rel));
@@ -105,8 +105,7 @@ pub(super) fn share_dependencies(t: &Fixed<'_>) -> Result<(), RunError> {
         if t.plan.confined == Effective::Namespaces {
             // The mount point of the read-only mount; empty, ignored.
             if std::fs::symlink_metadata(&dst).is_err() {
-                std::fs::create_dir_all(&dst)
-                    .map_err(|e| RunError::environment(format!("cannot make {}: {e}", dst.display())))?;
+                std::fs::create_dir_all(&dst).map_err(|e| RunError::io(format!("cannot make {}", dst.display()), e))?;
             }
             continue;
         }
@@ -116,11 +115,11 @@ pub(super) fn share_dependencies(t: &Fixed<'_>) -> Result<(), RunError> {
         }
         if std::fs::symlink_metadata(&dst).is_ok() {
             crate::git::nofollow_fs::remove_any(&dst)
-                .map_err(|e| RunError::environment(format!("cannot remove the old copy of {rel}: {e}")))?;
+                .map_err(|e| RunError::io(format!("cannot remove the old copy of {rel}"), e))?;
         }
         let started = std::time::Instant::now();
         let how = copy_tree(&src, &dst).map_err(|e| {
-            RunError::environment(format!("[worktree] share: cannot copy {} into the worktree: {e}", src.display()))
+            RunError::io(format!("[worktree] share: cannot copy {} into the worktree", src.display()), e)
         })?;
         t.progress.say(&format!(
             "shared {rel} from your checkout ({how}, {})",

@@ -65,9 +65,9 @@ fn fill_from_checkout(wt: &Path, s: &Submodule) -> Result<(), RunError> {
         s.path.clone(),
     ];
     let out = crate::process::output("git", &args, None)
-        .map_err(|e| RunError::environment(format!("cannot run git for submodule `{}`: {e}", s.path)))?;
+        .map_err(|e| RunError::io(format!("cannot run git for submodule `{}`", s.path), e))?;
     if !out.status.success() {
-        return Err(RunError::environment(format!(
+        return Err(RunError::Submodule(format!(
             "cannot fill in submodule `{}` of the worktree from your checkout ({}): {}",
             s.path,
             source.display(),

@@ -400,7 +400,10 @@ fn targets_on_the_base(
         return Ok(());
     }
     let checks: Vec<String> = t.plan.config.checks.iter().map(|c| c.name.clone()).collect();
-    Err(RunError::usage(format!("task {}: {}", t.plan.id, crate::outcome::new_target::message(&missing, &checks))))
+    Err(RunError::MissingTarget {
+        task: t.plan.id.clone(),
+        message: crate::outcome::new_target::message(&missing, &checks),
+    })
 }
 
 /// The configured checks of attempt `a`, each with its flaky re-runs,

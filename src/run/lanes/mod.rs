@@ -49,10 +49,7 @@ pub(super) fn count(plan: &Plan, opts: &Options, recorded: Option<u32>) -> Resul
         .or((plan.config.retry.lanes > 1).then_some(plan.config.retry.lanes))
         .unwrap_or(agents.max(1) as u32);
     if agents > lanes as usize {
-        return Err(RunError::usage(format!(
-            "task {}: {agents} lane agents are given ([[lane]] or --lane-preset) for {lanes} lanes; give --lanes {agents} or fewer agents",
-            plan.id
-        )));
+        return Err(RunError::LaneAgents { task: plan.id.clone(), agents, lanes });
     }
     Ok(lanes)
 }
@@ -300,6 +297,6 @@ fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunE
         .unwrap_or_default()
         .into_iter()
         .enumerate()
-        .map(|(i, r)| r.unwrap_or_else(|| Err(RunError::Environment(format!("lane {} ended without a result", i + 1)))))
+        .map(|(i, r)| r.unwrap_or_else(|| Err(RunError::LaneLost { lane: i + 1 })))
         .collect()
 }
