@@ -76,9 +76,9 @@ pub enum RunError {
     /// or a sandbox mode this machine cannot give.
     #[error(transparent)]
     Sandbox(#[from] crate::sandbox::SandboxError),
-    /// `retry.leftovers` globs that do not compile.
-    #[error("{0}")]
-    Leftovers(String),
+    /// `agent.leftovers` globs that do not compile.
+    #[error(transparent)]
+    Leftovers(#[from] super::leftovers::LeftoversError),
     /// A `worktree.include` pattern or the file listing them.
     #[error("{0}")]
     Include(String),

@@ -17,8 +17,16 @@ pub(crate) struct Leftovers {
     deep: bool,
 }
 
+/// An `agent.leftovers` glob that does not compile.
+#[derive(Debug, thiserror::Error)]
+#[error("agent.leftovers: {}{source}", glob.as_ref().map(|g| format!("invalid glob {g:?}: ")).unwrap_or_default())]
+pub struct LeftoversError {
+    pub glob: Option<String>,
+    pub source: globset::Error,
+}
+
 impl Leftovers {
-    pub(crate) fn new(globs: &[String]) -> Result<Leftovers, String> {
+    pub(crate) fn new(globs: &[String]) -> Result<Leftovers, LeftoversError> {
         let mut b = GlobSetBuilder::new();
         for g in globs {
             let g = g.trim_start_matches("./");
@@ -27,11 +35,11 @@ impl Leftovers {
                     .literal_separator(true)
                     .backslash_escape(true)
                     .build()
-                    .map_err(|e| format!("agent.leftovers: invalid glob {g:?}: {e}"))?,
+                    .map_err(|source| LeftoversError { glob: Some(g.to_string()), source })?,
             );
         }
         Ok(Leftovers {
-            set: b.build().map_err(|e| format!("agent.leftovers: {e}"))?,
+            set: b.build().map_err(|source| LeftoversError { glob: None, source })?,
             patterns: globs.to_vec(),
             deep: globs.iter().any(|g| g.contains('/')),
         })

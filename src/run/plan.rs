@@ -375,6 +375,6 @@ fn resolve_agent(
     if let Some(p) = &preset {
         globs.extend(p.leftovers.iter().cloned());
     }
-    let leftovers = leftovers::Leftovers::new(&globs).map_err(RunError::Leftovers)?;
+    let leftovers = leftovers::Leftovers::new(&globs)?;
     Ok((agent_cmd, preset, leftovers))
 }
