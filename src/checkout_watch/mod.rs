@@ -412,7 +412,7 @@ impl Machinery {
     /// Puts back what changed since `self` was taken: changed and removed
     /// files written again, added ones removed. Returns what it restored
     /// (`config`, `hooks/pre-commit`), and what it could not, with why.
-    pub(crate) fn restore(&self, common: &Path) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn restore(&self, common: &Path) -> Restored {
         let now = Machinery::take(common);
         let (mut done, mut failed) = (Vec::new(), Vec::new());
         for (name, saved) in &self.files {
@@ -453,8 +453,14 @@ impl Machinery {
             }
         }
         done.sort();
-        (done, failed)
+        Restored { done, failed }
     }
+}
+
+/// What [`Machinery::restore`] put back, and what it could not, with why.
+pub(crate) struct Restored {
+    pub(crate) done: Vec<String>,
+    pub(crate) failed: Vec<String>,
 }
 
 fn save(files: &mut BTreeMap<String, Saved>, common: &Path, name: &str) {

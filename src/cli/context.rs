@@ -34,7 +34,8 @@ pub(super) fn run(dir: &Path, args: ContextArgs) -> Result<i32, CliError> {
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let config = args.config.map(|p| super::absolute(&p, dir));
-    let (ctx, rendered) = next_context(&repo, &store, &args.task, config.as_deref())?;
+    let crate::run::NextContext { context: ctx, rendered } =
+        next_context(&repo, &store, &args.task, config.as_deref())?;
     // The prompt, for a person: control characters made visible; the JSON
     // as serde wrote it.
     let mut out = VisibleWriter::new(std::io::stdout().lock(), !args.json);

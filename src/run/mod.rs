@@ -71,7 +71,7 @@ use start::Started;
 
 pub(crate) use error::{Ending, RunError};
 pub(crate) use plan::{landing_gate, recorded_task};
-pub(crate) use start::next_context;
+pub(crate) use start::{NextContext, next_context};
 
 /// What `run` was asked to do.
 #[derive(Debug, Clone, Default)]

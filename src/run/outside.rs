@@ -113,7 +113,8 @@ pub(super) fn after_agent(
 ) -> Result<Changed, RunError> {
     let after = internals(t);
     let started = Instant::now();
-    let (mut restored, not_restored) = guard.machinery.restore(t.repo.common_dir());
+    let crate::checkout_watch::Restored { done: mut restored, failed: not_restored } =
+        guard.machinery.restore(t.repo.common_dir());
     for p in &not_restored {
         t.progress.say(&format!("could not restore the repository's {p}"));
     }
@@ -193,7 +194,7 @@ pub(super) fn after_checks(
     let judged = judge_internals(t, a, &changes, &stored);
     say_environment(t, a, &judged);
     let started = Instant::now();
-    let (restored, _) = guard.machinery.restore(t.repo.common_dir());
+    let restored = guard.machinery.restore(t.repo.common_dir()).done;
     a.record.restored.extend(restored);
     let relinked = t.repo.relink_worktree(&t.wt, &t.plan.id, t.base.oid)?;
     a.record.restored.extend(relinked.iter().cloned());

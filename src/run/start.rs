@@ -306,6 +306,13 @@ pub(super) fn so_far(state: &history::TaskState) -> SoFar {
     }
 }
 
+/// What the next attempt of a task would receive: the context and its
+/// rendered prompt.
+pub(crate) struct NextContext {
+    pub(crate) context: context::Context,
+    pub(crate) rendered: context::render::Rendered,
+}
+
 /// What the next attempt of a task would receive, from the record alone:
 /// the context and its rendered prompt (`retry-run context`).
 pub(crate) fn next_context(
@@ -313,7 +320,7 @@ pub(crate) fn next_context(
     store: &Store,
     id: &str,
     config_path: Option<&std::path::Path>,
-) -> Result<(context::Context, context::render::Rendered), RunError> {
+) -> Result<NextContext, RunError> {
     let verified = store.read(id)?;
     let task = plan::recorded_task(store, id)?;
     let config = plan::effective_config(repo, config_path, &task.overrides)?;
@@ -327,7 +334,7 @@ pub(crate) fn next_context(
     let text = TaskText { id: id.to_string(), title: task.title.clone(), text: task.text.clone() };
     let ctx = context::assemble(&text, window.next, window.last.max(window.next), &prior, &config.context);
     let rendered = render(&ctx, &config.context);
-    Ok((ctx, rendered))
+    Ok(NextContext { context: ctx, rendered })
 }
 
 /// Paths a check or the worktree's setup names (a virtualenv on `PATH`, a

@@ -14,10 +14,10 @@ use crate::model::{CheckResult, EntryKind, Failure};
 /// The files (worktree-relative, sorted) that differ between the worktree
 /// at `wt` and `commit`, each put back as `commit` has it. Empty when the
 /// check wrote nothing the snapshot would see.
-pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<String>, String> {
+pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<String>, UndoError> {
     let scratch = format!("{}check-writes", crate::model::refs::task_prefix(task));
     let message = format!("retry-run {task}: the worktree after a check");
-    let after = repo.snapshot(wt, commit, &scratch, &message).map_err(|e| e.to_string());
+    let after = repo.snapshot(wt, commit, &scratch, &message).map_err(UndoError::Git);
     let _ = repo.delete_ref(&scratch);
     let after = match after {
         Ok(a) => a.commit,
@@ -27,11 +27,11 @@ pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Ve
         Err(_) if !link_intact(repo, wt, task) => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
-    if repo.commit_tree(after).map_err(|e| e.to_string())? == repo.commit_tree(commit).map_err(|e| e.to_string())? {
+    if repo.commit_tree(after)? == repo.commit_tree(commit)? {
         return Ok(Vec::new());
     }
     let (judged, now) = (resolve(repo, commit)?, resolve(repo, after)?);
-    let cmp = repo.compare_commits(&judged, &now, DiffDepth::NameStatus, None).map_err(|e| e.to_string())?;
+    let cmp = repo.compare_commits(&judged, &now, DiffDepth::NameStatus, None)?;
     // Each path with what the commit has there (nothing for a new one).
     let mut paths: Vec<(Vec<u8>, Option<EntryKind>)> = Vec::new();
     for c in &cmp.changes.changes {
@@ -71,19 +71,32 @@ fn link_intact(repo: &Repo, wt: &Path, task: &str) -> bool {
     canon(Path::new(named)).is_some_and(|n| Some(n) == canon(&meta))
 }
 
-fn resolve(repo: &Repo, oid: Oid) -> Result<crate::git::Revision, String> {
-    repo.resolve(&oid.to_string()).map_err(|e| e.to_string())
+fn resolve(repo: &Repo, oid: Oid) -> Result<crate::git::Revision, UndoError> {
+    Ok(repo.resolve(&oid.to_string())?)
+}
+
+/// Why what a check wrote could not be put back.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum UndoError {
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error("{}: cannot put back what a check wrote: {source}", path.display())]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{}: not a UTF-8 path", path.display())]
+    NotUtf8 { path: std::path::PathBuf },
+    #[error("{}: not in the attempt's commit", path.display())]
+    NotInCommit { path: std::path::PathBuf },
 }
 
 /// `rel` as `commit` has it (a `kind` there), or nothing when it has none.
-fn put_back(repo: &Repo, wt: &Path, commit: Oid, rel: &[u8], kind: Option<EntryKind>) -> Result<(), String> {
+fn put_back(repo: &Repo, wt: &Path, commit: Oid, rel: &[u8], kind: Option<EntryKind>) -> Result<(), UndoError> {
     let path = Path::new(std::ffi::OsStr::from_bytes(rel));
-    let failed = |e: std::io::Error| format!("{}: cannot put back what a check wrote: {e}", path.display());
+    let failed = |source: std::io::Error| UndoError::Io { path: path.to_path_buf(), source };
     let bytes = match kind {
         None => return crate::git::nofollow_fs::remove_beneath(wt, path).map_err(failed),
         Some(_) => {
-            let text = std::str::from_utf8(rel).map_err(|_| format!("{}: not a UTF-8 path", path.display()))?;
-            repo.blob_at(commit, text).ok_or_else(|| format!("{}: not in the attempt's commit", path.display()))?
+            let text = std::str::from_utf8(rel).map_err(|_| UndoError::NotUtf8 { path: path.to_path_buf() })?;
+            repo.blob_at(commit, text).ok_or_else(|| UndoError::NotInCommit { path: path.to_path_buf() })?
         }
     };
     crate::git::nofollow_fs::clear_for_write(wt, path).map_err(failed)?;

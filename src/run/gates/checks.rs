@@ -505,7 +505,7 @@ fn run_check(
     let f = run_once(check, wt, &env, &file, &a.confinement);
     stop()?;
     let f = f.map_err(started)?;
-    let wrote = check_writes::undo(repo, wt, commit, task).map_err(started)?;
+    let wrote = check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?;
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
     let parsed = parse(check, &f, wt, repo, &at_commit);
     let mut first = judge(check, &parsed, base, mode, 1, false);
@@ -544,7 +544,7 @@ fn run_check(
         let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;
-        if !check_writes::undo(repo, wt, commit, task).map_err(started)?.is_empty() {
+        if !check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?.is_empty() {
             break;
         }
         let p = parse(check, &f, wt, repo, &at_commit);

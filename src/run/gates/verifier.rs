@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::confine::confinement_of;
-use super::super::lanes::choose::Candidate;
+use super::super::lanes::choose::{Candidate, Winner};
 use super::super::plan::Plan;
 use super::super::recorder::Recorder;
 use crate::format::diff_output::{DiffFormat, write as write_diff};
@@ -161,14 +161,15 @@ pub(in crate::run) fn pick_lane(
     plan: &Plan,
     base: &Revision,
     candidates: &[Candidate],
-    best: Candidate,
-    why: String,
-) -> Result<(Candidate, String), RunError> {
-    let top: Vec<&Candidate> = candidates.iter().filter(|c| c.passed && c.targets == best.targets).collect();
-    let Some(cfg) = &plan.config.verifier else { return Ok((best, why)) };
+    by_gates: Winner,
+) -> Result<Winner, RunError> {
+    let top: Vec<&Candidate> =
+        candidates.iter().filter(|c| c.passed && c.targets == by_gates.candidate.targets).collect();
+    let Some(cfg) = &plan.config.verifier else { return Ok(by_gates) };
     if top.len() < 2 {
-        return Ok((best, why));
+        return Ok(by_gates);
     }
+    let Winner { candidate: best, why } = by_gates;
     let id = &plan.id;
     let input = lanes_input(repo, id, base, &top)?;
     // Run in an empty directory of the record, confined as a verifier.
@@ -195,9 +196,12 @@ pub(in crate::run) fn pick_lane(
         Ok(verdict::Pick { lane, why: said }) => {
             let chosen = top.iter().find(|c| c.lane == lane).map_or(best, |c| (*c).clone());
             let said = if said.is_empty() { String::new() } else { format!(": {said}") };
-            (chosen, format!("the verifier's pick among {} lanes that passed every gate{said}", top.len()))
+            Winner {
+                candidate: chosen,
+                why: format!("the verifier's pick among {} lanes that passed every gate{said}", top.len()),
+            }
         }
-        Err(e) => (best, format!("{why} (the verifier gave no pick: {e})")),
+        Err(e) => Winner { candidate: best, why: format!("{why} (the verifier gave no pick: {e})") },
     })
 }
 

@@ -35,10 +35,17 @@ impl Candidate {
     }
 }
 
+/// The lane chosen, and why (said in the report and the record).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Winner {
+    pub(crate) candidate: Candidate,
+    pub(crate) why: String,
+}
+
 /// The winner among `candidates` by the gates: every gate passed, then the
 /// targets, then fewer new diagnostics, then the smaller diff, then the
 /// lower lane. Only passing candidates can win. Returns it and why.
-pub(crate) fn choose(candidates: &[Candidate]) -> Option<(Candidate, String)> {
+pub(crate) fn choose(candidates: &[Candidate]) -> Option<Winner> {
     let mut passing: Vec<&Candidate> = candidates.iter().filter(|c| c.passed).collect();
     passing.sort_by_key(|c| (!c.targets, c.new_diagnostics, c.diff_lines, c.lane));
     let best = (*passing.first()?).clone();
@@ -57,7 +64,7 @@ pub(crate) fn choose(candidates: &[Candidate]) -> Option<(Candidate, String)> {
         ),
         Some(next) => format!("passed every gate as lane {} did, equal on every measure: the lower lane", next.lane),
     };
-    Some((best, why))
+    Some(Winner { candidate: best, why })
 }
 
 #[cfg(test)]
@@ -79,18 +86,18 @@ mod tests {
     #[test]
     fn the_gates_choose_in_their_order() {
         assert_eq!(choose(&[cand(1, false, true, 0, 1)]), None, "only a passing attempt wins");
-        let (c, why) = choose(&[cand(1, true, false, 0, 1), cand(2, true, true, 3, 90)]).unwrap();
+        let Winner { candidate: c, why } = choose(&[cand(1, true, false, 0, 1), cand(2, true, true, 3, 90)]).unwrap();
         assert_eq!((c.lane, why.contains("targets")), (2, true));
-        let (c, why) = choose(&[cand(1, true, true, 2, 1), cand(2, true, true, 1, 90)]).unwrap();
+        let Winner { candidate: c, why } = choose(&[cand(1, true, true, 2, 1), cand(2, true, true, 1, 90)]).unwrap();
         assert_eq!(c.lane, 2, "fewer new diagnostics first");
         assert!(why.contains("fewer than lane 1's 2"), "{why}");
-        let (c, why) =
+        let Winner { candidate: c, why } =
             choose(&[cand(1, true, true, 0, 40), cand(2, false, true, 0, 1), cand(3, true, true, 0, 12)]).unwrap();
         assert_eq!(c.lane, 3, "then the smaller diff");
         assert!(why.contains("12 lines against lane 1's 40"), "{why}");
-        let (c, _) = choose(&[cand(2, true, true, 0, 5), cand(1, true, true, 0, 5)]).unwrap();
+        let c = choose(&[cand(2, true, true, 0, 5), cand(1, true, true, 0, 5)]).unwrap().candidate;
         assert_eq!(c.lane, 1, "a tie goes to the lower lane");
-        let (_, why) = choose(&[cand(2, true, true, 0, 5)]).unwrap();
+        let why = choose(&[cand(2, true, true, 0, 5)]).unwrap().why;
         assert_eq!(why, "the only lane whose attempt passed every gate");
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::super::gates::verifier::pick_lane;
 use super::super::plan::Plan;
 use super::super::{Ending, Ran, RunError, history};
-use super::choose::{Candidate, choose};
+use super::choose::{Candidate, Winner, choose};
 use super::shared::LaneShared;
 use crate::config::lanes::{ChooseMode, LaneConfig};
 use crate::git::{Repo, Revision};
@@ -34,7 +34,7 @@ impl Ended<'_> {
     pub(super) fn finish(&self, log: &mut EventLog, failed: Option<RunError>) -> Result<Ran, RunError> {
         let (candidates, attempts_in_all) = self.record_lanes(log)?;
         match self.winner(&candidates)? {
-            Some((c, why)) => self.succeed(log, &c, &why),
+            Some(Winner { candidate: c, why }) => self.succeed(log, &c, &why),
             None => match failed {
                 Some(e) => Err(e),
                 None => self.escalate(log, attempts_in_all),
@@ -92,17 +92,15 @@ impl Ended<'_> {
 
     /// The chosen lane and why: with first-wins the first to pass; with
     /// `--choose all` the gates' choice, or the verifier's pick among equals.
-    fn winner(&self, candidates: &[Candidate]) -> Result<Option<(Candidate, String)>, RunError> {
+    fn winner(&self, candidates: &[Candidate]) -> Result<Option<Winner>, RunError> {
         Ok(match self.shared.choose() {
             ChooseMode::First => {
                 let w = self.shared.first_winner();
                 w.and_then(|w| candidates.iter().find(|c| c.lane == w).cloned())
-                    .map(|c| (c, "the first lane whose attempt passed every gate".to_string()))
+                    .map(|c| Winner { candidate: c, why: "the first lane whose attempt passed every gate".to_string() })
             }
             ChooseMode::All => match choose(candidates) {
-                Some((best, why)) => {
-                    Some(pick_lane(self.repo, self.store, self.plan, self.base, candidates, best, why)?)
-                }
+                Some(by_gates) => Some(pick_lane(self.repo, self.store, self.plan, self.base, candidates, by_gates)?),
                 None => None,
             },
         })
