@@ -98,7 +98,8 @@ impl std::error::Error for CliError {
 impl From<GitError> for CliError {
     fn from(e: GitError) -> Self {
         let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
-        CliError::of(code, e, None)
+        let hint = e.hint();
+        CliError::of(code, e, hint)
     }
 }
 
@@ -141,7 +142,11 @@ impl From<std::io::Error> for CliError {
 impl From<crate::clean::CleanError> for CliError {
     fn from(e: crate::clean::CleanError) -> Self {
         let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
-        CliError::of(code, e, None)
+        let hint = match &e {
+            crate::clean::CleanError::Git(g) => g.hint(),
+            _ => None,
+        };
+        CliError::of(code, e, hint)
     }
 }
 

@@ -58,29 +58,25 @@ pub enum GitError {
         status::MAX_SCAN_DEPTH
     )]
     TooDeep { path: Vec<u8> },
-    #[error("{}: not a git repository (nor any parent directory); run retry-run inside a repository or pass -C DIR", path.display())]
+    #[error("{}: not a git repository (nor any parent directory)", path.display())]
     NotARepository { path: PathBuf },
-    #[error("unknown revision {rev:?}: no branch, tag or commit of that name{}", hint.as_deref().map(|h| format!("; {h}")).unwrap_or_default())]
+    #[error("unknown revision {rev:?}: no branch, tag or commit of that name")]
     UnknownRevision { rev: String, hint: Option<String> },
     #[error("revision {rev:?} names a {kind}, not a commit")]
     NotACommit { rev: String, kind: String },
-    #[error(
-        "no base given and no default branch found (tried origin/HEAD, init.defaultBranch, main, master); pass --base REV or set `base` in retry-run.toml"
-    )]
+    #[error("no base given and no default branch found (tried origin/HEAD, init.defaultBranch, main, master)")]
     NoDefaultBranch,
-    #[error("{a} and {b} have no common ancestor; pick a base that shares history with the head")]
+    #[error("{a} and {b} have no common ancestor")]
     NoMergeBase { a: String, b: String },
-    #[error(
-        "{a} and {b} have no common ancestor in this shallow clone; fetch more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)"
-    )]
+    #[error("{a} and {b} have no common ancestor in this shallow clone")]
     ShallowNoMergeBase { a: String, b: String },
-    #[error("the repository has no commit yet: make a first commit, retry-run needs a base")]
+    #[error("the repository has no commit yet")]
     NoCommit,
-    #[error("{var}={}: {problem}; fix or unset {var}", path.display())]
+    #[error("{var}={}: {problem}", path.display())]
     Environment { var: &'static str, path: PathBuf, problem: String },
-    #[error("HEAD of {} has no commit yet; commit something first", path.display())]
+    #[error("HEAD of {} has no commit yet", path.display())]
     UnbornHead { path: PathBuf },
-    #[error("{}: bare repository has no working tree; pass --head REV to compare commits", path.display())]
+    #[error("{}: bare repository has no working tree", path.display())]
     Bare { path: PathBuf },
     #[error("{what}: {source}")]
     Git { what: String, source: git2::Error },
@@ -88,7 +84,7 @@ pub enum GitError {
     Io { path: PathBuf, source: std::io::Error },
     /// A filter driver the attributes name cannot run here.
     #[error(
-        "filter driver {driver:?} {problem} ({paths}); retry-run stops rather than work on content git would have converted: configure the driver or install its program (git-lfs: `git lfs install`)"
+        "filter driver {driver:?} {problem} ({paths}); retry-run stops rather than work on content git would have converted"
     )]
     FilterDriver { driver: String, problem: String, paths: String },
     /// The `git` program failed at work libgit2 cannot do.
@@ -101,6 +97,37 @@ pub enum GitError {
 }
 
 impl GitError {
+    /// What the user can do about this error, when there is one thing to
+    /// say (printed once, after the error, as `hint: ...`).
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            GitError::NotARepository { .. } => "run retry-run inside a repository or pass -C DIR".into(),
+            GitError::UnknownRevision { hint, .. } => return hint.clone(),
+            GitError::NoDefaultBranch => "pass --base REV or set `base` in retry-run.toml".into(),
+            GitError::NoMergeBase { .. } => "pick a base that shares history with the head".into(),
+            GitError::ShallowNoMergeBase { .. } => {
+                "fetch more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)".into()
+            }
+            GitError::NoCommit => "make a first commit: retry-run needs a base".into(),
+            GitError::Environment { var, .. } => format!("fix or unset {var}"),
+            GitError::UnbornHead { .. } => "commit something first".into(),
+            GitError::Bare { .. } => "pass --head REV to compare commits".into(),
+            GitError::FilterDriver { .. } => {
+                "configure the driver or install its program (git-lfs: `git lfs install`)".into()
+            }
+            _ => return None,
+        })
+    }
+
+    /// The error and its hint on one line (`message; hint`), where there is
+    /// one line to show it (an answer to the agent, a recorded reason).
+    pub fn one_line(&self) -> String {
+        match self.hint() {
+            Some(h) => format!("{self}; {h}"),
+            None => self.to_string(),
+        }
+    }
+
     /// True when the user asked for something that cannot exist (exit 2);
     /// false when the environment failed (exit 3).
     pub fn is_usage(&self) -> bool {

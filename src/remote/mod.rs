@@ -62,6 +62,7 @@ impl RemoteError {
                 Some(format!("keep one: move .git/retry-run/tasks/{task} aside and pull again to take the remote's"))
             }
             RemoteError::Refused { task, .. } => Some(format!("`retry-run pull {task}` shows what it holds")),
+            RemoteError::Git(e) => e.hint(),
             _ => None,
         }
     }

@@ -201,6 +201,7 @@ impl RunError {
             }
             RunError::Interrupted { resume, .. } => format!("`{resume}` resumes it"),
             RunError::Glob(_) => GlobError::HINT.into(),
+            RunError::Git(e) => return e.hint(),
             RunError::Remote(e) => return e.hint(),
             _ => return None,
         })

@@ -242,7 +242,8 @@ fn unknown_base_ref_is_usage() {
         let run = env.run(&repo, &[cmd, "--base", "no-such-branch"]);
         run.assert_code(2);
         let line = run.error_line();
-        assert!(line.contains("\"no-such-branch\"") && line.contains("git branch -a"), "{line}");
+        assert!(line.contains("\"no-such-branch\""), "{line}");
+        assert!(run.hints().iter().any(|h| h.contains("git branch -a")), "{}", run.stderr);
         let run = env.run(&repo, &[cmd, "--base", "main", "--head", "nope~3"]);
         run.assert_code(2);
         assert!(run.error_line().contains("\"nope~3\""));
@@ -257,7 +258,8 @@ fn hint_for_a_remote_only_branch() {
     let clone = env.path("clone");
     let run = env.run(&clone, &["scope", "--base", "main", "--head", "HEAD"]);
     run.assert_code(2);
-    assert!(run.error_line().contains("did you mean origin/main?"), "{}", run.stderr);
+    run.error_line();
+    assert!(run.hints().iter().any(|h| h.contains("did you mean origin/main?")), "{}", run.stderr);
     env.run(&clone, &["scope", "--base", "origin/main", "--head", "HEAD"]).assert_code(0);
 }
 
@@ -351,7 +353,8 @@ fn shallow_clone_without_merge_base_is_environment() {
     let run = env.run(&clone, &["scope", "--base", "origin/main", "--head", "origin/feature"]);
     run.assert_code(3);
     let line = run.error_line();
-    assert!(line.contains("shallow clone") && line.contains("--unshallow"), "{line}");
+    assert!(line.contains("shallow clone"), "{line}");
+    assert!(run.hints().iter().any(|h| h.contains("--unshallow")), "{}", run.stderr);
 }
 
 #[test]

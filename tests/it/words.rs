@@ -7,10 +7,10 @@ use clap::CommandFactory;
 
 use crate::support::{FakeAgent, Run, TestEnv};
 
-const NO_COMMIT: &str = "the repository has no commit yet: make a first commit, retry-run needs a base";
+const NO_COMMIT: &str = "the repository has no commit yet";
 
 /// `run`, `scope` and `diff` in a repository without a commit: one line
-/// naming the problem and the way out, exit 2.
+/// naming the problem, one hint naming the way out, exit 2.
 #[test]
 fn an_empty_repository_asks_for_a_first_commit() {
     let env = TestEnv::new();
@@ -26,6 +26,7 @@ fn an_empty_repository_asks_for_a_first_commit() {
     for (what, run) in runs {
         run.assert_code(2);
         assert_eq!(run.error_line(), format!("retry-run: error: {NO_COMMIT}"), "{what}");
+        assert_eq!(run.hints(), ["make a first commit: retry-run needs a base"], "{what}");
     }
 }
 
@@ -105,12 +106,14 @@ fn git_dir_alone_and_git_common_dir() {
     let run = Run::of(env.retry_run(&work).env("GIT_DIR", &git_dir).env("GIT_COMMON_DIR", &other).args(["diff"]));
     run.assert_code(2);
     let line = run.error_line();
-    assert!(line.contains("GIT_COMMON_DIR=") && line.contains("fix or unset GIT_COMMON_DIR"), "{line}");
+    assert!(line.contains("GIT_COMMON_DIR="), "{line}");
+    assert_eq!(run.hints(), ["fix or unset GIT_COMMON_DIR"], "{}", run.stderr);
 
     let run = Run::of(env.retry_run(&work).env("GIT_DIR", env.path("nowhere")).args(["diff"]));
     run.assert_code(2);
     let line = run.error_line();
-    assert!(line.contains("GIT_DIR=") && line.contains("not a git directory; fix or unset GIT_DIR"), "{line}");
+    assert!(line.contains("GIT_DIR=") && line.contains("not a git directory"), "{line}");
+    assert_eq!(run.hints(), ["fix or unset GIT_DIR"], "{}", run.stderr);
 }
 
 /// A `git clone --depth 1` checkout runs a task: the base is its one
