@@ -41,12 +41,19 @@ impl Manifest {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
-    /// (canonical JSON, its sha256).
-    pub(crate) fn canonical(&self) -> (String, String) {
+    /// The manifest as canonical JSON, and that text's sha256.
+    pub(crate) fn canonical(&self) -> Canonical {
         let json = canonical_json(&self.to_value());
-        let hash = sha256_hex(json.as_bytes());
-        (json, hash)
+        let sha256 = sha256_hex(json.as_bytes());
+        Canonical { json, sha256 }
     }
+}
+
+/// A manifest written canonically: the text and its sha256.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Canonical {
+    pub(crate) json: String,
+    pub(crate) sha256: String,
 }
 
 #[cfg(test)]
@@ -73,8 +80,8 @@ mod tests {
         };
         let mut other = m.clone();
         other.prior_manifests = vec!["h2".into()];
-        assert_ne!(m.canonical().1, other.canonical().1);
+        assert_ne!(m.canonical().sha256, other.canonical().sha256);
         assert_eq!(m.canonical(), m.clone().canonical());
-        assert!(m.canonical().0.starts_with(r#"{"attempt":2,"base":"abc","config":{"max_attempts":3}"#));
+        assert!(m.canonical().json.starts_with(r#"{"attempt":2,"base":"abc","config":{"max_attempts":3}"#));
     }
 }

@@ -83,7 +83,7 @@ pub(super) fn assemble_prompt(
         prompt_sha256: prompt_sha.clone(),
         prior_manifests: manifests.clone(),
     };
-    let (manifest_json, manifest_sha) = manifest.canonical();
+    let crate::record::manifest::Canonical { json: manifest_json, sha256: manifest_sha } = manifest.canonical();
     write_file(&a.dir.manifest(), manifest_json.as_bytes())?;
     manifests.push(manifest_sha.clone());
     rec.event(
