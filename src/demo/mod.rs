@@ -27,7 +27,7 @@ const TASK_ID: &str = "make-the-calc-checks-pass";
 /// The demo repository could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("demo: {0}")]
-pub struct DemoError(#[from] crate::git::GitError);
+pub(crate) struct DemoError(#[from] crate::git::GitError);
 
 /// Writes the demo repository with one commit on `main`.
 pub(crate) fn create_repo(root: &Path) -> Result<(), DemoError> {
@@ -116,7 +116,7 @@ fn demo_in(dir: &Path) -> Result<Ending, RunError> {
     let repo_dir = dir.join("calc");
     std::fs::create_dir_all(&repo_dir)
         .map_err(|e| RunError::io(format!("{}: cannot create the demo directory", repo_dir.display()), e))?;
-    create_repo(&repo_dir)?;
+    create_repo(&repo_dir).map_err(|DemoError(e)| RunError::Git(e))?;
     let agent = dir.join("agent.sh");
     let task = dir.join("task.md");
     for (p, text) in [(&agent, AGENT), (&task, TASK)] {

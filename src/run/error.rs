@@ -109,9 +109,6 @@ pub enum RunError {
     /// A lane's thread ended without a result (a panic in it).
     #[error("lane {lane} ended without a result")]
     LaneLost { lane: usize },
-    /// The demo's directory or files.
-    #[error(transparent)]
-    Demo(#[from] crate::demo::DemoError),
     /// Another process here runs the task.
     #[error("{message}")]
     Held { by: String, message: String },
@@ -161,7 +158,6 @@ impl RunError {
             | RunError::Submodule(_)
             | RunError::DiskBudget(_)
             | RunError::LaneLost { .. }
-            | RunError::Demo(_)
             | RunError::Held { .. }
             | RunError::BrokenLog { .. }
             | RunError::Tmpdir { .. }
