@@ -558,5 +558,14 @@ fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass()
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hello", "{}", String::from_utf8_lossy(&out.stderr));
     let hits: Vec<String> =
         retry_run::sandbox::limits_hit(&log).iter().map(retry_run::sandbox::LimitHit::describe).collect();
-    assert_eq!(hits, [format!("the network proxy serves {max} connections at once; {} more were refused", 2000 - max)]);
+    // The flood's refusals, and any of the last request's tries that came
+    // before the proxy saw the held tunnels close (the script tries again).
+    let said = format!("the network proxy serves {max} connections at once; ");
+    let refused: Option<usize> = match hits.as_slice() {
+        [one] => {
+            one.strip_prefix(&said).and_then(|r| r.strip_suffix(" more were refused")).and_then(|n| n.parse().ok())
+        }
+        _ => None,
+    };
+    assert!(refused.is_some_and(|n| (2000 - max..=2000 - max + 50).contains(&n)), "{hits:?}");
 }
