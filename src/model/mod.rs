@@ -12,6 +12,8 @@
 //! - `internals.rs`: the repository's internals an attempt changed
 //!   (`InternalChange`), the objects it added and why an unconfined
 //!   attempt was halted (`Halt`);
+//! - `review.rs`: a reviewer's verdict on a task's result and where a land
+//!   put it (`Review`, `LineComment`, `Landed`);
 //! - [`refs`]: the names of the refs retry-run writes.
 
 mod attempt;
@@ -19,6 +21,7 @@ mod change;
 mod check;
 mod internals;
 pub(crate) mod refs;
+mod review;
 mod source;
 mod usage;
 
@@ -31,5 +34,6 @@ pub(crate) use change::{
 };
 pub(crate) use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, TARGETS, TEST_INTEGRITY};
 pub(crate) use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
+pub(crate) use review::{Channel, LandHow, Landed, LineComment, Review, Verdict};
 pub(crate) use source::{FoundTest, ScopeRef, ScopeSpan, innermost};
 pub(crate) use usage::Usage;

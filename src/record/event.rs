@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::confinement::{Confined, SandboxPlan};
-use crate::model::{BaselineMode, CheckKind, Halt, ObjectsAdded, ScopeFinding, Usage};
+use crate::model::{BaselineMode, CheckKind, Halt, Landed, ObjectsAdded, Review, ScopeFinding, Usage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
@@ -374,6 +374,18 @@ pub enum Event {
         #[serde(default)]
         why: String,
     },
+    /// A reviewer's verdict on an attempt's result (`retry-run review`,
+    /// the web view, a CI log, a pull request, a land that failed); the
+    /// envelope's attempt is the one judged.
+    Reviewed {
+        #[serde(flatten)]
+        review: Review,
+    },
+    /// The task's result brought onto a branch (`retry-run land`).
+    TaskLanded {
+        #[serde(flatten)]
+        landed: Landed,
+    },
     LogRepaired {
         #[serde(default)]
         torn_line: u64,
@@ -456,6 +468,8 @@ impl Event {
             Event::LaneStopped { .. } => "LaneStopped",
             Event::LaneEnded { .. } => "LaneEnded",
             Event::LaneChosen { .. } => "LaneChosen",
+            Event::Reviewed { .. } => "Reviewed",
+            Event::TaskLanded { .. } => "TaskLanded",
             Event::LogRepaired { .. } => "LogRepaired",
         }
     }
@@ -511,5 +525,19 @@ mod tests {
         assert!(matches!(&e, Event::AgentFinished { leftovers, .. } if leftovers == &[".aider.chat.history.md"]));
         assert_eq!(e.fields()["leftovers"], serde_json::json!([".aider.chat.history.md"]));
         assert!(e.fields().get("ignored").is_none());
+    }
+
+    #[test]
+    fn a_review_reads_its_attempt_from_the_envelope_and_writes_it_back_there() {
+        let logged = serde_json::json!({"seq": 12, "ts": "t", "type": "Reviewed", "attempt": 3, "prev": "p",
+            "verdict": "rejected", "commit": "abc", "by": "Ann <a@x>", "channel": "github-pr",
+            "required_change": "Retry the 429.", "critique": "it swallows\nthe 429",
+            "comments": [{"path": "src/a.py", "start": 4, "end": 5, "text": "here", "lines": ["+x"]}]});
+        let Some(e @ Event::Reviewed { .. }) = Event::parse(&logged) else { panic!("Reviewed: {logged}") };
+        let Event::Reviewed { review } = &e else { unreachable!() };
+        assert_eq!((review.attempt, review.channel, review.comments.len()), (3, crate::model::Channel::GithubPr, 1));
+        let line = crate::record::chain::encode(12, "t", e.kind(), Some(review.attempt), "p", &e.fields());
+        let back: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(back, logged);
     }
 }

@@ -53,8 +53,34 @@ pub struct TaskState {
     pub cost_usd: Option<f64>,
     /// The timestamp of the log's last event.
     pub last_ts: Option<String>,
+    /// Every review of the task's results (`Reviewed`), in the log's
+    /// order, over every round.
+    pub reviews: Vec<crate::model::Review>,
+    /// The latest land of the task (`TaskLanded`).
+    pub landed: Option<crate::model::Landed>,
     /// What the log's last event is.
     pub last_event: LastEvent,
+}
+
+impl TaskState {
+    /// The attempt whose result the latest round left (`TaskSucceeded`).
+    pub(crate) fn result_attempt(&self) -> Option<u32> {
+        match &self.finished {
+            Some((Event::TaskSucceeded { .. }, at)) => *at,
+            _ => None,
+        }
+    }
+
+    /// How the latest round's result stands with its reviewers: `landed`
+    /// (the land of that attempt), else the latest verdict on it
+    /// (`approved`, `rejected`), else `None`.
+    pub(crate) fn review_label(&self) -> Option<&'static str> {
+        let at = self.result_attempt()?;
+        if self.landed.as_ref().is_some_and(|l| l.attempt == at) {
+            return Some("landed");
+        }
+        self.reviews.iter().rev().find(|r| r.attempt == at).map(|r| r.verdict.as_str())
+    }
 }
 
 /// The log's last event, as far as a task's standing goes.
@@ -101,8 +127,9 @@ pub(crate) fn state(events: &[LogLine]) -> TaskState {
         s.last_event = match &typed {
             Some(Event::TaskSucceeded { .. }) => LastEvent::Succeeded,
             Some(Event::TaskEscalated { .. }) => LastEvent::Escalated,
-            // The worktree of an ended task removed: still ended as it was.
-            Some(Event::WorktreeRemoved { .. }) => s.last_event,
+            // The worktree of an ended task removed, a review of its
+            // result, its land: still ended as it was.
+            Some(Event::WorktreeRemoved { .. } | Event::Reviewed { .. } | Event::TaskLanded { .. }) => s.last_event,
             _ => LastEvent::Other,
         };
         match typed {
@@ -135,6 +162,8 @@ pub(crate) fn state(events: &[LogLine]) -> TaskState {
                 s.stopped = e.attempt.map(|n| (n, reason));
             }
             Some(Event::AttemptContextAssembled { manifest_sha256, .. }) => s.manifests.push(manifest_sha256),
+            Some(Event::Reviewed { review }) => s.reviews.push(review),
+            Some(Event::TaskLanded { landed }) => s.landed = Some(landed),
             Some(Event::AgentFinished { usage: Some(u), .. }) => costs.extend(u.cost_usd),
             Some(ended @ (Event::TaskSucceeded { .. } | Event::TaskEscalated { .. } | Event::LaneStopped { .. })) => {
                 s.stopped = None;
@@ -398,5 +427,35 @@ mod tests {
         let r = completed(&events[1]).expect("completed");
         assert_eq!((r.number, r.outcome, r.duration_ms, r.reason.as_str()), (1, Outcome::ScopeViolation, 5, "r"));
         assert_eq!(completed(&events[2]).expect("completed").outcome, Outcome::Crash);
+    }
+
+    #[test]
+    fn reviews_and_lands_keep_the_ending_and_say_how_the_result_stands() {
+        let review = |n: u32, verdict: &str| {
+            (Some(n), json!({"type": "Reviewed", "verdict": verdict, "commit": "c", "by": "Ann <a@x>",
+                             "channel": "cli", "required_change": "Retry the 429."}))
+        };
+        let landed = (Some(1), json!({"type": "TaskLanded", "onto": "main", "from": "a", "commit": "b",
+                                      "how": "squash", "attempt_commit": "c", "replayed": true}));
+        let ended = vec![started(1, "b1"), attempt(1), completed_as(1, "SUCCESS"), succeeded(1)];
+        let s = state(&log(&ended));
+        assert_eq!((s.label(false, false), s.review_label()), ("succeeded", None));
+        let mut rejected = ended.clone();
+        rejected.push(review(1, "rejected"));
+        let s = state(&log(&rejected));
+        assert_eq!((s.label(false, false), s.review_label()), ("succeeded", Some("rejected")));
+        assert_eq!(s.reviews[0].attempt, 1, "the envelope's attempt is the one judged");
+        assert_eq!(s.reviews[0].required_change.as_deref(), Some("Retry the 429."));
+        rejected.push(review(1, "approved"));
+        assert_eq!(state(&log(&rejected)).review_label(), Some("approved"), "the latest verdict counts");
+        rejected.push(landed);
+        let s = state(&log(&rejected));
+        assert_eq!((s.label(false, false), s.review_label()), ("succeeded", Some("landed")));
+        assert_eq!(s.landed.as_ref().map(|l| l.how), Some(crate::model::LandHow::Squash));
+        // A new round after the rejection: its result is not reviewed yet.
+        let mut again = ended.clone();
+        again.extend([review(1, "rejected"), started(2, "b1"), attempt(2), completed_as(2, "SUCCESS"), succeeded(2)]);
+        let s = state(&log(&again));
+        assert_eq!((s.result_attempt(), s.review_label(), s.reviews.len()), (Some(2), None, 1));
     }
 }
