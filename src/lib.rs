@@ -53,6 +53,7 @@ pub(crate) mod clean;
 pub(crate) mod demo;
 pub(crate) mod diff;
 pub(crate) mod init;
+pub(crate) mod review;
 pub(crate) mod run;
 
 // The command line.

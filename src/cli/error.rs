@@ -129,6 +129,14 @@ impl From<crate::run::RunError> for CliError {
 }
 
 /// Writing to stdout failed: a closed pipe is not an error (`| head`).
+impl From<crate::review::ReviewError> for CliError {
+    fn from(e: crate::review::ReviewError) -> Self {
+        let code = if e.is_usage() { exit::USAGE } else { exit::ENVIRONMENT };
+        let hint = e.hint();
+        CliError::of(code, e, hint)
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         if e.kind() == std::io::ErrorKind::BrokenPipe {

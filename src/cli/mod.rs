@@ -18,6 +18,7 @@ mod log;
 mod mcp;
 mod repo_args;
 mod report;
+mod review;
 mod run;
 mod sandbox;
 mod scope;
@@ -54,6 +55,7 @@ pub enum Command {
     Demo(demo::DemoArgs),
     Context(context::ContextArgs),
     Report(report::ReportArgs),
+    Review(review::ReviewArgs),
     Stats(stats::StatsArgs),
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
@@ -181,6 +183,7 @@ pub fn main() -> i32 {
         Command::Demo(args) => demo::run(&dir, args),
         Command::Context(args) => context::run(&dir, args),
         Command::Report(args) => report::run(&dir, args),
+        Command::Review(args) => review::run(&dir, args),
         Command::Stats(args) => stats::run(&dir, args),
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),

@@ -432,11 +432,17 @@ mod tests {
     #[test]
     fn reviews_and_lands_keep_the_ending_and_say_how_the_result_stands() {
         let review = |n: u32, verdict: &str| {
-            (Some(n), json!({"type": "Reviewed", "verdict": verdict, "commit": "c", "by": "Ann <a@x>",
-                             "channel": "cli", "required_change": "Retry the 429."}))
+            (
+                Some(n),
+                json!({"type": "Reviewed", "verdict": verdict, "commit": "c", "by": "Ann <a@x>",
+                             "channel": "cli", "required_change": "Retry the 429."}),
+            )
         };
-        let landed = (Some(1), json!({"type": "TaskLanded", "onto": "main", "from": "a", "commit": "b",
-                                      "how": "squash", "attempt_commit": "c", "replayed": true}));
+        let landed = (
+            Some(1),
+            json!({"type": "TaskLanded", "onto": "main", "from": "a", "commit": "b",
+                                      "how": "squash", "attempt_commit": "c", "replayed": true}),
+        );
         let ended = vec![started(1, "b1"), attempt(1), completed_as(1, "SUCCESS"), succeeded(1)];
         let s = state(&log(&ended));
         assert_eq!((s.label(false, false), s.review_label()), ("succeeded", None));

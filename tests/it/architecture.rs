@@ -91,6 +91,28 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
         ],
     ),
     ("demo", Verb, &["console", "git", "process", "record", "run"]),
+    (
+        "review",
+        Verb,
+        &[
+            "config",
+            "console",
+            "context",
+            "diagnostics",
+            "enrich",
+            "git",
+            "judge",
+            "model",
+            "outcome",
+            "pathfmt",
+            "process",
+            "record",
+            "run",
+            "summarize",
+            "syntax",
+            "text",
+        ],
+    ),
     // init proposes a config (pure, the files in PURE_FILES) from what it
     // detects and from its checks tried as `run` tries them.
     (
@@ -138,6 +160,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "record",
             "remote",
             "report",
+            "review",
             "run",
             "sandbox",
             "stats",

@@ -1,0 +1,114 @@
+//! `retry-run review TASK`: a reviewer's verdict on a task's result
+//! (docs/review.md).
+
+use std::path::{Path, PathBuf};
+
+use clap::{ArgGroup, Args};
+
+use super::{CliError, exit};
+use crate::review::{CommentArg, Input, Request};
+
+/// Approve or reject a task's result; a rejection leads the next round.
+#[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("verdict").required(true).args(["approve", "required_change", "from_log", "from_github_pr", "from_file"])),
+    after_help = "Examples:\n  retry-run review fix-login --approve\n  retry-run review fix-login --required-change 'Retry the 429 instead of swallowing it' \\\n      --critique-file notes.md --comment src/http.py:40-44 'this hides the 429'\n  retry-run review fix-login --from-log ci.log --check pytest --rerun\n  retry-run review fix-login --from-github-pr 12\n  retry-run review fix-login --from-file review.json"
+)]
+pub struct ReviewArgs {
+    /// The task id (as `retry-run status` lists them).
+    pub task: String,
+    /// The attempt judged (default: the task's result, its latest
+    /// successful attempt).
+    #[arg(long, value_name = "N")]
+    pub attempt: Option<u32>,
+    /// Approve the result.
+    #[arg(long, conflicts_with_all = ["required_change", "critique", "critique_file", "comment"])]
+    pub approve: bool,
+    /// Reject it: the one change the next round must make, as one
+    /// imperative sentence.
+    #[arg(long, value_name = "SENTENCE")]
+    pub required_change: Option<String>,
+    /// The critique, kept verbatim (`-` or no --critique* flag with a
+    /// rejection: read from stdin when it is not a terminal).
+    #[arg(long, value_name = "TEXT", conflicts_with = "critique_file")]
+    pub critique: Option<String>,
+    /// The critique from a file, kept verbatim.
+    #[arg(long, value_name = "FILE")]
+    pub critique_file: Option<PathBuf>,
+    /// A comment on lines of the attempt's diff: `PATH:LINE` or
+    /// `PATH:FIRST-LAST`, then its text. Repeatable.
+    #[arg(long, num_args = 2, value_names = ["PATH:LINE[-LINE]", "TEXT"], action = clap::ArgAction::Append)]
+    pub comment: Vec<String>,
+    /// The reviewer (default: git's user.name and user.email).
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
+    /// Reject with a CI log, read as the output of this check.
+    #[arg(long, value_name = "FILE", requires = "check")]
+    pub from_log: Option<PathBuf>,
+    /// The check (of retry-run.toml) whose output `--from-log` holds.
+    #[arg(long, value_name = "NAME", requires = "from_log")]
+    pub check: Option<String>,
+    /// Read a pull request's reviews, comments and failed checks with `gh`.
+    #[arg(long, value_name = "N")]
+    pub from_github_pr: Option<u64>,
+    /// Read the verdict from a review file (JSON, docs/review.md).
+    #[arg(long, value_name = "FILE")]
+    pub from_file: Option<PathBuf>,
+    /// After a rejection, start the task's next round at once (as `run
+    /// --id TASK --again` does).
+    #[arg(long)]
+    pub rerun: bool,
+    /// The config file (default: retry-run.toml at the repository root).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Print the recorded review as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// With --rerun: the agent command, as `run` takes it after `--`.
+    #[arg(last = true, value_name = "AGENT")]
+    pub agent: Vec<String>,
+}
+
+pub(super) fn run(dir: &Path, args: ReviewArgs) -> Result<i32, CliError> {
+    let req = request(dir, &args)?;
+    let recorded = crate::review::review(dir, req)?;
+    for w in &recorded.warnings {
+        crate::console::errln!("retry-run: warning: {}", crate::text::visible(w));
+    }
+    Ok(exit::OK)
+}
+
+/// The request the flags make.
+fn request(dir: &Path, args: &ReviewArgs) -> Result<Request, CliError> {
+    let input = if args.approve {
+        Input::Approve
+    } else if let Some(file) = &args.from_log {
+        Input::FromLog {
+            file: super::absolute(file, dir),
+            check: args.check.clone().unwrap_or_default(),
+            required_change: args.required_change.clone(),
+        }
+    } else if let Some(number) = args.from_github_pr {
+        Input::FromGithubPr { number }
+    } else if let Some(path) = &args.from_file {
+        Input::FromFile { path: super::absolute(path, dir) }
+    } else {
+        let comments = args
+            .comment
+            .chunks(2)
+            .map(|c| CommentArg { spec: c[0].clone(), text: c.get(1).cloned().unwrap_or_default() })
+            .collect();
+        Input::Reject {
+            required_change: args.required_change.clone().unwrap_or_default(),
+            critique: args.critique.clone(),
+            comments,
+        }
+    };
+    Ok(Request {
+        task: args.task.clone(),
+        attempt: args.attempt,
+        by: args.by.clone(),
+        input,
+        config_path: args.config.clone(),
+    })
+}
