@@ -6,6 +6,11 @@
 //! file names, output, test names, reasons) is shown with control
 //! characters made visible (docs/commands.md, "What retry-run prints"):
 //! paths by [`shown_text`], everything else by [`visible`].
+//!
+//! What reviewers and lands said of the results (`retry-run review`,
+//! `retry-run land`) is told by [`reviews`].
+
+mod reviews;
 
 use std::fmt::Write;
 
@@ -14,6 +19,7 @@ use crate::model::{AttemptRecord, Outcome, ScopeReason, Usage, refs};
 use crate::outcome::{base_counts, near_miss};
 use crate::pathfmt::shown_text;
 use crate::text::{human_ms, plural, visible};
+pub(crate) use reviews::Verdicts;
 
 /// Where the task stands, from its events: it succeeded, escalated, or
 /// is still open.
@@ -35,8 +41,9 @@ pub(crate) enum Standing {
     Open,
 }
 
-/// What a human should look at first.
-pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing) -> String {
+/// What a human should look at first; after a reviewer's verdict or a
+/// land of the result, what to do next.
+pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing, verdicts: &Verdicts) -> String {
     if let Standing::Stopped { attempt, reason } = standing {
         return format!(
             "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues (with `--` and the agent after it when the agent was given there)."
@@ -53,7 +60,8 @@ pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Stan
         );
     }
     if let Standing::Succeeded { attempt, branch } = standing {
-        return succeeded_look(attempts, *attempt, branch);
+        return reviews::next_step(task, *attempt, verdicts)
+            .unwrap_or_else(|| succeeded_look(task, attempts, *attempt, branch));
     }
     if let Some(c) = crate::outcome::tested_checkout(last) {
         return format!(
@@ -115,10 +123,11 @@ pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Stan
 
 /// What to look at first when attempt `attempt` passed every gate: its
 /// branch, then what it leaves to the reviewer (the base's failures it
-/// tolerated, flagged files, test integrity warnings).
-fn succeeded_look(attempts: &[AttemptRecord], attempt: u32, branch: &str) -> String {
+/// tolerated, flagged files, test integrity warnings), and how to give
+/// the verdict.
+fn succeeded_look(task: &str, attempts: &[AttemptRecord], attempt: u32, branch: &str) -> String {
     let mut text = format!(
-        "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it."
+        "Attempt {attempt} passed every gate: review branch `{branch}` (`git diff {branch}~1 {branch}`) before merging it. Then `retry-run review {task} --approve` and `retry-run land {task}`, or `retry-run review {task} --required-change \"...\"` to send it back."
     );
     if let Some(a) = attempts.iter().find(|a| a.number == attempt) {
         let counts = base_counts(a);
@@ -274,13 +283,15 @@ pub(crate) fn worktree_section(wt: Option<&WorktreeNow>) -> String {
 }
 
 /// The report of a task; `unconfined` names what ran without confinement by
-/// the config's choice (said at the top).
+/// the config's choice (said at the top); `verdicts`, what its reviewers
+/// and lands said.
 pub(crate) fn render(
     task: &TaskText,
     base: Option<&str>,
     attempts: &[AttemptRecord],
     standing: &Standing,
     unconfined: &[String],
+    verdicts: &Verdicts,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# retry-run report: {}", task.title);
@@ -293,6 +304,11 @@ pub(crate) fn render(
     };
     let _ = writeln!(s, "- Task: `{}`", task.id);
     let _ = writeln!(s, "- Status: {status}");
+    if let Standing::Succeeded { attempt, .. } = standing
+        && let Some(label) = verdicts.label(*attempt)
+    {
+        let _ = writeln!(s, "- Review: {label}");
+    }
     if let Some(b) = base {
         let _ = writeln!(s, "- Base: `{b}`");
     }
@@ -306,12 +322,14 @@ pub(crate) fn render(
     let _ = writeln!(s);
     let _ = writeln!(s, "## Look at this first");
     let _ = writeln!(s);
-    let _ = writeln!(s, "{}", first_look(&task.id, attempts, standing));
+    let _ = writeln!(s, "{}", first_look(&task.id, attempts, standing, verdicts));
     let _ = writeln!(s);
     let _ = writeln!(s, "## Attempts");
     for a in attempts {
         attempt_section(&mut s, &task.id, a);
     }
+    s.push_str(&reviews::reviews_section(&task.id, verdicts.reviews));
+    s.push_str(&reviews::landed_section(verdicts.landed));
     let _ = writeln!(s);
     let _ = writeln!(s, "## The task");
     let _ = writeln!(s);
@@ -609,7 +627,12 @@ mod tests {
         let mut a = AttemptRecord::new(2);
         a.outcome = Outcome::Unverified;
         a.verifier = Some(VerifierResult { calls: 3, ..VerifierResult::default() });
-        let text = first_look("t", &[AttemptRecord::new(1), a], &Standing::Escalated { reason: "x".into() });
+        let text = first_look(
+            "t",
+            &[AttemptRecord::new(1), a],
+            &Standing::Escalated { reason: "x".into() },
+            &Verdicts::default(),
+        );
         assert!(text.starts_with("The reviewer never answered on attempt 2"), "{text}");
         assert!(text.contains("retry-run inspect t/2 --diff"));
     }
@@ -633,11 +656,14 @@ mod tests {
             a
         };
         let standing = Standing::Escalated { reason: "2 attempts failed".into() };
-        let text = first_look("t", &[attempt(1), attempt(2)], &standing);
+        let text = first_look("t", &[attempt(1), attempt(2)], &standing, &Verdicts::default());
         assert!(text.contains("already failing on the base") && text.contains("targets"), "{text}");
         let mut other = attempt(3);
         other.checks[0].failures = other.checks[0].pre_existing.clone();
-        assert!(!first_look("t", &[attempt(1), other], &standing).contains("already failing on the base"));
+        assert!(
+            !first_look("t", &[attempt(1), other], &standing, &Verdicts::default())
+                .contains("already failing on the base")
+        );
     }
 
     #[test]
@@ -647,12 +673,52 @@ mod tests {
         a.outcome = Outcome::EmptyDiff;
         a.reason = "the attempt changed no file".into();
         let unconfined = vec!["worktree.setup runs unconfined".to_string()];
-        let md =
-            render(&task, Some("abc"), &[a], &Standing::Escalated { reason: "1 attempt failed".into() }, &unconfined);
+        let md = render(
+            &task,
+            Some("abc"),
+            &[a],
+            &Standing::Escalated { reason: "1 attempt failed".into() },
+            &unconfined,
+            &Verdicts::default(),
+        );
         assert!(md.contains("- Unconfined by your config: worktree.setup runs unconfined"), "{md}");
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));
+    }
+
+    #[test]
+    fn reviews_and_the_land_follow_the_attempts_and_say_what_to_do_next() {
+        use crate::model::{Landed, Review, Verdict};
+        let task = TaskText { id: "t".into(), title: "Fix it".into(), text: "# Fix it\n".into() };
+        let mut a = AttemptRecord::new(1);
+        a.outcome = Outcome::Success;
+        let standing = Standing::Succeeded { attempt: 1, branch: "retry-run/t".into() };
+        let md = render(&task, None, std::slice::from_ref(&a), &standing, &[], &Verdicts::default());
+        assert!(md.contains("`retry-run review t --approve` and `retry-run land t`"), "{md}");
+        assert!(!md.contains("- Review:") && !md.contains("## Reviews") && !md.contains("## Landed"), "{md}");
+        let rejected = Review {
+            verdict: Verdict::Rejected,
+            attempt: 1,
+            by: "Ann".into(),
+            required_change: Some("Retry the 429.".into()),
+            ..Review::default()
+        };
+        let reviews = [rejected];
+        let v = Verdicts { reviews: &reviews, landed: None };
+        let md = render(&task, None, std::slice::from_ref(&a), &standing, &[], &v);
+        assert!(md.contains("- Status: succeeded at attempt 1 (branch `retry-run/t`)\n- Review: rejected\n"), "{md}");
+        assert!(md.contains("Attempt 1 was rejected by Ann: Retry the 429. `retry-run run --id t --again`"), "{md}");
+        let landed = Landed { onto: "main".into(), attempt: 1, branch_removed: true, ..Landed::default() };
+        let approved = Review { verdict: Verdict::Approved, required_change: None, ..reviews[0].clone() };
+        let reviews = [reviews[0].clone(), approved];
+        let v = Verdicts { reviews: &reviews, landed: Some(&landed) };
+        let md = render(&task, None, &[a], &standing, &[], &v);
+        assert!(md.contains("- Review: landed\n"), "{md}");
+        let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle:?} not in:\n{md}"));
+        assert!(at("## Attempts") < at("## Reviews") && at("## Reviews") < at("## Landed"));
+        assert!(at("## Landed") < at("## The task") && at("### Review 1:") < at("### Review 2: attempt 1 approved"));
+        at("Attempt 1 landed on `main` (fast-forward");
     }
 
     #[test]
@@ -669,7 +735,7 @@ mod tests {
             deletions: 0,
             binary: false,
         });
-        let md = render(&task, None, &[a], &Standing::Open, &[]);
+        let md = render(&task, None, &[a], &Standing::Open, &[], &Verdicts::default());
         assert!(!md.chars().any(crate::text::is_hidden), "{md:?}");
         assert!(md.contains("# retry-run report: Fix \\x1b[2Jit"), "{md}");
         assert!(md.contains("- Why: check `t` failed: \\x1b]52;c;aGk=\\x07 \\u{9b}2J \\u{202e}txt.exe\\r\n"), "{md}");

@@ -15,10 +15,11 @@ use crate::record::Store;
 use crate::record::chain::LogLine;
 use crate::record::state::{attempts, state};
 use crate::record::store::check_record_id;
-use crate::report::{LaneView, Standing, WorktreeNow, lanes_section, render, worktree_section};
+use crate::report::{LaneView, Standing, Verdicts, WorktreeNow, lanes_section, render, worktree_section};
 use crate::run::recorded_task;
 
-/// A Markdown report of a task: every attempt, and what to look at first.
+/// A Markdown report of a task: every attempt, its reviews and land, and
+/// what to look at first.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The task id (as `retry-run status` lists them).
@@ -44,7 +45,8 @@ pub(super) fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
         },
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
-    let mut md = render(&text, state.base.as_deref(), &attempts, &standing, &state.unconfined);
+    let verdicts = Verdicts { reviews: &state.reviews, landed: state.landed.as_ref() };
+    let mut md = render(&text, state.base.as_deref(), &attempts, &standing, &state.unconfined, &verdicts);
     if let Some(k) = state.lanes.filter(|k| *k > 1) {
         md.push_str(&lanes(&store, &args.task, k, &verified.events));
     }
