@@ -1,15 +1,17 @@
-//! `retry-run stats`: attempts per task, success rate by attempt number and
-//! by the kind of feedback the attempt was given (which feedback leads to a
-//! fixed next attempt), and pass@k over the tasks run in lanes. Pure over
-//! the tasks' attempt records.
+//! `retry-run stats`: attempts per task (and as a histogram), success rate
+//! by attempt number and by the kind of feedback the attempt was given
+//! (which feedback leads to a fixed next attempt), pass@k over the tasks
+//! run in lanes, and what reviewers and lands said ([`review_stats`]:
+//! rejections per task, repeated critiques, time from the first attempt to
+//! the land). Pure over the tasks' attempt records and reviews.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::model::{AttemptRecord, Outcome};
-use crate::text::plural;
+use crate::model::{AttemptRecord, Outcome, Review, Verdict};
+use crate::text::{human_ms, plural};
 
 /// The kind of feedback an attempt's failure gives the next attempt:
 /// `check:lint`, `check:test`, `scope`, `empty-diff`, `timeout`, `crash`,
@@ -75,6 +77,84 @@ pub(crate) struct Stats {
     pub by_agent: BTreeMap<String, Rate>,
     /// The agents' own runs of the gates while they worked (docs/mcp.md).
     pub self_checks: SelfChecks,
+    /// Attempts a task took → how many tasks took that many.
+    pub attempts_histogram: BTreeMap<usize, usize>,
+    /// What reviewers and lands said ([`review_stats`]).
+    pub reviews: ReviewStats,
+}
+
+/// A task's reviews, as [`review_stats`] reads them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TaskReviews {
+    /// Every `Reviewed` of the task, in the log's order.
+    pub reviews: Vec<Review>,
+    /// Milliseconds from the start of its first attempt to its first land;
+    /// `None` when it never landed.
+    pub to_land_ms: Option<u64>,
+}
+
+/// A task's verdicts, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct VerdictCount {
+    pub rejected: usize,
+    pub approved: usize,
+}
+
+/// What reviewers and lands said, over every task.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub(crate) struct ReviewStats {
+    /// Task → its rejections and approvals (the tasks reviewed at least
+    /// once).
+    pub by_task: BTreeMap<String, VerdictCount>,
+    /// Rejections whose required change had already rejected an earlier
+    /// attempt of the same task (`repeats`), and the tasks they were in.
+    pub repeated: usize,
+    pub repeated_tasks: BTreeSet<String>,
+    /// Task → milliseconds from its first attempt to its land.
+    pub to_land_ms: BTreeMap<String, u64>,
+    /// The median of those (of the two middle ones, their mean).
+    pub median_to_land_ms: Option<u64>,
+}
+
+impl ReviewStats {
+    fn is_empty(&self) -> bool {
+        self.by_task.is_empty() && self.to_land_ms.is_empty()
+    }
+}
+
+/// Rejections per task, repeated critiques, time from a task's first
+/// attempt to its land.
+pub(crate) fn review_stats(tasks: &[(String, TaskReviews)]) -> ReviewStats {
+    let mut s = ReviewStats::default();
+    for (id, t) in tasks {
+        for r in &t.reviews {
+            let count = s.by_task.entry(id.clone()).or_default();
+            match r.verdict {
+                Verdict::Rejected => count.rejected += 1,
+                Verdict::Approved => count.approved += 1,
+            }
+            if r.verdict == Verdict::Rejected && r.repeats.is_some() {
+                s.repeated += 1;
+                s.repeated_tasks.insert(id.clone());
+            }
+        }
+        if let Some(ms) = t.to_land_ms {
+            s.to_land_ms.insert(id.clone(), ms);
+        }
+    }
+    s.median_to_land_ms = median(s.to_land_ms.values().copied().collect());
+    s
+}
+
+/// The median of `v` (the mean of the two middle values of an even count).
+fn median(mut v: Vec<u64>) -> Option<u64> {
+    v.sort_unstable();
+    let n = v.len();
+    match n {
+        0 => None,
+        n if n % 2 == 1 => Some(v[n / 2]),
+        n => Some(v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2),
+    }
 }
 
 /// What the agents' self-checks (`run_checks`) came to.
@@ -123,6 +203,9 @@ pub(crate) fn stats(tasks: &[(String, Vec<Chain>)]) -> Stats {
         for attempts in chains.iter().map(|c| &c.attempts) {
             chain_stats(&mut s, id, attempts);
         }
+    }
+    for (n, _) in s.tasks.values() {
+        *s.attempts_histogram.entry(*n).or_default() += 1;
     }
     let most = laned.iter().map(Vec::len).max().unwrap_or(0);
     for k in 1..=most {
@@ -196,6 +279,9 @@ pub(crate) fn render(s: &Stats) -> String {
     for (id, (n, ok)) in &s.tasks {
         let _ = writeln!(out, "  {id:<40} {n:>3}  {}", if *ok { "succeeded" } else { "not succeeded" });
     }
+    if !s.attempts_histogram.is_empty() {
+        histogram_section(&mut out, &s.attempts_histogram);
+    }
     let _ = writeln!(out, "\nsuccess rate by attempt number:");
     for (n, r) in &s.by_attempt {
         let _ = writeln!(out, "  attempt {n:<3} {:>5.1}%  ({}/{})", r.percent(), r.succeeded, r.attempts);
@@ -217,6 +303,9 @@ pub(crate) fn render(s: &Stats) -> String {
     if sc.attempts > 0 || sc.refused > 0 {
         self_checks_section(&mut out, sc);
     }
+    if !s.reviews.is_empty() {
+        reviews_section(&mut out, &s.reviews);
+    }
     let (attempts, findings) = s.weakened;
     let _ = writeln!(
         out,
@@ -225,6 +314,57 @@ pub(crate) fn render(s: &Stats) -> String {
         plural(findings)
     );
     out
+}
+
+/// The widest bar of the histogram, in characters.
+const BAR_WIDTH: usize = 40;
+
+/// The bar of `count` when the largest count is `most`: one block per
+/// task, scaled down to [`BAR_WIDTH`] when the largest is wider (a count
+/// above zero keeps at least one block).
+fn bar(count: usize, most: usize) -> String {
+    let width = if most <= BAR_WIDTH { count } else { (count * BAR_WIDTH).div_ceil(most) };
+    "\u{2588}".repeat(width)
+}
+
+/// Tasks by the attempts they took, as text bars, every count from the
+/// fewest to the most.
+fn histogram_section(out: &mut String, h: &BTreeMap<usize, usize>) {
+    let _ = writeln!(out, "\nattempts per task, as a histogram:");
+    let (Some(lo), Some(hi)) = (h.keys().next(), h.keys().next_back()) else { return };
+    let most = h.values().copied().max().unwrap_or(0);
+    for n in *lo..=*hi {
+        let count = h.get(&n).copied().unwrap_or(0);
+        let label = format!("{n} attempt{}", plural(n));
+        let bar = bar(count, most);
+        let _ = writeln!(out, "  {label:<12} {bar}{}{count}", if bar.is_empty() { "" } else { " " });
+    }
+}
+
+/// Rejections per task, repeated critiques, and time to land.
+fn reviews_section(out: &mut String, r: &ReviewStats) {
+    let _ = writeln!(out, "\nreviews (retry-run review, retry-run land):");
+    if !r.by_task.is_empty() {
+        let _ = writeln!(out, "  rejections per task:");
+        for (id, c) in &r.by_task {
+            let _ = writeln!(out, "    {id:<40} {:>3} rejected, {} approved", c.rejected, c.approved);
+        }
+    }
+    let tasks: Vec<&str> = r.repeated_tasks.iter().map(String::as_str).collect();
+    let _ = writeln!(
+        out,
+        "  repeated critiques (a required change that had already rejected an attempt of the task): {}{}",
+        r.repeated,
+        if tasks.is_empty() { String::new() } else { format!(", in {}", tasks.join(", ")) }
+    );
+    if let Some(m) = r.median_to_land_ms {
+        let _ = writeln!(out, "  time from the first attempt to the land: median {}", human_ms(m));
+        for (id, ms) in &r.to_land_ms {
+            let _ = writeln!(out, "    {id:<40} {}", human_ms(*ms));
+        }
+    } else {
+        let _ = writeln!(out, "  landed: none yet (retry-run land)");
+    }
 }
 
 /// The agents' cost: in total, per task, per successful task, on retries.
@@ -363,6 +503,109 @@ mod tests {
         let s = stats(&[("t".into(), one(vec![failed, ok]))]);
         assert_eq!(s.self_checks, SelfChecks { attempts: 2, calls: 3, refused: 1, green: 2, green_then_failed: 1 });
         assert!(render(&s).contains("then failed a real gate: 1 of 2 attempts"), "{}", render(&s));
+    }
+
+    #[test]
+    fn the_attempts_per_task_histogram_as_text_bars() {
+        let tasks: Vec<(String, Vec<Chain>)> = (0..11)
+            .map(|i| {
+                let n = if i < 8 { 1 } else { 3 };
+                (format!("t{i}"), one((1..=n).map(|k| a(k, Outcome::Success)).collect()))
+            })
+            .collect();
+        let s = stats(&tasks);
+        assert_eq!(s.attempts_histogram, BTreeMap::from([(1, 8), (3, 3)]));
+        let text = render(&s);
+        let bars = "attempts per task, as a histogram:\n  1 attempt    \u{2588}\u{2588}\u{2588}\u{2588}\u{2588}\u{2588}\u{2588}\u{2588} 8\n  2 attempts   0\n  3 attempts   \u{2588}\u{2588}\u{2588} 3\n";
+        assert!(text.contains(bars), "{text}");
+        let json = serde_json::to_value(&s).expect("json");
+        assert_eq!(json["attempts_histogram"], serde_json::json!({"1": 8, "3": 3}));
+        // (count, the largest count, the bar's width)
+        for (count, most, width) in [(0, 5, 0), (5, 5, 5), (40, 40, 40), (80, 80, 40), (1, 80, 1), (41, 80, 21)] {
+            assert_eq!(bar(count, most).chars().count(), width, "{count} of {most}");
+        }
+    }
+
+    #[test]
+    fn rejections_repeated_critiques_and_time_to_land() {
+        let review = |attempt: u32, verdict: Verdict, repeats: Option<u32>| Review {
+            verdict,
+            attempt,
+            repeats,
+            required_change: Some("Retry the 429.".into()),
+            ..Review::default()
+        };
+        // (the tasks' reviews and time to land; rejections per task, repeated, repeated tasks, median)
+        type Want = (Vec<(&'static str, usize, usize)>, usize, Vec<&'static str>, Option<u64>);
+        let cases: Vec<(Vec<(&str, TaskReviews)>, Want)> = vec![
+            (vec![], (vec![], 0, vec![], None)),
+            (vec![("quiet", TaskReviews::default())], (vec![], 0, vec![], None)),
+            (
+                vec![(
+                    "a",
+                    TaskReviews {
+                        reviews: vec![
+                            review(1, Verdict::Rejected, None),
+                            review(2, Verdict::Rejected, Some(1)),
+                            review(3, Verdict::Rejected, Some(1)),
+                            review(4, Verdict::Approved, None),
+                        ],
+                        to_land_ms: Some(600_000),
+                    },
+                )],
+                (vec![("a", 3, 1)], 2, vec!["a"], Some(600_000)),
+            ),
+            (
+                vec![
+                    ("a", TaskReviews { reviews: vec![review(1, Verdict::Approved, None)], to_land_ms: Some(1_000) }),
+                    ("b", TaskReviews { reviews: vec![review(1, Verdict::Rejected, None)], to_land_ms: None }),
+                    ("c", TaskReviews { reviews: vec![], to_land_ms: Some(3_001) }),
+                    (
+                        "d",
+                        TaskReviews { reviews: vec![review(2, Verdict::Rejected, Some(1))], to_land_ms: Some(9_000) },
+                    ),
+                    ("e", TaskReviews { reviews: vec![], to_land_ms: Some(5_000) }),
+                ],
+                (vec![("a", 0, 1), ("b", 1, 0), ("d", 1, 0)], 1, vec!["d"], Some(4_000)),
+            ),
+        ];
+        for (i, (tasks, (by_task, repeated, repeated_tasks, median))) in cases.into_iter().enumerate() {
+            let tasks: Vec<(String, TaskReviews)> = tasks.into_iter().map(|(id, t)| (id.to_string(), t)).collect();
+            let r = review_stats(&tasks);
+            let got: Vec<(&str, usize, usize)> =
+                r.by_task.iter().map(|(id, c)| (id.as_str(), c.rejected, c.approved)).collect();
+            assert_eq!(got, by_task, "case {i}");
+            assert_eq!(r.repeated, repeated, "case {i}");
+            assert_eq!(r.repeated_tasks.iter().map(String::as_str).collect::<Vec<_>>(), repeated_tasks, "case {i}");
+            assert_eq!(r.median_to_land_ms, median, "case {i}");
+        }
+        let s = Stats {
+            reviews: review_stats(&[(
+                "fix-login".into(),
+                TaskReviews {
+                    reviews: vec![review(1, Verdict::Rejected, None), review(2, Verdict::Rejected, Some(1))],
+                    to_land_ms: Some(750_000),
+                },
+            )]),
+            ..Stats::default()
+        };
+        let text = render(&s);
+        assert!(text.contains("  rejections per task:\n    fix-login"), "{text}");
+        assert!(text.contains("  2 rejected, 0 approved\n"), "{text}");
+        assert!(text.contains("already rejected an attempt of the task): 1, in fix-login\n"), "{text}");
+        assert!(text.contains("time from the first attempt to the land: median 12m 30s\n"), "{text}");
+        assert!(!render(&Stats::default()).contains("reviews ("), "no review, no section");
+        let json = serde_json::to_value(&s).expect("json");
+        assert_eq!(json["reviews"]["by_task"]["fix-login"], serde_json::json!({"rejected": 2, "approved": 0}));
+        assert_eq!(json["reviews"]["median_to_land_ms"], 750_000);
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        for (v, m) in [(vec![], None), (vec![3], Some(3)), (vec![4, 1], Some(2)), (vec![9, 1, 5], Some(5))] {
+            assert_eq!(median(v.clone()), m, "{v:?}");
+        }
+        assert_eq!(median(vec![u64::MAX, u64::MAX]), Some(u64::MAX));
     }
 
     #[test]

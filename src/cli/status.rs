@@ -1,5 +1,6 @@
 //! `retry-run status`: every task, its state, attempts, base, last outcome,
-//! and the disk its worktree uses.
+//! the disk its worktree uses, and how its result stands with its
+//! reviewers (reviewed, landed).
 
 use std::io::Write;
 use std::path::Path;
@@ -15,7 +16,8 @@ use crate::record::Store;
 use crate::record::state::{TaskState, state, status};
 use crate::text::{VisibleWriter, human_bytes, visible};
 
-/// List tasks: state, attempts, base, last outcome, worktree disk use.
+/// List tasks: state, attempts, base, last outcome, worktree disk use,
+/// review (approved, rejected, landed).
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// One JSON object per task.
@@ -35,7 +37,7 @@ pub(super) fn run(dir: &Path, args: StatusArgs) -> Result<i32, CliError> {
     if tasks.is_empty() && !args.json {
         writeln!(out, "no tasks yet")?;
     } else if !args.json {
-        writeln!(out, "TASK\tSTATE\tATTEMPTS\tBASE\tLAST\tWORKTREE\tCOST")?;
+        writeln!(out, "TASK\tSTATE\tATTEMPTS\tBASE\tLAST\tWORKTREE\tCOST\tREVIEW")?;
     }
     // Each worktree's share of the total: measured first, shown per task.
     let used_by = disk_used(&store, &root, &tasks);
@@ -125,6 +127,10 @@ fn json_row(
         "worktree_bytes": used,
         "worktree_share_pct": share.map(|p| (p * 10.0).round() / 10.0),
         "cost_usd": s.and_then(|s| s.cost_usd),
+        "review": s.and_then(TaskState::review_label),
+        "landed": s.and_then(|s| s.landed.as_ref()).map(|l| json!({
+            "onto": l.onto, "commit": l.commit, "how": l.how.as_str(), "attempt": l.attempt,
+        })),
     })
 }
 
@@ -132,7 +138,7 @@ fn json_row(
 fn text_row(task: &str, label: &str, s: Option<&TaskState>, used: Option<u64>, share: Option<f64>) -> String {
     let base = s.and_then(|s| s.base.as_deref()).map_or("-".to_string(), |b| b.get(..12).unwrap_or(b).to_string());
     format!(
-        "{task}\t{label}\tattempts {}\tbase {base}\tlast {}\tworktree {}\tcost {}",
+        "{task}\t{label}\tattempts {}\tbase {base}\tlast {}\tworktree {}\tcost {}\treview {}",
         s.map_or(0, |s| s.last_attempt),
         s.and_then(|s| s.last_outcome.as_deref()).unwrap_or("-"),
         match (used, share) {
@@ -140,7 +146,18 @@ fn text_row(task: &str, label: &str, s: Option<&TaskState>, used: Option<u64>, s
             _ => "none".to_string(),
         },
         s.and_then(|s| s.cost_usd).map_or("-".to_string(), |c| format!("${c:.4}")),
+        review_text(s),
     )
+}
+
+/// How the task's result stands with its reviewers: `approved`,
+/// `rejected`, `landed on main`, or `-`.
+fn review_text(s: Option<&TaskState>) -> String {
+    match (s.and_then(TaskState::review_label), s.and_then(|s| s.landed.as_ref())) {
+        (Some("landed"), Some(l)) => format!("landed on {}", l.onto),
+        (Some(label), _) => label.to_string(),
+        (None, _) => "-".to_string(),
+    }
 }
 
 /// The lanes of `task` with their states, when it ran in lanes.
