@@ -201,11 +201,16 @@ impl Remote {
     }
 
     /// A task that succeeded elsewhere gets its `retry-run/<task>` branch
-    /// here too, unless the branch exists.
+    /// here too, unless the branch exists, or a land of that result removed
+    /// it (the land is seen here in the record; the branch is not made
+    /// again).
     fn set_success_branch(&self, task: &str, events: &[u8]) -> Result<(), RemoteError> {
         let verified = crate::record::chain::verify(events);
         let state = state(&verified.events);
-        if let Some((Event::TaskSucceeded { commit, branch, .. }, _)) = &state.finished
+        let land_removed =
+            |at: Option<u32>| state.landed.as_ref().is_some_and(|l| l.branch_removed && Some(l.attempt) == at);
+        if let Some((Event::TaskSucceeded { commit, branch, .. }, at)) = &state.finished
+            && !land_removed(*at)
             && self.repo.ref_target(&format!("refs/heads/{branch}")).is_none()
             && branch == &refs::success_branch(task)
             && let Ok(oid) = commit.parse::<Oid>()
