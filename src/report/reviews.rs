@@ -116,7 +116,7 @@ fn comment_lines(s: &mut String, c: &LineComment) {
         if c.lines.len() > COMMENT_LINES {
             let _ = writeln!(s, "    [... {} more lines]", c.lines.len() - COMMENT_LINES);
         }
-        let _ = writeln!(s, "    ```\n");
+        let _ = writeln!(s, "    ```");
     }
 }
 
