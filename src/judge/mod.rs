@@ -13,7 +13,7 @@
 //!   repeated required change, what a rejection must hold.
 
 pub(crate) mod integrity;
+pub(crate) mod review;
 pub mod scope;
 pub(crate) mod test_results;
-pub(crate) mod review;
 pub(crate) mod verdict;

@@ -319,7 +319,10 @@ mod tests {
             ("old.py:1-2", Ok(vec!["-print(1)", "-print(2)"])),
             ("app.py:5", Err(vec!["app.py:5 is not on a changed line of attempt 2's diff", "nearest it: 3, 10-11"])),
             ("app.py:12-40", Err(vec!["app.py:12-40 is not on a changed line", "nearest it: 3, 10-11"])),
-            ("lib.py:1", Err(vec!["lib.py is not in attempt 2's diff", "files it changes: app.py, logo.png, new.py, old.py"])),
+            (
+                "lib.py:1",
+                Err(vec!["lib.py is not in attempt 2's diff", "files it changes: app.py, logo.png, new.py, old.py"]),
+            ),
             ("logo.png:1", Err(vec!["has no lines to comment on"])),
         ];
         for (spec, want) in cases {
@@ -344,7 +347,14 @@ mod tests {
 
     #[test]
     fn a_comment_off_the_diff_becomes_a_critique_line() {
-        let c = LineComment { path: "a.py".into(), start: 4, end: 6, text: "why?".into(), by: Some("ann".into()), ..LineComment::default() };
+        let c = LineComment {
+            path: "a.py".into(),
+            start: 4,
+            end: 6,
+            text: "why?".into(),
+            by: Some("ann".into()),
+            ..LineComment::default()
+        };
         assert_eq!(as_critique_line(&c), "a.py:4-6 (ann): why?");
     }
 }

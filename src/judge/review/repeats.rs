@@ -13,8 +13,10 @@ pub(crate) fn normalised(text: &str) -> String {
 }
 
 /// The attempt judged by the latest of `earlier` (a task's reviews, in log
-/// order) that rejected it with the same required change as `required`.
-pub(crate) fn repeats(earlier: &[Review], required: &str) -> Option<u32> {
+/// order) that rejected an attempt before `judged` with the same required
+/// change as `required`: the agent had it, and did not act on it. (The
+/// same attempt rejected twice is not a repeat: no agent read the first.)
+pub(crate) fn repeats(earlier: &[Review], judged: u32, required: &str) -> Option<u32> {
     let want = normalised(required);
     if want.is_empty() {
         return None;
@@ -22,7 +24,7 @@ pub(crate) fn repeats(earlier: &[Review], required: &str) -> Option<u32> {
     earlier
         .iter()
         .rev()
-        .filter(|r| r.rejected())
+        .filter(|r| r.rejected() && r.attempt < judged)
         .find(|r| r.required_change.as_deref().is_some_and(|c| normalised(c) == want))
         .map(|r| r.attempt)
 }
@@ -77,15 +79,22 @@ mod tests {
             ("", None),
         ];
         for (required, want) in cases {
-            assert_eq!(repeats(&reviews, required), want, "{required:?}");
+            assert_eq!(repeats(&reviews, 6, required), want, "{required:?}");
         }
-        assert_eq!(repeats(&reviews[..2], "retry the 429"), Some(1));
-        assert_eq!(repeats(&[], "retry the 429"), None);
+        assert_eq!(repeats(&reviews[..2], 6, "retry the 429"), Some(1));
+        assert_eq!(repeats(&reviews, 4, "retry the 429"), Some(1), "attempt 4's own rejection is not a repeat");
+        assert_eq!(repeats(&reviews, 1, "retry the 429"), None);
+        assert_eq!(repeats(&[], 6, "retry the 429"), None);
     }
 
     #[test]
     fn the_warning_names_the_attempt_and_the_change() {
         let w = warning(2, " Retry the 429. ");
-        assert!(w.starts_with("attempt 2 was rejected with the same required change; the agent did not act on it: \"Retry the 429.\""), "{w}");
+        assert!(
+            w.starts_with(
+                "attempt 2 was rejected with the same required change; the agent did not act on it: \"Retry the 429.\""
+            ),
+            "{w}"
+        );
     }
 }
