@@ -23,6 +23,7 @@ pub mod fingerprint;
 mod identity;
 mod ignore;
 mod index_file;
+mod land;
 pub(crate) mod nofollow_fs;
 mod pack;
 mod patch;
@@ -45,6 +46,7 @@ use git2::Repository;
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
 pub use revs::Revision;
+pub use land::{CheckedOut, Replay};
 pub use submodules::Submodule;
 pub use task_worktree::{ResetReport, Snapshot};
 
