@@ -178,15 +178,22 @@ fn which(repo: &Repo, store: &Store, opts: &Options) -> Result<Which, LandError>
     }
     let (attempt, commit) = match &st.finished {
         Some((Event::TaskSucceeded { commit, .. }, Some(at))) => (*at, commit.clone()),
-        _ => return Err(LandError::Refused { message: format!("task {task} has no result to land"), hint: String::new() }),
+        _ => {
+            return Err(LandError::Refused {
+                message: format!("task {task} has no result to land"),
+                hint: String::new(),
+            });
+        }
     };
     let bad_commit = |what: &str, c: &str| LandError::Refused {
         message: format!("task {task}'s {what} {c} is not in this repository"),
         hint: format!("fetch it, or `retry-run pull {task}` from the machine that ran it"),
     };
-    let attempt_commit: Oid = commit.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("result", &commit))?;
+    let attempt_commit: Oid =
+        commit.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("result", &commit))?;
     let base_text = st.base.clone().unwrap_or_default();
-    let base: Oid = base_text.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("base", &base_text))?;
+    let base: Oid =
+        base_text.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("base", &base_text))?;
     let onto = match &opts.onto {
         Some(b) => b.strip_prefix("refs/heads/").unwrap_or(b).to_string(),
         None => repo.head_branch().ok_or(LandError::Detached)?,
