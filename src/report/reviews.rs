@@ -282,7 +282,8 @@ mod tests {
         let repeated = Review { repeats: Some(1), ..review(2, Verdict::Rejected) };
         let land2 = landed(2);
         // (reviews, landed, the result's attempt, its label, what the next step says)
-        let cases: Vec<(Vec<Review>, Option<&Landed>, u32, Option<&str>, Option<&str>)> = vec![
+        type Case<'a> = (Vec<Review>, Option<&'a Landed>, u32, Option<&'a str>, Option<&'a str>);
+        let cases: Vec<Case> = vec![
             (vec![], None, 1, None, None),
             (vec![rejected.clone()], None, 1, Some("rejected"), Some("retry-run run --id t --again")),
             (vec![rejected.clone()], None, 2, None, None),
