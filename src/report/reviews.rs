@@ -209,6 +209,16 @@ pub(crate) fn landed_section(landed: Option<&Landed>) -> String {
     s
 }
 
+/// The branch a land's rejection was about (its source is
+/// `crate::outcome::land::source`'s `land onto BRANCH`, maybe followed by
+/// where its gates were recorded): the next round starts from its tip.
+fn landed_onto(r: &Review) -> Option<&str> {
+    if r.channel != Channel::Land {
+        return None;
+    }
+    r.source.as_deref()?.strip_prefix("land onto ")?.split(' ').next().filter(|b| !b.is_empty())
+}
+
 /// What to do next with a result that passed every gate, when a reviewer
 /// or a land has spoken on it; `None` when none has.
 pub(crate) fn next_step(task: &str, attempt: u32, verdicts: &Verdicts) -> Option<String> {
@@ -227,8 +237,12 @@ pub(crate) fn next_step(task: &str, attempt: u32, verdicts: &Verdicts) -> Option
             r.by
         ),
         OnResult::Reviewed(r) => {
+            let again = match landed_onto(r) {
+                Some(branch) => crate::outcome::land::next_round(task, branch),
+                None => format!("retry-run run --id {task} --again"),
+            };
             let mut text = format!(
-                "Attempt {attempt} was rejected by {}{}: {} `retry-run run --id {task} --again` starts the next round, whose first prompt opens with this rejection.",
+                "Attempt {attempt} was rejected by {}{}: {} `{again}` starts the next round, whose first prompt opens with this rejection.",
                 r.by,
                 if r.channel == Channel::Cli { String::new() } else { format!(" (via {})", channel_words(r.channel)) },
                 r.required_change.as_deref().unwrap_or("(no required change recorded)"),
@@ -298,6 +312,20 @@ mod tests {
             (vec![rejected.clone(), approved.clone()], Some(&land2), 2, Some("landed"), Some("landed on `main`")),
             // A land of an earlier attempt says nothing of this one.
             (vec![rejected.clone()], Some(&land2), 1, Some("rejected"), Some("--again")),
+            // A land's rejection: the next round starts from the branch's tip.
+            (
+                vec![Review {
+                    channel: Channel::Land,
+                    source: Some(format!("{} (gates: tasks/t/lands/1/)", crate::outcome::land::source("main"))),
+                    ..review(1, Verdict::Rejected)
+                }],
+                None,
+                1,
+                Some("rejected"),
+                Some(
+                    "(via a land): Retry the 429 instead of swallowing it. `retry-run run --id t --again --refresh-base --base main`",
+                ),
+            ),
             // The latest verdict counts.
             (vec![approved.clone(), review(2, Verdict::Rejected)], None, 2, Some("rejected"), Some("rejected by Ann")),
         ];
