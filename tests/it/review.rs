@@ -77,7 +77,11 @@ fn a_rejection_leads_the_next_round_and_a_second_keeps_the_first() {
     assert_eq!(log_bytes(&r, "t"), before, "nothing is appended");
     let out = review(&env, &r, &["t", "--required-change", RC1, "--comment", "lib/x.txt:1", "?"]);
     out.assert_code(2);
-    assert!(out.error_line().contains("lib/x.txt is not in attempt 1's diff; the file it changes: src/app.txt"), "{}", out.stderr);
+    assert!(
+        out.error_line().contains("lib/x.txt is not in attempt 1's diff; the file it changes: src/app.txt"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(log_bytes(&r, "t"), before);
 
     // The rejection: a required change, a critique and two line comments.
@@ -102,13 +106,20 @@ fn a_rejection_leads_the_next_round_and_a_second_keeps_the_first() {
         ],
     );
     out.assert_code(0);
-    assert!(out.stdout.contains("task t: attempt 1 (") && out.stdout.contains("rejected by Ann <ann@example.com>"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("task t: attempt 1 (") && out.stdout.contains("rejected by Ann <ann@example.com>"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("`retry-run run --id t --again` starts the next round"), "{}", out.stdout);
     let ev = events(&r, "t");
     let reviewed = of_type(&ev, "Reviewed");
     assert_eq!(reviewed.len(), 1);
     let e = reviewed[0];
-    assert_eq!((e["attempt"].as_u64(), e["verdict"].as_str(), e["channel"].as_str()), (Some(1), Some("rejected"), Some("cli")));
+    assert_eq!(
+        (e["attempt"].as_u64(), e["verdict"].as_str(), e["channel"].as_str()),
+        (Some(1), Some("rejected"), Some("cli"))
+    );
     assert_eq!(e["critique"].as_str(), Some(critique), "the critique is kept verbatim");
     assert_eq!(e["commit"].as_str().map(str::to_string), Some(env.git(&r, &["rev-parse", "refs/retry-run/t/1"])));
     assert_eq!(e["comments"][1]["lines"], serde_json::json!(["+debug = 1"]));
@@ -147,7 +158,10 @@ fn a_rejection_leads_the_next_round_and_a_second_keeps_the_first() {
     out.assert_code(0);
     assert_eq!(outcomes(&r, "t"), ["SUCCESS", "SUCCESS", "SUCCESS"]);
     let p3 = prompt(&r, "t", 3);
-    assert!(p3.starts_with(&format!("## ATTEMPT #3 — previous attempt rejected\n\n**Required change:** {RC2}")), "{p3}");
+    assert!(
+        p3.starts_with(&format!("## ATTEMPT #3 — previous attempt rejected\n\n**Required change:** {RC2}")),
+        "{p3}"
+    );
     let earlier = p3.find("### Earlier rejections (latest first)").expect("earlier rejections");
     assert!(p3[earlier..].contains("> But   the log must stay on,"), "the first critique stays:\n{p3}");
     assert!(p3[earlier..].contains("- `src/app.txt:4`: drop the debug line"), "{p3}");
@@ -156,7 +170,8 @@ fn a_rejection_leads_the_next_round_and_a_second_keeps_the_first() {
     let out = review(&env, &r, &["t", "--required-change", "turn the log ON and drop the debug line", "--json"]);
     out.assert_code(0);
     assert!(
-        out.stderr.contains("warning: attempt 1 was rejected with the same required change; the agent did not act on it"),
+        out.stderr
+            .contains("warning: attempt 1 was rejected with the same required change; the agent did not act on it"),
         "{}",
         out.stderr
     );
@@ -181,7 +196,11 @@ fn approvals_and_what_is_refused() {
     let out = review(&env, &r, &["t", "--approve"]);
     out.assert_code(2);
     assert!(out.error_line().contains("who reviews?"), "{}", out.stderr);
-    assert!(out.hints().iter().any(|h| h.contains("--by NAME") && h.contains("git config user.name")), "{}", out.stderr);
+    assert!(
+        out.hints().iter().any(|h| h.contains("--by NAME") && h.contains("git config user.name")),
+        "{}",
+        out.stderr
+    );
     // (arguments, exit code, words of the error)
     let missing = env.path("nowhere.md");
     let missing = missing.to_str().expect("utf-8");
@@ -191,7 +210,11 @@ fn approvals_and_what_is_refused() {
         (vec!["t", "--required-change", "Fix it.\nAnd more.", "--by", "me"], 2, "spans several lines"),
         (vec!["t", "--required-change", "  ", "--by", "me"], 2, "the required change is empty"),
         (vec!["t", "--required-change", "Fix it.", "--critique-file", missing, "--by", "me"], 2, "nowhere.md"),
-        (vec!["t", "--required-change", "Fix it.", "--comment", "src/app.txt", "x", "--by", "me"], 2, "expected PATH:LINE"),
+        (
+            vec!["t", "--required-change", "Fix it.", "--comment", "src/app.txt", "x", "--by", "me"],
+            2,
+            "expected PATH:LINE",
+        ),
     ];
     for (args, code, words) in cases {
         let out = review(&env, &r, &args);
@@ -206,7 +229,10 @@ fn approvals_and_what_is_refused() {
     assert!(out.stdout.contains("attempt 1 (") && out.stdout.contains("approved by Bob"), "{}", out.stdout);
     let ev = events(&r, "t");
     let e = of_type(&ev, "Reviewed")[0];
-    assert_eq!((e["verdict"].as_str(), e["by"].as_str(), e["attempt"].as_u64()), (Some("approved"), Some("Bob"), Some(1)));
+    assert_eq!(
+        (e["verdict"].as_str(), e["by"].as_str(), e["attempt"].as_u64()),
+        (Some("approved"), Some("Bob"), Some(1))
+    );
 
     // The critique on stdin, kept verbatim.
     let mut child = env
@@ -252,6 +278,21 @@ fn a_task_without_a_result_needs_an_attempt() {
     assert!(out.error_line().contains("task t has no result to review"), "{}", out.stderr);
     assert!(out.hints().iter().any(|h| h.contains("--attempt N")), "{}", out.stderr);
     // Named, the failed attempt may be judged; its comments hit its diff.
-    review(&env, &r, &["t", "--attempt", "1", "--required-change", "Set it to 2.", "--by", "me", "--comment", "src/app.txt:1", "3 is not 2"])
-        .assert_code(0);
+    review(
+        &env,
+        &r,
+        &[
+            "t",
+            "--attempt",
+            "1",
+            "--required-change",
+            "Set it to 2.",
+            "--by",
+            "me",
+            "--comment",
+            "src/app.txt:1",
+            "3 is not 2",
+        ],
+    )
+    .assert_code(0);
 }
