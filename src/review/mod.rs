@@ -322,10 +322,16 @@ pub(crate) fn said(id: &str, r: &Review) -> String {
         ),
         Verdict::Rejected => {
             let n = r.comments.len();
-            let comments = if n > 0 { format!(", {n} line comment{}", crate::text::plural(n)) } else { String::new() };
-            let critique = if r.critique.is_some() { ", a critique" } else { "" };
+            let mut with = Vec::new();
+            if r.critique.is_some() {
+                with.push("a critique".to_string());
+            }
+            if n > 0 {
+                with.push(format!("{n} line comment{}", crate::text::plural(n)));
+            }
+            let with = if with.is_empty() { String::new() } else { format!(" (with {})", with.join(" and ")) };
             format!(
-                "task {id}: attempt {} ({}) rejected by {}: {}{critique}{comments}; `{}` starts the next round, which leads with it",
+                "task {id}: attempt {} ({}) rejected by {}: \"{}\"{with}; `{}` starts the next round, which leads with it",
                 r.attempt,
                 short(&r.commit),
                 r.by,
