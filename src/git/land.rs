@@ -97,8 +97,9 @@ impl Repo {
     pub fn land_commit(&self, tree: Oid, parents: &[Oid], message: &str) -> Result<Oid, GitError> {
         let sig = match self.repo.signature() {
             Ok(s) => s,
-            Err(_) => Signature::now("retry-run", "retry-run@localhost")
-                .map_err(ctx(|| "cannot make a signature".into()))?,
+            Err(_) => {
+                Signature::now("retry-run", "retry-run@localhost").map_err(ctx(|| "cannot make a signature".into()))?
+            }
         };
         let tree = self.repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
         let parents: Vec<git2::Commit<'_>> = parents
@@ -106,7 +107,9 @@ impl Repo {
             .map(|p| self.repo.find_commit(*p).map_err(ctx(|| format!("cannot read commit {p}"))))
             .collect::<Result<_, _>>()?;
         let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-        self.repo.commit(None, &sig, &sig, message, &tree, &refs).map_err(ctx(|| "cannot write the landed commit".into()))
+        self.repo
+            .commit(None, &sig, &sig, message, &tree, &refs)
+            .map_err(ctx(|| "cannot write the landed commit".into()))
     }
 
     /// `refs/heads/<branch>` moved from `old` to `new` only if it still
@@ -115,7 +118,9 @@ impl Repo {
     /// new.
     pub fn move_branch(&self, branch: &str, old: Oid, new: Oid, why: &str) -> Result<(), GitError> {
         let name = format!("refs/heads/{branch}");
-        self.repo.reference_matching(&name, new, true, old, why).map_err(ctx(|| format!("cannot move {name} from {old}")))?;
+        self.repo
+            .reference_matching(&name, new, true, old, why)
+            .map_err(ctx(|| format!("cannot move {name} from {old}")))?;
         Ok(())
     }
 
@@ -136,7 +141,10 @@ impl Repo {
         let want = format!("refs/heads/{branch}");
         let main = Repository::open(self.common_dir()).ok()?;
         let on = |r: &Repository| {
-            r.find_reference("HEAD").ok().and_then(|h| h.symbolic_target().ok().flatten().map(|t| t == want)).unwrap_or(false)
+            r.find_reference("HEAD")
+                .ok()
+                .and_then(|h| h.symbolic_target().ok().flatten().map(|t| t == want))
+                .unwrap_or(false)
         };
         if !main.is_bare()
             && on(&main)
@@ -155,11 +163,12 @@ impl Repo {
         None
     }
 
-    /// The files of the checkout at `checkout` that a move of its branch
-    /// from `old` to `new` would touch and that are not as `old` has them
-    /// (changed in the index or the working tree, or untracked in the way).
+    /// The files of the checkout at `checkout` that the change from commit
+    /// `old` to commit `new` touches and that have changes there (in the
+    /// index or the working tree against its HEAD, or untracked in the way).
     pub fn dirty_in_the_way(&self, checkout: &Path, old: Oid, new: Oid) -> Result<Vec<String>, GitError> {
-        let r = Repository::open(checkout).map_err(ctx(|| format!("{}: cannot open the checkout", checkout.display())))?;
+        let r =
+            Repository::open(checkout).map_err(ctx(|| format!("{}: cannot open the checkout", checkout.display())))?;
         let tree = |oid: Oid| {
             r.find_commit(oid).and_then(|c| c.tree()).map_err(ctx(|| format!("cannot read the tree of commit {oid}")))
         };
@@ -183,7 +192,8 @@ impl Repo {
         for p in &touched {
             opts.pathspec(std::ffi::CString::new(p.clone()).unwrap_or_default());
         }
-        let statuses = r.statuses(Some(&mut opts)).map_err(ctx(|| format!("{}: cannot read its status", checkout.display())))?;
+        let statuses =
+            r.statuses(Some(&mut opts)).map_err(ctx(|| format!("{}: cannot read its status", checkout.display())))?;
         let mut dirty: Vec<String> = statuses
             .iter()
             .filter(|s| s.status() != git2::Status::CURRENT && !s.status().is_ignored())

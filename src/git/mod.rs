@@ -44,8 +44,8 @@ use git2::Repository;
 
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
-pub use revs::Revision;
 pub use land::{CheckedOut, Replay};
+pub use revs::Revision;
 pub use submodules::Submodule;
 pub use task_worktree::{ResetReport, Snapshot};
 

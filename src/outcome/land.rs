@@ -39,7 +39,9 @@ pub(crate) fn refuse(s: Standing<'_>) -> Option<Refusal> {
     let Some(n) = s.result else {
         return Some(Refusal {
             message: format!("task {task} has no result to land: its latest round did not succeed"),
-            hint: format!("`retry-run report {task}` shows why; `retry-run run --id {task} --again` starts a new round"),
+            hint: format!(
+                "`retry-run report {task}` shows why; `retry-run run --id {task} --again` starts a new round"
+            ),
         });
     };
     if let Some(l) = s.landed.filter(|l| l.attempt == n) {
@@ -117,13 +119,14 @@ pub(crate) struct Trailers {
 /// (in its last paragraph, as git's trailers are).
 pub(crate) fn trailers(message: &str) -> Option<Trailers> {
     let last = message.trim_end().rsplit("\n\n").next()?;
-    let value = |key: &str| {
-        last.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':').map(|v| v.trim().to_string()))
-    };
+    let value =
+        |key: &str| last.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':').map(|v| v.trim().to_string()));
     Some(Trailers {
         task: value(TASK_TRAILER)?,
         attempt: value(ATTEMPT_TRAILER)?.parse().ok()?,
-        record_sha256: value(RECORD_TRAILER).and_then(|v| v.strip_prefix("sha256:").map(str::to_string)).unwrap_or_default(),
+        record_sha256: value(RECORD_TRAILER)
+            .and_then(|v| v.strip_prefix("sha256:").map(str::to_string))
+            .unwrap_or_default(),
     })
 }
 
@@ -247,7 +250,8 @@ mod tests {
                 _ => panic!("{result:?} {review:?}: {got:?}"),
             }
         }
-        let hint = refuse(Standing { task: "t", result: Some(1), review: Some("rejected"), landed: None }).unwrap().hint;
+        let hint =
+            refuse(Standing { task: "t", result: Some(1), review: Some("rejected"), landed: None }).unwrap().hint;
         assert!(hint.contains("retry-run run --id t --again"), "{hint}");
     }
 
@@ -297,7 +301,8 @@ mod tests {
 
     #[test]
     fn the_pull_requests_body_is_the_reports_top() {
-        let md = "# retry-run report: Fix\n\n- Task: `t`\n\n## Look at this first\n\nx\n\n## Attempts\n\n### Attempt 1\n";
+        let md =
+            "# retry-run report: Fix\n\n- Task: `t`\n\n## Look at this first\n\nx\n\n## Attempts\n\n### Attempt 1\n";
         assert_eq!(
             pr_body(md),
             "# retry-run report: Fix\n\n- Task: `t`\n\n## Look at this first\n\nx\n\n_The attempts, in full: `retry-run report`._\n"

@@ -109,8 +109,7 @@ fn report_summary(store: &Store, w: &Which) -> Result<String, LandError> {
     let attempts = crate::record::state::attempts(store, &w.task, &verified.events);
     let task = super::super::recorded_task(store, &w.task)?;
     let text = crate::context::TaskText { id: w.task.clone(), title: task.title, text: task.text };
-    let standing =
-        crate::report::Standing::Succeeded { attempt: w.attempt, branch: refs::success_branch(&w.task) };
+    let standing = crate::report::Standing::Succeeded { attempt: w.attempt, branch: refs::success_branch(&w.task) };
     let md = crate::report::render(&text, w.state.base.as_deref(), &attempts, &standing, &w.state.unconfined);
     Ok(crate::outcome::land::pr_body(&md))
 }

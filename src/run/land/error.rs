@@ -76,7 +76,9 @@ impl LandError {
             }
             LandError::Moved { .. } => Some("run the land again: it replays onto the new tip".into()),
             LandError::Locked { .. } => Some("wait for it to end, then land".into()),
-            LandError::Push { .. } => Some("the branch is updated here: push it yourself once the remote takes it".into()),
+            LandError::Push { .. } => {
+                Some("the branch is updated here: push it yourself once the remote takes it".into())
+            }
             LandError::PullRequest { .. } => Some("check `gh auth status`, then open it with `gh pr create`".into()),
             LandError::NoGh => Some("install it (https://cli.github.com) and `gh auth login`".into()),
             LandError::Git(e) => e.hint(),

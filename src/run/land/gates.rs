@@ -77,7 +77,10 @@ pub(super) fn gates(repo: &Repo, store: &Store, dir: &Path, r: &Replayed<'_>) ->
         said.push(if found.violations.is_empty() {
             "scope ok".to_string()
         } else {
-            format!("scope VIOLATION: {}", found.violations.iter().map(|v| v.path.as_str()).collect::<Vec<_>>().join(", "))
+            format!(
+                "scope VIOLATION: {}",
+                found.violations.iter().map(|v| v.path.as_str()).collect::<Vec<_>>().join(", ")
+            )
         });
         record.scope = found.violations;
         record.flagged = found.flagged;
@@ -185,8 +188,9 @@ fn run_checks(
             continue;
         }
         let out = ldir.path().join("base").join(format!("{}.out", file_name(&check.name)));
-        let b = base_run(repo, check, (wt, &env, &confinement), &out, r.tip)
-            .map_err(|message| LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message }))?;
+        let b = base_run(repo, check, (wt, &env, &confinement), &out, r.tip).map_err(|message| {
+            LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message })
+        })?;
         baselines.push(b);
     }
     repo.reset_worktree(wt, name, r.commit)?;
@@ -197,8 +201,11 @@ fn run_checks(
         let base = baselines.iter().find(|b| b.check == check.name);
         let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames: &renames };
         let read = |rel: &str| repo.blob_at(r.commit, rel);
-        let result = run_and_judge(repo, check, (wt, &env, &confinement), &ldir.check_out(&check.name), (base, how, &read))
-            .map_err(|message| LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message }))?;
+        let result =
+            run_and_judge(repo, check, (wt, &env, &confinement), &ldir.check_out(&check.name), (base, how, &read))
+                .map_err(|message| {
+                    LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message })
+                })?;
         said.push(format!("{} {}", check.name, if result.passed { "passed" } else { "FAILED" }));
         record.checks.push(result);
     }

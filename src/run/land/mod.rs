@@ -97,6 +97,8 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
         let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
         return Ok(Landing::Landed { landed, notes, completed: true });
     }
+    // A dirty checkout refuses before anything is written or run.
+    update::refuse_if_dirty(&repo, &w)?;
     let route = decide::route(&w.base.to_string(), &w.tip.to_string());
     let how = decide::how(route, opts.merge);
     let message = decide::message(&w.title, &w.task, w.attempt, &w.record_sha256);
@@ -121,8 +123,6 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
                 }
                 let parents = decide::parents(how, &w.tip, &w.attempt_commit);
                 let commit = repo.land_commit(tree, &parents, &message)?;
-                // A dirty checkout refuses before the gates run, not after.
-                update::refuse_if_dirty(&repo, &w, commit)?;
                 let replayed = gates::Replayed {
                     task: &w.task,
                     attempt: w.attempt,
@@ -178,15 +178,22 @@ fn which(repo: &Repo, store: &Store, opts: &Options) -> Result<Which, LandError>
     }
     let (attempt, commit) = match &st.finished {
         Some((Event::TaskSucceeded { commit, .. }, Some(at))) => (*at, commit.clone()),
-        _ => return Err(LandError::Refused { message: format!("task {task} has no result to land"), hint: String::new() }),
+        _ => {
+            return Err(LandError::Refused {
+                message: format!("task {task} has no result to land"),
+                hint: String::new(),
+            });
+        }
     };
     let bad_commit = |what: &str, c: &str| LandError::Refused {
         message: format!("task {task}'s {what} {c} is not in this repository"),
         hint: format!("fetch it, or `retry-run pull {task}` from the machine that ran it"),
     };
-    let attempt_commit: Oid = commit.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("result", &commit))?;
+    let attempt_commit: Oid =
+        commit.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("result", &commit))?;
     let base_text = st.base.clone().unwrap_or_default();
-    let base: Oid = base_text.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("base", &base_text))?;
+    let base: Oid =
+        base_text.parse().ok().filter(|c| repo.has_object(*c)).ok_or_else(|| bad_commit("base", &base_text))?;
     let onto = match &opts.onto {
         Some(b) => b.strip_prefix("refs/heads/").unwrap_or(b).to_string(),
         None => repo.head_branch().ok_or(LandError::Detached)?,
