@@ -232,7 +232,8 @@ mod tests {
     #[test]
     fn what_may_not_land() {
         let l2 = landed(2);
-        let table: [(Option<u32>, Option<&'static str>, Option<&Landed>, Option<&str>); 7] = [
+        type Case<'a> = (Option<u32>, Option<&'static str>, Option<&'a Landed>, Option<&'a str>);
+        let table: [Case<'_>; 7] = [
             (None, None, None, Some("has no result to land")),
             (Some(2), None, None, None),
             (Some(2), Some("approved"), None, None),

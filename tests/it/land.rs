@@ -380,6 +380,11 @@ fn a_land_killed_during_its_checks_leaves_the_branch_old_and_the_next_one_lands(
         }
     }
     assert_eq!(env.git(&r, &["rev-parse", "main"]), tip, "the branch is old");
+    // `clean` removes the worktree the killed land left.
+    let left = wt_root.join(format!("{TASK}+land"));
+    assert!(left.exists());
+    env.run(&r, &["clean", TASK]).assert_code(0);
+    assert!(!left.exists(), "clean removes the land's worktree");
     std::fs::remove_file(&slow).expect("rm");
     let out = land(&env, &r, &[]);
     out.assert_code(0);

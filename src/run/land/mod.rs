@@ -62,7 +62,7 @@ pub(crate) struct Options {
 #[derive(Debug, Clone)]
 pub(crate) enum Landing {
     /// The branch holds the result.
-    Landed { landed: Landed, notes: Vec<String>, completed: bool },
+    Landed { landed: Box<Landed>, notes: Vec<String>, completed: bool },
     /// The replay conflicted or a gate failed on it: recorded as a
     /// rejection, the branch untouched. The text says it.
     Rejected { text: String },
@@ -95,7 +95,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
     let w = which(&repo, &store, opts)?;
     if let Some(landed) = finish_interrupted(&repo, &w) {
         let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
-        return Ok(Landing::Landed { landed, notes, completed: true });
+        return Ok(Landing::Landed { landed: Box::new(landed), notes, completed: true });
     }
     // A dirty checkout refuses before anything is written or run.
     update::refuse_if_dirty(&repo, &w)?;
@@ -159,7 +159,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
         branch_removed: false,
     };
     let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
-    Ok(Landing::Landed { landed, notes, completed: false })
+    Ok(Landing::Landed { landed: Box::new(landed), notes, completed: false })
 }
 
 /// The task's result and the branch: refused when the result may not land.
