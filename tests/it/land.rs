@@ -417,3 +417,28 @@ fn a_land_killed_after_the_branch_moved_is_recorded_by_the_next_not_landed_twice
     assert_eq!((l["commit"].as_str(), l["how"].as_str()), (Some(moved.as_str()), Some("fast-forward")));
     assert_eq!(l["branch_removed"], true);
 }
+
+#[test]
+fn a_land_travels_with_the_record_and_a_pull_elsewhere_does_not_bring_the_branch_back() {
+    let env = TestEnv::new();
+    let r = project(&env, false);
+    let remote = env.path("remote.git");
+    env.git(env.root(), &["init", "-q", "--bare", remote.to_str().expect("utf-8")]);
+    env.git(&r, &["remote", "add", "origin", remote.to_str().expect("utf-8")]);
+    env.git(&r, &["push", "-q", "origin", "main"]);
+    succeed(&env, &r);
+    land(&env, &r, &["--push", "origin"]).assert_code(0);
+    env.run(&r, &["push", TASK]).assert_code(0);
+    let other = env.path("other");
+    env.git(env.root(), &["clone", "-q", remote.to_str().expect("utf-8"), other.to_str().expect("utf-8")]);
+    env.run(&other, &["pull", TASK]).assert_code(0);
+    assert_eq!(landed(&other)["commit"], landed(&r)["commit"]);
+    let branch = env.git_raw(
+        &other,
+        ["rev-parse", "--verify", "-q", "refs/heads/retry-run/raise-the-limit"].map(std::ffi::OsStr::new),
+    );
+    assert!(branch.stdout.is_empty(), "the landed task's branch is not made again");
+    let again = land(&env, &other, &[]);
+    again.assert_code(2);
+    assert!(again.stderr.contains("already landed on main"), "{}", again.stderr);
+}
