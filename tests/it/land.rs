@@ -442,3 +442,17 @@ fn a_land_travels_with_the_record_and_a_pull_elsewhere_does_not_bring_the_branch
     again.assert_code(2);
     assert!(again.stderr.contains("already landed on main"), "{}", again.stderr);
 }
+
+#[test]
+fn a_task_without_a_result_or_unknown_is_refused() {
+    let env = TestEnv::new();
+    let r = project(&env, false);
+    let unknown = env.run(&r, &["land", "nope"]);
+    unknown.assert_code(2);
+    assert!(!r.join(".git/retry-run/tasks/nope").exists(), "no record is made for it");
+    let agent = env.agent(FakeAgent::new().exit(1));
+    env.run_agent(&r, &["run", "--quiet", "--task", "Raise the limit"], &agent).assert_code(1);
+    let out = land(&env, &r, &[]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("has no result to land"), "{}", out.stderr);
+}

@@ -91,6 +91,8 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
     };
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
+    // A task never recorded is said so, before its lock makes its directory.
+    store.read(&opts.task)?;
     let _lock = store.lock(&opts.task)?;
     let w = which(&repo, &store, opts)?;
     if let Some(landed) = finish_interrupted(&repo, &w) {
