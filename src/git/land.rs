@@ -163,9 +163,9 @@ impl Repo {
         None
     }
 
-    /// The files of the checkout at `checkout` that a move of its branch
-    /// from `old` to `new` would touch and that are not as `old` has them
-    /// (changed in the index or the working tree, or untracked in the way).
+    /// The files of the checkout at `checkout` that the change from commit
+    /// `old` to commit `new` touches and that have changes there (in the
+    /// index or the working tree against its HEAD, or untracked in the way).
     pub fn dirty_in_the_way(&self, checkout: &Path, old: Oid, new: Oid) -> Result<Vec<String>, GitError> {
         let r =
             Repository::open(checkout).map_err(ctx(|| format!("{}: cannot open the checkout", checkout.display())))?;

@@ -148,7 +148,24 @@ pub(crate) fn how_it_landed(parents: &[String], base: &str) -> LandHow {
 
 /// The required change a replay conflict becomes.
 pub(crate) fn conflict_required_change(branch: &str, paths: &[String]) -> String {
-    format!("Rebase onto {branch} and resolve the conflicts in {}.", crate::context::required::name_list(paths))
+    format!("Rebase onto {branch} and resolve the conflicts in {}.", names(paths))
+}
+
+/// At most this many paths named in the required change; the rest counted.
+const MAX_NAMES: usize = 5;
+
+/// `a, b and c (and 3 more)`.
+fn names(paths: &[String]) -> String {
+    let shown: Vec<&str> = paths.iter().take(MAX_NAMES).map(String::as_str).collect();
+    let mut s = match shown.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    if paths.len() > MAX_NAMES {
+        s.push_str(&format!(" (and {} more)", paths.len() - MAX_NAMES));
+    }
+    s
 }
 
 /// The conflicting hunks, conflict-marker style, each headed by its path,
@@ -232,7 +249,8 @@ mod tests {
     #[test]
     fn what_may_not_land() {
         let l2 = landed(2);
-        let table: [(Option<u32>, Option<&'static str>, Option<&Landed>, Option<&str>); 7] = [
+        type Case<'a> = (Option<u32>, Option<&'static str>, Option<&'a Landed>, Option<&'a str>);
+        let table: [Case<'_>; 7] = [
             (None, None, None, Some("has no result to land")),
             (Some(2), None, None, None),
             (Some(2), Some("approved"), None, None),
@@ -325,6 +343,12 @@ mod tests {
             conflict_required_change("main", &paths),
             "Rebase onto main and resolve the conflicts in a.py and b/c.py."
         );
+        let many: Vec<String> = (1..=7).map(|i| format!("f{i}")).collect();
+        assert_eq!(
+            conflict_required_change("dev", &many),
+            "Rebase onto dev and resolve the conflicts in f1, f2, f3, f4 and f5 (and 2 more)."
+        );
+        assert_eq!(conflict_required_change("dev", &many[..1]), "Rebase onto dev and resolve the conflicts in f1.");
         let text = "keep\n<<<<<<< main\nx = 2\n=======\nx = 3\n>>>>>>> task\nafter\n";
         let out = conflict_output(&[("a.py".into(), text.into())], 100);
         assert_eq!(out, ["--- a.py", "<<<<<<< main", "x = 2", "=======", "x = 3", ">>>>>>> task"]);

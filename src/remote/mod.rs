@@ -201,16 +201,13 @@ impl Remote {
     }
 
     /// A task that succeeded elsewhere gets its `retry-run/<task>` branch
-    /// here too, unless the branch exists, or a land of that result removed
-    /// it (the land is seen here in the record; the branch is not made
-    /// again).
+    /// here too, unless the branch exists or the result landed (a land
+    /// removes the branch: `retry-run land`).
     fn set_success_branch(&self, task: &str, events: &[u8]) -> Result<(), RemoteError> {
         let verified = crate::record::chain::verify(events);
         let state = state(&verified.events);
-        let land_removed =
-            |at: Option<u32>| state.landed.as_ref().is_some_and(|l| l.branch_removed && Some(l.attempt) == at);
-        if let Some((Event::TaskSucceeded { commit, branch, .. }, at)) = &state.finished
-            && !land_removed(*at)
+        if let Some((Event::TaskSucceeded { commit, branch, .. }, _)) = &state.finished
+            && state.review_label() != Some("landed")
             && self.repo.ref_target(&format!("refs/heads/{branch}")).is_none()
             && branch == &refs::success_branch(task)
             && let Ok(oid) = commit.parse::<Oid>()

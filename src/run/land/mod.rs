@@ -62,7 +62,7 @@ pub(crate) struct Options {
 #[derive(Debug, Clone)]
 pub(crate) enum Landing {
     /// The branch holds the result.
-    Landed { landed: Landed, notes: Vec<String>, completed: bool },
+    Landed { landed: Box<Landed>, notes: Vec<String>, completed: bool },
     /// The replay conflicted or a gate failed on it: recorded as a
     /// rejection, the branch untouched. The text says it.
     Rejected { text: String },
@@ -91,12 +91,16 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
     };
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
+    // A task never recorded is said so, before its lock makes its directory.
+    store.read(&opts.task)?;
     let _lock = store.lock(&opts.task)?;
     let w = which(&repo, &store, opts)?;
     if let Some(landed) = finish_interrupted(&repo, &w) {
         let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
-        return Ok(Landing::Landed { landed, notes, completed: true });
+        return Ok(Landing::Landed { landed: Box::new(landed), notes, completed: true });
     }
+    // A dirty checkout refuses before anything is written or run.
+    update::refuse_if_dirty(&repo, &w)?;
     let route = decide::route(&w.base.to_string(), &w.tip.to_string());
     let how = decide::how(route, opts.merge);
     let message = decide::message(&w.title, &w.task, w.attempt, &w.record_sha256);
@@ -121,8 +125,6 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
                 }
                 let parents = decide::parents(how, &w.tip, &w.attempt_commit);
                 let commit = repo.land_commit(tree, &parents, &message)?;
-                // A dirty checkout refuses before the gates run, not after.
-                update::refuse_if_dirty(&repo, &w, commit)?;
                 let replayed = gates::Replayed {
                     task: &w.task,
                     attempt: w.attempt,
@@ -159,7 +161,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
         branch_removed: false,
     };
     let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
-    Ok(Landing::Landed { landed, notes, completed: false })
+    Ok(Landing::Landed { landed: Box::new(landed), notes, completed: false })
 }
 
 /// The task's result and the branch: refused when the result may not land.

@@ -10,10 +10,12 @@ use super::{LandError, Which};
 use crate::git::{GitError, Oid, Repo};
 
 /// Refused (nothing changed) when the branch is checked out and a file
-/// the move to `commit` touches is dirty there.
-pub(super) fn refuse_if_dirty(repo: &Repo, w: &Which, commit: Oid) -> Result<(), LandError> {
+/// the land may touch (one the task's change touches: the landed commit
+/// differs from the tip in those alone) is dirty there. Read before
+/// anything is written, and again right before the branch moves.
+pub(super) fn refuse_if_dirty(repo: &Repo, w: &Which) -> Result<(), LandError> {
     let Some(co) = repo.checked_out(&w.onto) else { return Ok(()) };
-    let files = repo.dirty_in_the_way(&co.path, w.tip, commit)?;
+    let files = repo.dirty_in_the_way(&co.path, w.base, w.attempt_commit)?;
     if files.is_empty() { Ok(()) } else { Err(LandError::Dirty { checkout: co.path, files }) }
 }
 
@@ -29,7 +31,7 @@ pub(super) fn move_branch(repo: &Repo, w: &Which, commit: Oid) -> Result<(), Lan
             })
         }
         Some(co) => {
-            refuse_if_dirty(repo, w, commit)?;
+            refuse_if_dirty(repo, w)?;
             if repo.branch_tip(&w.onto) != Some(w.tip) {
                 return Err(moved());
             }
