@@ -15,7 +15,8 @@ use crate::text::{human_ms, plural};
 
 /// The kind of feedback an attempt's failure gives the next attempt:
 /// `check:lint`, `check:test`, `scope`, `empty-diff`, `timeout`, `crash`,
-/// `interrupted`, `verifier`.
+/// `interrupted`, `verifier` (a rejection by a reviewer after the attempt
+/// is `review`: [`Chain::rejected`]).
 pub(crate) fn feedback_kind(r: &AttemptRecord) -> String {
     match r.outcome {
         Outcome::CheckFailure => {
@@ -181,6 +182,10 @@ pub(crate) struct SelfChecks {
 pub(crate) struct Chain {
     pub agent: Option<String>,
     pub attempts: Vec<AttemptRecord>,
+    /// The attempts whose latest review rejected them (`retry-run review`,
+    /// a land): the attempt after one was given that rejection, feedback
+    /// `review`.
+    pub rejected: BTreeSet<u32>,
 }
 
 /// `tasks`: each task's chains (one, or one per lane), their attempts in
@@ -200,8 +205,8 @@ pub(crate) fn stats(tasks: &[(String, Vec<Chain>)]) -> Stats {
                 s.by_agent.entry(c.agent.clone().unwrap_or_else(|| "?".into())).or_default().add(*ok);
             }
         }
-        for attempts in chains.iter().map(|c| &c.attempts) {
-            chain_stats(&mut s, id, attempts);
+        for c in chains {
+            chain_stats(&mut s, id, c);
         }
     }
     for (n, _) in s.tasks.values() {
@@ -230,7 +235,8 @@ fn pass_at(k: usize, tasks: &[Vec<bool>]) -> Option<f64> {
 }
 
 /// One chain's attempts added to `s`.
-fn chain_stats(s: &mut Stats, id: &str, attempts: &[AttemptRecord]) {
+fn chain_stats(s: &mut Stats, id: &str, chain: &Chain) {
+    let attempts = &chain.attempts;
     {
         for (i, a) in attempts.iter().enumerate() {
             let success = a.outcome == Outcome::Success;
@@ -242,7 +248,10 @@ fn chain_stats(s: &mut Stats, id: &str, attempts: &[AttemptRecord]) {
             }
             s.by_attempt.entry(a.number).or_default().add(success);
             if i > 0 && a.outcome != Outcome::Stopped {
-                s.by_feedback.entry(feedback_kind(&attempts[i - 1])).or_default().add(success);
+                let before = &attempts[i - 1];
+                let kind =
+                    if chain.rejected.contains(&before.number) { "review".to_string() } else { feedback_kind(before) };
+                s.by_feedback.entry(kind).or_default().add(success);
             }
             let ran = a.self_checks.iter().filter(|c| c.ran_gates()).count();
             s.self_checks.calls += ran;
@@ -435,7 +444,7 @@ mod tests {
     }
 
     fn one(attempts: Vec<AttemptRecord>) -> Vec<Chain> {
-        vec![Chain { agent: None, attempts }]
+        vec![Chain { agent: None, attempts, rejected: BTreeSet::new() }]
     }
 
     #[test]
@@ -455,7 +464,7 @@ mod tests {
 
     #[test]
     fn tasks_in_lanes_by_lane_count_pass_at_k_and_agent() {
-        let lane = |agent: &str, attempts| Chain { agent: Some(agent.into()), attempts };
+        let lane = |agent: &str, attempts| Chain { agent: Some(agent.into()), attempts, rejected: BTreeSet::new() };
         let s = stats(&[
             (
                 "l".into(),
@@ -598,6 +607,18 @@ mod tests {
         let json = serde_json::to_value(&s).expect("json");
         assert_eq!(json["reviews"]["by_task"]["fix-login"], serde_json::json!({"rejected": 2, "approved": 0}));
         assert_eq!(json["reviews"]["median_to_land_ms"], 750_000);
+    }
+
+    #[test]
+    fn a_rejected_result_is_the_next_attempt_s_feedback() {
+        let chain = Chain {
+            agent: None,
+            attempts: vec![a(1, Outcome::Success), a(2, Outcome::Success), a(3, Outcome::Success)],
+            rejected: BTreeSet::from([1]),
+        };
+        let s = stats(&[("t".into(), vec![chain])]);
+        assert_eq!(s.by_feedback["review"], Rate { attempts: 1, succeeded: 1 });
+        assert_eq!(s.by_feedback["none"], Rate { attempts: 1, succeeded: 1 }, "attempt 2 was not rejected");
     }
 
     #[test]

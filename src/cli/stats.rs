@@ -1,6 +1,7 @@
 //! `retry-run stats`: attempts per task and success rates, reviews and
 //! lands, from the logs.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -38,7 +39,8 @@ pub(super) fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
     let mut reviewed = Vec::new();
     for id in store.tasks()? {
         let verified = store.read(&id)?;
-        reviewed.push((id.clone(), task_reviews(&verified.events)));
+        let reviews = task_reviews(&verified.events);
+        let rejected = rejected(&reviews.reviews);
         let chains = match crate::record::state::state(&verified.events).lanes {
             // A task run in lanes: each lane's chain, with its agent.
             Some(k) if k > 1 => (1..=k)
@@ -49,11 +51,12 @@ pub(super) fn run(dir: &Path, args: StatsArgs) -> Result<i32, CliError> {
                         Some(Event::LaneEnded { lane: l, agent, .. }) if l == lane => Some(agent),
                         _ => None,
                     });
-                    Chain { agent, attempts }
+                    Chain { agent, attempts, rejected: BTreeSet::new() }
                 })
                 .collect(),
-            _ => vec![Chain { agent: None, attempts: attempts(&store, &id, &verified.events) }],
+            _ => vec![Chain { agent: None, attempts: attempts(&store, &id, &verified.events), rejected }],
         };
+        reviewed.push((id.clone(), reviews));
         tasks.push((id.clone(), chains));
     }
     let mut s = stats(&tasks);
@@ -87,4 +90,10 @@ fn task_reviews(events: &[LogLine]) -> TaskReviews {
         })
         .collect();
     TaskReviews { reviews, to_land_ms: first.zip(land).map(|(a, b)| elapsed_ms(a, b)) }
+}
+
+/// The attempts whose latest review is a rejection.
+fn rejected(reviews: &[crate::model::Review]) -> BTreeSet<u32> {
+    let latest: BTreeMap<u32, bool> = reviews.iter().map(|r| (r.attempt, r.rejected())).collect();
+    latest.into_iter().filter(|(_, rejected)| *rejected).map(|(n, _)| n).collect()
 }

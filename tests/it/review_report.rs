@@ -147,6 +147,7 @@ fn review_rounds_and_the_land_in_report_status_and_stats() {
     assert_eq!(json["attempts_histogram"], serde_json::json!({"3": 1}), "{json}");
     assert_eq!(json["reviews"]["by_task"][TASK], serde_json::json!({"rejected": 2, "approved": 1}), "{json}");
     assert_eq!(json["reviews"]["repeated"], 1, "{json}");
+    assert_eq!(json["by_feedback"]["review"], serde_json::json!({"attempts": 2, "succeeded": 2}), "{json}");
     assert!(json["reviews"]["to_land_ms"][TASK].is_u64(), "{json}");
 }
 
