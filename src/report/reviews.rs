@@ -135,8 +135,13 @@ pub(crate) fn reviews_section(task: &str, reviews: &[Review]) -> String {
 
 fn review_lines(s: &mut String, task: &str, n: usize, r: &Review) {
     let _ = writeln!(s, "\n### Review {n}: attempt {} {}\n", r.attempt, r.verdict.as_str());
-    let source = r.source.as_ref().map(|x| format!(": {x}")).unwrap_or_default();
-    let _ = writeln!(s, "- By: {} (via {}{source})", r.by, channel_words(r.channel));
+    let via = match (&r.source, r.channel) {
+        // `land onto main` says it all.
+        (Some(x), Channel::Land) => x.clone(),
+        (Some(x), c) => format!("{}: {x}", channel_words(c)),
+        (None, c) => channel_words(c).to_string(),
+    };
+    let _ = writeln!(s, "- By: {} (via {via})", r.by);
     if !r.commit.is_empty() {
         let _ = writeln!(s, "- Commit judged: `{}`", r.commit);
     }
@@ -166,7 +171,7 @@ fn review_lines(s: &mut String, task: &str, n: usize, r: &Review) {
         }
     }
     if !r.output.is_empty() {
-        let _ = writeln!(s, "- Output, as its digest:\n\n  ```text");
+        let _ = writeln!(s, "- Output:\n\n  ```text");
         for l in r.output.iter().take(OUTPUT_LINES) {
             let _ = writeln!(s, "  {}", fenced(l));
         }
@@ -394,6 +399,14 @@ mod tests {
         at("  FAILED tests/test_x.py::test_1 - `\u{200b}``\n  ```\n");
         assert_eq!(md.matches("Repeated:").count(), 1, "{md}");
         assert_eq!(reviews_section("t", &[]), "");
+        let land = Review {
+            by: "retry-run land".into(),
+            channel: Channel::Land,
+            source: Some(crate::outcome::land::source("main")),
+            ..review(4, Verdict::Rejected)
+        };
+        let md = reviews_section("t", &[land]);
+        assert!(md.contains("- By: retry-run land (via land onto main)\n"), "{md}");
     }
 
     #[test]
