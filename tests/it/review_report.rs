@@ -257,3 +257,33 @@ fn reviews_and_a_land_travel_with_the_record_and_the_land_is_seen_on_the_other_c
         |c: usize| std::fs::read(m.dir(c).join(format!(".git/retry-run/tasks/{TASK}/events.jsonl"))).expect("events");
     assert_eq!(log(0), log(2));
 }
+
+#[test]
+fn a_run_with_remote_takes_a_rejection_given_on_another_clone_into_its_next_round() {
+    let m = Machines::new(2);
+    let agent = m.env.agent(
+        FakeAgent::new()
+            .write("src/app.txt", "value = 2\n")
+            .next_call()
+            .expect_prompt(&format!("**Required change:** {REQUIRED}"))
+            .write("src/app.txt", "# 2: the default the tests expect\nvalue = 2\n"),
+    );
+    m.run_agent(0, &["run", "--quiet", "--remote", "origin", "--task", "Set the value"], &agent).assert_code(0);
+    m.run(1, &["pull"]).assert_code(0);
+    reject(&mut m.command(1)).assert_code(0);
+    m.run(1, &["push"]).assert_code(0);
+
+    // Clone 0 has not pulled: `run --remote` takes the rejection first,
+    // and the round's first prompt leads with it.
+    m.run_agent(0, &["run", "--quiet", "--remote", "origin", "--id", TASK, "--again"], &agent).assert_code(0);
+    let ev = events(m.dir(0), TASK);
+    let kinds: Vec<&str> = ev.iter().filter_map(|e| e["type"].as_str()).collect();
+    let reviewed = kinds.iter().position(|k| *k == "Reviewed").expect("the rejection came with the record");
+    let again = kinds.iter().rposition(|k| *k == "TaskStarted").expect("a second round");
+    assert!(reviewed < again, "{kinds:?}");
+    // And the new round went back to the remote: clone 1 sees it.
+    m.run(1, &["pull"]).assert_code(0);
+    let md = m.run(1, &["report", TASK]).assert_code(0).stdout.clone();
+    assert!(md.contains("- Status: succeeded at attempt 2") && md.contains("### Review 1: attempt 1 rejected"), "{md}");
+    assert!(status_row(&m.run(1, &["status"])).ends_with("\treview -"), "the new result is not reviewed yet");
+}
