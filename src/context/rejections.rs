@@ -154,7 +154,8 @@ mod tests {
         let rejected_after = [review(2, Verdict::Approved), review(2, Verdict::Rejected)];
         let older = [review(1, Verdict::Rejected)];
         // (reviews, attempts run, attempt, round's first, leads)
-        let cases: Vec<(&[Review], &[u32], u32, u32, bool)> = vec![
+        type Case<'a> = (&'a [Review], &'a [u32], u32, u32, bool);
+        let cases: Vec<Case> = vec![
             (&rejected_2, &[1, 2], 3, 3, true),
             (&rejected_2, &[1, 2, 3], 4, 3, false),
             (&rejected_2, &[1, 2], 4, 3, false),
