@@ -125,7 +125,14 @@ fn a_rejection_leads_the_next_round_and_a_second_keeps_the_first() {
     assert_eq!(e["comments"][1]["lines"], serde_json::json!(["+debug = 1"]));
     assert!(e.get("repeats").is_none());
 
-    // The next round leads with it.
+    // The next round leads with it: `context` shows it before the run.
+    let next = env.run(&r, &["context", "t"]);
+    next.assert_code(0);
+    assert!(
+        next.stdout.starts_with(&format!("## ATTEMPT #2 — previous attempt rejected\n\n**Required change:** {RC1}\n")),
+        "{}",
+        next.stdout
+    );
     env.run_agent(&r, &["run", "--quiet", "--id", "t", "--again"], &a).assert_code(0);
     assert_eq!(outcomes(&r, "t"), ["SUCCESS", "SUCCESS"]);
     let p = prompt(&r, "t", 2);
