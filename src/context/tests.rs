@@ -343,6 +343,50 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// With rejections, leading or not: the budget is kept, and every
+    /// rejection's required change is in the prompt.
+    #[test]
+    fn every_rejections_required_change_survives_the_budget(
+        history in arb_history(),
+        tokens in 400u32..6000,
+        critiques in proptest::collection::vec(1usize..200, 1..4),
+        lead in any::<bool>(),
+    ) {
+        let mut c = cfg();
+        c.max_tokens = tokens;
+        let n = history.len() as u32 + 1;
+        let last = n - 1;
+        let reviews: Vec<crate::model::Review> = critiques
+            .iter()
+            .enumerate()
+            .map(|(i, lines)| {
+                let mut r = rejection_of(last, &format!("Make change number {i} of the review."));
+                r.critique = Some((0..*lines).map(|l| format!("line {l} of critique {i}, with some words")).collect::<Vec<_>>().join("\n"));
+                r
+            })
+            .collect();
+        let round_first = if lead { n } else { 0 };
+        let ctx = assemble_reviewed(&task(), n, n + 1, &history, Reviews { all: &reviews, round_first }, &c);
+        let r = render(&ctx, &c);
+        for i in 0..critiques.len() {
+            let rc = format!("Make change number {i} of the review.");
+            prop_assert!(r.prompt.contains(&rc), "{rc} is missing:\n{}", r.prompt);
+        }
+        prop_assert_eq!(ctx.rejected, lead);
+        if lead {
+            let heading = format!("## ATTEMPT #{n} — previous attempt rejected");
+            prop_assert!(r.prompt.starts_with(&heading));
+        }
+        prop_assert!(
+            r.prompt.len() - task().text.len() <= r.budget_bytes,
+            "{} bytes without the task, budget {}", r.prompt.len() - task().text.len(), r.budget_bytes
+        );
+    }
+}
+
 #[test]
 fn several_failing_checks_make_one_sentence_naming_three_then_counting() {
     let mut r = changed(1, DIFF_A);

@@ -125,7 +125,14 @@ fn a_rejection_leads_the_next_round_and_a_second_keeps_the_first() {
     assert_eq!(e["comments"][1]["lines"], serde_json::json!(["+debug = 1"]));
     assert!(e.get("repeats").is_none());
 
-    // The next round leads with it.
+    // The next round leads with it: `context` shows it before the run.
+    let next = env.run(&r, &["context", "t"]);
+    next.assert_code(0);
+    assert!(
+        next.stdout.starts_with(&format!("## ATTEMPT #2 — previous attempt rejected\n\n**Required change:** {RC1}\n")),
+        "{}",
+        next.stdout
+    );
     env.run_agent(&r, &["run", "--quiet", "--id", "t", "--again"], &a).assert_code(0);
     assert_eq!(outcomes(&r, "t"), ["SUCCESS", "SUCCESS"]);
     let p = prompt(&r, "t", 2);
@@ -295,4 +302,40 @@ fn a_task_without_a_result_needs_an_attempt() {
         ],
     )
     .assert_code(0);
+}
+
+#[test]
+fn a_task_run_in_lanes_is_reviewed_on_its_chosen_lane_and_its_lanes_keep_the_rejection() {
+    let env = TestEnv::new();
+    let right = env.agent(
+        FakeAgent::new()
+            .write("src/app.txt", "value = 2\nlog = off\nend\ndebug = 1\n")
+            .next_call()
+            .expect_prompt(&format!("- Attempt 1 (by me, in review): Required change: {RC1}"))
+            .write("src/app.txt", "value = 2\nlog = on\nend\n"),
+    );
+    let wrong = env.agent(FakeAgent::new().write("src/app.txt", "value = 3\n").next_call().exit(1));
+    let r = project(&env);
+    let mut config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
+    config.push_str(&format!("\n[[lane]]\ncommand = {}\n\n[[lane]]\ncommand = {}\n", right.toml(), wrong.toml()));
+    std::fs::write(r.join("retry-run.toml"), config).expect("config");
+    env.git(&r, &["commit", "-qam", "lanes"]);
+    let run = ["run", "--quiet", "--task", "Set the value to 2", "--id", "t", "--lanes", "2", "--max-attempts", "2"];
+    env.run(&r, &run).assert_code(0);
+    let out =
+        review(&env, &r, &["t", "--by", "me", "--required-change", RC1, "--comment", "src/app.txt:4", "no debug"]);
+    out.assert_code(0);
+    let ev = events(&r, "t");
+    let e = of_type(&ev, "Reviewed")[0];
+    assert_eq!(e["attempt"].as_u64(), Some(1));
+    assert_eq!(e["comments"][0]["lines"], serde_json::json!(["+debug = 1"]));
+    assert_eq!(
+        e["commit"].as_str().map(str::to_string),
+        Some(env.git(&r, &["rev-parse", "refs/retry-run/t/lanes/1/1"]))
+    );
+    // The next round's lanes read the rejection (in its section, not as a
+    // leading block: a lane's attempts are numbered apart from the task).
+    env.run(&r, &["run", "--quiet", "--id", "t", "--again", "--lanes", "2", "--max-attempts", "2"]).assert_code(0);
+    let p = std::fs::read_to_string(r.join(".git/retry-run/tasks/t/lanes/1/attempts/2/prompt.md")).expect("prompt");
+    assert!(p.contains("### Reviewers' rejections of this task's results (latest first)"), "{p}");
 }
