@@ -160,6 +160,11 @@ fn merge_lands_a_merge_commit_of_the_tip_and_the_attempt() {
     out.assert_code(0);
     assert_eq!(env.git(&r, &["log", "-1", "--format=%P", "main"]), format!("{tip} {attempt}"));
     assert_eq!(landed(&r)["how"], "merge");
+    assert_eq!(landed(&r)["gates"], serde_json::json!(["scope ok"]));
+    // Without checks no worktree was made: the land's record holds no run.
+    let lands = r.join(".git/retry-run/tasks").join(TASK).join("lands/1");
+    assert!(lands.join("attempt.json").is_file());
+    assert!(!lands.join("base").exists() && !lands.join("checks").exists() && !lands.join("tmp").exists());
     assert_eq!(env.git(&r, &["rev-parse", "retry-run/raise-the-limit"]), attempt, "--keep-branch keeps it");
     assert!(
         env.git(&r, &["log", "-1", "--format=%B", "main"])
