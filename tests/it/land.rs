@@ -160,6 +160,11 @@ fn merge_lands_a_merge_commit_of_the_tip_and_the_attempt() {
     out.assert_code(0);
     assert_eq!(env.git(&r, &["log", "-1", "--format=%P", "main"]), format!("{tip} {attempt}"));
     assert_eq!(landed(&r)["how"], "merge");
+    assert_eq!(landed(&r)["gates"], serde_json::json!(["scope ok"]));
+    // Without checks no worktree was made: the land's record holds no run.
+    let lands = r.join(".git/retry-run/tasks").join(TASK).join("lands/1");
+    assert!(lands.join("attempt.json").is_file());
+    assert!(!lands.join("base").exists() && !lands.join("checks").exists() && !lands.join("tmp").exists());
     assert_eq!(env.git(&r, &["rev-parse", "retry-run/raise-the-limit"]), attempt, "--keep-branch keeps it");
     assert!(
         env.git(&r, &["log", "-1", "--format=%B", "main"])
@@ -455,4 +460,28 @@ fn a_task_without_a_result_or_unknown_is_refused() {
     let out = land(&env, &r, &[]);
     out.assert_code(2);
     assert!(out.stderr.contains("has no result to land"), "{}", out.stderr);
+}
+
+#[test]
+fn the_replays_checks_run_after_worktree_setup_in_the_lands_worktree() {
+    let env = TestEnv::new();
+    let toml = "max_attempts = 1\n[worktree]\nsetup = \"echo built > built.txt\"\n[retry]\nbaseline = false\n[[check]]\nname = \"built\"\nrun = \"test -f built.txt\"\n";
+    let r = env
+        .repo("repo")
+        .file("limit.py", "LIMIT = 1\n")
+        .file("notes.txt", "notes\n")
+        .file(".gitignore", "built.txt\n")
+        .file("retry-run.toml", toml)
+        .commit();
+    succeed(&env, &r);
+    commit_on_main(&env, &r, "notes.txt", "more notes\n");
+    let out = land(&env, &r, &[]);
+    out.assert_code(0);
+    let gates = landed(&r)["gates"].clone();
+    assert_eq!(gates, serde_json::json!(["scope ok", "built passed"]));
+    assert_eq!(env.git(&r, &["show", "main:limit.py"]), "LIMIT = 2");
+    assert!(
+        env.git_raw(&r, ["cat-file", "-e", "main:built.txt"].map(std::ffi::OsStr::new)).status.code() != Some(0),
+        "setup's output does not land"
+    );
 }

@@ -167,7 +167,6 @@ fn run_checks(
     said: &mut Vec<String>,
 ) -> Result<Vec<Baseline>, LandError> {
     let config = &plan.config;
-    prepare::prepare(repo, config, wt, None)?;
     let tmp = ldir.tmp();
     let git_paths = sandbox::GitPaths {
         objects: repo.common_dir().join("objects"),
@@ -181,6 +180,17 @@ fn run_checks(
     let policy = sandbox::policy(wt, &tmp, config.sandbox.git, &git_paths, &plan.extra_writable);
     let tmpdir = (plan.confined != Effective::Off).then(|| tmp.clone());
     let confinement = super::super::confine::confinement_of(repo, plan, wt, tmpdir, policy, &git_paths);
+    // `worktree.setup` confined as before an attempt: like a check, with
+    // `worktree.setup_network`, unless the config asks otherwise.
+    let setup = (config.worktree.setup.is_some()
+        && !config.worktree.setup_unconfined
+        && plan.confined != Effective::Off)
+        .then(|| {
+            let mut c = confinement.clone();
+            c.policy.network = config.worktree.setup_network.clone();
+            c
+        });
+    prepare::prepare(repo, config, wt, setup.as_ref())?;
     let env = confinement.env();
     let mut baselines = Vec::new();
     for check in &config.checks {
@@ -194,7 +204,7 @@ fn run_checks(
         baselines.push(b);
     }
     repo.reset_worktree(wt, name, r.commit)?;
-    prepare::prepare(repo, config, wt, None)?;
+    prepare::prepare(repo, config, wt, setup.as_ref())?;
     let renames: Vec<(String, String)> =
         record.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
     for check in &config.checks {
