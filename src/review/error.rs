@@ -10,6 +10,8 @@ pub(crate) enum ReviewError {
     Git(#[from] crate::git::GitError),
     #[error(transparent)]
     Record(#[from] crate::record::RecordError),
+    #[error(transparent)]
+    Source(#[from] super::sources::SourceError),
 }
 
 impl ReviewError {
@@ -19,6 +21,7 @@ impl ReviewError {
         match self {
             ReviewError::Git(e) => e.is_usage(),
             ReviewError::Record(e) => e.is_usage(),
+            ReviewError::Source(e) => e.is_usage(),
             ReviewError::NotYet => false,
         }
     }
@@ -27,6 +30,7 @@ impl ReviewError {
     pub(crate) fn hint(&self) -> Option<String> {
         match self {
             ReviewError::Git(e) => e.hint(),
+            ReviewError::Source(e) => e.hint(),
             _ => None,
         }
     }
