@@ -178,6 +178,26 @@ pub(super) fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     Ok(queue::exit_code(&results))
 }
 
+/// `run --id ID --again [--config PATH] [-- AGENT]`, as typed: the next
+/// round of a task (`review --rerun`), its exit code `run`'s.
+pub(super) fn again(dir: &Path, id: &str, config: Option<&Path>, agent: &[String]) -> Result<i32, CliError> {
+    #[derive(clap::Parser)]
+    struct Again {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+    let mut words: Vec<std::ffi::OsString> = ["run", "--id", id, "--again"].iter().map(Into::into).collect();
+    if let Some(c) = config {
+        words.extend(["--config".into(), c.as_os_str().to_owned()]);
+    }
+    if !agent.is_empty() {
+        words.push("--".into());
+        words.extend(agent.iter().map(Into::into));
+    }
+    let args = <Again as clap::Parser>::try_parse_from(words).map_err(|e| CliError::usage(e.to_string()))?;
+    run(dir, args.run)
+}
+
 /// What every task of this `run` shares.
 fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
     Options {

@@ -20,6 +20,7 @@ mod checkout;
 pub(crate) mod demo_repo;
 mod filters;
 pub mod fingerprint;
+mod identity;
 mod ignore;
 mod index_file;
 pub(crate) mod nofollow_fs;

@@ -9,8 +9,11 @@
 //!   among them (`test_results/runners.rs`: the variables a check gets and
 //!   how a failed check's failing tests alone run again);
 //! - [`verdict`]: the verifier's JSON verdict and its pick among lanes.
+//! - [`review`]: a reviewer's line comments against the judged diff, a
+//!   repeated required change, what a rejection must hold.
 
 pub(crate) mod integrity;
+pub(crate) mod review;
 pub mod scope;
 pub(crate) mod test_results;
 pub(crate) mod verdict;

@@ -70,7 +70,7 @@ use progress::{Mode, Progress};
 use start::Started;
 
 pub(crate) use error::{Ending, RunError};
-pub(crate) use plan::{landing_gate, recorded_task};
+pub(crate) use plan::{effective_config, landing_gate, recorded_task};
 pub(crate) use start::{NextContext, next_context};
 
 /// What `run` was asked to do.
