@@ -300,10 +300,8 @@ pub(crate) fn required_change(run: &str, c: &CheckResult) -> String {
 /// (`assert ...`); else the error the log gives in the test's file
 /// (`AssertionError: assert -180 == 18`).
 fn reason(label: &str, key: &str, errors: &[ErrorItem]) -> Option<String> {
-    let from_label = label
-        .split_once(" - ")
-        .map(|(_, r)| r.trim().to_string())
-        .filter(|r| !r.is_empty() && !r.ends_with("..."));
+    let from_label =
+        label.split_once(" - ").map(|(_, r)| r.trim().to_string()).filter(|r| !r.is_empty() && !r.ends_with("..."));
     let file = key.split("::").next().unwrap_or(key);
     let from_errors = || {
         let e = errors.iter().find(|e| !e.message.is_empty() && e.path == file)?;
@@ -398,7 +396,8 @@ mod tests {
 
     #[test]
     fn the_cleaner_joins_lines_split_across_pieces_and_finds_the_exit_code() {
-        let cases: &[(&[&[u8]], &str, Option<i32>)] = &[
+        type Case<'a> = (&'a [&'a [u8]], &'a str, Option<i32>);
+        let cases: &[Case] = &[
             (&[b"a\nb\n"], "a\nb\n", None),
             (&[b"2024-05-01T12:00:00.1Z a", b"bc\n2024-05-", b"01T12:00:00.1Z d"], "abc\nd\n", None),
             (&[b"x\n##[error]Process completed with exit code 2.\n"], "x\n", Some(2)),

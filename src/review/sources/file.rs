@@ -29,9 +29,8 @@ fn problem(at: impl Into<String>, what: impl Into<String>) -> Problem {
 
 /// The draft review file `name` holds.
 pub(crate) fn parse(text: &str, name: &str) -> Result<Review, Problem> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        problem("$", format!("not JSON: {e} (a review file is one JSON object; docs/review-file.md)"))
-    })?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| problem("$", format!("not JSON: {e} (a review file is one JSON object; docs/review-file.md)")))?;
     let Value::Object(o) = v else { return Err(problem("$", format!("must be a JSON object, not {}", kind(&v)))) };
     unknown_fields(&o, FIELDS, "$")?;
     if let Some(v) = o.get("version") {
@@ -63,6 +62,12 @@ pub(crate) fn parse(text: &str, name: &str) -> Result<Review, Problem> {
             return Err(problem(
                 "$.required_change",
                 "empty: a rejection needs the one change the next round must make, as one imperative sentence",
+            ));
+        }
+        (Verdict::Rejected, Some(s)) if s.trim().contains(['\n', '\r']) => {
+            return Err(problem(
+                "$.required_change",
+                "spans several lines: give one imperative sentence, and put the rest in \"critique\"",
             ));
         }
         (Verdict::Approved, Some(_)) => {
@@ -104,9 +109,8 @@ fn comment(v: &Value, at: &str) -> Result<LineComment, Problem> {
     let path = string(o, "path", at)?
         .ok_or_else(|| problem(format!("{at}.path"), "missing: the file, as `git diff` names it"))?;
     check_path(&path).map_err(|what| problem(format!("{at}.path"), what))?;
-    let start = line(o, "start", at)?.ok_or_else(|| {
-        problem(format!("{at}.start"), "missing: the first line the comment is on, counted from 1")
-    })?;
+    let start = line(o, "start", at)?
+        .ok_or_else(|| problem(format!("{at}.start"), "missing: the first line the comment is on, counted from 1"))?;
     let end = line(o, "end", at)?.unwrap_or(start);
     if end < start {
         return Err(problem(
@@ -114,9 +118,9 @@ fn comment(v: &Value, at: &str) -> Result<LineComment, Problem> {
             format!("{end} is before start {start}: a comment is on lines start to end, end included"),
         ));
     }
-    let text = string(o, "text", at)?.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
-        problem(format!("{at}.text"), "missing or empty: what the reviewer says of these lines")
-    })?;
+    let text = string(o, "text", at)?
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| problem(format!("{at}.text"), "missing or empty: what the reviewer says of these lines"))?;
     let by = string(o, "by", at)?.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     Ok(LineComment { path, start, end, text, lines: Vec::new(), by })
 }
@@ -174,10 +178,9 @@ fn strings(o: &Map<String, Value>, key: &str) -> Result<Vec<String>, Problem> {
 /// The first field of `o` not in `known`.
 fn unknown_fields(o: &Map<String, Value>, known: &[&str], at: &str) -> Result<(), Problem> {
     match o.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(k) => Err(problem(
-            format!("{at}.{k}"),
-            format!("unknown field; the fields here are {}", known.join(", ")),
-        )),
+        Some(k) => {
+            Err(problem(format!("{at}.{k}"), format!("unknown field; the fields here are {}", known.join(", "))))
+        }
         None => Ok(()),
     }
 }
@@ -248,21 +251,58 @@ mod tests {
             (r#"{"verdict": "rejected"}"#, "$.required_change", "missing: a rejection needs"),
             (r#"{"verdict": "rejected", "required_change": "  "}"#, "$.required_change", "empty"),
             (r#"{"verdict": "approved", "required_change": "x"}"#, "$.required_change", "an approval has no"),
+            (
+                r#"{"verdict": "rejected", "required_change": "Do a.\nDo b."}"#,
+                "$.required_change",
+                "spans several lines",
+            ),
             (r#"{"verdict": "approved", "requried_change": "x"}"#, "$.requried_change", "unknown field"),
             (r#"{"verdict": "approved", "version": 2}"#, "$.version", "reads version 1"),
             (r#"{"verdict": "approved", "critique": 3}"#, "$.critique", "must be a string, not a number"),
             (r#"{"verdict": "approved", "comments": {}}"#, "$.comments", "must be an array"),
             (r#"{"verdict": "approved", "comments": ["x"]}"#, "$.comments[0]", "must be an object"),
             (r#"{"verdict": "approved", "comments": [{"start": 1, "text": "t"}]}"#, "$.comments[0].path", "missing"),
-            (r#"{"verdict": "approved", "comments": [{"path": "/etc/x", "start": 1, "text": "t"}]}"#, "$.comments[0].path", "absolute"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a/../b", "start": 1, "text": "t"}]}"#, "$.comments[0].path", "no `.`, `..`"),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "/etc/x", "start": 1, "text": "t"}]}"#,
+                "$.comments[0].path",
+                "absolute",
+            ),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a/../b", "start": 1, "text": "t"}]}"#,
+                "$.comments[0].path",
+                "no `.`, `..`",
+            ),
             (r#"{"verdict": "approved", "comments": [{"path": "a", "text": "t"}]}"#, "$.comments[0].start", "missing"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a", "start": 0, "text": "t"}]}"#, "$.comments[0].start", "0 is not a line number"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a", "start": -2, "text": "t"}]}"#, "$.comments[0].start", "-2 is not a line number"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a", "start": 1.5, "text": "t"}]}"#, "$.comments[0].start", "1.5 is not a line number"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a", "start": 9, "end": 3, "text": "t"}]}"#, "$.comments[0].end", "3 is before start 9"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a", "start": 1}]}"#, "$.comments[0].text", "missing or empty"),
-            (r#"{"verdict": "approved", "comments": [{"path": "a", "start": 1, "text": "t", "line": 2}]}"#, "$.comments[0].line", "unknown field"),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a", "start": 0, "text": "t"}]}"#,
+                "$.comments[0].start",
+                "0 is not a line number",
+            ),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a", "start": -2, "text": "t"}]}"#,
+                "$.comments[0].start",
+                "-2 is not a line number",
+            ),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a", "start": 1.5, "text": "t"}]}"#,
+                "$.comments[0].start",
+                "1.5 is not a line number",
+            ),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a", "start": 9, "end": 3, "text": "t"}]}"#,
+                "$.comments[0].end",
+                "3 is before start 9",
+            ),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a", "start": 1}]}"#,
+                "$.comments[0].text",
+                "missing or empty",
+            ),
+            (
+                r#"{"verdict": "approved", "comments": [{"path": "a", "start": 1, "text": "t", "line": 2}]}"#,
+                "$.comments[0].line",
+                "unknown field",
+            ),
             (r#"{"verdict": "approved", "failures": [1]}"#, "$.failures[0]", "must be a string"),
             (r#"{"verdict": "approved", "output": "x"}"#, "$.output", "must be an array of strings"),
         ];

@@ -28,11 +28,13 @@ pub(crate) fn from_github_pr(dir: &Path, number: u64) -> Result<Review, SourceEr
     if !view.status.success() {
         let said = said(&view);
         let command = view_args.join(" ");
-        return Err(if said.contains("Could not resolve to a PullRequest") || said.contains("no pull requests found") {
-            SourceError::PullRequestNotFound { number, command, said }
-        } else {
-            SourceError::GhFailed { command, said }
-        });
+        return Err(
+            if said.contains("Could not resolve to a PullRequest") || said.contains("no pull requests found") {
+                SourceError::PullRequestNotFound { number, command, said }
+            } else {
+                SourceError::GhFailed { command, said }
+            },
+        );
     }
     let pr = pull_request::parse_view(&view.stdout)
         .map_err(|problem| SourceError::GhOutput { command: view_args.join(" "), problem })?;

@@ -167,13 +167,18 @@ mod tests {
                 "{log}: {required}"
             );
             assert!(
-                r.failures.iter().any(|f| f.starts_with("tests/test_cart.py::test_total_applies_a_percentage_discount")),
+                r.failures
+                    .iter()
+                    .any(|f| f.starts_with("tests/test_cart.py::test_total_applies_a_percentage_discount")),
                 "{log}: {:?}",
                 r.failures
             );
             let output = r.output.join("\n");
             assert!(output.contains("(in `parse_price`)"), "{log}: the enclosing scope from the commit:\n{output}");
-            assert!(!output.contains("\u{1b}") && !output.contains("##[") && !output.contains("2026-05-01T"), "{output}");
+            assert!(
+                !output.contains("\u{1b}") && !output.contains("##[") && !output.contains("2026-05-01T"),
+                "{output}"
+            );
             assert!(!output.contains("/home/runner") && !output.contains("/builds/"), "{output}");
         }
     }

@@ -54,11 +54,20 @@ pub(crate) fn from_file(path: &Path) -> Result<Review, ReviewError> {
     }
     let mut bytes = Vec::new();
     f.by_ref().take(MAX_REVIEW_FILE + 1).read_to_end(&mut bytes).map_err(unreadable)?;
-    let invalid = |at: &str, problem: String| SourceError::FileInvalid { path: path.to_path_buf(), at: at.into(), problem };
+    let invalid =
+        |at: &str, problem: String| SourceError::FileInvalid { path: path.to_path_buf(), at: at.into(), problem };
     if bytes.len() as u64 > MAX_REVIEW_FILE {
-        return Err(invalid("$", format!("larger than {} MiB: a review file holds a verdict, not a log (give a CI log with --from-log)", MAX_REVIEW_FILE >> 20)).into());
+        return Err(invalid(
+            "$",
+            format!(
+                "larger than {} MiB: a review file holds a verdict, not a log (give a CI log with --from-log)",
+                MAX_REVIEW_FILE >> 20
+            ),
+        )
+        .into());
     }
-    let text = String::from_utf8(bytes).map_err(|e| invalid("$", format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to())))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| invalid("$", format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to())))?;
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
     Ok(file::parse(&text, &name).map_err(|p| invalid(&p.at, p.what))?)
 }

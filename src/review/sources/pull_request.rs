@@ -3,7 +3,7 @@
 //!
 //! Read from two commands (docs/review-file.md says how they map):
 //!
-//! - `gh pr view N --json number,url,headRefOid,reviews,statusCheckRollup`:
+//! - `gh pr view N --json number,headRefOid,reviews,statusCheckRollup`:
 //!   `reviews` are `{author: {login}, body, state, submittedAt}` with state
 //!   `APPROVED`, `CHANGES_REQUESTED`, `COMMENTED`, `DISMISSED` or `PENDING`,
 //!   oldest first; `statusCheckRollup` holds check runs (`__typename`
@@ -22,7 +22,7 @@ use crate::context::required::name_list;
 use crate::model::{Channel, LineComment, Review, Verdict};
 
 /// What `gh pr view --json` is asked for.
-pub(crate) const VIEW_FIELDS: &str = "number,url,headRefOid,reviews,statusCheckRollup";
+pub(crate) const VIEW_FIELDS: &str = "number,headRefOid,reviews,statusCheckRollup";
 
 /// `gh pr view N --json VIEW_FIELDS`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -30,8 +30,6 @@ pub(crate) const VIEW_FIELDS: &str = "number,url,headRefOid,reviews,statusCheckR
 pub(crate) struct PullRequest {
     #[serde(default)]
     pub number: u64,
-    #[serde(default)]
-    pub url: String,
     #[serde(default)]
     pub head_ref_oid: String,
     #[serde(default)]
@@ -227,11 +225,17 @@ pub(crate) fn review_of(pr: &PullRequest, comments: &[ReviewComment]) -> Result<
         parts.push((format!("{} on `{}` (not on a line of the diff)", login(&c.user), c.path), c.body.as_str()));
     }
     parts.retain(|(_, body)| !body.trim().is_empty());
-    let critique = match parts.as_slice() {
-        [] => None,
-        // One change request alone is kept as it was written.
-        [(_, body)] if changes.len() == 1 => Some(body.to_string()),
-        several => Some(several.iter().map(|(who, body)| format!("{who}:\n\n{body}")).collect::<Vec<_>>().join("\n\n")),
+    let attributed = |parts: &[(String, &str)]| -> Vec<String> {
+        parts.iter().map(|(who, body)| format!("{who}:\n\n{body}")).collect()
+    };
+    let critique = match (changes.as_slice(), parts.as_slice()) {
+        (_, []) => None,
+        // One change request is kept as it was written, what others said
+        // after it.
+        ([one], [_, rest @ ..]) if !one.body.trim().is_empty() => {
+            Some([vec![one.body.clone()], attributed(rest)].concat().join("\n\n"))
+        }
+        (_, all) => Some(attributed(all).join("\n\n")),
     };
 
     let failures: Vec<String> = failed.iter().map(|c| c.failure()).collect();
@@ -277,7 +281,11 @@ fn required(
         let s = if names.len() == 1 { "" } else { "s" };
         return format!("Make the failing CI check{s} pass: {}.", name_list(&names));
     }
-    let first = remarks.iter().map(|r| r.body.as_str()).chain(comments.iter().map(|c| c.body.as_str())).find_map(first_sentence);
+    let first = remarks
+        .iter()
+        .map(|r| r.body.as_str())
+        .chain(comments.iter().map(|c| c.body.as_str()))
+        .find_map(first_sentence);
     first.unwrap_or_else(|| "Address the pull request's review comments.".into())
 }
 
@@ -286,7 +294,8 @@ fn required(
 /// first `. `, `! ` or `? `; ended with a full stop; `None` when it says
 /// nothing.
 pub(crate) fn first_sentence(text: &str) -> Option<String> {
-    let line = text.lines().map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', ' '])).find(|l| !l.trim().is_empty())?;
+    let line =
+        text.lines().map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', ' '])).find(|l| !l.trim().is_empty())?;
     let line = line.trim();
     let mut end = line.len();
     for (i, c) in line.char_indices() {
@@ -360,7 +369,6 @@ mod tests {
     fn pr(reviews: Vec<PrReview>, checks: Option<Vec<CheckContext>>) -> PullRequest {
         PullRequest {
             number: 12,
-            url: "https://github.com/o/r/pull/12".into(),
             head_ref_oid: "0123456789abcdef0123456789abcdef01234567".into(),
             reviews,
             status_check_rollup: checks,
@@ -370,7 +378,10 @@ mod tests {
     #[test]
     fn first_sentence_of_a_review() {
         let cases: &[(&str, Option<&str>)] = &[
-            ("Retry the 429 instead of swallowing it. The rest is fine.", Some("Retry the 429 instead of swallowing it.")),
+            (
+                "Retry the 429 instead of swallowing it. The rest is fine.",
+                Some("Retry the 429 instead of swallowing it."),
+            ),
             ("Retry the 429", Some("Retry the 429.")),
             ("\n\n## Please retry on 429!\nmore", Some("Please retry on 429!")),
             ("- use a constant for 3.5 seconds", Some("use a constant for 3.5 seconds.")),
@@ -390,14 +401,30 @@ mod tests {
         let failed = || Some(vec![run("lint", "COMPLETED", "SUCCESS"), run("test", "COMPLETED", "FAILURE")]);
         let green = || Some(vec![run("test", "COMPLETED", "SUCCESS")]);
         let c = || vec![comment("carol", "src/a.py", Some(4), None, "Name this.")];
-        let cases: Vec<(&str, PullRequest, Vec<ReviewComment>, Result<Verdict, ()>)> = vec![
+        type Case = (&'static str, PullRequest, Vec<ReviewComment>, Result<Verdict, ()>);
+        let cases: Vec<Case> = vec![
             ("changes requested", pr(vec![cr()], None), vec![], Ok(Verdict::Rejected)),
             ("approved, green", pr(vec![ok()], green()), vec![], Ok(Verdict::Approved)),
             ("approved, with a comment", pr(vec![ok()], green()), c(), Ok(Verdict::Approved)),
             ("approved, a check failed", pr(vec![ok()], failed()), vec![], Ok(Verdict::Rejected)),
-            ("changes requested, then approved", pr(vec![cr(), review("alice", "APPROVED", "")], None), vec![], Ok(Verdict::Approved)),
-            ("changes requested, then dismissed", pr(vec![cr(), review("alice", "DISMISSED", "")], None), vec![], Err(())),
-            ("changes requested, then a comment", pr(vec![cr(), review("alice", "COMMENTED", "")], None), vec![], Ok(Verdict::Rejected)),
+            (
+                "changes requested, then approved",
+                pr(vec![cr(), review("alice", "APPROVED", "")], None),
+                vec![],
+                Ok(Verdict::Approved),
+            ),
+            (
+                "changes requested, then dismissed",
+                pr(vec![cr(), review("alice", "DISMISSED", "")], None),
+                vec![],
+                Err(()),
+            ),
+            (
+                "changes requested, then a comment",
+                pr(vec![cr(), review("alice", "COMMENTED", "")], None),
+                vec![],
+                Ok(Verdict::Rejected),
+            ),
             ("a failed check alone", pr(vec![], failed()), vec![], Ok(Verdict::Rejected)),
             ("a comment alone", pr(vec![], None), c(), Ok(Verdict::Rejected)),
             ("nothing", pr(vec![], green()), vec![], Err(())),
@@ -442,6 +469,14 @@ mod tests {
             )
         );
         assert!(r.comments.is_empty(), "a comment on no line is in the critique");
+    }
+
+    #[test]
+    fn one_change_request_leads_the_critique_verbatim_and_the_rest_follows_attributed() {
+        let reviews =
+            vec![review("alice", "CHANGES_REQUESTED", "Retry the 429.\n"), review("dave", "COMMENTED", "Nit.")];
+        let r = review_of(&pr(reviews, None), &[]).expect("a review");
+        assert_eq!(r.critique.as_deref(), Some("Retry the 429.\n\n\ndave commented:\n\nNit."));
     }
 
     #[test]
@@ -524,7 +559,8 @@ mod tests {
 
         let page = br#"[{"id":1,"path":"src/a.py","line":4,"start_line":null,"original_line":4,"side":"RIGHT",
             "body":"Name this.","user":{"login":"carol","type":"User"},"commit_id":"abc","diff_hunk":"@@ -1 +1 @@"}]"#;
-        let two_pages = [&page[..], b"\n", &br#"[{"path":"b.py","line":null,"body":"old","user":{"login":"d"}}]"#[..]].concat();
+        let two_pages =
+            [&page[..], b"\n", &br#"[{"path":"b.py","line":null,"body":"old","user":{"login":"d"}}]"#[..]].concat();
         let cases: &[(&[u8], usize)] = &[(page, 1), (&two_pages, 2), (b"[]", 0), (b"", 0)];
         for (json, n) in cases {
             assert_eq!(parse_comments(json).expect("comments").len(), *n);
