@@ -58,7 +58,7 @@ fn strings(v: &Value) -> Vec<String> {
 fn a_ci_log_of_a_real_pytest_run_becomes_a_rejection_naming_the_failing_test_and_its_scope() {
     let env = TestEnv::new();
     let r = shop(&env);
-    for (n, log) in ["pytest.log", "actions.log"].into_iter().enumerate() {
+    for (n, log) in ["pytest.log", "actions.log", "gh-run-log.log"].into_iter().enumerate() {
         let path = ci_log(log);
         let out = env.run(
             &r,

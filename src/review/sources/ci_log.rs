@@ -5,7 +5,8 @@
 //! What CI adds around a runner's output is taken off, line by line, so
 //! that the runner's own lines parse as they do locally:
 //!
-//! - a byte-order mark at the start, and `\r\n` line ends;
+//! - byte-order marks (a downloaded log, and each step's log in `gh run
+//!   view --log`, starts with one), and `\r\n` line ends;
 //! - `gh run view --log`'s `JOB<TAB>STEP<TAB>` before each line;
 //! - GitHub Actions' timestamp at each line's start
 //!   (`2024-05-01T12:00:00.1234567Z `);
@@ -38,25 +39,27 @@ pub(crate) enum Line {
 }
 
 /// One line of a CI log (without its `\n`), cleaned.
-pub(crate) fn clean_line(raw: &[u8], first: bool) -> Line {
-    let mut s = String::from_utf8_lossy(raw).into_owned();
-    if first && let Some(rest) = s.strip_prefix('\u{feff}') {
-        s = rest.to_string();
-    }
-    if let Some(rest) = s.strip_suffix('\r') {
-        s = rest.to_string();
-    }
-    let s = strip_gh_run_prefix(&s);
-    let s = strip_timestamp(s);
+/// A byte-order mark opens each step's log, which `gh run view --log`
+/// prints one after the other: it is taken off wherever a line starts
+/// with one.
+pub(crate) fn clean_line(raw: &[u8]) -> Line {
+    let s = String::from_utf8_lossy(raw);
+    let s = s.strip_suffix('\r').unwrap_or(&s);
+    let s = strip_gh_run_prefix(without_bom(s));
+    let s = strip_timestamp(without_bom(s));
     let s = strip_ansi(after_carriage_return(s));
     workflow_command(&s)
+}
+
+fn without_bom(s: &str) -> &str {
+    s.strip_prefix('\u{feff}').unwrap_or(s)
 }
 
 /// `JOB<TAB>STEP<TAB>` of `gh run view --log`, when a timestamp follows.
 fn strip_gh_run_prefix(s: &str) -> &str {
     let mut parts = s.splitn(3, '\t');
     match (parts.next(), parts.next(), parts.next()) {
-        (Some(_), Some(_), Some(rest)) if timestamp_len(rest).is_some() => rest,
+        (Some(_), Some(_), Some(rest)) if timestamp_len(without_bom(rest)).is_some() => rest,
         _ => s,
     }
 }
@@ -181,7 +184,6 @@ fn exit_code(text: &str) -> Option<i32> {
 pub(crate) struct Cleaner {
     line: Vec<u8>,
     cut: bool,
-    lines: u64,
     /// The last exit code GitHub Actions reported.
     pub exit_code: Option<i32>,
 }
@@ -218,7 +220,7 @@ impl Cleaner {
     }
 
     fn end_line(&mut self, out: &mut dyn FnMut(&[u8])) {
-        match clean_line(&self.line, self.lines == 0) {
+        match clean_line(&self.line) {
             Line::Keep(mut s) => {
                 if self.cut {
                     s.push_str(" [line cut]");
@@ -229,7 +231,6 @@ impl Cleaner {
             Line::Drop => {}
             Line::ExitCode(code) => self.exit_code = Some(code),
         }
-        self.lines += 1;
         self.line.clear();
         self.cut = false;
     }
@@ -341,46 +342,45 @@ mod tests {
 
     #[test]
     fn clean_line_takes_off_what_ci_adds() {
-        let cases: &[(&[u8], bool, Line)] = &[
-            (b"plain", false, Line::Keep("plain".into())),
-            (b"2024-05-01T12:00:00.1234567Z collected 4 items", false, Line::Keep("collected 4 items".into())),
-            (b"2024-05-01T12:00:00Z no fraction", false, Line::Keep("no fraction".into())),
-            (b"2024-05-01T12:00:00.1234567Z", false, Line::Keep(String::new())),
-            (b"2024-05-01T12:00:00.1234567Z ", false, Line::Keep(String::new())),
-            (b"2024-05-01T12:00:00.1234567Z   indented", false, Line::Keep("  indented".into())),
+        let cases: &[(&[u8], Line)] = &[
+            (b"plain", Line::Keep("plain".into())),
+            (b"2024-05-01T12:00:00.1234567Z collected 4 items", Line::Keep("collected 4 items".into())),
+            (b"2024-05-01T12:00:00Z no fraction", Line::Keep("no fraction".into())),
+            (b"2024-05-01T12:00:00.1234567Z", Line::Keep(String::new())),
+            (b"2024-05-01T12:00:00.1234567Z ", Line::Keep(String::new())),
+            (b"2024-05-01T12:00:00.1234567Z   indented", Line::Keep("  indented".into())),
             // Not a timestamp: kept whole.
-            (b"2024-05-01 12:00:00 INFO x", false, Line::Keep("2024-05-01 12:00:00 INFO x".into())),
-            (b"2024-05-01T12:00:00.Z x", false, Line::Keep("2024-05-01T12:00:00.Z x".into())),
-            (b"2024-05-01T12:00:00.12Zx", false, Line::Keep("2024-05-01T12:00:00.12Zx".into())),
-            ("\u{feff}2024-05-01T12:00:00.1Z first".as_bytes(), true, Line::Keep("first".into())),
-            (b"line\r", false, Line::Keep("line".into())),
-            (b"\x1b[1m\x1b[31mE       assert -180 == 18\x1b[0m", false, Line::Keep("E       assert -180 == 18".into())),
-            (b"\x1b]8;;http://x\x07link\x1b]8;;\x07", false, Line::Keep("link".into())),
-            (b"progress 10%\rprogress 100%", false, Line::Keep("progress 100%".into())),
+            (b"2024-05-01 12:00:00 INFO x", Line::Keep("2024-05-01 12:00:00 INFO x".into())),
+            (b"2024-05-01T12:00:00.Z x", Line::Keep("2024-05-01T12:00:00.Z x".into())),
+            (b"2024-05-01T12:00:00.12Zx", Line::Keep("2024-05-01T12:00:00.12Zx".into())),
+            ("\u{feff}2024-05-01T12:00:00.1Z first".as_bytes(), Line::Keep("first".into())),
+            (b"line\r", Line::Keep("line".into())),
+            (b"\x1b[1m\x1b[31mE       assert -180 == 18\x1b[0m", Line::Keep("E       assert -180 == 18".into())),
+            (b"\x1b]8;;http://x\x07link\x1b]8;;\x07", Line::Keep("link".into())),
+            (b"progress 10%\rprogress 100%", Line::Keep("progress 100%".into())),
             (
                 b"\x1b[0Ksection_start:1714564800:step_script\r\x1b[0K\x1b[36;1mExecuting step\x1b[0;m",
-                false,
                 Line::Keep("Executing step".into()),
             ),
-            (b"2024-05-01T12:00:00.1Z ##[group]Run python -m pytest", false, Line::Drop),
-            (b"##[endgroup]", false, Line::Drop),
-            (b"##[command]/usr/bin/git version", false, Line::Drop),
-            (b"##[debug]Evaluating condition", false, Line::Drop),
-            (b"2024-05-01T12:00:00.1Z ##[error]Process completed with exit code 1.", false, Line::ExitCode(1)),
-            (b"##[error]Process completed with exit code 137.", false, Line::ExitCode(137)),
-            (b"##[error]tests/a.py:3: boom", false, Line::Keep("tests/a.py:3: boom".into())),
-            (b"##[warning]Node 16 is deprecated", false, Line::Keep("Node 16 is deprecated".into())),
-            (b"##[unknown]kept", false, Line::Keep("##[unknown]kept".into())),
+            (b"2024-05-01T12:00:00.1Z ##[group]Run python -m pytest", Line::Drop),
+            (b"##[endgroup]", Line::Drop),
+            (b"##[command]/usr/bin/git version", Line::Drop),
+            (b"##[debug]Evaluating condition", Line::Drop),
+            (b"2024-05-01T12:00:00.1Z ##[error]Process completed with exit code 1.", Line::ExitCode(1)),
+            (b"##[error]Process completed with exit code 137.", Line::ExitCode(137)),
+            (b"##[error]tests/a.py:3: boom", Line::Keep("tests/a.py:3: boom".into())),
+            (b"##[warning]Node 16 is deprecated", Line::Keep("Node 16 is deprecated".into())),
+            (b"##[unknown]kept", Line::Keep("##[unknown]kept".into())),
             (
                 b"build\tRun tests\t2024-05-01T12:00:00.1234567Z FAILED tests/a.py::t",
-                false,
                 Line::Keep("FAILED tests/a.py::t".into()),
             ),
+            ("build\tRun tests\t\u{feff}2024-05-01T12:00:00.1234567Z ##[group]Run pytest".as_bytes(), Line::Drop),
             // Tabs without a timestamp after them are the runner's.
-            (b"a\tb\tc", false, Line::Keep("a\tb\tc".into())),
+            (b"a\tb\tc", Line::Keep("a\tb\tc".into())),
         ];
-        for (raw, first, want) in cases {
-            assert_eq!(&clean_line(raw, *first), want, "{:?}", String::from_utf8_lossy(raw));
+        for (raw, want) in cases {
+            assert_eq!(&clean_line(raw), want, "{:?}", String::from_utf8_lossy(raw));
         }
     }
 

@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn a_captured_pytest_log_is_a_rejection_naming_the_failing_tests_and_their_scopes() {
         let (_dir, repo, commit, config) = project();
-        for log in ["pytest.log", "actions.log"] {
+        for log in ["pytest.log", "actions.log", "gh-run-log.log"] {
             let r = from_log(&repo, &config, commit, &fixtures().join(log), "pytest").expect(log);
             assert_eq!((r.verdict, r.channel), (Verdict::Rejected, Channel::Log), "{log}");
             assert_eq!(r.source.as_deref(), Some(format!("{log} (check pytest)").as_str()));

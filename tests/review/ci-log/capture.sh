@@ -15,6 +15,8 @@
 #   the checkout's path replaced by a GitHub runner's
 #   (/home/runner/work/shop/shop). The wrapping is done by `actions_log`
 #   below, never by hand;
+# - gh-run-log.log: actions.log as `gh run view --log-failed` prints it,
+#   each line after `JOB<TAB>STEP<TAB>` (made from actions.log below);
 # - passed.log: a run of the passing tests only (nothing failed in it).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,6 +53,9 @@ echo "captured pytest.log (exit $code, $(wc -l <"$here/pytest.log") lines)"
 run --color=yes
 printf '%s\n' "$out" | sed -e "s#$project#/home/runner/work/shop/shop#g" | actions_log "$code" "python -m pytest" >"$here/actions.log"
 echo "captured actions.log (exit $code, $(wc -l <"$here/actions.log") lines)"
+
+sed -e 's/^/test\tRun python -m pytest\t/' "$here/actions.log" >"$here/gh-run-log.log"
+echo "made gh-run-log.log from actions.log"
 
 run -k "not whole_numbers and not discount"
 printf '%s\n' "$out" | sed -e "s#$project#/builds/acme/shop#g" >"$here/passed.log"
