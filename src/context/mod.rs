@@ -7,6 +7,8 @@
 //! - `previous`: the attempt that just failed, in detail;
 //! - [`required`]: the one-sentence required change;
 //! - [`patterns`]: observations across attempts;
+//! - [`rejections`]: the reviewers' rejections of the task's results, and
+//!   whether the latest leads the prompt (the first of a round after it);
 //! - [`render`]: Markdown within the total `max_tokens` budget.
 //!
 //! Same inputs, same bytes: nothing here reads a clock, a map's iteration
@@ -14,6 +16,7 @@
 
 pub(crate) mod patterns;
 mod previous;
+pub(crate) mod rejections;
 pub(crate) mod render;
 pub(crate) mod required;
 pub(crate) mod self_check;
@@ -24,6 +27,7 @@ use crate::config::ContextConfig;
 use crate::model::{AttemptRecord, ErrorItem, Outcome};
 use crate::text::plural;
 pub(crate) use patterns::Pattern;
+pub(crate) use rejections::Rejection;
 pub(crate) use required::{Required, required_change};
 
 /// The task as the agent reads it.
@@ -136,17 +140,67 @@ pub(crate) struct Context {
     /// Earlier attempts not shown because of `max_prior_attempts`.
     pub attempts_omitted: usize,
     pub patterns: Vec<Pattern>,
+    /// The reviewers' rejections of the task's results, latest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejections: Vec<Rejection>,
+    /// The latest rejection leads this prompt: the first attempt of a
+    /// round that follows it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rejected: bool,
 }
 
 impl Context {
-    /// Where the feedback came from, for the RetryContextAssembled event.
+    /// Where the feedback came from, for the RetryContextAssembled event
+    /// (`review` when a rejection leads).
     pub(crate) fn sources(&self) -> Vec<String> {
         let mut s: Vec<String> =
             self.previous.iter().flat_map(|p| p.feedback.iter().map(|f| f.source.clone())).collect();
+        if self.rejected {
+            s.push("review".to_string());
+        }
         s.sort();
         s.dedup();
         s
     }
+
+    /// The rejection that leads the prompt, if one does.
+    pub(crate) fn leading(&self) -> Option<&Rejection> {
+        self.rejections.first().filter(|_| self.rejected)
+    }
+
+    /// The one change the prompt asks for: the leading rejection's, else
+    /// the previous attempt's.
+    pub(crate) fn required_change(&self) -> Option<String> {
+        match self.leading() {
+            Some(r) => Some(r.required_change.clone()),
+            None => self.previous.as_ref().map(|p| p.required_change.text.clone()),
+        }
+    }
+}
+
+/// The task's reviews as the next attempt's context reads them: every
+/// `Reviewed` (log order), and the first attempt of the round under way.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reviews<'a> {
+    pub all: &'a [crate::model::Review],
+    pub round_first: u32,
+}
+
+/// [`assemble`], with the task's reviews: its rejections kept, latest
+/// first, and the latest leading the first prompt of a round after it.
+pub(crate) fn assemble_reviewed(
+    task: &TaskText,
+    attempt: u32,
+    max_attempts: u32,
+    prior: &[AttemptRecord],
+    reviews: Reviews<'_>,
+    cfg: &ContextConfig,
+) -> Context {
+    let mut ctx = assemble(task, attempt, max_attempts, prior, cfg);
+    ctx.rejections = rejections::rejections(reviews.all, cfg);
+    let run: Vec<u32> = prior.iter().map(|r| r.number).collect();
+    ctx.rejected = rejections::leads(reviews.all, &run, attempt, reviews.round_first);
+    ctx
 }
 
 /// Keeps the first `max` lines; returns them and how many were cut.
@@ -223,6 +277,8 @@ pub(crate) fn assemble(
         attempts_omitted: prior.len().saturating_sub(attempts.len()),
         attempts,
         patterns: patterns::patterns(prior, cfg.drift_threshold),
+        rejections: Vec::new(),
+        rejected: false,
     }
 }
 

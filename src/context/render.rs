@@ -9,10 +9,18 @@
 //! replaced by one line. Every cut says what it cut. The heading, the
 //! required change and the original task are never cut; the task is not
 //! counted against the budget.
+//!
+//! A reviewer's rejection (docs/review.md) leads the first prompt of the
+//! round after it, in its own shape: `## ATTEMPT #N — previous attempt
+//! rejected`, the required change, the critique verbatim, the line
+//! comments beside their diff lines, the judged attempt's diff, then the
+//! earlier rejections. Every rejection of the task stays in the later
+//! prompts too, ranked above every other cuttable block, each one's
+//! required change never cut.
 
 use serde::{Deserialize, Serialize};
 
-use super::{Context, Feedback, Label, PriorAttempt};
+use super::{Context, Feedback, Label, PriorAttempt, Rejection};
 use crate::config::{ContextConfig, ContextOrder};
 use crate::text::{human_ms, plural};
 
@@ -294,8 +302,22 @@ pub(crate) const WHOLE_DIFF_LINES: usize = 80;
 pub(crate) const WHOLE_DIFF_BYTES: usize = 6 * 1024;
 
 fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
+    if let Some(lead) = ctx.leading() {
+        return rejected_blocks(ctx, lead, prev, budget);
+    }
     let mut out = heading_blocks(ctx, prev);
     out.extend(what_went_wrong_blocks(prev));
+    if !ctx.rejections.is_empty() {
+        out.push(Block::new(
+            "rejections heading",
+            KEEP,
+            vec![String::new(), "### Reviewers' rejections of this task's results (latest first)".into()],
+            Vec::new(),
+        ));
+        for (i, r) in ctx.rejections.iter().enumerate() {
+            out.extend(rejection_blocks(r, i));
+        }
+    }
     if !ctx.patterns.is_empty() {
         let body = ctx.patterns.iter().map(|p| format!("- {} {}", p.observation, p.suggestion)).collect();
         out.push(Block::new(
@@ -308,8 +330,151 @@ fn blocks(ctx: &Context, prev: &super::Previous, budget: usize) -> Vec<Block> {
     if !ctx.attempts.is_empty() {
         out.extend(history_blocks(ctx, prev));
     }
-    out.extend(diff_block(prev, budget));
+    out.extend(diff_block(prev, budget, format!("### Diff of attempt {}", prev.number)));
     out
+}
+
+/// The first prompt of a round after a rejection: the rejection in the
+/// seeds' shape, the judged attempt's diff, the earlier rejections.
+fn rejected_blocks(ctx: &Context, lead: &Rejection, prev: &super::Previous, budget: usize) -> Vec<Block> {
+    let mut head = vec![
+        format!("## ATTEMPT #{} — previous attempt rejected", ctx.attempt),
+        String::new(),
+        format!("**Required change:** {}", lead.required_change),
+        String::new(),
+        format!(
+            "Attempt {} (commit {}) was rejected by {} {}.",
+            lead.attempt,
+            short(&lead.commit),
+            lead.by,
+            where_said(lead)
+        ),
+    ];
+    if let Some(k) = lead.repeats {
+        head.push(format!(
+            "Attempt {k} was rejected with the same required change, and it was not acted on: make this change now."
+        ));
+    }
+    let mut out = vec![Block::new("heading", KEEP, head, Vec::new())];
+    if !lead.critique.is_empty() {
+        let mut b = Block::new(
+            "reviewer critique",
+            93,
+            vec![String::new(), format!("**Reviewer critique** ({}, verbatim):", lead.by)],
+            quoted(&lead.critique, ""),
+        )
+        .limited(lead.critique_omitted, "max_verifier_feedback_chars");
+        b.min_body = 3.min(b.body.len());
+        out.push(b);
+    }
+    if !lead.comments.is_empty() {
+        let mut body = Vec::new();
+        for c in &lead.comments {
+            body.extend(comment_lines(c, ""));
+            if !c.lines.is_empty() {
+                body.push("  ```diff".into());
+                body.extend(c.lines.iter().map(|l| format!("  {l}")));
+                body.push("  ```".into());
+            }
+        }
+        out.push(Block::new("line comments", 92, vec![String::new(), "**Line comments:**".into()], body));
+    }
+    if !lead.failures.is_empty() || !lead.output.is_empty() {
+        let mut body: Vec<String> = lead.failures.iter().map(|f| format!("- {f}")).collect();
+        if !lead.output.is_empty() {
+            body.push("```".into());
+            body.extend(lead.output.iter().cloned());
+            body.push("```".into());
+        }
+        let from = lead.source.as_ref().map(|s| format!(" (from {s})")).unwrap_or_default();
+        let mut b = Block::new("review failures", 91, vec![String::new(), format!("**Failures**{from}:")], body);
+        b.min_body = 3.min(b.body.len());
+        out.push(b);
+    }
+    if prev.number == lead.attempt {
+        out.extend(diff_block(prev, budget, format!("### Diff of attempt {} (you may start from it)", prev.number)));
+    }
+    if ctx.rejections.len() > 1 {
+        out.push(Block::new(
+            "rejections heading",
+            KEEP,
+            vec![String::new(), "### Earlier rejections (latest first)".into()],
+            Vec::new(),
+        ));
+        for (i, r) in ctx.rejections.iter().enumerate().skip(1) {
+            out.extend(rejection_blocks(r, i));
+        }
+    }
+    out
+}
+
+/// One rejection in a list of them: its line with the required change
+/// (never cut), then its critique, comments and failures (cut after every
+/// other cuttable block, the oldest first).
+fn rejection_blocks(r: &Rejection, i: usize) -> Vec<Block> {
+    let again = r.repeats.map(|k| format!(" (the same as attempt {k}'s: not acted on)")).unwrap_or_default();
+    let line = format!(
+        "- Attempt {} (by {}, {}): Required change: {}{again}",
+        r.attempt,
+        r.by,
+        where_said(r),
+        r.required_change
+    );
+    let mut out = vec![Block::new(format!("rejection of attempt {}", r.attempt), KEEP, vec![line], Vec::new())];
+    let mut body = Vec::new();
+    if !r.critique.is_empty() {
+        body.push("  - Critique (verbatim):".to_string());
+        body.extend(quoted(&r.critique, "    "));
+    }
+    for c in &r.comments {
+        body.extend(comment_lines(c, "  "));
+    }
+    if !r.failures.is_empty() {
+        body.push(format!("  - Failures: {}", r.failures.join("; ")));
+    }
+    if !body.is_empty() {
+        let rank = 82u8.saturating_sub(i.min(10) as u8);
+        let mut b = Block::new(format!("critique of attempt {}", r.attempt), rank, Vec::new(), body)
+            .limited(r.critique_omitted, "max_verifier_feedback_chars");
+        b.min_body = 1;
+        out.push(b);
+    }
+    out
+}
+
+/// A comment's first line (`- `path:10-12`: text`), its text's further
+/// lines indented under it.
+fn comment_lines(c: &super::rejections::CommentItem, indent: &str) -> Vec<String> {
+    let by = c.by.as_ref().map(|b| format!(" ({b})")).unwrap_or_default();
+    let mut text = c.text.lines();
+    let mut out = vec![format!("{indent}- `{}`{by}: {}", c.place, text.next().unwrap_or(""))];
+    out.extend(text.map(|l| format!("{indent}  {l}")));
+    out
+}
+
+/// Lines quoted as Markdown does (`> `), an empty one as `>`.
+fn quoted(lines: &[String], indent: &str) -> Vec<String> {
+    lines.iter().map(|l| if l.is_empty() { format!("{indent}>") } else { format!("{indent}> {l}") }).collect()
+}
+
+/// Where a rejection was said, in words.
+fn where_said(r: &Rejection) -> String {
+    let how = match r.channel.as_str() {
+        "log" => "from a CI log",
+        "github-pr" => "on a pull request",
+        "file" => "in a review file",
+        "ui" => "in the web view",
+        "land" => "when it was landed",
+        _ => "in review",
+    };
+    match &r.source {
+        Some(s) => format!("{how}, {s}"),
+        None => how.to_string(),
+    }
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(7)]
 }
 
 /// The heading with the required change, and the near miss's offer of
@@ -385,8 +550,8 @@ fn history_blocks(ctx: &Context, prev: &super::Previous) -> Vec<Block> {
     out
 }
 
-/// The previous attempt's diff, kept whole when short.
-fn diff_block(prev: &super::Previous, budget: usize) -> Option<Block> {
+/// The previous attempt's diff under `heading`, kept whole when short.
+fn diff_block(prev: &super::Previous, budget: usize, heading: String) -> Option<Block> {
     if prev.diff.is_empty() && prev.diff_omitted == 0 {
         return None;
     }
@@ -407,7 +572,7 @@ fn diff_block(prev: &super::Previous, budget: usize) -> Option<Block> {
         } else {
             35
         },
-        vec![String::new(), format!("### Diff of attempt {}", prev.number)],
+        vec![String::new(), heading],
         body,
     )
     .limited(prev.diff_omitted, "max_diff_lines");

@@ -343,6 +343,50 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// With rejections, leading or not: the budget is kept, and every
+    /// rejection's required change is in the prompt.
+    #[test]
+    fn every_rejections_required_change_survives_the_budget(
+        history in arb_history(),
+        tokens in 400u32..6000,
+        critiques in proptest::collection::vec(1usize..200, 1..4),
+        lead in any::<bool>(),
+    ) {
+        let mut c = cfg();
+        c.max_tokens = tokens;
+        let n = history.len() as u32 + 1;
+        let last = n - 1;
+        let reviews: Vec<crate::model::Review> = critiques
+            .iter()
+            .enumerate()
+            .map(|(i, lines)| {
+                let mut r = rejection_of(last, &format!("Make change number {i} of the review."));
+                r.critique = Some((0..*lines).map(|l| format!("line {l} of critique {i}, with some words")).collect::<Vec<_>>().join("\n"));
+                r
+            })
+            .collect();
+        let round_first = if lead { n } else { 0 };
+        let ctx = assemble_reviewed(&task(), n, n + 1, &history, Reviews { all: &reviews, round_first }, &c);
+        let r = render(&ctx, &c);
+        for i in 0..critiques.len() {
+            let rc = format!("Make change number {i} of the review.");
+            prop_assert!(r.prompt.contains(&rc), "{rc} is missing:\n{}", r.prompt);
+        }
+        prop_assert_eq!(ctx.rejected, lead);
+        if lead {
+            let heading = format!("## ATTEMPT #{n} — previous attempt rejected");
+            prop_assert!(r.prompt.starts_with(&heading));
+        }
+        prop_assert!(
+            r.prompt.len() - task().text.len() <= r.budget_bytes,
+            "{} bytes without the task, budget {}", r.prompt.len() - task().text.len(), r.budget_bytes
+        );
+    }
+}
+
 #[test]
 fn several_failing_checks_make_one_sentence_naming_three_then_counting() {
     let mut r = changed(1, DIFF_A);
@@ -499,4 +543,124 @@ proptest! {
         let repeated = repeated_blocks(&body);
         prop_assert!(repeated.is_empty(), "repeated: {:?}\n{}", repeated, r.prompt);
     }
+}
+
+/// A success rejected by a reviewer: a required change, a critique of
+/// several lines and two line comments (as `retry-run review` records
+/// them).
+fn rejection_of(attempt: u32, required: &str) -> crate::model::Review {
+    use crate::model::{LineComment, Review, Verdict};
+    Review {
+        verdict: Verdict::Rejected,
+        attempt,
+        commit: format!("{attempt}abcdef0123456789"),
+        by: "Ann Reviewer <ann@example.com>".into(),
+        required_change: Some(required.into()),
+        critique: Some("The discount is applied to every item,\nincluding the ones already on sale.\n\nKeep `import os` out of it.".into()),
+        comments: vec![
+            LineComment {
+                path: "shop/cart.py".into(),
+                start: 11,
+                end: 11,
+                text: "Why import os here?".into(),
+                lines: vec!["+        import os".into()],
+                by: None,
+            },
+            LineComment {
+                path: "shop/cart.py".into(),
+                start: 12,
+                end: 12,
+                text: "Sale items must keep their price.".into(),
+                lines: vec!["-        return sum(self.items)".into(), "+        return sum(self.items) * self.discount".into()],
+                by: None,
+            },
+        ],
+        ..Review::default()
+    }
+}
+
+/// A round that succeeded at attempt 1.
+fn succeeded_once() -> AttemptRecord {
+    let mut r = changed(1, DIFF_A);
+    r.checks = vec![check("pytest", CheckKind::Test, true)];
+    r.commit = Some("1abcdef0123456789".into());
+    finish(r)
+}
+
+fn prompt_reviewed(
+    prior: &[AttemptRecord],
+    reviews: &[crate::model::Review],
+    round_first: u32,
+    cfg: &ContextConfig,
+) -> super::render::Rendered {
+    let n = prior.last().map_or(1, |r| r.number + 1);
+    let ctx = assemble_reviewed(&task(), n, round_first + 2, prior, Reviews { all: reviews, round_first }, cfg);
+    render(&ctx, cfg)
+}
+
+#[test]
+fn a_rejection_leads_the_next_round() {
+    let reviews = [rejection_of(1, "Apply the discount only to items not on sale.")];
+    let r = prompt_reviewed(&[succeeded_once()], &reviews, 2, &cfg());
+    insta::assert_snapshot!(r.prompt);
+    assert!(
+        r.prompt.starts_with("## ATTEMPT #2 — previous attempt rejected\n\n**Required change:** Apply the discount")
+    );
+    let ctx = assemble_reviewed(&task(), 2, 4, &[succeeded_once()], Reviews { all: &reviews, round_first: 2 }, &cfg());
+    assert!(ctx.sources().contains(&"review".to_string()));
+    assert_eq!(ctx.required_change().as_deref(), Some("Apply the discount only to items not on sale."));
+    assert_eq!(render(&ctx, &cfg()).prompt, r.prompt, "same inputs, same bytes");
+}
+
+#[test]
+fn a_second_rejection_keeps_the_first_latest_first() {
+    let mut second = succeeded_once();
+    second.number = 2;
+    second.commit = Some("2abcdef0123456789".into());
+    let mut again = rejection_of(2, "Keep sale prices as they are.");
+    again.critique = Some("Still discounts sale items.".into());
+    again.comments.clear();
+    let reviews = [rejection_of(1, "Apply the discount only to items not on sale."), again];
+    let p = prompt_reviewed(&[succeeded_once(), second], &reviews, 3, &cfg()).prompt;
+    assert!(
+        p.starts_with(
+            "## ATTEMPT #3 — previous attempt rejected\n\n**Required change:** Keep sale prices as they are."
+        ),
+        "{p}"
+    );
+    let earlier = p.find("### Earlier rejections (latest first)").expect(&p);
+    let first = p.find("- Attempt 1 (by Ann Reviewer <ann@example.com>, in review): Required change: Apply the discount only to items not on sale.").expect(&p);
+    assert!(earlier < first && first < p.find("## Task").expect("task"), "{p}");
+    assert!(p[first..].contains("> The discount is applied to every item,"), "the first critique is kept: {p}");
+}
+
+#[test]
+fn later_attempts_lead_with_the_failure_and_keep_every_rejection() {
+    let reviews = [rejection_of(1, "Apply the discount only to items not on sale.")];
+    let mut failed = changed(2, DIFF_A);
+    failed.checks = vec![pytest_failure()];
+    let p = prompt_reviewed(&[succeeded_once(), finish(failed)], &reviews, 2, &cfg()).prompt;
+    assert!(p.starts_with("## Attempt 3 of 4: the previous attempt failed"), "{p}");
+    assert!(p.contains("### Reviewers' rejections of this task's results (latest first)\n- Attempt 1 (by Ann Reviewer <ann@example.com>, in review): Required change: Apply the discount only to items not on sale."), "{p}");
+    // No round after a rejection: nothing leads, nothing is said.
+    let none = prompt_reviewed(&[succeeded_once()], &[], 2, &cfg()).prompt;
+    assert!(!none.contains("rejected") && !none.contains("Reviewers'"), "{none}");
+}
+
+#[test]
+fn a_tight_budget_cuts_the_critique_last_says_so_and_never_the_required_change() {
+    let mut long = rejection_of(1, "Apply the discount only to items not on sale.");
+    long.critique =
+        Some((0..400).map(|i| format!("critique line {i} of a long review")).collect::<Vec<_>>().join("\n"));
+    let mut c = cfg();
+    c.max_tokens = 600;
+    let r = prompt_reviewed(&[succeeded_once()], &[long], 2, &c);
+    assert!(r.prompt.contains("**Required change:** Apply the discount only to items not on sale."), "{}", r.prompt);
+    assert!(
+        r.cuts.iter().any(|c| c.section == "reviewer critique" && c.why == "max_verifier_feedback_chars"),
+        "{:?}",
+        r.cuts
+    );
+    assert!(r.prompt.contains("> critique line 0 of a long review"), "{}", r.prompt);
+    assert!(r.prompt.contains(" lines omitted]"), "{}", r.prompt);
 }

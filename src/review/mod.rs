@@ -91,7 +91,11 @@ pub(crate) fn review(dir: &Path, req: Request) -> Result<Recorded, ReviewError> 
         return Err(ReviewError::BrokenLog { task: id.to_string(), path: store.task(id).events() });
     }
     let state = history::state(&verified.events);
-    let attempts = history::attempts(&store, id, &verified.events);
+    let record = record_of(id, &state, &verified.events);
+    let attempts = match store.read(&record) {
+        Ok(v) if record != id => history::attempts(&store, &record, &v.events),
+        _ => history::attempts(&store, id, &verified.events),
+    };
     let judged = judged_attempt(id, req.attempt, &state, &attempts)?;
     let commit = judged.commit.clone().ok_or(ReviewError::NoCommit { task: id.to_string(), attempt: judged.number })?;
     let head = repo.resolve(&commit).map_err(|_| ReviewError::CommitGone {
@@ -99,7 +103,8 @@ pub(crate) fn review(dir: &Path, req: Request) -> Result<Recorded, ReviewError> 
         attempt: judged.number,
         commit: commit.clone(),
     })?;
-    let judging = Judging { repo: &repo, store: &store, id, attempt: judged.number, head, state: &state };
+    let judging =
+        Judging { repo: &repo, store: &store, id, record: &record, attempt: judged.number, head, state: &state };
     let review = judging.review(dir, &req)?;
     let warnings = review
         .repeats
@@ -109,6 +114,23 @@ pub(crate) fn review(dir: &Path, req: Request) -> Result<Recorded, ReviewError> 
     let event = Event::Reviewed { review: review.clone() };
     store.log(id)?.append(event.kind(), Some(review.attempt), &event.fields())?;
     Ok(Recorded { review, warnings })
+}
+
+/// Whose attempts a review judges: the task's own, or, for a task run in
+/// lanes (`run --lanes`), those of the lane its latest round chose (whose
+/// attempt became the task's result). Pure.
+fn record_of(id: &str, state: &TaskState, events: &[crate::record::chain::LogLine]) -> String {
+    if state.lanes.is_none() {
+        return id.to_string();
+    }
+    let chosen = events.iter().rev().find_map(|e| match e.typed() {
+        Some(Event::LaneChosen { lane, .. }) => Some(lane),
+        _ => None,
+    });
+    match chosen {
+        Some(lane) => crate::model::refs::lane_record(id, lane),
+        None => id.to_string(),
+    }
 }
 
 /// The attempt a review judges: `--attempt N`, else the task's result.
@@ -150,6 +172,8 @@ struct Judging<'a> {
     repo: &'a Repo,
     store: &'a Store,
     id: &'a str,
+    /// The record the attempt is in: the task's, or its chosen lane's.
+    record: &'a str,
     attempt: u32,
     head: crate::git::Revision,
     state: &'a TaskState,
@@ -218,7 +242,7 @@ impl Judging<'_> {
     }
 
     fn base(&self) -> Result<crate::git::Revision, ReviewError> {
-        let manifest = std::fs::read(self.store.attempt(self.id, self.attempt).manifest()).ok();
+        let manifest = std::fs::read(self.store.attempt(self.record, self.attempt).manifest()).ok();
         let from_manifest = manifest
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("base").and_then(|b| b.as_str()).map(str::to_string));
@@ -322,10 +346,16 @@ pub(crate) fn said(id: &str, r: &Review) -> String {
         ),
         Verdict::Rejected => {
             let n = r.comments.len();
-            let comments = if n > 0 { format!(", {n} line comment{}", crate::text::plural(n)) } else { String::new() };
-            let critique = if r.critique.is_some() { ", a critique" } else { "" };
+            let mut with = Vec::new();
+            if r.critique.is_some() {
+                with.push("a critique".to_string());
+            }
+            if n > 0 {
+                with.push(format!("{n} line comment{}", crate::text::plural(n)));
+            }
+            let with = if with.is_empty() { String::new() } else { format!(" (with {})", with.join(" and ")) };
             format!(
-                "task {id}: attempt {} ({}) rejected by {}: {}{critique}{comments}; `{}` starts the next round, which leads with it",
+                "task {id}: attempt {} ({}) rejected by {}: \"{}\"{with}; `{}` starts the next round, which leads with it",
                 r.attempt,
                 short(&r.commit),
                 r.by,

@@ -120,7 +120,7 @@ fn says_what_was_recorded_and_what_comes_next() {
     r.comments = vec![LineComment::default(), LineComment::default()];
     assert_eq!(
         said("fix-login", &r),
-        "task fix-login: attempt 2 (0123456) rejected by Ann <a@x>: Retry the 429., a critique, 2 line comments; `retry-run run --id fix-login --again` starts the next round, which leads with it"
+        "task fix-login: attempt 2 (0123456) rejected by Ann <a@x>: \"Retry the 429.\" (with a critique and 2 line comments); `retry-run run --id fix-login --again` starts the next round, which leads with it"
     );
     let a = Review {
         verdict: Verdict::Approved,

@@ -38,6 +38,15 @@ pub(super) struct Fixed<'a> {
     /// With `--remote`: the lease, and the record sent at each attempt's
     /// start and end.
     pub lease: Option<HeldLease>,
+    /// The reviews of the task's results, read by each attempt's context.
+    pub reviews: Reviewed,
+}
+
+/// The reviews of a task's results (`Reviewed` events, in log order), and
+/// whether the latest rejection may lead the first prompt of a round.
+pub(super) struct Reviewed {
+    pub all: Vec<crate::model::Review>,
+    pub leads: bool,
 }
 
 impl Fixed<'_> {

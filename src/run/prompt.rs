@@ -30,7 +30,11 @@ pub(super) fn assemble_prompt(
 ) -> Result<PathBuf, RunError> {
     t.progress.phase("assembling the context");
     let (n, config) = (a.n, &t.plan.config);
-    let ctx = context::assemble(&t.task_text, n, t.last_allowed, prior, &config.context);
+    // A lane's prompt never leads with the task's rejection: round 0 is
+    // no round.
+    let round_first = if t.reviews.leads { t.first_attempt } else { 0 };
+    let reviews = context::Reviews { all: &t.reviews.all, round_first };
+    let ctx = context::assemble_reviewed(&t.task_text, n, t.last_allowed, prior, reviews, &config.context);
     let mut rendered = render(&ctx, &config.context);
     let mounted: Vec<String> = shared_mounts(t)
         .iter()
@@ -54,7 +58,7 @@ pub(super) fn assemble_prompt(
             prior_attempts: prior.len() as u64,
             sources: ctx.sources(),
             bytes: rendered.prompt.len() as u64,
-            required_change: ctx.previous.as_ref().map(|p| p.required_change.text.clone()),
+            required_change: ctx.required_change(),
         },
     )?;
     if !rendered.cuts.is_empty() {

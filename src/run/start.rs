@@ -80,6 +80,7 @@ pub(super) fn start_task<'a>(
     record_start(&mut rec, store, &plan, &base, &window)?;
 
     let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
+    let reviews = reviews_of(store, &plan, state.reviews.clone());
     let watch = Watch::start(repo, &wt_root);
     let fixed = Fixed {
         repo,
@@ -95,9 +96,23 @@ pub(super) fn start_task<'a>(
         wt_root,
         wt,
         lease: None,
+        reviews,
     };
     let run = TaskRun { fixed, rec, baselines: None, watch, manifests: state.manifests, prior };
     Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// The reviews a task's attempts read (`reviews`, the task's own): a
+/// lane's are its task's (the reviewer judged the task's result), never
+/// leading its prompt (a lane's attempts are numbered apart from it).
+fn reviews_of(store: &Store, plan: &Plan, reviews: Vec<crate::model::Review>) -> super::attempt::Reviewed {
+    match &plan.lane {
+        None => super::attempt::Reviewed { all: reviews, leads: true },
+        Some(l) => {
+            let task = store.read(&l.task).map(|v| history::state(&v.events).reviews).unwrap_or_default();
+            super::attempt::Reviewed { all: task, leads: false }
+        }
+    }
 }
 
 /// What the run says before it starts: the sandbox's fallback, what is
@@ -332,7 +347,10 @@ pub(crate) fn next_context(
     }
     let window = resume::window(so_far(&state), false, config.max_attempts.0);
     let text = TaskText { id: id.to_string(), title: task.title.clone(), text: task.text.clone() };
-    let ctx = context::assemble(&text, window.next, window.last.max(window.next), &prior, &config.context);
+    // An ended task's next run starts a new round, which a rejection leads.
+    let reviews = context::Reviews { all: &state.reviews, round_first: window.first };
+    let ctx =
+        context::assemble_reviewed(&text, window.next, window.last.max(window.next), &prior, reviews, &config.context);
     let rendered = render(&ctx, &config.context);
     Ok(NextContext { context: ctx, rendered })
 }

@@ -26,6 +26,7 @@ mod mcp;
 mod real_projects;
 mod record;
 mod repositories;
+mod review;
 mod review_sources;
 mod run;
 mod runner_verdicts;

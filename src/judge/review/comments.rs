@@ -162,10 +162,10 @@ pub(crate) fn files(patch: &str) -> Vec<FileDiff> {
             if d == 0 {
                 new_at = c + 1;
             }
-        } else if let Some(rest) = line.strip_prefix("rename to ").or_else(|| line.strip_prefix("copy to ")) {
-            if let Some(file) = out.last_mut().filter(|f| f.path.is_empty()) {
-                file.path = rest.to_string();
-            }
+        } else if let Some(rest) = line.strip_prefix("rename to ").or_else(|| line.strip_prefix("copy to "))
+            && let Some(file) = out.last_mut().filter(|f| f.path.is_empty())
+        {
+            file.path = rest.to_string();
         }
     }
     out.retain(|f| !f.path.is_empty());
@@ -311,7 +311,8 @@ mod tests {
     fn judges_comments_against_the_diff() {
         let f = files(PATCH);
         // (spec, Ok(the diff lines it carries) or Err(words of the refusal))
-        let cases: Vec<(&str, Result<Vec<&str>, Vec<&str>>)> = vec![
+        type Want<'a> = Result<Vec<&'a str>, Vec<&'a str>>;
+        let cases: Vec<(&str, Want)> = vec![
             ("app.py:3", Ok(vec!["-x = 1", "+x = 2"])),
             ("app.py:10-11", Ok(vec!["-    return a", "+    c = a + b", "+    return c"])),
             ("app.py:2-3", Ok(vec!["", "-x = 1", "+x = 2"])),
