@@ -34,6 +34,8 @@ pub(crate) enum ReviewError {
     Record(#[from] crate::record::RecordError),
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
+    #[error(transparent)]
+    Source(#[from] super::sources::SourceError),
 }
 
 impl ReviewError {
@@ -44,6 +46,7 @@ impl ReviewError {
             ReviewError::Git(e) => e.is_usage(),
             ReviewError::Record(e) => e.is_usage(),
             ReviewError::Run(e) => e.is_usage(),
+            ReviewError::Source(e) => e.is_usage(),
             ReviewError::NoResult { .. }
             | ReviewError::NoAttempt { .. }
             | ReviewError::NoCommit { .. }
@@ -63,6 +66,7 @@ impl ReviewError {
         match self {
             ReviewError::Git(e) => e.hint(),
             ReviewError::Run(e) => e.hint(),
+            ReviewError::Source(e) => e.hint(),
             ReviewError::Running { task, .. } => {
                 Some(format!("wait for it to end (`retry-run status {task}` shows it), then review its result"))
             }

@@ -183,6 +183,9 @@ const PURE_FILES: &[&str] = &[
     "src/record/confinement.rs",
     "src/record/event.rs",
     "src/record/manifest.rs",
+    "src/review/sources/ci_log.rs",
+    "src/review/sources/file.rs",
+    "src/review/sources/pull_request.rs",
     "src/run/lanes/choose.rs",
     "src/run/lanes/feedback.rs",
 ];

@@ -29,6 +29,7 @@ mod record;
 mod repositories;
 mod review;
 mod review_report;
+mod review_sources;
 mod run;
 mod runner_verdicts;
 mod runners;
