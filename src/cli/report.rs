@@ -18,8 +18,10 @@ use crate::record::store::check_record_id;
 use crate::report::{LaneView, Standing, Verdicts, WorktreeNow, lanes_section, render, worktree_section};
 use crate::run::recorded_task;
 
-/// A Markdown report of a task: every attempt, its reviews and land, and
-/// what to look at first.
+/// A Markdown report of a task: attempts, reviews, the land, what to do.
+///
+/// Every attempt, every review of its results in order, the land, and what
+/// to look at first (after a verdict: what to do next).
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The task id (as `retry-run status` lists them).

@@ -17,8 +17,7 @@ use crate::record::state::{attempts, elapsed_ms};
 use crate::stats::{Chain, TaskReviews, render, review_stats, stats};
 use crate::text::VisibleWriter;
 
-/// Attempts per task and success rates, by attempt, feedback and lane;
-/// reviews and lands.
+/// Attempts per task and success rates; reviews and lands.
 ///
 /// Attempts per task, also as a histogram; success rate by attempt number
 /// and by the kind of feedback the attempt was given; for tasks run in

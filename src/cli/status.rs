@@ -16,8 +16,10 @@ use crate::record::Store;
 use crate::record::state::{TaskState, state, status};
 use crate::text::{VisibleWriter, human_bytes, visible};
 
-/// List tasks: state, attempts, base, last outcome, worktree disk use,
-/// review (approved, rejected, landed).
+/// List tasks: state, attempts, base, last outcome, worktree disk, review.
+///
+/// The review column: how the task's result stands with its reviewers
+/// (approved, rejected, landed on a branch).
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// One JSON object per task.
