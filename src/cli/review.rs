@@ -55,7 +55,8 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["from_log", "required_change", "critique", "critique_file", "comment"])]
     pub from_file: Option<PathBuf>,
     /// After a rejection, start the task's next round at once (as `run
-    /// --id TASK --again` does).
+    /// --id TASK --again` does; with --json, its events follow the review
+    /// on stdout).
     #[arg(long)]
     pub rerun: bool,
     /// The config file (default: retry-run.toml at the repository root).
@@ -85,7 +86,7 @@ pub(super) fn run(dir: &Path, args: ReviewArgs) -> Result<i32, CliError> {
         if args.rerun { crate::console::errln!("{line}") } else { crate::console::outln!("{line}") }
     }
     if args.rerun && recorded.review.rejected() {
-        return super::run::again(dir, &args.task, args.config.as_deref(), &args.agent);
+        return super::run::again(dir, &args.task, args.json, args.config.as_deref(), &args.agent);
     }
     Ok(exit::OK)
 }

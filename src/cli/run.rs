@@ -178,15 +178,24 @@ pub(super) fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     Ok(queue::exit_code(&results))
 }
 
-/// `run --id ID --again [--config PATH] [-- AGENT]`, as typed: the next
-/// round of a task (`review --rerun`), its exit code `run`'s.
-pub(super) fn again(dir: &Path, id: &str, config: Option<&Path>, agent: &[String]) -> Result<i32, CliError> {
+/// `run --id ID --again [--json] [--config PATH] [-- AGENT]`, as typed: the
+/// next round of a task (`review --rerun`), its exit code `run`'s.
+pub(super) fn again(
+    dir: &Path,
+    id: &str,
+    json: bool,
+    config: Option<&Path>,
+    agent: &[String],
+) -> Result<i32, CliError> {
     #[derive(clap::Parser)]
     struct Again {
         #[command(flatten)]
         run: RunArgs,
     }
     let mut words: Vec<std::ffi::OsString> = ["run", "--id", id, "--again"].iter().map(Into::into).collect();
+    if json {
+        words.push("--json".into());
+    }
     if let Some(c) = config {
         words.extend(["--config".into(), c.as_os_str().to_owned()]);
     }

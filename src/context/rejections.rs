@@ -126,12 +126,13 @@ fn cut_lines(text: &str, max: usize) -> (Vec<String>, usize) {
 }
 
 /// Whether the latest rejection leads the prompt of attempt `attempt`:
-/// it is the first of its round (`round_first`) and none of the round has
-/// run (`prior`, the numbers of the attempts run so far), and the latest
+/// it is of the round that starts at `round_first` and no attempt of that
+/// round has run yet (`prior`, the numbers of the attempts run so far; an
+/// attempt aborted before its agent ran is not among them), and the latest
 /// verdict on the attempt just before the round (the result the reviewer
 /// judged) is a rejection.
 pub(crate) fn leads(reviews: &[Review], prior: &[u32], attempt: u32, round_first: u32) -> bool {
-    if attempt != round_first || prior.iter().any(|&n| n >= round_first) {
+    if round_first == 0 || attempt < round_first || prior.iter().any(|&n| n >= round_first) {
         return false;
     }
     let Some(last) = prior.iter().copied().filter(|&n| n < round_first).max() else { return false };
@@ -158,7 +159,10 @@ mod tests {
         let cases: Vec<Case> = vec![
             (&rejected_2, &[1, 2], 3, 3, true),
             (&rejected_2, &[1, 2, 3], 4, 3, false),
-            (&rejected_2, &[1, 2], 4, 3, false),
+            // Attempt 3 was aborted before its agent ran: 4 is the first to run.
+            (&rejected_2, &[1, 2], 4, 3, true),
+            (&rejected_2, &[1, 2], 2, 3, false),
+            (&rejected_2, &[1, 2], 3, 0, false),
             (&approved_after, &[1, 2], 3, 3, false),
             (&rejected_after, &[1, 2], 3, 3, true),
             (&older, &[1, 2], 3, 3, false),

@@ -71,13 +71,46 @@ pub(crate) struct FileDiff {
 fn header_path(rest: &str) -> Option<String> {
     let p = rest.strip_suffix('\t').unwrap_or(rest);
     let p = match p.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
-        Some(q) => q.replace("\\\"", "\"").replace("\\\\", "\\"),
+        Some(q) => unquote(q),
         None => p.to_string(),
     };
     if p == "/dev/null" {
         return None;
     }
     Some(p.strip_prefix("a/").or_else(|| p.strip_prefix("b/")).unwrap_or(&p).to_string())
+}
+
+/// The inside of a path git quoted: C escapes, bytes past ASCII as three
+/// octal digits (`caf\303\251`).
+fn unquote(q: &str) -> String {
+    let b = q.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 == b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let octal = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        if let Some(d) = octal {
+            out.push(d.iter().fold(0u8, |n, c| n.wrapping_mul(8).wrapping_add(c - b'0')));
+            i += 4;
+            continue;
+        }
+        out.push(match b[i + 1] {
+            b'a' => 0x07,
+            b'b' => 0x08,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 0x0b,
+            b'f' => 0x0c,
+            b'r' => b'\r',
+            other => other,
+        });
+        i += 2;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `@@ -a[,b] +c[,d] @@`: (a, b, c, d).
@@ -344,6 +377,18 @@ mod tests {
             }
         }
         assert!(judge(&[], &parse("a:1").unwrap(), "", 1).unwrap_err().contains("changes no file"));
+    }
+
+    #[test]
+    fn reads_paths_git_quoted() {
+        // `git diff --cached` (git 2.47) of four files added, named as git
+        // quotes them: past ASCII, with spaces, a quote, a tab.
+        let patch = include_str!("testdata/four_files_added_with_quoted_names.patch");
+        let names: Vec<String> = files(patch).into_iter().map(|f| f.path).collect();
+        assert_eq!(names, ["café.txt", "dir with space/a b.txt", "say \"hi\".txt", "tab\there"]);
+        let f = files(patch);
+        let c = judge(&f, &parse("dir with space/a b.txt:1").expect("spec"), "x", 1).expect("on the diff");
+        assert_eq!(c.lines, ["+x"]);
     }
 
     #[test]
