@@ -14,6 +14,7 @@ pub(crate) mod error;
 mod init;
 mod inspect;
 mod judge_output;
+mod land;
 mod log;
 mod mcp;
 mod repo_args;
@@ -56,6 +57,7 @@ pub enum Command {
     Context(context::ContextArgs),
     Report(report::ReportArgs),
     Review(review::ReviewArgs),
+    Land(land::LandArgs),
     Stats(stats::StatsArgs),
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
@@ -184,6 +186,7 @@ pub fn main() -> i32 {
         Command::Context(args) => context::run(&dir, args),
         Command::Report(args) => report::run(&dir, args),
         Command::Review(args) => review::run(&dir, args),
+        Command::Land(args) => land::run(&dir, args),
         Command::Stats(args) => stats::run(&dir, args),
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),

@@ -23,6 +23,7 @@ pub mod fingerprint;
 mod identity;
 mod ignore;
 mod index_file;
+mod land;
 pub(crate) mod nofollow_fs;
 mod pack;
 mod patch;
@@ -44,6 +45,7 @@ use git2::Repository;
 
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
+pub use land::{CheckedOut, Replay};
 pub use revs::Revision;
 pub use submodules::Submodule;
 pub use task_worktree::{ResetReport, Snapshot};

@@ -40,6 +40,13 @@ pub(crate) fn lane_record(task: &str, lane: u32) -> String {
     format!("{task}/lanes/{lane}")
 }
 
+/// The name of the worktree (and of git's directory for it) in which
+/// `retry-run land` runs the task's checks on a replay: `<task>+land`
+/// (a lane's is `<task>+<number>`, so the two never meet).
+pub(crate) fn land_worktree(task: &str) -> String {
+    format!("{task}+land")
+}
+
 /// A lane's record: its task, and its number among the task's lanes (from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LaneRecord<'a> {
@@ -76,6 +83,7 @@ mod tests {
         assert_eq!(parse_lane("fix/lanes/02"), None);
         assert_eq!(worktree_name("fix/lanes/2"), "fix+2");
         assert_eq!(worktree_name("fix"), "fix");
+        assert_eq!(worktree_name(&land_worktree("fix")), "fix+land");
         assert_eq!(attempt(&lane_record("fix", 2), 3), "refs/retry-run/fix/lanes/2/3");
     }
 

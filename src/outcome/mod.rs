@@ -7,10 +7,12 @@
 //! - [`check`]: a check's run judged against the base;
 //! - [`internals`]: changes to the repository's internals judged, and what
 //!   halts an attempt that nothing confines;
-//! - [`resume`]: where a run of a task resumes (its attempt window, its base).
+//! - [`resume`]: where a run of a task resumes (its attempt window, its base);
+//! - [`land`]: whether and how a task's result lands (`retry-run land`).
 
 pub(crate) mod check;
 pub(crate) mod internals;
+pub(crate) mod land;
 pub(crate) mod new_target;
 pub(crate) mod resume;
 

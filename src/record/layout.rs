@@ -10,6 +10,8 @@
 //!     prompt.md  context.json  manifest.json  attempt.json  agent.out
 //!     verifier-<call>.out  checks/<check>.out  checks/<check>.rerun-<i>.out
 //!     leftovers/  tmp/
+//!   lands/<k>/                  (`retry-run land`'s gates on a replay)
+//!     attempt.json  checks/<check>.out  base/<check>.out  tmp/
 //! ```
 
 use std::fmt::Display;
@@ -23,6 +25,7 @@ const LOCK: &str = "lock";
 const BASELINE: &str = "baseline";
 const ATTEMPTS: &str = "attempts";
 const TMP: &str = "tmp";
+const LANDS: &str = "lands";
 
 /// `tasks/<task>/`: one task's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +84,18 @@ impl TaskDir {
         AttemptDir { path: self.path.join(ATTEMPTS).join(n.to_string()) }
     }
 
+    /// `lands/`: the gates of each land that replayed the task's change.
+    pub fn lands(&self) -> PathBuf {
+        self.path.join(LANDS)
+    }
+
+    /// `lands/<k>/`: the `k`th replay's gates, laid out as an attempt's
+    /// (`attempt.json`, `checks/<check>.out`, `tmp/`), with the checks on
+    /// the branch's tip in `base/<check>.out`. Not an attempt of the task.
+    pub fn land(&self, k: u32) -> AttemptDir {
+        AttemptDir { path: self.lands().join(k.to_string()) }
+    }
+
     /// Whether `rel`, a path relative to the task's directory, belongs to
     /// this machine only and is never shared (`push`): the lock and the
     /// attempts' private TMPDIRs (`attempts/<n>/tmp`), the task's and each
@@ -97,6 +112,7 @@ impl TaskDir {
         writing
             || matches!(own, [l] if *l == LOCK)
             || matches!(own, [a, _, t] if *a == ATTEMPTS && *t == TMP)
+            || matches!(parts.as_slice(), [l, _, t, ..] if *l == LANDS && *t == TMP)
             || matches!(parts.as_slice(), [c, t] if *c == "choice" && *t == TMP)
     }
 }
@@ -272,6 +288,10 @@ mod tests {
             ("choice/tmp", true),
             ("choice/verifier-1.out", false),
             ("lanes/2/attempts/2/manifest.6707-17.tmp", true),
+            ("lands/1/tmp", true),
+            ("lands/1/tmp/objects/pack", true),
+            ("lands/1/checks/pytest.out", false),
+            ("lands/1/attempt.json", false),
             ("events.41-3.tmp", true),
         ] {
             assert_eq!(TaskDir::is_local(Path::new(rel)), local, "{rel}");

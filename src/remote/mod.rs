@@ -201,11 +201,13 @@ impl Remote {
     }
 
     /// A task that succeeded elsewhere gets its `retry-run/<task>` branch
-    /// here too, unless the branch exists.
+    /// here too, unless the branch exists or the result landed (a land
+    /// removes the branch: `retry-run land`).
     fn set_success_branch(&self, task: &str, events: &[u8]) -> Result<(), RemoteError> {
         let verified = crate::record::chain::verify(events);
         let state = state(&verified.events);
         if let Some((Event::TaskSucceeded { commit, branch, .. }, _)) = &state.finished
+            && state.review_label() != Some("landed")
             && self.repo.ref_target(&format!("refs/heads/{branch}")).is_none()
             && branch == &refs::success_branch(task)
             && let Ok(oid) = commit.parse::<Oid>()

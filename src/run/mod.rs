@@ -29,6 +29,9 @@
 //! [`gates::checks`], [`gates::builtin`], [`gates::verifier`]) and the
 //! outcome recorded. `recorder` builds every event the loop appends.
 //!
+//! After the loop, [`land`] brings a task's result onto a branch (`retry-run
+//! land`), running the same gates again on a replay.
+//!
 //! Around the loop: [`queue`] runs several tasks (`run -j`), `lanes/` one
 //! task's attempt chains at once (`run --lanes`), `held_lease`
 //! keeps a task's lease on a remote, [`progress`] shows what happens, and
@@ -43,6 +46,7 @@ mod disk_budget;
 mod error;
 pub(crate) mod gates;
 mod held_lease;
+pub(crate) mod land;
 mod lanes;
 mod outside;
 mod plan;

@@ -83,6 +83,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "project",
             "record",
             "remote",
+            "report",
             "sandbox",
             "summarize",
             "syntax",

@@ -21,6 +21,7 @@ mod fleet;
 mod flow;
 mod honest_success;
 mod init;
+mod land;
 mod lanes;
 mod mcp;
 mod real_projects;

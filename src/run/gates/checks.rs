@@ -469,6 +469,33 @@ pub(crate) fn run_and_judge(
     Ok(judge(check, &parsed, base, how, 1, false))
 }
 
+/// A run of `check` on a base (commit `base`, checked out in `wt`), once,
+/// confined and with the runner variables as the checks on a task's base
+/// get them, its output in `out_file`: what the checks on the replayed tree
+/// are judged against (`retry-run land`). Not cached: the base is a
+/// branch's tip.
+pub(crate) fn base_run(
+    repo: &Repo,
+    check: &CheckConfig,
+    (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),
+    out_file: &Path,
+    base: Oid,
+) -> Result<Baseline, String> {
+    let added = runners::runner_env(&inherited(env, &confinement.unset()));
+    let f = run_once(check, wt, &with(env, &added), out_file, confinement)?;
+    let p = parse(check, &f, wt, repo, &|rel| std::fs::read(wt.join(rel)).ok());
+    Ok(Baseline {
+        check: check.name.clone(),
+        run: check.run.clone(),
+        base: base.to_string(),
+        passed: p.exited_ok() && p.runner_failure.is_none(),
+        failures: p.failures,
+        ran: p.tests.ran,
+        keys: KEYS_VERSION,
+        runner_failure: p.runner_failure,
+    })
+}
+
 /// What retry-run added to a check's runs, for the record.
 struct Runs {
     /// The runner variables of its first run.
