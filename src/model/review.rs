@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// What a reviewer decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Verdict {
+pub enum Verdict {
     Approved,
     #[default]
     Rejected,
@@ -28,7 +28,7 @@ impl Verdict {
 /// Where a verdict came from (`Review::channel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Channel {
+pub enum Channel {
     /// `retry-run review` with its flags (or the critique on stdin).
     #[default]
     Cli,
@@ -63,7 +63,7 @@ impl Channel {
 /// deleted file), and the diff lines it refers to as they were when it was
 /// made (so the next prompt shows them beside it).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub(crate) struct LineComment {
+pub struct LineComment {
     #[serde(default)]
     pub path: String,
     #[serde(default)]
@@ -84,7 +84,7 @@ pub(crate) struct LineComment {
 /// A reviewer's verdict on attempt `attempt` of a task (its commit
 /// `commit`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub(crate) struct Review {
+pub struct Review {
     #[serde(default)]
     pub verdict: Verdict,
     /// The attempt judged.
@@ -133,7 +133,7 @@ impl Review {
 /// How a land updated the branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum LandHow {
+pub enum LandHow {
     /// The branch was at the task's base: moved to the task's commit.
     #[default]
     FastForward,
@@ -155,7 +155,7 @@ impl LandHow {
 
 /// Where a land put a task's result.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub(crate) struct Landed {
+pub struct Landed {
     /// The branch updated (`main`, without `refs/heads/`).
     #[serde(default)]
     pub onto: String,

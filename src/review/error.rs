@@ -6,8 +6,6 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub(crate) enum ReviewError {
-    #[error("review is not built yet")]
-    NotYet,
     #[error("task {task} is running (process {pid}); a review judges a result, not an attempt under way")]
     Running { task: String, pid: String },
     #[error("the log of task {task} does not verify ({}): nothing was recorded", path.display())]
@@ -54,10 +52,7 @@ impl ReviewError {
             | ReviewError::RequiredChange { .. }
             | ReviewError::NoRequiredChange { .. }
             | ReviewError::Comment { .. } => true,
-            ReviewError::NotYet
-            | ReviewError::Running { .. }
-            | ReviewError::BrokenLog { .. }
-            | ReviewError::CommitGone { .. } => false,
+            ReviewError::Running { .. } | ReviewError::BrokenLog { .. } | ReviewError::CommitGone { .. } => false,
         }
     }
 
