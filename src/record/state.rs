@@ -464,4 +464,18 @@ mod tests {
         let s = state(&log(&again));
         assert_eq!((s.result_attempt(), s.review_label(), s.reviews.len()), (Some(2), None, 1));
     }
+
+    #[test]
+    fn a_review_reads_its_attempt_from_the_envelope_and_writes_it_back_there() {
+        let logged = serde_json::json!({"seq": 12, "ts": "t", "type": "Reviewed", "attempt": 3, "prev": "p",
+            "verdict": "rejected", "commit": "abc", "by": "Ann <a@x>", "channel": "github-pr",
+            "required_change": "Retry the 429.", "critique": "it swallows\nthe 429",
+            "comments": [{"path": "src/a.py", "start": 4, "end": 5, "text": "here", "lines": ["+x"]}]});
+        let Some(e @ Event::Reviewed { .. }) = Event::parse(&logged) else { panic!("Reviewed: {logged}") };
+        let Event::Reviewed { review } = &e else { unreachable!() };
+        assert_eq!((review.attempt, review.channel, review.comments.len()), (3, crate::model::Channel::GithubPr, 1));
+        let line = encode(12, "t", e.kind(), Some(review.attempt), "p", &e.fields());
+        let back: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(back, logged);
+    }
 }
