@@ -49,6 +49,12 @@ pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Stan
             "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues (with `--` and the agent after it when the agent was given there)."
         );
     }
+    // A task run in lanes has its attempts in its lanes' records: its own
+    // list is empty, its result is still there to review and land.
+    if let Standing::Succeeded { attempt, branch } = standing {
+        return reviews::next_step(task, *attempt, verdicts)
+            .unwrap_or_else(|| succeeded_look(task, attempts, *attempt, branch));
+    }
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
@@ -58,10 +64,6 @@ pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Stan
             n = last.number,
             next = last.number + 1
         );
-    }
-    if let Standing::Succeeded { attempt, branch } = standing {
-        return reviews::next_step(task, *attempt, verdicts)
-            .unwrap_or_else(|| succeeded_look(task, attempts, *attempt, branch));
     }
     if let Some(c) = crate::outcome::tested_checkout(last) {
         return format!(
@@ -719,6 +721,18 @@ mod tests {
         assert!(at("## Attempts") < at("## Reviews") && at("## Reviews") < at("## Landed"));
         assert!(at("## Landed") < at("## The task") && at("### Review 1:") < at("### Review 2: attempt 1 approved"));
         at("Attempt 1 landed on `main` (fast-forward");
+    }
+
+    #[test]
+    fn a_result_of_a_task_run_in_lanes_has_its_next_step_though_its_attempts_are_in_its_lanes() {
+        use crate::model::{Review, Verdict};
+        let standing = Standing::Succeeded { attempt: 1, branch: "retry-run/t".into() };
+        let text = first_look("t", &[], &standing, &Verdicts::default());
+        assert!(text.starts_with("Attempt 1 passed every gate"), "{text}");
+        let approved = [Review { verdict: Verdict::Approved, attempt: 1, by: "Ann".into(), ..Review::default() }];
+        let text = first_look("t", &[], &standing, &Verdicts { reviews: &approved, landed: None });
+        assert!(text.contains("`retry-run land t`"), "{text}");
+        assert!(first_look("t", &[], &Standing::Open, &Verdicts::default()).starts_with("No attempt has run yet"));
     }
 
     #[test]
