@@ -55,6 +55,7 @@ pub(crate) mod diff;
 pub(crate) mod init;
 pub(crate) mod review;
 pub(crate) mod run;
+pub(crate) mod ui;
 
 // The command line.
 pub mod cli;

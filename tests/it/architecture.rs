@@ -136,6 +136,27 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
         ],
     ),
     (
+        "ui",
+        Verb,
+        &[
+            "config",
+            "console",
+            "context",
+            "git",
+            "model",
+            "outcome",
+            "pathfmt",
+            "process",
+            "record",
+            "report",
+            "review",
+            "run",
+            "stats",
+            "syntax",
+            "text",
+        ],
+    ),
+    (
         "cli",
         Cli,
         &[
@@ -167,6 +188,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
             "stats",
             "summarize",
             "text",
+            "ui",
         ],
     ),
 ];

@@ -1,0 +1,61 @@
+//! `retry-run ui`: a local web view of the repository's tasks (docs/ui.md).
+//!
+//! The server (`server.rs`: the listener on 127.0.0.1, the token, the
+//! cookie, the origin and host checks, live updates, the actions) maps
+//! each request to a [`Route`] (pure, `routes.rs`) and answers a page
+//! from `pages/`, which reads the record only through the library's
+//! readers and escapes every byte that came from it.
+
+pub(crate) mod pages;
+
+/// What a request asks for, once its path and query are read. Ids are
+/// checked as record ids; nothing here is a file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// `/`: the task list, with its filter (`?state=…&q=…`).
+    Tasks { state: Option<String>, query: Option<String> },
+    /// `/tasks/<id>`: a task's timeline.
+    Task { id: String },
+    /// `/tasks/<id>/timeline`: the timeline alone, for live updates.
+    Timeline { id: String },
+    /// `/tasks/<id>/attempts/<n>?against=base|previous&layout=unified|split`.
+    Attempt { id: String, n: u32, against: Against, layout: Layout },
+    /// `/tasks/<id>/attempts/<n>/prompt`: the prompt it received.
+    Prompt { id: String, n: u32 },
+    /// `/tasks/<id>/attempts/<n>/checks/<check>`: a check's full output.
+    CheckOutput { id: String, n: u32, check: String },
+    /// `/tasks/<id>/lanes`: the lanes side by side.
+    Lanes { id: String },
+    /// `/stats`: the charts.
+    Stats,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Against {
+    #[default]
+    Base,
+    Previous,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Layout {
+    #[default]
+    Unified,
+    Split,
+}
+
+/// A page as the server sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Page {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+}
+
+/// Where the pages read from: the repository and its record.
+pub(crate) struct Site<'a> {
+    pub repo: &'a crate::git::Repo,
+    pub store: &'a crate::record::Store,
+    /// The token every form carries (the server checks it on POST).
+    pub token: &'a str,
+}
