@@ -51,10 +51,11 @@ def binary(given):
     if given:
         return given
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    for profile in ["release", "quick"]:
-        b = target / profile / "retry-run"
-        if b.exists():
-            return str(b)
+    # The newer of the two optimised builds: an old release binary may
+    # predate `land`.
+    built = [target / p / "retry-run" for p in ["release", "quick"] if (target / p / "retry-run").exists()]
+    if built:
+        return str(max(built, key=lambda b: b.stat().st_mtime))
     raise SystemExit("no optimised retry-run binary: cargo build --profile quick")
 
 
