@@ -6,7 +6,14 @@
 //! from `pages/`, which reads the record only through the library's
 //! readers and escapes every byte that came from it.
 
+mod actions;
+pub(crate) mod assets;
+mod auth;
 pub(crate) mod pages;
+mod routes;
+mod server;
+
+pub(crate) use server::{Options, UiError, serve};
 
 /// What a request asks for, once its path and query are read. Ids are
 /// checked as record ids; nothing here is a file name.
