@@ -217,12 +217,12 @@ fn a_rejection_with_a_line_comment_and_a_land_from_the_page_are_what_the_command
     b.goto(&ui.url);
     b.goto(&ui.at("/tasks/by-page/attempts/1"));
     // A line comment on the added line 3, then the rejection.
-    b.click("[data-line=\"app.py:3\"] .comment-add, [data-path=\"app.py\"][data-new-line=\"3\"] button");
-    b.fill("textarea[name=\"comment\"]", "no debug in production");
-    b.fill("input[name=\"required_change\"], textarea[name=\"required_change\"]", "Drop the debug flag.");
-    b.fill("textarea[name=\"critique\"]", critique);
+    b.click("[data-path=\"app.py\"][data-line=\"3\"]");
+    b.fill("#review textarea[name=\"comment_text\"]", "no debug in production");
+    b.fill("#review [name=\"required_change\"]", "Drop the debug flag.");
+    b.fill("#review [name=\"critique\"]", critique);
     b.screenshot("review");
-    b.click("button[name=\"verdict\"][value=\"reject\"], button[value=\"rejected\"]");
+    b.click("#review button[name=\"verdict\"][value=\"reject\"]");
     b.wait_until("return document.readyState === 'complete'", 10, "the review is posted");
     let end = Instant::now() + Duration::from_secs(10);
     while of_type(&events(&r, "by-page"), "Reviewed").is_empty() && Instant::now() < end {
@@ -232,13 +232,13 @@ fn a_rejection_with_a_line_comment_and_a_land_from_the_page_are_what_the_command
     let (page, page_channel) = reviewed_event(&env, &r, "by-page");
     assert_eq!(page, cli, "the page's rejection is the command's");
     assert_eq!(cli_channel, "cli");
-    assert_ne!(page_channel, "cli", "the page's channel is its own");
+    assert_eq!(page_channel, "ui", "the page's channel is its own");
 
     // Land from the page: the result is on main.
     let tree = env.git(&r, &["rev-parse", "refs/retry-run/to-land/1^{tree}"]);
     b.goto(&ui.at("/tasks/to-land"));
     b.screenshot("land");
-    b.click("form[action$=\"/land\"] button, button[name=\"land\"]");
+    b.click("form[action$=\"/land\"] button");
     let end = Instant::now() + Duration::from_secs(30);
     while of_type(&events(&r, "to-land"), "TaskLanded").is_empty() && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(100));
@@ -374,7 +374,7 @@ fn an_agents_script_tags_handlers_and_javascript_links_never_run_in_the_page() {
     b.screenshot("hostile");
 
     // Every page carries a policy that allows no inline script.
-    let page = http(ui.port(), "GET", &format!("/tasks/hostile?token={}", ui.token), &[], "");
+    let page = http(ui.port(), "GET", "/tasks/hostile", &[("Cookie", ui.cookie().as_str())], "");
     assert_eq!(page.status, 200, "{page:?}");
     let csp = page.header("content-security-policy").unwrap_or_else(|| panic!("no CSP: {page:?}"));
     let script_src = csp
@@ -393,33 +393,59 @@ fn requests_without_the_token_from_another_origin_or_outside_the_record_are_refu
     env.git(&r, &["config", "user.email", "ann@example.com"]);
     run(&env, &r, "t", "Set the value to 2", &[], &FakeAgent::new().write("app.py", "value = 2\n")).assert_code(0);
     let log = std::fs::read(r.join(".git/retry-run/tasks/t/events.jsonl")).expect("the log");
+    let base = env.git(&r, &["rev-parse", "main"]);
     let ui = Ui::start(&env, &r, &[]);
     let port = ui.port();
     let tok = format!("token={}", ui.token);
+    let cookie = ui.cookie();
+    let with_cookie = [("Cookie", cookie.as_str())];
 
-    // With the token: the page; without it: refused, nothing of the record.
-    let ok = http(port, "GET", &format!("/?{tok}"), &[], "");
+    // The first visit, with the token in the URL: a cookie, and the same
+    // page without the token; then the cookie is enough.
+    let first = http(port, "GET", &format!("/?{tok}"), &[], "");
+    assert!((300..400).contains(&first.status), "{first:?}");
+    assert_eq!(first.header("location"), Some("/"), "{first:?}");
+    let set = first.header("set-cookie").unwrap_or_else(|| panic!("no cookie: {first:?}"));
+    assert!(set.starts_with(&cookie) && set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+    let ok = http(port, "GET", "/", &with_cookie, "");
     assert_eq!(ok.status, 200, "{ok:?}");
-    let none = http(port, "GET", "/", &[], "");
-    assert!(matches!(none.status, 401 | 403), "{none:?}");
-    assert!(!none.body.contains("Set the value"), "{none:?}");
-    let wrong = http(port, "GET", "/?token=not-the-token", &[], "");
-    assert!(matches!(wrong.status, 401 | 403), "{wrong:?}");
+    assert!(ok.body.contains("Set the value"), "{ok:?}");
+
+    // Without the token, or with another: refused, nothing of the record.
+    for (what, target, headers) in [
+        ("no token", "/".to_string(), vec![]),
+        ("no token, a task", "/tasks/t".to_string(), vec![]),
+        ("another token", "/?token=not-the-token".to_string(), vec![]),
+        ("another cookie", "/".to_string(), vec![("Cookie", format!("retry-run-ui-{port}=not-the-token"))]),
+    ] {
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let res = http(port, "GET", &target, &headers, "");
+        assert_eq!(res.status, 403, "{what}: {res:?}");
+        assert!(!res.body.contains("Set the value"), "{what}: {res:?}");
+    }
 
     // Another host name (DNS rebinding) is refused, token or not.
-    let rebound = http(port, "GET", &format!("/?{tok}"), &[("Host", "evil.example")], "");
-    assert!((400..500).contains(&rebound.status), "{rebound:?}");
+    let rebound = http(port, "GET", "/", &[("Host", "evil.example"), ("Cookie", cookie.as_str())], "");
+    assert_eq!(rebound.status, 403, "{rebound:?}");
+    assert!(!rebound.body.contains("Set the value"), "{rebound:?}");
 
-    // An action from another origin is refused and records nothing.
-    let post = http(
-        port,
-        "POST",
-        &format!("/tasks/t/review?{tok}"),
-        &[("Origin", "http://evil.example"), ("Content-Type", "application/x-www-form-urlencoded")],
-        &format!("{tok}&verdict=approve"),
-    );
-    assert!(matches!(post.status, 400 | 403), "{post:?}");
+    // An action from another origin, or without the token in its form, is
+    // refused and records nothing.
+    let form = "Content-Type";
+    let urlencoded = "application/x-www-form-urlencoded";
+    let approve = format!("{tok}&verdict=approve");
+    for (what, headers, body) in [
+        ("another origin", vec![("Origin", "http://evil.example"), ("Cookie", cookie.as_str()), (form, urlencoded)], approve.as_str()),
+        ("no origin", vec![("Cookie", cookie.as_str()), (form, urlencoded)], approve.as_str()),
+        ("no token in the form", vec![("Origin", ui.origin.as_str()), ("Cookie", cookie.as_str()), (form, urlencoded)], "verdict=approve"),
+    ] {
+        let res = http(port, "POST", "/tasks/t/review", &headers, body);
+        assert_eq!(res.status, 403, "{what}: {res:?}");
+        let land = http(port, "POST", "/tasks/t/land", &headers, body);
+        assert_eq!(land.status, 403, "{what}: {land:?}");
+    }
     assert_eq!(std::fs::read(r.join(".git/retry-run/tasks/t/events.jsonl")).expect("the log"), log);
+    assert_eq!(env.git(&r, &["rev-parse", "main"]), base, "nothing landed");
 
     // Paths are ids: nothing outside the record is served.
     std::fs::write(r.join(".git/secret.txt"), "SECRET-OUTSIDE-THE-RECORD").expect("a file outside the record");
@@ -432,9 +458,8 @@ fn requests_without_the_token_from_another_origin_or_outside_the_record_are_refu
         "/static/..%2F..%2Fsecret.txt",
         "/tasks/t%2F..%2F..%2F..%2Fsecret.txt",
     ] {
-        let sep = if path.contains('?') { '&' } else { '?' };
-        let res = http(port, "GET", &format!("{path}{sep}{tok}"), &[], "");
-        assert!((400..500).contains(&res.status), "{path}: {res:?}");
+        let res = http(port, "GET", path, &with_cookie, "");
+        assert_eq!(res.status, 404, "{path}: {res:?}");
         assert!(!res.body.contains("SECRET-OUTSIDE") && !res.body.contains("[[check]]"), "{path}: {res:?}");
     }
 }

@@ -305,6 +305,12 @@ impl Ui {
         format!("{}{path}", self.origin)
     }
 
+    /// The cookie the first visit sets (`name=token`), for a request
+    /// sent without a browser.
+    pub(crate) fn cookie(&self) -> String {
+        format!("retry-run-ui-{}={}", self.port(), self.token)
+    }
+
     /// The port it listens on.
     pub(crate) fn port(&self) -> u16 {
         self.origin.rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port in the origin")
