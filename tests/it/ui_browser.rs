@@ -218,11 +218,11 @@ fn a_rejection_with_a_line_comment_and_a_land_from_the_page_are_what_the_command
     b.goto(&ui.at("/tasks/by-page/attempts/1"));
     // A line comment on the added line 3, then the rejection.
     b.click("[data-path=\"app.py\"][data-line=\"3\"]");
-    b.fill("#review textarea[name=\"comment_text\"]", "no debug in production");
-    b.fill("#review [name=\"required_change\"]", "Drop the debug flag.");
-    b.fill("#review [name=\"critique\"]", critique);
+    b.fill("form.review textarea[name=\"comment_text\"]", "no debug in production");
+    b.fill("form.review [name=\"required_change\"]", "Drop the debug flag.");
+    b.fill("form.review [name=\"critique\"]", critique);
     b.screenshot("review");
-    b.click("#review button[name=\"verdict\"][value=\"reject\"]");
+    b.click("form.review button[name=\"verdict\"][value=\"reject\"]");
     b.wait_until("return document.readyState === 'complete'", 10, "the review is posted");
     let end = Instant::now() + Duration::from_secs(10);
     while of_type(&events(&r, "by-page"), "Reviewed").is_empty() && Instant::now() < end {
@@ -287,12 +287,12 @@ fn a_running_tasks_page_shows_each_new_attempt_without_a_reload() {
     b.goto(&ui.at("/tasks/live"));
     b.screenshot("running");
     b.js("window.__sameDocument = 'still here'; return true", vec![]);
-    let attempts = |b: &Browser| b.count("[data-attempt]");
+    let attempts = |b: &Browser| b.count("#timeline .attempt");
     let before = attempts(&b);
 
     std::fs::write(&go1, "").expect("go1");
     b.wait_until(
-        &format!("return document.querySelectorAll('[data-attempt]').length > {before}"),
+        &format!("return document.querySelectorAll('#timeline .attempt').length > {before}"),
         60,
         "attempt 2 shows up on the page",
     );

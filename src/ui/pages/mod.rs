@@ -29,7 +29,7 @@ use self::html as esc;
 pub(crate) fn page(site: &Site<'_>, route: &Route) -> Page {
     let answer = match route {
         Route::Tasks { state, query } => tasks::page(site, state.as_deref(), query.as_deref()),
-        Route::Task { id } => task::page(site, id),
+        Route::Task { id, .. } => task::page(site, id),
         Route::Timeline { id } => task::timeline_fragment(site, id),
         Route::Attempt { id, n, against, layout } => attempt::page(site, id, *n, *against, *layout),
         Route::Prompt { id, n } => attempt::prompt(site, id, *n),
