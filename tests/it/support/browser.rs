@@ -75,8 +75,11 @@ impl Browser {
         let (chromium, driver) = match (on_path("chromium"), on_path("chromedriver")) {
             (Some(c), Some(d)) => (c, d),
             (c, d) => {
-                let missing: Vec<&str> =
-                    [(c.is_none(), "chromium"), (d.is_none(), "chromedriver")].iter().filter(|m| m.0).map(|m| m.1).collect();
+                let missing: Vec<&str> = [(c.is_none(), "chromium"), (d.is_none(), "chromedriver")]
+                    .iter()
+                    .filter(|m| m.0)
+                    .map(|m| m.1)
+                    .collect();
                 let why = format!(
                     "{} not found on PATH (Debian: apt-get install chromium chromium-driver)",
                     missing.join(" and ")
