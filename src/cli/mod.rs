@@ -27,6 +27,7 @@ mod stats;
 mod status;
 mod summarize;
 mod sync;
+mod ui;
 pub(crate) mod worktree;
 
 use std::path::PathBuf;
@@ -58,6 +59,7 @@ pub enum Command {
     Report(report::ReportArgs),
     Review(review::ReviewArgs),
     Land(land::LandArgs),
+    Ui(ui::UiArgs),
     Stats(stats::StatsArgs),
     Scope(scope::ScopeArgs),
     Diff(diff::DiffArgs),
@@ -187,6 +189,7 @@ pub fn main() -> i32 {
         Command::Report(args) => report::run(&dir, args),
         Command::Review(args) => review::run(&dir, args),
         Command::Land(args) => land::run(&dir, args),
+        Command::Ui(args) => ui::run(&dir, args),
         Command::Stats(args) => stats::run(&dir, args),
         Command::Scope(args) => scope::run(&dir, args),
         Command::Diff(args) => diff::run(&dir, args),

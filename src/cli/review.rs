@@ -151,5 +151,6 @@ fn request(dir: &Path, args: &ReviewArgs) -> Result<Request, CliError> {
         by: args.by.clone(),
         input,
         config_path: args.config.as_ref().map(|p| super::absolute(p, dir)),
+        channel: crate::model::Channel::Cli,
     })
 }

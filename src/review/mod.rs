@@ -57,6 +57,10 @@ pub(crate) struct Request {
     pub input: Input,
     /// `--config`: the project's config, for `--from-log`'s check.
     pub config_path: Option<PathBuf>,
+    /// Where a verdict given directly (approve, or reject with a required
+    /// change) comes from: the command line, or the web view (`retry-run
+    /// ui`); the sources name their own.
+    pub channel: Channel,
 }
 
 /// A review recorded, with what the reviewer should know (a repeated
@@ -183,7 +187,7 @@ impl Judging<'_> {
     /// The review as it will be recorded.
     fn review(&self, dir: &Path, req: &Request) -> Result<Review, ReviewError> {
         let (draft, flags) = match &req.input {
-            Input::Approve => (Review { verdict: Verdict::Approved, ..Review::default() }, true),
+            Input::Approve => (Review { verdict: Verdict::Approved, channel: req.channel, ..Review::default() }, true),
             Input::Reject { required_change, critique, comments } => {
                 let mut files = None;
                 let mut judged = Vec::new();
@@ -196,7 +200,7 @@ impl Judging<'_> {
                 }
                 let draft = Review {
                     verdict: Verdict::Rejected,
-                    channel: Channel::Cli,
+                    channel: req.channel,
                     required_change: Some(required_change.trim().to_string()),
                     critique: critique.clone().filter(|c| !c.trim().is_empty()),
                     comments: judged,

@@ -13,6 +13,7 @@ use tree_sitter::{Language, Node, Parser, Point, Query, QueryCursor};
 use crate::model::ScopeSpan;
 
 pub(crate) mod cache;
+pub(crate) mod highlight;
 pub(crate) mod tests_in;
 
 /// A language retry-run can parse.

@@ -6,7 +6,14 @@
 //! from `pages/`, which reads the record only through the library's
 //! readers and escapes every byte that came from it.
 
+mod actions;
+pub(crate) mod assets;
+mod auth;
 pub(crate) mod pages;
+mod routes;
+mod server;
+
+pub(crate) use server::{Options, UiError, serve};
 
 /// What a request asks for, once its path and query are read. Ids are
 /// checked as record ids; nothing here is a file name.
@@ -14,8 +21,10 @@ pub(crate) mod pages;
 pub(crate) enum Route {
     /// `/`: the task list, with its filter (`?state=…&q=…`).
     Tasks { state: Option<String>, query: Option<String> },
-    /// `/tasks/<id>`: a task's timeline.
-    Task { id: String },
+    /// `/tasks/<id>`: a task's timeline; with what an action posted from
+    /// it (review, land) was refused for, shown above it (the server
+    /// sends the page with a 4xx status).
+    Task { id: String, refused: Option<Refusal> },
     /// `/tasks/<id>/timeline`: the timeline alone, for live updates.
     Timeline { id: String },
     /// `/tasks/<id>/attempts/<n>?against=base|previous&layout=unified|split`.
@@ -28,6 +37,17 @@ pub(crate) enum Route {
     Lanes { id: String },
     /// `/stats`: the charts.
     Stats,
+}
+
+/// Why an action posted from a task's page was refused: the error's
+/// message and what to do, as the command line would print them (text
+/// from the record in them: the pages escape it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// `review` or `land`.
+    pub action: &'static str,
+    pub message: String,
+    pub hint: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -14,8 +14,10 @@
 //!   jsonschema, the agent CLIs), installed on first use into a cache
 //!   outside the checkout.
 //! - [`child`]: this test binary re-executed as a child process.
+//! - [`browser`]: `retry-run ui` in a real headless chromium.
 
 pub(crate) mod agent;
+pub(crate) mod browser;
 pub(crate) mod child;
 pub(crate) mod fixture;
 pub(crate) mod record;
