@@ -21,9 +21,9 @@ pub(crate) mod view;
 
 use maud::{DOCTYPE, Markup, html};
 
+use self::html as esc;
 use super::{Page, Route, Site};
 use crate::record::RecordError;
-use self::html as esc;
 
 /// The page `route` asks for.
 pub(crate) fn page(site: &Site<'_>, route: &Route) -> Page {
