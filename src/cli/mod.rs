@@ -28,6 +28,7 @@ mod status;
 mod summarize;
 mod sync;
 mod ui;
+mod ui_page;
 pub(crate) mod worktree;
 
 use std::path::PathBuf;
@@ -80,6 +81,8 @@ pub enum Command {
     #[command(hide = true)]
     JudgeOutput(judge_output::JudgeOutputArgs),
     Pull(sync::PullArgs),
+    #[command(hide = true)]
+    UiPage(ui_page::UiPageArgs),
 }
 
 /// The numbers of the command line, checked by the rules of the config
@@ -209,6 +212,7 @@ pub fn main() -> i32 {
         Command::Push(args) => sync::push(&dir, args),
         Command::JudgeOutput(args) => judge_output::run(&dir, args),
         Command::Pull(args) => sync::pull(&dir, args),
+        Command::UiPage(args) => ui_page::run(&dir, args),
     };
     match result {
         Ok(code) => code,

@@ -226,7 +226,12 @@ impl Repo {
     /// merge base): two snapshots of one task, say, attempt against
     /// attempt.
     pub fn compare_snapshots(&self, old: Oid, new: Oid, depth: DiffDepth) -> Result<Comparison<'_>, GitError> {
-        let view = HeadView { repo: &self.repo, tree: self.commit_tree(new)?, overlay: BTreeMap::new(), contents: HashMap::new() };
+        let view = HeadView {
+            repo: &self.repo,
+            tree: self.commit_tree(new)?,
+            overlay: BTreeMap::new(),
+            contents: HashMap::new(),
+        };
         let (changes, (patch, patch_lines)) = compare(&view, self.commit_tree(old)?, &BTreeSet::new(), depth, None)?;
         Ok(Comparison {
             changes: ChangeSet { base: old.to_string(), head: Head::Commit(new.to_string()), changes },

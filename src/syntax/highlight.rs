@@ -47,8 +47,11 @@ fn config(language: &str) -> Option<&'static HighlightConfiguration> {
         Some(c)
     };
     match language {
-        "python" => PY.get_or_init(|| build(tree_sitter_python::LANGUAGE.into(), "python", tree_sitter_python::HIGHLIGHTS_QUERY)),
-        "rust" => RS.get_or_init(|| build(tree_sitter_rust::LANGUAGE.into(), "rust", tree_sitter_rust::HIGHLIGHTS_QUERY)),
+        "python" => PY
+            .get_or_init(|| build(tree_sitter_python::LANGUAGE.into(), "python", tree_sitter_python::HIGHLIGHTS_QUERY)),
+        "rust" => {
+            RS.get_or_init(|| build(tree_sitter_rust::LANGUAGE.into(), "rust", tree_sitter_rust::HIGHLIGHTS_QUERY))
+        }
         _ => return None,
     }
     .as_ref()

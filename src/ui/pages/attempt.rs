@@ -11,8 +11,8 @@ use std::io::Read;
 
 use maud::{Markup, PreEscaped, html};
 
-use super::html as esc;
 use super::diff::{self, Kind};
+use super::html as esc;
 use super::view::task;
 use super::{Answer, Missing, Site, html_page, layout, short, text_page};
 use crate::git::{DiffDepth, Oid};
@@ -104,11 +104,12 @@ fn diff_section(
         return (html! { p { "This attempt left no snapshot: no diff to show." } }, String::new());
     };
     let base = site.repo.parents(new).first().copied();
-    let (old, what) = match (against, previous.and_then(|p| Some((p.number, Oid::from_str(p.commit.as_deref()?).ok()?)))) {
-        (Against::Previous, Some((pn, oid))) => (Some(oid), format!("Against attempt {pn}.")),
-        (Against::Previous, None) => (base, "No earlier attempt left a snapshot: against the base.".into()),
-        (Against::Base, _) => (base, "Against the base.".into()),
-    };
+    let (old, what) =
+        match (against, previous.and_then(|p| Some((p.number, Oid::from_str(p.commit.as_deref()?).ok()?)))) {
+            (Against::Previous, Some((pn, oid))) => (Some(oid), format!("Against attempt {pn}.")),
+            (Against::Previous, None) => (base, "No earlier attempt left a snapshot: against the base.".into()),
+            (Against::Base, _) => (base, "Against the base.".into()),
+        };
     let Some(old) = old else { return (html! { p { "The snapshot's base is not in the repository." } }, what) };
     match site.repo.compare_snapshots(old, new, DiffDepth::Patch { max_lines: MAX_DIFF_LINES }) {
         Ok(c) => {
@@ -147,7 +148,9 @@ fn highlighted(site: &Site<'_>, commit: Oid, path: Option<&str>) -> Option<Vec<V
 
 /// A line's code, its spans wrapped in `hl-<name>` classes.
 fn code(text: &str, spans: Option<&Vec<Span>>) -> Markup {
-    let Some(spans) = spans.filter(|s| s.iter().all(|sp| sp.end <= text.len() && text.is_char_boundary(sp.start) && text.is_char_boundary(sp.end))) else {
+    let Some(spans) = spans.filter(|s| {
+        s.iter().all(|sp| sp.end <= text.len() && text.is_char_boundary(sp.start) && text.is_char_boundary(sp.end))
+    }) else {
         return html! { (esc::text(text)) };
     };
     let mut out = String::with_capacity(text.len() * 2);
@@ -310,12 +313,26 @@ mod tests {
     #[test]
     fn deletions_sit_beside_the_additions_that_follow() {
         let l = |kind, text: &str| diff::Line { kind, old: None, new: None, text: text.into() };
-        let lines = [l(Kind::Context, "a"), l(Kind::Deleted, "b"), l(Kind::Deleted, "c"), l(Kind::Added, "C"), l(Kind::Added, "D"), l(Kind::Added, "E"), l(Kind::Context, "f")];
+        let lines = [
+            l(Kind::Context, "a"),
+            l(Kind::Deleted, "b"),
+            l(Kind::Deleted, "c"),
+            l(Kind::Added, "C"),
+            l(Kind::Added, "D"),
+            l(Kind::Added, "E"),
+            l(Kind::Context, "f"),
+        ];
         let got: Vec<(Option<&str>, Option<&str>)> =
             split_rows(&lines).iter().map(|(a, b)| (a.map(|x| x.text.as_str()), b.map(|x| x.text.as_str()))).collect();
         assert_eq!(
             got,
-            [(Some("a"), Some("a")), (Some("b"), Some("C")), (Some("c"), Some("D")), (None, Some("E")), (Some("f"), Some("f"))]
+            [
+                (Some("a"), Some("a")),
+                (Some("b"), Some("C")),
+                (Some("c"), Some("D")),
+                (None, Some("E")),
+                (Some("f"), Some("f"))
+            ]
         );
     }
 
@@ -323,6 +340,10 @@ mod tests {
     fn text_is_cut_and_binary_is_said() {
         assert_eq!(as_text(b"ok\n".to_vec(), 3), b"ok\n");
         assert!(String::from_utf8(as_text(b"a\0b".to_vec(), 3)).unwrap_or_default().contains("binary output, 3 bytes"));
-        assert!(String::from_utf8(as_text(b"abc".to_vec(), 10)).unwrap_or_default().ends_with("[… cut: 3 bytes shown of 10]\n"));
+        assert!(
+            String::from_utf8(as_text(b"abc".to_vec(), 10))
+                .unwrap_or_default()
+                .ends_with("[… cut: 3 bytes shown of 10]\n")
+        );
     }
 }

@@ -23,10 +23,22 @@ const HOSTILE: &[&str] = &[
 /// Fails when `page` holds any hostile string raw (or a NUL or bidi
 /// control at all), or a `javascript:` link.
 fn assert_escaped(page: &str, what: &str) {
-    for bad in ["<script>alert", "<img src=x", "onmouseover=\"", "onfocus='", "</textarea><", "\0", "\u{202e}", "href=\"javascript:"] {
+    for bad in [
+        "<script>alert",
+        "<img src=x",
+        "onmouseover=\"",
+        "onfocus='",
+        "</textarea><",
+        "\0",
+        "\u{202e}",
+        "href=\"javascript:",
+    ] {
         assert!(!page.contains(bad), "{what}: {bad:?} unescaped in\n{page}");
     }
-    assert!(page.contains("&lt;script&gt;") || page.contains("%3Cscript%3E"), "{what}: the hostile text is shown, escaped");
+    assert!(
+        page.contains("&lt;script&gt;") || page.contains("%3Cscript%3E"),
+        "{what}: the hostile text is shown, escaped"
+    );
 }
 
 fn hostile_attempt(n: u32) -> AttemptRecord {
@@ -52,7 +64,13 @@ fn the_timeline_shows_hostile_record_text_only_escaped() {
         required_change: Some(all.clone()),
         critique: Some(all.clone()),
         by: all.clone(),
-        comments: vec![crate::model::LineComment { path: all.clone(), start: 1, end: 2, text: all.clone(), ..Default::default() }],
+        comments: vec![crate::model::LineComment {
+            path: all.clone(),
+            start: 1,
+            end: 2,
+            text: all.clone(),
+            ..Default::default()
+        }],
         ..Default::default()
     };
     let t = TaskView {

@@ -21,9 +21,9 @@ pub(crate) mod view;
 
 use maud::{DOCTYPE, Markup, html};
 
+use self::html as esc;
 use super::{Page, Route, Site};
 use crate::record::RecordError;
-use self::html as esc;
 
 /// The page `route` asks for.
 pub(crate) fn page(site: &Site<'_>, route: &Route) -> Page {
@@ -120,3 +120,14 @@ fn short(oid: &str) -> &str {
 
 #[cfg(test)]
 mod hostile;
+
+/// A file of `/assets/` (the stylesheet, the script), compiled into the
+/// binary; `None` for any other name.
+pub(crate) fn asset(name: &str) -> Option<Page> {
+    let (content_type, body): (&'static str, &'static [u8]) = match name {
+        "app.css" => ("text/css; charset=utf-8", include_bytes!("assets/app.css")),
+        "app.js" => ("text/javascript; charset=utf-8", include_bytes!("assets/app.js")),
+        _ => return None,
+    };
+    Some(Page { status: 200, content_type, body: body.to_vec() })
+}

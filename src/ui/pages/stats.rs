@@ -11,7 +11,11 @@ use crate::stats::{Rate, Stats};
 
 fn rate_bars<K: ToString>(rates: impl Iterator<Item = (K, Rate)>) -> Vec<Bar> {
     rates
-        .map(|(k, r)| Bar { label: k.to_string(), value: r.percent(), shown: format!("{}/{}", r.succeeded, r.attempts) })
+        .map(|(k, r)| Bar {
+            label: k.to_string(),
+            value: r.percent(),
+            shown: format!("{}/{}", r.succeeded, r.attempts),
+        })
         .collect()
 }
 
@@ -27,20 +31,25 @@ pub(crate) fn charts(s: &Stats) -> Vec<(&'static str, String)> {
         .iter()
         .map(|(k, p)| Bar { label: format!("pass@{k}"), value: *p * 100.0, shown: format!("{:.0}%", p * 100.0) })
         .collect();
-    let cost: Vec<Bar> = s
-        .cost_by_task
-        .iter()
-        .map(|(t, c)| Bar { label: t.clone(), value: *c, shown: format!("${c:.2}") })
-        .collect();
+    let cost: Vec<Bar> =
+        s.cost_by_task.iter().map(|(t, c)| Bar { label: t.clone(), value: *c, shown: format!("${c:.2}") }).collect();
     vec![
         ("Tasks by attempts used", bar_chart("Tasks by attempts used", &hist, None)),
         (
             "Success by attempt number",
-            bar_chart("Success by attempt number", &rate_bars(s.by_attempt.iter().map(|(k, r)| (k, r.clone()))), Some(100.0)),
+            bar_chart(
+                "Success by attempt number",
+                &rate_bars(s.by_attempt.iter().map(|(k, r)| (k, r.clone()))),
+                Some(100.0),
+            ),
         ),
         (
             "Success by feedback kind",
-            bar_chart("Success by feedback kind", &rate_bars(s.by_feedback.iter().map(|(k, r)| (k, r.clone()))), Some(100.0)),
+            bar_chart(
+                "Success by feedback kind",
+                &rate_bars(s.by_feedback.iter().map(|(k, r)| (k, r.clone()))),
+                Some(100.0),
+            ),
         ),
         ("pass@k for lanes", bar_chart("pass@k for lanes", &pass, Some(100.0))),
         ("Cost per task", bar_chart("Cost per task", &cost, None)),

@@ -71,10 +71,7 @@ mod tests {
 
     /// The heights of the chart's bars, in order.
     fn heights(svg: &str) -> Vec<f64> {
-        svg.split(r#"height=""#)
-            .skip(2)
-            .filter_map(|rest| rest.split('"').next()?.parse().ok())
-            .collect()
+        svg.split(r#"height=""#).skip(2).filter_map(|rest| rest.split('"').next()?.parse().ok()).collect()
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub(crate) fn keep(row: &Row, state: Option<&str>, query: Option<&str>) -> bool 
         None => true,
         Some(q) => {
             let q = q.to_lowercase();
-            row.id.to_lowercase().contains(&q) || row.last_outcome.as_deref().is_some_and(|o| o.to_lowercase().contains(&q))
+            row.id.to_lowercase().contains(&q)
+                || row.last_outcome.as_deref().is_some_and(|o| o.to_lowercase().contains(&q))
         }
     };
     state_ok && query_ok

@@ -33,8 +33,14 @@ pub(crate) struct Row {
 
 /// A row from a task's verified log (and, for a task in lanes, its lanes'
 /// states). Pure.
-pub(crate) fn row(id: &str, events: &[LogLine], running: bool, broken: bool, lanes: &[TaskState]) -> Row {
-    let s = state(events);
+pub(crate) fn row(
+    id: &str,
+    events: &[LogLine],
+    s: &TaskState,
+    running: bool,
+    broken: bool,
+    lanes: &[TaskState],
+) -> Row {
     let (attempts, cost_usd) = if lanes.is_empty() {
         (s.last_attempt, s.cost_usd)
     } else {
@@ -61,10 +67,9 @@ pub(crate) fn row(id: &str, events: &[LogLine], running: bool, broken: bool, lan
 /// The states of a task's lanes, when it ran in lanes.
 fn lane_states(store: &Store, id: &str, s: &TaskState) -> Vec<TaskState> {
     match s.lanes {
-        Some(k) if k > 1 => (1..=k)
-            .filter_map(|lane| store.read(&refs::lane_record(id, lane)).ok())
-            .map(|v| state(&v.events))
-            .collect(),
+        Some(k) if k > 1 => {
+            (1..=k).filter_map(|lane| store.read(&refs::lane_record(id, lane)).ok()).map(|v| state(&v.events)).collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -75,10 +80,11 @@ pub(crate) fn rows(store: &Store) -> Result<Vec<Row>, RecordError> {
     for id in store.tasks()? {
         match store.read(&id) {
             Ok(v) => {
-                let lanes = lane_states(store, &id, &state(&v.events));
-                out.push(row(&id, &v.events, store.running(&id).is_some(), v.broken.is_some(), &lanes));
+                let s = state(&v.events);
+                let lanes = lane_states(store, &id, &s);
+                out.push(row(&id, &v.events, &s, store.running(&id).is_some(), v.broken.is_some(), &lanes));
             }
-            Err(_) => out.push(row(&id, &[], false, true, &[])),
+            Err(_) => out.push(row(&id, &[], &TaskState::default(), false, true, &[])),
         }
     }
     Ok(out)
@@ -88,21 +94,40 @@ pub(crate) fn rows(store: &Store) -> Result<Vec<Row>, RecordError> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Item {
     /// A round started (`run`, `run --again`) on `base`.
-    Round { first: u32, max: u32, base: String, lanes: Option<u32> },
+    Round {
+        first: u32,
+        max: u32,
+        base: String,
+        lanes: Option<u32>,
+    },
     /// A completed attempt, as its `attempt.json` (or its event) tells it.
     Attempt(Box<AttemptRecord>),
     /// An attempt started and not (yet) completed.
     Started(u32),
     /// An attempt closed before its agent ran.
-    Aborted { n: u32, reason: String },
+    Aborted {
+        n: u32,
+        reason: String,
+    },
     Review(Box<Review>),
     Landed(Box<Landed>),
     /// The round ended: `succeeded`, `escalated` (with why).
-    Ended { what: &'static str, detail: String },
+    Ended {
+        what: &'static str,
+        detail: String,
+    },
     /// A lane ended (in the task's log of a task in lanes).
-    Lane { lane: u32, ending: String, attempts: u32 },
+    Lane {
+        lane: u32,
+        ending: String,
+        attempts: u32,
+    },
     /// The lane chosen as the task's result.
-    Chosen { lane: u32, attempt: u32, why: String },
+    Chosen {
+        lane: u32,
+        attempt: u32,
+        why: String,
+    },
 }
 
 /// A task as its page shows it.
@@ -168,7 +193,14 @@ pub(crate) fn task(store: &Store, id: &str) -> Result<TaskView, RecordError> {
     let st = state(&v.events);
     let label = st.label(store.running(id).is_some(), v.broken.is_some());
     let title = crate::run::recorded_task(store, id).ok().map(|t| t.title);
-    Ok(TaskView { id: id.to_string(), title, items: timeline(&v.events, &records), state: st, label, attempts: records })
+    Ok(TaskView {
+        id: id.to_string(),
+        title,
+        items: timeline(&v.events, &records),
+        state: st,
+        label,
+        attempts: records,
+    })
 }
 
 /// One lane of a task in lanes.
@@ -225,9 +257,10 @@ pub(crate) fn figures(store: &Store) -> Result<Stats, RecordError> {
         let latest: BTreeMap<u32, bool> = reviews.iter().map(|r| (r.attempt, r.rejected())).collect();
         let rejected = latest.into_iter().filter(|(_, r)| *r).map(|(n, _)| n).collect();
         let chains = match lanes(store, &id) {
-            Ok(ls) if !ls.is_empty() => {
-                ls.into_iter().map(|l| Chain { agent: l.agent, attempts: l.attempts, rejected: BTreeSet::new() }).collect()
-            }
+            Ok(ls) if !ls.is_empty() => ls
+                .into_iter()
+                .map(|l| Chain { agent: l.agent, attempts: l.attempts, rejected: BTreeSet::new() })
+                .collect(),
             _ => vec![Chain { agent: None, attempts: attempts(store, &id, &v.events), rejected }],
         };
         reviewed.push((id.clone(), TaskReviews { reviews, to_land_ms: None }));

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The web view's pages: the task list of 1,000 recorded tasks and an
+attempt's page with a 5,000-line diff, server time.
+
+The tasks: `retry-run demo --keep` records one real run (its scripted agent
+fails once, then fixes), and its task directory is copied under 1,000 new
+ids (the log's chain verifies as it is; only the directory name differs).
+The diff: a real `retry-run run` whose agent writes a Python file of 5,000
+lines (highlighted) in the same repository, one attempt (its outcome does
+not matter: its snapshot is what the page shows).
+
+Each page is rendered by `retry-run ui-page --repeat N` (hidden: the
+page function the server calls, without the socket), which prints the
+median and slowest of N renders in the process; targets: the list under
+200 ms, the attempt under 300 ms (issue 42).
+
+    cargo build --release && python3 bench/ui.py [--runs 20] [--tasks 1000]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from scope_diff import ENV  # noqa: E402
+from worktree import BIN  # noqa: E402
+
+BIN = os.environ.get("RETRY_RUN_BIN", BIN)
+
+
+def run(args, cwd, ok=(0,)):
+    out = subprocess.run(args, cwd=cwd, env=ENV, capture_output=True, text=True)
+    assert out.returncode in ok, (args[:3], out.stdout[-2000:], out.stderr[-2000:])
+    return out.stdout
+
+
+def timed(repo, runs, *args):
+    out = run([BIN, "ui-page", "--repeat", str(runs), *args], repo)
+    m = re.match(r"median_ms ([\d.]+) max_ms ([\d.]+)", out)
+    return float(m.group(1)), float(m.group(2))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--tasks", type=int, default=1000)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        said = run([BIN, "demo", "--keep"], tmp)
+        kept = re.search(r"files are kept in (\S+)", said)
+        assert kept, said[-2000:]
+        repo = os.path.join(kept.group(1), "calc")
+        tasks = os.path.join(repo, ".git/retry-run/tasks")
+        (first,) = os.listdir(tasks)
+        # A 5,000-line diff from a real run, highlighted (Python).
+        lines = "".join(f"def f{i}(x):  # {i}\n    return x + {i}\n" for i in range(2500))
+        agent = ["python3", "-c", f"open('src/big.py', 'w').write({lines!r})"]
+        run([BIN, "run", "--quiet", "--id", "big-diff", "--max-attempts", "1", "--task", "Add big.py", "--"] + agent,
+            repo, ok=(0, 1))
+        for i in range(args.tasks - 2):
+            shutil.copytree(os.path.join(tasks, first), os.path.join(tasks, f"copy-{i:04d}"))
+        n = len(os.listdir(tasks))
+        listed = timed(repo, args.runs)
+        attempt = timed(repo, args.runs, "--task", "big-diff", "--attempt", "1")
+        split = timed(repo, args.runs, "--task", "big-diff", "--attempt", "1", "--split")
+        shutil.rmtree(kept.group(1))
+    print(f"retry-run ui pages, render time in the process; median (slowest) of {args.runs}")
+    print(f"  task list, {n} tasks            {listed[0]:7.1f} ms ({listed[1]:.1f})  target under 200 ms")
+    print(f"  attempt, 5,000-line diff       {attempt[0]:7.1f} ms ({attempt[1]:.1f})  target under 300 ms")
+    print(f"  the same, side by side         {split[0]:7.1f} ms ({split[1]:.1f})")
+
+
+if __name__ == "__main__":
+    main()
