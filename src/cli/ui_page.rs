@@ -40,7 +40,7 @@ pub(super) fn run(dir: &Path, args: UiPageArgs) -> Result<i32, CliError> {
     let site = Site { repo: &repo, store: &store, token: "t" };
     let route = match (args.task, args.attempt) {
         (None, _) => Route::Tasks { state: None, query: None },
-        (Some(id), None) => Route::Task { id },
+        (Some(id), None) => Route::Task { id, refused: None },
         (Some(id), Some(n)) => Route::Attempt {
             id,
             n,

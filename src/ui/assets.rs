@@ -3,15 +3,17 @@
 //! script (live updates, line comments) and the style sheet. No build
 //! step, no CDN: nothing is fetched from the network.
 //!
-//! What the script expects of the pages (`assets/app.js`):
-//! - live updates: an element with `data-live="/tasks/<id>/live"` and
-//!   `data-fragment="/tasks/<id>/timeline"`; each time the server says
-//!   the record grew, the fragment is fetched and put in the element's
-//!   place (its content, as the server escaped it);
+//! The files live beside the pages that use them (`pages/assets/`). What
+//! the script expects of the pages:
+//! - live updates: the page's root with `data-live="/tasks/<id>/live"`;
+//!   each time the server says the record grew, `/tasks/<id>/timeline` is
+//!   fetched, parsed (never evaluated) and its `#timeline` put in place of
+//!   the page's (as the server escaped it);
 //! - line comments: a diff line's element with `data-path` and
 //!   `data-line` (its line in the new file); a click adds a comment row
-//!   (`comment_path`, `comment_lines`, `comment_text`) to the form with
-//!   `id="review"`, filled with the path and line, ready for its text.
+//!   (`comment_path`, `comment_lines`, `comment_text`) to the `#comments`
+//!   box of the form `#review-form`, filled with the path and line, ready
+//!   for its text.
 
 /// A file served from `/assets/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +24,8 @@ pub(crate) struct Asset {
 }
 
 const ASSETS: &[Asset] = &[
-    Asset { name: "app.js", content_type: "text/javascript; charset=utf-8", body: include_str!("assets/app.js") },
-    Asset { name: "app.css", content_type: "text/css; charset=utf-8", body: include_str!("assets/app.css") },
+    Asset { name: "app.js", content_type: "text/javascript; charset=utf-8", body: include_str!("pages/assets/app.js") },
+    Asset { name: "app.css", content_type: "text/css; charset=utf-8", body: include_str!("pages/assets/app.css") },
 ];
 
 /// The asset named `name`, exactly.
@@ -55,6 +57,7 @@ mod tests {
         // markup, apart from the server's own escaped fragment.
         let js = find("app.js").map(|a| a.body).unwrap_or_default();
         assert!(!js.contains("eval(") && !js.contains("document.write") && !js.contains("new Function"));
-        assert_eq!(js.matches("innerHTML").count(), 1, "only the server's fragment is set as markup");
+        assert!(!js.contains("innerHTML") && !js.contains("outerHTML"), "no markup is set from strings");
+        assert_eq!(js.matches("parseFromString").count(), 1, "only the server's fragment is parsed as markup");
     }
 }

@@ -120,7 +120,9 @@ async fn interrupted() {
 /// of its own; a failure is only said.
 fn open_browser(url: String) {
     std::thread::spawn(move || {
-        let browser = std::env::var("BROWSER").ok().and_then(|b| b.split(':').map(str::trim).find(|s| !s.is_empty()).map(str::to_string));
+        let browser = std::env::var("BROWSER")
+            .ok()
+            .and_then(|b| b.split(':').map(str::trim).find(|s| !s.is_empty()).map(str::to_string));
         let (program, args) = match &browser {
             Some(b) => {
                 let mut words = b.split_whitespace().map(str::to_string);
@@ -175,7 +177,9 @@ async fn answer(app: &Arc<App>, req: Request) -> Response {
     let form = if method == Method::Post {
         match axum::body::to_bytes(req.into_body(), MAX_FORM).await {
             Ok(b) => routes::pairs(&b),
-            Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "retry-run ui: the form is too large (1 MiB at most)"),
+            Err(_) => {
+                return plain(StatusCode::PAYLOAD_TOO_LARGE, "retry-run ui: the form is too large (1 MiB at most)");
+            }
         }
     } else {
         Vec::new()

@@ -120,14 +120,3 @@ fn short(oid: &str) -> &str {
 
 #[cfg(test)]
 mod hostile;
-
-/// A file of `/assets/` (the stylesheet, the script), compiled into the
-/// binary; `None` for any other name.
-pub(crate) fn asset(name: &str) -> Option<Page> {
-    let (content_type, body): (&'static str, &'static [u8]) = match name {
-        "app.css" => ("text/css; charset=utf-8", include_bytes!("assets/app.css")),
-        "app.js" => ("text/javascript; charset=utf-8", include_bytes!("assets/app.js")),
-        _ => return None,
-    };
-    Some(Page { status: 200, content_type, body: body.to_vec() })
-}

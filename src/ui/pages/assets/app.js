@@ -28,70 +28,43 @@ function live() {
   }
 }
 
-// Line comments: click a diff line (shift-click to extend), write the
-// comment; it becomes comment_path/comment_lines/comment_text fields of
-// the review form.
+// Line comments: a click on a diff line (a row with data-path and
+// data-line) adds a comment row to the review form's #comments box: the
+// file and lines as fields, and a textarea for the comment; each becomes
+// the form's comment_path/comment_lines/comment_text fields.
 function comments() {
   const form = document.getElementById("review-form");
   const box = document.getElementById("comments");
   if (!form || !box) return;
-  let anchor = null;
   document.addEventListener("click", (ev) => {
-    const row = ev.target.closest && ev.target.closest("tr[data-line]");
+    const row = ev.target instanceof Element ? ev.target.closest("[data-path][data-line]") : null;
     if (!row || ev.target.closest("form")) return;
-    const path = row.dataset.path;
-    const line = Number(row.dataset.line);
-    let start = line, end = line;
-    if (ev.shiftKey && anchor && anchor.path === path) {
-      start = Math.min(anchor.line, line);
-      end = Math.max(anchor.line, line);
-    } else {
-      anchor = { path, line };
-    }
-    document.querySelectorAll("tr.selected").forEach((r) => r.classList.remove("selected"));
-    document.querySelectorAll("tr[data-line]").forEach((r) => {
-      const n = Number(r.dataset.line);
-      if (r.dataset.path === path && n >= start && n <= end) r.classList.add("selected");
-    });
-    draft(form, box, path, start === end ? String(start) : start + "-" + end);
+    addComment(box, row.dataset.path, row.dataset.line);
   });
 }
 
-function draft(form, box, path, lines) {
-  const old = document.getElementById("comment-draft");
-  if (old) old.remove();
-  const d = document.createElement("div");
-  d.id = "comment-draft";
-  d.className = "comment-draft";
-  const label = document.createElement("div");
-  label.textContent = path + ":" + lines;
-  const text = document.createElement("textarea");
-  text.name = "draft_text";
-  text.rows = 2;
-  const add = document.createElement("button");
-  add.type = "button";
-  add.textContent = "Add comment";
-  add.addEventListener("click", () => {
-    if (!text.value.trim()) return;
-    const item = document.createElement("div");
-    item.className = "comment";
-    for (const [name, value] of [["comment_path", path], ["comment_lines", lines], ["comment_text", text.value]]) {
-      const input = document.createElement("input");
-      input.type = "hidden";
-      input.name = name;
-      input.value = value;
-      item.appendChild(input);
-    }
-    const shown = document.createElement("code");
-    shown.textContent = path + ":" + lines + " ";
-    const said = document.createElement("span");
-    said.textContent = text.value;
-    item.append(shown, said);
-    box.appendChild(item);
-    d.remove();
-  });
-  d.append(label, text, add);
-  box.appendChild(d);
+function addComment(box, path, line) {
+  const item = document.createElement("div");
+  item.className = "comment";
+  const field = (name, value, label, tag) => {
+    const l = document.createElement("label");
+    l.textContent = label + " ";
+    const input = document.createElement(tag || "input");
+    input.name = name;
+    input.value = value;
+    l.appendChild(input);
+    item.appendChild(l);
+    return input;
+  };
+  field("comment_path", path, "file");
+  field("comment_lines", line, "lines");
+  const text = field("comment_text", "", "comment", "textarea");
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.textContent = "remove";
+  remove.addEventListener("click", () => item.remove());
+  item.appendChild(remove);
+  box.appendChild(item);
   text.focus();
 }
 
