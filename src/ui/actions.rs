@@ -17,6 +17,11 @@ use crate::run::land::Options;
 
 /// The review form `form` posted for task `id`, or what is wrong with it.
 pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Request, String> {
+    // A browser sends a textarea's line ends as CRLF (the HTML standard's
+    // form encoding); the record keeps the text as it was typed, as the
+    // command line records it.
+    let form: Vec<(String, String)> = form.iter().map(|(k, v)| (k.clone(), v.replace("\r\n", "\n"))).collect();
+    let form = form.as_slice();
     let one = |k: &str| form.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str()).unwrap_or("");
     let all = |k: &str| form.iter().filter(|(key, _)| key == k).map(|(_, v)| v.as_str()).collect::<Vec<_>>();
     let attempt = match one("attempt").trim() {

@@ -17,7 +17,7 @@ pub(crate) const HEADERS: &[(&str, &str)] = &[
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     ),
     ("x-content-type-options", "nosniff"),
-    ("referrer-policy", "no-referrer"),
+    ("referrer-policy", "same-origin"),
 ];
 
 /// The server being asked: its token and port.

@@ -68,7 +68,7 @@ fn records(env: &TestEnv) -> PathBuf {
     let lanes = FakeAgent::new().sh(
         "if [ \"$RETRY_RUN_LANE\" = 2 ]; then printf 'value = 2\\nlog = \"off\"\\n' > app.py; else printf 'value = 4\\n' > app.py; fi",
     );
-    run(env, &r, "raced", "Set the value to 2 in lanes", &["--lanes", "2", "--max-attempts", "1"], &lanes)
+    run(env, &r, "raced", "Set the value to 2 in lanes", &["--lanes", "2", "--max-attempts", "2"], &lanes)
         .assert_code(0);
     let reviewed = FakeAgent::new()
         .write("app.py", "value = 2\nlog = \"off\"\ndebug = True\n")

@@ -22,6 +22,8 @@ function live() {
       .catch(() => {});
   if (window.EventSource) {
     const es = new EventSource(url);
+    // The server names its events `changed`.
+    es.addEventListener("changed", refresh);
     es.onmessage = refresh;
   } else {
     setInterval(refresh, 2000);
