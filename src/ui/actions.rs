@@ -39,7 +39,9 @@ pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Requ
     let input = match one("verdict") {
         "approve" => {
             if !required_change.trim().is_empty() || critique.is_some() || !comments.is_empty() {
-                return Err("an approval carries no required change, critique or line comments: clear them, or reject".into());
+                return Err(
+                    "an approval carries no required change, critique or line comments: clear them, or reject".into()
+                );
             }
             Input::Approve
         }
@@ -82,9 +84,13 @@ mod tests {
             critique: critique.map(str::to_string),
             comments,
         };
-        let cases: Vec<(&str, Result<(Option<u32>, Input), &str>)> = vec![
+        type Want = Result<(Option<u32>, Input), &'static str>;
+        let cases: Vec<(&str, Want)> = vec![
             ("token=t&verdict=approve", Ok((None, Input::Approve))),
-            ("verdict=approve&attempt=2&required_change=&critique=+&comment_path=&comment_lines=&comment_text=", Ok((Some(2), Input::Approve))),
+            (
+                "verdict=approve&attempt=2&required_change=&critique=+&comment_path=&comment_lines=&comment_text=",
+                Ok((Some(2), Input::Approve)),
+            ),
             ("verdict=approve&required_change=Fix+it", Err("an approval carries no")),
             ("verdict=approve&comment_path=a.py&comment_lines=3&comment_text=x", Err("an approval carries no")),
             (
@@ -94,7 +100,10 @@ mod tests {
             ("verdict=reject&required_change=Do+it&critique=", Ok((None, reject("Do it", None, vec![])))),
             (
                 "verdict=reject&required_change=R&comment_path=src/a.py&comment_lines=40-44&comment_text=hides+it&comment_path=&comment_lines=&comment_text=&comment_path=b.py&comment_lines=+7+&comment_text=%3Cscript%3E",
-                Ok((None, reject("R", None, vec![comment("src/a.py:40-44", "hides it"), comment("b.py:7", "<script>")]))),
+                Ok((
+                    None,
+                    reject("R", None, vec![comment("src/a.py:40-44", "hides it"), comment("b.py:7", "<script>")]),
+                )),
             ),
             ("verdict=reject&required_change=R&comment_path=a.py&comment_lines=1", Err("each line comment needs")),
             ("verdict=reject&required_change=", Ok((None, reject("", None, vec![])))),

@@ -91,9 +91,11 @@ pub(crate) fn decide(server: Server<'_>, seen: Seen<'_>) -> Decision {
         let origins = server.origins();
         let from = match (seen.origin, seen.referer) {
             (Some(o), _) => origins.iter().any(|ok| o == ok).then_some(()).ok_or(o),
-            (None, Some(r)) => {
-                origins.iter().any(|ok| r == ok || r.strip_prefix(ok.as_str()).is_some_and(|rest| rest.starts_with('/'))).then_some(()).ok_or(r)
-            }
+            (None, Some(r)) => origins
+                .iter()
+                .any(|ok| r == ok || r.strip_prefix(ok.as_str()).is_some_and(|rest| rest.starts_with('/')))
+                .then_some(())
+                .ok_or(r),
             (None, None) => Err("nowhere (no Origin or Referer)"),
         };
         return match from {
@@ -179,7 +181,16 @@ mod tests {
             ("wrong token in the URL", Seen { query_token: Some(WRONG), ..get("127.0.0.1:8123") }, "not this server's"),
             ("short token", Seen { query_token: Some("0123"), ..get("127.0.0.1:8123") }, "not this server's"),
             ("the cookie", Seen { cookie: Some(cookie), ..get("127.0.0.1:8123") }, "pass"),
-            ("the cookie among others", Seen { cookie: Some("a=b; retry-run-ui-8123=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef; c=d"), ..get("localhost:8123") }, "pass"),
+            (
+                "the cookie among others",
+                Seen {
+                    cookie: Some(
+                        "a=b; retry-run-ui-8123=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef; c=d",
+                    ),
+                    ..get("localhost:8123")
+                },
+                "pass",
+            ),
             ("another server's cookie", Seen { cookie: Some(other_port), ..get("127.0.0.1:8123") }, "no token"),
             ("a wrong cookie", Seen { cookie: Some("retry-run-ui-8123=x"), ..get("127.0.0.1:8123") }, "cookie's token"),
             ("nothing", get("127.0.0.1:8123"), "no token"),
@@ -192,15 +203,31 @@ mod tests {
             ("a POST from the page", post(Some("http://127.0.0.1:8123"), None, Some(T)), "pass"),
             ("a POST from localhost", post(Some("http://localhost:8123"), None, Some(T)), "pass"),
             ("a POST with a Referer only", post(None, Some("http://127.0.0.1:8123/tasks/a"), Some(T)), "pass"),
-            ("a POST from another origin", post(Some("http://evil.example"), None, Some(T)), "not from http://evil.example"),
+            (
+                "a POST from another origin",
+                post(Some("http://evil.example"), None, Some(T)),
+                "not from http://evil.example",
+            ),
             ("a POST from another port", post(Some("http://127.0.0.1:8124"), None, Some(T)), "own pages"),
             ("a POST from a longer origin", post(Some("http://127.0.0.1:81234"), None, Some(T)), "own pages"),
             ("a POST from a null origin", post(Some("null"), Some("http://127.0.0.1:8123/"), Some(T)), "own pages"),
-            ("a POST with a lookalike Referer", post(None, Some("http://127.0.0.1:8123.evil.example/"), Some(T)), "own pages"),
+            (
+                "a POST with a lookalike Referer",
+                post(None, Some("http://127.0.0.1:8123.evil.example/"), Some(T)),
+                "own pages",
+            ),
             ("a POST from nowhere", post(None, None, Some(T)), "no Origin or Referer"),
             ("a POST without the token", post(Some("http://127.0.0.1:8123"), None, None), "form does not carry"),
-            ("a POST with a wrong token", post(Some("http://127.0.0.1:8123"), None, Some(WRONG)), "form does not carry"),
-            ("a POST with the cookie only", Seen { cookie: Some(cookie), ..post(Some("http://127.0.0.1:8123"), None, None) }, "form does not carry"),
+            (
+                "a POST with a wrong token",
+                post(Some("http://127.0.0.1:8123"), None, Some(WRONG)),
+                "form does not carry",
+            ),
+            (
+                "a POST with the cookie only",
+                Seen { cookie: Some(cookie), ..post(Some("http://127.0.0.1:8123"), None, None) },
+                "form does not carry",
+            ),
         ];
         for (name, seen, want) in cases {
             let d = decide(server(), seen);
@@ -218,7 +245,11 @@ mod tests {
         let q = |s: &str| crate::ui::routes::pairs(s.as_bytes());
         let cases = [
             ("/", "token=abc", "/"),
-            ("/tasks/a/attempts/2", "against=previous&token=abc&layout=split", "/tasks/a/attempts/2?against=previous&layout=split"),
+            (
+                "/tasks/a/attempts/2",
+                "against=previous&token=abc&layout=split",
+                "/tasks/a/attempts/2?against=previous&layout=split",
+            ),
             ("/", "q=a+b%26c&token=abc", "/?q=a+b%26c"),
         ];
         for (path, query, want) in cases {

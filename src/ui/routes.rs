@@ -130,7 +130,12 @@ mod tests {
         let attempt = |s: &str, n, against, layout| page(Route::Attempt { id: id(s), n, against, layout });
         let cases: Vec<(Method, &str, &str, Option<Endpoint>)> = vec![
             (Get, "/", "", page(Route::Tasks { state: None, query: None })),
-            (Get, "/tasks", "state=escalated&q=login", page(Route::Tasks { state: Some(id("escalated")), query: Some(id("login")) })),
+            (
+                Get,
+                "/tasks",
+                "state=escalated&q=login",
+                page(Route::Tasks { state: Some(id("escalated")), query: Some(id("login")) }),
+            ),
             (Get, "/", "state=&q=", page(Route::Tasks { state: None, query: None })),
             (Get, "/stats", "", page(Route::Stats)),
             (Get, "/tasks/fix-login", "", task("fix-login")),
@@ -141,8 +146,18 @@ mod tests {
             (Get, "/tasks/fix-login/lanes", "", page(Route::Lanes { id: id("fix-login") })),
             (Get, "/tasks/fix-login/lanes/2/lanes", "", None),
             (Get, "/tasks/fix-login/attempts/3", "", attempt("fix-login", 3, Against::Base, Layout::Unified)),
-            (Get, "/tasks/a/attempts/3", "against=previous&layout=split", attempt("a", 3, Against::Previous, Layout::Split)),
-            (Get, "/tasks/a/lanes/1/attempts/2", "against=base", attempt("a/lanes/1", 2, Against::Base, Layout::Unified)),
+            (
+                Get,
+                "/tasks/a/attempts/3",
+                "against=previous&layout=split",
+                attempt("a", 3, Against::Previous, Layout::Split),
+            ),
+            (
+                Get,
+                "/tasks/a/lanes/1/attempts/2",
+                "against=base",
+                attempt("a/lanes/1", 2, Against::Base, Layout::Unified),
+            ),
             (Get, "/tasks/a/attempts/3", "against=head", None),
             (Get, "/tasks/a/attempts/3", "layout=wide", None),
             (Get, "/tasks/a/attempts/0", "", None),
@@ -151,8 +166,18 @@ mod tests {
             (Get, "/tasks/a/attempts/99999999999", "", None),
             (Get, "/tasks/a/attempts/x", "", None),
             (Get, "/tasks/a/attempts/2/prompt", "", page(Route::Prompt { id: id("a"), n: 2 })),
-            (Get, "/tasks/a/attempts/2/checks/pytest", "", page(Route::CheckOutput { id: id("a"), n: 2, check: id("pytest") })),
-            (Get, "/tasks/a/attempts/2/checks/unit%20tests", "", page(Route::CheckOutput { id: id("a"), n: 2, check: id("unit tests") })),
+            (
+                Get,
+                "/tasks/a/attempts/2/checks/pytest",
+                "",
+                page(Route::CheckOutput { id: id("a"), n: 2, check: id("pytest") }),
+            ),
+            (
+                Get,
+                "/tasks/a/attempts/2/checks/unit%20tests",
+                "",
+                page(Route::CheckOutput { id: id("a"), n: 2, check: id("unit tests") }),
+            ),
             (Get, "/tasks/a/attempts/2/checks/", "", None),
             (Get, "/tasks/a/attempts/2/checks/%ff", "", None),
             (Get, "/tasks/a/attempts/2/checks/x/y", "", None),
@@ -197,7 +222,8 @@ mod tests {
     #[test]
     fn pairs_keep_repeated_fields_in_order() {
         let got = pairs(b"comment_path=a.py&comment_lines=1-2&comment_path=b%20c.py&x=%3Cscript%3E+y");
-        let want = [("comment_path", "a.py"), ("comment_lines", "1-2"), ("comment_path", "b c.py"), ("x", "<script> y")];
+        let want =
+            [("comment_path", "a.py"), ("comment_lines", "1-2"), ("comment_path", "b c.py"), ("x", "<script> y")];
         assert_eq!(got, want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec());
     }
 }

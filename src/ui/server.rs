@@ -80,7 +80,7 @@ pub(crate) fn serve(dir: &Path, opts: Options, ready: impl FnOnce(&str)) -> Resu
     listener.set_nonblocking(true).map_err(UiError::Runtime)?;
     let token = auth::token_of(&random()?);
     let url = format!("http://127.0.0.1:{port}/?token={token}");
-    crate::process::catch_interrupts();
+    crate::process::catch_interrupts_saying(b"\nretry-run ui: stopped (again to quit at once)\n");
     let app = Arc::new(App { dir: dir.to_path_buf(), store, token, port });
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(UiError::Runtime)?;
     let served = rt.block_on(async {
@@ -120,7 +120,9 @@ async fn interrupted() {
 /// of its own; a failure is only said.
 fn open_browser(url: String) {
     std::thread::spawn(move || {
-        let browser = std::env::var("BROWSER").ok().and_then(|b| b.split(':').map(str::trim).find(|s| !s.is_empty()).map(str::to_string));
+        let browser = std::env::var("BROWSER")
+            .ok()
+            .and_then(|b| b.split(':').map(str::trim).find(|s| !s.is_empty()).map(str::to_string));
         let (program, args) = match &browser {
             Some(b) => {
                 let mut words = b.split_whitespace().map(str::to_string);
@@ -175,7 +177,9 @@ async fn answer(app: &Arc<App>, req: Request) -> Response {
     let form = if method == Method::Post {
         match axum::body::to_bytes(req.into_body(), MAX_FORM).await {
             Ok(b) => routes::pairs(&b),
-            Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "retry-run ui: the form is too large (1 MiB at most)"),
+            Err(_) => {
+                return plain(StatusCode::PAYLOAD_TOO_LARGE, "retry-run ui: the form is too large (1 MiB at most)");
+            }
         }
     } else {
         Vec::new()

@@ -42,5 +42,6 @@ mod support;
 mod symbols;
 mod syntax;
 mod terminal_output;
+mod ui_server;
 mod words;
 mod worktree;
