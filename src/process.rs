@@ -214,14 +214,33 @@ pub(crate) fn catch_interrupts() {
     });
 }
 
+/// [`catch_interrupts`], with `first` said on stderr at the first signal
+/// rather than what a run says (`retry-run ui`: the server stops).
+pub(crate) fn catch_interrupts_saying(first: &'static [u8]) {
+    FIRST_LEN.store(first.len(), Ordering::SeqCst);
+    FIRST_SAID.store(first.as_ptr().cast_mut(), Ordering::SeqCst);
+    catch_interrupts();
+}
+
+/// What the first signal says, when not a run's ([`catch_interrupts_saying`]).
+static FIRST_SAID: std::sync::atomic::AtomicPtr<u8> = std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+static FIRST_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// What SIGINT or SIGTERM does once caught; runs in the signal handler.
 fn on_interrupt(sig: i32) {
     const FIRST: &[u8] =
         b"\nretry-run: interrupted: stopping what runs and recording the attempt (again to quit at once)\n";
     if INTERRUPT.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
-        // SAFETY: write(2) on stderr is async-signal-safe.
+        let said = FIRST_SAID.load(Ordering::SeqCst);
+        let (ptr, len) = if said.is_null() {
+            (FIRST.as_ptr(), FIRST.len())
+        } else {
+            (said.cast_const(), FIRST_LEN.load(Ordering::SeqCst))
+        };
+        // SAFETY: write(2) on stderr is async-signal-safe; `ptr` and `len`
+        // are a `&'static [u8]`'s.
         unsafe {
-            libc::write(2, FIRST.as_ptr().cast(), FIRST.len());
+            libc::write(2, ptr.cast(), len);
         }
         return;
     }

@@ -89,8 +89,8 @@ mod tests {
             critique: critique.map(str::to_string),
             comments,
         };
-        type Read<'a> = Result<(Option<u32>, Input), &'a str>;
-        let cases: Vec<(&str, Read<'_>)> = vec![
+        type Want = Result<(Option<u32>, Input), &'static str>;
+        let cases: Vec<(&str, Want)> = vec![
             ("token=t&verdict=approve", Ok((None, Input::Approve))),
             (
                 "verdict=approve&attempt=2&required_change=&critique=+&comment_path=&comment_lines=&comment_text=",

@@ -80,7 +80,7 @@ pub(crate) fn serve(dir: &Path, opts: Options, ready: impl FnOnce(&str)) -> Resu
     listener.set_nonblocking(true).map_err(UiError::Runtime)?;
     let token = auth::token_of(&random()?);
     let url = format!("http://127.0.0.1:{port}/?token={token}");
-    crate::process::catch_interrupts();
+    crate::process::catch_interrupts_saying(b"\nretry-run ui: stopped (again to quit at once)\n");
     let app = Arc::new(App { dir: dir.to_path_buf(), store, token, port });
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(UiError::Runtime)?;
     let served = rt.block_on(async {

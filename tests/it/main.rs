@@ -43,5 +43,6 @@ mod symbols;
 mod syntax;
 mod terminal_output;
 mod ui_browser;
+mod ui_server;
 mod words;
 mod worktree;
