@@ -80,7 +80,9 @@ mod tests {
     fn an_attempt_counts_as_rejected_by_its_latest_review() {
         let review = |attempt, verdict| Review { attempt, verdict, ..Review::default() };
         let (a, r) = (Verdict::Approved, Verdict::Rejected);
-        let cases: &[(&[(u32, Verdict)], &[u32])] = &[
+        // The reviews (attempt, verdict) in the log's order; the attempts rejected.
+        type Case<'a> = (&'a [(u32, Verdict)], &'a [u32]);
+        let cases: &[Case] = &[
             (&[], &[]),
             (&[(1, r)], &[1]),
             (&[(1, r), (1, a)], &[]),
