@@ -47,6 +47,7 @@ pub(crate) mod format;
 pub(crate) mod outcome;
 pub(crate) mod report;
 pub(crate) mod stats;
+pub(crate) mod stats_reader;
 
 // Verbs: the only modules that combine edges and decisions.
 pub(crate) mod clean;

@@ -11,6 +11,8 @@
 //! - [`manifest`]: attempt manifests and canonical JSON (pure).
 //! - `compat` (tests): the logs captured in `tests/record/` read typed
 //!   and are written back byte for byte.
+//! - [`summary`]: a log summed up for a list of tasks, kept while the log
+//!   file stays the same.
 //! - [`store`]: the files under `<git-common-dir>/retry-run/`, appends with
 //!   fsync, the task lock.
 
@@ -23,8 +25,10 @@ pub(crate) mod layout;
 pub(crate) mod manifest;
 pub(crate) mod state;
 pub(crate) mod store;
+pub(crate) mod summary;
 
 pub use event::Event;
 pub use layout::{AttemptDir, TaskDir};
 pub use state::TaskState;
 pub use store::{EventLog, RecordError, Store, TaskLock};
+pub use summary::{Summaries, Summary};

@@ -1,14 +1,15 @@
 //! `retry-run ui`: a local web view of the repository's tasks (docs/ui.md).
 //!
 //! The server (`server.rs`: the listener on 127.0.0.1, the token, the
-//! cookie, the origin and host checks, live updates, the actions) maps
-//! each request to a [`Route`] (pure, `routes.rs`) and answers a page
-//! from `pages/`, which reads the record only through the library's
+//! cookie, the origin and host checks, live updates woken by `live.rs`,
+//! the actions) maps each request to a [`Route`] (pure, `routes.rs`) and
+//! answers a page from `pages/`, which reads the record only through the library's
 //! readers and escapes every byte that came from it.
 
 mod actions;
 pub(crate) mod assets;
 mod auth;
+mod live;
 pub(crate) mod pages;
 mod routes;
 mod server;
@@ -76,6 +77,9 @@ pub(crate) struct Page {
 pub(crate) struct Site<'a> {
     pub repo: &'a crate::git::Repo,
     pub store: &'a crate::record::Store,
+    /// Each record's summary, kept while its log is unchanged (the task
+    /// list reads again only the logs written since it was last asked).
+    pub summaries: &'a crate::record::Summaries,
     /// The token every form carries (the server checks it on POST).
     pub token: &'a str,
 }

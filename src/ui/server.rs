@@ -9,7 +9,7 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -21,7 +21,8 @@ use super::auth::{self, Decision, Seen};
 use super::routes::{self, Endpoint, Method};
 use super::{Page, Refusal, Route, Site};
 use crate::git::Repo;
-use crate::record::Store;
+use crate::record::summary::Stamp;
+use crate::record::{Store, Summaries};
 
 /// `retry-run ui`, as asked.
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +64,8 @@ struct App {
     /// Where `retry-run ui` was started (`-C`), to open the repository from.
     dir: PathBuf,
     store: Store,
+    /// The task list's rows, kept by their logs' identity.
+    summaries: Summaries,
     token: String,
     port: u16,
 }
@@ -81,15 +84,23 @@ pub(crate) fn serve(dir: &Path, opts: Options, ready: impl FnOnce(&str)) -> Resu
     let token = auth::token_of(&random()?);
     let url = format!("http://127.0.0.1:{port}/?token={token}");
     crate::process::catch_interrupts_saying(b"\nretry-run ui: stopped (again to quit at once)\n");
-    let app = Arc::new(App { dir: dir.to_path_buf(), store, token, port });
+    let app = Arc::new(App { dir: dir.to_path_buf(), summaries: Summaries::new(store.clone()), store, token, port });
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(UiError::Runtime)?;
     let served = rt.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener)?;
+        // Every log read once while the browser opens, on a thread of the
+        // blocking pool: the first task list then reads none.
+        let warm = Arc::clone(&app);
+        tokio::task::spawn_blocking(move || {
+            for id in warm.store.tasks().unwrap_or_default() {
+                let _ = warm.summaries.get(&id);
+            }
+        });
         ready(&url);
         if opts.open {
             open_browser(url.clone());
         }
-        let router = axum::Router::new().fallback(handle).with_state(app);
+        let router = axum::Router::new().fallback(handle).with_state(Arc::clone(&app));
         tokio::select! {
             r = axum::serve(listener, router) => r,
             () = interrupted() => Ok(()),
@@ -227,7 +238,7 @@ async fn page(app: &Arc<App>, route: Route, status: Option<StatusCode>) -> Respo
     let app = Arc::clone(app);
     let rendered = tokio::task::spawn_blocking(move || -> Result<Page, String> {
         let repo = Repo::find(&app.dir).map_err(|e| e.to_string())?;
-        let site = Site { repo: &repo, store: &app.store, token: &app.token };
+        let site = Site { repo: &repo, store: &app.store, summaries: &app.summaries, token: &app.token };
         Ok(super::pages::page(&site, &route))
     })
     .await;
@@ -265,35 +276,32 @@ fn plain(code: StatusCode, text: &str) -> Response {
     resp
 }
 
-/// The log's length and modification time, or nothing yet.
-fn stamp(events: &Path) -> Option<(u64, SystemTime)> {
-    let m = std::fs::metadata(events).ok()?;
-    Some((m.len(), m.modified().ok()?))
-}
-
-/// How often the live updates look at the log.
-const POLL: Duration = Duration::from_millis(300);
-
 /// Server-Sent Events: `changed` at once (what the page was rendered
 /// from may already be behind), then each time the log at `events` grows
-/// or is rewritten; ends when the server does.
+/// or is rewritten (woken by inotify on its directory, [`super::live`],
+/// or by a look every 300 ms where inotify cannot watch); ends when the
+/// server does.
 fn live(events: PathBuf) -> Response {
-    let first = Some(stamp(&events));
-    let stream = futures_util::stream::unfold((events, first, true), |(events, last, now)| async move {
+    let first = Stamp::of(&events);
+    let dir = events.parent().map(Path::to_path_buf).unwrap_or_default();
+    let stream = futures_util::stream::unfold((events, dir, None, first, true), |state| async move {
+        let (events, dir, wake, last, now) = state;
         if now {
             let e = Event::default().event("changed").data("0");
-            return Some((Ok::<_, std::convert::Infallible>(e), (events, last, false)));
+            return Some((Ok::<_, std::convert::Infallible>(e), (events, dir, wake, last, false)));
         }
+        // Watched from here on: set up in the stream, on the runtime.
+        let mut wake = wake.unwrap_or_else(|| super::live::Wake::new(&dir));
         loop {
-            tokio::time::sleep(POLL).await;
+            wake.next().await;
             if crate::process::interrupted().is_some() {
                 return None;
             }
-            let seen = Some(stamp(&events));
+            let seen = Stamp::of(&events);
             if seen != last {
-                let len = seen.flatten().map(|(l, _)| l).unwrap_or(0);
+                let len = seen.map_or(0, |s| s.len());
                 let e = Event::default().event("changed").data(len.to_string());
-                return Some((Ok(e), (events, seen, false)));
+                return Some((Ok(e), (events, dir, Some(wake), seen, false)));
             }
         }
     });

@@ -43,6 +43,7 @@ mod symbols;
 mod syntax;
 mod terminal_output;
 mod ui_browser;
+mod ui_list;
 mod ui_server;
 mod words;
 mod worktree;

@@ -228,7 +228,9 @@ fn a_rejection_with_a_line_comment_and_a_land_from_the_page_are_what_the_command
     b.fill("form.review textarea[name=\"comment_text\"]", "no debug in production");
     b.fill("form.review [name=\"required_change\"]", "Drop the debug flag.");
     b.fill("form.review [name=\"critique\"]", critique);
-    b.screenshot("review");
+    // The form filled in, in view, before it is posted (docs/ui.md).
+    b.js("document.querySelector('form.review').scrollIntoView({block: 'end'})", vec![]);
+    b.screenshot("review-form");
     b.click("form.review button[name=\"verdict\"][value=\"reject\"]");
     b.wait_until("return document.readyState === 'complete'", 10, "the review is posted");
     let end = Instant::now() + Duration::from_secs(10);
@@ -244,7 +246,9 @@ fn a_rejection_with_a_line_comment_and_a_land_from_the_page_are_what_the_command
     // Land from the page: the result is on main.
     let tree = env.git(&r, &["rev-parse", "refs/retry-run/to-land/1^{tree}"]);
     b.goto(&ui.at("/tasks/to-land"));
-    b.screenshot("land");
+    b.fill("form.land [name=\"onto\"]", "main");
+    b.js("document.querySelector('form.land').scrollIntoView({block: 'end'})", vec![]);
+    b.screenshot("land-form");
     b.click("form[action$=\"/land\"] button");
     let end = Instant::now() + Duration::from_secs(30);
     while of_type(&events(&r, "to-land"), "TaskLanded").is_empty() && Instant::now() < end {

@@ -146,7 +146,9 @@ fn forms_carry_the_token_escaped_and_links_stay_on_the_site() {
     let _ = std::fs::remove_dir_all(&repo_dir);
     crate::git::demo_repo::create(&repo_dir, &[("a.txt", "a\n")], "init").expect("a repository");
     let repo = crate::git::Repo::find(&repo_dir).expect("found");
-    let site = crate::ui::Site { repo: &repo, store: &store, token: "tok\"><script>alert(1)</script>" };
+    let summaries = crate::record::Summaries::new(store.clone());
+    let site =
+        crate::ui::Site { repo: &repo, store: &store, summaries: &summaries, token: "tok\"><script>alert(1)</script>" };
     let form = super::task::review_form(&site, "javascript:alert(1)", 1).into_string();
     assert!(form.contains(r#"name="token" value="tok&quot;&gt;&lt;script&gt;"#), "{form}");
     assert!(form.contains(r#"action="/tasks/javascript%3Aalert%281%29/review""#), "{form}");

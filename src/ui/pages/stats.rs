@@ -5,7 +5,6 @@
 use maud::{PreEscaped, html};
 
 use super::svg::{Bar, bar_chart};
-use super::view::figures;
 use super::{Answer, Site, html_page, layout};
 use crate::stats::{Rate, Stats};
 
@@ -57,7 +56,7 @@ pub(crate) fn charts(s: &Stats) -> Vec<(&'static str, String)> {
 }
 
 pub(super) fn page(site: &Site<'_>) -> Answer {
-    let s = figures(site.store)?;
+    let s = crate::stats_reader::read(site.store)?;
     let content = html! {
         h1 { "Stats" }
         p.meta { (s.tasks.len()) " tasks" }

@@ -31,7 +31,7 @@ pub(crate) fn keep(row: &Row, state: Option<&str>, query: Option<&str>) -> bool 
 }
 
 pub(super) fn page(site: &Site<'_>, state: Option<&str>, query: Option<&str>) -> Answer {
-    let all = rows(site.store)?;
+    let all = rows(site.store, site.summaries)?;
     let shown: Vec<&Row> = all.iter().filter(|r| keep(r, state, query)).collect();
     let content = table(&shown, all.len(), state, query);
     Ok(html_page(200, layout("Tasks", None, content)))

@@ -4,14 +4,14 @@
 //! each task's log once, with no git call.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::model::refs;
 use crate::model::{AttemptRecord, Landed, Review};
 use crate::record::Event;
 use crate::record::chain::LogLine;
-use crate::record::state::{attempts, elapsed_ms, state};
-use crate::record::{RecordError, Store, TaskState};
-use crate::stats::{Chain, Stats, TaskReviews, review_stats, stats};
+use crate::record::state::{attempts, state};
+use crate::record::{RecordError, Store, Summaries, Summary, TaskState};
 
 /// One row of the task list.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,60 +31,48 @@ pub(crate) struct Row {
     pub duration_ms: u64,
 }
 
-/// A row from a task's verified log (and, for a task in lanes, its lanes'
+/// A row from a task's summary (and, for a task in lanes, its lanes'
 /// states). Pure.
-pub(crate) fn row(
-    id: &str,
-    events: &[LogLine],
-    s: &TaskState,
-    running: bool,
-    broken: bool,
-    lanes: &[TaskState],
-) -> Row {
+pub(crate) fn row(id: &str, s: &Summary, running: bool, lanes: &[&TaskState]) -> Row {
+    let st = &s.state;
     let (attempts, cost_usd) = if lanes.is_empty() {
-        (s.last_attempt, s.cost_usd)
+        (st.last_attempt, st.cost_usd)
     } else {
         let costs: Vec<f64> = lanes.iter().filter_map(|l| l.cost_usd).collect();
         (lanes.iter().map(|l| l.last_attempt).sum(), (!costs.is_empty()).then(|| costs.iter().sum()))
     };
-    let duration_ms = match (events.first(), events.last()) {
-        (Some(a), Some(b)) => elapsed_ms(a, b),
-        _ => 0,
-    };
     Row {
         id: id.to_string(),
-        label: s.label(running, broken),
+        label: st.label(running, s.broken),
         attempts,
-        lanes: s.lanes.filter(|k| *k > 1),
-        base: s.base.clone(),
-        last_outcome: s.last_outcome.clone(),
-        review: s.review_label(),
+        lanes: st.lanes.filter(|k| *k > 1),
+        base: st.base.clone(),
+        last_outcome: st.last_outcome.clone(),
+        review: st.review_label(),
         cost_usd,
-        duration_ms,
+        duration_ms: s.duration_ms,
     }
 }
 
-/// The states of a task's lanes, when it ran in lanes.
-fn lane_states(store: &Store, id: &str, s: &TaskState) -> Vec<TaskState> {
-    match s.lanes {
-        Some(k) if k > 1 => {
-            (1..=k).filter_map(|lane| store.read(&refs::lane_record(id, lane)).ok()).map(|v| state(&v.events)).collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// Every task's row, by id. A log that cannot be read is a row that says so.
-pub(crate) fn rows(store: &Store) -> Result<Vec<Row>, RecordError> {
+/// Every task's row, by id, from the summaries kept of their logs (a
+/// request reads again only the logs written since the last). A log that
+/// cannot be read is a row that says so.
+pub(crate) fn rows(store: &Store, summaries: &Summaries) -> Result<Vec<Row>, RecordError> {
     let mut out = Vec::new();
     for id in store.tasks()? {
-        match store.read(&id) {
-            Ok(v) => {
-                let s = state(&v.events);
-                let lanes = lane_states(store, &id, &s);
-                out.push(row(&id, &v.events, &s, store.running(&id).is_some(), v.broken.is_some(), &lanes));
+        let running = store.running(&id).is_some();
+        match summaries.get(&id) {
+            Ok(s) => {
+                let lanes: Vec<Arc<Summary>> = match s.state.lanes {
+                    Some(k) if k > 1 => {
+                        (1..=k).filter_map(|lane| summaries.get(&refs::lane_record(&id, lane)).ok()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                let lanes: Vec<&TaskState> = lanes.iter().map(|l| &l.state).collect();
+                out.push(row(&id, &s, running, &lanes));
             }
-            Err(_) => out.push(row(&id, &[], &TaskState::default(), false, true, &[])),
+            Err(_) => out.push(row(&id, &Summary { broken: true, ..Summary::default() }, false, &[])),
         }
     }
     Ok(out)
@@ -238,35 +226,4 @@ pub(crate) fn lanes(store: &Store, id: &str) -> Result<Vec<LaneView>, RecordErro
         out.push(LaneView { lane, record, agent, ending, attempts, chosen: chosen == Some(lane) });
     }
     Ok(out)
-}
-
-/// The figures of `retry-run stats`, from every task's record.
-pub(crate) fn figures(store: &Store) -> Result<Stats, RecordError> {
-    let mut tasks = Vec::new();
-    let mut reviewed = Vec::new();
-    for id in store.tasks()? {
-        let Ok(v) = store.read(&id) else { continue };
-        let items = timeline(&v.events, &[]);
-        let reviews: Vec<Review> = items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Review(r) => Some((**r).clone()),
-                _ => None,
-            })
-            .collect();
-        let latest: BTreeMap<u32, bool> = reviews.iter().map(|r| (r.attempt, r.rejected())).collect();
-        let rejected = latest.into_iter().filter(|(_, r)| *r).map(|(n, _)| n).collect();
-        let chains = match lanes(store, &id) {
-            Ok(ls) if !ls.is_empty() => ls
-                .into_iter()
-                .map(|l| Chain { agent: l.agent, attempts: l.attempts, rejected: BTreeSet::new() })
-                .collect(),
-            _ => vec![Chain { agent: None, attempts: attempts(store, &id, &v.events), rejected }],
-        };
-        reviewed.push((id.clone(), TaskReviews { reviews, to_land_ms: None }));
-        tasks.push((id, chains));
-    }
-    let mut s = stats(&tasks);
-    s.reviews = review_stats(&reviewed);
-    Ok(s)
 }
