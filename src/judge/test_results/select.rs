@@ -739,7 +739,8 @@ mod tests {
     #[test]
     fn what_cannot_be_selected_and_why() {
         let py = ids(Runner::Pytest, &["t.py::test_a"]);
-        let cases: Vec<(&str, Vec<(Runner, String)>, Unselectable)> = vec![
+        type Case = (&'static str, Vec<(Runner, String)>, Unselectable);
+        let cases: Vec<Case> = vec![
             ("pytest", vec![], Unselectable::NoTests),
             ("ruff check . && pytest", py.clone(), Unselectable::NotPlain("`&&` or a background job")),
             ("pytest | tee out", py.clone(), Unselectable::NotPlain("a pipe or `||`")),
