@@ -165,6 +165,35 @@ pub(crate) struct CheckResult {
     pub passed_tests: Vec<String>,
     #[serde(skip)]
     pub failed_tests: Vec<String>,
+    /// Not run: the output of an earlier run on the same inputs was
+    /// judged again (`[[check]] inputs`, docs/config.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused: Option<Reused>,
+}
+
+/// Which run a reused check's output came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reused {
+    /// The task whose run it was.
+    pub task: String,
+    /// Its attempt; `None`: the checks on the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// The reuse key (docs/config.md, `inputs`).
+    pub key: String,
+    /// How long that run took.
+    pub duration_ms: u64,
+}
+
+impl Reused {
+    /// `the base's run` or `attempt 2`, with the task when it is another's.
+    pub(crate) fn describe(&self, task: &str) -> String {
+        let run = match self.attempt {
+            Some(n) => format!("attempt {n}"),
+            None => "the base's run".to_string(),
+        };
+        if self.task == task { run } else { format!("{run} of task {}", self.task) }
+    }
 }
 
 impl CheckResult {
@@ -194,6 +223,56 @@ impl CheckResult {
             warnings: Vec::new(),
             passed_tests: Vec::new(),
             failed_tests: Vec::new(),
+            reused: None,
         }
+    }
+
+    /// The word the progress line shows for it: `ok`, `ok (flaky)`,
+    /// `TIMEOUT`, `FAIL`, and `(reused from ...)` when it was not run.
+    pub(crate) fn gate_word(&self, task: &str) -> String {
+        let word = if self.flaky {
+            "ok (flaky)"
+        } else if self.passed {
+            "ok"
+        } else if self.timed_out {
+            "TIMEOUT"
+        } else {
+            "FAIL"
+        };
+        match &self.reused {
+            Some(r) => format!("{word} (reused from {})", r.describe(task)),
+            None => word.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reused_check_names_the_run_it_came_from() {
+        let reused = |task: &str, attempt| Reused { task: task.into(), attempt, key: "k".into(), duration_ms: 5 };
+        let cases = [
+            (reused("t", None), "t", "the base's run"),
+            (reused("t", Some(2)), "t", "attempt 2"),
+            (reused("other", None), "t", "the base's run of task other"),
+            (reused("other", Some(1)), "t", "attempt 1 of task other"),
+        ];
+        for (r, task, want) in cases {
+            assert_eq!(r.describe(task), want);
+        }
+        let mut c = CheckResult::new("pytest", CheckKind::Test, true);
+        assert_eq!(c.gate_word("t"), "ok");
+        c.reused = Some(reused("t", None));
+        assert_eq!(c.gate_word("t"), "ok (reused from the base's run)");
+        c.passed = false;
+        c.reused = Some(reused("t", Some(1)));
+        assert_eq!(c.gate_word("t"), "FAIL (reused from attempt 1)");
+        c.timed_out = true;
+        c.reused = None;
+        assert_eq!(c.gate_word("t"), "TIMEOUT");
+        c.flaky = true;
+        assert_eq!(c.gate_word("t"), "ok (flaky)");
     }
 }

@@ -8,13 +8,16 @@
 //! - [`internals`]: changes to the repository's internals judged, and what
 //!   halts an attempt that nothing confines;
 //! - [`resume`]: where a run of a task resumes (its attempt window, its base);
-//! - [`land`]: whether and how a task's result lands (`retry-run land`).
+//! - [`land`]: whether and how a task's result lands (`retry-run land`);
+//! - [`reuse`]: the key under which a check's earlier output stands for a
+//!   run on unchanged inputs.
 
 pub(crate) mod check;
 pub(crate) mod internals;
 pub(crate) mod land;
 pub(crate) mod new_target;
 pub(crate) mod resume;
+pub(crate) mod reuse;
 
 use crate::config::RetryConfig;
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};

@@ -15,7 +15,7 @@ use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::{CheckRun, Recorder};
 use super::super::submodules::missing_submodules;
 use super::super::worktree::back_to_base;
-use super::{baseline_cache, check_writes};
+use super::{baseline_cache, check_writes, reuse_store};
 use crate::config::CheckConfig;
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
@@ -24,6 +24,7 @@ use crate::judge::test_results;
 use crate::judge::test_results::runners::{self, FailedRun, Rerun};
 use crate::model::{CheckKind, CheckResult, ErrorItem};
 use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
+use crate::outcome::reuse;
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::record::event::{BaselineCache, CheckRerun};
@@ -298,6 +299,21 @@ fn baseline(
                 let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
                 let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
                 stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
+                // What an attempt on the same inputs reuses (`inputs`).
+                if reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
+                    let entry = reuse_store::Entry {
+                        task: t.plan.id.clone(),
+                        attempt: None,
+                        exit_code: f.exit_code,
+                        signal: f.signal,
+                        duration_ms: p.duration_ms,
+                        output: relativize(&String::from_utf8_lossy(&f.output.bytes()), wt),
+                    };
+                    let env = with(&added, &import_root_env(wt));
+                    let rkey = reuse_store::key(t.repo, check, t.repo.commit_tree(base)?, &env, wt)?;
+                    // Only a saving later: a store that cannot be written is no failure.
+                    let _ = super::super::write_json(&reuse_store::file(&t.store.root, &rkey), &entry);
+                }
                 // A run cut short names only some of the base's tests.
                 seen.push((!p.timed_out).then(|| p.tests.clone()));
                 let b = Baseline {
@@ -433,19 +449,7 @@ pub(in crate::run) fn configured_checks(
         }
         let how = CheckRun::Configured { sandbox: Box::new(a.confinement.record()), env: runs.env, rerun: runs.rerun };
         rec.check_finished(a.n, &result, how)?;
-        t.progress.gate(&format!(
-            "{} {}",
-            check.name,
-            if result.flaky {
-                "ok (flaky)"
-            } else if result.passed {
-                "ok"
-            } else if result.timed_out {
-                "TIMEOUT"
-            } else {
-                "FAIL"
-            }
-        ));
+        t.progress.gate(&format!("{} {}", check.name, result.gate_word(&t.plan.id)));
         a.record.checks.push(result);
     }
     Ok(())
@@ -529,13 +533,53 @@ fn run_check(
     let added = runners::runner_env(&inherited);
     let env = with(&a.env, &added);
     let mut runs = Runs { env: as_map(&added), rerun: None };
-    let f = run_once(check, wt, &env, &file, &a.confinement);
-    stop()?;
-    let f = f.map_err(started)?;
-    let wrote = check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?;
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
-    let parsed = parse(check, &f, wt, repo, &at_commit);
-    let mut first = judge(check, &parsed, base, mode, 1, false);
+    // The same command, environment and inputs as an earlier run (the
+    // base's, an earlier attempt's): its output, judged again, not run.
+    let root = reuse_store::root_of(repo);
+    let key = reuse_store::key(repo, check, repo.commit_tree(commit)?, &with(&added, &import_root_env(wt)), wt)?;
+    let (parsed, text, wrote, reused) = match reuse_store::read(&root, &key) {
+        Some(e) => {
+            let _ = crate::record::store::write_file(&file, e.output.as_bytes());
+            let status = Status {
+                exit_code: e.exit_code,
+                signal: e.signal,
+                timed_out: false,
+                duration: Duration::from_millis(e.duration_ms),
+            };
+            let parsed = parse_output(check, &e.output, status, (wt, repo.workdir()), &at_commit);
+            (parsed, e.output.clone(), Vec::new(), Some(e.reused(&key)))
+        }
+        None => {
+            let f = run_once(check, wt, &env, &file, &a.confinement);
+            stop()?;
+            let f = f.map_err(started)?;
+            let wrote = check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?;
+            let parsed = parse(check, &f, wt, repo, &at_commit);
+            let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
+            if reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
+                let entry = reuse_store::Entry {
+                    task: task.to_string(),
+                    attempt: Some(a.n),
+                    exit_code: f.exit_code,
+                    signal: f.signal,
+                    duration_ms: parsed.duration_ms,
+                    output: text.clone(),
+                };
+                // Only a saving later: a store that cannot be written is no failure.
+                let _ = super::super::write_json(&reuse_store::file(&root, &key), &entry);
+            }
+            (parsed, text, wrote, None)
+        }
+    };
+    let marked = |mut r: CheckResult| {
+        if let Some(reused) = &reused {
+            r.duration_ms = 0;
+            r.reused = Some(reused.clone());
+        }
+        r
+    };
+    let mut first = marked(judge(check, &parsed, base, mode, 1, false));
     check_writes::fail(&mut first, &wrote);
     if !wrote.is_empty() {
         return Ok((first, runs));
@@ -545,7 +589,6 @@ fn run_check(
     if first.passed || !first.tested_checkout.is_empty() || parsed.runner_failure.is_some() {
         return Ok((first, runs));
     }
-    let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
     let failed_tests = test_results::failed_by_runner(&text);
     let failed = FailedRun {
         run: &check.run,
@@ -553,22 +596,24 @@ fn run_check(
         other_failures: parsed.failures.iter().any(|f| !f.test),
         tests: &failed_tests,
     };
-    let Rerun { env: selected, tests } = match runners::rerun(failed, &inherited) {
+    let Rerun { env: selected, tests, run } = match runners::rerun(failed, &inherited) {
         Ok(r) if flaky_reruns > 0 => r,
         Ok(_) => {
             runs.rerun = Some(CheckRerun::NotRun { none: "flaky_reruns = 0".into() });
             return Ok((first, runs));
         }
         Err(why) => {
-            runs.rerun = Some(CheckRerun::NotRun { none: why.as_str().into() });
+            runs.rerun = Some(CheckRerun::NotRun { none: why.reason() });
             return Ok((first, runs));
         }
     };
     let rerun_env = with(&env, &selected);
-    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected) });
+    // cargo test, jest and vitest select on the command line.
+    let selecting = CheckConfig { run: run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
+    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected), run });
     for i in 1..=flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(&check.name, i);
-        let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
+        let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;
         if !check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?.is_empty() {
@@ -577,7 +622,7 @@ fn run_check(
         let p = parse(check, &f, wt, repo, &at_commit);
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
-            return Ok((judge(check, &parsed, base, mode, i + 1, true), runs));
+            return Ok((marked(judge(check, &parsed, base, mode, i + 1, true)), runs));
         }
     }
     Ok((CheckResult { runs: flaky_reruns + 1, ..first }, runs))
