@@ -44,5 +44,6 @@ mod syntax;
 mod terminal_output;
 mod ui_browser;
 mod ui_server;
+mod watch_limit;
 mod words;
 mod worktree;
