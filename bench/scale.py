@@ -40,9 +40,9 @@ Rows, and what the git side runs:
     python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2]
 
 The repositories are built once under /var/tmp/rr-scale-<N>k and reused
-(about 1 GB a 100,000 files, with the worktrees). Target: every ratio at
-most 1.0, and retry-run's growth from the smallest size to the largest no
-more than git's.
+(about 2 GB a 100,000 files, with the worktrees and snapshots; remove them
+when done). Target: every ratio at most 1.0, and retry-run's growth from
+the smallest size to the largest no more than git's.
 """
 import argparse
 import json
