@@ -6,8 +6,9 @@
 //!   own `retry-run/<task>` branches) and its index ([`GitState`]), and
 //!   every file git tracks or does not ignore: watched with inotify from the start of
 //!   the run ([`CheckoutWatch`]), so an attempt costs no walk of the
-//!   checkout; where inotify cannot watch it (no more watches, not Linux),
-//!   the stat data of every such file is compared instead ([`CheckoutState`]);
+//!   checkout; where inotify cannot watch it (more directories than the
+//!   user's inotify limit, no watches left, not Linux), the stat data of
+//!   every such file is compared instead ([`CheckoutState`]);
 //! - the repository's git machinery shared by every worktree: `config`,
 //!   `config.worktree`, `hooks/` and `info/`, copied before an attempt and
 //!   put back after it when the attempt changed them ([`Machinery`]).
@@ -123,9 +124,8 @@ pub(crate) struct CheckoutState {
 impl CheckoutState {
     /// Reads the checkout at `root`, leaving out `.git` and `skip` (a
     /// worktree root inside it): the files of every directory
-    /// [`listed_directories`] names, half of them on another thread (the
-    /// `lstat` of every file is most of the time, as in git's parallel
-    /// refresh of the index).
+    /// [`listed_directories`] names, half of them on another thread (as
+    /// git refreshes its index's stat data on several).
     pub(crate) fn read(root: &Path, skip: &Path) -> CheckoutState {
         let Some(dirs) = listed_directories(root, skip) else { return CheckoutState::walked(root, skip) };
         let read = |dirs: &[PathBuf]| {
