@@ -24,7 +24,6 @@ and reused. Target: every ratio at most 1.0.
 import argparse
 import os
 import pathlib
-import random
 import statistics
 import subprocess
 import sys
@@ -34,7 +33,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from reset_after_agent import agent_writes  # noqa: E402
 from scope_diff import ENV, git  # noqa: E402
 
-BIN = str(pathlib.Path(__file__).resolve().parent.parent / "target/release/retry-run")
+BIN = str(pathlib.Path(os.environ.get("CARGO_TARGET_DIR", pathlib.Path(__file__).resolve().parent.parent / "target"))
+          / "release/retry-run")
 # Fixed dates, and no automatic gc: the base is packed once, by hand.
 FIXED = dict(ENV, GIT_AUTHOR_DATE="2026-01-01T00:00:00Z", GIT_COMMITTER_DATE="2026-01-01T00:00:00Z",
              GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="gc.auto", GIT_CONFIG_VALUE_0="0")
