@@ -26,19 +26,20 @@ from scope_diff import ENV, build, git  # noqa: E402
 BIN = str(pathlib.Path(__file__).resolve().parent.parent / "target/release/retry-run")
 
 
-def agent_writes(wt, files, seed):
+def agent_writes(wt, files, seed, k=1):
+    """The agent's writes; `k` scales every count (bench/scale.py)."""
     rng = random.Random(seed)
-    chosen = rng.sample(files, 1050)
-    for p in chosen[:1000]:
+    chosen = rng.sample(files, 1050 * k)
+    for p in chosen[:1000 * k]:
         with open(os.path.join(wt, p), "a") as f:
             f.write(f"agent {seed}\n" * 3)
-    for p in chosen[1000:]:
+    for p in chosen[1000 * k:]:
         os.remove(os.path.join(wt, p))
-    for j in range(100):
+    for j in range(100 * k):
         with open(os.path.join(wt, f"notes_{j}.txt"), "w") as f:
             f.write(f"untracked {seed} {j}\n")
-    for j in range(600):
-        d = os.path.join(wt, "build", f"obj{j % 12}")
+    for j in range(600 * k):
+        d = os.path.join(wt, "build", f"obj{j % (12 * k)}")
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, f"unit{j}.o"), "wb") as f:
             f.write(os.urandom(2048))

@@ -24,7 +24,6 @@ and reused. Target: every ratio at most 1.0.
 import argparse
 import os
 import pathlib
-import random
 import statistics
 import subprocess
 import sys
@@ -34,7 +33,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from reset_after_agent import agent_writes  # noqa: E402
 from scope_diff import ENV, git  # noqa: E402
 
-BIN = str(pathlib.Path(__file__).resolve().parent.parent / "target/release/retry-run")
+BIN = str(pathlib.Path(os.environ.get("CARGO_TARGET_DIR", pathlib.Path(__file__).resolve().parent.parent / "target"))
+          / "release/retry-run")
 # Fixed dates, and no automatic gc: the base is packed once, by hand.
 FIXED = dict(ENV, GIT_AUTHOR_DATE="2026-01-01T00:00:00Z", GIT_COMMITTER_DATE="2026-01-01T00:00:00Z",
              GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="gc.auto", GIT_CONFIG_VALUE_0="0")
@@ -49,17 +49,21 @@ def out(repo, *args):
                           text=True).stdout
 
 
-def generate(root):
-    """The base, the head and the dirty worktree; once."""
+def generate(root, files=20000):
+    """The base, the head and the dirty worktree; once. `files` scales the
+    shape (bench/scale.py): 50 files a directory, 20 directories under each
+    `src/mNN`, and every change set in proportion (20,000 files: 690
+    modified, 100 deleted, 100 renamed, 100 added, 100 untracked)."""
     done = os.path.join(root, ".done")
     if os.path.exists(done):
         return
+    k = files // 20000
     subprocess.run(["rm", "-rf", root], check=True)
     repo = os.path.join(root, "repo")
     os.makedirs(repo)
     g(repo, "init", "-q", "-b", "main")
     n = 0
-    for a in range(20):
+    for a in range(20 * k):
         for b in range(20):
             d = os.path.join(repo, f"src/m{a:02d}/s{b:02d}")
             os.makedirs(d)
@@ -74,10 +78,12 @@ def generate(root):
     g(repo, "tag", "B")
     g(repo, "gc", "-q")
     files = sorted(out(repo, "ls-files").split())
-    modified = files[0:20000:29][:700]
-    rest = [f for f in files if f not in set(modified)]
-    deleted = rest[5:5000:49][:100]
-    renamed = [f for f in rest[7:9000:83] if f not in set(deleted)][:100]
+    modified = files[0:20000 * k:29][:700 * k]
+    chosen = set(modified)
+    rest = [f for f in files if f not in chosen]
+    deleted = rest[5:5000 * k:49][:100 * k]
+    gone = set(deleted)
+    renamed = [f for f in rest[7:9000 * k:83] if f not in gone][:100 * k]
     for f in modified:
         with open(os.path.join(repo, f), "a") as h:
             h.write("def added(x):\n    return x * 2\n")
@@ -85,9 +91,9 @@ def generate(root):
         os.remove(os.path.join(repo, f))
     os.makedirs(os.path.join(repo, "tests/moved"))
     for i, f in enumerate(renamed):
-        g(repo, "mv", f, f"tests/moved/r{i:03d}_{os.path.basename(f)}")
+        os.rename(os.path.join(repo, f), os.path.join(repo, f"tests/moved/r{i:03d}_{os.path.basename(f)}"))
     os.makedirs(os.path.join(repo, "docs/new"))
-    for i in range(100):
+    for i in range(100 * k):
         with open(os.path.join(repo, f"docs/new/n{i:03d}.md"), "w") as h:
             h.write(f"new {i}\n")
     g(repo, "add", "-A")
@@ -99,11 +105,26 @@ def generate(root):
                            capture_output=True).stdout
     subprocess.run(["git", "apply"], cwd=dirty, env=FIXED, input=patch, check=True)
     os.makedirs(os.path.join(dirty, "untracked"))
-    for i in range(1, 101):
+    for i in range(1, 100 * k + 1):
         with open(os.path.join(dirty, f"untracked/u{i}.txt"), "w") as h:
             h.write(f"u{i}\n")
     with open(done, "w"):
         pass
+
+
+def rows(exe, repo, dirty):
+    """The whole-process rows: (name, directory, retry-run's command, git's)."""
+    return [
+        ("scope --head", repo, [exe, "scope", "--base", "B", "--head", "H", "--format", "json", "--allow", "src/**"],
+         ["git", "diff", "--name-status", "-M", "B...H"]),
+        ("diff --head", repo, [exe, "diff", "--base", "B", "--head", "H", "--format", "json"],
+         ["git", "diff", "--numstat", "-M", "B...H"]),
+        ("scope (working tree)", dirty, [exe, "scope", "--base", "B", "--format", "json"],
+         ["sh", "-c", "git status --porcelain && git diff --name-status -M B"]),
+        ("diff (working tree)", dirty, [exe, "diff", "--base", "B", "--format", "json"],
+         ["sh", "-c", "git status --porcelain && git diff --numstat -M B"]),
+        ("--version", repo, [exe, "--version"], ["git", "--version"]),
+    ]
 
 
 def run(cmd, cwd):
@@ -141,20 +162,10 @@ def main():
     a = ap.parse_args()
     generate(a.root)
     repo, dirty = os.path.join(a.root, "repo"), os.path.join(a.root, "dirty")
-    rows = [
-        ("scope --head", repo, [BIN, "scope", "--base", "B", "--head", "H", "--format", "json", "--allow", "src/**"],
-         ["git", "diff", "--name-status", "-M", "B...H"]),
-        ("diff --head", repo, [BIN, "diff", "--base", "B", "--head", "H", "--format", "json"],
-         ["git", "diff", "--numstat", "-M", "B...H"]),
-        ("scope (working tree)", dirty, [BIN, "scope", "--base", "B", "--format", "json"],
-         ["sh", "-c", "git status --porcelain && git diff --name-status -M B"]),
-        ("diff (working tree)", dirty, [BIN, "diff", "--base", "B", "--format", "json"],
-         ["sh", "-c", "git status --porcelain && git diff --numstat -M B"]),
-        ("--version", repo, [BIN, "--version"], ["git", "--version"]),
-    ]
+    rows_ = rows(BIN, repo, dirty)
     print(f"{a.pairs} pairs a row after one warm-up pair, sides alternating; ratio = retry-run / git, "
           f"median of the pairs' ratios")
-    for name, cwd, ours, theirs in rows:
+    for name, cwd, ours, theirs in rows_:
         if a.only and a.only not in name:
             continue
         ma, mb, ratio = paired(a.pairs, lambda: run(ours, cwd), lambda: run(theirs, cwd))

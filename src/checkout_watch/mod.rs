@@ -6,8 +6,9 @@
 //!   own `retry-run/<task>` branches) and its index ([`GitState`]), and
 //!   every file git tracks or does not ignore: watched with inotify from the start of
 //!   the run ([`CheckoutWatch`]), so an attempt costs no walk of the
-//!   checkout; where inotify cannot watch it (no more watches, not Linux),
-//!   the stat data of every such file is compared instead ([`CheckoutState`]);
+//!   checkout; where inotify cannot watch it (more directories than the
+//!   user's inotify limit, no watches left, not Linux), the stat data of
+//!   every such file is compared instead ([`CheckoutState`]);
 //! - the repository's git machinery shared by every worktree: `config`,
 //!   `config.worktree`, `hooks/` and `info/`, copied before an attempt and
 //!   put back after it when the attempt changed them ([`Machinery`]).
@@ -30,6 +31,43 @@ type Stat = (u64, i64, i64, i64, i64, u64, u32);
 
 fn stat_of(m: &std::fs::Metadata) -> Stat {
     (m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino(), m.mode())
+}
+
+/// [`Stat`] from `statat`'s data (its field types differ between rustix's
+/// backends, hence the casts).
+#[allow(clippy::unnecessary_cast)]
+fn stat_of_raw(st: &rustix::fs::Stat) -> Stat {
+    (
+        st.st_size as u64,
+        st.st_mtime as i64,
+        st.st_mtime_nsec as i64,
+        st.st_ctime as i64,
+        st.st_ctime_nsec as i64,
+        st.st_ino as u64,
+        st.st_mode as u32,
+    )
+}
+
+/// The stat data of every entry of `dir` but its directories into
+/// `files`, by path relative to `root`: the directory opened once, each
+/// name stat'ed relative to it (no path looked up from `/` per file).
+fn read_directory(root: &Path, dir: &Path, files: &mut HashMap<PathBuf, Stat>) {
+    use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) else { return };
+    let Ok(mut entries) = Dir::read_from(&fd) else { return };
+    let rel = dir.strip_prefix(root).unwrap_or(Path::new(""));
+    while let Some(Ok(e)) = entries.read() {
+        let name = e.file_name();
+        let bytes = name.to_bytes();
+        if bytes == b"." || bytes == b".." || e.file_type() == FileType::Directory {
+            continue;
+        }
+        let Ok(st) = rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) else { continue };
+        if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+            files.insert(rel.join(std::ffi::OsStr::from_bytes(bytes)), stat_of_raw(&st));
+        }
+    }
 }
 
 /// A walk of the checkout at `root` on both cores, by git's ignore rules,
@@ -86,21 +124,27 @@ pub(crate) struct CheckoutState {
 impl CheckoutState {
     /// Reads the checkout at `root`, leaving out `.git` and `skip` (a
     /// worktree root inside it): the files of every directory
-    /// [`listed_directories`] names.
+    /// [`listed_directories`] names, half of them on another thread (as
+    /// git refreshes its index's stat data on several).
     pub(crate) fn read(root: &Path, skip: &Path) -> CheckoutState {
         let Some(dirs) = listed_directories(root, skip) else { return CheckoutState::walked(root, skip) };
-        let mut files = HashMap::new();
-        for dir in dirs {
-            let Ok(names) = std::fs::read_dir(&dir) else { continue };
-            for e in names.flatten() {
-                let path = e.path();
-                if let Ok(m) = path.symlink_metadata()
-                    && !m.is_dir()
-                    && let Ok(rel) = path.strip_prefix(root)
-                {
-                    files.insert(rel.to_path_buf(), stat_of(&m));
-                }
+        let read = |dirs: &[PathBuf]| {
+            let mut files = HashMap::new();
+            for dir in dirs {
+                read_directory(root, dir, &mut files);
             }
+            files
+        };
+        let (first, second) = dirs.split_at(dirs.len() / 2);
+        let (mut files, other) = std::thread::scope(|s| {
+            let other = s.spawn(|| read(second));
+            let files = read(first);
+            (files, other.join())
+        });
+        match other {
+            Ok(other) => files.extend(other),
+            // The thread panicked: read its half here.
+            Err(_) => files.extend(read(second)),
         }
         CheckoutState { files }
     }
@@ -177,7 +221,7 @@ impl Outside {
         };
         let forced = std::env::var("RETRY_RUN_WATCH").is_ok_and(|v| v == "stat");
         if forced {
-            o.fallback = Some("RETRY_RUN_WATCH=stat".into());
+            o.fallback = Some("RETRY_RUN_WATCH=stat asks for it".into());
             return o;
         }
         #[cfg(target_os = "linux")]
@@ -299,15 +343,77 @@ pub(crate) struct CheckoutWatch {
     root: PathBuf,
 }
 
+/// inotify's limit on the watches of this user: the lower of the
+/// machine's (`fs.inotify.max_user_watches`) and the user namespace's own
+/// (`user.max_inotify_watches`), with the sysctl that sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WatchLimit {
+    pub watches: u64,
+    pub sysctl: &'static str,
+}
+
+impl WatchLimit {
+    /// Reads the limit from `/proc/sys`; `None` where neither file reads.
+    fn read() -> Option<WatchLimit> {
+        let read = |path: &str, sysctl: &'static str| {
+            let watches = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+            Some(WatchLimit { watches, sysctl })
+        };
+        [
+            read("/proc/sys/fs/inotify/max_user_watches", "fs.inotify.max_user_watches"),
+            read("/proc/sys/user/max_inotify_watches", "user.max_inotify_watches"),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|l| l.watches)
+    }
+
+    /// A value to raise it to that leaves the user's other programs the
+    /// watches they have now: the limit plus `dirs`, rounded up to 1,024.
+    /// Pure.
+    pub(crate) fn raised_for(&self, dirs: usize) -> u64 {
+        (self.watches + dirs as u64).div_ceil(1024) * 1024
+    }
+}
+
 /// Why the checkout cannot be watched (the caller falls back to comparing
 /// stat data, and says why).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum WatchError {
     #[error("inotify: {source}")]
     Init { source: std::io::Error },
-    /// The kernel refused a watch (no watches left).
-    #[error("inotify cannot watch {}: {source} (see /proc/sys/fs/inotify/max_user_watches)", dir.display())]
+    /// More directories than inotify allows watches: none is tried, so the
+    /// user's other programs keep theirs.
+    #[error(
+        "your checkout has {dirs} directories to watch, more than inotify's limit of {} watches ({}); \
+         raise it with `sysctl -w {}={}`",
+        .limit.watches, .limit.sysctl, .limit.sysctl, raised(.limit, .dirs)
+    )]
+    TooMany { dirs: usize, limit: WatchLimit },
+    /// The kernel refused a watch for want of watches: other programs of
+    /// the user hold the rest.
+    #[error(
+        "inotify ran out of watches after {watched} of your checkout's {dirs} directories \
+         (its limit of {} watches, {}, counts every program of this user); raise it with `sysctl -w {}={}`",
+        .limit.watches, .limit.sysctl, .limit.sysctl, raised(.limit, .dirs)
+    )]
+    Exhausted { watched: usize, dirs: usize, limit: WatchLimit },
+    /// The kernel refused a watch for another reason.
+    #[error("inotify cannot watch {}: {source}", dir.display())]
     Watch { dir: PathBuf, source: std::io::Error },
+}
+
+fn raised(limit: &WatchLimit, dirs: &usize) -> u64 {
+    limit.raised_for(*dirs)
+}
+
+/// Whether `dirs` directories can be watched under `limit`: `Err` names
+/// both where there are more than the limit allows. Pure.
+pub(crate) fn fits(dirs: usize, limit: Option<WatchLimit>) -> Result<(), WatchError> {
+    match limit {
+        Some(limit) if dirs as u64 > limit.watches => Err(WatchError::TooMany { dirs, limit }),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -323,15 +429,23 @@ impl CheckoutWatch {
         let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
             .map_err(|e| WatchError::Init { source: e.into() })?;
         let dirs = listed_directories(root, skip).unwrap_or_else(|| walked_directories(root, skip));
-        let mut watch = CheckoutWatch { fd, dirs: HashMap::new(), root: root.to_path_buf() };
-        for dir in dirs {
-            watch.add(&dir)?;
+        let limit = WatchLimit::read();
+        fits(dirs.len(), limit)?;
+        let mut watch = CheckoutWatch { fd, dirs: HashMap::with_capacity(dirs.len()), root: root.to_path_buf() };
+        for (watched, dir) in dirs.iter().enumerate() {
+            match (watch.add(dir), limit) {
+                (Ok(()), _) => {}
+                (Err(rustix::io::Errno::NOSPC), Some(limit)) => {
+                    return Err(WatchError::Exhausted { watched, dirs: dirs.len(), limit });
+                }
+                (Err(e), _) => return Err(WatchError::Watch { dir: dir.clone(), source: e.into() }),
+            }
         }
         Ok(watch)
     }
 
-    /// Watches `dir`; `Err` when the kernel refuses (no watches left).
-    fn add(&mut self, dir: &Path) -> Result<(), WatchError> {
+    /// Watches `dir`; `Err` when the kernel refuses (`NOSPC`: no watches left).
+    fn add(&mut self, dir: &Path) -> Result<(), rustix::io::Errno> {
         use rustix::fs::inotify::{self, WatchFlags};
         let mask = WatchFlags::MODIFY
             | WatchFlags::ATTRIB
@@ -344,8 +458,7 @@ impl CheckoutWatch {
             | WatchFlags::MOVE_SELF
             | WatchFlags::DONT_FOLLOW
             | WatchFlags::ONLYDIR;
-        let wd = inotify::add_watch(&self.fd, dir, mask)
-            .map_err(|e| WatchError::Watch { dir: dir.to_path_buf(), source: e.into() })?;
+        let wd = inotify::add_watch(&self.fd, dir, mask)?;
         let rel = dir.strip_prefix(&self.root).unwrap_or(Path::new("")).to_path_buf();
         self.dirs.insert(wd, rel);
         Ok(())
@@ -486,6 +599,30 @@ fn save(files: &mut BTreeMap<String, Saved>, common: &Path, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkout_fits_inotify_up_to_its_limit_and_the_message_says_how_to_raise_it() {
+        let limit = |watches| Some(WatchLimit { watches, sysctl: "fs.inotify.max_user_watches" });
+        // (directories, limit, refused)
+        let cases = [(0, limit(0), false), (10, limit(10), false), (11, limit(10), true), (4_000, None, false)];
+        for (dirs, limit, refused) in cases {
+            assert_eq!(fits(dirs, limit).is_err(), refused, "{dirs} directories, limit {limit:?}");
+        }
+        let Err(e) = fits(4_012, limit(1_000)) else { panic!("4,012 directories fit 1,000 watches") };
+        assert_eq!(
+            e.to_string(),
+            "your checkout has 4012 directories to watch, more than inotify's limit of 1000 watches \
+             (fs.inotify.max_user_watches); raise it with `sysctl -w fs.inotify.max_user_watches=5120`"
+        );
+        let l = WatchLimit { watches: 192_536, sysctl: "user.max_inotify_watches" };
+        assert_eq!(l.raised_for(4_012), 196_608);
+        assert_eq!(
+            WatchError::Exhausted { watched: 100, dirs: 4_012, limit: l }.to_string(),
+            "inotify ran out of watches after 100 of your checkout's 4012 directories (its limit of 192536 \
+             watches, user.max_inotify_watches, counts every program of this user); raise it with \
+             `sysctl -w user.max_inotify_watches=196608`"
+        );
+    }
 
     #[test]
     fn changes_are_named_once() {

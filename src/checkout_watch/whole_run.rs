@@ -54,7 +54,7 @@ impl Watch {
         self.outside.get_or_insert_with(|| {
             let w = starting.take().and_then(|t| t.join().ok()).unwrap_or_else(|| Outside::start(None, skip));
             if let Some(why) = &w.fallback {
-                say(&format!("watching your checkout by stat data instead of inotify ({why}); each attempt walks it"));
+                say(&format!("watching your checkout by stat data instead of inotify: {why}"));
             }
             w
         })

@@ -46,5 +46,6 @@ mod terminal_output;
 mod ui_browser;
 mod ui_list;
 mod ui_server;
+mod watch_limit;
 mod words;
 mod worktree;
