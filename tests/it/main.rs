@@ -34,6 +34,7 @@ mod run;
 mod runner_verdicts;
 mod runners;
 mod sandbox;
+mod sandbox_floor;
 mod scope;
 mod signals;
 mod submodules;
