@@ -274,9 +274,10 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     argv.extend(inner_args(c, &exe, tmpdir, &writable, &hidden, &allowed_loopback));
     let (status, pid1) = run_bubblewrap(c, &bwrap, &argv, mover)?;
     // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
-    // by a moment (it unmounts the namespace's mounts as it ends) and comes
-    // to this process: waited for by its pid, which bubblewrap said, then
-    // whatever else came here is ended and reaped (not left to the
+    // by a moment (it ends whatever is left in the namespace, then unmounts
+    // its mounts) and comes to this process: waited for by its pid, which
+    // bubblewrap said, so nothing of the command outlives this process;
+    // then whatever else came here is ended and reaped (not left to the
     // machine's init, which may take seconds to reap it).
     if let Some(pid) = pid1 {
         // SAFETY: waitpid on a process this process is the (sub)reaper of;
