@@ -178,6 +178,11 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
             }
         },
     };
+    if args.print_bwrap && (args.inner || layers != Layers::Namespaces) {
+        return Err(CliError::usage(
+            "--print-bwrap prints the arguments bubblewrap gets, but this command would run without it; use --layers namespaces",
+        ));
+    }
     let mut keep = args.keep;
     if let Some(r) = &repo {
         keep.push(r.common_dir().to_path_buf());

@@ -46,6 +46,15 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
     for d in made {
         std::fs::remove_dir_all(d).expect("removed");
     }
+    // Without namespaces there is nothing to print, and nothing runs.
+    let out = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "landlock", "--print-bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--layers namespaces"), "{out:?}");
+    assert!(!dir.join("ran.txt").exists());
 }
 
 #[test]
