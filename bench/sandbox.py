@@ -1,6 +1,14 @@
 #!/usr/bin/env python3
 """The sandbox's own cost, same run, medians, sides alternating.
 
+0. The floor (`--only floor`): bubblewrap alone running `true` with the
+   mounts, namespaces and options retry-run gives it, its argv printed by
+   `retry-run sandbox --print-bwrap` (the same code path, not retyped),
+   against `retry-run sandbox --layers namespaces -- true`, medians of
+   `--procs` (41), `--repeat` (2) runs; as root and, when run by root, as
+   an unprivileged user (`setpriv --reuid=65534 --regid=65534
+   --clear-groups env HOME=<an empty directory>`, on both sides). Target:
+   retry-run at most 1.5x the floor.
 1. Per confined process: `retry-run sandbox --layers namespaces -- true`
    (full confinement: namespaces, Landlock, seccomp, the proxy) and
    `--layers landlock -- true` (the fallback) against `true` (target:
@@ -27,12 +35,14 @@
 
     cargo build --release && python3 bench/sandbox.py [--files 20000] [--runs 7] [--procs 41]
         [--requests 200] [--rounds 7] [--wrap 'retry-run sandbox --network 127.0.0.1:{port} --'] [--only proxy]
+        [--repeat 2] [--bin target/release/retry-run]
 """
 import argparse
 import http.server
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,7 +52,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from scope_diff import ENV, build  # noqa: E402
-from worktree import BIN  # noqa: E402
+import worktree  # noqa: E402
+
+BIN = worktree.BIN
 
 
 def timed(cmd, cwd, ok=(0,)):
@@ -170,6 +182,7 @@ def proxy_latency(tmp, wrap, rounds, requests):
 
 
 def main():
+    global BIN
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=7)
@@ -178,15 +191,62 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--wrap", default="retry-run sandbox --network 127.0.0.1:{port} --",
                     help="the command prefix that runs the client confined; `retry-run` is this build's binary")
-    ap.add_argument("--only", choices=("process", "attempt", "proxy"))
+    ap.add_argument("--only", choices=("floor", "process", "attempt", "proxy"))
+    ap.add_argument("--repeat", type=int, default=2, help="runs of the floor's comparison")
+    ap.add_argument("--bin", default=BIN, help="the retry-run binary (default: this checkout's release build)")
     args = ap.parse_args()
+    BIN = os.path.abspath(args.bin)
     with tempfile.TemporaryDirectory() as tmp:
+        if args.only in (None, "floor"):
+            floor(tmp, args)
         if args.only in (None, "process"):
             one_process(tmp, args)
         if args.only in (None, "attempt"):
             one_attempt(tmp, args)
         if args.only in (None, "proxy"):
             proxy_latency(tmp, args.wrap, args.rounds, args.requests)
+
+
+NOBODY = 65534
+
+
+def floor(tmp, args):
+    """Part 0: retry-run's confined `true` against bubblewrap's own."""
+    os.chmod(tmp, 0o755)  # the unprivileged user reaches its directories
+    users = [("root" if os.geteuid() == 0 else "this user", [])]
+    if os.geteuid() == 0:
+        home = os.path.join(tmp, "nobody-home")
+        os.mkdir(home)
+        os.chown(home, NOBODY, NOBODY)
+        setpriv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "env", f"HOME={home}"]
+        users.append(("unprivileged", setpriv))
+    for who, prefix in users:
+        work = os.path.join(tmp, f"floor-{len(prefix)}")
+        os.mkdir(work)
+        if prefix:
+            os.chown(work, NOBODY, NOBODY)
+        ask = prefix + [BIN, "sandbox", "--layers", "namespaces", "--print-bwrap", "--", "true"]
+        r = subprocess.run(ask, cwd=work, env=ENV, capture_output=True, text=True)
+        assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
+        printed = json.loads(r.stdout)
+        sides = {
+            "retry-run": prefix + [BIN, "sandbox", "--layers", "namespaces", "--", "true"],
+            "bubblewrap": prefix + [printed["bwrap"]] + printed["args"] + ["--", "true"],
+        }
+        print(f"floor, {who}: {shlex.join(sides['bubblewrap'])}")
+        try:
+            for run in range(1, args.repeat + 1):
+                times = {k: [] for k in sides}
+                for i in range(args.procs):
+                    for k in list(sides) if i % 2 == 0 else list(reversed(sides)):
+                        times[k].append(timed(sides[k], work))
+                rr, bw = (statistics.median(times[k]) for k in ("retry-run", "bubblewrap"))
+                print(f"  run {run}, {who}, medians of {args.procs}: retry-run sandbox --layers namespaces -- true"
+                      f" {rr * 1000:6.2f} ms   bubblewrap alone {bw * 1000:6.2f} ms   ratio {rr / bw:4.2f}"
+                      f" (target <= 1.5)   load {os.getloadavg()[0]:.2f}")
+        finally:
+            for d in printed["made"]:
+                shutil.rmtree(d, ignore_errors=True)
 
 
 def one_process(tmp, args):

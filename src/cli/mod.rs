@@ -160,12 +160,16 @@ pub fn main() -> i32 {
             Err(_) => exit::ENVIRONMENT,
         };
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { exit::USAGE } else { exit::OK };
-        }
+    let all: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match sandbox::parse_alone(&all) {
+        Some(args) => Cli { dir: None, command: Command::Sandbox(args) },
+        None => match Cli::try_parse_from(&all) {
+            Ok(cli) => cli,
+            Err(e) => {
+                let _ = e.print();
+                return if e.use_stderr() { exit::USAGE } else { exit::OK };
+            }
+        },
     };
     let dir = match &cli.dir {
         Some(d) => d.clone(),

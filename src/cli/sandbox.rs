@@ -100,6 +100,12 @@ pub struct SandboxArgs {
     /// looked for already (the attempt loop), not again.
     #[arg(long, hide = true)]
     pub deny_read_complete: bool,
+    /// Print, as one JSON object, the bubblewrap program and the arguments
+    /// it would be given before `--` (`bwrap`, `args`), and the directories
+    /// made for them (`made`, left for the caller to remove); run nothing
+    /// (`bench/sandbox.py`'s floor: bubblewrap alone with the same mounts).
+    #[arg(long, hide = true)]
+    pub print_bwrap: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -117,6 +123,32 @@ pub enum LayersArg {
     Namespaces,
     Landlock,
     None,
+}
+
+/// `retry-run sandbox ...` read by a parser of this command alone, or
+/// `None` to leave the line to the whole program's parser: building that
+/// one (every command's arguments) is most of what parsing costs, and every
+/// confined process pays it twice, outside and inside the namespaces. Left
+/// to it: help, `-C`, and any line this parser refuses (so errors read the
+/// same).
+pub(super) fn parse_alone(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
+    use clap::{Args as _, FromArgMatches as _};
+    if args.get(1).is_none_or(|a| a != "sandbox") {
+        return None;
+    }
+    let options = args[2..].iter().take_while(|a| *a != "--");
+    if options.clone().count() == args.len() - 2 {
+        return None;
+    }
+    for a in options {
+        let a = a.to_str()?;
+        if a == "-h" || a == "--help" || a.starts_with("-C") || a.starts_with("-V") || a == "--version" {
+            return None;
+        }
+    }
+    let cmd = SandboxArgs::augment_args(clap::Command::default().name("sandbox").bin_name("retry-run sandbox"));
+    let matches = cmd.try_get_matches_from(&args[1..]).ok()?;
+    SandboxArgs::from_arg_matches(&matches).ok()
 }
 
 pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
@@ -146,6 +178,11 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
             }
         },
     };
+    if args.print_bwrap && (args.inner || layers != Layers::Namespaces) {
+        return Err(CliError::usage(
+            "--print-bwrap prints the arguments bubblewrap gets, but this command would run without it; use --layers namespaces",
+        ));
+    }
     let mut keep = args.keep;
     if let Some(r) = &repo {
         keep.push(r.common_dir().to_path_buf());
@@ -171,7 +208,41 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         refuse_ports: args.refuse_port,
         refuse_direct: args.refuse_direct,
         deny_read_complete: args.deny_read_complete,
+        print_bwrap: args.print_bwrap,
         argv: args.command,
     };
     Ok(exec::run(&confined)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_alone;
+
+    fn line(words: &[&str]) -> Vec<std::ffi::OsString> {
+        std::iter::once("retry-run").chain(words.iter().copied()).map(Into::into).collect()
+    }
+
+    #[test]
+    fn the_sandbox_line_alone_is_read_by_its_own_parser_and_the_rest_left_to_the_whole_one() {
+        let inner = ["sandbox", "--inner", "--tmpdir", "/t", "--writable", "/w", "--max-processes", "9", "--", "true"];
+        let a = parse_alone(&line(&inner)).expect("read alone");
+        assert!(a.inner && a.max_processes == 9 && a.writable == ["/w"] && a.command == ["true"]);
+        let a = parse_alone(&line(&["sandbox", "--layers", "namespaces", "--", "sh", "-c", "--help"])).expect("alone");
+        assert_eq!(a.command, ["sh", "-c", "--help"], "what follows -- is the command's");
+        let whole = [
+            &["sandbox", "--help", "--", "true"][..],
+            &["sandbox", "-h", "--", "true"],
+            &["sandbox", "-C", "/x", "--", "true"],
+            &["sandbox", "-C/x", "--", "true"],
+            &["-C", "/x", "sandbox", "--", "true"],
+            &["sandbox", "--no-such-flag", "--", "true"],
+            &["sandbox", "--max-processes", "many", "--", "true"],
+            &["sandbox", "true"],
+            &["run", "--", "true"],
+            &[],
+        ];
+        for words in whole {
+            assert!(parse_alone(&line(words)).is_none(), "{words:?} goes to the whole parser");
+        }
+    }
 }

@@ -66,6 +66,9 @@ pub(crate) struct Confined {
     /// `deny_read` is the whole list of what to hide (the attempt loop
     /// looked for the secrets once for the run): not looked for again.
     pub deny_read_complete: bool,
+    /// Print bubblewrap's program and arguments as they would run (the
+    /// benchmark's floor), leave the directories they name, run nothing.
+    pub print_bwrap: bool,
     /// The command and its arguments.
     pub argv: Vec<String>,
 }
@@ -92,6 +95,7 @@ impl Default for Confined {
             refuse_ports: Vec::new(),
             refuse_direct: false,
             deny_read_complete: false,
+            print_bwrap: false,
             argv: Vec::new(),
         }
     }
@@ -176,10 +180,10 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
             let mut log = c.log.as_deref().and_then(open_log);
             finish(c, start_and_wait(&mut cmd, c.reap, program, log.as_mut()))
         }
-        (Layers::Namespaces, false) => outer(c, &dir, &tmpdir, home.as_deref()),
+        (Layers::Namespaces, false) => outer(c, &dir, (&tmpdir, own_tmp), home.as_deref()),
         (Layers::Landlock, false) => landlock_only(c, &dir, &tmpdir, home.as_deref()),
     };
-    if own_tmp {
+    if own_tmp && !c.print_bwrap {
         let _ = std::fs::remove_dir_all(&tmpdir);
     }
     ended
@@ -227,12 +231,14 @@ fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
 
 /// Outside the namespaces: the proxy, then bubblewrap starting this
 /// executable again inside; its status is the command's, read from the
-/// file the inner one writes.
-fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result<i32, ExecError> {
+/// file the inner one writes. `tmpdir`: the command's TMPDIR, and whether
+/// this process made it.
+fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -> Result<i32, ExecError> {
+    let (tmpdir, own_tmp) = tmpdir;
     let bwrap = namespaces::program().ok_or(ExecError::NoBwrap)?;
     // As root, the command's tree gets a pids cgroup; the move into it
     // starts now, beside the work below (see `Mover`).
-    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
+    let cgroup = if c.print_bwrap { None } else { limits::PidsCgroup::for_limit(c.limits.processes) };
     let mover = cgroup.as_ref().map(Mover::start);
     let rules = rules(c)?;
     let allowed_loopback: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
@@ -240,11 +246,6 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     let hidden = hidden(c, home);
     let run_dir = private_tmpdir("run")?;
     let socket = run_dir.join("proxy.sock");
-    let proxy = if c.host_network {
-        None
-    } else {
-        Some(proxy::start(rules, &socket, c.log.clone(), false).map_err(ExecError::Proxy)?)
-    };
     let exe =
         std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
     let layout = namespaces::Layout {
@@ -259,11 +260,32 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     };
     let status_file = run_dir.join("status");
     let mut argv = namespaces::args(&layout);
+    if c.print_bwrap {
+        let made: Vec<&Path> = [tmpdir].into_iter().filter(|_| own_tmp).chain([run_dir.as_path()]).collect();
+        let printed = serde_json::json!({ "bwrap": bwrap, "args": argv, "made": made });
+        crate::console::outln!("{printed}");
+        return Ok(0);
+    }
+    let proxy = if c.host_network {
+        None
+    } else {
+        Some(proxy::start(rules, &socket, c.log.clone(), false).map_err(ExecError::Proxy)?)
+    };
     argv.extend(inner_args(c, &exe, tmpdir, &writable, &hidden, &allowed_loopback));
-    let status = run_bubblewrap(c, &bwrap, &argv, mover)?;
+    let (status, pid1) = run_bubblewrap(c, &bwrap, &argv, mover)?;
     // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
-    // by a moment and comes to this process: reaped here, not left to the
-    // machine's init, which may take seconds to reap it.
+    // by a moment (it ends whatever is left in the namespace, then unmounts
+    // its mounts) and comes to this process: waited for by its pid, which
+    // bubblewrap said, so nothing of the command outlives this process;
+    // then whatever else came here is ended and reaped (not left to the
+    // machine's init, which may take seconds to reap it).
+    if let Some(pid) = pid1 {
+        // SAFETY: waitpid on a process this process is the (sub)reaper of;
+        // one already reaped, or never ours, returns an error at once.
+        unsafe {
+            libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
+        }
+    }
     end_leftovers();
     drop(proxy);
     log_limits(c, cgroup.as_ref(), None);
@@ -344,22 +366,19 @@ fn inner_args(
 /// Starts bubblewrap with `argv` as the reaper (or subreaper) of what it
 /// starts and waits for it; with `mover`, its child is moved into the pids
 /// cgroup while it sets up (bubblewrap says its child's pid on one pipe and
-/// waits on another before that child starts the command).
+/// waits on another before that child starts the command). Returns how
+/// bubblewrap ended and the pid of its child, the namespace's PID 1, when
+/// it said it.
 fn run_bubblewrap(
     c: &Confined,
     bwrap: &Path,
     argv: &[String],
     mover: Option<Mover>,
-) -> Result<std::io::Result<std::process::ExitStatus>, ExecError> {
-    let handoff = match &mover {
-        Some(_) => Some(Handoff::new().map_err(|source| ExecError::CannotStart { program: "pipe".into(), source })?),
-        None => None,
-    };
+) -> Result<(std::io::Result<std::process::ExitStatus>, Option<u32>), ExecError> {
+    let pipe_error = |source| ExecError::CannotStart { program: "pipe".into(), source };
+    let handoff = Handoff::new(mover.is_some()).map_err(pipe_error)?;
     let mut cmd = Command::new(bwrap);
-    if let Some(h) = &handoff {
-        cmd.args(h.args());
-        h.keep_on_exec(&mut cmd);
-    }
+    cmd.args(handoff.args());
     cmd.args(argv);
     close_inherited();
     if c.reap {
@@ -367,12 +386,35 @@ fn run_bubblewrap(
     } else {
         subreaper();
     }
-    Ok(cmd.spawn().and_then(|mut child| {
-        if let (Some(h), Some(m)) = (handoff, mover) {
-            m.finish(h);
-        }
-        child.wait()
-    }))
+    // No code runs between fork and exec (bubblewrap's ends are left open
+    // across exec here, not in the child), so the C library starts it
+    // with vfork rather than copying this process.
+    handoff.keep_on_exec().map_err(pipe_error)?;
+    let spawned = cmd.spawn();
+    let kept = handoff.after_spawn();
+    let status = spawned.and_then(|mut child| {
+        let pid = match (kept, mover) {
+            (Kept::Moving(info, block), Some(m)) => m.finish(info, block),
+            (Kept::Info(info), _) => {
+                let status = child.wait()?;
+                return Ok((status, read_child_pid(info)));
+            }
+            (Kept::Moving(..), None) => None,
+        };
+        Ok((child.wait()?, pid))
+    });
+    Ok(match status {
+        Ok((status, pid)) => (Ok(status), pid),
+        Err(e) => (Err(e), None),
+    })
+}
+
+/// The pid bubblewrap's `--info-fd` named, read once it has ended.
+fn read_child_pid(info: std::os::fd::OwnedFd) -> Option<u32> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    std::fs::File::from(info).read_to_string(&mut text).ok()?;
+    limits::child_pid(&text)
 }
 
 /// How a process ended, from its wait status.
@@ -463,8 +505,13 @@ fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
     seccomp::supervisor_filter()?.install_all_threads()?;
     let mut cmd = command(c, tmpdir, port);
     let me = std::process::id() as libc::pid_t;
-    let filter = seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me) })?;
-    install_on_exec(&mut cmd, filter);
+    // The command's filter goes on this thread, which the command is
+    // started from and inherits it: what this thread does from here on
+    // (wait, end what is left, write the status) it refuses nothing of,
+    // and the forwarding threads keep theirs. With no code to run between
+    // fork and exec, the C library starts the command with vfork rather
+    // than copying this process.
+    seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me) })?.install()?;
     let ended = start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
     let line = match ended {
         Ended::Code(n) => format!("exit {n}"),
@@ -689,52 +736,59 @@ fn append(log: &Path, line: &str) {
     }
 }
 
-/// The two pipes of bubblewrap's `--info-fd` (it writes its child's pid)
-/// and `--block-fd` (the child waits for a byte before it forks the
-/// command), for moving that child into a cgroup while it sets up.
+/// The pipes of bubblewrap's `--info-fd` (it writes its child's pid) and,
+/// to move that child into a cgroup while it sets up, `--block-fd` (the
+/// child waits for a byte before it forks the command).
 struct Handoff {
     info: (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
-    block: (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
+    block: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+}
+
+/// This process's ends once bubblewrap has started: the reading end of
+/// its info and, with a move, the writing end of its block.
+enum Kept {
+    Info(std::os::fd::OwnedFd),
+    Moving(std::os::fd::OwnedFd, std::os::fd::OwnedFd),
 }
 
 impl Handoff {
-    fn new() -> std::io::Result<Handoff> {
-        Ok(Handoff { info: pipe()?, block: pipe()? })
+    fn new(block: bool) -> std::io::Result<Handoff> {
+        Ok(Handoff { info: pipe()?, block: if block { Some(pipe()?) } else { None } })
     }
 
-    /// bubblewrap's arguments naming the two ends it uses.
-    fn args(&self) -> [String; 4] {
+    /// bubblewrap's arguments naming the ends it uses.
+    fn args(&self) -> Vec<String> {
         use std::os::fd::AsRawFd;
-        [
-            "--info-fd".into(),
-            self.info.1.as_raw_fd().to_string(),
-            "--block-fd".into(),
-            self.block.0.as_raw_fd().to_string(),
-        ]
-    }
-
-    /// Leaves bubblewrap's two ends open across its exec (both pipes are
-    /// made close-on-exec, so that no other process started meanwhile
-    /// holds them).
-    fn keep_on_exec(&self, cmd: &mut Command) {
-        use std::os::fd::AsRawFd;
-        let ends = [self.info.1.as_raw_fd(), self.block.0.as_raw_fd()];
-        // SAFETY: between fork and exec the closure only calls fcntl on
-        // two descriptors of this process.
-        unsafe {
-            cmd.pre_exec(move || {
-                for fd in ends {
-                    libc::fcntl(fd, libc::F_SETFD, 0);
-                }
-                Ok(())
-            });
+        let mut out = vec!["--info-fd".to_string(), self.info.1.as_raw_fd().to_string()];
+        if let Some(block) = &self.block {
+            out.extend(["--block-fd".to_string(), block.0.as_raw_fd().to_string()]);
         }
+        out
     }
 
-    /// The ends this process keeps once bubblewrap has started: the
-    /// reading end of its info and the writing end of its block.
-    fn after_spawn(self) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
-        (self.info.0, self.block.1)
+    /// Leaves bubblewrap's ends open across its exec. Both pipes are made
+    /// close-on-exec and this is done just before bubblewrap starts: this
+    /// process starts no other program meanwhile, and drops these ends
+    /// right after ([`Handoff::after_spawn`]).
+    fn keep_on_exec(&self) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let ends = std::iter::once(self.info.1.as_raw_fd()).chain(self.block.as_ref().map(|b| b.0.as_raw_fd()));
+        for fd in ends {
+            // SAFETY: fcntl on a descriptor this process owns.
+            if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+
+    /// The ends this process keeps once bubblewrap has started (its own
+    /// are closed here).
+    fn after_spawn(self) -> Kept {
+        match self.block {
+            Some(block) => Kept::Moving(self.info.0, block.1),
+            None => Kept::Info(self.info.0),
+        }
     }
 }
 
@@ -748,7 +802,7 @@ impl Handoff {
 /// after it and is quick.
 struct Mover {
     ends: std::sync::mpsc::Sender<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
-    thread: std::thread::JoinHandle<()>,
+    thread: std::thread::JoinHandle<Option<u32>>,
 }
 
 impl Mover {
@@ -760,10 +814,11 @@ impl Mover {
             if let Some(own) = own {
                 let _ = std::fs::OpenOptions::new().write(true).open(own).and_then(|mut f| f.write_all(b"0"));
             }
-            let Ok((info, block)) = wait.recv() else { return };
+            let (info, block) = wait.recv().ok()?;
             let mut text = String::new();
             let _ = std::fs::File::from(info).read_to_string(&mut text);
-            if let Some(pid) = limits::child_pid(&text) {
+            let pid = limits::child_pid(&text);
+            if let Some(pid) = pid {
                 let _ = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&procs)
@@ -773,15 +828,16 @@ impl Mover {
             // bubblewrap said nothing: it failed, and the closed pipe
             // wakes its child if it has one).
             let _ = std::fs::File::from(block).write_all(b"x");
+            pid
         });
         Mover { ends, thread }
     }
 
-    /// Hands bubblewrap's ends to the thread (its own ends closed here)
-    /// and waits until its child may go on.
-    fn finish(self, handoff: Handoff) {
-        let _ = self.ends.send(handoff.after_spawn());
-        let _ = self.thread.join();
+    /// Hands bubblewrap's ends to the thread and waits until its child may
+    /// go on; returns that child's pid.
+    fn finish(self, info: std::os::fd::OwnedFd, block: std::os::fd::OwnedFd) -> Option<u32> {
+        let _ = self.ends.send((info, block));
+        self.thread.join().ok().flatten()
     }
 }
 

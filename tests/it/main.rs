@@ -35,6 +35,7 @@ mod run;
 mod runner_verdicts;
 mod runners;
 mod sandbox;
+mod sandbox_floor;
 mod scope;
 mod signals;
 mod submodules;

@@ -1,0 +1,92 @@
+//! `retry-run sandbox --print-bwrap`: the bubblewrap arguments a confined
+//! process gets, printed from the code path that runs them, so that
+//! `bench/sandbox.py` can time bubblewrap alone with the same mounts (the
+//! floor) without retyping them; and a confined command still ends as it
+//! did once bubblewrap's PID 1 is waited for by its pid.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::TestEnv;
+
+#[test]
+fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printing() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let out = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "namespaces", "--print-bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!dir.join("ran.txt").exists(), "printing runs nothing");
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let args: Vec<String> =
+        printed["args"].as_array().expect("args").iter().map(|a| a.as_str().expect("a string").to_string()).collect();
+    let line = args.join(" ");
+    assert!(line.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net"), "{line}");
+    assert!(line.contains("--ro-bind / / --dev /dev --proc /proc"), "{line}");
+    let real = std::fs::canonicalize(&dir).expect("real path");
+    assert!(line.ends_with(&format!("--chdir {}", real.display())), "{line}");
+    assert!(!line.contains("--info-fd") && !line.contains("--inner"), "bubblewrap's own arguments only: {line}");
+    let made: Vec<PathBuf> =
+        printed["made"].as_array().expect("made").iter().map(|d| PathBuf::from(d.as_str().expect("a path"))).collect();
+    assert_eq!(made.len(), 2, "the command's TMPDIR and the private run directory: {made:?}");
+    assert!(made.iter().all(|d| d.is_dir()), "left for the caller: {made:?}");
+    let bwrap = printed["bwrap"].as_str().expect("bwrap");
+    let status = Command::new(bwrap).args(&args).args(["--", "true"]).current_dir(&dir).status().expect("bwrap runs");
+    assert!(status.success(), "bubblewrap alone runs true with them");
+    for d in made {
+        std::fs::remove_dir_all(d).expect("removed");
+    }
+    // Without namespaces there is nothing to print, and nothing runs.
+    let out = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "landlock", "--print-bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--layers namespaces"), "{out:?}");
+    assert!(!dir.join("ran.txt").exists());
+}
+
+#[test]
+fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let run = |script: &str| {
+        env.retry_run(&dir)
+            .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+            .output()
+            .expect("runs")
+    };
+    let out = run("echo $$ > pid.txt; exit 5");
+    assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
+    let killed = run("kill -TERM $$");
+    assert_eq!(killed.status.code(), Some(128 + 15));
+    // A daemon of its own session is ended before the command returns.
+    let left = run("setsid sh -c 'sleep 30' & echo started");
+    assert_eq!(left.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&left.stderr).contains("process(es) the command left running"), "{left:?}");
+    // A program that cannot start, started without a shell (the
+    // supervisor's own start of it fails).
+    let missing = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "namespaces", "--", "/no/such/program"])
+        .output()
+        .expect("runs");
+    assert_eq!(missing.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"), "{missing:?}");
+}
