@@ -115,6 +115,23 @@ impl Summaries {
         Ok(summary)
     }
 
+    /// Reads the summaries of `ids` on as many threads as the machine has
+    /// cores, so a first list of many logs (hashing and parsing each)
+    /// is not read on one. What cannot be read is left to [`Self::get`]
+    /// to report.
+    pub fn warm(&self, ids: &[String]) {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(ids.len().max(1));
+        std::thread::scope(|s| {
+            for first in 0..threads {
+                s.spawn(move || {
+                    for id in ids.iter().skip(first).step_by(threads) {
+                        let _ = self.get(id);
+                    }
+                });
+            }
+        });
+    }
+
     /// How many summaries are kept.
     pub fn kept(&self) -> usize {
         self.lock().len()
@@ -176,6 +193,27 @@ mod tests {
         append(&store, "t", &started(), Some(2));
         let grown = cache.get("t").expect("read");
         assert_eq!((grown.state.last_attempt, grown.events, grown.broken), (2, 2, false));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn warming_many_logs_on_threads_keeps_each_as_a_read_of_its_own_would() {
+        let (store, dir) = store("warm");
+        let ids: Vec<String> = (0..9).map(|i| format!("t{i}")).collect();
+        for (i, id) in ids.iter().enumerate() {
+            for n in 0..=i as u32 {
+                append(&store, id, &started(), Some(n + 1));
+            }
+        }
+        let warmed = Summaries::new(store.clone());
+        warmed.warm(&ids);
+        assert_eq!(warmed.kept(), ids.len());
+        let one_by_one = Summaries::new(store.clone());
+        for id in &ids {
+            let (a, b) = (warmed.get(id).expect("read"), one_by_one.get(id).expect("read"));
+            assert_eq!((a.state.last_attempt, a.events, a.broken), (b.state.last_attempt, b.events, b.broken), "{id}");
+        }
+        warmed.warm(&[]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -88,13 +88,11 @@ pub(crate) fn serve(dir: &Path, opts: Options, ready: impl FnOnce(&str)) -> Resu
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(UiError::Runtime)?;
     let served = rt.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        // Every log read once while the browser opens, on a thread of the
-        // blocking pool: the first task list then reads none.
+        // Every log read once while the browser opens, one thread a core
+        // (from the blocking pool): the first task list then reads none.
         let warm = Arc::clone(&app);
         tokio::task::spawn_blocking(move || {
-            for id in warm.store.tasks().unwrap_or_default() {
-                let _ = warm.summaries.get(&id);
-            }
+            warm.summaries.warm(&warm.store.tasks().unwrap_or_default());
         });
         ready(&url);
         if opts.open {

@@ -59,7 +59,11 @@ pub(crate) fn row(id: &str, s: &Summary, running: bool, lanes: &[&TaskState]) ->
 /// cannot be read is a row that says so.
 pub(crate) fn rows(store: &Store, summaries: &Summaries) -> Result<Vec<Row>, RecordError> {
     let mut out = Vec::new();
-    for id in store.tasks()? {
+    let ids = store.tasks()?;
+    if summaries.kept() < ids.len() {
+        summaries.warm(&ids);
+    }
+    for id in ids {
         let running = store.running(&id).is_some();
         match summaries.get(&id) {
             Ok(s) => {
