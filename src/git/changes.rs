@@ -9,12 +9,12 @@
 //! ([`super::patch`]).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use git2::{DiffOptions, Oid, Repository};
+use git2::{Blob, DiffOptions, Oid, Repository};
 
 use super::patch::{FilePatch, FileSide, Want, file_patch};
 use super::renames::{self, Endpoint, Side as RenameSide};
@@ -124,30 +124,33 @@ fn read_blob(repo: &Repository, id: Oid) -> Result<Vec<u8>, GitError> {
 
 /// Blob contents for one comparison, each read once: from the working
 /// tree's contents, from blobs fetched ahead, else from the object database.
+/// The blobs this handle read are kept as libgit2 objects, so that their
+/// patches start from the blob and its known id (a buffer is hashed again).
 struct Blobs<'v> {
     view: &'v HeadView<'v>,
+    kept: HashMap<Oid, Blob<'v>>,
     fetched: HashMap<Oid, Vec<u8>>,
 }
 
 impl<'v> Blobs<'v> {
-    /// Reads `ids` ahead, half of them on a second thread with its own
+    /// Reads `ids` ahead, the second half on a second thread with its own
     /// repository handle.
     fn fetch(view: &'v HeadView<'v>, ids: Vec<Oid>) -> Result<Blobs<'v>, GitError> {
-        let read_all = |repo: &Repository, ids: &[Oid]| -> Vec<(Oid, Option<Vec<u8>>)> {
-            ids.iter().map(|&id| (id, read_blob(repo, id).ok())).collect()
-        };
         let (mine, theirs) = ids.split_at(if ids.len() < 64 { ids.len() } else { ids.len() / 2 });
         let gitdir = view.repo.path().to_path_buf();
-        let (mut got, other) = std::thread::scope(|s| {
+        let (kept, other) = std::thread::scope(|s| {
             let other = s.spawn(|| match Repository::open(&gitdir) {
-                Ok(repo) => read_all(&repo, theirs),
-                Err(_) => theirs.iter().map(|&id| (id, None)).collect(),
+                Ok(repo) => theirs.iter().map(|&id| (id, read_blob(&repo, id).ok())).collect(),
+                Err(_) => theirs.iter().map(|&id| (id, None)).collect::<Vec<_>>(),
             });
-            (read_all(view.repo, mine), other.join().unwrap_or_default())
+            let kept: Result<HashMap<Oid, Blob<'v>>, GitError> = mine
+                .iter()
+                .map(|&id| Ok((id, view.repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")))?)))
+                .collect();
+            (kept, other.join().unwrap_or_default())
         });
-        got.extend(other);
-        let mut fetched = HashMap::with_capacity(got.len());
-        for (id, data) in got {
+        let mut fetched = HashMap::with_capacity(other.len());
+        for (id, data) in other {
             // Whatever the second handle could not read (an object only in
             // this handle's memory), read here, with its error if any.
             let data = match data {
@@ -156,7 +159,21 @@ impl<'v> Blobs<'v> {
             };
             fetched.insert(id, data);
         }
-        Ok(Blobs { view, fetched })
+        Ok(Blobs { view, kept: kept?, fetched })
+    }
+
+    /// The blob object of `leaf`, where this handle read it.
+    fn kept(&self, (id, mode): Leaf) -> Option<&Blob<'v>> {
+        if mode == GITLINK { None } else { self.kept.get(&id) }
+    }
+
+    fn held(&self, id: &Oid) -> Option<&[u8]> {
+        self.view
+            .contents
+            .get(id)
+            .map(Vec::as_slice)
+            .or_else(|| self.kept.get(id).map(Blob::content))
+            .or_else(|| self.fetched.get(id).map(Vec::as_slice))
     }
 
     /// The length of [`Blobs::get`], read from the object's header where
@@ -165,7 +182,7 @@ impl<'v> Blobs<'v> {
         if mode == GITLINK {
             return Ok(self.get((id, mode), false)?.len());
         }
-        if let Some(data) = self.view.contents.get(&id).or_else(|| self.fetched.get(&id)) {
+        if let Some(data) = self.held(&id) {
             return Ok(data.len());
         }
         let odb = self.view.repo.odb().map_err(ctx(|| "cannot open the object database".to_string()))?;
@@ -179,7 +196,7 @@ impl<'v> Blobs<'v> {
                 format!("Subproject commit {id}{}\n", if dirty { "-dirty" } else { "" }).into_bytes(),
             ));
         }
-        if let Some(data) = self.view.contents.get(&id).or_else(|| self.fetched.get(&id)) {
+        if let Some(data) = self.held(&id) {
             return Ok(Cow::Borrowed(data));
         }
         read_blob(self.view.repo, id).map(Cow::Owned)
@@ -304,8 +321,17 @@ fn endpoints<'a>(v: &[(&'a [u8], Leaf)], ids: &'a [String]) -> Vec<Endpoint<'a>>
     v.iter().zip(ids).map(|((p, (_, mode)), id)| Endpoint { path: p, id: id.as_bytes(), mode: *mode }).collect()
 }
 
-fn file<'a>(s: Option<(&'a [u8], Leaf)>, data: &'a Option<Cow<'a, [u8]>>) -> Option<FileSide<'a>> {
-    s.zip(data.as_deref()).map(|((path, (id, mode)), data)| FileSide { path, id, mode, data })
+/// One side of a change for its patch; with its blob object where `blobs`
+/// (this thread's) holds it.
+fn file<'a>(
+    s: Option<(&'a [u8], Leaf)>,
+    data: &'a Option<Cow<'a, [u8]>>,
+    blobs: Option<&'a Blobs<'a>>,
+) -> Option<FileSide<'a>> {
+    s.zip(data.as_deref()).map(|((path, (id, mode)), data)| {
+        let blob = blobs.and_then(|b| b.kept((id, mode)));
+        FileSide { path, id, mode, data, blob }
+    })
 }
 
 /// One change before it becomes a [`Change`]: the leaves of both sides.
@@ -347,7 +373,7 @@ fn compare(
     });
     let (mut changes, contents) = changes_of(&pairs, &blobs, depth)?;
     let DiffDepth::Patch { max_lines } = depth else { return Ok((changes, (String::new(), 0))) };
-    let patch = patches(&mut changes, &pairs, &contents, symbols, max_lines)?;
+    let patch = patches(&mut changes, &pairs, &contents, symbols, max_lines, &blobs)?;
     Ok((changes, patch))
 }
 
@@ -380,18 +406,21 @@ fn pairs_of(leaves: &[ChangedLeaf]) -> (Vec<Pair<'_>>, Leaves<'_>, Leaves<'_>) {
 }
 
 /// The blobs to read at once: with a patch to print, every blob is needed.
+/// In the leaves' order (the paths'), so that the first half, read by this
+/// handle, is mostly that of the patches computed on this thread.
 fn blobs_ahead(view: &HeadView, leaves: &[ChangedLeaf], depth: DiffDepth) -> Vec<Oid> {
     if depth == DiffDepth::NameStatus {
         return Vec::new();
     }
-    let ids: BTreeSet<Oid> = leaves
+    let mut seen = HashSet::new();
+    leaves
         .iter()
         .flat_map(|(_, x, y)| [*x, *y])
         .flatten()
         .filter(|(id, mode)| *mode != GITLINK && !view.contents.contains_key(id))
         .map(|(id, _)| id)
-        .collect();
-    ids.into_iter().collect()
+        .filter(|id| seen.insert(*id))
+        .collect()
 }
 
 /// The renames' view of the deleted and added blobs.
@@ -519,6 +548,7 @@ fn render(
     symbols: Option<&dyn SymbolsFn>,
     range: std::ops::Range<usize>,
     text_budget: usize,
+    blobs: Option<&Blobs>,
 ) -> Result<Vec<Rendered>, GitError> {
     let mut opts = DiffOptions::new();
     opts.context_lines(3);
@@ -530,8 +560,8 @@ fn render(
             let regular = |s: Option<(&[u8], Leaf)>| s.is_none_or(|(_, (_, mode))| mode & 0o170000 == 0o100000);
             let wanted = symbols.filter(|f| regular(p.old) && regular(p.new) && f.wants(path));
             let fp = file_patch(
-                file(p.old, o).as_ref(),
-                file(p.new, n).as_ref(),
+                file(p.old, o, blobs).as_ref(),
+                file(p.new, n, blobs).as_ref(),
                 p.similarity,
                 Want { lines: wanted.is_some(), text: written < text_budget },
                 &mut opts,
@@ -567,11 +597,12 @@ fn patches(
     contents: &[Contents],
     symbols: Option<&dyn SymbolsFn>,
     max_lines: usize,
+    blobs: &Blobs,
 ) -> Result<(String, usize), GitError> {
     let half = pairs.len() / 2;
     let (first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| render(pairs, contents, symbols, half..pairs.len(), 0));
-        (render(pairs, contents, symbols, 0..half, max_lines), second.join())
+        let second = s.spawn(|| render(pairs, contents, symbols, half..pairs.len(), 0, None));
+        (render(pairs, contents, symbols, 0..half, max_lines, Some(blobs)), second.join())
     });
     let second = super::joined(second, Path::new("."), "the patch thread");
     let (mut patch_text, mut total, mut written) = (Vec::new(), 0, 0);
@@ -591,7 +622,8 @@ fn patches(
                 let mut opts = DiffOptions::new();
                 opts.context_lines(3);
                 let want = Want { lines: false, text: true };
-                file_patch(file(p.old, o).as_ref(), file(p.new, n).as_ref(), p.similarity, want, &mut opts)?.text
+                let (old, new) = (file(p.old, o, Some(blobs)), file(p.new, n, Some(blobs)));
+                file_patch(old.as_ref(), new.as_ref(), p.similarity, want, &mut opts)?.text
             };
             patch_text.extend_from_slice(&text);
             written += fp.line_count;

@@ -1,6 +1,7 @@
 //! One file's patch, as `git diff` prints it.
 //!
-//! The hunks come from libgit2 (`Patch::from_buffers`, in memory); the
+//! The hunks come from libgit2 (`Patch::from_blobs` where the blob objects
+//! are at hand, else `Patch::from_buffers`, in memory); the
 //! header lines follow git's `diff.c`: `old mode`/`new mode`, `new file
 //! mode`, `deleted file mode`, `similarity index`/`rename from`/`rename to`,
 //! `index A..B[ MODE]`, then `---`/`+++` or `Binary files ... differ`. A
@@ -8,7 +9,9 @@
 //! Abbreviated ids have 7 digits (git may print more in very large
 //! repositories, where 7 are not unique).
 
-use git2::{DiffOptions, Oid, Patch};
+use std::path::Path;
+
+use git2::{Blob, DiffOptions, Oid, Patch};
 
 use super::{GitError, ctx};
 
@@ -18,6 +21,9 @@ pub(super) struct FileSide<'a> {
     pub id: Oid,
     pub mode: i32,
     pub data: &'a [u8],
+    /// The blob object, where at hand: its patch then starts from it and
+    /// its id, which libgit2 would otherwise compute again from `data`.
+    pub blob: Option<&'a Blob<'a>>,
 }
 
 /// A patch's counts and text.
@@ -90,8 +96,16 @@ pub(super) fn file_patch(
         // Same content: only the mode or the name changed.
         return Ok(finish(text, want, FilePatch::default()));
     }
-    let mut patch = Patch::from_buffers(old_data, None, new_data, None, Some(opts))
-        .map_err(ctx(|| "cannot compute a patch".into()))?;
+    // An empty path: with a blob, libgit2 would look the path up in the
+    // repository's attributes (reading its index) for each file; buffers
+    // never were, and the hunks are the same.
+    let none = Some(Path::new(""));
+    let patch = match (old.and_then(|o| o.blob), new.and_then(|n| n.blob)) {
+        (Some(a), Some(b)) => Patch::from_blobs(a, none, b, none, Some(opts)),
+        (Some(a), _) => Patch::from_blob_and_buffer(a, none, new_data, none, Some(opts)),
+        _ => Patch::from_buffers(old_data, None, new_data, None, Some(opts)),
+    };
+    let mut patch = patch.map_err(ctx(|| "cannot compute a patch".into()))?;
     let (_, additions, deletions) = patch.line_stats().map_err(ctx(|| "cannot count lines".into()))?;
     let binary = patch.delta().flags().is_binary();
     let minus = if old.is_some() { a_path } else { b"/dev/null".to_vec() };
