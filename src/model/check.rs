@@ -165,6 +165,23 @@ pub(crate) struct CheckResult {
     pub passed_tests: Vec<String>,
     #[serde(skip)]
     pub failed_tests: Vec<String>,
+    /// Only the task's targets ran (`fail_fast`'s first stage), not the
+    /// check as configured: its full run is among the attempt's `not_run`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub targets_only: bool,
+}
+
+/// A run of a check an attempt did not make, because a check before it
+/// failed (`[retry] fail_fast`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct NotRun {
+    pub check: String,
+    /// `targets` (its targets alone) or `full` (the check as configured).
+    pub part: String,
+    /// As the user reads it: `tests (full suite)`, `ruff`.
+    pub label: String,
+    /// Why: which checks failed first, and the setting.
+    pub reason: String,
 }
 
 impl CheckResult {
@@ -194,6 +211,7 @@ impl CheckResult {
             warnings: Vec::new(),
             passed_tests: Vec::new(),
             failed_tests: Vec::new(),
+            targets_only: false,
         }
     }
 }

@@ -8,13 +8,15 @@
 //! - [`internals`]: changes to the repository's internals judged, and what
 //!   halts an attempt that nothing confines;
 //! - [`resume`]: where a run of a task resumes (its attempt window, its base);
-//! - [`land`]: whether and how a task's result lands (`retry-run land`).
+//! - [`land`]: whether and how a task's result lands (`retry-run land`);
+//! - [`schedule`]: the order of an attempt's checks, and when they stop.
 
 pub(crate) mod check;
 pub(crate) mod internals;
 pub(crate) mod land;
 pub(crate) mod new_target;
 pub(crate) mod resume;
+pub(crate) mod schedule;
 
 use crate::config::RetryConfig;
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};

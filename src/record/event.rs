@@ -264,6 +264,28 @@ pub enum Event {
         builtin: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         warnings: Option<Vec<String>>,
+        /// `targets` for a run of the task's targets alone (`fail_fast`'s
+        /// first stage); absent for the check as configured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        part: Option<String>,
+        /// When its first run started and its last ended, in milliseconds
+        /// since the Unix epoch (configured checks): checks that ran side
+        /// by side overlap.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        started_at_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ended_at_ms: Option<u64>,
+    },
+    /// A run of a check not made because a check before it failed
+    /// (`[retry] fail_fast`).
+    CheckNotRun {
+        #[serde(default)]
+        check: String,
+        /// `targets` or `full`.
+        #[serde(default)]
+        part: String,
+        #[serde(default)]
+        reason: String,
     },
     VerifierFinished {
         #[serde(default)]
@@ -460,6 +482,7 @@ impl Event {
             Event::SnapshotTaken { .. } => "SnapshotTaken",
             Event::ScopeChecked { .. } => "ScopeChecked",
             Event::CheckFinished { .. } => "CheckFinished",
+            Event::CheckNotRun { .. } => "CheckNotRun",
             Event::VerifierFinished { .. } => "VerifierFinished",
             Event::AttemptCompleted { .. } => "AttemptCompleted",
             Event::TaskSucceeded { .. } => "TaskSucceeded",
