@@ -1298,7 +1298,7 @@ drift_threshold = 0.3
                 table: "retry",
                 key: "fail_fast",
                 good: &["\"targets\"", "\"none\""],
-                bad: &[("\"all\"", "unknown variant"), ("true", "invalid type")],
+                bad: &[("\"all\"", "unknown variant"), ("true", "wanted string")],
             },
             Key {
                 table: "retry",

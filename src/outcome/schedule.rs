@@ -177,7 +177,7 @@ mod tests {
         let cases: &[(&str, &[CheckFacts], FailFast, &str)] = &[
             ("nothing configured", &[], FailFast::Targets, ""),
             ("none: everything in full, one stage, config order", &[test(true, Some(20_000)), lint(Some(100))], FailFast::None, "F0 F1"),
-            ("targets and lint first, then the suite", &[test(true, Some(20_000)), lint(Some(100))], FailFast::Targets, "T0 F1 | F0"),
+            ("targets and lint first, then the suite", &[test(true, Some(20_000)), lint(Some(100))], FailFast::Targets, "F1 T0 | F0"),
             ("lint first even when it cannot select", &[lint(None), test(false, Some(5))], FailFast::Targets, "F0 | F1"),
             ("a suite that cannot select runs in full second", &[test(false, Some(5)), lint(Some(9))], FailFast::Targets, "F1 | F0"),
             ("custom and build checks run with the suites", &[custom(Some(1)), test(true, Some(50))], FailFast::Targets, "T1 | F0 F1"),
