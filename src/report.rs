@@ -369,7 +369,7 @@ fn attempt_section(s: &mut String, task: &str, a: &AttemptRecord) {
     scope_lines(s, a);
     sandbox_lines(s, a);
     for c in &a.checks {
-        check_lines(s, a, c);
+        check_lines(s, task, a, c);
     }
     for n in &a.not_run {
         let _ = writeln!(s, "- Check `{}`: not run — {}", n.label, n.reason);
@@ -458,9 +458,9 @@ fn sandbox_lines(s: &mut String, a: &AttemptRecord) {
     }
 }
 
-/// One check: its state, and its failures (the base's too, warnings after),
-/// at most ten.
-fn check_lines(s: &mut String, a: &AttemptRecord, c: &crate::model::CheckResult) {
+/// One check: its state (and the earlier run it reused, when it was not
+/// run), and its failures (the base's too, warnings after), at most ten.
+fn check_lines(s: &mut String, task: &str, a: &AttemptRecord, c: &crate::model::CheckResult) {
     let state = if c.flaky {
         "passed (flaky)"
     } else if c.passed {
@@ -477,8 +477,10 @@ fn check_lines(s: &mut String, a: &AttemptRecord, c: &crate::model::CheckResult)
     } else {
         format!(", {} already failing on the base", c.pre_existing.len())
     };
+    let reused =
+        c.reused.as_ref().map(|r| format!(" (reused from {}: not run again)", r.describe(task))).unwrap_or_default();
     let only = if c.targets_only { " (targets only)" } else { "" };
-    let _ = writeln!(s, "- Check `{}`{only}: {state}{pre}", c.name);
+    let _ = writeln!(s, "- Check `{}`{only}: {state}{reused}{pre}", c.name);
     let listed: Vec<String> = c
         .failures
         .iter()

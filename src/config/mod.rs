@@ -882,6 +882,38 @@ pub struct CheckConfig {
     /// when unset.
     #[serde(default)]
     pub baseline: Option<BaselineMode>,
+    /// The files of the attempt's tree it reads, as globs: its earlier
+    /// output on the same files (and command and environment) is reused
+    /// instead of running it again. `None`: the whole tree.
+    #[serde(default, deserialize_with = "input_globs", skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<String>>,
+}
+
+/// `[[check]] inputs`: globs that compile, at least one.
+fn input_globs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    let globs = Vec::<String>::deserialize(d)?;
+    if globs.is_empty() {
+        return Err(de::Error::custom(
+            "inputs = [] would make the check's output depend on no file: name the files it reads, or remove the key to mean the whole tree",
+        ));
+    }
+    inputs_globs(&globs).map_err(de::Error::custom)?;
+    Ok(Some(globs))
+}
+
+/// `[[check]] inputs` compiled: `/` matched literally (`src/*.py` is one
+/// level, `src/**` any depth), a leading `./` dropped. `Err` names the glob.
+pub(crate) fn inputs_globs(globs: &[String]) -> Result<globset::GlobSet, String> {
+    let mut set = globset::GlobSetBuilder::new();
+    for g in globs {
+        let glob = globset::GlobBuilder::new(g.trim_start_matches("./"))
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("inputs: {g:?} is not a glob: {}", e.kind()))?;
+        set.add(glob);
+    }
+    set.build().map_err(|e| format!("inputs: {e}"))
 }
 
 impl CheckConfig {

@@ -34,6 +34,7 @@ mod status;
 pub use status::{MAX_SCAN_DEPTH, depth as path_depth};
 pub(crate) mod submodules;
 mod task_worktree;
+mod tree_files;
 mod tree_write;
 mod walk;
 mod working_tree;

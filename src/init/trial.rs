@@ -113,6 +113,7 @@ impl<'r> Trial<'r> {
             timeout: DurationSpec::secs(timeout.as_secs()),
             network: network.to_vec(),
             baseline: None,
+            inputs: None,
         };
         let out = self.dir.join(format!("{}.out", self.runs));
         let f = run_once(&check, &self.wt, &self.env, &out, &self.confinement)?;

@@ -169,6 +169,10 @@ pub(crate) struct CheckResult {
     /// check as configured: its full run is among the attempt's `not_run`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub targets_only: bool,
+    /// Not run: the output of an earlier run on the same inputs was
+    /// judged again (`[[check]] inputs`, docs/config.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused: Option<Reused>,
 }
 
 /// A run of a check an attempt did not make, because a check before it
@@ -182,6 +186,31 @@ pub(crate) struct NotRun {
     pub label: String,
     /// Why: which checks failed first, and the setting.
     pub reason: String,
+}
+
+/// Which run a reused check's output came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reused {
+    /// The task whose run it was.
+    pub task: String,
+    /// Its attempt; `None`: the checks on the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// The reuse key (docs/config.md, `inputs`).
+    pub key: String,
+    /// How long that run took.
+    pub duration_ms: u64,
+}
+
+impl Reused {
+    /// `the base's run` or `attempt 2`, with the task when it is another's.
+    pub(crate) fn describe(&self, task: &str) -> String {
+        let run = match self.attempt {
+            Some(n) => format!("attempt {n}"),
+            None => "the base's run".to_string(),
+        };
+        if self.task == task { run } else { format!("{run} of task {}", self.task) }
+    }
 }
 
 impl CheckResult {
@@ -212,6 +241,25 @@ impl CheckResult {
             passed_tests: Vec::new(),
             failed_tests: Vec::new(),
             targets_only: false,
+            reused: None,
+        }
+    }
+
+    /// The word the progress line shows for it: `ok`, `ok (flaky)`,
+    /// `TIMEOUT`, `FAIL`, and `(reused from ...)` when it was not run.
+    pub(crate) fn gate_word(&self, task: &str) -> String {
+        let word = if self.flaky {
+            "ok (flaky)"
+        } else if self.passed {
+            "ok"
+        } else if self.timed_out {
+            "TIMEOUT"
+        } else {
+            "FAIL"
+        };
+        match &self.reused {
+            Some(r) => format!("{word} (reused from {})", r.describe(task)),
+            None => word.to_string(),
         }
     }
 }

@@ -9,6 +9,8 @@
 //!   halts an attempt that nothing confines;
 //! - [`resume`]: where a run of a task resumes (its attempt window, its base);
 //! - [`land`]: whether and how a task's result lands (`retry-run land`);
+//! - [`reuse`]: the key under which a check's earlier output stands for a
+//!   run on unchanged inputs;
 //! - [`schedule`]: the order of an attempt's checks, and when they stop.
 
 pub(crate) mod check;
@@ -16,6 +18,7 @@ pub(crate) mod internals;
 pub(crate) mod land;
 pub(crate) mod new_target;
 pub(crate) mod resume;
+pub(crate) mod reuse;
 pub(crate) mod schedule;
 
 use crate::config::RetryConfig;

@@ -259,6 +259,10 @@ pub enum Event {
         /// After a failure: the tests run again, or why none was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rerun: Option<CheckRerun>,
+        /// Not run: an earlier run's output on the same inputs, judged
+        /// again (which run, its key).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reused: Option<crate::model::Reused>,
         /// The built-in checks (`targets`, `test-integrity`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         builtin: Option<bool>,
@@ -441,13 +445,21 @@ pub struct BaselineCache {
 }
 
 /// `CheckFinished.rerun`: after a failure, the failing tests run again and
-/// the variables that selected them, or why none was run again (written
-/// `{"none": why}`).
+/// the variables that selected them (and, for a runner that selects on its
+/// command line, the command run instead: `run`), or why none was run
+/// again (written `{"none": why}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum CheckRerun {
-    Ran { tests: Vec<String>, env: BTreeMap<String, String> },
-    NotRun { none: String },
+    Ran {
+        tests: Vec<String>,
+        env: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run: Option<String>,
+    },
+    NotRun {
+        none: String,
+    },
 }
 
 /// `AttemptContextTruncated.cuts`: a section of the retry context cut, how

@@ -52,7 +52,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("checkout_watch", Edge, &["git"]),
     ("remote", Edge, &["git", "model", "process", "record"]),
     // Decisions over the record, and what is shown of them.
-    ("outcome", Pure, &["config", "diagnostics", "enrich", "judge", "model", "summarize", "text"]),
+    ("outcome", Pure, &["config", "diagnostics", "enrich", "hash", "judge", "model", "summarize", "text"]),
     ("format", Pure, &["enrich", "judge", "model", "pathfmt", "text"]),
     ("context", Pure, &["config", "judge", "model", "outcome", "text"]),
     ("report", Pure, &["context", "model", "outcome", "pathfmt", "text"]),

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 pub(crate) mod runners;
+pub(crate) mod select;
 
 /// The runner whose line named a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -78,7 +79,8 @@ fn distinct(mut ids: Vec<String>) -> Vec<String> {
 }
 
 /// The failing tests `text` names, each with its runner, sorted and
-/// without duplicates.
+/// without duplicates (a vitest test named in its file's tree and again
+/// under `FAIL` is one: [`distinct`]).
 pub(crate) fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
     let mut lines = Lines::default();
     let mut out: Vec<(Runner, String)> = text
@@ -90,6 +92,11 @@ pub(crate) fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
         .collect();
     out.sort();
     out.dedup();
+    let js: Vec<String> = out.iter().filter(|(r, _)| *r == Runner::Js).map(|(_, id)| id.clone()).collect();
+    if !js.is_empty() {
+        let kept = distinct(js);
+        out.retain(|(r, id)| *r != Runner::Js || kept.contains(id));
+    }
     out
 }
 
@@ -155,7 +162,9 @@ impl Lines {
         let t = line.trim();
         let indent = line.len() - line.trim_start().len();
         if let Some(stack) = &mut self.jest {
-            if t.is_empty() || indent == 0 {
+            // jest's default reporter heads a failing file's block with
+            // its first failure (`● cart › adds`), not a `describe` name.
+            if t.is_empty() || indent == 0 || t.starts_with("● ") {
                 self.jest = None;
             } else if !JS_MARKS.iter().any(|(m, _)| t.starts_with(m)) {
                 // A `describe` header: it closes those at its depth or deeper.

@@ -4,20 +4,24 @@
 //! flaky test from a deterministic failure). Pure: the caller gives the
 //! values the check would otherwise get.
 //!
-//! Nothing here rewrites a check's command line: only variables that the
-//! runners themselves read are set, and retry-run's own options come first
-//! in them, so the user's (in the same variable, then on the command line)
-//! win. What is added, by runner:
+//! For every run only variables that the runners themselves read are set,
+//! and retry-run's own options come first in them, so the user's (in the
+//! same variable, then on the command line) win. A rerun of cargo test,
+//! jest or vitest, which read no such variable, runs the check's command
+//! with the runner's own selection added ([`super::select`]). What is
+//! added, by runner:
 //!
 //! | runner | every run | a rerun of the failing tests |
 //! |---|---|---|
 //! | pytest | `PYTEST_ADDOPTS=-rfEp` | `PYTEST_ADDOPTS=-rfEp --lf --lfnf=none` |
 //! | go test | `GOFLAGS=-v` | `GOFLAGS=-v -run=^(TestA\|TestB)$` |
-//! | cargo test, jest, vitest | nothing: none reads its output options from the environment | not run again |
+//! | cargo test | nothing: it reads no output option from the environment | the command with `-- --exact NAME...` |
+//! | jest, vitest | nothing | the command with `-t '^(?:full name\|...)$'` |
 //!
 //! Documented for users in `docs/honest-success.md` (Targets; Flaky tests).
 
 use super::Runner;
+use super::select::{self, Unselectable};
 
 /// pytest reads extra command-line options from this variable, before the
 /// command line's own.
@@ -72,12 +76,15 @@ pub(crate) struct Rerun {
     pub env: Vec<(String, String)>,
     /// The failing tests it runs again.
     pub tests: Vec<String>,
+    /// The command line to run instead of the check's (cargo test, jest,
+    /// vitest: the selection is on the command line).
+    pub run: Option<String>,
 }
 
 /// Why a failed check is not run again: each is deterministic, or cannot
 /// be narrowed to its failing tests (and running it whole again doubled
 /// the cost of every deterministic failure).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum NoRerun {
     /// It timed out; a rerun would cost as much again.
     TimedOut,
@@ -85,9 +92,9 @@ pub(crate) enum NoRerun {
     NotATest,
     /// Its output names no failing test (its exit status alone failed it).
     NoTestNamed,
-    /// A failing test of a runner that no variable narrows to some tests
-    /// (cargo test, jest, vitest).
-    CannotSelect(Runner),
+    /// Its failing tests cannot be run alone ([`select::select`] says why:
+    /// a command that is not one runner's invocation, ...).
+    CannotSelect(Unselectable),
     /// pytest without its cache plugin (`no:cacheprovider`), which `--lf`
     /// needs.
     NoPytestCache,
@@ -95,23 +102,23 @@ pub(crate) enum NoRerun {
 
 impl NoRerun {
     /// Why, for the record and the docs.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub(crate) fn reason(&self) -> String {
         match self {
-            NoRerun::TimedOut => "timed out",
-            NoRerun::NotATest => "a failure that is no test's",
-            NoRerun::NoTestNamed => "no failing test named",
-            NoRerun::CannotSelect(Runner::Cargo) => "cargo test cannot select tests by environment",
-            NoRerun::CannotSelect(Runner::Js) => "jest and vitest cannot select tests by environment",
-            NoRerun::CannotSelect(_) => "a runner that cannot select tests by environment",
-            NoRerun::NoPytestCache => "pytest runs without its cache (no:cacheprovider), which --lf needs",
+            NoRerun::TimedOut => "timed out".into(),
+            NoRerun::NotATest => "a failure that is no test's".into(),
+            NoRerun::NoTestNamed => "no failing test named".into(),
+            NoRerun::CannotSelect(why) => why.to_string(),
+            NoRerun::NoPytestCache => "pytest runs without its cache (no:cacheprovider), which --lf needs".into(),
         }
     }
 }
 
 /// How to run again only the failing tests of a failed run: pytest's
 /// last-failed selection, a `-run` of the failing go tests (top-level
-/// names: a failing subtest reruns its parent); `Err` says why it is not
-/// run again at all.
+/// names: a failing subtest reruns its parent), both by environment (so
+/// through a wrapper such as `make test` too); cargo test's and jest's or
+/// vitest's by [`select::select`] on the check's command; `Err` says why
+/// it is not run again at all.
 pub(crate) fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<String>) -> Result<Rerun, NoRerun> {
     if failed.timed_out {
         return Err(NoRerun::TimedOut);
@@ -122,8 +129,10 @@ pub(crate) fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<St
     if failed.tests.is_empty() {
         return Err(NoRerun::NoTestNamed);
     }
-    if let Some((runner, _)) = failed.tests.iter().find(|(r, _)| !matches!(r, Runner::Pytest | Runner::Go)) {
-        return Err(NoRerun::CannotSelect(*runner));
+    if failed.tests.iter().any(|(r, _)| !matches!(r, Runner::Pytest | Runner::Go)) {
+        let selected = select::select(failed.run, inherited, failed.tests).map_err(NoRerun::CannotSelect)?;
+        let tests = failed.tests.iter().map(|(_, id)| id.clone()).collect();
+        return Ok(Rerun { env: selected.env, tests, run: selected.run });
     }
     let of = |runner: Runner| failed.tests.iter().filter(move |(r, _)| *r == runner).map(|(_, id)| id.as_str());
     let mut env = Vec::new();
@@ -139,11 +148,13 @@ pub(crate) fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<St
     if !go.is_empty() {
         // Go test names are identifiers: nothing to escape in the pattern.
         if go.iter().any(|n| n.is_empty() || !n.chars().all(|c| c.is_alphanumeric() || c == '_')) {
-            return Err(NoRerun::CannotSelect(Runner::Go));
+            let id = go.iter().find(|n| n.is_empty() || !n.chars().all(|c| c.is_alphanumeric() || c == '_'));
+            let id = id.map(|n| n.to_string()).unwrap_or_default();
+            return Err(NoRerun::CannotSelect(Unselectable::Id { id, why: "a go test's name is an identifier" }));
         }
         env.push(added(GOFLAGS, &format!("{GO_VERBOSE} -run=^({})$", go.join("|")), inherited));
     }
-    Ok(Rerun { env, tests: failed.tests.iter().map(|(_, id)| id.clone()).collect() })
+    Ok(Rerun { env, tests: failed.tests.iter().map(|(_, id)| id.clone()).collect(), run: None })
 }
 
 #[cfg(test)]
@@ -260,16 +271,63 @@ mod tests {
     }
 
     #[test]
-    fn what_is_not_run_again() {
+    fn a_failing_cargo_test_is_rerun_alone_by_its_exact_name() {
         let cargo = failed_by_runner(captured!("cargo-test-q.txt"));
-        // cargo test -q names its failing test in a shape of its own, which
-        // cargo cannot select by environment.
         assert_eq!(cargo, [(Runner::Cargo, "tests::bad".to_string())]);
-        assert_eq!(rerun(failed("cargo test -q", &cargo), &none), Err(NoRerun::CannotSelect(Runner::Cargo)));
+        let r = rerun(failed("cargo test -q", &cargo), &none).expect("a rerun");
+        assert_eq!(r.run.as_deref(), Some("cargo test -q -- --exact tests::bad"));
+        assert!(r.env.is_empty());
+        // A first run with a failing and a flaky test, then the real rerun
+        // of the command retry-run chose: the two alone, the flaky passes.
+        let first = read(captured!("cargo-test-flaky.txt"));
+        assert_eq!(first.failed, ["tests::bad", "tests::flaky"]);
+        let tests = failed_by_runner(captured!("cargo-test-flaky.txt"));
+        let r = rerun(failed("cargo test", &tests), &none).expect("a rerun");
+        assert_eq!(r.run.as_deref(), Some("cargo test -- --exact tests::bad tests::flaky"));
+        let again = read(captured!("cargo-test-flaky-exact.txt"));
+        assert_eq!(again.ran, Some(2));
+        assert_eq!(again.passed, ["tests::flaky"]);
+        assert_eq!(again.failed, ["tests::bad"]);
+    }
+
+    #[test]
+    fn a_failing_jest_or_vitest_test_is_rerun_alone_by_its_full_name() {
+        let tests = failed_by_runner(captured!("jest-30.5.2-flaky.txt"));
+        assert_eq!(
+            tests,
+            [(Runner::Js, "cart > is bad".to_string()), (Runner::Js, "cart > when empty > is flaky".to_string())]
+        );
+        let r = rerun(failed("npx jest", &tests), &none).expect("a rerun");
+        assert_eq!(r.run.as_deref(), Some("npx jest -t '^(?:cart is bad|cart when empty is flaky)$'"));
+        // The real rerun: two ran (`2 skipped`), the flaky one passed.
+        let again = read(captured!("jest-30.5.2-flaky-t.txt"));
+        assert_eq!(again.ran, Some(2));
+        assert_eq!(again.failed, ["cart > is bad"]);
+        let tests = failed_by_runner(captured!("vitest-4.1.12-flaky.txt"));
+        assert_eq!(
+            tests,
+            [
+                (Runner::Js, "calc.test.js > math > is bad".to_string()),
+                (Runner::Js, "calc.test.js > math > when empty > is flaky".to_string())
+            ]
+        );
+        let r = rerun(failed("npx vitest run", &tests), &none).expect("a rerun");
+        assert_eq!(r.run.as_deref(), Some("npx vitest run -t '^(?:math is bad|math when empty is flaky)$'"));
+        let again = read(captured!("vitest-4.1.12-flaky-t.txt"));
+        assert_eq!(again.ran, Some(2));
+        assert_eq!(again.passed, ["is flaky"]);
+        assert_eq!(again.failed, ["calc.test.js > math > is bad"]);
+    }
+
+    #[test]
+    fn what_is_not_run_again() {
         let cargo = [(Runner::Cargo, "tests::bad".to_string())];
-        assert_eq!(rerun(failed("cargo test", &cargo), &none), Err(NoRerun::CannotSelect(Runner::Cargo)));
+        let piped = rerun(failed("cargo test | tee out", &cargo), &none);
+        assert_eq!(piped, Err(NoRerun::CannotSelect(Unselectable::NotPlain("a pipe or `||`"))));
         let jest = failed_by_runner(captured!("vitest-4.1.12.txt"));
-        assert_eq!(rerun(failed("npx vitest run", &jest), &none), Err(NoRerun::CannotSelect(Runner::Js)));
+        let script = rerun(failed("npm test", &jest), &none);
+        assert_eq!(script, Err(NoRerun::CannotSelect(Unselectable::NotARunner("npm".into()))));
+        assert!(script.expect_err("no rerun").reason().starts_with("`npm` is no runner"));
         assert_eq!(rerun(failed("ruff check .", &[]), &none), Err(NoRerun::NoTestNamed));
         let py = [(Runner::Pytest, "t.py::test_a".to_string())];
         let lint = FailedRun { other_failures: true, ..failed("ruff check . && pytest", &py) };

@@ -18,7 +18,7 @@ use super::super::recorder::{CheckRun, Recorder};
 use super::super::slots;
 use super::super::submodules::missing_submodules;
 use super::super::worktree::back_to_base;
-use super::{baseline_cache, check_writes};
+use super::{baseline_cache, check_writes, reuse_store};
 use crate::config::{CheckConfig, FailFast};
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
@@ -28,6 +28,7 @@ use crate::judge::test_results::runners::{self, FailedRun, Rerun};
 use crate::model::{CheckKind, CheckResult, ErrorItem, NotRun};
 use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
 use crate::outcome::schedule::{self, CheckFacts, Ended, Part, Step};
+use crate::outcome::reuse;
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::record::event::{BaselineCache, CheckRerun};
@@ -302,6 +303,21 @@ fn baseline(
                 let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
                 let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
                 stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
+                // What an attempt on the same inputs reuses (`inputs`).
+                if reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
+                    let entry = reuse_store::Entry {
+                        task: t.plan.id.clone(),
+                        attempt: None,
+                        exit_code: f.exit_code,
+                        signal: f.signal,
+                        duration_ms: p.duration_ms,
+                        output: relativize(&String::from_utf8_lossy(&f.output.bytes()), wt),
+                    };
+                    let env = with(&added, &import_root_env(wt));
+                    let rkey = reuse_store::key(t.repo, check, t.repo.commit_tree(base)?, &env, wt)?;
+                    // Only a saving later: a store that cannot be written is no failure.
+                    let _ = super::super::write_json(&reuse_store::file(&t.store.root, &rkey), &entry);
+                }
                 // A run cut short names only some of the base's tests.
                 seen.push((!p.timed_out).then(|| p.tests.clone()));
                 let b = Baseline {
@@ -431,7 +447,8 @@ pub(in crate::run) fn configured_checks(
     let unset = a.confinement.unset();
     let selections: Vec<Option<TargetsRun>> = {
         let inherited = inherited(&a.env, &unset);
-        checks.iter().map(|c| targets_run(c, &inherited, &config.targets)).collect()
+        let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
+        checks.iter().map(|c| targets_run(c, &inherited, &config.targets, base(c))).collect()
     };
     let facts: Vec<CheckFacts> = checks
         .iter()
@@ -464,7 +481,8 @@ pub(in crate::run) fn configured_checks(
             };
             rec.check_finished(a.n, &result, how)?;
             let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
-            t.progress.gate(&format!("{label} {}", verdict_word(&result, failed)));
+            let word = if failed && result.passed { "FAIL".to_string() } else { result.gate_word(&t.plan.id) };
+            t.progress.gate(&format!("{label} {word}"));
             result.targets_only = step.part == Part::Targets;
             ended.push((check.name.clone(), step.part, failed));
             done.push(*step);
@@ -495,21 +513,6 @@ pub(in crate::run) fn configured_checks(
     Ok(())
 }
 
-/// How a run of a check ended, for the progress line: a targets run whose
-/// target did not pass fails though its check may pass (the base's
-/// failure of the target is tolerated).
-fn verdict_word(result: &CheckResult, failed: bool) -> &'static str {
-    if result.flaky {
-        "ok (flaky)"
-    } else if result.timed_out {
-        "TIMEOUT"
-    } else if failed {
-        "FAIL"
-    } else {
-        "ok"
-    }
-}
-
 /// A run of a check on only the task's targets
 /// ([`crate::judge::test_results::select`]): the variables to add, the
 /// command to run instead, and the targets it runs.
@@ -519,14 +522,36 @@ pub(crate) struct TargetsRun {
     pub tests: Vec<String>,
 }
 
-/// How `check` runs only the task's `targets`, or `None` when it cannot
-/// (it has no targets stage then).
+/// How `check` runs only those of the task's `targets` it reported
+/// failing on the base ([`test_results::select`]), or `None` when it
+/// reported none there or its command cannot be narrowed (it has no
+/// targets stage then). Its runner is the one `select` finds in the
+/// command.
 fn targets_run(
     check: &CheckConfig,
     inherited: &dyn Fn(&str) -> Option<String>,
     targets: &[String],
+    base: Option<&Baseline>,
 ) -> Option<TargetsRun> {
-    let _ = (check, inherited, targets);
+    use test_results::Runner;
+    use test_results::select::{Unselectable, select};
+    let base = base?;
+    let mine: Vec<String> = targets
+        .iter()
+        .filter(|t| base.failures.iter().any(|f| f.test && test_results::is_target(&f.key, t)))
+        .cloned()
+        .collect();
+    if mine.is_empty() || check.kind == CheckKind::Lint {
+        return None;
+    }
+    for runner in [Runner::Pytest, Runner::Go, Runner::Cargo, Runner::Js] {
+        let tests: Vec<(Runner, String)> = mine.iter().map(|t| (runner, t.clone())).collect();
+        match select(&check.run, inherited, &tests) {
+            Ok(sel) => return Some(TargetsRun { env: sel.env, run: sel.run, tests: mine }),
+            Err(Unselectable::OtherRunner { .. }) => continue,
+            Err(_) => return None,
+        }
+    }
     None
 }
 
@@ -745,14 +770,60 @@ fn run_check(
     let inherited = inherited(&a.env, &unset);
     let added = runners::runner_env(&inherited);
     let env = with(&with(&a.env, &added), selected_env);
-    let mut runs = Runs { env: as_map(&added), rerun: None };
-    let f = run_once(check, wt, &env, &file, &a.confinement);
-    stop()?;
-    let f = f.map_err(started)?;
-    let wrote = check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?;
+    let mut runs = Runs { env: as_map(&with(&added, selected_env)), rerun: None };
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
-    let parsed = parse(check, &f, wt, repo, &at_commit);
-    let mut first = judge(check, &parsed, base, mode, 1, false);
+    // The same command, environment and inputs as an earlier run (the
+    // base's, an earlier attempt's): its output, judged again, not run.
+    let root = reuse_store::root_of(repo);
+    let key = reuse_store::key(
+        repo,
+        check,
+        repo.commit_tree(commit)?,
+        &with(&with(&added, selected_env), &import_root_env(wt)),
+        wt,
+    )?;
+    let (parsed, text, wrote, reused) = match reuse_store::read(&root, &key) {
+        Some(e) => {
+            let _ = crate::record::store::write_file(&file, e.output.as_bytes());
+            let status = Status {
+                exit_code: e.exit_code,
+                signal: e.signal,
+                timed_out: false,
+                duration: Duration::from_millis(e.duration_ms),
+            };
+            let parsed = parse_output(check, &e.output, status, (wt, repo.workdir()), &at_commit);
+            (parsed, e.output.clone(), Vec::new(), Some(e.reused(&key)))
+        }
+        None => {
+            let f = run_once(check, wt, &env, &file, &a.confinement);
+            stop()?;
+            let f = f.map_err(started)?;
+            let wrote = check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?;
+            let parsed = parse(check, &f, wt, repo, &at_commit);
+            let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
+            if reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
+                let entry = reuse_store::Entry {
+                    task: task.to_string(),
+                    attempt: Some(a.n),
+                    exit_code: f.exit_code,
+                    signal: f.signal,
+                    duration_ms: parsed.duration_ms,
+                    output: text.clone(),
+                };
+                // Only a saving later: a store that cannot be written is no failure.
+                let _ = super::super::write_json(&reuse_store::file(&root, &key), &entry);
+            }
+            (parsed, text, wrote, None)
+        }
+    };
+    let marked = |mut r: CheckResult| {
+        if let Some(reused) = &reused {
+            r.duration_ms = 0;
+            r.reused = Some(reused.clone());
+        }
+        r
+    };
+    let mut first = marked(judge(check, &parsed, base, mode, 1, false));
     check_writes::fail(&mut first, &wrote);
     if !wrote.is_empty() {
         return Ok((first, runs));
@@ -762,7 +833,6 @@ fn run_check(
     if first.passed || !first.tested_checkout.is_empty() || parsed.runner_failure.is_some() {
         return Ok((first, runs));
     }
-    let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
     let failed_tests = test_results::failed_by_runner(&text);
     let failed = FailedRun {
         run: &check.run,
@@ -770,22 +840,24 @@ fn run_check(
         other_failures: parsed.failures.iter().any(|f| !f.test),
         tests: &failed_tests,
     };
-    let Rerun { env: selected, tests } = match runners::rerun(failed, &inherited) {
+    let Rerun { env: selected, tests, run } = match runners::rerun(failed, &inherited) {
         Ok(r) if flaky_reruns > 0 => r,
         Ok(_) => {
             runs.rerun = Some(CheckRerun::NotRun { none: "flaky_reruns = 0".into() });
             return Ok((first, runs));
         }
         Err(why) => {
-            runs.rerun = Some(CheckRerun::NotRun { none: why.as_str().into() });
+            runs.rerun = Some(CheckRerun::NotRun { none: why.reason() });
             return Ok((first, runs));
         }
     };
     let rerun_env = with(&env, &selected);
-    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected) });
+    // cargo test, jest and vitest select on the command line.
+    let selecting = CheckConfig { run: run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
+    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected), run });
     for i in 1..=flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(out_name, i);
-        let f = run_once(check, wt, &rerun_env, &rerun_file, &a.confinement);
+        let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;
         if !check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?.is_empty() {
@@ -794,7 +866,7 @@ fn run_check(
         let p = parse(check, &f, wt, repo, &at_commit);
         if judge(check, &p, base, mode, i + 1, false).passed {
             // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
-            return Ok((judge(check, &parsed, base, mode, i + 1, true), runs));
+            return Ok((marked(judge(check, &parsed, base, mode, i + 1, true)), runs));
         }
     }
     Ok((CheckResult { runs: flaky_reruns + 1, ..first }, runs))
