@@ -1,4 +1,4 @@
-//! The order of an attempt's checks (docs/checks.md, "Order and fail-fast"):
+//! The order of an attempt's checks (docs/honest-success.md, "Order and fail-fast"):
 //! the cheapest failing signal first. With `fail_fast = "targets"` the
 //! first stage runs the task's targets alone (each test check that can
 //! select them) beside the lint checks; the full suites run in a second

@@ -448,7 +448,9 @@ pub(in crate::run) fn configured_checks(
     let selections: Vec<Option<TargetsRun>> = {
         let inherited = inherited(&a.env, &unset);
         let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
-        checks.iter().map(|c| targets_run(c, &inherited, &config.targets, base(c))).collect()
+        // With `fail_fast = "none"` every check runs in full only.
+        let runs = |c| (fail_fast == FailFast::Targets).then(|| targets_run(c, &inherited, &config.targets, base(c)));
+        checks.iter().map(|c| runs(c).flatten()).collect()
     };
     let facts: Vec<CheckFacts> = checks
         .iter()
