@@ -713,7 +713,9 @@ mod tests {
         let md = render(&task, None, &[a], &Standing::Escalated { reason: "1".into() }, &[], &Verdicts::default());
         assert!(md.contains("- Check `tests` (targets only): FAILED"), "{md}");
         assert!(
-            md.contains("- Check `tests (full suite)`: not run — the targets (in `tests`) failed first; fail_fast = \"targets\""),
+            md.contains(
+                "- Check `tests (full suite)`: not run — the targets (in `tests`) failed first; fail_fast = \"targets\""
+            ),
             "{md}"
         );
         assert!(!md.contains("`tests (full suite)`: passed"), "{md}");

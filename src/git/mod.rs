@@ -277,8 +277,10 @@ impl Repo {
     /// thread (a handle is not shared between threads).
     pub fn reopen(&self) -> Result<Repo, GitError> {
         let path = self.repo.path();
-        let repo = Repository::open(path)
-            .map_err(|e| GitError::Git { what: format!("{}: cannot open the repository", path.display()), source: e })?;
+        let repo = Repository::open(path).map_err(|e| GitError::Git {
+            what: format!("{}: cannot open the repository", path.display()),
+            source: e,
+        })?;
         if let Some(w) = self.repo.workdir()
             && repo.workdir() != Some(w)
         {

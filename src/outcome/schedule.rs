@@ -124,13 +124,7 @@ fn and_list(items: &[String]) -> String {
 /// The steps of `stages` not yet run, from stage `from` on, less those in
 /// `done` (steps of stage `from` already run), each with `why`.
 pub(crate) fn not_run(stages: &[Stage], from: usize, done: &[Step], why: &str) -> Vec<(Step, String)> {
-    stages
-        .iter()
-        .skip(from)
-        .flatten()
-        .filter(|s| !done.contains(s))
-        .map(|s| (*s, why.to_string()))
-        .collect()
+    stages.iter().skip(from).flatten().filter(|s| !done.contains(s)).map(|s| (*s, why.to_string())).collect()
 }
 
 /// How a step is named to the user: `tests (targets)`, `tests (full
@@ -176,14 +170,54 @@ mod tests {
     fn the_stages_of_an_attempt() {
         let cases: &[(&str, &[CheckFacts], FailFast, &str)] = &[
             ("nothing configured", &[], FailFast::Targets, ""),
-            ("none: everything in full, one stage, config order", &[test(true, Some(20_000)), lint(Some(100))], FailFast::None, "F0 F1"),
-            ("targets and lint first, then the suite", &[test(true, Some(20_000)), lint(Some(100))], FailFast::Targets, "F1 T0 | F0"),
-            ("lint first even when it cannot select", &[lint(None), test(false, Some(5))], FailFast::Targets, "F0 | F1"),
-            ("a suite that cannot select runs in full second", &[test(false, Some(5)), lint(Some(9))], FailFast::Targets, "F1 | F0"),
-            ("custom and build checks run with the suites", &[custom(Some(1)), test(true, Some(50))], FailFast::Targets, "T1 | F0 F1"),
-            ("only suites that cannot select: one stage", &[test(false, None), test(false, None)], FailFast::Targets, "F0 F1"),
-            ("cheaper on the base first, unknown last", &[test(true, None), test(true, Some(30)), test(true, Some(10))], FailFast::Targets, "T2 T1 T0 | F2 F1 F0"),
-            ("ties keep the config's order", &[lint(Some(5)), lint(Some(5)), lint(Some(1))], FailFast::Targets, "F2 F0 F1"),
+            (
+                "none: everything in full, one stage, config order",
+                &[test(true, Some(20_000)), lint(Some(100))],
+                FailFast::None,
+                "F0 F1",
+            ),
+            (
+                "targets and lint first, then the suite",
+                &[test(true, Some(20_000)), lint(Some(100))],
+                FailFast::Targets,
+                "F1 T0 | F0",
+            ),
+            (
+                "lint first even when it cannot select",
+                &[lint(None), test(false, Some(5))],
+                FailFast::Targets,
+                "F0 | F1",
+            ),
+            (
+                "a suite that cannot select runs in full second",
+                &[test(false, Some(5)), lint(Some(9))],
+                FailFast::Targets,
+                "F1 | F0",
+            ),
+            (
+                "custom and build checks run with the suites",
+                &[custom(Some(1)), test(true, Some(50))],
+                FailFast::Targets,
+                "T1 | F0 F1",
+            ),
+            (
+                "only suites that cannot select: one stage",
+                &[test(false, None), test(false, None)],
+                FailFast::Targets,
+                "F0 F1",
+            ),
+            (
+                "cheaper on the base first, unknown last",
+                &[test(true, None), test(true, Some(30)), test(true, Some(10))],
+                FailFast::Targets,
+                "T2 T1 T0 | F2 F1 F0",
+            ),
+            (
+                "ties keep the config's order",
+                &[lint(Some(5)), lint(Some(5)), lint(Some(1))],
+                FailFast::Targets,
+                "F2 F0 F1",
+            ),
         ];
         for (name, checks, ff, want) in cases {
             assert_eq!(show(&plan(checks, *ff)), *want, "{name}");
@@ -206,7 +240,12 @@ mod tests {
     fn when_the_checks_stop() {
         let e = |check, part, failed| Ended { check, part, failed };
         let cases: &[(&str, Vec<Ended<'_>>, FailFast, Option<&str>)] = &[
-            ("all passed", vec![e("tests", Part::Targets, false), e("ruff", Part::Full, false)], FailFast::Targets, None),
+            (
+                "all passed",
+                vec![e("tests", Part::Targets, false), e("ruff", Part::Full, false)],
+                FailFast::Targets,
+                None,
+            ),
             (
                 "a target failed",
                 vec![e("tests", Part::Targets, true), e("ruff", Part::Full, false)],

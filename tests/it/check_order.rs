@@ -24,8 +24,7 @@ fn run(env: &TestEnv, r: &Path, agent: &Agent, args: &[&str]) -> Run {
 
 const BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
 const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
-const TESTS: &str =
-    "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
+const TESTS: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n";
 const TARGET: &str = "tests/test_calc.py::test_add";
 
 /// `calc.py` with `add` wrong, its tests (`test_add` fails on the base),
@@ -52,7 +51,9 @@ fn check_events(r: &Path, task: &str, n: u64) -> Vec<String> {
         .filter(|e| e["type"] == "CheckFinished" || e["type"] == "CheckNotRun")
         .map(|e| {
             let part = e["part"].as_str().unwrap_or("");
-            format!("{} {} {part}", e["type"].as_str().unwrap_or(""), e["check"].as_str().unwrap_or("")).trim().to_string()
+            format!("{} {} {part}", e["type"].as_str().unwrap_or(""), e["check"].as_str().unwrap_or(""))
+                .trim()
+                .to_string()
         })
         .collect()
 }
@@ -95,7 +96,11 @@ fn a_failing_target_leaves_the_full_suite_not_run_and_the_prompt_says_so() {
     assert!(targets_out.contains("1 failed") && !targets_out.contains("test_mul"), "{targets_out}");
     let ev = events(&r, "fix-add");
     let not_run = of_type(&ev, "CheckNotRun");
-    assert_eq!(not_run[0]["reason"], "the targets (in `pytest`) failed first; fail_fast = \"targets\"", "{}", not_run[0]);
+    assert_eq!(
+        not_run[0]["reason"], "the targets (in `pytest`) failed first; fail_fast = \"targets\"",
+        "{}",
+        not_run[0]
+    );
     // The next prompt says what was not run and why, beside the target's failure.
     let p = prompt(&r, "fix-add", 2);
     assert!(
@@ -119,7 +124,8 @@ fn a_failing_target_leaves_the_full_suite_not_run_and_the_prompt_says_so() {
 fn fail_fast_none_runs_every_check_in_full() {
     let Some(env) = TestEnv::with_python_tools() else { return };
     let r = python_repo(&env, "[retry]\nfail_fast = \"none\"\njobs = 1\n");
-    let a = env.agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")).next_call().write("calc.py", FIXED));
+    let a = env
+        .agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")).next_call().write("calc.py", FIXED));
     let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
     assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"], "{}", out.stderr);
     assert_eq!(check_events(&r, "fix-add", 1), ["CheckFinished pytest", "CheckFinished ruff"], "{}", out.stderr);
