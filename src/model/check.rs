@@ -263,3 +263,34 @@ impl CheckResult {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reused_check_names_the_run_it_came_from() {
+        let reused = |task: &str, attempt| Reused { task: task.into(), attempt, key: "k".into(), duration_ms: 5 };
+        let cases = [
+            (reused("t", None), "t", "the base's run"),
+            (reused("t", Some(2)), "t", "attempt 2"),
+            (reused("other", None), "t", "the base's run of task other"),
+            (reused("other", Some(1)), "t", "attempt 1 of task other"),
+        ];
+        for (r, task, want) in cases {
+            assert_eq!(r.describe(task), want);
+        }
+        let mut c = CheckResult::new("pytest", CheckKind::Test, true);
+        assert_eq!(c.gate_word("t"), "ok");
+        c.reused = Some(reused("t", None));
+        assert_eq!(c.gate_word("t"), "ok (reused from the base's run)");
+        c.passed = false;
+        c.reused = Some(reused("t", Some(1)));
+        assert_eq!(c.gate_word("t"), "FAIL (reused from attempt 1)");
+        c.timed_out = true;
+        c.reused = None;
+        assert_eq!(c.gate_word("t"), "TIMEOUT");
+        c.flaky = true;
+        assert_eq!(c.gate_word("t"), "ok (flaky)");
+    }
+}

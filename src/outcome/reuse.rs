@@ -19,12 +19,22 @@ pub(crate) use crate::config::inputs_globs;
 /// Bumped when the key's parts change meaning, so old entries miss.
 const REUSE_VERSION: u32 = 1;
 
+/// A check's `inputs` over a tree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Inputs<'a> {
+    /// As configured.
+    pub globs: &'a [String],
+    /// Compiled ([`inputs_globs`]).
+    pub set: &'a GlobSet,
+    /// The tree's files, (path, `<mode> <blob id>`), in the tree's order.
+    pub files: &'a [(String, String)],
+}
+
 /// What a check can read of a tree, as one string: `tree <id>` for the
 /// whole tree; with `inputs`, the globs and each matching file's path and
-/// entry (`<mode> <blob id>`), hashed. `files` lists the tree's files
-/// (path, entry) in the tree's order.
-pub(crate) fn inputs_digest(tree: &str, inputs: Option<(&[String], &GlobSet, &[(String, String)])>) -> String {
-    let Some((globs, set, files)) = inputs else { return format!("tree {tree}") };
+/// entry, hashed.
+pub(crate) fn inputs_digest(tree: &str, inputs: Option<Inputs<'_>>) -> String {
+    let Some(Inputs { globs, set, files }) = inputs else { return format!("tree {tree}") };
     let mut text = format!("inputs {}\n", serde_json::to_string(globs).unwrap_or_default());
     for (path, entry) in files.iter().filter(|(path, _)| set.is_match(path)) {
         text.push_str(path);
@@ -69,7 +79,8 @@ mod tests {
         let globs = vec!["src/**/*.py".to_string(), "pyproject.toml".to_string()];
         let set = inputs_globs(&globs).expect("globs");
         let base = files(&[("README.md", "100644 r1"), ("pyproject.toml", "100644 p1"), ("src/a/b.py", "100644 b1")]);
-        let digest = |f: &[(String, String)]| inputs_digest("ignored", Some((&globs, &set, f)));
+        let digest =
+            |f: &[(String, String)]| inputs_digest("ignored", Some(Inputs { globs: &globs, set: &set, files: f }));
         let d = digest(&base);
         assert!(d.starts_with("inputs "), "{d}");
         // (files, the same key?)
@@ -98,7 +109,7 @@ mod tests {
         // Other globs over the same files: another key.
         let other = vec!["src/**/*.py".to_string()];
         let other_set = inputs_globs(&other).expect("globs");
-        assert_ne!(inputs_digest("x", Some((&other, &other_set, &base))), d);
+        assert_ne!(inputs_digest("x", Some(Inputs { globs: &other, set: &other_set, files: &base })), d);
     }
 
     #[test]

@@ -22,24 +22,12 @@
 
 use super::Runner;
 use super::select::{self, Unselectable};
+pub(crate) use super::select::{GO_VERBOSE, GOFLAGS, PYTEST_ADDOPTS, PYTEST_REPORT};
 
-/// pytest reads extra command-line options from this variable, before the
-/// command line's own.
-pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
-/// The go command reads default flags from this variable, each applied only
-/// when the command knows it (so `go vet` and `go build` ignore `-run`).
-pub(crate) const GOFLAGS: &str = "GOFLAGS";
-
-/// pytest's default report characters (`fE`: failed, errors) plus `p`: a
-/// `PASSED <node id>` line in the short summary for each passing test, at
-/// any verbosity. A `-r` on the check's command line replaces it.
-pub(crate) const PYTEST_REPORT: &str = "-rfEp";
 /// pytest's own selection of the tests that failed in its last run (its
 /// cache, `.pytest_cache`, written by that run); with none recorded, it runs
 /// nothing rather than every test.
 pub(crate) const PYTEST_LAST_FAILED: &str = "--lf --lfnf=none";
-/// `go test` names its passing tests (`--- PASS: TestAdd`) only with `-v`.
-pub(crate) const GO_VERBOSE: &str = "-v";
 
 /// The variables added to every configured check's run, and to the checks
 /// on the base: ours first, then the value the check would otherwise get

@@ -23,7 +23,20 @@
 use std::fmt;
 
 use super::Runner;
-use super::runners::{GO_VERBOSE, GOFLAGS, PYTEST_ADDOPTS, PYTEST_REPORT};
+
+/// pytest reads extra command-line options from this variable, before the
+/// command line's own.
+pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
+/// The go command reads default flags from this variable, each applied only
+/// when the command knows it (so `go vet` and `go build` ignore `-run`).
+pub(crate) const GOFLAGS: &str = "GOFLAGS";
+
+/// pytest's default report characters (`fE`: failed, errors) plus `p`: a
+/// `PASSED <node id>` line in the short summary for each passing test, at
+/// any verbosity. A `-r` on the check's command line replaces it.
+pub(crate) const PYTEST_REPORT: &str = "-rfEp";
+/// `go test` names its passing tests (`--- PASS: TestAdd`) only with `-v`.
+pub(crate) const GO_VERBOSE: &str = "-v";
 
 /// How to run only the chosen tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -726,7 +739,8 @@ mod tests {
     #[test]
     fn what_cannot_be_selected_and_why() {
         let py = ids(Runner::Pytest, &["t.py::test_a"]);
-        let cases: Vec<(&str, Vec<(Runner, String)>, Unselectable)> = vec![
+        type Case = (&'static str, Vec<(Runner, String)>, Unselectable);
+        let cases: Vec<Case> = vec![
             ("pytest", vec![], Unselectable::NoTests),
             ("ruff check . && pytest", py.clone(), Unselectable::NotPlain("`&&` or a background job")),
             ("pytest | tee out", py.clone(), Unselectable::NotPlain("a pipe or `||`")),

@@ -55,7 +55,7 @@ pub(crate) fn key(
             // Validated when the config was read.
             let set = reuse::inputs_globs(globs).unwrap_or_else(|_| globset::GlobSet::empty());
             let files = repo.tree_files(tree)?;
-            reuse::inputs_digest(&tree_id, Some((globs, &set, &files)))
+            reuse::inputs_digest(&tree_id, Some(reuse::Inputs { globs, set: &set, files: &files }))
         }
     };
     Ok(reuse::key(&parts, &inputs))
