@@ -24,6 +24,9 @@ use serde_json::Value;
 use super::confinement::{Confined, SandboxPlan};
 use crate::model::{BaselineMode, CheckKind, Halt, Landed, ObjectsAdded, Review, ScopeFinding, Usage};
 
+// An event is built once and written at once: the size of its largest
+// variant (`CheckFinished`) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum Event {

@@ -150,7 +150,7 @@ fn two_checks_run_at_once_and_the_record_keeps_the_plans_order() {
         .repo("repo")
         .file("a.txt", "a\n")
         .file(".gitignore", "*.flag\n")
-        .file("retry-run.toml", &format!("max_attempts = 1\n{MEET}"))
+        .file("retry-run.toml", format!("max_attempts = 1\n{MEET}"))
         .commit();
     let mut orders = Vec::new();
     for task in ["One", "Two"] {
