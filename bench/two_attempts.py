@@ -30,6 +30,15 @@ of each check, the timestamps of its events).
 
     cargo build --release && python3 bench/two_attempts.py [--runs 5] [--suite-seconds 5]
 
+With `--order` (issue 43), retry-run against itself instead: the default
+order of an attempt's checks (`fail_fast = "targets"`, `jobs` the cores)
+against today's (`fail_fast = "none"`, `jobs = 1`, in a clone whose config
+says so), the same project and agent, sides alternating, medians: the time
+to the start of attempt 2, the task's total, and attempt 2's checks (first
+start to last end) against its slowest check.
+
+    python3 bench/two_attempts.py --order --suite-seconds 20 --runs 3
+
 Targets: retry-run at most 1.10x the baseline; retry-run's own share of the
 wall time (the whole process less its agents and checks) under 3%.
 """
@@ -47,6 +56,8 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 from scope_diff import ENV, git  # noqa: E402
 from worktree import BIN  # noqa: E402
+
+BIN = os.environ.get("RETRY_RUN_BIN", BIN)
 
 VENV = os.path.expanduser("~/.cache/retry-run-ci/venv/bin")
 TARGET = "tests/test_calc.py::test_add"
@@ -371,7 +382,7 @@ def retry_run(repo, agent, task):
     outcomes = [e["outcome"] for e in events if e["type"] == "AttemptCompleted"]
     assert outcomes == ["CHECK_FAILURE", "SUCCESS"], f"{task}: attempts {outcomes}, expected CHECK_FAILURE, SUCCESS"
     assert any(e["type"] == "TaskSucceeded" for e in events), f"{task}: no TaskSucceeded"
-    return took, breakdown(events)
+    return took, breakdown(events), events
 
 
 def breakdown(events):
@@ -410,11 +421,76 @@ def baseline(gitwt, agent, checks):
     return out
 
 
+def order_figures(took, events):
+    """Issue 43's figures of one run: seconds to the start of attempt 2,
+    the whole process, attempt 2's checks from the first start to the last
+    end (its windows), and the slowest of its checks run in full."""
+    started = [ts(e) for e in events if e["type"] == "AttemptStarted"]
+    first = ts(events[0])
+    # Attempt 1's gates: from its scope check (the snapshot judged) to
+    # attempt 2's start; the checks on the base before it are the same on
+    # both sides.
+    scoped = [ts(e) for e in events if e["type"] == "ScopeChecked" and e.get("attempt") == 1]
+    mine = [e for e in events if e["type"] == "CheckFinished" and e.get("attempt") == 2 and not e.get("builtin")]
+    windows = [(e["started_at_ms"], e["ended_at_ms"]) for e in mine if "started_at_ms" in e]
+    span = (max(w[1] for w in windows) - min(w[0] for w in windows)) / 1000 if windows else float("nan")
+    slowest = max(e["duration_ms"] for e in mine if not e.get("part")) / 1000
+    return {"to attempt 2": started[1] - first, "attempt 1 gates": started[1] - scoped[0], "total": took,
+            "attempt 2 checks": span,
+            "attempt 2 slowest check": slowest}
+
+
+def order_main(args):
+    """Issue 43: the default order (`fail_fast = "targets"`, `jobs` the
+    cores) against today's (`fail_fast = "none"`, `jobs = 1`), the same
+    project and agent, sides alternating, medians."""
+    python = python_with_pytest()
+    with tempfile.TemporaryDirectory(dir="/var/tmp", prefix="retry-run-bench-") as tmp:
+        repo, checks, scale, suite = build(tmp, python, args.suite_seconds)
+        today = os.path.join(tmp, "today")
+        subprocess.run(["git", "clone", "-q", repo, today], env=ENV, check=True)
+        with open(os.path.join(today, "retry-run.toml"), "a") as f:
+            f.write('\n[retry]\nfail_fast = "none"\njobs = 1\n')
+        git(today, "commit", "-q", "-am", "today's order")
+        agent = os.path.join(tmp, "agent.sh")
+        write(tmp, "agent.sh", AGENT)
+        print(f"suite {suite:.2f} s on the base (SCALE {scale}); checks: " + ", ".join(n for n, _ in checks))
+        rows = {"ordered": [], "today": []}
+        for r in range(args.runs):
+            sides = [("ordered", repo), ("today", today)]
+            for name, where in (sides if r % 2 == 0 else sides[::-1]):
+                # No check's output reused from an earlier round ([[check]] inputs).
+                shutil.rmtree(os.path.join(where, ".git/retry-run/reuse"), ignore_errors=True)
+                took, _, events = retry_run(where, agent, f"order-{r}")
+                rows[name].append(order_figures(took, events))
+            o, t = rows["ordered"][-1], rows["today"][-1]
+            print(f"  round {r + 1}: to attempt 2 {o['to attempt 2']:6.2f} s vs {t['to attempt 2']:6.2f} s;"
+                  f" attempt 1 gates {o['attempt 1 gates']:6.2f} s vs {t['attempt 1 gates']:6.2f} s;"
+                  f" total {o['total']:6.2f} s vs {t['total']:6.2f} s", flush=True)
+
+        def med(name, k):
+            return statistics.median(x[k] for x in rows[name])
+        print(f"medians of {args.runs} rounds, sides alternating (ordered vs today):")
+        for k in ("to attempt 2", "attempt 1 gates", "total", "attempt 2 checks", "attempt 2 slowest check"):
+            print(f"  {k:<24} {med('ordered', k):7.2f} s {med('today', k):7.2f} s")
+        print(f"  attempt 2 starts {med('today', 'to attempt 2') / med('ordered', 'to attempt 2'):.2f}x sooner"
+              " from the task's start (the base's checks included)")
+        print(f"  attempt 1's gates end {med('today', 'attempt 1 gates') / med('ordered', 'attempt 1 gates'):.2f}x"
+              " sooner (target >= 3x)")
+        passing = [x["attempt 2 checks"] / x["attempt 2 slowest check"] for x in rows["ordered"]]
+        print(f"  a passing attempt's checks / its slowest check: median {statistics.median(passing):.3f}"
+              f" (rounds {', '.join(f'{x:.3f}' for x in passing)}; target <= 1.05)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--suite-seconds", type=float, default=5.0)
+    ap.add_argument("--order", action="store_true",
+                    help="issue 43: fail_fast and jobs against today's order (use --suite-seconds 20)")
     args = ap.parse_args()
+    if args.order:
+        return order_main(args)
     python = python_with_pytest()
     with tempfile.TemporaryDirectory(dir="/var/tmp", prefix="retry-run-bench-") as tmp:
         repo, checks, scale, suite = build(tmp, python, args.suite_seconds)
@@ -429,7 +505,7 @@ def main():
         ours, theirs, ours_steps, theirs_steps = [], [], [], []
         for r in range(args.runs):
             def side_a():
-                took, steps = retry_run(repo, agent, f"bench-{r}")
+                took, steps, _ = retry_run(repo, agent, f"bench-{r}")
                 ours.append(took)
                 ours_steps.append(steps)
 

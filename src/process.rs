@@ -173,6 +173,12 @@ pub(crate) fn stop_lane_on(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) 
     LANE_STOP.with(|s| *s.borrow_mut() = Some(flag));
 }
 
+/// The flag that stops this thread's lane ([`stop_lane_on`]), to hand to
+/// the threads it starts.
+pub(crate) fn lane_stop_flag() -> Option<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    LANE_STOP.with(|s| s.borrow().clone())
+}
+
 /// Whether this thread's lane was told to stop ([`stop_lane_on`]).
 pub(crate) fn lane_stopped() -> bool {
     LANE_STOP.with(|s| s.borrow().as_ref().is_some_and(|f| f.load(Ordering::SeqCst)))

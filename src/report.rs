@@ -371,6 +371,9 @@ fn attempt_section(s: &mut String, task: &str, a: &AttemptRecord) {
     for c in &a.checks {
         check_lines(s, task, a, c);
     }
+    for n in &a.not_run {
+        let _ = writeln!(s, "- Check `{}`: not run — {}", n.label, n.reason);
+    }
     verifier_lines(s, a);
     if let Some(line) = self_checks_line(a) {
         let _ = writeln!(s, "{line}");
@@ -476,7 +479,8 @@ fn check_lines(s: &mut String, task: &str, a: &AttemptRecord, c: &crate::model::
     };
     let reused =
         c.reused.as_ref().map(|r| format!(" (reused from {}: not run again)", r.describe(task))).unwrap_or_default();
-    let _ = writeln!(s, "- Check `{}`: {state}{reused}{pre}", c.name);
+    let only = if c.targets_only { " (targets only)" } else { "" };
+    let _ = writeln!(s, "- Check `{}`{only}: {state}{reused}{pre}", c.name);
     let listed: Vec<String> = c
         .failures
         .iter()
@@ -689,6 +693,32 @@ mod tests {
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));
+    }
+
+    #[test]
+    fn a_run_fail_fast_left_is_shown_not_run_never_passed() {
+        use crate::model::{CheckKind, CheckResult, NotRun};
+        let task = TaskText { id: "t".into(), title: "Fix it".into(), text: "# Fix it\n".into() };
+        let mut a = AttemptRecord::new(1);
+        a.outcome = Outcome::CheckFailure;
+        let mut targets = CheckResult::new("tests", CheckKind::Test, false);
+        targets.targets_only = true;
+        a.checks = vec![targets];
+        a.not_run = vec![NotRun {
+            check: "tests".into(),
+            part: "full".into(),
+            label: "tests (full suite)".into(),
+            reason: "the targets (in `tests`) failed first; fail_fast = \"targets\"".into(),
+        }];
+        let md = render(&task, None, &[a], &Standing::Escalated { reason: "1".into() }, &[], &Verdicts::default());
+        assert!(md.contains("- Check `tests` (targets only): FAILED"), "{md}");
+        assert!(
+            md.contains(
+                "- Check `tests (full suite)`: not run — the targets (in `tests`) failed first; fail_fast = \"targets\""
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("`tests (full suite)`: passed"), "{md}");
     }
 
     #[test]

@@ -80,6 +80,7 @@ pub(super) fn run(dir: &Path, args: JudgeOutputArgs) -> Result<i32, CliError> {
                 failures: p.failures,
                 ran: p.tests.ran,
                 keys: KEYS_VERSION,
+                duration_ms: Some(p.duration_ms),
                 runner_failure: p.runner_failure,
             }
         });

@@ -434,6 +434,12 @@ pub mod numbers {
         max: super::lanes::MAX_LANES as u64,
         instead_of_zero: "1 runs the task without lanes",
     };
+    pub const JOBS: Count = Count {
+        key: "retry.jobs",
+        min: 1,
+        max: 1024,
+        instead_of_zero: "leave it out to run as many checks at once as the machine has cores",
+    };
     /// 0: no limit.
     pub const MAX_PROCESSES: Count =
         Count { key: "sandbox.max_processes", min: 0, max: 4_194_304, instead_of_zero: "" };
@@ -478,6 +484,11 @@ pub mod numbers {
             }
         )*};
     }
+    /// `retry.jobs`, set.
+    pub fn jobs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        count(d, &JOBS).map(|n| Some(n as u32))
+    }
+
     deserializers! {
         flaky_reruns: u32 = FLAKY_RERUNS;
         max_self_checks: u32 = MAX_SELF_CHECKS;
@@ -622,6 +633,26 @@ pub struct RetryConfig {
     pub choose: lanes::ChooseMode,
     /// A lane's next prompt also holds the other lanes' failures so far.
     pub share_feedback: bool,
+    /// Whether a failing first stage of an attempt's checks (its targets
+    /// alone, the lint checks) ends its checks before the full suites.
+    pub fail_fast: FailFast,
+    /// Checks run at once, across this process's lanes and tasks; `None`:
+    /// the machine's cores.
+    #[serde(deserialize_with = "numbers::jobs", skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<u32>,
+}
+
+/// `retry.fail_fast`: whether an attempt's checks stop at the first
+/// failing stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailFast {
+    /// The task's targets alone and the lint checks run first; a failure
+    /// there ends the attempt's checks, the full suites not run.
+    #[default]
+    Targets,
+    /// Every check runs to its end.
+    None,
 }
 
 impl Default for WorktreeConfig {
@@ -761,6 +792,8 @@ impl Default for RetryConfig {
             lanes: 1,
             choose: lanes::ChooseMode::First,
             share_feedback: false,
+            fail_fast: FailFast::Targets,
+            jobs: None,
         }
     }
 }
@@ -1286,6 +1319,19 @@ drift_threshold = 0.3
             Key { table: "retry", key: "flaky_reruns", good: &[], bad: &[("101", "from 0 to 100, not 101")] },
             Key { table: "retry", key: "lanes", good: &["1", "16"], bad: COUNT_BAD },
             Key { table: "retry", key: "lanes", good: &[], bad: &[("17", "from 1 to 16, not 17"), ("0", "1 runs")] },
+            Key { table: "retry", key: "jobs", good: &["1", "1024"], bad: COUNT_BAD },
+            Key {
+                table: "retry",
+                key: "jobs",
+                good: &[],
+                bad: &[("1025", "from 1 to 1024, not 1025"), ("0", "leave it out to run as many")],
+            },
+            Key {
+                table: "retry",
+                key: "fail_fast",
+                good: &["\"targets\"", "\"none\""],
+                bad: &[("\"all\"", "unknown variant"), ("true", "wanted string")],
+            },
             Key {
                 table: "retry",
                 key: "max_cost_usd",

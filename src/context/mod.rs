@@ -244,7 +244,7 @@ pub(crate) fn assemble(
                         (Vec::new(), 0)
                     };
                     CheckLine {
-                        name: c.name.clone(),
+                        name: if c.targets_only { format!("{} (targets)", c.name) } else { c.name.clone() },
                         passed: c.passed,
                         exit_code: c.exit_code,
                         flaky: c.flaky,

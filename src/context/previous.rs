@@ -246,12 +246,25 @@ fn feedback(r: &AttemptRecord, cfg: &ContextConfig) -> Vec<Feedback> {
     feedback.extend(r.checks.iter().filter(|c| !c.passed).map(|c| failing_check(c, targets, cfg)));
     let noted = |c: &&CheckResult| c.passed && (c.flaky || c.pre_existing.iter().any(|f| !f.target));
     feedback.extend(r.checks.iter().filter(noted).map(|c| passing_check_note(c, targets)));
+    feedback.extend(not_run(r));
     // 3. The verifier's feedback, quoted, advisory; then the agent's own
     // account. (2, the errors in their code, are kept apart.)
     feedback.extend(verifier_critique(r, cfg));
     feedback.extend(agent_notes(r, cfg));
     feedback.sort_by_key(|f| f.priority);
     feedback
+}
+
+/// The runs of checks `fail_fast` left (priority 4: a note on the checks),
+/// each with why, so that the agent knows what it was not told.
+fn not_run(r: &AttemptRecord) -> Option<Feedback> {
+    if r.not_run.is_empty() {
+        return None;
+    }
+    let lines = r.not_run.iter().map(|n| format!("- not run: {} — {}", n.label, n.reason)).collect();
+    let mut f = fact("not-run".into(), "Checks not run (they did not pass or fail)".into(), lines, Vec::new(), 0);
+    f.priority = 4;
+    Some(f)
 }
 
 /// The attempt that just failed, in detail: its feedback, its errors, its

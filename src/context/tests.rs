@@ -117,6 +117,26 @@ fn check_failure_lint_and_tests() {
 }
 
 #[test]
+fn the_prompt_says_which_checks_were_not_run_and_why() {
+    let mut r = changed(1, DIFF_A);
+    let mut targets = pytest_failure();
+    targets.targets_only = true;
+    r.checks = vec![targets];
+    r.not_run = vec![crate::model::NotRun {
+        check: "pytest".into(),
+        part: "full".into(),
+        label: "pytest (full suite)".into(),
+        reason: "the targets (in `pytest`) failed first; fail_fast = \"targets\"".into(),
+    }];
+    let p = prompt_after(&[finish(r)], &cfg());
+    assert!(
+        p.contains("- not run: pytest (full suite) — the targets (in `pytest`) failed first; fail_fast = \"targets\""),
+        "{p}"
+    );
+    assert!(p.contains("tests/test_cart.py::test_total"), "the targets' failure is fed back: {p}");
+}
+
+#[test]
 fn scope_violation() {
     let mut r = changed(1, DIFF_A);
     r.allow = vec!["shop/**".into(), "tests/**".into()];

@@ -273,6 +273,22 @@ impl Repo {
         Ok(found)
     }
 
+    /// Another handle on the same repository and working tree, for another
+    /// thread (a handle is not shared between threads).
+    pub fn reopen(&self) -> Result<Repo, GitError> {
+        let path = self.repo.path();
+        let repo = Repository::open(path).map_err(|e| GitError::Git {
+            what: format!("{}: cannot open the repository", path.display()),
+            source: e,
+        })?;
+        if let Some(w) = self.repo.workdir()
+            && repo.workdir() != Some(w)
+        {
+            repo.set_workdir(w, false).map_err(ctx(|| format!("cannot use {} as the working tree", w.display())))?;
+        }
+        Ok(Repo { repo, mempack: std::cell::OnceCell::new() })
+    }
+
     /// The working tree's root, or `None` for a bare repository.
     pub fn workdir(&self) -> Option<&Path> {
         self.repo.workdir()

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::check::CheckResult;
+use super::check::{CheckResult, NotRun};
 use super::internals::Halt;
 use super::usage::Usage;
 
@@ -276,6 +276,10 @@ pub(crate) struct AttemptRecord {
     /// The allowed globs at the time (for the required change).
     pub allow: Vec<String>,
     pub checks: Vec<CheckResult>,
+    /// Runs of checks not made because a check before them failed
+    /// (`[retry] fail_fast`): never passed, never failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
     pub verifier: Option<VerifierResult>,
     /// Parts of the repository's git machinery (config, hooks, info) the
     /// attempt changed and retry-run put back.
@@ -347,6 +351,7 @@ impl AttemptRecord {
             flagged: Vec::new(),
             allow: Vec::new(),
             checks: Vec::new(),
+            not_run: Vec::new(),
             verifier: None,
             restored: Vec::new(),
             halted: None,

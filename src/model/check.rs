@@ -165,10 +165,27 @@ pub(crate) struct CheckResult {
     pub passed_tests: Vec<String>,
     #[serde(skip)]
     pub failed_tests: Vec<String>,
+    /// Only the task's targets ran (`fail_fast`'s first stage), not the
+    /// check as configured: its full run is among the attempt's `not_run`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub targets_only: bool,
     /// Not run: the output of an earlier run on the same inputs was
     /// judged again (`[[check]] inputs`, docs/config.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused: Option<Reused>,
+}
+
+/// A run of a check an attempt did not make, because a check before it
+/// failed (`[retry] fail_fast`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct NotRun {
+    pub check: String,
+    /// `targets` (its targets alone) or `full` (the check as configured).
+    pub part: String,
+    /// As the user reads it: `tests (full suite)`, `ruff`.
+    pub label: String,
+    /// Why: which checks failed first, and the setting.
+    pub reason: String,
 }
 
 /// Which run a reused check's output came from.
@@ -223,6 +240,7 @@ impl CheckResult {
             warnings: Vec::new(),
             passed_tests: Vec::new(),
             failed_tests: Vec::new(),
+            targets_only: false,
             reused: None,
         }
     }

@@ -32,7 +32,9 @@ pub(crate) use attempt::{
 pub(crate) use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
 };
-pub(crate) use check::{BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, Reused, TARGETS, TEST_INTEGRITY};
+pub(crate) use check::{
+    BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, NotRun, Reused, TARGETS, TEST_INTEGRITY,
+};
 pub(crate) use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
 pub(crate) use review::{Channel, LandHow, Landed, LineComment, Review, Verdict};
 pub(crate) use source::{FoundTest, ScopeRef, ScopeSpan, innermost};

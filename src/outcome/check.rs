@@ -63,6 +63,10 @@ pub(crate) struct Baseline {
     /// are unknown, and none of the attempt's counts as the base's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runner_failure: Option<RunnerFailure>,
+    /// How long the run took (what the order of an attempt's checks reads:
+    /// [`super::schedule`]); absent from older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// The failures of one run: failing tests by id, and error diagnostics of
@@ -491,6 +495,7 @@ mod tests {
             ran: None,
             keys: KEYS_VERSION,
             runner_failure: None,
+            duration_ms: None,
         };
         let auto = Judging { mode: BaselineMode::Auto, targets: &[], renames: &[] };
         // Old diagnostics pass, a new one fails, and only it is fed back.
@@ -638,6 +643,7 @@ mod tests {
             ran: None,
             keys: KEYS_VERSION,
             runner_failure: None,
+            duration_ms: None,
         };
         use BaselineMode::*;
         // tolerate: the base's own failure does not fail the check.

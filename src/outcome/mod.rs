@@ -10,7 +10,8 @@
 //! - [`resume`]: where a run of a task resumes (its attempt window, its base);
 //! - [`land`]: whether and how a task's result lands (`retry-run land`);
 //! - [`reuse`]: the key under which a check's earlier output stands for a
-//!   run on unchanged inputs.
+//!   run on unchanged inputs;
+//! - [`schedule`]: the order of an attempt's checks, and when they stop.
 
 pub(crate) mod check;
 pub(crate) mod internals;
@@ -18,6 +19,7 @@ pub(crate) mod land;
 pub(crate) mod new_target;
 pub(crate) mod resume;
 pub(crate) mod reuse;
+pub(crate) mod schedule;
 
 use crate::config::RetryConfig;
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};
@@ -58,6 +60,10 @@ fn first_failed_gate(r: &AttemptRecord) -> (Outcome, String) {
     let failed: Vec<&str> = r.failed_checks().map(|c| c.name.as_str()).collect();
     if !failed.is_empty() {
         return (Outcome::CheckFailure, format!("check{} failed: {}", plural(failed.len()), failed.join(", ")));
+    }
+    // Runs left by `fail_fast` follow a failure; never a success without them.
+    if let Some(n) = r.not_run.first() {
+        return (Outcome::CheckFailure, format!("not run: {} ({})", n.label, n.reason));
     }
     if let Some(rejected) = r.verifier.as_ref().and_then(judged) {
         return rejected;
@@ -283,7 +289,8 @@ pub(crate) fn budget_spent(retry: &RetryConfig, prior: &[AttemptRecord]) -> Opti
 pub(crate) fn near_miss(r: &AttemptRecord) -> Option<String> {
     use crate::model::CheckKind;
     let tests: Vec<_> = r.checks.iter().filter(|c| c.kind == CheckKind::Test).collect();
-    if tests.is_empty() || !tests.iter().all(|c| c.passed) {
+    // A suite not run in full (`fail_fast`) says nothing of every test.
+    if tests.is_empty() || !tests.iter().all(|c| c.passed && !c.targets_only) || !r.not_run.is_empty() {
         return None;
     }
     match r.outcome {
@@ -782,5 +789,27 @@ mod tests {
             r.checks.push(c);
             assert_eq!(tolerated(&r), *want, "{what}");
         }
+    }
+
+    #[test]
+    fn runs_left_by_fail_fast_never_make_a_success_nor_a_near_miss() {
+        use crate::model::NotRun;
+        let mut r = changed();
+        let mut targets = CheckResult::new("tests", CheckKind::Test, true);
+        targets.targets_only = true;
+        r.checks.push(targets);
+        r.not_run.push(NotRun {
+            check: "tests".into(),
+            part: "full".into(),
+            label: "tests (full suite)".into(),
+            reason: "`ruff` failed first; fail_fast = \"targets\"".into(),
+        });
+        let c = classify(&r);
+        assert_eq!(c.outcome, Outcome::CheckFailure);
+        assert!(c.reason.starts_with("not run: tests (full suite)"), "{}", c.reason);
+        r.checks.push(CheckResult::new("ruff", CheckKind::Lint, false));
+        r.outcome = classify(&r).outcome;
+        assert_eq!(classify(&r).reason, "check failed: ruff");
+        assert_eq!(near_miss(&r), None, "the full suite did not run: no test is known to pass");
     }
 }

@@ -24,6 +24,9 @@ use serde_json::Value;
 use super::confinement::{Confined, SandboxPlan};
 use crate::model::{BaselineMode, CheckKind, Halt, Landed, ObjectsAdded, Review, ScopeFinding, Usage};
 
+// An event is built once and written at once: the size of its largest
+// variant (`CheckFinished`) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum Event {
@@ -268,6 +271,28 @@ pub enum Event {
         builtin: Option<bool>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         warnings: Option<Vec<String>>,
+        /// `targets` for a run of the task's targets alone (`fail_fast`'s
+        /// first stage); absent for the check as configured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        part: Option<String>,
+        /// When its first run started and its last ended, in milliseconds
+        /// since the Unix epoch (configured checks): checks that ran side
+        /// by side overlap.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        started_at_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ended_at_ms: Option<u64>,
+    },
+    /// A run of a check not made because a check before it failed
+    /// (`[retry] fail_fast`).
+    CheckNotRun {
+        #[serde(default)]
+        check: String,
+        /// `targets` or `full`.
+        #[serde(default)]
+        part: String,
+        #[serde(default)]
+        reason: String,
     },
     VerifierFinished {
         #[serde(default)]
@@ -472,6 +497,7 @@ impl Event {
             Event::SnapshotTaken { .. } => "SnapshotTaken",
             Event::ScopeChecked { .. } => "ScopeChecked",
             Event::CheckFinished { .. } => "CheckFinished",
+            Event::CheckNotRun { .. } => "CheckNotRun",
             Event::VerifierFinished { .. } => "VerifierFinished",
             Event::AttemptCompleted { .. } => "AttemptCompleted",
             Event::TaskSucceeded { .. } => "TaskSucceeded",

@@ -57,6 +57,7 @@ pub(crate) mod queue;
 mod recorder;
 mod self_checks;
 mod share;
+mod slots;
 mod snapshot;
 mod start;
 mod submodules;

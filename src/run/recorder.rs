@@ -34,7 +34,15 @@ pub(super) enum Prepared {
 /// How a check came to be run: configured (confined as recorded, with the
 /// runner variables added and its rerun) or built in.
 pub(super) enum CheckRun {
-    Configured { sandbox: Box<Confined>, env: BTreeMap<String, String>, rerun: Option<CheckRerun> },
+    Configured {
+        sandbox: Box<Confined>,
+        env: BTreeMap<String, String>,
+        rerun: Option<CheckRerun>,
+        /// `targets` for a run of the task's targets alone.
+        part: Option<String>,
+        /// When its runs started and ended, Unix milliseconds.
+        window: Option<(u64, u64)>,
+    },
     Builtin,
 }
 
@@ -147,7 +155,7 @@ impl Recorder {
     pub(super) fn check_finished(&mut self, n: u32, result: &CheckResult, how: CheckRun) -> Result<(), RunError> {
         let keys = |fs: &[crate::model::Failure]| fs.iter().map(|f| f.key.clone()).collect::<Vec<_>>();
         let event = match how {
-            CheckRun::Configured { sandbox, env, rerun } => Event::CheckFinished {
+            CheckRun::Configured { sandbox, env, rerun, part, window } => Event::CheckFinished {
                 check: result.name.clone(),
                 kind: result.kind,
                 passed: result.passed,
@@ -166,6 +174,9 @@ impl Recorder {
                 reused: result.reused.clone(),
                 builtin: None,
                 warnings: None,
+                part,
+                started_at_ms: window.map(|w| w.0),
+                ended_at_ms: window.map(|w| w.1),
             },
             CheckRun::Builtin => Event::CheckFinished {
                 check: result.name.clone(),
@@ -186,6 +197,9 @@ impl Recorder {
                 reused: None,
                 builtin: Some(true),
                 warnings: Some(keys(&result.warnings)),
+                part: None,
+                started_at_ms: None,
+                ended_at_ms: None,
             },
         };
         self.event(Some(n), event)

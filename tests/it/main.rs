@@ -7,6 +7,7 @@ mod acts_after_land;
 mod agents;
 mod architecture;
 mod baseline_cache;
+mod check_order;
 mod check_reuse;
 mod check_writes;
 mod completions;

@@ -8,23 +8,27 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::{CheckRun, Recorder};
+use super::super::slots;
 use super::super::submodules::missing_submodules;
 use super::super::worktree::back_to_base;
 use super::{baseline_cache, check_writes, reuse_store};
-use crate::config::CheckConfig;
+use crate::config::{CheckConfig, FailFast};
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
 use crate::git::{Oid, Repo};
 use crate::judge::test_results;
 use crate::judge::test_results::runners::{self, FailedRun, Rerun};
-use crate::model::{CheckKind, CheckResult, ErrorItem};
+use crate::model::{CheckKind, CheckResult, ErrorItem, NotRun};
 use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, Parsed, checkout_paths, counted, failure_keys, judge};
 use crate::outcome::reuse;
+use crate::outcome::schedule::{self, CheckFacts, Ended, Part, Step};
 use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::record::event::{BaselineCache, CheckRerun};
@@ -324,6 +328,7 @@ fn baseline(
                     failures: p.failures,
                     ran: p.tests.ran,
                     keys: KEYS_VERSION,
+                    duration_ms: Some(p.duration_ms),
                     runner_failure: p.runner_failure,
                 };
                 // A timed-out run says nothing lasting of the base.
@@ -422,9 +427,13 @@ fn targets_on_the_base(
     })
 }
 
-/// The configured checks of attempt `a`, each with its flaky re-runs,
-/// judged against the base, recorded and added to its checks. A check
-/// that timed out shows `TIMEOUT`.
+/// The configured checks of attempt `a`, in the stages of
+/// [`schedule::plan`]: each stage's checks side by side (up to `[retry]
+/// jobs`, one budget for the process: [`slots`]), each with its flaky
+/// re-runs, judged against the base, and recorded in the plan's order
+/// whatever order they end in. With `fail_fast = "targets"` a failing stage
+/// ends them; the runs left are recorded as not run, with why. A check that
+/// timed out shows `TIMEOUT`.
 pub(in crate::run) fn configured_checks(
     t: &Fixed<'_>,
     rec: &mut Recorder,
@@ -432,27 +441,254 @@ pub(in crate::run) fn configured_checks(
     a: &mut Attempt,
 ) -> Result<(), RunError> {
     let Some(commit) = a.commit else { return Ok(()) };
+    let config = &t.plan.config;
+    let checks = &config.checks;
+    let fail_fast = config.retry.fail_fast;
+    let unset = a.confinement.unset();
+    let selections: Vec<Option<TargetsRun>> = {
+        let inherited = inherited(&a.env, &unset);
+        let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
+        // With `fail_fast = "none"` every check runs in full only.
+        let runs = |c| (fail_fast == FailFast::Targets).then(|| targets_run(c, &inherited, &config.targets, base(c)));
+        checks.iter().map(|c| runs(c).flatten()).collect()
+    };
+    let facts: Vec<CheckFacts> = checks
+        .iter()
+        .zip(&selections)
+        .map(|(c, sel)| CheckFacts {
+            kind: c.kind,
+            selects_targets: sel.is_some(),
+            base_ms: baselines.iter().find(|b| b.check == c.name).and_then(|b| b.duration_ms),
+        })
+        .collect();
+    let stages = schedule::plan(&facts, fail_fast);
+    let mut finals: Vec<Option<CheckResult>> = vec![None; checks.len()];
+    let mut left: Vec<(Step, String)> = Vec::new();
+    for (at, stage) in stages.iter().enumerate() {
+        let ran = run_stage(t, a, (commit, baselines), stage, &selections)?;
+        let mut ended: Vec<(String, Part, bool)> = Vec::new();
+        let mut done: Vec<Step> = Vec::new();
+        for (step, r) in stage.iter().zip(ran) {
+            let Some(StepRun { mut result, runs, window, failed }) = r else { continue };
+            let check = &checks[step.check];
+            if !result.passed {
+                result.notes.extend(crate::outcome::check::submodule_notes(&missing_submodules(t)?));
+            }
+            let how = CheckRun::Configured {
+                sandbox: Box::new(a.confinement.record()),
+                env: runs.env,
+                rerun: runs.rerun,
+                part: (step.part == Part::Targets).then(|| Part::Targets.as_str().to_string()),
+                window: Some(window),
+            };
+            rec.check_finished(a.n, &result, how)?;
+            let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
+            let word = if failed && result.passed { "FAIL".to_string() } else { result.gate_word(&t.plan.id) };
+            t.progress.gate(&format!("{label} {word}"));
+            result.targets_only = step.part == Part::Targets;
+            ended.push((check.name.clone(), step.part, failed));
+            done.push(*step);
+            finals[step.check] = Some(result);
+        }
+        let ended: Vec<Ended<'_>> =
+            ended.iter().map(|(check, part, failed)| Ended { check, part: *part, failed: *failed }).collect();
+        if let Some(why) = schedule::stop_after(&ended, fail_fast) {
+            left = schedule::not_run(&stages, at, &done, &why);
+            break;
+        }
+    }
+    for (step, reason) in left {
+        let check = &checks[step.check];
+        let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
+        rec.event(
+            Some(a.n),
+            Event::CheckNotRun {
+                check: check.name.clone(),
+                part: step.part.as_str().to_string(),
+                reason: reason.clone(),
+            },
+        )?;
+        t.progress.gate(&format!("{label} NOT RUN"));
+        a.record.not_run.push(NotRun { check: check.name.clone(), part: step.part.as_str().into(), label, reason });
+    }
+    a.record.checks.extend(finals.into_iter().flatten());
+    Ok(())
+}
+
+/// A run of a check on only the task's targets
+/// ([`crate::judge::test_results::select`]): the variables to add, the
+/// command to run instead, and the targets it runs.
+pub(crate) struct TargetsRun {
+    pub env: Vec<(String, String)>,
+    pub run: Option<String>,
+    pub tests: Vec<String>,
+}
+
+/// How `check` runs only those of the task's `targets` it reported
+/// failing on the base ([`test_results::select`]), or `None` when it
+/// reported none there or its command cannot be narrowed (it has no
+/// targets stage then). Its runner is the one `select` finds in the
+/// command.
+fn targets_run(
+    check: &CheckConfig,
+    inherited: &dyn Fn(&str) -> Option<String>,
+    targets: &[String],
+    base: Option<&Baseline>,
+) -> Option<TargetsRun> {
+    use test_results::Runner;
+    use test_results::select::{Unselectable, select};
+    let base = base?;
+    let mine: Vec<String> = targets
+        .iter()
+        .filter(|t| base.failures.iter().any(|f| f.test && test_results::is_target(&f.key, t)))
+        .cloned()
+        .collect();
+    if mine.is_empty() || check.kind == CheckKind::Lint {
+        return None;
+    }
+    for runner in [Runner::Pytest, Runner::Go, Runner::Cargo, Runner::Js] {
+        let tests: Vec<(Runner, String)> = mine.iter().map(|t| (runner, t.clone())).collect();
+        match select(&check.run, inherited, &tests) {
+            Ok(sel) => return Some(TargetsRun { env: sel.env, run: sel.run, tests: mine }),
+            Err(Unselectable::OtherRunner { .. }) => continue,
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// One run of a stage, ended.
+struct StepRun {
+    result: CheckResult,
+    runs: Runs,
+    /// Unix milliseconds: when it started and ended.
+    window: (u64, u64),
+    /// It failed as the stop decision counts it.
+    failed: bool,
+}
+
+/// Now, in Unix milliseconds.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// What a worker of a stage tells the thread that draws the progress line.
+enum Told {
+    Started(usize),
+    Ended(usize, Box<Result<StepRun, RunError>>),
+}
+
+/// The runs of `stage`, side by side on up to `[retry] jobs` threads, each
+/// with its own handle on the repository and a slot of the process's
+/// budget. With `fail_fast = "targets"`, none starts after one failed: those
+/// are `None`. The first error, in the stage's order, ends the attempt.
+fn run_stage(
+    t: &Fixed<'_>,
+    a: &Attempt,
+    (commit, baselines): (Oid, &[Baseline]),
+    stage: &[Step],
+    selections: &[Option<TargetsRun>],
+) -> Result<Vec<Option<StepRun>>, RunError> {
+    let config = &t.plan.config;
+    let jobs = slots::jobs(config.retry.jobs);
+    let workers = jobs.min(stage.len()).max(1);
+    let stop_early = config.retry.fail_fast == FailFast::Targets;
     let renames: Vec<(String, String)> =
         a.record.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
-    for check in &t.plan.config.checks {
-        t.progress.phase(&format!("check {}", check.name));
-        let base = baselines.iter().find(|x| x.check == check.name);
-        let how = Judging {
-            mode: check.baseline_mode(&t.plan.config.retry),
-            targets: &t.plan.config.targets,
-            renames: &renames,
-        };
-        let (mut result, runs) =
-            run_check(t.repo, check, (&t.wt, a, commit), base, how, t.plan.config.retry.flaky_reruns, &t.plan.id)?;
-        if !result.passed {
-            result.notes.extend(crate::outcome::check::submodule_notes(&missing_submodules(t)?));
-        }
-        let how = CheckRun::Configured { sandbox: Box::new(a.confinement.record()), env: runs.env, rerun: runs.rerun };
-        rec.check_finished(a.n, &result, how)?;
-        t.progress.gate(&format!("{} {}", check.name, result.gate_word(&t.plan.id)));
-        a.record.checks.push(result);
+    let mut handles = Vec::new();
+    for _ in 0..workers {
+        handles.push(t.repo.reopen()?);
     }
-    Ok(())
+    let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let lane = crate::process::lane_stop_flag();
+    let (wt, task, renames) = (&t.wt, &t.plan.id, &renames);
+    let mut out: Vec<Option<Result<StepRun, RunError>>> = (0..stage.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<Told>();
+        for repo in handles {
+            let (tx, lane, next, failed) = (tx.clone(), lane.clone(), &next, &failed);
+            s.spawn(move || {
+                if let Some(flag) = lane {
+                    crate::process::stop_lane_on(flag);
+                }
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(step) = stage.get(i) else { break };
+                    if stop_early && failed.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let _slot = slots::take(jobs);
+                    let _ = tx.send(Told::Started(i));
+                    let started = now_ms();
+                    let check = &config.checks[step.check];
+                    let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames };
+                    let base = baselines.iter().find(|x| x.check == check.name);
+                    let sel = selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
+                    let r = run_step(&repo, check, sel, (wt, a, commit), base, how, task, config.retry.flaky_reruns)
+                        .map(|(result, runs)| {
+                            let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
+                            StepRun { result, runs, window: (started, now_ms()), failed: fails }
+                        });
+                    if r.as_ref().map_or(true, |r| r.failed) {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    let _ = tx.send(Told::Ended(i, Box::new(r)));
+                }
+            });
+        }
+        drop(tx);
+        let mut running: Vec<usize> = Vec::new();
+        for told in rx {
+            match told {
+                Told::Started(i) => running.push(i),
+                Told::Ended(i, r) => {
+                    running.retain(|&x| x != i);
+                    out[i] = Some(*r);
+                }
+            }
+            if !running.is_empty() {
+                let names: Vec<String> = running
+                    .iter()
+                    .map(|&i| {
+                        let step = stage[i];
+                        let name = &config.checks[step.check].name;
+                        schedule::label(name, step.part, selections[step.check].is_some())
+                    })
+                    .collect();
+                t.progress.phase(&format!("check{} {}", if names.len() == 1 { "" } else { "s" }, names.join(", ")));
+            }
+        }
+    });
+    out.into_iter().map(|r| r.transpose()).collect()
+}
+
+/// Whether a target a targets run selected did not pass in it.
+fn targets_fail(selected: &[String], result: &CheckResult) -> bool {
+    super::builtin::targets(selected, std::slice::from_ref(result)).is_some_and(|r| !r.passed)
+}
+
+/// One run of a stage: the check in full, or (`sel`) its targets alone,
+/// with the selection's variables and command and its output in
+/// `<check>.targets.out`.
+#[allow(clippy::too_many_arguments)]
+fn run_step(
+    repo: &Repo,
+    check: &CheckConfig,
+    sel: Option<&TargetsRun>,
+    at: (&Path, &Attempt, Oid),
+    base: Option<&Baseline>,
+    how: Judging<'_>,
+    task: &str,
+    flaky_reruns: u32,
+) -> Result<(CheckResult, Runs), RunError> {
+    match sel {
+        None => run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name)),
+        Some(sel) => {
+            let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
+            let out = format!("{}.targets", check.name);
+            run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out))
+        }
+    }
 }
 
 /// A self-check's run of `check` (docs/mcp.md): once, confined as the
@@ -496,6 +732,7 @@ pub(crate) fn base_run(
         failures: p.failures,
         ran: p.tests.ran,
         keys: KEYS_VERSION,
+        duration_ms: Some(p.duration_ms),
         runner_failure: p.runner_failure,
     })
 }
@@ -513,7 +750,9 @@ struct Runs {
 /// up to `flaky_reruns` times, with only its failing tests selected, where
 /// its runner can select them by environment ([`runners::rerun`]); a rerun
 /// in which they all pass makes the check flaky. Anything else (a timeout,
-/// a lint error, a runner that cannot select) runs once.
+/// a lint error, a runner that cannot select) runs once. `selected`: the
+/// variables a targets run adds; `out_name`: whose output files it writes.
+#[allow(clippy::too_many_arguments)]
 fn run_check(
     repo: &Repo,
     check: &CheckConfig,
@@ -522,22 +761,29 @@ fn run_check(
     how: Judging<'_>,
     flaky_reruns: u32,
     task: &str,
+    (selected_env, out_name): (&[(String, String)], &str),
 ) -> Result<(CheckResult, Runs), RunError> {
     let mode = how;
     // A check stopped by an interruption is neither judged nor run again.
     let stop = || super::super::stop_if_interrupted(task);
-    let file = a.dir.check_out(&check.name);
+    let file = a.dir.check_out(out_name);
     let started = |message| RunError::CheckStart { check: check.name.clone(), message };
     let unset = a.confinement.unset();
     let inherited = inherited(&a.env, &unset);
     let added = runners::runner_env(&inherited);
-    let env = with(&a.env, &added);
-    let mut runs = Runs { env: as_map(&added), rerun: None };
+    let env = with(&with(&a.env, &added), selected_env);
+    let mut runs = Runs { env: as_map(&with(&added, selected_env)), rerun: None };
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
     // The same command, environment and inputs as an earlier run (the
     // base's, an earlier attempt's): its output, judged again, not run.
     let root = reuse_store::root_of(repo);
-    let key = reuse_store::key(repo, check, repo.commit_tree(commit)?, &with(&added, &import_root_env(wt)), wt)?;
+    let key = reuse_store::key(
+        repo,
+        check,
+        repo.commit_tree(commit)?,
+        &with(&with(&added, selected_env), &import_root_env(wt)),
+        wt,
+    )?;
     let (parsed, text, wrote, reused) = match reuse_store::read(&root, &key) {
         Some(e) => {
             let _ = crate::record::store::write_file(&file, e.output.as_bytes());
@@ -612,7 +858,7 @@ fn run_check(
     let selecting = CheckConfig { run: run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
     runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected), run });
     for i in 1..=flaky_reruns {
-        let rerun_file = a.dir.check_rerun_out(&check.name, i);
+        let rerun_file = a.dir.check_rerun_out(out_name, i);
         let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;

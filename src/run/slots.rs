@@ -1,0 +1,68 @@
+//! One budget of checks running at once for the whole process: every
+//! configured check of every task and lane takes a slot while it runs
+//! (`[retry] jobs`, default the machine's cores), so that `run -j N` and
+//! `--lanes` do not multiply it.
+
+use std::sync::{Condvar, Mutex};
+
+/// Checks running now, across the process.
+static RUNNING: Mutex<usize> = Mutex::new(0);
+static FREED: Condvar = Condvar::new();
+
+/// A slot held; given back when dropped.
+pub(crate) struct Slot(());
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Ok(mut n) = RUNNING.lock() {
+            *n = n.saturating_sub(1);
+        }
+        FREED.notify_all();
+    }
+}
+
+/// Waits until fewer than `jobs` checks run in the process, then takes a
+/// slot. A task with a smaller `jobs` than another's waits for its own.
+pub(crate) fn take(jobs: usize) -> Slot {
+    let jobs = jobs.max(1);
+    let Ok(mut n) = RUNNING.lock() else { return Slot(()) };
+    while *n >= jobs {
+        n = match FREED.wait(n) {
+            Ok(n) => n,
+            Err(_) => return Slot(()),
+        };
+    }
+    *n += 1;
+    Slot(())
+}
+
+/// `[retry] jobs`, else the machine's cores.
+pub(crate) fn jobs(configured: Option<u32>) -> usize {
+    configured
+        .map(|j| j as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_more_than_jobs_at_once() {
+        let (peak, now) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            for _ in 0..6 {
+                s.spawn(|| {
+                    let _slot = take(2);
+                    let n = now.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                    peak.fetch_max(n, std::sync::atomic::Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    now.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                });
+            }
+        });
+        assert!(peak.into_inner() <= 2);
+        assert_eq!(jobs(Some(3)), 3);
+        assert!(jobs(None) >= 1);
+    }
+}
