@@ -70,7 +70,11 @@ impl PidsCgroup {
     pub fn new(max: u64) -> Option<PidsCgroup> {
         let parent = own_dir()?;
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let dir = parent.join(format!("retry-run-{}-{nanos}", std::process::id()));
+        // A count as well: checks side by side make cgroups from threads
+        // of one process within the same nanosecond.
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = parent.join(format!("retry-run-{}-{nanos}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
         let cg = PidsCgroup { dir };
         std::fs::write(cg.dir.join("pids.max"), max.to_string()).ok()?;

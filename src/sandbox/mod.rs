@@ -667,8 +667,16 @@ pub fn prepare_writable(raw: &[String], home: Option<&Path>, root: &Path) -> Res
         let p = expand(r, home, root)?;
         if !p.exists() {
             match p.parent() {
-                Some(parent) if parent.is_dir() => std::fs::create_dir(&p)
-                    .map_err(|source| SandboxError::WritableUncreatable { raw: r.clone(), path: p.clone(), source })?,
+                // Made by another confined process starting beside this one
+                // (checks side by side) meanwhile: there, as asked.
+                Some(parent) if parent.is_dir() => match std::fs::create_dir(&p) {
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && p.is_dir() => {}
+                    r2 => r2.map_err(|source| SandboxError::WritableUncreatable {
+                        raw: r.clone(),
+                        path: p.clone(),
+                        source,
+                    })?,
+                },
                 _ => return Err(SandboxError::WritableMissing { raw: r.clone(), path: p }),
             }
         }

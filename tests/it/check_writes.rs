@@ -13,7 +13,9 @@ const CALC: &str = "def add(a, b):\n    return a - b\n";
 
 /// ruff (which fixes), then a check that passes only when the worktree
 /// still holds the attempt's `import os`: it sees the commit, not ruff's fix.
-const CHECKS: &str = "[[check]]\nname = \"ruff\"\nrun = \"ruff check .\"\nkind = \"lint\"\n\n[[check]]\nname = \"sees-commit\"\nrun = \"python3 -c 'import calc, sys; sys.exit(0 if hasattr(calc, \\\"os\\\") else 1)'\"\n";
+// Every check runs (`fail_fast = "none"`): the one after ruff is there to see
+// what ruff left in the worktree.
+const CHECKS: &str = "[retry]\nfail_fast = \"none\"\n\n[[check]]\nname = \"ruff\"\nrun = \"ruff check .\"\nkind = \"lint\"\n\n[[check]]\nname = \"sees-commit\"\nrun = \"python3 -c 'import calc, sys; sys.exit(0 if hasattr(calc, \\\"os\\\") else 1)'\"\n";
 
 #[test]
 fn ruff_with_fix_true_fails_its_check_and_the_next_gate_judges_the_commit() {

@@ -465,7 +465,7 @@ pub(in crate::run) fn configured_checks(
     let mut finals: Vec<Option<CheckResult>> = vec![None; checks.len()];
     let mut left: Vec<(Step, String)> = Vec::new();
     for (at, stage) in stages.iter().enumerate() {
-        let ran = run_stage(t, a, (commit, baselines), stage, &selections)?;
+        let ran = run_stage(t, a, (commit, baselines), stage, &selections, false)?;
         let mut ended: Vec<(String, Part, bool)> = Vec::new();
         let mut done: Vec<Step> = Vec::new();
         for (step, r) in stage.iter().zip(ran) {
@@ -588,11 +588,18 @@ fn run_stage(
     (commit, baselines): (Oid, &[Baseline]),
     stage: &[Step],
     selections: &[Option<TargetsRun>],
+    alone: bool,
 ) -> Result<Vec<Option<StepRun>>, RunError> {
     let config = &t.plan.config;
     let jobs = slots::jobs(config.retry.jobs);
-    let workers = jobs.min(stage.len()).max(1);
-    let stop_early = config.retry.fail_fast == FailFast::Targets;
+    let workers = if alone { 1 } else { jobs.min(stage.len()).max(1) };
+    // Side by side, a check's writes into the shared worktree cannot be
+    // told from its neighbours' while they run: the worktree is compared
+    // with the commit once, after them all (below).
+    let deferred = workers > 1;
+    // Run again one at a time after a write, every run of the stage runs:
+    // each ran once already.
+    let stop_early = !alone && config.retry.fail_fast == FailFast::Targets;
     let renames: Vec<(String, String)> =
         a.record.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
     let mut handles = Vec::new();
@@ -624,11 +631,20 @@ fn run_stage(
                     let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames };
                     let base = baselines.iter().find(|x| x.check == check.name);
                     let sel = selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
-                    let r = run_step(&repo, check, sel, (wt, a, commit), base, how, task, config.retry.flaky_reruns)
-                        .map(|(result, runs)| {
-                            let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
-                            StepRun { result, runs, window: (started, now_ms()), failed: fails }
-                        });
+                    let r = run_step(
+                        &repo,
+                        check,
+                        sel,
+                        (wt, a, commit),
+                        base,
+                        how,
+                        task,
+                        (config.retry.flaky_reruns, deferred),
+                    )
+                    .map(|(result, runs)| {
+                        let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
+                        StepRun { result, runs, window: (started, now_ms()), failed: fails }
+                    });
                     if r.as_ref().map_or(true, |r| r.failed) {
                         failed.store(true, Ordering::SeqCst);
                     }
@@ -659,7 +675,34 @@ fn run_stage(
             }
         }
     });
-    out.into_iter().map(|r| r.transpose()).collect()
+    let out: Vec<Option<StepRun>> = out.into_iter().map(|r| r.transpose()).collect::<Result<_, _>>()?;
+    if !deferred {
+        return Ok(out);
+    }
+    let names: Vec<&str> = stage.iter().map(|s| config.checks[s.check].name.as_str()).collect();
+    let wrote = check_writes::undo(t.repo, wt, commit, task)
+        .map_err(|e| RunError::CheckStart { check: names.join(", "), message: e.to_string() })?;
+    if wrote.is_empty() {
+        for (file, entry) in out.iter().flatten().filter_map(|r| r.runs.pending.as_ref()) {
+            // Only a saving later: a store that cannot be written is no failure.
+            let _ = super::super::write_json(file, entry);
+        }
+        return Ok(out);
+    }
+    // One of them wrote into the worktree (now put back): which one, and
+    // what its neighbours read meanwhile, only running them one at a time
+    // tells; so they are, as with `jobs = 1`.
+    t.progress.phase("checks again one at a time: one of them wrote into the worktree");
+    let mut again = run_stage(t, a, (commit, baselines), stage, selections, true)?;
+    let note = format!(
+        "run again on its own: run beside {}, a check changed {} in the worktree",
+        crate::context::required::name_list(&names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>()),
+        crate::context::required::name_list(&wrote.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>()),
+    );
+    for r in again.iter_mut().flatten() {
+        r.result.notes.push(note.clone());
+    }
+    Ok(again)
 }
 
 /// Whether a target a targets run selected did not pass in it.
@@ -679,14 +722,14 @@ fn run_step(
     base: Option<&Baseline>,
     how: Judging<'_>,
     task: &str,
-    flaky_reruns: u32,
+    (flaky_reruns, deferred): (u32, bool),
 ) -> Result<(CheckResult, Runs), RunError> {
     match sel {
-        None => run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name)),
+        None => run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name, deferred)),
         Some(sel) => {
             let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
             let out = format!("{}.targets", check.name);
-            run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out))
+            run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))
         }
     }
 }
@@ -744,6 +787,9 @@ struct Runs {
     /// After a failure: the tests run again and the variables that selected
     /// them, or why nothing was run again.
     rerun: Option<CheckRerun>,
+    /// The run to keep for reuse once the worktree is known untouched (a
+    /// run beside others: [`run_stage`] compares it after them all).
+    pending: Option<(std::path::PathBuf, reuse_store::Entry)>,
 }
 
 /// Runs a check and judges it against the base. A failure is run again,
@@ -761,7 +807,7 @@ fn run_check(
     how: Judging<'_>,
     flaky_reruns: u32,
     task: &str,
-    (selected_env, out_name): (&[(String, String)], &str),
+    (selected_env, out_name, deferred): (&[(String, String)], &str, bool),
 ) -> Result<(CheckResult, Runs), RunError> {
     let mode = how;
     // A check stopped by an interruption is neither judged nor run again.
@@ -772,7 +818,9 @@ fn run_check(
     let inherited = inherited(&a.env, &unset);
     let added = runners::runner_env(&inherited);
     let env = with(&with(&a.env, &added), selected_env);
-    let mut runs = Runs { env: as_map(&with(&added, selected_env)), rerun: None };
+    let mut runs = Runs { env: as_map(&with(&added, selected_env)), rerun: None, pending: None };
+    // Run beside other checks, its writes are looked for after them all.
+    let undo = |task| if deferred { Ok(Vec::new()) } else { check_writes::undo(repo, wt, commit, task) };
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
     // The same command, environment and inputs as an earlier run (the
     // base's, an earlier attempt's): its output, judged again, not run.
@@ -800,7 +848,7 @@ fn run_check(
             let f = run_once(check, wt, &env, &file, &a.confinement);
             stop()?;
             let f = f.map_err(started)?;
-            let wrote = check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?;
+            let wrote = undo(task).map_err(|e| started(e.to_string()))?;
             let parsed = parse(check, &f, wt, repo, &at_commit);
             let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
             if reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
@@ -812,8 +860,12 @@ fn run_check(
                     duration_ms: parsed.duration_ms,
                     output: text.clone(),
                 };
-                // Only a saving later: a store that cannot be written is no failure.
-                let _ = super::super::write_json(&reuse_store::file(&root, &key), &entry);
+                if deferred {
+                    runs.pending = Some((reuse_store::file(&root, &key), entry));
+                } else {
+                    // Only a saving later: a store that cannot be written is no failure.
+                    let _ = super::super::write_json(&reuse_store::file(&root, &key), &entry);
+                }
             }
             (parsed, text, wrote, None)
         }
@@ -862,7 +914,7 @@ fn run_check(
         let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
         stop()?;
         let f = f.map_err(started)?;
-        if !check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?.is_empty() {
+        if !undo(task).map_err(|e| started(e.to_string()))?.is_empty() {
             break;
         }
         let p = parse(check, &f, wt, repo, &at_commit);
