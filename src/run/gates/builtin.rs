@@ -17,7 +17,7 @@ use crate::syntax::{language_for, tests_in::tests_in};
 use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::{CheckRun, Recorder};
-use super::checks::FileReader;
+use super::FileReader;
 use crate::git::Comparison;
 use crate::outcome::check::Baseline;
 

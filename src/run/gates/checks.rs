@@ -18,7 +18,7 @@ use super::super::recorder::{CheckRun, Recorder};
 use super::super::slots;
 use super::super::submodules::missing_submodules;
 use super::super::worktree::back_to_base;
-use super::{baseline_cache, check_writes, reuse_store};
+use super::{FileReader, baseline_cache, check_writes, reuse_store};
 use crate::config::{CheckConfig, FailFast};
 use crate::diagnostics::{self, Format};
 use crate::enrich::{self, load::load_with};
@@ -33,10 +33,6 @@ use crate::process::{self, Finished, Spec};
 use crate::record::Event;
 use crate::record::event::{BaselineCache, CheckRerun};
 use crate::summarize;
-
-/// Reads a file of the attempt by its path in the worktree: from its
-/// snapshot, or from the worktree as a self-check compared it.
-pub(crate) type FileReader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
 
 /// Bytes of a check's output kept at the head and at the tail.
 const KEEP: usize = 2 * 1024 * 1024;

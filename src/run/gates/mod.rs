@@ -9,3 +9,7 @@ pub(crate) mod checks;
 pub(crate) mod reuse_store;
 pub(crate) mod scope_gate;
 pub(crate) mod verifier;
+
+/// Reads a file of the attempt by its path in the worktree: from its
+/// snapshot, or from the worktree as a self-check compared it.
+pub(crate) type FileReader<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;

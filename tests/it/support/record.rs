@@ -33,10 +33,13 @@ pub(crate) fn outcomes(r: &Path, task: &str) -> Vec<String> {
 /// The `CheckFinished` event of `check` in `task`'s attempt `attempt` (null
 /// when there is none).
 pub(crate) fn check_event(r: &Path, task: &str, attempt: u64, check: &str) -> Value {
-    events(r, task)
+    let mine: Vec<Value> = events(r, task)
         .into_iter()
-        .find(|e| e["type"] == "CheckFinished" && e["attempt"] == attempt && e["check"] == check)
-        .unwrap_or(Value::Null)
+        .filter(|e| e["type"] == "CheckFinished" && e["attempt"] == attempt && e["check"] == check)
+        .collect();
+    // The check's full run, ahead of a run of the task's targets alone.
+    let full = mine.iter().find(|e| e.get("part").is_none()).cloned();
+    full.or_else(|| mine.into_iter().next()).unwrap_or(Value::Null)
 }
 
 /// The prompt attempt `n` of `task` received.
