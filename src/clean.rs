@@ -4,10 +4,17 @@
 //! commits, the shared record and lease) and its success branch
 //! `retry-run/<task>` (unless it is checked out). Without `state` no ref or
 //! branch is removed, and a task another process runs is skipped.
+//!
+//! Each `clean` also prunes the checks' reuse store
+//! (`<git-common-dir>/retry-run/reuse/`, `crate::outcome::reuse`): the
+//! stored runs of tasks whose record is gone, those that do not read, and
+//! with `--older-than` those written longer ago than that
+//! ([`reuse::pruned`]). Removing a stored run only costs a run later.
 
 use std::path::{Path, PathBuf};
 
 use crate::git::{GitError, Repo, nofollow_fs};
+use crate::outcome::reuse::{self, Stored};
 use crate::record::chain::parse_rfc3339;
 use crate::record::state::state;
 use crate::record::store::check_task_name;
@@ -43,6 +50,13 @@ pub(crate) enum Cleaned {
     Branch(String),
     /// The task's success branch kept: it is checked out.
     BranchKept(String),
+    /// Stored check runs removed from the reuse store `dir`: how many, and
+    /// what they took on disk.
+    Reused {
+        dir: PathBuf,
+        runs: usize,
+        bytes: u64,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -148,7 +162,66 @@ pub(crate) fn clean(
             remove_refs(repo, &task, told)?;
         }
     }
+    let older_than = match which {
+        Which::IdleFor { secs } => Some(*secs),
+        _ => None,
+    };
+    prune_reused(&store, older_than, now, told)
+}
+
+/// The runs of the reuse store that [`reuse::pruned`] removes: those of
+/// tasks whose record is gone, those that do not read, and (`older_than`
+/// seconds) those written longer ago than that. A file being written (not
+/// yet `<key>.json`) is left alone.
+fn prune_reused(
+    store: &Store,
+    older_than: Option<u64>,
+    now: u64,
+    told: &mut dyn FnMut(Cleaned),
+) -> Result<(), CleanError> {
+    let dir = store.root.join(reuse::STORE_DIR);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
+    let (mut runs, mut bytes) = (0usize, 0u64);
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let written = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        let age = written.map_or(0, |t| now.saturating_sub(t.as_secs()));
+        let entry = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<reuse::Entry>(&b).ok());
+        let stored = match &entry {
+            Some(e) => Stored::Of { task: &e.task, kept: record_kept(store, &e.task) },
+            None => Stored::Unreadable,
+        };
+        if !reuse::pruned(stored, age, older_than) {
+            continue;
+        }
+        match std::fs::remove_file(&path) {
+            Ok(()) => {
+                runs += 1;
+                bytes += meta.len();
+            }
+            // Removed meanwhile by another clean.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(CleanError::Remove { path, source }),
+        }
+    }
+    if runs > 0 {
+        told(Cleaned::Reused { dir, runs, bytes });
+    }
     Ok(())
+}
+
+/// Whether the record of `task` (a task's, or a lane's `<task>/lanes/<n>`)
+/// is still there.
+fn record_kept(store: &Store, task: &str) -> bool {
+    let owner = crate::model::refs::parse_lane(task).map_or(task, |l| l.task);
+    check_task_name(owner).is_ok() && store.task(task).path().is_dir()
 }
 
 /// The refs of `task` (`refs/retry-run/<task>/`, its lanes' too) and its

@@ -1,6 +1,7 @@
 //! `retry-run clean`: remove task worktrees (and with --state, the record,
-//! the task's refs and its success branch). Without --state, attempt
-//! commits (`refs/retry-run/...`) and success branches stay.
+//! the task's refs and its success branch), and prune the checks' reuse
+//! store. Without --state, attempt commits (`refs/retry-run/...`) and
+//! success branches stay.
 
 use std::io::Write;
 use std::path::Path;
@@ -15,6 +16,8 @@ use crate::text::human_bytes;
 /// Remove worktrees of one task, of all, of ended tasks or of idle ones.
 ///
 /// Remove worktrees of one task, of all, of ended tasks, or of tasks idle for a while.
+/// Each clean also prunes the checks' reuse store: the stored runs of tasks
+/// whose record is gone and, with --older-than, those older than that.
 #[derive(Debug, Args)]
 pub struct CleanArgs {
     /// The task whose worktree is removed (its record too with --state).
@@ -81,6 +84,12 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
             Cleaned::BranchKept(b) => {
                 format!("kept branch {b}: it is checked out; switch away and `git branch -D {b}`")
             }
+            Cleaned::Reused { dir, runs, bytes } => format!(
+                "removed {runs} stored check run{} ({}) from {}",
+                crate::text::plural(runs),
+                human_bytes(bytes),
+                dir.display()
+            ),
         };
         if written.is_ok() {
             written = writeln!(out, "{line}");

@@ -99,7 +99,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub refresh_base: bool,
     /// Run the checks on the base again instead of reusing their cached
-    /// results from an earlier run on the same base.
+    /// results from an earlier run on the same base, and every attempt's
+    /// checks for real (no earlier run's output reused).
     #[arg(long)]
     pub fresh_baseline: bool,
     /// A --target no check reports on the base is one the agent must

@@ -640,6 +640,9 @@ pub struct RetryConfig {
     /// the machine's cores.
     #[serde(deserialize_with = "numbers::jobs", skip_serializing_if = "Option::is_none")]
     pub jobs: Option<u32>,
+    /// Whether a check's earlier output on the same inputs stands for a run
+    /// (`[[check]] reuse` says so for one check).
+    pub reuse: bool,
 }
 
 /// `retry.fail_fast`: whether an attempt's checks stop at the first
@@ -794,6 +797,7 @@ impl Default for RetryConfig {
             share_feedback: false,
             fail_fast: FailFast::Targets,
             jobs: None,
+            reuse: true,
         }
     }
 }
@@ -887,6 +891,11 @@ pub struct CheckConfig {
     /// instead of running it again. `None`: the whole tree.
     #[serde(default, deserialize_with = "input_globs", skip_serializing_if = "Option::is_none")]
     pub inputs: Option<Vec<String>>,
+    /// `false`: never reused nor stored for reuse, a check that must always
+    /// run (it reads the network, the clock, a database); `None`: `[retry]
+    /// reuse`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<bool>,
 }
 
 /// `[[check]] inputs`: globs that compile, at least one.
@@ -1217,6 +1226,28 @@ drift_threshold = 0.3
         assert_eq!(c.targets, ["tests/t.py::test_a"]);
         assert_eq!(c.retry.test_weakening, WeakeningMode::Warn);
         assert!(parse("[retry]\ntest_weakening = \"maybe\"\n").unwrap_err().contains("unknown variant"));
+    }
+
+    #[test]
+    fn reuse_switches() {
+        let c = parse("").unwrap();
+        assert!(c.retry.reuse);
+        let c = parse("[retry]\nreuse = false\n[[check]]\nname = \"a\"\nrun = \"x\"\n[[check]]\nname = \"b\"\nrun = \"y\"\nreuse = true\n[[check]]\nname = \"c\"\nrun = \"z\"\nreuse = false\n").unwrap();
+        assert!(!c.retry.reuse);
+        let own: Vec<Option<bool>> = c.checks.iter().map(|k| k.reuse).collect();
+        assert_eq!(own, [None, Some(true), Some(false)]);
+        // (text, where and what the error says)
+        let cases = [
+            ("[retry]\nreuse = \"no\"\n", "retry-run.toml:2:9: invalid type: string \"no\", expected a boolean"),
+            (
+                "[[check]]\nname = \"a\"\nrun = \"x\"\nreuse = 0\n",
+                "retry-run.toml:4:9: invalid type: integer `0`, expected a boolean",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = parse(text).expect_err(text);
+            assert!(err.starts_with(want), "{text:?}\n got: {err}\nwant: {want}");
+        }
     }
 
     #[test]

@@ -114,6 +114,7 @@ impl<'r> Trial<'r> {
             network: network.to_vec(),
             baseline: None,
             inputs: None,
+            reuse: None,
         };
         let out = self.dir.join(format!("{}.out", self.runs));
         let f = run_once(&check, &self.wt, &self.env, &out, &self.confinement)?;

@@ -173,6 +173,10 @@ pub(crate) struct CheckResult {
     /// judged again (`[[check]] inputs`, docs/config.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused: Option<Reused>,
+    /// Run although an earlier run may have stood for it: the setting
+    /// that said so (`[[check]] reuse = false`, `run --fresh-baseline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_reused: Option<String>,
 }
 
 /// A run of a check an attempt did not make, because a check before it
@@ -242,6 +246,7 @@ impl CheckResult {
             failed_tests: Vec::new(),
             targets_only: false,
             reused: None,
+            not_reused: None,
         }
     }
 

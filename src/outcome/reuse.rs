@@ -10,14 +10,121 @@
 //! What the tree does not hold (ignored build outputs, caches, the
 //! network) is not in the key: a check that reads it should keep the whole
 //! tree as its input or not be reused (docs/config.md, `inputs`).
+//!
+//! Also here: whether a run may look a check up or store it ([`using`]:
+//! `[[check]] reuse`, `[retry] reuse`, `run --fresh-baseline`), the stored
+//! run ([`Entry`]) and which stored runs `clean` removes ([`pruned`]).
 
 use globset::GlobSet;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::model::Reused;
 
 pub(crate) use crate::config::inputs_globs;
 
 /// Bumped when the key's parts change meaning, so old entries miss.
 const REUSE_VERSION: u32 = 1;
+
+/// The store's directory under `<git-common-dir>/retry-run/`: one
+/// `<key>.json` ([`Entry`]) per stored run.
+pub(crate) const STORE_DIR: &str = "reuse";
+
+/// One stored run: where it came from, how it ended and its output (its
+/// worktree's paths made relative).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    pub task: String,
+    /// `None`: the checks on the base.
+    pub attempt: Option<u32>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub duration_ms: u64,
+    pub output: String,
+}
+
+impl Entry {
+    /// For the record: which run, under `key`.
+    pub(crate) fn reused(&self, key: &str) -> Reused {
+        Reused { task: self.task.clone(), attempt: self.attempt, key: key.to_string(), duration_ms: self.duration_ms }
+    }
+}
+
+/// What a whole run says of reuse: `[retry] reuse` and `run
+/// --fresh-baseline`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Switches {
+    /// `[retry] reuse`: what a check without its own `reuse` does.
+    pub project: bool,
+    /// `run --fresh-baseline`: every check of this run runs for real.
+    pub fresh: bool,
+}
+
+/// Why a check's earlier output was not looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Off {
+    /// `[[check]] reuse = false`.
+    Check,
+    /// `[retry] reuse = false`, the check saying nothing.
+    Project,
+    /// `run --fresh-baseline`.
+    Fresh,
+}
+
+impl Off {
+    /// For the record: the setting that said so.
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            Off::Check => "[[check]] reuse = false",
+            Off::Project => "[retry] reuse = false",
+            Off::Fresh => "run --fresh-baseline",
+        }
+    }
+}
+
+/// What a check's run does with the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Use {
+    /// An earlier run's output may stand for it.
+    pub read: bool,
+    /// Its own run may stand for later ones.
+    pub store: bool,
+    /// Why it is not looked for, when it is not.
+    pub off: Option<Off>,
+}
+
+/// What a check whose own switch is `check` (`[[check]] reuse`, `None`
+/// when unset) does with the store in a run of `run`. A check that is
+/// never reused is not stored either (its output depends on what the key
+/// does not hold: the network, the clock); `--fresh-baseline` runs every
+/// check for real and stores those runs for later ones.
+pub(crate) fn using(check: Option<bool>, run: Switches) -> Use {
+    match (check, run.project, run.fresh) {
+        (Some(false), ..) => Use { read: false, store: false, off: Some(Off::Check) },
+        (None, false, _) => Use { read: false, store: false, off: Some(Off::Project) },
+        (_, _, true) => Use { read: false, store: true, off: Some(Off::Fresh) },
+        _ => Use { read: true, store: true, off: None },
+    }
+}
+
+/// A file of the store, as `clean` finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stored<'a> {
+    /// Not a stored run that reads (a miss for every run).
+    Unreadable,
+    /// The run of `task`, whose record is still there (`kept`) or not.
+    Of { task: &'a str, kept: bool },
+}
+
+/// Whether `clean` removes a stored run: one of a task whose record is
+/// gone (`clean --state`, or removed earlier), one that does not read, or
+/// (`older_than`, seconds: `clean --older-than`) one written longer ago
+/// than that (`age`, seconds).
+pub(crate) fn pruned(stored: Stored<'_>, age: u64, older_than: Option<u64>) -> bool {
+    match stored {
+        Stored::Unreadable | Stored::Of { kept: false, .. } => true,
+        Stored::Of { kept: true, .. } => older_than.is_some_and(|max| age >= max),
+    }
+}
 
 /// A check's `inputs` over a tree.
 #[derive(Debug, Clone, Copy)]
@@ -126,6 +233,56 @@ mod tests {
         assert_ne!(k, key(&("pytest -x", "env"), "tree a"));
         assert_ne!(k, key(&("pytest -q", "env2"), "tree a"));
         assert_ne!(k, key(&("pytest -q", "env"), "tree b"));
+    }
+
+    #[test]
+    fn the_switches_decide_what_a_run_reads_and_stores() {
+        let run = |project, fresh| Switches { project, fresh };
+        let on = Use { read: true, store: true, off: None };
+        let off = |why| Use { read: false, store: false, off: Some(why) };
+        let fresh = Use { read: false, store: true, off: Some(Off::Fresh) };
+        // (the check's own switch, [retry] reuse, --fresh-baseline) -> what it does
+        let cases = [
+            ((None, true, false), on),
+            ((Some(true), true, false), on),
+            // A check that must always run is neither read nor stored.
+            ((Some(false), true, false), off(Off::Check)),
+            ((Some(false), true, true), off(Off::Check)),
+            ((Some(false), false, false), off(Off::Check)),
+            // The project's switch stands for the checks that say nothing.
+            ((None, false, false), off(Off::Project)),
+            ((None, false, true), off(Off::Project)),
+            ((Some(true), false, false), on),
+            // --fresh-baseline runs every check for real, and keeps the runs.
+            ((None, true, true), fresh),
+            ((Some(true), true, true), fresh),
+            ((Some(true), false, true), fresh),
+        ];
+        for ((check, project, f), want) in cases {
+            assert_eq!(using(check, run(project, f)), want, "{check:?} {project} {f}");
+        }
+        assert_eq!(Off::Check.reason(), "[[check]] reuse = false");
+        assert_eq!(Off::Project.reason(), "[retry] reuse = false");
+        assert_eq!(Off::Fresh.reason(), "run --fresh-baseline");
+    }
+
+    #[test]
+    fn what_clean_removes_of_the_store() {
+        let day = 86_400;
+        let of = |kept| Stored::Of { task: "t", kept };
+        // (the file, its age, --older-than) -> removed
+        let cases = [
+            ((of(true), 0, None), false),
+            ((of(true), 30 * day, None), false),
+            ((of(false), 0, None), true),
+            ((Stored::Unreadable, 0, None), true),
+            ((of(true), 6 * day, Some(7 * day)), false),
+            ((of(true), 7 * day, Some(7 * day)), true),
+            ((of(false), 0, Some(7 * day)), true),
+        ];
+        for ((stored, age, older_than), want) in cases {
+            assert_eq!(pruned(stored, age, older_than), want, "{stored:?} {age} {older_than:?}");
+        }
     }
 
     #[test]

@@ -266,6 +266,11 @@ pub enum Event {
         /// again (which run, its key).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reused: Option<crate::model::Reused>,
+        /// Run although an earlier run's output may have stood for it: the
+        /// setting that said so (`[[check]] reuse = false`, `[retry] reuse
+        /// = false`, `run --fresh-baseline`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        not_reused: Option<String>,
         /// The built-in checks (`targets`, `test-integrity`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         builtin: Option<bool>,

@@ -86,6 +86,9 @@ pub(super) struct Attempt {
     /// What the snapshot cut out of the tree (too deep to read), each a
     /// violation the scope gate reports.
     pub cut: Vec<crate::model::ScopeFinding>,
+    /// Whether its checks may reuse earlier runs' output and store theirs
+    /// (`[retry] reuse`, `run --fresh-baseline`).
+    pub reuse: crate::outcome::reuse::Switches,
 }
 
 impl Attempt {

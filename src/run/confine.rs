@@ -54,6 +54,7 @@ pub(super) fn confine(t: &Fixed<'_>, n: u32, started: Instant) -> Result<Attempt
         commit: None,
         dirty_submodules: Vec::new(),
         cut: Vec::new(),
+        reuse: crate::outcome::reuse::Switches { project: plan.config.retry.reuse, fresh: plan.fresh_baseline },
     })
 }
 

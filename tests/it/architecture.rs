@@ -59,7 +59,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("stats", Pure, &["context", "model", "text"]),
     ("stats_reader", Edge, &["model", "record", "stats"]),
     // Verbs: the only modules that combine edges.
-    ("clean", Verb, &["git", "model", "record"]),
+    ("clean", Verb, &["git", "model", "outcome", "record"]),
     ("diff", Verb, &["git", "model", "symbols", "syntax"]),
     (
         "run",

@@ -2,7 +2,10 @@
 //! runs again with only its failing test selected (the rerun's command in
 //! the record names it alone), and a check whose inputs (`[[check]]
 //! inputs`) are those of an earlier run is not run again but marked
-//! reused, naming that run; one whose inputs changed runs.
+//! reused, naming that run; one whose inputs changed runs. The switches
+//! (`run --fresh-baseline`, `[[check]] reuse = false`, `[retry] reuse =
+//! false`) run a check for real on unchanged inputs and say so, and
+//! `clean` prunes the store of removed tasks' and old runs.
 //!
 //! pytest comes from `TestEnv::with_python_tools`; cargo is the toolchain
 //! that builds this project.
@@ -90,8 +93,13 @@ const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2
 /// `calc.py`, its test and a README; the check `pytest` reads the first
 /// two only (`inputs`), `whole` is the same command on the whole tree.
 fn python_repo(env: &TestEnv, retry: &str) -> PathBuf {
+    python_repo_with(env, retry, "")
+}
+
+/// [`python_repo`] with `pytest`'s table ending in `pytest_keys`.
+fn python_repo_with(env: &TestEnv, retry: &str, pytest_keys: &str) -> PathBuf {
     let toml = format!(
-        "{retry}\n[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -q tests\"\nkind = \"test\"\ninputs = [\"calc.py\", \"tests/**\"]\n\n[[check]]\nname = \"whole\"\nrun = \"python3 -m pytest -q tests\"\nkind = \"test\"\n"
+        "{retry}\n[[check]]\nname = \"pytest\"\nrun = \"python3 -m pytest -q tests\"\nkind = \"test\"\ninputs = [\"calc.py\", \"tests/**\"]\n{pytest_keys}\n[[check]]\nname = \"whole\"\nrun = \"python3 -m pytest -q tests\"\nkind = \"test\"\n"
     );
     env.repo("repo")
         .file("calc.py", CALC)
@@ -166,4 +174,114 @@ fn a_check_is_reused_from_an_earlier_attempt_on_the_same_inputs() {
     assert_eq!(pytest["reused"]["task"], "two", "{pytest}");
     // The whole tree changed between the attempts: it ran again.
     assert!(check_event(&r, "two", 2, "whole").get("reused").is_none());
+}
+
+/// The reuse store's runs: (file, the task that stored it).
+fn stored(r: &Path) -> Vec<(PathBuf, String)> {
+    let Ok(dir) = std::fs::read_dir(r.join(".git/retry-run/reuse")) else { return Vec::new() };
+    let mut out: Vec<(PathBuf, String)> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&p).expect("entry")).expect("an entry is JSON");
+            let task = v["task"].as_str().expect("task").to_string();
+            (p, task)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Only README.md changes: `pytest`'s inputs are the base's.
+fn docs_agent(env: &TestEnv) -> Agent {
+    readme_agent(env, "calc: adds\n")
+}
+
+/// Writes `text` into README.md.
+fn readme_agent(env: &TestEnv, text: &str) -> Agent {
+    env.agent(FakeAgent::new().write("README.md", text))
+}
+
+#[test]
+fn fresh_baseline_runs_every_check_for_real_and_stores_the_runs() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "max_attempts = 1");
+    let out = run(&env, &r, &docs_agent(&env), &["--task", "Docs", "--fresh-baseline"]);
+    assert_eq!(outcomes(&r, "docs"), ["SUCCESS"], "{}", out.stderr);
+    // Its inputs are the base's, yet it ran, and says why.
+    let pytest = check_event(&r, "docs", 1, "pytest");
+    assert!(pytest.get("reused").is_none(), "{pytest}");
+    assert_eq!(pytest["not_reused"], "run --fresh-baseline", "{pytest}");
+    assert!(check_output(&r, "docs", 1, "pytest.out").contains("1 passed"));
+    // Its runs are stored: the next run without the flag reuses them.
+    assert!(!stored(&r).is_empty());
+    let out = run(&env, &r, &docs_agent(&env), &["--task", "Again"]);
+    assert_eq!(outcomes(&r, "again"), ["SUCCESS"], "{}", out.stderr);
+    let again = check_event(&r, "again", 1, "pytest");
+    assert!(again["reused"].is_object(), "{again}");
+    assert!(again.get("not_reused").is_none(), "{again}");
+}
+
+#[test]
+fn a_check_that_must_always_run_is_run_on_unchanged_inputs() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo_with(&env, "max_attempts = 1", "reuse = false\n");
+    let out = run(&env, &r, &docs_agent(&env), &["--task", "Docs"]);
+    assert_eq!(outcomes(&r, "docs"), ["SUCCESS"], "{}", out.stderr);
+    let pytest = check_event(&r, "docs", 1, "pytest");
+    assert!(pytest.get("reused").is_none(), "{pytest}");
+    assert_eq!(pytest["not_reused"], "[[check]] reuse = false", "{pytest}");
+    assert!(check_output(&r, "docs", 1, "pytest.out").contains("1 passed"));
+}
+
+#[test]
+fn reuse_off_for_the_project_runs_every_check_and_stores_none() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "max_attempts = 1\n[retry]\nreuse = false");
+    let out = run(&env, &r, &docs_agent(&env), &["--task", "Docs"]);
+    assert_eq!(outcomes(&r, "docs"), ["SUCCESS"], "{}", out.stderr);
+    for check in ["pytest", "whole"] {
+        let e = check_event(&r, "docs", 1, check);
+        assert!(e.get("reused").is_none(), "{e}");
+        assert_eq!(e["not_reused"], "[retry] reuse = false", "{e}");
+    }
+    assert_eq!(stored(&r), Vec::new());
+}
+
+#[test]
+fn clean_prunes_the_runs_of_removed_tasks_and_old_ones() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "max_attempts = 1");
+    for task in ["Docs", "Other"] {
+        let out = run(&env, &r, &readme_agent(&env, &format!("calc: {task}\n")), &["--task", task]);
+        assert_eq!(outcomes(&r, &task.to_lowercase()), ["SUCCESS"], "{}", out.stderr);
+    }
+    let tasks = |r: &Path| stored(r).into_iter().map(|(_, t)| t).collect::<std::collections::BTreeSet<_>>();
+    // The second task took the base's runs from the first: only `docs`
+    // stored the base's; each stored its attempt's `whole`.
+    assert_eq!(tasks(&r), ["docs".to_string(), "other".to_string()].into(), "{:?}", stored(&r));
+    // Without --state the records stay, and so do their runs.
+    let out = env.run(&r, &["clean", "docs"]).assert_code(0).stdout.clone();
+    assert!(!out.contains("stored check run"), "{out}");
+    assert_eq!(tasks(&r).len(), 2);
+    // With it, the task's runs go with its record; the other's stay.
+    let out = env.run(&r, &["clean", "docs", "--state"]).assert_code(0).stdout.clone();
+    assert!(out.contains("stored check run") && out.contains(".git/retry-run/reuse"), "{out}");
+    assert_eq!(tasks(&r), ["other".to_string()].into());
+    // A run younger than --older-than stays; one written before goes.
+    let out = env.run(&r, &["clean", "--older-than", "7d"]).assert_code(0).stdout.clone();
+    assert!(!out.contains("stored check run"), "{out}");
+    let ten_days_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(10 * 86_400);
+    let left = stored(&r);
+    for (file, _) in &left {
+        std::fs::File::options().write(true).open(file).and_then(|f| f.set_modified(ten_days_ago)).expect("mtime");
+    }
+    let out = env.run(&r, &["clean", "--older-than", "7d"]).assert_code(0).stdout.clone();
+    let n = left.len();
+    assert!(out.contains(&format!("removed {n} stored check run{}", if n == 1 { "" } else { "s" })), "{out}");
+    assert_eq!(stored(&r), Vec::new());
+    // The task's record is still there.
+    assert_eq!(outcomes(&r, "other"), ["SUCCESS"]);
 }

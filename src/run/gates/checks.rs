@@ -300,7 +300,9 @@ fn baseline(
                 let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
                 stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
                 // What an attempt on the same inputs reuses (`inputs`).
-                if reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
+                if reuse::using(check.reuse, a.reuse).store
+                    && reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty())
+                {
                     let entry = reuse_store::Entry {
                         task: t.plan.id.clone(),
                         attempt: None,
@@ -828,7 +830,8 @@ fn run_check(
         &with(&with(&added, selected_env), &import_root_env(wt)),
         wt,
     )?;
-    let (parsed, text, wrote, reused) = match reuse_store::read(&root, &key) {
+    let lookup = reuse::using(check.reuse, a.reuse);
+    let (parsed, text, wrote, reused) = match lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
         Some(e) => {
             let _ = crate::record::store::write_file(&file, e.output.as_bytes());
             let status = Status {
@@ -847,7 +850,8 @@ fn run_check(
             let wrote = undo(task).map_err(|e| started(e.to_string()))?;
             let parsed = parse(check, &f, wt, repo, &at_commit);
             let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
-            if reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
+            if lookup.store && reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty())
+            {
                 let entry = reuse_store::Entry {
                     task: task.to_string(),
                     attempt: Some(a.n),
@@ -871,6 +875,7 @@ fn run_check(
             r.duration_ms = 0;
             r.reused = Some(reused.clone());
         }
+        r.not_reused = lookup.off.map(|off| off.reason().to_string());
         r
     };
     let mut first = marked(judge(check, &parsed, base, mode, 1, false));

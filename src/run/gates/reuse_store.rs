@@ -4,36 +4,17 @@
 //! an attempt that may stand for later ones is written here; a check whose
 //! key is found is not run: the stored output is judged again and the
 //! check is recorded as reused, naming that run. An entry that cannot be
-//! read is a miss (the check runs and replaces it).
+//! read is a miss (the check runs and replaces it). Whether a run reads
+//! and writes here at all is [`reuse::using`]'s (`[[check]] reuse`,
+//! `[retry] reuse`, `run --fresh-baseline`); `clean` prunes it
+//! (`crate::clean`).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::CheckConfig;
 use crate::git::{GitError, Oid, Repo};
-use crate::model::Reused;
 use crate::outcome::reuse;
-
-/// One stored run: where it came from, how it ended and its output (its
-/// worktree's paths made relative).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Entry {
-    pub task: String,
-    /// `None`: the checks on the base.
-    pub attempt: Option<u32>,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub duration_ms: u64,
-    pub output: String,
-}
-
-impl Entry {
-    /// For the record: which run, under `key`.
-    pub(crate) fn reused(&self, key: &str) -> Reused {
-        Reused { task: self.task.clone(), attempt: self.attempt, key: key.to_string(), duration_ms: self.duration_ms }
-    }
-}
+pub(crate) use crate::outcome::reuse::Entry;
 
 /// The reuse key of `check` run on `tree` with the variables retry-run
 /// gives it (`env`: the runner variables and the import root, as the base's
@@ -63,7 +44,7 @@ pub(crate) fn key(
 
 /// Where the entry of `key` lives under `root` (`<common>/retry-run`).
 pub(crate) fn file(root: &Path, key: &str) -> PathBuf {
-    root.join("reuse").join(format!("{key}.json"))
+    root.join(reuse::STORE_DIR).join(format!("{key}.json"))
 }
 
 /// The stored run of `key`, if there is one that reads.
