@@ -822,15 +822,15 @@ fn run_check(
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
     // The same command, environment and inputs as an earlier run (the
     // base's, an earlier attempt's): its output, judged again, not run.
+    // Neither read nor stored (`reuse = false`): no key, no walk of the tree.
     let root = reuse_store::root_of(repo);
-    let key = reuse_store::key(
-        repo,
-        check,
-        repo.commit_tree(commit)?,
-        &with(&with(&added, selected_env), &import_root_env(wt)),
-        wt,
-    )?;
     let lookup = reuse::using(check.reuse, a.reuse);
+    let key = if lookup.read || lookup.store {
+        let env = with(&with(&added, selected_env), &import_root_env(wt));
+        reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt)?
+    } else {
+        String::new()
+    };
     let (parsed, text, wrote, reused) = match lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
         Some(e) => {
             let _ = crate::record::store::write_file(&file, e.output.as_bytes());
