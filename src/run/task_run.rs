@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::attempt::{Attempt, Carried, Fixed};
-use super::gates::{builtin, checks, scope_gate, verifier};
+use super::gates::{base, builtin, scope_gate, stages, verifier};
 use super::recorder::{Recorder, WatchCost};
 use super::{Ending, RunError};
 use super::{agent, confine, outside, prompt, snapshot, worktree};
@@ -115,7 +115,7 @@ impl<'a> TaskRun<'a> {
         let kept = worktree::worktree(t, &mut self.rec, n)?;
         stop()?;
         let mut a = confine::confine(t, n, started)?;
-        checks::baseline_once(t, &mut self.rec, &mut self.baselines, &a, kept)?;
+        base::baseline_once(t, &mut self.rec, &mut self.baselines, &a, kept)?;
         stop()?;
         let mut guard = outside::guard_outside(t, &mut self.watch);
         let prompt = prompt::assemble_prompt(t, &mut self.rec, &self.prior, &mut self.manifests, &a)?;
@@ -136,8 +136,9 @@ impl<'a> TaskRun<'a> {
         stop()?;
         match outcome::skip_checks(&a.record) {
             None => {
-                let baselines = self.baselines.as_deref().unwrap_or_default();
-                checks::configured_checks(t, &mut self.rec, baselines, &mut a)?;
+                let mut none = Vec::new();
+                let baselines = self.baselines.as_mut().unwrap_or(&mut none);
+                stages::configured_checks(t, &mut self.rec, baselines, &mut a)?;
                 if !t.plan.config.checks.is_empty() {
                     outside::after_checks(t, &mut self.rec, &mut self.watch, &mut guard, &mut a)?;
                     if n == t.last_allowed {

@@ -168,3 +168,56 @@ fn two_checks_run_at_once_and_the_record_keeps_the_plans_order() {
     assert_eq!(orders[0], ["CheckFinished left", "CheckFinished right"]);
     assert_eq!(orders[0], orders[1], "the same inputs, the same order");
 }
+
+/// `TESTS` with a test that fails on the base and stays failing.
+const TESTS_OLD: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_old():\n    assert mul(2, 2) == 5\n";
+
+#[test]
+fn the_bases_full_suite_waits_for_the_first_attempt_that_reaches_it() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "");
+    std::fs::write(r.join("tests/test_calc.py"), TESTS_OLD).unwrap();
+    env.git(&r, &["commit", "-qam", "a test failing on the base"]);
+    let a = env
+        .agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")).next_call().write("calc.py", FIXED));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"], "{}", out.stderr);
+    let ev = events(&r, "fix-add");
+    let base: Vec<&Value> = of_type(&ev, "BaselineChecked").into_iter().filter(|e| e["check"] == "pytest").collect();
+    // Before the first agent: the target alone on the base.
+    assert_eq!(base.len(), 2, "{base:?}");
+    assert_eq!((base[0]["attempt"].as_u64(), base[0]["part"].as_str()), (Some(1), Some("targets")), "{}", base[0]);
+    assert_eq!(base[0]["failures"], serde_json::json!([TARGET]), "{}", base[0]);
+    // The full suite on the base when attempt 2 first reached it, run on
+    // the base's code (its `test_add` fails there, not in attempt 2).
+    assert_eq!((base[1]["attempt"].as_u64(), base[1].get("part")), (Some(2), None), "{}", base[1]);
+    let mut failures: Vec<&str> = base[1]["failures"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    failures.sort();
+    assert_eq!(failures, [TARGET, "tests/test_calc.py::test_old"], "{}", base[1]);
+    // In attempt 2, between its targets and its full suite.
+    let order: Vec<String> = ev
+        .iter()
+        .filter(|e| e["attempt"] == 2 && e.get("builtin").is_none())
+        .filter(|e| e["type"] == "CheckFinished" || (e["type"] == "BaselineChecked" && e["check"] == "pytest"))
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["type"].as_str().unwrap(),
+                e["check"].as_str().unwrap(),
+                e["part"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let at = |s: &str| order.iter().position(|x| x.trim() == s).unwrap_or_else(|| panic!("{s}: {order:?}"));
+    assert!(at("CheckFinished pytest targets") < at("BaselineChecked pytest"), "{order:?}");
+    assert!(at("BaselineChecked pytest") < at("CheckFinished pytest"), "{order:?}");
+    // The full suite ran on attempt 2's files, put back after the base's run:
+    // only the base's own failure is left, and tolerated.
+    let full = read(&r, "fix-add", 2, "pytest.out");
+    assert!(full.contains("1 failed, 2 passed"), "{full}");
+    // Attempt 1 never waited for it.
+    assert!(!ev.iter().any(|e| e["attempt"] == 1
+        && e["type"] == "BaselineChecked"
+        && e.get("part").is_none()
+        && e["check"] == "pytest"));
+}
