@@ -221,3 +221,32 @@ fn the_bases_full_suite_waits_for_the_first_attempt_that_reaches_it() {
         && e.get("part").is_none()
         && e["check"] == "pytest"));
 }
+
+#[test]
+fn a_run_that_ends_first_stops_the_bases_runs_aside_and_removes_their_worktree() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "");
+    // A suite that would take ten minutes on the base: the run must not wait for it.
+    let slow = format!("{TESTS}\n\ndef test_slow():\n    import time\n    time.sleep(600)\n");
+    std::fs::write(r.join("tests/test_calc.py"), slow).unwrap();
+    std::fs::write(
+        r.join("retry-run.toml"),
+        std::fs::read_to_string(r.join("retry-run.toml")).unwrap().replace("max_attempts = 2", "max_attempts = 1"),
+    )
+    .unwrap();
+    env.git(&r, &["commit", "-qam", "a slow suite"]);
+    let a = env.agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE"], "{}", out.stderr);
+    let ev = events(&r, "fix-add");
+    let base: Vec<&Value> = of_type(&ev, "BaselineChecked");
+    assert!(base.iter().all(|e| e["part"] == "targets" || e["check"] == "ruff"), "{base:?}");
+    // Its worktree is gone with the run, and nothing of it was cached.
+    let listed = env.git(&r, &["worktree", "list", "--porcelain"]);
+    assert!(!listed.contains("+base"), "{listed}");
+    let cache = r.join(".git/retry-run/baselines");
+    let cached: Vec<String> = std::fs::read_dir(&cache)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(cached.len() <= 1, "only ruff's base run is cached: {cached:?}");
+}

@@ -10,6 +10,7 @@ use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::Recorder;
 use super::super::worktree::back_to_base;
+use super::base_aside::{Aside, Done};
 use super::checks::{as_map, import_root_env, inherited, parse, relativize, run_once, with};
 use super::{baseline_cache, reuse_store};
 use crate::config::CheckConfig;
@@ -32,7 +33,7 @@ use crate::record::event::BaselineCache;
 pub(in crate::run) fn baseline_once(
     t: &Fixed<'_>,
     rec: &mut Recorder,
-    baselines: &mut Option<Vec<Baseline>>,
+    (baselines, aside): (&mut Option<Vec<Baseline>>, &mut Option<Aside>),
     a: &Attempt,
     kept: bool,
 ) -> Result<(), RunError> {
@@ -42,7 +43,7 @@ pub(in crate::run) fn baseline_once(
         return Ok(());
     }
     t.progress.phase("checks on the base");
-    let (found, tests) = baseline(t, rec, a)?;
+    let (found, tests, waiting) = baseline(t, rec, a)?;
     let on_the_base = targets_on_the_base(t, &found, &tests);
     *baselines = Some(found);
     if let Err(e) = on_the_base {
@@ -50,6 +51,9 @@ pub(in crate::run) fn baseline_once(
         t.progress.done("aborted: a target no check reports on the base");
         t.publish()?;
         return Err(e);
+    }
+    if !waiting.is_empty() {
+        *aside = Some(Aside::start(t, a, waiting)?);
     }
     if !kept {
         back_to_base(t, a.n)?;
@@ -63,14 +67,17 @@ pub(in crate::run) fn baseline_once(
 /// targets, kept as its base while no attempt has reached its full suite.
 ///
 /// With each, the tests its run named (`None` from a cache entry that
-/// did not keep them).
+/// did not keep them); and the checks whose full run waits, with their
+/// shared cache keys.
+#[allow(clippy::type_complexity)]
 fn baseline(
     t: &Fixed<'_>,
     rec: &mut Recorder,
     a: &Attempt,
-) -> Result<(Vec<Baseline>, Vec<Option<test_results::TestRun>>), RunError> {
+) -> Result<(Vec<Baseline>, Vec<Option<test_results::TestRun>>, Vec<(CheckConfig, String)>), RunError> {
     let mut out = Vec::new();
     let mut seen = Vec::new();
+    let mut waiting = Vec::new();
     let checks = t.plan.config.checks.clone();
     for check in &checks {
         if !check.baseline_mode(&t.plan.config.retry).runs() {
@@ -83,25 +90,25 @@ fn baseline(
         {
             out.push(b);
             seen.push(Some(tests));
+            waiting.push((check.clone(), cached.0));
             continue;
         }
         let (b, tests) = one(t, rec, a, check, cached)?;
         out.push(b);
         seen.push(tests);
     }
-    Ok((out, seen))
+    Ok((out, seen, waiting))
 }
 
-/// Whether a test check's full run on the base may wait for an attempt's
-/// full stage: only with `fail_fast = "targets"` (without it every
-/// attempt runs every suite), targets given, and a worktree reset between
-/// attempts (`reset = "keep"` hands the next attempt the worktree as it
-/// is, which the wait's reset to the base would change).
+/// Whether a test check's full run on the base may wait, made aside
+/// ([`Aside`]): only with `fail_fast = "targets"` (without it every
+/// attempt runs every suite), targets given, and a worktree the aside can
+/// make alike ([`super::base_aside::possible`]).
 fn may_wait(t: &Fixed<'_>) -> bool {
     let config = &t.plan.config;
     config.retry.fail_fast == crate::config::FailFast::Targets
         && !config.targets.is_empty()
-        && config.agent.reset != crate::config::ResetMode::Keep
+        && super::base_aside::possible(t)
 }
 
 /// The shared cache's key for `check` on the base, and its entry there
@@ -225,56 +232,51 @@ fn one(
             (b, BaselineCache { key, hit: false, from: None }, tests)
         }
     };
-    super::super::write_json(&dir.baseline_cache(base, &check.name), &b)?;
+    recorded(t, rec, a.n, &b, &added, cache)?;
+    Ok((b, tests))
+}
+
+/// A full run on the base, kept in the task's record
+/// (`baseline/<base>/<check>.json`) and recorded as `BaselineChecked`
+/// under attempt `n`.
+fn recorded(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    n: u32,
+    b: &Baseline,
+    added: &[(String, String)],
+    cache: BaselineCache,
+) -> Result<(), RunError> {
+    super::super::write_json(&t.store.task(&t.plan.id).baseline_cache(&b.base, &b.check), b)?;
     rec.event(
-        Some(a.n),
+        Some(n),
         Event::BaselineChecked {
             check: b.check.clone(),
             base: b.base.clone(),
             passed: b.passed,
             failures: b.failures.iter().map(|f| f.key.clone()).collect(),
-            env: Some(as_map(&added)),
+            env: Some(as_map(added)),
             cache: Some(cache),
             part: None,
         },
     )?;
-    Ok((b, tests))
+    Ok(())
 }
 
-/// The full runs on the base of the checks `waiting` (indexes into the
-/// configured checks) whose base so far is a targets-only run, made when
-/// attempt `a` first reaches their full stage: the worktree back at the
-/// base (with `worktree.setup`, as before the first agent), each check run
-/// or read from the cache as [`baseline`] would, its result put in
-/// `baselines`; then the worktree at the base again (what the runs left
-/// removed) and the attempt's files put back as its commit has them.
-pub(in crate::run) fn full_runs(
+/// A full run made aside ([`Aside`]), read by attempt `n`'s stage:
+/// recorded as if made then, and put in `baselines` in place of the
+/// check's targets-only run.
+pub(in crate::run) fn took_from_aside(
     t: &Fixed<'_>,
     rec: &mut Recorder,
-    a: &Attempt,
-    commit: crate::git::Oid,
+    n: u32,
+    done: Done,
     baselines: &mut [Baseline],
-    waiting: &[usize],
 ) -> Result<(), RunError> {
-    let checks = &t.plan.config.checks;
-    let names: Vec<&str> = waiting.iter().map(|&i| checks[i].name.as_str()).collect();
-    t.progress.phase(&format!("checks on the base in full, first needed now: {}", names.join(", ")));
-    back_to_base(t, a.n)?;
-    for &i in waiting {
-        let check = &checks[i];
-        let cached = cached(t, a, check)?;
-        let (b, _) = one(t, rec, a, check, cached)?;
-        if let Some(slot) = baselines.iter_mut().find(|x| x.check == check.name) {
-            *slot = b;
-        }
+    recorded(t, rec, n, &done.baseline, &done.added, done.cache)?;
+    if let Some(slot) = baselines.iter_mut().find(|x| x.check == done.baseline.check) {
+        *slot = done.baseline;
     }
-    // What the runs left (caches, builds of the base's files: a `.pyc` of a
-    // file the attempt changed within the same second and size would pass
-    // for the attempt's) is removed with the reset, as after the base's runs
-    // before the first agent; then the attempt's files.
-    back_to_base(t, a.n)?;
-    super::check_writes::restore(t.repo, &t.wt, commit, t.base.oid)
-        .map_err(|e| RunError::CheckStart { check: names.join(", "), message: e.to_string() })?;
     Ok(())
 }
 

@@ -30,32 +30,10 @@ pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Ve
     if repo.commit_tree(after)? == repo.commit_tree(commit)? {
         return Ok(Vec::new());
     }
-    let paths = put_back_differences(repo, wt, commit, after)?;
-    Ok(paths
-        .iter()
-        .filter(|(p, kind)| counts(p, kind.is_some()))
-        .map(|(p, _)| String::from_utf8_lossy(p).into_owned())
-        .collect())
-}
-
-/// The attempt's files put back in a worktree at `base` (the checks on the
-/// base ran there meanwhile): each path that differs between `base` and
-/// `commit` written as `commit` has it, the worktree's HEAD and index left
-/// at the base, as the agent left them.
-pub(crate) fn restore(repo: &Repo, wt: &Path, commit: Oid, base: Oid) -> Result<(), UndoError> {
-    put_back_differences(repo, wt, commit, base).map(|_| ())
-}
-
-/// A path put back, with its kind in the commit (`None`: removed).
-type PutBack = (Vec<u8>, Option<EntryKind>);
-
-/// Each path that differs between `commit` and `other`, written in `wt` as
-/// `commit` has it (removed when it has none), with its kind there.
-fn put_back_differences(repo: &Repo, wt: &Path, commit: Oid, other: Oid) -> Result<Vec<PutBack>, UndoError> {
-    // Directly, not from a merge base: `other` may be `commit`'s parent.
-    let cmp = repo.compare_snapshots(commit, other, DiffDepth::NameStatus)?;
+    let (judged, now) = (resolve(repo, commit)?, resolve(repo, after)?);
+    let cmp = repo.compare_commits(&judged, &now, DiffDepth::NameStatus, None)?;
     // Each path with what the commit has there (nothing for a new one).
-    let mut paths: Vec<PutBack> = Vec::new();
+    let mut paths: Vec<(Vec<u8>, Option<EntryKind>)> = Vec::new();
     for c in &cmp.changes.changes {
         let submodule = [&c.old, &c.new].into_iter().flatten().any(|s| s.kind == EntryKind::Submodule);
         if submodule {
@@ -72,7 +50,11 @@ fn put_back_differences(repo: &Repo, wt: &Path, commit: Oid, other: Oid) -> Resu
     for (p, kind) in &paths {
         put_back(repo, wt, commit, p, *kind)?;
     }
-    Ok(paths)
+    Ok(paths
+        .iter()
+        .filter(|(p, kind)| counts(p, kind.is_some()))
+        .map(|(p, _)| String::from_utf8_lossy(p).into_owned())
+        .collect())
 }
 
 /// Whether the worktree's `.git` file still names the task's admin
@@ -87,6 +69,10 @@ fn link_intact(repo: &Repo, wt: &Path, task: &str) -> bool {
     let meta = repo.worktree_meta(task);
     let canon = |p: &Path| std::fs::canonicalize(p).ok();
     canon(Path::new(named)).is_some_and(|n| Some(n) == canon(&meta))
+}
+
+fn resolve(repo: &Repo, oid: Oid) -> Result<crate::git::Revision, UndoError> {
+    Ok(repo.resolve(&oid.to_string())?)
 }
 
 /// Why what a check wrote could not be put back.

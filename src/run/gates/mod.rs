@@ -3,6 +3,7 @@
 //! task's targets, test integrity) and the verifier. A gate is one file.
 
 pub(crate) mod base;
+pub(crate) mod base_aside;
 pub(crate) mod baseline_cache;
 pub(crate) mod builtin;
 pub(crate) mod check_writes;

@@ -2,9 +2,9 @@
 //! (docs/honest-success.md, "Order and fail-fast"): each stage's runs side
 //! by side on up to `[retry] jobs` slots, each judged against the base,
 //! its failing tests run again when they may be flaky, its writes into the
-//! worktree found and put back, and recorded in the plan's order. Before
-//! the first stage that runs a suite in full, the base's full runs that
-//! waited for it are made ([`super::base::full_runs`]).
+//! worktree found and put back, and recorded in the plan's order. A full
+//! suite whose base is still being run aside ([`Aside`]) is run at once
+//! and judged when that base is there.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,6 +17,7 @@ use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::{CheckRun, Recorder};
 use super::super::slots;
 use super::super::submodules::missing_submodules;
+use super::base_aside::Aside;
 use super::checks::{
     Status, TargetsRun, as_map, import_root_env, inherited, parse, parse_output, relativize, run_once, targets_run,
     with,
@@ -43,7 +44,7 @@ use crate::record::event::CheckRerun;
 pub(in crate::run) fn configured_checks(
     t: &Fixed<'_>,
     rec: &mut Recorder,
-    baselines: &mut [Baseline],
+    (baselines, aside): (&mut [Baseline], Option<&Aside>),
     a: &mut Attempt,
 ) -> Result<(), RunError> {
     let Some(commit) = a.commit else { return Ok(()) };
@@ -72,16 +73,18 @@ pub(in crate::run) fn configured_checks(
     let mut finals: Vec<Option<CheckResult>> = vec![None; checks.len()];
     let mut left: Vec<(Step, String)> = Vec::new();
     for (at, stage) in stages.iter().enumerate() {
-        let waiting: Vec<usize> = stage
-            .iter()
-            .filter(|s| s.part == Part::Full)
-            .filter(|s| baselines.iter().any(|b| b.check == checks[s.check].name && b.targets_only))
-            .map(|s| s.check)
-            .collect();
-        if !waiting.is_empty() {
-            base::full_runs(t, rec, a, commit, baselines, &waiting)?;
+        let bases = Bases { known: baselines, aside };
+        let ran = run_stage(t, a, (commit, &bases), stage, &selections, false)?;
+        // The base's full runs this stage waited for, recorded before its
+        // checks, in the stage's order.
+        for step in stage.iter().filter(|s| s.part == Part::Full) {
+            let name = &checks[step.check].name;
+            let waited = baselines.iter().any(|b| &b.check == name && b.targets_only);
+            if let (true, Some(done)) = (waited, aside.and_then(|x| x.ready(name))) {
+                let done = done.map_err(|message| RunError::CheckStart { check: name.clone(), message })?;
+                base::took_from_aside(t, rec, a.n, done, baselines)?;
+            }
         }
-        let ran = run_stage(t, a, (commit, baselines), stage, &selections, false)?;
         let mut ended: Vec<(String, Part, bool)> = Vec::new();
         let mut done: Vec<Step> = Vec::new();
         for (step, r) in stage.iter().zip(ran) {
@@ -131,6 +134,31 @@ pub(in crate::run) fn configured_checks(
     Ok(())
 }
 
+/// What an attempt's checks are judged against: the base's runs known,
+/// and those still being made aside.
+struct Bases<'a> {
+    known: &'a [Baseline],
+    aside: Option<&'a Aside>,
+}
+
+impl Bases<'_> {
+    /// The base of `check`'s `part` run: a full suite whose base so far is
+    /// a targets-only run waits for its full run aside (lending its slot of
+    /// `jobs`); a base not made (the aside stopped) is an error of the run.
+    fn of(&self, check: &str, part: Part, jobs: usize) -> Result<Option<Baseline>, RunError> {
+        let known = self.known.iter().find(|b| b.check == check);
+        match (known, self.aside) {
+            (Some(b), Some(aside)) if b.targets_only && part == Part::Full => aside
+                .wait(check, jobs)
+                .map(|d| Some(d.baseline))
+                .map_err(|message| RunError::CheckStart { check: check.to_string(), message }),
+            // Never judge a full suite against its targets alone.
+            (Some(b), None) if b.targets_only && part == Part::Full => Ok(None),
+            _ => Ok(known.cloned()),
+        }
+    }
+}
+
 /// One run of a stage, ended.
 struct StepRun {
     result: CheckResult,
@@ -159,7 +187,7 @@ enum Told {
 fn run_stage(
     t: &Fixed<'_>,
     a: &Attempt,
-    (commit, baselines): (Oid, &[Baseline]),
+    (commit, bases): (Oid, &Bases<'_>),
     stage: &[Step],
     selections: &[Option<TargetsRun>],
     alone: bool,
@@ -203,14 +231,14 @@ fn run_stage(
                     let started = now_ms();
                     let check = &config.checks[step.check];
                     let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames };
-                    let base = baselines.iter().find(|x| x.check == check.name);
+                    let base = || bases.of(&check.name, step.part, jobs);
                     let sel = selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
                     let r = run_step(
                         &repo,
                         check,
                         sel,
                         (wt, a, commit),
-                        base,
+                        &base,
                         how,
                         task,
                         (config.retry.flaky_reruns, deferred),
@@ -267,7 +295,7 @@ fn run_stage(
     // what its neighbours read meanwhile, only running them one at a time
     // tells; so they are, as with `jobs = 1`.
     t.progress.phase("checks again one at a time: one of them wrote into the worktree");
-    let mut again = run_stage(t, a, (commit, baselines), stage, selections, true)?;
+    let mut again = run_stage(t, a, (commit, bases), stage, selections, true)?;
     let note = format!(
         "run again on its own: run beside {}, a check changed {} in the worktree",
         crate::context::required::name_list(&names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>()),
@@ -293,7 +321,7 @@ fn run_step(
     check: &CheckConfig,
     sel: Option<&TargetsRun>,
     at: (&Path, &Attempt, Oid),
-    base: Option<&Baseline>,
+    base: BaseOf<'_>,
     how: Judging<'_>,
     task: &str,
     (flaky_reruns, deferred): (u32, bool),
@@ -307,6 +335,10 @@ fn run_step(
         }
     }
 }
+
+/// A check's base, asked for once its run has ended (it may still be in
+/// the making: [`Bases::of`]).
+type BaseOf<'a> = &'a dyn Fn() -> Result<Option<Baseline>, RunError>;
 
 /// What retry-run added to a check's runs, for the record.
 struct Runs {
@@ -331,7 +363,7 @@ fn run_check(
     repo: &Repo,
     check: &CheckConfig,
     (wt, a, commit): (&Path, &Attempt, Oid),
-    base: Option<&Baseline>,
+    base_of: BaseOf<'_>,
     how: Judging<'_>,
     flaky_reruns: u32,
     task: &str,
@@ -405,6 +437,9 @@ fn run_check(
         }
         r
     };
+    // Run first, then judged: its base may have been in the making meanwhile.
+    let base = base_of()?;
+    let base = base.as_ref();
     let mut first = marked(judge(check, &parsed, base, mode, 1, false));
     check_writes::fail(&mut first, &wrote);
     if !wrote.is_empty() {
