@@ -121,22 +121,25 @@ pub(crate) fn clean(
                 }
                 Err(e) => return Err(e.into()),
             };
-            let wt = worktrees.join(crate::model::refs::worktree_name(rec));
-            if wt.exists() || repo.worktree_meta(rec).exists() {
-                let bytes = nofollow_fs::disk_usage(&wt);
-                repo.remove_worktree(&wt, rec)?;
-                told(Cleaned::Worktree(wt, bytes));
+            // Its worktree, and the one a killed run left where it made the
+            // base's runs aside.
+            for name in [rec.clone(), crate::model::refs::base_worktree(rec)] {
+                let wt = worktrees.join(crate::model::refs::worktree_name(&name));
+                if wt.exists() || repo.worktree_meta(&name).exists() {
+                    let bytes = nofollow_fs::disk_usage(&wt);
+                    repo.remove_worktree(&wt, &name)?;
+                    told(Cleaned::Worktree(wt, bytes));
+                }
             }
         }
-        // The worktrees a land or a run killed during its checks left
-        // (`retry-run land`; the base's runs aside), under the task's lock.
-        for name in [crate::model::refs::land_worktree(&task), crate::model::refs::base_worktree(&task)] {
-            let wt = worktrees.join(&name);
-            if wt.exists() || repo.worktree_meta(&name).exists() {
-                let bytes = nofollow_fs::disk_usage(&wt);
-                repo.remove_worktree(&wt, &name)?;
-                told(Cleaned::Worktree(wt, bytes));
-            }
+        // The worktree a land killed during its checks left (`retry-run
+        // land`), under the task's lock like the land.
+        let land = crate::model::refs::land_worktree(&task);
+        let wt = worktrees.join(&land);
+        if wt.exists() || repo.worktree_meta(&land).exists() {
+            let bytes = nofollow_fs::disk_usage(&wt);
+            repo.remove_worktree(&wt, &land)?;
+            told(Cleaned::Worktree(wt, bytes));
         }
         drop(lock);
         let record = store.task(&task);

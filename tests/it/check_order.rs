@@ -250,3 +250,39 @@ fn a_run_that_ends_first_stops_the_bases_runs_aside_and_removes_their_worktree()
         .unwrap_or_default();
     assert!(cached.len() <= 1, "only ruff's base run is cached: {cached:?}");
 }
+
+#[test]
+fn a_run_killed_while_the_base_runs_aside_leaves_a_worktree_clean_removes() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "");
+    let slow = format!("{TESTS}\n\ndef test_slow():\n    import time\n    time.sleep(600)\n");
+    std::fs::write(r.join("tests/test_calc.py"), slow).unwrap();
+    env.git(&r, &["commit", "-qam", "a slow suite"]);
+    let a = env.agent(FakeAgent::new().sleep("600"));
+    let args = ["run", "--quiet", "--task", "Fix add", "--target", TARGET];
+    let mut child =
+        env.retry_run(&r).args(a.after(&args)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("run");
+    let wt_root = r.join(".git/retry-run/worktrees");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    // The base's full suite under way aside, beside the agent.
+    while crate::support::processes_in(&wt_root.join("fix-add+base")).is_empty() {
+        assert!(Instant::now() < deadline, "the base's run aside never started");
+        assert!(child.try_wait().expect("status").is_none(), "the run ended before the base's run aside started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    for p in crate::support::processes_in(&wt_root) {
+        if let Some(pid) = p.split_whitespace().next().and_then(|p| p.parse::<i32>().ok()) {
+            // SAFETY: kill(2) on a process this test's run started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    let left = wt_root.join("fix-add+base");
+    assert!(left.exists());
+    env.run(&r, &["clean", "fix-add"]).assert_code(0);
+    assert!(!left.exists(), "clean removes the worktree of the base's runs aside");
+    assert!(!env.git(&r, &["worktree", "list", "--porcelain"]).contains("+base"));
+}
