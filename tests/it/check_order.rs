@@ -222,19 +222,26 @@ fn the_bases_full_suite_waits_for_the_first_attempt_that_reaches_it() {
         && e["check"] == "pytest"));
 }
 
-#[test]
-fn a_run_that_ends_first_stops_the_bases_runs_aside_and_removes_their_worktree() {
-    let Some(env) = TestEnv::with_python_tools() else { return };
-    let r = python_repo(&env, "");
-    // A suite that would take ten minutes on the base: the run must not wait for it.
+/// `python_repo` with `max_attempts` and a suite that would take ten
+/// minutes on the base: a run must not wait for it.
+fn slow_repo(env: &TestEnv, max_attempts: u32) -> PathBuf {
+    let r = python_repo(env, "");
     let slow = format!("{TESTS}\n\ndef test_slow():\n    import time\n    time.sleep(600)\n");
     std::fs::write(r.join("tests/test_calc.py"), slow).unwrap();
+    let toml = std::fs::read_to_string(r.join("retry-run.toml")).unwrap();
     std::fs::write(
         r.join("retry-run.toml"),
-        std::fs::read_to_string(r.join("retry-run.toml")).unwrap().replace("max_attempts = 2", "max_attempts = 1"),
+        toml.replace("max_attempts = 2", &format!("max_attempts = {max_attempts}")),
     )
     .unwrap();
     env.git(&r, &["commit", "-qam", "a slow suite"]);
+    r
+}
+
+#[test]
+fn a_run_that_ends_first_stops_the_bases_runs_aside_and_removes_their_worktree() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = slow_repo(&env, 1);
     let a = env.agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")));
     let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
     assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE"], "{}", out.stderr);
@@ -256,10 +263,7 @@ fn a_run_killed_while_the_base_runs_aside_leaves_a_worktree_clean_removes() {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
     let Some(env) = TestEnv::with_python_tools() else { return };
-    let r = python_repo(&env, "");
-    let slow = format!("{TESTS}\n\ndef test_slow():\n    import time\n    time.sleep(600)\n");
-    std::fs::write(r.join("tests/test_calc.py"), slow).unwrap();
-    env.git(&r, &["commit", "-qam", "a slow suite"]);
+    let r = slow_repo(&env, 2);
     let a = env.agent(FakeAgent::new().sleep("600"));
     let args = ["run", "--quiet", "--task", "Fix add", "--target", TARGET];
     let mut child =

@@ -10,14 +10,13 @@ use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::Recorder;
 use super::super::worktree::back_to_base;
-use super::base_aside::{Aside, Done};
+use super::base_aside::{Aside, Done, stored};
+use super::baseline_cache;
 use super::checks::{as_map, import_root_env, inherited, parse, relativize, run_once, with};
-use super::{baseline_cache, reuse_store};
 use crate::config::CheckConfig;
 use crate::judge::test_results;
 use crate::judge::test_results::runners;
 use crate::outcome::check::Baseline;
-use crate::outcome::reuse;
 use crate::process::Finished;
 use crate::record::Event;
 use crate::record::event::BaselineCache;
@@ -202,31 +201,7 @@ fn one(
             let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
             let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
             stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
-            // What an attempt on the same inputs reuses (`inputs`).
-            if reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
-                let entry = reuse_store::Entry {
-                    task: t.plan.id.clone(),
-                    attempt: None,
-                    exit_code: f.exit_code,
-                    signal: f.signal,
-                    duration_ms: p.duration_ms,
-                    output: relativize(&String::from_utf8_lossy(&f.output.bytes()), wt),
-                };
-                let env = with(&added, &import_root_env(wt));
-                let rkey = reuse_store::key(t.repo, check, t.repo.commit_tree(base)?, &env, wt)?;
-                // Only a saving later: a store that cannot be written is no failure.
-                let _ = super::super::write_json(&reuse_store::file(&t.store.root, &rkey), &entry);
-            }
-            let b = Baseline::of(&check.name, &check.run, base.to_string(), &p);
-            // A timed-out run says nothing lasting of the base.
-            if !p.timed_out {
-                let entry = baseline_cache::Entry {
-                    baseline: b.clone(),
-                    task: t.plan.id.clone(),
-                    tests: Some(p.tests.clone()),
-                };
-                super::super::write_json(&baseline_cache::file(&t.store.root, &key), &entry)?;
-            }
+            let b = stored(t.repo, (&t.store.root, &t.plan.id), check, (base, wt), &added, (&f, &p), &key)?;
             // A run cut short names only some of the base's tests.
             let tests = (!p.timed_out).then(|| p.tests.clone());
             (b, BaselineCache { key, hit: false, from: None }, tests)

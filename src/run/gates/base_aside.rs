@@ -228,27 +228,44 @@ fn one(w: &Work, job: &Job) -> Result<Done, String> {
         return Err("the run ended first".into());
     }
     let p = parse(check, &f, wt, &w.repo, &|rel| std::fs::read(wt.join(rel)).ok());
-    let tree = w.repo.commit_tree(w.base).map_err(|e| e.to_string())?;
+    let b = stored(&w.repo, (&w.store_root, &w.task), check, (w.base, wt), &added, (&f, &p), &job.key)
+        .map_err(|e| e.to_string())?;
+    Ok(Done { baseline: b, added, cache: BaselineCache { key: job.key.clone(), hit: false, from: None } })
+}
+
+/// A full run of `check` on `base` (in `wt`, with the runner variables
+/// `added`), stored as every base run is: in the reuse store (what an
+/// attempt on the same inputs reuses) and, unless it timed out, in the
+/// shared cache under `key`. Returns the base's result.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn stored(
+    repo: &Repo,
+    (store_root, task): (&std::path::Path, &str),
+    check: &CheckConfig,
+    (base, wt): (Oid, &std::path::Path),
+    added: &[(String, String)],
+    (f, p): (&crate::process::Finished, &crate::outcome::check::Parsed),
+    key: &str,
+) -> Result<Baseline, RunError> {
     if reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
         let entry = reuse_store::Entry {
-            task: w.task.clone(),
+            task: task.to_string(),
             attempt: None,
             exit_code: f.exit_code,
             signal: f.signal,
             duration_ms: p.duration_ms,
             output: relativize(&String::from_utf8_lossy(&f.output.bytes()), wt),
         };
-        let keyed = with(&added, &import_root_env(wt));
-        if let Ok(rkey) = reuse_store::key(&w.repo, check, tree, &keyed, wt) {
-            // Only a saving later: a store that cannot be written is no failure.
-            let _ = super::super::write_json(&reuse_store::file(&w.store_root, &rkey), &entry);
-        }
+        let keyed = with(added, &import_root_env(wt));
+        let rkey = reuse_store::key(repo, check, repo.commit_tree(base)?, &keyed, wt)?;
+        // Only a saving later: a store that cannot be written is no failure.
+        let _ = super::super::write_json(&reuse_store::file(store_root, &rkey), &entry);
     }
-    let b = Baseline::of(&check.name, &check.run, w.base.to_string(), &p);
+    let b = Baseline::of(&check.name, &check.run, base.to_string(), p);
     // A timed-out run says nothing lasting of the base.
     if !p.timed_out {
-        let entry = baseline_cache::Entry { baseline: b.clone(), task: w.task.clone(), tests: Some(p.tests.clone()) };
-        super::super::write_json(&baseline_cache::file(&w.store_root, &job.key), &entry).map_err(|e| e.to_string())?;
+        let entry = baseline_cache::Entry { baseline: b.clone(), task: task.to_string(), tests: Some(p.tests.clone()) };
+        super::super::write_json(&baseline_cache::file(store_root, key), &entry)?;
     }
-    Ok(Done { baseline: b, added, cache: BaselineCache { key: job.key.clone(), hit: false, from: None } })
+    Ok(b)
 }
