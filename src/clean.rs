@@ -135,11 +135,15 @@ pub(crate) fn clean(
                 }
                 Err(e) => return Err(e.into()),
             };
-            let wt = worktrees.join(crate::model::refs::worktree_name(rec));
-            if wt.exists() || repo.worktree_meta(rec).exists() {
-                let bytes = nofollow_fs::disk_usage(&wt);
-                repo.remove_worktree(&wt, rec)?;
-                told(Cleaned::Worktree(wt, bytes));
+            // Its worktree, and the one a killed run left where it made the
+            // base's runs aside.
+            for name in [rec.clone(), crate::model::refs::base_worktree(rec)] {
+                let wt = worktrees.join(crate::model::refs::worktree_name(&name));
+                if wt.exists() || repo.worktree_meta(&name).exists() {
+                    let bytes = nofollow_fs::disk_usage(&wt);
+                    repo.remove_worktree(&wt, &name)?;
+                    told(Cleaned::Worktree(wt, bytes));
+                }
             }
         }
         // The worktree a land killed during its checks left (`retry-run

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::CliError;
 use crate::config::CheckConfig;
 use crate::model::BaselineMode;
-use crate::outcome::check::{Baseline, Judging, KEYS_VERSION, judge};
+use crate::outcome::check::{Baseline, Judging, judge};
 use crate::run::gates::builtin;
 use crate::run::gates::checks::{Status, parse_output};
 
@@ -72,17 +72,7 @@ pub(super) fn run(dir: &Path, args: JudgeOutputArgs) -> Result<i32, CliError> {
         let started = Instant::now();
         let base = base_output.as_ref().map(|text| {
             let p = parse_output(&check, text, status(args.base_exit), (here, None), &no_files);
-            Baseline {
-                check: check.name.clone(),
-                run: check.run.clone(),
-                base: "base".into(),
-                passed: p.exited_ok() && p.runner_failure.is_none(),
-                failures: p.failures,
-                ran: p.tests.ran,
-                keys: KEYS_VERSION,
-                duration_ms: Some(p.duration_ms),
-                runner_failure: p.runner_failure,
-            }
+            Baseline::of(&check.name, &check.run, "base".into(), &p)
         });
         let parsed = parse_output(&check, &output, status(args.exit), (here, None), &no_files);
         let how = Judging { mode: BaselineMode::Auto, targets: &args.targets, renames: &[] };

@@ -47,6 +47,13 @@ pub(crate) fn land_worktree(task: &str) -> String {
     format!("{task}+land")
 }
 
+/// The name of the worktree in which a run of `record` (a task's, or a
+/// lane's) makes the base's full test runs aside while its first agent
+/// works: `<task>+base`, a lane's `<task>+<lane>+base`.
+pub(crate) fn base_worktree(record: &str) -> String {
+    format!("{}+base", worktree_name(record))
+}
+
 /// A lane's record: its task, and its number among the task's lanes (from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LaneRecord<'a> {
@@ -84,6 +91,8 @@ mod tests {
         assert_eq!(worktree_name("fix/lanes/2"), "fix+2");
         assert_eq!(worktree_name("fix"), "fix");
         assert_eq!(worktree_name(&land_worktree("fix")), "fix+land");
+        assert_eq!(worktree_name(&base_worktree("fix")), "fix+base");
+        assert_eq!(worktree_name(&base_worktree("fix/lanes/2")), "fix+2+base");
         assert_eq!(attempt(&lane_record("fix", 2), 3), "refs/retry-run/fix/lanes/2/3");
     }
 

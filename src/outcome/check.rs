@@ -67,6 +67,30 @@ pub(crate) struct Baseline {
     /// [`super::schedule`]); absent from older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// A run of only the task's targets, kept while no attempt has reached
+    /// the check's full suite (`run::gates::base`): it says nothing of the
+    /// base's other tests.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub targets_only: bool,
+}
+
+impl Baseline {
+    /// The base's result of `check` (run as `run` on commit `base`) from
+    /// its parsed run.
+    pub(crate) fn of(check: &str, run: &str, base: String, p: &Parsed) -> Baseline {
+        Baseline {
+            check: check.to_string(),
+            run: run.to_string(),
+            base,
+            passed: p.exited_ok() && p.runner_failure.is_none(),
+            failures: p.failures.clone(),
+            ran: p.tests.ran,
+            keys: KEYS_VERSION,
+            duration_ms: Some(p.duration_ms),
+            runner_failure: p.runner_failure.clone(),
+            targets_only: false,
+        }
+    }
 }
 
 /// The failures of one run: failing tests by id, and error diagnostics of
@@ -496,6 +520,7 @@ mod tests {
             keys: KEYS_VERSION,
             runner_failure: None,
             duration_ms: None,
+            targets_only: false,
         };
         let auto = Judging { mode: BaselineMode::Auto, targets: &[], renames: &[] };
         // Old diagnostics pass, a new one fails, and only it is fed back.
@@ -644,6 +669,7 @@ mod tests {
             keys: KEYS_VERSION,
             runner_failure: None,
             duration_ms: None,
+            targets_only: false,
         };
         use BaselineMode::*;
         // tolerate: the base's own failure does not fail the check.

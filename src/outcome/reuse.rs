@@ -106,6 +106,13 @@ pub(crate) fn using(check: Option<bool>, run: Switches) -> Use {
     }
 }
 
+/// Whether a run of a check whose own switch is `check` may be stored for
+/// later ones when `[retry] reuse` is `project`: [`using`]'s `store`,
+/// whatever the run's `--fresh-baseline` (the base's runs).
+pub(crate) fn stores(check: Option<bool>, project: bool) -> bool {
+    using(check, Switches { project, fresh: false }).store
+}
+
 /// A file of the store, as `clean` finds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stored<'a> {
@@ -260,6 +267,7 @@ mod tests {
         ];
         for ((check, project, f), want) in cases {
             assert_eq!(using(check, run(project, f)), want, "{check:?} {project} {f}");
+            assert_eq!(stores(check, project), want.store, "{check:?} {project}");
         }
         assert_eq!(Off::Check.reason(), "[[check]] reuse = false");
         assert_eq!(Off::Project.reason(), "[retry] reuse = false");

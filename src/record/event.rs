@@ -116,6 +116,10 @@ pub enum Event {
         /// The shared cache of the base's checks: used or filled.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cache: Option<BaselineCache>,
+        /// `"targets"`: a run of only the task's targets, the check's full
+        /// run on the base waiting for an attempt's full stage.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        part: Option<String>,
     },
     RetryContextAssembled {
         #[serde(default)]

@@ -36,6 +36,20 @@ pub(crate) fn take(jobs: usize) -> Slot {
     Slot(())
 }
 
+/// `f` run with one of this thread's slots given back meanwhile (it
+/// waits for a run that needs a slot of its own), then taken again: the
+/// slot held before is still the caller's to drop.
+pub(crate) fn lent<T>(jobs: usize, f: impl FnOnce() -> T) -> T {
+    if let Ok(mut n) = RUNNING.lock() {
+        *n = n.saturating_sub(1);
+    }
+    FREED.notify_all();
+    let out = f();
+    // Counted again; the caller's `Slot` gives it back.
+    std::mem::forget(take(jobs));
+    out
+}
+
 /// `[retry] jobs`, else the machine's cores.
 pub(crate) fn jobs(configured: Option<u32>) -> usize {
     configured
@@ -62,6 +76,13 @@ mod tests {
             }
         });
         assert!(peak.into_inner() <= 2);
+        // A slot lent while waiting lets another take it: with one job, the
+        // waiter holds none while the other runs.
+        let slot = take(1);
+        let other = lent(1, || std::thread::spawn(|| drop(take(1))).join().is_ok());
+        assert!(other);
+        drop(slot);
+        assert_eq!(*RUNNING.lock().unwrap(), 0);
         assert_eq!(jobs(Some(3)), 3);
         assert!(jobs(None) >= 1);
     }

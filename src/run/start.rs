@@ -98,7 +98,7 @@ pub(super) fn start_task<'a>(
         lease: None,
         reviews,
     };
-    let run = TaskRun { fixed, rec, baselines: None, watch, manifests: state.manifests, prior };
+    let run = TaskRun { fixed, rec, baselines: None, aside: None, watch, manifests: state.manifests, prior };
     Ok(Started::Now(Box::new(run), window.next))
 }
 

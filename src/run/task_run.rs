@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::attempt::{Attempt, Carried, Fixed};
-use super::gates::{builtin, checks, scope_gate, verifier};
+use super::gates::{base, builtin, scope_gate, stages, verifier};
 use super::recorder::{Recorder, WatchCost};
 use super::{Ending, RunError};
 use super::{agent, confine, outside, prompt, snapshot, worktree};
@@ -25,6 +25,9 @@ pub(super) struct TaskRun<'a> {
     pub rec: Recorder,
     /// The checks on the base, run before the first attempt that needs them.
     pub baselines: Option<Vec<Baseline>>,
+    /// The base's full runs under way aside, while they are; stopped when
+    /// the run ends first (dropped).
+    pub aside: Option<super::gates::base_aside::Aside>,
     /// The user's checkout, watched from the run's start to its end.
     pub watch: Watch,
     /// Manifest hashes of the attempts so far, chained into the next.
@@ -115,7 +118,7 @@ impl<'a> TaskRun<'a> {
         let kept = worktree::worktree(t, &mut self.rec, n)?;
         stop()?;
         let mut a = confine::confine(t, n, started)?;
-        checks::baseline_once(t, &mut self.rec, &mut self.baselines, &a, kept)?;
+        base::baseline_once(t, &mut self.rec, (&mut self.baselines, &mut self.aside), &a, kept)?;
         stop()?;
         let mut guard = outside::guard_outside(t, &mut self.watch);
         let prompt = prompt::assemble_prompt(t, &mut self.rec, &self.prior, &mut self.manifests, &a)?;
@@ -136,8 +139,9 @@ impl<'a> TaskRun<'a> {
         stop()?;
         match outcome::skip_checks(&a.record) {
             None => {
-                let baselines = self.baselines.as_deref().unwrap_or_default();
-                checks::configured_checks(t, &mut self.rec, baselines, &mut a)?;
+                let mut none = Vec::new();
+                let baselines = self.baselines.as_mut().unwrap_or(&mut none);
+                stages::configured_checks(t, &mut self.rec, (baselines, self.aside.as_ref()), &mut a)?;
                 if !t.plan.config.checks.is_empty() {
                     outside::after_checks(t, &mut self.rec, &mut self.watch, &mut guard, &mut a)?;
                     if n == t.last_allowed {

@@ -168,3 +168,125 @@ fn two_checks_run_at_once_and_the_record_keeps_the_plans_order() {
     assert_eq!(orders[0], ["CheckFinished left", "CheckFinished right"]);
     assert_eq!(orders[0], orders[1], "the same inputs, the same order");
 }
+
+/// `TESTS` with a test that fails on the base and stays failing.
+const TESTS_OLD: &str = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_old():\n    assert mul(2, 2) == 5\n";
+
+#[test]
+fn the_bases_full_suite_waits_for_the_first_attempt_that_reaches_it() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "");
+    std::fs::write(r.join("tests/test_calc.py"), TESTS_OLD).unwrap();
+    env.git(&r, &["commit", "-qam", "a test failing on the base"]);
+    let a = env
+        .agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")).next_call().write("calc.py", FIXED));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "SUCCESS"], "{}", out.stderr);
+    let ev = events(&r, "fix-add");
+    let base: Vec<&Value> = of_type(&ev, "BaselineChecked").into_iter().filter(|e| e["check"] == "pytest").collect();
+    // Before the first agent: the target alone on the base.
+    assert_eq!(base.len(), 2, "{base:?}");
+    assert_eq!((base[0]["attempt"].as_u64(), base[0]["part"].as_str()), (Some(1), Some("targets")), "{}", base[0]);
+    assert_eq!(base[0]["failures"], serde_json::json!([TARGET]), "{}", base[0]);
+    // The full suite on the base when attempt 2 first reached it, run on
+    // the base's code (its `test_add` fails there, not in attempt 2).
+    assert_eq!((base[1]["attempt"].as_u64(), base[1].get("part")), (Some(2), None), "{}", base[1]);
+    let mut failures: Vec<&str> = base[1]["failures"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    failures.sort();
+    assert_eq!(failures, [TARGET, "tests/test_calc.py::test_old"], "{}", base[1]);
+    // In attempt 2, between its targets and its full suite.
+    let order: Vec<String> = ev
+        .iter()
+        .filter(|e| e["attempt"] == 2 && e.get("builtin").is_none())
+        .filter(|e| e["type"] == "CheckFinished" || (e["type"] == "BaselineChecked" && e["check"] == "pytest"))
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["type"].as_str().unwrap(),
+                e["check"].as_str().unwrap(),
+                e["part"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let at = |s: &str| order.iter().position(|x| x.trim() == s).unwrap_or_else(|| panic!("{s}: {order:?}"));
+    assert!(at("CheckFinished pytest targets") < at("BaselineChecked pytest"), "{order:?}");
+    assert!(at("BaselineChecked pytest") < at("CheckFinished pytest"), "{order:?}");
+    // The full suite ran on attempt 2's files, put back after the base's run:
+    // only the base's own failure is left, and tolerated.
+    let full = read(&r, "fix-add", 2, "pytest.out");
+    assert!(full.contains("1 failed, 2 passed"), "{full}");
+    // Attempt 1 never waited for it.
+    assert!(!ev.iter().any(|e| e["attempt"] == 1
+        && e["type"] == "BaselineChecked"
+        && e.get("part").is_none()
+        && e["check"] == "pytest"));
+}
+
+/// `python_repo` with `max_attempts` and a suite that would take ten
+/// minutes on the base: a run must not wait for it.
+fn slow_repo(env: &TestEnv, max_attempts: u32) -> PathBuf {
+    let r = python_repo(env, "");
+    let slow = format!("{TESTS}\n\ndef test_slow():\n    import time\n    time.sleep(600)\n");
+    std::fs::write(r.join("tests/test_calc.py"), slow).unwrap();
+    let toml = std::fs::read_to_string(r.join("retry-run.toml")).unwrap();
+    std::fs::write(
+        r.join("retry-run.toml"),
+        toml.replace("max_attempts = 2", &format!("max_attempts = {max_attempts}")),
+    )
+    .unwrap();
+    env.git(&r, &["commit", "-qam", "a slow suite"]);
+    r
+}
+
+#[test]
+fn a_run_that_ends_first_stops_the_bases_runs_aside_and_removes_their_worktree() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = slow_repo(&env, 1);
+    let a = env.agent(FakeAgent::new().write("calc.py", &BUGGY.replace("a * b", "b * a")));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE"], "{}", out.stderr);
+    let ev = events(&r, "fix-add");
+    let base: Vec<&Value> = of_type(&ev, "BaselineChecked");
+    assert!(base.iter().all(|e| e["part"] == "targets" || e["check"] == "ruff"), "{base:?}");
+    // Its worktree is gone with the run, and nothing of it was cached.
+    let listed = env.git(&r, &["worktree", "list", "--porcelain"]);
+    assert!(!listed.contains("+base"), "{listed}");
+    let cache = r.join(".git/retry-run/baselines");
+    let cached: Vec<String> = std::fs::read_dir(&cache)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(cached.len() <= 1, "only ruff's base run is cached: {cached:?}");
+}
+
+#[test]
+fn a_run_killed_while_the_base_runs_aside_leaves_a_worktree_clean_removes() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = slow_repo(&env, 2);
+    let a = env.agent(FakeAgent::new().sleep("600"));
+    let args = ["run", "--quiet", "--task", "Fix add", "--target", TARGET];
+    let mut child =
+        env.retry_run(&r).args(a.after(&args)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("run");
+    let wt_root = r.join(".git/retry-run/worktrees");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    // The base's full suite under way aside, beside the agent.
+    while crate::support::processes_in(&wt_root.join("fix-add+base")).is_empty() {
+        assert!(Instant::now() < deadline, "the base's run aside never started");
+        assert!(child.try_wait().expect("status").is_none(), "the run ended before the base's run aside started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    for p in crate::support::processes_in(&wt_root) {
+        if let Some(pid) = p.split_whitespace().next().and_then(|p| p.parse::<i32>().ok()) {
+            // SAFETY: kill(2) on a process this test's run started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    let left = wt_root.join("fix-add+base");
+    assert!(left.exists());
+    env.run(&r, &["clean", "fix-add"]).assert_code(0);
+    assert!(!left.exists(), "clean removes the worktree of the base's runs aside");
+    assert!(!env.git(&r, &["worktree", "list", "--porcelain"]).contains("+base"));
+}

@@ -1,0 +1,493 @@
+//! An attempt's configured checks in the stages of [`schedule::plan`]
+//! (docs/honest-success.md, "Order and fail-fast"): each stage's runs side
+//! by side on up to `[retry] jobs` slots, each judged against the base,
+//! its failing tests run again when they may be flaky, its writes into the
+//! worktree found and put back, and recorded in the plan's order. A full
+//! suite whose base is still being run aside ([`Aside`]) is run at once
+//! and judged when that base is there.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::super::RunError;
+use super::super::attempt::{Attempt, Fixed};
+use super::super::recorder::{CheckRun, Recorder};
+use super::super::slots;
+use super::super::submodules::missing_submodules;
+use super::base_aside::Aside;
+use super::checks::{
+    Status, TargetsRun, as_map, import_root_env, inherited, parse, parse_output, relativize, run_once, targets_run,
+    with,
+};
+use super::{base, check_writes, reuse_store};
+use crate::config::{CheckConfig, FailFast};
+use crate::git::{Oid, Repo};
+use crate::judge::test_results;
+use crate::judge::test_results::runners::{self, FailedRun, Rerun};
+use crate::model::{CheckResult, NotRun};
+use crate::outcome::check::{Baseline, Judging, judge};
+use crate::outcome::reuse;
+use crate::outcome::schedule::{self, CheckFacts, Ended, Part, Step};
+use crate::record::Event;
+use crate::record::event::CheckRerun;
+
+/// The configured checks of attempt `a`, in the stages of
+/// [`schedule::plan`]: each stage's checks side by side (up to `[retry]
+/// jobs`, one budget for the process: [`slots`]), each with its flaky
+/// re-runs, judged against the base, and recorded in the plan's order
+/// whatever order they end in. With `fail_fast = "targets"` a failing stage
+/// ends them; the runs left are recorded as not run, with why. A check that
+/// timed out shows `TIMEOUT`.
+pub(in crate::run) fn configured_checks(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    (baselines, aside): (&mut [Baseline], Option<&Aside>),
+    a: &mut Attempt,
+) -> Result<(), RunError> {
+    let Some(commit) = a.commit else { return Ok(()) };
+    let config = &t.plan.config;
+    let checks = &config.checks;
+    let fail_fast = config.retry.fail_fast;
+    let unset = a.confinement.unset();
+    let selections: Vec<Option<TargetsRun>> = {
+        let inherited = inherited(&a.env, &unset);
+        let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
+        // With `fail_fast = "none"` every check runs in full only.
+        let runs = |c| (fail_fast == FailFast::Targets).then(|| targets_run(c, &inherited, &config.targets, base(c)));
+        checks.iter().map(|c| runs(c).flatten()).collect()
+    };
+    let facts: Vec<CheckFacts> = checks
+        .iter()
+        .zip(&selections)
+        .map(|(c, sel)| CheckFacts {
+            kind: c.kind,
+            selects_targets: sel.is_some(),
+            // A targets-only run on the base says nothing of the full run's time.
+            base_ms: baselines.iter().find(|b| b.check == c.name && !b.targets_only).and_then(|b| b.duration_ms),
+        })
+        .collect();
+    let stages = schedule::plan(&facts, fail_fast);
+    let mut finals: Vec<Option<CheckResult>> = vec![None; checks.len()];
+    let mut left: Vec<(Step, String)> = Vec::new();
+    for (at, stage) in stages.iter().enumerate() {
+        let bases = Bases { known: baselines, aside };
+        let ran = run_stage(t, a, (commit, &bases), stage, &selections, false)?;
+        // The base's full runs this stage waited for, recorded before its
+        // checks, in the stage's order.
+        for step in stage.iter().filter(|s| s.part == Part::Full) {
+            let name = &checks[step.check].name;
+            let waited = baselines.iter().any(|b| &b.check == name && b.targets_only);
+            if let (true, Some(done)) = (waited, aside.and_then(|x| x.ready(name))) {
+                let done = done.map_err(|message| RunError::CheckStart { check: name.clone(), message })?;
+                base::took_from_aside(t, rec, a.n, done, baselines)?;
+            }
+        }
+        let mut ended: Vec<(String, Part, bool)> = Vec::new();
+        let mut done: Vec<Step> = Vec::new();
+        for (step, r) in stage.iter().zip(ran) {
+            let Some(StepRun { mut result, runs, window, failed }) = r else { continue };
+            let check = &checks[step.check];
+            if !result.passed {
+                result.notes.extend(crate::outcome::check::submodule_notes(&missing_submodules(t)?));
+            }
+            let how = CheckRun::Configured {
+                sandbox: Box::new(a.confinement.record()),
+                env: runs.env,
+                rerun: runs.rerun,
+                part: (step.part == Part::Targets).then(|| Part::Targets.as_str().to_string()),
+                window: Some(window),
+            };
+            rec.check_finished(a.n, &result, how)?;
+            let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
+            let word = if failed && result.passed { "FAIL".to_string() } else { result.gate_word(&t.plan.id) };
+            t.progress.gate(&format!("{label} {word}"));
+            result.targets_only = step.part == Part::Targets;
+            ended.push((check.name.clone(), step.part, failed));
+            done.push(*step);
+            finals[step.check] = Some(result);
+        }
+        let ended: Vec<Ended<'_>> =
+            ended.iter().map(|(check, part, failed)| Ended { check, part: *part, failed: *failed }).collect();
+        if let Some(why) = schedule::stop_after(&ended, fail_fast) {
+            left = schedule::not_run(&stages, at, &done, &why);
+            break;
+        }
+    }
+    for (step, reason) in left {
+        let check = &checks[step.check];
+        let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
+        rec.event(
+            Some(a.n),
+            Event::CheckNotRun {
+                check: check.name.clone(),
+                part: step.part.as_str().to_string(),
+                reason: reason.clone(),
+            },
+        )?;
+        t.progress.gate(&format!("{label} NOT RUN"));
+        a.record.not_run.push(NotRun { check: check.name.clone(), part: step.part.as_str().into(), label, reason });
+    }
+    a.record.checks.extend(finals.into_iter().flatten());
+    Ok(())
+}
+
+/// What an attempt's checks are judged against: the base's runs known,
+/// and those still being made aside.
+struct Bases<'a> {
+    known: &'a [Baseline],
+    aside: Option<&'a Aside>,
+}
+
+impl Bases<'_> {
+    /// The base of `check`'s `part` run: a full suite whose base so far is
+    /// a targets-only run waits for its full run aside (lending its slot of
+    /// `jobs`); a base not made (the aside stopped) is an error of the run.
+    fn of(&self, check: &str, part: Part, jobs: usize) -> Result<Option<Baseline>, RunError> {
+        let known = self.known.iter().find(|b| b.check == check);
+        match (known, self.aside) {
+            (Some(b), Some(aside)) if b.targets_only && part == Part::Full => aside
+                .wait(check, jobs)
+                .map(|d| Some(d.baseline))
+                .map_err(|message| RunError::CheckStart { check: check.to_string(), message }),
+            // Never judge a full suite against its targets alone.
+            (Some(b), None) if b.targets_only && part == Part::Full => Ok(None),
+            _ => Ok(known.cloned()),
+        }
+    }
+}
+
+/// One run of a stage, ended.
+struct StepRun {
+    result: CheckResult,
+    runs: Runs,
+    /// Unix milliseconds: when it started and ended.
+    window: (u64, u64),
+    /// It failed as the stop decision counts it.
+    failed: bool,
+}
+
+/// Now, in Unix milliseconds.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// What a worker of a stage tells the thread that draws the progress line.
+enum Told {
+    Started(usize),
+    Ended(usize, Box<Result<StepRun, RunError>>),
+}
+
+/// The runs of `stage`, side by side on up to `[retry] jobs` threads, each
+/// with its own handle on the repository and a slot of the process's
+/// budget. With `fail_fast = "targets"`, none starts after one failed: those
+/// are `None`. The first error, in the stage's order, ends the attempt.
+fn run_stage(
+    t: &Fixed<'_>,
+    a: &Attempt,
+    (commit, bases): (Oid, &Bases<'_>),
+    stage: &[Step],
+    selections: &[Option<TargetsRun>],
+    alone: bool,
+) -> Result<Vec<Option<StepRun>>, RunError> {
+    let config = &t.plan.config;
+    let jobs = slots::jobs(config.retry.jobs);
+    let workers = if alone { 1 } else { jobs.min(stage.len()).max(1) };
+    // Side by side, a check's writes into the shared worktree cannot be
+    // told from its neighbours' while they run: the worktree is compared
+    // with the commit once, after them all (below).
+    let deferred = workers > 1;
+    // Run again one at a time after a write, every run of the stage runs:
+    // each ran once already.
+    let stop_early = !alone && config.retry.fail_fast == FailFast::Targets;
+    let renames: Vec<(String, String)> =
+        a.record.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
+    let mut handles = Vec::new();
+    for _ in 0..workers {
+        handles.push(t.repo.reopen()?);
+    }
+    let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let lane = crate::process::lane_stop_flag();
+    let (wt, task, renames) = (&t.wt, &t.plan.id, &renames);
+    let mut out: Vec<Option<Result<StepRun, RunError>>> = (0..stage.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<Told>();
+        for repo in handles {
+            let (tx, lane, next, failed) = (tx.clone(), lane.clone(), &next, &failed);
+            s.spawn(move || {
+                if let Some(flag) = lane {
+                    crate::process::stop_lane_on(flag);
+                }
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(step) = stage.get(i) else { break };
+                    if stop_early && failed.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let _slot = slots::take(jobs);
+                    let _ = tx.send(Told::Started(i));
+                    let started = now_ms();
+                    let check = &config.checks[step.check];
+                    let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames };
+                    let base = || bases.of(&check.name, step.part, jobs);
+                    let sel = selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
+                    let r = run_step(
+                        &repo,
+                        check,
+                        sel,
+                        (wt, a, commit),
+                        &base,
+                        how,
+                        task,
+                        (config.retry.flaky_reruns, deferred),
+                    )
+                    .map(|(result, runs)| {
+                        let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
+                        StepRun { result, runs, window: (started, now_ms()), failed: fails }
+                    });
+                    if r.as_ref().map_or(true, |r| r.failed) {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    let _ = tx.send(Told::Ended(i, Box::new(r)));
+                }
+            });
+        }
+        drop(tx);
+        let mut running: Vec<usize> = Vec::new();
+        for told in rx {
+            match told {
+                Told::Started(i) => running.push(i),
+                Told::Ended(i, r) => {
+                    running.retain(|&x| x != i);
+                    out[i] = Some(*r);
+                }
+            }
+            if !running.is_empty() {
+                let names: Vec<String> = running
+                    .iter()
+                    .map(|&i| {
+                        let step = stage[i];
+                        let name = &config.checks[step.check].name;
+                        schedule::label(name, step.part, selections[step.check].is_some())
+                    })
+                    .collect();
+                t.progress.phase(&format!("check{} {}", if names.len() == 1 { "" } else { "s" }, names.join(", ")));
+            }
+        }
+    });
+    let out: Vec<Option<StepRun>> = out.into_iter().map(|r| r.transpose()).collect::<Result<_, _>>()?;
+    if !deferred {
+        return Ok(out);
+    }
+    let names: Vec<&str> = stage.iter().map(|s| config.checks[s.check].name.as_str()).collect();
+    let wrote = check_writes::undo(t.repo, wt, commit, task)
+        .map_err(|e| RunError::CheckStart { check: names.join(", "), message: e.to_string() })?;
+    if wrote.is_empty() {
+        for (file, entry) in out.iter().flatten().filter_map(|r| r.runs.pending.as_ref()) {
+            // Only a saving later: a store that cannot be written is no failure.
+            let _ = super::super::write_json(file, entry);
+        }
+        return Ok(out);
+    }
+    // One of them wrote into the worktree (now put back): which one, and
+    // what its neighbours read meanwhile, only running them one at a time
+    // tells; so they are, as with `jobs = 1`.
+    t.progress.phase("checks again one at a time: one of them wrote into the worktree");
+    let mut again = run_stage(t, a, (commit, bases), stage, selections, true)?;
+    let note = format!(
+        "run again on its own: run beside {}, a check changed {} in the worktree",
+        crate::context::required::name_list(&names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>()),
+        crate::context::required::name_list(&wrote.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>()),
+    );
+    for r in again.iter_mut().flatten() {
+        r.result.notes.push(note.clone());
+    }
+    Ok(again)
+}
+
+/// Whether a target a targets run selected did not pass in it.
+fn targets_fail(selected: &[String], result: &CheckResult) -> bool {
+    super::builtin::targets(selected, std::slice::from_ref(result)).is_some_and(|r| !r.passed)
+}
+
+/// One run of a stage: the check in full, or (`sel`) its targets alone,
+/// with the selection's variables and command and its output in
+/// `<check>.targets.out`.
+#[allow(clippy::too_many_arguments)]
+fn run_step(
+    repo: &Repo,
+    check: &CheckConfig,
+    sel: Option<&TargetsRun>,
+    at: (&Path, &Attempt, Oid),
+    base: BaseOf<'_>,
+    how: Judging<'_>,
+    task: &str,
+    (flaky_reruns, deferred): (u32, bool),
+) -> Result<(CheckResult, Runs), RunError> {
+    match sel {
+        None => run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name, deferred)),
+        Some(sel) => {
+            let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
+            let out = format!("{}.targets", check.name);
+            run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))
+        }
+    }
+}
+
+/// A check's base, asked for once its run has ended (it may still be in
+/// the making: [`Bases::of`]).
+type BaseOf<'a> = &'a dyn Fn() -> Result<Option<Baseline>, RunError>;
+
+/// What retry-run added to a check's runs, for the record.
+struct Runs {
+    /// The runner variables of its first run.
+    env: BTreeMap<String, String>,
+    /// After a failure: the tests run again and the variables that selected
+    /// them, or why nothing was run again.
+    rerun: Option<CheckRerun>,
+    /// The run to keep for reuse once the worktree is known untouched (a
+    /// run beside others: [`run_stage`] compares it after them all).
+    pending: Option<(std::path::PathBuf, reuse_store::Entry)>,
+}
+
+/// Runs a check and judges it against the base. A failure is run again,
+/// up to `flaky_reruns` times, with only its failing tests selected, where
+/// its runner can select them by environment ([`runners::rerun`]); a rerun
+/// in which they all pass makes the check flaky. Anything else (a timeout,
+/// a lint error, a runner that cannot select) runs once. `selected`: the
+/// variables a targets run adds; `out_name`: whose output files it writes.
+#[allow(clippy::too_many_arguments)]
+fn run_check(
+    repo: &Repo,
+    check: &CheckConfig,
+    (wt, a, commit): (&Path, &Attempt, Oid),
+    base_of: BaseOf<'_>,
+    how: Judging<'_>,
+    flaky_reruns: u32,
+    task: &str,
+    (selected_env, out_name, deferred): (&[(String, String)], &str, bool),
+) -> Result<(CheckResult, Runs), RunError> {
+    let mode = how;
+    // A check stopped by an interruption is neither judged nor run again.
+    let stop = || super::super::stop_if_interrupted(task);
+    let file = a.dir.check_out(out_name);
+    let started = |message| RunError::CheckStart { check: check.name.clone(), message };
+    let unset = a.confinement.unset();
+    let inherited = inherited(&a.env, &unset);
+    let added = runners::runner_env(&inherited);
+    let env = with(&with(&a.env, &added), selected_env);
+    let mut runs = Runs { env: as_map(&with(&added, selected_env)), rerun: None, pending: None };
+    // Run beside other checks, its writes are looked for after them all.
+    let undo = |task| if deferred { Ok(Vec::new()) } else { check_writes::undo(repo, wt, commit, task) };
+    let at_commit = |rel: &str| repo.blob_at(commit, rel);
+    // The same command, environment and inputs as an earlier run (the
+    // base's, an earlier attempt's): its output, judged again, not run.
+    // Neither read nor stored (`reuse = false`): no key, no walk of the tree.
+    let root = reuse_store::root_of(repo);
+    let lookup = reuse::using(check.reuse, a.reuse);
+    let key = if lookup.read || lookup.store {
+        let env = with(&with(&added, selected_env), &import_root_env(wt));
+        reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt)?
+    } else {
+        String::new()
+    };
+    let (parsed, text, wrote, reused) = match lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
+        Some(e) => {
+            let _ = crate::record::store::write_file(&file, e.output.as_bytes());
+            let status = Status {
+                exit_code: e.exit_code,
+                signal: e.signal,
+                timed_out: false,
+                duration: Duration::from_millis(e.duration_ms),
+            };
+            let parsed = parse_output(check, &e.output, status, (wt, repo.workdir()), &at_commit);
+            (parsed, e.output.clone(), Vec::new(), Some(e.reused(&key)))
+        }
+        None => {
+            let f = run_once(check, wt, &env, &file, &a.confinement);
+            stop()?;
+            let f = f.map_err(started)?;
+            let wrote = undo(task).map_err(|e| started(e.to_string()))?;
+            let parsed = parse(check, &f, wt, repo, &at_commit);
+            let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
+            if lookup.store && reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty())
+            {
+                let entry = reuse_store::Entry {
+                    task: task.to_string(),
+                    attempt: Some(a.n),
+                    exit_code: f.exit_code,
+                    signal: f.signal,
+                    duration_ms: parsed.duration_ms,
+                    output: text.clone(),
+                };
+                if deferred {
+                    runs.pending = Some((reuse_store::file(&root, &key), entry));
+                } else {
+                    // Only a saving later: a store that cannot be written is no failure.
+                    let _ = super::super::write_json(&reuse_store::file(&root, &key), &entry);
+                }
+            }
+            (parsed, text, wrote, None)
+        }
+    };
+    let marked = |mut r: CheckResult| {
+        if let Some(reused) = &reused {
+            r.duration_ms = 0;
+            r.reused = Some(reused.clone());
+        }
+        r.not_reused = lookup.off.map(|off| off.reason().to_string());
+        r
+    };
+    // Run first, then judged: its base may have been in the making meanwhile.
+    let base = base_of()?;
+    let base = base.as_ref();
+    let mut first = marked(judge(check, &parsed, base, mode, 1, false));
+    check_writes::fail(&mut first, &wrote);
+    if !wrote.is_empty() {
+        return Ok((first, runs));
+    }
+    // A check that tested the checkout says nothing of the attempt, however
+    // often it runs; a runner that did not run the tests is no flaky test.
+    if first.passed || !first.tested_checkout.is_empty() || parsed.runner_failure.is_some() {
+        return Ok((first, runs));
+    }
+    let failed_tests = test_results::failed_by_runner(&text);
+    let failed = FailedRun {
+        run: &check.run,
+        timed_out: parsed.timed_out,
+        other_failures: parsed.failures.iter().any(|f| !f.test),
+        tests: &failed_tests,
+    };
+    let Rerun { env: selected, tests, run } = match runners::rerun(failed, &inherited) {
+        Ok(r) if flaky_reruns > 0 => r,
+        Ok(_) => {
+            runs.rerun = Some(CheckRerun::NotRun { none: "flaky_reruns = 0".into() });
+            return Ok((first, runs));
+        }
+        Err(why) => {
+            runs.rerun = Some(CheckRerun::NotRun { none: why.reason() });
+            return Ok((first, runs));
+        }
+    };
+    let rerun_env = with(&env, &selected);
+    // cargo test, jest and vitest select on the command line.
+    let selecting = CheckConfig { run: run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
+    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected), run });
+    for i in 1..=flaky_reruns {
+        let rerun_file = a.dir.check_rerun_out(out_name, i);
+        let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
+        stop()?;
+        let f = f.map_err(started)?;
+        if !undo(task).map_err(|e| started(e.to_string()))?.is_empty() {
+            break;
+        }
+        let p = parse(check, &f, wt, repo, &at_commit);
+        if judge(check, &p, base, mode, i + 1, false).passed {
+            // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
+            return Ok((marked(judge(check, &parsed, base, mode, i + 1, true)), runs));
+        }
+    }
+    Ok((CheckResult { runs: flaky_reruns + 1, ..first }, runs))
+}
