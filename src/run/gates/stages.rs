@@ -438,7 +438,11 @@ fn run_check(
         r
     };
     // Run first, then judged: its base may have been in the making meanwhile.
-    let base = base_of()?;
+    let base = match base_of() {
+        Ok(b) => b,
+        // Not made because the run was interrupted: that, not the base.
+        Err(e) => return Err(stop().err().unwrap_or(e)),
+    };
     let base = base.as_ref();
     let mut first = marked(judge(check, &parsed, base, mode, 1, false));
     check_writes::fail(&mut first, &wrote);
