@@ -137,9 +137,58 @@ pub(crate) fn label(check: &str, part: Part, has_targets_run: bool) -> String {
     }
 }
 
+/// What a run of a check is judged against, from what is known of its
+/// base: a base run in full, a targets-only run, or nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BaseKnown {
+    None,
+    TargetsOnly,
+    Full,
+}
+
+/// Where the base of a `part` run comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BaseFrom {
+    /// The base known (or none).
+    Known,
+    /// The full run being made aside: waited for.
+    Aside,
+    /// No base: a full suite is never judged against its targets alone.
+    Without,
+}
+
+/// Where a run's base comes from: a full suite whose base is so far a
+/// targets-only run waits for the full run aside, or, with none under
+/// way, is judged without a base; anything else takes what is known.
+pub(crate) fn base_from(known: BaseKnown, part: Part, aside: bool) -> BaseFrom {
+    match (known, part, aside) {
+        (BaseKnown::TargetsOnly, Part::Full, true) => BaseFrom::Aside,
+        (BaseKnown::TargetsOnly, Part::Full, false) => BaseFrom::Without,
+        _ => BaseFrom::Known,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn where_a_runs_base_comes_from() {
+        use BaseFrom::*;
+        use BaseKnown::{Full, None as Nothing, TargetsOnly};
+        let cases = [
+            (TargetsOnly, Part::Full, true, Aside),
+            (TargetsOnly, Part::Full, false, Without),
+            (TargetsOnly, Part::Targets, true, Known),
+            (TargetsOnly, Part::Targets, false, Known),
+            (Full, Part::Full, true, Known),
+            (Full, Part::Targets, false, Known),
+            (Nothing, Part::Full, true, Known),
+        ];
+        for (known, part, aside, want) in cases {
+            assert_eq!(base_from(known, part, aside), want, "{known:?} {part:?} aside {aside}");
+        }
+    }
 
     const fn lint(base_ms: Option<u64>) -> CheckFacts {
         CheckFacts { kind: CheckKind::Lint, selects_targets: false, base_ms }

@@ -182,11 +182,25 @@ impl Drop for Aside {
     }
 }
 
+/// Marks the thread's findings ended when dropped, and wakes its waiters.
+struct Ended<'a>(&'a (Mutex<Found>, Condvar));
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        let mut f = self.0.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f.ended = true;
+        drop(f);
+        self.0.1.notify_all();
+    }
+}
+
 /// The thread: the worktree at the base, `worktree.setup`, each check run
 /// (one slot each) and stored as any base run is; then the worktree and its
 /// temporary directory removed.
 fn run(w: Work, found: &(Mutex<Found>, Condvar), stop: Arc<AtomicBool>) {
     crate::process::stop_lane_on(stop.clone());
+    // Whatever happens here, waiters are told it ended.
+    let _ended = Ended(found);
     let say = |check: &str, r: Result<Done, String>| {
         if let Ok(mut f) = found.0.lock() {
             f.done.push((check.to_string(), r));
@@ -209,10 +223,6 @@ fn run(w: Work, found: &(Mutex<Found>, Condvar), stop: Arc<AtomicBool>) {
         };
         say(&job.check.name, r);
     }
-    if let Ok(mut f) = found.0.lock() {
-        f.ended = true;
-    }
-    found.1.notify_all();
     let _ = w.repo.remove_worktree(&w.wt, &w.name);
     let _ = std::fs::remove_dir_all(&w.tmp);
 }

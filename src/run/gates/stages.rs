@@ -146,15 +146,20 @@ impl Bases<'_> {
     /// a targets-only run waits for its full run aside (lending its slot of
     /// `jobs`); a base not made (the aside stopped) is an error of the run.
     fn of(&self, check: &str, part: Part, jobs: usize) -> Result<Option<Baseline>, RunError> {
+        use schedule::{BaseFrom, BaseKnown};
         let known = self.known.iter().find(|b| b.check == check);
-        match (known, self.aside) {
-            (Some(b), Some(aside)) if b.targets_only && part == Part::Full => aside
+        let what = match known {
+            None => BaseKnown::None,
+            Some(b) if b.targets_only => BaseKnown::TargetsOnly,
+            Some(_) => BaseKnown::Full,
+        };
+        match (schedule::base_from(what, part, self.aside.is_some()), self.aside) {
+            (BaseFrom::Aside, Some(aside)) => aside
                 .wait(check, jobs)
                 .map(|d| Some(d.baseline))
                 .map_err(|message| RunError::CheckStart { check: check.to_string(), message }),
-            // Never judge a full suite against its targets alone.
-            (Some(b), None) if b.targets_only && part == Part::Full => Ok(None),
-            _ => Ok(known.cloned()),
+            (BaseFrom::Known, _) => Ok(known.cloned()),
+            (BaseFrom::Without | BaseFrom::Aside, _) => Ok(None),
         }
     }
 }
@@ -441,7 +446,11 @@ fn run_check(
         r
     };
     // Run first, then judged: its base may have been in the making meanwhile.
-    let base = base_of()?;
+    let base = match base_of() {
+        Ok(b) => b,
+        // Not made because the run was interrupted: that, not the base.
+        Err(e) => return Err(stop().err().unwrap_or(e)),
+    };
     let base = base.as_ref();
     let mut first = marked(judge(check, &parsed, base, mode, 1, false));
     check_writes::fail(&mut first, &wrote);
