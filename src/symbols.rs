@@ -11,13 +11,42 @@
 //! it too. A whitespace-only line marks a scope only inside its own lines:
 //! a blank line between two methods marks neither them nor their class.
 
-use std::collections::BTreeSet;
-
 use crate::model::{ScopeRef, SymbolChange, SymbolChangeKind};
 
-/// The lines of a version's text, split on `\n`.
-fn lines_of(text: &[u8]) -> Vec<&[u8]> {
-    text.split(|&b| b == b'\n').collect()
+/// The lines of a version's text, split on `\n` the first time a changed
+/// line inside a scope is looked at (a change outside every scope never
+/// splits it).
+struct Lines<'t> {
+    text: &'t [u8],
+    split: std::cell::OnceCell<Vec<&'t [u8]>>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t [u8]) -> Lines<'t> {
+        Lines { text, split: std::cell::OnceCell::new() }
+    }
+
+    fn all(&self) -> &[&'t [u8]] {
+        self.split.get_or_init(|| {
+            let mut lines = Vec::with_capacity(self.text.len() / 32 + 1);
+            let mut at = 0;
+            for end in memchr::memchr_iter(b'\n', self.text) {
+                lines.push(&self.text[at..end]);
+                at = end + 1;
+            }
+            lines.push(&self.text[at..]);
+            lines
+        })
+    }
+
+    /// Whether line `l` (1-based) holds only whitespace.
+    fn blank(&self, l: usize) -> bool {
+        l >= 1 && self.all().get(l - 1).is_some_and(|t| t.trim_ascii().is_empty())
+    }
+
+    fn count(&self) -> usize {
+        self.all().len()
+    }
 }
 
 /// The innermost scope whose lines, its head included, hold `line`.
@@ -32,18 +61,18 @@ fn innermost<'a, 's>(scopes: &'a [ScopeRef<'s>], line: usize) -> Option<&'a Scop
 /// whose lines are `lines`: the innermost scope from its head to its end;
 /// for a whitespace-only line, that scope only when the nearest other lines
 /// above and below are its own too (not another scope's, nor outside).
-pub(crate) fn reviewer_scope<'a, 's>(
+fn reviewer_scope<'a, 's>(
     scopes: &'a [ScopeRef<'s>],
-    lines: &[&[u8]],
+    lines: &Lines,
     line: usize,
 ) -> Option<&'a ScopeRef<'s>> {
-    let blank = |l: usize| l >= 1 && lines.get(l - 1).is_some_and(|t| t.trim_ascii().is_empty());
     let scope = innermost(scopes, line)?;
-    if !blank(line) {
+    if !lines.blank(line) {
         return Some(scope);
     }
+    let blank = |l: usize| lines.blank(l);
     let above = (1..line).rev().find(|&l| !blank(l))?;
-    let below = (line + 1..=lines.len()).find(|&l| !blank(l))?;
+    let below = (line + 1..=lines.count()).find(|&l| !blank(l))?;
     let same = |l: usize| innermost(scopes, l).is_some_and(|s| std::ptr::eq(s, scope));
     (same(above) && same(below)).then_some(scope)
 }
@@ -51,27 +80,39 @@ pub(crate) fn reviewer_scope<'a, 's>(
 /// The scopes a change touched: those of the new version in file order,
 /// then the removed ones in the old version's order. `old_text` and
 /// `new_text` are the versions' bytes (empty for a side that is absent).
-pub(crate) fn changed_symbols(
-    (old, old_changed, old_text): (&[ScopeRef], &[usize], &[u8]),
-    (new, new_changed, new_text): (&[ScopeRef], &[usize], &[u8]),
+pub(crate) fn changed_symbols<'a>(
+    (old, old_changed, old_text): (&[ScopeRef<'a>], &[usize], &[u8]),
+    (new, new_changed, new_text): (&[ScopeRef<'a>], &[usize], &[u8]),
 ) -> Vec<SymbolChange> {
     fn key<'a>(s: &ScopeRef<'a>) -> (&'a str, &'a str) {
         (s.kind, s.qualified_name)
     }
-    let old_keys: BTreeSet<_> = old.iter().map(key).collect();
-    let new_keys: BTreeSet<_> = new.iter().map(key).collect();
-    let mut modified = BTreeSet::new();
-    let (old_lines, new_lines) = (lines_of(old_text), lines_of(new_text));
+    // Sorted keys, searched by halves: a file's few dozen scopes need no
+    // tree of their own.
+    let keys = |v: &[ScopeRef<'a>]| -> Vec<(&'a str, &'a str)> {
+        let mut k: Vec<_> = v.iter().map(key).collect();
+        k.sort_unstable();
+        k.dedup();
+        k
+    };
+    let (old_keys, new_keys) = (keys(old), keys(new));
+    let has = |keys: &[(&str, &str)], k: &(&str, &str)| keys.binary_search(k).is_ok();
+    let mut modified = Vec::new();
+    let (old_lines, new_lines) = (Lines::new(old_text), Lines::new(new_text));
     for &line in new_changed {
-        if let Some(s) = reviewer_scope(new, &new_lines, line).filter(|s| old_keys.contains(&key(s))) {
-            modified.insert(key(s));
+        if let Some(s) = reviewer_scope(new, &new_lines, line).filter(|s| has(&old_keys, &key(s))) {
+            modified.push(key(s));
         }
     }
     for &line in old_changed {
-        if let Some(s) = reviewer_scope(old, &old_lines, line).filter(|s| new_keys.contains(&key(s))) {
-            modified.insert(key(s));
+        if let Some(s) = reviewer_scope(old, &old_lines, line).filter(|s| has(&new_keys, &key(s))) {
+            modified.push(key(s));
         }
     }
+    modified.sort_unstable();
+    modified.dedup();
+    // Each modified key is named once, at its first scope in the new version.
+    let mut named = vec![false; modified.len()];
     // (group, line, change): the new version's scopes, then removed ones.
     let mut out: Vec<(u8, usize, SymbolChange)> = Vec::new();
     let entry = |s: &ScopeRef, change| SymbolChange {
@@ -82,14 +123,16 @@ pub(crate) fn changed_symbols(
     };
     for s in new {
         let k = key(s);
-        if !old_keys.contains(&k) {
+        if !has(&old_keys, &k) {
             out.push((0, s.start_line, entry(s, SymbolChangeKind::Added)));
-        } else if modified.remove(&k) {
+        } else if let Ok(i) = modified.binary_search(&k)
+            && !std::mem::replace(&mut named[i], true)
+        {
             out.push((0, s.start_line, entry(s, SymbolChangeKind::Modified)));
         }
     }
     for s in old {
-        if !new_keys.contains(&key(s)) {
+        if !has(&new_keys, &key(s)) {
             out.push((1, s.start_line, entry(s, SymbolChangeKind::Removed)));
         }
     }
