@@ -5,7 +5,8 @@
 //!
 //! Nothing here writes an object: changed entries come from a walk that
 //! skips identical subtrees ([`super::walk`]), renames from git's own
-//! algorithm ([`super::renames`]), patches from in-memory buffers
+//! algorithm ([`super::renames`]), patches in memory from the blob objects
+//! (or, for files only on disk, their bytes) on two threads
 //! ([`super::patch`]).
 
 use std::borrow::Cow;
