@@ -37,7 +37,7 @@ Rows, and what the git side runs:
   git sides.
 
     cargo build --release --bin retry-run --example snapshot
-    python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2]
+    python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2] [--only head]
 
 The repositories are built once under /var/tmp/rr-scale-<N>k and reused
 (about 2 GB a 100,000 files, with the worktrees and snapshots; remove them
@@ -81,8 +81,12 @@ def size_rows(n, a):
     repo, dirty = os.path.join(root, "repo"), os.path.join(root, "dirty")
     res = {}
     for name, cwd, ours, theirs in rows(a.bin, repo, dirty):
+        if a.only and a.only not in name:
+            continue
         res[name] = paired(a.pairs, lambda: run(ours, cwd), lambda: run(theirs, cwd))
         show(name, res[name])
+    if a.only:
+        return res
     files = out(repo, "ls-tree", "-r", "--name-only", "B").split()
     exclude = os.path.join(repo, ".git/info/exclude")
     if "build/" not in open(exclude).read():
@@ -223,6 +227,8 @@ def main():
     ap.add_argument("--bin", default=str(TARGET / "release/retry-run"))
     ap.add_argument("--snap", default=str(TARGET / "release/examples/snapshot"))
     ap.add_argument("--json", help="write the figures here too")
+    ap.add_argument("--only", help="only the whole-process rows whose name holds this (`head`: scope and diff "
+                                   "of two commits); create, snapshot, reset and attempt are skipped")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"ratio = retry-run / git, median of the pairs' ratios; sides alternating; "

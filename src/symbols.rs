@@ -11,41 +11,109 @@
 //! it too. A whitespace-only line marks a scope only inside its own lines:
 //! a blank line between two methods marks neither them nor their class.
 
-use std::collections::BTreeSet;
-
 use crate::model::{ScopeRef, SymbolChange, SymbolChangeKind};
 
-/// The lines of a version's text, split on `\n`.
-fn lines_of(text: &[u8]) -> Vec<&[u8]> {
-    text.split(|&b| b == b'\n').collect()
+/// The lines of a version's text, split on `\n` the first time a changed
+/// line inside a scope is looked at (a change outside every scope never
+/// splits it).
+struct Lines<'t> {
+    text: &'t [u8],
+    split: std::cell::OnceCell<Vec<&'t [u8]>>,
 }
 
-/// The innermost scope whose lines, its head included, hold `line`.
-fn innermost<'a, 's>(scopes: &'a [ScopeRef<'s>], line: usize) -> Option<&'a ScopeRef<'s>> {
-    scopes.iter().filter(|s| s.head_line.min(s.start_line) <= line && line <= s.end_line).min_by_key(|s| {
-        let head = s.head_line.min(s.start_line);
-        (s.end_line - head, std::cmp::Reverse(head))
-    })
+impl<'t> Lines<'t> {
+    fn new(text: &'t [u8]) -> Lines<'t> {
+        Lines { text, split: std::cell::OnceCell::new() }
+    }
+
+    fn all(&self) -> &[&'t [u8]] {
+        self.split.get_or_init(|| {
+            let mut lines = Vec::with_capacity(self.text.len() / 32 + 1);
+            let mut at = 0;
+            for end in memchr::memchr_iter(b'\n', self.text) {
+                lines.push(&self.text[at..end]);
+                at = end + 1;
+            }
+            lines.push(&self.text[at..]);
+            lines
+        })
+    }
+
+    /// Whether line `l` (1-based) holds only whitespace.
+    fn blank(&self, l: usize) -> bool {
+        l >= 1 && self.all().get(l - 1).is_some_and(|t| t.trim_ascii().is_empty())
+    }
+
+    fn count(&self) -> usize {
+        self.all().len()
+    }
+}
+
+/// The innermost scope whose lines, its head included, hold `line`: its index.
+fn innermost(scopes: &[ScopeRef], line: usize) -> Option<usize> {
+    scopes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.head_line.min(s.start_line) <= line && line <= s.end_line)
+        .min_by_key(|(_, s)| {
+            let head = s.head_line.min(s.start_line);
+            (s.end_line - head, std::cmp::Reverse(head))
+        })
+        .map(|(i, _)| i)
 }
 
 /// The scope a reviewer names for a changed `line` (1-based) of a version
-/// whose lines are `lines`: the innermost scope from its head to its end;
-/// for a whitespace-only line, that scope only when the nearest other lines
-/// above and below are its own too (not another scope's, nor outside).
-pub(crate) fn reviewer_scope<'a, 's>(
-    scopes: &'a [ScopeRef<'s>],
-    lines: &[&[u8]],
-    line: usize,
-) -> Option<&'a ScopeRef<'s>> {
-    let blank = |l: usize| l >= 1 && lines.get(l - 1).is_some_and(|t| t.trim_ascii().is_empty());
+/// whose lines are `lines` (its index): the innermost scope from its head
+/// to its end; for a whitespace-only line, that scope only when the
+/// nearest other lines above and below are its own too (not another
+/// scope's, nor outside).
+fn reviewer_scope(scopes: &[ScopeRef], lines: &Lines, line: usize) -> Option<usize> {
     let scope = innermost(scopes, line)?;
-    if !blank(line) {
+    if !lines.blank(line) {
         return Some(scope);
     }
+    let blank = |l: usize| lines.blank(l);
     let above = (1..line).rev().find(|&l| !blank(l))?;
-    let below = (line + 1..=lines.len()).find(|&l| !blank(l))?;
-    let same = |l: usize| innermost(scopes, l).is_some_and(|s| std::ptr::eq(s, scope));
+    let below = (line + 1..=lines.count()).find(|&l| !blank(l))?;
+    let same = |l: usize| innermost(scopes, l) == Some(scope);
     (same(above) && same(below)).then_some(scope)
+}
+
+/// A scope's identity across versions.
+fn key<'a>(s: &ScopeRef<'a>) -> (&'a str, &'a str) {
+    (s.kind, s.qualified_name)
+}
+
+/// Which of `v`'s scopes `other` holds too (by kind and qualified name).
+/// Both versions of a file mostly list the same scopes in the same order:
+/// each is looked for first where the last one found was (shifted by the
+/// scopes added or removed before it), and only then by halves over
+/// `other`'s keys, sorted once, when first needed.
+fn held_by(v: &[ScopeRef], other: &[ScopeRef]) -> Vec<bool> {
+    let sorted = std::cell::OnceCell::new();
+    let mut shift = 0isize;
+    v.iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let k = key(s);
+            let guess = i.checked_add_signed(shift);
+            if guess.and_then(|g| other.get(g)).is_some_and(|o| key(o) == k) {
+                return true;
+            }
+            let sorted = sorted.get_or_init(|| {
+                let mut keys: Vec<_> = other.iter().enumerate().map(|(j, o)| (key(o), j)).collect();
+                keys.sort_unstable();
+                keys
+            });
+            match sorted.binary_search_by(|(ok, _)| ok.cmp(&k)) {
+                Ok(at) => {
+                    shift = sorted[at].1 as isize - i as isize;
+                    true
+                }
+                Err(_) => false,
+            }
+        })
+        .collect()
 }
 
 /// The scopes a change touched: those of the new version in file order,
@@ -55,23 +123,23 @@ pub(crate) fn changed_symbols(
     (old, old_changed, old_text): (&[ScopeRef], &[usize], &[u8]),
     (new, new_changed, new_text): (&[ScopeRef], &[usize], &[u8]),
 ) -> Vec<SymbolChange> {
-    fn key<'a>(s: &ScopeRef<'a>) -> (&'a str, &'a str) {
-        (s.kind, s.qualified_name)
-    }
-    let old_keys: BTreeSet<_> = old.iter().map(key).collect();
-    let new_keys: BTreeSet<_> = new.iter().map(key).collect();
-    let mut modified = BTreeSet::new();
-    let (old_lines, new_lines) = (lines_of(old_text), lines_of(new_text));
+    let (in_old, in_new) = (held_by(new, old), held_by(old, new));
+    let mut modified = Vec::new();
+    let (old_lines, new_lines) = (Lines::new(old_text), Lines::new(new_text));
     for &line in new_changed {
-        if let Some(s) = reviewer_scope(new, &new_lines, line).filter(|s| old_keys.contains(&key(s))) {
-            modified.insert(key(s));
+        if let Some(i) = reviewer_scope(new, &new_lines, line).filter(|&i| in_old[i]) {
+            modified.push(key(&new[i]));
         }
     }
     for &line in old_changed {
-        if let Some(s) = reviewer_scope(old, &old_lines, line).filter(|s| new_keys.contains(&key(s))) {
-            modified.insert(key(s));
+        if let Some(i) = reviewer_scope(old, &old_lines, line).filter(|&i| in_new[i]) {
+            modified.push(key(&old[i]));
         }
     }
+    modified.sort_unstable();
+    modified.dedup();
+    // Each modified key is named once, at its first scope in the new version.
+    let mut named = vec![false; modified.len()];
     // (group, line, change): the new version's scopes, then removed ones.
     let mut out: Vec<(u8, usize, SymbolChange)> = Vec::new();
     let entry = |s: &ScopeRef, change| SymbolChange {
@@ -80,16 +148,17 @@ pub(crate) fn changed_symbols(
         qualified_name: s.qualified_name.to_string(),
         change,
     };
-    for s in new {
-        let k = key(s);
-        if !old_keys.contains(&k) {
+    for (i, s) in new.iter().enumerate() {
+        if !in_old[i] {
             out.push((0, s.start_line, entry(s, SymbolChangeKind::Added)));
-        } else if modified.remove(&k) {
+        } else if let Ok(m) = modified.binary_search(&key(s))
+            && !std::mem::replace(&mut named[m], true)
+        {
             out.push((0, s.start_line, entry(s, SymbolChangeKind::Modified)));
         }
     }
-    for s in old {
-        if !new_keys.contains(&key(s)) {
+    for (i, s) in old.iter().enumerate() {
+        if !in_new[i] {
             out.push((1, s.start_line, entry(s, SymbolChangeKind::Removed)));
         }
     }
@@ -120,6 +189,31 @@ mod tests {
 
     fn names(v: Vec<SymbolChange>) -> Vec<(String, SymbolChangeKind)> {
         v.into_iter().map(|c| (c.qualified_name, c.change)).collect()
+    }
+
+    #[test]
+    fn held_by_finds_each_key_wherever_the_other_version_moved_it() {
+        let scopes = |keys: &[&'static str]| -> Vec<ScopeRef<'static>> {
+            keys.iter().enumerate().map(|(i, q)| span("function", q, i + 1, i + 1)).collect()
+        };
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["a", "b", "c"], &["a", "b", "c"]),
+            (&["a", "x", "b", "c"], &["a", "b", "c"]),
+            (&["a", "c"], &["a", "b", "c", "d"]),
+            (&["c", "b", "a"], &["a", "b", "c"]),
+            (&["a", "a", "b"], &["b", "a"]),
+            (&["x", "y"], &["a", "b"]),
+            (&[], &["a"]),
+            (&["a"], &[]),
+        ];
+        for (v, other) in cases {
+            let (v, other) = (scopes(v), scopes(other));
+            let naive: Vec<bool> = v.iter().map(|s| other.iter().any(|o| key(o) == key(s))).collect();
+            assert_eq!(held_by(&v, &other), naive, "{v:?} in {other:?}");
+        }
+        // The kind counts too.
+        let class = vec![span("class", "a", 1, 2)];
+        assert_eq!(held_by(&scopes(&["a"]), &class), vec![false]);
     }
 
     #[test]

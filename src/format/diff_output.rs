@@ -179,22 +179,24 @@ fn markdown(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::R
 struct JsonDiff<'a> {
     base: &'a str,
     head: &'a str,
-    files: Vec<JsonFile>,
+    files: Vec<JsonFile<'a>>,
     totals: Totals,
     patch: &'a str,
     patch_truncated: bool,
 }
 
+/// One file, borrowed from the summary: its paths as they print, its
+/// symbols as they are (no copy of every symbol's strings).
 #[derive(Serialize)]
-struct JsonFile {
-    path: String,
-    old_path: Option<String>,
+struct JsonFile<'a> {
+    path: std::borrow::Cow<'a, str>,
+    old_path: Option<std::borrow::Cow<'a, str>>,
     status: crate::model::Status,
     additions: usize,
     deletions: usize,
     binary: bool,
     /// The scopes the change touched; empty for a language without a grammar.
-    symbols: Vec<SymbolChange>,
+    symbols: &'a [SymbolChange],
 }
 
 fn json(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Result<()> {
@@ -206,13 +208,13 @@ fn json(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Resul
             .changes
             .iter()
             .map(|c| JsonFile {
-                path: display(c.path()).into_owned(),
-                old_path: c.old_path().map(|p| display(p).into_owned()),
+                path: display(c.path()),
+                old_path: c.old_path().map(display),
                 status: c.status,
                 additions: c.additions,
                 deletions: c.deletions,
                 binary: c.binary,
-                symbols: c.symbols.clone().unwrap_or_default(),
+                symbols: c.symbols.as_deref().unwrap_or_default(),
             })
             .collect(),
         totals: cs.totals(),

@@ -5,11 +5,12 @@
 //!
 //! Nothing here writes an object: changed entries come from a walk that
 //! skips identical subtrees ([`super::walk`]), renames from git's own
-//! algorithm ([`super::renames`]), patches from in-memory buffers
+//! algorithm ([`super::renames`]), patches in memory from the blob objects
+//! (or, for files only on disk, their bytes) on two threads
 //! ([`super::patch`]).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -122,58 +123,16 @@ fn read_blob(repo: &Repository, id: Oid) -> Result<Vec<u8>, GitError> {
     Ok(repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")))?.content().to_vec())
 }
 
-/// Blob contents for one comparison, each read once: from the working
-/// tree's contents, from blobs fetched ahead, else from the object database.
-/// The blobs this handle read are kept as libgit2 objects, so that their
-/// patches start from the blob and its known id (a buffer is hashed again).
+/// Blob contents for the main thread: the working tree's contents, else
+/// the object database (renames' sizes and contents, symlink targets).
+/// Patches read their own blobs ([`Reader`]), each thread with its handle.
 struct Blobs<'v> {
     view: &'v HeadView<'v>,
-    kept: HashMap<Oid, Blob<'v>>,
-    fetched: HashMap<Oid, Vec<u8>>,
 }
 
 impl<'v> Blobs<'v> {
-    /// Reads `ids` ahead, the second half on a second thread with its own
-    /// repository handle.
-    fn fetch(view: &'v HeadView<'v>, ids: Vec<Oid>) -> Result<Blobs<'v>, GitError> {
-        let (mine, theirs) = ids.split_at(if ids.len() < 64 { ids.len() } else { ids.len() / 2 });
-        let gitdir = view.repo.path().to_path_buf();
-        let (kept, other) = std::thread::scope(|s| {
-            let other = s.spawn(|| match Repository::open(&gitdir) {
-                Ok(repo) => theirs.iter().map(|&id| (id, read_blob(&repo, id).ok())).collect(),
-                Err(_) => theirs.iter().map(|&id| (id, None)).collect::<Vec<_>>(),
-            });
-            let kept: Result<HashMap<Oid, Blob<'v>>, GitError> = mine
-                .iter()
-                .map(|&id| Ok((id, view.repo.find_blob(id).map_err(ctx(|| format!("cannot read blob {id}")))?)))
-                .collect();
-            (kept, other.join().unwrap_or_default())
-        });
-        let mut fetched = HashMap::with_capacity(other.len());
-        for (id, data) in other {
-            // Whatever the second handle could not read (an object only in
-            // this handle's memory), read here, with its error if any.
-            let data = match data {
-                Some(d) => d,
-                None => read_blob(view.repo, id)?,
-            };
-            fetched.insert(id, data);
-        }
-        Ok(Blobs { view, kept: kept?, fetched })
-    }
-
-    /// The blob object of `leaf`, where this handle read it.
-    fn kept(&self, (id, mode): Leaf) -> Option<&Blob<'v>> {
-        if mode == GITLINK { None } else { self.kept.get(&id) }
-    }
-
     fn held(&self, id: &Oid) -> Option<&[u8]> {
-        self.view
-            .contents
-            .get(id)
-            .map(Vec::as_slice)
-            .or_else(|| self.kept.get(id).map(Blob::content))
-            .or_else(|| self.fetched.get(id).map(Vec::as_slice))
+        self.view.contents.get(id).map(Vec::as_slice)
     }
 
     /// The length of [`Blobs::get`], read from the object's header where
@@ -192,14 +151,60 @@ impl<'v> Blobs<'v> {
     /// A side's content: a blob, or git's text for a submodule pointer.
     fn get(&self, (id, mode): Leaf, dirty: bool) -> Result<Cow<'_, [u8]>, GitError> {
         if mode == GITLINK {
-            return Ok(Cow::Owned(
-                format!("Subproject commit {id}{}\n", if dirty { "-dirty" } else { "" }).into_bytes(),
-            ));
+            return Ok(Cow::Owned(submodule_text(id, dirty)));
         }
         if let Some(data) = self.held(&id) {
             return Ok(Cow::Borrowed(data));
         }
         read_blob(self.view.repo, id).map(Cow::Owned)
+    }
+}
+
+/// git's text for a submodule pointer.
+fn submodule_text(id: Oid, dirty: bool) -> Vec<u8> {
+    format!("Subproject commit {id}{}\n", if dirty { "-dirty" } else { "" }).into_bytes()
+}
+
+/// One side of a change as a patch thread holds it: the blob object its
+/// handle read (whose id libgit2 then need not compute again), or bytes
+/// (the working tree's, a submodule pointer's text).
+enum Held<'r> {
+    Blob(Blob<'r>),
+    Bytes(Cow<'r, [u8]>),
+}
+
+impl Held<'_> {
+    fn data(&self) -> &[u8] {
+        match self {
+            Held::Blob(b) => b.content(),
+            Held::Bytes(d) => d,
+        }
+    }
+    fn blob(&self) -> Option<&Blob<'_>> {
+        match self {
+            Held::Blob(b) => Some(b),
+            Held::Bytes(_) => None,
+        }
+    }
+}
+
+/// What a patch thread reads sides with: its own repository handle, and
+/// the contents that exist only on disk (shared, read-only).
+#[derive(Clone, Copy)]
+struct Reader<'r> {
+    repo: &'r Repository,
+    on_disk: &'r HashMap<Oid, Vec<u8>>,
+}
+
+impl<'r> Reader<'r> {
+    fn read(&self, (id, mode): Leaf, dirty: bool) -> Result<Held<'r>, GitError> {
+        if mode == GITLINK {
+            return Ok(Held::Bytes(Cow::Owned(submodule_text(id, dirty))));
+        }
+        if let Some(data) = self.on_disk.get(&id) {
+            return Ok(Held::Bytes(Cow::Borrowed(data)));
+        }
+        self.repo.find_blob(id).map(Held::Blob).map_err(ctx(|| format!("cannot read blob {id}")))
     }
 }
 
@@ -321,17 +326,9 @@ fn endpoints<'a>(v: &[(&'a [u8], Leaf)], ids: &'a [String]) -> Vec<Endpoint<'a>>
     v.iter().zip(ids).map(|((p, (_, mode)), id)| Endpoint { path: p, id: id.as_bytes(), mode: *mode }).collect()
 }
 
-/// One side of a change for its patch; with its blob object where `blobs`
-/// (this thread's) holds it.
-fn file<'a>(
-    s: Option<(&'a [u8], Leaf)>,
-    data: &'a Option<Cow<'a, [u8]>>,
-    blobs: Option<&'a Blobs<'a>>,
-) -> Option<FileSide<'a>> {
-    s.zip(data.as_deref()).map(|((path, (id, mode)), data)| {
-        let blob = blobs.and_then(|b| b.kept((id, mode)));
-        FileSide { path, id, mode, data, blob }
-    })
+/// One side of a change for its patch.
+fn file<'a>(s: Option<(&'a [u8], Leaf)>, held: &'a Option<Held<'a>>) -> Option<FileSide<'a>> {
+    s.zip(held.as_ref()).map(|((path, (id, mode)), h)| FileSide { path, id, mode, data: h.data(), blob: h.blob() })
 }
 
 /// One change before it becomes a [`Change`]: the leaves of both sides.
@@ -353,7 +350,7 @@ fn compare(
     let overlay: Vec<(Vec<u8>, Option<Leaf>)> = view.overlay.iter().map(|(p, l)| (p.clone(), *l)).collect();
     let leaves: Vec<ChangedLeaf> = changed_leaves(view.repo, Some(old_tree), Some(view.tree), &overlay)?;
     let (mut pairs, deleted, added) = pairs_of(&leaves);
-    let blobs = Blobs::fetch(view, blobs_ahead(view, &leaves, depth))?;
+    let blobs = Blobs { view };
     pairs.extend(moved(&blobs, &deleted, &added)?);
     let extra = dirty_submodules(view, dirty, &mut pairs);
     for (path, leaf) in &extra {
@@ -371,9 +368,9 @@ fn compare(
         }
         key(a).cmp(key(b))
     });
-    let (mut changes, contents) = changes_of(&pairs, &blobs, depth)?;
+    let mut changes = changes_of(&pairs, &blobs)?;
     let DiffDepth::Patch { max_lines } = depth else { return Ok((changes, (String::new(), 0))) };
-    let patch = patches(&mut changes, &pairs, &contents, symbols, max_lines, &blobs)?;
+    let patch = patches(&mut changes, &pairs, symbols, max_lines, view)?;
     Ok((changes, patch))
 }
 
@@ -403,24 +400,6 @@ fn pairs_of(leaves: &[ChangedLeaf]) -> (Vec<Pair<'_>>, Leaves<'_>, Leaves<'_>) {
         }
     }
     (pairs, deleted, added)
-}
-
-/// The blobs to read at once: with a patch to print, every blob is needed.
-/// In the leaves' order (the paths'), so that the first half, read by this
-/// handle, is mostly that of the patches computed on this thread.
-fn blobs_ahead(view: &HeadView, leaves: &[ChangedLeaf], depth: DiffDepth) -> Vec<Oid> {
-    if depth == DiffDepth::NameStatus {
-        return Vec::new();
-    }
-    let mut seen = HashSet::new();
-    leaves
-        .iter()
-        .flat_map(|(_, x, y)| [*x, *y])
-        .flatten()
-        .filter(|(id, mode)| *mode != GITLINK && !view.contents.contains_key(id))
-        .map(|(id, _)| id)
-        .filter(|id| seen.insert(*id))
-        .collect()
 }
 
 /// The renames' view of the deleted and added blobs.
@@ -501,17 +480,9 @@ fn dirty_submodules(view: &HeadView, dirty: &BTreeSet<Vec<u8>>, pairs: &mut [Pai
     extra
 }
 
-/// Each change's old and new content, when read.
-type Contents<'b> = (Option<Cow<'b, [u8]>>, Option<Cow<'b, [u8]>>);
-
-/// The changes, and (beyond `--name-status`) each one's contents.
-fn changes_of<'b>(
-    pairs: &[Pair],
-    blobs: &'b Blobs,
-    depth: DiffDepth,
-) -> Result<(Vec<Change>, Vec<Contents<'b>>), GitError> {
+/// The changes, without their counts.
+fn changes_of(pairs: &[Pair], blobs: &Blobs) -> Result<Vec<Change>, GitError> {
     let mut changes = Vec::with_capacity(pairs.len());
-    let mut contents: Vec<Contents> = Vec::new();
     for p in pairs {
         let symlink_target = match p.new {
             Some((_, leaf @ (_, SYMLINK))) => Some(blobs.get(leaf, false)?.into_owned()),
@@ -528,104 +499,129 @@ fn changes_of<'b>(
             deletions: 0,
             symbols: None,
         });
-        if depth != DiffDepth::NameStatus {
-            let old_data = p.old.map(|(_, leaf)| blobs.get(leaf, false)).transpose()?;
-            let new_data = p.new.map(|(_, leaf)| blobs.get(leaf, p.dirty)).transpose()?;
-            contents.push((old_data, new_data));
-        }
     }
-    Ok((changes, contents))
+    Ok(changes)
 }
 
 /// A change's patch, and its symbols where asked.
 type Rendered = (FilePatch, Option<Vec<SymbolChange>>);
 
-/// The patches of `pairs[range]`, their text rendered up to `text_budget`
-/// lines; and the symbols each touched, where `symbols` asks.
+/// Both sides of a pair, read with `reader`.
+fn sides<'r>(p: &Pair, reader: Reader<'r>) -> Result<(Option<Held<'r>>, Option<Held<'r>>), GitError> {
+    let old = p.old.map(|(_, leaf)| reader.read(leaf, false)).transpose()?;
+    let new = p.new.map(|(_, leaf)| reader.read(leaf, p.dirty)).transpose()?;
+    Ok((old, new))
+}
+
+/// The patch of `p`, its text rendered when `text`; and the symbols it
+/// touched, where `symbols` asks.
+fn render_one(
+    p: &Pair,
+    (o, n): &(Option<Held>, Option<Held>),
+    symbols: Option<&dyn SymbolsFn>,
+    text: bool,
+    opts: &mut DiffOptions,
+) -> Result<Rendered, GitError> {
+    let path = p.new.or(p.old).map_or(&[][..], |(path, _)| path);
+    let regular = |s: Option<(&[u8], Leaf)>| s.is_none_or(|(_, (_, mode))| mode & 0o170000 == 0o100000);
+    let wanted = symbols.filter(|f| regular(p.old) && regular(p.new) && f.wants(path));
+    let fp = file_patch(
+        file(p.old, o).as_ref(),
+        file(p.new, n).as_ref(),
+        p.similarity,
+        Want { lines: wanted.is_some(), text },
+        opts,
+    )?;
+    let old_id = p.old.map(|(_, (oid, _))| oid);
+    // A dirty submodule's bytes are not its leaf's.
+    let new_id = p.new.filter(|_| !p.dirty).map(|(_, (oid, _))| oid);
+    let syms = wanted.filter(|_| !fp.binary).map(|f| {
+        f.changed(&FileVersions {
+            path,
+            old: o.as_ref().map(Held::data),
+            new: n.as_ref().map(Held::data),
+            old_changed: &fp.old_changed,
+            new_changed: &fp.new_changed,
+            old_id: old_id.as_ref().map(|o| o.as_bytes()),
+            new_id: new_id.as_ref().map(|o| o.as_bytes()),
+        })
+    });
+    Ok((fp, syms))
+}
+
+/// The patches of `pairs[range]`, each from the blobs `reader` reads, their
+/// text rendered up to `text_budget` lines; and the symbols each touched,
+/// where `symbols` asks. `None` for a pair whose blobs this handle cannot
+/// read (an object only in another handle's memory): its caller renders it
+/// again.
 fn render(
     pairs: &[Pair],
-    contents: &[Contents],
+    reader: Reader,
     symbols: Option<&dyn SymbolsFn>,
     range: std::ops::Range<usize>,
     text_budget: usize,
-    blobs: Option<&Blobs>,
-) -> Result<Vec<Rendered>, GitError> {
+) -> Result<Vec<Option<Rendered>>, GitError> {
     let mut opts = DiffOptions::new();
     opts.context_lines(3);
     let mut written = 0;
     range
         .map(|k| {
-            let (p, (o, n)) = (&pairs[k], &contents[k]);
-            let path = p.new.or(p.old).map_or(&[][..], |(path, _)| path);
-            let regular = |s: Option<(&[u8], Leaf)>| s.is_none_or(|(_, (_, mode))| mode & 0o170000 == 0o100000);
-            let wanted = symbols.filter(|f| regular(p.old) && regular(p.new) && f.wants(path));
-            let fp = file_patch(
-                file(p.old, o, blobs).as_ref(),
-                file(p.new, n, blobs).as_ref(),
-                p.similarity,
-                Want { lines: wanted.is_some(), text: written < text_budget },
-                &mut opts,
-            )?;
-            written += fp.line_count;
-            let old_id = p.old.map(|(_, (oid, _))| oid);
-            // A dirty submodule's bytes are not its leaf's.
-            let new_id = p.new.filter(|_| !p.dirty).map(|(_, (oid, _))| oid);
-            let syms = wanted.filter(|_| !fp.binary).map(|f| {
-                f.changed(&FileVersions {
-                    path,
-                    old: o.as_deref(),
-                    new: n.as_deref(),
-                    old_changed: &fp.old_changed,
-                    new_changed: &fp.new_changed,
-                    old_id: old_id.as_ref().map(|o| o.as_bytes()),
-                    new_id: new_id.as_ref().map(|o| o.as_bytes()),
-                })
-            });
-            Ok((fp, syms))
+            let Ok(held) = sides(&pairs[k], reader) else { return Ok(None) };
+            let r = render_one(&pairs[k], &held, symbols, written < text_budget, &mut opts)?;
+            written += r.0.line_count;
+            Ok(Some(r))
         })
         .collect()
 }
 
 /// The patches' counts and symbols set on `changes`; the patch text of the
 /// leading files, up to `max_lines`, and the number of lines of them all.
-/// Patches need only the bytes already read: counted on both cores, their
-/// text rendered only for the leading files. Symbols too, where asked: the
-/// caller parses, from the same bytes.
+/// Counted on both cores, each thread reading the blobs of its half with
+/// its own handle, the text rendered only for the leading files. Symbols
+/// too, where asked: the caller parses, from the same bytes.
 fn patches(
     changes: &mut [Change],
     pairs: &[Pair],
-    contents: &[Contents],
     symbols: Option<&dyn SymbolsFn>,
     max_lines: usize,
-    blobs: &Blobs,
+    view: &HeadView,
 ) -> Result<(String, usize), GitError> {
-    let half = pairs.len() / 2;
+    let mine = Reader { repo: view.repo, on_disk: &view.contents };
+    let half = if pairs.len() < 16 { pairs.len() } else { pairs.len() / 2 };
+    let (gitdir, on_disk) = (view.repo.path().to_path_buf(), &view.contents);
     let (first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| render(pairs, contents, symbols, half..pairs.len(), 0, None));
-        (render(pairs, contents, symbols, 0..half, max_lines, Some(blobs)), second.join())
+        let second = (half < pairs.len()).then(|| {
+            s.spawn(move || match Repository::open(&gitdir) {
+                Ok(repo) => render(pairs, Reader { repo: &repo, on_disk }, symbols, half..pairs.len(), 0),
+                // Without a second handle, this thread renders nothing.
+                Err(_) => Ok((half..pairs.len()).map(|_| None).collect()),
+            })
+        });
+        (render(pairs, mine, symbols, 0..half, max_lines), second.map(|t| t.join()))
     });
-    let second = super::joined(second, Path::new("."), "the patch thread");
+    let second = match second {
+        Some(joined) => super::joined(joined, Path::new("."), "the patch thread")?,
+        None => Vec::new(),
+    };
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3);
     let (mut patch_text, mut total, mut written) = (Vec::new(), 0, 0);
-    for (k, (change, (fp, syms))) in changes.iter_mut().zip(first?.into_iter().chain(second?)).enumerate() {
+    for (k, (change, done)) in changes.iter_mut().zip(first?.into_iter().chain(second)).enumerate() {
+        let under = written < max_lines;
+        let (fp, syms) = match done {
+            // The second thread rendered no text: do it here, for the few
+            // files still under the bound.
+            Some((fp, syms)) if k < half || !under => (fp, syms),
+            Some((_, syms)) => (render_one(&pairs[k], &sides(&pairs[k], mine)?, None, true, &mut opts)?.0, syms),
+            None => render_one(&pairs[k], &sides(&pairs[k], mine)?, symbols, under, &mut opts)?,
+        };
         change.symbols = syms;
         change.additions = fp.additions;
         change.deletions = fp.deletions;
         change.binary = fp.binary;
         total += fp.line_count;
-        if written < max_lines {
-            // The second thread rendered no text: do it here, for the few
-            // files still under the bound.
-            let text = if k < half {
-                fp.text
-            } else {
-                let (p, (o, n)) = (&pairs[k], &contents[k]);
-                let mut opts = DiffOptions::new();
-                opts.context_lines(3);
-                let want = Want { lines: false, text: true };
-                let (old, new) = (file(p.old, o, Some(blobs)), file(p.new, n, Some(blobs)));
-                file_patch(old.as_ref(), new.as_ref(), p.similarity, want, &mut opts)?.text
-            };
-            patch_text.extend_from_slice(&text);
+        if under {
+            patch_text.extend_from_slice(&fp.text);
             written += fp.line_count;
         }
     }

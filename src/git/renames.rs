@@ -141,7 +141,8 @@ pub(super) fn detect<'l, E>(
     if srcs.is_empty() || dsts.is_empty() {
         return Ok(found.pairs);
     }
-    let mut scorer = Scorer { blobs, sizes: HashMap::new(), src_data: HashMap::new(), dst_data: HashMap::new() };
+    let sizes = (vec![None; sources.len()], vec![None; destinations.len()]);
+    let mut scorer = Scorer { blobs, sizes, src_data: HashMap::new(), dst_data: HashMap::new() };
     same_basenames(sources, destinations, &srcs, &dsts, &mut scorer, &mut found)?;
     // The matrix, unless the pairs left are too many.
     let srcs: Vec<usize> = srcs.into_iter().filter(|&i| !found.src_used[i]).collect();
@@ -200,21 +201,24 @@ type Hashed = HashMap<usize, (Vec<(u32, u32)>, usize)>;
 /// Scores pairs, reading each blob's size and content at most once.
 struct Scorer<'b, 'l, E> {
     blobs: &'b mut dyn Blobs<'l, E>,
-    sizes: HashMap<(Side, usize), usize>,
+    /// Each source's and destination's size, by index, once read: the
+    /// matrix asks for every pair's, so a lookup is an index, not a hash.
+    sizes: (Vec<Option<usize>>, Vec<Option<usize>>),
     src_data: Hashed,
     dst_data: Hashed,
 }
 
 impl<E> Scorer<'_, '_, E> {
     fn size(&mut self, side: Side, k: usize) -> Result<usize, E> {
-        match self.sizes.get(&(side, k)) {
-            Some(&n) => Ok(n),
-            None => {
-                let n = self.blobs.size(side, k)?;
-                self.sizes.insert((side, k), n);
-                Ok(n)
-            }
+        let known = if side == Side::Left { &mut self.sizes.0 } else { &mut self.sizes.1 };
+        if let Some(Some(n)) = known.get(k) {
+            return Ok(*n);
         }
+        let n = self.blobs.size(side, k)?;
+        if let Some(slot) = known.get_mut(k) {
+            *slot = Some(n);
+        }
+        Ok(n)
     }
 
     /// The score of a pair, 0 when their sizes rule it out.

@@ -138,6 +138,9 @@ fn level<'p>(odb: &git2::Odb, p: &Pending<'p>, out: &mut Vec<ChangedLeaf>) -> Re
         return Ok(Vec::new());
     }
     let (old, new) = (p.old.map(|id| read_tree(odb, id)).transpose()?, p.new.map(|id| read_tree(odb, id)).transpose()?);
+    if let (true, Some(o), Some(n), Some(oid), Some(nid)) = (p.overlay.is_empty(), &old, &new, p.old, p.new) {
+        return lockstep(p, (oid, o.data()), (nid, n.data()), out);
+    }
     let a = match (&old, p.old) {
         (Some(o), Some(id)) => parse(id, o.data())?,
         _ => Vec::new(),
@@ -163,8 +166,6 @@ fn level<'p>(odb: &git2::Odb, p: &Pending<'p>, out: &mut Vec<ChangedLeaf>) -> Re
         b.extend(here.iter().filter_map(|(name, leaf)| leaf.map(|l| (*name, l))));
         b.sort_unstable_by(|x, y| x.0.cmp(y.0));
     }
-    let tree_of = |l: Option<Leaf>| l.filter(|(_, m)| *m == TREE_MODE).map(|(id, _)| id);
-    let leaf_of = |l: Option<Leaf>| l.filter(|(_, m)| *m != TREE_MODE);
     let mut subs = Vec::new();
     // Both sides and the overlay's directories are sorted by name: walk
     // them together, one name at a time.
@@ -179,23 +180,95 @@ fn level<'p>(odb: &git2::Odb, p: &Pending<'p>, out: &mut Vec<ChangedLeaf>) -> Re
         if inner.is_none() && x == y {
             continue;
         }
-        let mut path = Vec::with_capacity(p.prefix.len() + 1 + name.len());
-        path.extend_from_slice(&p.prefix);
-        if !path.is_empty() {
-            path.push(b'/');
+        note(&p.prefix, name, (x, y), inner, out, &mut subs);
+    }
+    Ok(subs)
+}
+
+/// A name whose entries differ: its leaf change to `out`, and the
+/// directory below it (with the overlay's entries there) to `subs`. A file
+/// where a directory was (or the reverse) is a leaf change too.
+fn note<'p>(
+    prefix: &[u8],
+    name: &[u8],
+    (x, y): (Option<Leaf>, Option<Leaf>),
+    inner: Option<Vec<Overlaid<'p>>>,
+    out: &mut Vec<ChangedLeaf>,
+    subs: &mut Vec<Pending<'p>>,
+) {
+    let tree_of = |l: Option<Leaf>| l.filter(|(_, m)| *m == TREE_MODE).map(|(id, _)| id);
+    let leaf_of = |l: Option<Leaf>| l.filter(|(_, m)| *m != TREE_MODE);
+    let mut path = Vec::with_capacity(prefix.len() + 1 + name.len());
+    path.extend_from_slice(prefix);
+    if !path.is_empty() {
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+    let (xl, yl) = (leaf_of(x), leaf_of(y));
+    if xl != yl {
+        out.push((path.clone(), xl, yl));
+    }
+    let (xt, yt) = (tree_of(x), tree_of(y));
+    if xt.is_some() || yt.is_some() || inner.is_some() {
+        subs.push(Pending { prefix: path, old: xt, new: yt, overlay: inner.unwrap_or_default() });
+    }
+}
+
+/// Two trees with no overlay, compared in the order git writes their
+/// entries (by name, a directory's as if it ended in `/`), side by side:
+/// the records both hold byte for byte (mode, name and id: most of a
+/// changed directory) are stepped over unparsed. Trees out of git's order
+/// (which git itself would not write) may pair wrongly.
+fn lockstep<'p>(
+    p: &Pending<'p>,
+    (aid, mut a): (Oid, &[u8]),
+    (bid, mut b): (Oid, &[u8]),
+    out: &mut Vec<ChangedLeaf>,
+) -> Result<Vec<Pending<'p>>, GitError> {
+    let mut subs = Vec::new();
+    loop {
+        while let Some(n) = memchr::memchr(0, a).map(|nul| nul + 21).filter(|&n| n <= a.len()) {
+            if b.get(..n) != Some(&a[..n]) {
+                break;
+            }
+            (a, b) = (&a[n..], &b[n..]);
         }
-        path.extend_from_slice(name);
-        // A file where a directory was (or the reverse) is a leaf change too.
-        let (xl, yl) = (leaf_of(x), leaf_of(y));
+        let x = if a.is_empty() { None } else { Some(entry(aid, a)?) };
+        let y = if b.is_empty() { None } else { Some(entry(bid, b)?) };
+        let (x, y) = match (x, y) {
+            (None, None) => break,
+            (Some(x), Some(y)) => match git_order((x.0, x.1), (y.0, y.1)) {
+                std::cmp::Ordering::Less => (Some(x), None),
+                std::cmp::Ordering::Greater => (None, Some(y)),
+                std::cmp::Ordering::Equal => (Some(x), Some(y)),
+            },
+            other => other,
+        };
+        let Some((name, _, _)) = x.or(y) else { break };
+        if let Some((_, _, rest)) = x {
+            a = rest;
+        }
+        if let Some((_, _, rest)) = y {
+            b = rest;
+        }
+        let (xl, yl) = (x.map(|e| e.1), y.map(|e| e.1));
+        // The same entry written with other bytes (a mode's leading zero).
         if xl != yl {
-            out.push((path.clone(), xl, yl));
-        }
-        let (xt, yt) = (tree_of(x), tree_of(y));
-        if xt.is_some() || yt.is_some() || inner.is_some() {
-            subs.push(Pending { prefix: path, old: xt, new: yt, overlay: inner.unwrap_or_default() });
+            note(&p.prefix, name, (xl, yl), None, out, &mut subs);
         }
     }
     Ok(subs)
+}
+
+/// git's order of two tree entries: by name, a directory's as if it ended
+/// in `/`. Equal only for one name of one kind (both directories or both
+/// not).
+fn git_order((an, (_, am)): (&[u8], Leaf), (bn, (_, bm)): (&[u8], Leaf)) -> std::cmp::Ordering {
+    let n = an.len().min(bn.len());
+    an[..n].cmp(&bn[..n]).then_with(|| {
+        let end = |name: &[u8], mode: i32| name.get(n).copied().or((mode == TREE_MODE).then_some(b'/'));
+        end(an, am).cmp(&end(bn, bm))
+    })
 }
 
 /// The raw bytes of tree `id`.
@@ -218,21 +291,28 @@ fn malformed(id: Oid, what: &str) -> GitError {
 pub(super) fn parse(id: Oid, mut data: &[u8]) -> Result<Vec<(&[u8], Leaf)>, GitError> {
     let mut entries = Vec::with_capacity(data.len() / 40);
     while !data.is_empty() {
-        let sp = data.iter().position(|&c| c == b' ').ok_or_else(|| malformed(id, "an entry has no mode"))?;
-        let digits = &data[..sp];
-        if digits.is_empty() || digits.len() > 7 || !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-            return Err(malformed(id, "an entry's mode is not octal"));
-        }
-        let mode = digits.iter().fold(0i32, |m, &d| m * 8 + i32::from(d - b'0'));
-        let rest = &data[sp + 1..];
-        let nul = rest.iter().position(|&c| c == 0).ok_or_else(|| malformed(id, "an entry's name has no end"))?;
-        let raw = rest.get(nul + 1..nul + 21).ok_or_else(|| malformed(id, "an entry's id is cut short"))?;
-        let oid = Oid::from_bytes(raw).map_err(ctx(|| format!("cannot read tree {id}")))?;
-        entries.push((&rest[..nul], (oid, mode)));
-        data = &rest[nul + 21..];
+        let (name, leaf, rest) = entry(id, data)?;
+        entries.push((name, leaf));
+        data = rest;
     }
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
     Ok(entries)
+}
+
+/// The first entry of tree `id`'s bytes `data`: its name, its leaf, and the
+/// bytes after it.
+fn entry(id: Oid, data: &[u8]) -> Result<(&[u8], Leaf, &[u8]), GitError> {
+    let sp = data.iter().position(|&c| c == b' ').ok_or_else(|| malformed(id, "an entry has no mode"))?;
+    let digits = &data[..sp];
+    if digits.is_empty() || digits.len() > 7 || !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+        return Err(malformed(id, "an entry's mode is not octal"));
+    }
+    let mode = digits.iter().fold(0i32, |m, &d| m * 8 + i32::from(d - b'0'));
+    let rest = &data[sp + 1..];
+    let nul = memchr::memchr(0, rest).ok_or_else(|| malformed(id, "an entry's name has no end"))?;
+    let raw = rest.get(nul + 1..nul + 21).ok_or_else(|| malformed(id, "an entry's id is cut short"))?;
+    let oid = Oid::from_bytes(raw).map_err(ctx(|| format!("cannot read tree {id}")))?;
+    Ok((&rest[..nul], (oid, mode), &rest[nul + 21..]))
 }
 
 #[cfg(test)]
@@ -321,6 +401,44 @@ mod tests {
         // The same from the other side.
         let back = ids(changed_leaves(&repo, Some(head), Some(base), &[]).expect("walk"));
         assert_eq!(back, oracle(&repo, head, base));
+    }
+
+    #[test]
+    fn names_git_sorts_apart_from_bytes_and_kinds_that_change_are_what_libgit2_finds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repository::init(dir.path()).expect("init");
+        // git's order puts `a-b` and `a.c` before the directory `a` (as
+        // `a/`), and the file `a` before them all.
+        let base = tree(
+            &repo,
+            &[("a/x.txt", "x\n"), ("a-b", "1\n"), ("a.c", "2\n"), ("b", "file\n"), ("c/d/e.txt", "e\n"), ("z", "z\n")],
+        );
+        let head = tree(
+            &repo,
+            &[
+                ("a", "now a file\n"),
+                ("a-b", "1\n"),
+                ("a.c", "changed\n"),
+                ("b/inner.txt", "now a directory\n"),
+                ("c/d/e.txt", "e\n"),
+                ("c/d/f.txt", "f\n"),
+                ("y", "new\n"),
+            ],
+        );
+        for (old, new) in [(base, head), (head, base)] {
+            let got = ids(changed_leaves(&repo, Some(old), Some(new), &[]).expect("walk"));
+            assert_eq!(got, oracle(&repo, old, new));
+        }
+        // A mode that changes alone (the executable bit) is a change too.
+        let blob = repo.blob(b"same\n").expect("blob");
+        let with_mode = |mode: i32| {
+            let mut tb = repo.treebuilder(None).expect("treebuilder");
+            tb.insert("run.sh", blob, mode).expect("insert");
+            tb.insert("zz", blob, 0o100644).expect("insert");
+            tb.write().expect("write")
+        };
+        let got = changed_leaves(&repo, Some(with_mode(0o100644)), Some(with_mode(0o100755)), &[]).expect("walk");
+        assert_eq!(got, vec![(b"run.sh".to_vec(), Some((blob, 0o100644)), Some((blob, 0o100755)))]);
     }
 
     #[test]

@@ -144,15 +144,21 @@ fn encode(spans: &[ScopeSpan]) -> Vec<u8> {
 /// `None` when it is not one [`encode`] wrote. The signature is not read:
 /// what the cache serves needs none.
 fn decode(data: &[u8]) -> Option<Vec<ScopeRef<'_>>> {
-    /// A decimal number up to the byte `end`, and what follows that byte.
+    /// A decimal number up to the byte `end`, and what follows that byte;
+    /// read in one pass, digit by digit.
     fn number(data: &str, end: u8) -> Option<(usize, &str)> {
-        let at = data.bytes().position(|c| c == end)?;
-        let digits = &data.as_bytes()[..at];
-        if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
-            return None;
+        let bytes = data.as_bytes();
+        let mut n = 0usize;
+        for (at, &c) in bytes.iter().enumerate().take(20) {
+            if c.is_ascii_digit() {
+                n = n * 10 + usize::from(c - b'0');
+            } else if c == end && at > 0 {
+                return Some((n, data.get(at + 1..)?));
+            } else {
+                return None;
+            }
         }
-        let n = digits.iter().fold(0usize, |n, &d| n * 10 + usize::from(d - b'0'));
-        Some((n, &data[at + 1..]))
+        None
     }
     fn text(data: &str) -> Option<(&str, &str)> {
         let (len, rest) = number(data.strip_prefix(' ')?, b':')?;

@@ -233,15 +233,51 @@ static LINK_DIRS: LazyLock<Vec<(String, usize)>> = LazyLock::new(|| {
 });
 static LINK_GLOBS: LazyLock<Option<GlobSet>> = LazyLock::new(|| compile(LINK_DIRS.iter().map(|(g, _)| g.clone())));
 
+/// The longest literal piece of each glob (between its wildcards and
+/// slashes), which every path the glob names holds, in some case (the
+/// globs ignore case). A path that holds none of them is named by none of
+/// the globs: it is answered without the compiled set, whose building costs
+/// more than matching a thousand changed paths. `None` (every path goes to
+/// the set) where a glob has no such piece, or one whose pieces are not
+/// literal (a class, alternatives, an escape).
+fn anchors<'a>(globs: impl Iterator<Item = &'a str>) -> Option<aho_corasick::AhoCorasick> {
+    let mut pieces = Vec::new();
+    for g in globs {
+        let g = normalize_glob(g);
+        if g.contains(['[', ']', '{', '}', '\\']) {
+            return None;
+        }
+        let piece = g.split(['*', '?', '/']).max_by_key(|p| p.len()).filter(|p| !p.is_empty())?;
+        pieces.push(piece.to_string());
+    }
+    aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(pieces).ok()
+}
+
+static ANCHORS: LazyLock<Option<aho_corasick::AhoCorasick>> = LazyLock::new(|| anchors(TABLE.iter().map(|r| r.glob)));
+static LINK_ANCHORS: LazyLock<Option<aho_corasick::AhoCorasick>> =
+    LazyLock::new(|| anchors(LINK_DIRS.iter().map(|(g, _)| g.as_str())));
+
+/// Whether `path` may be named by a glob of `anchors`' set: it holds one of
+/// their pieces, or it is not ASCII (Unicode's case folding matches more
+/// than ASCII's: `K`, the Kelvin sign, is a `k`).
+fn may_match(anchors: &Option<aho_corasick::AhoCorasick>, path: &[u8]) -> bool {
+    match anchors {
+        Some(ac) => !path.is_ascii() || ac.is_match(path),
+        None => true,
+    }
+}
+
 /// The row naming `path`, if any; `link`: the path is a symlink, which
 /// also stands for every file below it.
 pub fn row_of(path: &[u8], link: bool) -> Option<&'static Row> {
     let candidate = Candidate::new(OsStr::from_bytes(path));
-    let direct = GLOBS.as_ref()?.matches_candidate(&candidate).into_iter().min();
-    if let Some(i) = direct {
-        return TABLE.get(i);
+    if may_match(&ANCHORS, path) {
+        let direct = GLOBS.as_ref()?.matches_candidate(&candidate).into_iter().min();
+        if let Some(i) = direct {
+            return TABLE.get(i);
+        }
     }
-    if !link {
+    if !link || !may_match(&LINK_ANCHORS, path) {
         return None;
     }
     let i = LINK_GLOBS.as_ref()?.matches_candidate(&candidate).into_iter().min()?;
@@ -514,6 +550,38 @@ mod tests {
                 row.glob,
                 row.name
             );
+        }
+    }
+
+    #[test]
+    fn the_pieces_pass_every_path_the_globs_name_and_few_others() {
+        assert!(ANCHORS.is_some() && LINK_ANCHORS.is_some(), "every glob has a literal piece");
+        let compiled = |path: &str, link: bool| {
+            let c = Candidate::new(OsStr::new(path));
+            let direct = GLOBS.as_ref().expect("globs").matches_candidate(&c).into_iter().min().map(|i| TABLE[i].glob);
+            let linked = || {
+                let i = LINK_GLOBS.as_ref().expect("link globs").matches_candidate(&c).into_iter().min()?;
+                Some(TABLE[LINK_DIRS[i].1].glob)
+            };
+            direct.or_else(|| if link { linked() } else { None })
+        };
+        let mut paths: Vec<String> = Vec::new();
+        for row in TABLE {
+            let path = row.glob.replace("**/", "").replace("/**", "/x").replace('*', "a");
+            paths.extend([path.clone(), path.to_uppercase(), format!("deep/er/{path}"), format!("{path}/below")]);
+        }
+        for (dir, _) in LINK_DIRS.iter() {
+            paths.extend([dir.replace("**/", ""), dir.replace("**/", "web/").to_uppercase()]);
+        }
+        // The Kelvin sign folds to `k`, the long s to `s`: not ASCII, so the set decides.
+        paths.extend(["Jen\u{212a}insfile".to_string(), "ci/.envrc".to_string(), ".\u{17f}ome".to_string()]);
+        for path in &paths {
+            for link in [false, true] {
+                assert_eq!(row_of(path.as_bytes(), link).map(|r| r.glob), compiled(path, link), "{path} (link {link})");
+            }
+        }
+        for ordinary in ["src/m00/s00/f00.py", "docs/new/n001.md", "tests/moved/r000_f07.py", "README.md"] {
+            assert!(!may_match(&ANCHORS, ordinary.as_bytes()), "{ordinary}");
         }
     }
 
