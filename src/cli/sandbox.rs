@@ -146,9 +146,104 @@ pub(super) fn parse_alone(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
             return None;
         }
     }
+    if let Some(read) = read_plain(&args[2..]) {
+        return Some(read);
+    }
     let cmd = SandboxArgs::augment_args(clap::Command::default().name("sandbox").bin_name("retry-run sandbox"));
     let matches = cmd.try_get_matches_from(&args[1..]).ok()?;
     SandboxArgs::from_arg_matches(&matches).ok()
+}
+
+/// The words after `sandbox` read without building a parser, when each
+/// option is a long one this command knows, its value (if it takes one)
+/// the next word, in UTF-8, not empty and not starting with `-`, a single-valued one
+/// given once, and a command follows `--`: how the attempt loop and the
+/// outer process write them, and how people mostly do. Anything else is
+/// `None`, left to clap (whose errors and forms, `--flag=value` among
+/// them, stay the reference); the tests hold the two to the same result.
+/// Building clap's parser of this command is most of what reading it
+/// costs, paid twice per confined process. Pure.
+fn read_plain(words: &[std::ffi::OsString]) -> Option<SandboxArgs> {
+    let mut a = SandboxArgs {
+        writable: Vec::new(),
+        deny_read: Vec::new(),
+        network: Vec::new(),
+        host_network: false,
+        unix_sockets: false,
+        max_processes: Limits::default().processes,
+        max_file_size: Limits::default().file_size,
+        git: GitArg::Commit,
+        layers: LayersArg::Auto,
+        tmpdir: None,
+        reap: false,
+        protect: Vec::new(),
+        share_from: Vec::new(),
+        share_at: Vec::new(),
+        keep: Vec::new(),
+        log: None,
+        inner: false,
+        refuse_direct: false,
+        refuse_port: Vec::new(),
+        deny_read_complete: false,
+        print_bwrap: false,
+        command: Vec::new(),
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let word = word.to_str()?;
+        if word == "--" {
+            a.command = words.map(|w| w.to_str().map(String::from)).collect::<Option<_>>()?;
+            break;
+        }
+        let flag = |on: &mut bool| {
+            let was = std::mem::replace(on, true);
+            (!was).then_some(())
+        };
+        match word {
+            "--host-network" => flag(&mut a.host_network)?,
+            "--unix-sockets" => flag(&mut a.unix_sockets)?,
+            "--reap" => flag(&mut a.reap)?,
+            "--inner" => flag(&mut a.inner)?,
+            "--refuse-direct" => flag(&mut a.refuse_direct)?,
+            "--deny-read-complete" => flag(&mut a.deny_read_complete)?,
+            "--print-bwrap" => flag(&mut a.print_bwrap)?,
+            _ => {
+                let value = words.next()?.to_str().filter(|v| !v.is_empty() && !v.starts_with('-'))?;
+                match word {
+                    "--writable" => a.writable.push(value.into()),
+                    "--deny-read" => a.deny_read.push(value.into()),
+                    "--network" => a.network.push(value.into()),
+                    "--protect" => a.protect.push(value.into()),
+                    "--share-from" => a.share_from.push(value.into()),
+                    "--share-at" => a.share_at.push(value.into()),
+                    "--keep" => a.keep.push(value.into()),
+                    "--refuse-port" => a.refuse_port.push(value.parse().ok()?),
+                    _ => {
+                        if seen.contains(&word) {
+                            return None;
+                        }
+                        seen.push(word);
+                        match word {
+                            "--max-processes" => a.max_processes = super::numbers::max_processes(value).ok()?,
+                            "--max-file-size" => a.max_file_size = super::numbers::bytes(value).ok()?,
+                            "--tmpdir" => a.tmpdir = Some(value.into()),
+                            "--log" => a.log = Some(value.into()),
+                            "--git" => a.git = GitArg::from_str(value, false).ok()?,
+                            "--layers" => a.layers = LayersArg::from_str(value, false).ok()?,
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // clap's rules that a plain line can still break: a command is
+    // required, and --host-network conflicts with --network.
+    if a.command.is_empty() || (a.host_network && !a.network.is_empty()) {
+        return None;
+    }
+    Some(a)
 }
 
 pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
@@ -216,7 +311,7 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_alone;
+    use super::{SandboxArgs, parse_alone, read_plain};
 
     fn line(words: &[&str]) -> Vec<std::ffi::OsString> {
         std::iter::once("retry-run").chain(words.iter().copied()).map(Into::into).collect()
@@ -243,6 +338,121 @@ mod tests {
         ];
         for words in whole {
             assert!(parse_alone(&line(words)).is_none(), "{words:?} goes to the whole parser");
+        }
+    }
+
+    /// clap's reading of the words after `sandbox`, as `Debug` text, or
+    /// `None` where it refuses them.
+    fn by_clap(words: &[&str]) -> Option<String> {
+        use clap::{Args as _, FromArgMatches as _};
+        let cmd = SandboxArgs::augment_args(clap::Command::default().name("sandbox"));
+        let matches = cmd.try_get_matches_from(std::iter::once("sandbox").chain(words.iter().copied())).ok()?;
+        SandboxArgs::from_arg_matches(&matches).ok().map(|a| format!("{a:?}"))
+    }
+
+    fn plain(words: &[&str]) -> Option<String> {
+        let words: Vec<std::ffi::OsString> = words.iter().map(Into::into).collect();
+        read_plain(&words).map(|a| format!("{a:?}"))
+    }
+
+    #[test]
+    fn a_plain_line_is_read_as_clap_reads_it_and_any_other_is_left_to_clap() {
+        let inner = [
+            "--inner",
+            "--tmpdir",
+            "/tmp/t",
+            "--writable",
+            "/w",
+            "--writable",
+            "/dev/null",
+            "--deny-read",
+            "/root/.npmrc",
+            "--network",
+            "pypi.org",
+            "--max-processes",
+            "4096",
+            "--max-file-size",
+            "21474836480",
+            "--git",
+            "read-only",
+            "--unix-sockets",
+            "--refuse-port",
+            "5432",
+            "--refuse-port",
+            "8080",
+            "--",
+            "true",
+        ];
+        let attempt = [
+            "--reap",
+            "--layers",
+            "namespaces",
+            "--git",
+            "read-only",
+            "--tmpdir",
+            "/t",
+            "--log",
+            "/l.jsonl",
+            "--writable",
+            "/wt",
+            "--deny-read",
+            "/h/.ssh",
+            "--protect",
+            "/wt/.git",
+            "--share-from",
+            "/a",
+            "--share-at",
+            "/b",
+            "--keep",
+            "/tmp/repo",
+            "--network",
+            "*.example.com",
+            "--max-processes",
+            "64",
+            "--max-file-size",
+            "1000",
+            "--deny-read-complete",
+            "--",
+            "sh",
+            "-c",
+            "--help",
+        ];
+        let read_alike: [&[&str]; 8] = [
+            &inner,
+            &attempt,
+            &["--", "true"],
+            &["--layers", "landlock", "--host-network", "--", "make", "--", "-j"],
+            &["--git", "commit", "--refuse-direct", "--print-bwrap", "--layers", "none", "--", "x"],
+            &["--writable", "~/.cache/pip", "--network", "files.pythonhosted.org:443", "--", "pip", "install"],
+            &["--max-processes", "1", "--", "true"],
+            &["--max-processes", "0", "--max-file-size", "1", "--", "true"],
+        ];
+        for words in read_alike {
+            let clap = by_clap(words);
+            assert!(clap.is_some(), "clap reads {words:?}");
+            assert_eq!(plain(words), clap, "{words:?}");
+        }
+        // Left to clap: forms, errors and conflicts it has its own words for.
+        let to_clap: [&[&str]; 16] = [
+            &["--writable=/w", "--", "true"],
+            &["--writable", "", "--", "true"],
+            &["--writable", "-w", "--", "true"],
+            &["--max-processes", "99999999999999999999", "--", "true"],
+            &["--max-processes", "many", "--", "true"],
+            &["--max-file-size", "0", "--", "true"],
+            &["--tmpdir", "/a", "--tmpdir", "/b", "--", "true"],
+            &["--reap", "--reap", "--", "true"],
+            &["--git", "write", "--", "true"],
+            &["--layers", "Namespaces", "--", "true"],
+            &["--refuse-port", "70000", "--", "true"],
+            &["--host-network", "--network", "a.b", "--", "true"],
+            &["--no-such-flag", "--", "true"],
+            &["true", "--", "x"],
+            &["--"],
+            &["--writable"],
+        ];
+        for words in to_clap {
+            assert_eq!(plain(words), None, "{words:?} is left to clap");
         }
     }
 }
