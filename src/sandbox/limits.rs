@@ -4,10 +4,12 @@
 //! command's own (cgroup v2 where this user's cgroup is delegated to it, or
 //! v1's `pids` hierarchy where it is writable) counts every process of the
 //! tree however it forks, and says how often the limit refused one
-//! (`pids.events`). Moving a process into a cgroup costs several
-//! milliseconds (on cgroup v1, 8 to 10 here), so it is done only where
-//! the rlimit cannot do the job, and under namespaces while bubblewrap sets
-//! up, not before it starts.
+//! (`pids.events`). Moving a whole process into a cgroup costs several
+//! milliseconds (an RCU grace period, 6 to 19 ms on cgroup v1 here), so it
+//! is done only where the rlimit cannot do the job; on cgroup v1 a single
+//! thread enters instead (its `tasks` file, about 0.1 ms) and starts the
+//! command's first process inside, and on v2 bubblewrap's child is moved
+//! while bubblewrap sets up, not before it starts.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +42,12 @@ pub fn own_pids_cgroup(proc_self_cgroup: &str, v2_has_pids: bool) -> Option<Path
 /// it moves nothing).
 pub fn own_procs() -> Option<PathBuf> {
     Some(own_dir()?.join("cgroup.procs"))
+}
+
+/// The `tasks` file of this process's own pids cgroup on cgroup v1 (a
+/// thread that writes `0` to it goes back there alone).
+pub fn own_tasks() -> Option<PathBuf> {
+    Some(own_dir()?.join("tasks")).filter(|p| p.exists())
 }
 
 /// The directory of this process's own pids cgroup.
@@ -77,16 +85,27 @@ impl PidsCgroup {
         let dir = parent.join(format!("retry-run-{}-{nanos}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
         let cg = PidsCgroup { dir };
-        std::fs::write(cg.dir.join("pids.max"), max.to_string()).ok()?;
+        cg.set_max(max).ok()?;
         // Moving a process in must be allowed too (v2: write access to the
         // common ancestor's cgroup.procs).
         std::fs::OpenOptions::new().write(true).open(cg.procs()).ok()?;
         Some(cg)
     }
 
+    /// Sets how many processes the cgroup may hold at once.
+    pub fn set_max(&self, max: u64) -> std::io::Result<()> {
+        std::fs::write(self.dir.join("pids.max"), max.to_string())
+    }
+
     /// The file a process writes `0` to, to enter the cgroup.
     pub fn procs(&self) -> PathBuf {
         self.dir.join("cgroup.procs")
+    }
+
+    /// The file a thread writes `0` to, to enter the cgroup alone: its
+    /// `tasks`, on cgroup v1 only.
+    pub fn tasks(&self) -> Option<PathBuf> {
+        Some(self.dir.join("tasks")).filter(|p| p.exists())
     }
 
     /// How many times the limit refused a new process.
