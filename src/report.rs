@@ -461,15 +461,7 @@ fn sandbox_lines(s: &mut String, a: &AttemptRecord) {
 /// One check: its state (and the earlier run it reused, when it was not
 /// run), and its failures (the base's too, warnings after), at most ten.
 fn check_lines(s: &mut String, task: &str, a: &AttemptRecord, c: &crate::model::CheckResult) {
-    let state = if c.flaky {
-        "passed (flaky)"
-    } else if c.passed {
-        "passed"
-    } else if c.timed_out {
-        "TIMEOUT"
-    } else {
-        "FAILED"
-    };
+    let state = c.verdict().words().1;
     let pre = if c.pre_existing.is_empty() {
         String::new()
     } else if c.base_tolerated {

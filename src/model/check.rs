@@ -217,6 +217,27 @@ impl Reused {
     }
 }
 
+/// How a check ended ([`CheckResult::verdict`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Flaky,
+    Passed,
+    TimedOut,
+    Failed,
+}
+
+impl Verdict {
+    /// As the progress line says it, and as the report does.
+    pub(crate) fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Verdict::Flaky => ("ok (flaky)", "passed (flaky)"),
+            Verdict::Passed => ("ok", "passed"),
+            Verdict::TimedOut => ("TIMEOUT", "TIMEOUT"),
+            Verdict::Failed => ("FAIL", "FAILED"),
+        }
+    }
+}
+
 impl CheckResult {
     /// A check that ran once and exited 0 (`passed`) or 1, with nothing parsed.
     pub(crate) fn new(name: &str, kind: CheckKind, passed: bool) -> CheckResult {
@@ -250,18 +271,23 @@ impl CheckResult {
         }
     }
 
+    /// How it ended, as the progress line and the report say it.
+    pub(crate) fn verdict(&self) -> Verdict {
+        if self.flaky {
+            Verdict::Flaky
+        } else if self.passed {
+            Verdict::Passed
+        } else if self.timed_out {
+            Verdict::TimedOut
+        } else {
+            Verdict::Failed
+        }
+    }
+
     /// The word the progress line shows for it: `ok`, `ok (flaky)`,
     /// `TIMEOUT`, `FAIL`, and `(reused from ...)` when it was not run.
     pub(crate) fn gate_word(&self, task: &str) -> String {
-        let word = if self.flaky {
-            "ok (flaky)"
-        } else if self.passed {
-            "ok"
-        } else if self.timed_out {
-            "TIMEOUT"
-        } else {
-            "FAIL"
-        };
+        let word = self.verdict().words().0;
         match &self.reused {
             Some(r) => format!("{word} (reused from {})", r.describe(task)),
             None => word.to_string(),
