@@ -9,11 +9,15 @@
 //! (`<git-common-dir>/retry-run/reuse/`, `crate::outcome::reuse`): the
 //! stored runs of tasks whose record is gone, those that do not read, and
 //! with `--older-than` those written longer ago than that
-//! ([`reuse::pruned`]). Removing a stored run only costs a run later.
+//! ([`reuse::pruned`]), and the base's shared cache
+//! (`<git-common-dir>/retry-run/baselines/`): its entries that no longer
+//! read and, with `--older-than`, the old ones. Removing a stored run only
+//! costs a run later.
 
 use std::path::{Path, PathBuf};
 
 use crate::git::{GitError, Repo, nofollow_fs};
+use crate::outcome::check;
 use crate::outcome::reuse::{self, Stored};
 use crate::record::chain::parse_rfc3339;
 use crate::record::state::state;
@@ -170,20 +174,59 @@ pub(crate) fn clean(
         Which::IdleFor { secs } => Some(*secs),
         _ => None,
     };
-    prune_reused(&store, older_than, now, told)
+    prune_reused(&store, older_than, now, told)?;
+    prune_base_cache(&store, older_than, now, told)
 }
 
 /// The runs of the reuse store that [`reuse::pruned`] removes: those of
 /// tasks whose record is gone, those that do not read, and (`older_than`
-/// seconds) those written longer ago than that. A file being written (not
-/// yet `<key>.json`) is left alone.
+/// seconds) those written longer ago than that.
 fn prune_reused(
     store: &Store,
     older_than: Option<u64>,
     now: u64,
     told: &mut dyn FnMut(Cleaned),
 ) -> Result<(), CleanError> {
-    let dir = store.root.join(reuse::STORE_DIR);
+    prune_store(store.root.join(reuse::STORE_DIR), older_than, now, told, &mut |bytes| {
+        serde_json::from_slice::<reuse::Entry>(bytes).ok().map(|e| record_kept(store, &e.task))
+    })
+}
+
+/// The base's shared cache (`baselines/`): an entry serves every task and
+/// later run on its base, so it goes only when it no longer reads as one
+/// ([`check::base_cache_serves`]) or, with `older_than`, when it was written
+/// longer ago than that; the task that made it may be gone.
+fn prune_base_cache(
+    store: &Store,
+    older_than: Option<u64>,
+    now: u64,
+    told: &mut dyn FnMut(Cleaned),
+) -> Result<(), CleanError> {
+    #[derive(serde::Deserialize)]
+    struct Keys {
+        keys: u32,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        baseline: Keys,
+    }
+    prune_store(store.root.join(check::BASE_CACHE_DIR), older_than, now, told, &mut |bytes| {
+        check::base_cache_serves(serde_json::from_slice::<Entry>(bytes).ok().map(|e| e.baseline.keys)).then_some(true)
+    })
+}
+
+/// Removes the `<key>.json` files of `dir` that [`reuse::pruned`] removes,
+/// `kept` telling of a file's bytes whether they read as an entry
+/// (`Some`) and whether what it belongs to is still there, and tells how
+/// many went and what they took. A file being written (not yet
+/// `<key>.json`) is left alone.
+fn prune_store(
+    dir: PathBuf,
+    older_than: Option<u64>,
+    now: u64,
+    told: &mut dyn FnMut(Cleaned),
+    kept: &mut dyn FnMut(&[u8]) -> Option<bool>,
+) -> Result<(), CleanError> {
     let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(()) };
     let (mut runs, mut bytes) = (0usize, 0u64);
     for e in entries.flatten() {
@@ -197,9 +240,8 @@ fn prune_reused(
         }
         let written = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
         let age = written.map_or(0, |t| now.saturating_sub(t.as_secs()));
-        let entry = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<reuse::Entry>(&b).ok());
-        let stored = match &entry {
-            Some(e) => Stored::Of { task: &e.task, kept: record_kept(store, &e.task) },
+        let stored = match std::fs::read(&path).ok().and_then(|b| kept(&b)) {
+            Some(kept) => Stored::Of { kept },
             None => Stored::Unreadable,
         };
         if !reuse::pruned(stored, age, older_than) {

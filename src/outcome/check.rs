@@ -180,6 +180,17 @@ fn key(path: &str, code: Option<&str>, message: &str, scope: &str) -> String {
 /// run again.
 pub(crate) const KEYS_VERSION: u32 = 3;
 
+/// The base's shared cache under `<git-common-dir>/retry-run/`: one
+/// `<key>.json` per check and base (`run::gates::baseline_cache`).
+pub(crate) const BASE_CACHE_DIR: &str = "baselines";
+
+/// Whether a file of the base's cache, as `clean` reads it, still serves a
+/// run: it reads as a baseline made with today's failure keys (`keys`).
+/// Pure.
+pub(crate) fn base_cache_serves(keys: Option<u32>) -> bool {
+    keys == Some(KEYS_VERSION)
+}
+
 fn error_key(e: &ErrorItem) -> String {
     key(&e.path, e.code.as_deref(), &e.message, e.scope.as_deref().unwrap_or(""))
 }
@@ -709,5 +720,12 @@ mod tests {
         );
         assert!(notes[1].starts_with("submodule `ext` is not initialised in the worktree (your checkout has it"));
         assert!(submodule_notes(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_base_cache_entry_serves_only_with_todays_failure_keys() {
+        for (keys, want) in [(Some(KEYS_VERSION), true), (Some(KEYS_VERSION - 1), false), (None, false)] {
+            assert_eq!(base_cache_serves(keys), want, "{keys:?}");
+        }
     }
 }

@@ -113,20 +113,22 @@ pub(crate) fn stores(check: Option<bool>, project: bool) -> bool {
     using(check, Switches { project, fresh: false }).store
 }
 
-/// A file of the store, as `clean` finds it.
+/// A file of the store (or of the base's shared cache), as `clean` finds
+/// it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stored<'a> {
+pub(crate) enum Stored {
     /// Not a stored run that reads (a miss for every run).
     Unreadable,
-    /// The run of `task`, whose record is still there (`kept`) or not.
-    Of { task: &'a str, kept: bool },
+    /// A stored run whose task's record is still there (`kept`) or not;
+    /// an entry of the base's cache, shared by every task, is always kept.
+    Of { kept: bool },
 }
 
 /// Whether `clean` removes a stored run: one of a task whose record is
 /// gone (`clean --state`, or removed earlier), one that does not read, or
 /// (`older_than`, seconds: `clean --older-than`) one written longer ago
 /// than that (`age`, seconds).
-pub(crate) fn pruned(stored: Stored<'_>, age: u64, older_than: Option<u64>) -> bool {
+pub(crate) fn pruned(stored: Stored, age: u64, older_than: Option<u64>) -> bool {
     match stored {
         Stored::Unreadable | Stored::Of { kept: false, .. } => true,
         Stored::Of { kept: true, .. } => older_than.is_some_and(|max| age >= max),
@@ -277,7 +279,7 @@ mod tests {
     #[test]
     fn what_clean_removes_of_the_store() {
         let day = 86_400;
-        let of = |kept| Stored::Of { task: "t", kept };
+        let of = |kept| Stored::Of { kept };
         // (the file, its age, --older-than) -> removed
         let cases = [
             ((of(true), 0, None), false),

@@ -285,3 +285,40 @@ fn clean_prunes_the_runs_of_removed_tasks_and_old_ones() {
     // The task's record is still there.
     assert_eq!(outcomes(&r, "other"), ["SUCCESS"]);
 }
+
+#[test]
+fn clean_prunes_the_base_cache_of_unreadable_and_old_entries_only() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "max_attempts = 1");
+    let out = run(&env, &r, &docs_agent(&env), &["--task", "Docs"]);
+    assert_eq!(outcomes(&r, "docs"), ["SUCCESS"], "{}", out.stderr);
+    let dir = r.join(".git/retry-run/baselines");
+    let entries = |dir: &Path| {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let made = entries(&dir);
+    assert!(!made.is_empty(), "the run cached the base's checks");
+    // An entry that does not read, and one made with other failure keys.
+    std::fs::write(dir.join("torn.json"), "{\"baseline\":").expect("write");
+    let mut other: serde_json::Value = serde_json::from_slice(&std::fs::read(&made[0]).expect("read")).expect("json");
+    other["baseline"]["keys"] = serde_json::json!(1);
+    std::fs::write(dir.join("old-keys.json"), other.to_string()).expect("write");
+    // The cache serves every task: removing the task that made it keeps it.
+    let out = env.run(&r, &["clean", "docs", "--state"]).assert_code(0).stdout.clone();
+    assert!(out.contains("removed 2 stored check runs") && out.contains(".git/retry-run/baselines"), "{out}");
+    assert_eq!(entries(&dir), made);
+    // Younger than --older-than stays; written before it goes.
+    let out = env.run(&r, &["clean", "--older-than", "7d"]).assert_code(0).stdout.clone();
+    assert!(!out.contains("baselines"), "{out}");
+    let ten_days_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(10 * 86_400);
+    for file in &made {
+        std::fs::File::options().write(true).open(file).and_then(|f| f.set_modified(ten_days_ago)).expect("mtime");
+    }
+    let out = env.run(&r, &["clean", "--older-than", "7d"]).assert_code(0).stdout.clone();
+    assert!(out.contains(&format!("removed {} stored check run", made.len())), "{out}");
+    assert_eq!(entries(&dir), Vec::<PathBuf>::new());
+}

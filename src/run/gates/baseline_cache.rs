@@ -146,7 +146,7 @@ pub(crate) fn read(root: &Path, key: &str) -> Option<Entry> {
 
 /// Where the entry of `key` lives.
 pub(crate) fn file(root: &Path, key: &str) -> PathBuf {
-    root.join("baselines").join(format!("{key}.json"))
+    root.join(crate::outcome::check::BASE_CACHE_DIR).join(format!("{key}.json"))
 }
 
 #[cfg(test)]
