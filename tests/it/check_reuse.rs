@@ -322,3 +322,19 @@ fn clean_prunes_the_base_cache_of_unreadable_and_old_entries_only() {
     assert!(out.contains(&format!("removed {} stored check run", made.len())), "{out}");
     assert_eq!(entries(&dir), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn clean_prunes_the_runs_a_tasks_lanes_stored_with_its_record() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let r = python_repo(&env, "max_attempts = 1");
+    let out = run(&env, &r, &docs_agent(&env), &["--task", "Docs", "--lanes", "2"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lanes = |r: &Path| stored(r).into_iter().filter(|(_, t)| t.starts_with("docs/lanes/")).count();
+    assert!(lanes(&r) >= 2, "each lane stored its attempt's `whole`: {:?}", stored(&r));
+    // The lanes' records stay without --state, and so do their runs.
+    env.run(&r, &["clean", "docs"]).assert_code(0);
+    assert!(lanes(&r) >= 2, "{:?}", stored(&r));
+    let out = env.run(&r, &["clean", "docs", "--state"]).assert_code(0).stdout.clone();
+    assert!(out.contains("stored check run"), "{out}");
+    assert_eq!(stored(&r), Vec::new());
+}
