@@ -31,6 +31,9 @@ pub(crate) fn summarize(repo: &Repo, o: &Options) -> Result<DiffSummary, GitErro
     let symbols = FileSymbols { cache: if o.cache { ScopeCache::open() } else { None } };
     let base = repo.resolve_base(o.base)?;
     let cmp = repo.compare_head(&base, o.head, DiffDepth::Patch { max_lines: o.max_lines }, Some(&symbols))?;
+    if let Some(cache) = &symbols.cache {
+        cache.finish();
+    }
     Ok(DiffSummary { changes: cmp.changes, patch: cmp.patch, patch_lines: cmp.patch_lines })
 }
 

@@ -126,6 +126,10 @@ pub(crate) fn changed_symbols(
     let (in_old, in_new) = (held_by(new, old), held_by(old, new));
     let mut modified = Vec::new();
     let (old_lines, new_lines) = (Lines::new(old_text), Lines::new(new_text));
+    // Only a scope both versions hold can be modified: a version with none
+    // in the other (an added or a deleted file) has no line to look at.
+    let new_changed = if in_old.contains(&true) { new_changed } else { &[] };
+    let old_changed = if in_new.contains(&true) { old_changed } else { &[] };
     for &line in new_changed {
         if let Some(i) = reviewer_scope(new, &new_lines, line).filter(|&i| in_old[i]) {
             modified.push(key(&new[i]));

@@ -221,8 +221,15 @@ fn json(out: &mut dyn Write, d: &DiffSummary, patch: &BoundedPatch) -> io::Resul
         patch: &patch.text,
         patch_truncated: patch.omitted > 0,
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
+    // Serialized into memory first, then written at once: through `out`
+    // (a `dyn Write`) each of the document's many small pieces would be a
+    // call of its own.
+    // About what the pretty form takes: a file's fields, a symbol's, the patch.
+    let guess = doc.files.iter().map(|f| 256 + 2 * f.path.len() + 160 * f.symbols.len()).sum::<usize>();
+    let mut bytes = Vec::with_capacity(guess + doc.patch.len() + doc.patch.len() / 8 + 256);
+    serde_json::to_writer_pretty(&mut bytes, &doc)?;
+    bytes.push(b'\n');
+    out.write_all(&bytes)
 }
 
 #[cfg(test)]
