@@ -102,8 +102,9 @@ pub struct SandboxArgs {
     #[arg(long, hide = true)]
     pub deny_read_complete: bool,
     /// Print, as one JSON object, the bubblewrap program and the arguments
-    /// it would be given before `--` (`bwrap`, `args`), and the directories
-    /// made for them (`made`, left for the caller to remove); run nothing
+    /// it would be given before `--` (`bwrap`, `args`), the directories
+    /// made for them (`made`, left for the caller to remove) and the paths
+    /// it hides (`hidden`, what `run` passes as --deny-read); run nothing
     /// (`bench/sandbox.py`'s floor: bubblewrap alone with the same mounts).
     #[arg(long, hide = true)]
     pub print_bwrap: bool,

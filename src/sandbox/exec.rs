@@ -271,7 +271,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     let mut argv = namespaces::args(&layout);
     if c.print_bwrap {
         let made: Vec<&Path> = [tmpdir].into_iter().filter(|_| own_tmp).chain([run_dir.as_path()]).collect();
-        let printed = serde_json::json!({ "bwrap": bwrap, "args": argv, "made": made });
+        let printed = serde_json::json!({ "bwrap": bwrap, "args": argv, "made": made, "hidden": hidden });
         crate::console::outln!("{printed}");
         return Ok(0);
     }
