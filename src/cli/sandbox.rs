@@ -97,8 +97,10 @@ pub struct SandboxArgs {
     /// recorded as refused and closed (the outer process, for the inner).
     #[arg(long, hide = true, value_name = "PORT")]
     pub refuse_port: Vec<u16>,
-    /// The --deny-read paths are every path to hide: the secrets were
-    /// looked for already (the attempt loop), not again.
+    /// The --deny-read paths are every path to hide, and the --keep paths
+    /// hold the repository's: the secrets and the repository were looked
+    /// for already (the attempt loop), not again. With `--git read-only`
+    /// the repository is then not looked up at all.
     #[arg(long, hide = true)]
     pub deny_read_complete: bool,
     /// Print, as one JSON object, the bubblewrap program and the arguments
@@ -194,7 +196,11 @@ fn inner_line(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
 pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
     // The inner process is given every path it needs: no repository to
     // look for (it costs a libgit2 discovery on every confined process).
-    let repo = if args.inner { None } else { Repo::find(dir).ok() };
+    // Nor is the attempt loop's line, whose --keep holds the repository's
+    // paths, when it may not commit (the repository's paths serve nothing
+    // else then).
+    let looked_up = args.deny_read_complete && args.git == GitArg::ReadOnly;
+    let repo = if args.inner || looked_up { None } else { Repo::find(dir).ok() };
     let git = match (args.git, &repo) {
         (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
         _ => Vec::new(),
