@@ -4,7 +4,9 @@
 0. The floor (`--only floor`): bubblewrap alone running `true` with the
    mounts, namespaces and options retry-run gives it, its argv printed by
    `retry-run sandbox --print-bwrap` (the same code path, not retyped),
-   against `retry-run sandbox --layers namespaces -- true`, medians of
+   against `retry-run sandbox --layers namespaces -- true` and against the
+   line `run` gives each agent and check process (`--reap --tmpdir DIR
+   --deny-read-complete ...`, a row of its own), medians of
    `--procs` (41), `--repeat` (2) runs; as root and, when run by root, as
    an unprivileged user (`setpriv --reuid=65534 --regid=65534
    --clear-groups env HOME=<an empty directory>`, on both sides). Target:
@@ -211,7 +213,13 @@ NOBODY = 65534
 
 
 def floor(tmp, args):
-    """Part 0: retry-run's confined `true` against bubblewrap's own."""
+    """Part 0: retry-run's confined `true` against bubblewrap's own, for two
+    lines: `retry-run sandbox` as a user types it, and the line `run` gives
+    each agent and check process (`--reap --git read-only --tmpdir DIR
+    --deny-read-complete --deny-read ...`: the run made the TMPDIR and
+    looked for the secrets once; the list is the one the first line
+    computed), each against bubblewrap alone with the argv that line
+    prints."""
     os.chmod(tmp, 0o755)  # the unprivileged user reaches its directories
     users = [("root" if os.geteuid() == 0 else "this user", [])]
     if os.geteuid() == 0:
@@ -222,30 +230,42 @@ def floor(tmp, args):
         users.append(("unprivileged", setpriv))
     for who, prefix in users:
         work = os.path.join(tmp, f"floor-{len(prefix)}")
+        run_tmp = os.path.join(tmp, f"floor-tmp-{len(prefix)}")
         os.mkdir(work)
+        os.mkdir(run_tmp, 0o700)
         if prefix:
             os.chown(work, NOBODY, NOBODY)
-        ask = prefix + [BIN, "sandbox", "--layers", "namespaces", "--print-bwrap", "--", "true"]
-        r = subprocess.run(ask, cwd=work, env=ENV, capture_output=True, text=True)
-        assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
-        printed = json.loads(r.stdout)
-        sides = {
-            "retry-run": prefix + [BIN, "sandbox", "--layers", "namespaces", "--", "true"],
-            "bubblewrap": prefix + [printed["bwrap"]] + printed["args"] + ["--", "true"],
-        }
-        print(f"floor, {who}: {shlex.join(sides['bubblewrap'])}")
+            os.chown(run_tmp, NOBODY, NOBODY)
+        made = []
         try:
-            for run in range(1, args.repeat + 1):
-                times = {k: [] for k in sides}
-                for i in range(args.procs):
-                    for k in list(sides) if i % 2 == 0 else list(reversed(sides)):
-                        times[k].append(timed(sides[k], work))
-                rr, bw = (statistics.median(times[k]) for k in ("retry-run", "bubblewrap"))
-                print(f"  run {run}, {who}, medians of {args.procs}: retry-run sandbox --layers namespaces -- true"
-                      f" {rr * 1000:6.2f} ms   bubblewrap alone {bw * 1000:6.2f} ms   ratio {rr / bw:4.2f}"
-                      f" (target <= 1.5)   load {os.getloadavg()[0]:.2f}")
+            for row, options in [("sandbox", ["--layers", "namespaces"]), ("in a run", None)]:
+                if options is None:
+                    options = ["--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", run_tmp,
+                               "--deny-read-complete"]
+                    for h in printed["hidden"]:
+                        options += ["--deny-read", h]
+                ask = prefix + [BIN, "sandbox"] + options + ["--print-bwrap", "--", "true"]
+                r = subprocess.run(ask, cwd=work, env=ENV, capture_output=True, text=True)
+                assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
+                printed = json.loads(r.stdout)
+                made += printed["made"]
+                sides = {
+                    "retry-run": prefix + [BIN, "sandbox"] + options + ["--", "true"],
+                    "bubblewrap": prefix + [printed["bwrap"]] + printed["args"] + ["--", "true"],
+                }
+                print(f"floor, {who}, {row}: {shlex.join(sides['retry-run'])}")
+                print(f"  against: {shlex.join(sides['bubblewrap'])}")
+                for run in range(1, args.repeat + 1):
+                    times = {k: [] for k in sides}
+                    for i in range(args.procs):
+                        for k in list(sides) if i % 2 == 0 else list(reversed(sides)):
+                            times[k].append(timed(sides[k], work))
+                    rr, bw = (statistics.median(times[k]) for k in ("retry-run", "bubblewrap"))
+                    print(f"  run {run}, {who}, {row}, medians of {args.procs}: retry-run"
+                          f" {rr * 1000:6.2f} ms   bubblewrap alone {bw * 1000:6.2f} ms   ratio {rr / bw:4.2f}"
+                          f" (target <= 1.5)   load {os.getloadavg()[0]:.2f}")
         finally:
-            for d in printed["made"]:
+            for d in made:
                 shutil.rmtree(d, ignore_errors=True)
 
 

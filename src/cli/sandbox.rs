@@ -83,8 +83,9 @@ pub struct SandboxArgs {
     /// port, allowed or refused, bytes) and per limit the command hit.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// This process runs inside the namespaces (started by the outer one).
-    #[arg(long, hide = true)]
+    /// This process runs inside the namespaces (started by the outer one
+    /// with `--inner LINE`, read by [`inner_line`], not by clap).
+    #[arg(skip)]
     pub inner: bool,
     /// A direct connection to a port this machine's loopback listens on and
     /// the command may not reach is recorded as refused (the attempt loop,
@@ -96,13 +97,16 @@ pub struct SandboxArgs {
     /// recorded as refused and closed (the outer process, for the inner).
     #[arg(long, hide = true, value_name = "PORT")]
     pub refuse_port: Vec<u16>,
-    /// The --deny-read paths are every path to hide: the secrets were
-    /// looked for already (the attempt loop), not again.
+    /// The --deny-read paths are every path to hide, and the --keep paths
+    /// hold the repository's: the secrets and the repository were looked
+    /// for already (the attempt loop), not again. With `--git read-only`
+    /// the repository is then not looked up at all.
     #[arg(long, hide = true)]
     pub deny_read_complete: bool,
     /// Print, as one JSON object, the bubblewrap program and the arguments
-    /// it would be given before `--` (`bwrap`, `args`), and the directories
-    /// made for them (`made`, left for the caller to remove); run nothing
+    /// it would be given before `--` (`bwrap`, `args`), the directories
+    /// made for them (`made`, left for the caller to remove) and the paths
+    /// it hides (`hidden`, what `run` passes as --deny-read); run nothing
     /// (`bench/sandbox.py`'s floor: bubblewrap alone with the same mounts).
     #[arg(long, hide = true)]
     pub print_bwrap: bool,
@@ -128,13 +132,16 @@ pub enum LayersArg {
 /// `retry-run sandbox ...` read by a parser of this command alone, or
 /// `None` to leave the line to the whole program's parser: building that
 /// one (every command's arguments) is most of what parsing costs, and every
-/// confined process pays it twice, outside and inside the namespaces. Left
-/// to it: help, `-C`, and any line this parser refuses (so errors read the
-/// same).
+/// confined process pays it. Left to it: help, `-C`, and any line this
+/// parser refuses (so errors read the same). The inner process's line
+/// (`sandbox --inner LINE -- CMD...`) is read by [`inner_line`].
 pub(super) fn parse_alone(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
     use clap::{Args as _, FromArgMatches as _};
     if args.get(1).is_none_or(|a| a != "sandbox") {
         return None;
+    }
+    if args.get(2).is_some_and(|a| a == "--inner") {
+        return inner_line(args);
     }
     let options = args[2..].iter().take_while(|a| *a != "--");
     if options.clone().count() == args.len() - 2 {
@@ -151,10 +158,49 @@ pub(super) fn parse_alone(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
     SandboxArgs::from_arg_matches(&matches).ok()
 }
 
+/// `retry-run sandbox --inner LINE -- CMD...`, the line the outer process
+/// gives bubblewrap to start inside ([`exec::InnerLine`]), or `None` (the
+/// whole program's parser then refuses it).
+fn inner_line(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
+    let line = exec::InnerLine::parse(args.get(3)?.to_str()?).ok()?;
+    if args.get(4).is_none_or(|a| a != "--") || args.len() < 6 {
+        return None;
+    }
+    let command = args[5..].iter().map(|a| a.to_str().map(str::to_string)).collect::<Option<Vec<_>>>()?;
+    Some(SandboxArgs {
+        writable: line.writable,
+        deny_read: line.deny_read,
+        network: line.network,
+        host_network: line.host_network,
+        unix_sockets: line.unix_sockets,
+        max_processes: line.limits.processes,
+        max_file_size: line.limits.file_size,
+        git: GitArg::ReadOnly,
+        layers: LayersArg::Namespaces,
+        tmpdir: Some(PathBuf::from(line.tmpdir)),
+        reap: false,
+        protect: Vec::new(),
+        share_from: Vec::new(),
+        share_at: Vec::new(),
+        keep: Vec::new(),
+        log: None,
+        inner: true,
+        refuse_direct: false,
+        refuse_port: line.refuse_ports,
+        deny_read_complete: false,
+        print_bwrap: false,
+        command,
+    })
+}
+
 pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
     // The inner process is given every path it needs: no repository to
     // look for (it costs a libgit2 discovery on every confined process).
-    let repo = if args.inner { None } else { Repo::find(dir).ok() };
+    // Nor is the attempt loop's line, whose --keep holds the repository's
+    // paths, when it may not commit (the repository's paths serve nothing
+    // else then).
+    let looked_up = args.deny_read_complete && args.git == GitArg::ReadOnly;
+    let repo = if args.inner || looked_up { None } else { Repo::find(dir).ok() };
     let git = match (args.git, &repo) {
         (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
         _ => Vec::new(),
@@ -217,6 +263,8 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
 #[cfg(test)]
 mod tests {
     use super::parse_alone;
+    use crate::sandbox::Limits;
+    use crate::sandbox::exec::InnerLine;
 
     fn line(words: &[&str]) -> Vec<std::ffi::OsString> {
         std::iter::once("retry-run").chain(words.iter().copied()).map(Into::into).collect()
@@ -224,9 +272,9 @@ mod tests {
 
     #[test]
     fn the_sandbox_line_alone_is_read_by_its_own_parser_and_the_rest_left_to_the_whole_one() {
-        let inner = ["sandbox", "--inner", "--tmpdir", "/t", "--writable", "/w", "--max-processes", "9", "--", "true"];
-        let a = parse_alone(&line(&inner)).expect("read alone");
-        assert!(a.inner && a.max_processes == 9 && a.writable == ["/w"] && a.command == ["true"]);
+        let a =
+            parse_alone(&line(&["sandbox", "--writable", "/w", "--max-processes", "9", "--", "true"])).expect("alone");
+        assert!(!a.inner && a.max_processes == 9 && a.writable == ["/w"] && a.command == ["true"]);
         let a = parse_alone(&line(&["sandbox", "--layers", "namespaces", "--", "sh", "-c", "--help"])).expect("alone");
         assert_eq!(a.command, ["sh", "-c", "--help"], "what follows -- is the command's");
         let whole = [
@@ -238,11 +286,43 @@ mod tests {
             &["sandbox", "--no-such-flag", "--", "true"],
             &["sandbox", "--max-processes", "many", "--", "true"],
             &["sandbox", "true"],
+            &["sandbox", "--inner", "--tmpdir", "/t", "--", "true"],
             &["run", "--", "true"],
             &[],
         ];
         for words in whole {
             assert!(parse_alone(&line(words)).is_none(), "{words:?} goes to the whole parser");
+        }
+    }
+
+    /// The inner process's line is what the outer one wrote, read back
+    /// whole; anything else after `--inner` is refused.
+    #[test]
+    fn the_inner_line_is_read_back_as_the_outer_process_wrote_it() {
+        let written = InnerLine {
+            tmpdir: "/tmp/t".into(),
+            writable: vec!["/w".into(), "/tmp/t".into()],
+            deny_read: vec!["/root/.ssh".into()],
+            network: vec!["pypi.org".into()],
+            limits: Limits { processes: 9, file_size: 4096 },
+            host_network: false,
+            unix_sockets: true,
+            refuse_ports: vec![5432],
+        };
+        let json = serde_json::to_string(&written).expect("serialised");
+        assert_eq!(InnerLine::parse(&json).expect("read"), written);
+        let a = parse_alone(&line(&["sandbox", "--inner", &json, "--", "sh", "-c", "--help"])).expect("read");
+        assert!(a.inner && a.tmpdir.as_deref() == Some(std::path::Path::new("/tmp/t")));
+        assert!(a.writable == written.writable && a.deny_read == written.deny_read && a.network == written.network);
+        assert!(a.max_processes == 9 && a.max_file_size == 4096 && a.unix_sockets && !a.host_network);
+        assert!(a.refuse_port == [5432] && a.command == ["sh", "-c", "--help"]);
+        for words in [
+            &["sandbox", "--inner", "{}", "--", "true"][..],
+            &["sandbox", "--inner", &json, "true"],
+            &["sandbox", "--inner", &json, "--"],
+            &["sandbox", "--inner", "not json", "--", "true"],
+        ] {
+            assert!(parse_alone(&line(words)).is_none(), "{words:?} is refused");
         }
     }
 }

@@ -779,7 +779,9 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
         flag("--max-processes", c.limits.processes.to_string());
         flag("--max-file-size", c.limits.file_size.to_string());
         // The run looked for the secrets once; every confined process of
-        // it takes that list as it is instead of looking again.
+        // it takes that list as it is instead of looking again, and, with
+        // git read-only, the repository's paths from --keep instead of
+        // looking the repository up.
         out.push("--deny-read-complete".into());
     }
     if c.host_network {

@@ -719,35 +719,71 @@ pub struct Proxy {
 /// once, and, with `log`, appended to that file when it ends
 /// ([`Connection`]).
 pub fn start(rules: Vec<HostRule>, socket: &Path, log: Option<PathBuf>, tcp: bool) -> io::Result<Proxy> {
-    let log = match log {
-        Some(p) => Some(Mutex::new(OpenOptions::new().create(true).append(true).open(p)?)),
-        None => None,
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .max_blocking_threads(RESOLVERS)
-        .thread_name("sandbox-resolve")
-        .build()?;
+    bind(socket)?.serve(rules, log, tcp)
+}
+
+/// The proxy's UNIX socket, listening before the proxy runs: a connection
+/// made meanwhile waits in its backlog until [`Bound::serve`]. So the
+/// sandbox's outer process binds it before bubblewrap starts, and starts
+/// the proxy's runtime and thread while bubblewrap sets up.
+pub struct Bound {
+    unix: std::os::unix::net::UnixListener,
+    socket: PathBuf,
+}
+
+/// Binds the proxy's socket at `socket` (see [`start`]).
+pub fn bind(socket: &Path) -> io::Result<Bound> {
     let unix = std::os::unix::net::UnixListener::bind(socket)?;
-    // From here on, an error removes the socket file.
-    let fail = |e: io::Error| {
-        let _ = std::fs::remove_file(socket);
-        e
-    };
-    unix.set_nonblocking(true).map_err(fail)?;
+    Ok(Bound { unix, socket: socket.to_path_buf() })
+}
+
+impl Bound {
+    /// Starts the proxy on this socket (see [`start`]); an error removes
+    /// the socket file.
+    pub fn serve(self, rules: Vec<HostRule>, log: Option<PathBuf>, tcp: bool) -> io::Result<Proxy> {
+        let Bound { unix, socket } = self;
+        // From here on, an error removes the socket file.
+        let fail = |e: io::Error| {
+            let _ = std::fs::remove_file(&socket);
+            e
+        };
+        let log = match log {
+            Some(p) => Some(Mutex::new(OpenOptions::new().create(true).append(true).open(p).map_err(fail)?)),
+            None => None,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .max_blocking_threads(RESOLVERS)
+            .thread_name("sandbox-resolve")
+            .build()
+            .map_err(fail)?;
+        serve(rules, (unix, &socket), log, tcp, runtime).map_err(fail)
+    }
+}
+
+/// The proxy's thread started on `unix` (and, with `tcp`, a port of
+/// 127.0.0.1).
+fn serve(
+    rules: Vec<HostRule>,
+    (unix, socket): (std::os::unix::net::UnixListener, &Path),
+    log: Option<Mutex<std::fs::File>>,
+    tcp: bool,
+    runtime: tokio::runtime::Runtime,
+) -> io::Result<Proxy> {
+    unix.set_nonblocking(true)?;
     let (tcp_listener, tcp) = if tcp {
-        let l = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(fail)?;
-        l.set_nonblocking(true).map_err(fail)?;
-        let addr = l.local_addr().map_err(fail)?;
+        let l = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        l.set_nonblocking(true)?;
+        let addr = l.local_addr()?;
         (Some(l), Some(addr))
     } else {
         (None, None)
     };
     let (unix, tcp_listener) = {
         let _inside = runtime.enter();
-        let unix = UnixListener::from_std(unix).map_err(fail)?;
-        (unix, tcp_listener.map(TcpListener::from_std).transpose().map_err(fail)?)
+        let unix = UnixListener::from_std(unix)?;
+        (unix, tcp_listener.map(TcpListener::from_std).transpose()?)
     };
     let shared = Arc::new(Shared {
         rules,
@@ -760,14 +796,11 @@ pub fn start(rules: Vec<HostRule>, socket: &Path, log: Option<PathBuf>, tcp: boo
     });
     let (stop, stopped) = watch::channel(false);
     let serving = shared.clone();
-    let thread = thread::Builder::new()
-        .name("sandbox-proxy".into())
-        .spawn(move || {
-            runtime.block_on(accept_all(serving, unix, tcp_listener, stopped));
-            // A name still being resolved is not waited for.
-            runtime.shutdown_background();
-        })
-        .map_err(fail)?;
+    let thread = thread::Builder::new().name("sandbox-proxy".into()).spawn(move || {
+        runtime.block_on(accept_all(serving, unix, tcp_listener, stopped));
+        // A name still being resolved is not waited for.
+        runtime.shutdown_background();
+    })?;
     Ok(Proxy { shared, socket: socket.to_path_buf(), tcp, stop, thread: Some(thread) })
 }
 

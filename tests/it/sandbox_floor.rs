@@ -40,6 +40,7 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
         printed["made"].as_array().expect("made").iter().map(|d| PathBuf::from(d.as_str().expect("a path"))).collect();
     assert_eq!(made.len(), 2, "the command's TMPDIR and the private run directory: {made:?}");
     assert!(made.iter().all(|d| d.is_dir()), "left for the caller: {made:?}");
+    assert!(printed["hidden"].is_array(), "the paths hidden, for a line like run's: {printed}");
     let bwrap = printed["bwrap"].as_str().expect("bwrap");
     let status = Command::new(bwrap).args(&args).args(["--", "true"]).current_dir(&dir).status().expect("bwrap runs");
     assert!(status.success(), "bubblewrap alone runs true with them");
