@@ -1164,6 +1164,50 @@ fn private_dir_in(base: &Path, what: &str) -> Result<PathBuf, ExecError> {
     Err(ExecError::TmpDirTaken { dir: base })
 }
 
+/// The pid in the name of a directory [`private_dir_in`] made
+/// (`retry-run-sandbox-<pid>-…`, `retry-run-run-<pid>-…`); `None` for any
+/// other name. Pure.
+pub(crate) fn maker_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("retry-run-sandbox-").or_else(|| name.strip_prefix("retry-run-run-"))?;
+    let (pid, tail) = rest.split_once('-')?;
+    let (nanos, n) = tail.split_once('-')?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    (digits(nanos) && digits(n)).then(|| pid.parse().ok()).flatten()
+}
+
+/// The directories a `retry-run sandbox` (the process every confined agent
+/// and check runs in) made and could not remove because it was killed
+/// (`kill -9`): in `/dev/shm`, `/tmp` and the temporary directory, named as
+/// [`maker_of`] reads, this user's, real directories, whose maker is gone.
+/// Each is removed; returns the ones removed and what they took.
+pub(crate) fn remove_left_behind() -> Vec<(PathBuf, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut bases = vec![PathBuf::from("/dev/shm"), PathBuf::from("/tmp"), std::env::temp_dir()];
+    bases.dedup();
+    let mut removed = Vec::new();
+    for base in bases {
+        let Ok(entries) = std::fs::read_dir(&base) else { continue };
+        for e in entries.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(maker_of) else { continue };
+            let path = e.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+            // SAFETY: signal 0 only asks whether the process exists.
+            let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } == -1
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            if !meta.is_dir() || meta.uid() != me || !gone {
+                continue;
+            }
+            let bytes = crate::git::nofollow_fs::disk_usage(&path);
+            if crate::git::nofollow_fs::remove_any(&path).is_ok() {
+                removed.push((path, bytes));
+            }
+        }
+    }
+    removed
+}
+
 /// Marks every descriptor above stderr close-on-exec, so none this process
 /// inherited (a lock, a repository file) reaches the command.
 fn close_inherited() {
@@ -1174,6 +1218,28 @@ fn close_inherited() {
         // descriptors; failure (an old kernel) leaves them as they were.
         unsafe {
             libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, CLOSE_RANGE_CLOEXEC);
+        }
+    }
+}
+
+#[cfg(test)]
+mod names {
+    use super::maker_of;
+
+    #[test]
+    fn the_maker_of_a_directory_a_sandbox_left() {
+        let cases = [
+            ("retry-run-run-4242-123456789-0", Some(4242)),
+            ("retry-run-sandbox-7-1-99", Some(7)),
+            ("retry-run-run-4242-123456789", None),
+            ("retry-run-run-x-1-0", None),
+            ("retry-run-run-12-1-0-extra", None),
+            ("retry-run-tmp-12-1-0", None),
+            ("retry-run-it-ydUs8n", None),
+            ("other", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(maker_of(name), want, "{name}");
         }
     }
 }

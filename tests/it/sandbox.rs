@@ -626,3 +626,54 @@ fn other_projects_secrets_beside_the_repository_cannot_be_read() {
         assert_eq!(seen.lines().collect::<Vec<_>>(), want, "{l}");
     }
 }
+
+#[test]
+fn clean_removes_what_a_killed_sandbox_left_and_nothing_a_live_one_holds() {
+    assert!(landlock_here(), "this kernel has no Landlock");
+    let env = TestEnv::new();
+    let r = repo(&env, "");
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let made_by = |pid: u32| -> Vec<PathBuf> {
+        let prefix = |what: &str| format!("retry-run-{what}-{pid}-");
+        let mut bases = vec![PathBuf::from("/dev/shm"), PathBuf::from("/tmp"), std::env::temp_dir()];
+        bases.dedup();
+        bases
+            .iter()
+            .filter_map(|b| std::fs::read_dir(b).ok())
+            .flat_map(|d| d.flatten().map(|e| e.path()))
+            .filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                name.starts_with(&prefix("run")) || name.starts_with(&prefix("sandbox"))
+            })
+            .collect()
+    };
+    let start = || env.retry_run(&dir).args(["sandbox", "--", "sleep", "60"]).spawn().expect("starts");
+    let wait_for = |pid: u32| {
+        for _ in 0..500 {
+            if !made_by(pid).is_empty() {
+                return made_by(pid);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("no directory of sandbox {pid} appeared");
+    };
+    let mut killed = start();
+    let left = wait_for(killed.id());
+    killed.kill().expect("kill -9");
+    killed.wait().expect("reaped");
+    assert_eq!(made_by(killed.id()), left, "a killed sandbox cannot remove its directories");
+    let mut live = start();
+    let held = wait_for(live.id());
+    let out = env.run(&r, &["clean", "--all"]).assert_code(0).stdout.clone();
+    for d in &left {
+        assert!(out.contains(&format!("removed {} (a killed sandbox's", d.display())), "{out}");
+        assert!(!d.exists(), "{}", d.display());
+    }
+    for d in &held {
+        assert!(d.exists() && !out.contains(&d.display().to_string()), "a live sandbox's: {out}");
+    }
+    live.kill().expect("kill");
+    live.wait().expect("reaped");
+    env.run(&r, &["clean", "--all"]).assert_code(0);
+}
