@@ -98,9 +98,12 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     written?;
     // What confined processes killed before their end (`kill -9`) left in
     // the temporary directories: whatever the task, it serves nothing.
-    for (dir, bytes) in crate::sandbox::exec::remove_left_behind() {
-        freed += bytes;
-        writeln!(out, "removed {} (a killed sandbox's, {})", dir.display(), human_bytes(bytes))?;
+    for dir in crate::sandbox::exec::left_behind() {
+        let bytes = crate::git::nofollow_fs::disk_usage(&dir);
+        if crate::git::nofollow_fs::remove_any(&dir).is_ok() {
+            freed += bytes;
+            writeln!(out, "removed {} (a killed sandbox's, {})", dir.display(), human_bytes(bytes))?;
+        }
     }
     writeln!(
         out,

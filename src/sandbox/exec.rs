@@ -1179,14 +1179,13 @@ pub(crate) fn maker_of(name: &str) -> Option<u32> {
 /// and check runs in) made and could not remove because it was killed
 /// (`kill -9`): in `/dev/shm`, `/tmp` and the temporary directory, named as
 /// [`maker_of`] reads, this user's, real directories, whose maker is gone.
-/// Each is removed; returns the ones removed and what they took.
-pub(crate) fn remove_left_behind() -> Vec<(PathBuf, u64)> {
+pub(crate) fn left_behind() -> Vec<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid cannot fail.
     let me = unsafe { libc::geteuid() };
     let mut bases = vec![PathBuf::from("/dev/shm"), PathBuf::from("/tmp"), std::env::temp_dir()];
     bases.dedup();
-    let mut removed = Vec::new();
+    let mut found = Vec::new();
     for base in bases {
         let Ok(entries) = std::fs::read_dir(&base) else { continue };
         for e in entries.flatten() {
@@ -1196,16 +1195,12 @@ pub(crate) fn remove_left_behind() -> Vec<(PathBuf, u64)> {
             // SAFETY: signal 0 only asks whether the process exists.
             let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } == -1
                 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            if !meta.is_dir() || meta.uid() != me || !gone {
-                continue;
-            }
-            let bytes = crate::git::nofollow_fs::disk_usage(&path);
-            if crate::git::nofollow_fs::remove_any(&path).is_ok() {
-                removed.push((path, bytes));
+            if meta.is_dir() && meta.uid() == me && gone {
+                found.push(path);
             }
         }
     }
-    removed
+    found
 }
 
 /// Marks every descriptor above stderr close-on-exec, so none this process
