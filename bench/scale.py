@@ -38,6 +38,7 @@ Rows, and what the git side runs:
 
     cargo build --release --bin retry-run --example snapshot
     python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2] [--only head]
+        [--slow-only reset,attempt]
 
 The repositories are built once under /var/tmp/rr-scale-<N>k and reused
 (about 2 GB a 100,000 files, with the worktrees and snapshots; remove them
@@ -80,8 +81,14 @@ def size_rows(n, a):
     print(f"# {n} files under {root} (ready in {time.perf_counter() - t:.0f} s)", flush=True)
     repo, dirty = os.path.join(root, "repo"), os.path.join(root, "dirty")
     res = {}
+
+    def slow(*names):
+        """Whether `--slow-only` leaves any of these rows (by the start of their names) to run."""
+        return not a.slow_only or any(w.strip() and n.startswith(w.strip()) for w in a.slow_only.split(",")
+                                      for n in names)
+
     for name, cwd, ours, theirs in rows(a.bin, repo, dirty):
-        if a.only and a.only not in name:
+        if a.slow_only or (a.only and a.only not in name):
             continue
         res[name] = paired(a.pairs, lambda: run(ours, cwd), lambda: run(theirs, cwd))
         show(name, res[name])
@@ -118,13 +125,14 @@ def size_rows(n, a):
         reset = timed("git reset -q --hard B && git clean -fdxq", git_wt, shell=True)
         return {"snapshot": snap, "reset after writes": reset}
 
-    res.update(split(alternate_pairs(a.slow_pairs, ours_writes, git_writes)))
-    for wt in (ours_wt, git_wt):
-        left = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=wt, env=ENV, capture_output=True,
-                              text=True).stdout
-        assert left == "", f"{wt}: the reset left {left[:300]}"
-    for row in ("snapshot", "reset after writes"):
-        show(row, res[row])
+    if slow("snapshot", "reset"):
+        res.update(split(alternate_pairs(a.slow_pairs, ours_writes, git_writes)))
+        for wt in (ours_wt, git_wt):
+            left = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=wt, env=ENV,
+                                  capture_output=True, text=True).stdout
+            assert left == "", f"{wt}: the reset left {left[:300]}"
+        for row in ("snapshot", "reset after writes"):
+            show(row, res[row])
 
     place = os.path.join(root, "git-create")
 
@@ -140,8 +148,11 @@ def size_rows(n, a):
         timed(["git", "worktree", "remove", "--force", place], repo)
         return {"create": took}
 
-    res.update(split(alternate_pairs(a.slow_pairs, ours_create, git_create, warm=False)))
-    show("create", res["create"])
+    if slow("create"):
+        res.update(split(alternate_pairs(a.slow_pairs, ours_create, git_create, warm=False)))
+        show("create", res["create"])
+    if not slow("attempt", "watch"):
+        return res
 
     with open(os.path.join(repo, "retry-run.toml"), "w") as f:
         f.write('[worktree]\nkeep = "all"\n')
@@ -229,6 +240,9 @@ def main():
     ap.add_argument("--json", help="write the figures here too")
     ap.add_argument("--only", help="only the whole-process rows whose name holds this (`head`: scope and diff "
                                    "of two commits); create, snapshot, reset and attempt are skipped")
+    ap.add_argument("--slow-only", help="only these of the slow rows, by the start of their names, comma-separated "
+                                        "(`reset,attempt`: the writes' rows, snapshot and reset, and the attempt's "
+                                        "rows, attempt and watch); the whole-process rows are skipped")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"ratio = retry-run / git, median of the pairs' ratios; sides alternating; "
