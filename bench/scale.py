@@ -26,6 +26,10 @@ Rows, and what the git side runs:
   checks, the task's worktree kept and reset: bench/run_overhead.py) vs
   `git reset --hard && git clean -fdxq && git add -A && git write-tree &&
   git diff --numstat HEAD` in a git worktree;
+- attempt, less the agent: the same attempt less the confined agent's own
+  duration as the record gives it (`AgentFinished.duration_ms`: bubblewrap,
+  the inner supervisor and `true`, which the git side does not run), vs
+  the same git side: retry-run's own work an attempt;
 - watch setup, and watch per attempt: from that attempt's record
   (`watch_setup_ms`: listing and watching the checkout's directories;
   `watch_ms`: marking and reading the watch around the agent) vs `git
@@ -165,11 +169,12 @@ def size_rows(n, a):
         took = timed(attempt + ["--again", "--", "true"], repo, ok=(0, 1))
         done = last_attempt(repo)
         assert done["watch"] == "inotify", done
+        agent = last_attempt(repo, "AgentFinished")["duration_ms"] / 1000
         # The fallback where inotify cannot watch: the same attempt, by stat data.
         by_stat = timed(attempt + ["--again", "--", "true"], repo, env=dict(ENV, RETRY_RUN_WATCH="stat"), ok=(0, 1))
         fallback = last_attempt(repo)
         assert fallback["watch"] == "stat", fallback
-        return {"attempt": took, "watch setup": done["watch_setup_ms"] / 1000,
+        return {"attempt": took, "attempt, less the agent": took - agent, "watch setup": done["watch_setup_ms"] / 1000,
                 "watch per attempt": done["watch_ms"] / 1000, "attempt, by stat data": by_stat,
                 "watch by stat data": fallback["watch_ms"] / 1000}
 
@@ -183,6 +188,8 @@ def size_rows(n, a):
     a_side, b_side = alternate_pairs(a.slow_pairs, ours_attempt, git_attempt)
     res.update(split((a_side, b_side), only=["attempt"]))
     show("attempt", res["attempt"])
+    res["attempt, less the agent"] = ratio_of(a_side["attempt, less the agent"], b_side["attempt"])
+    show("attempt, less the agent", res["attempt, less the agent"])
     res["attempt, by stat data"] = ratio_of(a_side["attempt, by stat data"], b_side["attempt"])
     show("attempt, by stat data", res["attempt, by stat data"])
     for row in ("watch setup", "watch per attempt", "watch by stat data"):
@@ -213,15 +220,15 @@ def split(sides, only=None):
     return {row: ratio_of(a[row], b[row]) for row in (only or a) if row in b}
 
 
-def last_attempt(repo):
-    """The last `AttemptCompleted` event of task scale-run's record."""
+def last_attempt(repo, kind="AttemptCompleted"):
+    """The last event of type `kind` of task scale-run's record."""
     common = out(repo, "rev-parse", "--git-common-dir").strip()
     events = os.path.join(repo, common, "retry-run/tasks/scale-run/events.jsonl")
     for line in reversed(open(events).read().splitlines()):
         ev = json.loads(line)
-        if ev.get("type") == "AttemptCompleted":
+        if ev.get("type") == kind:
             return ev
-    raise SystemExit(f"no AttemptCompleted in {events}")
+    raise SystemExit(f"no {kind} in {events}")
 
 
 def show(name, r):
