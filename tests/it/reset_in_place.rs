@@ -12,7 +12,7 @@ use crate::support::TestEnv;
 fn repo(env: &TestEnv) -> PathBuf {
     env.repo("repo")
         .file("a.txt", "a\n")
-        .file("long.txt", &"the base's line\n".repeat(200))
+        .file("long.txt", "the base's line\n".repeat(200))
         .file("src/lib.py", "def f():\n    return 1\n")
         .file("src/shrunk.py", "x = 1\n")
         .file("src/ro.txt", "read-only\n")
