@@ -26,6 +26,10 @@ Rows, and what the git side runs:
   checks, the task's worktree kept and reset: bench/run_overhead.py) vs
   `git reset --hard && git clean -fdxq && git add -A && git write-tree &&
   git diff --numstat HEAD` in a git worktree;
+- attempt, less the agent: the same attempt less the confined agent's own
+  duration as the record gives it (`AgentFinished.duration_ms`: bubblewrap,
+  the inner supervisor and `true`, which the git side does not run), vs
+  the same git side: retry-run's own work an attempt;
 - watch setup, and watch per attempt: from that attempt's record
   (`watch_setup_ms`: listing and watching the checkout's directories;
   `watch_ms`: marking and reading the watch around the agent) vs `git
@@ -38,6 +42,7 @@ Rows, and what the git side runs:
 
     cargo build --release --bin retry-run --example snapshot
     python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2] [--only head]
+        [--slow-only reset,attempt]
 
 The repositories are built once under /var/tmp/rr-scale-<N>k and reused
 (about 2 GB a 100,000 files, with the worktrees and snapshots; remove them
@@ -80,8 +85,14 @@ def size_rows(n, a):
     print(f"# {n} files under {root} (ready in {time.perf_counter() - t:.0f} s)", flush=True)
     repo, dirty = os.path.join(root, "repo"), os.path.join(root, "dirty")
     res = {}
+
+    def slow(*names):
+        """Whether `--slow-only` leaves any of these rows (by the start of their names) to run."""
+        return not a.slow_only or any(w.strip() and n.startswith(w.strip()) for w in a.slow_only.split(",")
+                                      for n in names)
+
     for name, cwd, ours, theirs in rows(a.bin, repo, dirty):
-        if a.only and a.only not in name:
+        if a.slow_only or (a.only and a.only not in name):
             continue
         res[name] = paired(a.pairs, lambda: run(ours, cwd), lambda: run(theirs, cwd))
         show(name, res[name])
@@ -118,13 +129,14 @@ def size_rows(n, a):
         reset = timed("git reset -q --hard B && git clean -fdxq", git_wt, shell=True)
         return {"snapshot": snap, "reset after writes": reset}
 
-    res.update(split(alternate_pairs(a.slow_pairs, ours_writes, git_writes)))
-    for wt in (ours_wt, git_wt):
-        left = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=wt, env=ENV, capture_output=True,
-                              text=True).stdout
-        assert left == "", f"{wt}: the reset left {left[:300]}"
-    for row in ("snapshot", "reset after writes"):
-        show(row, res[row])
+    if slow("snapshot", "reset"):
+        res.update(split(alternate_pairs(a.slow_pairs, ours_writes, git_writes)))
+        for wt in (ours_wt, git_wt):
+            left = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=wt, env=ENV,
+                                  capture_output=True, text=True).stdout
+            assert left == "", f"{wt}: the reset left {left[:300]}"
+        for row in ("snapshot", "reset after writes"):
+            show(row, res[row])
 
     place = os.path.join(root, "git-create")
 
@@ -140,8 +152,11 @@ def size_rows(n, a):
         timed(["git", "worktree", "remove", "--force", place], repo)
         return {"create": took}
 
-    res.update(split(alternate_pairs(a.slow_pairs, ours_create, git_create, warm=False)))
-    show("create", res["create"])
+    if slow("create"):
+        res.update(split(alternate_pairs(a.slow_pairs, ours_create, git_create, warm=False)))
+        show("create", res["create"])
+    if not slow("attempt", "watch"):
+        return res
 
     with open(os.path.join(repo, "retry-run.toml"), "w") as f:
         f.write('[worktree]\nkeep = "all"\n')
@@ -154,11 +169,12 @@ def size_rows(n, a):
         took = timed(attempt + ["--again", "--", "true"], repo, ok=(0, 1))
         done = last_attempt(repo)
         assert done["watch"] == "inotify", done
+        agent = last_attempt(repo, "AgentFinished")["duration_ms"] / 1000
         # The fallback where inotify cannot watch: the same attempt, by stat data.
         by_stat = timed(attempt + ["--again", "--", "true"], repo, env=dict(ENV, RETRY_RUN_WATCH="stat"), ok=(0, 1))
         fallback = last_attempt(repo)
         assert fallback["watch"] == "stat", fallback
-        return {"attempt": took, "watch setup": done["watch_setup_ms"] / 1000,
+        return {"attempt": took, "attempt, less the agent": took - agent, "watch setup": done["watch_setup_ms"] / 1000,
                 "watch per attempt": done["watch_ms"] / 1000, "attempt, by stat data": by_stat,
                 "watch by stat data": fallback["watch_ms"] / 1000}
 
@@ -172,6 +188,8 @@ def size_rows(n, a):
     a_side, b_side = alternate_pairs(a.slow_pairs, ours_attempt, git_attempt)
     res.update(split((a_side, b_side), only=["attempt"]))
     show("attempt", res["attempt"])
+    res["attempt, less the agent"] = ratio_of(a_side["attempt, less the agent"], b_side["attempt"])
+    show("attempt, less the agent", res["attempt, less the agent"])
     res["attempt, by stat data"] = ratio_of(a_side["attempt, by stat data"], b_side["attempt"])
     show("attempt, by stat data", res["attempt, by stat data"])
     for row in ("watch setup", "watch per attempt", "watch by stat data"):
@@ -202,15 +220,15 @@ def split(sides, only=None):
     return {row: ratio_of(a[row], b[row]) for row in (only or a) if row in b}
 
 
-def last_attempt(repo):
-    """The last `AttemptCompleted` event of task scale-run's record."""
+def last_attempt(repo, kind="AttemptCompleted"):
+    """The last event of type `kind` of task scale-run's record."""
     common = out(repo, "rev-parse", "--git-common-dir").strip()
     events = os.path.join(repo, common, "retry-run/tasks/scale-run/events.jsonl")
     for line in reversed(open(events).read().splitlines()):
         ev = json.loads(line)
-        if ev.get("type") == "AttemptCompleted":
+        if ev.get("type") == kind:
             return ev
-    raise SystemExit(f"no AttemptCompleted in {events}")
+    raise SystemExit(f"no {kind} in {events}")
 
 
 def show(name, r):
@@ -229,6 +247,9 @@ def main():
     ap.add_argument("--json", help="write the figures here too")
     ap.add_argument("--only", help="only the whole-process rows whose name holds this (`head`: scope and diff "
                                    "of two commits); create, snapshot, reset and attempt are skipped")
+    ap.add_argument("--slow-only", help="only these of the slow rows, by the start of their names, comma-separated "
+                                        "(`reset,attempt`: the writes' rows, snapshot and reset, and the attempt's "
+                                        "rows, attempt and watch); the whole-process rows are skipped")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"ratio = retry-run / git, median of the pairs' ratios; sides alternating; "

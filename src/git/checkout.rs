@@ -19,7 +19,10 @@
 //! Nothing is written through a symlink: files are created with
 //! `O_CREAT | O_EXCL | O_NOFOLLOW`, so a path that exists (a file or a link
 //! an attempt left there) is an error, not an overwrite. Callers clear the
-//! paths first ([`super::nofollow_fs::Clearer`]).
+//! paths first ([`super::nofollow_fs::Clearer`]). A reset (`replace`)
+//! writes the base's bytes over a file in place only when it is a regular
+//! file of the worktree's owner with no other link (`overwrite`); anything
+//! else there is removed and the file created.
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -139,9 +142,17 @@ fn write_part(git_dir: &Path, root: &Path, items: &[Item], replace: bool) -> Res
     let repo = Repository::open(git_dir).map_err(ctx(|| format!("cannot open {}", git_dir.display())))?;
     let mut made: Option<PathBuf> = None;
     let mut entries = Vec::with_capacity(items.len());
+    let owner = std::fs::symlink_metadata(root).map(|m| m.uid()).ok();
     for item in items {
         let abs = root.join(OsStr::from_bytes(&item.path));
         let io = |source| GitError::Io { path: abs.clone(), source };
+        if replace && item.mode & 0o170000 == 0o100000 {
+            let blob = repo.find_blob(item.oid).map_err(ctx(|| format!("cannot read blob {}", item.oid)))?;
+            if let Some(meta) = overwrite(&abs, item.mode, owner, blob.content()).map_err(io)? {
+                entries.push(index_entry(item, Some(&meta)));
+                continue;
+            }
+        }
         if replace {
             match std::fs::remove_file(&abs) {
                 Ok(()) => {}
@@ -183,6 +194,47 @@ fn write_part(git_dir: &Path, root: &Path, items: &[Item], replace: bool) -> Res
         entries.push(index_entry(item, meta.as_ref()));
     }
     Ok(entries)
+}
+
+/// The base's `content` written over the file at `abs`, in place, when it
+/// is a plain file of the worktree's own: a regular file (never a link:
+/// `O_NOFOLLOW`, and the open descriptor must be the file looked at) with
+/// one link (a hard link's other name may be outside the worktree), owned
+/// by `owner`, writable by it, without set-id or sticky bits, and whose
+/// owner's execute bit is the one `mode` (git's 100644 or 100755) gives.
+/// The content is written from the start and the file cut to its length:
+/// no unlink and create, which on ext4 free and allocate an inode and
+/// change the directory, for a file an attempt appended to. Returns its
+/// stat data; `None` when it is not such a file (the caller removes what
+/// is there and creates the file).
+fn overwrite(abs: &Path, mode: u32, owner: Option<u32>, content: &[u8]) -> std::io::Result<Option<std::fs::Metadata>> {
+    let before = match std::fs::symlink_metadata(abs) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let suits = |m: &std::fs::Metadata| {
+        m.file_type().is_file()
+            && m.nlink() == 1
+            && Some(m.uid()) == owner
+            && m.mode() & 0o7200 == 0o200
+            && (m.mode() & 0o100 != 0) == (mode == 0o100755)
+    };
+    if !suits(&before) {
+        return Ok(None);
+    }
+    let Ok(mut file) =
+        std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(abs)
+    else {
+        return Ok(None);
+    };
+    let open = file.metadata()?;
+    if !suits(&open) || (open.dev(), open.ino()) != (before.dev(), before.ino()) {
+        return Ok(None);
+    }
+    file.write_all(content)?;
+    file.set_len(content.len() as u64)?;
+    Ok(Some(file.metadata()?))
 }
 
 /// The index entry of a written item: its stat data as git records it

@@ -61,6 +61,12 @@ const INTENT_TO_ADD: u16 = 0x2000;
 /// the index completely (see the module's comment) or the bytes are not an
 /// index. The trailing checksum is not verified, as git does not.
 pub(super) fn parse(data: &[u8]) -> Option<IndexFile> {
+    parse_at(data).map(|(index, _)| index)
+}
+
+/// [`parse`], with where each entry starts in `data` (in the entries'
+/// order), for [`restat`].
+pub(super) fn parse_at(data: &[u8]) -> Option<(IndexFile, Vec<usize>)> {
     let body = data.get(..data.len().checked_sub(HASH)?)?;
     let mut r = Reader { data: body, at: 0 };
     if r.take(4)? != b"DIRC" {
@@ -72,8 +78,10 @@ pub(super) fn parse(data: &[u8]) -> Option<IndexFile> {
     }
     let count = r.u32()? as usize;
     let mut entries: Vec<Entry> = Vec::with_capacity(count.min(body.len() / 62));
+    let mut offsets: Vec<usize> = Vec::with_capacity(entries.capacity());
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
+        offsets.push(r.at);
         let entry = read_entry(&mut r, version, &previous)?;
         if let Some(last) = entries.last()
             && (last.path.as_slice(), last.stage) >= (entry.path.as_slice(), entry.stage)
@@ -84,7 +92,36 @@ pub(super) fn parse(data: &[u8]) -> Option<IndexFile> {
         entries.push(entry);
     }
     let trees = read_extensions(&mut r)?;
-    Some(IndexFile { entries, trees })
+    Some((IndexFile { entries, trees }, offsets))
+}
+
+/// The stat data of one entry as the file stores it, in its order: ctime
+/// (seconds, nanoseconds), mtime (the same), dev, ino, mode, uid, gid,
+/// size, each truncated to 32 bits.
+pub(super) type StatWords = [u32; 10];
+
+/// The index file `data` with new stat data for some of its entries
+/// (`(start of the entry, as [`parse_at`] gives it, its words)`) and the
+/// trailing checksum computed again: what git's refresh of those entries
+/// writes. Paths, ids, flags and extensions stay byte for byte (the
+/// entries' sizes do not change, so neither do the offsets an `EOIE` or
+/// `IEOT` extension records). `None` when an offset is not inside the
+/// entries. Pure.
+pub(super) fn restat(data: &[u8], updates: &[(usize, StatWords)]) -> Option<Vec<u8>> {
+    use sha1::Digest;
+    let end = data.len().checked_sub(HASH)?;
+    let mut out = data.to_vec();
+    for (at, words) in updates {
+        if *at < 12 || at.checked_add(40)? > end {
+            return None;
+        }
+        for (i, w) in words.iter().enumerate() {
+            out[at + 4 * i..at + 4 * i + 4].copy_from_slice(&w.to_be_bytes());
+        }
+    }
+    let sum = sha1::Sha1::digest(&out[..end]);
+    out[end..].copy_from_slice(&sum);
+    Some(out)
 }
 
 /// One entry at `r`; `previous` is the entry before's path, which a
@@ -351,6 +388,58 @@ mod tests {
         let ours = parse(&data).expect("readable");
         assert!(!ours.trees.contains_key(b"a/b".as_slice()) && !ours.trees.contains_key(b"".as_slice()));
         assert_eq!(ours.trees.get(b"z/y/x".as_slice()), Some(&sub("z/y/x")));
+    }
+
+    #[test]
+    fn restat_rewrites_the_stat_data_of_the_entries_named_and_nothing_else() {
+        for version in [2, 3, 4] {
+            let (dir, repo) = written(version);
+            let file = dir.path().join(".git/index");
+            let data = std::fs::read(&file).expect("index file");
+            let (before, offsets) = parse_at(&data).expect("readable");
+            let at = |path: &str| before.entries.iter().position(|e| e.path == path.as_bytes()).expect("entry");
+            let (a, deep) = (at("a/b/c.txt"), at("z/y/x/w.py"));
+            let words = |n: u32| -> StatWords { [n, n + 1, n + 2, n + 3, n + 4, n + 5, 0o100644, n + 7, n + 8, n + 9] };
+            let out = restat(&data, &[(offsets[a], words(10)), (offsets[deep], words(100))]).expect("restat");
+            assert_eq!(out.len(), data.len());
+            let (after, again) = parse_at(&out).expect("readable after");
+            assert_eq!(again, offsets);
+            for (i, (old, new)) in before.entries.iter().zip(&after.entries).enumerate() {
+                let n = if i == a {
+                    10
+                } else if i == deep {
+                    100
+                } else {
+                    assert_eq!(old, new, "version {version}: entry {i} untouched");
+                    continue;
+                };
+                let stat = Stat {
+                    ctime: (n, n + 1),
+                    mtime: (n + 2, n + 3),
+                    dev: n + 4,
+                    ino: n + 5,
+                    uid: n + 7,
+                    gid: n + 8,
+                    size: n + 9,
+                };
+                assert_eq!(new, &Entry { stat, ..old.clone() }, "version {version}");
+            }
+            // libgit2 checks the trailing checksum: it reads the new file.
+            std::fs::write(&file, &out).expect("write");
+            let mut index = repo.index().expect("index");
+            index.read(true).expect("libgit2 reads it");
+            let e = index.get_path(Path::new("z/y/x/w.py"), 0).expect("entry");
+            assert_eq!((e.mtime.seconds(), e.ino, e.file_size), (102, 105, 109));
+        }
+    }
+
+    #[test]
+    fn restat_refuses_an_offset_outside_the_entries() {
+        let (dir, _repo) = written(2);
+        let data = std::fs::read(dir.path().join(".git/index")).expect("index file");
+        assert!(restat(&data, &[(4, [0; 10])]).is_none());
+        assert!(restat(&data, &[(data.len() - HASH - 8, [0; 10])]).is_none());
+        assert_eq!(restat(&data, &[]).as_deref(), Some(data.as_slice()), "the same bytes, the same checksum");
     }
 
     #[test]

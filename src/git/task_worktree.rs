@@ -14,7 +14,13 @@
 //! symlink: everything that differs is first removed from disk by
 //! [`super::nofollow_fs`] (links, files, whole untracked or ignored trees,
 //! read-only directories included), and only then are the base's entries
-//! written into the cleared paths, the same way as at creation.
+//! written into the cleared paths, the same way as at creation; a tracked
+//! file that is still a plain file of the worktree's own (one link, its
+//! owner's) is written over in place instead (`checkout.rs`). Where the
+//! index holds exactly the base, the same index file is written back with
+//! the rewritten files' stat data ([`super::index_file::restat`]), as
+//! git's own refresh does, rather than read, rebuilt and written by
+//! libgit2.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -23,9 +29,11 @@ use git2::build::CheckoutBuilder;
 use git2::{IndexEntry, IndexTime, Oid, Repository, Status, StatusOptions};
 
 use super::checkout;
+use super::index_file::StatWords;
 use super::nofollow_fs;
 use super::pack::Kind;
 use super::tree_write;
+use super::working_tree::ReadIndex;
 use super::{GitError, Repo, ctx};
 
 /// What a reset did.
@@ -137,11 +145,19 @@ impl Repo {
     /// what the agent wrote there is data, never a reason for the run to
     /// stop as if the machine were at fault.
     pub fn repair_worktree_git(&self, task: &str, base: Oid) -> Result<Vec<String>, GitError> {
+        self.repair_git(task, base).map(|(repaired, _)| repaired)
+    }
+
+    /// [`Repo::repair_worktree_git`], with the index as it read it, when
+    /// [`super::index_file`] could (a reset goes on from it rather than
+    /// reading the file again).
+    fn repair_git(&self, task: &str, base: Oid) -> Result<(Vec<String>, Option<ReadIndex>), GitError> {
         let meta = self.worktree_meta(task);
         let mut repaired = Vec::new();
         let index = meta.join("index");
-        if let Ok(data) = std::fs::read(&index)
-            && super::index_file::parse(&data).is_none()
+        let read = ReadIndex::read(&index);
+        if read.is_none()
+            && std::fs::read(&index).is_ok()
             && git2::Index::open(&index).and_then(|mut i| i.read(true)).is_err()
         {
             std::fs::remove_file(&index).map_err(io(&index))?;
@@ -164,7 +180,7 @@ impl Repo {
                 text.chars().take(80).collect::<String>()
             ));
         }
-        Ok(repaired)
+        Ok((repaired, read))
     }
 
     /// Creates the task's worktree at `path`, detached at `base`.
@@ -233,9 +249,10 @@ impl Repo {
         base: Oid,
         keep: &[Vec<u8>],
     ) -> Result<ResetReport, GitError> {
+        let mut read = None;
         if path.is_dir() {
             self.relink_worktree(path, task, base)?;
-            self.repair_worktree_git(task, base)?;
+            read = self.repair_git(task, base)?.1;
         }
         if !path.is_dir() || !self.worktree_is_valid(path, task) {
             self.create_worktree(path, task, base)?;
@@ -248,7 +265,7 @@ impl Repo {
         wt.set_head_detached(base).map_err(ctx(|| format!("{}: cannot detach HEAD at {base}", path.display())))?;
 
         let mut report = ResetReport { stale_locks, ..ResetReport::default() };
-        let (index, (mut remove, restore, gitattributes)) = self.differences(path, &wt, &tree)?;
+        let (listed, (mut remove, restore, gitattributes)) = self.differences(path, &wt, &tree, read)?;
         remove.retain(|p| !below_any(p.strip_suffix(b"/").unwrap_or(p), keep));
         report.removed = remove.len();
         let (plain, git) = {
@@ -274,14 +291,20 @@ impl Repo {
         let (removed, written) = std::thread::scope(|s| {
             let remover = s.spawn(|| removing(&apart));
             let base = Base { wt: &wt, commit: &commit, tree: &tree, plain, git: git.as_ref(), meta: &meta };
-            // libgit2's index, read only when a file is to be written back.
-            let written = match index {
+            let written = match listed {
                 _ if restore.is_empty() => Ok(()),
-                Some(mut index) => restore_files(&base, path, &restore, &mut index),
-                None => wt
+                // The index holds the base exactly, its trees cached: the
+                // files are written and the same index is written back with
+                // their new stat data, never read into libgit2.
+                Listed::Read(read) if plain && git.is_none() && read.index.trees.get(&b""[..]) == Some(&tree.id()) => {
+                    restore_plain(path, &restore, &read, &meta)
+                }
+                // libgit2's index, read only when a file is to be written back.
+                Listed::Read(_) => wt
                     .index()
                     .map_err(ctx(|| format!("{}: cannot read the worktree's index", path.display())))
                     .and_then(|mut index| restore_files(&base, path, &restore, &mut index)),
+                Listed::Libgit2(mut index) => restore_files(&base, path, &restore, &mut index),
             };
             (super::joined(remover.join(), path, "a removing thread"), written)
         });
@@ -308,45 +331,48 @@ impl Repo {
     }
 
     /// What differs from the base in the worktree `wt`: the paths to remove
-    /// and to restore, and the `.gitattributes` files with their blobs; read
-    /// directly for the common index with nothing staged against the base,
-    /// else through libgit2, whose index is returned too.
+    /// and to restore, and the `.gitattributes` files with their blobs; from
+    /// the index as `read` (by [`Repo::repair_git`]) when nothing is staged
+    /// against the base, else through libgit2, whose index is returned.
     fn differences(
         &self,
         path: &Path,
         wt: &Repository,
         tree: &git2::Tree<'_>,
-    ) -> Result<(Option<git2::Index>, Listing), GitError> {
-        Ok(match self.plain_reset_listing(path, wt, tree)? {
-            Some(listing) => (None, listing),
-            None => {
-                let (index, remove, restore) = reset_listing(path, wt, tree)?;
-                let gitattributes: Vec<(Vec<u8>, Oid)> = index
-                    .iter()
-                    .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
-                    .map(|e| (e.path, e.id))
-                    .collect();
-                (Some(index), (remove, restore, gitattributes))
-            }
-        })
+        read: Option<ReadIndex>,
+    ) -> Result<(Listed, Listing), GitError> {
+        if let Some(read) = read
+            && let Some((read, listing)) = self.plain_reset_listing(path, wt, tree, read)?
+        {
+            return Ok((Listed::Read(read), listing));
+        }
+        let (index, remove, restore) = reset_listing(path, wt, tree)?;
+        let gitattributes: Vec<(Vec<u8>, Oid)> = index
+            .iter()
+            .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
+            .map(|e| (e.path, e.id))
+            .collect();
+        Ok((Listed::Libgit2(index), (remove, restore, gitattributes)))
     }
 
     /// [`reset_listing`] for the common index, read directly
-    /// ([`super::working_tree::plain_index`]) when nothing is staged
+    /// ([`super::working_tree::plain_rules`]) when nothing is staged
     /// against the base: each directory listed once, an untracked or
-    /// ignored directory removed whole. Returns what to remove, what to
-    /// write back (sorted) and the index's `.gitattributes` entries; `None`:
-    /// libgit2 decides.
+    /// ignored directory removed whole. Returns the index, what to remove,
+    /// what to write back (sorted) and the index's `.gitattributes`
+    /// entries; `None`: libgit2 decides.
     fn plain_reset_listing(
         &self,
         path: &Path,
         wt: &Repository,
         tree: &git2::Tree<'_>,
-    ) -> Result<Option<Listing>, GitError> {
-        let Some((index, rules)) = super::working_tree::plain_index(wt, wt.path())? else { return Ok(None) };
+        read: ReadIndex,
+    ) -> Result<Option<(ReadIndex, Listing)>, GitError> {
+        let Some((read, rules)) = super::working_tree::plain_rules(wt, read)? else { return Ok(None) };
+        let index = &read.index;
         let odb = wt.odb().map_err(ctx(|| "cannot open the object database".into()))?;
         let mut staged = Vec::new();
-        super::status::staged(&odb, tree.id(), &index, &mut staged)?;
+        super::status::staged(&odb, tree.id(), index, &mut staged)?;
         if !staged.is_empty() {
             return Ok(None);
         }
@@ -364,7 +390,7 @@ impl Repo {
             .filter(|e| crate::pathfmt::basename(&e.path) == b".gitattributes")
             .map(|e| (e.path.clone(), e.id))
             .collect();
-        Ok(Some((remove, restore, gitattributes)))
+        Ok(Some((read, (remove, restore, gitattributes))))
     }
 
     /// Removes the task's worktree and git's metadata for it.
@@ -386,6 +412,14 @@ fn cache_trees(index: &mut git2::Index, commit: &git2::Commit<'_>) -> Result<(),
 
 /// Paths of a worktree, relative to it.
 type Paths = Vec<Vec<u8>>;
+
+/// The index a reset listed the worktree's differences from.
+enum Listed {
+    /// Read by [`super::index_file`]; nothing staged against the base.
+    Read(ReadIndex),
+    /// libgit2's, put back to the base ([`index_back_to_base`]).
+    Libgit2(git2::Index),
+}
 
 /// What a reset removes, what it writes back, and the index's
 /// `.gitattributes` entries (path, blob).
@@ -747,7 +781,8 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
         // the smudge filters, with whatever else it sees as changed.
         git.reset_hard(path, meta, commit.id())?;
     } else if plain {
-        for e in checkout::write_items(path, path, &items, true)? {
+        let written = checkout::write_items(path, path, &items, true)?;
+        for e in written {
             index
                 .add(&e)
                 .map_err(ctx(|| format!("cannot update {} in the index", String::from_utf8_lossy(&e.path))))?;
@@ -765,6 +800,81 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
             .map_err(ctx(|| format!("{}: cannot restore files from {base}", path.display())))?;
     }
     Ok(())
+}
+
+/// [`restore_files`] where the index `read` holds exactly the base (its
+/// cached root tree the base's, nothing staged) and no filter or attribute
+/// applies: each path of `restore` (sorted; all index entries) written by
+/// the writing threads from its entry's blob and mode, then the same index
+/// file written back with the new files' stat data, under git's lock
+/// (`index.lock` in the worktree's administrative directory `meta`). No
+/// libgit2 index is read, rebuilt from the tree or serialised.
+fn restore_plain(path: &Path, restore: &[Vec<u8>], read: &ReadIndex, meta: &Path) -> Result<(), GitError> {
+    let entries = &read.index.entries;
+    let mut clearer = nofollow_fs::Clearer::new(path);
+    let mut items: Vec<checkout::Item> = Vec::with_capacity(restore.len());
+    let mut starts: Vec<usize> = Vec::with_capacity(restore.len());
+    for file in restore {
+        let rel = Path::new(std::ffi::OsStr::from_bytes(file));
+        let Ok(i) = entries.binary_search_by(|e| e.path.as_slice().cmp(file)) else {
+            let source = std::io::Error::other("a path to restore is not in the worktree's index");
+            return Err(GitError::Io { path: path.join(rel), source });
+        };
+        // The writing thread removes the file itself.
+        clearer.real_parents(rel).map_err(io(&path.join(rel)))?;
+        items.push(checkout::Item { path: file.clone(), oid: entries[i].id, mode: entries[i].mode });
+        starts.push(read.offsets[i]);
+    }
+    let written = checkout::write_items(path, path, &items, true)?;
+    let updates: Vec<(usize, StatWords)> =
+        starts.into_iter().zip(&written).map(|(at, e)| (at, stat_words(e))).collect();
+    let index = meta.join("index");
+    let Some(data) = super::index_file::restat(&read.data, &updates) else {
+        let source = std::io::Error::other("cannot write the new stat data into the index");
+        return Err(GitError::Io { path: index, source });
+    };
+    write_locked(&index, &data)
+}
+
+/// An index entry's stat data as the index file stores it.
+fn stat_words(e: &IndexEntry) -> StatWords {
+    [
+        e.ctime.seconds() as u32,
+        e.ctime.nanoseconds(),
+        e.mtime.seconds() as u32,
+        e.mtime.nanoseconds(),
+        e.dev,
+        e.ino,
+        e.mode,
+        e.uid,
+        e.gid,
+        e.file_size,
+    ]
+}
+
+/// `data` written to `file` as git writes its index: into `<file>.lock`,
+/// created only if absent (another process holding it is an error), then
+/// renamed over `file`.
+fn write_locked(file: &Path, data: &[u8]) -> Result<(), GitError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let lock = file.with_extension("lock");
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o666)
+        .open(&lock)
+        .map_err(io(&lock))?;
+    if let Err(e) = out.write_all(data) {
+        let _ = std::fs::remove_file(&lock);
+        return Err(GitError::Io { path: lock, source: e });
+    }
+    drop(out);
+    std::fs::rename(&lock, file).map_err(|e| {
+        let _ = std::fs::remove_file(&lock);
+        GitError::Io { path: file.to_path_buf(), source: e }
+    })
 }
 
 /// Whether `path` is one of `dirs` or below one. Pure.

@@ -538,21 +538,45 @@ impl IndexSnapshot {
 /// stat data; `None` when [`super::status`] cannot judge it (see
 /// [`super::status::plain`], core.ignoreCase, core.symlinks = false).
 pub(super) fn plain_index(repo: &git2::Repository, git_dir: &Path) -> Result<Option<(IndexFile, Rules)>, GitError> {
-    let file = git_dir.join("index");
-    let (Ok(meta), Ok(data)) = (std::fs::metadata(&file), std::fs::read(&file)) else { return Ok(None) };
-    let Some(index) = super::index_file::parse(&data) else { return Ok(None) };
+    let Some(read) = ReadIndex::read(&git_dir.join("index")) else { return Ok(None) };
+    Ok(plain_rules(repo, read)?.map(|(read, rules)| (read.index, rules)))
+}
+
+/// An index file read by [`super::index_file`], with its bytes, where
+/// each entry starts in them and the file's mtime: what a reset needs to
+/// write the same index back with new stat data
+/// ([`super::index_file::restat`]).
+pub(super) struct ReadIndex {
+    pub data: Vec<u8>,
+    pub index: IndexFile,
+    pub offsets: Vec<usize>,
+    pub mtime: (u32, u32),
+}
+
+impl ReadIndex {
+    /// The index file at `file`; `None` when it is missing or
+    /// [`super::index_file`] cannot describe it.
+    pub(super) fn read(file: &Path) -> Option<ReadIndex> {
+        use std::os::unix::fs::MetadataExt;
+        let (Ok(meta), Ok(data)) = (std::fs::metadata(file), std::fs::read(file)) else { return None };
+        let (index, offsets) = super::index_file::parse_at(&data)?;
+        Some(ReadIndex { data, index, offsets, mtime: (meta.mtime() as u32, meta.mtime_nsec() as u32) })
+    }
+}
+
+/// [`plain_index`] for an index already read.
+pub(super) fn plain_rules(repo: &git2::Repository, read: ReadIndex) -> Result<Option<(ReadIndex, Rules)>, GitError> {
     let config = repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
     let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
-    if !super::status::plain(&index) || flag("core.ignorecase", false) || !flag("core.symlinks", true) {
+    if !super::status::plain(&read.index) || flag("core.ignorecase", false) || !flag("core.symlinks", true) {
         return Ok(None);
     }
-    use std::os::unix::fs::MetadataExt;
     let rules = Rules {
         filemode: flag("core.filemode", true),
         trust_ctime: flag("core.trustctime", true),
-        index_mtime: (meta.mtime() as u32, meta.mtime_nsec() as u32),
+        index_mtime: read.mtime,
     };
-    Ok(Some((index, rules)))
+    Ok(Some((read, rules)))
 }
 
 /// How many index entries one thread scans alone.

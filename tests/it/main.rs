@@ -29,6 +29,7 @@ mod mcp;
 mod real_projects;
 mod record;
 mod repositories;
+mod reset_in_place;
 mod review;
 mod review_report;
 mod review_sources;
