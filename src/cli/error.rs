@@ -167,19 +167,7 @@ impl From<crate::record::RecordError> for CliError {
 
 impl From<crate::sandbox::exec::ExecError> for CliError {
     fn from(e: crate::sandbox::exec::ExecError) -> Self {
-        use crate::sandbox::exec::ExecError;
-        let code = match &e {
-            e if e.is_usage() => exit::USAGE,
-            // What a shell says: 127 not found, 126 found and not runnable.
-            ExecError::CannotStart { source, .. } => {
-                if source.kind() == std::io::ErrorKind::NotFound {
-                    127
-                } else {
-                    126
-                }
-            }
-            _ => exit::ENVIRONMENT,
-        };
+        let code = e.exit_code();
         let hint = e.hint();
         CliError::of(code, e, hint)
     }

@@ -161,6 +161,9 @@ pub fn main() -> i32 {
         };
     }
     let all: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(words) = sandbox::inner(&all) {
+        return crate::sandbox::supervisor::main(words);
+    }
     let cli = match sandbox::parse_alone(&all) {
         Some(args) => Cli { dir: None, command: Command::Sandbox(args) },
         None => match Cli::try_parse_from(&all) {

@@ -83,10 +83,6 @@ pub struct SandboxArgs {
     /// port, allowed or refused, bytes) and per limit the command hit.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// This process runs inside the namespaces (started by the outer one
-    /// with `--inner LINE`, read by [`inner_line`], not by clap).
-    #[arg(skip)]
-    pub inner: bool,
     /// A direct connection to a port this machine's loopback listens on and
     /// the command may not reach is recorded as refused (the attempt loop,
     /// for the agent; namespaces only).
@@ -133,15 +129,12 @@ pub enum LayersArg {
 /// `None` to leave the line to the whole program's parser: building that
 /// one (every command's arguments) is most of what parsing costs, and every
 /// confined process pays it. Left to it: help, `-C`, and any line this
-/// parser refuses (so errors read the same). The inner process's line
-/// (`sandbox --inner LINE -- CMD...`) is read by [`inner_line`].
+/// parser refuses (so errors read the same). The supervisor's line
+/// (`sandbox --inner LINE -- CMD...`) is not a sandbox line: see [`inner`].
 pub(super) fn parse_alone(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
     use clap::{Args as _, FromArgMatches as _};
     if args.get(1).is_none_or(|a| a != "sandbox") {
         return None;
-    }
-    if args.get(2).is_some_and(|a| a == "--inner") {
-        return inner_line(args);
     }
     let options = args[2..].iter().take_while(|a| *a != "--");
     if options.clone().count() == args.len() - 2 {
@@ -158,49 +151,21 @@ pub(super) fn parse_alone(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
     SandboxArgs::from_arg_matches(&matches).ok()
 }
 
-/// `retry-run sandbox --inner LINE -- CMD...`, the line the outer process
-/// gives bubblewrap to start inside ([`exec::InnerLine`]), or `None` (the
-/// whole program's parser then refuses it).
-fn inner_line(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
-    let line = exec::InnerLine::parse(args.get(3)?.to_str()?).ok()?;
-    if args.get(4).is_none_or(|a| a != "--") || args.len() < 6 {
-        return None;
-    }
-    let command = args[5..].iter().map(|a| a.to_str().map(str::to_string)).collect::<Option<Vec<_>>>()?;
-    Some(SandboxArgs {
-        writable: line.writable,
-        deny_read: line.deny_read,
-        network: line.network,
-        host_network: line.host_network,
-        unix_sockets: line.unix_sockets,
-        max_processes: line.limits.processes,
-        max_file_size: line.limits.file_size,
-        git: GitArg::ReadOnly,
-        layers: LayersArg::Namespaces,
-        tmpdir: Some(PathBuf::from(line.tmpdir)),
-        reap: false,
-        protect: Vec::new(),
-        share_from: Vec::new(),
-        share_at: Vec::new(),
-        keep: Vec::new(),
-        log: None,
-        inner: true,
-        refuse_direct: false,
-        refuse_port: line.refuse_ports,
-        deny_read_complete: false,
-        print_bwrap: false,
-        command,
-    })
+/// `retry-run sandbox --inner LINE -- CMD...`: the supervisor's line,
+/// which the outer process gives bubblewrap where the supervisor's own
+/// executable is missing: the words after `sandbox`, for
+/// [`crate::sandbox::supervisor::main`], or `None` for any other line.
+pub(super) fn inner(args: &[std::ffi::OsString]) -> Option<&[std::ffi::OsString]> {
+    (args.get(1).is_some_and(|a| a == "sandbox") && args.get(2).is_some_and(|a| a == "--inner")).then(|| &args[2..])
 }
 
 pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
-    // The inner process is given every path it needs: no repository to
-    // look for (it costs a libgit2 discovery on every confined process).
-    // Nor is the attempt loop's line, whose --keep holds the repository's
-    // paths, when it may not commit (the repository's paths serve nothing
-    // else then).
+    // The attempt loop's line, whose --keep holds the repository's paths,
+    // looks for no repository when it may not commit (the repository's
+    // paths serve nothing else then): a libgit2 discovery on every
+    // confined process saved.
     let looked_up = args.deny_read_complete && args.git == GitArg::ReadOnly;
-    let repo = if args.inner || looked_up { None } else { Repo::find(dir).ok() };
+    let repo = if looked_up { None } else { Repo::find(dir).ok() };
     let git = match (args.git, &repo) {
         (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
         _ => Vec::new(),
@@ -209,7 +174,6 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         LayersArg::Namespaces => Layers::Namespaces,
         LayersArg::Landlock => Layers::Landlock,
         LayersArg::None => Layers::None,
-        LayersArg::Auto if args.inner => Layers::Namespaces,
         LayersArg::Auto => match namespaces::probe() {
             Ok(_) => Layers::Namespaces,
             Err(why) if landlock::abi() > 0 => {
@@ -224,7 +188,7 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
             }
         },
     };
-    if args.print_bwrap && (args.inner || layers != Layers::Namespaces) {
+    if args.print_bwrap && layers != Layers::Namespaces {
         return Err(CliError::usage(
             "--print-bwrap prints the arguments bubblewrap gets, but this command would run without it; use --layers namespaces",
         ));
@@ -250,7 +214,7 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         limits: Limits { processes: args.max_processes, file_size: args.max_file_size },
         tmpdir: args.tmpdir,
         reap: args.reap,
-        inner: args.inner,
+        inner: false,
         refuse_ports: args.refuse_port,
         refuse_direct: args.refuse_direct,
         deny_read_complete: args.deny_read_complete,
@@ -262,9 +226,7 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_alone;
-    use crate::sandbox::Limits;
-    use crate::sandbox::exec::InnerLine;
+    use super::{inner, parse_alone};
 
     fn line(words: &[&str]) -> Vec<std::ffi::OsString> {
         std::iter::once("retry-run").chain(words.iter().copied()).map(Into::into).collect()
@@ -274,7 +236,7 @@ mod tests {
     fn the_sandbox_line_alone_is_read_by_its_own_parser_and_the_rest_left_to_the_whole_one() {
         let a =
             parse_alone(&line(&["sandbox", "--writable", "/w", "--max-processes", "9", "--", "true"])).expect("alone");
-        assert!(!a.inner && a.max_processes == 9 && a.writable == ["/w"] && a.command == ["true"]);
+        assert!(a.max_processes == 9 && a.writable == ["/w"] && a.command == ["true"]);
         let a = parse_alone(&line(&["sandbox", "--layers", "namespaces", "--", "sh", "-c", "--help"])).expect("alone");
         assert_eq!(a.command, ["sh", "-c", "--help"], "what follows -- is the command's");
         let whole = [
@@ -295,34 +257,12 @@ mod tests {
         }
     }
 
-    /// The inner process's line is what the outer one wrote, read back
-    /// whole; anything else after `--inner` is refused.
     #[test]
-    fn the_inner_line_is_read_back_as_the_outer_process_wrote_it() {
-        let written = InnerLine {
-            tmpdir: "/tmp/t".into(),
-            writable: vec!["/w".into(), "/tmp/t".into()],
-            deny_read: vec!["/root/.ssh".into()],
-            network: vec!["pypi.org".into()],
-            limits: Limits { processes: 9, file_size: 4096 },
-            host_network: false,
-            unix_sockets: true,
-            refuse_ports: vec![5432],
-        };
-        let json = serde_json::to_string(&written).expect("serialised");
-        assert_eq!(InnerLine::parse(&json).expect("read"), written);
-        let a = parse_alone(&line(&["sandbox", "--inner", &json, "--", "sh", "-c", "--help"])).expect("read");
-        assert!(a.inner && a.tmpdir.as_deref() == Some(std::path::Path::new("/tmp/t")));
-        assert!(a.writable == written.writable && a.deny_read == written.deny_read && a.network == written.network);
-        assert!(a.max_processes == 9 && a.max_file_size == 4096 && a.unix_sockets && !a.host_network);
-        assert!(a.refuse_port == [5432] && a.command == ["sh", "-c", "--help"]);
-        for words in [
-            &["sandbox", "--inner", "{}", "--", "true"][..],
-            &["sandbox", "--inner", &json, "true"],
-            &["sandbox", "--inner", &json, "--"],
-            &["sandbox", "--inner", "not json", "--", "true"],
-        ] {
-            assert!(parse_alone(&line(words)).is_none(), "{words:?} is refused");
-        }
+    fn the_supervisors_line_is_left_to_the_supervisor() {
+        let json = "{}";
+        let words = line(&["sandbox", "--inner", json, "--", "true"]);
+        assert_eq!(inner(&words).map(<[_]>::len), Some(4));
+        assert!(inner(&line(&["sandbox", "--", "true"])).is_none());
+        assert!(inner(&line(&["run", "--inner"])).is_none());
     }
 }

@@ -4,19 +4,20 @@
 //!
 //! With namespaces this process stays outside: it runs the network proxy
 //! ([`super::proxy`]) and starts bubblewrap ([`super::namespaces`]), which
-//! starts this executable again inside (`--inner`). The inner one forwards
-//! 127.0.0.1 to the proxy, sets the limits, confines itself with Landlock,
-//! marks every descriptor it inherited close-on-exec, starts the command
-//! under seccomp, ends whatever the command leaves, and writes how it
-//! ended where the outer one reads it. Without namespaces (`--layers
-//! landlock`) one process does all of that, the proxy reached over TCP.
+//! starts the supervisor inside ([`super::supervisor`]: its own small
+//! executable, `--inner`). The supervisor forwards 127.0.0.1 to the proxy,
+//! sets the limits, confines itself with Landlock, marks every descriptor
+//! it inherited close-on-exec, starts the command under seccomp, ends
+//! whatever the command leaves, and writes how it ended where the outer
+//! one reads it. Without namespaces (`--layers landlock`) one process does
+//! all of that, the proxy reached over TCP.
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::landlock::{self, LandlockError};
-use super::{Layers, Limits, limits, namespaces, proxy, seccomp};
+use super::{Layers, Limits, limits, namespaces, proxy, seccomp, supervisor};
 
 /// A command to run confined to a directory.
 #[derive(Debug, Clone)]
@@ -137,7 +138,24 @@ pub enum ExecError {
     CannotStart { program: String, source: std::io::Error },
 }
 
+/// The exit status of a command line at fault (the spec's 2).
+pub(crate) const USAGE: i32 = 2;
+/// The exit status of a machine at fault (the spec's 3).
+pub(crate) const ENVIRONMENT: i32 = 3;
+
 impl ExecError {
+    /// The exit status this error ends `retry-run sandbox` with: 2 for the
+    /// command line, what a shell says for a command that cannot start
+    /// (127 not found, 126 found and not runnable), else 3. Pure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            e if e.is_usage() => USAGE,
+            ExecError::CannotStart { source, .. } if source.kind() == std::io::ErrorKind::NotFound => 127,
+            ExecError::CannotStart { .. } => 126,
+            _ => ENVIRONMENT,
+        }
+    }
+
     /// Whether the command line, rather than the machine, is at fault.
     pub fn is_usage(&self) -> bool {
         matches!(self, ExecError::Writable(_) | ExecError::Network { .. } | ExecError::NoBwrap | ExecError::NoCommand)
@@ -170,7 +188,7 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
         let _ = std::fs::create_dir_all(parent);
     }
     let ended = match (c.layers, c.inner) {
-        (_, true) => inner(c, &dir, &tmpdir),
+        (_, true) => supervisor::supervise(c, &dir, &tmpdir),
         (Layers::None, false) => {
             let mut cmd = command(c, &tmpdir, None);
             // Unconfined (no seccomp filter, which would set no_new_privs
@@ -190,7 +208,7 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
 }
 
 /// The command with its TMPDIR (and the proxy's address, when it has one).
-fn command(c: &Confined, tmpdir: &Path, proxy_port: Option<u16>) -> Command {
+pub(super) fn command(c: &Confined, tmpdir: &Path, proxy_port: Option<u16>) -> Command {
     let mut cmd = Command::new(&c.argv[0]);
     cmd.args(&c.argv[1..]);
     for k in ["TMPDIR", "TMP", "TEMP"] {
@@ -222,7 +240,7 @@ fn hidden(c: &Confined, home: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The proxy's rules, parsed (an error names the bad host).
-fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
+pub(super) fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
     c.network
         .iter()
         .map(|n| proxy::parse_rule(n).map_err(|source| ExecError::Network { rule: n.clone(), source }))
@@ -257,13 +275,14 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     let socket = run_dir.join("proxy.sock");
     let exe =
         std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
+    let supervisor = supervisor::program_for(&exe);
     let layout = namespaces::Layout {
         dir: dir.to_path_buf(),
         writable: writable.clone(),
         protected: c.protect.clone(),
         shared: c.shared.clone(),
         hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
-        keep: kept_readable(c, dir, &exe),
+        keep: kept_readable(c, dir, Path::new(&supervisor[0])),
         run_dir: Some(run_dir.clone()),
         host_network: c.host_network,
     };
@@ -279,7 +298,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     // process looks for it); its thread starts while bubblewrap sets up.
     let bound = if c.host_network { None } else { Some(proxy::bind(&socket).map_err(ExecError::Proxy)?) };
     let serve = move || bound.map(|b| b.serve(rules, c.log.clone(), false)).transpose().map_err(ExecError::Proxy);
-    argv.extend(inner_args(c, &exe, tmpdir, &writable, &hidden, &allowed_loopback));
+    argv.extend(inner_args(c, &supervisor, tmpdir, &writable, &hidden, &allowed_loopback));
     let (status, pid1, proxy) = run_bubblewrap(c, &bwrap, &argv, (entry, mover), serve)?;
     // What needs nothing more of the namespace is done first, while its
     // PID 1 ends: the proxy stopped (dropped with the `Ok`: the command has
@@ -321,12 +340,12 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
 }
 
 /// What stays readable although it may lie beneath a private directory:
-/// what the caller keeps, this executable (it runs again inside), the
-/// directory, the program's directory, the files among its arguments and
-/// the directories of `PATH`.
-fn kept_readable(c: &Confined, dir: &Path, exe: &Path) -> Vec<PathBuf> {
+/// what the caller keeps, the supervisor (it runs inside), the directory,
+/// the program's directory, the files among its arguments and the
+/// directories of `PATH`.
+fn kept_readable(c: &Confined, dir: &Path, supervisor: &Path) -> Vec<PathBuf> {
     let mut keep = c.keep.clone();
-    keep.push(exe.to_path_buf());
+    keep.push(supervisor.to_path_buf());
     keep.push(dir.to_path_buf());
     keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
     keep.extend(c.argv[1..].iter().map(Path::new).filter(|p| p.is_absolute() && p.exists()).map(Path::to_path_buf));
@@ -336,37 +355,13 @@ fn kept_readable(c: &Confined, dir: &Path, exe: &Path) -> Vec<PathBuf> {
     keep
 }
 
-/// What the outer process tells the inner one, the `--inner` argument of
-/// `retry-run sandbox --inner LINE -- CMD...` (one JSON object): the paths
-/// and rules it confines the command to. Not a command line anyone types,
-/// so it is read by serde rather than by the command-line parser: the
-/// inner process's time from `main` to its setup went from about 0.35 to
-/// 0.13 ms here, on every confined process.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct InnerLine {
-    pub tmpdir: String,
-    pub writable: Vec<String>,
-    pub deny_read: Vec<String>,
-    pub network: Vec<String>,
-    pub limits: Limits,
-    pub host_network: bool,
-    pub unix_sockets: bool,
-    pub refuse_ports: Vec<u16>,
-}
-
-impl InnerLine {
-    /// `line` read back (the error says what is wrong with it).
-    pub(crate) fn parse(line: &str) -> Result<InnerLine, serde_json::Error> {
-        serde_json::from_str(line)
-    }
-}
-
-/// The arguments after bubblewrap's own: this executable again as
-/// `retry-run sandbox --inner LINE -- CMD...`, with what it confines the
-/// command to ([`InnerLine`]).
+/// The arguments after bubblewrap's own: the supervisor (`supervisor`,
+/// the words before `--inner`: see [`supervisor::program_for`]) as
+/// `... --inner LINE -- CMD...`, with what it confines the command to
+/// ([`supervisor::InnerLine`]).
 fn inner_args(
     c: &Confined,
-    exe: &Path,
+    supervisor: &[String],
     tmpdir: &Path,
     writable: &[PathBuf],
     hidden: &[PathBuf],
@@ -380,7 +375,7 @@ fn inner_args(
     } else {
         Vec::new()
     };
-    let line = InnerLine {
+    let line = supervisor::InnerLine {
         tmpdir: tmpdir.display().to_string(),
         writable: writable.iter().map(|w| w.display().to_string()).collect(),
         deny_read: hidden.iter().map(|h| h.display().to_string()).collect(),
@@ -392,8 +387,9 @@ fn inner_args(
     };
     // Strings, numbers and booleans: serialising cannot fail.
     let line = serde_json::to_string(&line).unwrap_or_default();
-    let mut argv = vec!["--".to_string(), exe.display().to_string(), "sandbox".into(), "--inner".into(), line];
-    argv.push("--".into());
+    let mut argv = vec!["--".to_string()];
+    argv.extend(supervisor.iter().cloned());
+    argv.extend(["--inner".into(), line, "--".into()]);
     argv.extend(c.argv.iter().cloned());
     argv
 }
@@ -482,7 +478,7 @@ fn ended_of(status: std::process::ExitStatus) -> Ended {
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ended {
+pub(super) enum Ended {
     Code(i32),
     Signal(i32),
 }
@@ -500,7 +496,7 @@ fn parse_status(s: &str) -> Option<Ended> {
 
 /// The status to return for `ended`: a death by signal N is 128+N, or,
 /// when reaping, that signal raised again on this process.
-fn end_as(reap: bool, ended: Ended) -> i32 {
+pub(super) fn end_as(reap: bool, ended: Ended) -> i32 {
     match ended {
         Ended::Code(code) => code,
         Ended::Signal(sig) => {
@@ -510,73 +506,6 @@ fn end_as(reap: bool, ended: Ended) -> i32 {
             128 + sig
         }
     }
-}
-
-/// Inside the namespaces: 127.0.0.1 forwarded to the proxy, the limits,
-/// Landlock, then the command under seccomp; its end written for the
-/// outer process.
-fn inner(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
-    // Not dumpable: the command (the same user in the same namespaces)
-    // can neither trace this process nor read or write its memory, its
-    // descriptors or its /proc files.
-    not_dumpable();
-    let socket = PathBuf::from(namespaces::PROXY_SOCKET);
-    let mut port = None;
-    if !c.host_network && socket.exists() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(ExecError::Proxy)?;
-        port = Some(listener.local_addr().map_err(ExecError::Proxy)?.port());
-        proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
-        // Allowed hosts on the loopback of the machine appear at the same
-        // address inside, for clients that never use a proxy for them.
-        for target in rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
-            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", target.port)) {
-                proxy::forward(l, socket.clone(), Some(target)).map_err(ExecError::Proxy)?;
-            }
-        }
-    }
-    // Where this process says how the command ended, opened before Landlock
-    // (which then keeps the command from writing there).
-    let run = Path::new(namespaces::RUN_DIR);
-    if !c.host_network
-        && !c.refuse_ports.is_empty()
-        && let Some(log) = open_log(&run.join("log"))
-    {
-        proxy::refuse_direct(&c.refuse_ports, log);
-    }
-    let mut status = std::fs::File::create(run.join("status")).ok();
-    let mut log = open_log(&run.join("log"));
-    set_limits(&c.limits);
-    // /tmp and /dev/shm are the namespace's own, empty and private.
-    let private = ["/tmp", "/dev/shm"].map(PathBuf::from);
-    let writable: Vec<PathBuf> =
-        c.writable.iter().map(PathBuf::from).chain([dir.to_path_buf()]).chain(private).collect();
-    let hidden: Vec<PathBuf> = c.deny_read.iter().map(PathBuf::from).collect();
-    if landlock::abi() > 0 {
-        landlock::confine(&writable, &hidden)?;
-    }
-    close_inherited();
-    // This process too: no tracing, no other process's memory, no
-    // terminal input (on every thread, the forwarding ones included).
-    seccomp::supervisor_filter()?.install_all_threads()?;
-    let mut cmd = command(c, tmpdir, port);
-    let me = std::process::id() as libc::pid_t;
-    // The command's filter goes on this thread, which the command is
-    // started from and inherits it: what this thread does from here on
-    // (wait, end what is left, write the status) it refuses nothing of,
-    // and the forwarding threads keep theirs. With no code to run between
-    // fork and exec, the C library starts the command with vfork rather
-    // than copying this process.
-    seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me) })?.install()?;
-    let ended = start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
-    let line = match ended {
-        Ended::Code(n) => format!("exit {n}"),
-        Ended::Signal(n) => format!("signal {n}"),
-    };
-    if let Some(f) = status.as_mut() {
-        use std::io::Write as _;
-        let _ = f.write_all(line.as_bytes());
-    }
-    Ok(end_as(false, ended))
 }
 
 /// Without namespaces: the proxy on a TCP port of this machine, Landlock
@@ -689,7 +618,7 @@ fn drop_capabilities() {
 /// can no longer trace it, read or write its memory, take its descriptors
 /// or read its `/proc/<pid>/environ`. (A program it executes is dumpable
 /// again.)
-fn not_dumpable() {
+pub(super) fn not_dumpable() {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl sets a flag of this process.
     unsafe {
@@ -730,7 +659,7 @@ fn finish(c: &Confined, ended: Result<Ended, ExecError>) -> Result<i32, ExecErro
 
 /// Starts `cmd` and waits for it; with `reap`, as the subreaper of what it
 /// starts, ending every process it leaves (said on stderr and in `log`).
-fn start_and_wait(
+pub(super) fn start_and_wait(
     cmd: &mut Command,
     reap: bool,
     program: &str,
@@ -781,7 +710,7 @@ fn log_limits(c: &Confined, cgroup: Option<&limits::PidsCgroup>, ended: Option<E
 
 /// `log` opened to append (quietly: the log is a record, not a reason to
 /// fail the command).
-fn open_log(log: &Path) -> Option<std::fs::File> {
+pub(super) fn open_log(log: &Path) -> Option<std::fs::File> {
     std::fs::OpenOptions::new().create(true).append(true).open(log).ok()
 }
 
@@ -979,7 +908,7 @@ fn install_on_exec(cmd: &mut Command, filter: seccomp::Filter) {
 
 /// Sets the process and file-size limits for this process and what it
 /// starts (an error leaves the limit as it was).
-fn set_limits(limits: &Limits) {
+pub(super) fn set_limits(limits: &Limits) {
     let set = |resource, value: u64| {
         let lim = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
         // SAFETY: setrlimit reads the struct passed by reference.
@@ -1205,7 +1134,7 @@ pub(crate) fn left_behind() -> Vec<PathBuf> {
 
 /// Marks every descriptor above stderr close-on-exec, so none this process
 /// inherited (a lock, a repository file) reaches the command.
-fn close_inherited() {
+pub(super) fn close_inherited() {
     #[cfg(target_os = "linux")]
     {
         const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;

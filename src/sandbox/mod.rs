@@ -23,6 +23,7 @@ pub mod namespaces;
 mod probe;
 pub mod proxy;
 pub(crate) mod seccomp;
+pub mod supervisor;
 
 use std::path::{Path, PathBuf};
 

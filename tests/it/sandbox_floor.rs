@@ -91,3 +91,47 @@ fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
     assert_eq!(missing.status.code(), Some(127));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"), "{missing:?}");
 }
+
+/// Inside the namespaces the command's parent is the supervisor: its own
+/// executable where it is installed beside `retry-run` (as cargo builds
+/// and installs it), `retry-run sandbox --inner` itself where `retry-run`
+/// was copied alone; the command is confined and ends the same either way.
+/// The supervisor's line refuses to be typed.
+#[test]
+fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_where_it_is_missing() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let installed = PathBuf::from(env!("CARGO_BIN_EXE_retry-run"));
+    assert!(installed.with_file_name("retry-run-supervisor").is_file(), "cargo builds the supervisor beside it");
+    let alone = env.path("alone");
+    std::fs::create_dir(&alone).expect("mkdir");
+    std::fs::copy(&installed, alone.join("retry-run")).expect("copied");
+    let script = "cat /proc/$PPID/comm > parent.txt; tr '\\0' ' ' < /proc/$PPID/cmdline > line.txt; \
+                  ! (echo x > /etc/retry-run-test) 2>/dev/null && exit 9";
+    for (exe, parent, inner) in [
+        (installed.clone(), "retry-run-super", "retry-run-supervisor --inner "),
+        (alone.join("retry-run"), "retry-run", "retry-run sandbox --inner "),
+    ] {
+        let out = Command::new(&exe)
+            .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+            .current_dir(&dir)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(9), "{exe:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let seen = std::fs::read_to_string(dir.join("parent.txt")).expect("parent");
+        assert_eq!(seen.trim(), parent, "{exe:?}");
+        let line = std::fs::read_to_string(dir.join("line.txt")).expect("line");
+        assert!(line.contains(inner), "{exe:?}: {line}");
+    }
+    let typed = Command::new(installed.with_file_name("retry-run-supervisor"))
+        .args(["--inner", "{}", "--", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(typed.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&typed.stderr).contains("retry-run sandbox -- CMD"), "{typed:?}");
+}

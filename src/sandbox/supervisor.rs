@@ -1,0 +1,237 @@
+//! The inner supervisor: the process bubblewrap starts inside the
+//! namespaces, in front of the command. It forwards 127.0.0.1 to the
+//! outer process's proxy, sets the limits, confines itself with Landlock,
+//! marks every descriptor it inherited close-on-exec, starts the command
+//! under seccomp, waits for it, and writes how it ended where the outer
+//! process ([`super::exec`]) reads it.
+//!
+//! It runs once per confined process, so it is an executable of its own,
+//! `retry-run-supervisor` (`src/bin/retry-run-supervisor.rs`), installed
+//! beside `retry-run`: a few megabytes that link only this layer, where
+//! starting `retry-run` itself again (a program twenty times the size, with
+//! 24,000 relocations to apply) cost about half a millisecond more per
+//! confined process. Where it is missing (a `retry-run` copied alone),
+//! `retry-run sandbox --inner` does the same.
+//!
+//! Its line is `--inner LINE -- CMD...`: [`InnerLine`], one JSON object the
+//! outer process writes, then the command.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::exec::{self, Confined, Ended, ExecError};
+use super::{Layers, Limits, landlock, namespaces, proxy, seccomp};
+
+/// The supervisor's executable name, beside `retry-run`.
+pub const PROGRAM: &str = "retry-run-supervisor";
+
+/// What the outer process tells the supervisor (the `LINE` of `--inner
+/// LINE -- CMD...`, one JSON object): the paths and rules it confines the
+/// command to. Not a command line anyone types, so it is read by serde
+/// rather than by the command-line parser.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct InnerLine {
+    pub tmpdir: String,
+    pub writable: Vec<String>,
+    pub deny_read: Vec<String>,
+    pub network: Vec<String>,
+    pub limits: Limits,
+    pub host_network: bool,
+    pub unix_sockets: bool,
+    pub refuse_ports: Vec<u16>,
+}
+
+impl InnerLine {
+    /// `line` read back (the error says what is wrong with it).
+    pub(crate) fn parse(line: &str) -> Result<InnerLine, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+}
+
+/// The supervisor to start inside for a `retry-run` at `exe`: its own
+/// executable beside it, or, where that is missing, `retry-run sandbox`
+/// itself. The words before `--inner`.
+pub(crate) fn program_for(exe: &Path) -> Vec<String> {
+    let own = exe.with_file_name(PROGRAM);
+    if own.is_file() {
+        vec![own.display().to_string()]
+    } else {
+        vec![exe.display().to_string(), "sandbox".into()]
+    }
+}
+
+/// `--inner LINE -- CMD...` read into what confines the command in `dir`,
+/// or `None` when it is not a line the outer process wrote. Pure.
+pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<Confined> {
+    let [flag, line, dashes, command @ ..] = args else {
+        return None;
+    };
+    if flag != "--inner" || dashes != "--" || command.is_empty() {
+        return None;
+    }
+    let line = InnerLine::parse(line.to_str()?).ok()?;
+    let argv = command.iter().map(|a| a.to_str().map(str::to_string)).collect::<Option<Vec<_>>>()?;
+    Some(Confined {
+        layers: Layers::Namespaces,
+        dir,
+        writable: line.writable,
+        deny_read: line.deny_read,
+        network: line.network,
+        host_network: line.host_network,
+        unix_sockets: line.unix_sockets,
+        limits: line.limits,
+        tmpdir: Some(PathBuf::from(line.tmpdir)),
+        inner: true,
+        refuse_ports: line.refuse_ports,
+        argv,
+        ..Confined::default()
+    })
+}
+
+/// The supervisor's whole run: `args` are the words after the program's
+/// (`--inner LINE -- CMD...`). Returns the exit status: the command's, or
+/// an error's, printed on stderr as `retry-run sandbox` prints it.
+pub fn main(args: &[OsString]) -> i32 {
+    let dir = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            crate::console::errln!("retry-run: error: cannot read the current directory: {e}");
+            return exec::ENVIRONMENT;
+        }
+    };
+    let Some(confined) = read_line(args, dir) else {
+        crate::console::errln!(
+            "retry-run: error: {PROGRAM} runs inside `retry-run sandbox`, which writes its line (`--inner LINE -- CMD...`); run `retry-run sandbox -- CMD...` instead"
+        );
+        return exec::USAGE;
+    };
+    match exec::run(&confined) {
+        Ok(code) => code,
+        Err(e) => {
+            crate::console::errln!("retry-run: error: {e}");
+            if let Some(hint) = e.hint() {
+                crate::console::errln!("hint: {hint}");
+            }
+            e.exit_code()
+        }
+    }
+}
+
+/// Inside the namespaces: see the module's doc. `dir`: the directory it
+/// may write beneath; `tmpdir`: the command's TMPDIR.
+pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
+    // Not dumpable: the command (the same user in the same namespaces)
+    // can neither trace this process nor read or write its memory, its
+    // descriptors or its /proc files.
+    exec::not_dumpable();
+    let socket = PathBuf::from(namespaces::PROXY_SOCKET);
+    let mut port = None;
+    if !c.host_network && socket.exists() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(ExecError::Proxy)?;
+        port = Some(listener.local_addr().map_err(ExecError::Proxy)?.port());
+        proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
+        // Allowed hosts on the loopback of the machine appear at the same
+        // address inside, for clients that never use a proxy for them.
+        for target in exec::rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
+            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", target.port)) {
+                proxy::forward(l, socket.clone(), Some(target)).map_err(ExecError::Proxy)?;
+            }
+        }
+    }
+    // Where this process says how the command ended, opened before Landlock
+    // (which then keeps the command from writing there).
+    let run = Path::new(namespaces::RUN_DIR);
+    if !c.host_network
+        && !c.refuse_ports.is_empty()
+        && let Some(log) = exec::open_log(&run.join("log"))
+    {
+        proxy::refuse_direct(&c.refuse_ports, log);
+    }
+    let mut status = std::fs::File::create(run.join("status")).ok();
+    let mut log = exec::open_log(&run.join("log"));
+    exec::set_limits(&c.limits);
+    // /tmp and /dev/shm are the namespace's own, empty and private.
+    let private = ["/tmp", "/dev/shm"].map(PathBuf::from);
+    let writable: Vec<PathBuf> =
+        c.writable.iter().map(PathBuf::from).chain([dir.to_path_buf()]).chain(private).collect();
+    let hidden: Vec<PathBuf> = c.deny_read.iter().map(PathBuf::from).collect();
+    if landlock::abi() > 0 {
+        landlock::confine(&writable, &hidden)?;
+    }
+    exec::close_inherited();
+    // This process too: no tracing, no other process's memory, no
+    // terminal input (on every thread, the forwarding ones included).
+    seccomp::supervisor_filter()?.install_all_threads()?;
+    let mut cmd = exec::command(c, tmpdir, port);
+    let me = std::process::id() as libc::pid_t;
+    // The command's filter goes on this thread, which the command is
+    // started from and inherits it: what this thread does from here on
+    // (wait, end what is left, write the status) it refuses nothing of,
+    // and the forwarding threads keep theirs. With no code to run between
+    // fork and exec, the C library starts the command with vfork rather
+    // than copying this process.
+    seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me) })?.install()?;
+    let ended = exec::start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
+    let line = match ended {
+        Ended::Code(n) => format!("exit {n}"),
+        Ended::Signal(n) => format!("signal {n}"),
+    };
+    if let Some(f) = status.as_mut() {
+        use std::io::Write as _;
+        let _ = f.write_all(line.as_bytes());
+    }
+    Ok(exec::end_as(false, ended))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[&str]) -> Vec<OsString> {
+        w.iter().map(Into::into).collect()
+    }
+
+    /// The supervisor's line is what the outer process wrote, read back
+    /// whole; anything else is refused.
+    #[test]
+    fn the_line_is_read_back_as_the_outer_process_wrote_it() {
+        let written = InnerLine {
+            tmpdir: "/tmp/t".into(),
+            writable: vec!["/w".into(), "/tmp/t".into()],
+            deny_read: vec!["/root/.ssh".into()],
+            network: vec!["pypi.org".into()],
+            limits: Limits { processes: 9, file_size: 4096 },
+            host_network: false,
+            unix_sockets: true,
+            refuse_ports: vec![5432],
+        };
+        let json = serde_json::to_string(&written).expect("serialised");
+        assert_eq!(InnerLine::parse(&json).expect("read"), written);
+        let c = read_line(&words(&["--inner", &json, "--", "sh", "-c", "--help"]), "/w".into()).expect("read");
+        assert!(c.inner && c.layers == Layers::Namespaces && c.tmpdir.as_deref() == Some(Path::new("/tmp/t")));
+        assert!(c.writable == written.writable && c.deny_read == written.deny_read && c.network == written.network);
+        assert!(c.limits == written.limits && c.unix_sockets && !c.host_network && !c.reap);
+        assert!(c.refuse_ports == [5432] && c.argv == ["sh", "-c", "--help"] && c.dir == Path::new("/w"));
+        for refused in [
+            &["--inner", "{}", "--", "true"][..],
+            &["--inner", &json, "true"],
+            &["--inner", &json, "--"],
+            &["--inner", "not json", "--", "true"],
+            &["--outer", &json, "--", "true"],
+            &[],
+        ] {
+            assert!(read_line(&words(refused), "/w".into()).is_none(), "{refused:?} is refused");
+        }
+    }
+
+    #[test]
+    fn its_own_executable_is_used_where_it_is_installed_beside_retry_run() {
+        let dir = std::env::temp_dir().join(format!("rr-supervisor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let exe = dir.join("retry-run");
+        assert_eq!(program_for(&exe), [exe.display().to_string(), "sandbox".into()], "missing: retry-run sandbox");
+        std::fs::write(dir.join(PROGRAM), b"").expect("written");
+        assert_eq!(program_for(&exe), [dir.join(PROGRAM).display().to_string()]);
+        std::fs::remove_dir_all(&dir).expect("removed");
+    }
+}
