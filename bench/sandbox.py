@@ -35,7 +35,7 @@
    every mode is a plain request to the server (target: under 1 ms more
    per request). Skipped, with the reason, when `WRAP true` fails.
 
-    cargo build --release && python3 bench/sandbox.py [--files 20000] [--runs 7] [--procs 41]
+    cargo build --release --bins && python3 bench/sandbox.py [--files 20000] [--runs 7] [--procs 41]
         [--requests 200] [--rounds 7] [--wrap 'retry-run sandbox --network 127.0.0.1:{port} --'] [--only proxy]
         [--repeat 2] [--bin target/release/retry-run]
 """
@@ -198,6 +198,9 @@ def main():
     ap.add_argument("--bin", default=BIN, help="the retry-run binary (default: this checkout's release build)")
     args = ap.parse_args()
     BIN = os.path.abspath(args.bin)
+    supervisor = os.path.join(os.path.dirname(BIN), "retry-run-supervisor")
+    print("supervisor inside: " + (supervisor if os.path.isfile(supervisor)
+                                   else f"{BIN} sandbox --inner ({supervisor} is missing: build with --bins)"))
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "floor"):
             floor(tmp, args)

@@ -40,7 +40,7 @@ Rows, and what the git side runs:
   three reads of the checkout's stat data an attempt), against the same
   git sides.
 
-    cargo build --release --bin retry-run --example snapshot
+    cargo build --release --bins --example snapshot
     python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2] [--only head]
         [--slow-only reset,attempt]
 

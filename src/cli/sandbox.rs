@@ -214,7 +214,6 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         limits: Limits { processes: args.max_processes, file_size: args.max_file_size },
         tmpdir: args.tmpdir,
         reap: args.reap,
-        inner: false,
         refuse_ports: args.refuse_port,
         refuse_direct: args.refuse_direct,
         deny_read_complete: args.deny_read_complete,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::landlock::{self, LandlockError};
-use super::{Layers, Limits, limits, namespaces, proxy, seccomp, supervisor};
+use super::{Layers, Limits, limits, namespaces, proxy, seccomp};
 
 /// A command to run confined to a directory.
 #[derive(Debug, Clone)]
@@ -56,8 +56,6 @@ pub(crate) struct Confined {
     /// double-forked daemon included), and end the way it ended: its exit
     /// code, or its signal raised again (the attempt loop).
     pub reap: bool,
-    /// This process is the inner one, inside the namespaces.
-    pub inner: bool,
     /// Loopback ports of the machine that something listens on and the
     /// command may not reach (the inner one records a direct connection
     /// to one as refused; see [`super::proxy::host_listening_ports`]).
@@ -92,7 +90,6 @@ impl Default for Confined {
             limits: Limits::default(),
             tmpdir: None,
             reap: false,
-            inner: false,
             refuse_ports: Vec::new(),
             refuse_direct: false,
             deny_read_complete: false,
@@ -187,9 +184,8 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
     if let Some(parent) = c.log.as_deref().and_then(Path::parent) {
         let _ = std::fs::create_dir_all(parent);
     }
-    let ended = match (c.layers, c.inner) {
-        (_, true) => supervisor::supervise(c, &dir, &tmpdir),
-        (Layers::None, false) => {
+    let ended = match c.layers {
+        Layers::None => {
             let mut cmd = command(c, &tmpdir, None);
             // Unconfined (no seccomp filter, which would set no_new_privs
             // and break a check's sudo), but without a terminal: the kernel
@@ -198,8 +194,8 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
             let mut log = c.log.as_deref().and_then(open_log);
             finish(c, start_and_wait(&mut cmd, c.reap, program, log.as_mut()))
         }
-        (Layers::Namespaces, false) => outer(c, &dir, (&tmpdir, own_tmp), home.as_deref()),
-        (Layers::Landlock, false) => landlock_only(c, &dir, &tmpdir, home.as_deref()),
+        Layers::Namespaces => outer(c, &dir, (&tmpdir, own_tmp), home.as_deref()),
+        Layers::Landlock => landlock_only(c, &dir, &tmpdir, home.as_deref()),
     };
     if own_tmp && !c.print_bwrap {
         let _ = std::fs::remove_dir_all(&tmpdir);
@@ -275,7 +271,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     let socket = run_dir.join("proxy.sock");
     let exe =
         std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
-    let supervisor = supervisor::program_for(&exe);
+    let supervisor = supervisor_for(&exe);
     let layout = namespaces::Layout {
         dir: dir.to_path_buf(),
         writable: writable.clone(),
@@ -301,11 +297,17 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     argv.extend(inner_args(c, &supervisor, tmpdir, &writable, &hidden, &allowed_loopback));
     let (status, pid1, proxy) = run_bubblewrap(c, &bwrap, &argv, (entry, mover), serve)?;
     // What needs nothing more of the namespace is done first, while its
-    // PID 1 ends: the proxy stopped (dropped with the `Ok`: the command has
-    // ended, and with it the supervisor that forwarded to it), the inner
-    // process's status and log read, the run directory removed (inside, it
-    // is only a mount of it).
-    let unserved = proxy.err();
+    // PID 1 ends: the proxy told to stop (the command has ended, and with
+    // it the supervisor that forwarded to it; its thread winds down beside
+    // the rest and is waited for last), the inner process's status and log
+    // read, the run directory removed (inside, it is only a mount of it).
+    let (proxy, unserved) = match proxy {
+        Ok(p) => (p, None),
+        Err(e) => (None, Some(e)),
+    };
+    if let Some(p) = &proxy {
+        p.begin_stop();
+    }
     let inner_status = std::fs::read_to_string(&status_file).ok();
     if let (Some(log), Ok(inner_log)) = (&c.log, std::fs::read_to_string(run_dir.join("log"))) {
         append(log, inner_log.trim_end());
@@ -326,6 +328,8 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     }
     end_leftovers();
     log_limits(c, cgroup.as_ref(), None);
+    // Every connection logged before this process ends.
+    drop(proxy);
     let status = status.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
     if let Some(e) = unserved {
         return Err(e);
@@ -355,10 +359,45 @@ fn kept_readable(c: &Confined, dir: &Path, supervisor: &Path) -> Vec<PathBuf> {
     keep
 }
 
+/// The supervisor's executable name, beside `retry-run`
+/// (`src/bin/retry-run-supervisor.rs`, [`super::supervisor`]).
+pub(crate) const SUPERVISOR: &str = "retry-run-supervisor";
+
+/// What the outer process tells the supervisor (the `LINE` of `--inner
+/// LINE -- CMD...`, one JSON object): the paths and rules it confines the
+/// command to. Not a command line anyone types, so it is read by serde
+/// rather than by the command-line parser.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct InnerLine {
+    pub tmpdir: String,
+    pub writable: Vec<String>,
+    pub deny_read: Vec<String>,
+    pub network: Vec<String>,
+    pub limits: Limits,
+    pub host_network: bool,
+    pub unix_sockets: bool,
+    pub refuse_ports: Vec<u16>,
+}
+
+impl InnerLine {
+    /// `line` read back (the error says what is wrong with it).
+    pub(crate) fn parse(line: &str) -> Result<InnerLine, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+}
+
+/// The supervisor to start inside for a `retry-run` at `exe`: its own
+/// executable beside it, or, where that is missing, `retry-run sandbox`
+/// itself. The words before `--inner`.
+pub(crate) fn supervisor_for(exe: &Path) -> Vec<String> {
+    let own = exe.with_file_name(SUPERVISOR);
+    if own.is_file() { vec![own.display().to_string()] } else { vec![exe.display().to_string(), "sandbox".into()] }
+}
+
 /// The arguments after bubblewrap's own: the supervisor (`supervisor`,
-/// the words before `--inner`: see [`supervisor::program_for`]) as
+/// the words before `--inner`: see [`supervisor_for`]) as
 /// `... --inner LINE -- CMD...`, with what it confines the command to
-/// ([`supervisor::InnerLine`]).
+/// ([`InnerLine`]).
 fn inner_args(
     c: &Confined,
     supervisor: &[String],
@@ -375,7 +414,7 @@ fn inner_args(
     } else {
         Vec::new()
     };
-    let line = supervisor::InnerLine {
+    let line = InnerLine {
         tmpdir: tmpdir.display().to_string(),
         writable: writable.iter().map(|w| w.display().to_string()).collect(),
         deny_read: hidden.iter().map(|h| h.display().to_string()).collect(),
@@ -1170,7 +1209,7 @@ mod names {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::{landlock, seccomp};
+    use super::{SUPERVISOR, landlock, seccomp, supervisor_for};
     use crate::sandbox::landlock::Net;
     use crate::sandbox::probe::{DENIED, REFUSED, assert_seen, child, rerun, try_all};
 
@@ -1204,5 +1243,16 @@ mod tests {
         if landlock::abi() >= 4 {
             assert_seen(&seen, &[("connect_other", DENIED), ("bind_any", DENIED), ("bind_allowed", DENIED)]);
         }
+    }
+
+    #[test]
+    fn its_own_executable_is_used_where_it_is_installed_beside_retry_run() {
+        let dir = std::env::temp_dir().join(format!("rr-supervisor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let exe = dir.join("retry-run");
+        assert_eq!(supervisor_for(&exe), [exe.display().to_string(), "sandbox".into()], "missing: retry-run sandbox");
+        std::fs::write(dir.join(SUPERVISOR), b"").expect("written");
+        assert_eq!(supervisor_for(&exe), [dir.join(SUPERVISOR).display().to_string()]);
+        std::fs::remove_dir_all(&dir).expect("removed");
     }
 }

@@ -820,6 +820,13 @@ impl Proxy {
         self.halt();
     }
 
+    /// Tells it to stop without waiting: its thread cuts the open
+    /// connections and logs them while the caller goes on; [`Proxy::stop`]
+    /// or dropping it then waits for the end.
+    pub fn begin_stop(&self) {
+        self.stop.send_replace(true);
+    }
+
     fn halt(&mut self) {
         let Some(thread) = self.thread.take() else { return };
         self.stop.send_replace(true);

@@ -19,46 +19,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::exec::{self, Confined, Ended, ExecError};
-use super::{Layers, Limits, landlock, namespaces, proxy, seccomp};
-
-/// The supervisor's executable name, beside `retry-run`.
-pub const PROGRAM: &str = "retry-run-supervisor";
-
-/// What the outer process tells the supervisor (the `LINE` of `--inner
-/// LINE -- CMD...`, one JSON object): the paths and rules it confines the
-/// command to. Not a command line anyone types, so it is read by serde
-/// rather than by the command-line parser.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct InnerLine {
-    pub tmpdir: String,
-    pub writable: Vec<String>,
-    pub deny_read: Vec<String>,
-    pub network: Vec<String>,
-    pub limits: Limits,
-    pub host_network: bool,
-    pub unix_sockets: bool,
-    pub refuse_ports: Vec<u16>,
-}
-
-impl InnerLine {
-    /// `line` read back (the error says what is wrong with it).
-    pub(crate) fn parse(line: &str) -> Result<InnerLine, serde_json::Error> {
-        serde_json::from_str(line)
-    }
-}
-
-/// The supervisor to start inside for a `retry-run` at `exe`: its own
-/// executable beside it, or, where that is missing, `retry-run sandbox`
-/// itself. The words before `--inner`.
-pub(crate) fn program_for(exe: &Path) -> Vec<String> {
-    let own = exe.with_file_name(PROGRAM);
-    if own.is_file() {
-        vec![own.display().to_string()]
-    } else {
-        vec![exe.display().to_string(), "sandbox".into()]
-    }
-}
+use super::exec::{self, Confined, Ended, ExecError, InnerLine};
+use super::{Layers, landlock, namespaces, proxy, seccomp};
 
 /// `--inner LINE -- CMD...` read into what confines the command in `dir`,
 /// or `None` when it is not a line the outer process wrote. Pure.
@@ -81,7 +43,6 @@ pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<Confined> {
         unix_sockets: line.unix_sockets,
         limits: line.limits,
         tmpdir: Some(PathBuf::from(line.tmpdir)),
-        inner: true,
         refuse_ports: line.refuse_ports,
         argv,
         ..Confined::default()
@@ -101,11 +62,16 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let Some(confined) = read_line(args, dir) else {
         crate::console::errln!(
-            "retry-run: error: {PROGRAM} runs inside `retry-run sandbox`, which writes its line (`--inner LINE -- CMD...`); run `retry-run sandbox -- CMD...` instead"
+            "retry-run: error: {} runs inside `retry-run sandbox`, which writes its line (`--inner LINE -- CMD...`); run `retry-run sandbox -- CMD...` instead",
+            exec::SUPERVISOR
         );
         return exec::USAGE;
     };
-    match exec::run(&confined) {
+    // Given by the outer process, which made it; the directory as the
+    // kernel names it, for Landlock's rules.
+    let tmpdir = confined.tmpdir.clone().unwrap_or_else(std::env::temp_dir);
+    let dir = std::fs::canonicalize(&confined.dir).unwrap_or_else(|_| confined.dir.clone());
+    match supervise(&confined, &dir, &tmpdir) {
         Ok(code) => code,
         Err(e) => {
             crate::console::errln!("retry-run: error: {e}");
@@ -186,6 +152,7 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::Limits;
 
     fn words(w: &[&str]) -> Vec<OsString> {
         w.iter().map(Into::into).collect()
@@ -208,7 +175,7 @@ mod tests {
         let json = serde_json::to_string(&written).expect("serialised");
         assert_eq!(InnerLine::parse(&json).expect("read"), written);
         let c = read_line(&words(&["--inner", &json, "--", "sh", "-c", "--help"]), "/w".into()).expect("read");
-        assert!(c.inner && c.layers == Layers::Namespaces && c.tmpdir.as_deref() == Some(Path::new("/tmp/t")));
+        assert!(c.layers == Layers::Namespaces && c.tmpdir.as_deref() == Some(Path::new("/tmp/t")));
         assert!(c.writable == written.writable && c.deny_read == written.deny_read && c.network == written.network);
         assert!(c.limits == written.limits && c.unix_sockets && !c.host_network && !c.reap);
         assert!(c.refuse_ports == [5432] && c.argv == ["sh", "-c", "--help"] && c.dir == Path::new("/w"));
@@ -222,16 +189,5 @@ mod tests {
         ] {
             assert!(read_line(&words(refused), "/w".into()).is_none(), "{refused:?} is refused");
         }
-    }
-
-    #[test]
-    fn its_own_executable_is_used_where_it_is_installed_beside_retry_run() {
-        let dir = std::env::temp_dir().join(format!("rr-supervisor-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let exe = dir.join("retry-run");
-        assert_eq!(program_for(&exe), [exe.display().to_string(), "sandbox".into()], "missing: retry-run sandbox");
-        std::fs::write(dir.join(PROGRAM), b"").expect("written");
-        assert_eq!(program_for(&exe), [dir.join(PROGRAM).display().to_string()]);
-        std::fs::remove_dir_all(&dir).expect("removed");
     }
 }
