@@ -272,13 +272,19 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     let exe =
         std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
     let supervisor = supervisor_for(&exe);
+    let supervisor_path = PathBuf::from(&supervisor[0]);
     let layout = namespaces::Layout {
         dir: dir.to_path_buf(),
         writable: writable.clone(),
-        protected: c.protect.clone(),
+        protected: c
+            .protect
+            .iter()
+            .cloned()
+            .chain(own_executables(&[exe.clone(), supervisor_path.clone()], &writable))
+            .collect(),
         shared: c.shared.clone(),
         hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
-        keep: kept_readable(c, dir, Path::new(&supervisor[0])),
+        keep: kept_readable(c, dir, &supervisor_path),
         run_dir: Some(run_dir.clone()),
         host_network: c.host_network,
     };
@@ -341,6 +347,16 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
         log_limits(c, None, Some(ended));
     }
     Ok(end_as(c.reap, ended))
+}
+
+/// Of retry-run's own executables (`exes`: `retry-run` and the
+/// supervisor), those a writable path holds: mounted read-only inside, so
+/// that a command may not replace the program that confines the next one
+/// (a `~/.cargo` made writable for cargo holds `~/.cargo/bin`). Pure.
+fn own_executables(exes: &[PathBuf], writable: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = exes.iter().filter(|e| writable.iter().any(|w| e.starts_with(w))).cloned().collect();
+    out.dedup();
+    out
 }
 
 /// What stays readable although it may lie beneath a private directory:
@@ -1209,9 +1225,10 @@ mod names {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::{SUPERVISOR, landlock, seccomp, supervisor_for};
+    use super::{SUPERVISOR, landlock, own_executables, seccomp, supervisor_for};
     use crate::sandbox::landlock::Net;
     use crate::sandbox::probe::{DENIED, REFUSED, assert_seen, child, rerun, try_all};
+    use std::path::PathBuf;
 
     /// The whole fallback, Landlock's TCP rules and the seccomp filter: UDP and
     /// UNIX sockets refused, socketpair working, TCP to the allowed port
@@ -1243,6 +1260,19 @@ mod tests {
         if landlock::abi() >= 4 {
             assert_seen(&seen, &[("connect_other", DENIED), ("bind_any", DENIED), ("bind_allowed", DENIED)]);
         }
+    }
+
+    #[test]
+    fn retry_runs_own_executables_under_a_writable_path_are_protected_and_no_others() {
+        let exes = [PathBuf::from("/h/.cargo/bin/retry-run"), PathBuf::from("/h/.cargo/bin/retry-run-supervisor")];
+        let cases: [(&[&str], usize); 4] =
+            [(&[], 0), (&["/work/repo", "/tmp/t"], 0), (&["/h/.cargo"], 2), (&["/h/.cargo/bin/retry-run"], 1)];
+        for (writable, protected) in cases {
+            let writable: Vec<PathBuf> = writable.iter().map(PathBuf::from).collect();
+            assert_eq!(own_executables(&exes, &writable).len(), protected, "{writable:?}");
+        }
+        let same = [exes[0].clone(), exes[0].clone()];
+        assert_eq!(own_executables(&same, &[PathBuf::from("/h")]), [exes[0].clone()], "a fallback names it once");
     }
 
     #[test]

@@ -135,3 +135,37 @@ fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_wh
     assert_eq!(typed.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&typed.stderr).contains("retry-run sandbox -- CMD"), "{typed:?}");
 }
+
+/// retry-run's own executables under a path the command may write (here
+/// the directory itself) are mounted read-only inside: the command cannot
+/// replace the program that confines the next one.
+#[test]
+fn retry_runs_own_executables_in_a_writable_directory_cannot_be_replaced_from_inside() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_retry-run"));
+    for name in ["retry-run", "retry-run-supervisor"] {
+        let from = built.with_file_name(name);
+        if std::fs::hard_link(&from, dir.join(name)).is_err() {
+            std::fs::copy(&from, dir.join(name)).expect("copied");
+        }
+    }
+    let before = std::fs::read(dir.join("retry-run-supervisor")).expect("read");
+    let script = "for f in retry-run retry-run-supervisor; do \
+                  if (echo x >> \"$f\") 2>/dev/null || (rm -f \"$f\") 2>/dev/null; then echo \"$f: changed\"; fi; done; \
+                  echo inside > ok.txt";
+    let out = Command::new(dir.join("retry-run"))
+        .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+        .current_dir(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "nothing of retry-run's changed");
+    assert!(dir.join("ok.txt").exists(), "the directory itself stays writable");
+    assert!(std::fs::read(dir.join("retry-run-supervisor")).expect("read") == before, "the supervisor is intact");
+}
