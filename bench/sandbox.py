@@ -5,8 +5,10 @@
    mounts, namespaces and options retry-run gives it, its argv printed by
    `retry-run sandbox --print-bwrap` (the same code path, not retyped),
    against `retry-run sandbox --layers namespaces -- true` and against the
-   line `run` gives each agent and check process (`--reap --tmpdir DIR
-   --deny-read-complete ...`, a row of its own), medians of
+   line `run` starts each agent and check process with (a row of its own:
+   `retry-run-supervisor --outer LINE -- true`, the line `retry-run sandbox
+   --reap --tmpdir DIR --deny-read-complete ... --print-outer` prints, or
+   that `retry-run sandbox` line where the supervisor is missing), medians of
    `--procs` (41), `--repeat` (2) runs; as root and, when run by root, as
    an unprivileged user (`setpriv --reuid=65534 --regid=65534
    --clear-groups env HOME=<an empty directory>`, on both sides). Target:
@@ -252,8 +254,18 @@ def floor(tmp, args):
                 assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
                 printed = json.loads(r.stdout)
                 made += printed["made"]
+                ours = [BIN, "sandbox"] + options + ["--", "true"]
+                if row == "in a run":
+                    # What `run` starts: the supervisor's executable with the
+                    # same line as JSON, where it is installed beside BIN.
+                    outer = subprocess.run(prefix + [BIN, "sandbox"] + options + ["--print-outer", "--", "true"],
+                                           cwd=work, env=ENV, capture_output=True, text=True)
+                    if outer.returncode == 0:
+                        ours = json.loads(outer.stdout)
+                    else:
+                        print(f"  ({outer.stderr.strip()}: timing `retry-run sandbox` as run starts it then)")
                 sides = {
-                    "retry-run": prefix + [BIN, "sandbox"] + options + ["--", "true"],
+                    "retry-run": prefix + ours,
                     "bubblewrap": prefix + [printed["bwrap"]] + printed["args"] + ["--", "true"],
                 }
                 print(f"floor, {who}, {row}: {shlex.join(sides['retry-run'])}")

@@ -106,6 +106,13 @@ pub struct SandboxArgs {
     /// (`bench/sandbox.py`'s floor: bubblewrap alone with the same mounts).
     #[arg(long, hide = true)]
     pub print_bwrap: bool,
+    /// Print, as one JSON array, the line `run` starts in the place of this
+    /// one (the supervisor's executable with this line as JSON,
+    /// `retry-run-supervisor --outer LINE -- CMD...`); run nothing
+    /// (`bench/sandbox.py`'s row "in a run"). Exit 3 when the supervisor's
+    /// executable is not installed beside this one.
+    #[arg(long, hide = true)]
+    pub print_outer: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -220,6 +227,20 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         print_bwrap: args.print_bwrap,
         argv: args.command,
     };
+    if args.print_outer {
+        let exe =
+            std::env::current_exe().map_err(|e| CliError::environment(format!("cannot find this executable: {e}")))?;
+        let Some(supervisor) = exec::supervisor_beside(&exe) else {
+            return Err(CliError::environment(format!(
+                "{} is not installed beside {}: `run` starts `retry-run sandbox` itself",
+                exec::SUPERVISOR,
+                exe.display()
+            ))
+            .with_hint("build with `cargo build --bins` or install with `cargo install --path .`"));
+        };
+        crate::console::outln!("{}", serde_json::json!(exec::outer_argv(&supervisor, &confined)));
+        return Ok(0);
+    }
     Ok(exec::run(&confined)?)
 }
 

@@ -103,6 +103,7 @@ pub(in crate::run) fn confinement_of(
         policy,
         tmpdir,
         exe: plan.exe.clone(),
+        supervisor: sandbox::exec::supervisor_beside(&plan.exe),
         away: env_away(repo, wt, &vars),
         hidden: env_hidden(plan, &vars),
         extra_env: if quarantine { sandbox::quarantine_env(git_paths) } else { Vec::new() },

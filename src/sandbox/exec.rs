@@ -19,11 +19,16 @@ use std::process::Command;
 use super::landlock::{self, LandlockError};
 use super::{Layers, Limits, limits, namespaces, proxy, seccomp};
 
-/// A command to run confined to a directory.
-#[derive(Debug, Clone)]
+/// A command to run confined to a directory. Also the outer process's
+/// line when `run` starts the supervisor's executable for it
+/// ([`outer_argv`]: one JSON object, without the directory, which is the
+/// process's own, and the command, which follows `--`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Confined {
     pub layers: Layers,
     /// The directory it may write beneath (the current directory).
+    #[serde(skip)]
     pub dir: PathBuf,
     /// More paths it may write beneath, as given (`sandbox.writable`,
     /// `--writable`): see [`super::prepare_writable`].
@@ -69,6 +74,7 @@ pub(crate) struct Confined {
     /// benchmark's floor), leave the directories they name, run nothing.
     pub print_bwrap: bool,
     /// The command and its arguments.
+    #[serde(skip)]
     pub argv: Vec<String>,
 }
 
@@ -280,7 +286,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
             .protect
             .iter()
             .cloned()
-            .chain(own_executables(&[exe.clone(), supervisor_path.clone()], &writable))
+            .chain(own_executables(&[exe.with_file_name("retry-run"), supervisor_path.clone()], &writable))
             .collect(),
         shared: c.shared.clone(),
         hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
@@ -406,8 +412,29 @@ impl InnerLine {
 /// executable beside it, or, where that is missing, `retry-run sandbox`
 /// itself. The words before `--inner`.
 pub(crate) fn supervisor_for(exe: &Path) -> Vec<String> {
+    match supervisor_beside(exe) {
+        Some(own) => vec![own.display().to_string()],
+        None => vec![exe.display().to_string(), "sandbox".into()],
+    }
+}
+
+/// The supervisor's executable beside `retry-run` at `exe`, when it is
+/// installed there.
+pub(crate) fn supervisor_beside(exe: &Path) -> Option<PathBuf> {
     let own = exe.with_file_name(SUPERVISOR);
-    if own.is_file() { vec![own.display().to_string()] } else { vec![exe.display().to_string(), "sandbox".into()] }
+    own.is_file().then_some(own)
+}
+
+/// The line that has the supervisor's executable at `supervisor` do what
+/// `retry-run sandbox` does for `c` (`retry-run-supervisor --outer LINE --
+/// CMD...`): what `run` starts for each agent and check process, without
+/// starting `retry-run` itself again or its command-line parser. Pure.
+pub(crate) fn outer_argv(supervisor: &Path, c: &Confined) -> Vec<String> {
+    // Strings, numbers, booleans and enums: serialising cannot fail.
+    let line = serde_json::to_string(c).unwrap_or_default();
+    let mut argv = vec![supervisor.display().to_string(), "--outer".into(), line, "--".into()];
+    argv.extend(c.argv.iter().cloned());
+    argv
 }
 
 /// The arguments after bubblewrap's own: the supervisor (`supervisor`,

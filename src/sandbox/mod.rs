@@ -24,6 +24,7 @@ mod probe;
 pub mod proxy;
 pub(crate) mod seccomp;
 pub mod supervisor;
+pub mod wrap;
 
 use std::path::{Path, PathBuf};
 
@@ -528,6 +529,9 @@ pub struct Confinement {
     pub policy: Policy,
     pub tmpdir: Option<PathBuf>,
     pub exe: PathBuf,
+    /// The supervisor's executable beside it, when installed: `run` then
+    /// starts it in the place of `retry-run sandbox` ([`wrap::wrap`]).
+    pub supervisor: Option<PathBuf>,
     /// retry-run's variables that pointed into the user's checkout, as the
     /// confined processes get them ([`away_from_checkout`]).
     pub away: Vec<EnvChange>,
@@ -547,28 +551,6 @@ pub struct Confinement {
 }
 
 impl Confinement {
-    /// The command line to start `argv` with; `log` is where the sandbox
-    /// writes the connections it saw and the limits hit. Pure.
-    pub fn argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
-        match (self.effective.layers(), &self.tmpdir) {
-            (Some(layers), Some(t)) => wrap(&Wrap { layers, c: self, tmpdir: t, log }, &argv),
-            _ => argv,
-        }
-    }
-
-    /// [`Confinement::argv`] for the agent: under namespaces, a direct
-    /// connection to a port the machine listens on is recorded as refused
-    /// (`--refuse-direct`; see [`proxy::refuse_direct`]). Only the agent:
-    /// a check that starts a server of its own on such a port inside must
-    /// find it free. Pure.
-    pub fn agent_argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
-        let mut out = self.argv(argv, log);
-        if self.effective == Effective::Namespaces && out.get(1).is_some_and(|s| s == "sandbox") {
-            out.insert(2, "--refuse-direct".into());
-        }
-        out
-    }
-
     /// The environment it adds: the private TMPDIR under its three names.
     pub fn env(&self) -> Vec<(String, String)> {
         let mut env: Vec<(String, String)> =
@@ -720,82 +702,6 @@ pub fn prepare_state(
     Ok(out)
 }
 
-/// What [`wrap`] needs: the layers, the confinement, the process's TMPDIR
-/// and where the sandbox logs connections and limits hit.
-pub struct Wrap<'a> {
-    pub layers: Layers,
-    pub c: &'a Confinement,
-    pub tmpdir: &'a Path,
-    pub log: Option<&'a Path>,
-}
-
-/// The command line that runs `argv` confined: `exe sandbox --reap
-/// --layers L --git read-only --tmpdir T --writable P... --deny-read H...
-/// --protect G... --network N... -- argv...`. Pure.
-pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
-    let (c, policy) = (w.c, &w.c.policy);
-    let layers = match w.layers {
-        Layers::Namespaces => "namespaces",
-        Layers::Landlock => "landlock",
-        Layers::None => "none",
-    };
-    let mut out = vec![
-        c.exe.display().to_string(),
-        "sandbox".into(),
-        "--reap".into(),
-        "--layers".into(),
-        layers.into(),
-        "--git".into(),
-        "read-only".into(),
-        "--tmpdir".into(),
-        w.tmpdir.display().to_string(),
-    ];
-    let mut flag = |name: &str, value: String| {
-        out.push(name.into());
-        out.push(value);
-    };
-    if let Some(log) = w.log {
-        flag("--log", log.display().to_string());
-    }
-    if w.layers != Layers::None {
-        for p in &policy.writable {
-            flag("--writable", p.path.display().to_string());
-        }
-        for h in &policy.hidden {
-            flag("--deny-read", h.display().to_string());
-        }
-        for p in &policy.protected {
-            flag("--protect", p.display().to_string());
-        }
-        for (from, at) in &policy.shared {
-            flag("--share-from", from.display().to_string());
-            flag("--share-at", at.display().to_string());
-        }
-        for k in &c.keep {
-            flag("--keep", k.display().to_string());
-        }
-        for n in &policy.network {
-            flag("--network", n.clone());
-        }
-        flag("--max-processes", c.limits.processes.to_string());
-        flag("--max-file-size", c.limits.file_size.to_string());
-        // The run looked for the secrets once; every confined process of
-        // it takes that list as it is instead of looking again, and, with
-        // git read-only, the repository's paths from --keep instead of
-        // looking the repository up.
-        out.push("--deny-read-complete".into());
-    }
-    if c.host_network {
-        out.push("--host-network".into());
-    }
-    if c.unix_sockets {
-        out.push("--unix-sockets".into());
-    }
-    out.push("--".into());
-    out.extend(argv.iter().cloned());
-    out
-}
-
 /// At most this many refused hosts are named in the record.
 pub const REFUSED_HOSTS_CAP: usize = 50;
 
@@ -935,6 +841,7 @@ mod tests {
             policy: Policy { network: vec!["api.example.com".into()], ..ro },
             tmpdir: Some("/tmp/t".into()),
             exe: "/bin/rr".into(),
+            supervisor: None,
             away: Vec::new(),
             hidden: Vec::new(),
             extra_env: quarantine_env(&git),

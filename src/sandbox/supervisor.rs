@@ -49,9 +49,27 @@ pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<Confined> {
     })
 }
 
+/// `--outer LINE -- CMD...` (what `run` starts for each agent and check
+/// process, [`exec::outer_argv`]) read into what confines the command in
+/// `dir`, or `None` when it is not a line `run` wrote. Pure.
+pub(crate) fn read_outer(args: &[OsString], dir: PathBuf) -> Option<Confined> {
+    let [flag, line, dashes, command @ ..] = args else {
+        return None;
+    };
+    if flag != "--outer" || dashes != "--" || command.is_empty() {
+        return None;
+    }
+    let mut c: Confined = serde_json::from_str(line.to_str()?).ok()?;
+    c.argv = command.iter().map(|a| a.to_str().map(str::to_string)).collect::<Option<Vec<_>>>()?;
+    c.dir = dir;
+    Some(c)
+}
+
 /// The supervisor's whole run: `args` are the words after the program's
-/// (`--inner LINE -- CMD...`). Returns the exit status: the command's, or
-/// an error's, printed on stderr as `retry-run sandbox` prints it.
+/// (`--inner LINE -- CMD...` inside the namespaces, `--outer LINE --
+/// CMD...` in `run`'s place of `retry-run sandbox`). Returns the exit
+/// status: the command's, or an error's, printed on stderr as `retry-run
+/// sandbox` prints it.
 pub fn main(args: &[OsString]) -> i32 {
     let dir = match std::env::current_dir() {
         Ok(d) => d,
@@ -60,18 +78,35 @@ pub fn main(args: &[OsString]) -> i32 {
             return exec::ENVIRONMENT;
         }
     };
+    if args.first().is_some_and(|a| a == "--outer") {
+        let Some(confined) = read_outer(args, dir) else {
+            return refused();
+        };
+        return ended(exec::run(&confined));
+    }
     let Some(confined) = read_line(args, dir) else {
-        crate::console::errln!(
-            "retry-run: error: {} runs inside `retry-run sandbox`, which writes its line (`--inner LINE -- CMD...`); run `retry-run sandbox -- CMD...` instead",
-            exec::SUPERVISOR
-        );
-        return exec::USAGE;
+        return refused();
     };
     // Given by the outer process, which made it; the directory as the
     // kernel names it, for Landlock's rules.
     let tmpdir = confined.tmpdir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = std::fs::canonicalize(&confined.dir).unwrap_or_else(|_| confined.dir.clone());
-    match supervise(&confined, &dir, &tmpdir) {
+    ended(supervise(&confined, &dir, &tmpdir))
+}
+
+/// A line neither `retry-run sandbox` nor `run` wrote: exit 2.
+fn refused() -> i32 {
+    crate::console::errln!(
+        "retry-run: error: {} runs for `retry-run sandbox` and `retry-run run`, which write its line (`--inner` or `--outer LINE -- CMD...`); run `retry-run sandbox -- CMD...` instead",
+        exec::SUPERVISOR
+    );
+    exec::USAGE
+}
+
+/// The exit status: the command's, or an error's, printed as `retry-run
+/// sandbox` prints it.
+fn ended(result: Result<i32, ExecError>) -> i32 {
+    match result {
         Ok(code) => code,
         Err(e) => {
             crate::console::errln!("retry-run: error: {e}");

@@ -169,3 +169,70 @@ fn retry_runs_own_executables_in_a_writable_directory_cannot_be_replaced_from_in
     assert!(dir.join("ok.txt").exists(), "the directory itself stays writable");
     assert!(std::fs::read(dir.join("retry-run-supervisor")).expect("read") == before, "the supervisor is intact");
 }
+
+/// The line `run` starts each agent and check process with, where the
+/// supervisor's executable is installed: `retry-run-supervisor --outer
+/// LINE -- CMD` (`--print-outer` prints it), which confines its command
+/// as `retry-run sandbox` with the same flags does.
+#[test]
+fn the_line_run_starts_is_the_supervisors_and_confines_as_retry_run_sandbox_does() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    let tmp = env.path("tmp");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::create_dir(&tmp).expect("mkdir");
+    let tmp = tmp.display().to_string();
+    let script = "echo in > in.txt; echo t > \"$TMPDIR/t\"; ! (echo x > /etc/retry-run-test) 2>/dev/null && exit 5";
+    let flags = ["--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", &tmp, "--deny-read-complete"];
+    let out = env
+        .retry_run(&dir)
+        .arg("sandbox")
+        .args(flags)
+        .args(["--print-outer", "--", "sh", "-c", script])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!dir.join("in.txt").exists(), "printing runs nothing");
+    let line: Vec<String> = serde_json::from_slice(&out.stdout).expect("a JSON array");
+    assert!(line[0].ends_with("/retry-run-supervisor") && line[1] == "--outer", "{line:?}");
+    assert_eq!(&line[3..], ["--", "sh", "-c", script]);
+    let ran = Command::new(&line[0]).args(&line[1..]).current_dir(&dir).output().expect("runs");
+    assert_eq!(ran.status.code(), Some(5), "{}", String::from_utf8_lossy(&ran.stderr));
+    assert!(dir.join("in.txt").exists() && PathBuf::from(&tmp).join("t").exists());
+    let typed = Command::new(&line[0]).args(["--outer", "{}", "--", "true"]).output().expect("runs");
+    assert_eq!(typed.status.code(), Some(2), "a line run did not write");
+}
+
+/// A run whose `retry-run` was copied without the supervisor beside it
+/// starts `retry-run sandbox` for its agent and checks, as before.
+#[test]
+fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_sandbox() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let r = env
+        .repo("repo")
+        .file("app.txt", "value = 1\n")
+        .file("retry-run.toml", "[[check]]\nname = \"parent\"\nrun = \"tr '\\\\0' ' ' < /proc/$PPID/cmdline > /dev/stderr; test -f app.txt\"\n")
+        .commit();
+    let alone = env.path("alone");
+    std::fs::create_dir(&alone).expect("mkdir");
+    std::fs::copy(env!("CARGO_BIN_EXE_retry-run"), alone.join("retry-run")).expect("copied");
+    let agent = env.agent(
+        crate::support::FakeAgent::new()
+            .sh("tr '\\0' ' ' < /proc/$PPID/cmdline > parent.txt")
+            .append("app.txt", "value = 2\n"),
+    );
+    let run = crate::support::Run::of(
+        env.command(alone.join("retry-run"), &r).args(agent.after(&["run", "--quiet", "--task", "alone"])),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let parent = env.git(&r, &["show", "refs/retry-run/alone/1:parent.txt"]);
+    assert!(parent.contains("retry-run sandbox --inner "), "{parent}");
+}
