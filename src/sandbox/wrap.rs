@@ -65,18 +65,8 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
     if w.refuse_direct {
         out.push("--refuse-direct".into());
     }
-    out.extend(
-        [
-            "--reap".into(),
-            "--layers".into(),
-            layers.into(),
-            "--git".into(),
-            "read-only".into(),
-            "--tmpdir".into(),
-            w.tmpdir.display().to_string(),
-        ]
-        .map(String::from),
-    );
+    out.extend(["--reap", "--layers", layers, "--git", "read-only", "--tmpdir"].map(String::from));
+    out.push(w.tmpdir.display().to_string());
     let mut flag = |name: &str, value: String| {
         out.push(name.into());
         out.push(value);
