@@ -24,8 +24,9 @@
 //!   the packs git freshened), every loose object by name, size and
 //!   inode (`objects/1a/2b3c...`): a loose object deleted, written again or
 //!   replaced by one of another size, or added, is seen without reading it
-//!   (one `stat` each; git packs them once there are more than `gc.auto`,
-//!   6,700 by default);
+//!   (one `stat` each, relative to its fan-out directory, the directories
+//!   shared among two threads; git packs them once there are more than
+//!   `gc.auto`, 6,700 by default);
 //! - the other linked worktrees' links (`worktrees/<id>/gitdir`,
 //!   `commondir`, `config.worktree`, `locked`) and their `HEAD` and private
 //!   `refs/**` (other tasks' worktrees, `worktrees/retry-run-*`, are left
@@ -36,8 +37,12 @@
 //!   agent's to write.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{DirEntryExt, MetadataExt, PermissionsExt};
+use std::ffi::{CStr, CString};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
+
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
 use crate::hash::sha256_hex;
 use crate::model::{InternalChange, PartChange};
@@ -87,23 +92,40 @@ impl Fingerprint {
     /// Each part added, removed, changed or touched since `before`, by
     /// name. Pure.
     pub fn compare(&self, before: &Fingerprint) -> Vec<InternalChange> {
+        use std::cmp::Ordering;
         let mut out: Vec<InternalChange> = Vec::new();
-        for (name, now) in &self.parts {
-            let change = match before.parts.get(name) {
-                None => PartChange::Added,
-                Some(was) if was.content != now.content => PartChange::Changed,
-                Some(was) if was.times != now.times => PartChange::Touched,
-                Some(_) => continue,
+        let change = |part: &String, change| InternalChange { part: part.clone(), change };
+        // Both maps walked once side by side, in their names' order.
+        let (mut now, mut was) = (self.parts.iter().peekable(), before.parts.iter().peekable());
+        loop {
+            let order = match (now.peek(), was.peek()) {
+                (None, None) => break,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((a, _)), Some((b, _))) => a.cmp(b),
             };
-            out.push(InternalChange { part: name.clone(), change });
+            match order {
+                Ordering::Less => {
+                    if let Some((name, _)) = now.next() {
+                        out.push(change(name, PartChange::Added));
+                    }
+                }
+                Ordering::Greater => {
+                    if let Some((name, _)) = was.next() {
+                        out.push(change(name, PartChange::Removed));
+                    }
+                }
+                Ordering::Equal => {
+                    if let (Some((name, a)), Some((_, b))) = (now.next(), was.next()) {
+                        if a.content != b.content {
+                            out.push(change(name, PartChange::Changed));
+                        } else if a.times != b.times {
+                            out.push(change(name, PartChange::Touched));
+                        }
+                    }
+                }
+            }
         }
-        out.extend(
-            before
-                .parts
-                .keys()
-                .filter(|k| !self.parts.contains_key(*k))
-                .map(|k| InternalChange { part: k.clone(), change: PartChange::Removed }),
-        );
         out.sort();
         out
     }
@@ -410,32 +432,88 @@ fn objects(f: &mut Fingerprint, dir: &Path) {
             }
         }
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for fan in rd.flatten() {
-        let fan_name = fan.file_name().to_string_lossy().into_owned();
+    let Ok(store) = rustix::fs::open(dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else {
+        return;
+    };
+    let mut fans = Vec::new();
+    for (fan, kind) in entries(&store) {
+        let fan_name = fan.to_string_lossy().into_owned();
         if fan_name.len() != 2 || !fan_name.bytes().all(|b| b.is_ascii_hexdigit()) {
             continue;
         }
-        if !fan.file_type().is_ok_and(|t| t.is_dir()) {
-            f.bytes(&format!("objects/{fan_name}"), &fan.path());
-            continue;
-        }
-        let Ok(objects) = std::fs::read_dir(fan.path()) else { continue };
-        for o in objects.flatten() {
-            let name = o.file_name().to_string_lossy().into_owned();
-            if !loose_object_name(&name) {
-                continue;
-            }
-            // The inode comes with the directory's entry: an object deleted
-            // and written again (by another size or not) is seen by it.
-            if let Ok(meta) = o.metadata() {
-                f.parts.insert(
-                    format!("objects/{fan_name}/{name}"),
-                    Part { content: format!("size {} inode {}", meta.size(), o.ino()), times: None },
-                );
-            }
+        if kind == FileType::Directory {
+            fans.push(fan);
+        } else {
+            f.bytes(&format!("objects/{fan_name}"), &dir.join(&fan_name));
         }
     }
+    // Thousands of objects at most (git packs them past `gc.auto`), each
+    // one `stat`: the fan-out directories split among a few threads.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, LOOSE_THREADS);
+    let share = fans.len().div_ceil(threads).max(1);
+    let found: Vec<Vec<(String, Part)>> = std::thread::scope(|s| {
+        let store = &store;
+        let handles: Vec<_> = fans
+            .chunks(share)
+            .map(|some| s.spawn(move || some.iter().flat_map(|fan| fan_objects(store, fan)).collect()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    f.parts.extend(found.into_iter().flatten());
+}
+
+/// How many threads [`objects`] stats the loose objects on at most.
+const LOOSE_THREADS: usize = 2;
+
+/// The names in the directory open at `dir` (not `.` and `..`), each with
+/// its type: the directory entry's, or a `stat`'s (not following a link)
+/// where the file system gives none. A name gone meanwhile is left out.
+fn entries(dir: &OwnedFd) -> Vec<(CString, FileType)> {
+    let Ok(mut list) = Dir::read_from(dir) else { return Vec::new() };
+    let mut out = Vec::new();
+    while let Some(Ok(e)) = list.read() {
+        let name = e.file_name();
+        if name.to_bytes() == b"." || name.to_bytes() == b".." {
+            continue;
+        }
+        let kind = match e.file_type() {
+            FileType::Unknown => match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => FileType::from_raw_mode(st.st_mode),
+                Err(_) => continue,
+            },
+            known => known,
+        };
+        out.push((name.to_owned(), kind));
+    }
+    out
+}
+
+/// The loose objects of the fan-out directory `fan` of the object store
+/// open at `store`, each by its size and inode (`objects/1a/2b3c...`); the
+/// directory opened without following a link, each object stat'ed
+/// beside it (without following one either).
+fn fan_objects(store: &OwnedFd, fan: &CStr) -> Vec<(String, Part)> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let Ok(fd) = rustix::fs::openat(store, fan, flags, Mode::empty()) else { return Vec::new() };
+    let Ok(mut list) = Dir::new(fd) else { return Vec::new() };
+    let fan = fan.to_string_lossy();
+    let mut out = Vec::new();
+    while let Some(Ok(e)) = list.read() {
+        let Ok(name) = e.file_name().to_str() else { continue };
+        if !loose_object_name(name) {
+            continue;
+        }
+        let Ok(at) = list.fd() else { break };
+        // The inode comes with the directory's entry: an object deleted
+        // and written again (by another size or not) is seen by it.
+        if let Ok(st) = rustix::fs::statat(at, e.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
+            out.push((
+                format!("objects/{fan}/{name}"),
+                Part { content: format!("size {} inode {}", st.st_size, e.ino()), times: None },
+            ));
+        }
+    }
+    out
 }
 
 /// The other linked worktrees: their links, `HEAD` and private refs (not
@@ -597,6 +675,55 @@ mod tests {
         assert_eq!(part_paths("worktree/.git", c, Some(&t)), [Path::new("/w/.git")]);
         assert_eq!(part_paths("worktree-admin/gitdir", c, Some(&t)), [t.admin.join("gitdir")]);
         assert!(part_paths("worktree/.git", c, None).is_empty());
+    }
+
+    #[test]
+    fn loose_objects_are_seen_by_name_size_and_inode() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let objects = t.path().join("objects");
+        let obj = |fan: &str, rest: char| objects.join(fan).join(rest.to_string().repeat(38));
+        for fan in ["ab", "cd", "ef"] {
+            std::fs::create_dir_all(objects.join(fan)).expect("mkdir");
+        }
+        std::fs::write(obj("ab", '1'), b"one").expect("write");
+        std::fs::write(obj("ab", '2'), b"two").expect("write");
+        std::fs::write(obj("cd", '3'), b"three").expect("write");
+        std::fs::write(obj("ef", '4'), b"four").expect("write");
+        // Not objects: a temporary file, a name of the wrong length, a
+        // directory that is no fan-out.
+        std::fs::write(objects.join("ab/tmp_obj_Ab12cd"), b"x").expect("write");
+        std::fs::write(objects.join("cd/abc"), b"x").expect("write");
+        std::fs::create_dir_all(objects.join("xyz")).expect("mkdir");
+        std::fs::write(objects.join("xyz").join("5".repeat(38)), b"x").expect("write");
+        let before = fingerprint(t.path(), None);
+        let loose: Vec<&String> = before.parts.keys().filter(|k| k.starts_with("objects/")).collect();
+        assert_eq!(loose.len(), 4, "{loose:?}");
+        let ino = std::fs::metadata(obj("ab", '1')).expect("stat").ino();
+        assert_eq!(before.parts[&format!("objects/ab/{}", "1".repeat(38))].content, format!("size 3 inode {ino}"));
+        // Rewritten in place at another size; written again (a new inode)
+        // at the same size; removed; added; a fan-out replaced by a link
+        // to a directory of objects (not followed: seen by its target).
+        std::fs::write(obj("ab", '1'), b"one, longer").expect("rewrite");
+        let held = obj("ab", '9');
+        std::fs::write(&held, b"owt").expect("write");
+        std::fs::rename(&held, obj("ab", '2')).expect("rename");
+        std::fs::remove_file(obj("cd", '3')).expect("remove");
+        std::fs::write(obj("cd", '6'), b"six").expect("write");
+        std::fs::remove_dir_all(objects.join("ef")).expect("rmdir");
+        std::os::unix::fs::symlink(objects.join("xyz"), objects.join("ef")).expect("symlink");
+        let after = fingerprint(t.path(), None);
+        assert_eq!(
+            print(&after, &before),
+            [
+                format!("Changed objects/ab/{}", "1".repeat(38)),
+                format!("Changed objects/ab/{}", "2".repeat(38)),
+                format!("Removed objects/cd/{}", "3".repeat(38)),
+                format!("Added objects/cd/{}", "6".repeat(38)),
+                "Added objects/ef".to_string(),
+                format!("Removed objects/ef/{}", "4".repeat(38)),
+            ]
+        );
+        assert!(fingerprint(t.path(), None).compare(&after).is_empty(), "the same look twice");
     }
 
     #[test]
