@@ -11,7 +11,8 @@
 //!   (`modules/<name>/config`, `modules/<name>/hooks/**`): their bytes;
 //! - the refs as git reads them, loose (`refs/**`) over `packed-refs`, by
 //!   name (`refs/heads/main`, `refs/stash`), and the main `HEAD`: what they
-//!   point at. retry-run's own refs of other tasks (`refs/retry-run/*`,
+//!   point at (a loose ref that is neither a file nor a link, a FIFO, by
+//!   its kind, never opened; each read beside its directory). retry-run's own refs of other tasks (`refs/retry-run/*`,
 //!   `refs/heads/retry-run/*`, `refs/retry-run-remotes/*`) and this task's
 //!   lease are left out: they move under `run -j` and `--remote`;
 //! - the object store: `objects/info/**` (`alternates`, `commit-graph`, ...)
@@ -39,6 +40,7 @@
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
@@ -383,28 +385,49 @@ fn refs(f: &mut Fingerprint, common: &Path, task: Option<&str>) {
 }
 
 fn loose_refs(found: &mut BTreeMap<String, String>, name: &str, dir: &Path) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let child = format!("{name}/{}", e.file_name().to_string_lossy());
-        if e.file_type().is_ok_and(|t| t.is_dir()) {
-            loose_refs(found, &child, &e.path());
-        } else if let Some(p) = read_ref(&e.path()) {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    if let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) {
+        refs_at(found, name, dir, &fd);
+    }
+}
+
+/// The loose refs of the directory open at `fd` (`dir`, named `name`),
+/// each read beside it; its subdirectories opened without following a
+/// link.
+fn refs_at(found: &mut BTreeMap<String, String>, name: &str, dir: &Path, fd: &OwnedFd) {
+    for (leaf, kind) in entries(fd) {
+        let child = format!("{name}/{}", leaf.to_string_lossy());
+        let path = dir.join(std::ffi::OsStr::from_bytes(leaf.to_bytes()));
+        if kind == FileType::Directory {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            if let Ok(sub) = rustix::fs::openat(fd, leaf.as_c_str(), flags, Mode::empty()) {
+                refs_at(found, &child, &path, &sub);
+            }
+        } else if let Some(p) = read_ref(fd, &leaf, &path) {
             found.insert(child, p);
         }
     }
 }
 
-/// What a loose ref file says (`1a2b...`, `ref: refs/heads/main`); a
-/// symlink by its target, anything long by a hash of its bytes.
-fn read_ref(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() {
-        return Some(format!("symlink {}", std::fs::read_link(path).ok()?.display()));
+/// What the loose ref file `leaf` of the directory open at `dir` (at
+/// `path`) says (`1a2b...`, `ref: refs/heads/main`); a symlink by its
+/// target, anything long by a hash of its bytes, anything but a file (a
+/// FIFO) by its kind, never opened.
+fn read_ref(dir: &OwnedFd, leaf: &CStr, path: &Path) -> Option<String> {
+    let st = rustix::fs::statat(dir, leaf, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::Symlink => {
+            let target = rustix::fs::readlinkat(dir, leaf, Vec::new()).ok()?;
+            return Some(format!("symlink {}", Path::new(std::ffi::OsStr::from_bytes(target.to_bytes())).display()));
+        }
+        FileType::RegularFile if st.st_size <= 512 => {}
+        _ => return read_part(path).map(|p| p.content),
     }
-    if meta.len() > 512 {
-        return read_part(path).map(|p| p.content);
-    }
-    let bytes = std::fs::read(path).ok()?;
+    use std::io::Read as _;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut file = std::fs::File::from(rustix::fs::openat(dir, leaf, flags, Mode::empty()).ok()?);
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
     Some(String::from_utf8_lossy(&bytes).trim_end().to_string())
 }
 
@@ -724,6 +747,33 @@ mod tests {
             ]
         );
         assert!(fingerprint(t.path(), None).compare(&after).is_empty(), "the same look twice");
+    }
+
+    #[test]
+    fn loose_refs_by_what_they_say_and_a_fifo_by_its_kind_never_opened() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let refs = t.path().join("refs");
+        std::fs::create_dir_all(refs.join("heads/topic")).expect("mkdir");
+        std::fs::create_dir_all(refs.join("tags")).expect("mkdir");
+        std::fs::write(refs.join("heads/main"), format!("{}\n", "a".repeat(40))).expect("write");
+        std::fs::write(refs.join("heads/topic/x"), "ref: refs/heads/main\n").expect("write");
+        std::fs::write(t.path().join("packed-refs"), format!("{} refs/tags/v1\n", "b".repeat(40))).expect("write");
+        std::os::unix::fs::symlink("../heads/main", refs.join("tags/link")).expect("symlink");
+        std::fs::write(refs.join("tags/long"), vec![b'c'; 600]).expect("write");
+        let f = fingerprint(t.path(), None);
+        let content = |name: &str| f.parts.get(name).map(|p| p.content.clone());
+        assert_eq!(content("refs/heads/main"), Some("a".repeat(40)));
+        assert_eq!(content("refs/heads/topic/x"), Some("ref: refs/heads/main".into()));
+        assert_eq!(content("refs/tags/v1"), Some("b".repeat(40)), "packed");
+        assert_eq!(content("refs/tags/link"), Some("symlink ../heads/main".into()));
+        assert!(content("refs/tags/long").is_some_and(|c| c.len() == 64), "hashed");
+        // A FIFO planted among the refs: seen, never opened (no writer
+        // would ever come).
+        let fifo = std::ffi::CString::new(refs.join("heads/fifo").as_os_str().as_bytes()).expect("path");
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let after = fingerprint(t.path(), None);
+        assert_eq!(print(&after, &f), ["Added refs/heads/fifo"]);
     }
 
     #[test]

@@ -104,8 +104,8 @@ pub(super) fn start_task<'a>(
 }
 
 /// `value` freed on a thread of its own (the log's events read: thousands
-/// of JSON values for a long task), not on the way to the first attempt;
-/// here where no thread can be started.
+/// of JSON values for a long task), not on the way to the first attempt
+/// (freed here, where no thread can be started).
 fn free_aside<T: Send + 'static>(value: T) {
     let _ = std::thread::Builder::new().name("retry-run-free".into()).spawn(move || drop(value));
 }
