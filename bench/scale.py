@@ -42,7 +42,11 @@ Rows, and what the git side runs:
 
     cargo build --release --bins --example snapshot
     python3 bench/scale.py [--sizes 20000,100000,200000] [--pairs 3] [--slow-pairs 2] [--only head]
-        [--slow-only reset,attempt]
+        [--slow-only reset,attempt] [--fresh-task]
+
+The attempt rows reuse one task, `scale-run`, whose record grows by about
+ten attempts a run, and a run reads it whole at its start: the attempts
+recorded before are printed; `--fresh-task` starts it afresh.
 
 The repositories are built once under /var/tmp/rr-scale-<N>k and reused
 (about 2 GB a 100,000 files, with the worktrees and snapshots; remove them
@@ -161,9 +165,15 @@ def size_rows(n, a):
     with open(os.path.join(repo, "retry-run.toml"), "w") as f:
         f.write('[worktree]\nkeep = "all"\n')
     attempt = [a.bin, "run", "--quiet", "--task", "scale-run", "--max-attempts", "1"]
-    if not os.path.exists(os.path.join(root, ".run-made")):
+    made = os.path.join(root, ".run-made")
+    if a.fresh_task and os.path.exists(made):
+        timed([a.bin, "clean", "scale-run", "--state"], repo)
+        os.remove(made)
+    if not os.path.exists(made):
         timed(attempt + ["--", "true"], repo, ok=(0, 1))
-        open(os.path.join(root, ".run-made"), "w").close()
+        open(made, "w").close()
+    # A run reads its task's whole record at its start: how long it is.
+    print(f"  (task scale-run: {last_attempt(repo)['attempt']} attempts recorded before these)", flush=True)
 
     def ours_attempt(_):
         took = timed(attempt + ["--again", "--", "true"], repo, ok=(0, 1))
@@ -250,6 +260,10 @@ def main():
     ap.add_argument("--slow-only", help="only these of the slow rows, by the start of their names, comma-separated "
                                         "(`reset,attempt`: the writes' rows, snapshot and reset, and the attempt's "
                                         "rows, attempt and watch); the whole-process rows are skipped")
+    ap.add_argument("--fresh-task", action="store_true",
+                    help="start the attempt rows' task afresh (`retry-run clean scale-run --state`, then one "
+                         "attempt): its record then holds this run's attempts alone, where it otherwise grows "
+                         "by about ten attempts a run")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"ratio = retry-run / git, median of the pairs' ratios; sides alternating; "

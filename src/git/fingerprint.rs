@@ -11,7 +11,8 @@
 //!   (`modules/<name>/config`, `modules/<name>/hooks/**`): their bytes;
 //! - the refs as git reads them, loose (`refs/**`) over `packed-refs`, by
 //!   name (`refs/heads/main`, `refs/stash`), and the main `HEAD`: what they
-//!   point at. retry-run's own refs of other tasks (`refs/retry-run/*`,
+//!   point at (a loose ref that is neither a file nor a link, a FIFO, by
+//!   its kind, never opened; each read beside its directory). retry-run's own refs of other tasks (`refs/retry-run/*`,
 //!   `refs/heads/retry-run/*`, `refs/retry-run-remotes/*`) and this task's
 //!   lease are left out: they move under `run -j` and `--remote`;
 //! - the object store: `objects/info/**` (`alternates`, `commit-graph`, ...)
@@ -24,8 +25,9 @@
 //!   the packs git freshened), every loose object by name, size and
 //!   inode (`objects/1a/2b3c...`): a loose object deleted, written again or
 //!   replaced by one of another size, or added, is seen without reading it
-//!   (one `stat` each; git packs them once there are more than `gc.auto`,
-//!   6,700 by default);
+//!   (one `stat` each, relative to its fan-out directory, the directories
+//!   shared among two threads; git packs them once there are more than
+//!   `gc.auto`, 6,700 by default);
 //! - the other linked worktrees' links (`worktrees/<id>/gitdir`,
 //!   `commondir`, `config.worktree`, `locked`) and their `HEAD` and private
 //!   `refs/**` (other tasks' worktrees, `worktrees/retry-run-*`, are left
@@ -36,8 +38,13 @@
 //!   agent's to write.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{DirEntryExt, MetadataExt, PermissionsExt};
+use std::ffi::{CStr, CString};
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
+
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
 use crate::hash::sha256_hex;
 use crate::model::{InternalChange, PartChange};
@@ -87,23 +94,40 @@ impl Fingerprint {
     /// Each part added, removed, changed or touched since `before`, by
     /// name. Pure.
     pub fn compare(&self, before: &Fingerprint) -> Vec<InternalChange> {
+        use std::cmp::Ordering;
         let mut out: Vec<InternalChange> = Vec::new();
-        for (name, now) in &self.parts {
-            let change = match before.parts.get(name) {
-                None => PartChange::Added,
-                Some(was) if was.content != now.content => PartChange::Changed,
-                Some(was) if was.times != now.times => PartChange::Touched,
-                Some(_) => continue,
+        let change = |part: &String, change| InternalChange { part: part.clone(), change };
+        // Both maps walked once side by side, in their names' order.
+        let (mut now, mut was) = (self.parts.iter().peekable(), before.parts.iter().peekable());
+        loop {
+            let order = match (now.peek(), was.peek()) {
+                (None, None) => break,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((a, _)), Some((b, _))) => a.cmp(b),
             };
-            out.push(InternalChange { part: name.clone(), change });
+            match order {
+                Ordering::Less => {
+                    if let Some((name, _)) = now.next() {
+                        out.push(change(name, PartChange::Added));
+                    }
+                }
+                Ordering::Greater => {
+                    if let Some((name, _)) = was.next() {
+                        out.push(change(name, PartChange::Removed));
+                    }
+                }
+                Ordering::Equal => {
+                    if let (Some((name, a)), Some((_, b))) = (now.next(), was.next()) {
+                        if a.content != b.content {
+                            out.push(change(name, PartChange::Changed));
+                        } else if a.times != b.times {
+                            out.push(change(name, PartChange::Touched));
+                        }
+                    }
+                }
+            }
         }
-        out.extend(
-            before
-                .parts
-                .keys()
-                .filter(|k| !self.parts.contains_key(*k))
-                .map(|k| InternalChange { part: k.clone(), change: PartChange::Removed }),
-        );
         out.sort();
         out
     }
@@ -361,28 +385,49 @@ fn refs(f: &mut Fingerprint, common: &Path, task: Option<&str>) {
 }
 
 fn loose_refs(found: &mut BTreeMap<String, String>, name: &str, dir: &Path) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let child = format!("{name}/{}", e.file_name().to_string_lossy());
-        if e.file_type().is_ok_and(|t| t.is_dir()) {
-            loose_refs(found, &child, &e.path());
-        } else if let Some(p) = read_ref(&e.path()) {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    if let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) {
+        refs_at(found, name, dir, &fd);
+    }
+}
+
+/// The loose refs of the directory open at `fd` (`dir`, named `name`),
+/// each read beside it; its subdirectories opened without following a
+/// link.
+fn refs_at(found: &mut BTreeMap<String, String>, name: &str, dir: &Path, fd: &OwnedFd) {
+    for (leaf, kind) in entries(fd) {
+        let child = format!("{name}/{}", leaf.to_string_lossy());
+        let path = dir.join(std::ffi::OsStr::from_bytes(leaf.to_bytes()));
+        if kind == FileType::Directory {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            if let Ok(sub) = rustix::fs::openat(fd, leaf.as_c_str(), flags, Mode::empty()) {
+                refs_at(found, &child, &path, &sub);
+            }
+        } else if let Some(p) = read_ref(fd, &leaf, &path) {
             found.insert(child, p);
         }
     }
 }
 
-/// What a loose ref file says (`1a2b...`, `ref: refs/heads/main`); a
-/// symlink by its target, anything long by a hash of its bytes.
-fn read_ref(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() {
-        return Some(format!("symlink {}", std::fs::read_link(path).ok()?.display()));
+/// What the loose ref file `leaf` of the directory open at `dir` (at
+/// `path`) says (`1a2b...`, `ref: refs/heads/main`); a symlink by its
+/// target, anything long by a hash of its bytes, anything but a file (a
+/// FIFO) by its kind, never opened.
+fn read_ref(dir: &OwnedFd, leaf: &CStr, path: &Path) -> Option<String> {
+    let st = rustix::fs::statat(dir, leaf, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::Symlink => {
+            let target = rustix::fs::readlinkat(dir, leaf, Vec::new()).ok()?;
+            return Some(format!("symlink {}", Path::new(std::ffi::OsStr::from_bytes(target.to_bytes())).display()));
+        }
+        FileType::RegularFile if st.st_size <= 512 => {}
+        _ => return read_part(path).map(|p| p.content),
     }
-    if meta.len() > 512 {
-        return read_part(path).map(|p| p.content);
-    }
-    let bytes = std::fs::read(path).ok()?;
+    use std::io::Read as _;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut file = std::fs::File::from(rustix::fs::openat(dir, leaf, flags, Mode::empty()).ok()?);
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
     Some(String::from_utf8_lossy(&bytes).trim_end().to_string())
 }
 
@@ -410,32 +455,88 @@ fn objects(f: &mut Fingerprint, dir: &Path) {
             }
         }
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for fan in rd.flatten() {
-        let fan_name = fan.file_name().to_string_lossy().into_owned();
+    let Ok(store) = rustix::fs::open(dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else {
+        return;
+    };
+    let mut fans = Vec::new();
+    for (fan, kind) in entries(&store) {
+        let fan_name = fan.to_string_lossy().into_owned();
         if fan_name.len() != 2 || !fan_name.bytes().all(|b| b.is_ascii_hexdigit()) {
             continue;
         }
-        if !fan.file_type().is_ok_and(|t| t.is_dir()) {
-            f.bytes(&format!("objects/{fan_name}"), &fan.path());
-            continue;
-        }
-        let Ok(objects) = std::fs::read_dir(fan.path()) else { continue };
-        for o in objects.flatten() {
-            let name = o.file_name().to_string_lossy().into_owned();
-            if !loose_object_name(&name) {
-                continue;
-            }
-            // The inode comes with the directory's entry: an object deleted
-            // and written again (by another size or not) is seen by it.
-            if let Ok(meta) = o.metadata() {
-                f.parts.insert(
-                    format!("objects/{fan_name}/{name}"),
-                    Part { content: format!("size {} inode {}", meta.size(), o.ino()), times: None },
-                );
-            }
+        if kind == FileType::Directory {
+            fans.push(fan);
+        } else {
+            f.bytes(&format!("objects/{fan_name}"), &dir.join(&fan_name));
         }
     }
+    // Thousands of objects at most (git packs them past `gc.auto`), each
+    // one `stat`: the fan-out directories split among a few threads.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, LOOSE_THREADS);
+    let share = fans.len().div_ceil(threads).max(1);
+    let found: Vec<Vec<(String, Part)>> = std::thread::scope(|s| {
+        let store = &store;
+        let handles: Vec<_> = fans
+            .chunks(share)
+            .map(|some| s.spawn(move || some.iter().flat_map(|fan| fan_objects(store, fan)).collect()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    f.parts.extend(found.into_iter().flatten());
+}
+
+/// How many threads [`objects`] stats the loose objects on at most.
+const LOOSE_THREADS: usize = 2;
+
+/// The names in the directory open at `dir` (not `.` and `..`), each with
+/// its type: the directory entry's, or a `stat`'s (not following a link)
+/// where the file system gives none. A name gone meanwhile is left out.
+fn entries(dir: &OwnedFd) -> Vec<(CString, FileType)> {
+    let Ok(mut list) = Dir::read_from(dir) else { return Vec::new() };
+    let mut out = Vec::new();
+    while let Some(Ok(e)) = list.read() {
+        let name = e.file_name();
+        if name.to_bytes() == b"." || name.to_bytes() == b".." {
+            continue;
+        }
+        let kind = match e.file_type() {
+            FileType::Unknown => match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => FileType::from_raw_mode(st.st_mode),
+                Err(_) => continue,
+            },
+            known => known,
+        };
+        out.push((name.to_owned(), kind));
+    }
+    out
+}
+
+/// The loose objects of the fan-out directory `fan` of the object store
+/// open at `store`, each by its size and inode (`objects/1a/2b3c...`); the
+/// directory opened without following a link, each object stat'ed
+/// beside it (without following one either).
+fn fan_objects(store: &OwnedFd, fan: &CStr) -> Vec<(String, Part)> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let Ok(fd) = rustix::fs::openat(store, fan, flags, Mode::empty()) else { return Vec::new() };
+    let Ok(mut list) = Dir::new(fd) else { return Vec::new() };
+    let fan = fan.to_string_lossy();
+    let mut out = Vec::new();
+    while let Some(Ok(e)) = list.read() {
+        let Ok(name) = e.file_name().to_str() else { continue };
+        if !loose_object_name(name) {
+            continue;
+        }
+        let Ok(at) = list.fd() else { break };
+        // The inode comes with the directory's entry: an object deleted
+        // and written again (by another size or not) is seen by it.
+        if let Ok(st) = rustix::fs::statat(at, e.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
+            out.push((
+                format!("objects/{fan}/{name}"),
+                Part { content: format!("size {} inode {}", st.st_size, e.ino()), times: None },
+            ));
+        }
+    }
+    out
 }
 
 /// The other linked worktrees: their links, `HEAD` and private refs (not
@@ -597,6 +698,82 @@ mod tests {
         assert_eq!(part_paths("worktree/.git", c, Some(&t)), [Path::new("/w/.git")]);
         assert_eq!(part_paths("worktree-admin/gitdir", c, Some(&t)), [t.admin.join("gitdir")]);
         assert!(part_paths("worktree/.git", c, None).is_empty());
+    }
+
+    #[test]
+    fn loose_objects_are_seen_by_name_size_and_inode() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let objects = t.path().join("objects");
+        let obj = |fan: &str, rest: char| objects.join(fan).join(rest.to_string().repeat(38));
+        for fan in ["ab", "cd", "ef"] {
+            std::fs::create_dir_all(objects.join(fan)).expect("mkdir");
+        }
+        std::fs::write(obj("ab", '1'), b"one").expect("write");
+        std::fs::write(obj("ab", '2'), b"two").expect("write");
+        std::fs::write(obj("cd", '3'), b"three").expect("write");
+        std::fs::write(obj("ef", '4'), b"four").expect("write");
+        // Not objects: a temporary file, a name of the wrong length, a
+        // directory that is no fan-out.
+        std::fs::write(objects.join("ab/tmp_obj_Ab12cd"), b"x").expect("write");
+        std::fs::write(objects.join("cd/abc"), b"x").expect("write");
+        std::fs::create_dir_all(objects.join("xyz")).expect("mkdir");
+        std::fs::write(objects.join("xyz").join("5".repeat(38)), b"x").expect("write");
+        let before = fingerprint(t.path(), None);
+        let loose: Vec<&String> = before.parts.keys().filter(|k| k.starts_with("objects/")).collect();
+        assert_eq!(loose.len(), 4, "{loose:?}");
+        let ino = std::fs::metadata(obj("ab", '1')).expect("stat").ino();
+        assert_eq!(before.parts[&format!("objects/ab/{}", "1".repeat(38))].content, format!("size 3 inode {ino}"));
+        // Rewritten in place at another size; written again (a new inode)
+        // at the same size; removed; added; a fan-out replaced by a link
+        // to a directory of objects (not followed: seen by its target).
+        std::fs::write(obj("ab", '1'), b"one, longer").expect("rewrite");
+        let held = obj("ab", '9');
+        std::fs::write(&held, b"owt").expect("write");
+        std::fs::rename(&held, obj("ab", '2')).expect("rename");
+        std::fs::remove_file(obj("cd", '3')).expect("remove");
+        std::fs::write(obj("cd", '6'), b"six").expect("write");
+        std::fs::remove_dir_all(objects.join("ef")).expect("rmdir");
+        std::os::unix::fs::symlink(objects.join("xyz"), objects.join("ef")).expect("symlink");
+        let after = fingerprint(t.path(), None);
+        assert_eq!(
+            print(&after, &before),
+            [
+                format!("Changed objects/ab/{}", "1".repeat(38)),
+                format!("Changed objects/ab/{}", "2".repeat(38)),
+                format!("Removed objects/cd/{}", "3".repeat(38)),
+                format!("Added objects/cd/{}", "6".repeat(38)),
+                "Added objects/ef".to_string(),
+                format!("Removed objects/ef/{}", "4".repeat(38)),
+            ]
+        );
+        assert!(fingerprint(t.path(), None).compare(&after).is_empty(), "the same look twice");
+    }
+
+    #[test]
+    fn loose_refs_by_what_they_say_and_a_fifo_by_its_kind_never_opened() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let refs = t.path().join("refs");
+        std::fs::create_dir_all(refs.join("heads/topic")).expect("mkdir");
+        std::fs::create_dir_all(refs.join("tags")).expect("mkdir");
+        std::fs::write(refs.join("heads/main"), format!("{}\n", "a".repeat(40))).expect("write");
+        std::fs::write(refs.join("heads/topic/x"), "ref: refs/heads/main\n").expect("write");
+        std::fs::write(t.path().join("packed-refs"), format!("{} refs/tags/v1\n", "b".repeat(40))).expect("write");
+        std::os::unix::fs::symlink("../heads/main", refs.join("tags/link")).expect("symlink");
+        std::fs::write(refs.join("tags/long"), vec![b'c'; 600]).expect("write");
+        let f = fingerprint(t.path(), None);
+        let content = |name: &str| f.parts.get(name).map(|p| p.content.clone());
+        assert_eq!(content("refs/heads/main"), Some("a".repeat(40)));
+        assert_eq!(content("refs/heads/topic/x"), Some("ref: refs/heads/main".into()));
+        assert_eq!(content("refs/tags/v1"), Some("b".repeat(40)), "packed");
+        assert_eq!(content("refs/tags/link"), Some("symlink ../heads/main".into()));
+        assert!(content("refs/tags/long").is_some_and(|c| c.len() == 64), "hashed");
+        // A FIFO planted among the refs: seen, never opened (no writer
+        // would ever come).
+        let fifo = std::ffi::CString::new(refs.join("heads/fifo").as_os_str().as_bytes()).expect("path");
+        // SAFETY: mkfifo with a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let after = fingerprint(t.path(), None);
+        assert_eq!(print(&after, &f), ["Added refs/heads/fifo"]);
     }
 
     #[test]

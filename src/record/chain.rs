@@ -116,14 +116,13 @@ pub struct Verified {
 pub fn verify(log: &[u8]) -> Verified {
     let (lines, torn) = split(log);
     let mut out = Verified { events: Vec::new(), repaired: Vec::new(), torn_tail: torn.is_some(), broken: None };
-    let hashes: Vec<String> = lines.iter().map(|l| sha256_hex(l)).collect();
+    let (hashes, mut parsed) = hashes_and_values(&lines);
     let mut prev_hash = ZERO.to_string();
     let mut prev_seq = 0u64;
     let mut i = 0;
     while i < lines.len() {
         let n = i + 1;
-        let parsed = serde_json::from_slice::<Value>(lines[i]).ok().filter(Value::is_object);
-        let Some(v) = parsed else {
+        let Some(v) = parsed[i].take() else {
             // A torn line is fine when the next line is the LogRepaired that names it.
             let repaired_by_next =
                 lines.get(i + 1).and_then(|l| serde_json::from_slice::<Value>(l).ok()).is_some_and(|r| {
@@ -189,6 +188,27 @@ pub fn verify(log: &[u8]) -> Verified {
         i += 1;
     }
     out
+}
+
+/// Above this many bytes, a log's lines are hashed on a thread of their
+/// own while they are parsed.
+const HASH_ASIDE: usize = 64 * 1024;
+
+/// Each line's sha256 and its JSON object (`None` where it is none), the
+/// hashes computed beside the parsing for a long log.
+fn hashes_and_values(lines: &[&[u8]]) -> (Vec<String>, Vec<Option<Value>>) {
+    let hash = || lines.iter().map(|l| sha256_hex(l)).collect::<Vec<String>>();
+    let parse =
+        || lines.iter().map(|l| serde_json::from_slice::<Value>(l).ok().filter(Value::is_object)).collect::<Vec<_>>();
+    let long = lines.iter().map(|l| l.len()).sum::<usize>() > HASH_ASIDE;
+    if !long || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        return (hash(), parse());
+    }
+    std::thread::scope(|s| {
+        let hashing = s.spawn(hash);
+        let values = parse();
+        (hashing.join().unwrap_or_else(|_| hash()), values)
+    })
 }
 
 fn seq_of(line: &[u8]) -> Option<u64> {
@@ -307,6 +327,23 @@ mod tests {
         let mut garbage = ls.clone();
         garbage.insert(4, b"not json".to_vec());
         assert_eq!(broken_line(&join(&garbage)), Some(5));
+    }
+
+    #[test]
+    fn a_long_log_hashed_beside_its_parsing_verifies_and_breaks_alike() {
+        let l = log(3_000);
+        assert!(l.len() > HASH_ASIDE, "{} bytes", l.len());
+        let v = verify(&l);
+        assert!(v.broken.is_none());
+        assert_eq!((v.events.len(), v.events[2_999].seq), (3_000, 3_000));
+        let mut ls = lines(&l);
+        ls[1_500] = String::from_utf8_lossy(&ls[1_500]).replace("\"x\":1501", "\"x\":1502").into_bytes();
+        let edited = verify(&join(&ls));
+        assert_eq!(broken_line(&join(&ls)), Some(1_501));
+        assert_eq!(edited.events.len(), 1_501, "the edit shows at the next line");
+        ls[1_500] = b"not json".to_vec();
+        assert_eq!(broken_line(&join(&ls)), Some(1_501));
+        assert_eq!(verify(&join(&ls)).events.len(), 1_500);
     }
 
     #[test]

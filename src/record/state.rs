@@ -117,13 +117,31 @@ impl TaskState {
 }
 
 /// Pure: the state of a task from its verified events.
+/// The kinds of event [`state`] reads the fields of.
+const STATE_KINDS: &[&str] = &[
+    "TaskStarted",
+    "AttemptStarted",
+    "AttemptCompleted",
+    "AttemptAborted",
+    "AttemptContextAssembled",
+    "Reviewed",
+    "TaskLanded",
+    "AgentFinished",
+    "TaskSucceeded",
+    "TaskEscalated",
+    "LaneStopped",
+    "WorktreeRemoved",
+];
+
 pub(crate) fn state(events: &[LogLine]) -> TaskState {
     let mut s = TaskState::default();
     let mut open: Option<u32> = None;
     let mut aborted: Vec<u32> = Vec::new();
     let mut costs: Vec<f64> = Vec::new();
     for e in events {
-        let typed = e.typed();
+        // Events of the other kinds are read as what they are, another
+        // event: not parsed.
+        let typed = if STATE_KINDS.contains(&e.kind.as_str()) { e.typed() } else { None };
         s.last_event = match &typed {
             Some(Event::TaskSucceeded { .. }) => LastEvent::Succeeded,
             Some(Event::TaskEscalated { .. }) => LastEvent::Escalated,
@@ -230,6 +248,9 @@ pub(crate) fn interrupted(events: &[LogLine], n: u32) -> AttemptRecord {
 /// tells it (what is left when `attempt.json` is lost); `None` for any
 /// other event.
 pub(crate) fn completed(e: &LogLine) -> Option<AttemptRecord> {
+    if e.kind != "AttemptCompleted" {
+        return None;
+    }
     let Some(Event::AttemptCompleted { outcome, reason, interrupted, duration_ms, .. }) = e.typed() else {
         return None;
     };
@@ -381,6 +402,43 @@ mod tests {
             assert_eq!(s.label(true, true), "running", "case {i}");
             assert_eq!(s.label(false, true), "log broken (retry-run log --verify)", "case {i}");
         }
+    }
+
+    #[test]
+    fn events_of_other_kinds_only_end_the_label() {
+        let core = [
+            started(1, "b1"),
+            attempt(1),
+            (Some(1), json!({"type": "AttemptContextAssembled", "manifest_sha256": "m1"})),
+            cost(1, Some(0.5)),
+            completed_as(1, "CHECK_FAILURE"),
+            attempt(2),
+        ];
+        let others = [
+            (Some(1), json!({"type": "AgentStarted", "pgid": 7})),
+            (Some(1), json!({"type": "SnapshotTaken", "commit": 12})),
+            (None, json!({"type": "FromTheFuture"})),
+        ];
+        let mut mixed = Vec::new();
+        for (i, e) in core.iter().enumerate() {
+            mixed.push(e.clone());
+            mixed.push(others[i % others.len()].clone());
+        }
+        let (plain, with) = (state(&log(&core)), state(&log(&mixed)));
+        assert_eq!(
+            (with.started, with.last_attempt, with.unfinished, &with.manifests, with.cost_usd, &with.last_outcome),
+            (
+                plain.started,
+                plain.last_attempt,
+                plain.unfinished,
+                &plain.manifests,
+                plain.cost_usd,
+                &plain.last_outcome
+            )
+        );
+        assert_eq!(with.last_event, LastEvent::Other);
+        let ended = state(&log(&[started(1, "b1"), attempt(1), completed_as(1, "SUCCESS"), succeeded(1)]));
+        assert_eq!(ended.last_event, LastEvent::Succeeded);
     }
 
     #[test]

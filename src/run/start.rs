@@ -77,6 +77,7 @@ pub(super) fn start_task<'a>(
             progress.say(&format!("ended {ended} process(es) an earlier run of task {id} left in its worktree"));
         }
     }
+    free_aside(verified);
     record_start(&mut rec, store, &plan, &base, &window)?;
 
     let task_text = TaskText { id: id.clone(), title: plan.task.title.clone(), text: plan.task.text.clone() };
@@ -100,6 +101,13 @@ pub(super) fn start_task<'a>(
     };
     let run = TaskRun { fixed, rec, baselines: None, aside: None, watch, manifests: state.manifests, prior };
     Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// `value` freed on a thread of its own (the log's events read: thousands
+/// of JSON values for a long task), not on the way to the first attempt
+/// (freed here, where no thread can be started).
+fn free_aside<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new().name("retry-run-free".into()).spawn(move || drop(value));
 }
 
 /// The reviews a task's attempts read (`reviews`, the task's own): a
