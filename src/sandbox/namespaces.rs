@@ -165,7 +165,9 @@ pub fn probe_early() {
 /// Whether namespaces can be made here: bubblewrap is installed and the
 /// kernel lets this user create them (some containers and distributions
 /// refuse). `Err` says why not, for the one note the fallback prints.
-/// Asked once per process (a probe started by [`probe_early`] is awaited).
+/// Asked once per process (a probe started by [`probe_early`] is awaited);
+/// a success is kept for an hour in the user's cache for the same machine
+/// state (see `machine_state`), so most runs start no bubblewrap to ask.
 pub fn probe() -> Result<PathBuf, ProbeError> {
     PROBED
         .get_or_init(|| {
@@ -179,6 +181,98 @@ fn probe_now() -> Result<PathBuf, ProbeError> {
     let Some(bwrap) = program() else {
         return Err(ProbeError::NotInstalled);
     };
+    // A success is kept for what it depended on (see `machine_state`): the
+    // next run on the same machine state starts no probe of its own.
+    let state = machine_state(&bwrap);
+    let kept = probe_cache();
+    if let (Some(state), Some(file)) = (&state, &kept)
+        && still_holds(file, state, std::time::SystemTime::now())
+    {
+        return Ok(bwrap);
+    }
+    let probed = probe_bwrap(&bwrap);
+    if let (Ok(_), Some(state), Some(file)) = (&probed, &state, &kept) {
+        keep_success(file, state);
+    }
+    probed
+}
+
+/// How long a kept success holds, at most.
+const PROBE_KEPT_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Where a success of the probe is kept: `$XDG_CACHE_HOME/retry-run/
+/// namespaces-probe` (else `~/.cache/...`); `None` without either.
+fn probe_cache() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("retry-run").join("namespaces-probe"))
+}
+
+/// What decides whether bubblewrap can make namespaces for this process,
+/// as text: the boot and the kernel, this process's user, user and mount
+/// namespaces (another container), its seccomp mode, no-new-privileges
+/// and capabilities, the kernel settings that gate unprivileged user
+/// namespaces (Debian's, AppArmor's on Ubuntu, the count), and bubblewrap
+/// itself (its path, file and mode: a setuid one works otherwise).
+/// `None` when one of the always-present parts cannot be read.
+fn machine_state(bwrap: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string());
+    let mut out = vec![read("/proc/sys/kernel/random/boot_id").ok()?, read("/proc/sys/kernel/osrelease").ok()?];
+    for ns in ["/proc/self/ns/user", "/proc/self/ns/mnt"] {
+        out.push(std::fs::read_link(ns).ok()?.display().to_string());
+    }
+    let status = read("/proc/self/status").ok()?;
+    out.extend(
+        status
+            .lines()
+            .filter(|l| ["Uid:", "Gid:", "Groups:", "Cap", "NoNewPrivs:", "Seccomp:"].iter().any(|k| l.starts_with(k)))
+            .map(str::to_string),
+    );
+    for setting in [
+        "/proc/sys/kernel/unprivileged_userns_clone",
+        "/proc/sys/user/max_user_namespaces",
+        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+    ] {
+        out.push(format!("{setting}={}", read(setting).unwrap_or_default()));
+    }
+    let m = std::fs::metadata(bwrap).ok()?;
+    out.push(format!("{} {} {} {} {} {}", bwrap.display(), m.dev(), m.ino(), m.size(), m.mtime(), m.mode()));
+    Some(out.join("\n"))
+}
+
+/// Whether the success kept in `file` holds for `state` at `now`: written
+/// for the same state, less than [`PROBE_KEPT_FOR`] ago.
+fn still_holds(file: &Path, state: &str, now: std::time::SystemTime) -> bool {
+    let Ok(kept) = std::fs::read_to_string(file) else { return false };
+    let written = std::fs::metadata(file).and_then(|m| m.modified()).ok();
+    kept_holds(&kept, state, written, now)
+}
+
+/// [`still_holds`] over what was read. Pure.
+fn kept_holds(kept: &str, state: &str, written: Option<std::time::SystemTime>, now: std::time::SystemTime) -> bool {
+    kept == state && written.and_then(|w| now.duration_since(w).ok()).is_some_and(|age| age < PROBE_KEPT_FOR)
+}
+
+/// Keeps a success for `state` in `file` (a temporary file renamed; a
+/// failure to write is no error: the next run probes again).
+fn keep_success(file: &Path, state: &str) {
+    let Some(dir) = file.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let tmp = dir.join(format!(".namespaces-probe.{}", std::process::id()));
+    if std::fs::write(&tmp, state).is_ok() && std::fs::rename(&tmp, file).is_ok() {
+        return;
+    }
+    let _ = std::fs::remove_file(&tmp);
+}
+
+/// Runs bubblewrap once with a confined process's options and `true`.
+fn probe_bwrap(bwrap: &Path) -> Result<PathBuf, ProbeError> {
+    let bwrap = bwrap.to_path_buf();
     let layout = Layout { dir: PathBuf::from("/"), ..Layout::default() };
     let mut argv = args(&layout);
     argv.extend(["--".to_string(), "true".to_string()]);
@@ -196,6 +290,40 @@ fn probe_now() -> Result<PathBuf, ProbeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_success_holds_for_the_same_state_within_the_hour_only() {
+        let now = std::time::SystemTime::now();
+        let ago = |s: u64| Some(now - std::time::Duration::from_secs(s));
+        let cases = [
+            ("a", "a", ago(10), true),
+            ("a", "a", ago(3599), true),
+            ("a", "a", ago(3600), false),
+            ("a", "b", ago(10), false),
+            ("", "a", ago(10), false),
+            ("a", "a", None, false),
+            // Written in the future (a clock set back): not trusted.
+            ("a", "a", Some(now + std::time::Duration::from_secs(60)), false),
+        ];
+        for (kept, state, written, holds) in cases {
+            assert_eq!(kept_holds(kept, state, written, now), holds, "{kept:?} {state:?} {written:?}");
+        }
+    }
+
+    #[test]
+    fn the_machine_state_names_bubblewrap_and_changes_with_it() {
+        let dir = std::env::temp_dir().join(format!("rr-probe-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        std::fs::write(&a, b"#!/bin/sh\n").expect("a");
+        std::fs::write(&b, b"#!/bin/sh\nexit 1\n").expect("b");
+        let sa = machine_state(&a).expect("readable here");
+        assert!(sa.contains(&a.display().to_string()) && sa.lines().count() > 5, "{sa}");
+        assert_eq!(machine_state(&a), Some(sa.clone()), "the same state twice");
+        assert_ne!(machine_state(&b), Some(sa), "another bubblewrap, another state");
+        assert_eq!(machine_state(&dir.join("missing")), None);
+        std::fs::remove_dir_all(&dir).expect("removed");
+    }
 
     #[test]
     fn mounts_in_order_later_wins() {

@@ -236,3 +236,54 @@ fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_sandbox
     let parent = env.git(&r, &["show", "refs/retry-run/alone/1:parent.txt"]);
     assert!(parent.contains("retry-run sandbox --inner "), "{parent}");
 }
+
+/// A probe's success is kept in the user's cache for the same machine
+/// state: the next `retry-run sandbox` (layers `auto`) starts no probe of
+/// its own; another bubblewrap is another state, probed again, and its
+/// refusal is the fallback's as before.
+#[test]
+fn a_probes_success_is_kept_for_the_same_bubblewrap_and_another_one_is_probed_again() {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let home = env.home();
+    let kept = home.join(".cache/retry-run/namespaces-probe");
+    let sandbox = |bwrap: Option<&std::path::Path>| {
+        let mut c = env.retry_run(&dir);
+        c.env("HOME", &home).env_remove("XDG_CACHE_HOME");
+        if let Some(b) = bwrap {
+            c.env("RETRY_RUN_BWRAP", b);
+        }
+        c.args(["sandbox", "--", "sh", "-c", "echo in > in.txt"]).output().expect("runs")
+    };
+    // bubblewrap behind a script that counts its starts.
+    let real = retry_run::sandbox::namespaces::program().expect("bwrap");
+    let starts = env.path("starts.txt");
+    let counting = env.path("counting-bwrap");
+    std::fs::write(&counting, format!("#!/bin/sh\necho start >> {}\nexec {} \"$@\"\n", starts.display(), real.display()))
+        .expect("written");
+    std::fs::set_permissions(&counting, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let count = || std::fs::read_to_string(&starts).map(|s| s.lines().count()).unwrap_or(0);
+    let first = sandbox(Some(&counting));
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    assert_eq!(count(), 2, "the probe, then the command's");
+    let state = std::fs::read_to_string(&kept).expect("the success is kept");
+    assert!(state.contains("counting-bwrap"), "it names bubblewrap: {state}");
+    let again = sandbox(Some(&counting));
+    assert_eq!(again.status.code(), Some(0));
+    assert!(again.stderr.is_empty(), "no note, no fallback: {}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(count(), 3, "the command's alone: no probe");
+    assert_eq!(std::fs::read_to_string(&kept).expect("kept"), state, "the same state");
+    // Another bubblewrap, one that refuses: probed, and the fallback says so.
+    let refusing = env.path("bwrap");
+    std::fs::write(&refusing, "#!/bin/sh\necho 'no namespaces here' >&2\nexit 1\n").expect("written");
+    std::fs::set_permissions(&refusing, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let refused = sandbox(Some(&refusing));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("no namespaces here") && said.contains("Landlock"), "{said}");
+    assert_eq!(std::fs::read_to_string(&kept).expect("kept"), state, "a refusal is not kept");
+}
