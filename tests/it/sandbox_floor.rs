@@ -264,8 +264,11 @@ fn a_probes_success_is_kept_for_the_same_bubblewrap_and_another_one_is_probed_ag
     let real = retry_run::sandbox::namespaces::program().expect("bwrap");
     let starts = env.path("starts.txt");
     let counting = env.path("counting-bwrap");
-    std::fs::write(&counting, format!("#!/bin/sh\necho start >> {}\nexec {} \"$@\"\n", starts.display(), real.display()))
-        .expect("written");
+    std::fs::write(
+        &counting,
+        format!("#!/bin/sh\necho start >> {}\nexec {} \"$@\"\n", starts.display(), real.display()),
+    )
+    .expect("written");
     std::fs::set_permissions(&counting, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     let count = || std::fs::read_to_string(&starts).map(|s| s.lines().count()).unwrap_or(0);
     let first = sandbox(Some(&counting));
