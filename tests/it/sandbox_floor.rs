@@ -13,13 +13,7 @@ use crate::support::TestEnv;
 
 #[test]
 fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printing() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
-    let dir = env.path("work");
-    std::fs::create_dir(&dir).expect("mkdir");
+    let Some((env, dir)) = with_namespaces() else { return };
     let out = env
         .retry_run(&dir)
         .args(["sandbox", "--layers", "namespaces", "--print-bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
@@ -60,13 +54,7 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
 
 #[test]
 fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
-    let dir = env.path("work");
-    std::fs::create_dir(&dir).expect("mkdir");
+    let Some((env, dir)) = with_namespaces() else { return };
     let run = |script: &str| {
         env.retry_run(&dir)
             .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
@@ -99,13 +87,7 @@ fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
 /// The supervisor's line refuses to be typed.
 #[test]
 fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_where_it_is_missing() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
-    let dir = env.path("work");
-    std::fs::create_dir(&dir).expect("mkdir");
+    let Some((env, dir)) = with_namespaces() else { return };
     let installed = PathBuf::from(env!("CARGO_BIN_EXE_retry-run"));
     assert!(installed.with_file_name("retry-run-supervisor").is_file(), "cargo builds the supervisor beside it");
     let alone = env.path("alone");
@@ -141,13 +123,7 @@ fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_wh
 /// replace the program that confines the next one.
 #[test]
 fn retry_runs_own_executables_in_a_writable_directory_cannot_be_replaced_from_inside() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
-    let dir = env.path("work");
-    std::fs::create_dir(&dir).expect("mkdir");
+    let Some((env, dir)) = with_namespaces() else { return };
     let built = PathBuf::from(env!("CARGO_BIN_EXE_retry-run"));
     for name in ["retry-run", "retry-run-supervisor"] {
         let from = built.with_file_name(name);
@@ -243,13 +219,7 @@ fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_sandbox
 /// refusal is the fallback's as before.
 #[test]
 fn a_probes_success_is_kept_for_the_same_bubblewrap_and_another_one_is_probed_again() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
-    let dir = env.path("work");
-    std::fs::create_dir(&dir).expect("mkdir");
+    let Some((env, dir)) = with_namespaces() else { return };
     let home = env.home();
     let kept = home.join(".cache/retry-run/namespaces-probe");
     let sandbox = |bwrap: Option<&std::path::Path>| {
@@ -289,4 +259,18 @@ fn a_probes_success_is_kept_for_the_same_bubblewrap_and_another_one_is_probed_ag
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("no namespaces here") && said.contains("Landlock"), "{said}");
     assert_eq!(std::fs::read_to_string(&kept).expect("kept"), state, "a refusal is not kept");
+}
+
+/// A test environment with an empty directory `work`, where bubblewrap
+/// can make namespaces; `None` (the test skipped, said on stderr) where
+/// it cannot.
+fn with_namespaces() -> Option<(TestEnv, PathBuf)> {
+    if retry_run::sandbox::namespaces::probe().is_err() {
+        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
+        return None;
+    }
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    std::fs::create_dir(&dir).expect("mkdir");
+    Some((env, dir))
 }
