@@ -123,7 +123,8 @@ fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_wh
 /// replace the program that confines the next one.
 #[test]
 fn retry_runs_own_executables_in_a_writable_directory_cannot_be_replaced_from_inside() {
-    let Some((env, dir)) = with_namespaces() else { return };
+    // The environment lives as long as the test: it removes `dir` when dropped.
+    let Some((_env, dir)) = with_namespaces() else { return };
     let built = PathBuf::from(env!("CARGO_BIN_EXE_retry-run"));
     for name in ["retry-run", "retry-run-supervisor"] {
         let from = built.with_file_name(name);
