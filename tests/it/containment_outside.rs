@@ -137,10 +137,16 @@ struct Users {
 fn users(env: &TestEnv, r: &Path) -> Users {
     let mut home = Vec::new();
     let mut stack = vec![env.home()];
+    // retry-run's own cache (the namespaces probe's success, scopes),
+    // which retry-run writes itself, outside any sandbox.
+    let own_cache = env.home().join(".cache/retry-run");
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();
             let Ok(t) = e.file_type() else { continue };
+            if p == own_cache {
+                continue;
+            }
             if t.is_dir() {
                 stack.push(p);
             } else if t.is_file() {

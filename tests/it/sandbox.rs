@@ -71,9 +71,14 @@ fn outside_state(env: &TestEnv, r: &Path) -> Vec<(String, Vec<u8>)> {
     let branches = env.git(r, &["branch", "--list", "--format=%(refname)"]);
     let branches: Vec<&str> = branches.lines().filter(|b| !b.starts_with("refs/heads/retry-run/")).collect();
     out.push(("branches".into(), branches.join("\n").into_bytes()));
+    // retry-run's own cache (`.cache/retry-run`: the namespaces probe's
+    // success, scopes), which retry-run writes itself, outside any sandbox.
+    let only_ours =
+        |d: &Path| std::fs::read_dir(d).into_iter().flatten().flatten().all(|e| e.file_name() == "retry-run");
     let home: Vec<String> = std::fs::read_dir(env.home())
         .expect("home")
         .flatten()
+        .filter(|e| !(e.file_name() == ".cache" && only_ours(&e.path())))
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     out.push(("home".into(), format!("{home:?}").into_bytes()));
