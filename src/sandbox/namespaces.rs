@@ -246,9 +246,21 @@ fn machine_state(bwrap: &Path) -> Option<String> {
 /// Whether the success kept in `file` holds for `state` at `now`: written
 /// for the same state, less than [`PROBE_KEPT_FOR`] ago.
 fn still_holds(file: &Path, state: &str, now: std::time::SystemTime) -> bool {
-    let Ok(kept) = std::fs::read_to_string(file) else { return false };
-    let written = std::fs::metadata(file).and_then(|m| m.modified()).ok();
-    kept_holds(&kept, state, written, now)
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Opened without following a link and without waiting on a FIFO (a
+    // `~/.cache` made writable lets an agent plant either), a regular file
+    // only, read up to a little more than a state's size.
+    let Ok(f) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(file)
+    else {
+        return false;
+    };
+    let Ok(meta) = f.metadata() else { return false };
+    let mut kept = String::new();
+    if !meta.is_file() || f.take(64 * 1024).read_to_string(&mut kept).is_err() {
+        return false;
+    }
+    kept_holds(&kept, state, meta.modified().ok(), now)
 }
 
 /// [`still_holds`] over what was read. Pure.
@@ -263,11 +275,22 @@ fn keep_success(file: &Path, state: &str) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
+    // A new file of its own (never through a link planted at its name),
+    // renamed over the kept one (a link there is replaced, not followed).
     let tmp = dir.join(format!(".namespaces-probe.{}", std::process::id()));
-    if std::fs::write(&tmp, state).is_ok() && std::fs::rename(&tmp, file).is_ok() {
-        return;
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, state.as_bytes()));
+    match written {
+        Ok(()) if std::fs::rename(&tmp, file).is_ok() => {}
+        // Not ours to remove when it was there before.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        _ => {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
-    let _ = std::fs::remove_file(&tmp);
 }
 
 /// Runs bubblewrap once with a confined process's options and `true`.
@@ -308,6 +331,33 @@ mod tests {
         for (kept, state, written, holds) in cases {
             assert_eq!(kept_holds(kept, state, written, now), holds, "{kept:?} {state:?} {written:?}");
         }
+    }
+
+    #[test]
+    fn a_planted_link_or_fifo_is_neither_read_nor_written_through() {
+        let dir = std::env::temp_dir().join(format!("rr-probe-kept-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let now = std::time::SystemTime::now();
+        let target = dir.join("target");
+        std::fs::write(&target, "s").expect("target");
+        let link = dir.join("namespaces-probe");
+        std::os::unix::fs::symlink(&target, &link).expect("link");
+        assert!(!still_holds(&link, "s", now), "a link is not followed");
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.display().to_string()).expect("path");
+        // SAFETY: mkfifo on a path of this test's own directory.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(!still_holds(&fifo, "s", now), "a FIFO is not waited on");
+        // A link planted at the temporary name is not written through.
+        let planted = dir.join(format!(".namespaces-probe.{}", std::process::id()));
+        std::os::unix::fs::symlink(&target, &planted).expect("planted");
+        keep_success(&link, "state");
+        assert_eq!(std::fs::read_to_string(&target).expect("target"), "s", "nothing written through");
+        std::fs::remove_file(&planted).expect("removed");
+        keep_success(&link, "state");
+        assert!(still_holds(&link, "state", std::time::SystemTime::now()), "the link replaced by the kept file");
+        assert_eq!(std::fs::read_to_string(&target).expect("target"), "s");
+        std::fs::remove_dir_all(&dir).expect("removed");
     }
 
     #[test]
