@@ -293,7 +293,7 @@ impl Repo {
         let head = self.head()?;
         let merge_base = self.merge_base(base, &head)?;
         let (old, head_tree) = (self.commit_tree(merge_base)?, self.commit_tree(head.oid)?);
-        let state = self.working_tree_overlay(old, head_tree)?;
+        let state = self.working_tree_overlay(old, head_tree, None)?;
         let view = HeadView {
             repo: &self.repo,
             tree: head_tree,

@@ -49,7 +49,7 @@ pub use git2::Oid;
 pub use land::{CheckedOut, Replay};
 pub use revs::Revision;
 pub use submodules::Submodule;
-pub use task_worktree::{ResetReport, Snapshot};
+pub use task_worktree::{IndexRead, ResetReport, Snapshot};
 
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]

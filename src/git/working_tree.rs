@@ -38,10 +38,15 @@ pub(super) struct WorkingTreeOverlay {
 const GITLINK: u32 = 0o160000;
 
 impl Repo {
-    pub(super) fn working_tree_overlay(&self, base_tree: Oid, head_tree: Oid) -> Result<WorkingTreeOverlay, GitError> {
+    pub(super) fn working_tree_overlay(
+        &self,
+        base_tree: Oid,
+        head_tree: Oid,
+        index: Option<ReadIndex>,
+    ) -> Result<WorkingTreeOverlay, GitError> {
         let workdir =
             self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?.to_path_buf();
-        let (known, entries, staged) = self.overlay_entries(base_tree, head_tree, &workdir)?;
+        let (known, entries, staged) = self.overlay_entries(base_tree, head_tree, &workdir, index)?;
         let head = self.repo.find_tree(head_tree).map_err(ctx(|| format!("cannot read tree {head_tree}")))?;
         let config = self.repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
         let filemode = config.get_bool("core.filemode").unwrap_or(true);
@@ -63,17 +68,18 @@ impl Repo {
         Ok(state)
     }
 
-    /// The index, read once, and the entries that differ from it or from
-    /// HEAD (`staged`). When the change edits a `.gitignore`, every
-    /// untracked or ignored file is judged by the base's rules: ignored
-    /// there, it is absent.
+    /// The index, read once (`index`: already read), and the entries that
+    /// differ from it or from HEAD (`staged`). When the change edits a
+    /// `.gitignore`, every untracked or ignored file is judged by the
+    /// base's rules: ignored there, it is absent.
     fn overlay_entries(
         &self,
         base_tree: Oid,
         head_tree: Oid,
         workdir: &Path,
+        index: Option<ReadIndex>,
     ) -> Result<(IndexSnapshot, Differing, Staged), GitError> {
-        let (known, entries, staged) = self.status_entries(None, head_tree, false)?;
+        let (known, entries, staged) = self.status_entries(None, head_tree, false, index)?;
         let edits_gitignore = entries.iter().any(|(p, _)| is_gitignore(p))
             || changed_leaves(&self.repo, Some(base_tree), Some(head_tree), &[])?
                 .iter()
@@ -83,7 +89,7 @@ impl Repo {
             // or ignored file by the base's rules: ignored there, it is absent.
             let base = self.repo.find_tree(base_tree).map_err(ctx(|| format!("cannot read tree {base_tree}")))?;
             let rules = BaseIgnore::from_tree(&self.repo, &base, workdir, self.common_dir())?;
-            self.status_entries(Some(&known), head_tree, true)?
+            self.status_entries(Some(&known), head_tree, true, None)?
                 .1
                 .into_iter()
                 .map(|(path, flag)| match flag {
@@ -269,6 +275,7 @@ impl Repo {
         read: Option<&'a IndexSnapshot>,
         head_tree: Oid,
         with_ignored: bool,
+        index: Option<ReadIndex>,
     ) -> Result<(Cow<'a, IndexSnapshot>, Differing, Staged), GitError> {
         let workdir = self.repo.workdir().ok_or_else(|| GitError::Bare { path: self.repo.path().to_path_buf() })?;
         // The same git directory and working tree (which GIT_DIR and
@@ -279,7 +286,7 @@ impl Repo {
         let large = std::fs::metadata(git_dir.join("index")).is_ok_and(|m| m.len() > 100_000);
         if read.is_none()
             && !with_ignored
-            && let Some((known, found, staged)) = self.read_status(head_tree, workdir)?
+            && let Some((known, found, staged)) = self.read_status(head_tree, workdir, index)?
         {
             return Ok((Cow::Owned(known), found, staged));
         }
@@ -345,9 +352,14 @@ impl Repo {
         &self,
         head_tree: Oid,
         workdir: &Path,
+        index: Option<ReadIndex>,
     ) -> Result<Option<(IndexSnapshot, Differing, Staged)>, GitError> {
         let git_dir = self.repo.path().to_path_buf();
-        let Some((index, rules)) = plain_index(&self.repo, &git_dir)? else { return Ok(None) };
+        let plain = match index {
+            Some(read) => plain_rules(&self.repo, read)?.map(|(read, rules)| (read.index, rules)),
+            None => plain_index(&self.repo, &git_dir)?,
+        };
+        let Some((index, rules)) = plain else { return Ok(None) };
         let (scanned, staged) = std::thread::scope(|s| {
             let scanned = s.spawn(|| scan_working_tree(workdir, rules, &index.entries, Some(&git_dir)));
             let mut staged = Vec::new();

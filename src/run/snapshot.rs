@@ -23,7 +23,8 @@ pub(super) fn snapshot<'a>(t: &Fixed<'a>, rec: &mut Recorder, a: &mut Attempt) -
     // The index reads, and HEAD names a commit (the agent's own,
     // imported by now, or the base); else they are repaired and the
     // attempt charged.
-    for part in repo.repair_worktree_git(id, t.base.oid)? {
+    let (repaired, index) = repo.repair_worktree_git_keeping(id, t.base.oid)?;
+    for part in repaired {
         a.cut.push(crate::model::ScopeFinding {
             path: part,
             old_path: None,
@@ -32,7 +33,7 @@ pub(super) fn snapshot<'a>(t: &Fixed<'a>, rec: &mut Recorder, a: &mut Attempt) -
         });
     }
     let message = format!("retry-run {id} attempt {n}");
-    let mut snap = repo.snapshot(&t.wt, t.base.oid, &refname, &message);
+    let mut snap = repo.snapshot_from(&t.wt, t.base.oid, &refname, &message, index);
     // A tree deeper than the scan reads: cut where it is too deep (the
     // worktree is the attempt's, reset before the next), named as a
     // violation of the attempt, and taken again (a few times at most:
