@@ -12,7 +12,11 @@
    `--procs` (41), `--repeat` (2) runs; as root and, when run by root, as
    an unprivileged user (`setpriv --reuid=65534 --regid=65534
    --clear-groups env HOME=<an empty directory>`, on both sides). Target:
-   retry-run at most 1.5x the floor.
+   retry-run at most 1.5x the floor. retry-run's supervisor is the
+   namespace's PID 1 (`--as-pid-1`) in place of bubblewrap's own init, so
+   the floor runs without that one option: bubblewrap as it runs a command
+   by default, its init as PID 1. bubblewrap with `--as-pid-1` (`true` as
+   PID 1, no init at all) is timed beside it and printed too.
 1. Per confined process: `retry-run sandbox --layers namespaces -- true`
    (full confinement: namespaces, Landlock, seccomp, the proxy) and
    `--layers landlock -- true` (the fallback) against `true` (target:
@@ -264,9 +268,16 @@ def floor(tmp, args):
                         ours = json.loads(outer.stdout)
                     else:
                         print(f"  ({outer.stderr.strip()}: timing `retry-run sandbox` as run starts it then)")
+                # retry-run's supervisor is the namespace's PID 1
+                # (`--as-pid-1`), in place of bubblewrap's own init; the
+                # floor is bubblewrap as it runs a command by default, with
+                # its init as PID 1. Timed beside it, for the record:
+                # bubblewrap with no PID 1 of its own (`true` is PID 1).
+                bare = [a for a in printed["args"] if a != "--as-pid-1"]
                 sides = {
                     "retry-run": prefix + ours,
-                    "bubblewrap": prefix + [printed["bwrap"]] + printed["args"] + ["--", "true"],
+                    "bubblewrap": prefix + [printed["bwrap"]] + bare + ["--", "true"],
+                    "no init": prefix + [printed["bwrap"]] + printed["args"] + ["--", "true"],
                 }
                 print(f"floor, {who}, {row}: {shlex.join(sides['retry-run'])}")
                 print(f"  against: {shlex.join(sides['bubblewrap'])}")
@@ -275,10 +286,11 @@ def floor(tmp, args):
                     for i in range(args.procs):
                         for k in list(sides) if i % 2 == 0 else list(reversed(sides)):
                             times[k].append(timed(sides[k], work))
-                    rr, bw = (statistics.median(times[k]) for k in ("retry-run", "bubblewrap"))
+                    rr, bw, ni = (statistics.median(times[k]) for k in ("retry-run", "bubblewrap", "no init"))
                     print(f"  run {run}, {who}, {row}, medians of {args.procs}: retry-run"
                           f" {rr * 1000:6.2f} ms   bubblewrap alone {bw * 1000:6.2f} ms   ratio {rr / bw:4.2f}"
-                          f" (target <= 1.5)   load {os.getloadavg()[0]:.2f}")
+                          f" (target <= 1.5)   [bubblewrap with no init {ni * 1000:5.2f} ms, ratio {rr / ni:4.2f}]"
+                          f"   load {os.getloadavg()[0]:.2f}")
         finally:
             for d in made:
                 shutil.rmtree(d, ignore_errors=True)

@@ -225,6 +225,9 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         refuse_direct: args.refuse_direct,
         deny_read_complete: args.deny_read_complete,
         print_bwrap: args.print_bwrap,
+        // What `run` finds once for all its processes, found here for the
+        // line printed as `run` would start it.
+        found: if args.print_outer { crate::sandbox::Found::now() } else { crate::sandbox::Found::default() },
         argv: args.command,
     };
     if args.print_outer {

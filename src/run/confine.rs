@@ -104,6 +104,7 @@ pub(in crate::run) fn confinement_of(
         tmpdir,
         exe: plan.exe.clone(),
         supervisor: sandbox::exec::supervisor_beside(&plan.exe),
+        found: sandbox::Found::now(),
         away: env_away(repo, wt, &vars),
         hidden: env_hidden(plan, &vars),
         extra_env: if quarantine { sandbox::quarantine_env(git_paths) } else { Vec::new() },

@@ -234,7 +234,8 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
     let fallback_note = if confined == Effective::Landlock {
         // What the fallback cannot hold here, said at start and recorded.
         let root = unsafe { libc::getuid() } == 0;
-        let cgroup = root && config.sandbox.max_processes > 0 && sandbox::limits::PidsCgroup::new(1).is_some();
+        let cgroup =
+            root && config.sandbox.max_processes > 0 && sandbox::limits::PidsCgroup::new(1, None, false).is_some();
         let gaps = sandbox::fallback_gaps(root, cgroup, config.sandbox.max_processes);
         Some(match fallback_note {
             Some(note) => format!("{note}; {gaps}"),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::landlock::{self, LandlockError};
-use super::{Layers, Limits, limits, namespaces, proxy, seccomp};
+use super::{Found, Layers, Limits, limits, namespaces, proxy, seccomp};
 
 /// A command to run confined to a directory. Also the outer process's
 /// line when `run` starts the supervisor's executable for it
@@ -73,6 +73,10 @@ pub(crate) struct Confined {
     /// Print bubblewrap's program and arguments as they would run (the
     /// benchmark's floor), leave the directories they name, run nothing.
     pub print_bwrap: bool,
+    /// What `run` found once for all its confined processes (absent: looked
+    /// up here).
+    #[serde(default)]
+    pub found: Found,
     /// The command and its arguments.
     #[serde(skip)]
     pub argv: Vec<String>,
@@ -100,6 +104,7 @@ impl Default for Confined {
             refuse_direct: false,
             deny_read_complete: false,
             print_bwrap: false,
+            found: Found::default(),
             argv: Vec::new(),
         }
     }
@@ -255,18 +260,25 @@ pub(super) fn rules(c: &Confined) -> Result<Vec<proxy::HostRule>, ExecError> {
 /// this process made it.
 fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -> Result<i32, ExecError> {
     let (tmpdir, own_tmp) = tmpdir;
-    let bwrap = namespaces::program().ok_or(ExecError::NoBwrap)?;
+    let bwrap = c.found.bwrap.clone().or_else(namespaces::program).ok_or(ExecError::NoBwrap)?;
     // As root, the command's tree gets a pids cgroup: on cgroup v1 the
     // thread that starts bubblewrap enters it alone, so bubblewrap is born
-    // in it (see `ThreadEntry`); elsewhere bubblewrap's child is moved in
-    // while it sets up, the move starting now, beside the work below (see
-    // `Mover`).
-    let cgroup = if c.print_bwrap { None } else { limits::PidsCgroup::for_limit(c.limits.processes) };
+    // in it (see `ThreadEntry`; the cgroup holds one process more, which
+    // is not the command's to count); elsewhere bubblewrap's child is moved
+    // in while it sets up, the move starting now, beside the work below
+    // (see `Mover`).
+    let cgroup = if c.print_bwrap {
+        None
+    } else {
+        limits::PidsCgroup::for_limit(c.limits.processes, c.found.pids_cgroup.as_deref(), true)
+    };
     let entry = cgroup.as_ref().and_then(ThreadEntry::open);
-    if let (Some(cg), Some(_)) = (&cgroup, &entry) {
-        // bubblewrap itself is born in the cgroup too, where only its
-        // child used to be moved: it is not the command's to count.
-        let _ = cg.set_max(c.limits.processes.saturating_add(1));
+    if let (Some(cg), None) = (&cgroup, &entry)
+        && cg.tasks().is_some()
+    {
+        // cgroup v1 whose `tasks` this thread cannot enter: bubblewrap's
+        // child is moved instead, and bubblewrap is not in it.
+        let _ = cg.set_max(c.limits.processes);
     }
     let mover = cgroup.as_ref().filter(|_| entry.is_none()).map(Mover::start);
     let rules = rules(c)?;
@@ -303,19 +315,22 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
         return Ok(0);
     }
     // The proxy's socket listens before bubblewrap starts (the inner
-    // process looks for it); its thread starts while bubblewrap sets up.
+    // process looks for it); its runtime and thread start at the first
+    // connection (see `wait_serving`).
     let bound = if c.host_network { None } else { Some(proxy::bind(&socket).map_err(ExecError::Proxy)?) };
+    let listening = bound.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
     let serve = move || bound.map(|b| b.serve(rules, c.log.clone(), false)).transpose().map_err(ExecError::Proxy);
     argv.extend(inner_args(c, &supervisor, tmpdir, &writable, &hidden, &allowed_loopback));
-    let (status, pid1, proxy) = run_bubblewrap(c, &bwrap, &argv, (entry, mover), serve)?;
+    let (status, pid1, proxy) = run_bubblewrap(c, &bwrap, &argv, (entry, mover), (listening, serve))?;
     // What needs nothing more of the namespace is done first, while its
     // PID 1 ends: the proxy told to stop (the command has ended, and with
     // it the supervisor that forwarded to it; its thread winds down beside
     // the rest and is waited for last), the inner process's status and log
     // read, the run directory removed (inside, it is only a mount of it).
     let (proxy, unserved) = match proxy {
-        Ok(p) => (p, None),
-        Err(e) => (None, Some(e)),
+        Some(Ok(p)) => (p, None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
     };
     if let Some(p) = &proxy {
         p.begin_stop();
@@ -481,15 +496,16 @@ fn inner_args(
 /// with `mover`, its child is moved into it while it sets up (bubblewrap
 /// says its child's pid on one pipe and waits on another before that child
 /// starts the command). Returns how bubblewrap ended and the pid of its
-/// child, the namespace's PID 1, when it said it, and what `serve` (run
-/// once bubblewrap has started, while it sets up: the proxy) returned;
-/// when `serve` fails, bubblewrap is ended.
+/// child, the namespace's PID 1, when it said it, and what `serve` (the
+/// proxy, run once `listening`, its socket, has a connection waiting: see
+/// [`wait_serving`]) returned, if it ran; when `serve` fails, bubblewrap is
+/// ended.
 fn run_bubblewrap<T>(
     c: &Confined,
     bwrap: &Path,
     argv: &[String],
     (entry, mover): (Option<ThreadEntry>, Option<Mover>),
-    serve: impl FnOnce() -> Result<T, ExecError>,
+    (listening, serve): (Option<std::os::fd::RawFd>, impl FnOnce() -> Result<T, ExecError>),
 ) -> Result<Bubblewrapped<T>, ExecError> {
     let pipe_error = |source| ExecError::CannotStart { program: "pipe".into(), source };
     let handoff = Handoff::new(mover.is_some()).map_err(pipe_error)?;
@@ -514,23 +530,17 @@ fn run_bubblewrap<T>(
         e.leave();
     }
     let kept = handoff.after_spawn();
-    let served = serve();
-    if let (Ok(child), Err(_)) = (&spawned, &served) {
-        // SAFETY: kill on the child just started, not yet waited for.
-        unsafe {
-            libc::kill(child.id() as libc::pid_t, libc::SIGKILL);
-        }
-    }
+    let (mut serve, mut served) = (Some(serve), None);
     let status = spawned.and_then(|mut child| {
         let pid = match (kept, mover) {
             (Kept::Moving(info, block), Some(m)) => m.finish(info, block),
             (Kept::Info(info), _) => {
-                let status = child.wait()?;
+                let status = wait_serving(&mut child, listening, &mut serve, &mut served)?;
                 return Ok((status, read_child_pid(info)));
             }
             (Kept::Moving(..), None) => None,
         };
-        Ok((child.wait()?, pid))
+        Ok((wait_serving(&mut child, listening, &mut serve, &mut served)?, pid))
     });
     Ok(match status {
         Ok((status, pid)) => (Ok(status), pid, served),
@@ -539,8 +549,70 @@ fn run_bubblewrap<T>(
 }
 
 /// How bubblewrap ended, its child's pid (the namespace's PID 1) when it
-/// said it, and what was started while it set up ([`run_bubblewrap`]).
-type Bubblewrapped<T> = (std::io::Result<std::process::ExitStatus>, Option<u32>, Result<T, ExecError>);
+/// said it, and what was started while it ran, if anything was
+/// ([`run_bubblewrap`]).
+type Bubblewrapped<T> = (std::io::Result<std::process::ExitStatus>, Option<u32>, Option<Result<T, ExecError>>);
+
+/// Waits for `child` to end; `serve` runs (into `served`) once `listening`
+/// has a connection waiting, so a process that never connects costs no
+/// proxy. Without `listening`, or where the kernel has no pidfd to wait on
+/// beside it (Linux before 5.3), `serve` runs at once. When it fails, the
+/// child is ended.
+fn wait_serving<T>(
+    child: &mut std::process::Child,
+    listening: Option<std::os::fd::RawFd>,
+    serve: &mut Option<impl FnOnce() -> Result<T, ExecError>>,
+    served: &mut Option<Result<T, ExecError>>,
+) -> std::io::Result<std::process::ExitStatus> {
+    if let Some(listening) = listening
+        && serve.is_some()
+        && let Some(pidfd) = pidfd_of(child.id())
+    {
+        use std::os::fd::AsRawFd;
+        loop {
+            let mut fds = [
+                libc::pollfd { fd: listening, events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            ];
+            // SAFETY: poll on two descriptors this process owns, through
+            // an array that lives across the call.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            if n < 0 || fds[0].revents != 0 {
+                // A connection waits (served even when the child has just
+                // ended, so that it is logged).
+                break;
+            }
+            if fds[1].revents != 0 {
+                return child.wait();
+            }
+        }
+    }
+    if let Some(serve) = serve.take() {
+        let result = serve();
+        if result.is_err() {
+            // SAFETY: kill on the child, not yet waited for.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, libc::SIGKILL);
+            }
+        }
+        *served = Some(result);
+    }
+    child.wait()
+}
+
+/// A descriptor that becomes readable when the process `pid` (a child not
+/// yet waited for) ends; `None` where the kernel has none.
+fn pidfd_of(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new
+    // descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    // SAFETY: a descriptor just made, owned by nothing else.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
 
 /// The pid bubblewrap's `--info-fd` named, read once it has ended.
 fn read_child_pid(info: std::os::fd::OwnedFd) -> Option<u32> {
@@ -642,9 +714,14 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
         });
     }
     own_session(&mut cmd);
-    let filter = seccomp::filter(seccomp::Deny { inet: !c.host_network, unix: !c.unix_sockets, protect: None })?;
+    let filter = seccomp::filter(seccomp::Deny {
+        inet: !c.host_network,
+        unix: !c.unix_sockets,
+        protect: None,
+        supervisor: false,
+    })?;
     install_on_exec(&mut cmd, filter);
-    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes);
+    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes, c.found.pids_cgroup.as_deref(), false);
     if let Some(cg) = &cgroup {
         // The command's process has one thread between fork and exec: on
         // cgroup v1 it enters through `tasks`, without the grace period
@@ -880,7 +957,7 @@ impl ThreadEntry {
     /// moves whole processes only, or one that cannot be written).
     fn open(cgroup: &limits::PidsCgroup) -> Option<ThreadEntry> {
         let open = |p: PathBuf| std::fs::OpenOptions::new().write(true).open(p).ok();
-        Some(ThreadEntry { into: open(cgroup.tasks()?)?, back: open(limits::own_tasks()?)? })
+        Some(ThreadEntry { into: open(cgroup.tasks()?)?, back: open(cgroup.own_tasks())? })
     }
 
     /// Moves the calling thread into the cgroup (quietly, as the cgroup
@@ -914,7 +991,7 @@ struct Mover {
 impl Mover {
     fn start(cgroup: &limits::PidsCgroup) -> Mover {
         let (ends, wait) = std::sync::mpsc::channel::<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>();
-        let (own, procs) = (limits::own_procs(), cgroup.procs());
+        let (own, procs) = (Some(cgroup.own_procs()), cgroup.procs());
         let thread = std::thread::spawn(move || {
             use std::io::{Read as _, Write as _};
             if let Some(own) = own {
@@ -1079,10 +1156,18 @@ fn children() -> Vec<libc::pid_t> {
 /// agent's MCP servers) before they count as left running.
 const LEFTOVER_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// Reaps the children that have ended, without waiting.
-fn reap_ended() {
-    // SAFETY: waitpid on this process's own children, without blocking.
-    while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+/// Reaps the children that have ended, without waiting. Returns whether
+/// none is left at all, ended or not (the kernel's `ECHILD`, for the
+/// children of every thread of this process).
+fn reap_ended() -> bool {
+    loop {
+        // SAFETY: waitpid on this process's own children, without blocking.
+        match unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } {
+            n if n > 0 => continue,
+            0 => return false,
+            _ => return std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD),
+        }
+    }
 }
 
 /// Ends every process left below this one (each ended process's own
@@ -1096,8 +1181,8 @@ fn end_leftovers() -> usize {
     // process 5 ms.
     let mut nap = std::time::Duration::from_micros(100);
     loop {
-        reap_ended();
-        if children().is_empty() {
+        // No child at all: nothing to look for in /proc.
+        if reap_ended() || children().is_empty() {
             return 0;
         }
         if std::time::Instant::now() >= deadline {

@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub struct PidsCgroup {
     dir: PathBuf,
+    /// The cgroup it was made in: this process's own.
+    parent: PathBuf,
 }
 
 /// The directory of this process's cgroup in the hierarchy that has the
@@ -38,16 +40,18 @@ pub fn own_pids_cgroup(proc_self_cgroup: &str, v2_has_pids: bool) -> Option<Path
     v2
 }
 
-/// The `cgroup.procs` of this process's own pids cgroup (writing `0` to
-/// it moves nothing).
-pub fn own_procs() -> Option<PathBuf> {
-    Some(own_dir()?.join("cgroup.procs"))
+/// The directory of this process's own pids cgroup, where the process
+/// limit needs one ([`PidsCgroup::for_limit`]: this process runs as root);
+/// `run` looks for it once and passes it to every outer process it starts,
+/// which is in the same cgroup.
+pub fn own_dir_for_limit() -> Option<PathBuf> {
+    if is_root() { own_dir() } else { None }
 }
 
-/// The `tasks` file of this process's own pids cgroup on cgroup v1 (a
-/// thread that writes `0` to it goes back there alone).
-pub fn own_tasks() -> Option<PathBuf> {
-    Some(own_dir()?.join("tasks")).filter(|p| p.exists())
+/// Whether this process runs as root.
+fn is_root() -> bool {
+    // SAFETY: getuid has no preconditions.
+    unsafe { libc::getuid() == 0 }
 }
 
 /// The directory of this process's own pids cgroup.
@@ -66,17 +70,24 @@ pub fn child_pid(info: &str) -> Option<u32> {
 
 impl PidsCgroup {
     /// A cgroup for the limit `max` (0: none) where `RLIMIT_NPROC` cannot
-    /// enforce it (this process runs as root), and this user may make one.
-    pub fn for_limit(max: u64) -> Option<PidsCgroup> {
-        // SAFETY: getuid has no preconditions.
-        let root = unsafe { libc::getuid() } == 0;
-        if root && max > 0 { PidsCgroup::new(max) } else { None }
+    /// enforce it (this process runs as root), and this user may make one;
+    /// `own`: this process's own pids cgroup, when the caller knows it
+    /// ([`own_dir_for_limit`]); `starter`: see [`PidsCgroup::new`].
+    pub fn for_limit(max: u64, own: Option<&Path>, starter: bool) -> Option<PidsCgroup> {
+        if is_root() && max > 0 { PidsCgroup::new(max, own, starter) } else { None }
     }
 
-    /// A new cgroup beneath this process's own with at most `max`
-    /// processes, or `None` where this user may not make one.
-    pub fn new(max: u64) -> Option<PidsCgroup> {
-        let parent = own_dir()?;
+    /// A new cgroup beneath this process's own (`own`, else looked up)
+    /// with at most `max` processes, or `None` where this user may not make
+    /// one. With `starter`, on cgroup v1 it holds one process more: the
+    /// process that starts the command (bubblewrap), which a thread
+    /// entering alone (`tasks`) starts inside; on v2 only bubblewrap's
+    /// child is moved in.
+    pub fn new(max: u64, own: Option<&Path>, starter: bool) -> Option<PidsCgroup> {
+        let parent = match own {
+            Some(p) => p.to_path_buf(),
+            None => own_dir()?,
+        };
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         // A count as well: checks side by side make cgroups from threads
         // of one process within the same nanosecond.
@@ -84,12 +95,28 @@ impl PidsCgroup {
         let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = parent.join(format!("retry-run-{}-{nanos}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
-        let cg = PidsCgroup { dir };
-        cg.set_max(max).ok()?;
-        // Moving a process in must be allowed too (v2: write access to the
-        // common ancestor's cgroup.procs).
-        std::fs::OpenOptions::new().write(true).open(cg.procs()).ok()?;
+        let cg = PidsCgroup { dir, parent };
+        if cg.tasks().is_some() {
+            cg.set_max(if starter { max.saturating_add(1) } else { max }).ok()?;
+        } else {
+            cg.set_max(max).ok()?;
+            // Moving a process in must be allowed too (v2: write access to
+            // the common ancestor's cgroup.procs).
+            std::fs::OpenOptions::new().write(true).open(cg.procs()).ok()?;
+        }
         Some(cg)
+    }
+
+    /// The `cgroup.procs` of the cgroup it was made in, this process's own
+    /// (writing `0` to it moves nothing).
+    pub fn own_procs(&self) -> PathBuf {
+        self.parent.join("cgroup.procs")
+    }
+
+    /// The `tasks` file of the cgroup it was made in, on cgroup v1 (a
+    /// thread that writes `0` to it goes back there alone).
+    pub fn own_tasks(&self) -> PathBuf {
+        self.parent.join("tasks")
     }
 
     /// Sets how many processes the cgroup may hold at once.

@@ -502,6 +502,24 @@ pub fn verifier_policy(tmpdir: &Path, extra: &[PathBuf]) -> Policy {
     Policy { writable: w, ..Policy::default() }
 }
 
+/// What the outer process would otherwise look up for each confined
+/// process, found once by `run` ([`Found::now`]) and passed in the line of
+/// every outer process it starts: bubblewrap's path and, for root, the pids
+/// cgroup that `run`, and so each process it starts, is in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Found {
+    pub bwrap: Option<PathBuf>,
+    pub pids_cgroup: Option<PathBuf>,
+}
+
+impl Found {
+    /// Looked up now, for the processes this one will start.
+    pub fn now() -> Found {
+        Found { bwrap: namespaces::program(), pids_cgroup: limits::own_dir_for_limit() }
+    }
+}
+
 /// The limits a confined command runs under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
@@ -532,6 +550,9 @@ pub struct Confinement {
     /// The supervisor's executable beside it, when installed: `run` then
     /// starts it in the place of `retry-run sandbox` ([`wrap::wrap`]).
     pub supervisor: Option<PathBuf>,
+    /// What each outer process would otherwise look up, found once for
+    /// them all (passed in the supervisor's line).
+    pub found: Found,
     /// retry-run's variables that pointed into the user's checkout, as the
     /// confined processes get them ([`away_from_checkout`]).
     pub away: Vec<EnvChange>,
@@ -842,6 +863,7 @@ mod tests {
             tmpdir: Some("/tmp/t".into()),
             exe: "/bin/rr".into(),
             supervisor: None,
+            found: Found::default(),
             away: Vec::new(),
             hidden: Vec::new(),
             extra_env: quarantine_env(&git),

@@ -84,6 +84,14 @@ pub fn args(layout: &Layout) -> Vec<String> {
     // Dies with the outer process; a session of its own, so nothing inside
     // has a controlling terminal (TIOCSTI, /dev/tty).
     out.extend(["--die-with-parent".into(), "--new-session".into()]);
+    // The supervisor that follows is the namespace's PID 1 in place of
+    // bubblewrap's own: it already reaps what the command leaves, ends it
+    // and says how the command ended, so bubblewrap's would be one process
+    // more to start and wait for. As PID 1 it cannot be killed from inside
+    // (the kernel delivers a signal from inside only where PID 1 handles
+    // it), and when it ends, the kernel ends everything left in the
+    // namespace before its parent sees it end.
+    out.push("--as-pid-1".into());
     // Run by root, bubblewrap keeps every capability inside: none.
     out.extend(["--cap-drop".into(), "ALL".into()]);
     out.extend(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"].map(String::from));
@@ -388,7 +396,7 @@ mod tests {
             host_network: false,
         };
         let a = args(&layout).join(" ");
-        assert!(a.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run "), "{a}");
+        assert!(a.starts_with("--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session --as-pid-1 --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run "), "{a}");
         assert!(a.contains("--ro-bind-try /tmp/repo /tmp/repo --bind-try /r/wt /r/wt --bind-try /tmp/x /tmp/x --ro-bind-try /r/wt/.git /r/wt/.git --ro-bind /r/node_modules /r/wt/node_modules --tmpfs /h/.ssh --ro-bind-try /dev/null /h/.netrc --bind /tmp/run /run/retry-run --chdir /r/wt"), "{a}");
         assert_eq!(a.matches("/tmp/repo").count(), 2, "kept once: {a}");
         assert!(!a.contains("/usr/bin"), "only what is under a private directory is bound again: {a}");

@@ -725,7 +725,8 @@ pub fn start(rules: Vec<HostRule>, socket: &Path, log: Option<PathBuf>, tcp: boo
 /// The proxy's UNIX socket, listening before the proxy runs: a connection
 /// made meanwhile waits in its backlog until [`Bound::serve`]. So the
 /// sandbox's outer process binds it before bubblewrap starts, and starts
-/// the proxy's runtime and thread while bubblewrap sets up.
+/// the proxy's runtime and thread at the first connection: a confined
+/// process that never connects (most checks) costs no proxy at all.
 pub struct Bound {
     unix: std::os::unix::net::UnixListener,
     socket: PathBuf,
@@ -735,6 +736,13 @@ pub struct Bound {
 pub fn bind(socket: &Path) -> io::Result<Bound> {
     let unix = std::os::unix::net::UnixListener::bind(socket)?;
     Ok(Bound { unix, socket: socket.to_path_buf() })
+}
+
+impl std::os::fd::AsRawFd for Bound {
+    /// The listening socket's descriptor, to wait for a first connection.
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.unix.as_raw_fd()
+    }
 }
 
 impl Bound {
@@ -1183,13 +1191,20 @@ async fn pump(
 // Inside the namespace
 // ---------------------------------------------------------------------------
 
+/// The handle of [`inside`]'s runtime, once started.
+static INSIDE: Mutex<Option<tokio::runtime::Handle>> = Mutex::new(None);
+
+/// [`inside`]'s runtime, if it was started.
+fn static_handle() -> Option<tokio::runtime::Handle> {
+    lock(&INSIDE).clone()
+}
+
 /// The runtime of the forwarders and refusers inside a namespace: one
 /// thread, started by the first of them, for as long as the process lives
 /// (so that it is started before the process confines itself, and the
 /// connections a confined process opens cost it no thread).
 fn inside() -> io::Result<tokio::runtime::Handle> {
-    static HANDLE: Mutex<Option<tokio::runtime::Handle>> = Mutex::new(None);
-    let mut handle = lock(&HANDLE);
+    let mut handle = lock(&INSIDE);
     if let Some(h) = handle.as_ref() {
         return Ok(h.clone());
     }
@@ -1200,6 +1215,22 @@ fn inside() -> io::Result<tokio::runtime::Handle> {
         .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
     *handle = Some(h.clone());
     Ok(h)
+}
+
+/// Runs `f` on the thread of the forwarders and refusers ([`inside`]), as
+/// its next work, where one was started (`None`: none was): the receiver
+/// gets what `f` returned. The supervisor confines that thread this way,
+/// beside its own work, before the command starts.
+pub fn on_forwarding_thread<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Option<std::sync::mpsc::Receiver<R>> {
+    static_handle().map(|h| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        h.spawn(async move {
+            let _ = tx.send(f());
+        });
+        rx
+    })
 }
 
 /// `listener` made a listener of the runtime `rt`.

@@ -56,7 +56,7 @@
 //!   supervisor): `ptrace`, `process_vm_readv`, `process_vm_writev` and
 //!   `pidfd_open` on its pid. The supervisor itself runs under
 //!   [`supervisor_filter`] (no `ptrace`, no `process_vm_*`, no
-//!   `pidfd_getfd`, no terminal input), on all its threads.
+//!   `pidfd_getfd`, no terminal input), on each of its threads.
 //!
 //! A stream or seqpacket `socketpair()` stays allowed: an unnamed pair of
 //! connected UNIX sockets reaches nothing outside (a connected socket
@@ -123,6 +123,11 @@ pub(crate) struct Deny {
     /// of, nor signal (the sandbox's supervisor, by its id in the
     /// sandbox's PID namespace).
     pub protect: Option<libc::pid_t>,
+    /// Also what the supervisor refuses itself ([`supervisor_filter`]):
+    /// one filter for the supervisor's thread that starts the command and
+    /// for the command, in place of the two stacked (each filter installed
+    /// costs the kernel a compilation and a pass over every system call).
+    pub supervisor: bool,
 }
 
 /// A filter built before a fork, to be installed after it
@@ -153,22 +158,6 @@ impl Filter {
     /// from the calls refused. Only system calls on memory prepared before:
     /// safe between `fork` and `exec`.
     pub(crate) fn install(&self) -> Result<(), SeccompError> {
-        self.install_with(0)
-    }
-
-    /// [`Filter::install`] on every thread of this process at once
-    /// (`SECCOMP_FILTER_FLAG_TSYNC`): for the sandbox's supervisor, whose
-    /// forwarding threads already run.
-    pub(crate) fn install_all_threads(&self) -> Result<(), SeccompError> {
-        #[cfg(target_os = "linux")]
-        return self.install_with(libc::SECCOMP_FILTER_FLAG_TSYNC as libc::c_ulong);
-        #[cfg(not(target_os = "linux"))]
-        self.install_with(0)
-    }
-
-    /// `no_new_privs`, then the program with the seccomp `flags`: only
-    /// system calls on memory prepared before.
-    fn install_with(&self, flags: libc::c_ulong) -> Result<(), SeccompError> {
         #[cfg(target_os = "linux")]
         if let Some(program) = &self.program {
             let prog = libc::sock_fprog {
@@ -176,25 +165,23 @@ impl Filter {
                 filter: program.as_ptr() as *mut libc::sock_filter,
             };
             // SAFETY: prctl sets a flag of this thread; seccomp reads the
-            // program through `prog`, which outlives the call (with TSYNC,
-            // for every thread of the process).
+            // program through `prog`, which outlives the call.
             unsafe {
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                     return Err(SeccompError::NoNewPrivs(std::io::Error::last_os_error()));
                 }
-                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &prog) != 0 {
+                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 {
                     return Err(SeccompError::Install(std::io::Error::last_os_error()));
                 }
             }
         }
-        #[cfg(not(target_os = "linux"))]
-        let _ = flags;
         Ok(())
     }
 }
 
-/// The supervisor's own filter, installed on all its threads once its
-/// sockets are made: no tracing of any process, no reading or writing of
+/// The supervisor's own filter, which each of its threads installs on
+/// itself once its sockets are made (the thread that starts the command,
+/// merged with the command's: [`Deny::supervisor`]): no tracing of any process, no reading or writing of
 /// another's memory, no terminal input pushed. A supervisor the command
 /// took over (it cannot: the supervisor is not dumpable) still could not
 /// do what the command may not.
@@ -211,6 +198,16 @@ pub(crate) fn supervisor_filter() -> Result<Filter, SeccompError> {
 #[cfg(target_os = "linux")]
 fn supervisor_program() -> Result<seccompiler::BpfProgram, SeccompError> {
     use seccompiler::{SeccompAction, SeccompFilter};
+    let refused = supervisor_refused()?;
+    let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), target_arch()?)?;
+    let program: seccompiler::BpfProgram = filter.try_into()?;
+    Ok(refuse_x32(program))
+}
+
+/// The calls the supervisor refuses itself, each with the rules that
+/// refuse it (none: always).
+#[cfg(target_os = "linux")]
+fn supervisor_refused() -> Result<std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>>, SeccompError> {
     let mut refused: std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>> = [
         (libc::SYS_ptrace, Vec::new()),
         (libc::SYS_process_vm_writev, Vec::new()),
@@ -220,9 +217,36 @@ fn supervisor_program() -> Result<seccompiler::BpfProgram, SeccompError> {
     .into_iter()
     .collect();
     refused.insert(libc::SYS_ioctl, terminal_rules()?);
-    let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), target_arch()?)?;
-    let program: seccompiler::BpfProgram = filter.try_into()?;
-    Ok(refuse_x32(program))
+    Ok(refused)
+}
+
+/// `more` refused beside `refused`: a call is refused when either refuses
+/// it (always, where either always does; else under either's rules, each
+/// rule once). Pure.
+#[cfg(target_os = "linux")]
+fn refuse_also(
+    refused: &mut std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>>,
+    more: std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>>,
+) {
+    for (call, rules) in more {
+        match refused.entry(call) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(rules);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                let have = o.get_mut();
+                if have.is_empty() || rules.is_empty() {
+                    have.clear();
+                } else {
+                    for r in rules {
+                        if !have.contains(&r) {
+                            have.push(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -255,16 +279,32 @@ fn terminal_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
 /// exec builds its own [`Deny`].)
 #[cfg(test)]
 pub(crate) fn deny_network_sockets() -> Result<(), SeccompError> {
-    filter(Deny { inet: true, unix: true, protect: None })?.install()
+    filter(Deny { inet: true, unix: true, protect: None, supervisor: false })?.install()
 }
 
 /// The filter as a BPF program for the architecture this was built for.
 #[cfg(target_os = "linux")]
 fn program(deny: Deny) -> Result<seccompiler::BpfProgram, SeccompError> {
-    use seccompiler::{SeccompAction, SeccompCmpOp, SeccompFilter, SeccompRule};
+    use seccompiler::{SeccompAction, SeccompFilter};
+    let refused = refused_calls(deny)?;
+    let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), target_arch()?)?;
+    let program: seccompiler::BpfProgram = filter.try_into()?;
+    Ok(refuse_x32(program))
+}
+
+/// [`refused_calls`], for the tests.
+#[cfg(all(test, target_os = "linux"))]
+fn program_map(deny: Deny) -> std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>> {
+    refused_calls(deny).expect("rules")
+}
+
+/// The calls the filter for `deny` refuses, each with the rules that
+/// refuse it (none: always).
+#[cfg(target_os = "linux")]
+fn refused_calls(deny: Deny) -> Result<std::collections::BTreeMap<i64, Vec<seccompiler::SeccompRule>>, SeccompError> {
+    use seccompiler::{SeccompCmpOp, SeccompRule};
     use std::collections::BTreeMap;
 
-    let arch = target_arch()?;
     // Refused when the flags argument `flags` has MSG_FASTOPEN.
     let fastopen = |flags: u8| -> Result<Vec<SeccompRule>, SeccompError> {
         let flag = libc::MSG_FASTOPEN as u32;
@@ -307,9 +347,10 @@ fn program(deny: Deny) -> Result<seccompiler::BpfProgram, SeccompError> {
         refused.insert(libc::SYS_sendmsg, fastopen(2)?);
         refused.insert(libc::SYS_sendmmsg, fastopen(3)?);
     }
-    let filter = SeccompFilter::new(refused, SeccompAction::Allow, SeccompAction::Errno(EPERM), arch)?;
-    let program: seccompiler::BpfProgram = filter.try_into()?;
-    Ok(refuse_x32(program))
+    if deny.supervisor {
+        refuse_also(&mut refused, supervisor_refused()?);
+    }
+    Ok(refused)
 }
 
 /// What a refused call returns: `EPERM`.
@@ -407,11 +448,38 @@ mod tests {
 
     #[test]
     fn the_filter_builds_for_this_architecture() {
-        assert!(!program(Deny { inet: true, unix: true, protect: None }).expect("filter").is_empty());
-        assert!(!program(Deny { inet: false, unix: true, protect: Some(2) }).expect("filter").is_empty());
+        assert!(
+            !program(Deny { inet: true, unix: true, protect: None, supervisor: false }).expect("filter").is_empty()
+        );
+        assert!(
+            !program(Deny { inet: false, unix: true, protect: Some(2), supervisor: true }).expect("filter").is_empty()
+        );
         // The terminal's ioctls are refused even when no socket is.
         assert!(!program(Deny::default()).expect("filter").is_empty());
         assert!(!supervisor_program().expect("filter").is_empty());
+    }
+
+    /// One filter for the supervisor's thread and the command refuses what
+    /// either would: a call always refused by one is always refused, and
+    /// the rules of a call both refuse under rules are kept once each.
+    #[test]
+    fn the_supervisors_and_the_commands_refusals_are_one_filters() {
+        use seccompiler::{SeccompCmpOp, SeccompRule};
+        let rule = |v: u32| SeccompRule::new(vec![arg(0, SeccompCmpOp::Eq, v).expect("arg")]).expect("rule");
+        let mut refused: std::collections::BTreeMap<i64, Vec<SeccompRule>> =
+            [(1, vec![rule(7)]), (2, vec![rule(1)]), (3, Vec::new())].into_iter().collect();
+        let more = [(1, Vec::new()), (2, vec![rule(1), rule(2)]), (3, vec![rule(5)]), (4, vec![rule(9)])];
+        refuse_also(&mut refused, more.into_iter().collect());
+        assert_eq!(refused[&1], Vec::new(), "always, where the other always refuses");
+        assert_eq!(refused[&2], vec![rule(1), rule(2)], "either's rules, each once");
+        assert_eq!(refused[&3], Vec::new(), "always, where this one always refuses");
+        assert_eq!(refused[&4], vec![rule(9)], "what only the other refuses");
+        let mut command = program_map(Deny { inet: false, unix: true, protect: Some(1), supervisor: false });
+        refuse_also(&mut command, supervisor_refused().expect("rules"));
+        assert_eq!(command, program_map(Deny { inet: false, unix: true, protect: Some(1), supervisor: true }));
+        assert!(command[&libc::SYS_ptrace].is_empty() && command[&libc::SYS_pidfd_getfd].is_empty());
+        assert_eq!(command[&libc::SYS_ioctl], terminal_rules().expect("rules"), "the terminal's rules once");
+        assert!(!command[&libc::SYS_pidfd_open].is_empty(), "the command's own rule on the supervisor's pid");
     }
 
     /// Seccomp alone: every socket but a TCP stream and netlink is refused,

@@ -148,30 +148,38 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, 
     {
         proxy::refuse_direct(&c.refuse_ports, log);
     }
+    // This process too: no tracing, no other process's memory, no
+    // terminal input. The forwarding thread, if any, puts that filter on
+    // itself while this one goes on.
+    let forwarding = proxy::on_forwarding_thread(|| seccomp::supervisor_filter().and_then(|f| f.install()));
     let mut status = std::fs::File::create(run.join("status")).ok();
     let mut log = exec::open_log(&run.join("log"));
     exec::set_limits(&c.limits);
     // /tmp and /dev/shm are the namespace's own, empty and private.
     let private = ["/tmp", "/dev/shm"].map(PathBuf::from);
-    let writable: Vec<PathBuf> =
+    let mut writable: Vec<PathBuf> =
         c.writable.iter().map(PathBuf::from).chain([dir.to_path_buf()]).chain(private).collect();
+    writable.sort();
+    writable.dedup();
     let hidden: Vec<PathBuf> = c.deny_read.iter().map(PathBuf::from).collect();
     if landlock::abi() > 0 {
         landlock::confine(&writable, &hidden)?;
     }
     exec::close_inherited();
-    // This process too: no tracing, no other process's memory, no
-    // terminal input (on every thread, the forwarding ones included).
-    seccomp::supervisor_filter()?.install_all_threads()?;
     let mut cmd = exec::command(c, tmpdir, port);
     let me = std::process::id() as libc::pid_t;
-    // The command's filter goes on this thread, which the command is
-    // started from and inherits it: what this thread does from here on
-    // (wait, end what is left, write the status) it refuses nothing of,
-    // and the forwarding threads keep theirs. With no code to run between
-    // fork and exec, the C library starts the command with vfork rather
-    // than copying this process.
-    seccomp::filter(seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me) })?.install()?;
+    // This thread, which the command is started from and which it inherits
+    // the filter of, gets the supervisor's filter and the command's as one:
+    // what this thread does from here on (wait, end what is left, write the
+    // status) it refuses nothing of. With no code to run between fork and
+    // exec, the C library starts the command with vfork rather than
+    // copying this process.
+    let deny = seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me), supervisor: true };
+    seccomp::filter(deny)?.install()?;
+    // The forwarding thread confined before the command starts.
+    if let Some(confined) = forwarding {
+        confined.recv().map_err(|_| ExecError::Proxy(std::io::Error::other("the forwarding thread ended")))??;
+    }
     let ended = exec::start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
     let line = match ended {
         Ended::Code(n) => format!("exit {n}"),

@@ -140,6 +140,7 @@ fn outer(w: &Wrap<'_>, argv: &[String]) -> Confined {
         reap: true,
         refuse_direct: w.refuse_direct,
         deny_read_complete: confined,
+        found: c.found.clone(),
         argv: argv.to_vec(),
         ..Confined::default()
     }
@@ -166,6 +167,7 @@ mod tests {
             tmpdir: Some("/tmp/t".into()),
             exe: "/bin/retry-run".into(),
             supervisor: supervisor.map(PathBuf::from),
+            found: crate::sandbox::Found::default(),
             away: Vec::new(),
             hidden: Vec::new(),
             extra_env: Vec::new(),

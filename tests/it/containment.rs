@@ -419,7 +419,7 @@ fn a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private() {
     assert!(!Path::new(&tmp_marker).exists(), "the agent's /tmp is the machine's");
     let done = first(&r, "burst", "AgentFinished");
     let hits = done.to_string();
-    if retry_run::sandbox::limits::PidsCgroup::new(10).is_some() {
+    if retry_run::sandbox::limits::PidsCgroup::new(10, None, false).is_some() {
         assert!(hits.contains("the process limit (50) refused"), "{hits}");
     }
 }

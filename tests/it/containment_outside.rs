@@ -349,12 +349,13 @@ fn attempt(env: &TestEnv, name: &str, py: &str) -> String {
 
 /// The pid of the nearest ancestor named `retry-run` or
 /// `retry-run-supervisor` (the supervisor; `/proc/PID/comm` keeps 15
-/// bytes of it), and of its parent, in python.
+/// bytes of it: the namespace's PID 1 under namespaces), and of its
+/// parent, in python.
 const SUPERVISOR_PY: &str = "import os\n\
 def ppid(p):\n    return int([l for l in open('/proc/%d/status' % p) if l.startswith('PPid:')][0].split()[1])\n\
 def comm(p):\n    return open('/proc/%d/comm' % p).read().strip()\n\
 p = os.getpid()\nwhile p > 1 and comm(p) not in ('retry-run', 'retry-run-super'):\n    p = ppid(p)\n\
-sup = p\nif sup <= 1:\n    raise SystemExit('no supervisor found')\n";
+sup = p\nif comm(sup) not in ('retry-run', 'retry-run-super'):\n    raise SystemExit('no supervisor found')\n";
 
 fn terminal_and_supervisor(mode: Mode, who: Who) {
     if !can(mode, who) {
