@@ -199,7 +199,12 @@ mod tests {
         ] {
             assert!(line.contains(part), "{part}: {line}");
         }
-        let c = confinement(Some("/bin/retry-run-supervisor"));
+        let mut c = confinement(Some("/bin/retry-run-supervisor"));
+        // What run found once for all its processes goes in the line.
+        c.found = crate::sandbox::Found {
+            bwrap: Some("/usr/bin/bwrap".into()),
+            pids_cgroup: Some("/sys/fs/cgroup/pids/x".into()),
+        };
         let outer = c.agent_argv(vec!["sh".into(), "-c".into(), "x".into()], Some(Path::new("/l")));
         assert_eq!(outer[0], "/bin/retry-run-supervisor");
         assert_eq!(outer[1], "--outer");
@@ -220,6 +225,7 @@ mod tests {
         assert!(read.git.is_empty() && read.refuse_ports.is_empty() && !read.print_bwrap);
         assert_eq!(read.argv, ["sh", "-c", "x"]);
         assert_eq!(read.dir, Path::new("/w"));
+        assert_eq!(read.found, c.found);
         // A check's line: no direct connections answered; detect mode:
         // nothing confined, the TMPDIR and the log only.
         let check = c.argv(vec!["true".into()], None);

@@ -158,9 +158,14 @@ fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded() 
     let r = repo(&env, &format!("max_attempts = 1\n[sandbox]\nnetwork = [\"127.0.0.1:{port}\"]\n"));
     let get =
         |url: &str| format!("import urllib.request; print(urllib.request.urlopen({url:?}, timeout=5).read().decode())");
+    // The proxy starts at the first connection, however late it comes; the
+    // second finds it running.
     let agent = env.agent(
         FakeAgent::new()
-            .sh(&format!("python3 -c {:?} > fetched.txt 2>&1 || true", get(&format!("http://127.0.0.1:{port}/"))))
+            .sh(&format!(
+                "sleep 0.3; python3 -c {:?} > fetched.txt 2>&1 || true",
+                get(&format!("http://127.0.0.1:{port}/"))
+            ))
             .sh(&attempt("refused-host", &get("http://refused.example/")))
             .append("src/app.txt", "value = 2\n"),
     );

@@ -80,6 +80,25 @@ fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"), "{missing:?}");
 }
 
+/// The supervisor is the namespace's PID 1 (bubblewrap's `--as-pid-1`):
+/// the command's parent, which the command cannot kill (the kernel
+/// delivers a PID 1 no signal from inside that it does not handle), and
+/// the command still ends as it ended.
+#[test]
+fn the_supervisor_is_the_namespaces_pid_1_and_the_command_cannot_kill_it() {
+    let Some((env, dir)) = with_namespaces() else { return };
+    let script = "echo parent=$PPID; cat /proc/1/comm; kill -KILL 1; echo killed=$?; kill -STOP 1; echo alive; exit 7";
+    let out = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(7), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("parent=1\nretry-run-super\n"), "{stdout}");
+    assert!(stdout.contains("alive"), "the command went on and the supervisor waited for it: {stdout}");
+}
+
 /// Inside the namespaces the command's parent is the supervisor: its own
 /// executable where it is installed beside `retry-run` (as cargo builds
 /// and installs it), `retry-run sandbox --inner` itself where `retry-run`
