@@ -63,7 +63,7 @@ pub(crate) struct Confined {
     pub reap: bool,
     /// Loopback ports of the machine that something listens on and the
     /// command may not reach (the inner one records a direct connection
-    /// to one as refused; see [`super::proxy::host_listening_ports`]).
+    /// to one as refused; see [`super::listening::host_listening_ports`]).
     pub refuse_ports: Vec<u16>,
     /// Outside: look for the ports to refuse (the agent's sandbox only).
     pub refuse_direct: bool,
@@ -468,7 +468,11 @@ fn inner_args(
     // connection to it inside is recorded as refused, with the line that
     // would allow it, instead of failing unseen.
     let refuse_ports = if !c.host_network && c.refuse_direct {
-        proxy::host_listening_ports().into_iter().filter(|p| !allowed_loopback.contains(p)).take(64).collect()
+        super::listening::host_listening_ports()
+            .into_iter()
+            .filter(|p| !allowed_loopback.contains(p))
+            .take(64)
+            .collect()
     } else {
         Vec::new()
     };

@@ -18,6 +18,7 @@ pub(crate) mod env;
 pub(crate) mod exec;
 pub mod landlock;
 pub mod limits;
+mod listening;
 pub mod namespaces;
 #[cfg(all(test, target_os = "linux"))]
 mod probe;

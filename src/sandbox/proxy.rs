@@ -644,38 +644,6 @@ impl Shared {
     }
 }
 
-/// The TCP ports something listens on at this machine's loopback
-/// (127.0.0.1, ::1, or every address), from `/proc/net/tcp` and
-/// `/proc/net/tcp6` of this process's network namespace, sorted.
-pub fn host_listening_ports() -> Vec<u16> {
-    let mut ports: Vec<u16> = ["/proc/net/tcp", "/proc/net/tcp6"]
-        .iter()
-        .filter_map(|f| std::fs::read_to_string(f).ok())
-        .flat_map(|text| listening_on_loopback(&text))
-        .collect();
-    ports.sort_unstable();
-    ports.dedup();
-    ports
-}
-
-/// The ports of `/proc/net/tcp{,6}`'s text (`sl local_address rem_address
-/// st ...`, addresses as hex `ADDR:PORT`) in state LISTEN (`0A`) on a
-/// loopback or every-address address. Pure.
-pub fn listening_on_loopback(text: &str) -> Vec<u16> {
-    const LOOPBACK: [&str; 4] =
-        ["0100007F", "00000000", "00000000000000000000000001000000", "00000000000000000000000000000000"];
-    text.lines()
-        .skip(1)
-        .filter_map(|line| {
-            let mut f = line.split_whitespace();
-            let local = f.nth(1)?;
-            let state = f.nth(1)?;
-            let (addr, port) = local.split_once(':')?;
-            (state == "0A" && LOOPBACK.contains(&addr)).then(|| u16::from_str_radix(port, 16).ok()).flatten()
-        })
-        .collect()
-}
-
 /// The connections one proxy writes to its log: a command that connects in
 /// a loop cannot grow the record without bound. How many more there were
 /// is written when the proxy stops, as a limit hit
@@ -1633,20 +1601,6 @@ mod tests {
         assert_eq!(get("NO_PROXY"), Some("localhost,127.0.0.1,::1"));
         assert_eq!(get("no_proxy"), get("NO_PROXY"));
         assert_eq!(get("NODE_USE_ENV_PROXY"), Some("1"));
-    }
-
-    #[test]
-    fn what_listens_on_the_loopback_is_read_from_proc() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        // A connected socket's own port is not listening.
-        let client = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        let client_port = client.local_addr().unwrap().port();
-        let text = std::fs::read_to_string("/proc/net/tcp").unwrap();
-        let found = listening_on_loopback(&text);
-        assert!(found.contains(&port), "{port} not among {found:?}");
-        assert!(!found.contains(&client_port), "{client_port} is not listening: {found:?}");
-        assert!(host_listening_ports().contains(&port));
     }
 
     #[test]
