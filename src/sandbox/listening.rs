@@ -81,6 +81,19 @@ fn by_diag() -> Option<Vec<u16>> {
     }
     // SAFETY: as above.
     let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    // A kernel that never ends its answer costs a second, then /proc.
+    let wait = libc::timeval { tv_sec: 1, tv_usec: 0 };
+    // SAFETY: setsockopt reads the timeval through a pointer to it, of its
+    // size.
+    unsafe {
+        libc::setsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            (&wait as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        );
+    }
     let mut ports = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     for (seq, family) in [(1u32, libc::AF_INET as u8), (2, libc::AF_INET6 as u8)] {
