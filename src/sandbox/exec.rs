@@ -995,12 +995,10 @@ struct Mover {
 impl Mover {
     fn start(cgroup: &limits::PidsCgroup) -> Mover {
         let (ends, wait) = std::sync::mpsc::channel::<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>();
-        let (own, procs) = (Some(cgroup.own_procs()), cgroup.procs());
+        let (own, procs) = (cgroup.own_procs(), cgroup.procs());
         let thread = std::thread::spawn(move || {
             use std::io::{Read as _, Write as _};
-            if let Some(own) = own {
-                let _ = std::fs::OpenOptions::new().write(true).open(own).and_then(|mut f| f.write_all(b"0"));
-            }
+            let _ = std::fs::OpenOptions::new().write(true).open(own).and_then(|mut f| f.write_all(b"0"));
             let (info, block) = wait.recv().ok()?;
             let mut text = String::new();
             let _ = std::fs::File::from(info).read_to_string(&mut text);

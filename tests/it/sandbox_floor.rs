@@ -172,14 +172,8 @@ fn retry_runs_own_executables_in_a_writable_directory_cannot_be_replaced_from_in
 /// as `retry-run sandbox` with the same flags does.
 #[test]
 fn the_line_run_starts_is_the_supervisors_and_confines_as_retry_run_sandbox_does() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
-    let dir = env.path("work");
+    let Some((env, dir)) = with_namespaces() else { return };
     let tmp = env.path("tmp");
-    std::fs::create_dir(&dir).expect("mkdir");
     std::fs::create_dir(&tmp).expect("mkdir");
     let tmp = tmp.display().to_string();
     let script = "echo in > in.txt; echo t > \"$TMPDIR/t\"; ! (echo x > /etc/retry-run-test) 2>/dev/null && exit 5";
@@ -207,11 +201,7 @@ fn the_line_run_starts_is_the_supervisors_and_confines_as_retry_run_sandbox_does
 /// starts `retry-run sandbox` for its agent and checks, as before.
 #[test]
 fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_sandbox() {
-    if retry_run::sandbox::namespaces::probe().is_err() {
-        eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
-        return;
-    }
-    let env = TestEnv::new();
+    let Some((env, _)) = with_namespaces() else { return };
     let r = env
         .repo("repo")
         .file("app.txt", "value = 1\n")
