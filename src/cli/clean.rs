@@ -105,6 +105,13 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
             writeln!(out, "removed {} (a killed sandbox's, {})", dir.display(), human_bytes(bytes))?;
         }
     }
+    // As root: the pids cgroups confined processes made and could not
+    // remove (their namespaces were still coming down, or they were
+    // killed), in this process's own cgroup, where `run` makes them.
+    let cgroups = crate::sandbox::limits::sweep_own(std::time::Duration::ZERO);
+    if cgroups > 0 {
+        writeln!(out, "removed {cgroups} empty pids cgroup{} confined processes left", crate::text::plural(cgroups))?;
+    }
     writeln!(
         out,
         "freed {} ({removed} worktree{}); {}",

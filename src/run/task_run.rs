@@ -41,7 +41,13 @@ impl<'a> TaskRun<'a> {
     /// SIGINT or SIGTERM ends it with [`RunError::Interrupted`], the attempt
     /// under way recorded as interrupted.
     pub(super) fn attempts(&mut self, next: u32) -> Result<Ending, RunError> {
-        let ending = self.until_the_end(next)?;
+        let ending = self.until_the_end(next);
+        // The pids cgroup (root only) of the task's last confined process,
+        // which ended before the kernel had taken its namespaces down:
+        // removed once it is empty, as each confined process removes those
+        // of the ones before it.
+        crate::sandbox::limits::sweep_own(std::time::Duration::from_millis(200));
+        let ending = ending?;
         self.watch.retire();
         self.leave_worktree(ending);
         Ok(ending)

@@ -320,8 +320,18 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
     let bound = if c.host_network { None } else { Some(proxy::bind(&socket).map_err(ExecError::Proxy)?) };
     let listening = bound.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
     let serve = move || bound.map(|b| b.serve(rules, c.log.clone(), false)).transpose().map_err(ExecError::Proxy);
-    argv.extend(inner_args(c, &supervisor, tmpdir, &writable, &hidden, &allowed_loopback));
-    let (status, pid1, proxy) = run_bubblewrap(c, &bwrap, &argv, (entry, mover), (listening, serve))?;
+    let pipe_error = |source| ExecError::CannotStart { program: "pipe".into(), source };
+    let handoff = Handoff::new(mover.is_some()).map_err(pipe_error)?;
+    argv.extend(inner_args(c, &supervisor, (tmpdir, handoff.done_fd()), &writable, &hidden, &allowed_loopback));
+    // While bubblewrap sets up: the pids cgroups earlier confined processes
+    // left (see `Waited::Done`) removed.
+    let sweep = || {
+        if let Some(cg) = &cgroup {
+            cg.sweep_siblings();
+        }
+    };
+    let (waited, pid1, proxy) =
+        run_bubblewrap(c, (&bwrap, &argv, handoff), (entry, mover), (listening, serve), (&status_file, sweep))?;
     // What needs nothing more of the namespace is done first, while its
     // PID 1 ends: the proxy told to stop (the command has ended, and with
     // it the supervisor that forwarded to it; its thread winds down beside
@@ -340,30 +350,38 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
         append(log, inner_log.trim_end());
     }
     let _ = std::fs::remove_dir_all(&run_dir);
-    // bubblewrap's process in the namespace (its PID 1) outlives bubblewrap
-    // by a moment (it ends whatever is left in the namespace, then unmounts
-    // its mounts) and comes to this process: waited for by its pid, which
-    // bubblewrap said, so nothing of the command outlives this process;
-    // then whatever else came here is ended and reaped (not left to the
-    // machine's init, which may take seconds to reap it).
-    if let Some(pid) = pid1 {
-        // SAFETY: waitpid on a process this process is the (sub)reaper of;
-        // one already reaped, or never ours, returns an error at once.
-        unsafe {
-            libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
+    if !matches!(waited, Ok(Waited::Done(_))) {
+        // bubblewrap ended before the supervisor said the command was
+        // done: its process in the namespace (PID 1) outlives it by a
+        // moment and comes to this process, waited for by its pid, which
+        // bubblewrap said, so nothing of the command outlives this
+        // process; then whatever else came here is ended and reaped (not
+        // left to the machine's init, which may take seconds to reap it).
+        if let Some(pid) = pid1 {
+            // SAFETY: waitpid on a process this process is the (sub)reaper
+            // of; one already reaped, or never ours, returns an error at
+            // once.
+            unsafe {
+                libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
+            }
         }
+        end_leftovers();
     }
-    end_leftovers();
     log_limits(c, cgroup.as_ref(), None);
     // Every connection logged before this process ends.
     drop(proxy);
-    let status = status.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
+    let waited = waited.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
     if let Some(e) = unserved {
         return Err(e);
     }
     // The inner one says how the command ended; without it, bubblewrap's
     // own status (it could not set up, or it was killed).
-    let ended = inner_status.as_deref().map(str::trim).and_then(parse_status).unwrap_or_else(|| ended_of(status));
+    let ended = match waited {
+        Waited::Done(ended) => ended,
+        Waited::Exited(status) => {
+            inner_status.as_deref().map(str::trim).and_then(parse_status).unwrap_or_else(|| ended_of(status))
+        }
+    };
     if ended == Ended::Signal(libc::SIGXFSZ) {
         log_limits(c, None, Some(ended));
     }
@@ -414,6 +432,11 @@ pub(crate) struct InnerLine {
     pub host_network: bool,
     pub unix_sockets: bool,
     pub refuse_ports: Vec<u16>,
+    /// The descriptor it inherits to say, with one byte, that the command
+    /// and all it left have ended and the status is written
+    /// ([`Waited::Done`]).
+    #[serde(default)]
+    pub done_fd: Option<i32>,
 }
 
 impl InnerLine {
@@ -459,7 +482,7 @@ pub(crate) fn outer_argv(supervisor: &Path, c: &Confined) -> Vec<String> {
 fn inner_args(
     c: &Confined,
     supervisor: &[String],
-    tmpdir: &Path,
+    (tmpdir, done_fd): (&Path, i32),
     writable: &[PathBuf],
     hidden: &[PathBuf],
     allowed_loopback: &[u16],
@@ -485,6 +508,7 @@ fn inner_args(
         host_network: c.host_network,
         unix_sockets: c.unix_sockets,
         refuse_ports,
+        done_fd: Some(done_fd),
     };
     // Strings, numbers and booleans: serialising cannot fail.
     let line = serde_json::to_string(&line).unwrap_or_default();
@@ -495,24 +519,26 @@ fn inner_args(
     argv
 }
 
-/// Starts bubblewrap with `argv` as the reaper (or subreaper) of what it
-/// starts and waits for it; with `entry`, from inside the pids cgroup;
-/// with `mover`, its child is moved into it while it sets up (bubblewrap
-/// says its child's pid on one pipe and waits on another before that child
-/// starts the command). Returns how bubblewrap ended and the pid of its
-/// child, the namespace's PID 1, when it said it, and what `serve` (the
-/// proxy, run once `listening`, its socket, has a connection waiting: see
-/// [`wait_serving`]) returned, if it ran; when `serve` fails, bubblewrap is
-/// ended.
+/// Starts bubblewrap with `argv` (after the ends of `handoff`) as the
+/// reaper (or subreaper) of what it starts and waits for it; with
+/// `entry`, from inside the pids cgroup; with `mover`, its child is moved
+/// into it while it sets up (bubblewrap says its child's pid on one pipe
+/// and waits on another before that child starts the command);
+/// `meanwhile` runs once bubblewrap has started, while it sets up. Returns
+/// how the wait ended ([`Waited`]: bubblewrap ended, or the supervisor
+/// said the command is done and how, read from `status_file`), the pid of
+/// bubblewrap's child, the namespace's PID 1, when it said it, and what
+/// `serve` (the proxy, run once `listening`, its socket, has a connection
+/// waiting: see [`wait_serving`]) returned, if it ran; when `serve` fails,
+/// bubblewrap is ended.
 fn run_bubblewrap<T>(
     c: &Confined,
-    bwrap: &Path,
-    argv: &[String],
+    (bwrap, argv, handoff): (&Path, &[String], Handoff),
     (entry, mover): (Option<ThreadEntry>, Option<Mover>),
     (listening, serve): (Option<std::os::fd::RawFd>, impl FnOnce() -> Result<T, ExecError>),
+    (status_file, meanwhile): (&Path, impl FnOnce()),
 ) -> Result<Bubblewrapped<T>, ExecError> {
     let pipe_error = |source| ExecError::CannotStart { program: "pipe".into(), source };
-    let handoff = Handoff::new(mover.is_some()).map_err(pipe_error)?;
     let mut cmd = Command::new(bwrap);
     cmd.args(handoff.args());
     cmd.args(argv);
@@ -533,67 +559,114 @@ fn run_bubblewrap<T>(
     if let Some(e) = &entry {
         e.leave();
     }
-    let kept = handoff.after_spawn();
+    let (kept, done) = handoff.after_spawn();
     let (mut serve, mut served) = (Some(serve), None);
     let status = spawned.and_then(|mut child| {
-        let pid = match (kept, mover) {
-            (Kept::Moving(info, block), Some(m)) => m.finish(info, block),
-            (Kept::Info(info), _) => {
-                let status = wait_serving(&mut child, listening, &mut serve, &mut served)?;
-                return Ok((status, read_child_pid(info)));
-            }
-            (Kept::Moving(..), None) => None,
+        let (pid, info) = match (kept, mover) {
+            (Kept::Moving(info, block), Some(m)) => (m.finish(info, block), None),
+            (Kept::Info(info), _) => (None, Some(info)),
+            (Kept::Moving(..), None) => (None, None),
         };
-        Ok((wait_serving(&mut child, listening, &mut serve, &mut served)?, pid))
+        meanwhile();
+        let waited = wait_serving(&mut child, (listening, &mut serve, &mut served), (done, status_file))?;
+        // Read once bubblewrap has ended (its end is closed then), and
+        // needed only then.
+        let pid = match waited {
+            Waited::Exited(_) => pid.or_else(|| info.and_then(read_child_pid)),
+            Waited::Done(_) => None,
+        };
+        Ok((waited, pid))
     });
     Ok(match status {
-        Ok((status, pid)) => (Ok(status), pid, served),
+        Ok((waited, pid)) => (Ok(waited), pid, served),
         Err(e) => (Err(e), None, served),
     })
 }
 
-/// How bubblewrap ended, its child's pid (the namespace's PID 1) when it
-/// said it, and what was started while it ran, if anything was
-/// ([`run_bubblewrap`]).
-type Bubblewrapped<T> = (std::io::Result<std::process::ExitStatus>, Option<u32>, Option<Result<T, ExecError>>);
+/// How the wait for bubblewrap ended, what it said of its child's pid,
+/// and what was started while it ran, if anything was ([`run_bubblewrap`]).
+type Bubblewrapped<T> = (std::io::Result<Waited>, Option<u32>, Option<Result<T, ExecError>>);
 
-/// Waits for `child` to end; `serve` runs (into `served`) once `listening`
-/// has a connection waiting, so a process that never connects costs no
-/// proxy. Without `listening`, or where the kernel has no pidfd to wait on
-/// beside it (Linux before 5.3), `serve` runs at once. When it fails, the
-/// child is ended.
+/// How the wait for bubblewrap ended.
+#[derive(Debug)]
+enum Waited {
+    /// bubblewrap ended (it could not set up, it was killed, or the
+    /// supervisor ended without saying it was done).
+    Exited(std::process::ExitStatus),
+    /// The supervisor said the command and every process it left have
+    /// ended, and how the command did. What is left is the namespaces
+    /// coming down, the kernel's work (the mounts taken down, PID 1
+    /// reaped): a millisecond here, not waited for, as bubblewrap itself
+    /// does not wait for its own PID 1 once that says how the command
+    /// ended. bubblewrap is ended with this process (`--die-with-parent`).
+    Done(Ended),
+}
+
+/// Waits for `child` to end, or for the supervisor to say on `done` that
+/// the command has (how, in `status_file`); `serve` runs (into `served`)
+/// once `listening` has a connection waiting, so a process that never
+/// connects costs no proxy. Where the kernel has no pidfd to wait on
+/// (Linux before 5.3), `serve` runs at once and `child` is waited for.
+/// When `serve` fails, the child is ended.
 fn wait_serving<T>(
     child: &mut std::process::Child,
-    listening: Option<std::os::fd::RawFd>,
-    serve: &mut Option<impl FnOnce() -> Result<T, ExecError>>,
-    served: &mut Option<Result<T, ExecError>>,
-) -> std::io::Result<std::process::ExitStatus> {
-    if let Some(listening) = listening
-        && serve.is_some()
-        && let Some(pidfd) = pidfd_of(child.id())
-    {
-        use std::os::fd::AsRawFd;
-        loop {
-            let mut fds = [
-                libc::pollfd { fd: listening, events: libc::POLLIN, revents: 0 },
-                libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-            ];
-            // SAFETY: poll on two descriptors this process owns, through
-            // an array that lives across the call.
-            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+    (listening, serve, served): (
+        Option<std::os::fd::RawFd>,
+        &mut Option<impl FnOnce() -> Result<T, ExecError>>,
+        &mut Option<Result<T, ExecError>>,
+    ),
+    (done, status_file): (std::os::fd::OwnedFd, &Path),
+) -> std::io::Result<Waited> {
+    use std::os::fd::AsRawFd;
+    let Some(pidfd) = pidfd_of(child.id()) else {
+        start_serving(child, serve, served);
+        return child.wait().map(Waited::Exited);
+    };
+    let mut done_open = true;
+    loop {
+        // A negative descriptor is one poll leaves out.
+        let listen = listening.filter(|_| serve.is_some()).unwrap_or(-1);
+        let mut fds = [
+            libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: if done_open { done.as_raw_fd() } else { -1 }, events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: listen, events: libc::POLLIN, revents: 0 },
+        ];
+        // SAFETY: poll on descriptors this process owns, through an array
+        // that lives across the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            if n < 0 || fds[0].revents != 0 {
-                // A connection waits (served even when the child has just
-                // ended, so that it is logged).
-                break;
-            }
-            if fds[1].revents != 0 {
-                return child.wait();
+            start_serving(child, serve, served);
+            return child.wait().map(Waited::Exited);
+        }
+        if fds[2].revents != 0 {
+            // A connection waits (served even when the child has just
+            // ended, so that it is logged).
+            start_serving(child, serve, served);
+        }
+        if fds[0].revents != 0 {
+            return child.wait().map(Waited::Exited);
+        }
+        if fds[1].revents != 0 {
+            // Said once: a closed end, or a status that cannot be read,
+            // leaves bubblewrap's end to wait for.
+            done_open = false;
+            if let Some(ended) = read_done(&done, status_file) {
+                return Ok(Waited::Done(ended));
             }
         }
     }
+}
+
+/// Runs `serve` (into `served`) if it has not run; when it fails, `child`
+/// is ended.
+fn start_serving<T>(
+    child: &mut std::process::Child,
+    serve: &mut Option<impl FnOnce() -> Result<T, ExecError>>,
+    served: &mut Option<Result<T, ExecError>>,
+) {
     if let Some(serve) = serve.take() {
         let result = serve();
         if result.is_err() {
@@ -604,7 +677,20 @@ fn wait_serving<T>(
         }
         *served = Some(result);
     }
-    child.wait()
+}
+
+/// How the command ended, once the supervisor wrote its byte on `done`:
+/// read from `status_file`, which it wrote first. `None` when no byte
+/// came (its end closed) or the status cannot be read.
+fn read_done(done: &std::os::fd::OwnedFd, status_file: &Path) -> Option<Ended> {
+    use std::os::fd::AsRawFd;
+    let mut byte = [0u8; 1];
+    // SAFETY: read into a one-byte buffer this function owns.
+    let n = unsafe { libc::read(done.as_raw_fd(), byte.as_mut_ptr().cast(), 1) };
+    if n != 1 {
+        return None;
+    }
+    std::fs::read_to_string(status_file).ok().as_deref().map(str::trim).and_then(parse_status)
 }
 
 /// A descriptor that becomes readable when the process `pid` (a child not
@@ -886,12 +972,15 @@ fn append(log: &Path, line: &str) {
     }
 }
 
-/// The pipes of bubblewrap's `--info-fd` (it writes its child's pid) and,
-/// to move that child into a cgroup while it sets up, `--block-fd` (the
-/// child waits for a byte before it forks the command).
+/// The pipes of bubblewrap's `--info-fd` (it writes its child's pid), to
+/// move that child into a cgroup while it sets up, `--block-fd` (the child
+/// waits for a byte before it forks the command), and the supervisor's
+/// `done` (it writes a byte once the command and all it left have ended
+/// and the status is written: see [`Waited::Done`]).
 struct Handoff {
     info: (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
     block: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    done: (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
 }
 
 /// This process's ends once bubblewrap has started: the reading end of
@@ -903,7 +992,7 @@ enum Kept {
 
 impl Handoff {
     fn new(block: bool) -> std::io::Result<Handoff> {
-        Ok(Handoff { info: pipe()?, block: if block { Some(pipe()?) } else { None } })
+        Ok(Handoff { info: pipe()?, block: if block { Some(pipe()?) } else { None }, done: pipe()? })
     }
 
     /// bubblewrap's arguments naming the ends it uses.
@@ -916,13 +1005,22 @@ impl Handoff {
         out
     }
 
-    /// Leaves bubblewrap's ends open across its exec. Both pipes are made
+    /// The descriptor the supervisor inherits to say the command is done
+    /// (through bubblewrap, which leaves inherited descriptors open).
+    fn done_fd(&self) -> i32 {
+        use std::os::fd::AsRawFd;
+        self.done.1.as_raw_fd()
+    }
+
+    /// Leaves bubblewrap's ends open across its exec. The pipes are made
     /// close-on-exec and this is done just before bubblewrap starts: this
     /// process starts no other program meanwhile, and drops these ends
     /// right after ([`Handoff::after_spawn`]).
     fn keep_on_exec(&self) -> std::io::Result<()> {
         use std::os::fd::AsRawFd;
-        let ends = std::iter::once(self.info.1.as_raw_fd()).chain(self.block.as_ref().map(|b| b.0.as_raw_fd()));
+        let ends = [self.info.1.as_raw_fd(), self.done.1.as_raw_fd()]
+            .into_iter()
+            .chain(self.block.as_ref().map(|b| b.0.as_raw_fd()));
         for fd in ends {
             // SAFETY: fcntl on a descriptor this process owns.
             if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
@@ -933,12 +1031,13 @@ impl Handoff {
     }
 
     /// The ends this process keeps once bubblewrap has started (its own
-    /// are closed here).
-    fn after_spawn(self) -> Kept {
-        match self.block {
+    /// are closed here), and the reading end of `done`.
+    fn after_spawn(self) -> (Kept, std::os::fd::OwnedFd) {
+        let kept = match self.block {
             Some(block) => Kept::Moving(self.info.0, block.1),
             None => Kept::Info(self.info.0),
-        }
+        };
+        (kept, self.done.0)
     }
 }
 
@@ -1299,6 +1398,20 @@ pub(crate) fn left_behind() -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// Writes the one byte that says the command is done on `fd` (inherited
+/// from the outer process, which waits for it: see `Waited::Done`) and
+/// closes it.
+pub(super) fn say_done(fd: i32) {
+    // SAFETY: a one-byte write and a close on the descriptor the outer
+    // process named in this process's line and left open across
+    // bubblewrap for this alone; this process opens nothing at that
+    // number meanwhile (it is taken).
+    unsafe {
+        libc::write(fd, b"1".as_ptr().cast(), 1);
+        libc::close(fd);
+    }
 }
 
 /// Marks every descriptor above stderr close-on-exec, so none this process

@@ -135,6 +135,16 @@ impl PidsCgroup {
         Some(self.dir.join("tasks")).filter(|p| p.exists())
     }
 
+    /// Removes the cgroups beside this one that earlier confined
+    /// processes left: each outer process ends once its command has,
+    /// while the kernel still takes its namespaces down (and its cgroup
+    /// cannot be removed yet). Only those whose maker, named in the
+    /// cgroup's name ([`cgroup_maker`]), has ended; one still in use is
+    /// not empty, and the kernel refuses to remove it.
+    pub fn sweep_siblings(&self) {
+        sweep(&self.parent, std::time::Duration::ZERO);
+    }
+
     /// How many times the limit refused a new process.
     pub fn refused(&self) -> u64 {
         let events = std::fs::read_to_string(self.dir.join("pids.events")).unwrap_or_default();
@@ -144,10 +154,68 @@ impl PidsCgroup {
 
 impl Drop for PidsCgroup {
     fn drop(&mut self) {
-        // Empty once the command's tree has ended (its processes are reaped
-        // before this runs).
+        // Empty once the command's tree has ended and its namespaces are
+        // down; else (the outer process ends without waiting for that)
+        // removed by the next confined process or at the task's end
+        // ([`sweep`]).
         let _ = std::fs::remove_dir(&self.dir);
     }
+}
+
+/// The pid of the process that made the pids cgroup named `name`
+/// (`retry-run-<pid>-<nanos>-<n>`, as [`PidsCgroup::new`] names it);
+/// `None` for any other name. Pure.
+pub fn cgroup_maker(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("retry-run-")?;
+    let mut parts = rest.split('-');
+    let (pid, nanos, n) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if parts.next().is_some() || !digits(pid) || !digits(nanos) || !digits(n) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Removes the pids cgroups in `parent` that confined processes made and
+/// left (their maker has ended), waiting up to `patience` for those the
+/// kernel is still emptying. Returns how many it removed.
+pub fn sweep(parent: &Path, patience: std::time::Duration) -> usize {
+    let deadline = std::time::Instant::now() + patience;
+    let Ok(entries) = std::fs::read_dir(parent) else { return 0 };
+    let mut left: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().and_then(cgroup_maker).is_some_and(|pid| !alive(pid)))
+        .map(|e| e.path())
+        .collect();
+    let mut removed = 0;
+    loop {
+        left.retain(|dir| match std::fs::remove_dir(dir) {
+            Ok(()) => {
+                removed += 1;
+                false
+            }
+            // Its last processes are still ending.
+            Err(e) => e.raw_os_error() == Some(libc::EBUSY),
+        });
+        if left.is_empty() || std::time::Instant::now() >= deadline {
+            return removed;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// [`sweep`] in this process's own pids cgroup, where its confined
+/// processes make theirs (as root: see [`PidsCgroup::for_limit`]).
+pub fn sweep_own(patience: std::time::Duration) -> usize {
+    own_dir_for_limit().map_or(0, |dir| sweep(&dir, patience))
+}
+
+/// Whether a process `pid` exists.
+fn alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists.
+    let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } == -1
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    !gone
 }
 
 #[cfg(test)]
@@ -165,6 +233,23 @@ mod tests {
         );
         assert_eq!(own_pids_cgroup(v2, false), None);
         assert_eq!(own_pids_cgroup("4:memory:/x\n", true), None);
+    }
+
+    #[test]
+    fn the_maker_of_a_pids_cgroup_is_read_from_its_name() {
+        assert_eq!(cgroup_maker("retry-run-4242-123456789-0"), Some(4242));
+        assert_eq!(cgroup_maker("retry-run-7-1-12"), Some(7));
+        for other in [
+            "retry-run-4242-123456789",
+            "retry-run-4242-123456789-0-1",
+            "retry-run-x-1-0",
+            "retry-run--1-0",
+            "retry-run-run-1-2-3",
+            "docker-4242-1-0",
+            "retry-run-1-2-3\n",
+        ] {
+            assert_eq!(cgroup_maker(other), None, "{other}");
+        }
     }
 
     #[test]

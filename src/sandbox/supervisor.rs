@@ -22,9 +22,10 @@ use std::path::{Path, PathBuf};
 use super::exec::{self, Confined, Ended, ExecError, InnerLine};
 use super::{Layers, landlock, namespaces, proxy, seccomp};
 
-/// `--inner LINE -- CMD...` read into what confines the command in `dir`,
-/// or `None` when it is not a line the outer process wrote. Pure.
-pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<Confined> {
+/// `--inner LINE -- CMD...` read into what confines the command in `dir`
+/// and the descriptor to say on that it is done, or `None` when it is not
+/// a line the outer process wrote. Pure.
+pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<(Confined, Option<i32>)> {
     let [flag, line, dashes, command @ ..] = args else {
         return None;
     };
@@ -33,7 +34,9 @@ pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<Confined> {
     }
     let line = InnerLine::parse(line.to_str()?).ok()?;
     let argv = command.iter().map(|a| a.to_str().map(str::to_string)).collect::<Option<Vec<_>>>()?;
-    Some(Confined {
+    // Not one of the standard three, which the command gets.
+    let done = line.done_fd.filter(|fd| *fd > 2);
+    let confined = Confined {
         layers: Layers::Namespaces,
         dir,
         writable: line.writable,
@@ -46,7 +49,8 @@ pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<Confined> {
         refuse_ports: line.refuse_ports,
         argv,
         ..Confined::default()
-    })
+    };
+    Some((confined, done))
 }
 
 /// `--outer LINE -- CMD...` (what `run` starts for each agent and check
@@ -84,14 +88,14 @@ pub fn main(args: &[OsString]) -> i32 {
         };
         return ended(exec::run(&confined));
     }
-    let Some(confined) = read_line(args, dir) else {
+    let Some((confined, done)) = read_line(args, dir) else {
         return refused();
     };
     // Given by the outer process, which made it; the directory as the
     // kernel names it, for Landlock's rules.
     let tmpdir = confined.tmpdir.clone().unwrap_or_else(std::env::temp_dir);
     let dir = std::fs::canonicalize(&confined.dir).unwrap_or_else(|_| confined.dir.clone());
-    ended(supervise(&confined, &dir, &tmpdir))
+    ended(supervise(&confined, &dir, &tmpdir, done))
 }
 
 /// A line neither `retry-run sandbox` nor `run` wrote: exit 2.
@@ -119,8 +123,11 @@ fn ended(result: Result<i32, ExecError>) -> i32 {
 }
 
 /// Inside the namespaces: see the module's doc. `dir`: the directory it
-/// may write beneath; `tmpdir`: the command's TMPDIR.
-pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, ExecError> {
+/// may write beneath; `tmpdir`: the command's TMPDIR; `done`: the
+/// descriptor to write a byte on once the command and all it left have
+/// ended and the status is written (the outer process then ends without
+/// waiting for the namespaces to come down).
+pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path, done: Option<i32>) -> Result<i32, ExecError> {
     // Not dumpable: the command (the same user in the same namespaces)
     // can neither trace this process nor read or write its memory, its
     // descriptors or its /proc files.
@@ -185,9 +192,15 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path) -> Result<i32, 
         Ended::Code(n) => format!("exit {n}"),
         Ended::Signal(n) => format!("signal {n}"),
     };
-    if let Some(f) = status.as_mut() {
+    // Every process of the namespace but this one has ended and been
+    // reaped (`start_and_wait` ends what the command left): said once the
+    // status is written, and only then.
+    let written = status.as_mut().is_some_and(|f| {
         use std::io::Write as _;
-        let _ = f.write_all(line.as_bytes());
+        f.write_all(line.as_bytes()).is_ok()
+    });
+    if let Some(fd) = done.filter(|_| written) {
+        exec::say_done(fd);
     }
     Ok(exec::end_as(false, ended))
 }
@@ -214,10 +227,17 @@ mod tests {
             host_network: false,
             unix_sockets: true,
             refuse_ports: vec![5432],
+            done_fd: Some(7),
         };
         let json = serde_json::to_string(&written).expect("serialised");
         assert_eq!(InnerLine::parse(&json).expect("read"), written);
-        let c = read_line(&words(&["--inner", &json, "--", "sh", "-c", "--help"]), "/w".into()).expect("read");
+        let (c, done) = read_line(&words(&["--inner", &json, "--", "sh", "-c", "--help"]), "/w".into()).expect("read");
+        assert_eq!(done, Some(7));
+        for standard in [0, 1, 2] {
+            let line = serde_json::to_string(&InnerLine { done_fd: Some(standard), ..written.clone() }).expect("json");
+            let (_, done) = read_line(&words(&["--inner", &line, "--", "true"]), "/w".into()).expect("read");
+            assert_eq!(done, None, "the command's own descriptor {standard} is never written to");
+        }
         assert!(c.layers == Layers::Namespaces && c.tmpdir.as_deref() == Some(Path::new("/tmp/t")));
         assert!(c.writable == written.writable && c.deny_read == written.deny_read && c.network == written.network);
         assert!(c.limits == written.limits && c.unix_sockets && !c.host_network && !c.reap);

@@ -80,6 +80,58 @@ fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"), "{missing:?}");
 }
 
+/// `retry-run sandbox` ends once the supervisor says the command and all
+/// it left have ended, without waiting for the kernel to take the
+/// namespaces down (as bubblewrap does not for its own PID 1). The
+/// descriptor it says that on is not the command's; as root, the pids
+/// cgroup it could not remove yet empties by itself and the next confined
+/// process removes it.
+#[test]
+fn the_sandbox_ends_with_its_command_and_the_next_one_removes_the_cgroup_it_left() {
+    let Some((env, dir)) = with_namespaces() else { return };
+    let confined = |script: &str| {
+        env.retry_run(&dir)
+            .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs")
+    };
+    let first = confined("ls /proc/self/fd > fds.txt; exit 4");
+    let maker = first.id();
+    let out = first.wait_with_output().expect("waited");
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    let fds = std::fs::read_to_string(dir.join("fds.txt")).expect("listed");
+    let fds: Vec<&str> = fds.split_whitespace().collect();
+    assert_eq!(fds, ["0", "1", "2", "3"], "the standard three and ls's own directory, nothing of the sandbox's");
+    let Some(own) = retry_run::sandbox::limits::own_dir_for_limit() else {
+        eprintln!("SKIPPED (the cgroup part): not root, or no pids cgroup");
+        return;
+    };
+    let made_by = |pid: u32| -> Vec<PathBuf> {
+        std::fs::read_dir(&own)
+            .expect("own cgroup")
+            .flatten()
+            .filter(|e| e.file_name().to_str().and_then(retry_run::sandbox::limits::cgroup_maker) == Some(pid))
+            .map(|e| e.path())
+            .collect()
+    };
+    let left = made_by(maker);
+    assert!(left.len() <= 1, "one cgroup per confined process: {left:?}");
+    if let Some(cg) = left.first() {
+        // Emptied by the kernel once the namespaces are down.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::fs::read_to_string(cg.join("cgroup.procs")).is_ok_and(|p| !p.trim().is_empty()) {
+            assert!(std::time::Instant::now() < deadline, "{} never emptied", cg.display());
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let second = confined("true").wait_with_output().expect("waited");
+        assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+        assert!(!cg.exists(), "the next confined process removed {}", cg.display());
+    }
+}
+
 /// The supervisor is the namespace's PID 1 (bubblewrap's `--as-pid-1`):
 /// the command's parent, which the command cannot kill (the kernel
 /// delivers a PID 1 no signal from inside that it does not handle), and
