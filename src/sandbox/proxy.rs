@@ -1159,17 +1159,15 @@ async fn pump(
 // Inside the namespace
 // ---------------------------------------------------------------------------
 
-/// The handle of [`inside`]'s runtime, once started.
+/// The handle of [`inside`]'s runtime, once made.
 static INSIDE: Mutex<Option<tokio::runtime::Handle>> = Mutex::new(None);
 
-/// [`inside`]'s runtime, if it was started.
-fn static_handle() -> Option<tokio::runtime::Handle> {
-    lock(&INSIDE).clone()
-}
+/// The runtime [`inside`] made, until [`start_inside`] gives it its thread.
+static UNSTARTED: Mutex<Option<tokio::runtime::Runtime>> = Mutex::new(None);
 
-/// The runtime of the forwarders and refusers inside a namespace: one
-/// thread, started by the first of them, for as long as the process lives
-/// (so that it is started before the process confines itself, and the
+/// The runtime of the forwarders and refusers inside a namespace: one,
+/// made by the first of them, whose thread [`start_inside`] starts once
+/// they are all made (before the process confines itself, so that the
 /// connections a confined process opens cost it no thread).
 fn inside() -> io::Result<tokio::runtime::Handle> {
     let mut handle = lock(&INSIDE);
@@ -1178,27 +1176,33 @@ fn inside() -> io::Result<tokio::runtime::Handle> {
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
     let h = runtime.handle().clone();
-    thread::Builder::new()
-        .name("sandbox-forward".into())
-        .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
+    *lock(&UNSTARTED) = Some(runtime);
     *handle = Some(h.clone());
     Ok(h)
 }
 
-/// Runs `f` on the thread of the forwarders and refusers ([`inside`]), as
-/// its next work, where one was started (`None`: none was): the receiver
-/// gets what `f` returned. The supervisor confines that thread this way,
-/// beside its own work, before the command starts.
-pub fn on_forwarding_thread<R: Send + 'static>(
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Option<std::sync::mpsc::Receiver<R>> {
-    static_handle().map(|h| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        h.spawn(async move {
-            let _ = tx.send(f());
-        });
-        rx
-    })
+/// Starts the thread of the forwarders and refusers made so far
+/// ([`forward`], [`refuse_direct`]), when any were (`None`: none were).
+/// Its first work is `confine` (the supervisor puts its seccomp filter on
+/// it), before it runs any of them: the runtime's tasks run only on that
+/// thread, so no connection is handled by a thread not yet confined, and
+/// the caller need not wait for it. The receiver gets what `confine`
+/// returned; when that is an error, the thread ends there and its
+/// listeners close with the runtime (a connection to them is refused).
+pub fn start_inside<E: Send + 'static>(
+    confine: impl FnOnce() -> Result<(), E> + Send + 'static,
+) -> Option<io::Result<std::sync::mpsc::Receiver<Result<(), E>>>> {
+    let runtime = lock(&UNSTARTED).take()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = thread::Builder::new().name("sandbox-forward".into()).spawn(move || {
+        let confined = confine();
+        let go_on = confined.is_ok();
+        let _ = tx.send(confined);
+        if go_on {
+            runtime.block_on(std::future::pending::<()>());
+        }
+    });
+    Some(spawned.map(|_| rx))
 }
 
 /// `listener` made a listener of the runtime `rt`.

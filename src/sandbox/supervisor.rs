@@ -157,8 +157,10 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path, done: Option<i3
     }
     // This process too: no tracing, no other process's memory, no
     // terminal input. The forwarding thread, if any, puts that filter on
-    // itself while this one goes on.
-    let forwarding = proxy::on_forwarding_thread(|| seccomp::supervisor_filter().and_then(|f| f.install()));
+    // itself first, before it serves anything, while this one goes on.
+    let forwarding = proxy::start_inside(|| seccomp::supervisor_filter().and_then(|f| f.install()))
+        .transpose()
+        .map_err(ExecError::Proxy)?;
     let mut status = std::fs::File::create(run.join("status")).ok();
     let mut log = exec::open_log(&run.join("log"));
     exec::set_limits(&c.limits);
@@ -183,11 +185,13 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path, done: Option<i3
     // copying this process.
     let deny = seccomp::Deny { inet: false, unix: !c.unix_sockets, protect: Some(me), supervisor: true };
     seccomp::filter(deny)?.install()?;
-    // The forwarding thread confined before the command starts.
+    let ended = exec::start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
+    // The forwarding thread confined itself before it served anything (it
+    // has long since); had that failed, it served nothing, its listeners
+    // closed: said now, in the place of the command's status.
     if let Some(confined) = forwarding {
         confined.recv().map_err(|_| ExecError::Proxy(std::io::Error::other("the forwarding thread ended")))??;
     }
-    let ended = exec::start_and_wait(&mut cmd, true, &c.argv[0], log.as_mut())?;
     let line = match ended {
         Ended::Code(n) => format!("exit {n}"),
         Ended::Signal(n) => format!("signal {n}"),

@@ -132,6 +132,30 @@ fn the_sandbox_ends_with_its_command_and_the_next_one_removes_the_cgroup_it_left
     }
 }
 
+/// Every thread of the supervisor runs under its seccomp filter, the
+/// forwarding thread too, which puts it on itself as its first work while
+/// the command starts (seen from inside: each task of PID 1 in filter
+/// mode, the forwarding thread among them).
+#[test]
+fn the_supervisors_forwarding_thread_confines_itself() {
+    let Some((env, dir)) = with_namespaces() else { return };
+    let script = "n=0; while [ $n -lt 100 ]; do all=1; \
+        for t in /proc/1/task/*; do grep -q '^Seccomp:[[:space:]]*2' $t/status || all=0; done; \
+        [ $all = 1 ] && break; n=$((n+1)); sleep 0.05; done; \
+        for t in /proc/1/task/*; do printf '%s ' \"$(cat $t/comm)\"; grep '^Seccomp:' $t/status; done";
+    let out = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let tasks: Vec<&str> = stdout.lines().collect();
+    assert!(tasks.iter().any(|t| t.starts_with("retry-run-super ")), "{stdout}");
+    assert!(tasks.iter().any(|t| t.starts_with("sandbox-forward ")), "{stdout}");
+    assert!(tasks.iter().all(|t| t.split_whitespace().last() == Some("2")), "every thread filtered: {stdout}");
+}
+
 /// The supervisor is the namespace's PID 1 (bubblewrap's `--as-pid-1`):
 /// the command's parent, which the command cannot kill (the kernel
 /// delivers a PID 1 no signal from inside that it does not handle), and
