@@ -1775,6 +1775,19 @@ mod tests {
         let raw = TcpListener::bind("127.0.0.1:0").unwrap();
         let raw_port = raw.local_addr().unwrap().port();
         forward(raw, socket.clone(), None).unwrap();
+        // Nothing is served before its thread starts (the supervisor's
+        // filter its first work); what is made later is served at once.
+        let mut early = TcpStream::connect(("127.0.0.1", raw_port)).unwrap();
+        early.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+        early.write_all(format!("CONNECT 127.0.0.1:{echo} HTTP/1.1\r\n\r\n").as_bytes()).unwrap();
+        let mut nothing = [0u8; 1];
+        assert!(early.read(&mut nothing).is_err(), "served before the thread started");
+        let confined = start_inside(|| Ok::<(), ()>(())).expect("a runtime to start").unwrap();
+        assert_eq!(confined.recv().unwrap(), Ok(()));
+        assert!(start_inside(|| Ok::<(), ()>(())).is_none(), "started once");
+        let (head, _) = read_head(&mut early).ok().unwrap();
+        assert_eq!(status_of(&head), Some(200), "served once the thread started");
+        drop(early);
         let mut s = TcpStream::connect(("127.0.0.1", raw_port)).unwrap();
         s.write_all(format!("CONNECT 127.0.0.1:{echo} HTTP/1.1\r\n\r\n").as_bytes()).unwrap();
         let (head, _) = read_head(&mut s).ok().unwrap();
@@ -1820,6 +1833,7 @@ mod tests {
         assert_eq!(
             brief,
             [
+                ("127.0.0.1", echo, true, 0, 0),
                 ("127.0.0.1", echo, true, 1, 1),
                 ("127.0.0.1", echo, true, 7, 7),
                 ("127.0.0.1", echo, true, 8, 8),
