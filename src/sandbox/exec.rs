@@ -573,7 +573,16 @@ fn run_bubblewrap<T>(
         // needed only then.
         let pid = match waited {
             Waited::Exited(_) => pid.or_else(|| info.and_then(read_child_pid)),
-            Waited::Done(_) => None,
+            Waited::Done(_) => {
+                // bubblewrap has nothing left to do but wait for its PID 1
+                // to come down: ended and reaped now, so that nothing of
+                // this process's group outlives it (the caller waits for
+                // the group; bubblewrap's PID 1 is in a session of its own
+                // and ends with bubblewrap, `--die-with-parent`).
+                let _ = child.kill();
+                let _ = child.wait();
+                None
+            }
         };
         Ok((waited, pid))
     });
@@ -598,7 +607,8 @@ enum Waited {
     /// coming down, the kernel's work (the mounts taken down, PID 1
     /// reaped): a millisecond here, not waited for, as bubblewrap itself
     /// does not wait for its own PID 1 once that says how the command
-    /// ended. bubblewrap is ended with this process (`--die-with-parent`).
+    /// ended. bubblewrap is ended and reaped; its PID 1 ends with it
+    /// (`--die-with-parent`).
     Done(Ended),
 }
 
