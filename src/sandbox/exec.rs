@@ -350,21 +350,21 @@ fn outer(c: &Confined, dir: &Path, tmpdir: (&Path, bool), home: Option<&Path>) -
         append(log, inner_log.trim_end());
     }
     let _ = std::fs::remove_dir_all(&run_dir);
-    if !matches!(waited, Ok(Waited::Done(_))) {
-        // bubblewrap ended before the supervisor said the command was
-        // done: its process in the namespace (PID 1) outlives it by a
-        // moment and comes to this process, waited for by its pid, which
-        // bubblewrap said, so nothing of the command outlives this
-        // process; then whatever else came here is ended and reaped (not
-        // left to the machine's init, which may take seconds to reap it).
-        if let Some(pid) = pid1 {
-            // SAFETY: waitpid on a process this process is the (sub)reaper
-            // of; one already reaped, or never ours, returns an error at
-            // once.
-            unsafe {
-                libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
-            }
+    // bubblewrap ended before the supervisor said the command was done,
+    // or nothing here would reap the supervisor once this process ends:
+    // its process in the namespace (PID 1) outlives bubblewrap by a moment
+    // and comes to this process, waited for by its pid, which bubblewrap
+    // said, so nothing of the command outlives this process; then, where
+    // bubblewrap ended first, whatever else came here is ended and reaped
+    // (not left to the machine's init, which may take seconds to reap it).
+    if let Some(pid) = pid1 {
+        // SAFETY: waitpid on a process this process is the (sub)reaper of;
+        // one already reaped, or never ours, returns an error at once.
+        unsafe {
+            libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
         }
+    }
+    if !matches!(waited, Ok(Waited::Done(_))) {
         end_leftovers();
     }
     log_limits(c, cgroup.as_ref(), None);
@@ -578,10 +578,16 @@ fn run_bubblewrap<T>(
                 // to come down: ended and reaped now, so that nothing of
                 // this process's group outlives it (the caller waits for
                 // the group; bubblewrap's PID 1 is in a session of its own
-                // and ends with bubblewrap, `--die-with-parent`).
+                // and ends with bubblewrap, `--die-with-parent`). That PID
+                // 1 comes to this process, the subreaper, and is left to
+                // whoever reaps orphans here, unless nothing would.
                 let _ = child.kill();
                 let _ = child.wait();
-                None
+                if orphans_are_reaped(std::fs::read_to_string("/proc/1/comm").ok().as_deref(), std::process::id()) {
+                    None
+                } else {
+                    pid.or_else(|| info.and_then(read_child_pid))
+                }
             }
         };
         Ok((waited, pid))
@@ -590,6 +596,23 @@ fn run_bubblewrap<T>(
         Ok((waited, pid)) => (Ok(waited), pid, served),
         Err(e) => (Err(e), None, served),
     })
+}
+
+/// Whether the supervisor, bubblewrap's PID 1, once it comes to this
+/// process (the subreaper) and this process ends, will be reaped by the
+/// process that then adopts it: this PID namespace's init, whose name
+/// (`/proc/1/comm`) is `pid1_comm`, or nothing read. Not where that init
+/// is retry-run itself (a container started with `retry-run run` as its
+/// command), which reaps only what it started: each confined process
+/// would leave a zombie there. Nor where the name cannot be read. This
+/// process itself being that init (`me` is 1) ends the namespace with it.
+/// Anywhere else the orphan goes where bubblewrap's own PID 1 goes when
+/// bubblewrap runs alone. Pure.
+fn orphans_are_reaped(pid1_comm: Option<&str>, me: u32) -> bool {
+    if me == 1 {
+        return true;
+    }
+    pid1_comm.is_some_and(|comm| !comm.trim_end().starts_with("retry-run"))
 }
 
 /// How the wait for bubblewrap ended, what it said of its child's pid,
@@ -607,7 +630,8 @@ enum Waited {
     /// coming down, the kernel's work (the mounts taken down, PID 1
     /// reaped): a millisecond here, not waited for, as bubblewrap itself
     /// does not wait for its own PID 1 once that says how the command
-    /// ended. bubblewrap is ended and reaped; its PID 1 ends with it
+    /// ended (except where nothing would reap it: [`orphans_are_reaped`]).
+    /// bubblewrap is ended and reaped; its PID 1 ends with it
     /// (`--die-with-parent`).
     Done(Ended),
 }
@@ -1457,6 +1481,22 @@ mod names {
         for (name, want) in cases {
             assert_eq!(maker_of(name), want, "{name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod reaping {
+    use super::orphans_are_reaped;
+
+    #[test]
+    fn the_supervisor_is_left_to_the_init_that_adopts_it_unless_that_is_retry_run() {
+        for init in ["systemd\n", "tini\n", "bash\n", "docker-init\n", "process_api\n"] {
+            assert!(orphans_are_reaped(Some(init), 4242), "{init}");
+        }
+        assert!(!orphans_are_reaped(Some("retry-run\n"), 4242), "retry-run run as a container's command");
+        assert!(!orphans_are_reaped(Some("retry-run-super\n"), 4242), "its supervisor, the outer process");
+        assert!(!orphans_are_reaped(None, 4242), "an init whose name cannot be read");
+        assert!(orphans_are_reaped(Some("retry-run\n"), 1), "this process is the init: all ends with it");
     }
 }
 

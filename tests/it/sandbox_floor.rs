@@ -4,7 +4,7 @@
 //! floor) without retyping them; and a confined command still ends as it
 //! did once bubblewrap's PID 1 is waited for by its pid.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -55,12 +55,7 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
 #[test]
 fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
     let Some((env, dir)) = with_namespaces() else { return };
-    let run = |script: &str| {
-        env.retry_run(&dir)
-            .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
-            .output()
-            .expect("runs")
-    };
+    let run = |script: &str| confined_sh(&env, &dir, script);
     let out = run("echo $$ > pid.txt; exit 5");
     assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
     let killed = run("kill -TERM $$");
@@ -143,11 +138,7 @@ fn the_supervisors_forwarding_thread_confines_itself() {
         for t in /proc/1/task/*; do grep -q '^Seccomp:[[:space:]]*2' $t/status || all=0; done; \
         [ $all = 1 ] && break; n=$((n+1)); sleep 0.05; done; \
         for t in /proc/1/task/*; do printf '%s ' \"$(cat $t/comm)\"; grep '^Seccomp:' $t/status; done";
-    let out = env
-        .retry_run(&dir)
-        .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
-        .output()
-        .expect("runs");
+    let out = confined_sh(&env, &dir, script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     let tasks: Vec<&str> = stdout.lines().collect();
@@ -164,11 +155,7 @@ fn the_supervisors_forwarding_thread_confines_itself() {
 fn the_supervisor_is_the_namespaces_pid_1_and_the_command_cannot_kill_it() {
     let Some((env, dir)) = with_namespaces() else { return };
     let script = "echo parent=$PPID; cat /proc/1/comm; kill -KILL 1; echo killed=$?; kill -STOP 1; echo alive; exit 7";
-    let out = env
-        .retry_run(&dir)
-        .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
-        .output()
-        .expect("runs");
+    let out = confined_sh(&env, &dir, script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(7), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("parent=1\nretry-run-super\n"), "{stdout}");
@@ -345,6 +332,57 @@ fn a_probes_success_is_kept_for_the_same_bubblewrap_and_another_one_is_probed_ag
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("no namespaces here") && said.contains("Landlock"), "{said}");
     assert_eq!(std::fs::read_to_string(&kept).expect("kept"), state, "a refusal is not kept");
+}
+
+/// Where a container's first process (its PID 1, which adopts every
+/// orphan) is retry-run, which reaps only what it started, the supervisor
+/// each confined process leaves to be reaped is waited for by the outer
+/// process instead: nothing is left as a zombie. Here a stand-in named
+/// `retry-run` (so its `/proc/1/comm` reads so) that waits only for its
+/// own children, in a PID namespace of its own; as root.
+#[test]
+fn under_a_retry_run_that_is_pid_1_no_confined_process_leaves_a_zombie() {
+    let Some((env, dir)) = with_namespaces() else { return };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: a PID namespace of the test's own needs root");
+        return;
+    }
+    let python = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3");
+    let python = PathBuf::from(String::from_utf8_lossy(&python.stdout).trim());
+    let init = env.path("init");
+    std::fs::create_dir(&init).expect("mkdir");
+    std::os::unix::fs::symlink(&python, init.join("retry-run")).expect("symlink");
+    let script = [
+        "import subprocess, sys, time",
+        "for _ in range(3):",
+        "    assert subprocess.run(sys.argv[1:]).returncode == 0",
+        "time.sleep(0.2)",
+        "print(open('/proc/1/comm').read().strip())",
+        "for k in open('/proc/1/task/1/children').read().split():",
+        "    s = open(f'/proc/{k}/stat').read()",
+        "    print(k, s[s.index('(') + 1:s.rindex(')')], s[s.rindex(')') + 2])",
+    ]
+    .join("\n");
+    let out = env
+        .command("unshare", &dir)
+        .args(["--pid", "--fork", "--mount-proc"])
+        .arg(init.join("retry-run"))
+        .args(["-c", &script, env!("CARGO_BIN_EXE_retry-run"), "sandbox", "--layers", "namespaces", "--", "true"])
+        .output()
+        .expect("unshare runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("retry-run"), "the stand-in is PID 1: {stdout}");
+    let zombies: Vec<&str> = lines.filter(|l| l.ends_with(" Z")).collect();
+    assert!(zombies.is_empty(), "PID 1 was left these to reap: {zombies:?}");
+}
+
+/// `retry-run sandbox --layers namespaces -- sh -c SCRIPT` in `dir`: how it
+/// ended and what it printed.
+fn confined_sh(env: &TestEnv, dir: &Path, script: &str) -> std::process::Output {
+    env.retry_run(dir).args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script]).output().expect("runs")
 }
 
 /// A test environment with an empty directory `work`, where bubblewrap
