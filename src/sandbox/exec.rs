@@ -583,7 +583,8 @@ fn run_bubblewrap<T>(
                 // whoever reaps orphans here, unless nothing would.
                 let _ = child.kill();
                 let _ = child.wait();
-                if orphans_are_reaped(std::fs::read_to_string("/proc/1/comm").ok().as_deref(), std::process::id()) {
+                let init = std::fs::read_to_string("/proc/1/comm").ok();
+                if orphans_are_reaped(init.as_deref(), std::process::id(), c.found.starter_is_init) {
                     None
                 } else {
                     pid.or_else(|| info.and_then(read_child_pid))
@@ -604,15 +605,17 @@ fn run_bubblewrap<T>(
 /// (`/proc/1/comm`) is `pid1_comm`, or nothing read. Not where that init
 /// is retry-run itself (a container started with `retry-run run` as its
 /// command), which reaps only what it started: each confined process
-/// would leave a zombie there. Nor where the name cannot be read. This
-/// process itself being that init (`me` is 1) ends the namespace with it.
-/// Anywhere else the orphan goes where bubblewrap's own PID 1 goes when
-/// bubblewrap runs alone. Pure.
-fn orphans_are_reaped(pid1_comm: Option<&str>, me: u32) -> bool {
+/// would leave a zombie there. That init is known when it started this
+/// process (`starter_is_init`: `run` says so in the line, whatever name
+/// it was started by), else by its name. Nor where the name cannot be
+/// read. This process itself being that init (`me` is 1) ends the
+/// namespace with it. Anywhere else the orphan goes where bubblewrap's own
+/// PID 1 goes when bubblewrap runs alone. Pure.
+fn orphans_are_reaped(pid1_comm: Option<&str>, me: u32, starter_is_init: bool) -> bool {
     if me == 1 {
         return true;
     }
-    pid1_comm.is_some_and(|comm| !comm.trim_end().starts_with("retry-run"))
+    !starter_is_init && pid1_comm.is_some_and(|comm| !comm.trim_end().starts_with("retry-run"))
 }
 
 /// How the wait for bubblewrap ended, what it said of its child's pid,
@@ -1491,12 +1494,13 @@ mod reaping {
     #[test]
     fn the_supervisor_is_left_to_the_init_that_adopts_it_unless_that_is_retry_run() {
         for init in ["systemd\n", "tini\n", "bash\n", "docker-init\n", "process_api\n"] {
-            assert!(orphans_are_reaped(Some(init), 4242), "{init}");
+            assert!(orphans_are_reaped(Some(init), 4242, false), "{init}");
         }
-        assert!(!orphans_are_reaped(Some("retry-run\n"), 4242), "retry-run run as a container's command");
-        assert!(!orphans_are_reaped(Some("retry-run-super\n"), 4242), "its supervisor, the outer process");
-        assert!(!orphans_are_reaped(None, 4242), "an init whose name cannot be read");
-        assert!(orphans_are_reaped(Some("retry-run\n"), 1), "this process is the init: all ends with it");
+        assert!(!orphans_are_reaped(Some("retry-run\n"), 4242, false), "retry-run run as a container's command");
+        assert!(!orphans_are_reaped(Some("retry-run-super\n"), 4242, false), "its supervisor, the outer process");
+        assert!(!orphans_are_reaped(Some("rr\n"), 4242, true), "run, the init, started by another name, said so");
+        assert!(!orphans_are_reaped(None, 4242, false), "an init whose name cannot be read");
+        assert!(orphans_are_reaped(Some("retry-run\n"), 1, false), "this process is the init: all ends with it");
     }
 }
 

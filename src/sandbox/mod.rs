@@ -506,18 +506,26 @@ pub fn verifier_policy(tmpdir: &Path, extra: &[PathBuf]) -> Policy {
 /// What the outer process would otherwise look up for each confined
 /// process, found once by `run` ([`Found::now`]) and passed in the line of
 /// every outer process it starts: bubblewrap's path and, for root, the pids
-/// cgroup that `run`, and so each process it starts, is in.
+/// cgroup that `run`, and so each process it starts, is in; and whether
+/// `run` is its PID namespace's init (a container's first process), which
+/// adopts every orphan and reaps only what it started itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Found {
     pub bwrap: Option<PathBuf>,
     pub pids_cgroup: Option<PathBuf>,
+    #[serde(default)]
+    pub starter_is_init: bool,
 }
 
 impl Found {
     /// Looked up now, for the processes this one will start.
     pub fn now() -> Found {
-        Found { bwrap: namespaces::program(), pids_cgroup: limits::own_dir_for_limit() }
+        Found {
+            bwrap: namespaces::program(),
+            pids_cgroup: limits::own_dir_for_limit(),
+            starter_is_init: std::process::id() == 1,
+        }
     }
 }
 

@@ -204,6 +204,7 @@ mod tests {
         c.found = crate::sandbox::Found {
             bwrap: Some("/usr/bin/bwrap".into()),
             pids_cgroup: Some("/sys/fs/cgroup/pids/x".into()),
+            starter_is_init: true,
         };
         let outer = c.agent_argv(vec!["sh".into(), "-c".into(), "x".into()], Some(Path::new("/l")));
         assert_eq!(outer[0], "/bin/retry-run-supervisor");

@@ -379,6 +379,64 @@ fn under_a_retry_run_that_is_pid_1_no_confined_process_leaves_a_zombie() {
     assert!(zombies.is_empty(), "PID 1 was left these to reap: {zombies:?}");
 }
 
+/// `retry-run run` as a container's first process, started by another
+/// name (a link `rr`, so its `/proc/1/comm` does not say retry-run): it
+/// says in each outer process's line that it is the init, so each waits
+/// for its supervisor, and no zombie is left under it while the run goes
+/// on (looked at from outside while the run's checks take a second each).
+#[test]
+fn a_run_that_is_pid_1_under_another_name_is_left_no_zombie() {
+    let Some((env, _)) = with_namespaces() else { return };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: a PID namespace of the test's own needs root");
+        return;
+    }
+    let r = env
+        .repo("repo")
+        .file("app.txt", "value = 1\n")
+        .file("retry-run.toml", "[[check]]\nname = \"slow\"\nrun = \"sleep 1\"\n")
+        .commit();
+    let bin = env.path("bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_retry-run"), bin.join("rr")).expect("symlink");
+    let agent = env.agent(crate::support::FakeAgent::new().append("app.txt", "value = 2\n"));
+    let mut unshare = env
+        .command("unshare", &r)
+        .args(["--pid", "--fork", "--mount-proc"])
+        .arg(bin.join("rr"))
+        .args(agent.after(&["run", "--quiet", "--task", "pid-1"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("unshare runs");
+    let children = |pid: u32| -> Vec<u32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    let (mut init, mut name, mut zombies) = (None, String::new(), Vec::new());
+    while unshare.try_wait().expect("waits").is_none() {
+        if init.is_none() {
+            init = children(unshare.id()).first().copied();
+            name = init.and_then(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok()).unwrap_or_default();
+        }
+        for child in init.map(children).unwrap_or_default() {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            if stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')) && !zombies.contains(&stat) {
+                zombies.push(stat);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = unshare.wait_with_output().expect("waited");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(name.trim(), "rr", "the run was PID 1, by its link's name");
+    assert!(zombies.is_empty(), "left to the run to reap: {zombies:?}");
+}
+
 /// `retry-run sandbox --layers namespaces -- sh -c SCRIPT` in `dir`: how it
 /// ended and what it printed.
 fn confined_sh(env: &TestEnv, dir: &Path, script: &str) -> std::process::Output {
