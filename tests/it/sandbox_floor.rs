@@ -413,9 +413,13 @@ fn a_run_that_is_pid_1_under_another_name_is_left_no_zombie() {
     let (mut init, mut name) = (None, String::new());
     let (mut since, mut left) = (std::collections::HashMap::new(), Vec::new());
     while unshare.try_wait().expect("waits").is_none() {
-        if init.is_none() {
-            init = children(unshare.id()).first().copied();
-            name = init.and_then(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok()).unwrap_or_default();
+        // unshare's child, once it has become the run (before its exec
+        // it is still named unshare).
+        if init.is_none()
+            && let Some(p) = children(unshare.id()).first().copied()
+        {
+            name = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+            init = (name.trim() != "unshare").then_some(p);
         }
         for child in init.map(children).unwrap_or_default() {
             let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
