@@ -439,13 +439,14 @@ pub fn git_writable(common_dir: &Path, git_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// What `retry-run sandbox` lets its command write, in this order: `dir`
-/// (the current directory), the `extra` paths, `git`'s, its `tmpdir` and
-/// the [`DEVICES`]. Pure.
-pub fn command_writable(dir: &Path, extra: Vec<PathBuf>, git: &[PathBuf], tmpdir: &Path) -> Vec<PathBuf> {
+/// (the current directory), the `extra` paths, `git`'s, its `tmpdir`
+/// (when that is one of this machine's directories, not the namespace's
+/// own `/tmp`) and the [`DEVICES`]. Pure.
+pub fn command_writable(dir: &Path, extra: Vec<PathBuf>, git: &[PathBuf], tmpdir: Option<&Path>) -> Vec<PathBuf> {
     let mut out = vec![dir.to_path_buf()];
     out.extend(extra);
     out.extend(git.iter().cloned());
-    out.push(tmpdir.to_path_buf());
+    out.extend(tmpdir.map(Path::to_path_buf));
     out.extend(DEVICES.iter().map(PathBuf::from));
     out
 }
@@ -913,13 +914,16 @@ mod tests {
         assert_eq!(git, [Path::new("/r/.git/objects")]);
         let linked = git_writable(Path::new("/r/.git"), Path::new("/r/.git/worktrees/w"));
         assert_eq!(linked, [Path::new("/r/.git/objects"), Path::new("/r/.git/worktrees/w")]);
-        let w = command_writable(Path::new("/w"), vec!["/c".into()], &linked, Path::new("/tmp/t"));
+        let w = command_writable(Path::new("/w"), vec!["/c".into()], &linked, Some(Path::new("/tmp/t")));
         let want: Vec<PathBuf> = ["/w", "/c", "/r/.git/objects", "/r/.git/worktrees/w", "/tmp/t"]
             .into_iter()
             .chain(DEVICES.iter().copied())
             .map(PathBuf::from)
             .collect();
         assert_eq!(w, want);
+        // The namespace's own /tmp as TMPDIR: nothing of this machine's to bind.
+        let own = command_writable(Path::new("/w"), Vec::new(), &[], None);
+        assert_eq!(own, [Path::new("/w")].into_iter().chain(DEVICES.iter().map(Path::new)).collect::<Vec<_>>());
     }
 
     #[test]

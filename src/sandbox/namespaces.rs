@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 /// Where the outer process's private directory appears inside: the
 /// proxy's socket and the file the inner process writes its end to.
 pub const RUN_DIR: &str = "/run/retry-run";
+/// The namespace's own `/tmp` (one of [`PRIVATE`]): the TMPDIR of a
+/// command given none.
+pub const PRIVATE_TMP: &str = "/tmp";
 /// Where the proxy's socket appears inside the namespace.
 pub const PROXY_SOCKET: &str = "/run/retry-run/proxy.sock";
 

@@ -32,7 +32,8 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
     assert!(!line.contains("--info-fd") && !line.contains("--inner"), "bubblewrap's own arguments only: {line}");
     let made: Vec<PathBuf> =
         printed["made"].as_array().expect("made").iter().map(|d| PathBuf::from(d.as_str().expect("a path"))).collect();
-    assert_eq!(made.len(), 2, "the command's TMPDIR and the private run directory: {made:?}");
+    // The command's TMPDIR is the namespace's own /tmp: nothing made for it.
+    assert_eq!(made.len(), 1, "the private run directory: {made:?}");
     assert!(made.iter().all(|d| d.is_dir()), "left for the caller: {made:?}");
     assert!(printed["hidden"].is_array(), "the paths hidden, for a line like run's: {printed}");
     let bwrap = printed["bwrap"].as_str().expect("bwrap");
@@ -75,6 +76,40 @@ fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot start"), "{missing:?}");
 }
 
+/// Under namespaces, a command given no `--tmpdir` has the namespace's own
+/// `/tmp` as TMPDIR: writable, empty at the start, gone with the
+/// namespace; nothing is made in this machine's temporary directory, and
+/// what the command wrote there is nowhere outside. `--tmpdir` still
+/// binds the directory given.
+#[test]
+fn a_typed_sandbox_gets_the_namespaces_own_tmp_as_tmpdir_and_makes_nothing_outside() {
+    let Some((env, dir)) = with_namespaces() else { return };
+    let host_tmp = env.path("host-tmp");
+    std::fs::create_dir(&host_tmp).expect("mkdir");
+    let script = "test \"$TMPDIR\" = /tmp && test \"$TMP\" = /tmp && test -z \"$(ls -A /tmp)\" \
+                  && echo secret > \"$TMPDIR/scratch\" && test -f /tmp/scratch";
+    let out = env
+        .retry_run(&dir)
+        .env("TMPDIR", &host_tmp)
+        .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let left: Vec<_> = std::fs::read_dir(&host_tmp).expect("read").flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "nothing made in this machine's TMPDIR: {left:?}");
+    assert!(!Path::new("/tmp/scratch").exists(), "the namespace's /tmp is not this machine's");
+    // Given one, the command writes there and it stays.
+    let given = env.path("given");
+    std::fs::create_dir(&given).expect("mkdir");
+    let g = given.display().to_string();
+    let out = env
+        .retry_run(&dir)
+        .args(["sandbox", "--layers", "namespaces", "--tmpdir", &g, "--", "sh", "-c", "echo t > \"$TMPDIR/kept\""])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(given.join("kept").is_file(), "the --tmpdir given is bound in");
+}
 /// `retry-run sandbox` ends once the supervisor says the command and all
 /// it left have ended, without waiting for the kernel to take the
 /// namespaces down (as bubblewrap does not for its own PID 1). The
