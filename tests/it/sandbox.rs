@@ -276,6 +276,37 @@ fn the_sandbox_command_confines_to_the_current_directory_and_passes_exit_codes_o
     assert!(String::from_utf8_lossy(&bad.stderr).contains("/no/such/parent/dir"));
 }
 
+/// Under Landlock, a hidden file stays unreadable when a link beside it
+/// leads to it (`key` hidden, `alias -> key`), by either name; the files
+/// beside it, and what a link beside it leads to elsewhere, stay readable.
+#[test]
+fn under_landlock_a_link_beside_a_hidden_file_does_not_make_it_readable() {
+    assert!(landlock_here(), "this kernel has no Landlock");
+    let env = TestEnv::new();
+    let dir = env.path("work");
+    let keys = env.path("keys");
+    let elsewhere = env.path("elsewhere");
+    for d in [&dir, &keys, &elsewhere] {
+        std::fs::create_dir(d).expect("mkdir");
+    }
+    std::fs::write(keys.join("key"), "secret\n").expect("write");
+    std::fs::write(keys.join("public"), "public\n").expect("write");
+    std::fs::write(elsewhere.join("notes"), "notes\n").expect("write");
+    std::os::unix::fs::symlink("key", keys.join("alias")).expect("link");
+    std::os::unix::fs::symlink(elsewhere.join("notes"), keys.join("notes")).expect("link");
+    let k = |name: &str| keys.join(name).display().to_string();
+    let script = format!(
+        "! cat {key} 2>/dev/null && ! cat {alias} 2>/dev/null && cat {public} {notes}",
+        key = k("key"),
+        alias = k("alias"),
+        public = k("public"),
+        notes = k("notes")
+    );
+    let out = sandbox_cmd(&env, &dir, &["--layers", "landlock", "--deny-read", &k("key"), "--", "sh", "-c", &script]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "public\nnotes\n");
+}
+
 #[test]
 fn landlock_required_without_it_is_exit_3_and_auto_falls_back_to_detect_once() {
     let env = TestEnv::new();
