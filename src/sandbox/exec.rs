@@ -189,9 +189,9 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let dir = std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone());
     // The command's TMPDIR: the one given; else, under the namespaces, the
-    // namespace's own `/tmp` (empty, private, gone with the namespace), so
+    // namespace's own `/tmp` (a private tmpfs, gone with the namespace), so
     // that nothing is made, bound or removed on this machine's disk (a
-    // directory made and removed on an ext4 `/tmp` cost about 0.3 ms a
+    // directory made and removed on an ext4 `/tmp` cost about 0.4 ms a
     // confined process here); else a private directory made now and
     // removed afterwards.
     let (tmpdir, own_tmp) = match (&c.tmpdir, c.layers) {
