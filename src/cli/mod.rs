@@ -164,7 +164,7 @@ pub fn main() -> i32 {
     if let Some(words) = sandbox::inner(&all) {
         return crate::sandbox::supervisor::main(words);
     }
-    let cli = match sandbox::parse_alone(&all) {
+    let cli = match sandbox::parse_plain(&all).or_else(|| sandbox::parse_alone(&all)) {
         Some(args) => Cli { dir: None, command: Command::Sandbox(args) },
         None => match Cli::try_parse_from(&all) {
             Ok(cli) => cli,
