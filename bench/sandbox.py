@@ -43,7 +43,11 @@
 
     cargo build --release --bins && python3 bench/sandbox.py [--files 20000] [--runs 7] [--procs 41]
         [--requests 200] [--rounds 7] [--wrap 'retry-run sandbox --network 127.0.0.1:{port} --'] [--only proxy]
-        [--repeat 2] [--bin target/release/retry-run]
+        [--repeat 2] [--bin target/release/retry-run] [--as-built]
+
+--bin and the supervisor beside it are copied into the run's temporary
+directory and the copies are timed, as `cargo install` installs them;
+`--as-built` times --bin itself (every pass before the tenth did).
 """
 import argparse
 import http.server
