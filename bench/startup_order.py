@@ -104,7 +104,7 @@ def main():
         ran += callgrind(outer, work, os.path.join(tmp, "outer"))
         # The inner line as the outer one writes it, run here without the
         # namespaces around it (with nothing to say it is done on).
-        line = subprocess.run(["strace", "-f", "-s", "100000", "-e", "trace=execve", "-o", os.path.join(tmp, "st"),
+        subprocess.run(["strace", "-f", "-s", "100000", "-e", "trace=execve", "-o", os.path.join(tmp, "st"),
                                rr, "sandbox", "--layers", "namespaces", "--", "true"], cwd=work, check=True)
         inner = None
         for l in open(os.path.join(tmp, "st")):

@@ -209,10 +209,6 @@ pub(super) fn parse_plain(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
         if given.contains(&word) {
             return None;
         }
-        let single = |slot: &mut bool| {
-            *slot = true;
-            Some(())
-        };
         let mut value = || words.next()?.to_str().filter(|v| !v.is_empty() && !v.starts_with('-'));
         match word {
             "--writable" => a.writable.push(value()?.to_string()),
@@ -220,15 +216,15 @@ pub(super) fn parse_plain(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
             "--network" => a.network.push(value()?.to_string()),
             "--keep" => a.keep.push(value()?.into()),
             "--protect" => a.protect.push(value()?.into()),
-            once => {
-                match once {
-                    "--host-network" => single(&mut a.host_network)?,
-                    "--unix-sockets" => single(&mut a.unix_sockets)?,
-                    "--reap" => single(&mut a.reap)?,
-                    "--refuse-direct" => single(&mut a.refuse_direct)?,
-                    "--deny-read-complete" => single(&mut a.deny_read_complete)?,
-                    "--print-bwrap" => single(&mut a.print_bwrap)?,
-                    "--print-outer" => single(&mut a.print_outer)?,
+            _ => {
+                match word {
+                    "--host-network" => a.host_network = true,
+                    "--unix-sockets" => a.unix_sockets = true,
+                    "--reap" => a.reap = true,
+                    "--refuse-direct" => a.refuse_direct = true,
+                    "--deny-read-complete" => a.deny_read_complete = true,
+                    "--print-bwrap" => a.print_bwrap = true,
+                    "--print-outer" => a.print_outer = true,
                     "--max-processes" => a.max_processes = super::numbers::max_processes(value()?).ok()?,
                     "--max-file-size" => a.max_file_size = super::numbers::bytes(value()?).ok()?,
                     "--git" => a.git = GitArg::from_str(value()?, false).ok()?,
@@ -237,7 +233,7 @@ pub(super) fn parse_plain(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
                     "--log" => a.log = Some(value()?.into()),
                     _ => return None,
                 }
-                given.push(once);
+                given.push(word);
             }
         }
     }
