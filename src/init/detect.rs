@@ -30,8 +30,6 @@ pub(crate) struct Facts {
     pub venvs: Vec<Venv>,
     /// The checkout's root, absolute.
     pub root: String,
-    /// The virtualenvs whose `bin` is on `PATH`, absolute.
-    pub path_venvs: Vec<String>,
 }
 
 impl Facts {
@@ -66,7 +64,6 @@ pub(crate) fn detect(root: &Path) -> Facts {
     let on_path =
         |program: &str| path.as_ref().is_some_and(|p| crate::process::programs_on_path(program, p).next().is_some());
     let mut facts = Facts { layout: Layout::read(root), root: root.display().to_string(), ..Facts::default() };
-    facts.path_venvs = crate::project::virtualenvs_on_path(path.as_deref().unwrap_or_default());
     facts.on_path = PROGRAMS.iter().filter(|p| on_path(p)).map(|p| p.to_string()).collect();
     for name in VENV_DIRS {
         let bin = root.join(name).join("bin");

@@ -47,8 +47,6 @@ pub(crate) fn propose(
     }
     why.extend(notes.iter().cloned());
     let kept = [f.root.clone()];
-    let on_path = crate::project::hides::hidden("", &f.path_venvs, &kept);
-    why.extend(on_path.iter().map(|h| h.advice()));
     let checks = judged(tried, &kept, &mut why);
     if tried.is_empty() && !l.is_python() {
         why.push("no project type recognised (pyproject.toml, Cargo.toml, package.json, go.mod): no checks; add [[check]] sections".into());
@@ -119,7 +117,7 @@ fn judged<'c>(
                 checks.push((c, None));
             }
             Some(Found::Leave(line)) => {
-                let named = crate::project::hides::hidden(&c.run, &[], kept);
+                let named = crate::project::hides::hidden(&c.run, kept, crate::project::hides::is_executable);
                 let line = match named.first() {
                     Some(h) => format!("{line}; {}", h.advice()),
                     None => line,

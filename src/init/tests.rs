@@ -292,14 +292,18 @@ fn a_check_that_fails_for_the_environment_is_written_commented_out_with_why() {
 }
 
 #[test]
-fn paths_the_sandbox_hides_are_named() {
+fn a_check_left_out_names_the_data_path_the_sandbox_hides_but_not_a_program() {
     let mut f = with_file(facts(&["setup.py"]), "setup.py", "");
     f.root = "/tmp/repo".into();
-    f.path_venvs = vec!["/tmp/v".into(), "/tmp/repo/.venv".into()];
-    let (_, why) = unrun(&f);
+    let python = Python::default();
+    let mut data = cand("data", "test");
+    data.run = "/bin/sh -c true /tmp/no-such-data/cases.json".into();
+    let tried = vec![(data, Some(ran(1, "/tmp/no-such-data/cases.json: No such file or directory\n")))];
+    let (_, why) = propose(&f, &python, &[], &tried);
     let hidden: Vec<&String> = why.iter().filter(|w| w.contains("which the sandbox hides")).collect();
     assert_eq!(hidden.len(), 1, "{why:?}");
-    assert!(hidden[0].starts_with("/tmp/v lies under /tmp"), "{why:?}");
+    assert!(hidden[0].contains("/tmp/no-such-data/cases.json lies under /tmp"), "{why:?}");
+    assert!(!hidden[0].contains("/bin/sh lies"), "{why:?}");
 }
 
 #[test]

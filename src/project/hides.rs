@@ -1,11 +1,11 @@
 //! Paths a command relies on that a confined command does not see: in
 //! its namespaces, `/tmp`, `/dev/shm` and `/run` are empty private
-//! directories ([`PRIVATE`]), where only the
-//! repository, the programs on `PATH` and the files a command's arguments
-//! name stay visible. A virtualenv there whose `bin` is on `PATH` keeps
-//! its `bin` but loses its `lib` (its Python runs without its packages:
-//! "No module named ..."); a path inside a `sh -c` string is not seen at
-//! all. Pure: what is on `PATH` is passed in.
+//! directories ([`PRIVATE`]), where only the repository, retry-run's own
+//! executables, the programs a command runs (through `PATH` too) with
+//! their installations, and the files a command's arguments name stay
+//! visible (`sandbox::visible`). A data file or directory named inside a
+//! `sh -c` string (`cat /tmp/x`) is not seen. Pure: whether a path is an
+//! executable that stays visible is passed in.
 
 use std::path::Path;
 
@@ -40,11 +40,11 @@ fn under_private(path: &str) -> Option<&'static str> {
     PRIVATE.into_iter().find(|d| Path::new(path).starts_with(d))
 }
 
-/// The paths `run` (a `sh -c` command line) names and the virtualenvs of
-/// `path_venvs` (those whose `bin` is on `PATH`) that lie under a private
-/// directory, but for those beneath one of `kept` (the repository).
-pub(crate) fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<Hidden> {
-    let kept = |p: &str| kept.iter().any(|k| Path::new(p).starts_with(k));
+/// The paths `run` (a `sh -c` command line) names that lie under a
+/// private directory, but for those beneath one of `kept` (the
+/// repository) and the executables (`runs`), which stay visible.
+pub(crate) fn hidden(run: &str, kept: &[String], runs: impl Fn(&str) -> bool) -> Vec<Hidden> {
+    let kept = |p: &str| kept.iter().any(|k| Path::new(p).starts_with(k)) || runs(p);
     let mut out: Vec<Hidden> = Vec::new();
     let words = run.split_whitespace().map(|w| w.trim_matches(['\'', '"']));
     for w in words.filter(|w| w.starts_with('/')) {
@@ -55,26 +55,25 @@ pub(crate) fn hidden(run: &str, path_venvs: &[String], kept: &[String]) -> Vec<H
             out.push(Hidden { path: w.to_string(), under, what: "named by the command" });
         }
     }
-    for v in path_venvs {
-        if let Some(under) = under_private(v)
-            && !kept(v)
-        {
-            out.push(Hidden { path: v.clone(), under, what: "a virtualenv whose bin is on PATH" });
-        }
-    }
     out
+}
+
+/// Whether `p` is an executable file here (one a confined command runs
+/// keeps visible).
+pub(crate) fn is_executable(p: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// What `run` says before the first attempt: each of `commands` (who
 /// runs it, its command line: the checks, `worktree.setup`) that names a
-/// path the sandbox hides, and each hidden virtualenv of `path_venvs`;
-/// nothing when the sandbox is not asked for namespaces. `root` is the
-/// repository, which stays visible.
+/// path the sandbox hides; nothing when the sandbox is not asked for
+/// namespaces. `root` is the repository, which stays visible.
 pub(crate) fn warnings(
     namespaces: bool,
     commands: &[(String, String)],
-    path_venvs: &[String],
     root: &str,
+    runs: impl Fn(&str) -> bool,
 ) -> Vec<String> {
     if !namespaces {
         return Vec::new();
@@ -82,11 +81,10 @@ pub(crate) fn warnings(
     let kept = [root.to_string()];
     let mut out = Vec::new();
     for (who, run) in commands {
-        for h in hidden(run, &[], &kept) {
+        for h in hidden(run, &kept, &runs) {
             out.push(format!("{who}: {}", h.advice()));
         }
     }
-    out.extend(hidden("", path_venvs, &kept).iter().map(Hidden::advice));
     out
 }
 
@@ -96,26 +94,27 @@ mod tests {
 
     #[test]
     fn paths_under_the_private_directories_are_named_with_what_to_do() {
-        let venvs = vec!["/tmp/v".to_string(), "/home/u/.venv".to_string()];
-        let h = hidden("/tmp/x/bin/python -m pytest '/run/user/s.sh' /home/u/ok", &venvs, &[]);
+        let none = |_: &str| false;
+        let h = hidden("/tmp/x/bin/python -m pytest '/run/user/s.sh' /home/u/ok", &[], none);
         let paths: Vec<(&str, &str)> = h.iter().map(|h| (h.path.as_str(), h.under)).collect();
-        assert_eq!(paths, [("/tmp/x/bin/python", "/tmp"), ("/run/user/s.sh", "/run"), ("/tmp/v", "/tmp")]);
-        assert!(h[2].advice().starts_with("/tmp/v lies under /tmp, which the sandbox hides (a virtualenv"));
-        assert!(h[2].advice().contains("sandbox.writable"));
-        // The repository stays visible where it lies; /tmpfoo is not /tmp.
-        assert!(hidden("/tmp/repo/.venv/bin/python -m pytest /tmpfoo/x", &[], &["/tmp/repo".into()]).is_empty());
+        assert_eq!(paths, [("/tmp/x/bin/python", "/tmp"), ("/run/user/s.sh", "/run")]);
+        assert!(h[1].advice().starts_with("/run/user/s.sh lies under /run, which the sandbox hides (named by"));
+        assert!(h[1].advice().contains("sandbox.writable"));
+        // The repository stays visible where it lies; /tmpfoo is not /tmp;
+        // an executable stays visible (bound read-only).
+        assert!(hidden("/tmp/repo/.venv/bin/python -m pytest /tmpfoo/x", &["/tmp/repo".into()], none).is_empty());
+        assert!(hidden("/tmp/x/bin/python -m pytest", &[], |p| p == "/tmp/x/bin/python").is_empty());
     }
 
     #[test]
     fn run_warns_of_each_command_naming_a_hidden_path_unless_namespaces_are_not_asked_for() {
         let commands = [
-            ("check pytest".to_string(), "/tmp/v/bin/python -m pytest".to_string()),
+            ("check pytest".to_string(), "python -m pytest /tmp/data/cases.json".to_string()),
             ("check ruff".to_string(), "ruff check".to_string()),
         ];
-        let w = warnings(true, &commands, &["/tmp/w".into()], "/tmp/repo");
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].starts_with("check pytest: /tmp/v/bin/python lies under /tmp"), "{w:?}");
-        assert!(w[1].starts_with("/tmp/w lies under /tmp"), "{w:?}");
-        assert!(warnings(false, &commands, &["/tmp/w".into()], "/tmp/repo").is_empty());
+        let w = warnings(true, &commands, "/tmp/repo", |_| false);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("check pytest: /tmp/data/cases.json lies under /tmp"), "{w:?}");
+        assert!(warnings(false, &commands, "/tmp/repo", |_| false).is_empty());
     }
 }

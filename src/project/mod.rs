@@ -55,20 +55,6 @@ pub(crate) fn import_root_of(dir: &Path) -> Option<PathBuf> {
     python_import_root(&Layout::read(dir)).map(|r| if r == "." { dir.to_path_buf() } else { dir.join(r) })
 }
 
-/// The virtualenvs whose `bin` is on `path` (a `PATH` value): each such
-/// entry's parent holding a `pyvenv.cfg`, in `PATH`'s order.
-pub(crate) fn virtualenvs_on_path(path: &std::ffi::OsStr) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for dir in std::env::split_paths(path) {
-        if let Some(root) = dir.parent().filter(|r| r.join("pyvenv.cfg").is_file())
-            && !out.iter().any(|o| Path::new(o) == root)
-        {
-            out.push(root.display().to_string());
-        }
-    }
-    out
-}
-
 /// `PYTHONPATH` with `root` first, then what it held. Pure.
 pub(crate) fn python_path(root: &str, existing: Option<&str>) -> String {
     match existing.filter(|e| !e.is_empty()) {

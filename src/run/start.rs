@@ -363,15 +363,13 @@ pub(crate) fn next_context(
     Ok(NextContext { context: ctx, rendered })
 }
 
-/// Paths a check or the worktree's setup names (a virtualenv on `PATH`, a
-/// script under `/tmp`) that the sandbox hides from them, each with what to
-/// do.
+/// Paths a check or the worktree's setup names (a data file under `/tmp`)
+/// that the sandbox hides from them, each with what to do.
 fn hidden_paths_named(config: &crate::config::Config, root: &str) -> Vec<String> {
-    let path_venvs = crate::project::virtualenvs_on_path(&std::env::var_os("PATH").unwrap_or_default());
     let namespaces =
         matches!(config.sandbox.mode, crate::config::SandboxMode::Auto | crate::config::SandboxMode::Namespaces);
     let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.clone()));
     let commands: Vec<(String, String)> =
         setup.chain(config.checks.iter().map(|c| (format!("check {}", c.name), c.run.clone()))).collect();
-    crate::project::hides::warnings(namespaces, &commands, &path_venvs, root)
+    crate::project::hides::warnings(namespaces, &commands, root, crate::project::hides::is_executable)
 }

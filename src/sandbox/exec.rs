@@ -309,7 +309,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
             .collect(),
         shared: c.shared.clone(),
         hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
-        keep: kept_readable(c, dir, &supervisor_path),
+        keep: kept_readable(c, dir, &[exe.with_file_name("retry-run"), supervisor_path.clone()]),
         run_dir: Some(run_dir.clone()),
         host_network: c.host_network,
     };
@@ -406,18 +406,14 @@ fn own_executables(exes: &[PathBuf], writable: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// What stays readable although it may lie beneath a private directory:
-/// what the caller keeps, the supervisor (it runs inside), the directory,
-/// the program's directory, the files among its arguments and the
-/// directories of `PATH`.
-fn kept_readable(c: &Confined, dir: &Path, supervisor: &Path) -> Vec<PathBuf> {
+/// what the caller keeps, the directory, and what the command needs to
+/// run ([`super::visible::kept`]: retry-run's own executables, the
+/// program and its installation, the `PATH` entries).
+fn kept_readable(c: &Confined, dir: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
     let mut keep = c.keep.clone();
-    keep.push(supervisor.to_path_buf());
     keep.push(dir.to_path_buf());
-    keep.extend(std::fs::canonicalize(&c.argv[0]).ok().and_then(|p| p.parent().map(Path::to_path_buf)));
-    keep.extend(c.argv[1..].iter().map(Path::new).filter(|p| p.is_absolute() && p.exists()).map(Path::to_path_buf));
-    if let Some(path) = std::env::var_os("PATH") {
-        keep.extend(std::env::split_paths(&path));
-    }
+    let path: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    keep.extend(super::visible::kept(&c.argv, &path, own));
     keep
 }
 

@@ -25,6 +25,7 @@ mod probe;
 pub mod proxy;
 pub(crate) mod seccomp;
 pub mod supervisor;
+pub(crate) mod visible;
 pub mod wrap;
 
 use std::path::{Path, PathBuf};

@@ -101,10 +101,20 @@ pub fn args(layout: &Layout) -> Vec<String> {
     for d in PRIVATE {
         out.extend(["--tmpfs".to_string(), d.to_string()]);
     }
-    let mut keep: Vec<&PathBuf> = layout.keep.iter().filter(|p| under_private(p)).collect();
+    // A private directory itself is never bound back (a `PATH` holding
+    // `/tmp` keeps nothing of it).
+    let mut keep: Vec<&PathBuf> =
+        layout.keep.iter().filter(|p| under_private(p) && !PRIVATE.iter().any(|d| p.as_path() == Path::new(d))).collect();
     keep.sort();
-    keep.dedup();
+    // What lies beneath a path already bound is visible through it (and a
+    // link there cannot be bound over again).
+    let mut bound: Vec<&PathBuf> = Vec::new();
     for k in keep {
+        if !bound.last().is_some_and(|b| k.starts_with(b)) {
+            bound.push(k);
+        }
+    }
+    for k in bound {
         out.extend(["--ro-bind-try".to_string(), s(k), s(k)]);
     }
     for w in layout.writable.iter().filter(|w| !w.starts_with("/dev")) {
@@ -394,7 +404,7 @@ mod tests {
             protected: vec!["/r/wt/.git".into()],
             shared: vec![("/r/node_modules".into(), "/r/wt/node_modules".into())],
             hidden: vec![Hidden { path: "/h/.ssh".into(), dir: true }, Hidden { path: "/h/.netrc".into(), dir: false }],
-            keep: vec!["/tmp/repo".into(), "/usr/bin".into(), "/tmp/repo".into()],
+            keep: vec!["/tmp/repo".into(), "/usr/bin".into(), "/tmp/repo".into(), "/tmp".into(), "/tmp/repo/x".into()],
             run_dir: Some("/tmp/run".into()),
             host_network: false,
         };
@@ -403,6 +413,7 @@ mod tests {
         assert!(a.contains("--ro-bind-try /tmp/repo /tmp/repo --bind-try /r/wt /r/wt --bind-try /tmp/x /tmp/x --ro-bind-try /r/wt/.git /r/wt/.git --ro-bind /r/node_modules /r/wt/node_modules --tmpfs /h/.ssh --ro-bind-try /dev/null /h/.netrc --bind /tmp/run /run/retry-run --chdir /r/wt"), "{a}");
         assert_eq!(a.matches("/tmp/repo").count(), 2, "kept once: {a}");
         assert!(!a.contains("/usr/bin"), "only what is under a private directory is bound again: {a}");
+        assert!(!a.contains("--ro-bind-try /tmp /tmp"), "a private directory is never bound back whole: {a}");
         assert!(!a.contains("/dev/null /dev/null"), "devices come from the minimal /dev: {a}");
         let host = args(&Layout { host_network: true, ..layout });
         assert!(!host.contains(&"--unshare-net".to_string()));

@@ -6,7 +6,9 @@
 Starts the server from $RETRY_RUN_MCP_COMMAND (a JSON array), speaks MCP
 to it over stdio (protocol 2025-06-18), and follows STEPS, a JSON list of:
 
-    {"write": [path, text]}          write a file in the worktree (the cwd)
+    {"write": [path, text]}          write a file (in the worktree, the cwd, when
+                                     relative); a refused write is kept in
+                                     the transcript's "write_errors"
     {"call": [tool, arguments]}      call a tool and wait for its answer
     {"repeat": [tool, arguments, n]} call it n times; only the last answer is kept
     {"together": [[tool, args], ...]} send several calls at once, then wait
@@ -73,8 +75,11 @@ def main():
     for step in steps:
         if "write" in step:
             path, text = step["write"]
-            with open(path, "w") as f:
-                f.write(text)
+            try:
+                with open(path, "w") as f:
+                    f.write(text)
+            except OSError as e:
+                transcript.setdefault("write_errors", []).append(f"{path}: {e.strerror}")
         elif "call" in step:
             tool, args = step["call"]
             msg = wait([send("tools/call", {"name": tool, "arguments": args})])[0]

@@ -318,6 +318,29 @@ fn codex_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_atte
     assert!(namespaces.contains(&Value::from("mcp__retry_run")), "{:?}", seen[0]);
 }
 
+/// retry-run itself under `/tmp` (unpacked in a CI's scratch directory):
+/// Codex starts the MCP command it is given inside the sandbox, whose
+/// `/tmp` is private; the command stays visible there.
+#[test]
+fn codex_preset_self_checks_through_mcp_with_retry_run_installed_under_tmp() {
+    let bin = match CODEX.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let exe = env.install_retry_run_in(Path::new("/tmp"));
+    let vars = self_checking_edits();
+    let server = start(&env, "fake_openai.py", &vars);
+    let r = python_repo(
+        &env,
+        &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {}\n", codex_args(&server)),
+    );
+    let key = [("OPENAI_API_KEY", "sk-fake-for-tests".to_string())];
+    self_checking(&env, &r, &bin, &key, &server);
+    let started = of_type(&events(&r, TASK), "TaskStarted")[0].to_string();
+    assert!(started.contains(&exe.display().to_string()), "the copy under /tmp ran the task: {started}");
+}
+
 #[test]
 fn gemini_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
     let bin = match GEMINI.install() {

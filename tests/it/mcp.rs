@@ -122,6 +122,29 @@ fn an_agent_runs_the_gates_fixes_what_they_found_and_succeeds_at_its_first_attem
     assert_eq!(s["self_checks"]["attempts"], 1, "{s}");
 }
 
+/// retry-run unpacked under `/tmp` (a CI's scratch directory, a
+/// `CARGO_TARGET_DIR` there): the MCP command the agent is given names it
+/// there, and the sandbox's private `/tmp` keeps it visible, read-only.
+#[test]
+fn retry_run_installed_under_tmp_hands_the_agent_an_mcp_command_that_runs() {
+    let env = TestEnv::new();
+    let exe = env.install_retry_run_in(Path::new("/tmp"));
+    let r = project(&env, "");
+    let steps = json!([
+        {"call": ["task", {}]},
+        {"write": ["calc.py", RIGHT]},
+        {"call": ["run_checks", {}]},
+        {"write": [exe.display().to_string(), "#!/bin/sh\necho replaced\n"]},
+    ]);
+    let (out, t) = run_with(&env, &r, steps);
+    out.assert_code(0);
+    assert_eq!(t["server_exit"], 0, "{t}");
+    let a = t["answers"].as_array().expect("answers");
+    assert!(text(&a[1]).starts_with("Self-check 1 of 5: every gate passed"), "{t}");
+    assert!(t["write_errors"].to_string().contains("Read-only file system"), "{t}");
+    assert!(std::fs::read(&exe).expect("the copy").starts_with(b"\x7fELF"), "the copy was not replaced");
+}
+
 #[test]
 fn the_cap_one_call_at_a_time_and_malformed_calls_are_refused_in_words() {
     let env = TestEnv::new();

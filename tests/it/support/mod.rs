@@ -47,6 +47,9 @@ pub(crate) struct TestEnv {
     path: OsString,
     /// Fake agents written so far (their script files are numbered).
     agents: Cell<u32>,
+    /// retry-run installed elsewhere ([`TestEnv::install_retry_run_in`]):
+    /// the directory holding its copies, which every later command runs.
+    installed: std::cell::RefCell<Option<tempfile::TempDir>>,
 }
 
 impl TestEnv {
@@ -80,7 +83,7 @@ impl TestEnv {
         // project's own checkout, where "not a repository" would find it.
         let dir =
             tempfile::Builder::new().prefix("retry-run-it-").tempdir_in(test_root()).expect("a temporary directory");
-        let env = TestEnv { dir, path, agents: Cell::new(0) };
+        let env = TestEnv { dir, path, agents: Cell::new(0), installed: Default::default() };
         env.new_home("home");
         env
     }
@@ -176,17 +179,67 @@ impl TestEnv {
     /// The real retry-run binary in `dir`, not started yet (to spawn it, or
     /// to change its environment first).
     pub(crate) fn retry_run(&self, dir: &Path) -> Command {
-        self.command(env!("CARGO_BIN_EXE_retry-run"), dir)
+        self.command(self.retry_run_exe(), dir)
     }
 
     /// [`TestEnv::retry_run`] with `home` as HOME.
     pub(crate) fn retry_run_as(&self, home: &Path, dir: &Path) -> Command {
-        self.command_as(home, env!("CARGO_BIN_EXE_retry-run"), dir)
+        self.command_as(home, self.retry_run_exe(), dir)
+    }
+
+    /// The retry-run executable this test runs: the one cargo built, or its
+    /// copy from [`TestEnv::install_retry_run_in`].
+    pub(crate) fn retry_run_exe(&self) -> PathBuf {
+        match &*self.installed.borrow() {
+            Some(d) => d.path().join("retry-run"),
+            None => PathBuf::from(env!("CARGO_BIN_EXE_retry-run")),
+        }
+    }
+
+    /// Copies retry-run and its supervisor into a new directory beneath
+    /// `parent` (`/tmp`: where a CI unpacks it, or `CARGO_TARGET_DIR`
+    /// points), which every later command of this test runs. Returns the
+    /// copy of retry-run.
+    pub(crate) fn install_retry_run_in(&self, parent: &Path) -> PathBuf {
+        let d = tempfile::Builder::new().prefix("retry-run-bin-").tempdir_in(parent).expect("a directory for the copy");
+        for (name, from) in [
+            ("retry-run", env!("CARGO_BIN_EXE_retry-run")),
+            ("retry-run-supervisor", env!("CARGO_BIN_EXE_retry-run-supervisor")),
+        ] {
+            std::fs::copy(from, d.path().join(name)).expect("copy the executable");
+        }
+        let exe = d.path().join("retry-run");
+        *self.installed.borrow_mut() = Some(d);
+        exe
     }
 
     /// Runs the real retry-run binary in `dir` to its end.
     pub(crate) fn run(&self, dir: &Path, args: &[&str]) -> Run {
         Run::of(self.retry_run(dir).args(args))
+    }
+
+    /// Runs the real retry-run binary in `dir` to its end, `input` on its
+    /// stdin.
+    pub(crate) fn run_with_stdin(&self, dir: &Path, args: &[&str], input: &[u8]) -> Run {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .retry_run(dir)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the program starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let input = input.to_vec();
+        // Written from a thread: the program may print before it has read it all.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let out = child.wait_with_output().expect("the program ends");
+        writer.join().expect("the writer ends");
+        Run::from_output(&out)
     }
 
     /// `retry-run <args> -- <agent>` in `dir`, to its end.
