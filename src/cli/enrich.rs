@@ -18,10 +18,15 @@ use crate::format::enrich_output::{EnrichFormat, write};
 /// or any `path:line[:col]: message` tool. Exit 0 whenever the input was read.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  ruff check . | retry-run enrich\n  cargo clippy --message-format=json 2>/dev/null | retry-run enrich --format json\n  retry-run enrich --input pytest.log --input-format pytest --root services/api"
+    after_help = "Examples:\n  ruff check . | retry-run enrich\n  cargo clippy --message-format=json 2>/dev/null | retry-run enrich --format json\n  retry-run enrich pytest.log --input-format pytest --root services/api"
 )]
 pub struct EnrichArgs {
-    /// Read the tool output from FILE instead of stdin.
+    /// The tool output to read; `-` or none for stdin.
+    #[arg(value_name = "FILE", conflicts_with = "input")]
+    pub file: Option<PathBuf>,
+
+    /// Read the tool output from FILE instead of stdin (as the FILE operand
+    /// does).
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
 
@@ -54,7 +59,7 @@ pub(super) fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
         return Err(CliError::usage(format!("--root {}: not a directory", root.display())));
     }
     let canonical_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-    let bytes = read_input(dir, args.input.as_deref())?;
+    let bytes = read_input(dir, super::input_file(args.file.as_deref(), args.input.as_deref()))?;
     // Tool output that is not UTF-8 (a path, a test's stdout) is read lossily.
     let text = String::from_utf8_lossy(&bytes);
     let found = diagnostics::parse_as(format, &text);
@@ -68,11 +73,12 @@ pub(super) fn run(dir: &Path, args: EnrichArgs) -> Result<i32, CliError> {
     Ok(exit::OK)
 }
 
-fn read_input(dir: &Path, input: Option<&Path>) -> Result<Vec<u8>, CliError> {
+/// The bytes of the file (with how an error names it), else of stdin.
+fn read_input(dir: &Path, input: Option<(&Path, String)>) -> Result<Vec<u8>, CliError> {
     match input {
-        Some(p) => {
+        Some((p, named)) => {
             let path = super::absolute(p, dir);
-            std::fs::read(&path).map_err(|e| CliError::usage(format!("--input {}: {e}", p.display())))
+            std::fs::read(&path).map_err(|e| CliError::usage(format!("{named}: {e}")))
         }
         None => {
             let mut buf = Vec::new();

@@ -141,6 +141,21 @@ pub(crate) fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf
     crate::pathfmt::absolute(path, dir)
 }
 
+/// The file a command reads: its FILE operand or `--input FILE` (clap
+/// lets only one be given), with how an error names it; `None` for stdin
+/// (neither given, or `-`).
+pub(crate) fn input_file<'a>(
+    operand: Option<&'a std::path::Path>,
+    input: Option<&'a std::path::Path>,
+) -> Option<(&'a std::path::Path, String)> {
+    let (path, named) = match (operand, input) {
+        (Some(p), _) => (p, p.display().to_string()),
+        (None, Some(p)) => (p, format!("--input {}", p.display())),
+        (None, None) => return None,
+    };
+    (path != std::path::Path::new("-")).then_some((path, named))
+}
+
 /// What `--version` prints, as clap renders it.
 fn version_line() -> String {
     format!("retry-run {}\n", env!("CARGO_PKG_VERSION"))

@@ -39,7 +39,8 @@ pub struct ReviewArgs {
     /// `PATH:FIRST-LAST`, then its text. Repeatable.
     #[arg(long, num_args = 2, value_names = ["PATH:LINE[-LINE]", "TEXT"], action = clap::ArgAction::Append)]
     pub comment: Vec<String>,
-    /// The reviewer (default: git's user.name and user.email).
+    /// The reviewer (default: git's committer identity, GIT_COMMITTER_NAME
+    /// and GIT_COMMITTER_EMAIL over user.name and user.email).
     #[arg(long, value_name = "NAME")]
     pub by: Option<String>,
     /// Reject with a CI log, read as the output of this check.

@@ -22,10 +22,14 @@ const CHUNK: usize = 1 << 20;
 /// input was read.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  cargo test 2>&1 | retry-run summarize\n  retry-run summarize --input ci.log --max-tokens 200"
+    after_help = "Examples:\n  cargo test 2>&1 | retry-run summarize\n  retry-run summarize ci.log --max-tokens 200"
 )]
 pub struct SummarizeArgs {
-    /// Read the log from FILE instead of stdin.
+    /// The log to read; `-` or none for stdin.
+    #[arg(value_name = "FILE", conflicts_with = "input")]
+    pub file: Option<PathBuf>,
+
+    /// Read the log from FILE instead of stdin (as the FILE operand does).
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
 
@@ -35,14 +39,15 @@ pub struct SummarizeArgs {
 }
 
 pub(super) fn run(dir: &Path, args: SummarizeArgs) -> Result<i32, CliError> {
-    let mut reader: Box<dyn Read> = match &args.input {
-        Some(p) => {
+    let file = super::input_file(args.file.as_deref(), args.input.as_deref());
+    let mut reader: Box<dyn Read> = match &file {
+        Some((p, named)) => {
             let path = super::absolute(p, dir);
-            Box::new(std::fs::File::open(&path).map_err(|e| CliError::usage(format!("--input {}: {e}", p.display())))?)
+            Box::new(std::fs::File::open(&path).map_err(|e| CliError::usage(format!("{named}: {e}")))?)
         }
         None => Box::new(std::io::stdin().lock()),
     };
-    let what = args.input.as_ref().map_or("stdin".to_string(), |p| p.display().to_string());
+    let what = file.as_ref().map_or("stdin".to_string(), |(p, _)| p.display().to_string());
     let mut summarizer = Summarizer::new();
     let mut buf = vec![0u8; CHUNK];
     loop {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use git2::{MergeFileOptions, MergeOptions, Oid, Repository, Signature};
 
 use super::filters::run_git;
-use super::{GitError, Repo, ctx};
+use super::{GitError, Ident, Repo, Role, ctx};
 
 /// A replay of a change onto a tip.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,15 +92,14 @@ impl Repo {
         self.repo.find_commit(oid).map(|c| c.tree_id()).map_err(ctx(|| format!("cannot read commit {oid}")))
     }
 
-    /// A commit of `tree` on `parents` with `message`, by the user's git
-    /// identity (retry-run's where none is set); written, no ref moved.
+    /// A commit of `tree` on `parents` with `message`, its author and its
+    /// committer the user's as git would find them (the environment's
+    /// `GIT_AUTHOR_*` and `GIT_COMMITTER_*` over the config: [`Role`]);
+    /// retry-run's where git has no name and email for one. Written, no
+    /// ref moved.
     pub fn land_commit(&self, tree: Oid, parents: &[Oid], message: &str) -> Result<Oid, GitError> {
-        let sig = match self.repo.signature() {
-            Ok(s) => s,
-            Err(_) => {
-                Signature::now("retry-run", "retry-run@localhost").map_err(ctx(|| "cannot make a signature".into()))?
-            }
-        };
+        let author = self.land_signature(Role::Author)?;
+        let committer = self.land_signature(Role::Committer)?;
         let tree = self.repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
         let parents: Vec<git2::Commit<'_>> = parents
             .iter()
@@ -108,8 +107,20 @@ impl Repo {
             .collect::<Result<_, _>>()?;
         let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
         self.repo
-            .commit(None, &sig, &sig, message, &tree, &refs)
+            .commit(None, &author, &committer, message, &tree, &refs)
             .map_err(ctx(|| "cannot write the landed commit".into()))
+    }
+
+    /// The signature of a landed commit's `role`: the user's identity
+    /// when it has both a name and an email (libgit2 wants both), else
+    /// retry-run's.
+    fn land_signature(&self, role: Role) -> Result<Signature<'static>, GitError> {
+        match self.identity(role) {
+            Some(Ident { name, email: Some(email) }) => {
+                Signature::now(&name, &email).map_err(ctx(|| format!("cannot make a signature of {name} <{email}>")))
+            }
+            _ => Signature::now("retry-run", "retry-run@localhost").map_err(ctx(|| "cannot make a signature".into())),
+        }
     }
 
     /// `refs/heads/<branch>` moved from `old` to `new` only if it still

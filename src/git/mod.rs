@@ -46,6 +46,7 @@ use git2::Repository;
 
 pub use changes::{Comparison, DiffDepth, HeadView, SymbolsFn};
 pub use git2::Oid;
+pub use identity::{Ident, Role};
 pub use land::{CheckedOut, Replay};
 pub use revs::Revision;
 pub use submodules::Submodule;

@@ -18,7 +18,7 @@ pub(crate) enum ReviewError {
     NoCommit { task: String, attempt: u32 },
     #[error("the snapshot commit {commit} of attempt {attempt} of task {task} is not in the repository")]
     CommitGone { task: String, attempt: u32, commit: String },
-    #[error("who reviews? no --by was given and git has no user.name")]
+    #[error("who reviews? no --by was given and git has no name (no GIT_COMMITTER_NAME, no user.name)")]
     NoIdentity,
     #[error("the required change {problem}")]
     RequiredChange { problem: String },
@@ -75,7 +75,7 @@ impl ReviewError {
                 Some(format!("judge an attempt that left a commit (`retry-run report {task}` lists them)"))
             }
             ReviewError::NoIdentity => {
-                Some("say who with --by NAME, or set it once with `git config user.name \"Your Name\"`".to_string())
+                Some("say who with --by NAME, or set it once with `git config user.name \"Your Name\"` (or GIT_COMMITTER_NAME in the environment)".to_string())
             }
             ReviewError::RequiredChange { .. } => Some(
                 "give one imperative sentence: --required-change 'Retry the 429 instead of swallowing it'".to_string(),

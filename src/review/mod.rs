@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use error::ReviewError;
 
-use crate::git::{DiffDepth, Repo};
+use crate::git::{DiffDepth, Repo, Role};
 use crate::judge::review::{check, comments, repeats};
 use crate::model::{AttemptRecord, Channel, LineComment, Review, Verdict};
 use crate::record::state::{self as history, TaskState};
@@ -52,7 +52,7 @@ pub(crate) struct Request {
     pub task: String,
     /// `--attempt`: else the task's result (its latest successful attempt).
     pub attempt: Option<u32>,
-    /// `--by`: else the git identity.
+    /// `--by`: else git's committer identity.
     pub by: Option<String>,
     pub input: Input,
     /// `--config`: the project's config, for `--from-log`'s check.
@@ -228,11 +228,12 @@ impl Judging<'_> {
         finish(draft, self.attempt, self.head.oid.to_string(), by, &self.state.reviews)
     }
 
-    /// The reviewer: `--by`, else git's identity.
+    /// The reviewer: `--by`, else git's committer identity (as `git var
+    /// GIT_COMMITTER_IDENT` finds it: the environment, then the config).
     fn reviewer(&self, by: Option<&str>) -> Result<String, ReviewError> {
         match by.map(str::trim).filter(|b| !b.is_empty()) {
             Some(b) => Ok(b.to_string()),
-            None => self.repo.identity().ok_or(ReviewError::NoIdentity),
+            None => self.repo.identity(Role::Committer).map(|i| i.to_string()).ok_or(ReviewError::NoIdentity),
         }
     }
 

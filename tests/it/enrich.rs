@@ -154,6 +154,48 @@ fn input_format_forces_a_parser_and_bad_names_are_usage_errors() {
 }
 
 #[test]
+fn the_output_is_an_operand_as_well_as_input_and_a_dash_is_stdin() {
+    let env = TestEnv::new();
+    let name = "ruff-concise";
+    let root = dir().join(root_of(name));
+    let text = std::fs::read_to_string(dir().join(format!("captured/{name}.txt"))).expect("capture");
+    let text = text.replace("@ROOT@", &root.to_string_lossy());
+    env.write("out/ruff.txt", &text);
+    let out = env.path("out");
+    let by_input =
+        env.run(&out, &["enrich", "--format", "json", "--root", &root.to_string_lossy(), "--input", "ruff.txt"]);
+    by_input.assert_code(0);
+    assert!(!by_input.json()["diagnostics"].as_array().expect("array").is_empty(), "{}", by_input.stdout);
+    // The operand, before or after the options.
+    let root = root.to_string_lossy();
+    for args in [
+        vec!["enrich", "ruff.txt", "--format", "json", "--root", &root],
+        vec!["enrich", "--format", "json", "--root", &root, "ruff.txt"],
+    ] {
+        let run = env.run(&out, &args);
+        run.assert_code(0);
+        assert_eq!(run.stdout, by_input.stdout, "{args:?}");
+    }
+    // `-` (as the operand or after --input), or nothing: stdin.
+    for file in [&["-"][..], &["--input", "-"], &[]] {
+        let mut args = vec!["enrich", "--format", "json", "--root", &root];
+        args.extend_from_slice(file);
+        let run = env.run_with_stdin(&out, &args, text.as_bytes());
+        run.assert_code(0);
+        assert_eq!(run.stdout, by_input.stdout, "{args:?}");
+    }
+    // Both the operand and --input: a usage error.
+    let run = env.run(&out, &["enrich", "ruff.txt", "--input", "ruff.txt"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("cannot be used with") && run.stderr.contains("--input"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    // A missing file is named as it was given.
+    let run = env.run(&out, &["enrich", "no/such/file.txt"]);
+    run.assert_code(2);
+    assert!(run.error_line().contains("no/such/file.txt"), "{}", run.stderr);
+}
+
+#[test]
 fn unreadable_files_keep_their_diagnostics_and_syntax_errors_keep_intact_scopes() {
     let env = TestEnv::new();
     let root = env.path("tree");

@@ -120,6 +120,29 @@ fn land_onto_a_branch_at_the_base_is_one_commit_with_the_attempts_tree_the_title
 }
 
 #[test]
+fn the_landed_commits_author_and_committer_are_gits_the_environment_over_the_config() {
+    let env = TestEnv::new();
+    let r = project(&env, false);
+    succeed(&env, &r);
+    // A config identity, which the environment's comes before (as `git commit` takes them).
+    env.git(&r, &["config", "user.name", "Config Name"]);
+    env.git(&r, &["config", "user.email", "config@example.com"]);
+    let out = Run::of(
+        env.retry_run(&r)
+            .args(["land", TASK])
+            .env("GIT_AUTHOR_NAME", "Lena Author")
+            .env("GIT_AUTHOR_EMAIL", "lena@example.com")
+            .env("GIT_COMMITTER_NAME", "Cal Committer")
+            .env_remove("GIT_COMMITTER_EMAIL"),
+    );
+    out.assert_code(0);
+    assert_eq!(
+        env.git(&r, &["log", "-1", "--format=%an <%ae>%n%cn <%ce>", "main"]),
+        "Lena Author <lena@example.com>\nCal Committer <config@example.com>"
+    );
+}
+
+#[test]
 fn after_the_branch_moved_the_change_is_replayed_the_checks_run_again_and_a_squash_lands() {
     let Some(env) = TestEnv::with_python_tools() else { return };
     let r = project(&env, true);

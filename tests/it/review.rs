@@ -46,10 +46,13 @@ fn agent() -> FakeAgent {
         .write("src/app.txt", "value = 2\n# the log helps support\nlog = on\nend\n")
 }
 
+/// `retry-run review ARGS`, the reviewer git's config alone: without the
+/// hermetic environment's GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL,
+/// which git (and so review) puts before the config.
 fn review(env: &TestEnv, r: &Path, args: &[&str]) -> Run {
-    let mut all = vec!["review"];
-    all.extend_from_slice(args);
-    env.run(r, &all)
+    Run::of(
+        env.retry_run(r).arg("review").args(args).env_remove("GIT_COMMITTER_NAME").env_remove("GIT_COMMITTER_EMAIL"),
+    )
 }
 
 fn log_bytes(r: &Path, task: &str) -> Vec<u8> {
@@ -269,6 +272,53 @@ fn approvals_and_what_is_refused() {
     out.assert_code(3);
     assert!(out.error_line().contains("task t is running"), "{}", out.stderr);
     assert!(out.hints().iter().any(|h| h.contains("wait for it")), "{}", out.stderr);
+}
+
+#[test]
+fn the_reviewer_is_gits_committer_as_git_var_finds_it_the_environment_over_the_config() {
+    let env = TestEnv::new();
+    let r = project(&env);
+    let a = env.agent(FakeAgent::new().write("src/app.txt", "value = 2\nlog = off\nend\n"));
+    env.run_agent(&r, &["run", "--quiet", "--task", "Set the value to 2", "--id", "t"], &a).assert_code(0);
+    // `git var GIT_COMMITTER_IDENT` in the same environment, without its date.
+    let git_ident = |cmd: &mut std::process::Command| {
+        let out = cmd.args(["var", "GIT_COMMITTER_IDENT"]).output().expect("git var");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let line = String::from_utf8_lossy(&out.stdout).trim_end().to_string();
+        line.rsplitn(3, ' ').nth(2).expect("NAME <EMAIL> TIME ZONE").to_string()
+    };
+    let with_env = |cmd: &mut std::process::Command| {
+        cmd.env("GIT_COMMITTER_NAME", "Cleo Reviewer").env("GIT_COMMITTER_EMAIL", "cleo@example.com");
+    };
+
+    // No user.name in any config: the identity is the environment's alone, and git commits with it.
+    assert!(env.git_raw(&r, ["config", "user.name"].map(std::ffi::OsStr::new)).stdout.is_empty());
+    let mut git = env.command("git", &r);
+    with_env(&mut git);
+    assert_eq!(git_ident(&mut git), "Cleo Reviewer <cleo@example.com>");
+    let mut cmd = env.retry_run(&r);
+    with_env(&mut cmd);
+    let out = Run::of(cmd.args(["review", "t", "--approve"]));
+    out.assert_code(0);
+    assert!(out.stdout.contains("approved by Cleo Reviewer <cleo@example.com>"), "{}", out.stdout);
+    let by = |n: usize| of_type(&events(&r, "t"), "Reviewed")[n]["by"].as_str().map(str::to_string);
+    assert_eq!(by(0).as_deref(), Some("Cleo Reviewer <cleo@example.com>"));
+
+    // With user.name and user.email configured, the environment still comes first, as in git.
+    env.git(&r, &["config", "user.name", "Ann"]);
+    env.git(&r, &["config", "user.email", "ann@example.com"]);
+    let mut git = env.command("git", &r);
+    with_env(&mut git);
+    assert_eq!(git_ident(&mut git), "Cleo Reviewer <cleo@example.com>");
+    let mut cmd = env.retry_run(&r);
+    with_env(&mut cmd);
+    Run::of(cmd.args(["review", "t", "--approve"])).assert_code(0);
+    assert_eq!(by(1).as_deref(), Some("Cleo Reviewer <cleo@example.com>"));
+    // The name from the environment, the email from the config.
+    let mut cmd = env.retry_run(&r);
+    cmd.env("GIT_COMMITTER_NAME", "Cleo Reviewer").env_remove("GIT_COMMITTER_EMAIL");
+    Run::of(cmd.args(["review", "t", "--approve"])).assert_code(0);
+    assert_eq!(by(2).as_deref(), Some("Cleo Reviewer <ann@example.com>"));
 }
 
 #[test]

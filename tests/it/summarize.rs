@@ -93,6 +93,39 @@ fn crlf_non_utf8_and_empty_logs() {
 }
 
 #[test]
+fn the_log_is_an_operand_as_well_as_input_and_a_dash_is_stdin() {
+    let env = TestEnv::new();
+    let rel = "tests/diagnostics/captured/pytest.txt";
+    let log = repo().join(rel);
+    let log = log.to_str().expect("utf-8");
+    let by_input = env.run(&repo(), &["summarize", "--input", log]);
+    by_input.assert_code(0);
+    assert!(by_input.stdout.contains("tests/test_cart.py::test_total"), "{}", by_input.stdout);
+    // The operand, absolute or relative to the working directory, with the options after it.
+    for args in [vec!["summarize", log], vec!["summarize", rel], vec!["summarize", rel, "--max-tokens", "500"]] {
+        let run = env.run(&repo(), &args);
+        run.assert_code(0);
+        assert_eq!(run.stdout, by_input.stdout, "{args:?}");
+    }
+    // `-` (as the operand or after --input), or nothing: stdin.
+    let bytes = std::fs::read(repo().join(rel)).expect("the log");
+    for args in [vec!["summarize", "-"], vec!["summarize", "--input", "-"], vec!["summarize"]] {
+        let run = env.run_with_stdin(env.root(), &args, &bytes);
+        run.assert_code(0);
+        assert_eq!(run.stdout, by_input.stdout, "{args:?}");
+    }
+    // Both the operand and --input: a usage error.
+    let run = env.run(&repo(), &["summarize", rel, "--input", rel]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("cannot be used with") && run.stderr.contains("--input"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    // A missing file is named as it was given.
+    let run = env.run(&repo(), &["summarize", "no/such.log"]);
+    run.assert_code(2);
+    assert!(run.error_line().contains("no/such.log"), "{}", run.stderr);
+}
+
+#[test]
 fn failures_at_the_start_and_the_end_of_a_long_log_are_both_found() {
     let mut s = Summarizer::new();
     s.feed(b"test early::one ... FAILED\n");
