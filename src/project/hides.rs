@@ -58,13 +58,6 @@ pub(crate) fn hidden(run: &str, kept: &[String], runs: impl Fn(&str) -> bool) ->
     out
 }
 
-/// Whether `p` is an executable file here (one a confined command runs
-/// keeps visible).
-pub(crate) fn is_executable(p: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 /// What `run` says before the first attempt: each of `commands` (who
 /// runs it, its command line: the checks, `worktree.setup`) that names a
 /// path the sandbox hides; nothing when the sandbox is not asked for

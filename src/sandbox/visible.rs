@@ -64,7 +64,10 @@ fn resolve(program: &str, path: &[PathBuf]) -> Option<PathBuf> {
     path.iter().map(|d| d.join(program)).find(|p| is_executable(p))
 }
 
-fn is_executable(p: &Path) -> bool {
+/// Whether `p` is an executable file here (what a confined command runs
+/// keeps visible).
+pub(crate) fn is_executable(p: impl AsRef<Path>) -> bool {
+    let p = p.as_ref();
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
