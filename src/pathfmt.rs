@@ -49,6 +49,16 @@ pub fn shown_text(path: &str) -> Cow<'_, str> {
     if path.starts_with('"') { crate::text::visible(path) } else { shown(path.as_bytes()) }
 }
 
+/// A path of many names shortened for a sentence: its first three names
+/// and its last, `a/b/c/…/z` (a directory cut a hundred levels down). Pure.
+pub fn brief(path: &str) -> Cow<'_, str> {
+    let names: Vec<&str> = path.split('/').collect();
+    match names.as_slice() {
+        [a, b, c, _, _, _, .., z] => Cow::Owned(format!("{a}/{b}/{c}/…/{z}")),
+        _ => Cow::Borrowed(path),
+    }
+}
+
 /// A character [`shown`] writes escaped, inside quotes.
 fn needs_escape(c: char) -> bool {
     c.is_control() || crate::text::is_bidi_control(c)
@@ -202,6 +212,13 @@ mod tests {
         assert_eq!(shown_text("src/a.rs"), "src/a.rs");
         // The record's form itself is unchanged.
         assert_eq!(display(b"a\x1bb"), "a\x1bb");
+    }
+
+    #[test]
+    fn long_paths_are_brief() {
+        assert_eq!(brief("a/b/c/d/e/f"), "a/b/c/d/e/f");
+        assert_eq!(brief("deep0/d/d/d/d/d/d/e"), "deep0/d/d/…/e");
+        assert_eq!(brief(""), "");
     }
 
     #[test]

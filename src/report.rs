@@ -97,6 +97,17 @@ pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Stan
             crate::context::required::name_list(&outside)
         );
     }
+    let beside: Vec<String> = attempts
+        .iter()
+        .flat_map(|a| a.scope.iter().filter(|v| v.reason.outside_words().is_some()))
+        .map(|v| format!("`{}` ({})", shown_text(&v.path), v.reason))
+        .collect();
+    if !beside.is_empty() {
+        return format!(
+            "Nothing confined an attempt and it wrote outside its worktree: {}. retry-run puts back only its own event log: look at each yourself first (a remote's ref: `git push --force-with-lease` it back from your reflog; a lock: remove it once no git runs), and consider `[sandbox] mode = \"namespaces\"` (or `\"landlock\"`).",
+            crate::context::required::name_list(&beside)
+        );
+    }
     if only_base_failures(attempts) {
         return "Every attempt failed only on failures that were already failing on the base (listed below): the agent did not fix them, and no attempt added one of its own. Either fix the base, or, if those failures are not this task's business, set `retry.baseline = \"tolerate\"` in the task's front matter together with `targets = [...]` naming the tests the task must make pass.".into();
     }
@@ -409,8 +420,23 @@ fn scope_lines(s: &mut String, a: &AttemptRecord) {
             );
             continue;
         }
+        if let Some(words) = v.reason.outside_words() {
+            let what = v.rule.as_ref().map(|r| format!(" ({})", visible(r))).unwrap_or_default();
+            let _ = writeln!(s, "- Scope violation: `{}`: {}{what}: {words}", shown_text(&v.path), v.reason);
+            continue;
+        }
         let rule = v.rule.as_ref().map(|r| format!(" (rule `{r}`)")).unwrap_or_default();
         let _ = writeln!(s, "- Scope violation: `{}`: {}{rule}", shown_text(&v.path), v.reason);
+    }
+    for v in &a.noted {
+        let what = v.rule.as_ref().map(|r| format!(" ({})", visible(r))).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "- Noted, not failing: `{}`: {}{what}: {}; known by its time alone, so another program of yours may have written it",
+            shown_text(&v.path),
+            v.reason,
+            v.reason.outside_words().unwrap_or_default()
+        );
     }
     for v in &a.flagged {
         let _ = writeln!(
@@ -454,6 +480,26 @@ fn sandbox_lines(s: &mut String, a: &AttemptRecord) {
             s,
             "- The sandbox refused connections to {}; if the agent needs one of them, add it to `[sandbox] network`",
             agent.refused_hosts.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    network_seen_lines(s, a);
+}
+
+/// Detect mode's findings: one line each for what the agent reached that
+/// the other modes would have stopped (seen, not stopped), and why nothing
+/// could be seen, when nothing could.
+fn network_seen_lines(s: &mut String, a: &AttemptRecord) {
+    for n in a.agent.iter().flat_map(|g| g.network_seen.iter()) {
+        if !n.is_finding() {
+            let _ = writeln!(s, "- Detect mode: {}", visible(&n.what));
+            continue;
+        }
+        let times = if n.count > 1 { format!(" ({} times)", n.count) } else { String::new() };
+        let _ = writeln!(
+            s,
+            "- Seen in detect mode, not stopped (the other modes refuse it): {}: {}{times}",
+            n.kind,
+            visible(&n.what)
         );
     }
 }
@@ -685,6 +731,29 @@ mod tests {
         assert!(md.contains("### Attempt 1: EMPTY_DIFF"));
         assert!(md.contains("- Required change: Make actual changes"));
         assert!(md.ends_with("## The task\n\n# Fix it\n"));
+    }
+
+    #[test]
+    fn what_detect_mode_saw_is_one_line_each() {
+        use crate::model::{AgentRun, NetworkSeen};
+        let seen = |kind: &str, what: &str, count| NetworkSeen { kind: kind.into(), what: what.into(), count };
+        let mut a = AttemptRecord::new(1);
+        a.agent = Some(AgentRun {
+            network_seen: vec![
+                seen("network", "TCP connect to 127.0.0.1:4000 by python3", 3),
+                seen("unix-socket", "UNIX stream connect to the abstract socket @bus\u{1b} by x", 1),
+                seen("unobserved", "detect mode could not observe the agent's connections and sockets: why", 0),
+            ],
+            ..AgentRun::default()
+        });
+        let mut s = String::new();
+        network_seen_lines(&mut s, &a);
+        assert_eq!(
+            s,
+            "- Seen in detect mode, not stopped (the other modes refuse it): network: TCP connect to 127.0.0.1:4000 by python3 (3 times)\n\
+             - Seen in detect mode, not stopped (the other modes refuse it): unix-socket: UNIX stream connect to the abstract socket @bus\\x1b by x\n\
+             - Detect mode: detect mode could not observe the agent's connections and sockets: why\n"
+        );
     }
 
     #[test]

@@ -88,6 +88,11 @@ pub struct SandboxArgs {
     /// for the agent; namespaces only).
     #[arg(long, hide = true)]
     pub refuse_direct: bool,
+    /// With `--layers none` and `--reap`: the command's connections and
+    /// sockets are observed and appended to --log, judged against the
+    /// --network hosts (the attempt loop, for detect mode's agent).
+    #[arg(long, hide = true)]
+    pub observe: bool,
     /// A port of the machine's loopback that something listens on and the
     /// command may not reach: a direct connection to it inside is answered,
     /// recorded as refused and closed (the outer process, for the inner).
@@ -192,6 +197,7 @@ pub(super) fn parse_plain(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
         keep: Vec::new(),
         log: None,
         refuse_direct: false,
+        observe: false,
         refuse_port: Vec::new(),
         deny_read_complete: false,
         print_bwrap: false,
@@ -222,6 +228,7 @@ pub(super) fn parse_plain(args: &[std::ffi::OsString]) -> Option<SandboxArgs> {
                     "--unix-sockets" => a.unix_sockets = true,
                     "--reap" => a.reap = true,
                     "--refuse-direct" => a.refuse_direct = true,
+                    "--observe" => a.observe = true,
                     "--deny-read-complete" => a.deny_read_complete = true,
                     "--print-bwrap" => a.print_bwrap = true,
                     "--print-outer" => a.print_outer = true,
@@ -309,6 +316,7 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         reap: args.reap,
         refuse_ports: args.refuse_port,
         refuse_direct: args.refuse_direct,
+        observe: args.observe,
         deny_read_complete: args.deny_read_complete,
         print_bwrap: args.print_bwrap,
         // What `run` finds once for all its processes, found here for the
@@ -362,6 +370,7 @@ mod tests {
         ("--unix-sockets", false),
         ("--reap", false),
         ("--refuse-direct", false),
+        ("--observe", false),
         ("--deny-read-complete", false),
         ("--print-bwrap", false),
         ("--print-outer", false),

@@ -74,6 +74,36 @@ fn hosts_refused(a: &AgentRun) -> Option<Feedback> {
     ))
 }
 
+/// Detect mode saw the agent reach what the other modes stop: told as a
+/// fact (nothing stopped it, nothing failed for it), with what to do
+/// instead.
+fn network_seen(a: &AgentRun) -> Option<Feedback> {
+    let found: Vec<String> = a
+        .network_seen
+        .iter()
+        .filter(|n| n.is_finding())
+        .map(|n| {
+            let times = if n.count > 1 { format!(" ({} times)", n.count) } else { String::new() };
+            format!("- {}: {}{times}", n.kind, n.what)
+        })
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    let mut lines = found;
+    lines.push(
+        "Nothing stopped these here (the sandbox only watched), and they did not fail the attempt, but a confined run refuses them: reach only the allowed hosts, send nothing elsewhere, and use no UNIX socket outside the worktree and `$TMPDIR` (a human can allow a host in `[sandbox] network`)."
+            .into(),
+    );
+    Some(fact(
+        "sandbox".into(),
+        "The sandbox saw connections and sockets it would refuse in a confined run".into(),
+        lines,
+        Vec::new(),
+        0,
+    ))
+}
+
 /// The writes outside the allowed scope, one line each with its rule.
 fn scope(r: &AttemptRecord, check_lines: usize) -> Feedback {
     let lines: Vec<String> = r
@@ -84,13 +114,23 @@ fn scope(r: &AttemptRecord, check_lines: usize) -> Feedback {
             if v.reason == ScopeReason::ActsAfterLand {
                 return format!("- `{}`{old}: {}: {}", v.path, v.reason, required::acts_after_land(v));
             }
+            if v.reason == ScopeReason::TooDeep {
+                let rule = v.rule.as_deref().unwrap_or_default();
+                return format!("- `{}`: {} ({rule}): cut out of the change", crate::pathfmt::brief(&v.path), v.reason);
+            }
+            if let Some(words) = v.reason.outside_words() {
+                let what = v.rule.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
+                return format!("- `{}`: {}{what}: {words}", v.path, v.reason);
+            }
             let rule = v.rule.as_ref().map(|g| format!(" (rule `{g}`)")).unwrap_or_default();
             format!("- `{}`{old}: {}{rule}", v.path, v.reason)
         })
         .collect();
     let allowed = if r.allow.is_empty() { "everything".to_string() } else { r.allow.join(", ") };
     let (lines, omitted) = bound(&lines, check_lines);
-    let title = if r.scope.iter().any(|v| v.reason == ScopeReason::ActsAfterLand) {
+    let title = if r.scope.iter().all(|v| v.reason == ScopeReason::TooDeep) {
+        "Directories too deep for git to read; checks were skipped".to_string()
+    } else if r.scope.iter().any(|v| v.reason == ScopeReason::ActsAfterLand) {
         format!(
             "Writes outside the allowed scope (allowed: {allowed}; a file that acts once the change lands only where an allow glob names it); checks were skipped"
         )
@@ -234,6 +274,7 @@ fn feedback(r: &AttemptRecord, cfg: &ContextConfig) -> Vec<Feedback> {
     if let Some(a) = &r.agent {
         feedback.extend(agent_stopped(a, check_lines));
         feedback.extend(hosts_refused(a));
+        feedback.extend(network_seen(a));
     }
     if r.outcome == Outcome::EmptyDiff {
         let title = "The attempt changed no file".into();
@@ -247,12 +288,40 @@ fn feedback(r: &AttemptRecord, cfg: &ContextConfig) -> Vec<Feedback> {
     let noted = |c: &&CheckResult| c.passed && (c.flaky || c.pre_existing.iter().any(|f| !f.target));
     feedback.extend(r.checks.iter().filter(noted).map(|c| passing_check_note(c, targets)));
     feedback.extend(not_run(r));
+    feedback.extend(noted_outside(r));
     // 3. The verifier's feedback, quoted, advisory; then the agent's own
     // account. (2, the errors in their code, are kept apart.)
     feedback.extend(verifier_critique(r, cfg));
     feedback.extend(agent_notes(r, cfg));
     feedback.sort_by_key(|f| f.priority);
     feedback
+}
+
+/// What was noted outside the worktree (priority 4, not a failure): files
+/// in the machine's shared `/tmp` or `/dev/shm`, where `$TMPDIR` is the
+/// attempt's own.
+fn noted_outside(r: &AttemptRecord) -> Option<Feedback> {
+    if r.noted.is_empty() {
+        return None;
+    }
+    let lines = r
+        .noted
+        .iter()
+        .map(|v| {
+            let what = v.rule.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
+            format!("- `{}`: {}{what}: {}", v.path, v.reason, v.reason.outside_words().unwrap_or_default())
+        })
+        .collect();
+    let mut f = fact(
+        "noted".into(),
+        "Written outside your worktree and `$TMPDIR` while you ran (noted, not failing): keep temporary files under `$TMPDIR`"
+            .into(),
+        lines,
+        Vec::new(),
+        0,
+    );
+    f.priority = 4;
+    Some(f)
 }
 
 /// The runs of checks `fail_fast` left (priority 4: a note on the checks),
@@ -333,5 +402,22 @@ mod tests {
         for (c, want) in cases {
             assert_eq!(failing_check_what(&c), want);
         }
+    }
+
+    #[test]
+    fn what_detect_mode_saw_is_told_as_a_fact_and_a_note_that_it_saw_nothing_is_not() {
+        use crate::model::NetworkSeen;
+        let seen = |kind: &str, what: &str, count| NetworkSeen { kind: kind.into(), what: what.into(), count };
+        let mut a = AgentRun::default();
+        assert!(network_seen(&a).is_none());
+        a.network_seen = vec![seen("unobserved", "detect mode could not observe ...", 0)];
+        assert!(network_seen(&a).is_none(), "nothing the agent can act on");
+        a.network_seen.push(seen("network", "TCP connect to 127.0.0.1:4000 by python3", 2));
+        a.network_seen.push(seen("unix-socket", "UNIX stream connect to /run/docker.sock by curl", 1));
+        let f = network_seen(&a).expect("told");
+        assert_eq!(f.priority, 1);
+        assert_eq!(f.lines[0], "- network: TCP connect to 127.0.0.1:4000 by python3 (2 times)");
+        assert_eq!(f.lines[1], "- unix-socket: UNIX stream connect to /run/docker.sock by curl");
+        assert!(f.lines[2].contains("did not fail the attempt") && f.lines[2].contains("[sandbox] network"), "{f:?}");
     }
 }

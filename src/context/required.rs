@@ -138,6 +138,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
                     && v.reason != ScopeReason::Submodule
                     && v.reason != ScopeReason::ActsAfterLand
                     && v.reason != ScopeReason::TooDeep
+                    && v.reason.outside_words().is_none()
             })
             .map(|v| v.path.clone())
             .collect(),
@@ -153,6 +154,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
     if !internal.is_empty() {
         parts.push(format!("leave git's own files alone (you changed {})", name_list(&internal)));
     }
+    parts.extend(beside_parts(r));
     if !escapes.is_empty() {
         parts.push(format!(
             "remove the symlink{} {} that point outside the repository",
@@ -160,7 +162,7 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
             name_list(&escapes)
         ));
     }
-    let deep = paths_for(r, ScopeReason::TooDeep, |p| format!("`{p}`"));
+    let deep = paths_for(r, ScopeReason::TooDeep, |p| format!("`{}`", crate::pathfmt::brief(p)));
     if !deep.is_empty() {
         parts.push(format!(
             "keep directories under {} levels deep ({} went deeper and {} cut out of the change)",
@@ -193,6 +195,40 @@ fn scope_sentence(r: &AttemptRecord) -> Required {
         s = first.to_uppercase() + &s[1..];
     }
     fact("scope", format!("{s}{allowed}."))
+}
+
+/// The clauses on what an unconfined attempt wrote beside the worktree
+/// and the repository's internals: a push, the checkout's git files,
+/// retry-run's record and cache.
+fn beside_parts(r: &AttemptRecord) -> Vec<String> {
+    let quoted = |p: &str| format!("`{p}`");
+    let mut parts = Vec::new();
+    let pushed = paths_for(r, ScopeReason::Pushed, quoted);
+    if !pushed.is_empty() {
+        parts.push(format!(
+            "never push to a remote: leave publishing to the human (the attempt moved {} on a remote)",
+            name_list(&pushed)
+        ));
+    }
+    let checkout = paths_for(r, ScopeReason::CheckoutGit, quoted);
+    if !checkout.is_empty() {
+        parts.push(format!(
+            "leave the user's checkout and its git directory alone, work only in your worktree (you wrote {})",
+            name_list(&checkout)
+        ));
+    }
+    let record = paths_for(r, ScopeReason::Record, quoted);
+    if !record.is_empty() {
+        parts.push(format!(
+            "never write retry-run's record of the task, which only retry-run writes (you wrote {})",
+            name_list(&record)
+        ));
+    }
+    let cache = paths_for(r, ScopeReason::RetryRunCache, quoted);
+    if !cache.is_empty() {
+        parts.push(format!("leave retry-run's own cache alone (you wrote {})", name_list(&cache)));
+    }
+    parts
 }
 
 /// The paths of the scope findings of `reason`, each shown by `show`,

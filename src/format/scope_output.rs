@@ -70,7 +70,7 @@ pub(crate) fn message(v: &Violation, rules: &Rules) -> String {
         }
         (ScopeReason::GitInternal, _) => "git machinery (hooks, config or the worktree's git link) changed".into(),
         (ScopeReason::TooDeep, _) => {
-            format!("a directory deeper than {} levels: cut out of the change", crate::model::MAX_TREE_DEPTH)
+            format!("a directory {} levels deep or more: cut out of the change", crate::model::MAX_TREE_DEPTH)
         }
         (ScopeReason::Submodule, _) => {
             "submodule changed (pointer moved or uncommitted changes inside) and its path is not allowed".into()

@@ -384,6 +384,31 @@ fn refs(f: &mut Fingerprint, common: &Path, task: Option<&str>) {
     }
 }
 
+/// The refs of the repository whose git directory is `git_dir` (a remote
+/// on this machine), as git reads them (loose over `packed-refs`), each by
+/// what it points at; retry-run's own (`refs/retry-run/*`,
+/// `refs/heads/retry-run/*`, `refs/retry-run-remotes/*`) left out.
+pub fn refs_of(git_dir: &Path) -> BTreeMap<String, String> {
+    let mut f = Fingerprint::default();
+    refs(&mut f, git_dir, None);
+    f.parts.into_iter().map(|(name, p)| (name, p.content)).collect()
+}
+
+/// The repository's remotes at `git_dir` as its config names them, up to
+/// `max`: each name with its `url` and `pushurl` (none when the config
+/// cannot be read).
+pub fn remote_urls(git_dir: &Path, max: usize) -> Vec<(String, Vec<String>)> {
+    let Ok(repo) = git2::Repository::open(git_dir) else { return Vec::new() };
+    let Ok(names) = repo.remotes() else { return Vec::new() };
+    let mut out = Vec::new();
+    for name in names.iter().filter_map(|n| n.ok().flatten()).take(max) {
+        let Ok(remote) = repo.find_remote(name) else { continue };
+        let urls = [remote.url().ok(), remote.pushurl().ok().flatten()];
+        out.push((name.to_string(), urls.into_iter().flatten().map(str::to_string).collect()));
+    }
+    out
+}
+
 fn loose_refs(found: &mut BTreeMap<String, String>, name: &str, dir: &Path) {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     if let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) {

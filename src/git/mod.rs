@@ -55,10 +55,10 @@ pub use task_worktree::{IndexRead, ResetReport, Snapshot};
 /// A failure of the git layer, with the path or ref it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
-    /// The working tree holds a directory deeper than
-    /// [`status::MAX_SCAN_DEPTH`] levels: the snapshot does not read it.
+    /// The working tree holds a directory [`status::MAX_SCAN_DEPTH`]
+    /// levels deep or deeper: the snapshot does not read it.
     #[error(
-        "{}: a directory of the attempt's tree is deeper than {} levels; it is left out of the snapshot",
+        "{}: a directory of the attempt's tree is {} levels deep or deeper; it is left out of the snapshot",
         crate::pathfmt::display(path),
         status::MAX_SCAN_DEPTH
     )]
@@ -130,6 +130,17 @@ impl GitError {
         match self.hint() {
             Some(h) => format!("{self}; {h}"),
             None => self.to_string(),
+        }
+    }
+
+    /// Whether this is a directory too deep to read: [`GitError::TooDeep`]
+    /// from retry-run's own scan, or libgit2's walk of a working tree, which
+    /// enters no directory 100 levels deep.
+    pub fn is_too_deep(&self) -> bool {
+        match self {
+            GitError::TooDeep { .. } => true,
+            GitError::Git { source, .. } => source.message().contains("directory nesting too deep"),
+            _ => false,
         }
     }
 

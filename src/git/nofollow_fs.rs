@@ -20,24 +20,18 @@ pub(crate) fn remove_any(path: &Path) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         make_writable_dir(parent);
     }
-    if meta.is_dir() {
-        make_tree_writable(path);
-        fs::remove_dir_all(path)
-    } else {
-        fs::remove_file(path)
-    }
+    if meta.is_dir() { remove_tree(path) } else { fs::remove_file(path) }
 }
 
-/// Gives the owner rwx on every directory of a tree (symlinks not followed).
-fn make_tree_writable(dir: &Path) {
-    make_writable_dir(dir);
-    if let Ok(rd) = fs::read_dir(dir) {
-        for e in rd.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                make_tree_writable(&e.path());
-            }
-        }
-    }
+/// Removes the directory at `path` and everything in it, however deep
+/// ([`empty_dir`]), without following a link, making read-only
+/// directories writable on the way.
+fn remove_tree(path: &Path) -> io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    make_writable_dir(path);
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    empty_dir(&rustix::fs::open(path, flags, Mode::empty())?)?;
+    fs::remove_dir(path)
 }
 
 fn make_writable_dir(dir: &Path) {
@@ -75,9 +69,8 @@ impl Clearer {
         let path = self.root.join(rel);
         match fs::symlink_metadata(&path) {
             Ok(m) if m.is_dir() => {
-                make_tree_writable(&path);
                 self.real.retain(|d| !d.starts_with(&path));
-                fs::remove_dir_all(&path)
+                remove_tree(&path)
             }
             Ok(_) => fs::remove_file(&path),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -144,15 +137,23 @@ pub(crate) fn copy_in(src: &Path, root: &Path, rel: &Path) -> io::Result<()> {
     }
 }
 
-/// Bytes used by a tree on disk (symlinks not followed).
+/// Bytes used by a tree on disk (symlinks not followed), walked with a
+/// stack of its own however deep the tree; what lies past `PATH_MAX` from
+/// `path` is not counted.
 pub(crate) fn disk_usage(path: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
-    let Ok(m) = fs::symlink_metadata(path) else { return 0 };
-    let own = m.blocks() * 512;
-    if !m.is_dir() {
-        return own;
+    let mut total = 0;
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let Ok(m) = fs::symlink_metadata(&p) else { continue };
+        total += m.blocks() * 512;
+        if m.is_dir()
+            && let Ok(rd) = fs::read_dir(&p)
+        {
+            stack.extend(rd.flatten().map(|e| e.path()));
+        }
     }
-    own + fs::read_dir(path).map(|rd| rd.flatten().map(|e| disk_usage(&e.path())).sum()).unwrap_or(0)
+    total
 }
 
 /// A file of a tree read as git would see it, every path component opened
@@ -285,6 +286,7 @@ impl Beneath {
 /// missing or not a real directory.
 pub(crate) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use std::os::fd::AsFd;
     let (Some(parent), Some(leaf)) = (rel.parent(), rel.file_name()) else { return Ok(()) };
     let b = Beneath::open(root)?;
     let Some(dir) = b.dir_by_steps(parent)? else { return Ok(()) };
@@ -296,8 +298,7 @@ pub(crate) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
         Err(e) => return Err(e.into()),
     };
     if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let sub = rustix::fs::openat(&dir, leaf, flags, Mode::empty())?;
+        let sub = open_writable(dir.as_fd(), leaf)?;
         empty_dir(&sub)?;
         rustix::fs::unlinkat(&dir, leaf, AtFlags::REMOVEDIR)?;
     } else {
@@ -306,40 +307,228 @@ pub(crate) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Levels of a tree [`empty_dir`] holds open at once: a directory deeper
+/// below the one it empties is moved up into that one first, and emptied
+/// from there. Descriptors stay bounded however deep the tree (a chain of
+/// 3,000 directories would otherwise take 3,000, past the usual limit of
+/// 1,024).
+const OPEN_LEVELS: usize = 32;
+
 /// Empties the directory open at `fd`, never following a link, however
-/// deep: one descriptor per level.
+/// deep, with at most [`OPEN_LEVELS`] descriptors open; each directory is
+/// made writable by its owner before it is emptied (a read-only one could
+/// not be).
 pub(crate) fn empty_dir(fd: &std::os::fd::OwnedFd) -> io::Result<()> {
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-    use std::os::fd::AsFd;
-    let mut names = Vec::new();
-    let mut list = rustix::fs::Dir::read_from(fd.as_fd())?;
-    while let Some(entry) = list.read() {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name != c"." && name != c".." {
-            names.push(name.to_owned());
-        }
+    use rustix::fs::{AtFlags, Dir, FileType, RenameFlags};
+    /// A directory being emptied: open, its name in its parent and the
+    /// names still in it, with their types.
+    struct Level {
+        dir: Dir,
+        name: std::ffi::CString,
+        names: Vec<(std::ffi::CString, FileType)>,
     }
-    for name in names {
-        let st = rustix::fs::statat(fd, &name, AtFlags::SYMLINK_NOFOLLOW)?;
-        if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            // A directory without write permission cannot be emptied: give
-            // its owner rwx first.
-            let _ = rustix::fs::chmodat(fd, &name, Mode::from_raw_mode(0o700 | (st.st_mode & 0o777)), AtFlags::empty());
-            let sub = rustix::fs::openat(fd, &name, flags, Mode::empty())?;
-            empty_dir(&sub)?;
-            rustix::fs::unlinkat(fd, &name, AtFlags::REMOVEDIR)?;
+    let open = |dir: Dir, name: std::ffi::CString| -> io::Result<Level> {
+        let mut dir = dir;
+        let names = names_in(&mut dir)?;
+        Ok(Level { dir, name, names })
+    };
+    let mut stack = vec![open(Dir::read_from(fd)?, std::ffi::CString::default())?];
+    let mut moved = 0u64;
+    loop {
+        let levels = stack.len();
+        let Some(level) = stack.last_mut() else { break };
+        let Some((name, kind)) = level.names.pop() else {
+            if let Some(done) = stack.pop()
+                && let Some(parent) = stack.last()
+            {
+                rustix::fs::unlinkat(parent.dir.fd()?, &done.name, AtFlags::REMOVEDIR)?;
+            }
+            continue;
+        };
+        let (Some(level), Some(top)) = (stack.last(), stack.first()) else { break };
+        let at = level.dir.fd()?;
+        if kind != FileType::Directory {
+            rustix::fs::unlinkat(at, &name, AtFlags::empty())?;
+        } else if levels < OPEN_LEVELS {
+            let next = open(Dir::new(open_writable(at, &name)?)?, name)?;
+            stack.push(next);
         } else {
-            rustix::fs::unlinkat(fd, &name, AtFlags::empty())?;
+            // Moved into the directory being emptied, under a name not in
+            // use there (a directory moved needs its own write permission).
+            let _ = rustix::fs::chmodat(at, &name, rustix::fs::Mode::RWXU, AtFlags::empty());
+            let fresh = loop {
+                moved += 1;
+                let fresh = std::ffi::CString::new(format!(".retry-run-deep-{moved}")).map_err(io::Error::other)?;
+                match rustix::fs::renameat_with(at, &name, top.dir.fd()?, &fresh, RenameFlags::NOREPLACE) {
+                    Ok(()) => break fresh,
+                    Err(e) if e == rustix::io::Errno::EXIST => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            if let Some(top) = stack.first_mut() {
+                top.names.push((fresh, FileType::Directory));
+            }
         }
     }
     Ok(())
 }
 
+/// The directory `name` in `at`, opened without following a link and
+/// given rwx for its owner (opened after a chmod when it could not be
+/// read).
+fn open_writable<P: rustix::path::Arg + Copy>(
+    at: std::os::fd::BorrowedFd<'_>,
+    name: P,
+) -> io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(at, name, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(e) if e == rustix::io::Errno::ACCESS => {
+            rustix::fs::chmodat(at, name, Mode::RWXU, AtFlags::empty())?;
+            rustix::fs::openat(at, name, flags, Mode::empty())?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let st = rustix::fs::fstat(&fd)?;
+    if st.st_mode & 0o700 != 0o700 {
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode((st.st_mode & 0o7777) | 0o700))?;
+    }
+    Ok(fd)
+}
+
+/// The names in the directory `dir` (`.` and `..` left out), each with
+/// its type (a stat's where the file system gives none).
+fn names_in(dir: &mut rustix::fs::Dir) -> io::Result<Vec<(std::ffi::CString, rustix::fs::FileType)>> {
+    use rustix::fs::{AtFlags, FileType};
+    let mut names = Vec::new();
+    while let Some(entry) = dir.read() {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name != c"." && name != c".." {
+            names.push((name.to_owned(), entry.file_type()));
+        }
+    }
+    for (name, kind) in &mut names {
+        if *kind == FileType::Unknown {
+            let st = rustix::fs::statat(dir.fd()?, name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+            *kind = FileType::from_raw_mode(st.st_mode);
+        }
+    }
+    Ok(names)
+}
+
+/// Removes every directory beneath `root` that is `depth` levels deep (a
+/// path of `depth` names, relative to `root`) with everything below it, and
+/// returns their paths: a tree cut where it is too deep for git's walks.
+/// `.git` directories are not entered (git never walks them as the
+/// tree's), nor links. One walk with a stack of its own: at most `depth`
+/// directories open at once, each directory above that depth listed once
+/// (and made readable and writable by its owner where it was not), each
+/// one removed from its parent's descriptor ([`empty_dir`]). Its cost is
+/// the size of the tree down to that depth, and of what it removes.
+pub(crate) fn cut_beyond(root: &Path, depth: usize) -> io::Result<Vec<Vec<u8>>> {
+    use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+    let mut cut = Vec::new();
+    if depth == 0 {
+        return Ok(cut);
+    }
+    let top = rustix::fs::open(root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    // Each directory being listed with its path; the children of the
+    // last one are `stack.len()` levels deep.
+    let mut stack: Vec<(Dir, Vec<u8>)> = vec![(Dir::new(top)?, Vec::new())];
+    loop {
+        let levels = stack.len();
+        let Some((dir, path)) = stack.last_mut() else { break };
+        let Some(entry) = dir.read() else {
+            stack.pop();
+            continue;
+        };
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == c"." || name == c".." || name == c".git" {
+            continue;
+        }
+        let at = dir.fd()?;
+        let kind = match entry.file_type() {
+            FileType::Unknown => {
+                FileType::from_raw_mode(rustix::fs::statat(at, name, AtFlags::SYMLINK_NOFOLLOW)?.st_mode)
+            }
+            kind => kind,
+        };
+        if kind != FileType::Directory {
+            continue;
+        }
+        let child =
+            if path.is_empty() { name.to_bytes().to_vec() } else { [path.as_slice(), b"/", name.to_bytes()].concat() };
+        let sub = open_writable(at, name)?;
+        if levels < depth {
+            stack.push((Dir::new(sub)?, child));
+            continue;
+        }
+        // Removing the entry just read leaves the rest of the listing as it is.
+        empty_dir(&sub)?;
+        drop(sub);
+        rustix::fs::unlinkat(at, name, AtFlags::REMOVEDIR)?;
+        cut.push(child);
+    }
+    Ok(cut)
+}
+
 #[cfg(test)]
 mod beneath_tests {
     use super::*;
+
+    /// A chain of `depth` directories named `d` made at `at/top`, each
+    /// opened from its parent (no path past a name); `file` at its bottom.
+    fn chain(at: &Path, top: &str, depth: usize) {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY;
+        let mut fd = rustix::fs::open(at, flags, Mode::empty()).expect("open");
+        for name in std::iter::once(top).chain(std::iter::repeat_n("d", depth)) {
+            rustix::fs::mkdirat(&fd, name, Mode::from_raw_mode(0o755)).expect("mkdir");
+            fd = rustix::fs::openat(&fd, name, flags, Mode::empty()).expect("open");
+        }
+        let file = rustix::fs::openat(&fd, "file", OFlags::WRONLY | OFlags::CREATE, Mode::from_raw_mode(0o644));
+        drop(file.expect("file"));
+    }
+
+    #[test]
+    fn a_tree_of_any_depth_is_cut_where_it_is_too_deep_and_removed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let wt = dir.path().join("wt");
+        fs::create_dir_all(wt.join("shallow/x")).expect("mkdir");
+        fs::write(wt.join("shallow/f"), "f\n").expect("write");
+        chain(&wt, "deep", 3000);
+        chain(&wt, "edge", 9);
+        chain(&wt, "short", 8);
+        // Neither git's own directory nor what a link points at is cut.
+        fs::create_dir(wt.join(".git")).expect("mkdir");
+        chain(&wt.join(".git"), "inner", 20);
+        std::os::unix::fs::symlink(wt.join("deep"), wt.join("link")).expect("symlink");
+        // A read-only directory on the way is made writable to cut below it.
+        fs::set_permissions(wt.join("deep/d/d"), fs::Permissions::from_mode(0o555)).expect("chmod");
+
+        let cut = cut_beyond(&wt, 10).expect("cut");
+        let mut cut: Vec<String> = cut.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect();
+        cut.sort();
+        let at_ten = |top: &str| format!("{top}{}", "/d".repeat(9));
+        assert_eq!(cut, [at_ten("deep"), at_ten("edge")]);
+        assert!(wt.join(at_ten("deep")).parent().is_some_and(|p| p.is_dir()));
+        assert!(!wt.join(at_ten("deep")).exists() && !wt.join(at_ten("edge")).exists());
+        assert!(wt.join(format!("short{}/file", "/d".repeat(8))).is_file());
+        assert!(wt.join(format!(".git/inner{}/file", "/d".repeat(20))).is_file());
+        assert!(wt.join("shallow/f").is_file() && wt.join("link").is_symlink());
+        assert_eq!(cut_beyond(&wt, 10).expect("cut again"), Vec::<Vec<u8>>::new());
+
+        // Removed whole, however deep (past PATH_MAX, more levels than
+        // descriptors are usually allowed).
+        chain(&wt, "again", 3000);
+        remove_any(&wt.join("again")).expect("removed");
+        assert!(!wt.join("again").exists());
+        remove_any(&wt).expect("removed");
+        assert!(!wt.exists());
+    }
 
     #[test]
     fn a_directory_replaced_by_a_link_hides_what_is_beyond_it() {

@@ -177,11 +177,11 @@ pub(super) struct Scan<'a> {
     pub found: Vec<Found>,
 }
 
-/// Why a scan stopped: an error, or something on disk this module does
-/// not judge (libgit2 will).
-/// The deepest directory of a working tree the scan reads
-/// ([`crate::model::MAX_TREE_DEPTH`]; git itself refuses trees deeper than
-/// 4,096 levels, `core.maxTreeDepth`).
+/// How deep a directory of a working tree may be: one this many levels
+/// deep or deeper (its path has this many names) stops the scan
+/// ([`crate::model::MAX_TREE_DEPTH`]). libgit2's walk of a working tree
+/// enters no directory 100 levels deep ("directory nesting too deep"); git
+/// itself refuses trees deeper than 4,096 levels (`core.maxTreeDepth`).
 pub const MAX_SCAN_DEPTH: usize = crate::model::MAX_TREE_DEPTH;
 
 /// How many directories deep `path` (relative, `/`-separated) is. Pure.
@@ -189,6 +189,16 @@ pub fn depth(path: &[u8]) -> usize {
     if path.is_empty() { 0 } else { path.iter().filter(|b| **b == b'/').count() + 1 }
 }
 
+/// A directory at `dir` too deep to read ([`MAX_SCAN_DEPTH`]). Pure.
+fn too_deep(dir: &[u8]) -> Result<(), Stop> {
+    if depth(dir) >= MAX_SCAN_DEPTH {
+        return Err(Stop::Git(GitError::TooDeep { path: dir.to_vec() }));
+    }
+    Ok(())
+}
+
+/// Why a scan stopped: an error, or something on disk this module does
+/// not judge (libgit2 will).
 pub(super) enum Stop {
     Git(GitError),
     Unsure,
@@ -316,6 +326,7 @@ impl<'a> Scan<'a> {
     /// A tracked directory, open at `fd`: each name on disk against the
     /// index's.
     fn dir(&mut self, fd: OwnedFd, dir: &[u8], below: &[Entry]) -> Result<(), Stop> {
+        too_deep(dir)?;
         let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
         let mut known = children(&prefix, below);
         let (open, names) = Self::list(fd)?;
@@ -337,9 +348,7 @@ impl<'a> Scan<'a> {
     fn untracked_dir(&mut self, fd: OwnedFd, dir: &[u8]) -> Result<(), Stop> {
         // Bounded before anything else is asked of the directory (whether
         // it is ignored costs a look at each level above it).
-        if depth(dir) > MAX_SCAN_DEPTH {
-            return Err(Stop::Git(GitError::TooDeep { path: dir.to_vec() }));
-        }
+        too_deep(dir)?;
         if (self.ignored)(dir)? || rustix::fs::statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
             return Ok(());
         }
@@ -392,6 +401,10 @@ fn directories_below(
     skip: &[u8],
     out: &mut Vec<Vec<u8>>,
 ) -> Result<(), Stop> {
+    // Bounded: deeper than libgit2 reads, the caller's own walk decides.
+    if depth(dir) >= MAX_SCAN_DEPTH {
+        return Err(Stop::Unsure);
+    }
     out.push(dir.to_vec());
     let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
     let known = below.map(|b| children(&prefix, b)).unwrap_or_default();

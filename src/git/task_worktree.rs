@@ -442,7 +442,17 @@ type Listing = (Paths, Paths, Vec<(Vec<u8>, Oid)>);
 fn reset_listing(path: &Path, wt: &Repository, tree: &git2::Tree<'_>) -> Result<(git2::Index, Paths, Paths), GitError> {
     let (index, mut restore) = index_back_to_base(path, wt, tree)?;
     let mut remove: Vec<Vec<u8>> = Vec::new();
-    for (file, st) in worktree_statuses(path, wt, &index)? {
+    // libgit2 looks into an untracked directory to tell whether it holds
+    // anything: a tree too deep for its walk is cut first (it is removed
+    // anyway), and the status read again.
+    let statuses = match worktree_statuses(path, wt, &index) {
+        Err(e) if e.is_too_deep() => {
+            cut_too_deep(path)?;
+            worktree_statuses(path, wt, &index)?
+        }
+        read => read?,
+    };
+    for (file, st) in statuses {
         if st.intersects(Status::WT_NEW | Status::IGNORED) {
             remove.push(file);
         } else if st.intersects(Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE | Status::WT_RENAMED)
@@ -462,6 +472,15 @@ fn reset_listing(path: &Path, wt: &Repository, tree: &git2::Tree<'_>) -> Result<
             .is_none_or(|e| e.flags_extended & git2::IndexEntryExtendedFlag::SKIP_WORKTREE.bits() == 0)
     });
     Ok((index, remove, restore))
+}
+
+/// Removes every directory of the worktree at `path` too deep for git's
+/// walks ([`super::MAX_SCAN_DEPTH`] levels), with what is below it, in one
+/// walk ([`nofollow_fs::cut_beyond`]); returns them (relative, sorted).
+pub(crate) fn cut_too_deep(path: &Path) -> Result<Vec<Vec<u8>>, GitError> {
+    let mut cut = nofollow_fs::cut_beyond(path, super::MAX_SCAN_DEPTH).map_err(io(path))?;
+    cut.sort();
+    Ok(cut)
 }
 
 /// The worktree's index put back to the base, entry by entry (stat data
@@ -612,6 +631,31 @@ impl Repo {
     /// superproject can hold, are named in [`Snapshot::dirty_submodules`].
     pub fn snapshot(&self, path: &Path, base: Oid, refname: &str, message: &str) -> Result<Snapshot, GitError> {
         self.snapshot_from(path, base, refname, message, IndexRead::default())
+    }
+
+    /// [`Repo::snapshot_from`], where a directory of the worktree too deep
+    /// to read ([`super::MAX_SCAN_DEPTH`] levels or more: retry-run's scan
+    /// or libgit2's walk says so, [`GitError::is_too_deep`]) ends nothing:
+    /// every such directory is removed with what is below it, in one walk
+    /// ([`cut_too_deep`]), and the snapshot is taken again. Returns the
+    /// snapshot and the directories removed (relative, sorted). Only for a
+    /// worktree whose every file is the attempt's to lose (reset before the
+    /// next attempt).
+    pub fn snapshot_cutting(
+        &self,
+        path: &Path,
+        base: Oid,
+        refname: &str,
+        message: &str,
+        index: IndexRead,
+    ) -> Result<(Snapshot, Vec<Vec<u8>>), GitError> {
+        match self.snapshot_from(path, base, refname, message, index) {
+            Err(e) if e.is_too_deep() => {
+                let cut = cut_too_deep(path)?;
+                Ok((self.snapshot(path, base, refname, message)?, cut))
+            }
+            taken => Ok((taken?, Vec::new())),
+        }
     }
 
     /// [`Repo::snapshot`] going on from the worktree's index as `index`

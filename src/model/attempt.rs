@@ -112,6 +112,11 @@ pub(crate) struct AgentRun {
     /// processes`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub limits_hit: Vec<String>,
+    /// Detect mode: what it connected or sent to that the other modes
+    /// would have stopped, or why nothing could be seen. Recorded and told,
+    /// never failing the attempt by itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_seen: Vec<NetworkSeen>,
     /// Tokens, turns and cost, as the agent reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -132,6 +137,30 @@ impl AgentRun {
     }
 }
 
+/// What detect mode saw the agent reach that the sandbox's other modes
+/// would have stopped (docs/sandbox.md, "Detect mode").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkSeen {
+    /// `network` (a connection or datagram out, DNS, the machine's own
+    /// servers), `unix-socket` (a named socket outside the worktree and
+    /// TMPDIR, or one of the machine's abstract ones), or `unobserved`
+    /// (nothing could be seen; `what` says why).
+    pub kind: String,
+    /// What it was: "TCP connect to 203.0.113.5:443 by python3".
+    pub what: String,
+    /// How many times.
+    #[serde(default)]
+    pub count: u64,
+}
+
+impl NetworkSeen {
+    /// Whether it is something the agent did (not a note that nothing
+    /// could be seen).
+    pub(crate) fn is_finding(&self) -> bool {
+        self.kind != "unobserved"
+    }
+}
+
 /// One changed file of the attempt's snapshot.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct FileChange {
@@ -144,14 +173,16 @@ pub(crate) struct FileChange {
     pub binary: bool,
 }
 
+/// How deep a directory of an attempt's tree may be: one this many levels
+/// deep or deeper (its path has 100 names) is cut out of the tree before
+/// the snapshot. libgit2's walk of a working tree enters no directory that
+/// deep, no real project nests its files a hundred directories deep, and
+/// each level costs every directory below it a look at its `.gitignore`.
+pub(crate) const MAX_TREE_DEPTH: usize = 100;
+
 /// Why a path violates the scope, in order of precedence: when several
 /// apply to one path, the first one is reported. Written as the kebab-case
 /// name (`outside-worktree`, `git-internal`, ...).
-/// The deepest directory of an attempt's tree its snapshot reads: no
-/// real project nests its files a hundred directories deep, and each level
-/// costs every directory below it a look at its `.gitignore`.
-pub(crate) const MAX_TREE_DEPTH: usize = 100;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScopeReason {
@@ -167,12 +198,50 @@ pub enum ScopeReason {
     /// a CI workflow, `.envrc`, `retry-run.toml`, ...): `scope::landing`.
     ActsAfterLand,
     OutsideAllow,
-    /// A directory deeper than the snapshot reads
-    /// (`git::MAX_SCAN_DEPTH` levels): cut out of the attempt's tree.
+    /// A directory too deep for the snapshot to read ([`MAX_TREE_DEPTH`]
+    /// levels or more): cut out of the attempt's tree.
     TooDeep,
+    /// Where nothing confined the attempt (`sandbox.mode = "detect"` or
+    /// `"off"`): a ref of a remote moved by a push (a remote on this
+    /// machine read before and after; a tracking ref `git push` moved).
+    Pushed,
+    /// A file of the user's checkout's git directory beside its refs and
+    /// index: a lock (`index.lock`), `ORIG_HEAD`, a reflog (`logs/`), ...
+    CheckoutGit,
+    /// retry-run's record (`.git/retry-run/`) written by something other
+    /// than retry-run: a line added to an event log, a file of the record
+    /// changed.
+    Record,
+    /// retry-run's cache in the user's home (`~/.cache/retry-run`).
+    RetryRunCache,
+    /// A file of this user's in the machine's shared `/tmp` or `/dev/shm`,
+    /// outside the attempt's TMPDIR, written during the attempt: noted, not
+    /// a violation (by its time only: another program may have written it).
+    SharedTmp,
 }
 
 impl ScopeReason {
+    /// What a finding of this reason found outside the worktree, in words
+    /// for the report and the next prompt; `None` for the reasons of the
+    /// change's own scope.
+    pub fn outside_words(self) -> Option<&'static str> {
+        Some(match self {
+            ScopeReason::Pushed => "pushed to a remote: the remote's ref moved",
+            ScopeReason::CheckoutGit => {
+                "a file of the user's checkout's git directory (a lock, ORIG_HEAD, a reflog) changed"
+            }
+            ScopeReason::Record => "retry-run's record changed by something other than retry-run",
+            ScopeReason::RetryRunCache => "retry-run's cache in the home directory changed",
+            ScopeReason::SharedTmp => "a file in the machine's shared /tmp or /dev/shm, outside $TMPDIR",
+            _ => return None,
+        })
+    }
+
+    /// Findings recorded and shown but never a violation (`noted`).
+    pub fn only_noted(self) -> bool {
+        self == ScopeReason::SharedTmp
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ScopeReason::OutsideWorktree => "outside-worktree",
@@ -183,6 +252,11 @@ impl ScopeReason {
             ScopeReason::ActsAfterLand => "acts-after-land",
             ScopeReason::OutsideAllow => "outside-allow",
             ScopeReason::TooDeep => "too-deep",
+            ScopeReason::Pushed => "pushed",
+            ScopeReason::CheckoutGit => "checkout-git",
+            ScopeReason::Record => "record",
+            ScopeReason::RetryRunCache => "retry-run-cache",
+            ScopeReason::SharedTmp => "shared-tmp",
         }
     }
 }
@@ -273,6 +347,10 @@ pub(crate) struct AttemptRecord {
     /// `acts-after-land`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flagged: Vec<ScopeFinding>,
+    /// What was found outside the worktree, recorded and shown, never a
+    /// violation (reason `shared-tmp`: by its time alone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noted: Vec<ScopeFinding>,
     /// The allowed globs at the time (for the required change).
     pub allow: Vec<String>,
     pub checks: Vec<CheckResult>,
@@ -349,6 +427,7 @@ impl AttemptRecord {
             diff_omitted: 0,
             scope: Vec::new(),
             flagged: Vec::new(),
+            noted: Vec::new(),
             allow: Vec::new(),
             checks: Vec::new(),
             not_run: Vec::new(),

@@ -105,12 +105,39 @@ fn changed(r: &AttemptRecord) -> Option<(Outcome, String)> {
             format!("{outside} path{} written outside the worktree", plural(outside)),
         ));
     }
+    // What an unconfined attempt wrote beside the repository's internals
+    // (a push, the checkout's git files, the record, retry-run's cache).
+    let beside: Vec<String> = r
+        .scope
+        .iter()
+        .filter(|v| v.reason.outside_words().is_some() && !v.reason.only_noted())
+        .map(|v| format!("{} ({})", v.path, v.reason))
+        .collect();
+    if !beside.is_empty() {
+        let beside: Vec<&str> = beside.iter().map(String::as_str).collect();
+        return Some((Outcome::ScopeViolation, format!("written outside the worktree: {}", name_few(&beside))));
+    }
     let internal: Vec<&str> =
         r.scope.iter().filter(|v| v.reason == ScopeReason::GitInternal).map(|v| v.path.as_str()).collect();
     if !internal.is_empty() {
         return Some((
             Outcome::ScopeViolation,
             format!("the repository's git internals changed: {}", name_few(&internal)),
+        ));
+    }
+    let deep: Vec<std::borrow::Cow<'_, str>> =
+        r.scope.iter().filter(|v| v.reason == ScopeReason::TooDeep).map(|v| crate::pathfmt::brief(&v.path)).collect();
+    if !deep.is_empty() && deep.len() == r.scope.len() {
+        let deep: Vec<&str> = deep.iter().map(|p| p.as_ref()).collect();
+        // With a change or without one: the directories are why.
+        return Some((
+            Outcome::ScopeViolation,
+            format!(
+                "{} {} levels deep or more, cut out of the change: {}",
+                if deep.len() == 1 { "a directory".to_string() } else { format!("{} directories", deep.len()) },
+                crate::model::MAX_TREE_DEPTH,
+                name_few(&deep)
+            ),
         ));
     }
     let submodules: Vec<&str> =
@@ -459,6 +486,21 @@ mod tests {
                 "the repository's git internals changed: objects/info/alternates",
             ),
             (
+                "a push and a lock of the checkout, before git internals and an empty diff",
+                |r| {
+                    r.files.clear();
+                    r.scope.push(ScopeFinding {
+                        path: "objects/info/alternates".into(),
+                        ..finding(ScopeReason::GitInternal)
+                    });
+                    r.scope
+                        .push(ScopeFinding { path: "origin:refs/heads/main".into(), ..finding(ScopeReason::Pushed) });
+                    r.scope.push(ScopeFinding { path: ".git/index.lock".into(), ..finding(ScopeReason::CheckoutGit) });
+                },
+                Outcome::ScopeViolation,
+                "written outside the worktree: origin:refs/heads/main (pushed), .git/index.lock (checkout-git)",
+            ),
+            (
                 "many git internals are named by the first three",
                 |r| {
                     for p in ["a", "b", "c", "d", "e"] {
@@ -486,6 +528,18 @@ mod tests {
                 },
                 Outcome::EmptyDiff,
                 "the attempt changed no file",
+            ),
+            (
+                "directories too deep and nothing else: no empty diff, the directories are why",
+                |r| {
+                    r.files.clear();
+                    let deep = ["deep0", "deep1"].map(|top| format!("{top}{}", "/d".repeat(99)));
+                    for path in deep {
+                        r.scope.push(ScopeFinding { path, ..finding(ScopeReason::TooDeep) });
+                    }
+                },
+                Outcome::ScopeViolation,
+                "2 directories 100 levels deep or more, cut out of the change: deep0/d/d/…/d, deep1/d/d/…/d",
             ),
             (
                 "outside the allowed scope, before checks",

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::confinement::{Confined, SandboxPlan};
-use crate::model::{BaselineMode, CheckKind, Halt, Landed, ObjectsAdded, Review, ScopeFinding, Usage};
+use crate::model::{BaselineMode, CheckKind, Halt, Landed, NetworkSeen, ObjectsAdded, Review, ScopeFinding, Usage};
 
 // An event is built once and written at once: the size of its largest
 // variant (`CheckFinished`) costs nothing worth a box.
@@ -190,6 +190,10 @@ pub enum Event {
         /// The sandbox's limits it hit, in words.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         limits_hit: Vec<String>,
+        /// Detect mode: what it reached that the other modes would have
+        /// stopped (`network`, `unix-socket`), or why nothing could be seen.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        network_seen: Vec<NetworkSeen>,
     },
     SnapshotTaken {
         #[serde(default)]
@@ -229,6 +233,11 @@ pub enum Event {
         /// user's git): the environment's, not violations.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         environment: Vec<String>,
+        /// What was found outside the worktree and is shown, never a
+        /// violation (`shared-tmp`: a file of the user's in `/tmp` or
+        /// `/dev/shm`, known by its time alone).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        noted: Vec<ScopeFinding>,
     },
     CheckFinished {
         #[serde(default)]

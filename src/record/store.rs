@@ -204,6 +204,38 @@ pub struct EventLog {
     last_seq: u64,
     prev: String,
     lines: usize,
+    /// The bytes of its last line, its newline included (0: none).
+    tail_len: u64,
+    /// The log as retry-run's last write left it, once it is watched for
+    /// writes of others ([`EventLog::watch_foreign`]).
+    left: Option<Left>,
+    /// What others wrote to it, found since [`EventLog::take_foreign`].
+    foreign: Vec<ForeignWrite>,
+}
+
+/// The log's file as retry-run's last write left it: its inode, its
+/// length and its status-change time (which no process can set back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Left {
+    ino: u64,
+    len: u64,
+    ctime: (i64, i64),
+}
+
+impl Left {
+    fn of(m: &std::fs::Metadata) -> Left {
+        use std::os::unix::fs::MetadataExt;
+        Left { ino: m.ino(), len: m.len(), ctime: (m.ctime(), m.ctime_nsec()) }
+    }
+}
+
+/// A write to an event log that retry-run did not make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignWrite {
+    /// What was done to it (`2 lines appended that retry-run did not write`).
+    pub what: String,
+    /// Whether the log was put back as retry-run had written it.
+    pub put_back: bool,
 }
 
 impl EventLog {
@@ -217,7 +249,22 @@ impl EventLog {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io(path))?;
         let t = chain::tail(&bytes);
-        let mut log = EventLog { path: path.to_path_buf(), file, last_seq: t.last_seq, prev: t.prev, lines: t.lines };
+        let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        let tail_len = match body.iter().rposition(|&b| b == b'\n') {
+            _ if t.lines == 0 || t.torn.is_some() => 0,
+            Some(i) => (body.len() - i) as u64,
+            None => body.len() as u64 + 1,
+        };
+        let mut log = EventLog {
+            path: path.to_path_buf(),
+            file,
+            last_seq: t.last_seq,
+            prev: t.prev,
+            lines: t.lines,
+            tail_len,
+            left: None,
+            foreign: Vec::new(),
+        };
         if let Some(torn) = t.torn {
             // End the torn line, then record it: never dropped, never merged.
             log.write_raw(b"\n")?;
@@ -250,6 +297,8 @@ impl EventLog {
 
     /// Like [`EventLog::append`], returning the line written (without its newline).
     pub fn append_line(&mut self, kind: &str, attempt: Option<u32>, fields: &Value) -> Result<String, RecordError> {
+        // A line of another's is put back before this one follows it.
+        self.check_foreign();
         let seq = self.last_seq + 1;
         let line = encode(seq, &now(), kind, attempt, &self.prev, fields);
         let mut bytes = line.clone().into_bytes();
@@ -258,14 +307,144 @@ impl EventLog {
         self.last_seq = seq;
         self.prev = sha256_hex(line.as_bytes());
         self.lines += 1;
+        self.tail_len = bytes.len() as u64;
         Ok(line)
     }
 
     fn write_raw(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
         self.file.write_all(bytes).map_err(io(&self.path))?;
         self.file.flush().map_err(io(&self.path))?;
-        self.file.sync_data().map_err(io(&self.path))
+        self.file.sync_data().map_err(io(&self.path))?;
+        if let Ok(m) = self.file.metadata() {
+            wrote_here(&self.path, &m);
+            if self.left.is_some() {
+                self.left = Some(Left::of(&m));
+            }
+        }
+        Ok(())
     }
+
+    /// From now on, every write of another process to the log (where
+    /// nothing confines the agent: an agent that forges events) is found
+    /// before retry-run's next line, and put back where it can be: lines
+    /// appended are cut off, a log replaced or removed is written again
+    /// from the file retry-run holds open. [`EventLog::take_foreign`] says
+    /// what was found.
+    pub fn watch_foreign(&mut self) {
+        if self.left.is_none() {
+            self.left = self.file.metadata().ok().map(|m| Left::of(&m));
+        }
+    }
+
+    /// What others wrote to the log since the last call (looking at it
+    /// now), each put back where it could be.
+    pub fn take_foreign(&mut self) -> Vec<ForeignWrite> {
+        self.check_foreign();
+        std::mem::take(&mut self.foreign)
+    }
+
+    /// Looks at the log's file: when it is not as retry-run's last write
+    /// left it, says how and puts it back where it can.
+    fn check_foreign(&mut self) {
+        let Some(left) = self.left else { return };
+        let now = std::fs::symlink_metadata(&self.path);
+        if now.as_ref().is_ok_and(|m| m.is_file() && Left::of(m) == left) {
+            return;
+        }
+        // Another log of this process on the same file (none is opened so
+        // today, but it would be retry-run's line, not another's).
+        if let Ok(m) = &now
+            && m.is_file()
+            && Left::of(m).ino == left.ino
+            && written_here(&self.path, m)
+        {
+            self.left = Some(Left::of(m));
+            return;
+        }
+        let found = match &now {
+            Err(_) => self.write_again("removed"),
+            Ok(m) if !m.is_file() || Left::of(m).ino != left.ino => self.write_again("replaced by another file"),
+            Ok(m) if m.len() > left.len && self.tail_intact(left.len) => {
+                let extra = self.read_at(left.len, (m.len() - left.len).min(1 << 20));
+                let lines = extra.iter().filter(|&&b| b == b'\n').count().max(1);
+                let what = format!(
+                    "{lines} line{} ({} bytes) appended that retry-run did not write",
+                    if lines == 1 { "" } else { "s" },
+                    m.len() - left.len
+                );
+                let cut = self.file.set_len(left.len).and_then(|()| self.file.sync_data());
+                ForeignWrite { what, put_back: cut.is_ok() }
+            }
+            Ok(m) if m.len() < left.len => {
+                ForeignWrite { what: format!("cut short from {} to {} bytes", left.len, m.len()), put_back: false }
+            }
+            Ok(_) => ForeignWrite { what: "rewritten in place".into(), put_back: false },
+        };
+        self.foreign.push(found);
+        self.left = self.file.metadata().ok().map(|m| Left::of(&m));
+    }
+
+    /// Whether the log's last line, ending at `len`, is still the one
+    /// retry-run wrote (its hash is the chain's last).
+    fn tail_intact(&self, len: u64) -> bool {
+        if self.tail_len == 0 {
+            return len == 0;
+        }
+        let line = self.read_at(len.saturating_sub(self.tail_len), self.tail_len);
+        line.len() as u64 == self.tail_len && line.ends_with(b"\n") && sha256_hex(&line[..line.len() - 1]) == self.prev
+    }
+
+    /// Up to `n` bytes of the open file from `offset`.
+    fn read_at(&self, offset: u64, n: u64) -> Vec<u8> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; n as usize];
+        let mut got = 0;
+        while got < buf.len() {
+            match self.file.read_at(&mut buf[got..], offset + got as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => got += k,
+            }
+        }
+        buf.truncate(got);
+        buf
+    }
+
+    /// The log written again at its path from the file retry-run holds
+    /// open (its own lines, as it wrote them), then reopened there.
+    fn write_again(&mut self, what: &str) -> ForeignWrite {
+        let Some(left) = self.left else { return ForeignWrite { what: what.into(), put_back: false } };
+        let bytes = self.read_at(0, left.len);
+        let whole = bytes.len() as u64 == left.len && self.tail_intact(left.len);
+        let reopened = whole
+            && write_file(&self.path, &bytes).is_ok()
+            && match OpenOptions::new().read(true).append(true).open(&self.path) {
+                Ok(f) if f.metadata().is_ok_and(|m| m.is_file() && m.len() == left.len) => {
+                    self.file = f;
+                    true
+                }
+                _ => false,
+            };
+        ForeignWrite { what: what.into(), put_back: reopened }
+    }
+}
+
+/// The record's files this process wrote, each as its last write left it.
+static WRITTEN: std::sync::Mutex<std::collections::BTreeMap<PathBuf, Left>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// Notes that this process wrote `path`, now as `m` says.
+fn wrote_here(path: &Path, m: &std::fs::Metadata) {
+    if let Ok(mut w) = WRITTEN.lock() {
+        w.insert(path.to_path_buf(), Left::of(m));
+    }
+}
+
+/// Whether the record's file at `path` is as this process's last write of
+/// it left it (`m`, its stat data now): what another task of this run
+/// wrote meanwhile (an event appended, a file of its record) is this
+/// run's, not an unconfined agent's.
+pub(crate) fn written_here(path: &Path, m: &std::fs::Metadata) -> bool {
+    WRITTEN.lock().is_ok_and(|w| w.get(path) == Some(&Left::of(m)))
 }
 
 /// Now, UTC, RFC 3339 with milliseconds.
@@ -290,8 +469,15 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
         .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
         .map_err(io(&tmp))
         .and_then(|()| std::fs::rename(&tmp, path).map_err(io(path)));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    match &written {
+        Ok(()) => {
+            if let Ok(m) = std::fs::symlink_metadata(path) {
+                wrote_here(path, &m);
+            }
+        }
+        Err(_) => {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
     written
 }
@@ -299,6 +485,60 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log of two events, watched for others' writes.
+    fn watched(dir: &Path) -> EventLog {
+        let mut log = EventLog::open(&dir.join(super::super::layout::EVENTS)).expect("open");
+        log.append("A", None, &serde_json::json!({})).expect("append");
+        log.append("B", Some(1), &serde_json::json!({"x": 1})).expect("append");
+        log.watch_foreign();
+        log
+    }
+
+    #[test]
+    fn lines_others_append_are_found_and_cut_off_before_the_next() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut log = watched(dir.path());
+        assert!(log.take_foreign().is_empty(), "retry-run's own lines are no one else's");
+        let path = log.path().to_path_buf();
+        let ours = std::fs::read(&path).expect("read");
+        let mut f = OpenOptions::new().append(true).open(&path).expect("open");
+        f.write_all(b"{\"seq\":3,\"type\":\"TaskSucceeded\"}\n{\"x\":1}\n").expect("forge");
+        drop(f);
+        // retry-run's next line finds them first, and puts the log back.
+        log.append("C", Some(1), &serde_json::json!({})).expect("append");
+        let found = log.take_foreign();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].what.starts_with("2 lines (") && found[0].put_back, "{found:?}");
+        let now = std::fs::read(&path).expect("read");
+        assert!(now.starts_with(&ours) && !String::from_utf8_lossy(&now).contains("TaskSucceeded"));
+        let v = super::super::chain::verify(&now);
+        assert!(v.broken.is_none() && v.events.len() == 3, "the chain holds: {:?}", v.broken);
+        assert!(log.take_foreign().is_empty());
+    }
+
+    #[test]
+    fn a_log_replaced_or_removed_is_written_again_and_one_rewritten_in_place_is_said() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut log = watched(dir.path());
+        let path = log.path().to_path_buf();
+        let ours = std::fs::read(&path).expect("read");
+        std::fs::write(dir.path().join("forged"), b"{\"seq\":1}\n").expect("write");
+        std::fs::rename(dir.path().join("forged"), &path).expect("replace");
+        let found = log.take_foreign();
+        assert_eq!(found, [ForeignWrite { what: "replaced by another file".into(), put_back: true }]);
+        assert_eq!(std::fs::read(&path).expect("read"), ours);
+        std::fs::remove_file(&path).expect("remove");
+        assert_eq!(log.take_foreign(), [ForeignWrite { what: "removed".into(), put_back: true }]);
+        log.append("C", None, &serde_json::json!({})).expect("append");
+        assert!(super::super::chain::verify(&std::fs::read(&path).expect("read")).broken.is_none());
+        // Same size, other bytes: said, not put back (retry-run keeps no copy).
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[2] = b'X';
+        let f = OpenOptions::new().write(true).open(&path).expect("open");
+        std::os::unix::fs::FileExt::write_at(&f, &bytes[..3], 0).expect("write");
+        assert_eq!(log.take_foreign(), [ForeignWrite { what: "rewritten in place".into(), put_back: false }]);
+    }
 
     #[test]
     fn writers_of_one_file_at_once_each_write_it_whole() {

@@ -144,6 +144,10 @@ fn agent_run(t: &Fixed<'_>, ran: Result<process::Finished, String>, a: &Attempt)
     agent_run.refused_hosts = sandbox::refused_hosts(&a.dir.path().join(NET_LOG));
     agent_run.limits_hit =
         sandbox::limits_hit(&a.dir.path().join(NET_LOG)).iter().map(sandbox::LimitHit::describe).collect();
+    agent_run.network_seen = sandbox::seen::network_seen(&a.dir.path().join(NET_LOG))
+        .into_iter()
+        .map(|s| crate::model::NetworkSeen { kind: s.seen, what: s.what, count: s.count })
+        .collect();
     if agent_run.timed_out || agent_run.crashed() {
         agent_run.last_activity = newest_file(wt);
         if matches!(t.plan.confined, Effective::Landlock | Effective::Namespaces) {
@@ -305,6 +309,7 @@ fn agent_run_of(
                 refused: Vec::new(),
                 refused_hosts: Vec::new(),
                 limits_hit: Vec::new(),
+                network_seen: Vec::new(),
                 usage: report.usage,
                 final_message: report.final_message.map(|m| {
                     let m = relativize(&m, wt);

@@ -172,7 +172,9 @@ impl RunError {
             | RunError::LaneStopped { .. } => false,
             RunError::Sandbox(e) => !matches!(
                 e,
-                crate::sandbox::SandboxError::NoNamespaces { .. } | crate::sandbox::SandboxError::NoLandlock { .. }
+                crate::sandbox::SandboxError::NoNamespaces { .. }
+                    | crate::sandbox::SandboxError::NoLandlock { .. }
+                    | crate::sandbox::SandboxError::NoProcessLimit { .. }
             ),
             RunError::Git(e) => e.is_usage(),
             RunError::Record(e) => e.is_usage(),

@@ -61,7 +61,9 @@ mod slots;
 mod snapshot;
 mod start;
 mod submodules;
+mod surroundings;
 mod task_run;
+mod unconfined;
 mod worktree;
 
 pub(crate) mod leftovers;

@@ -11,6 +11,8 @@ use super::RunError;
 use super::attempt::{Attempt, Fixed};
 use super::confine::git_paths;
 use super::recorder::{Found, Recorder};
+use super::surroundings::{self, Marks, Where};
+use super::unconfined::{self, Window};
 use crate::checkout_watch::Machinery;
 use crate::checkout_watch::whole_run::Watch;
 use crate::git::fingerprint::{
@@ -29,6 +31,13 @@ pub(super) struct Guard {
     /// The packs' indexes as they were before the agent, held open: what
     /// a pack removed meanwhile held.
     indexes: KeptIndexes,
+    /// Where nothing confines the attempt: the repository's unconfined
+    /// window, held from the look before a step to the look after it.
+    window: Option<Window>,
+    /// Where nothing confines the attempt: what lies beside the
+    /// repository's internals (remotes, the checkout's git files, the
+    /// record, retry-run's cache, `/tmp`), marked just before the step.
+    marks: Option<Marks>,
 }
 
 /// What an agent changed outside its worktree.
@@ -40,6 +49,46 @@ pub(super) struct Changed {
     pub git_internal: Vec<InternalChange>,
     /// Those removed whose objects are all still stored (a repack).
     pub still_stored: BTreeSet<String>,
+    /// Where nothing confined the agent: what it changed beside the
+    /// repository's internals (`pushed`, `checkout-git`, `record`,
+    /// `retry-run-cache`; `shared-tmp` noted).
+    pub beside: surroundings::Seen,
+}
+
+/// Whether nothing confines the attempt's processes.
+pub(super) fn unconfined(t: &Fixed<'_>) -> bool {
+    matches!(t.plan.confined, Effective::Detect | Effective::Off)
+}
+
+/// Where the attempt runs, for [`surroundings`].
+fn place<'a>(t: &'a Fixed<'_>, n: u32) -> Where<'a> {
+    Where {
+        common: t.repo.common_dir(),
+        git_dir: t.repo.git_dir(),
+        checkout: t.repo.workdir(),
+        worktree: &t.wt,
+        store: t.store,
+        record: &t.plan.id,
+        attempt: n,
+        tmp: t.plan.confined != Effective::Off,
+    }
+}
+
+/// Where nothing confines the attempt: the repository's unconfined window
+/// taken (waiting for another's to end), or `None`.
+fn window(t: &Fixed<'_>) -> Result<Option<Window>, RunError> {
+    if !unconfined(t) {
+        return Ok(None);
+    }
+    let id = t.plan.id.clone();
+    unconfined::take(t.repo.common_dir(), &id, &|m| t.progress.say(m), &|| super::stop_if_interrupted(&id))
+}
+
+/// The unconfined window held, without a look before or after: for the
+/// unconfined steps retry-run does not compare (`worktree.setup`), so that
+/// what they write is never charged to another attempt's step.
+pub(super) fn hold_window(t: &Fixed<'_>) -> Result<Option<Window>, RunError> {
+    window(t)
 }
 
 /// Paths of the user's checkout an attempt changed, as scope findings.
@@ -90,8 +139,14 @@ fn internals(t: &Fixed<'_>) -> Fingerprint {
 }
 
 /// What must not change outside the worktree, marked before the agent:
-/// the checkout, the git machinery and the repository's internals.
-pub(super) fn guard_outside(t: &Fixed<'_>, watch: &mut Watch) -> Guard {
+/// the checkout, the git machinery and the repository's internals. Where
+/// nothing confines the attempt, the repository's unconfined window is
+/// taken first, and the task's event log watched for lines of others.
+pub(super) fn guard_outside(t: &Fixed<'_>, rec: &mut Recorder, watch: &mut Watch) -> Result<Guard, RunError> {
+    let window = window(t)?;
+    if unconfined(t) {
+        rec.log.watch_foreign();
+    }
     let indexes = keep_indexes(t.repo.common_dir());
     let before = internals(t);
     let started = Instant::now();
@@ -99,7 +154,96 @@ pub(super) fn guard_outside(t: &Fixed<'_>, watch: &mut Watch) -> Guard {
     watch.ready(&t.wt_root, &|m| t.progress.say(m)).mark(t.repo);
     let machinery = Machinery::take(t.repo.common_dir());
     watch.spent += started.elapsed();
-    Guard { machinery, before, indexes }
+    Ok(Guard { machinery, before, indexes, window, marks: None })
+}
+
+/// Where nothing confines the attempt, what lies beside the repository's
+/// internals marked, just before its agent starts (after the prompt,
+/// which retry-run writes into the record).
+pub(super) fn mark_beside(t: &Fixed<'_>, guard: &mut Guard, a: &Attempt) {
+    if unconfined(t) {
+        guard.marks = Some(surroundings::mark(&place(t, a.n)));
+    }
+}
+
+/// Where nothing confines the attempt, before its checks: the unconfined
+/// window taken again (other tasks' agents ran meanwhile), and everything
+/// outside the worktree marked afresh, so that the checks are charged
+/// with what they change, not with what others did between. Held until
+/// the attempt ends: its built-in checks and its verifier run unconfined
+/// too.
+pub(super) fn before_checks(t: &Fixed<'_>, watch: &mut Watch, guard: &mut Guard, a: &Attempt) -> Result<(), RunError> {
+    if !unconfined(t) {
+        return Ok(());
+    }
+    guard.window = window(t)?;
+    if t.plan.config.checks.is_empty() {
+        // No check to compare after (and the watch may be retired): the
+        // window is held for the built-in checks and the verifier alone.
+        return Ok(());
+    }
+    guard.indexes = keep_indexes(t.repo.common_dir());
+    guard.before = internals(t);
+    let started = Instant::now();
+    watch.ready(&t.wt_root, &|m| t.progress.say(m)).mark(t.repo);
+    watch.spent += started.elapsed();
+    guard.marks = Some(surroundings::mark(&place(t, a.n)));
+    Ok(())
+}
+
+/// What the unconfined step changed beside the repository's internals
+/// since `guard`'s marks, `moved` naming the refs other findings name;
+/// the task's event log's foreign lines among them (put back where they
+/// could be: `restored` names the log then).
+fn beside(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    guard: &Guard,
+    a: &Attempt,
+    moved: &BTreeSet<String>,
+    restored: &mut Vec<String>,
+) -> surroundings::Seen {
+    let mut seen = match &guard.marks {
+        Some(marks) => surroundings::changes(&place(t, a.n), marks, moved),
+        None => surroundings::Seen::default(),
+    };
+    seen.violations.extend(foreign_lines(t, rec, restored));
+    seen
+}
+
+/// The lines others wrote to the task's event log since the last look, as
+/// `record` findings; the log, where it was put back, added to `restored`.
+fn foreign_lines(t: &Fixed<'_>, rec: &mut Recorder, restored: &mut Vec<String>) -> Vec<ScopeFinding> {
+    let log = format!("retry-run/tasks/{}/{}", t.plan.id, crate::record::layout::EVENTS);
+    rec.log
+        .take_foreign()
+        .into_iter()
+        .map(|w| {
+            if w.put_back && !restored.contains(&log) {
+                restored.push(log.clone());
+            }
+            let put = if w.put_back { "; put back as retry-run wrote it" } else { "" };
+            ScopeFinding {
+                path: format!(".git/{log}"),
+                old_path: None,
+                reason: ScopeReason::Record,
+                rule: Some(format!("{}{put}", w.what)),
+            }
+        })
+        .collect()
+}
+
+/// The refs (and `HEAD`) that findings of the checkout and the internals
+/// name: their reflogs are not named again.
+fn moved_refs(checkout: &[String], internal: &[String]) -> BTreeSet<String> {
+    checkout
+        .iter()
+        .chain(internal)
+        .filter_map(|p| {
+            if p == ".git/HEAD" || p == "HEAD" { Some("HEAD") } else { p.starts_with("refs/").then_some(p.as_str()) }
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// After the agent: the git machinery put back, the user's checkout only
@@ -108,7 +252,7 @@ pub(super) fn after_agent(
     t: &Fixed<'_>,
     rec: &mut Recorder,
     watch: &mut Watch,
-    guard: &Guard,
+    guard: &mut Guard,
     a: &mut Attempt,
 ) -> Result<Changed, RunError> {
     let after = internals(t);
@@ -143,6 +287,13 @@ pub(super) fn after_agent(
     }
     let checkout = watch.ready(&t.wt_root, &|m| t.progress.say(m)).changes(t.repo);
     watch.spent += started.elapsed();
+    let mut git_internal = after.compare(&guard.before);
+    let internal_names: Vec<String> = git_internal.iter().map(|c| c.part.clone()).collect();
+    let mut restored = std::mem::take(&mut a.record.restored);
+    let beside = beside(t, rec, guard, a, &moved_refs(&checkout, &internal_names), &mut restored);
+    a.record.restored = restored;
+    // The window ends: nothing of the attempt runs until its checks.
+    guard.window = None;
     if let Some(r) = &a.record.agent {
         rec.event(
             Some(a.n),
@@ -157,6 +308,7 @@ pub(super) fn after_agent(
                 leftovers: r.leftovers.clone(),
                 refused_hosts: r.refused_hosts.clone(),
                 limits_hit: r.limits_hit.clone(),
+                network_seen: r.network_seen.clone(),
             },
         )?;
         t.progress.gate(&if r.timed_out {
@@ -165,10 +317,9 @@ pub(super) fn after_agent(
             format!("agent {}", crate::text::exit_text(r.exit_code, r.signal))
         });
     }
-    let mut git_internal = after.compare(&guard.before);
     let still_stored = still_stored_parts(t, guard, &git_internal);
     git_internal.extend(secured);
-    Ok(Changed { checkout, git_internal, still_stored })
+    Ok(Changed { checkout, git_internal, still_stored, beside })
 }
 
 /// Checks run code the agent wrote: what they changed outside the
@@ -200,6 +351,10 @@ pub(super) fn after_checks(
     a.record.restored.extend(relinked.iter().cloned());
     let outside = watch.ready(&t.wt_root, &|m| t.progress.say(m)).changes(t.repo);
     watch.spent += started.elapsed();
+    let internal_names: Vec<String> = changes.iter().map(|c| c.part.clone()).collect();
+    let mut restored = std::mem::take(&mut a.record.restored);
+    let seen = beside(t, rec, guard, a, &moved_refs(&outside, &internal_names), &mut restored);
+    a.record.restored = restored;
     let mut found = outside_findings(&outside);
     let mut internal = internal_findings(&judged, &outside);
     // A link put back that the fingerprint missed (changed and changed
@@ -210,14 +365,43 @@ pub(super) fn after_checks(
         }
     }
     found.extend(internal);
-    if !found.is_empty() {
-        let now =
-            Found { findings: &found, restored: &a.record.restored, objects: None, environment: &judged.environment };
+    found.extend(seen.violations);
+    surroundings::pushes_by_tracking(t.repo.common_dir(), &mut found);
+    if !found.is_empty() || !seen.noted.is_empty() {
+        let now = Found {
+            findings: &found,
+            restored: &a.record.restored,
+            objects: None,
+            environment: &judged.environment,
+            noted: &seen.noted,
+        };
         rec.scope_checked(a.n, 0, now, Some("checks"))?;
-        t.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
+        if !found.is_empty() {
+            t.progress.gate("scope VIOLATION (a check wrote outside the worktree)");
+        }
         a.record.scope.extend(found);
+        a.record.noted.extend(seen.noted);
     }
     halt(t, a, HaltedAfter::Checks, judged.halt);
+    Ok(())
+}
+
+/// Where nothing confines the attempt, after its last step (the
+/// verifier, the built-in checks): lines of others in the task's event log
+/// since its checks (found before each line retry-run wrote, and cut off),
+/// recorded as the attempt's `record` findings (`after: "verifier"`).
+pub(super) fn after_last_step(t: &Fixed<'_>, rec: &mut Recorder, a: &mut Attempt) -> Result<(), RunError> {
+    if !unconfined(t) {
+        return Ok(());
+    }
+    let found = foreign_lines(t, rec, &mut a.record.restored);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let now = Found { findings: &found, restored: &a.record.restored, objects: None, environment: &[], noted: &[] };
+    rec.scope_checked(a.n, 0, now, Some("verifier"))?;
+    t.progress.gate("scope VIOLATION (the task's record written by another than retry-run)");
+    a.record.scope.extend(found);
     Ok(())
 }
 

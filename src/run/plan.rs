@@ -231,12 +231,22 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),
         &sandbox::landlock::kernel(),
     )?;
+    // Root is exempt from RLIMIT_NPROC: a confined mode holds the limit
+    // with a pids cgroup, or the run stops here, before any attempt.
+    if matches!(confined, Effective::Landlock | Effective::Namespaces) {
+        // SAFETY: getuid has no preconditions.
+        let root = unsafe { libc::getuid() } == 0;
+        let cgroup = || {
+            sandbox::limits::PidsCgroup::new(1, None, false)
+                .map(drop)
+                .ok_or_else(|| "no pids cgroup could be made beneath this process's own".to_string())
+        };
+        let made = if root && config.sandbox.max_processes > 0 { cgroup() } else { Ok(()) };
+        sandbox::process_limit(root, config.sandbox.max_processes, made)?;
+    }
     let fallback_note = if confined == Effective::Landlock {
         // What the fallback cannot hold here, said at start and recorded.
-        let root = unsafe { libc::getuid() } == 0;
-        let cgroup =
-            root && config.sandbox.max_processes > 0 && sandbox::limits::PidsCgroup::new(1, None, false).is_some();
-        let gaps = sandbox::fallback_gaps(root, cgroup, config.sandbox.max_processes);
+        let gaps = sandbox::fallback_gaps();
         Some(match fallback_note {
             Some(note) => format!("{note}; {gaps}"),
             None => format!("sandbox.mode = \"landlock\": {gaps}"),

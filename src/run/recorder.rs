@@ -55,6 +55,8 @@ pub(super) struct Found<'a> {
     /// Parts of the repository's internals that changed where the attempt
     /// could not write: the environment's.
     pub environment: &'a [String],
+    /// What was found outside the worktree, shown but never a violation.
+    pub noted: &'a [ScopeFinding],
 }
 
 /// What watching the user's checkout cost during an attempt.
@@ -147,6 +149,7 @@ impl Recorder {
                 after: after.map(String::from),
                 objects_added: found.objects.filter(|o| !o.is_empty()).cloned(),
                 environment: found.environment.to_vec(),
+                noted: found.noted.to_vec(),
             },
         )
     }

@@ -2,8 +2,6 @@
 //! `refs/retry-run/<task>/<n>`, compared with the base; the attempt's files
 //! and bounded diff recorded.
 
-use std::os::unix::ffi::OsStrExt;
-
 use super::RunError;
 use super::attempt::{Attempt, Fixed};
 use super::recorder::Recorder;
@@ -33,25 +31,11 @@ pub(super) fn snapshot<'a>(t: &Fixed<'a>, rec: &mut Recorder, a: &mut Attempt) -
         });
     }
     let message = format!("retry-run {id} attempt {n}");
-    let mut snap = repo.snapshot_from(&t.wt, t.base.oid, &refname, &message, index);
-    // A tree deeper than the scan reads: cut where it is too deep (the
-    // worktree is the attempt's, reset before the next), named as a
-    // violation of the attempt, and taken again (a few times at most:
-    // each cut removes one such directory).
-    for _ in 0..64 {
-        let Err(crate::git::GitError::TooDeep { path }) = &snap else { break };
-        let rel = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
-        crate::git::nofollow_fs::remove_beneath(&t.wt, rel)
-            .map_err(|source| RunError::Tmpdir { path: t.wt.join(rel), source })?;
-        a.cut.push(crate::model::ScopeFinding {
-            path: display(path).into_owned(),
-            old_path: None,
-            reason: crate::model::ScopeReason::TooDeep,
-            rule: Some(format!("more than {} directory levels", crate::git::MAX_SCAN_DEPTH)),
-        });
-        snap = repo.snapshot(&t.wt, t.base.oid, &refname, &message);
-    }
-    let snap = snap?;
+    // A tree deeper than git reads is cut where it is too deep (the
+    // worktree is the attempt's, reset before the next), each directory
+    // cut named as a violation of the attempt.
+    let (snap, cut) = repo.snapshot_cutting(&t.wt, t.base.oid, &refname, &message, index)?;
+    a.cut.extend(too_deep_findings(&cut));
     let commit = snap.commit;
     a.dirty_submodules = snap.dirty_submodules;
     let head = repo.resolve(&commit.to_string())?;
@@ -73,6 +57,30 @@ pub(super) fn snapshot<'a>(t: &Fixed<'a>, rec: &mut Recorder, a: &mut Attempt) -
     )?;
     a.commit = Some(commit);
     Ok(cmp)
+}
+
+/// The cut directories named one by one in a record: the rest are
+/// counted in the last one's rule (an agent may make a million).
+const NAMED_CUTS: usize = 100;
+
+/// The scope findings of the directories a snapshot cut (too deep).
+fn too_deep_findings(cut: &[Vec<u8>]) -> Vec<crate::model::ScopeFinding> {
+    let bound = format!("{} directory levels or more", crate::git::MAX_SCAN_DEPTH);
+    let more = cut.len().saturating_sub(NAMED_CUTS);
+    cut.iter()
+        .take(NAMED_CUTS)
+        .enumerate()
+        .map(|(i, path)| crate::model::ScopeFinding {
+            path: display(path).into_owned(),
+            old_path: None,
+            reason: crate::model::ScopeReason::TooDeep,
+            rule: Some(if more > 0 && i + 1 == NAMED_CUTS {
+                format!("{bound}; {more} more directories like it cut too")
+            } else {
+                bound.clone()
+            }),
+        })
+        .collect()
 }
 
 /// The compared change's files and bounded patch into `record`.
@@ -97,3 +105,18 @@ pub(super) fn fill(record: &mut crate::model::AttemptRecord, cmp: &Comparison<'_
 
 /// Patch lines kept of a self-check's change.
 pub(super) const SELF_CHECK_DIFF_LINES: usize = RECORD_DIFF_LINES;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn past_a_hundred_cut_directories_the_rest_are_counted_not_named() {
+        let cut: Vec<Vec<u8>> = (0..103).map(|i| format!("deep{i}").into_bytes()).collect();
+        let found = super::too_deep_findings(&cut);
+        assert_eq!(found.len(), 100);
+        assert!(found.iter().all(|f| f.reason == crate::model::ScopeReason::TooDeep));
+        assert_eq!(found[0].rule.as_deref(), Some("100 directory levels or more"));
+        assert_eq!(found[99].path, "deep99");
+        assert_eq!(found[99].rule.as_deref(), Some("100 directory levels or more; 3 more directories like it cut too"));
+        assert!(super::too_deep_findings(&[]).is_empty());
+    }
+}

@@ -121,19 +121,28 @@ impl<'a> TaskRun<'a> {
         t.progress.attempt(n, t.last_allowed);
         self.rec.event(Some(n), Event::AttemptStarted { max_attempts: t.last_allowed })?;
         t.publish()?;
+        // `worktree.setup` runs in the worktree the last agent left, and
+        // nothing confines it in detect mode: in the repository's
+        // unconfined window, so that it is never charged to another's.
+        let setup_window = match t.plan.config.worktree.setup {
+            Some(_) => outside::hold_window(t)?,
+            None => None,
+        };
         let kept = worktree::worktree(t, &mut self.rec, n)?;
+        drop(setup_window);
         stop()?;
         let mut a = confine::confine(t, n, started)?;
         base::baseline_once(t, &mut self.rec, (&mut self.baselines, &mut self.aside), &a, kept)?;
         stop()?;
-        let mut guard = outside::guard_outside(t, &mut self.watch);
+        let mut guard = outside::guard_outside(t, &mut self.rec, &mut self.watch)?;
         let prompt = prompt::assemble_prompt(t, &mut self.rec, &self.prior, &mut self.manifests, &a)?;
         stop()?;
+        outside::mark_beside(t, &mut guard, &a);
         let carried = Carried { baselines: self.baselines.as_deref(), prior: &self.prior };
         agent::run_agent(t, &mut self.rec, carried, &mut a, &prompt)?;
         // What the agent changed outside is compared and put back even when
         // it was stopped by an interruption.
-        let outside = outside::after_agent(t, &mut self.rec, &mut self.watch, &guard, &mut a)?;
+        let outside = outside::after_agent(t, &mut self.rec, &mut self.watch, &mut guard, &mut a)?;
         // The run's last look at the checkout, when this is its last
         // attempt and no check runs (nothing later in a run reads it).
         if n == t.last_allowed && t.plan.config.checks.is_empty() {
@@ -145,6 +154,7 @@ impl<'a> TaskRun<'a> {
         stop()?;
         match outcome::skip_checks(&a.record) {
             None => {
+                outside::before_checks(t, &mut self.watch, &mut guard, &a)?;
                 let mut none = Vec::new();
                 let baselines = self.baselines.as_mut().unwrap_or(&mut none);
                 stages::configured_checks(t, &mut self.rec, (baselines, self.aside.as_ref()), &mut a)?;
@@ -164,6 +174,7 @@ impl<'a> TaskRun<'a> {
             Some(outcome::Skip::Halted) => t.progress.gate("checks and verifier NOT run (halted)"),
             Some(_) => {}
         }
+        outside::after_last_step(t, &mut self.rec, &mut a)?;
         self.record_outcome(a)
     }
 

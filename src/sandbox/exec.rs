@@ -67,6 +67,11 @@ pub(crate) struct Confined {
     pub refuse_ports: Vec<u16>,
     /// Outside: look for the ports to refuse (the agent's sandbox only).
     pub refuse_direct: bool,
+    /// Without layers (detect mode's agent): its connections and sockets
+    /// are observed and recorded in the log, judged against `network`
+    /// ([`super::observe`]).
+    #[serde(default)]
+    pub observe: bool,
     /// `deny_read` is the whole list of what to hide (the attempt loop
     /// looked for the secrets once for the run): not looked for again.
     pub deny_read_complete: bool,
@@ -102,6 +107,7 @@ impl Default for Confined {
             reap: false,
             refuse_ports: Vec::new(),
             refuse_direct: false,
+            observe: false,
             deny_read_complete: false,
             print_bwrap: false,
             found: Found::default(),
@@ -141,6 +147,9 @@ pub enum ExecError {
     Seccomp(#[from] seccomp::SeccompError),
     #[error("no command to run")]
     NoCommand,
+    /// The process limit cannot be held here (root without a pids cgroup).
+    #[error(transparent)]
+    ProcessLimit(super::SandboxError),
     /// The command could not be started.
     #[error("cannot start {program:?}: {source}")]
     CannotStart { program: String, source: std::io::Error },
@@ -204,13 +213,32 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
     }
     let ended = match c.layers {
         Layers::None => {
-            let mut cmd = command(c, &tmpdir, None);
-            // Unconfined (no seccomp filter, which would set no_new_privs
-            // and break a check's sudo), but without a terminal: the kernel
-            // refuses TIOCSTI on a terminal that is not the caller's own.
-            own_session(&mut cmd);
+            // Detect mode's agent: its connections and sockets observed
+            // (`observe`: a filter that stops nothing).
+            let observer = super::observe::Observer::for_command(c.observe, c.reap);
+            if observer.is_some() {
+                // The agent (the same user) may neither trace this process
+                // nor take the filter's listener from it.
+                not_dumpable();
+            }
             let mut log = c.log.as_deref().and_then(open_log);
-            finish(c, start_and_wait(&mut cmd, c.reap, program, log.as_mut()))
+            let mut ended =
+                start_and_wait(&mut unconfined(c, &tmpdir, observer.as_ref()), c.reap, program, log.as_mut());
+            if observer.as_ref().is_some_and(super::observe::Observer::refused) {
+                // The filter could not be handed over, so nothing started:
+                // the command runs unobserved (the log says why).
+                ended = start_and_wait(&mut unconfined(c, &tmpdir, None), c.reap, program, log.as_mut());
+            }
+            if let Some(o) = observer {
+                let reach = super::observe::Reach {
+                    network: &c.network,
+                    host_network: c.host_network,
+                    unix_sockets: c.unix_sockets,
+                    inside: [&dir, &tmpdir],
+                };
+                o.finish(c.log.as_deref(), &reach);
+            }
+            finish(c, ended)
         }
         Layers::Namespaces => outer(c, &dir, &tmpdir, home.as_deref()),
         Layers::Landlock => landlock_only(c, &dir, &tmpdir, home.as_deref()),
@@ -219,6 +247,19 @@ pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
         let _ = std::fs::remove_dir_all(&tmpdir);
     }
     ended
+}
+
+/// The command unconfined: no seccomp filter that refuses (it would set
+/// no_new_privs and break a check's sudo), but without a terminal (the
+/// kernel refuses TIOCSTI on a terminal that is not the caller's own);
+/// with `observer`, under its filter (detect mode's agent).
+fn unconfined(c: &Confined, tmpdir: &Path, observer: Option<&super::observe::Observer>) -> Command {
+    let mut cmd = command(c, tmpdir, None);
+    own_session(&mut cmd);
+    if let Some(o) = observer {
+        o.install_on(&mut cmd);
+    }
+    cmd
 }
 
 /// The command with its TMPDIR (and the proxy's address, when it has one).
@@ -808,7 +849,13 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     not_dumpable();
     let rules = rules(c)?;
     let writable = writable(c, dir, Some(tmpdir), home)?;
-    let hidden = hidden(c, home);
+    let mut hidden = hidden(c, home);
+    // Without a private /dev/shm, the machine's is closed to the command,
+    // unless it was made writable.
+    let shm = Path::new(super::SHARED_MEMORY);
+    if shm.is_dir() && !writable.iter().any(|w| w.starts_with(shm) || shm.starts_with(w)) {
+        hidden.push(shm.to_path_buf());
+    }
     let mut proxy = None;
     let mut net = landlock::Net::Any;
     let run_dir = private_tmpdir("run")?;
@@ -833,8 +880,25 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     }
     let port = proxy.as_ref().and_then(|p| p.tcp_port());
     let ruleset = landlock::prepare(&writable, &hidden, net)?;
+    // Root is exempt from RLIMIT_NPROC: its limit is a pids cgroup, or
+    // nothing runs.
+    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes, c.found.pids_cgroup.as_deref(), false);
+    let root = is_root();
+    let made = if cgroup.is_some() { Ok(()) } else { Err("no pids cgroup could be made".to_string()) };
+    if let Err(e) = super::process_limit(root, c.limits.processes, made) {
+        drop(proxy);
+        let _ = std::fs::remove_dir_all(&run_dir);
+        return Err(ExecError::ProcessLimit(e));
+    }
     close_inherited();
     let mut cmd = command(c, tmpdir, port);
+    if let Some(cg) = &cgroup {
+        // First, before Landlock closes the cgroup's files to it: the
+        // command's process has one thread between fork and exec, which on
+        // cgroup v1 enters through `tasks`, without the grace period (see
+        // `ThreadEntry`); for root, a failure to enter stops the start.
+        enter_on_exec(&mut cmd, &cg.tasks().unwrap_or_else(|| cg.procs()), root);
+    }
     let limits = c.limits;
     // SAFETY: between fork and exec: setrlimit and two system calls on a
     // descriptor prepared before the fork.
@@ -853,13 +917,6 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
         supervisor: false,
     })?;
     install_on_exec(&mut cmd, filter);
-    let cgroup = limits::PidsCgroup::for_limit(c.limits.processes, c.found.pids_cgroup.as_deref(), false);
-    if let Some(cg) = &cgroup {
-        // The command's process has one thread between fork and exec: on
-        // cgroup v1 it enters through `tasks`, without the grace period
-        // (see `ThreadEntry`).
-        enter_on_exec(&mut cmd, &cg.tasks().unwrap_or_else(|| cg.procs()));
-    }
     let mut log = c.log.as_deref().and_then(open_log);
     let ended = start_and_wait(&mut cmd, c.reap, &c.argv[0], log.as_mut());
     drop(proxy);
@@ -1180,23 +1237,31 @@ fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
 }
 
 /// Moves the command's process into the cgroup whose `cgroup.procs` (or,
-/// on v1, `tasks`) is `procs` just before it executes (it fails quietly:
-/// the rlimit stays).
-fn enter_on_exec(cmd: &mut Command, procs: &Path) {
+/// on v1, `tasks`) is `procs` just before it executes. Where the cgroup
+/// is the only limit (`required`: root), a failure stops the start; else
+/// it fails quietly and the rlimit stays.
+fn enter_on_exec(cmd: &mut Command, procs: &Path, required: bool) {
     use std::os::unix::ffi::OsStrExt;
     let Ok(path) = std::ffi::CString::new(procs.as_os_str().as_bytes()) else { return };
     // SAFETY: between fork and exec the closure only calls open, write
-    // and close on a path prepared before the fork.
+    // and close on a path prepared before the fork, and reads errno.
     unsafe {
         cmd.pre_exec(move || {
             let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            let entered = fd >= 0 && libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+            let error = std::io::Error::last_os_error();
             if fd >= 0 {
-                libc::write(fd, b"0".as_ptr().cast(), 1);
                 libc::close(fd);
             }
-            Ok(())
+            if required && !entered { Err(error) } else { Ok(()) }
         });
     }
+}
+
+/// Whether this process runs as root.
+fn is_root() -> bool {
+    // SAFETY: getuid has no preconditions.
+    unsafe { libc::getuid() == 0 }
 }
 
 /// Installs `filter` in the command's process just before it executes.

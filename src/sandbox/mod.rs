@@ -20,10 +20,12 @@ pub mod landlock;
 pub mod limits;
 mod listening;
 pub mod namespaces;
+pub(crate) mod observe;
 #[cfg(all(test, target_os = "linux"))]
 mod probe;
 pub mod proxy;
 pub(crate) mod seccomp;
+pub(crate) mod seen;
 pub mod supervisor;
 pub(crate) mod visible;
 pub mod wrap;
@@ -37,17 +39,13 @@ use crate::record::confinement::{self as recorded, Confined};
 pub use env::{EnvChange, away_from_checkout, credentials, looks_like_credential};
 
 /// Device files programs expect to open for writing.
-pub const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/tty",
-    "/dev/pts",
-    "/dev/ptmx",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/shm",
-];
+pub const DEVICES: &[&str] =
+    &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/random", "/dev/urandom"];
+
+/// The machine's shared memory, which another program's files may be in:
+/// private in the namespaces, closed in the fallback (neither read nor
+/// written), unless `sandbox.writable` names it.
+pub const SHARED_MEMORY: &str = "/dev/shm";
 
 /// How processes are actually confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +102,10 @@ pub enum SandboxError {
         "sandbox.mode = \"landlock\", but this kernel ({kernel}) has no Landlock (Linux 5.13 or newer, enabled at boot, is needed); use mode = \"auto\" or \"detect\" to run with detection only"
     )]
     NoLandlock { kernel: String },
+    #[error(
+        "sandbox.max_processes = {max}, but retry-run runs as root and cannot make a pids cgroup here ({why}): the kernel exempts root from RLIMIT_NPROC, so nothing would hold the limit; run as another user, give retry-run a writable pids cgroup (cgroup v2 delegated to this user, or v1's pids hierarchy writable), or set sandbox.max_processes = 0"
+    )]
+    NoProcessLimit { max: u64, why: String },
     #[error("`~` in sandbox.writable, but HOME is not set")]
     NoHome,
     #[error("sandbox.writable {raw:?}: {} does not exist and cannot be created: {source}", path.display())]
@@ -163,18 +165,26 @@ pub fn resolve(
     Ok(Resolved { effective, note })
 }
 
+/// Whether `max_processes` (0: none) can be held for a confined command:
+/// `RLIMIT_NPROC` holds it for any user but root, whom the kernel exempts;
+/// for root only a pids cgroup does (`cgroup`: one can be made here, or
+/// why not). Pure.
+pub fn process_limit(root: bool, max_processes: u64, cgroup: Result<(), String>) -> Result<(), SandboxError> {
+    match cgroup {
+        Err(why) if root && max_processes > 0 => Err(SandboxError::NoProcessLimit { max: max_processes, why }),
+        _ => Ok(()),
+    }
+}
+
 /// What the Landlock fallback cannot hold that the namespaces do, in
 /// words: said when a run starts and recorded (`TaskStarted`,
-/// `sandbox.note`). `cgroup`: a `pids` cgroup can be made here. Pure.
-pub fn fallback_gaps(root: bool, cgroup: bool, max_processes: u64) -> String {
-    let mut gaps = vec![
-        "/dev/shm is shared with the machine and writable",
+/// `sandbox.note`). Pure.
+pub fn fallback_gaps() -> String {
+    let gaps = [
+        "/dev/shm is closed rather than private (programs that need POSIX shared memory or semaphores, such as Python's multiprocessing, fail unless sandbox.writable lists /dev/shm)",
         "the agent sees the machine's other processes (it can neither signal nor trace them)",
         "named UNIX sockets and UDP are refused wholesale, the sandbox's own included",
     ];
-    if root && max_processes > 0 && !cgroup {
-        gaps.push("running as root without a pids cgroup, so max_processes is not enforced");
-    }
     format!("the fallback cannot hold: {}", gaps.join("; "))
 }
 
@@ -816,12 +826,21 @@ mod tests {
 
     #[test]
     fn what_the_fallback_says_it_cannot_hold() {
-        let user = fallback_gaps(false, false, 4096);
-        assert!(user.contains("/dev/shm") && !user.contains("root"), "{user}");
-        let root = fallback_gaps(true, false, 4096);
-        assert!(root.contains("max_processes is not enforced"), "{root}");
-        assert!(!fallback_gaps(true, true, 4096).contains("root"));
-        assert!(!fallback_gaps(true, false, 0).contains("root"));
+        let gaps = fallback_gaps();
+        assert!(gaps.contains("/dev/shm is closed") && gaps.contains("sandbox.writable"), "{gaps}");
+        assert!(!gaps.contains("max_processes"), "the limit is held or the run refused: {gaps}");
+    }
+
+    #[test]
+    fn root_without_a_pids_cgroup_is_refused_unless_no_limit_is_asked() {
+        let no = || Err("read-only file system".to_string());
+        let e = process_limit(true, 100, no()).expect_err("root, a limit, no cgroup");
+        let text = e.to_string();
+        assert!(text.contains("max_processes = 100") && text.contains("read-only file system"), "{text}");
+        assert!(text.contains("sandbox.max_processes = 0"), "{text}");
+        assert!(process_limit(true, 0, no()).is_ok());
+        assert!(process_limit(false, 100, no()).is_ok());
+        assert!(process_limit(true, 100, Ok(())).is_ok());
     }
 
     #[test]

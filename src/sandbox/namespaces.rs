@@ -103,8 +103,11 @@ pub fn args(layout: &Layout) -> Vec<String> {
     }
     // A private directory itself is never bound back (a `PATH` holding
     // `/tmp` keeps nothing of it).
-    let mut keep: Vec<&PathBuf> =
-        layout.keep.iter().filter(|p| under_private(p) && !PRIVATE.iter().any(|d| p.as_path() == Path::new(d))).collect();
+    let mut keep: Vec<&PathBuf> = layout
+        .keep
+        .iter()
+        .filter(|p| under_private(p) && !PRIVATE.iter().any(|d| p.as_path() == Path::new(d)))
+        .collect();
     keep.sort();
     // What lies beneath a path already bound is visible through it (and a
     // link there cannot be bound over again).

@@ -15,7 +15,9 @@ impl Confinement {
     /// writes the connections it saw and the limits hit. Pure.
     pub fn argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
         match (self.effective.layers(), &self.tmpdir) {
-            (Some(layers), Some(t)) => wrap(&Wrap { layers, c: self, tmpdir: t, log, refuse_direct: false }, &argv),
+            (Some(layers), Some(t)) => {
+                wrap(&Wrap { layers, c: self, tmpdir: t, log, refuse_direct: false, observe: false }, &argv)
+            }
             _ => argv,
         }
     }
@@ -24,26 +26,31 @@ impl Confinement {
     /// connection to a port the machine listens on is recorded as refused
     /// (`--refuse-direct`; see [`super::proxy::refuse_direct`]). Only the agent:
     /// a check that starts a server of its own on such a port inside must
-    /// find it free. Pure.
+    /// find it free. In detect mode, its connections and sockets are
+    /// observed (`--observe`, judged against the network list; see
+    /// [`super::observe`]). Pure.
     pub fn agent_argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
         let refuse_direct = self.effective == Effective::Namespaces;
+        let observe = self.effective == Effective::Detect;
         match (self.effective.layers(), &self.tmpdir) {
-            (Some(layers), Some(t)) => wrap(&Wrap { layers, c: self, tmpdir: t, log, refuse_direct }, &argv),
+            (Some(layers), Some(t)) => wrap(&Wrap { layers, c: self, tmpdir: t, log, refuse_direct, observe }, &argv),
             _ => argv,
         }
     }
 }
 
 /// What [`wrap`] needs: the layers, the confinement, the process's TMPDIR,
-/// where the sandbox logs connections and limits hit, and whether a direct
+/// where the sandbox logs connections and limits hit, whether a direct
 /// connection to a port the machine listens on is recorded as refused (the
-/// agent's, under namespaces).
+/// agent's, under namespaces), and whether connections and sockets are
+/// observed (the agent's, in detect mode).
 pub struct Wrap<'a> {
     pub layers: Layers,
     pub c: &'a Confinement,
     pub tmpdir: &'a Path,
     pub log: Option<&'a Path>,
     pub refuse_direct: bool,
+    pub observe: bool,
 }
 
 /// The command line that runs `argv` confined: the supervisor's
@@ -64,6 +71,9 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
     let mut out = vec![c.exe.display().to_string(), "sandbox".into()];
     if w.refuse_direct {
         out.push("--refuse-direct".into());
+    }
+    if w.observe {
+        out.push("--observe".into());
     }
     out.extend(["--reap", "--layers", layers, "--git", "read-only", "--tmpdir"].map(String::from));
     out.push(w.tmpdir.display().to_string());
@@ -102,6 +112,12 @@ pub fn wrap(w: &Wrap<'_>, argv: &[String]) -> Vec<String> {
         // looking the repository up.
         out.push("--deny-read-complete".into());
     }
+    if w.layers == Layers::None && w.observe && !c.host_network {
+        // What the observed connections are judged against.
+        for n in &policy.network {
+            out.extend(["--network".to_string(), n.clone()]);
+        }
+    }
     if c.host_network {
         out.push("--host-network".into());
     }
@@ -131,7 +147,7 @@ fn outer(w: &Wrap<'_>, argv: &[String]) -> Confined {
         protect: paths(&policy.protected),
         shared: if confined { policy.shared.clone() } else { Vec::new() },
         keep: paths(&c.keep),
-        network: if confined { policy.network.clone() } else { Vec::new() },
+        network: if confined || w.observe { policy.network.clone() } else { Vec::new() },
         host_network: c.host_network,
         unix_sockets: c.unix_sockets,
         log: w.log.map(Path::to_path_buf),
@@ -139,6 +155,7 @@ fn outer(w: &Wrap<'_>, argv: &[String]) -> Confined {
         tmpdir: Some(w.tmpdir.to_path_buf()),
         reap: true,
         refuse_direct: w.refuse_direct,
+        observe: w.observe,
         deny_read_complete: confined,
         found: c.found.clone(),
         argv: argv.to_vec(),
@@ -238,6 +255,17 @@ mod tests {
         let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
         assert!(read.layers == Layers::None && read.writable.is_empty() && read.keep.is_empty() && !read.refuse_direct);
         assert!(read.reap && !read.deny_read_complete && read.limits == Limits::default());
+        // Its agent observed, judged against the network list; its checks not.
+        assert!(read.observe && read.network == ["pypi.org"], "{read:?}");
+        let check = detect.argv(vec!["true".into()], Some(Path::new("/l")));
+        let words: Vec<OsString> = check[1..].iter().map(OsString::from).collect();
+        let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
+        assert!(!read.observe && read.network.is_empty(), "{read:?}");
+        let flags = Confinement { supervisor: None, ..detect.clone() }.agent_argv(vec!["true".into()], None);
+        assert!(
+            flags.join(" ").contains("--observe --reap --layers none")
+                && flags.join(" ").contains("--network pypi.org")
+        );
         assert_eq!(Confinement { effective: Effective::Off, ..c }.argv(vec!["true".into()], None), ["true"]);
     }
 

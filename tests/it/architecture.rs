@@ -52,9 +52,9 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("checkout_watch", Edge, &["git"]),
     ("remote", Edge, &["git", "model", "process", "record"]),
     // Decisions over the record, and what is shown of them.
-    ("outcome", Pure, &["config", "diagnostics", "enrich", "hash", "judge", "model", "summarize", "text"]),
+    ("outcome", Pure, &["config", "diagnostics", "enrich", "hash", "judge", "model", "pathfmt", "summarize", "text"]),
     ("format", Pure, &["enrich", "judge", "model", "pathfmt", "text"]),
-    ("context", Pure, &["config", "judge", "model", "outcome", "text"]),
+    ("context", Pure, &["config", "judge", "model", "outcome", "pathfmt", "text"]),
     ("report", Pure, &["context", "model", "outcome", "pathfmt", "text"]),
     ("stats", Pure, &["context", "model", "text"]),
     ("stats_reader", Edge, &["model", "record", "stats"]),

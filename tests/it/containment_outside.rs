@@ -685,3 +685,111 @@ fn a_head_naming_no_commit_and_a_garbage_index_are_the_agents_violation_not_the_
     assert!(report.stdout.contains("worktree-admin/HEAD (names no commit"), "{}", report.stdout);
     assert!(report.stdout.contains("worktree-admin/index (not an index git can read)"), "{}", report.stdout);
 }
+
+/// A fork burst of 400 processes under `max_processes = 50`, and writes to
+/// the machine's `/dev/shm` (a new file, and another program's file open
+/// to everyone): at most 50 start, as root too (a pids cgroup, the kernel
+/// exempting root from `RLIMIT_NPROC`), and nothing of the machine's
+/// `/dev/shm` changes (private under namespaces, closed in the fallback).
+fn fork_burst_and_shm(mode: Mode, who: Who) {
+    if !can(mode, who) {
+        return;
+    }
+    let env = TestEnv::new();
+    let tag = format!("{}-{mode:?}-{who:?}", std::process::id());
+    let marker = PathBuf::from(format!("/dev/shm/retry-run-test-other-{tag}"));
+    std::fs::write(&marker, "another program's\n").expect("a file in /dev/shm");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&marker, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    }
+    let created = PathBuf::from(format!("/dev/shm/retry-run-test-agent-{tag}"));
+    let r = repo(&env, "max_attempts = 1\n[sandbox]\nmax_processes = 50\n");
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh("n=0; i=0; while [ $i -lt 400 ]; do (sleep 3 &) 2>/dev/null && n=$((n+1)); i=$((i+1)); done; echo \"started: $n\" >> results.txt")
+            .sh(&format!("echo mine > {} 2>/dev/null; echo overwritten > {} 2>/dev/null; true", created.display(), marker.display()))
+            .append("src/app.txt", "value = 2\n"),
+    );
+    let cmd = {
+        let mut c = env.retry_run(&r);
+        c.args(agent.after(&["run", "--quiet", "--task", "Burst"]));
+        as_who(&env, c, mode, who)
+    };
+    let run = run_within(cmd, Duration::from_secs(120));
+    give_back(&env, who);
+    let left = std::fs::read_to_string(&marker);
+    let _ = std::fs::remove_file(&marker);
+    let made = created.exists();
+    let _ = std::fs::remove_file(&created);
+    run.assert_code(0);
+    let res = env.git(&r, &["show", "refs/retry-run/burst/1:results.txt"]);
+    let started: u32 = res.trim().strip_prefix("started: ").and_then(|n| n.parse().ok()).expect("a count");
+    assert!(started <= 50, "{started} of 400 processes started under max_processes = 50 ({mode:?}, {who:?})");
+    assert!(started > 0, "{res}");
+    assert_eq!(
+        left.expect("the marker"),
+        "another program's\n",
+        "the machine's /dev/shm was written ({mode:?}, {who:?})"
+    );
+    assert!(!made, "the agent created a file in the machine's /dev/shm ({mode:?}, {who:?})");
+}
+
+#[test]
+fn a_fork_burst_and_shm_writes_are_held_under_namespaces() {
+    fork_burst_and_shm(Mode::Namespaces, Who::Root);
+}
+
+#[test]
+fn a_fork_burst_and_shm_writes_are_held_under_the_fallback() {
+    fork_burst_and_shm(Mode::Fallback, Who::Root);
+}
+
+#[test]
+fn a_fork_burst_and_shm_writes_are_held_as_an_unprivileged_user() {
+    fork_burst_and_shm(Mode::Namespaces, Who::Nobody);
+    fork_burst_and_shm(Mode::Fallback, Who::Nobody);
+}
+
+/// As root where no pids cgroup can be made (a tmpfs over
+/// `/sys/fs/cgroup` in a mount namespace of the run's own), nothing would
+/// hold `max_processes`: the run stops before any attempt, exit 3, saying
+/// why and what to do once; with `max_processes = 0` it runs.
+#[test]
+fn as_root_without_a_pids_cgroup_a_process_limit_is_refused_up_front() {
+    if !can(Mode::Fallback, Who::Root) {
+        return;
+    }
+    let env = TestEnv::new();
+    let no_cgroup = |toml: &str, task: &str| {
+        let r = env.repo(task).file("src/app.txt", "value = 1\n").file("retry-run.toml", toml).commit();
+        let agent = env.agent(FakeAgent::new().append("src/app.txt", "value = 2\n"));
+        let inner = env.retry_run(&r);
+        let mut cmd = Command::new("unshare");
+        cmd.args([
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            "mount -t tmpfs none /sys/fs/cgroup && exec \"$@\"",
+            "sh",
+        ]);
+        cmd.arg(inner.get_program()).args(agent.after(&["run", "--quiet", "--task", task]));
+        cmd.env_clear().current_dir(&r).env("RETRY_RUN_BWRAP", "");
+        for (k, v) in inner.get_envs() {
+            if let Some(v) = v {
+                cmd.env(k, v);
+            }
+        }
+        (r, Run::of(&mut cmd))
+    };
+    let (r, run) = no_cgroup("max_attempts = 1\n[sandbox]\nmax_processes = 100\n", "limited");
+    run.assert_code(3);
+    assert_eq!(run.stderr.matches("cannot make a pids cgroup").count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("sandbox.max_processes = 0"), "{}", run.stderr);
+    assert!(outcomes(&r, "limited").is_empty(), "no attempt ran");
+    let (r, run) = no_cgroup("max_attempts = 1\n[sandbox]\nmax_processes = 0\n", "unlimited");
+    run.assert_code(0);
+    assert_eq!(outcomes(&r, "unlimited"), ["SUCCESS"]);
+}

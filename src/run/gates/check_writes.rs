@@ -12,23 +12,29 @@ use crate::git::{DiffDepth, Oid, Repo};
 use crate::model::{CheckResult, EntryKind, Failure};
 
 /// The files (worktree-relative, sorted) that differ between the worktree
-/// at `wt` and `commit`, each put back as `commit` has it. Empty when the
-/// check wrote nothing the snapshot would see.
+/// at `wt` and `commit`, each put back as `commit` has it, and the
+/// directories the check made too deep to read ([`crate::git::MAX_SCAN_DEPTH`]
+/// levels or more), removed (with a trailing `/`). Empty when the check
+/// wrote nothing the snapshot would see.
 pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Vec<String>, UndoError> {
     let scratch = format!("{}check-writes", crate::model::refs::task_prefix(task));
     let message = format!("retry-run {task}: the worktree after a check");
-    let after = repo.snapshot(wt, commit, &scratch, &message).map_err(UndoError::Git);
+    // A tree the check made too deep to read is cut (it is no file of the
+    // commit's) and named among its writes.
+    let after = repo.snapshot_cutting(wt, commit, &scratch, &message, crate::git::IndexRead::default());
     let _ = repo.delete_ref(&scratch);
-    let after = match after {
-        Ok(a) => a.commit,
+    let (after, cut) = match after.map_err(UndoError::Git) {
+        Ok((a, cut)) => (a.commit, cut),
         // The check rewrote the worktree's link to its git directory: the
         // look at git's files after the checks halts the attempt and
         // names it.
         Err(_) if !link_intact(repo, wt, task) => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    let cut: Vec<String> =
+        cut.iter().filter(|p| counts(p, false)).map(|p| format!("{}/", String::from_utf8_lossy(p))).collect();
     if repo.commit_tree(after)? == repo.commit_tree(commit)? {
-        return Ok(Vec::new());
+        return Ok(cut);
     }
     let (judged, now) = (resolve(repo, commit)?, resolve(repo, after)?);
     let cmp = repo.compare_commits(&judged, &now, DiffDepth::NameStatus, None)?;
@@ -50,11 +56,14 @@ pub(crate) fn undo(repo: &Repo, wt: &Path, commit: Oid, task: &str) -> Result<Ve
     for (p, kind) in &paths {
         put_back(repo, wt, commit, p, *kind)?;
     }
-    Ok(paths
+    let mut wrote: Vec<String> = paths
         .iter()
         .filter(|(p, kind)| counts(p, kind.is_some()))
         .map(|(p, _)| String::from_utf8_lossy(p).into_owned())
-        .collect())
+        .collect();
+    wrote.extend(cut);
+    wrote.sort();
+    Ok(wrote)
 }
 
 /// Whether the worktree's `.git` file still names the task's admin

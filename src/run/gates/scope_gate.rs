@@ -28,6 +28,12 @@ pub(in crate::run) fn scope_gate(
     let mut findings: Vec<ScopeFinding> = outside_findings(&outside.checkout);
     findings.append(&mut a.cut);
     findings.extend(internal_findings(&judged, &outside.checkout));
+    // Beside the internals, where nothing confined the agent: each change
+    // as what it was (a push, a lock of the checkout, a line of the
+    // record, ...).
+    findings.extend(outside.beside.violations);
+    crate::run::surroundings::pushes_by_tracking(t.repo.common_dir(), &mut findings);
+    let noted = outside.beside.noted;
     halt(t, a, HaltedAfter::Agent, judged.halt);
     if a.agent_ok() && (!a.record.files.is_empty() || !a.dirty_submodules.is_empty()) {
         t.progress.phase("scope");
@@ -42,6 +48,7 @@ pub(in crate::run) fn scope_gate(
                 restored: &a.record.restored,
                 objects: Some(&judged.objects),
                 environment: &judged.environment,
+                noted: &noted,
             },
             &found.flagged,
             None,
@@ -57,7 +64,9 @@ pub(in crate::run) fn scope_gate(
         });
         a.record.scope = findings;
         a.record.flagged = found.flagged;
-    } else if !findings.is_empty() || !judged.objects.is_empty() || !judged.environment.is_empty() {
+        a.record.noted = noted;
+    } else if !findings.is_empty() || !judged.objects.is_empty() || !judged.environment.is_empty() || !noted.is_empty()
+    {
         rec.scope_checked(
             a.n,
             0,
@@ -66,6 +75,7 @@ pub(in crate::run) fn scope_gate(
                 restored: &a.record.restored,
                 objects: Some(&judged.objects),
                 environment: &judged.environment,
+                noted: &noted,
             },
             None,
         )?;
@@ -73,6 +83,7 @@ pub(in crate::run) fn scope_gate(
             t.progress.gate("scope VIOLATION (outside the worktree)");
         }
         a.record.scope = findings;
+        a.record.noted = noted;
     }
     Ok(())
 }

@@ -187,12 +187,13 @@ impl TestEnv {
         self.command_as(home, self.retry_run_exe(), dir)
     }
 
-    /// The retry-run executable this test runs: the one cargo built, or its
-    /// copy from [`TestEnv::install_retry_run_in`].
+    /// The retry-run executable this test runs: the one cargo built (or
+    /// `$RETRY_RUN_TEST_EXE`: another build's, to show a test failing on an
+    /// earlier commit), or its copy from [`TestEnv::install_retry_run_in`].
     pub(crate) fn retry_run_exe(&self) -> PathBuf {
         match &*self.installed.borrow() {
             Some(d) => d.path().join("retry-run"),
-            None => PathBuf::from(env!("CARGO_BIN_EXE_retry-run")),
+            None => built_exe("retry-run"),
         }
     }
 
@@ -202,11 +203,8 @@ impl TestEnv {
     /// copy of retry-run.
     pub(crate) fn install_retry_run_in(&self, parent: &Path) -> PathBuf {
         let d = tempfile::Builder::new().prefix("retry-run-bin-").tempdir_in(parent).expect("a directory for the copy");
-        for (name, from) in [
-            ("retry-run", env!("CARGO_BIN_EXE_retry-run")),
-            ("retry-run-supervisor", env!("CARGO_BIN_EXE_retry-run-supervisor")),
-        ] {
-            std::fs::copy(from, d.path().join(name)).expect("copy the executable");
+        for name in ["retry-run", "retry-run-supervisor"] {
+            std::fs::copy(built_exe(name), d.path().join(name)).expect("copy the executable");
         }
         let exe = d.path().join("retry-run");
         *self.installed.borrow_mut() = Some(d);
@@ -378,6 +376,16 @@ pub(crate) fn processes_in(dir: &Path) -> Vec<String> {
         }
     }
     out
+}
+
+/// retry-run's executable `name` as cargo built it, or beside
+/// `$RETRY_RUN_TEST_EXE` when that names another build's `retry-run`.
+fn built_exe(name: &str) -> PathBuf {
+    match std::env::var_os("RETRY_RUN_TEST_EXE") {
+        Some(other) => PathBuf::from(other).with_file_name(name),
+        None if name == "retry-run" => PathBuf::from(env!("CARGO_BIN_EXE_retry-run")),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_retry-run-supervisor")),
+    }
 }
 
 /// Where each test's directory is made: `$RETRY_RUN_TEST_TMPDIR`, else
