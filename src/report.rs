@@ -485,19 +485,24 @@ fn sandbox_lines(s: &mut String, a: &AttemptRecord) {
     network_seen_lines(s, a);
 }
 
-/// Detect mode's findings: one line each for what the agent reached that
-/// the other modes would have stopped (seen, not stopped), and why nothing
-/// could be seen, when nothing could.
+/// Detect mode's findings: one line each for what the agent and each
+/// check (named) reached that the other modes would have stopped (seen,
+/// not stopped), and why nothing could be seen, when nothing could.
 fn network_seen_lines(s: &mut String, a: &AttemptRecord) {
-    for n in a.agent.iter().flat_map(|g| g.network_seen.iter()) {
+    let agent = a.agent.iter().flat_map(|g| g.network_seen.iter()).map(|n| (String::new(), n));
+    let checks = a.checks.iter().flat_map(|c| {
+        let part = if c.targets_only { " (targets)" } else { "" };
+        c.network_seen.iter().map(move |n| (format!("check `{}`{part}: ", visible(&c.name)), n))
+    });
+    for (who, n) in agent.chain(checks) {
         if !n.is_finding() {
-            let _ = writeln!(s, "- Detect mode: {}", visible(&n.what));
+            let _ = writeln!(s, "- Detect mode: {who}{}", visible(&n.what));
             continue;
         }
         let times = if n.count > 1 { format!(" ({} times)", n.count) } else { String::new() };
         let _ = writeln!(
             s,
-            "- Seen in detect mode, not stopped (the other modes refuse it): {}: {}{times}",
+            "- Seen in detect mode, not stopped (the other modes refuse it): {who}{}: {}{times}",
             n.kind,
             visible(&n.what)
         );
@@ -742,17 +747,21 @@ mod tests {
             network_seen: vec![
                 seen("network", "TCP connect to 127.0.0.1:4000 by python3", 3),
                 seen("unix-socket", "UNIX stream connect to the abstract socket @bus\u{1b} by x", 1),
-                seen("unobserved", "detect mode could not observe the agent's connections and sockets: why", 0),
+                seen("unobserved", "detect mode could not observe the command's connections and sockets: why", 0),
             ],
             ..AgentRun::default()
         });
+        let mut leak = crate::model::CheckResult::new("leak", crate::model::CheckKind::Test, true);
+        leak.network_seen = vec![seen("network", "TCP listen on 0.0.0.0:8080 by node", 1)];
+        a.checks.push(leak);
         let mut s = String::new();
         network_seen_lines(&mut s, &a);
         assert_eq!(
             s,
             "- Seen in detect mode, not stopped (the other modes refuse it): network: TCP connect to 127.0.0.1:4000 by python3 (3 times)\n\
              - Seen in detect mode, not stopped (the other modes refuse it): unix-socket: UNIX stream connect to the abstract socket @bus\\x1b by x\n\
-             - Detect mode: detect mode could not observe the agent's connections and sockets: why\n"
+             - Detect mode: detect mode could not observe the command's connections and sockets: why\n\
+             - Seen in detect mode, not stopped (the other modes refuse it): check `leak`: network: TCP listen on 0.0.0.0:8080 by node\n"
         );
     }
 

@@ -74,17 +74,18 @@ fn hosts_refused(a: &AgentRun) -> Option<Feedback> {
     ))
 }
 
-/// Detect mode saw the agent reach what the other modes stop: told as a
-/// fact (nothing stopped it, nothing failed for it), with what to do
-/// instead.
-fn network_seen(a: &AgentRun) -> Option<Feedback> {
-    let found: Vec<String> = a
-        .network_seen
-        .iter()
-        .filter(|n| n.is_finding())
-        .map(|n| {
+/// Detect mode saw the agent, or a check running its code, reach what the
+/// other modes stop: told as a fact (nothing stopped it, nothing failed
+/// for it), with what to do instead.
+fn network_seen(r: &AttemptRecord) -> Option<Feedback> {
+    let agent = r.agent.iter().flat_map(|a| a.network_seen.iter()).map(|n| (String::new(), n));
+    let checks = r.checks.iter().flat_map(|c| c.network_seen.iter().map(|n| (format!("check `{}`: ", c.name), n)));
+    let found: Vec<String> = agent
+        .chain(checks)
+        .filter(|(_, n)| n.is_finding())
+        .map(|(who, n)| {
             let times = if n.count > 1 { format!(" ({} times)", n.count) } else { String::new() };
-            format!("- {}: {}{times}", n.kind, n.what)
+            format!("- {who}{}: {}{times}", n.kind, n.what)
         })
         .collect();
     if found.is_empty() {
@@ -92,12 +93,12 @@ fn network_seen(a: &AgentRun) -> Option<Feedback> {
     }
     let mut lines = found;
     lines.push(
-        "Nothing stopped these here (the sandbox only watched), and they did not fail the attempt, but a confined run refuses them: reach only the allowed hosts, send nothing elsewhere, and use no UNIX socket outside the worktree and `$TMPDIR` (a human can allow a host in `[sandbox] network`)."
+        "Nothing stopped these here (the sandbox only watched), and they did not fail the attempt, but a confined run refuses them: reach only the allowed hosts (the code a check runs: only those its `[[check]] network` lists, none by default), send nothing elsewhere, listen only on 127.0.0.1, and use no UNIX socket outside the worktree and `$TMPDIR` (a human can allow a host in `[sandbox] network`)."
             .into(),
     );
     Some(fact(
         "sandbox".into(),
-        "The sandbox saw connections and sockets it would refuse in a confined run".into(),
+        "The sandbox saw connections, servers and sockets it would refuse in a confined run".into(),
         lines,
         Vec::new(),
         0,
@@ -274,8 +275,8 @@ fn feedback(r: &AttemptRecord, cfg: &ContextConfig) -> Vec<Feedback> {
     if let Some(a) = &r.agent {
         feedback.extend(agent_stopped(a, check_lines));
         feedback.extend(hosts_refused(a));
-        feedback.extend(network_seen(a));
     }
+    feedback.extend(network_seen(r));
     if r.outcome == Outcome::EmptyDiff {
         let title = "The attempt changed no file".into();
         feedback.push(fact("empty-diff".into(), title, Vec::new(), Vec::new(), 0));
@@ -408,16 +409,31 @@ mod tests {
     fn what_detect_mode_saw_is_told_as_a_fact_and_a_note_that_it_saw_nothing_is_not() {
         use crate::model::NetworkSeen;
         let seen = |kind: &str, what: &str, count| NetworkSeen { kind: kind.into(), what: what.into(), count };
-        let mut a = AgentRun::default();
-        assert!(network_seen(&a).is_none());
+        let mut r = AttemptRecord::new(1);
+        r.agent = Some(AgentRun::default());
+        assert!(network_seen(&r).is_none());
+        let mut leak = CheckResult::new("leak", CheckKind::Test, false);
+        leak.network_seen = vec![seen("unobserved", "detect mode could not observe ...", 0)];
+        r.checks.push(leak);
+        let a = r.agent.as_mut().expect("agent");
         a.network_seen = vec![seen("unobserved", "detect mode could not observe ...", 0)];
-        assert!(network_seen(&a).is_none(), "nothing the agent can act on");
+        assert!(network_seen(&r).is_none(), "nothing the agent can act on");
+        let a = r.agent.as_mut().expect("agent");
         a.network_seen.push(seen("network", "TCP connect to 127.0.0.1:4000 by python3", 2));
         a.network_seen.push(seen("unix-socket", "UNIX stream connect to /run/docker.sock by curl", 1));
-        let f = network_seen(&a).expect("told");
+        r.checks[0].network_seen.push(seen("network", "TCP listen on 0.0.0.0:8080 by node", 1));
+        let f = network_seen(&r).expect("told");
         assert_eq!(f.priority, 1);
         assert_eq!(f.lines[0], "- network: TCP connect to 127.0.0.1:4000 by python3 (2 times)");
         assert_eq!(f.lines[1], "- unix-socket: UNIX stream connect to /run/docker.sock by curl");
-        assert!(f.lines[2].contains("did not fail the attempt") && f.lines[2].contains("[sandbox] network"), "{f:?}");
+        assert_eq!(f.lines[2], "- check `leak`: network: TCP listen on 0.0.0.0:8080 by node");
+        assert!(f.lines[3].contains("did not fail the attempt") && f.lines[3].contains("[sandbox] network"), "{f:?}");
+        assert!(f.lines[3].contains("listen only on 127.0.0.1"), "{f:?}");
+        // A check's alone is told too (an attempt whose agent saw nothing).
+        r.agent = None;
+        assert_eq!(
+            network_seen(&r).expect("told").lines[0],
+            "- check `leak`: network: TCP listen on 0.0.0.0:8080 by node"
+        );
     }
 }

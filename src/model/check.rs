@@ -177,6 +177,12 @@ pub(crate) struct CheckResult {
     /// that said so (`[[check]] reuse = false`, `run --fresh-baseline`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_reused: Option<String>,
+    /// Detect mode: what its runs reached that the other modes would have
+    /// stopped (a connection out, a UNIX socket, a server on an address
+    /// other than loopback), or why nothing could be seen. Recorded and
+    /// told, never failing the check by itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_seen: Vec<super::NetworkSeen>,
 }
 
 /// A run of a check an attempt did not make, because a check before it
@@ -268,6 +274,7 @@ impl CheckResult {
             targets_only: false,
             reused: None,
             not_reused: None,
+            network_seen: Vec::new(),
         }
     }
 

@@ -300,6 +300,11 @@ pub enum Event {
         started_at_ms: Option<u64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ended_at_ms: Option<u64>,
+        /// Detect mode: what its runs reached that the other modes would
+        /// have stopped (`network`, `unix-socket`), or why nothing could be
+        /// seen (configured checks).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        network_seen: Vec<NetworkSeen>,
     },
     /// A run of a check not made because a check before it failed
     /// (`[retry] fail_fast`).

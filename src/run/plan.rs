@@ -223,7 +223,11 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
         SandboxMode::Auto | SandboxMode::Namespaces => {
             sandbox::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
         }
-        _ => Err("not asked for".to_string()),
+        _ => {
+            // The probe `run` started early ends before any attempt.
+            sandbox::namespaces::settle_early();
+            Err("not asked for".to_string())
+        }
     };
     let sandbox::Resolved { effective: confined, note: fallback_note } = sandbox::resolve(
         config.sandbox.mode,

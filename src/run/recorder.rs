@@ -181,6 +181,7 @@ impl Recorder {
                 part,
                 started_at_ms: window.map(|w| w.0),
                 ended_at_ms: window.map(|w| w.1),
+                network_seen: result.network_seen.clone(),
             },
             CheckRun::Builtin => Event::CheckFinished {
                 check: result.name.clone(),
@@ -205,6 +206,7 @@ impl Recorder {
                 part: None,
                 started_at_ms: None,
                 ended_at_ms: None,
+                network_seen: Vec::new(),
             },
         };
         self.event(Some(n), event)

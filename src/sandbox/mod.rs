@@ -924,6 +924,14 @@ mod tests {
         assert_eq!(argv.join(" "), "/bin/rr sandbox --reap --layers none --git read-only --tmpdir /tmp/t -- true");
         let argv = detect.argv(vec!["true".into()], Some(Path::new("/a/l")));
         assert!(argv.join(" ").contains("--tmpdir /tmp/t --log /a/l -- true"));
+        // A check: observed in detect mode, against its own list; confined
+        // as any other process elsewhere.
+        let argv = detect.check_argv(vec!["true".into()], Some(Path::new("/a/l")));
+        assert_eq!(
+            argv.join(" "),
+            "/bin/rr sandbox --observe --reap --layers none --git read-only --tmpdir /tmp/t --log /a/l --network api.example.com -- true"
+        );
+        assert_eq!(c.check_argv(vec!["true".into()], None), c.argv(vec!["true".into()], None));
         let off = Confinement { effective: Effective::Off, ..c };
         assert_eq!(off.argv(vec!["true".into()], None), ["true"]);
     }

@@ -186,6 +186,18 @@ pub fn probe_early() {
     }
 }
 
+/// Waits for the probe [`probe_early`] started, if it started one (its
+/// answer kept), and starts none: where namespaces are not asked for, the
+/// probe's write to the user's cache must not land while an unconfined
+/// agent runs, where it would be taken for the agent's (detect mode
+/// compares `~/.cache/retry-run`).
+pub fn settle_early() {
+    let started = EARLY.lock().is_ok_and(|e| e.is_some());
+    if started {
+        let _ = probe();
+    }
+}
+
 /// Whether namespaces can be made here: bubblewrap is installed and the
 /// kernel lets this user create them (some containers and distributions
 /// refuse). `Err` says why not, for the one note the fallback prints.

@@ -1,14 +1,16 @@
-//! Detect mode's eyes on the network: the agent's connections and sockets,
-//! seen as it makes them, each recorded as what it was (see
+//! Detect mode's eyes on the network: the connections, sockets and
+//! servers of the agent and of its checks, seen as they make them, each recorded as what it was (see
 //! [`super::seen`] for how each is read, judged and said).
 //!
-//! Nothing confines the agent in detect mode, so nothing stops it from
-//! sending a secret over TCP or writing a command to `docker.sock`. What
-//! can be had is the record: a seccomp filter, installed in the command's
-//! process just before it executes (every process it starts inherits it,
-//! and none can remove it), stops each `connect`, each `sendto` that names
-//! an address, each `sendmsg` and `sendmmsg` (and 32-bit x86's
-//! `socketcall` for those), in every ABI of the machine, and hands it to
+//! Nothing confines the agent in detect mode, so nothing stops it (or a
+//! check, which runs code it wrote) from sending a secret over TCP,
+//! writing a command to `docker.sock` or serving the worktree on
+//! `0.0.0.0`. What can be had is the record: a seccomp filter, installed
+//! in the command's process just before it executes (every process it
+//! starts inherits it, and none can remove it), stops each `connect`, each
+//! `sendto` that names an address, each `sendmsg` and `sendmmsg`, each
+//! `bind` and `listen` (and 32-bit x86's `socketcall` for those), in every
+//! ABI of the machine, and hands it to
 //! this process (`SECCOMP_RET_USER_NOTIF`). A thread here reads the
 //! address from the caller's memory (`process_vm_readv`), the socket's kind
 //! from a copy of its descriptor (`pidfd_getfd`), the program's name, and
@@ -18,11 +20,12 @@
 //!
 //! Installing a filter needs `CAP_SYS_ADMIN` or `no_new_privs`. As root,
 //! the filter goes in without it, and a setuid program works as it does
-//! unconfined. Any other user's agent gets `no_new_privs`, as every agent
-//! has in the other modes (bubblewrap and seccomp set it): a setuid program
-//! (`sudo`, `su`) does not gain privileges under it. Checks are not
-//! observed: a check's `sudo` keeps working in detect mode (what commit
-//! 10bad13 kept it for).
+//! unconfined. Any other user's agent and checks get `no_new_privs`, as
+//! they have in the other modes (bubblewrap and seccomp set it): a setuid
+//! program (`sudo`, `su`) does not gain privileges under it, and `sudo`
+//! says so and fails. A check that needs `sudo` runs as it did (commit
+//! 10bad13) only with `mode = "off"`, where nothing is observed.
+//! `worktree.setup` and the verifier are not observed.
 //!
 //! The listener (the descriptor the notifications come on) is made in the
 //! command's process, which is left to exec only once this process has
@@ -36,7 +39,7 @@
 //! What was seen is judged once the command and everything it left have
 //! ended (nothing of the agent runs then to change it) and appended to the
 //! sandbox's log ([`super::seen::Seen`]), which `run` reads into
-//! `AgentFinished.network_seen`.
+//! `AgentFinished.network_seen` and each `CheckFinished.network_seen`.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
@@ -84,8 +87,8 @@ struct Running {
 }
 
 impl Observer {
-    /// Ready to observe a command (detect mode's agent: `observe`, with
-    /// `reap`, so that nothing under the filter outlives this process,
+    /// Ready to observe a command (detect mode's agent and checks:
+    /// `observe`, with `reap`, so that nothing under the filter outlives this process,
     /// which answers it); `None` otherwise. One that cannot be made says
     /// why in the log ([`Observer::finish`]). The caller makes itself not
     /// dumpable.
@@ -147,7 +150,7 @@ impl Observer {
         if let Some(why) = why_not {
             let note = seen::Seen {
                 seen: "unobserved".into(),
-                what: format!("detect mode could not observe the agent's connections and sockets: {why}"),
+                what: format!("detect mode could not observe the command's connections and sockets: {why}"),
                 count: 0,
             };
             lines.extend(serde_json::to_string(&note).ok());
@@ -457,7 +460,7 @@ fn look(listener: &OwnedFd, req: &libc::seccomp_notif) -> Vec<Observed> {
         Trapped::Other => return Vec::new(),
     };
     let sent = seen::sent(&trap, &mut read);
-    let sock = socket_of(tid, sent.fd);
+    let sock = socket_of(tid, sent.fd, trap.call == Call::Listen);
     let program = program_of(tid);
     let mut dests: Vec<Dest> = sent.addrs.iter().map(|a| seen::dest(a)).collect();
     if sent.unreadable && dests.is_empty() {
@@ -467,10 +470,17 @@ fn look(listener: &OwnedFd, req: &libc::seccomp_notif) -> Vec<Observed> {
     // a DNS server is recorded by its peer (the connection was seen at its
     // `connect`, the names only now).
     if dests.is_empty()
-        && trap.call != Call::Connect
+        && !matches!(trap.call, Call::Connect | Call::Bind | Call::Listen)
         && let Some(peer) = sock.peer.filter(|p| p.port() == 53)
     {
         dests.push(Dest::Inet(peer));
+    }
+    // A server is where its socket is bound (`bind` came before, or the
+    // kernel binds it to a port of its choosing at `listen`).
+    if trap.call == Call::Listen
+        && let Some(local) = sock.local
+    {
+        dests.push(Dest::Inet(local));
     }
     let mut out = Vec::new();
     for dest in dests {
@@ -539,16 +549,18 @@ fn read_memory(tid: libc::pid_t, at: u64, len: usize) -> Option<Vec<u8>> {
     Some(buf)
 }
 
-/// What is known of a socket of a stopped caller: its kind, and the peer
-/// of a connected datagram socket.
+/// What is known of a socket of a stopped caller: its kind, the peer of a
+/// connected datagram socket, and its own IP address when asked for.
 #[derive(Debug, Default)]
 struct SocketInfo {
     kind: Option<Sock>,
     peer: Option<std::net::SocketAddr>,
+    local: Option<std::net::SocketAddr>,
 }
 
-/// Descriptor `fd` of thread `tid`, looked at through a copy.
-fn socket_of(tid: libc::pid_t, fd: RawFd) -> SocketInfo {
+/// Descriptor `fd` of thread `tid`, looked at through a copy (its own
+/// address too: `local`).
+fn socket_of(tid: libc::pid_t, fd: RawFd, local: bool) -> SocketInfo {
     let Some(p) = pidfd(tid) else { return SocketInfo::default() };
     // SAFETY: pidfd_getfd on a pidfd this process owns returns a new
     // descriptor (close-on-exec) or -1.
@@ -570,30 +582,42 @@ fn socket_of(tid: libc::pid_t, fd: RawFd) -> SocketInfo {
     let (Some(ty), Some(protocol)) = (int(libc::SO_TYPE), int(libc::SO_PROTOCOL)) else {
         return SocketInfo::default();
     };
-    let mut info = SocketInfo { kind: Some(Sock { ty, protocol }), peer: None };
+    let mut info = SocketInfo { kind: Some(Sock { ty, protocol }), peer: None, local: None };
     if ty == libc::SOCK_DGRAM {
-        // SAFETY: sockaddr_storage is plain data; getpeername writes at
-        // most its size into it, the length written in `len`.
-        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        // SAFETY: as above.
-        let r = unsafe {
-            libc::getpeername(copy.as_raw_fd(), (&mut storage as *mut libc::sockaddr_storage).cast(), &mut len)
-        };
-        if r == 0 {
-            // SAFETY: `len` bytes of `storage` were written (at most its size).
-            let bytes = unsafe {
-                std::slice::from_raw_parts(
-                    (&storage as *const libc::sockaddr_storage).cast::<u8>(),
-                    (len as usize).min(std::mem::size_of::<libc::sockaddr_storage>()),
-                )
-            };
-            if let Dest::Inet(a) = seen::dest(bytes) {
-                info.peer = Some(a);
-            }
-        }
+        info.peer = address_of(&copy, libc::getpeername);
+    }
+    if local {
+        info.local = address_of(&copy, libc::getsockname);
     }
     info
+}
+
+/// A socket's peer or own IP address (`ask`: `getpeername` or
+/// `getsockname`), when it has one.
+fn address_of(
+    sock: &OwnedFd,
+    ask: unsafe extern "C" fn(libc::c_int, *mut libc::sockaddr, *mut libc::socklen_t) -> libc::c_int,
+) -> Option<std::net::SocketAddr> {
+    // SAFETY: sockaddr_storage is plain data; all zeroes is a valid value.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: getpeername and getsockname write at most `len` bytes (the
+    // storage's size) into it, the length written in `len`.
+    let r = unsafe { ask(sock.as_raw_fd(), (&mut storage as *mut libc::sockaddr_storage).cast(), &mut len) };
+    if r != 0 {
+        return None;
+    }
+    // SAFETY: `len` bytes of `storage` were written (at most its size).
+    let bytes = unsafe {
+        std::slice::from_raw_parts(
+            (&storage as *const libc::sockaddr_storage).cast::<u8>(),
+            (len as usize).min(std::mem::size_of::<libc::sockaddr_storage>()),
+        )
+    };
+    match seen::dest(bytes) {
+        Dest::Inet(a) => Some(a),
+        _ => None,
+    }
 }
 
 /// The name of the process thread `tid` belongs to (its first thread's
@@ -761,8 +785,8 @@ const ARCH: u32 = 4;
 const ARGS: u32 = 16;
 
 /// The filter: for each ABI of [`super::seen::ABIS`], `connect`,
-/// `sendmsg`, `sendmmsg`, `sendto` with an address (its fifth argument
-/// not NULL) and `socketcall` of those go to the listener; every other
+/// `sendmsg`, `sendmmsg`, `bind`, `listen`, `sendto` with an address (its
+/// fifth argument not NULL) and `socketcall` of those go to the listener; every other
 /// call, and every other architecture, is allowed: nothing is refused.
 /// `None` where no ABI is known (or a jump would be too long).
 fn program() -> Option<Vec<libc::sock_filter>> {
@@ -893,7 +917,15 @@ mod tests {
             (x64, 44, [3, 1, 1, 0, 0, 0], allow, "send: sendto without one"),
             (x64, 1, [0; 6], allow, "write"),
             (x64, 41, [0; 6], allow, "socket"),
-            (x64, 49, [0; 6], allow, "bind"),
+            (x64, 49, [0; 6], notify, "bind"),
+            (x64, 50, [0; 6], notify, "listen"),
+            (x64, 43, [0; 6], allow, "accept"),
+            (x64, seen::X32_BIT | 50, [0; 6], notify, "x32 listen"),
+            (i386, 361, [0; 6], notify, "i386 bind"),
+            (i386, 363, [0; 6], notify, "i386 listen"),
+            (i386, 102, [2, 0x1000, 0, 0, 0, 0], notify, "socketcall bind"),
+            (i386, 102, [4, 0x1000, 0, 0, 0, 0], notify, "socketcall listen"),
+            (i386, 102, [1, 0x1000, 0, 0, 0, 0], allow, "socketcall socket"),
             (x64, seen::X32_BIT | 42, [0; 6], notify, "x32 connect"),
             (x64, seen::X32_BIT | 518, [0; 6], notify, "x32 sendmsg"),
             (x64, seen::X32_BIT | 46, [0; 6], allow, "x32 has no sendmsg at 46"),

@@ -4,24 +4,28 @@
 //! python3", "UNIX stream connect to /run/docker.sock by curl". Pure, but
 //! for [`network_seen`], which reads the sandbox's log.
 //!
-//! A call is one of `connect`, `sendto`, `sendmsg` and `sendmmsg` (and
-//! `socketcall` for 32-bit x86 programs), in any of the machine's ABIs
-//! ([`ABIS`]); its address is read from the caller's memory through the
-//! `read` the caller passes ([`sent`]). What the default mode would have
-//! stopped is a finding ([`judge`]):
+//! A call is one of `connect`, `sendto`, `sendmsg` and `sendmmsg`, and
+//! `bind` and `listen` (and `socketcall` for 32-bit x86 programs), in any
+//! of the machine's ABIs ([`ABIS`]); its address is read from the
+//! caller's memory through the `read` the caller passes ([`sent`]), a
+//! listening socket's from the socket itself. What the default mode would
+//! have stopped is a finding ([`judge`]):
 //!
 //! - `network`: a connection or datagram to an address the network list
 //!   does not allow (neither by address nor by a name that resolves to it);
 //!   to a server of the machine's own loopback (one listening before the
 //!   command started); DNS to a server other than the machine's resolver,
 //!   or a lookup through it of a name the list does not name; VSOCK and
-//!   other families.
+//!   other families; a TCP server listening, or a UDP socket bound to a
+//!   port, on an address other than loopback (`0.0.0.0`, `::`, an address
+//!   of the machine's), which the namespace's own loopback would have kept
+//!   out of reach.
 //! - `unix-socket`: a named UNIX socket outside the worktree and the
 //!   command's TMPDIR (after symbolic links), or an abstract one that
 //!   existed before the command started (the machine's: D-Bus, X11).
 //!
 //! Recorded but not reported: what the list allows, the command's own
-//! servers on loopback, its own sockets, lookups through the machine's
+//! servers on loopback (reached, or listening there), its own sockets, lookups through the machine's
 //! resolver or name services of names the list allows (or of names not
 //! seen). A named socket that does not exist reaches nothing and is not
 //! recorded.
@@ -33,13 +37,24 @@ use serde::{Deserialize, Serialize};
 
 use super::proxy::{self, HostRule};
 
-/// A call that sends to an address, as observed.
+/// A call that sends to an address, or that makes a socket reachable
+/// (`bind`, `listen`), as observed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Call {
     Connect,
     SendTo,
     SendMsg,
     SendMmsg,
+    Bind,
+    Listen,
+}
+
+impl Call {
+    /// Whether the call makes a socket reachable (its address is its own,
+    /// not a destination).
+    pub(crate) fn serves(self) -> bool {
+        matches!(self, Call::Bind | Call::Listen)
+    }
 }
 
 /// The kernel's audit architectures (`AUDIT_ARCH_*`), as seccomp gives
@@ -57,22 +72,28 @@ pub(crate) const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
 #[allow(dead_code)]
 pub(crate) const X32_BIT: u32 = 0x4000_0000;
 
-/// One ABI of the machine: its architecture, its numbers of the four
+/// One ABI of the machine: its architecture, its numbers of the six
 /// calls, its `socketcall` (32-bit x86), and whether its `msghdr` has
 /// 32-bit fields (`compat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Abi {
     pub arch: u32,
-    pub calls: [(u32, Call); 4],
+    pub calls: [(u32, Call); 6],
     pub socketcall: Option<u32>,
     pub compat: bool,
 }
 
 /// `socketcall`'s numbers of the calls observed (`SYS_CONNECT`,
-/// `SYS_SENDTO`, `SYS_SENDMSG`, `SYS_SENDMMSG`); `SYS_SEND` (9) names no
-/// address.
-pub(crate) const SOCKETCALLS: [(u32, Call); 4] =
-    [(3, Call::Connect), (11, Call::SendTo), (16, Call::SendMsg), (20, Call::SendMmsg)];
+/// `SYS_SENDTO`, `SYS_SENDMSG`, `SYS_SENDMMSG`, `SYS_BIND`,
+/// `SYS_LISTEN`); `SYS_SEND` (9) names no address.
+pub(crate) const SOCKETCALLS: [(u32, Call); 6] = [
+    (3, Call::Connect),
+    (11, Call::SendTo),
+    (16, Call::SendMsg),
+    (20, Call::SendMmsg),
+    (2, Call::Bind),
+    (4, Call::Listen),
+];
 
 /// The ABIs a program on this machine may call the kernel through: on
 /// x86_64 the native one, x32 (the same architecture, numbers with
@@ -82,7 +103,14 @@ pub(crate) const SOCKETCALLS: [(u32, Call); 4] =
 pub(crate) const ABIS: &[Abi] = &[
     Abi {
         arch: AUDIT_ARCH_X86_64,
-        calls: [(42, Call::Connect), (44, Call::SendTo), (46, Call::SendMsg), (307, Call::SendMmsg)],
+        calls: [
+            (42, Call::Connect),
+            (44, Call::SendTo),
+            (46, Call::SendMsg),
+            (307, Call::SendMmsg),
+            (49, Call::Bind),
+            (50, Call::Listen),
+        ],
         socketcall: None,
         compat: false,
     },
@@ -93,13 +121,22 @@ pub(crate) const ABIS: &[Abi] = &[
             (X32_BIT | 44, Call::SendTo),
             (X32_BIT | 518, Call::SendMsg),
             (X32_BIT | 538, Call::SendMmsg),
+            (X32_BIT | 49, Call::Bind),
+            (X32_BIT | 50, Call::Listen),
         ],
         socketcall: None,
         compat: true,
     },
     Abi {
         arch: AUDIT_ARCH_I386,
-        calls: [(362, Call::Connect), (369, Call::SendTo), (370, Call::SendMsg), (345, Call::SendMmsg)],
+        calls: [
+            (362, Call::Connect),
+            (369, Call::SendTo),
+            (370, Call::SendMsg),
+            (345, Call::SendMmsg),
+            (361, Call::Bind),
+            (363, Call::Listen),
+        ],
         socketcall: Some(102),
         compat: true,
     },
@@ -109,13 +146,27 @@ pub(crate) const ABIS: &[Abi] = &[
 pub(crate) const ABIS: &[Abi] = &[
     Abi {
         arch: AUDIT_ARCH_AARCH64,
-        calls: [(203, Call::Connect), (206, Call::SendTo), (211, Call::SendMsg), (269, Call::SendMmsg)],
+        calls: [
+            (203, Call::Connect),
+            (206, Call::SendTo),
+            (211, Call::SendMsg),
+            (269, Call::SendMmsg),
+            (200, Call::Bind),
+            (201, Call::Listen),
+        ],
         socketcall: None,
         compat: false,
     },
     Abi {
         arch: AUDIT_ARCH_ARM,
-        calls: [(283, Call::Connect), (290, Call::SendTo), (296, Call::SendMsg), (374, Call::SendMmsg)],
+        calls: [
+            (283, Call::Connect),
+            (290, Call::SendTo),
+            (296, Call::SendMsg),
+            (374, Call::SendMmsg),
+            (282, Call::Bind),
+            (284, Call::Listen),
+        ],
         socketcall: None,
         compat: true,
     },
@@ -127,7 +178,7 @@ pub(crate) const ABIS: &[Abi] = &[];
 /// A stopped call: which, its arguments in the order the native call
 /// takes them (`connect(fd, addr, len)`, `sendto(fd, buf, len, flags,
 /// addr, alen)`, `sendmsg(fd, msg, flags)`, `sendmmsg(fd, vec, n,
-/// flags)`), and whether its structures have 32-bit fields.
+/// flags)`, `bind(fd, addr, len)`, `listen(fd, backlog)`), and whether its structures have 32-bit fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Trap {
     pub call: Call,
@@ -203,7 +254,9 @@ pub(crate) fn sent(t: &Trap, read: &mut dyn FnMut(u64, usize) -> Option<Vec<u8>>
     let mut s = Sent { fd: a[0] as i32, ..Sent::default() };
     let fastopen = |flags: u64| flags & libc::MSG_FASTOPEN as u64 != 0;
     match t.call {
-        Call::Connect => s.address(a[1], a[2], read),
+        Call::Connect | Call::Bind => s.address(a[1], a[2], read),
+        // Its address is the socket's own, asked of the socket.
+        Call::Listen => {}
         Call::SendTo => {
             if a[4] != 0 {
                 s.address(a[4], a[5], read);
@@ -399,13 +452,23 @@ pub(crate) struct Sock {
 /// Whether a call on a socket of kind `sock` to `dest` is worth recording:
 /// not a send that names an address on a stream socket (the kernel
 /// ignores it: the connection was seen at its `connect`), unless it is
-/// TCP Fast Open, and not what [`Dest::Ignored`] covers. Pure.
+/// TCP Fast Open, and not what [`Dest::Ignored`] covers; of what makes a
+/// socket reachable, a server listening on an IP address, and a datagram
+/// socket bound to a port it chose (a stream socket's `bind` is seen at its
+/// `listen`: a client may bind before it connects; port 0 is a client's,
+/// the kernel picks one). Pure.
 pub(crate) fn worth_recording(call: Call, sock: Option<Sock>, fastopen: bool, dest: &Dest) -> bool {
     if *dest == Dest::Ignored {
         return false;
     }
-    let stream = sock.is_some_and(|s| s.ty == libc::SOCK_STREAM);
-    call == Call::Connect || !stream || fastopen
+    match call {
+        Call::Listen => matches!(dest, Dest::Inet(_)),
+        Call::Bind => matches!(dest, Dest::Inet(a) if a.port() != 0) && sock.is_some_and(|s| s.ty == libc::SOCK_DGRAM),
+        _ => {
+            let stream = sock.is_some_and(|s| s.ty == libc::SOCK_STREAM);
+            call == Call::Connect || !stream || fastopen
+        }
+    }
 }
 
 /// One destination a command sent to, as seen.
@@ -512,6 +575,8 @@ pub(crate) fn abstract_name(name: &[u8]) -> String {
 pub(crate) fn what(o: &Observed) -> String {
     let by = if o.program.is_empty() { "an unknown program".to_string() } else { shown(&o.program) };
     let verb = match (o.call, o.fastopen) {
+        (Call::Listen, _) => "listen",
+        (Call::Bind, _) => "bind",
         (_, true) => "Fast Open connect",
         (Call::Connect, _) => "connect",
         _ => "datagram",
@@ -524,6 +589,8 @@ pub(crate) fn what(o: &Observed) -> String {
         format!("{transport} {verb}")
     };
     match &o.dest {
+        // Its own address: where it can be reached.
+        Dest::Inet(a) if o.call.serves() => format!("{t} on {a} by {by}"),
         Dest::Inet(a) if a.port() == 53 && !o.names.is_empty() => {
             format!("DNS lookup of {} through {a} by {by}", o.names.join(", "))
         }
@@ -645,6 +712,7 @@ pub(crate) fn names_to_resolve(seen: &[(Observed, u64)], rules: &[HostRule]) -> 
 /// Pure.
 pub(crate) fn needs_names(o: &Observed, a: &Allowed<'_>) -> bool {
     match &o.dest {
+        Dest::Inet(_) if o.call.serves() => false,
         Dest::Inet(addr) => {
             !a.host_network
                 && !is_local(addr.ip())
@@ -661,6 +729,7 @@ pub(crate) fn needs_names(o: &Observed, a: &Allowed<'_>) -> bool {
 /// name and its addresses). Pure.
 pub(crate) fn judge(o: &Observed, a: &Allowed<'_>, machine: &Machine, resolved: &[(String, Vec<IpAddr>)]) -> Verdict {
     match &o.dest {
+        Dest::Inet(addr) if o.call.serves() => judge_served(*addr, a.host_network),
         Dest::Inet(addr) => judge_inet(o, *addr, a, machine, resolved),
         Dest::UnixPath(given) => {
             let path = o.resolved.as_deref().unwrap_or(given);
@@ -678,6 +747,15 @@ pub(crate) fn judge(o: &Observed, a: &Allowed<'_>, machine: &Machine, resolved: 
         Dest::Vsock { .. } | Dest::Family(_) | Dest::Unreadable => Verdict::Network,
         Dest::Ignored => Verdict::Allowed,
     }
+}
+
+/// A socket reachable at `addr` (listening, or bound for datagrams): only
+/// loopback is what the other modes allow (in the namespaces, the only
+/// address there is; the machine's network, `network_mode = "host"`,
+/// allows every one). `0.0.0.0`, `::` and the machine's own addresses are
+/// reachable from other machines. Pure.
+pub(crate) fn judge_served(addr: SocketAddr, host_network: bool) -> Verdict {
+    if host_network || addr.ip().is_loopback() { Verdict::Allowed } else { Verdict::Network }
 }
 
 fn judge_inet(
@@ -928,6 +1006,13 @@ mod tests {
             Trapped::Socketcall { call: Call::SendTo, argp: 0x80 }
         );
         assert_eq!(trapped(AUDIT_ARCH_I386, 102, [9, 0x80, 0, 0, 0, 0]), Trapped::Other, "SYS_SEND names no address");
+        assert!(matches!(trapped(AUDIT_ARCH_X86_64, 49, args), Trapped::Call(Trap { call: Call::Bind, .. })));
+        assert!(matches!(trapped(AUDIT_ARCH_X86_64, 50, args), Trapped::Call(Trap { call: Call::Listen, .. })));
+        assert!(matches!(trapped(AUDIT_ARCH_I386, 363, args), Trapped::Call(Trap { call: Call::Listen, .. })));
+        assert_eq!(
+            trapped(AUDIT_ARCH_I386, 102, [4, 0x80, 0, 0, 0, 0]),
+            Trapped::Socketcall { call: Call::Listen, argp: 0x80 }
+        );
         assert_eq!(trapped(AUDIT_ARCH_X86_64, 0, args), Trapped::Other);
         let mut words = Vec::new();
         for w in [3u32, 0x1000, 16, 0, 0, 0] {
@@ -991,6 +1076,65 @@ mod tests {
         assert_eq!(what(&odd), "TCP connect to 203.0.113.5:443 by a\\nb");
         let fast = Observed { call: Call::SendTo, fastopen: true, ..tcp };
         assert_eq!(what(&fast), "TCP Fast Open connect to 203.0.113.5:443 by python3");
+    }
+
+    #[test]
+    fn a_server_on_loopback_is_allowed_and_one_on_any_other_address_is_a_finding() {
+        let at = |a: &str| a.parse::<SocketAddr>().expect("addr");
+        for a in ["0.0.0.0:8080", "[::]:8080", "192.0.2.7:22", "[2001:db8::1]:443", "0.0.0.0:0"] {
+            assert_eq!(judge_served(at(a), false), Verdict::Network, "{a}: reachable from other machines");
+            assert_eq!(judge_served(at(a), true), Verdict::Allowed, "{a}: the machine's network is allowed");
+        }
+        for a in ["127.0.0.1:8080", "127.1.2.3:0", "[::1]:3000"] {
+            assert_eq!(judge_served(at(a), false), Verdict::Allowed, "{a}: loopback");
+        }
+        // As the socket's address reads: a v4-mapped loopback is loopback.
+        let mut mapped = (libc::AF_INET6 as u16).to_ne_bytes().to_vec();
+        mapped.extend(8080u16.to_be_bytes());
+        mapped.extend([0u8; 4]);
+        mapped.extend(Ipv4Addr::LOCALHOST.to_ipv6_mapped().octets());
+        mapped.extend([0u8; 4]);
+        let Dest::Inet(local) = dest(&mapped) else { panic!("an IP address") };
+        assert_eq!(judge_served(local, false), Verdict::Allowed);
+        // Judged as a server whatever the network list says, and never by
+        // names resolved.
+        let list = rules(&["0.0.0.0:8080", "api.example.com"]);
+        let a = Allowed { rules: &list, host_network: false, unix_sockets: false, inside: &[] };
+        let listen = Observed { call: Call::Listen, ..observed(Dest::Inet(at("0.0.0.0:8080")), libc::SOCK_STREAM) };
+        assert_eq!(judge(&listen, &a, &Machine::default(), &[]), Verdict::Network);
+        assert!(!needs_names(&Observed { dest: Dest::Inet(at("192.0.2.7:80")), ..listen.clone() }, &a));
+        let own = Observed { dest: Dest::Inet(at("127.0.0.1:8080")), ..listen.clone() };
+        assert_eq!(judge(&own, &a, &Machine::default(), &[]), Verdict::Allowed);
+        assert_eq!(what(&listen), "TCP listen on 0.0.0.0:8080 by python3");
+        let udp = Observed { call: Call::Bind, ..observed(Dest::Inet(at("[::]:5353")), libc::SOCK_DGRAM) };
+        assert_eq!(what(&udp), "UDP bind on [::]:5353 by python3");
+        assert_eq!(judge(&udp, &a, &Machine::default(), &[]), Verdict::Network);
+        let dns = Observed { dest: Dest::Inet(at("0.0.0.0:53")), ..udp };
+        assert_eq!(what(&dns), "UDP bind on 0.0.0.0:53 by python3", "a server on port 53 is no lookup");
+    }
+
+    #[test]
+    fn a_bind_is_recorded_for_datagrams_on_a_port_of_its_own_and_a_listen_on_an_ip_address() {
+        let stream = Some(Sock { ty: libc::SOCK_STREAM, protocol: 0 });
+        let dgram = Some(Sock { ty: libc::SOCK_DGRAM, protocol: 0 });
+        let any = |port: u16| Dest::Inet(SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), port));
+        assert!(worth_recording(Call::Listen, stream, false, &any(8080)));
+        assert!(worth_recording(Call::Listen, stream, false, &any(0)), "as the socket says it");
+        assert!(!worth_recording(Call::Listen, stream, false, &Dest::UnixPath("/w/s.sock".into())));
+        assert!(worth_recording(Call::Bind, dgram, false, &any(5353)));
+        assert!(!worth_recording(Call::Bind, dgram, false, &any(0)), "a client's port, the kernel's choice");
+        assert!(!worth_recording(Call::Bind, stream, false, &any(8080)), "seen at its listen, if it listens");
+        assert!(!worth_recording(Call::Bind, None, false, &any(5353)), "a socket of unknown kind");
+        assert!(!worth_recording(Call::Bind, dgram, false, &Dest::UnixAbstract(b"x".to_vec())));
+        // bind(fd, addr, len) reads its address as connect does; listen(fd,
+        // backlog) names none.
+        let addr = sockaddr_in([0, 0, 0, 0], 5353);
+        let bind = Trap { call: Call::Bind, args: [7, 0x1000, 16, 0, 0, 0], compat: false };
+        let s = sent(&bind, &mut memory(vec![(0x1000, addr.clone())]));
+        assert_eq!((s.fd, s.addrs), (7, vec![addr]));
+        let listen = Trap { call: Call::Listen, args: [7, 128, 0, 0, 0, 0], compat: false };
+        let s = sent(&listen, &mut memory(Vec::new()));
+        assert!(s.addrs.is_empty() && !s.unreadable && s.fd == 7, "{s:?}");
     }
 
     #[test]

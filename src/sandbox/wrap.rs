@@ -22,6 +22,20 @@ impl Confinement {
         }
     }
 
+    /// [`Confinement::argv`] for a check: in detect mode, its connections,
+    /// sockets and servers are observed as the agent's are (`--observe`,
+    /// judged against the check's own network list, in `policy.network`;
+    /// see [`super::observe`]): a check runs code the agent wrote. Pure.
+    pub fn check_argv(&self, argv: Vec<String>, log: Option<&Path>) -> Vec<String> {
+        let observe = self.effective == Effective::Detect;
+        match (self.effective.layers(), &self.tmpdir) {
+            (Some(layers), Some(t)) => {
+                wrap(&Wrap { layers, c: self, tmpdir: t, log, refuse_direct: false, observe }, &argv)
+            }
+            _ => argv,
+        }
+    }
+
     /// [`Confinement::argv`] for the agent: under namespaces, a direct
     /// connection to a port the machine listens on is recorded as refused
     /// (`--refuse-direct`; see [`super::proxy::refuse_direct`]). Only the agent:
@@ -43,7 +57,7 @@ impl Confinement {
 /// where the sandbox logs connections and limits hit, whether a direct
 /// connection to a port the machine listens on is recorded as refused (the
 /// agent's, under namespaces), and whether connections and sockets are
-/// observed (the agent's, in detect mode).
+/// observed (the agent's and the checks', in detect mode).
 pub struct Wrap<'a> {
     pub layers: Layers,
     pub c: &'a Confinement,
@@ -255,10 +269,17 @@ mod tests {
         let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
         assert!(read.layers == Layers::None && read.writable.is_empty() && read.keep.is_empty() && !read.refuse_direct);
         assert!(read.reap && !read.deny_read_complete && read.limits == Limits::default());
-        // Its agent observed, judged against the network list; its checks not.
+        // Its agent observed, judged against the network list; its checks
+        // too, against theirs; the setup and the verifier not.
         assert!(read.observe && read.network == ["pypi.org"], "{read:?}");
-        let check = detect.argv(vec!["true".into()], Some(Path::new("/l")));
-        let words: Vec<OsString> = check[1..].iter().map(OsString::from).collect();
+        let mut check = detect.clone();
+        check.policy.network = vec!["127.0.0.1:8080".into()];
+        let argv = check.check_argv(vec!["true".into()], Some(Path::new("/l")));
+        let words: Vec<OsString> = argv[1..].iter().map(OsString::from).collect();
+        let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
+        assert!(read.observe && read.network == ["127.0.0.1:8080"] && !read.refuse_direct, "{read:?}");
+        let setup = detect.argv(vec!["true".into()], Some(Path::new("/l")));
+        let words: Vec<OsString> = setup[1..].iter().map(OsString::from).collect();
         let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
         assert!(!read.observe && read.network.is_empty(), "{read:?}");
         let flags = Confinement { supervisor: None, ..detect.clone() }.agent_argv(vec!["true".into()], None);

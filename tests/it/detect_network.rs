@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::support::record::{events, of_type, outcomes, prompt};
+use crate::support::record::{check_event, events, of_type, outcomes, prompt};
 use crate::support::{FakeAgent, Run, TestEnv};
 
 /// What each listener received, by name.
@@ -141,6 +141,98 @@ fn in_detect_mode_a_secret_over_tcp_and_commands_to_unix_sockets_are_recorded_as
     // The log holds the allowed one too, recorded, not reported.
     let log = std::fs::read_to_string(r.join(".git/retry-run/tasks/spy/attempts/1/network-agent.jsonl")).expect("log");
     assert!(log.contains(&format!("\"seen\":\"allowed\",\"what\":\"TCP connect to 127.0.0.1:{allowed_port}")), "{log}");
+}
+
+/// A check that sends the secret to `sys.argv[1]` on 127.0.0.1, then
+/// passes once the agent wrote `agent` into the app.
+const LEAK: &str = r#"import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(b"the-check-secret"); s.close()
+"#;
+
+/// An agent's servers: one on every address (an ephemeral port), one on
+/// loopback, each listening until the other has been made.
+const SERVE: &str = r#"import socket
+a = socket.socket(); a.bind(("0.0.0.0", 0)); a.listen()
+b = socket.socket(); b.bind(("127.0.0.1", 0)); b.listen()
+print("serving on", a.getsockname()[1], b.getsockname()[1])
+a.close(); b.close()
+"#;
+
+/// The `network_seen` of attempt `n`'s `CheckFinished` of `check`, as
+/// (kind, what).
+fn check_seen(r: &Path, task: &str, n: u64, check: &str) -> Vec<(String, String)> {
+    let e = check_event(r, task, n, check);
+    assert!(!e.is_null(), "{n}: no CheckFinished of {check}");
+    e["network_seen"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|s| (s["kind"].as_str().unwrap_or("").to_string(), s["what"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+/// Checks run code the agent wrote: in detect mode a check that sends a
+/// secret over TCP (its network list is empty) is recorded in its
+/// `CheckFinished`, named in the report and told to the next attempt; an
+/// agent's server on every address is recorded as a finding, one on
+/// loopback is not.
+#[test]
+fn in_detect_mode_a_check_s_connections_and_an_agent_s_server_on_every_address_are_recorded() {
+    if !Path::new("/usr/bin/python3").exists() && which("python3").is_none() {
+        eprintln!("SKIPPED: no python3");
+        return;
+    }
+    let env = TestEnv::new();
+    let got: Received = Arc::default();
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = tcp.local_addr().expect("addr").port();
+    serve("tcp", &got, move || tcp.accept().map(|(c, _)| c));
+    let leak = env.write("leak.py", LEAK);
+    let servers = env.write("serve.py", SERVE);
+    let toml = format!(
+        "max_attempts = 2\n\
+         [sandbox]\nmode = \"detect\"\n\
+         [retry]\nbaseline = \"off\"\n\
+         [[check]]\nname = \"leak\"\nkind = \"test\"\nrun = \"python3 {} {port} && grep -q agent src/app.txt\"\n",
+        leak.display()
+    );
+    let r = env.repo("repo").file("src/app.txt", "value = 1\n").file("retry-run.toml", toml).commit();
+    let check_what = format!("TCP connect to 127.0.0.1:{port} by python");
+    let agent = env.agent(
+        FakeAgent::new()
+            .sh(&format!("python3 {}", servers.display()))
+            .append("src/other.txt", "first try\n")
+            .next_call()
+            .expect_prompt(&format!("- check `leak`: network: {check_what}"))
+            .expect_prompt("- network: TCP listen on 0.0.0.0:")
+            .expect_prompt("listen only on 127.0.0.1")
+            .append("src/app.txt", "agent\n"),
+    );
+    let out = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Leak"])));
+    out.assert_code(0);
+    assert_eq!(outcomes(&r, "leak"), ["CHECK_FAILURE", "SUCCESS"]);
+    let received = got.lock().expect("lock").clone();
+    assert!(received.iter().filter(|(_, b)| b == b"the-check-secret").count() == 2, "nothing stopped: {received:?}");
+    for n in [1, 2] {
+        let seen = check_seen(&r, "leak", n, "leak");
+        assert!(seen.iter().any(|(k, w)| k == "network" && w.starts_with(&check_what)), "{n}: {seen:?}");
+    }
+    // The agent's server on every address, not the one on loopback.
+    let agent_seen = seen(&r, "leak", 1);
+    assert!(
+        agent_seen.iter().any(|(k, w)| k == "network" && w.starts_with("TCP listen on 0.0.0.0:")),
+        "{agent_seen:?}"
+    );
+    assert!(!agent_seen.iter().any(|(_, w)| w.contains("127.0.0.1")), "{agent_seen:?}");
+    let log = std::fs::read_to_string(r.join(".git/retry-run/tasks/leak/attempts/1/network-agent.jsonl")).expect("log");
+    assert!(log.contains("\"seen\":\"allowed\",\"what\":\"TCP listen on 127.0.0.1:"), "recorded, not reported: {log}");
+    // The report: one line each, naming the check.
+    let report = env.run(&r, &["report", "leak"]).assert_code(0).stdout.clone();
+    let line = "- Seen in detect mode, not stopped (the other modes refuse it): ";
+    assert!(report.contains(&format!("{line}check `leak`: network: {check_what}")), "{report}");
+    assert!(report.contains(&format!("{line}network: TCP listen on 0.0.0.0:")), "{report}");
+    assert!(!report.contains("TCP listen on 127.0.0.1"), "{report}");
 }
 
 /// `retry-run sandbox` as run starts it for detect mode's agent: observed

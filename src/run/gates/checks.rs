@@ -85,11 +85,11 @@ pub(crate) fn run_once(
     confinement: &crate::sandbox::Confinement,
 ) -> Result<Finished, String> {
     let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
-    // Each check reaches its own hosts, none by default; the proxy logs
-    // beside its output.
+    // Each check reaches its own hosts, none by default; the proxy (or, in
+    // detect mode, what observes it) logs beside its output.
     let mut confinement = confinement.clone();
     confinement.policy.network = check.network.clone();
-    spec.argv = confinement.argv(spec.argv, Some(&out_file.with_extension("network.jsonl")));
+    spec.argv = confinement.check_argv(spec.argv, Some(&network_log(out_file)));
     spec.env = env.to_vec();
     spec.env.extend(import_root_env(worktree));
     spec.unset = confinement.unset();
@@ -98,6 +98,40 @@ pub(crate) fn run_once(
     let f = process::run(&spec).map_err(|e| e.to_string())?;
     let _ = crate::record::store::write_file(out_file, &f.output.bytes());
     Ok(f)
+}
+
+/// The sandbox's log of the run whose output is `out_file`
+/// (`<check>.network.jsonl` beside `<check>.out`).
+pub(crate) fn network_log(out_file: &Path) -> std::path::PathBuf {
+    out_file.with_extension("network.jsonl")
+}
+
+/// What detect mode saw the runs whose outputs are `out_files` reach that
+/// the other modes would have stopped (or why it could see nothing): one
+/// entry for each thing seen, its counts added up over the runs, the first
+/// [`crate::sandbox::seen::SEEN_CAP`]. Empty in the other modes, and for
+/// runs that were not made (their logs do not exist).
+pub(crate) fn network_seen(out_files: &[std::path::PathBuf]) -> Vec<crate::model::NetworkSeen> {
+    use crate::sandbox::seen;
+    let mut out: Vec<crate::model::NetworkSeen> = Vec::new();
+    for s in out_files.iter().flat_map(|f| seen::network_seen(&network_log(f))) {
+        if let Some(n) = out.iter_mut().find(|n| n.kind == s.seen && n.what == s.what) {
+            n.count += s.count;
+        } else if out.len() < seen::SEEN_CAP {
+            out.push(crate::model::NetworkSeen { kind: s.seen, what: s.what, count: s.count });
+        }
+    }
+    out
+}
+
+/// A note for a check that failed in detect mode where its output shows
+/// `sudo` refused for `no_new_privs` (which observing its network use sets
+/// for a user other than root), so that neither the agent nor the user
+/// takes it for the attempt's doing. Pure.
+pub(crate) fn no_new_privs_note(output: &str) -> Option<String> {
+    output.to_ascii_lowercase().contains("\"no new privileges\"").then(|| {
+        "sudo (or another setuid program) was refused here by retry-run, not by the attempt: detect mode observes a check's network use with `no_new_privs` set unless retry-run runs as root, so setuid programs gain no privileges; with `[sandbox] mode = \"off\"` nothing is observed and they do".to_string()
+    })
 }
 
 /// Parses a finished check: failures with their keys, the digest, and the
@@ -295,4 +329,42 @@ pub(crate) fn base_run(
     let f = run_once(check, wt, &with(env, &added), out_file, confinement)?;
     let p = parse(check, &f, wt, repo, &|rel| std::fs::read(wt.join(rel)).ok());
     Ok(Baseline::of(&check.name, &check.run, base.to_string(), &p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_detect_mode_saw_over_a_check_s_runs_is_added_up() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (first, rerun, never) =
+            (dir.path().join("t.out"), dir.path().join("t.rerun-1.out"), dir.path().join("t.rerun-2.out"));
+        let line = |seen: &str, what: &str, count: u64| {
+            serde_json::json!({"seen": seen, "what": what, "count": count}).to_string()
+        };
+        let tcp = "TCP connect to 127.0.0.1:9 by python3";
+        std::fs::write(
+            network_log(&first),
+            [line("network", tcp, 2), line("allowed", "TCP connect to 127.0.0.1:80 by curl", 1)].join("\n"),
+        )
+        .expect("write");
+        std::fs::write(
+            network_log(&rerun),
+            [line("network", tcp, 1), line("network", "TCP listen on 0.0.0.0:8080 by node", 1)].join("\n"),
+        )
+        .expect("write");
+        assert_eq!(network_log(&rerun), dir.path().join("t.rerun-1.network.jsonl"));
+        let seen = network_seen(&[first, rerun, never]);
+        let got: Vec<(&str, &str, u64)> = seen.iter().map(|n| (n.kind.as_str(), n.what.as_str(), n.count)).collect();
+        assert_eq!(got, [("network", tcp, 3), ("network", "TCP listen on 0.0.0.0:8080 by node", 1)]);
+    }
+
+    #[test]
+    fn sudo_refused_for_no_new_privs_is_said_to_be_retry_run_s_doing() {
+        let sudo = "sudo: The \"no new privileges\" flag is set, which prevents sudo from running as root.\n";
+        let note = no_new_privs_note(sudo).expect("a note");
+        assert!(note.contains("not by the attempt") && note.contains("mode = \"off\""), "{note}");
+        assert!(no_new_privs_note("sudo: a password is required\n").is_none());
+    }
 }

@@ -19,8 +19,8 @@ use super::super::slots;
 use super::super::submodules::missing_submodules;
 use super::base_aside::Aside;
 use super::checks::{
-    Status, TargetsRun, as_map, import_root_env, inherited, parse, parse_output, relativize, run_once, targets_run,
-    with,
+    Status, TargetsRun, as_map, import_root_env, inherited, network_seen, no_new_privs_note, parse, parse_output,
+    relativize, run_once, targets_run, with,
 };
 use super::{base, check_writes, reuse_store};
 use crate::config::{CheckConfig, FailFast};
@@ -331,14 +331,31 @@ fn run_step(
     task: &str,
     (flaky_reruns, deferred): (u32, bool),
 ) -> Result<(CheckResult, Runs), RunError> {
-    match sel {
-        None => run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name, deferred)),
+    let (out, (mut result, runs)) = match sel {
+        None => (
+            check.name.clone(),
+            run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name, deferred))?,
+        ),
         Some(sel) => {
             let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
             let out = format!("{}.targets", check.name);
-            run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))
+            let ran = run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))?;
+            (out, ran)
+        }
+    };
+    let a = at.1;
+    if result.reused.is_none() && a.confinement.effective == crate::sandbox::Effective::Detect {
+        // What detect mode saw its runs reach: the first, its reruns (and,
+        // run again alone after a write beside others, both times).
+        let mut files = vec![a.dir.check_out(&out)];
+        files.extend((1..=flaky_reruns).map(|i| a.dir.check_rerun_out(&out, i)));
+        result.network_seen = network_seen(&files);
+        if !result.passed {
+            let text = std::fs::read(a.dir.check_out(&out)).unwrap_or_default();
+            result.notes.extend(no_new_privs_note(&String::from_utf8_lossy(&text)));
         }
     }
+    Ok((result, runs))
 }
 
 /// A check's base, asked for once its run has ended (it may still be in
