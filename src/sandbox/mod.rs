@@ -184,6 +184,7 @@ pub fn fallback_gaps() -> String {
         "/dev/shm is closed rather than private (programs that need POSIX shared memory or semaphores, such as Python's multiprocessing, fail unless sandbox.writable lists /dev/shm)",
         "the agent sees the machine's other processes (it can neither signal nor trace them)",
         "named UNIX sockets and UDP are refused wholesale, the sandbox's own included",
+        "the permissions and times of your files outside the writable paths can be changed (Landlock does not cover chmod, utimes or extended attributes)",
     ];
     format!("the fallback cannot hold: {}", gaps.join("; "))
 }

@@ -1,14 +1,20 @@
-//! Containment under the default sandbox (namespaces with Landlock inside),
-//! tried as an attacker would: an agent (a script) that reads the user's
-//! secrets and sends them over TCP, UDP and a DNS-shaped packet to
-//! listeners on 127.0.0.1, pushes to the user's remote, tampers with the
-//! object store, rewrites its git links before a `worktree.setup` and a
-//! verifier run, talks to sockets outside, forks without end and writes
-//! `/dev/shm` and `/tmp`. Each is refused, and afterwards the checkout,
-//! the object store, the remote, `HOME` and the machine's processes are as
-//! before; a legitimate agent still commits in its worktree and reaches an
-//! allowed host through the proxy. The same agent under the fallback
-//! (namespaces refused) is refused what the fallback can refuse.
+//! Containment of the agent, tried as an attacker would: an agent (a
+//! script) that reads the user's secrets and sends them over TCP, UDP and a
+//! DNS-shaped packet to listeners on 127.0.0.1, pushes to the user's
+//! remote, tampers with the object store, rewrites its git links before a
+//! `worktree.setup` and a verifier run, talks to sockets outside, forks
+//! without end and writes `/dev/shm` and `/tmp`. Each is refused, and
+//! afterwards the checkout, the object store, the remote, `HOME` and the
+//! machine's processes are as before; a legitimate agent still commits in
+//! its worktree and reaches an allowed host through the proxy.
+//!
+//! Each attack runs under namespaces (bubblewrap, Landlock inside) and
+//! under the fallback (Landlock and seccomp, bubblewrap taken away), as the
+//! user the tests run as (root in CI) and as an unprivileged user (when the
+//! tests run as root). Where the fallback refuses differently, its own
+//! behaviour is asserted (docs/sandbox.md, "What each mode stops"): `/tmp`
+//! read-only rather than private, `/dev/shm` closed rather than private,
+//! TCP only to the proxy's port, UDP and UNIX sockets refused by seccomp.
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
@@ -16,11 +22,43 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::modes::{Mode, Who, as_who, can_as_me, can_burst, give_back, turn};
 use crate::support::record::{first, outcomes};
 use crate::support::{FakeAgent, Run, TestEnv};
 
-fn namespaces_here() -> bool {
-    retry_run::sandbox::namespaces::probe().is_ok()
+/// A `retry-run` command of `env` in `r`, given its arguments by `args`,
+/// run to its end as `who` under `mode`; the test directory given back
+/// after.
+fn confined(env: &TestEnv, r: &Path, mode: Mode, who: Who, args: Vec<String>) -> Run {
+    let mut cmd = env.retry_run(r);
+    cmd.args(args);
+    let run = Run::of(&mut as_who(env, cmd, mode, who));
+    give_back(env, who);
+    run
+}
+
+/// The three tests of an attack: under namespaces and under the fallback
+/// as the user the tests run as (root in CI), and under both as an
+/// unprivileged user (where the tests do not run as root, that user is
+/// their own, as in `containment_outside`).
+macro_rules! in_each_mode {
+    ($attack:ident: $namespaces:ident, $fallback:ident, $unprivileged:ident) => {
+        #[test]
+        fn $namespaces() {
+            $attack(Mode::Namespaces, Who::Root);
+        }
+
+        #[test]
+        fn $fallback() {
+            $attack(Mode::Fallback, Who::Root);
+        }
+
+        #[test]
+        fn $unprivileged() {
+            $attack(Mode::Namespaces, Who::Nobody);
+            $attack(Mode::Fallback, Who::Nobody);
+        }
+    };
 }
 
 fn repo(env: &TestEnv, toml: &str) -> PathBuf {
@@ -89,12 +127,11 @@ fn plant_secrets(env: &TestEnv) {
     }
 }
 
-#[test]
-fn secrets_neither_read_nor_sent_over_tcp_udp_or_dns() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here (bubblewrap missing or user namespaces refused)");
+fn secrets_neither_read_nor_sent_over_tcp_udp_or_dns(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     let env = TestEnv::new();
     plant_secrets(&env);
     let ex = Exfil::new();
@@ -111,36 +148,60 @@ fn secrets_neither_read_nor_sent_over_tcp_udp_or_dns() {
             .sh(&attempt("resolve", "import socket; socket.getaddrinfo('example.com', 443)"))
             .append("src/app.txt", "value = 2\n"),
     );
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Exfil"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Exfil"]));
     run.assert_code(0);
     let res = env.git(&r, &["show", "refs/retry-run/exfil/1:results.txt"]);
     for refused in [".ssh/id_ed25519", ".aws/credentials", ".git-credentials", "other-project/.env", "resolve"] {
         assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused:\n{res}");
     }
-    // A direct connection to a port this machine listens on is answered
-    // inside the namespace, recorded as refused and closed: it may look
-    // connected for a moment, but nothing reaches the listener outside.
-    let refused = first(&r, "exfil", "AgentFinished")["refused_hosts"].to_string();
-    assert!(
-        res.contains("tcp: refused") || refused.contains(&format!("127.0.0.1:{tcp}")),
-        "tcp was neither refused nor recorded:\n{res}\n{refused}"
-    );
-    // A datagram to 127.0.0.1 inside the namespace is "sent" to its own
-    // loopback: the point is that none arrives here.
-    assert_eq!(ex.received(), Vec::<String>::new(), "something left the sandbox:\n{res}");
     let started = first(&r, "exfil", "AgentStarted");
     let layers = &started["sandbox"]["layers"];
-    assert_eq!(layers["namespaces"], serde_json::json!(["user", "mount", "pid", "ipc", "uts", "net"]), "{started}");
-    assert!(layers["landlock_abi"].as_u64().is_some_and(|a| a >= 1), "{started}");
+    match mode {
+        Mode::Namespaces => {
+            // A direct connection to a port this machine listens on is
+            // answered inside the namespace, recorded as refused and
+            // closed: it may look connected for a moment, but nothing
+            // reaches the listener outside.
+            let refused = first(&r, "exfil", "AgentFinished")["refused_hosts"].to_string();
+            assert!(
+                res.contains("tcp: refused") || refused.contains(&format!("127.0.0.1:{tcp}")),
+                "tcp was neither refused nor recorded:\n{res}\n{refused}"
+            );
+            // A datagram to 127.0.0.1 inside the namespace is "sent" to its
+            // own loopback: the point is that none arrives here.
+            assert_eq!(
+                layers["namespaces"],
+                serde_json::json!(["user", "mount", "pid", "ipc", "uts", "net"]),
+                "{started}"
+            );
+            assert!(layers["landlock_abi"].as_u64().is_some_and(|a| a >= 1), "{started}");
+        }
+        Mode::Fallback => {
+            // TCP only to the proxy's port (Landlock), UDP refused (seccomp):
+            // each fails at once.
+            for refused in ["tcp", "udp", "dns"] {
+                assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused ({who:?}):\n{res}");
+            }
+            assert_eq!(started["sandbox"]["mode"], "landlock", "{started}");
+            assert!(layers["landlock_abi"].as_u64().is_some_and(|a| a >= 4), "{started}");
+        }
+    }
+    assert_eq!(ex.received(), Vec::<String>::new(), "something left the sandbox ({mode:?}, {who:?}):\n{res}");
     assert!(layers["seccomp_denies"].as_array().is_some_and(|d| d.iter().any(|x| x == "unix")), "{started}");
 }
 
-#[test]
-fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+in_each_mode!(
+    secrets_neither_read_nor_sent_over_tcp_udp_or_dns:
+    secrets_neither_read_nor_sent_over_tcp_udp_or_dns_under_namespaces,
+    secrets_neither_read_nor_sent_over_tcp_udp_or_dns_under_the_fallback,
+    secrets_neither_read_nor_sent_over_tcp_udp_or_dns_as_an_unprivileged_user
+);
+
+fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     let env = TestEnv::new();
     let server = TcpListener::bind("127.0.0.1:0").expect("http server");
     let port = server.local_addr().expect("addr").port();
@@ -169,7 +230,7 @@ fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded() 
             .sh(&attempt("refused-host", &get("http://refused.example/")))
             .append("src/app.txt", "value = 2\n"),
     );
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Net"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Net"]));
     run.assert_code(0);
     let fetched = env.git(&r, &["show", "refs/retry-run/net/1:fetched.txt"]);
     assert_eq!(fetched.trim(), "hello", "{fetched}");
@@ -186,6 +247,13 @@ fn an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded() 
     );
 }
 
+in_each_mode!(
+    an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded:
+    an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded_under_namespaces,
+    an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded_under_the_fallback,
+    an_allowed_host_is_reached_through_the_proxy_and_a_refused_one_is_recorded_as_an_unprivileged_user
+);
+
 /// A child in its own process group, killed whole when dropped.
 struct Group(std::process::Child);
 
@@ -196,12 +264,11 @@ impl Drop for Group {
     }
 }
 
-#[test]
-fn a_push_to_the_users_remote_is_refused() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+fn a_push_to_the_users_remote_is_refused(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     let env = TestEnv::new();
     let r = repo(&env, "max_attempts = 1\n");
     let remote = env.path("remote.git");
@@ -212,6 +279,9 @@ fn a_push_to_the_users_remote_is_refused() {
     // no pipe of the test's (a leftover daemon would hold the harness's).
     let daemon = env
         .command("git", env.root())
+        // The repositories are the unprivileged user's while it runs: the
+        // daemon (root's) would refuse them for that alone otherwise.
+        .args(["-c", "safe.directory=*"])
         .args(["daemon", "--reuseaddr", "--listen=127.0.0.1", &format!("--port={port}"), "--export-all"])
         .args(["--enable=receive-pack", &format!("--base-path={}", env.root().display())])
         .stdout(std::process::Stdio::null())
@@ -235,7 +305,7 @@ fn a_push_to_the_users_remote_is_refused() {
             .sh("git -c user.name=a -c user.email=a@b commit -qam evil")
             .sh("if git push -q --force origin HEAD:main 2>>errors.txt; then echo 'push: ok'; else echo 'push: refused'; fi > results.txt"),
     );
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Push"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Push"]));
     drop(daemon);
     run.assert_code(0);
     let res = env.git(&r, &["show", "refs/retry-run/push/1:results.txt"]);
@@ -243,12 +313,21 @@ fn a_push_to_the_users_remote_is_refused() {
     assert_eq!(env.git(&remote, &["rev-parse", "main"]), before, "the remote's main moved");
 }
 
-#[test]
-fn the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+in_each_mode!(
+    a_push_to_the_users_remote_is_refused:
+    a_push_to_the_users_remote_is_refused_under_namespaces,
+    a_push_to_the_users_remote_is_refused_under_the_fallback,
+    a_push_to_the_users_remote_is_refused_as_an_unprivileged_user
+);
+
+/// What the agent writes to an object of its own past the quarantine.
+const AGENTS_OBJECT: &str = "an-object-of-the-agents-own";
+
+fn the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     let env = TestEnv::new();
     let r = repo(&env, "max_attempts = 1\n");
     // One pack and the HEAD commit's objects loose, as a user's repository has them.
@@ -277,7 +356,26 @@ fn the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktr
             "unset-quarantine",
             "env -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git hash-object -w notes.txt".into(),
         ),
+        (
+            "unset-quarantine-new",
+            format!(
+                "echo {AGENTS_OBJECT} > new.txt; \
+                 env -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git hash-object -w new.txt; \
+                 s=$?; rm -f new.txt; exit $s"
+            ),
+        ),
     ];
+    let agents_object = {
+        let f = env.write("agents-object.txt", format!("{AGENTS_OBJECT}\n"));
+        env.git(&r, &["hash-object", &f.display().to_string()]).trim().to_string()
+    };
+    // The loose object's mode and times.
+    let loose_meta = || {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&loose).expect("the loose object");
+        (m.mode(), m.mtime(), m.mtime_nsec())
+    };
+    let loose_before = loose_meta();
     let mut agent = FakeAgent::new();
     for (name, cmd) in &tries {
         agent = agent.sh(&format!(
@@ -291,12 +389,28 @@ fn the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktr
     );
     let head_tree = |env: &TestEnv| env.git(&r, &["rev-parse", "HEAD^{tree}", "main"]);
     let before = head_tree(&env);
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Odb"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Odb"]));
     run.assert_code(0);
     let res = env.git(&r, &["show", "refs/retry-run/odb/1:results.txt"]);
     for (name, _) in &tries {
-        assert!(res.contains(&format!("{name}: refused")), "{name} was not refused:\n{res}");
+        // In the fallback, `hash-object -w` of an object the store already
+        // has only freshens it (git sets the existing file's times; Landlock
+        // governs no times, as no modes): it "succeeds" without writing.
+        // The object written with the quarantine unset is refused in both.
+        if mode == Mode::Fallback && *name == "unset-quarantine" {
+            continue;
+        }
+        assert!(res.contains(&format!("{name}: refused")), "{name} was not refused ({mode:?}, {who:?}):\n{res}");
     }
+    // Under namespaces the store is a read-only mount: not even the
+    // loose object's mode (`chmod u+w` above) or times change. Landlock
+    // governs neither, so in the fallback both do (the content does not:
+    // fsck below).
+    if mode == Mode::Namespaces {
+        assert_eq!(loose_meta(), loose_before, "the loose object's mode or times changed ({who:?})");
+    }
+    let absent = env.git_raw(&r, ["cat-file", "-e", &agents_object].into_iter().map(std::ffi::OsStr::new));
+    assert!(!absent.status.success(), "the agent wrote an object past the quarantine ({mode:?}, {who:?})");
     assert!(res.contains("commit: ok"), "{res}");
     assert_eq!(head_tree(&env), before, "a ref of the user's moved");
     assert_eq!(env.git(&r, &["show", "HEAD:notes.txt"]).trim(), "the user's notes, v2");
@@ -307,12 +421,18 @@ fn the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktr
     assert_eq!(env.git(&r, &["show", "refs/retry-run/odb/1:src/app.txt"]).trim(), "value = 1\nvalue = 2");
 }
 
-#[test]
-fn rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+in_each_mode!(
+    the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works:
+    the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works_under_namespaces,
+    the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works_under_the_fallback,
+    the_object_store_refs_and_config_cannot_be_touched_but_a_commit_in_the_worktree_works_as_an_unprivileged_user
+);
+
+fn rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     let env = TestEnv::new();
     let marker = env.path("owned.txt");
     let payload = env.write("payload.sh", format!("#!/bin/sh\necho owned >> {}\n", marker.display()));
@@ -343,7 +463,7 @@ fn rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier(
             .next_call()
             .append("src/app.txt", "fixed\n"),
     );
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Links"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Links"]));
     run.assert_code(0);
     assert!(!marker.exists(), "the agent's code ran outside the sandbox:\n{}", run.stderr);
     assert_eq!(user(&env), before, "the user's HEAD or staged work changed");
@@ -352,19 +472,26 @@ fn rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier(
     assert!(link.contains("/worktrees/retry-run-links"), "{link}");
 }
 
-#[test]
-fn sockets_outside_are_unreachable_named_or_abstract() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+in_each_mode!(
+    rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier:
+    rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier_under_namespaces,
+    rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier_under_the_fallback,
+    rewritten_git_links_run_nothing_unconfined_in_the_next_setup_or_the_verifier_as_an_unprivileged_user
+);
+
+fn sockets_outside_are_unreachable_named_or_abstract(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     use std::os::linux::net::SocketAddrExt;
     use std::os::unix::net::{SocketAddr, UnixListener};
     let env = TestEnv::new();
     let named = env.home().join("agent.sock");
     let named_l = UnixListener::bind(&named).expect("named socket");
     named_l.set_nonblocking(true).expect("nonblocking");
-    let abstract_name = format!("retry-run-test-{}", std::process::id());
+    // One name per test and mode: the tests of one process run at once.
+    let abstract_name = format!("retry-run-test-{}-{mode:?}-{who:?}", std::process::id());
     let abstract_l = UnixListener::bind_addr(&SocketAddr::from_abstract_name(abstract_name.as_bytes()).expect("name"))
         .expect("abstract");
     abstract_l.set_nonblocking(true).expect("nonblocking");
@@ -386,23 +513,41 @@ fn sockets_outside_are_unreachable_named_or_abstract() {
             ))
             .append("src/app.txt", "value = 2\n"),
     );
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Sock"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Sock"]));
     run.assert_code(0);
     let res = env.git(&r, &["show", "refs/retry-run/sock/1:results.txt"]);
     assert!(res.contains("named: refused") && res.contains("abstract: refused"), "{res}");
-    assert!(named_l.accept().is_err() && abstract_l.accept().is_err(), "a connection reached a socket outside");
+    // Under namespaces and in the fallback alike, seccomp refuses the
+    // UNIX socket itself; the abstract name is also out of reach by the
+    // network namespace, or in the fallback by Landlock's scope (ABI 6), a
+    // second layer no socket the agent can make gets past seccomp to try.
+    assert!(
+        named_l.accept().is_err() && abstract_l.accept().is_err(),
+        "a connection reached a socket outside ({mode:?}, {who:?})"
+    );
 }
 
-#[test]
-fn a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+in_each_mode!(
+    sockets_outside_are_unreachable_named_or_abstract:
+    sockets_outside_are_unreachable_named_or_abstract_under_namespaces,
+    sockets_outside_are_unreachable_named_or_abstract_under_the_fallback,
+    sockets_outside_are_unreachable_named_or_abstract_as_an_unprivileged_user
+);
+
+fn a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    if !can_burst(mode) {
+        return;
+    }
+    let _turn = turn(who, true);
     let env = TestEnv::new();
-    let shm_marker = PathBuf::from(format!("/dev/shm/retry-run-test-{}", std::process::id()));
+    let tag = format!("{}-{mode:?}-{who:?}", std::process::id());
+    let shm_marker = PathBuf::from(format!("/dev/shm/retry-run-test-{tag}"));
     std::fs::write(&shm_marker, "another program's").expect("a file in /dev/shm");
-    let tmp_marker = format!("/tmp/retry-run-test-agent-{}", std::process::id());
+    let tmp_marker = format!("/tmp/retry-run-test-agent-{tag}");
+    let shm_agent = format!("/dev/shm/retry-run-test-agent-{tag}");
     let r = repo(&env, "max_attempts = 1\n[sandbox]\nmax_processes = 50\n");
     let agent = env.agent(
         FakeAgent::new()
@@ -411,23 +556,41 @@ fn a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private() {
                 "if cat {} >/dev/null 2>&1; then echo 'shm-read: ok'; else echo 'shm-read: refused'; fi >> results.txt",
                 shm_marker.display()
             ))
-            .sh("echo mine > /dev/shm/agent-file && echo 'shm-write: private' >> results.txt")
-            .sh(&format!("echo mine > {tmp_marker} && echo 'tmp-write: private' >> results.txt"))
+            .sh(&format!("if echo mine > {shm_agent}; then echo 'shm-write: private'; else echo 'shm-write: refused'; fi >> results.txt"))
+            .sh(&format!("if echo mine > {tmp_marker}; then echo 'tmp-write: private'; else echo 'tmp-write: refused'; fi >> results.txt"))
             .append("src/app.txt", "value = 2\n"),
     );
-    let run = Run::of(env.retry_run(&r).args(agent.after(&["run", "--quiet", "--task", "Burst"])));
+    let run = confined(&env, &r, mode, who, agent.after(&["run", "--quiet", "--task", "Burst"]));
     let _ = std::fs::remove_file(&shm_marker);
+    let shm_made = Path::new(&shm_agent).exists();
+    let _ = std::fs::remove_file(&shm_agent);
+    let tmp_made = Path::new(&tmp_marker).exists();
+    let _ = std::fs::remove_file(&tmp_marker);
     run.assert_code(0);
     let res = env.git(&r, &["show", "refs/retry-run/burst/1:results.txt"]);
     assert!(res.contains("shm-read: refused"), "{res}");
-    assert!(!Path::new("/dev/shm/agent-file").exists(), "the agent's /dev/shm is the machine's");
-    assert!(!Path::new(&tmp_marker).exists(), "the agent's /tmp is the machine's");
+    assert!(!shm_made, "the agent's /dev/shm is the machine's ({mode:?}, {who:?})");
+    assert!(!tmp_made, "the agent's /tmp is the machine's ({mode:?}, {who:?})");
+    if mode == Mode::Fallback {
+        // /dev/shm closed rather than private, /tmp read-only.
+        assert!(res.contains("shm-write: refused") && res.contains("tmp-write: refused"), "{res}");
+    }
+    // The pids cgroup holds the limit for root; as another user the
+    // kernel's RLIMIT_NPROC does (in the fallback counting all of that
+    // user's processes, other tests' too), which records no hit.
     let done = first(&r, "burst", "AgentFinished");
     let hits = done.to_string();
-    if retry_run::sandbox::limits::PidsCgroup::new(10, None, false).is_some() {
+    if who == Who::Root && retry_run::sandbox::limits::PidsCgroup::new(10, None, false).is_some() {
         assert!(hits.contains("the process limit (50) refused"), "{hits}");
     }
 }
+
+in_each_mode!(
+    a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private:
+    a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private_under_namespaces,
+    a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private_under_the_fallback,
+    a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private_as_an_unprivileged_user
+);
 
 /// Where namespaces are refused (simulated: no bubblewrap), the fallback
 /// (Landlock and seccomp) still refuses TCP but to the proxy, UDP and
@@ -502,12 +665,11 @@ for attempt in range(50):
 /// runs the proxy no thread: past `MAX_OPEN` at once, the proxy answers 503
 /// and says so once in the log; once the flood is closed, an ordinary
 /// request goes through.
-#[test]
-fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass() {
-    if !namespaces_here() {
-        eprintln!("SKIPPED: namespaces cannot be made here");
+fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass(mode: Mode, who: Who) {
+    if !can_as_me(mode, who) {
         return;
     }
+    let _turn = turn(who, false);
     let env = TestEnv::new();
     // The allowed host: answers a GET with `hello`, holds a tunnel until
     // its client closes.
@@ -533,10 +695,12 @@ fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass()
     std::fs::create_dir(&dir).expect("mkdir");
     std::fs::write(dir.join("flood.py"), FLOOD).expect("script");
     let log = env.path("net.jsonl");
-    let child = env
-        .retry_run(&dir)
-        .args(["sandbox", "--network", &target, "--log", &log.display().to_string(), "--"])
-        .args(["python3", "flood.py", &target])
+    let mut cmd = env.retry_run(&dir);
+    cmd.args(["sandbox", "--network", &target, "--log", &log.display().to_string(), "--"])
+        .args(["python3", "flood.py", &target]);
+    // As the unprivileged user, `setpriv` runs `retry-run` in its own
+    // process: the pid is retry-run's.
+    let child = as_who(&env, cmd, mode, who)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -555,6 +719,7 @@ fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass()
         .expect("Threads");
     std::fs::write(dir.join("go"), "").expect("go");
     let out = child.wait_with_output().expect("retry-run sandbox ends");
+    give_back(&env, who);
     let flood = std::fs::read_to_string(dir.join("flood.txt")).expect("flood.txt");
     let max = retry_run::sandbox::proxy::MAX_OPEN;
     assert_eq!(flood.trim(), format!("{max} {} 0", 2000 - max), "tunnels, refusals, other");
@@ -574,3 +739,10 @@ fn a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass()
     };
     assert!(refused.is_some_and(|n| (2000 - max..=2000 - max + 50).contains(&n)), "{hits:?}");
 }
+
+in_each_mode!(
+    a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass:
+    a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass_under_namespaces,
+    a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass_under_the_fallback,
+    a_flood_of_connections_costs_the_proxy_no_thread_and_ordinary_requests_pass_as_an_unprivileged_user
+);

@@ -15,11 +15,14 @@
 //!   outside the checkout.
 //! - [`child`]: this test binary re-executed as a child process.
 //! - [`browser`]: `retry-run ui` in a real headless chromium.
+//! - [`modes`]: an attack under namespaces or the fallback, as root or as
+//!   an unprivileged user.
 
 pub(crate) mod agent;
 pub(crate) mod browser;
 pub(crate) mod child;
 pub(crate) mod fixture;
+pub(crate) mod modes;
 pub(crate) mod record;
 pub(crate) mod repo;
 pub(crate) mod tools;
