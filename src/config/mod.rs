@@ -608,7 +608,8 @@ impl Serialize for DurationSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RetryConfig {
-    pub on: Vec<RetryOn>,
+    /// The outcomes retried, and whether the user wrote the list.
+    pub on: RetryOnList,
     /// How many times, at most, a failing check's failing tests run again
     /// (where the runner can select them: `test_results::runners`).
     #[serde(deserialize_with = "numbers::flaky_reruns")]
@@ -643,6 +644,59 @@ pub struct RetryConfig {
     /// Whether a check's earlier output on the same inputs stands for a run
     /// (`[[check]] reuse` says so for one check).
     pub reuse: bool,
+}
+
+/// `retry.on`: the outcomes retried, and whether the user wrote them
+/// (`explicit`) or they are the default. A timeout that repeats another
+/// stops the task unless the user's own list keeps it
+/// ([`crate::outcome::repeated_timeout`]). Read and written as the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryOnList {
+    pub kinds: Vec<RetryOn>,
+    pub explicit: bool,
+}
+
+impl RetryOnList {
+    /// Whether the user's own `retry.on` lists `timeout`.
+    pub fn keeps_timeouts(&self) -> bool {
+        self.explicit && self.kinds.contains(&RetryOn::Timeout)
+    }
+}
+
+impl Default for RetryOnList {
+    fn default() -> Self {
+        RetryOnList {
+            kinds: vec![
+                RetryOn::CheckFailure,
+                RetryOn::ScopeViolation,
+                RetryOn::VerifierRejection,
+                RetryOn::EmptyDiff,
+                RetryOn::Crash,
+                RetryOn::Timeout,
+            ],
+            explicit: false,
+        }
+    }
+}
+
+impl std::ops::Deref for RetryOnList {
+    type Target = [RetryOn];
+    fn deref(&self) -> &[RetryOn] {
+        &self.kinds
+    }
+}
+
+impl Serialize for RetryOnList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.kinds.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RetryOnList {
+    /// A list read is the user's: it is there only when written.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(RetryOnList { kinds: Vec::deserialize(d)?, explicit: true })
+    }
 }
 
 /// `retry.fail_fast`: whether an attempt's checks stop at the first
@@ -778,14 +832,7 @@ pub enum WeakeningMode {
 impl Default for RetryConfig {
     fn default() -> Self {
         RetryConfig {
-            on: vec![
-                RetryOn::CheckFailure,
-                RetryOn::ScopeViolation,
-                RetryOn::VerifierRejection,
-                RetryOn::EmptyDiff,
-                RetryOn::Crash,
-                RetryOn::Timeout,
-            ],
+            on: RetryOnList::default(),
             flaky_reruns: 1,
             baseline: BaselineMode::Auto,
             test_weakening: WeakeningMode::Fail,
@@ -1098,6 +1145,21 @@ mod tests {
         assert_eq!(c.agent.kill_grace.value, Duration::from_secs(5));
         assert_eq!(c.context.max_tokens, 4000);
         assert_eq!(c.retry.on.len(), 6);
+    }
+
+    #[test]
+    fn retry_on_written_is_told_from_the_default() {
+        let default = parse("[retry]\nflaky_reruns = 0\n").unwrap().retry.on;
+        assert!(!default.explicit && default.contains(&RetryOn::Timeout) && !default.keeps_timeouts());
+        let written = parse("[retry]\non = [\"check_failure\", \"timeout\"]\n").unwrap().retry.on;
+        assert!(written.explicit && written.keeps_timeouts());
+        assert_eq!(written.kinds, [RetryOn::CheckFailure, RetryOn::Timeout]);
+        let without = parse("[retry]\non = [\"crash\"]\n").unwrap().retry.on;
+        assert!(without.explicit && !without.keeps_timeouts());
+        // Through a task's front matter (the merged table) as through the file.
+        let merged: Config = toml::from_str("[retry]\non = [\"timeout\"]\n").unwrap();
+        assert!(merged.retry.on.keeps_timeouts());
+        assert_eq!(toml::Value::try_from(&written).unwrap().as_array().map(Vec::len), Some(2));
     }
 
     #[test]

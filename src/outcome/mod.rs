@@ -1,7 +1,8 @@
 //! The loop's decisions, as pure functions of the record: which outcome an
 //! attempt's gate results make ([`classify`]), whether the task's budget
 //! allows another attempt ([`budget_spent`]), what happens after an attempt
-//! ([`next_step`]), and which base failures a success tolerated
+//! ([`next_step`]; [`repeated_timeout`] stops a task whose timeouts
+//! repeat), and which base failures a success tolerated
 //! ([`tolerated`]). The loop in `run` calls these and acts on the answer.
 //!
 //! - [`check`]: a check's run judged against the base;
@@ -21,7 +22,7 @@ pub(crate) mod resume;
 pub(crate) mod reuse;
 pub(crate) mod schedule;
 
-use crate::config::RetryConfig;
+use crate::config::{RetryConfig, RetryOnList};
 use crate::model::{AttemptRecord, Outcome, RetryOn, ScopeReason};
 use crate::text::{exit_text, human_ms, plural};
 
@@ -285,6 +286,37 @@ pub(crate) fn next_step(record: &AttemptRecord, retry_on: &[RetryOn], kept: &str
             _ => Next::Retry,
         },
     }
+}
+
+/// A timeout that repeats the one before it: attempt `r` and `prev`, the
+/// attempt before it, both ran into the agent's time limit, and `r` left
+/// no change or the same one as `prev` (`same_change`: their snapshots'
+/// trees are one). Another attempt would spend its time the same way, so
+/// the task stops, told what to raise. `None` otherwise, and when the
+/// user's own `retry.on` lists `timeout` (timeouts retried on purpose).
+/// Pure.
+pub(crate) fn repeated_timeout(
+    prev: Option<&AttemptRecord>,
+    r: &AttemptRecord,
+    same_change: bool,
+    retry_on: &RetryOnList,
+) -> Option<String> {
+    let prev = prev.filter(|p| p.outcome == Outcome::Timeout)?;
+    if r.outcome != Outcome::Timeout || retry_on.keeps_timeouts() {
+        return None;
+    }
+    let (p, n) = (prev.number, r.number);
+    let left = if r.files.is_empty() {
+        "no change".to_string()
+    } else if same_change {
+        format!("the same change as attempt {p}")
+    } else {
+        return None;
+    };
+    let limit = r.agent.as_ref().map_or_else(|| "time".to_string(), |a| human_ms(a.timeout_ms));
+    Some(format!(
+        "attempts {p} and {n} both ran into the agent's {limit} limit, and attempt {n} left {left}: another attempt would spend its time the same way. Raise `[agent] timeout` in retry-run.toml if the task needs longer, or split the task into smaller ones; a `[retry] on` of your own that lists \"timeout\" keeps retrying timeouts"
+    ))
 }
 
 /// Why no further attempt may start: the task's recorded agent cost or its
@@ -672,6 +704,56 @@ mod tests {
             };
             assert!(ok, "{outcome:?} listed={listed} escalates={escalates}: got {got:?}, want {want:?}");
         }
+    }
+
+    #[test]
+    fn a_second_timeout_with_no_new_change_stops_the_task_unless_the_user_retries_timeouts() {
+        fn rec(n: u32, outcome: Outcome, files: &[&str]) -> AttemptRecord {
+            let mut r = AttemptRecord::new(n);
+            r.outcome = outcome;
+            r.agent = Some(crate::model::AgentRun {
+                timed_out: outcome == Outcome::Timeout,
+                timeout_ms: 1000,
+                ..Default::default()
+            });
+            r.files = files
+                .iter()
+                .map(|p| crate::model::FileChange {
+                    path: p.to_string(),
+                    old_path: None,
+                    status: "M".into(),
+                    additions: 1,
+                    deletions: 0,
+                    binary: false,
+                })
+                .collect();
+            r
+        }
+        let default = RetryOnList::default();
+        let mine = RetryOnList { explicit: true, ..RetryOnList::default() };
+        let mine_without = RetryOnList { kinds: vec![RetryOn::CheckFailure], explicit: true };
+        let (t1, t1_changed) = (rec(1, Outcome::Timeout, &[]), rec(1, Outcome::Timeout, &["a.py"]));
+        let (t2, t2_changed) = (rec(2, Outcome::Timeout, &[]), rec(2, Outcome::Timeout, &["a.py"]));
+        let stops = |why: Option<String>, left: &str| {
+            let why = why.unwrap_or_else(|| panic!("stops, having left {left}"));
+            assert!(why.starts_with("attempts 1 and 2 both ran into the agent's 1.0s limit"), "{why}");
+            assert!(why.contains(&format!("attempt 2 left {left}:")), "{why}");
+            assert!(why.contains("`[agent] timeout`") && why.contains("split the task"), "{why}");
+        };
+        // No change, twice; no change after a change; the same change again.
+        stops(repeated_timeout(Some(&t1), &t2, false, &default), "no change");
+        stops(repeated_timeout(Some(&t1_changed), &t2, false, &default), "no change");
+        stops(repeated_timeout(Some(&t1_changed), &t2_changed, true, &default), "the same change as attempt 1");
+        // A new change, a first timeout, a timeout after another outcome: on.
+        assert_eq!(repeated_timeout(Some(&t1_changed), &t2_changed, false, &default), None);
+        assert_eq!(repeated_timeout(Some(&t1), &t2_changed, false, &default), None);
+        assert_eq!(repeated_timeout(None, &t2, false, &default), None);
+        assert_eq!(repeated_timeout(Some(&rec(1, Outcome::Crash, &[])), &t2, false, &default), None);
+        assert_eq!(repeated_timeout(Some(&t1), &rec(2, Outcome::Crash, &[]), false, &default), None);
+        // The user's own `retry.on` with `timeout` keeps retrying them;
+        // one without it (which escalates a first timeout anyway) does not.
+        assert_eq!(repeated_timeout(Some(&t1), &t2, true, &mine), None);
+        stops(repeated_timeout(Some(&t1), &t2, false, &mine_without), "no change");
     }
 
     #[test]

@@ -298,7 +298,17 @@ impl<'a> TaskRun<'a> {
     fn conclude(&mut self, record: AttemptRecord) -> Result<Option<Ending>, RunError> {
         let n = record.number;
         let refname = refs::attempt(&self.fixed.plan.id, n);
-        let ending = match outcome::next_step(&record, &self.fixed.plan.config.retry.on, &refname) {
+        let retry_on = &self.fixed.plan.config.retry.on;
+        let mut next = outcome::next_step(&record, retry_on, &refname);
+        if next == outcome::Next::Retry {
+            let prev = self.prior.last();
+            let timed_out = record.outcome == crate::model::Outcome::Timeout;
+            let same = timed_out && prev.is_some_and(|p| self.same_tree(p, &record));
+            if let Some(why) = outcome::repeated_timeout(prev, &record, same, retry_on) {
+                next = outcome::Next::Escalate(why);
+            }
+        }
+        let ending = match next {
             outcome::Next::Succeed => Some(self.succeed(n, &record)?),
             outcome::Next::Escalate(reason) => Some(self.escalate(n, reason)?),
             outcome::Next::Retry => None,
@@ -308,6 +318,16 @@ impl<'a> TaskRun<'a> {
         }
         self.prior.push(record);
         Ok(ending)
+    }
+
+    /// Whether the snapshots of attempts `a` and `b` hold the same tree
+    /// (no when either is missing or unreadable).
+    fn same_tree(&self, a: &AttemptRecord, b: &AttemptRecord) -> bool {
+        let tree = |r: &AttemptRecord| {
+            let commit = r.commit.as_deref()?.parse::<Oid>().ok()?;
+            self.fixed.repo.tree_of(commit).ok()
+        };
+        tree(a).is_some_and(|x| tree(b) == Some(x))
     }
 
     /// The task succeeded: its branch set to the attempt's commit.
