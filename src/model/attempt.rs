@@ -97,7 +97,8 @@ pub(crate) struct AgentRun {
     pub timeout_ms: u64,
     pub duration_ms: u64,
     pub output_bytes: u64,
-    /// The newest file in the worktree when the agent stopped (timeouts).
+    /// The file the agent wrote last (the newest in the worktree modified
+    /// since it started), when it timed out or crashed.
     pub last_activity: Option<String>,
     /// The last lines of its output (for a crash).
     pub output_tail: Vec<String>,

@@ -3,6 +3,7 @@
 //! that is not part of the change moved out into the record.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::RunError;
 use super::agent_start;
@@ -59,6 +60,7 @@ pub(super) fn run_agent(
         keep: 64 * 1024,
     };
     let mut start_error = None;
+    let agent_started = SystemTime::now();
     let ran = process::run_with(&spec, &mut |pgid| {
         let started = Event::AgentStarted { pgid: pgid as i64, sandbox: Some(confinement.record()) };
         if let Err(e) = rec.event(Some(n), started) {
@@ -74,7 +76,7 @@ pub(super) fn run_agent(
     for call in &self_checks {
         rec.event(Some(n), Event::SelfChecked { call: call.clone() })?;
     }
-    let agent_run = agent_run(t, ran, a)?;
+    let agent_run = agent_run(t, ran, a, agent_started)?;
     stop_if_it_did_not_start(t, rec, n, &agent_run)?;
     a.record.agent = Some(agent_run);
     a.record.self_checks = self_checks;
@@ -133,8 +135,14 @@ fn wire_self_checks(
 }
 
 /// What the agent's run `ran` of attempt `a` was: its output read, its
-/// leftovers moved out, the hosts and paths its confinement refused.
-fn agent_run(t: &Fixed<'_>, ran: Result<process::Finished, String>, a: &Attempt) -> Result<AgentRun, RunError> {
+/// leftovers moved out, the hosts and paths its confinement refused, the
+/// file it wrote last (`started`: when it started).
+fn agent_run(
+    t: &Fixed<'_>,
+    ran: Result<process::Finished, String>,
+    a: &Attempt,
+    started: SystemTime,
+) -> Result<AgentRun, RunError> {
     let (config, wt) = (&t.plan.config, &t.wt);
     let output_kind = t.plan.preset.as_ref().map_or("text", |p| p.output.as_str());
     let mut agent_run = agent_run_of(ran, &a.dir, output_kind, config.agent.timeout.value.as_millis() as u64, wt)?;
@@ -149,7 +157,9 @@ fn agent_run(t: &Fixed<'_>, ran: Result<process::Finished, String>, a: &Attempt)
         .map(|s| crate::model::NetworkSeen { kind: s.seen, what: s.what, count: s.count })
         .collect();
     if agent_run.timed_out || agent_run.crashed() {
-        agent_run.last_activity = newest_file(wt);
+        let put_back: &[&str] =
+            if agent_run.leftovers.iter().any(|l| l == GITIGNORE_PUT_BACK) { &[".gitignore"] } else { &[] };
+        agent_run.last_activity = last_write(written_since(wt, started), started, put_back);
         if matches!(t.plan.confined, Effective::Landlock | Effective::Namespaces) {
             agent_run.refused = sandbox::refused_paths(&agent_run.output_tail, wt);
         }
@@ -340,16 +350,34 @@ fn move_out_leftovers(leftovers: &Leftovers, repo: &Repo, base: Oid, wt: &Path, 
                 None => std::fs::remove_file(wt.join(".gitignore")),
             };
             if put_back.is_ok() {
-                moved.push(".gitignore (only the agent's own patterns added)".into());
+                moved.push(GITIGNORE_PUT_BACK.into());
             }
         }
     }
     moved
 }
 
-/// The newest file under the worktree (not `.git`), relative to it.
-fn newest_file(root: &Path) -> Option<String> {
-    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+/// What a leftover `.gitignore` put back is recorded as.
+const GITIGNORE_PUT_BACK: &str = ".gitignore (only the agent's own patterns added)";
+
+/// The file named as the agent's last write: the newest of `files` (each
+/// a path in the worktree and when it was last modified) modified at or
+/// after `started`, when the agent started. A file retry-run checked out
+/// before (its config, the task's files) is never named, nor one of
+/// `put_back`, which retry-run wrote back after the agent; `None` when
+/// no other is left. Pure.
+fn last_write(files: Vec<(String, SystemTime)>, started: SystemTime, put_back: &[&str]) -> Option<String> {
+    files
+        .into_iter()
+        .filter(|(p, m)| *m >= started && !put_back.contains(&p.as_str()))
+        .max_by_key(|(_, m)| *m)
+        .map(|(p, _)| p)
+}
+
+/// The files under the worktree `root` (not `.git`) modified at or after
+/// `since`, relative to it, with their modification times.
+fn written_since(root: &Path, since: SystemTime) -> Vec<(String, SystemTime)> {
+    let mut found = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&dir) else { continue };
@@ -362,18 +390,41 @@ fn newest_file(root: &Path) -> Option<String> {
             if meta.is_dir() {
                 stack.push(p);
             } else if let Ok(m) = meta.modified()
-                && best.as_ref().is_none_or(|(t, _)| m > *t)
+                && m >= since
+                && let Ok(rel) = p.strip_prefix(root)
             {
-                best = Some((m, p));
+                found.push((rel.display().to_string(), m));
             }
         }
     }
-    best.and_then(|(_, p)| p.strip_prefix(root).ok().map(|r| r.display().to_string()))
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_write_named_is_one_the_agent_made_after_it_started() {
+        use std::time::Duration;
+        let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let at = |s: i64| {
+            if s >= 0 { start + Duration::from_secs(s as u64) } else { start - Duration::from_secs((-s) as u64) }
+        };
+        let files = |list: &[(&str, i64)]| list.iter().map(|(p, s)| (p.to_string(), at(*s))).collect::<Vec<_>>();
+        // The config retry-run checked out before the agent started is
+        // never named: with nothing written since, no file is.
+        assert_eq!(last_write(files(&[("retry-run.toml", -1), ("src/app.txt", -60)]), start, &[]), None);
+        assert_eq!(last_write(Vec::new(), start, &[]), None);
+        // The newest of those written since, at the start itself included.
+        let written = files(&[("retry-run.toml", -1), ("src/a.py", 0), ("src/b.py", 5), ("notes.txt", 3)]);
+        assert_eq!(last_write(written.clone(), start, &[]).as_deref(), Some("src/b.py"));
+        assert_eq!(last_write(files(&[("src/a.py", 0)]), start, &[]).as_deref(), Some("src/a.py"));
+        // A `.gitignore` retry-run put back is not the agent's write.
+        let put_back = files(&[("src/a.py", 2), (".gitignore", 9)]);
+        assert_eq!(last_write(put_back, start, &[".gitignore"]).as_deref(), Some("src/a.py"));
+        assert_eq!(last_write(files(&[(".gitignore", 9)]), start, &[".gitignore"]), None);
+    }
 
     #[test]
     fn a_file_is_not_written_through_a_link_in_the_worktree() {

@@ -243,6 +243,44 @@ fn timeout_kills_the_whole_group_even_children_that_ignore_sigterm() {
 }
 
 #[test]
+fn timeouts_that_repeat_without_a_change_stop_the_task_unless_retry_on_keeps_them() {
+    let env = TestEnv::new();
+    let limits = "max_attempts = 4\n[agent]\ntimeout = \"1s\"\nkill_grace = \"300ms\"\n";
+    let r = project(&env, limits);
+    let slow = env.agent(FakeAgent::new().sh("sleep 5"));
+    run(&env, &r, &["--task", "Slow"], &slow).assert_code(1);
+    assert_eq!(outcomes(&r, "slow"), ["TIMEOUT", "TIMEOUT"], "stopped after the second of 4");
+    let escalated = first(&r, "slow", "TaskEscalated");
+    let reason = escalated["reason"].as_str().unwrap_or("");
+    assert!(reason.contains("attempts 1 and 2 both ran into the agent's 1.0s limit"), "{reason}");
+    assert!(reason.contains("attempt 2 left no change"), "{reason}");
+    assert!(reason.contains("`[agent] timeout`") && reason.contains("split the task"), "{reason}");
+    assert_eq!(escalated["attempts"], 2, "{escalated}");
+    // It wrote nothing: no write is named as its last.
+    assert!(!prompt(&r, "slow", 2).contains("Last activity"), "{}", prompt(&r, "slow", 2));
+
+    // The user's own `[retry] on` with "timeout" keeps retrying them.
+    let on = "[retry]\non = [\"check_failure\", \"empty_diff\", \"crash\", \"timeout\"]\n";
+    std::fs::write(r.join("retry-run.toml"), format!("{limits}{on}")).expect("write");
+    run(&env, &r, &["--task", "Slow on"], &slow).assert_code(1);
+    assert_eq!(outcomes(&r, "slow-on"), ["TIMEOUT"; 4]);
+    let reason = first(&r, "slow-on", "TaskEscalated")["reason"].as_str().unwrap_or("").to_string();
+    assert_eq!(reason, "4 attempts failed");
+}
+
+#[test]
+fn an_agent_that_writes_nothing_and_exits_1_gets_no_last_activity_line() {
+    let env = TestEnv::new();
+    let r = project(&env, "max_attempts = 2\n");
+    run(&env, &r, &["--task", "Fails"], &env.agent(FakeAgent::new().exit(1))).assert_code(1);
+    assert_eq!(outcomes(&r, "fails"), ["CRASH", "CRASH"]);
+    assert_eq!(first(&r, "fails", "AgentFinished")["last_activity"], Value::Null);
+    let second = prompt(&r, "fails", 2);
+    assert!(second.contains("exited with code 1"), "{second}");
+    assert!(!second.to_lowercase().contains("last activity"), "{second}");
+}
+
+#[test]
 fn verifier_rejects_approves_fails_and_escalates() {
     let env = TestEnv::new();
     // The verifier writes only where sandbox.writable lets it: its counter
