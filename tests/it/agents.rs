@@ -299,13 +299,21 @@ fn claude_code_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_firs
     assert!(tools.contains("mcp__retry-run__run_checks") && tools.contains("mcp__retry-run__task"), "{tools}");
 }
 
-#[test]
-fn codex_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
+/// Codex's self-checking task ([`self_checking`]), with retry-run copied
+/// under `installed_in` first when given; returns what the model server saw.
+fn codex_self_checking(installed_in: Option<&Path>) -> Option<Vec<Value>> {
     let bin = match CODEX.install() {
         Ok(b) => b,
-        Err(why) => return skipped(&why),
+        Err(why) => {
+            skipped(&why);
+            return None;
+        }
     };
-    let Some(env) = TestEnv::with_python_tools() else { return };
+    let env = TestEnv::with_python_tools()?;
+    if let Some(dir) = installed_in {
+        let exe = env.install_retry_run_in(dir);
+        assert!(env.retry_run_exe() == exe && exe.starts_with(dir), "{}", exe.display());
+    }
     let vars = self_checking_edits();
     let server = start(&env, "fake_openai.py", &vars);
     let r = python_repo(
@@ -313,33 +321,23 @@ fn codex_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_atte
         &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {}\n", codex_args(&server)),
     );
     let key = [("OPENAI_API_KEY", "sk-fake-for-tests".to_string())];
-    let seen = self_checking(&env, &r, &bin, &key, &server);
+    Some(self_checking(&env, &r, &bin, &key, &server))
+}
+
+#[test]
+fn codex_preset_runs_the_gates_itself_through_mcp_and_succeeds_at_its_first_attempt() {
+    let Some(seen) = codex_self_checking(None) else { return };
     let namespaces = seen[0]["namespaces"].as_array().expect("namespaces");
     assert!(namespaces.contains(&Value::from("mcp__retry_run")), "{:?}", seen[0]);
 }
 
 /// retry-run itself under `/tmp` (unpacked in a CI's scratch directory):
 /// Codex starts the MCP command it is given inside the sandbox, whose
-/// `/tmp` is private; the command stays visible there.
+/// `/tmp` is private; the command stays visible there, and the task's two
+/// runs of the gates through it are recorded.
 #[test]
 fn codex_preset_self_checks_through_mcp_with_retry_run_installed_under_tmp() {
-    let bin = match CODEX.install() {
-        Ok(b) => b,
-        Err(why) => return skipped(&why),
-    };
-    let Some(env) = TestEnv::with_python_tools() else { return };
-    let exe = env.install_retry_run_in(Path::new("/tmp"));
-    let vars = self_checking_edits();
-    let server = start(&env, "fake_openai.py", &vars);
-    let r = python_repo(
-        &env,
-        &format!("max_attempts = 2\n[agent]\npreset = \"codex\"\ntimeout = \"2m\"\nargs = {}\n", codex_args(&server)),
-    );
-    let key = [("OPENAI_API_KEY", "sk-fake-for-tests".to_string())];
-    // The task was run by the copy under /tmp, and Codex reached its MCP
-    // command there: two runs of the gates through it, recorded.
-    assert!(env.retry_run_exe() == exe && exe.starts_with("/tmp"), "{}", exe.display());
-    self_checking(&env, &r, &bin, &key, &server);
+    codex_self_checking(Some(Path::new("/tmp")));
 }
 
 #[test]
