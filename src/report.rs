@@ -368,6 +368,9 @@ fn attempt_section(s: &mut String, task: &str, a: &AttemptRecord) {
     if let Some(c) = &a.commit {
         let _ = writeln!(s, "- Commit: `{c}` (`{}`)", refs::attempt(task, a.number));
     }
+    if let Some(line) = provider_line(a) {
+        let _ = writeln!(s, "{line}");
+    }
     if let Some(u) = a.agent.as_ref().and_then(|g| g.usage.as_ref()) {
         let _ = writeln!(s, "- Agent usage: {}", usage_text(u));
     }
@@ -389,6 +392,18 @@ fn attempt_section(s: &mut String, task: &str, a: &AttemptRecord) {
     if let Some(line) = self_checks_line(a) {
         let _ = writeln!(s, "{line}");
     }
+}
+
+/// The runs of the attempt's agent its model provider failed, in one
+/// line: not the agent's failures, not counted.
+fn provider_line(a: &AttemptRecord) -> Option<String> {
+    let last = a.provider_failures.last()?;
+    let n = a.provider_failures.len();
+    let kind = last.kind.replace('_', " ");
+    Some(format!(
+        "- The model provider failed the agent {n} time(s), run again from the attempt's start and not counted (last: {kind}, `{}`)",
+        crate::text::clip(&last.said, 160, "...")
+    ))
 }
 
 /// The files the attempt changed, or why none are listed.

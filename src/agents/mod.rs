@@ -10,6 +10,7 @@
 
 pub(crate) mod mcp;
 pub(crate) mod output;
+pub mod transient;
 
 use std::collections::BTreeMap;
 
@@ -68,6 +69,20 @@ pub struct Preset {
     /// the preset's own name, or none for an agent without MCP.
     #[serde(default)]
     pub mcp: Option<String>,
+    /// What its CLI prints when its model provider fails it transiently,
+    /// per kind ([`transient::KINDS`]): read instead of the common forms.
+    #[serde(default)]
+    pub transient: transient::Forms,
+    /// Its CLI exits 0 when it gives up on its provider (Aider).
+    #[serde(default)]
+    pub transient_exit_0: bool,
+}
+
+impl Preset {
+    /// The forms its transient failures are recognised by.
+    pub fn transient_forms(&self) -> transient::Forms {
+        if self.transient.is_empty() { transient::common_forms() } else { self.transient.clone() }
+    }
 }
 
 const SOURCES: &[(&str, &str)] = &[

@@ -143,6 +143,15 @@ pub struct AgentConfig {
     /// `run_checks` calls an attempt may make (0: the tool refuses every call).
     #[serde(deserialize_with = "numbers::max_self_checks")]
     pub max_self_checks: u32,
+    /// Runs of the agent again, within one attempt, after its model
+    /// provider failed it transiently (a rate limit, an overload, a server
+    /// error, a dropped connection); past them the run stops, exit 3.
+    #[serde(deserialize_with = "numbers::transient_retries")]
+    pub transient_retries: u32,
+    /// The wait before the first run again, doubled for each after it; a
+    /// `Retry-After` the proxy saw is waited instead.
+    #[serde(deserialize_with = "any_duration")]
+    pub transient_wait: DurationSpec,
 }
 
 impl Default for AgentConfig {
@@ -159,6 +168,8 @@ impl Default for AgentConfig {
             reset: ResetMode::Always,
             mcp: true,
             max_self_checks: 5,
+            transient_retries: 3,
+            transient_wait: DurationSpec::secs(30),
         }
     }
 }
@@ -428,6 +439,8 @@ pub mod numbers {
         Count { key: "max_attempts", min: 1, max: 1000, instead_of_zero: "a task needs one attempt at least" };
     pub const FLAKY_RERUNS: Count = Count { key: "retry.flaky_reruns", min: 0, max: 100, instead_of_zero: "" };
     pub const MAX_SELF_CHECKS: Count = Count { key: "agent.max_self_checks", min: 0, max: 1000, instead_of_zero: "" };
+    pub const TRANSIENT_RETRIES: Count =
+        Count { key: "agent.transient_retries", min: 0, max: 100, instead_of_zero: "" };
     pub const LANES: Count = Count {
         key: "retry.lanes",
         min: 1,
@@ -492,6 +505,7 @@ pub mod numbers {
     deserializers! {
         flaky_reruns: u32 = FLAKY_RERUNS;
         max_self_checks: u32 = MAX_SELF_CHECKS;
+        transient_retries: u32 = TRANSIENT_RETRIES;
         lanes: u32 = LANES;
         max_processes: u64 = MAX_PROCESSES;
         verifier_retries: u32 = VERIFIER_RETRIES;
@@ -943,6 +957,11 @@ pub struct CheckConfig {
     /// reuse`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reuse: Option<bool>,
+    /// Paths outside the tree it reads (files or directories; `~/` the
+    /// home directory): their identity (sizes, modification times) is part
+    /// of what its earlier output is reused on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
 }
 
 /// `[[check]] inputs`: globs that compile, at least one.
@@ -1181,6 +1200,8 @@ kill_grace = "5s"
 reset = "always"
 mcp = true
 max_self_checks = 5
+transient_retries = 3
+transient_wait = "30s"
 
 [retry]
 on = ["check_failure", "scope_violation", "verifier_rejection", "empty_diff", "crash", "timeout"]
@@ -1408,6 +1429,14 @@ drift_threshold = 0.3
             },
             Key { table: "agent", key: "max_self_checks", good: &["0", "5", "1000"], bad: COUNT_BAD },
             Key { table: "agent", key: "max_self_checks", good: &[], bad: &[("1001", "from 0 to 1000, not 1001")] },
+            Key { table: "agent", key: "transient_retries", good: &["0", "3", "100"], bad: COUNT_BAD },
+            Key { table: "agent", key: "transient_retries", good: &[], bad: &[("101", "from 0 to 100, not 101")] },
+            Key {
+                table: "agent",
+                key: "transient_wait",
+                good: &["\"0s\"", "\"30s\""],
+                bad: &[("\"-1s\"", "invalid duration"), ("\"9000h\"", "longer than a year")],
+            },
             Key { table: "retry", key: "flaky_reruns", good: &["0", "100"], bad: COUNT_BAD },
             Key { table: "retry", key: "flaky_reruns", good: &[], bad: &[("101", "from 0 to 100, not 101")] },
             Key { table: "retry", key: "lanes", good: &["1", "16"], bad: COUNT_BAD },

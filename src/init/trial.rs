@@ -115,6 +115,7 @@ impl<'r> Trial<'r> {
             baseline: None,
             inputs: None,
             reuse: None,
+            reads: Vec::new(),
         };
         let out = self.dir.join(format!("{}.out", self.runs));
         let f = run_once(&check, &self.wt, &self.env, &out, &self.confinement)?;

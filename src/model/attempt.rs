@@ -373,6 +373,23 @@ pub(crate) struct AttemptRecord {
     /// (docs/mcp.md): advisory, never part of the outcome.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub self_checks: Vec<SelfCheck>,
+    /// The runs of its agent that the model provider failed (a rate
+    /// limit, an overload, a server error, a dropped connection), each run
+    /// again from the attempt's start and not counted (`AgentRetried`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_failures: Vec<ProviderFailure>,
+}
+
+/// One run of an attempt's agent its model provider failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ProviderFailure {
+    /// `rate_limit`, `overloaded`, `server_error` or `dropped`.
+    pub kind: String,
+    /// The line of the agent's output, or what the proxy saw, that says so.
+    pub said: String,
+    /// The wait before the next run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<u64>,
 }
 
 /// One call of the agent to a self-check tool (`run_checks`,
@@ -436,6 +453,7 @@ impl AttemptRecord {
             restored: Vec::new(),
             halted: None,
             self_checks: Vec::new(),
+            provider_failures: Vec::new(),
         }
     }
 

@@ -210,6 +210,10 @@ pub struct Reused {
     pub key: String,
     /// How long that run took.
     pub duration_ms: u64,
+    /// The environment that run received, in words (the key holds its
+    /// digest: the user's variables, installed packages, toolchains).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
 }
 
 impl Reused {
@@ -308,7 +312,13 @@ mod tests {
 
     #[test]
     fn a_reused_check_names_the_run_it_came_from() {
-        let reused = |task: &str, attempt| Reused { task: task.into(), attempt, key: "k".into(), duration_ms: 5 };
+        let reused = |task: &str, attempt| Reused {
+            task: task.into(),
+            attempt,
+            key: "k".into(),
+            duration_ms: 5,
+            environment: None,
+        };
         let cases = [
             (reused("t", None), "t", "the base's run"),
             (reused("t", Some(2)), "t", "attempt 2"),

@@ -26,8 +26,8 @@ mod source;
 mod usage;
 
 pub(crate) use attempt::{
-    AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, NetworkSeen, Outcome, RetryOn, ScopeFinding,
-    ScopeReason, SelfCheck, VerifierResult,
+    AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, NetworkSeen, Outcome, ProviderFailure, RetryOn,
+    ScopeFinding, ScopeReason, SelfCheck, VerifierResult,
 };
 pub(crate) use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,

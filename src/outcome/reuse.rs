@@ -40,12 +40,22 @@ pub(crate) struct Entry {
     pub signal: Option<i32>,
     pub duration_ms: u64,
     pub output: String,
+    /// What the check received then, in words (the user's variables,
+    /// installed packages, toolchains: the key holds their digest).
+    #[serde(default)]
+    pub environment: String,
 }
 
 impl Entry {
-    /// For the record: which run, under `key`.
+    /// For the record: which run, under `key`, in which environment.
     pub(crate) fn reused(&self, key: &str) -> Reused {
-        Reused { task: self.task.clone(), attempt: self.attempt, key: key.to_string(), duration_ms: self.duration_ms }
+        Reused {
+            task: self.task.clone(),
+            attempt: self.attempt,
+            key: key.to_string(),
+            duration_ms: self.duration_ms,
+            environment: (!self.environment.is_empty()).then(|| self.environment.clone()),
+        }
     }
 }
 

@@ -195,6 +195,36 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         network_seen: Vec<NetworkSeen>,
     },
+    /// The agent's run ended on a transient failure of its model provider
+    /// (docs/agents/README.md): not counted as an attempt, run again from
+    /// the attempt's clean start after `wait_ms`, or, past
+    /// `agent.transient_retries`, the attempt aborted (`wait_ms` absent).
+    AgentRetried {
+        /// Which run of the attempt's agent ended so (1: the first).
+        #[serde(default)]
+        run: u32,
+        /// `rate_limit`, `overloaded`, `server_error` or `dropped`.
+        #[serde(default)]
+        kind: String,
+        /// The line of its output, or what the proxy saw, that says so.
+        #[serde(default)]
+        said: String,
+        #[serde(default)]
+        exit_code: Option<i32>,
+        #[serde(default)]
+        duration_ms: u64,
+        /// How long retry-run waited before the next run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wait_ms: Option<u64>,
+        /// The wait the provider asked for (`Retry-After`), when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+        /// The run's output, kept in the attempt's directory.
+        #[serde(default)]
+        output: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
     SnapshotTaken {
         #[serde(default)]
         commit: String,
@@ -468,6 +498,9 @@ pub struct BaselineCache {
     /// On a hit: the task whose run it reuses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// What the check received, in words (the key holds its digest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
 }
 
 /// `CheckFinished.rerun`: after a failure, the failing tests run again and
@@ -517,6 +550,7 @@ impl Event {
             Event::AttemptContextDelivered { .. } => "AttemptContextDelivered",
             Event::AgentStarted { .. } => "AgentStarted",
             Event::AgentFinished { .. } => "AgentFinished",
+            Event::AgentRetried { .. } => "AgentRetried",
             Event::SnapshotTaken { .. } => "SnapshotTaken",
             Event::ScopeChecked { .. } => "ScopeChecked",
             Event::CheckFinished { .. } => "CheckFinished",

@@ -25,7 +25,8 @@ use super::self_checks::{MCP_COMMAND_VAR, SelfCheckDesk, open_self_checks};
 
 /// The agent of attempt `a`, run to its end with the prompt at
 /// `prompt_path`; its run goes into `a.record.agent`, the environment it
-/// shares with the checks into `a.env`.
+/// shares with the checks into `a.env`. A run its model provider failed
+/// is run again from the attempt's start ([`super::transient`]).
 pub(super) fn run_agent(
     t: &Fixed<'_>,
     rec: &mut Recorder,
@@ -33,10 +34,35 @@ pub(super) fn run_agent(
     a: &mut Attempt,
     prompt_path: &Path,
 ) -> Result<(), RunError> {
+    let delivered = deliver_prompt(t, rec, a.n, prompt_path)?;
+    let net_log = a.dir.path().join(NET_LOG);
+    let mut run = 1;
+    loop {
+        let (agent_run, self_checks) = run_once(t, rec, carried, a, prompt_path, &delivered)?;
+        let Some(why) = super::transient::failure(t, &agent_run, &a.dir.agent_out(), &net_log) else {
+            a.record.agent = Some(agent_run);
+            a.record.self_checks = self_checks;
+            return Ok(());
+        };
+        super::transient::run_again(t, rec, carried, a, (run, &agent_run, why), &net_log)?;
+        run += 1;
+    }
+}
+
+/// One run of the agent of attempt `a`: started with its self-check
+/// server wired, read when it ends; the environment it shares with the
+/// checks goes into `a.env`.
+fn run_once(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    carried: Carried<'_>,
+    a: &mut Attempt,
+    prompt_path: &Path,
+    delivered: &[u8],
+) -> Result<(AgentRun, Vec<crate::model::SelfCheck>), RunError> {
     let n = a.n;
-    let delivered = deliver_prompt(t, rec, n, prompt_path)?;
     let confinement = &a.confinement;
-    let vars = agent_vars(t, a, prompt_path, &delivered);
+    let vars = agent_vars(t, a, prompt_path, delivered);
     let mut env = agent_env(t, n, prompt_path, confinement);
     // The checks, the real ones and the self-checks, get the agent's
     // environment without the server's command.
@@ -54,7 +80,7 @@ pub(super) fn run_agent(
         cwd: t.wt.clone(),
         env: env.clone(),
         unset: confinement.unset(),
-        stdin: config.agent.stdin.then(|| delivered.clone()),
+        stdin: config.agent.stdin.then(|| delivered.to_vec()),
         timeout: config.agent.timeout.value,
         grace: config.agent.kill_grace.value,
         keep: 64 * 1024,
@@ -78,10 +104,8 @@ pub(super) fn run_agent(
     }
     let agent_run = agent_run(t, ran, a, agent_started)?;
     stop_if_it_did_not_start(t, rec, n, &agent_run)?;
-    a.record.agent = Some(agent_run);
-    a.record.self_checks = self_checks;
     a.env = checks_env;
-    Ok(())
+    Ok((agent_run, self_checks))
 }
 
 /// The prompt at `prompt_path` read back, and its delivery recorded.

@@ -56,6 +56,11 @@ pub enum RunError {
     /// install it.
     #[error("{message}")]
     AgentCannotStart { message: String },
+    /// The agent's model provider failed it transiently more often than
+    /// `[agent] transient_retries` allows: the attempt was aborted, not
+    /// counted. The message names the provider's error and what to do.
+    #[error("{message}")]
+    ModelUnavailable { message: String },
     /// SIGINT or SIGTERM: what ran was stopped, the attempt recorded as
     /// interrupted.
     #[error("task {task} interrupted by {}", crate::process::signal_name(*signal))]
@@ -168,6 +173,7 @@ impl RunError {
             | RunError::CheckStart { .. }
             | RunError::LeaseRenewal
             | RunError::AgentCannotStart { .. }
+            | RunError::ModelUnavailable { .. }
             | RunError::Interrupted { .. }
             | RunError::LaneStopped { .. } => false,
             RunError::Sandbox(e) => !matches!(

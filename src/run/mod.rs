@@ -63,6 +63,7 @@ mod start;
 mod submodules;
 mod surroundings;
 mod task_run;
+mod transient;
 mod unconfined;
 mod worktree;
 

@@ -60,8 +60,15 @@ fn prepare_worktree(t: &Fixed<'_>, keep: bool, n: u32) -> Result<Prepared, RunEr
 /// Back to the base after the checks on the base ran in the worktree
 /// (they may write caches and build output), unless it is kept.
 pub(super) fn back_to_base(t: &Fixed<'_>, n: u32) -> Result<(), RunError> {
+    back_to(t, n, t.base.oid)
+}
+
+/// Back to `commit` (the base, or the last attempt's snapshot), prepared
+/// as for attempt `n`: what an agent run the model provider failed left
+/// is undone ([`super::transient`]).
+pub(super) fn back_to(t: &Fixed<'_>, n: u32, commit: crate::git::Oid) -> Result<(), RunError> {
     let kept = super::share::kept(&t.plan.config.worktree.share);
-    t.repo.reset_worktree_keeping(&t.wt, &t.plan.id, t.base.oid, &kept)?;
+    t.repo.reset_worktree_keeping(&t.wt, &t.plan.id, commit, &kept)?;
     submodules_ready(t)?;
     share_dependencies(t)?;
     prepare::prepare(t.repo, &t.plan.config, &t.wt, setup_confinement(t, n)?.as_ref())

@@ -500,10 +500,58 @@ fn bad_request(reason: &str) -> Vec<u8> {
 
 /// The status code of a response head, read by `httparse`.
 fn status_of(head: &[u8]) -> Option<u16> {
+    answer_of(head).map(|(status, _)| status)
+}
+
+/// The status code of a response head and its `Retry-After` header. Pure.
+fn answer_of(head: &[u8]) -> Option<(u16, Option<String>)> {
     let mut headers = vec![httparse::EMPTY_HEADER; lines_in(head)];
     let mut response = httparse::Response::new(&mut headers);
     response.parse(head).ok()?;
-    response.code
+    let retry_after = response
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("retry-after"))
+        .map(|h| String::from_utf8_lossy(h.value).trim().to_string());
+    Some((response.code?, retry_after))
+}
+
+/// The first answer a host sent back on a connection, read as it passes
+/// when it is plain HTTP ([`Connection::status`]).
+#[derive(Default)]
+struct Sniffed {
+    head: Vec<u8>,
+    done: bool,
+    answer: Option<(u16, Option<String>)>,
+}
+
+impl Sniffed {
+    /// Takes in the next bytes the host sent, until its first head is
+    /// whole, or they cannot be one (TLS, or longer than a head may be).
+    fn take(&mut self, bytes: &[u8]) {
+        if self.done {
+            return;
+        }
+        let room = MAX_HEAD.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        let plain = b"HTTP/1.";
+        let n = self.head.len().min(plain.len());
+        if self.head[..n] != plain[..n] {
+            self.done = true;
+            return;
+        }
+        match response_len(&self.head) {
+            Ok(Some(len)) => {
+                self.answer = answer_of(&self.head[..len]);
+                self.done = true;
+            }
+            Ok(None) if self.head.len() < MAX_HEAD => {}
+            _ => self.done = true,
+        }
+        if self.done {
+            self.head = Vec::new();
+        }
+    }
 }
 
 /// The addresses of `host` the proxy may connect to, from those it
@@ -561,6 +609,14 @@ pub struct Connection {
     /// reached, a connection broken off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The status of the host's first answer, when it was plain HTTP
+    /// (forwarded, or inside a tunnel without TLS): what tells a model
+    /// server's rate limit or overload ([`crate::agents::transient`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// That answer's `Retry-After` header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<String>,
 }
 
 /// The connections recorded in the log at `path`, in order; lines that are
@@ -972,7 +1028,13 @@ async fn handle<S: Socket>(shared: &Shared, mut client: S, entry: &mut Connectio
             head
         }
     };
-    entry.error = splice(client, upstream, &first, false, (&mut entry.bytes_up, &mut entry.bytes_down)).await;
+    let mut sniffed = Sniffed::default();
+    let moved = (&mut entry.bytes_up, &mut entry.bytes_down);
+    entry.error = splice(client, upstream, &first, false, moved, Some(&mut sniffed)).await;
+    if let Some((status, retry_after)) = sniffed.answer {
+        entry.status = Some(status);
+        entry.retry_after = retry_after;
+    }
 }
 
 /// Sends `answer` and closes `s` gently: its writing side first, then
@@ -1108,11 +1170,12 @@ async fn splice<A: Socket, B: Socket>(
     up_first: &[u8],
     reply: bool,
     moved: (&mut u64, &mut u64),
+    sniff: Option<&mut Sniffed>,
 ) -> Option<String> {
     let (client_in, client_out) = client.halves();
     let (upstream_in, upstream_out) = upstream.halves();
-    let up = pump(client_in, upstream_out, up_first, false, moved.0);
-    let down = pump(upstream_in, client_out, &[], reply, moved.1);
+    let up = pump(client_in, upstream_out, up_first, false, moved.0, None);
+    let down = pump(upstream_in, client_out, &[], reply, moved.1, sniff);
     tokio::try_join!(up, down).err().map(|e| e.to_string())
 }
 
@@ -1125,6 +1188,7 @@ async fn pump(
     first: &[u8],
     reply: bool,
     moved: &mut u64,
+    mut sniff: Option<&mut Sniffed>,
 ) -> io::Result<()> {
     to.write_all(first).await?;
     *moved += first.len() as u64;
@@ -1144,6 +1208,9 @@ async fn pump(
         match from.read(&mut buf).await {
             Ok(0) => break,
             Ok(n) => {
+                if let Some(s) = sniff.as_deref_mut() {
+                    s.take(&buf[..n]);
+                }
                 to.write_all(&buf[..n]).await?;
                 *moved += n as u64;
             }
@@ -1259,6 +1326,7 @@ fn record_direct(log: &Mutex<(std::fs::File, u64)>, port: u16) {
         bytes_down: 0,
         ms: 0,
         error: Some("a direct connection to this machine's loopback, not allowed".into()),
+        ..Connection::default()
     };
     if let Ok(mut line) = serde_json::to_vec(&c) {
         line.push(b'\n');
@@ -1322,7 +1390,7 @@ async fn relay(client: TcpStream, socket: &Path, target: Option<&Loopback>) {
         None => Vec::new(),
     };
     let (mut up, mut down) = (0, 0);
-    splice(client, proxy, &ask, target.is_some(), (&mut up, &mut down)).await;
+    splice(client, proxy, &ask, target.is_some(), (&mut up, &mut down), None).await;
 }
 
 /// The environment that points a confined process's programs at the proxy
@@ -1581,6 +1649,25 @@ mod tests {
     }
 
     #[test]
+    fn the_first_plain_answer_is_read_as_it_passes() {
+        let answer = b"HTTP/1.1 529 Overloaded\r\nContent-Type: application/json\r\nretry-after: 3\r\n\r\n{}";
+        for cut in [1, 5, 20, answer.len()] {
+            let mut s = Sniffed::default();
+            s.take(&answer[..cut]);
+            s.take(&answer[cut..]);
+            s.take(b"HTTP/1.1 200 OK\r\n\r\n");
+            assert_eq!(s.answer, Some((529, Some("3".to_string()))), "cut at {cut}");
+        }
+        let mut tls = Sniffed::default();
+        tls.take(&[0x16, 0x03, 0x03, 0x00, 0x2a]);
+        tls.take(b"HTTP/1.1 200 OK\r\n\r\n");
+        assert_eq!((tls.answer, tls.done), (None, true));
+        let mut plain = Sniffed::default();
+        plain.take(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(plain.answer, Some((200, None)));
+    }
+
+    #[test]
     fn names_that_resolve_to_this_machine() {
         let a = |s: &str| s.parse::<SocketAddr>().unwrap();
         let local = vec![a("127.0.0.1:80"), a("[::1]:80")];
@@ -1621,6 +1708,7 @@ mod tests {
             bytes_down: 2,
             ms: 3,
             error: None,
+            ..Connection::default()
         };
         let line = serde_json::to_string(&c).unwrap();
         assert!(!line.contains("error"), "{line}");
@@ -1757,6 +1845,11 @@ mod tests {
         assert_eq!((refused.bytes_up, refused.bytes_down, &refused.error), (0, 0, &None));
         let forwarded = entries.iter().find(|c| c.method == "GET").unwrap();
         assert!(forwarded.bytes_up > 0 && forwarded.bytes_down == response.len() as u64, "{forwarded:?}");
+        assert_eq!(
+            (forwarded.status, tunnelled.status),
+            (Some(200), None),
+            "the first answer's status, when it is HTTP"
+        );
         assert!(entries.iter().find(|c| c.method == "hello").unwrap().error.is_some());
         assert!(
             entries.iter().find(|c| c.port == closed_port).unwrap().error.as_ref().unwrap().contains("cannot connect")

@@ -77,6 +77,8 @@ class Handler(Base):
             return self.json({"input_tokens": 10})
         if not self.path.startswith("/v1/messages"):
             return self.json({})
+        if self.failing("anthropic"):
+            return
         blocks, stop = reply(body)
         log({"path": self.path, "stream": body.get("stream", False), "answer": stop,
              "feedback": FEEDBACK in texts(body.get("messages", []))})

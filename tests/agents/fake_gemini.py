@@ -39,6 +39,8 @@ from fake_common import FEEDBACK, RIGHT_CMD, WRONG_CMD, Base, log, serve, texts
 class Handler(Base):
     def do_POST(self):
         body = self.body()
+        if self.failing("gemini"):
+            return
         names = [f.get("name") for t in body.get("tools", []) for f in t.get("functionDeclarations", [])]
         contents = body.get("contents", [])
         answered = any("functionResponse" in p for c in contents for p in c.get("parts", []))

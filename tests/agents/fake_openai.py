@@ -40,6 +40,8 @@ class Handler(Base):
 
     def do_POST(self):
         body = self.body()
+        if self.failing("openai"):
+            return
         if self.path.startswith("/v1/responses"):
             return self.answer_responses(body)
         feedback = FEEDBACK in text_of(body)

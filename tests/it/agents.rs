@@ -757,3 +757,286 @@ fn two_presets_in_lanes_each_learn_from_their_own_lane_and_the_gates_choose() {
     assert_eq!(env.git(&r, &["rev-parse", &format!("retry-run/{TASK}")]), winner);
     assert!(processes_in(env.root()).is_empty(), "{:?}", processes_in(env.root()));
 }
+
+/// The variables a run of a CLI gets, made in its test environment.
+type RunVars = dyn Fn(&TestEnv, &Server) -> Vec<(&'static str, String)> + Sync;
+
+/// How one preset's CLI is run against a fake model server that fails its
+/// requests: the server's script and its own variables, the config lines
+/// of the `[agent]` table (given the server), the variables the run gets
+/// (its endpoint and key, and its own retries made few, so that it gives
+/// up soon), and the directory put first on `PATH` (its program).
+struct Failing<'a> {
+    cli: &'a AgentCli,
+    script: &'static str,
+    server_vars: Vec<(&'static str, String)>,
+    agent_toml: &'a (dyn Fn(&Server) -> String + Sync),
+    vars: &'a RunVars,
+    bin: &'a (dyn Fn(&TestEnv, &Path) -> PathBuf + Sync),
+}
+
+/// For each of `kinds` (`429`, `529`, `drop`), at once, each in its own
+/// test environment: the model server fails every request of the CLI that
+/// way until retry-run has recorded that it runs the agent again, and
+/// answers the right edit after. The run the provider failed is recorded
+/// as `AgentRetried` of that kind, the worktree goes back to the
+/// attempt's start, and the task succeeds at its one attempt. The
+/// overload runs under the fallback sandbox (Landlock), where the
+/// loopback server is reached directly and only the CLI's own words tell
+/// the failure; the others under namespaces, where the proxy sees the
+/// server's answer too.
+fn runs_again_after_each_failure(f: &Failing<'_>, kinds: &[&str]) {
+    let bin = match f.cli.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    std::thread::scope(|s| {
+        for kind in kinds {
+            let bin = &bin;
+            s.spawn(move || runs_again_after(f, bin, kind));
+        }
+    });
+}
+
+fn runs_again_after(f: &Failing<'_>, bin: &Path, kind: &str) {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let flag = env.path("provider-back");
+    let mut server_vars = vec![
+        ("FAKE_WRONG_CMD", edit("a + b")),
+        ("FAKE_RIGHT_CMD", edit("a + b")),
+        ("FAKE_FAIL", kind.to_string()),
+        ("FAKE_FAIL_UNTIL", flag.display().to_string()),
+    ];
+    server_vars.extend(f.server_vars.iter().cloned());
+    let server = start(&env, f.script, &server_vars);
+    let toml = format!(
+        "max_attempts = 1\n[agent]\npreset = \"{}\"\ntimeout = \"4m\"\ntransient_wait = \"0s\"\n{}",
+        f.cli.preset,
+        (f.agent_toml)(&server)
+    );
+    let r = python_repo(&env, &toml);
+    let mut vars = (f.vars)(&env, &server);
+    let fallback = kind == "529";
+    if fallback {
+        vars.push(("RETRY_RUN_BWRAP", String::new()));
+    }
+    let bin = (f.bin)(&env, bin);
+    let out = run_until_retried(&env, &r, &bin, &vars, &server, &flag);
+    let ev = events(&r, TASK);
+    assert_eq!(out.status.code(), Some(0), "{kind}: {}\n{ev:#?}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(outcomes(&r, TASK), ["SUCCESS"], "{kind}: one attempt, the failed run not counted");
+    let retried = of_type(&ev, "AgentRetried");
+    let want = match kind {
+        "429" => "rate_limit",
+        "529" => "overloaded",
+        "503" => "server_error",
+        _ => "dropped",
+    };
+    assert_eq!(retried.len(), 1, "{kind}: {retried:?}");
+    assert_eq!((retried[0]["kind"].as_str(), retried[0]["run"].as_u64()), (Some(want), Some(1)), "{kind}");
+    let said = retried[0]["said"].as_str().unwrap_or_default();
+    if fallback {
+        assert!(!said.contains("HTTP 529"), "{kind}: the CLI's own words: {said}");
+    }
+    assert!(server.requests().iter().any(|q| q.get("failed").is_some()), "{kind}");
+    let files = env.git(&r, &["diff", "--name-only", "HEAD", &format!("refs/retry-run/{TASK}/1")]);
+    assert_eq!(files, "calc.py", "{kind}");
+    let report = env.run(&r, &["report", TASK]).stdout;
+    assert!(report.contains("The model provider failed the agent 1 time(s)"), "{kind}: {report}");
+}
+
+/// As [`run_task`], started in the background: once the task's record
+/// says the agent runs again (`AgentRetried`), the file `flag` is made,
+/// which brings the fake model server back. Returns how it ended.
+fn run_until_retried(
+    env: &TestEnv,
+    r: &Path,
+    bin: &Path,
+    vars: &[(&str, String)],
+    server: &Server,
+    flag: &Path,
+) -> std::process::Output {
+    let mut path = bin.as_os_str().to_owned();
+    path.push(":");
+    path.push(env.path_var());
+    let project = std::fs::read_to_string(r.join("retry-run.toml")).expect("retry-run.toml");
+    let config =
+        env.write("preset-config.toml", format!("{project}\n[sandbox]\nnetwork = [\"127.0.0.1:{}\"]\n", server.port));
+    let mut child = env
+        .retry_run(r)
+        .env("PATH", path)
+        .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
+        .args(["run", "--quiet", "--config"])
+        .arg(&config)
+        .args(["--task", "Fix add so that the tests pass"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("retry-run runs");
+    let log = r.join(format!(".git/retry-run/tasks/{TASK}/events.jsonl"));
+    let t = Instant::now();
+    while child.try_wait().expect("wait").is_none() && t.elapsed() < Duration::from_secs(600) {
+        if !flag.exists() && std::fs::read_to_string(&log).is_ok_and(|l| l.contains("\"AgentRetried\"")) {
+            std::fs::write(flag, "").expect("flag");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.wait_with_output().expect("retry-run ends")
+}
+
+/// The program's own directory first on `PATH`.
+fn own_bin(_: &TestEnv, bin: &Path) -> PathBuf {
+    bin.to_path_buf()
+}
+
+#[test]
+fn claude_code_preset_runs_again_after_a_rate_limit_an_overload_and_a_dropped_connection() {
+    let failing = Failing {
+        cli: &CLAUDE_CODE,
+        script: "fake_anthropic.py",
+        server_vars: Vec::new(),
+        agent_toml: &|_| String::new(),
+        // Its own ten retries off (CLAUDE_CODE_MAX_RETRIES).
+        vars: &|_, server| {
+            let mut v = anthropic_api(server).to_vec();
+            v.push(("CLAUDE_CODE_MAX_RETRIES", "0".into()));
+            v
+        },
+        bin: &own_bin,
+    };
+    runs_again_after_each_failure(&failing, &["429", "529", "drop"]);
+}
+
+#[test]
+fn codex_preset_runs_again_after_a_rate_limit_an_overload_and_a_dropped_connection() {
+    let failing = Failing {
+        cli: &CODEX,
+        script: "fake_openai.py",
+        server_vars: Vec::new(),
+        // Its own retries of a request and of a stream off.
+        agent_toml: &|server| {
+            let args = codex_args(server);
+            let off = "\"-c\", \"model_providers.fake.request_max_retries=0\", \"-c\", \"model_providers.fake.stream_max_retries=0\"";
+            format!("args = {}, {off}]\n", args.trim_end_matches(']'))
+        },
+        vars: &|_, _| vec![("OPENAI_API_KEY", "sk-fake-for-tests".to_string())],
+        bin: &own_bin,
+    };
+    runs_again_after_each_failure(&failing, &["429", "529", "drop"]);
+}
+
+#[test]
+fn gemini_preset_runs_again_after_a_rate_limit_an_overload_and_a_dropped_connection() {
+    let failing = Failing {
+        cli: &GEMINI,
+        script: "fake_gemini.py",
+        server_vars: Vec::new(),
+        agent_toml: &|_| String::new(),
+        // The user's settings: an API key, and one try per request
+        // (general.maxAttempts); a model named, so that no router request
+        // of its own retries comes first.
+        vars: &|env, server| {
+            let settings = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"maxAttempts":1}}"#;
+            std::fs::create_dir_all(env.home().join(".gemini")).expect("mkdir");
+            std::fs::write(env.home().join(".gemini/settings.json"), settings).expect("settings");
+            vec![
+                ("GEMINI_API_KEY", "fake-for-tests".to_string()),
+                ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{}", server.port)),
+                ("GEMINI_MODEL", "gemini-2.5-flash".to_string()),
+            ]
+        },
+        bin: &own_bin,
+    };
+    runs_again_after_each_failure(&failing, &["429", "529", "drop"]);
+}
+
+#[test]
+fn opencode_preset_runs_again_after_a_rate_limit_an_overload_and_a_dropped_connection() {
+    let failing = Failing {
+        cli: &OPENCODE,
+        script: "fake_openai.py",
+        // Its five retries, which nothing sets, wait what the server asks.
+        server_vars: vec![("FAKE_RETRY_AFTER", "0".to_string())],
+        agent_toml: &|_| String::new(),
+        vars: &|env, server| vec![("OPENCODE_CONFIG", opencode_config(env, server).display().to_string())],
+        bin: &own_bin,
+    };
+    runs_again_after_each_failure(&failing, &["429", "529", "drop"]);
+}
+
+/// Aider gives up after about a minute of its own retries, whatever is
+/// set, and then exits 0: the preset reads its last lines all the same.
+#[test]
+fn aider_preset_runs_again_after_a_rate_limit_an_overload_and_a_dropped_connection() {
+    let failing = Failing {
+        cli: &AIDER,
+        script: "fake_openai.py",
+        server_vars: vec![
+            ("FAKE_FILE", "calc.py".to_string()),
+            ("FAKE_WRONG", "def add(a, b):\n    return a + b\n".into()),
+            ("FAKE_RIGHT", "def add(a, b):\n    return a + b\n".into()),
+        ],
+        // The OpenAI client's own retries inside litellm off.
+        agent_toml: &|server| {
+            format!(
+                "args = [\"--model\", \"openai/fake\", \"--openai-api-base\", \"http://127.0.0.1:{}/v1\", \"--openai-api-key\", \"sk-fake\", \"--edit-format\", \"whole\", \"--model-settings-file\", \"{}\", \"calc.py\"]\n",
+                server.port,
+                server.log.with_file_name("aider-models.yml").display()
+            )
+        },
+        vars: &|_, server| {
+            let settings = "- name: openai/fake\n  extra_params:\n    max_retries: 0\n";
+            std::fs::write(server.log.with_file_name("aider-models.yml"), settings).expect("settings");
+            Vec::new()
+        },
+        // Only `aider` from its virtualenv on PATH: the checks keep the
+        // python3 with pytest.
+        bin: &|env, venv_bin| {
+            let bin = env.path("aider-bin");
+            std::fs::create_dir_all(&bin).expect("mkdir");
+            let _ = std::os::unix::fs::symlink(venv_bin.join("aider"), bin.join("aider"));
+            bin
+        },
+    };
+    runs_again_after_each_failure(&failing, &["429", "529", "drop"]);
+}
+
+/// The provider failing every request: past `[agent] transient_retries`
+/// the run stops with exit 3 naming Claude Code's own words, and no
+/// attempt is counted.
+#[test]
+fn claude_code_preset_stops_with_exit_3_when_the_provider_keeps_failing() {
+    let bin = match CLAUDE_CODE.install() {
+        Ok(b) => b,
+        Err(why) => return skipped(&why),
+    };
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let server = start(&env, "fake_anthropic.py", &[("FAKE_FAIL", "529".into()), ("FAKE_FAIL_TIMES", "100".into())]);
+    let r = python_repo(
+        &env,
+        "max_attempts = 2\n[agent]\npreset = \"claude-code\"\ntimeout = \"2m\"\ntransient_wait = \"0s\"\ntransient_retries = 1\n",
+    );
+    let mut path = bin.as_os_str().to_owned();
+    path.push(":");
+    path.push(env.path_var());
+    let project = std::fs::read_to_string(r.join("retry-run.toml")).expect("retry-run.toml");
+    let config =
+        env.write("preset-config.toml", format!("{project}\n[sandbox]\nnetwork = [\"127.0.0.1:{}\"]\n", server.port));
+    let out = env
+        .retry_run(&r)
+        .env("PATH", path)
+        .envs(anthropic_api(&server))
+        .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        .args(["run", "--quiet", "--config"])
+        .arg(&config)
+        .args(["--task", "Fix add so that the tests pass"])
+        .output()
+        .expect("retry-run runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("model provider failed it 2 time(s)") && stderr.contains("529"), "{stderr}");
+    assert!(outcomes(&r, TASK).is_empty(), "no attempt counted");
+    let ev = events(&r, TASK);
+    assert_eq!(of_type(&ev, "AgentRetried").len(), 2);
+    assert_eq!(of_type(&ev, "AttemptAborted")[0]["phase"], "agent");
+}

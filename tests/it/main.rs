@@ -49,6 +49,7 @@ mod support;
 mod symbols;
 mod syntax;
 mod terminal_output;
+mod transient;
 mod ui_browser;
 mod ui_list;
 mod ui_server;

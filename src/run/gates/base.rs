@@ -11,8 +11,8 @@ use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::Recorder;
 use super::super::worktree::back_to_base;
 use super::base_aside::{Aside, Done, stored};
-use super::baseline_cache;
 use super::checks::{as_map, import_root_env, inherited, parse, relativize, run_once, with};
+use super::{baseline_cache, received};
 use crate::config::CheckConfig;
 use crate::judge::test_results;
 use crate::judge::test_results::runners;
@@ -110,8 +110,16 @@ fn may_wait(t: &Fixed<'_>) -> bool {
         && super::base_aside::possible(t)
 }
 
-/// The shared cache's key for `check` on the base, and its entry there
-/// (none with `--fresh-baseline`).
+/// What `check` receives in the task's worktree, with the runner
+/// variables `added` ([`received`]).
+fn seen_by(t: &Fixed<'_>, a: &Attempt, check: &CheckConfig, added: &[(String, String)]) -> received::Seen {
+    let keyed = baseline_cache::env_of(&with(added, &import_root_env(&t.wt)), &t.wt);
+    received::seen(check, &t.wt, &keyed, &a.confinement.unset(), &t.plan.id)
+}
+
+/// The shared cache's key for `check` on the base (what it receives
+/// included, [`received`]), and its entry there (none with
+/// `--fresh-baseline`).
 fn cached(
     t: &Fixed<'_>,
     a: &Attempt,
@@ -123,7 +131,8 @@ fn cached(
     // The key: what retry-run gives the check, the base's tree,
     // the check and the programs it starts.
     let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
-    let key = baseline_cache::key(&baseline_cache::parts(check, tree, keyed));
+    let seen = received::seen(check, wt, &keyed, &a.confinement.unset(), &t.plan.id);
+    let key = baseline_cache::key(&baseline_cache::parts(check, tree, keyed, &seen.digest));
     let entry = if t.plan.fresh_baseline { None } else { baseline_cache::read(&t.store.root, &key) };
     Ok((key.clone(), entry.filter(|e| e.baseline.run == check.run)))
 }
@@ -191,7 +200,7 @@ fn one(
     let (b, cache, tests) = match cached {
         Some(e) => {
             let b = Baseline { check: check.name.clone(), base: base.to_string(), ..e.baseline };
-            (b, BaselineCache { key, hit: true, from: Some(e.task) }, e.tests)
+            (b, BaselineCache { key, hit: true, from: Some(e.task), environment: e.environment }, e.tests)
         }
         None => {
             let out_file = dir.baseline_out(base, &check.name);
@@ -202,10 +211,11 @@ fn one(
             let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
             stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
             let at = (t.store.root.as_path(), t.plan.id.as_str(), t.plan.config.retry.reuse);
-            let b = stored(t.repo, at, check, (base, wt), &added, (&f, &p), &key)?;
+            let seen = seen_by(t, a, check, &added);
+            let b = stored(t.repo, at, check, (base, wt), &added, (&f, &p), (&key, &seen))?;
             // A run cut short names only some of the base's tests.
             let tests = (!p.timed_out).then(|| p.tests.clone());
-            (b, BaselineCache { key, hit: false, from: None }, tests)
+            (b, BaselineCache { key, hit: false, from: None, environment: Some(seen.summary) }, tests)
         }
     };
     recorded(t, rec, a.n, &b, &added, cache)?;

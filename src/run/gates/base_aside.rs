@@ -14,7 +14,7 @@ use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::{prepare, slots};
 use super::checks::{import_root_env, inherited, parse, relativize, run_once, with};
-use super::{baseline_cache, reuse_store};
+use super::{baseline_cache, received, reuse_store};
 use crate::config::{CheckConfig, Config};
 use crate::git::{Oid, Repo};
 use crate::judge::test_results::runners;
@@ -239,8 +239,11 @@ fn one(w: &Work, job: &Job) -> Result<Done, String> {
     }
     let p = parse(check, &f, wt, &w.repo, &|rel| std::fs::read(wt.join(rel)).ok());
     let at = (w.store_root.as_path(), w.task.as_str(), w.config.retry.reuse);
-    let b = stored(&w.repo, at, check, (w.base, wt), &added, (&f, &p), &job.key).map_err(|e| e.to_string())?;
-    Ok(Done { baseline: b, added, cache: BaselineCache { key: job.key.clone(), hit: false, from: None } })
+    let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
+    let seen = received::seen(check, wt, &keyed, &w.confinement.unset(), &w.task);
+    let b = stored(&w.repo, at, check, (w.base, wt), &added, (&f, &p), (&job.key, &seen)).map_err(|e| e.to_string())?;
+    let cache = BaselineCache { key: job.key.clone(), hit: false, from: None, environment: Some(seen.summary) };
+    Ok(Done { baseline: b, added, cache })
 }
 
 /// A full run of `check` on `base` (in `wt`, with the runner variables
@@ -257,7 +260,7 @@ pub(super) fn stored(
     (base, wt): (Oid, &std::path::Path),
     added: &[(String, String)],
     (f, p): (&crate::process::Finished, &crate::outcome::check::Parsed),
-    key: &str,
+    (key, seen): (&str, &received::Seen),
 ) -> Result<Baseline, RunError> {
     if reuse::stores(check.reuse, project_reuse) && reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
         let entry = reuse_store::Entry {
@@ -267,16 +270,22 @@ pub(super) fn stored(
             signal: f.signal,
             duration_ms: p.duration_ms,
             output: relativize(&String::from_utf8_lossy(&f.output.bytes()), wt),
+            environment: seen.summary.clone(),
         };
         let keyed = with(added, &import_root_env(wt));
-        let rkey = reuse_store::key(repo, check, repo.commit_tree(base)?, &keyed, wt)?;
+        let rkey = reuse_store::key(repo, check, repo.commit_tree(base)?, &keyed, wt, &seen.digest)?;
         // Only a saving later: a store that cannot be written is no failure.
         let _ = super::super::write_json(&reuse_store::file(store_root, &rkey), &entry);
     }
     let b = Baseline::of(&check.name, &check.run, base.to_string(), p);
     // A timed-out run says nothing lasting of the base.
     if !p.timed_out {
-        let entry = baseline_cache::Entry { baseline: b.clone(), task: task.to_string(), tests: Some(p.tests.clone()) };
+        let entry = baseline_cache::Entry {
+            baseline: b.clone(),
+            task: task.to_string(),
+            tests: Some(p.tests.clone()),
+            environment: Some(seen.summary.clone()),
+        };
         super::super::write_json(&baseline_cache::file(store_root, key), &entry)?;
     }
     Ok(b)

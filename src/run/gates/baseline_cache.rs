@@ -36,6 +36,9 @@ pub(crate) struct KeyParts<'a> {
     /// modification time (nanoseconds), or the word when it resolves to
     /// nothing on disk (a shell builtin).
     pub tools: Vec<(String, Option<u128>)>,
+    /// What else it receives and loads ([`super::received`]): the user's
+    /// variables, installed packages, toolchains, declared reads.
+    pub received: String,
 }
 
 /// The hex SHA-256 of the key parts and the failure keys' version. Pure.
@@ -55,6 +58,9 @@ pub(crate) struct Entry {
     /// written before they were kept.
     #[serde(default)]
     pub tests: Option<crate::judge::test_results::TestRun>,
+    /// What the check received then, in words ([`super::received::Seen`]).
+    #[serde(default)]
+    pub environment: Option<String>,
 }
 
 /// The command words of a shell command line that start programs: the
@@ -116,7 +122,12 @@ pub(crate) fn env_of(env: &[(String, String)], worktree: &Path) -> BTreeMap<Stri
 }
 
 /// The parts of `check`'s key on base tree `tree`.
-pub(crate) fn parts(check: &CheckConfig, tree: String, env: BTreeMap<String, String>) -> KeyParts<'_> {
+pub(crate) fn parts<'c>(
+    check: &'c CheckConfig,
+    tree: String,
+    env: BTreeMap<String, String>,
+    received: &str,
+) -> KeyParts<'c> {
     let path = env.get("PATH").cloned().or_else(|| std::env::var("PATH").ok()).unwrap_or_default();
     let mut env = env;
     env.entry("PATH".into()).or_insert_with(|| path.clone());
@@ -134,6 +145,7 @@ pub(crate) fn parts(check: &CheckConfig, tree: String, env: BTreeMap<String, Str
         network: &check.network,
         env,
         tools: tools(&check.run, &path),
+        received: received.to_string(),
     }
 }
 
@@ -173,6 +185,7 @@ mod tests {
             network: &[],
             env: BTreeMap::from([("PATH".to_string(), "/bin".to_string())]),
             tools: vec![("/bin/x".into(), Some(1))],
+            received: "r1".into(),
         };
         let k = key(&base);
         assert_eq!(k, key(&base.clone()), "the same parts, the same key");
@@ -186,6 +199,7 @@ mod tests {
             KeyParts { network: &net, ..base.clone() },
             KeyParts { env: BTreeMap::from([("PATH".to_string(), "/usr/bin".to_string())]), ..base.clone() },
             KeyParts { tools: vec![("/bin/x".into(), Some(2))], ..base.clone() },
+            KeyParts { received: "r2".into(), ..base.clone() },
         ];
         for v in &variants {
             assert_ne!(key(v), k, "{v:?}");
@@ -194,6 +208,6 @@ mod tests {
         let a = env_of(&[("PYTHONPATH".into(), "/w/a/src".into())], Path::new("/w/a"));
         let b = env_of(&[("PYTHONPATH".into(), "/w/b/src".into())], Path::new("/w/b"));
         assert_eq!(a, b);
-        assert_eq!(parts(&check, "t".into(), a).run, "x");
+        assert_eq!(parts(&check, "t".into(), a, "r").run, "x");
     }
 }

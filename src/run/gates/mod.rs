@@ -8,6 +8,7 @@ pub(crate) mod baseline_cache;
 pub(crate) mod builtin;
 pub(crate) mod check_writes;
 pub(crate) mod checks;
+pub(crate) mod received;
 pub(crate) mod reuse_store;
 pub(crate) mod scope_gate;
 pub(crate) mod stages;

@@ -18,7 +18,8 @@ pub(crate) use crate::outcome::reuse::Entry;
 
 /// The reuse key of `check` run on `tree` with the variables retry-run
 /// gives it (`env`: the runner variables and the import root, as the base's
-/// cache keys them) in worktree `wt`. Walks the tree only when the check
+/// cache keys them) in worktree `wt`, receiving what `received` digests
+/// ([`super::received`]). Walks the tree only when the check
 /// names its `inputs`.
 pub(crate) fn key(
     repo: &Repo,
@@ -26,9 +27,10 @@ pub(crate) fn key(
     tree: Oid,
     env: &[(String, String)],
     wt: &Path,
+    received: &str,
 ) -> Result<String, GitError> {
     let env = super::baseline_cache::env_of(env, wt);
-    let parts = super::baseline_cache::parts(check, String::new(), env);
+    let parts = super::baseline_cache::parts(check, String::new(), env, received);
     let tree_id = tree.to_string();
     let inputs = match &check.inputs {
         None => reuse::inputs_digest(&tree_id, None),

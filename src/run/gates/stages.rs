@@ -409,11 +409,13 @@ fn run_check(
     // Neither read nor stored (`reuse = false`): no key, no walk of the tree.
     let root = reuse_store::root_of(repo);
     let lookup = reuse::using(check.reuse, a.reuse);
-    let key = if lookup.read || lookup.store {
+    let (key, seen) = if lookup.read || lookup.store {
         let env = with(&with(&added, selected_env), &import_root_env(wt));
-        reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt)?
+        let keyed = super::baseline_cache::env_of(&env, wt);
+        let seen = super::received::seen(check, wt, &keyed, &unset, task);
+        (reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt, &seen.digest)?, seen)
     } else {
-        String::new()
+        (String::new(), super::received::Seen::default())
     };
     let (parsed, text, wrote, reused) = match lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
         Some(e) => {
@@ -443,6 +445,7 @@ fn run_check(
                     signal: f.signal,
                     duration_ms: parsed.duration_ms,
                     output: text.clone(),
+                    environment: seen.summary.clone(),
                 };
                 if deferred {
                     runs.pending = Some((reuse_store::file(&root, &key), entry));
