@@ -14,6 +14,7 @@
 //! Same inputs, same bytes: nothing here reads a clock, a map's iteration
 //! order or this machine's paths.
 
+pub(crate) mod facts;
 pub(crate) mod patterns;
 mod previous;
 pub(crate) mod rejections;
@@ -147,6 +148,10 @@ pub(crate) struct Context {
     /// round that follows it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rejected: bool,
+    /// Facts on the last attempt the record and its logs did not back,
+    /// left out of the prompt ([`facts`]), each in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unbacked: Vec<String>,
 }
 
 impl Context {
@@ -190,13 +195,12 @@ pub(crate) struct Reviews<'a> {
 /// first, and the latest leading the first prompt of a round after it.
 pub(crate) fn assemble_reviewed(
     task: &TaskText,
-    attempt: u32,
-    max_attempts: u32,
-    prior: &[AttemptRecord],
+    (attempt, max_attempts): (u32, u32),
+    (prior, logs): (&[AttemptRecord], &facts::Logs),
     reviews: Reviews<'_>,
     cfg: &ContextConfig,
 ) -> Context {
-    let mut ctx = assemble(task, attempt, max_attempts, prior, cfg);
+    let mut ctx = assemble_with(task, (attempt, max_attempts), prior, logs, cfg);
     ctx.rejections = rejections::rejections(reviews.all, cfg);
     let run: Vec<u32> = prior.iter().map(|r| r.number).collect();
     ctx.rejected = rejections::leads(reviews.all, &run, attempt, reviews.round_first);
@@ -215,12 +219,25 @@ fn diff_summary(r: &AttemptRecord) -> String {
 }
 
 /// Builds the context of attempt `attempt` from the earlier attempts
-/// (`prior`, oldest first).
+/// (`prior`, oldest first), without the logs of the last: only what the
+/// record holds backs its facts.
 pub(crate) fn assemble(
     task: &TaskText,
     attempt: u32,
     max_attempts: u32,
     prior: &[AttemptRecord],
+    cfg: &ContextConfig,
+) -> Context {
+    assemble_with(task, (attempt, max_attempts), prior, &facts::Logs::default(), cfg)
+}
+
+/// [`assemble`], the facts on the last attempt also checked against its
+/// `logs` ([`facts`]).
+pub(crate) fn assemble_with(
+    task: &TaskText,
+    (attempt, max_attempts): (u32, u32),
+    prior: &[AttemptRecord],
+    logs: &facts::Logs,
     cfg: &ContextConfig,
 ) -> Context {
     let check_lines = cfg.max_check_output_lines as usize;
@@ -268,7 +285,13 @@ pub(crate) fn assemble(
             diff_summary: diff_summary(r),
         })
         .collect();
-    let previous = prior.last().map(|r| previous::previous(r, cfg));
+    let (previous, unbacked) = match prior.last() {
+        Some(r) => {
+            let (p, u) = previous::previous(r, cfg, logs);
+            (Some(p), u)
+        }
+        None => (None, Vec::new()),
+    };
     Context {
         task: task.clone(),
         attempt,
@@ -279,6 +302,7 @@ pub(crate) fn assemble(
         patterns: patterns::patterns(prior, cfg.drift_threshold),
         rejections: Vec::new(),
         rejected: false,
+        unbacked,
     }
 }
 

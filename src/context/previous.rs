@@ -268,7 +268,7 @@ fn agent_notes(r: &AttemptRecord, cfg: &ContextConfig) -> Option<Feedback> {
 }
 
 /// Every item of feedback on attempt `r`, ordered by priority.
-fn feedback(r: &AttemptRecord, cfg: &ContextConfig) -> Vec<Feedback> {
+pub(super) fn feedback(r: &AttemptRecord, cfg: &ContextConfig) -> Vec<Feedback> {
     let check_lines = cfg.max_check_output_lines as usize;
     let mut feedback = Vec::new();
     // 1. Deterministic failures: the agent's exit, scope, failing checks.
@@ -337,19 +337,21 @@ fn not_run(r: &AttemptRecord) -> Option<Feedback> {
     Some(f)
 }
 
-/// The attempt that just failed, in detail: its feedback, its errors, its
-/// diff within `max_diff_lines`.
-pub(super) fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
+/// The attempt that just failed, in detail: its feedback (each fact backed
+/// by the record and its `logs`, [`super::facts`]), its errors, its diff
+/// within `max_diff_lines`. Also returns the facts left out.
+pub(super) fn previous(r: &AttemptRecord, cfg: &ContextConfig, logs: &super::facts::Logs) -> (Previous, Vec<String>) {
     // 2. Specific errors: lint and compiler errors in their code.
     let errors: Vec<ErrorItem> = r.checks.iter().filter(|c| !c.passed).flat_map(|c| c.errors.iter().cloned()).collect();
     let (diff, extra) =
         if cfg.include_prior_diffs { bound(&r.diff, cfg.max_diff_lines as usize) } else { (Vec::new(), r.diff.len()) };
-    Previous {
+    let (feedback, unbacked) = super::facts::backed(feedback(r, cfg), r, logs);
+    let previous = Previous {
         number: r.number,
         outcome: r.outcome,
         reason: r.reason.clone(),
         required_change: required_change(r),
-        feedback: feedback(r, cfg),
+        feedback,
         errors,
         diff,
         diff_omitted: extra + if cfg.include_prior_diffs { r.diff_omitted } else { 0 },
@@ -357,7 +359,8 @@ pub(super) fn previous(r: &AttemptRecord, cfg: &ContextConfig) -> Previous {
             let targets = if has_targets(r) { " and target" } else { "" };
             format!("Attempt {} passed every test{targets} and failed only on {what}", r.number)
         }),
-    }
+    };
+    (previous, unbacked)
 }
 
 #[cfg(test)]

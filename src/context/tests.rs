@@ -389,7 +389,7 @@ proptest! {
             })
             .collect();
         let round_first = if lead { n } else { 0 };
-        let ctx = assemble_reviewed(&task(), n, n + 1, &history, Reviews { all: &reviews, round_first }, &c);
+        let ctx = assemble_reviewed(&task(), (n, n + 1), (&history, &facts::Logs::default()), Reviews { all: &reviews, round_first }, &c);
         let r = render(&ctx, &c);
         for i in 0..critiques.len() {
             let rc = format!("Make change number {i} of the review.");
@@ -614,7 +614,13 @@ fn prompt_reviewed(
     cfg: &ContextConfig,
 ) -> super::render::Rendered {
     let n = prior.last().map_or(1, |r| r.number + 1);
-    let ctx = assemble_reviewed(&task(), n, round_first + 2, prior, Reviews { all: reviews, round_first }, cfg);
+    let ctx = assemble_reviewed(
+        &task(),
+        (n, round_first + 2),
+        (prior, &facts::Logs::default()),
+        Reviews { all: reviews, round_first },
+        cfg,
+    );
     render(&ctx, cfg)
 }
 
@@ -626,7 +632,13 @@ fn a_rejection_leads_the_next_round() {
     assert!(
         r.prompt.starts_with("## ATTEMPT #2 — previous attempt rejected\n\n**Required change:** Apply the discount")
     );
-    let ctx = assemble_reviewed(&task(), 2, 4, &[succeeded_once()], Reviews { all: &reviews, round_first: 2 }, &cfg());
+    let ctx = assemble_reviewed(
+        &task(),
+        (2, 4),
+        (&[succeeded_once()], &facts::Logs::default()),
+        Reviews { all: &reviews, round_first: 2 },
+        &cfg(),
+    );
     assert!(ctx.sources().contains(&"review".to_string()));
     assert_eq!(ctx.required_change().as_deref(), Some("Apply the discount only to items not on sale."));
     assert_eq!(render(&ctx, &cfg()).prompt, r.prompt, "same inputs, same bytes");

@@ -81,6 +81,11 @@ impl<'de> Deserialize<'de> for BaselineMode {
     }
 }
 
+/// The key of the failure a check gets for changing the worktree after
+/// the snapshot (`run/gates/check_writes.rs`): retry-run's finding, not a
+/// line of the check's output.
+pub(crate) const WROTE_WORKTREE_KEY: &str = "check-wrote-worktree";
+
 /// A failure found in a check's output, with the key that compares it
 /// with the base's failures (a test id, or path + code + enclosing scope).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

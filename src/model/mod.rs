@@ -34,6 +34,7 @@ pub(crate) use change::{
 };
 pub(crate) use check::{
     BaselineMode, CheckKind, CheckResult, ErrorItem, Failure, NotRun, Reused, TARGETS, TEST_INTEGRITY,
+    WROTE_WORKTREE_KEY,
 };
 pub(crate) use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
 pub(crate) use review::{Channel, LandHow, Landed, LineComment, Review, Verdict};

@@ -19,6 +19,25 @@ use crate::record::event::ContextCut;
 use crate::record::manifest::{Manifest, canonical_json};
 use crate::record::store::write_file;
 
+/// The logs of attempt `r` of task `id` that its facts cite, as its record
+/// keeps them (`agent.out`, each check's output), paths made relative to
+/// the worktree `wt` as the record's lines are ([`context::facts`]). A
+/// log that cannot be read is not there: nothing is checked against it.
+pub(super) fn logs_of(
+    store: &crate::record::Store,
+    id: &str,
+    wt: &std::path::Path,
+    r: &AttemptRecord,
+) -> context::facts::Logs {
+    let dir = store.attempt(id, r.number);
+    let read =
+        |p: PathBuf| std::fs::read(p).ok().map(|b| super::gates::checks::relativize(&String::from_utf8_lossy(&b), wt));
+    context::facts::Logs {
+        agent: read(dir.agent_out()),
+        checks: r.checks.iter().filter_map(|c| Some((c.name.clone(), read(dir.check_out(&c.name))?))).collect(),
+    }
+}
+
 /// The prompt of attempt `a`, with its context and manifest, in the
 /// attempt's directory. Returns the prompt's path.
 pub(super) fn assemble_prompt(
@@ -34,7 +53,9 @@ pub(super) fn assemble_prompt(
     // no round.
     let round_first = if t.reviews.leads { t.first_attempt } else { 0 };
     let reviews = context::Reviews { all: &t.reviews.all, round_first };
-    let ctx = context::assemble_reviewed(&t.task_text, n, t.last_allowed, prior, reviews, &config.context);
+    let logs = prior.last().map(|r| logs_of(t.store, &t.plan.id, &t.wt, r)).unwrap_or_default();
+    let window = (n, t.last_allowed);
+    let ctx = context::assemble_reviewed(&t.task_text, window, (prior, &logs), reviews, &config.context);
     let mut rendered = render(&ctx, &config.context);
     let mounted: Vec<String> = shared_mounts(t)
         .iter()

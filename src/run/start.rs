@@ -357,8 +357,10 @@ pub(crate) fn next_context(
     let text = TaskText { id: id.to_string(), title: task.title.clone(), text: task.text.clone() };
     // An ended task's next run starts a new round, which a rejection leads.
     let reviews = context::Reviews { all: &state.reviews, round_first: window.first };
-    let ctx =
-        context::assemble_reviewed(&text, window.next, window.last.max(window.next), &prior, reviews, &config.context);
+    let wt = repo.worktrees_root(&config.worktree.root).join(crate::model::refs::worktree_name(id));
+    let logs = prior.last().map(|r| super::prompt::logs_of(store, id, &wt, r)).unwrap_or_default();
+    let attempts = (window.next, window.last.max(window.next));
+    let ctx = context::assemble_reviewed(&text, attempts, (&prior, &logs), reviews, &config.context);
     let rendered = render(&ctx, &config.context);
     Ok(NextContext { context: ctx, rendered })
 }

@@ -33,6 +33,7 @@ mod real_projects;
 mod record;
 mod repositories;
 mod reset_in_place;
+mod reuse_environment;
 mod review;
 mod review_report;
 mod review_sources;

@@ -189,3 +189,57 @@ fn the_proxy_sees_the_model_server_s_status_and_retry_after() {
     assert!(retried[0]["said"].as_str().is_some_and(|s| s.contains("HTTP 429")), "{}", retried[0]);
     assert_eq!((retried[0]["retry_after_ms"].as_u64(), retried[0]["wait_ms"].as_u64()), (Some(1000), Some(1000)));
 }
+
+/// Every output captured from a real CLI whose model server failed it
+/// (`tests/agents/captured/transient/<preset>-<version>-<kind>.txt`) is
+/// read as that kind with its preset's forms; the same CLI's output of
+/// a run that went well (`tests/agents/captured/<preset>-<version>.*`)
+/// is read as none, even had it failed.
+#[test]
+fn captured_failures_of_each_cli_are_read_as_their_kind() {
+    use retry_run::agents::transient::{Ended, classify};
+    let failed = Ended { exit_code: Some(1), ..Ended::default() };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/captured");
+    let mut seen = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for entry in std::fs::read_dir(root.join("transient")).expect("captures") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let Some(stem) = name.strip_suffix(".txt") else { continue };
+        let stem = stem.strip_suffix("-default-retries").unwrap_or(stem);
+        let preset = retry_run::agents::names().into_iter().find(|p| stem.starts_with(&format!("{p}-")));
+        let preset = retry_run::agents::preset(preset.unwrap_or_else(|| panic!("{name}: no preset"))).expect("preset");
+        let kind = stem.rsplit('-').next().unwrap_or_default();
+        let want = match kind {
+            "429" => "rate_limit",
+            "529" => "overloaded",
+            "503" => "server_error",
+            "drop" => "dropped",
+            other => panic!("{name}: kind {other}"),
+        };
+        let text = std::fs::read_to_string(&path).expect("capture");
+        let ended = Ended { exit_code: Some(1), gives_up_with_0: preset.transient_exit_0, ..Ended::default() };
+        let got = classify(ended, &text, &[], &preset.transient_forms());
+        assert_eq!(got.as_ref().map(|t| t.kind), Some(want), "{name}: {got:?}");
+        let said = got.map(|t| t.said).unwrap_or_default();
+        assert!(said.chars().count() <= 203 && said.chars().count() > 12, "{name}: {said}");
+        seen.entry(preset.name.clone()).or_default().push(want.to_string());
+    }
+    for entry in std::fs::read_dir(&root).expect("captures") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let Some(preset) = retry_run::agents::names().into_iter().find(|p| name.starts_with(&format!("{p}-"))) else {
+            continue;
+        };
+        let preset = retry_run::agents::preset(preset).expect("preset");
+        let text = std::fs::read_to_string(&path).expect("capture");
+        assert_eq!(classify(failed, &text, &[], &preset.transient_forms()), None, "{name}");
+        let zero = Ended { exit_code: Some(0), gives_up_with_0: true, ..Ended::default() };
+        assert_eq!(classify(zero, &text, &[], &preset.transient_forms()), None, "{name}");
+    }
+    for name in retry_run::agents::names() {
+        let kinds = seen.get(name).cloned().unwrap_or_default();
+        for k in ["rate_limit", "overloaded", "dropped"] {
+            assert!(kinds.iter().any(|s| s == k), "{name}: no capture of {k} ({kinds:?})");
+        }
+    }
+}

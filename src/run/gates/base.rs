@@ -114,7 +114,7 @@ fn may_wait(t: &Fixed<'_>) -> bool {
 /// variables `added` ([`received`]).
 fn seen_by(t: &Fixed<'_>, a: &Attempt, check: &CheckConfig, added: &[(String, String)]) -> received::Seen {
     let keyed = baseline_cache::env_of(&with(added, &import_root_env(&t.wt)), &t.wt);
-    received::seen(check, &t.wt, &keyed, &a.confinement.unset(), &t.plan.id)
+    received::seen(check, &t.wt, &keyed, &a.confinement, &t.plan.id)
 }
 
 /// The shared cache's key for `check` on the base (what it receives
@@ -131,7 +131,7 @@ fn cached(
     // The key: what retry-run gives the check, the base's tree,
     // the check and the programs it starts.
     let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
-    let seen = received::seen(check, wt, &keyed, &a.confinement.unset(), &t.plan.id);
+    let seen = received::seen(check, wt, &keyed, &a.confinement, &t.plan.id);
     let key = baseline_cache::key(&baseline_cache::parts(check, tree, keyed, &seen.digest));
     let entry = if t.plan.fresh_baseline { None } else { baseline_cache::read(&t.store.root, &key) };
     Ok((key.clone(), entry.filter(|e| e.baseline.run == check.run)))

@@ -240,7 +240,7 @@ fn one(w: &Work, job: &Job) -> Result<Done, String> {
     let p = parse(check, &f, wt, &w.repo, &|rel| std::fs::read(wt.join(rel)).ok());
     let at = (w.store_root.as_path(), w.task.as_str(), w.config.retry.reuse);
     let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
-    let seen = received::seen(check, wt, &keyed, &w.confinement.unset(), &w.task);
+    let seen = received::seen(check, wt, &keyed, &w.confinement, &w.task);
     let b = stored(&w.repo, at, check, (w.base, wt), &added, (&f, &p), (&job.key, &seen)).map_err(|e| e.to_string())?;
     let cache = BaselineCache { key: job.key.clone(), hit: false, from: None, environment: Some(seen.summary) };
     Ok(Done { baseline: b, added, cache })

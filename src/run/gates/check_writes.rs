@@ -159,7 +159,7 @@ pub(crate) fn counts(path: &[u8], in_commit: bool) -> bool {
 }
 
 /// The key of the failure a check's writes add.
-pub(crate) const KEY: &str = "check-wrote-worktree";
+pub(crate) const KEY: &str = crate::model::WROTE_WORKTREE_KEY;
 
 /// `result` failed for writing `files` into the worktree: pure.
 pub(crate) fn fail(result: &mut CheckResult, files: &[String]) {

@@ -61,12 +61,13 @@ impl Received {
 }
 
 /// What the check whose command is `run` receives and loads, run in the
-/// worktree `wt` with `path` as its `PATH`, retry-run's own variables
+/// worktree `wt` (with the checkout's directories `shared` mounted in it,
+/// each `(checkout's, worktree's)`) with `path` as its `PATH`, retry-run's own variables
 /// `set` (left out: the key holds them already) and `unset` (hidden from
 /// it), and `reads` (`[[check]] reads`, `~` the home directory).
 pub(crate) fn received(
     run: &str,
-    wt: &Path,
+    (wt, shared): (&Path, &[(PathBuf, PathBuf)]),
     path: &str,
     (set, unset): (&BTreeMap<String, String>, &[String]),
     reads: &[String],
@@ -77,7 +78,7 @@ pub(crate) fn received(
     for py in pythons(&programs, path, wt) {
         python(&py, &mut r);
     }
-    node_modules(wt, &mut r);
+    node_modules(wt, shared, &mut r);
     for p in &programs {
         toolchain(p, wt, &mut r);
     }
@@ -179,13 +180,8 @@ fn ask(program: &Path, args: &[&str], extra_env: &[(&str, &str)]) -> Option<Stri
     if let Some(known) = memo.get(&id) {
         return known.clone();
     }
-    let out = std::process::Command::new(program)
-        .args(args)
-        .envs(extra_env.iter().copied())
-        .current_dir("/")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
+    let set: Vec<(&str, &std::ffi::OsStr)> = extra_env.iter().map(|(k, v)| (*k, v.as_ref())).collect();
+    let out = crate::process::output_with(&program.to_string_lossy(), args, Path::new("/"), &set, &[], None)
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
@@ -221,13 +217,15 @@ fn python(py: &Path, r: &mut Received) {
 /// record of what it installed (npm's `.package-lock.json`, pnpm's
 /// `.modules.yaml`, yarn's `.yarn-state.yml`). Not modification times: a
 /// copy made for a task's worktree is the same install.
-fn node_modules(wt: &Path, r: &mut Received) {
+fn node_modules(wt: &Path, shared: &[(PathBuf, PathBuf)], r: &mut Received) {
     for dir in wt.ancestors() {
         let nm = dir.join("node_modules");
-        if !nm.is_dir() {
+        // A mount of the checkout's own: what is there is the checkout's.
+        let from = shared.iter().find(|(_, at)| *at == nm).map_or(nm.as_path(), |(src, _)| src.as_path());
+        if !from.is_dir() {
             continue;
         }
-        let Some(ids) = packages(&nm) else {
+        let Some(ids) = packages(from) else {
             r.unknown.push(format!("{} (too large to list)", nm.display()));
             continue;
         };
@@ -275,13 +273,8 @@ fn toolchain(program: &Path, wt: &Path, r: &mut Received) {
     let Some(name) = program.file_name().and_then(|n| n.to_str()) else { return };
     if is_rustup_proxy(program) {
         let rustc = program.with_file_name("rustc");
-        let out = std::process::Command::new(&rustc)
-            .arg("-vV")
-            .current_dir(wt)
-            .env("RUSTUP_AUTO_INSTALL", "0")
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
+        let set = [("RUSTUP_AUTO_INSTALL", std::ffi::OsStr::new("0"))];
+        let out = crate::process::output_with(&rustc.to_string_lossy(), &["-vV"], wt, &set, &[], None)
             .ok()
             .filter(|o| o.status.success());
         match out {
@@ -386,16 +379,17 @@ pub(crate) struct Seen {
 }
 
 /// [`received`] for `check` run in `wt` for task `task`, with the key's
-/// variables `keyed` (`PATH` among them) and `unset` hidden from it.
+/// variables `keyed` (`PATH` among them), confined by `confinement`.
 pub(crate) fn seen(
     check: &crate::config::CheckConfig,
     wt: &Path,
     keyed: &BTreeMap<String, String>,
-    unset: &[String],
+    confinement: &crate::sandbox::Confinement,
     task: &str,
 ) -> Seen {
     let path = keyed.get("PATH").cloned().or_else(|| std::env::var("PATH").ok()).unwrap_or_default();
-    let r = received(&check.run, wt, &path, (keyed, unset), &check.reads);
+    let (unset, shared) = (confinement.unset(), &confinement.policy.shared);
+    let r = received(&check.run, (wt, shared), &path, (keyed, &unset), &check.reads);
     Seen { digest: r.digest(&nonce(task)), summary: r.summary() }
 }
 
@@ -466,24 +460,30 @@ mod tests {
         std::fs::create_dir_all(wt.join("node_modules/@scope/a")).expect("mkdir");
         std::fs::create_dir_all(t.path().join("repo/node_modules/b")).expect("mkdir");
         let mut r = Received::default();
-        node_modules(&wt, &mut r);
+        node_modules(&wt, &[], &mut r);
         let shown: Vec<&str> = r.loads.iter().map(|(w, _)| w.as_str()).collect();
         assert_eq!(shown.len(), 2, "{shown:?}");
         assert_eq!(shown[0], "node_modules <worktree>/node_modules");
         let before = r.loads.clone();
         std::fs::create_dir_all(wt.join("node_modules/@scope/c")).expect("mkdir");
         let mut again = Received::default();
-        node_modules(&wt, &mut again);
+        node_modules(&wt, &[], &mut again);
         assert_ne!(again.loads[0], before[0], "a scoped package added");
         std::fs::write(t.path().join("repo/node_modules/b/package.json"), "{\"version\":\"2.0.0\"}").expect("write");
         let mut upgraded = Received::default();
-        node_modules(&wt, &mut upgraded);
+        node_modules(&wt, &[], &mut upgraded);
         assert_ne!(upgraded.loads[1], again.loads[1], "a package upgraded");
         // A copy of the same install (new times) is the same.
         std::fs::create_dir_all(wt.join("node_modules/@scope/c")).expect("mkdir");
         let mut same = Received::default();
-        node_modules(&wt, &mut same);
+        node_modules(&wt, &[], &mut same);
         assert_eq!(same.loads, upgraded.loads);
+        // Mounted from the checkout: the checkout's is read.
+        let checkout = t.path().join("checkout/node_modules");
+        std::fs::create_dir_all(checkout.join("d")).expect("mkdir");
+        let mut mounted = Received::default();
+        node_modules(&wt, &[(checkout, wt.join("node_modules"))], &mut mounted);
+        assert_ne!(mounted.loads[0], same.loads[0]);
     }
 
     #[test]

@@ -412,7 +412,7 @@ fn run_check(
     let (key, seen) = if lookup.read || lookup.store {
         let env = with(&with(&added, selected_env), &import_root_env(wt));
         let keyed = super::baseline_cache::env_of(&env, wt);
-        let seen = super::received::seen(check, wt, &keyed, &unset, task);
+        let seen = super::received::seen(check, wt, &keyed, &a.confinement, task);
         (reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt, &seen.digest)?, seen)
     } else {
         (String::new(), super::received::Seen::default())
