@@ -41,6 +41,13 @@ const MAX_BYTES: usize = 2 << 20;
 fn config(language: &str) -> Option<&'static HighlightConfiguration> {
     static PY: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
     static RS: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
+    static TS: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
+    static TSX: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
+    static JS: OnceLock<Option<HighlightConfiguration>> = OnceLock::new();
+    // TypeScript's queries add to JavaScript's (and JSX's), the more
+    // particular first: the first pattern that captures a node wins.
+    use tree_sitter_javascript::{HIGHLIGHT_QUERY as JS_Q, JSX_HIGHLIGHT_QUERY as JSX_Q};
+    use tree_sitter_typescript::HIGHLIGHTS_QUERY as TS_Q;
     let build = |lang: tree_sitter::Language, name: &str, query: &str| {
         let mut c = HighlightConfiguration::new(lang, name, query, "", "").ok()?;
         c.configure(NAMES);
@@ -51,6 +58,15 @@ fn config(language: &str) -> Option<&'static HighlightConfiguration> {
             .get_or_init(|| build(tree_sitter_python::LANGUAGE.into(), "python", tree_sitter_python::HIGHLIGHTS_QUERY)),
         "rust" => {
             RS.get_or_init(|| build(tree_sitter_rust::LANGUAGE.into(), "rust", tree_sitter_rust::HIGHLIGHTS_QUERY))
+        }
+        "typescript" => TS.get_or_init(|| {
+            build(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), "typescript", &format!("{TS_Q}\n{JS_Q}"))
+        }),
+        "tsx" => TSX.get_or_init(|| {
+            build(tree_sitter_typescript::LANGUAGE_TSX.into(), "tsx", &format!("{TS_Q}\n{JSX_Q}\n{JS_Q}"))
+        }),
+        "javascript" => {
+            JS.get_or_init(|| build(tree_sitter_javascript::LANGUAGE.into(), "javascript", &format!("{JSX_Q}\n{JS_Q}")))
         }
         _ => return None,
     }
@@ -120,6 +136,13 @@ mod tests {
         let rs = names("lib.rs", "fn main() {\n    let s = \"x\"; // hi\n}\n", 1);
         assert!(rs.contains(&("let".into(), Some("keyword"))), "{rs:?}");
         assert!(rs.contains(&("// hi".into(), Some("comment"))), "{rs:?}");
+        let ts = names("a.ts", "interface I { a: string }\nconst f = (x: number): string => `${x}`; // c\n", 1);
+        assert!(ts.contains(&("const".into(), Some("keyword"))), "{ts:?}");
+        assert!(ts.contains(&("// c".into(), Some("comment"))), "{ts:?}");
+        let tsx = names("a.tsx", "export const C = () => <p className=\"x\">hi</p>;\n", 0);
+        assert!(tsx.contains(&("export".into(), Some("keyword"))), "{tsx:?}");
+        let js = names("a.jsx", "function f() { return 'x'; }\n", 0);
+        assert!(js.contains(&("'x'".into(), Some("string"))), "{js:?}");
     }
 
     #[test]

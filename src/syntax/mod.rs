@@ -14,6 +14,7 @@ use crate::model::ScopeSpan;
 
 pub(crate) mod cache;
 pub(crate) mod highlight;
+mod js;
 pub(crate) mod tests_in;
 
 /// A language retry-run can parse.
@@ -28,6 +29,19 @@ pub struct LanguageDef {
     /// Whether a block can end without a closing token (Python), so that a
     /// trailing comment could be taken into it.
     open_ended: bool,
+    /// Where its scopes' lines are found: by the rules of Python and Rust,
+    /// or of TypeScript and JavaScript ([`js`]).
+    family: Family,
+}
+
+/// The rules a language's scopes are placed and named by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// Python and Rust: the keyword's line, decorators, attributes and doc
+    /// comments as the head.
+    Keyword,
+    /// TypeScript and JavaScript ([`js`]).
+    Js,
 }
 
 /// Every supported language.
@@ -39,6 +53,7 @@ pub static LANGUAGES: &[LanguageDef] = &[
         query: include_str!("../../grammars/python/scopes.scm"),
         separator: ".",
         open_ended: true,
+        family: Family::Keyword,
     },
     LanguageDef {
         name: "rust",
@@ -47,6 +62,34 @@ pub static LANGUAGES: &[LanguageDef] = &[
         query: include_str!("../../grammars/rust/scopes.scm"),
         separator: "::",
         open_ended: false,
+        family: Family::Keyword,
+    },
+    LanguageDef {
+        name: "typescript",
+        extensions: &["ts", "mts", "cts"],
+        grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        query: include_str!("../../grammars/typescript/scopes.scm"),
+        separator: ".",
+        open_ended: false,
+        family: Family::Js,
+    },
+    LanguageDef {
+        name: "tsx",
+        extensions: &["tsx"],
+        grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+        query: include_str!("../../grammars/typescript/scopes.scm"),
+        separator: ".",
+        open_ended: false,
+        family: Family::Js,
+    },
+    LanguageDef {
+        name: "javascript",
+        extensions: &["js", "mjs", "cjs", "jsx"],
+        grammar: || tree_sitter_javascript::LANGUAGE.into(),
+        query: include_str!("../../grammars/javascript/scopes.scm"),
+        separator: ".",
+        open_ended: false,
+        family: Family::Js,
     },
 ];
 
@@ -81,7 +124,8 @@ pub enum SyntaxError {
 }
 
 fn compiled(def: &'static LanguageDef) -> Result<&'static Compiled, SyntaxError> {
-    static CACHE: [OnceLock<Result<Compiled, SyntaxError>>; 2] = [OnceLock::new(), OnceLock::new()];
+    static CACHE: [OnceLock<Result<Compiled, SyntaxError>>; 5] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let grammar = |m: &str| SyntaxError::Grammar(m.to_string());
     let i = LANGUAGES.iter().position(|l| std::ptr::eq(l, def)).ok_or_else(|| grammar("unknown language"))?;
     let slot = CACHE.get(i).ok_or_else(|| grammar("no query cache slot for this language"))?;
@@ -162,13 +206,26 @@ fn scopes_in(
             let scope = m.captures().iter().find_map(|cap| c.kinds[cap.index as usize].as_ref().map(|k| (cap.node, k)));
             let name = m.captures().iter().find(|cap| cap.index == c.name_capture).map(|cap| cap.node);
             if let (Some((node, kind)), Some(name)) = (scope, name) {
-                let name = if kind == "impl" { impl_name(name, source) } else { text(name, source) };
-                raw.push((node, kind.clone(), name));
+                match def.family {
+                    Family::Keyword => {
+                        let name = if kind == "impl" { impl_name(name, source) } else { text(name, source) };
+                        raw.push((node, kind.clone(), name));
+                    }
+                    // `namespace A.B`: A, and B inside it.
+                    Family::Js if name.kind() == "nested_identifier" => {
+                        for part in text(name, source).split('.') {
+                            raw.push((node, kind.clone(), part.trim().to_string()));
+                        }
+                    }
+                    Family::Js => raw.push((node, kind.clone(), js::name(name, source))),
+                }
             }
         }
     }
+    // Sorted by position, outer first (a stable sort keeps the parts of
+    // a dotted namespace in order); one scope per node and name.
     raw.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-    raw.dedup_by_key(|(n, _, _)| n.id());
+    raw.dedup_by(|a, b| a.0.id() == b.0.id() && a.2 == b.2);
 
     let mut out = Vec::with_capacity(raw.len());
     let mut stack: Vec<(usize, String)> = Vec::new(); // (end byte, qualified name)
@@ -181,14 +238,22 @@ fn scopes_in(
             None => name.clone(),
         };
         stack.push((node.end_byte(), qualified.clone()));
+        let (start, end, head) = match def.family {
+            Family::Keyword => (
+                keyword_row(node),
+                if def.open_ended { last_row(node) } else { node.end_position().row },
+                head_row(node, source),
+            ),
+            Family::Js => js::rows(node, source),
+        };
         out.push(ScopeSpan {
             kind,
             name,
             qualified_name: qualified,
-            start_line: keyword_row(node) + 1,
-            end_line: if def.open_ended { last_row(node) } else { node.end_position().row } + 1,
+            start_line: start + 1,
+            end_line: end + 1,
             signature: signature(node, source),
-            head_line: head_row(node, source) + 1,
+            head_line: head + 1,
         });
     }
     Ok(out)

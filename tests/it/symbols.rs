@@ -274,3 +274,25 @@ fn decorators_attributes_and_doc_comments_mark_their_scope_and_blank_lines_betwe
     assert_eq!(of("api.py"), vec![t("function", "Api.get")], "not the class for the blank line");
     assert_eq!(of("lib.rs"), vec![t("function", "helper"), t("mod", "checks")]);
 }
+
+/// A TypeScript and a JavaScript change name their scopes as a TypeScript
+/// user says them: a method by its class, a function bound to a `const`,
+/// a JSDoc comment edited as a change to what it documents.
+#[test]
+fn typescript_and_javascript_changes_name_their_functions_methods_and_classes() {
+    let env = TestEnv::new();
+    let ts = "export class DurationFormatter {\n  format(ms: number): string {\n    return `${ms}ms`;\n  }\n}\n\nexport const parse = (s: string): number => {\n  return Number(s);\n};\n";
+    let js = "function total(items) {\n  return items.length;\n}\n\nmodule.exports = { total };\n";
+    let repo = env.repo("ts").file("src/format.ts", ts).file("lib/cart.js", js).commit();
+    let ts_after = "export class DurationFormatter {\n  format(ms: number): string {\n    return `${ms / 1000}s`;\n  }\n}\n\n/** Parses a number. */\nexport const parse = (s: string): number => {\n  return Number(s);\n};\n";
+    let js_after =
+        "function total(items) {\n  return items.reduce((n, i) => n + i.qty, 0);\n}\n\nmodule.exports = { total };\n";
+    std::fs::write(repo.join("src/format.ts"), ts_after).expect("write");
+    std::fs::write(repo.join("lib/cart.js"), js_after).expect("write");
+    let json = env.run(&repo, &["diff", "--format", "json", "--no-cache"]).json();
+    let files = json["files"].as_array().expect("files");
+    let of = |p: &str| symbols(files.iter().find(|f| f["path"] == p).expect("the file"));
+    let t = |k: &str, q: &str| (k.to_string(), q.to_string(), "modified".to_string());
+    assert_eq!(of("src/format.ts"), vec![t("function", "DurationFormatter.format"), t("function", "parse")]);
+    assert_eq!(of("lib/cart.js"), vec![t("function", "total")]);
+}

@@ -230,3 +230,85 @@ fn rust_scopes_agree_with_syn() {
     eprintln!("rust: {compared} scopes agree with syn");
     assert!(compared >= 25, "only {compared} scopes compared");
 }
+
+/// Every file under `dir`, at any depth, whose name ends with one of `exts`.
+fn files_under(dir: &Path, exts: &[&str]) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("corpus dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if exts.iter().any(|x| p.to_string_lossy().ends_with(x)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// TypeScript, TSX and JavaScript scopes against the TypeScript compiler's
+/// own parser (`tests/oracle/ts_scopes.js`, with the `typescript` package
+/// of the CI cache) on `tests/syntax-corpus/typescript/` and
+/// `javascript/`: real files of mobx and preact (their READMEs say which
+/// commit) and a sample of every rule. Kind, name, qualified name, start,
+/// end and head line agree on every scope.
+#[test]
+fn typescript_and_javascript_scopes_agree_with_the_compiler() {
+    let modules = match crate::support::tools::js_typescript() {
+        Ok(m) => m,
+        Err(why) => return crate::support::tools::skipped(&why),
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let oracle = root.join("tests/oracle/ts_scopes.js");
+    let mut compared = [0usize; 2];
+    let mut wrong: Vec<String> = Vec::new();
+    for (i, lang) in ["typescript", "javascript"].iter().enumerate() {
+        let files =
+            files_under(&root.join("tests/syntax-corpus").join(lang), &[".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"]);
+        for file in files {
+            let out =
+                Command::new("node").arg(&oracle).arg(&file).env("NODE_PATH", &modules).output().expect("node runs");
+            assert!(
+                out.status.success(),
+                "oracle failed on {}: {}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let want: serde_json::Value = serde_json::from_slice(&out.stdout).expect("oracle JSON");
+            let want: Vec<(String, String, String, u64, u64, u64)> = want
+                .as_array()
+                .expect("array")
+                .iter()
+                .map(|s| {
+                    (
+                        s["kind"].as_str().expect("kind").to_string(),
+                        s["name"].as_str().expect("name").to_string(),
+                        s["qualified_name"].as_str().expect("qualified").to_string(),
+                        s["start_line"].as_u64().expect("start"),
+                        s["end_line"].as_u64().expect("end"),
+                        s["head_line"].as_u64().expect("head"),
+                    )
+                })
+                .collect();
+            let source = std::fs::read(&file).expect("corpus file");
+            let lang_def = language_for(file.to_str().expect("utf-8 path").as_bytes()).expect("a language");
+            let got: Vec<(String, String, String, u64, u64, u64)> = scopes(lang_def, &source)
+                .expect("parses")
+                .into_iter()
+                .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64, s.head_line as u64))
+                .collect();
+            let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
+            let extra: Vec<_> = got.iter().filter(|g| !want.contains(g)).collect();
+            if !missing.is_empty() || !extra.is_empty() {
+                wrong.push(format!("{}:\n  missing {missing:?}\n  extra {extra:?}", file.display()));
+            }
+            compared[i] += want.len();
+        }
+    }
+    assert!(wrong.is_empty(), "{} files disagree:\n{}", wrong.len(), wrong.join("\n"));
+    eprintln!("typescript: {} scopes, javascript: {} scopes agree with the compiler", compared[0], compared[1]);
+    assert!(compared[0] >= 100 && compared[1] >= 100 && compared[0] + compared[1] >= 300, "{compared:?}");
+}

@@ -349,3 +349,36 @@ pub(crate) fn js_test_runners() -> Result<PathBuf, String> {
         }
     })
 }
+
+/// The `node_modules` directory holding typescript 5.9.3, whose compiler
+/// API the TypeScript and JavaScript scope oracle (`tests/oracle/ts_scopes.js`,
+/// run with it on NODE_PATH) parses with; installed from npm into the CI
+/// cache (`js-typescript/`) when missing. `Err` says why it cannot be had:
+/// the npm registry cannot be reached.
+pub(crate) fn js_typescript() -> Result<PathBuf, String> {
+    const PACKAGE: &str = "typescript@5.9.3";
+    let prefix = ci_cache().join("js-typescript");
+    let modules = prefix.join("node_modules");
+    let works = || runs(&modules.join(".bin/tsc"));
+    if works() {
+        return Ok(modules);
+    }
+    with_lock(&ci_cache().join("js-typescript.lock"), || {
+        if works() {
+            return Ok(modules.clone());
+        }
+        std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
+        let out = output(
+            Command::new("npm").args(["install", "--no-fund", "--no-audit", "--prefix"]).arg(&prefix).arg(PACKAGE),
+            "npm (the TypeScript scope tests install typescript with it)",
+        );
+        if works() {
+            return Ok(modules.clone());
+        }
+        let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        match unreachable(&last) {
+            Some(why) => Err(format!("cannot install {PACKAGE} from npm: the registry cannot be reached: {why}")),
+            None => panic!("npm install {PACKAGE} into {} gave no working tsc: {last}", prefix.display()),
+        }
+    })
+}
