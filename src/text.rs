@@ -21,6 +21,53 @@ pub(crate) fn clip<'a>(s: &'a str, max: usize, mark: &str) -> Cow<'a, str> {
 }
 
 /// The plural `s` of a count: `""` for 1, else `"s"`.
+/// `bytes` without terminal escapes: colours and cursor moves (`ESC [
+/// ... final`), operating-system commands (`ESC ] ... BEL` or `ESC \\`,
+/// links) and other two-byte escapes; carriage returns kept. Borrowed when
+/// there is none. What every reader of a tool's output sees, whatever
+/// colours the tool forced into a pipe.
+pub(crate) fn plain_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if memchr::memchr(0x1b, bytes).is_none() {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != 0x1b {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(b'[') => {
+                i += 2;
+                while i < bytes.len() && !(0x40..=0x7e).contains(&bytes[i]) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            Some(b']') => {
+                i += 2;
+                while i < bytes.len() && bytes[i] != 0x07 && !(bytes[i] == 0x1b && bytes.get(i + 1) == Some(&b'\\')) {
+                    i += 1;
+                }
+                i += if bytes.get(i) == Some(&0x07) { 1 } else { 2 };
+            }
+            Some(_) => i += 2,
+            None => i += 1,
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`plain_bytes`] of text.
+pub(crate) fn plain(text: &str) -> Cow<'_, str> {
+    match plain_bytes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(b) => Cow::Owned(String::from_utf8_lossy(&b).into_owned()),
+    }
+}
+
 pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -213,6 +260,17 @@ impl<W: Write> Drop for VisibleWriter<W> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn terminal_escapes_are_taken_out() {
+        assert_eq!(plain("\u{1b}[31m\u{1b}[1m FAIL \u{1b}[22m\u{1b}[39m a.test.ts"), " FAIL  a.test.ts");
+        assert_eq!(plain("\u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7} done"), "link done");
+        assert_eq!(plain("a\u{1b}]8;;u\u{1b}\\b"), "ab");
+        assert_eq!(plain("\u{1b}7saved\u{1b}8"), "saved");
+        assert!(matches!(plain("no escapes\r\n"), Cow::Borrowed("no escapes\r\n")));
+        assert_eq!(plain("cut \u{1b}[3"), "cut ");
+    }
+
     use super::*;
 
     #[test]

@@ -32,7 +32,7 @@ pub struct EnrichArgs {
 
     /// The input format, or `auto` to detect it: ruff, flake8, pylint,
     /// mypy, pyright, pytest, python-traceback, rustc, cargo-json,
-    /// cargo-test, generic.
+    /// cargo-test, tsc, eslint, biome, oxlint, generic.
     #[arg(long, value_name = "NAME", default_value = "auto")]
     pub input_format: String,
 

@@ -904,6 +904,10 @@ pub const INPUT_FORMATS: &[&str] = &[
     "rustc",
     "cargo-json",
     "cargo-test",
+    "tsc",
+    "eslint",
+    "biome",
+    "oxlint",
     "generic",
 ];
 

@@ -223,26 +223,7 @@ fn plain(text: &str) -> String {
 }
 
 fn plain_line(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ params final; other escapes: ESC and one more.
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            } else {
-                chars.next();
-            }
-        } else if c != '\r' {
-            out.push(c);
-        }
-    }
-    out
+    crate::text::plain(line).replace('\r', "")
 }
 
 #[cfg(test)]

@@ -33,6 +33,10 @@ struct Seen {
     mypy: bool,
     pylint: bool,
     lint_code_line: bool,
+    tsc: bool,
+    eslint: bool,
+    biome: bool,
+    oxlint: bool,
 }
 
 impl Seen {
@@ -61,6 +65,28 @@ impl Seen {
         }
         if super::ruff::code_and_message(line).is_some() {
             self.ruff_header = true;
+        }
+        if (line.contains("): error TS") || line.contains(" - error TS")) && line.split_once("TS").is_some() {
+            self.tsc = true;
+        }
+        if line.starts_with("{\"summary\":") || line.ends_with('━') && line.contains(" lint/")
+            || line.contains(": lint/") && line.starts_with(['×', '!'])
+        {
+            self.biome = true;
+        }
+        if line.starts_with("{ \"diagnostics\": [")
+            || (line.starts_with("  x ") || line.starts_with("  ! ")) && line.contains("): ")
+            || line.ends_with(")]") && (line.contains(" [Error/") || line.contains(" [Warning/")) && line.contains('(')
+        {
+            self.oxlint = true;
+        }
+        if line.starts_with("[{\"filePath\":")
+            || line.contains(" [Error/")
+            || line.contains(" [Warning/")
+            || (line.contains(": line ") && (line.contains(", Error - ") || line.contains(", Warning - ")))
+            || (line.starts_with('✖') && line.contains(" problem"))
+        {
+            self.eslint = true;
         }
         if t.starts_with("--> ") && location_prefix(t[4..].trim()).is_some() {
             self.arrow = true;
@@ -111,6 +137,14 @@ impl Seen {
             Format::Pytest
         } else if self.panic || self.running_tests && !(self.rustc_header && self.arrow) {
             Format::CargoTest
+        } else if self.tsc {
+            Format::Tsc
+        } else if self.biome {
+            Format::Biome
+        } else if self.oxlint {
+            Format::Oxlint
+        } else if self.eslint {
+            Format::Eslint
         } else if self.rustc_header && self.arrow || self.rustc_short {
             Format::Rustc
         } else if self.ruff_header && self.arrow {

@@ -5,18 +5,22 @@
 //! Every parser is total: any input, however garbled, yields a (possibly
 //! empty) list, never a panic.
 
+mod biome;
 mod cargo_json;
 mod cargo_test;
 pub mod detect;
+mod eslint;
 mod flake8;
 mod generic;
 mod mypy;
+mod oxlint;
 mod pylint;
 mod pyright;
 mod pytest;
 mod python_traceback;
 mod ruff;
 mod rustc;
+mod tsc;
 
 use serde::Serialize;
 
@@ -116,11 +120,15 @@ pub enum Format {
     Rustc,
     CargoJson,
     CargoTest,
+    Tsc,
+    Eslint,
+    Biome,
+    Oxlint,
     Generic,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 15] = [
         Format::Ruff,
         Format::Flake8,
         Format::Pylint,
@@ -131,6 +139,10 @@ impl Format {
         Format::Rustc,
         Format::CargoJson,
         Format::CargoTest,
+        Format::Tsc,
+        Format::Eslint,
+        Format::Biome,
+        Format::Oxlint,
         Format::Generic,
     ];
 
@@ -146,6 +158,10 @@ impl Format {
             Format::Rustc => "rustc",
             Format::CargoJson => "cargo-json",
             Format::CargoTest => "cargo-test",
+            Format::Tsc => "tsc",
+            Format::Eslint => "eslint",
+            Format::Biome => "biome",
+            Format::Oxlint => "oxlint",
             Format::Generic => "generic",
         }
     }
@@ -168,16 +184,24 @@ pub fn parse(format: Format, text: &str) -> Vec<Diagnostic> {
         Format::Rustc => rustc::parse(text),
         Format::CargoJson => cargo_json::parse(text),
         Format::CargoTest => cargo_test::parse(text),
+        Format::Tsc => tsc::parse(text),
+        Format::Eslint => eslint::parse(text),
+        Format::Biome => biome::parse(text),
+        Format::Oxlint => oxlint::parse(text),
         Format::Generic => generic::parse(text),
     }
 }
 
 /// The formats tried on every output, most specific first; the detected
 /// format goes before all of them.
-const PRECEDENCE: [Format; 11] = [
+const PRECEDENCE: [Format; 15] = [
     Format::CargoJson,
     Format::Pytest,
     Format::CargoTest,
+    Format::Tsc,
+    Format::Eslint,
+    Format::Biome,
+    Format::Oxlint,
     Format::Rustc,
     Format::Ruff,
     Format::Mypy,
@@ -254,10 +278,13 @@ pub fn parse_auto(text: &str) -> Vec<Diagnostic> {
 }
 
 /// `parse` with the format given, else [`parse_auto`].
+/// Terminal escapes (colours a tool forced into a pipe) are taken out
+/// first.
 pub fn parse_as(format: Option<Format>, text: &str) -> Vec<Diagnostic> {
+    let text = crate::text::plain(text);
     match format {
-        Some(f) => parse(f, text),
-        None => parse_auto(text),
+        Some(f) => parse(f, &text),
+        None => parse_auto(&text),
     }
 }
 

@@ -30,6 +30,14 @@ pub(crate) const MARKERS: &[&str] = &[
     "---- ",         // cargo test stdout block
     "fatal",         // generic
     "Exception",     // generic
+    "━━",            // biome's diagnostic header
+    ".ts\n",         // ESLint stylish: a file's header line (TypeScript, JavaScript)
+    ".tsx\n",
+    ".js\n",
+    ".jsx\n",
+    ".mjs\n",
+    ".cjs\n",
+    ".vue\n",
 ];
 
 /// What a marker line is.
@@ -64,6 +72,11 @@ pub(crate) enum Line {
     Frame(String),
     /// A line to show as supporting detail (an assertion, an `E` line).
     Detail(String),
+    /// ESLint stylish: the file the rows after it are of.
+    LintFile(String),
+    /// ESLint stylish: an error row (`line:col: message  rule`), of the
+    /// last file named.
+    LintRow(String),
     /// A runner's totals line.
     Totals(String),
     /// go: a test (or subtest) failed; go prints no totals, so each counts.
@@ -172,7 +185,61 @@ pub(crate) fn classify(line: &str) -> Line {
         .or_else(|| go(line, t))
         .or_else(|| jest(t))
         .or_else(|| pytest(line, t))
+        .or_else(|| lint(line, t))
         .unwrap_or_else(|| other(t))
+}
+
+/// The lines of TypeScript's compiler and of ESLint and Biome: an error
+/// with its location (tsc's `path(l,c): error TS...` written `path:l:c:`,
+/// Biome's `path:l:c category ━━━` header), ESLint stylish's file header
+/// and error rows, and their totals (`Found 11 errors in 4 files.`, `✖ 11
+/// problems (8 errors, 3 warnings)`), which count no test.
+fn lint(line: &str, t: &str) -> Option<Line> {
+    if let Some((loc, rest)) = t.split_once("): error TS")
+        && let Some((path, at)) = loc.rsplit_once('(')
+        && let Some((l, c)) = at.split_once(',')
+        && [l, c].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Some(Line::Location(format!("{path}:{l}:{c}: error TS{rest}")));
+    }
+    let lint_totals = t.starts_with("Found ") && (t.contains(" error") || t.contains(" warning"))
+        || t.starts_with('✖') && t.contains(" problem");
+    if lint_totals {
+        return Some(Line::Totals(t.to_string()));
+    }
+    // tsc's table of errors per file, ESLint's note on `--fix`.
+    if t.starts_with("Errors  Files") || t.contains("potentially fixable with the `--fix` option") {
+        return Some(Line::Nothing);
+    }
+    if let Some(head) = t.strip_suffix('━') {
+        let head = head.trim_end_matches('━').trim_end();
+        let head = head.strip_suffix("FIXABLE").map_or(head, str::trim_end);
+        if let Some((at, category)) = head.split_once(' ')
+            && has_location(at)
+        {
+            return Some(Line::Location(format!("{at}: {}", category.trim())));
+        }
+        return Some(Line::Nothing);
+    }
+    // ESLint stylish: `  14:9  error    message  rule`.
+    if line.starts_with("  ")
+        && let Some((lc, rest)) = t.split_once(char::is_whitespace)
+        && let Some((l, c)) = lc.split_once(':')
+        && [l, c].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        && let Some(message) = rest.trim_start().strip_prefix("error")
+    {
+        let message = message.trim();
+        let message = match message.rsplit_once("  ") {
+            Some((m, rule)) if !rule.trim().contains(' ') => format!("{}  {}", m.trim_end(), rule.trim()),
+            _ => message.to_string(),
+        };
+        return Some(Line::LintRow(format!("{l}:{c}: error {message}")));
+    }
+    // ESLint stylish: a file's path alone on its line.
+    let path_alone = !line.starts_with(char::is_whitespace)
+        && !t.contains(' ')
+        && [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".vue"].iter().any(|e| t.ends_with(e));
+    path_alone.then(|| Line::LintFile(t.to_string()))
 }
 
 /// A line naming a failing test: pytest's short summary and `-v` lines,
@@ -499,6 +566,28 @@ mod tests {
         assert_eq!(test_counts("Test Suites: 1 failed, 1 total"), None);
         assert_eq!(test_counts("Test Files 1 failed (1)"), None);
         assert_eq!(test_counts("FAIL\texample.com/ledger\t0.005s"), None);
+    }
+
+    #[test]
+    fn typescript_compiler_and_linter_lines() {
+        assert_eq!(
+            classify("src/a.ts(16,24): error TS2345: Argument of type 'X'."),
+            Line::Location("src/a.ts:16:24: error TS2345: Argument of type 'X'.".into())
+        );
+        assert_eq!(classify("Found 11 errors in 4 files."), Line::Totals("Found 11 errors in 4 files.".into()));
+        assert_eq!(test_counts("Found 11 errors in 4 files."), None, "no test is counted");
+        assert_eq!(classify("✖ 2 problems (1 error, 1 warning)"), Line::Totals("✖ 2 problems (1 error, 1 warning)".into()));
+        assert_eq!(classify("Errors  Files"), Line::Nothing);
+        assert_eq!(classify("/w/src/cart.ts"), Line::LintFile("/w/src/cart.ts".into()));
+        assert_eq!(
+            classify("  14:9  error    'x' is assigned a value but never used  no-unused-vars"),
+            Line::LintRow("14:9: error 'x' is assigned a value but never used  no-unused-vars".into())
+        );
+        assert_eq!(
+            classify("src/cart.ts:6:3 lint/style/useConst  FIXABLE  ━━━━━━━━"),
+            Line::Location("src/cart.ts:6:3: lint/style/useConst".into())
+        );
+        assert_eq!(classify("lint ━━━━━━━━━━"), Line::Nothing);
     }
 
     #[test]

@@ -120,6 +120,8 @@ pub struct Summarizer {
     go_verbose: bool,
     /// go -v: log lines of running tests, until a result says whose they were.
     go_pending: Vec<String>,
+    /// ESLint stylish: the file its last header named.
+    lint_file: Option<String>,
     digest: Digest,
 }
 
@@ -160,6 +162,7 @@ impl Summarizer {
             go_passed: 0,
             go_verbose: false,
             go_pending: Vec::new(),
+            lint_file: None,
             digest: Digest::default(),
         }
     }
@@ -251,8 +254,16 @@ impl Summarizer {
         }
     }
 
-    /// Scans whole lines (`buf` ends with `\n`).
+    /// Scans whole lines (`buf` ends with `\n`), without their terminal
+    /// escapes (an escape never spans lines).
     fn scan(&mut self, buf: &[u8]) {
+        match crate::text::plain_bytes(buf) {
+            std::borrow::Cow::Borrowed(b) => self.scan_plain(b),
+            std::borrow::Cow::Owned(b) => self.scan_plain(&b),
+        }
+    }
+
+    fn scan_plain(&mut self, buf: &[u8]) {
         self.digest.lines += memchr::memchr_iter(b'\n', buf).count() as u64;
         let mut pos = 0;
         while pos < buf.len() {
@@ -347,6 +358,11 @@ impl Summarizer {
                 if is_e {
                     self.e_lines_in_block += 1;
                 }
+            }
+            Line::LintFile(path) => self.lint_file = Some(path),
+            Line::LintRow(row) => {
+                let at = self.lint_file.as_deref().map(|f| format!("{f}:")).unwrap_or_default();
+                self.digest.errors.push(cut(&format!("{at}{row}")));
             }
             Line::Totals(t) => {
                 if let Some(c) = test_counts(&t) {

@@ -20,6 +20,7 @@ fn root_of(name: &str) -> &'static str {
         n if n.starts_with("clippy") || n.starts_with("cargo-test") => "rust/lints",
         n if n.starts_with("generic") => "c",
         n if n.starts_with("mixed") => "mixed",
+        n if ["tsc", "eslint", "biome", "oxlint"].iter().any(|t| n.starts_with(t)) => "ts",
         _ => "python",
     }
 }
@@ -141,10 +142,10 @@ fn input_format_forces_a_parser_and_bad_names_are_usage_errors() {
     let text = std::fs::read_to_string(dir().join("captured/ruff-concise.txt")).expect("capture");
     let json = enrich_capture(&env, "ruff-concise", &text, &["--input-format", "generic"]).json();
     assert!(json["diagnostics"].as_array().expect("array").iter().all(|d| d["tool"] == "generic"));
-    let run = enrich_capture(&env, "ruff-concise", &text, &["--input-format", "eslint"]);
+    let run = enrich_capture(&env, "ruff-concise", &text, &["--input-format", "jshint"]);
     run.assert_code(2);
     assert!(
-        run.stderr.contains("unknown --input-format \"eslint\"") && run.stderr.contains("cargo-json"),
+        run.stderr.contains("unknown --input-format \"jshint\"") && run.stderr.contains("cargo-json"),
         "{}",
         run.stderr
     );

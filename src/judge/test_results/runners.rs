@@ -31,9 +31,15 @@ pub(crate) const PYTEST_LAST_FAILED: &str = "--lf --lfnf=none";
 
 /// The variables added to every configured check's run, and to the checks
 /// on the base: ours first, then the value the check would otherwise get
-/// (`inherited`).
+/// (`inherited`); and no colours (`NO_COLOR=1`, `FORCE_COLOR=0`: vitest,
+/// jest, ESLint and most Node tools read them), whatever the user's.
 pub(crate) fn runner_env(inherited: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    vec![added(PYTEST_ADDOPTS, PYTEST_REPORT, inherited), added(GOFLAGS, GO_VERBOSE, inherited)]
+    vec![
+        added(PYTEST_ADDOPTS, PYTEST_REPORT, inherited),
+        added(GOFLAGS, GO_VERBOSE, inherited),
+        ("NO_COLOR".to_string(), "1".to_string()),
+        ("FORCE_COLOR".to_string(), "0".to_string()),
+    ]
 }
 
 fn added(name: &str, ours: &str, inherited: &dyn Fn(&str) -> Option<String>) -> (String, String) {
@@ -165,7 +171,12 @@ mod tests {
     fn every_check_gets_the_runner_options_first_and_keeps_the_users() {
         assert_eq!(
             runner_env(&none),
-            [("PYTEST_ADDOPTS".to_string(), "-rfEp".to_string()), ("GOFLAGS".to_string(), "-v".to_string())]
+            [
+                ("PYTEST_ADDOPTS".to_string(), "-rfEp".to_string()),
+                ("GOFLAGS".to_string(), "-v".to_string()),
+                ("NO_COLOR".to_string(), "1".to_string()),
+                ("FORCE_COLOR".to_string(), "0".to_string()),
+            ]
         );
         let theirs = |name: &str| (name == PYTEST_ADDOPTS).then(|| "-x --tb=short".to_string());
         assert_eq!(runner_env(&theirs)[0].1, "-rfEp -x --tb=short");

@@ -163,6 +163,8 @@ pub(crate) fn parse_output(
     (worktree, checkout): (&Path, Option<&Path>),
     read: FileReader<'_>,
 ) -> Parsed {
+    // Every reader sees the output without the colours a tool forced.
+    let text = &*crate::text::plain(text);
     let found = diagnostics::parse_as(Format::from_name(&check.format.0), text);
     // Locations (traceback frames, diagnostics) in the user's checkout: the
     // check ran the checkout's code. A path merely named in a message (a
