@@ -155,6 +155,11 @@ fn failing_check_what(c: &CheckResult) -> String {
         format!("{pre} failure{} already on the base, which still {verb} this check: fix {pronoun} too", plural(pre))
     } else if c.failing_on_base && pre > 0 {
         format!("{new} new failure{}, and {pre} already failing on the base", plural(new))
+    } else if c.failing_on_base && new == 0 {
+        format!(
+            "{}, on the base too, and nothing in its output could be read as a failure, so what your change added cannot be told from what was there (a human can give the check a `format` retry-run reads: docs/languages.md)",
+            exit_text(c.exit_code, c.signal)
+        )
     } else if c.failing_on_base {
         format!("{new} new failure{} (the base fails this check too)", plural(new))
     } else if new > 0 {
@@ -400,6 +405,13 @@ mod tests {
             ),
             (check(2, 1, true, false), "2 new failures, and 1 already failing on the base".into()),
             (check(1, 0, true, false), "1 new failure (the base fails this check too)".into()),
+            (
+                check(0, 0, true, false),
+                format!(
+                    "{}, on the base too, and nothing in its output could be read as a failure, so what your change added cannot be told from what was there (a human can give the check a `format` retry-run reads: docs/languages.md)",
+                    exit_text(Some(1), None)
+                ),
+            ),
             (check(3, 0, false, false), "3 failures".into()),
             (check(0, 0, false, false), exit_text(Some(1), None)),
         ];

@@ -64,7 +64,9 @@ fn default_header(line: &str) -> Option<Diagnostic> {
     }
     let d = match location_prefix(at) {
         Some((path, l, c, "")) => Diagnostic::new("biome", Severity::Error, category).at(path, Some(l), c),
-        _ if at.contains('.') && !at.contains(':') => Diagnostic::new("biome", Severity::Error, category).at(at, None, None),
+        _ if at.contains('.') && !at.contains(':') => {
+            Diagnostic::new("biome", Severity::Error, category).at(at, None, None)
+        }
         _ => return None,
     };
     Some(d.code(Some(category)))
@@ -111,7 +113,8 @@ struct Position {
 
 /// `--reporter=json`: the line that holds the report.
 fn json(text: &str) -> Vec<Diagnostic> {
-    let Some(report) = lines(text).filter(|l| l.starts_with("{\"summary\":")).find_map(|l| serde_json::from_str::<Report>(l).ok())
+    let Some(report) =
+        lines(text).filter(|l| l.starts_with("{\"summary\":")).find_map(|l| serde_json::from_str::<Report>(l).ok())
     else {
         return Vec::new();
     };
@@ -149,7 +152,8 @@ mod tests {
             ]
         );
         assert_eq!(d[0].message, "This let declares a variable that is only assigned once.");
-        let concise = "! src/cart.ts:6:3: lint/style/useConst: This let declares a variable that is only assigned once.\n";
+        let concise =
+            "! src/cart.ts:6:3: lint/style/useConst: This let declares a variable that is only assigned once.\n";
         assert_eq!(parse(concise)[0].message, d[0].message);
         let json = "{\"summary\":{},\"diagnostics\":[{\"severity\":\"warning\",\"message\":\"m\",\"category\":\"lint/style/useConst\",\"location\":{\"path\":\"src/cart.ts\",\"start\":{\"line\":6,\"column\":3}}}]}\n";
         let j = parse(json);

@@ -69,7 +69,8 @@ impl Seen {
         if (line.contains("): error TS") || line.contains(" - error TS")) && line.split_once("TS").is_some() {
             self.tsc = true;
         }
-        if line.starts_with("{\"summary\":") || line.ends_with('━') && line.contains(" lint/")
+        if line.starts_with("{\"summary\":")
+            || line.ends_with('━') && line.contains(" lint/")
             || line.contains(": lint/") && line.starts_with(['×', '!'])
         {
             self.biome = true;

@@ -116,9 +116,8 @@ struct Message {
 
 /// `-f json`: the line that holds the array of files.
 fn json(text: &str) -> Vec<Diagnostic> {
-    let Some(files) = lines(text)
-        .filter(|l| l.starts_with("[{\"filePath\""))
-        .find_map(|l| serde_json::from_str::<Vec<File>>(l).ok())
+    let Some(files) =
+        lines(text).filter(|l| l.starts_with("[{\"filePath\"")).find_map(|l| serde_json::from_str::<Vec<File>>(l).ok())
     else {
         return Vec::new();
     };
@@ -127,7 +126,9 @@ fn json(text: &str) -> Vec<Diagnostic> {
         .flat_map(|f| {
             f.messages.iter().map(move |m| {
                 let severity = if m.severity >= 2 { Severity::Error } else { Severity::Warning };
-                Diagnostic::new("eslint", severity, m.message.trim_end()).at(&f.file_path, m.line, m.column).code(m.rule_id.as_deref())
+                Diagnostic::new("eslint", severity, m.message.trim_end())
+                    .at(&f.file_path, m.line, m.column)
+                    .code(m.rule_id.as_deref())
             })
         })
         .collect()
@@ -139,7 +140,14 @@ mod tests {
 
     fn brief(d: &[Diagnostic]) -> Vec<(String, usize, String, Severity)> {
         d.iter()
-            .map(|d| (d.path.clone().unwrap_or_default(), d.line.unwrap_or(0), d.code.clone().unwrap_or_default(), d.severity))
+            .map(|d| {
+                (
+                    d.path.clone().unwrap_or_default(),
+                    d.line.unwrap_or(0),
+                    d.code.clone().unwrap_or_default(),
+                    d.severity,
+                )
+            })
             .collect()
     }
 

@@ -38,7 +38,11 @@ fn header(line: &str) -> Option<Diagnostic> {
     let (code, message) = rest.split_once(": ")?;
     let code = code.strip_prefix("TS").filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))?;
     let severity = if word == "message" { Severity::Info } else { Severity::parse(word) };
-    Some(Diagnostic::new("tsc", severity, message.trim_end()).at(path, Some(l), Some(c)).code(Some(&format!("TS{code}"))))
+    Some(
+        Diagnostic::new("tsc", severity, message.trim_end())
+            .at(path, Some(l), Some(c))
+            .code(Some(&format!("TS{code}"))),
+    )
 }
 
 /// `path(line,col): rest`.
@@ -73,7 +77,10 @@ mod tests {
         let plain = "src/cart.ts(16,24): error TS2345: Argument of type 'A' is not assignable.\n  Type 'B' is not assignable to type 'C'.\n    Type 'undefined' is not assignable.\nsrc/cart.ts(17,3): error TS2322: Type 'number' is not assignable to type 'string'.\n";
         let d = parse(plain);
         assert_eq!(d.len(), 2);
-        assert_eq!((d[0].path.as_deref(), d[0].line, d[0].column, d[0].code.as_deref()), (Some("src/cart.ts"), Some(16), Some(24), Some("TS2345")));
+        assert_eq!(
+            (d[0].path.as_deref(), d[0].line, d[0].column, d[0].code.as_deref()),
+            (Some("src/cart.ts"), Some(16), Some(24), Some("TS2345"))
+        );
         assert_eq!(d[0].message.lines().count(), 3, "{}", d[0].message);
         let pretty = "src/cart.ts:16:24 - error TS2345: Argument of type 'A'.\n  Type 'B'.\n\n16   const amount = total(items);\n                          ~~~~~\n\nsrc/format.ts:3:3 - error TS2322: Type 'number'.\n\n3   return label;\n\n\nFound 2 errors in 2 files.\n\nErrors  Files\n     1  src/cart.ts:16\n";
         let d = parse(pretty);

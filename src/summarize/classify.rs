@@ -576,7 +576,10 @@ mod tests {
         );
         assert_eq!(classify("Found 11 errors in 4 files."), Line::Totals("Found 11 errors in 4 files.".into()));
         assert_eq!(test_counts("Found 11 errors in 4 files."), None, "no test is counted");
-        assert_eq!(classify("✖ 2 problems (1 error, 1 warning)"), Line::Totals("✖ 2 problems (1 error, 1 warning)".into()));
+        assert_eq!(
+            classify("✖ 2 problems (1 error, 1 warning)"),
+            Line::Totals("✖ 2 problems (1 error, 1 warning)".into())
+        );
         assert_eq!(classify("Errors  Files"), Line::Nothing);
         assert_eq!(classify("/w/src/cart.ts"), Line::LintFile("/w/src/cart.ts".into()));
         assert_eq!(

@@ -382,3 +382,37 @@ pub(crate) fn js_typescript() -> Result<PathBuf, String> {
         }
     })
 }
+
+/// The `node_modules/.bin` directory of ESLint 10.16.0 (the TypeScript and
+/// JavaScript lint tests run it for real), installed from npm into the CI
+/// cache (`js-lint/`) when missing. `Err` says why it cannot be had: the
+/// npm registry cannot be reached.
+pub(crate) fn js_lint_tools() -> Result<PathBuf, String> {
+    let prefix = ci_cache().join("js-lint");
+    let bin = prefix.join("node_modules/.bin");
+    let works = || runs(&bin.join("eslint"));
+    if works() {
+        return Ok(bin);
+    }
+    with_lock(&ci_cache().join("js-lint.lock"), || {
+        if works() {
+            return Ok(bin.clone());
+        }
+        std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
+        let out = output(
+            Command::new("npm")
+                .args(["install", "--no-fund", "--no-audit", "--prefix"])
+                .arg(&prefix)
+                .arg("eslint@10.16.0"),
+            "npm (the lint tests install ESLint with it)",
+        );
+        if works() {
+            return Ok(bin.clone());
+        }
+        let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        match unreachable(&last) {
+            Some(why) => Err(format!("cannot install ESLint from npm: the registry cannot be reached: {why}")),
+            None => panic!("npm install eslint into {} gave no working eslint: {last}", prefix.display()),
+        }
+    })
+}
