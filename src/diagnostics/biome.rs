@@ -141,8 +141,7 @@ mod tests {
     fn the_default_concise_and_json_reporters_agree() {
         let default = "src/cart.ts:6:3 lint/style/useConst  FIXABLE  ━━━━━━━━\n\n  ! This let declares a variable that is only assigned once.\n  \n  > 6 │   let tax = 0.2;\n\nsrc/legacy.js:11:10 lint/correctness/noUndeclaredVariables ━━━━\n\n  × The x variable is undeclared.\n\nsrc/format.ts format ━━━━━━\n\n  × Formatter would have printed the following content:\n\nlint ━━━━━━━━━━━━\n\n  × Some errors were emitted while running checks.\n";
         let d = parse(default);
-        let brief: Vec<(Option<&str>, Option<usize>, Option<&str>, Severity)> =
-            d.iter().map(|d| (d.path.as_deref(), d.line, d.code.as_deref(), d.severity)).collect();
+        let brief: Vec<_> = d.iter().map(|d| (d.path.as_deref(), d.line, d.code.as_deref(), d.severity)).collect();
         assert_eq!(
             brief,
             vec![

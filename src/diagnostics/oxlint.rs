@@ -121,7 +121,7 @@ mod tests {
         let json = "{ \"diagnostics\": [{\"message\": \"Expected === and instead saw ==\",\"code\": \"eslint(eqeqeq)\",\"severity\": \"error\",\"filename\": \"src/inventory.ts\",\"labels\": [{\"span\": {\"offset\": 1,\"length\": 2,\"line\": 19,\"column\": 41}}]},\n{\"message\": \"`tax` is never reassigned.\",\"code\": \"eslint(prefer-const)\",\"severity\": \"warning\",\"filename\": \"src/cart.ts\",\"labels\": [{\"span\": {\"offset\": 1,\"length\": 3,\"line\": 6,\"column\": 7}}]}],\n  \"number_of_files\": 6\n            }\n            ";
         for text in [default, unix, json] {
             let d = parse(text);
-            let brief: Vec<(Option<&str>, Option<usize>, Option<usize>, Option<&str>, Severity)> =
+            let brief: Vec<_> =
                 d.iter().map(|d| (d.path.as_deref(), d.line, d.column, d.code.as_deref(), d.severity)).collect();
             assert_eq!(
                 brief,

@@ -28,6 +28,11 @@ pub(crate) enum Kind {
     SkipAdded,
     FewerAssertions,
     FewerRun,
+    /// `.only` (`fit`, `fdescribe`) added: the file's other tests no
+    /// longer run.
+    OnlyAdded,
+    /// A snapshot file (`__snapshots__/*.snap`) of the base rewritten.
+    SnapshotRewritten,
 }
 
 impl Kind {
@@ -37,6 +42,8 @@ impl Kind {
             Kind::SkipAdded => "skip-added",
             Kind::FewerAssertions => "fewer-assertions",
             Kind::FewerRun => "fewer-run",
+            Kind::OnlyAdded => "only-added",
+            Kind::SnapshotRewritten => "snapshot-rewritten",
         }
     }
 }
@@ -67,7 +74,10 @@ impl Finding {
 /// A test's id as its runner names it: pytest's node id for Python
 /// (`path::Class::test`), `path::mod::test` for Rust.
 pub(crate) fn test_id(path: &str, t: &FoundTest) -> String {
-    if path.ends_with(".py") {
+    if crate::syntax::language_for(path.as_bytes()).is_some_and(|l| l.separator == "." && !path.ends_with(".py")) {
+        // jest and vitest: `file > suite > case`.
+        format!("{path} > {}", t.qualified)
+    } else if path.ends_with(".py") {
         format!("{path}::{}", t.qualified.replace('.', "::"))
     } else {
         format!("{path}::{}", t.qualified)
@@ -114,7 +124,11 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
             continue;
         };
         let (hpath, h) = head_all[j];
-        let new_skips: Vec<&String> = h.skips.iter().filter(|s| !t.skips.contains(s)).collect();
+        let only = |s: &&String| s.starts_with(ONLY);
+        if let Some(o) = h.skips.iter().filter(only).find(|s| !t.skips.contains(s)) {
+            out.push(only_added(hpath, id.clone(), o));
+        }
+        let new_skips: Vec<&String> = h.skips.iter().filter(|s| !only(s) && !t.skips.contains(s)).collect();
         if !new_skips.is_empty() {
             let what: Vec<String> = new_skips.iter().map(|s| format!("`{s}`")).collect();
             out.push(Finding {
@@ -124,7 +138,8 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
                 detail: format!("skipped now ({})", what.join(", ")),
             });
         }
-        if h.assertions < t.assertions {
+        // A test skipped now (`it.todo` keeps no body) is said once.
+        if h.assertions < t.assertions && new_skips.is_empty() {
             out.push(Finding {
                 kind: Kind::FewerAssertions,
                 path: hpath.to_string(),
@@ -133,7 +148,42 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
             });
         }
     }
+    // A new test marked `.only` narrows its file as much as an old one.
+    for (j, (hpath, h)) in head_all.iter().enumerate() {
+        if !head_used[j]
+            && let Some(o) = h.skips.iter().find(|s| s.starts_with(ONLY))
+        {
+            out.push(only_added(hpath, test_id(hpath, h), o));
+        }
+    }
     out
+}
+
+/// How `tests_in` marks `.only`, `fit` and `fdescribe`.
+const ONLY: &str = "only: ";
+
+fn only_added(path: &str, test: String, marker: &str) -> Finding {
+    Finding {
+        kind: Kind::OnlyAdded,
+        path: path.to_string(),
+        test,
+        detail: format!(
+            "`{}` added: the other tests of its file no longer run",
+            marker.strip_prefix(ONLY).unwrap_or(marker)
+        ),
+    }
+}
+
+/// A snapshot file of the base (`__snapshots__/*.snap`) that the attempt
+/// changed or removed: what a failing expectation is compared with,
+/// rewritten.
+pub(crate) fn snapshot_rewritten(path: &str) -> Option<Finding> {
+    (path.contains("__snapshots__/") && path.ends_with(".snap")).then(|| Finding {
+        kind: Kind::SnapshotRewritten,
+        path: path.to_string(),
+        test: path.to_string(),
+        detail: "a snapshot of the base rewritten: a failing expectation compared with it now passes".into(),
+    })
 }
 
 /// A check that ran fewer tests than on the base.

@@ -9,7 +9,13 @@
 //! `assert` statements and `self.assert*(` calls. Rust: functions with a
 //! `#[test]` attribute (or `#[tokio::test]` and the like); skips are
 //! `#[ignore]`; assertions are `assert!`, `assert_eq!`, `assert_ne!` and
-//! their `debug_` forms.
+//! their `debug_` forms. TypeScript and JavaScript (jest, vitest, mocha,
+//! node's runner): `it(...)` and `test(...)` calls, inside `describe(...)`
+//! blocks (qualified as the runners do, `suite > case`); skips are
+//! `.skip`, `xit`, `xtest`, `xdescribe`, `.todo` (a test turned into a
+//! to-do), on the test or a `describe` around it; `.only`, `fit` and
+//! `fdescribe` are kept as `only` markers (they narrow what runs);
+//! assertions are `expect(` and `assert` calls.
 
 use tree_sitter::{Node, Parser};
 
@@ -25,6 +31,7 @@ pub(crate) fn tests_in(def: &'static LanguageDef, source: &[u8]) -> Option<Vec<F
     match def.name {
         "python" => python(tree.root_node(), source, &mut Vec::new(), false, &mut out),
         "rust" => rust(tree.root_node(), source, &mut Vec::new(), &mut out),
+        "typescript" | "tsx" | "javascript" => js(tree.root_node(), source, &mut Vec::new(), &[], &mut out),
         _ => return None,
     }
     Some(out)
@@ -125,6 +132,105 @@ fn py_body(node: Node, source: &[u8]) -> (usize, bool) {
     (asserts, skip)
 }
 
+/// The callee of a test-framework call, as words: `it`, `it.skip`,
+/// `describe.only`, `test.each` (its table call's callee).
+fn js_callee(call: Node, source: &[u8]) -> Option<String> {
+    let f = call.child_by_field_name("function")?;
+    let f = if f.kind() == "call_expression" { f.child_by_field_name("function")? } else { f };
+    let t = text(f, source);
+    let t: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let root = t.split('.').next().unwrap_or("");
+    matches!(
+        root,
+        "it" | "test" | "describe" | "suite" | "context" | "xit" | "xtest" | "xdescribe" | "fit" | "fdescribe"
+    )
+    .then_some(t)
+}
+
+/// The markers a callee carries: skips and `only`.
+fn js_markers(callee: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let parts: Vec<&str> = callee.split('.').collect();
+    if matches!(parts[0], "xit" | "xtest" | "xdescribe") || parts.contains(&"skip") || parts.contains(&"todo") {
+        out.push(callee.to_string());
+    }
+    if matches!(parts[0], "fit" | "fdescribe") || parts.contains(&"only") {
+        out.push(format!("only: {callee}"));
+    }
+    out
+}
+
+/// The text of a test's name argument: a string or a template.
+fn js_name(call: Node, source: &[u8]) -> Option<String> {
+    let args = call.child_by_field_name("arguments")?;
+    let first = args.named_child(0)?;
+    match first.kind() {
+        "string" | "template_string" => {
+            Some(text(first, source).trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string())
+        }
+        _ => None,
+    }
+}
+
+/// `expect(` and `assert` calls under `node`.
+fn js_asserts(node: Node, source: &[u8]) -> usize {
+    let mut n = 0;
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "call_expression"
+            && let Some(f) = x.child_by_field_name("function")
+        {
+            let t = text(f, source);
+            if t == "expect"
+                || t == "assert"
+                || t.starts_with("assert.")
+                || t.starts_with("expect.") && t != "expect.assertions"
+            {
+                n += 1;
+            }
+        }
+        stack.extend(x.children(&mut cursor));
+    }
+    n
+}
+
+fn js(node: Node, source: &[u8], names: &mut Vec<String>, outer: &[String], out: &mut Vec<FoundTest>) {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        let callee = (child.kind() == "call_expression").then(|| js_callee(child, source)).flatten();
+        let Some(callee) = callee else {
+            js(child, source, names, outer, out);
+            continue;
+        };
+        let Some(name) = js_name(child, source) else {
+            js(child, source, names, outer, out);
+            continue;
+        };
+        let mut markers: Vec<String> = outer.to_vec();
+        markers.extend(js_markers(&callee));
+        let root = callee.split('.').next().unwrap_or("");
+        let body = child.child_by_field_name("arguments");
+        if matches!(root, "describe" | "suite" | "context" | "xdescribe" | "fdescribe") {
+            names.push(name);
+            if let Some(b) = body {
+                js(b, source, names, &markers, out);
+            }
+            names.pop();
+            continue;
+        }
+        let mut qualified = names.clone();
+        qualified.push(name.clone());
+        out.push(FoundTest {
+            name,
+            qualified: qualified.join(" > "),
+            line: child.start_position().row + 1,
+            skips: markers,
+            assertions: body.map_or(0, |b| js_asserts(b, source)),
+        });
+    }
+}
+
 fn rust(node: Node, source: &[u8], mods: &mut Vec<String>, out: &mut Vec<FoundTest>) {
     let mut cursor = node.walk();
     let mut attrs: Vec<String> = Vec::new();
@@ -217,6 +323,25 @@ mod tests {
             .into_iter()
             .map(|t| (t.qualified, t.skips, t.assertions))
             .collect()
+    }
+
+    #[test]
+    fn javascript_tests_skips_only_and_assertions() {
+        let src = "const assert = require('node:assert');\ndescribe('cart', () => {\n  it('adds', () => { expect(a).toBe(1); expect(b).toEqual([]); });\n  it.skip('later', () => { expect(1).toBe(2); });\n  describe.only('nested', function () {\n    test(`tpl name`, () => { assert.strictEqual(1, 1); assert(true); });\n  });\n  it.todo('someday');\n  helper('not a test', () => {});\n});\nxit('off', () => {});\nfit('focused', async () => { await expect(p).resolves.toBe(1); });\n";
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            found("a.test.js", src),
+            vec![
+                ("cart > adds".into(), s(&[]), 2),
+                ("cart > later".into(), s(&["it.skip"]), 1),
+                ("cart > nested > tpl name".into(), s(&["only: describe.only"]), 2),
+                ("cart > someday".into(), s(&["it.todo"]), 0),
+                ("off".into(), s(&["xit"]), 0),
+                ("focused".into(), s(&["only: fit"]), 1),
+            ]
+        );
+        let ts = "import { test, expect } from 'vitest';\ntest('typed', (): void => {\n  expect(f(1 as number)).toBe(2);\n});\n";
+        assert_eq!(found("a.test.ts", ts), vec![("typed".into(), Vec::<String>::new(), 1)]);
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod fleet;
 mod flow;
 mod honest_success;
 mod init;
+mod js_integrity;
 mod js_lint;
 mod land;
 mod lanes;

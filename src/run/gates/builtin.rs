@@ -128,7 +128,7 @@ pub(crate) fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<C
                 continue;
             }
             let Some(def) = language_for(path.as_bytes()) else {
-                // A test file of a language without test rules (JS, Go):
+                // A test file of a language without test rules (Go):
                 // only the runners' totals can tell.
                 touched = true;
                 continue;
@@ -139,10 +139,21 @@ pub(crate) fn test_integrity(repo: &Repo, input: IntegrityInput<'_>) -> Option<C
             side.push(FileTests { path: path.clone(), tests });
         }
     }
-    if !touched {
+    let snapshots = changes.iter().any(|c| {
+        c.old.as_ref().is_some_and(|o| integrity::snapshot_rewritten(&String::from_utf8_lossy(&o.path)).is_some())
+    });
+    if !touched && !snapshots {
         return None;
     }
     let mut findings = integrity::compare(&before, &after);
+    // Snapshots of the base the attempt rewrote (or removed).
+    for c in changes {
+        if let Some(old) = &c.old
+            && let Some(f) = integrity::snapshot_rewritten(&String::from_utf8_lossy(&old.path))
+        {
+            findings.push(f);
+        }
+    }
     for c in checks {
         // A targets-only run, or a base known only by one, counts no suite's tests.
         if let Some(b) = baselines.iter().find(|b| b.check == c.name)
