@@ -190,13 +190,57 @@ fn node_checks(f: &Facts, runner: &str, found: &mut Found) {
             continue;
         }
         if scripts.iter().any(|s| s == script) {
+            // A runner whose default reporter names no passing test gets
+            // the one that does (its tests run the same).
+            let (extra, said) = match test_runner(&text) {
+                Some("vitest") if kind == "test" => {
+                    (" -- --reporter=verbose", "; vitest's verbose reporter names every test")
+                }
+                Some("jest") if kind == "test" => (" -- --verbose", "; jest's --verbose names every test"),
+                _ => ("", ""),
+            };
             found.add(
                 &format!("{runner}-{script}"),
-                format!("{runner} run --silent {script}"),
+                format!("{runner} run --silent {script}{extra}"),
                 kind,
-                format!("package.json has a `{script}` script, run with {runner} (its lock file)"),
+                format!("package.json has a `{script}` script, run with {runner} (its lock file){said}"),
             );
         }
+    }
+    type_check(f, runner, &scripts, found);
+}
+
+/// The test runner a script's text starts, when it is vitest or jest.
+fn test_runner(script: &str) -> Option<&'static str> {
+    let words = script.split_whitespace().map(|w| w.rsplit('/').next().unwrap_or(w));
+    words.into_iter().find_map(|w| match w {
+        "vitest" => Some("vitest"),
+        "jest" => Some("jest"),
+        _ => None,
+    })
+}
+
+/// A TypeScript project's type check: its own script (`typecheck`,
+/// `type-check`, `tsc`, `types`), else `tsc --noEmit` of its
+/// `tsconfig.json`, read as tsc writes it.
+fn type_check(f: &Facts, runner: &str, scripts: &[String], found: &mut Found) {
+    let l = &f.layout;
+    if !l.has("tsconfig.json") {
+        return;
+    }
+    match ["typecheck", "type-check", "tsc", "types"].iter().find(|s| scripts.iter().any(|x| x == *s)) {
+        Some(script) => found.add(
+            &format!("{runner}-{script}"),
+            format!("{runner} run --silent {script}"),
+            "lint",
+            format!("tsconfig.json, and package.json's `{script}` script type-checks it"),
+        ),
+        None => found.add(
+            "tsc",
+            format!("{} tsc --noEmit --pretty false", exec(runner)),
+            "lint",
+            "tsconfig.json: the TypeScript compiler's type check, without emitting".to_string(),
+        ),
     }
 }
 

@@ -64,6 +64,9 @@ pub(crate) fn propose(
     }
     if let Some((root, reason)) = worktree_root(f) {
         why.push(format!("worktrees: beside the checkout ({root}): {reason}"));
+        if l.has("node_modules") {
+            why.push("node_modules: shared with each worktree ([worktree] share), which Node would not find beside the checkout".into());
+        }
     }
     why.push("every key is documented in docs/config.md".into());
     (render(f, preset, &allow, &checks), why)
@@ -161,7 +164,14 @@ fn render(f: &Facts, preset: Option<&String>, allow: &[String], checks: &[(&Cand
     }
     let _ = writeln!(t, "timeout = \"20m\"\n");
     if let Some((root, reason)) = worktree_root(f) {
-        let _ = writeln!(t, "[worktree]\n# {reason}:\nroot = {root:?}\n");
+        let _ = writeln!(t, "[worktree]\n# {reason}:\nroot = {root:?}");
+        if f.layout.has("node_modules") {
+            let _ = writeln!(
+                t,
+                "# Beside the checkout, Node finds no node_modules above the worktree: yours reaches it\n# (mounted read-only, or copied once per task):\nshare = [\"node_modules\"]"
+            );
+        }
+        let _ = writeln!(t);
     }
     let _ = writeln!(t, "[scope]");
     let list: Vec<String> = allow.iter().map(|a| format!("{a:?}")).collect();

@@ -28,6 +28,7 @@ mod honest_success;
 mod init;
 mod js_integrity;
 mod js_lint;
+mod js_project;
 mod land;
 mod lanes;
 mod mcp;

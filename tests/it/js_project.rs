@@ -1,0 +1,80 @@
+//! A JavaScript project set up by `init`, as a new user would: vitest for
+//! its tests, ESLint with lint debt on the base. `init`'s config as
+//! written; a scripted agent whose first fix adds one ESLint error and
+//! whose second is right. The first attempt fails on exactly that error,
+//! the second succeeds with the task's target passing (vitest's verbose
+//! reporter, which init asks for, names it). The real vitest and ESLint
+//! (installed from npm into the CI cache) are the project's
+//! `node_modules`, linked.
+
+use std::path::Path;
+
+use crate::support::record::{check_event, outcomes, prompt};
+use crate::support::tools::{js_lint_tools, js_test_runners, skipped};
+use crate::support::{FakeAgent, TestEnv};
+
+const CONFIG: &str = "export default [\n  {\n    files: [\"src/**/*.js\"],\n    languageOptions: { sourceType: \"module\" },\n    rules: { \"no-unused-vars\": \"error\", eqeqeq: \"error\" },\n  },\n];\n";
+const TESTS: &str = "import { describe, it, expect } from 'vitest';\nimport { total } from '../src/cart.js';\n\ndescribe('cart', () => {\n  it('sums quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n  });\n\n  it('is zero when empty', () => {\n    expect(total([])).toBe(0);\n  });\n});\n";
+
+/// `node_modules` of the project: the packages and programs of the CI
+/// cache's installs, linked.
+fn link_modules(project: &Path, installs: &[&Path]) {
+    let nm = project.join("node_modules");
+    std::fs::create_dir_all(nm.join(".bin")).expect("mkdir");
+    for modules in installs {
+        for e in std::fs::read_dir(modules).expect("modules").flatten() {
+            let name = e.file_name();
+            let to = if name == ".bin" { continue } else { nm.join(&name) };
+            let _ = std::os::unix::fs::symlink(e.path(), to);
+        }
+        for e in std::fs::read_dir(modules.join(".bin")).expect(".bin").flatten() {
+            let _ = std::os::unix::fs::symlink(e.path(), nm.join(".bin").join(e.file_name()));
+        }
+    }
+}
+
+#[test]
+fn a_vitest_project_set_up_by_init_fails_on_the_new_lint_error_then_succeeds() {
+    let (runners, lint) = match (js_test_runners(), js_lint_tools()) {
+        (Ok(r), Ok(l)) => (r, l),
+        (Err(why), _) | (_, Err(why)) => return skipped(&why),
+    };
+    let env = TestEnv::new();
+    let r = env
+        .repo("shop")
+        .file(
+            "package.json",
+            "{\"name\":\"shop\",\"version\":\"1.0.0\",\"type\":\"module\",\"private\":true,\"scripts\":{\"lint\":\"eslint src\",\"test\":\"vitest run\"}}\n",
+        )
+        .file("eslint.config.mjs", CONFIG)
+        .file(".gitignore", "node_modules/\n")
+        .file("src/cart.js", "export function total(items) {\n  return items.length;\n}\n")
+        .file("src/legacy.js", "export function same(a, b) {\n  return a == b;\n}\n")
+        .file("test/cart.test.js", TESTS)
+        .commit();
+    link_modules(&r, &[runners.parent().expect("node_modules"), lint.parent().expect("node_modules")]);
+    let init = env.run(&r, &["init"]);
+    init.assert_code(0);
+    let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("init wrote the config");
+    assert!(config.contains("run = \"npm run --silent test -- --reporter=verbose\""), "{config}");
+    assert!(config.contains("run = \"npm run --silent lint\""), "{config}");
+    env.git(&r, &["add", "retry-run.toml"]);
+    env.git(&r, &["commit", "-qm", "retry-run init"]);
+    let agent = env.agent(
+        FakeAgent::new()
+            .write("src/cart.js", "export function total(items) {\n  const unused = 1;\n  return items.reduce((n, i) => n + i.qty, 0);\n}\n")
+            .next_call()
+            .write("src/cart.js", "export function total(items) {\n  return items.reduce((n, i) => n + i.qty, 0);\n}\n"),
+    );
+    let target = "test/cart.test.js > cart > sums quantities";
+    let out = env.run_agent(&r, &["run", "--quiet", "--task", "Sum the quantities", "--target", target], &agent);
+    let task = "sum-the-quantities";
+    assert_eq!(outcomes(&r, task), ["CHECK_FAILURE", "SUCCESS"], "{}\n{}", out.stderr, prompt(&r, task, 2));
+    let lint1 = check_event(&r, task, 1, "npm-lint");
+    let new = lint1["new_failures"].as_array().expect("new failures");
+    assert_eq!(new.len(), 1, "exactly the new error: {lint1}");
+    assert!(new[0].to_string().contains("no-unused-vars"), "{lint1}");
+    let p = prompt(&r, task, 2);
+    assert!(p.contains("'unused' is assigned a value but never used") && p.contains("total"), "{p}");
+    assert_eq!(check_event(&r, task, 2, "targets")["passed"], true);
+}
