@@ -136,6 +136,10 @@ fn trial_config(target: &Path, facts: &Facts) -> Config {
         && config.worktree.root.is_empty()
     {
         config.worktree.root = dir;
+        // As proposed: the checkout's node_modules reaches the worktree.
+        if facts.layout.has("node_modules") && config.worktree.share.is_empty() {
+            config.worktree.share = vec!["node_modules".into()];
+        }
     }
     config
 }

@@ -76,7 +76,8 @@ impl<'r> Trial<'r> {
             sandbox: String::new(),
         };
         repo.create_worktree(&wt, &trial.name, base)?;
-        let (confinement, sandbox) = confine(repo, config, &wt, &trial.name, &tmp)?;
+        let (mut confinement, sandbox) = confine(repo, config, &wt, &trial.name, &tmp)?;
+        share(repo, config, &wt, &mut confinement)?;
         let setup = (confinement.effective != Effective::Off && !config.worktree.setup_unconfined).then(|| {
             let mut c = confinement.clone();
             c.policy.network = config.worktree.setup_network.clone();
@@ -157,6 +158,28 @@ fn none() -> Confinement {
 /// The confinement of a check in the trial's worktree `wt` (git read-only,
 /// no network but the proxy's refusals), as `run` confines a check, and
 /// the mode in words.
+/// `[worktree] share` in the trial's worktree as `run` makes it: each
+/// directory of the checkout mounted read-only at the same path where the
+/// checks run in their own namespaces, else copied.
+fn share(repo: &Repo, config: &Config, wt: &Path, confinement: &mut Confinement) -> Result<(), RunError> {
+    let Some(checkout) = repo.workdir() else { return Ok(()) };
+    for rel in &config.worktree.share {
+        let rel = rel.trim_end_matches('/');
+        let (src, dst) = (checkout.join(rel), wt.join(rel));
+        if !src.is_dir() || std::fs::symlink_metadata(&dst).is_ok() {
+            continue;
+        }
+        if confinement.effective == Effective::Namespaces {
+            std::fs::create_dir_all(&dst).map_err(|e| RunError::io(format!("cannot make {}", dst.display()), e))?;
+            confinement.policy.shared.push((src, dst));
+        } else {
+            crate::run::share::copy_tree(&src, &dst)
+                .map_err(|e| RunError::io(format!("[worktree] share: cannot copy {}", src.display()), e))?;
+        }
+    }
+    Ok(())
+}
+
 fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> Result<(Confinement, String), RunError> {
     let sb = &config.sandbox;
     let abi = sandbox::landlock::abi();

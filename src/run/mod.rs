@@ -56,7 +56,7 @@ mod prompt;
 pub(crate) mod queue;
 mod recorder;
 mod self_checks;
-mod share;
+pub(crate) mod share;
 mod slots;
 mod snapshot;
 mod start;

@@ -151,7 +151,7 @@ pub(super) fn shared_mounts(t: &Fixed<'_>) -> Vec<(std::path::PathBuf, std::path
 /// Copies the directory `src` to `dst` (which must not exist): symlinks
 /// as symlinks, modes kept, each file by a reflink where the file system
 /// can, else by its bytes. Says which it did.
-pub(super) fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<&'static str> {
+pub(crate) fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<&'static str> {
     let mut reflinked = true;
     copy_dir(src, dst, &mut reflinked)?;
     Ok(if reflinked { "reflinks" } else { "a copy" })

@@ -78,3 +78,43 @@ fn a_vitest_project_set_up_by_init_fails_on_the_new_lint_error_then_succeeds() {
     assert!(p.contains("'unused' is assigned a value but never used") && p.contains("total"), "{p}");
     assert_eq!(check_event(&r, task, 2, "targets")["passed"], true);
 }
+
+/// The same with jest: `init` places the worktrees beside the checkout
+/// (jest skips paths that hold `/.git/`) and shares `node_modules` with
+/// them, so that the test check starts.
+#[test]
+fn a_jest_project_set_up_by_init_reaches_its_node_modules_and_succeeds() {
+    let (runners, lint) = match (js_test_runners(), js_lint_tools()) {
+        (Ok(r), Ok(l)) => (r, l),
+        (Err(why), _) | (_, Err(why)) => return skipped(&why),
+    };
+    let env = TestEnv::new();
+    let tests = "const { total } = require('../src/cart');\n\ndescribe('cart', () => {\n  test('sums quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n  });\n});\n";
+    let r = env
+        .repo("store")
+        .file(
+            "package.json",
+            "{\"name\":\"store\",\"version\":\"1.0.0\",\"private\":true,\"scripts\":{\"lint\":\"eslint src\",\"test\":\"jest\"}}\n",
+        )
+        .file("eslint.config.mjs", CONFIG.replace("sourceType: \"module\"", "sourceType: \"commonjs\", globals: { module: \"readonly\" }"))
+        .file(".gitignore", "node_modules/\n")
+        .file("src/cart.js", "function total(items) {\n  return items.length;\n}\nmodule.exports = { total };\n")
+        .file("test/cart.test.js", tests)
+        .commit();
+    link_modules(&r, &[runners.parent().expect("node_modules"), lint.parent().expect("node_modules")]);
+    env.run(&r, &["init"]).assert_code(0);
+    let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
+    assert!(config.contains("share = [\"node_modules\"]") && config.contains("retry-run-worktrees"), "{config}");
+    assert!(config.contains("run = \"npm run --silent test -- --verbose\""), "{config}");
+    env.git(&r, &["add", "retry-run.toml"]);
+    env.git(&r, &["commit", "-qm", "retry-run init"]);
+    let agent = env.agent(FakeAgent::new().write(
+        "src/cart.js",
+        "function total(items) {\n  return items.reduce((n, i) => n + i.qty, 0);\n}\nmodule.exports = { total };\n",
+    ));
+    // jest names a test by its describe blocks, without its file.
+    let target = "cart > sums quantities";
+    let out = env.run_agent(&r, &["run", "--quiet", "--task", "Sum them", "--target", target], &agent);
+    assert_eq!(outcomes(&r, "sum-them"), ["SUCCESS"], "{}", out.stderr);
+    assert_eq!(check_event(&r, "sum-them", 1, "npm-test")["passed"], true);
+}
