@@ -66,6 +66,13 @@ pub(crate) enum InitError {
     Bare,
     #[error("{} exists; keep it, or run `retry-run init --force` to replace it", path.display())]
     Exists { path: PathBuf },
+    /// `--force` would drop what the user added to the file.
+    #[error(
+        "{} has settings init would not write again: {}; add them back after, or remove them from the file first, then run `retry-run init --force` again",
+        path.display(),
+        dropped.join(", ")
+    )]
+    WouldDrop { path: PathBuf, dropped: Vec<String> },
     #[error("init wrote a bad config: {0}")]
     BadConfig(ConfigError),
     #[error("{}: {source}", path.display())]
@@ -81,7 +88,7 @@ impl InitError {
     pub(crate) fn is_usage(&self) -> bool {
         match self {
             InitError::Git(e) => e.is_usage(),
-            InitError::Bare | InitError::Exists { .. } => true,
+            InitError::Bare | InitError::Exists { .. } | InitError::WouldDrop { .. } => true,
             InitError::BadConfig(_) | InitError::Write { .. } | InitError::Progress(_) => false,
         }
     }
@@ -120,9 +127,51 @@ pub(crate) fn write_config(dir: &Path, options: Options, progress: &mut dyn Writ
     drop(trial);
     let (text, why) = propose(&facts, &python, &notes, &tried);
     Config::parse(&text, &target).map_err(InitError::BadConfig)?;
+    // `--force` replaces what init wrote, never what the user added.
+    if let Ok(old) = std::fs::read_to_string(&target)
+        && let (Ok(old), Ok(new)) = (old.parse::<toml::Table>(), text.parse::<toml::Table>())
+    {
+        let dropped = dropped(&old, &new);
+        if !dropped.is_empty() {
+            return Err(InitError::WouldDrop { path: target, dropped });
+        }
+    }
     std::fs::write(&target, &text).map_err(|source| InitError::Write { path: target.clone(), source })?;
     said.extend(why);
     Ok(Written { path: target, said })
+}
+
+/// What the file `old` holds that `new` would not: each key (dotted) it
+/// sets that `new` leaves out, and each `[[check]]` (by name) or key of
+/// one. Values `new` sets otherwise are init's to choose. Pure.
+pub(crate) fn dropped(old: &toml::Table, new: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    dropped_in(old, new, "", &mut out);
+    out
+}
+
+fn dropped_in(old: &toml::Table, new: &toml::Table, at: &str, out: &mut Vec<String>) {
+    let name = |c: &toml::Table| c.get("name").and_then(|n| n.as_str()).unwrap_or("?").to_string();
+    for (k, v) in old {
+        let path = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+        match (v, new.get(k)) {
+            (toml::Value::Table(o), None) => dropped_in(o, &toml::Table::new(), &path, out),
+            (toml::Value::Table(o), Some(toml::Value::Table(n))) => dropped_in(o, n, &path, out),
+            (toml::Value::Array(o), n) if path == "check" => {
+                let theirs: Vec<&toml::Table> =
+                    n.and_then(|n| n.as_array()).into_iter().flatten().filter_map(|x| x.as_table()).collect();
+                for c in o.iter().filter_map(|c| c.as_table()) {
+                    match theirs.iter().find(|x| name(x) == name(c)) {
+                        Some(same) => dropped_in(c, same, &format!("check `{}`", name(c)), out),
+                        None => out.push(format!("check `{}`", name(c))),
+                    }
+                }
+            }
+            (_, None) if path.starts_with("check `") => out.push(path),
+            (_, None) => out.push(format!("`{path}`")),
+            _ => {}
+        }
+    }
 }
 
 /// The config the trial runs with: the sandbox of the config there is

@@ -320,3 +320,17 @@ fn init_counts_diagnostics_as_the_run_s_gate_does() {
 fn numbers_get_thousands_separators() {
     assert_eq!([thousands(0), thousands(999), thousands(1204), thousands(1234567)], ["0", "999", "1,204", "1,234,567"]);
 }
+
+#[test]
+fn force_names_what_the_user_added_and_init_would_not_write() {
+    let table = |t: &str| t.parse::<toml::Table>().expect("toml");
+    let new = table("max_attempts = 3\n[agent]\ntimeout = \"20m\"\n[[check]]\nname = \"pytest\"\nrun = \"pytest\"\n");
+    let old = table(
+        "max_attempts = 5\n[agent]\ntimeout = \"20m\"\nargs = [\"--model\", \"m\"]\n[worktree]\nshare = [\"node_modules\"]\n[[check]]\nname = \"pytest\"\nrun = \"pytest -x\"\ntimeout = \"1m\"\n[[check]]\nname = \"mine\"\nrun = \"true\"\n",
+    );
+    assert_eq!(
+        crate::init::dropped(&old, &new),
+        ["`agent.args`", "check `pytest`.timeout", "check `mine`", "`worktree.share`"]
+    );
+    assert!(crate::init::dropped(&new, &new).is_empty(), "init's own file is replaced freely");
+}

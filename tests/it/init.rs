@@ -44,6 +44,20 @@ fn init_writes_a_config_run_accepts_and_never_overwrites_without_force() {
     again.assert_code(2);
     assert!(again.stderr.contains("--force"), "{}", again.stderr);
     env.run(&r, &["init", "--force"]).assert_code(0);
+    // What the user added is never dropped by --force: it refuses, naming it.
+    let written = std::fs::read_to_string(r.join("retry-run.toml")).expect("written");
+    let mine = format!("{written}\n[[check]]\nname = \"mine\"\nrun = \"true\"\n");
+    let mine = mine.replacen("[scope]", "[worktree]\nshare = [\"node_modules\"]\n\n[scope]", 1);
+    std::fs::write(r.join("retry-run.toml"), &mine).expect("edit");
+    let refused = env.run(&r, &["init", "--force", "--no-run"]);
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("`worktree.share`") && refused.stderr.contains("check `mine`"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(std::fs::read_to_string(r.join("retry-run.toml")).expect("kept"), mine, "the file is kept as it was");
+    std::fs::write(r.join("retry-run.toml"), &written).expect("put back");
     // The file it wrote drives a real run.
     let agent = env.agent(FakeAgent::new().append("shop/__init__.py", "# x\n"));
     let run = env.run_agent(&r, &["run", "--quiet", "--task", "Touch"], &agent);
