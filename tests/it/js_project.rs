@@ -112,8 +112,9 @@ fn a_jest_project_set_up_by_init_reaches_its_node_modules_and_succeeds() {
         "src/cart.js",
         "function total(items) {\n  return items.reduce((n, i) => n + i.qty, 0);\n}\nmodule.exports = { total };\n",
     ));
-    // jest names a test by its describe blocks, without its file.
-    let target = "cart > sums quantities";
+    // The full name, as vitest's (jest's own `cart › sums quantities`
+    // names it too).
+    let target = "test/cart.test.js > cart > sums quantities";
     let out = env.run_agent(&r, &["run", "--quiet", "--task", "Sum them", "--target", target], &agent);
     assert_eq!(outcomes(&r, "sum-them"), ["SUCCESS"], "{}", out.stderr);
     assert_eq!(check_event(&r, "sum-them", 1, "npm-test")["passed"], true);

@@ -100,31 +100,10 @@ pub(crate) fn failed_by_runner(text: &str) -> Vec<(Runner, String)> {
     out
 }
 
-/// A line without its `\r` and its colours (ANSI escape sequences: a
-/// runner that colours its output when it should not).
+/// A line without its `\r` and its colours (a runner that colours its
+/// output when it should not).
 fn plain(line: &str) -> std::borrow::Cow<'_, str> {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    if !line.contains('\x1b') {
-        return std::borrow::Cow::Borrowed(line);
-    }
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        // CSI: ESC [ parameters, then one final byte in @..~.
-        if chars.peek() == Some(&'[') {
-            chars.next();
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        }
-    }
-    std::borrow::Cow::Owned(out)
+    crate::text::plain(line.strip_suffix('\r').unwrap_or(line))
 }
 
 enum Seen {
@@ -143,6 +122,9 @@ struct Lines {
     /// Inside a jest file block (`PASS ./cart.test.js`): the open
     /// `describe` headers, by indentation.
     jest: Option<Vec<(usize, String)>>,
+    /// That block's file, which leads its tests' ids as vitest's lead
+    /// theirs (`test/cart.test.js > cart > adds`).
+    jest_file: String,
 }
 
 /// The marks of jest's and vitest's test lines, and whether each passed
@@ -183,9 +165,21 @@ impl Lines {
             && !file.contains(char::is_whitespace)
         {
             self.jest = Some(Vec::new());
+            self.jest_file = file.trim_start_matches("./").to_string();
             return None;
         }
-        classify(t, self.jest.as_deref())
+        let seen = classify(t, self.jest.as_deref());
+        match seen {
+            // A jest --verbose test line: its file first.
+            Some(Seen::Test { runner: Runner::Js, id, passed })
+                if self.jest.is_some()
+                    && JS_MARKS.iter().any(|(m, _)| t.starts_with(m))
+                    && !self.jest_file.is_empty() =>
+            {
+                test(Runner::Js, format!("{} > {id}", self.jest_file), passed)
+            }
+            other => other,
+        }
     }
 }
 
@@ -734,11 +728,14 @@ Tests:       1 failed, 1 passed, 2 total
         assert_eq!(target_status("TestX/case_one", &[&go], &[]), TargetStatus::Passed);
         for text in [captured!("jest-verbose"), captured!("jest-default")] {
             let jest = read(text);
-            assert_eq!(jest.passed, ["cart > adds an item", "top level"]);
-            assert_eq!(jest.failed, ["cart > when empty > totals zero"]);
+            // Led by their file, as vitest's are: a target may name it.
+            assert_eq!(jest.passed, ["cart.test.js > cart > adds an item", "cart.test.js > top level"]);
+            assert_eq!(jest.failed, ["cart.test.js > cart > when empty > totals zero"]);
             assert_eq!(jest.ran, Some(3));
             assert_eq!(target_status("cart > adds an item", &[&jest], &[]), TargetStatus::Passed);
             assert_eq!(target_status("cart › adds an item", &[&jest], &[]), TargetStatus::Passed);
+            assert_eq!(target_status("cart.test.js > cart > adds an item", &[&jest], &[]), TargetStatus::Passed);
+            assert_eq!(target_status("other.test.js > cart > adds an item", &[&jest], &[]), TargetStatus::NotReported);
         }
         let vitest = read(captured!("vitest-verbose"));
         assert_eq!(vitest.passed, ["cart.vi.test.mjs > cart > adds an item", "cart.vi.test.mjs > top level"]);
