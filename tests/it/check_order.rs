@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::record::{events, of_type, outcomes, prompt};
+use crate::support::record::{check_event, events, of_type, outcomes, prompt};
 use crate::support::{Agent, FakeAgent, Run, TestEnv};
 
 fn run(env: &TestEnv, r: &Path, agent: &Agent, args: &[&str]) -> Run {
@@ -289,4 +289,32 @@ fn a_run_killed_while_the_base_runs_aside_leaves_a_worktree_clean_removes() {
     env.run(&r, &["clean", "fix-add"]).assert_code(0);
     assert!(!left.exists(), "clean removes the worktree of the base's runs aside");
     assert!(!env.git(&r, &["worktree", "list", "--porcelain"]).contains("+base"));
+}
+
+/// A target whose suite was not run because a check before it failed
+/// (its runner cannot be narrowed to the target: a script runs it) is
+/// said to be not run, with the check that stopped it: never deleted,
+/// and never "the same test failed" (the test is not blamed).
+#[test]
+fn a_target_left_not_run_by_an_earlier_failure_is_said_not_run_never_deleted() {
+    let Some(env) = TestEnv::with_python_tools() else { return };
+    let toml = "max_attempts = 2\n\n[[check]]\nname = \"ruff\"\nrun = \"ruff check .\"\nkind = \"lint\"\n\n[[check]]\nname = \"tests\"\nrun = \"sh run-tests.sh\"\nkind = \"test\"\n";
+    let r = env
+        .repo("repo")
+        .file("calc.py", BUGGY)
+        .file("tests/__init__.py", "")
+        .file("tests/test_calc.py", TESTS)
+        .file("run-tests.sh", "python3 -m pytest -q -rA tests\n")
+        .file(".gitignore", "__pycache__/\n.pytest_cache/\n.ruff_cache/\n")
+        .file("retry-run.toml", toml)
+        .commit();
+    // Each attempt adds an unused import: ruff fails first, every time.
+    let a = env.agent(FakeAgent::new().write("calc.py", &format!("import os\n{FIXED}")));
+    let out = run(&env, &r, &a, &["--task", "Fix add", "--target", TARGET]);
+    assert_eq!(outcomes(&r, "fix-add"), ["CHECK_FAILURE", "CHECK_FAILURE"], "{}", out.stderr);
+    assert_eq!(check_event(&r, "fix-add", 1, "targets")["passed"], false);
+    let p = prompt(&r, "fix-add", 2);
+    assert!(p.contains(&format!("`{TARGET}` was not run: check")) && !p.contains("deleted, renamed"), "{p}");
+    let report = env.run(&r, &["report", "fix-add"]).stdout;
+    assert!(!report.contains("may be wrong") && !report.contains("deleted, renamed"), "{report}");
 }

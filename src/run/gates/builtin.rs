@@ -21,6 +21,21 @@ use super::FileReader;
 use crate::git::Comparison;
 use crate::outcome::check::Baseline;
 
+/// The targets result `r` with each target no check reported said to be
+/// not run, when a check was left not run (`fail_fast`: an earlier one
+/// failed): it was never judged, neither deleted nor the test's fault.
+/// Pure.
+pub(crate) fn not_run_first(mut r: CheckResult, not_run: &[crate::model::NotRun]) -> CheckResult {
+    let Some(n) = not_run.first() else { return r };
+    for f in r.failures.iter_mut().filter(|f| f.label.contains("was not reported by any check")) {
+        f.label = format!("`{}` was not run: check {} was not run ({})", f.key, n.label, n.reason);
+        // Not a failing test: never "the same test failed" (the test
+        // may be wrong), since it never ran.
+        f.test = false;
+    }
+    r
+}
+
 /// The `targets` check: every target must be reported passing by some
 /// check, and failing by none. `None` when the task names no target.
 pub(crate) fn targets(targets: &[String], checks: &[CheckResult]) -> Option<CheckResult> {
@@ -202,7 +217,7 @@ pub(in crate::run) fn builtin_checks(
             baselines,
         },
     );
-    let targets = targets(&config.targets, &a.record.checks);
+    let targets = targets(&config.targets, &a.record.checks).map(|r| not_run_first(r, &a.record.not_run));
     for result in [targets, integrity].into_iter().flatten() {
         rec.check_finished(a.n, &result, CheckRun::Builtin)?;
         t.progress.gate(&format!(
@@ -242,6 +257,18 @@ mod tests {
         );
         let quiet = CheckResult::new("pytest", CheckKind::Test, true);
         let t = targets(&["tests/t.py::test_x".to_string()], &[quiet]).expect("a targets check");
+        let stopped = crate::model::NotRun {
+            check: "pytest".into(),
+            part: "full".into(),
+            label: "`pytest`".into(),
+            reason: "`ruff` failed first, fail_fast = \"targets\"".into(),
+        };
+        let said = not_run_first(t.clone(), &[stopped]);
+        assert!(
+            said.failures[0].label.contains("was not run: check `pytest` was not run (`ruff` failed first"),
+            "{said:?}"
+        );
+        assert!(!said.failures[0].label.contains("deleted"), "{said:?}");
         assert!(t.failures[0].label.contains("was not reported by any check: it was deleted, renamed"));
     }
 }
