@@ -74,7 +74,8 @@ impl Finding {
 /// A test's id as its runner names it: pytest's node id for Python
 /// (`path::Class::test`), `path::mod::test` for Rust.
 pub(crate) fn test_id(path: &str, t: &FoundTest) -> String {
-    if crate::syntax::language_for(path.as_bytes()).is_some_and(|l| l.separator == "." && !path.ends_with(".py")) {
+    const JS: [&str; 8] = ["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
+    if path.rsplit_once('.').is_some_and(|(_, ext)| JS.contains(&ext)) {
         // jest and vitest: `file > suite > case`.
         format!("{path} > {}", t.qualified)
     } else if path.ends_with(".py") {

@@ -42,7 +42,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("symbols", Pure, &["model"]),
     ("syntax", Edge, &["hash", "model", "pathfmt"]),
     ("config", Pure, &["agents", "model", "text"]),
-    ("diagnostics", Pure, &["config"]),
+    ("diagnostics", Pure, &["config", "text"]),
     ("task", Pure, &["config"]),
     ("record", Edge, &["hash", "model"]),
     ("sandbox", Edge, &["config", "console", "process", "project", "record"]),
