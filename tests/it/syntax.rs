@@ -33,29 +33,7 @@ fn python_scopes_agree_with_ast() {
     for file in corpus("python") {
         let out = Command::new("python3").arg(&oracle).arg(&file).output().expect("python3 runs");
         assert!(out.status.success(), "oracle failed on {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
-        let want: serde_json::Value = serde_json::from_slice(&out.stdout).expect("oracle JSON");
-        let want: Vec<(String, String, String, u64, u64, u64)> = want
-            .as_array()
-            .expect("array")
-            .iter()
-            .map(|s| {
-                (
-                    s["kind"].as_str().expect("kind").to_string(),
-                    s["name"].as_str().expect("name").to_string(),
-                    s["qualified_name"].as_str().expect("qualified").to_string(),
-                    s["start_line"].as_u64().expect("start"),
-                    s["end_line"].as_u64().expect("end"),
-                    s["head_line"].as_u64().expect("head"),
-                )
-            })
-            .collect();
-        let source = std::fs::read(&file).expect("corpus file");
-        let lang = language_for(file.to_str().expect("utf-8 path").as_bytes()).expect("python");
-        let got: Vec<(String, String, String, u64, u64, u64)> = scopes(lang, &source)
-            .expect("parses")
-            .into_iter()
-            .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64, s.head_line as u64))
-            .collect();
+        let (want, got) = (oracle_scopes(&out.stdout), our_scopes(&file));
         assert_eq!(got, want, "{}", file.display());
         compared += want.len();
     }
@@ -231,6 +209,42 @@ fn rust_scopes_agree_with_syn() {
     assert!(compared >= 25, "only {compared} scopes compared");
 }
 
+/// A scope as the oracles print it and as compared: kind, name, qualified
+/// name, start, end and head line.
+type Scope = (String, String, String, u64, u64, u64);
+
+/// The scopes an oracle printed (a JSON array).
+fn oracle_scopes(json: &[u8]) -> Vec<Scope> {
+    let v: serde_json::Value = serde_json::from_slice(json).expect("oracle JSON");
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| {
+            let text = |k: &str| s[k].as_str().unwrap_or_else(|| panic!("{k} in {s}")).to_string();
+            let line = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k} in {s}"));
+            (
+                text("kind"),
+                text("name"),
+                text("qualified_name"),
+                line("start_line"),
+                line("end_line"),
+                line("head_line"),
+            )
+        })
+        .collect()
+}
+
+/// retry-run's scopes of `file`.
+fn our_scopes(file: &Path) -> Vec<Scope> {
+    let source = std::fs::read(file).expect("corpus file");
+    let lang = language_for(file.to_str().expect("utf-8 path").as_bytes()).expect("a language");
+    scopes(lang, &source)
+        .expect("parses")
+        .into_iter()
+        .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64, s.head_line as u64))
+        .collect()
+}
+
 /// Every file under `dir`, at any depth, whose name ends with one of `exts`.
 fn files_under(dir: &Path, exts: &[&str]) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
@@ -277,29 +291,7 @@ fn typescript_and_javascript_scopes_agree_with_the_compiler() {
                 file.display(),
                 String::from_utf8_lossy(&out.stderr)
             );
-            let want: serde_json::Value = serde_json::from_slice(&out.stdout).expect("oracle JSON");
-            let want: Vec<(String, String, String, u64, u64, u64)> = want
-                .as_array()
-                .expect("array")
-                .iter()
-                .map(|s| {
-                    (
-                        s["kind"].as_str().expect("kind").to_string(),
-                        s["name"].as_str().expect("name").to_string(),
-                        s["qualified_name"].as_str().expect("qualified").to_string(),
-                        s["start_line"].as_u64().expect("start"),
-                        s["end_line"].as_u64().expect("end"),
-                        s["head_line"].as_u64().expect("head"),
-                    )
-                })
-                .collect();
-            let source = std::fs::read(&file).expect("corpus file");
-            let lang_def = language_for(file.to_str().expect("utf-8 path").as_bytes()).expect("a language");
-            let got: Vec<(String, String, String, u64, u64, u64)> = scopes(lang_def, &source)
-                .expect("parses")
-                .into_iter()
-                .map(|s| (s.kind, s.name, s.qualified_name, s.start_line as u64, s.end_line as u64, s.head_line as u64))
-                .collect();
+            let (want, got) = (oracle_scopes(&out.stdout), our_scopes(&file));
             let missing: Vec<_> = want.iter().filter(|w| !got.contains(w)).collect();
             let extra: Vec<_> = got.iter().filter(|g| !want.contains(g)).collect();
             if !missing.is_empty() || !extra.is_empty() {

@@ -316,103 +316,58 @@ pub(crate) fn editable_venv(venv: &Path, project: &Path) -> Result<PathBuf, Stri
     Ok(bin)
 }
 
-/// The `node_modules/.bin` directory of jest 30.5.2 and vitest 4.1.12 (the
-/// runner-verdict tests run them for real), installed from npm into the CI
-/// cache (`js-runners/`) when missing. `Err` says why they cannot be had:
-/// the npm registry cannot be reached.
-pub(crate) fn js_test_runners() -> Result<PathBuf, String> {
-    let prefix = ci_cache().join("js-runners");
-    let bin = prefix.join("node_modules/.bin");
-    let works = || runs(&bin.join("jest")) && runs(&bin.join("vitest"));
+/// The `node_modules` directory of `packages`, installed with npm into the
+/// CI cache's `dir/` when `programs` (in its `.bin`) do not all run yet,
+/// one installer at a time. `Err` says why they cannot be had: the npm
+/// registry cannot be reached; another failure fails the test.
+fn npm_tools(dir: &str, packages: &[&str], programs: &[&str]) -> Result<PathBuf, String> {
+    let prefix = ci_cache().join(dir);
+    let modules = prefix.join("node_modules");
+    let works = || programs.iter().all(|p| runs(&modules.join(".bin").join(p)));
     if works() {
-        return Ok(bin);
+        return Ok(modules);
     }
-    with_lock(&ci_cache().join("js-runners.lock"), || {
+    with_lock(&ci_cache().join(format!("{dir}.lock")), || {
         if works() {
-            return Ok(bin.clone());
+            return Ok(modules.clone());
         }
         std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
         let out = output(
-            Command::new("npm")
-                .args(["install", "--no-fund", "--no-audit", "--prefix"])
-                .arg(&prefix)
-                .args(["jest@30.5.2", "vitest@4.1.12"]),
-            "npm (the runner-verdict tests install jest and vitest with it)",
+            Command::new("npm").args(["install", "--no-fund", "--no-audit", "--prefix"]).arg(&prefix).args(packages),
+            "npm (the JavaScript tests install their tools with it)",
         );
         if works() {
-            return Ok(bin.clone());
+            return Ok(modules.clone());
         }
         let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        let what = packages.join(" ");
         match unreachable(&last) {
-            Some(why) => Err(format!("cannot install jest and vitest from npm: the registry cannot be reached: {why}")),
-            None => panic!("npm install jest vitest into {} gave no working jest and vitest: {last}", prefix.display()),
+            Some(why) => Err(format!("cannot install {what} from npm: the registry cannot be reached: {why}")),
+            None => {
+                panic!("npm install {what} into {} gave no working {}: {last}", prefix.display(), programs.join(", "))
+            }
         }
     })
+}
+
+/// The `node_modules/.bin` directory of jest 30.5.2 and vitest 4.1.12 (the
+/// runner-verdict tests run them for real), installed into the CI cache
+/// (`js-runners/`) when missing.
+pub(crate) fn js_test_runners() -> Result<PathBuf, String> {
+    Ok(npm_tools("js-runners", &["jest@30.5.2", "vitest@4.1.12"], &["jest", "vitest"])?.join(".bin"))
 }
 
 /// The `node_modules` directory holding typescript 5.9.3, whose compiler
 /// API the TypeScript and JavaScript scope oracle (`tests/oracle/ts_scopes.js`,
-/// run with it on NODE_PATH) parses with; installed from npm into the CI
-/// cache (`js-typescript/`) when missing. `Err` says why it cannot be had:
-/// the npm registry cannot be reached.
+/// run with it on NODE_PATH) parses with; installed into the CI cache
+/// (`js-typescript/`) when missing.
 pub(crate) fn js_typescript() -> Result<PathBuf, String> {
-    const PACKAGE: &str = "typescript@5.9.3";
-    let prefix = ci_cache().join("js-typescript");
-    let modules = prefix.join("node_modules");
-    let works = || runs(&modules.join(".bin/tsc"));
-    if works() {
-        return Ok(modules);
-    }
-    with_lock(&ci_cache().join("js-typescript.lock"), || {
-        if works() {
-            return Ok(modules.clone());
-        }
-        std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
-        let out = output(
-            Command::new("npm").args(["install", "--no-fund", "--no-audit", "--prefix"]).arg(&prefix).arg(PACKAGE),
-            "npm (the TypeScript scope tests install typescript with it)",
-        );
-        if works() {
-            return Ok(modules.clone());
-        }
-        let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        match unreachable(&last) {
-            Some(why) => Err(format!("cannot install {PACKAGE} from npm: the registry cannot be reached: {why}")),
-            None => panic!("npm install {PACKAGE} into {} gave no working tsc: {last}", prefix.display()),
-        }
-    })
+    npm_tools("js-typescript", &["typescript@5.9.3"], &["tsc"])
 }
 
 /// The `node_modules/.bin` directory of ESLint 10.16.0 (the TypeScript and
-/// JavaScript lint tests run it for real), installed from npm into the CI
-/// cache (`js-lint/`) when missing. `Err` says why it cannot be had: the
-/// npm registry cannot be reached.
+/// JavaScript lint tests run it for real), installed into the CI cache
+/// (`js-lint/`) when missing.
 pub(crate) fn js_lint_tools() -> Result<PathBuf, String> {
-    let prefix = ci_cache().join("js-lint");
-    let bin = prefix.join("node_modules/.bin");
-    let works = || runs(&bin.join("eslint"));
-    if works() {
-        return Ok(bin);
-    }
-    with_lock(&ci_cache().join("js-lint.lock"), || {
-        if works() {
-            return Ok(bin.clone());
-        }
-        std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
-        let out = output(
-            Command::new("npm")
-                .args(["install", "--no-fund", "--no-audit", "--prefix"])
-                .arg(&prefix)
-                .arg("eslint@10.16.0"),
-            "npm (the lint tests install ESLint with it)",
-        );
-        if works() {
-            return Ok(bin.clone());
-        }
-        let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        match unreachable(&last) {
-            Some(why) => Err(format!("cannot install ESLint from npm: the registry cannot be reached: {why}")),
-            None => panic!("npm install eslint into {} gave no working eslint: {last}", prefix.display()),
-        }
-    })
+    Ok(npm_tools("js-lint", &["eslint@10.16.0"], &["eslint"])?.join(".bin"))
 }
