@@ -13,8 +13,8 @@ pub(crate) const MARKERS: &[&str] = &[
     "panic: ",     // go
     "Traceback (most recent call last)",
     "test result: ", // cargo test totals
-    " passed",       // pytest totals
-    " failed",       // pytest, vitest, jest totals
+    "passed",        // pytest totals
+    "failed",        // pytest, vitest, jest totals
     "Tests:",        // jest totals
     "Tests  ",       // vitest totals
     "●",             // jest failure header
@@ -31,13 +31,6 @@ pub(crate) const MARKERS: &[&str] = &[
     "fatal",         // generic
     "Exception",     // generic
     "━━",            // biome's diagnostic header
-    ".ts\n",         // ESLint stylish: a file's header line (TypeScript, JavaScript)
-    ".tsx\n",
-    ".js\n",
-    ".jsx\n",
-    ".mjs\n",
-    ".cjs\n",
-    ".vue\n",
 ];
 
 /// What a marker line is.
@@ -72,8 +65,6 @@ pub(crate) enum Line {
     Frame(String),
     /// A line to show as supporting detail (an assertion, an `E` line).
     Detail(String),
-    /// ESLint stylish: the file the rows after it are of.
-    LintFile(String),
     /// ESLint stylish: an error row (`line:col: message  rule`), of the
     /// last file named.
     LintRow(String),
@@ -235,11 +226,58 @@ fn lint(line: &str, t: &str) -> Option<Line> {
         };
         return Some(Line::LintRow(format!("{l}:{c}: error {message}")));
     }
-    // ESLint stylish: a file's path alone on its line.
-    let path_alone = !line.starts_with(char::is_whitespace)
-        && !t.contains(' ')
-        && [".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".vue"].iter().any(|e| t.ends_with(e));
-    path_alone.then(|| Line::LintFile(t.to_string()))
+    None
+}
+
+/// What the lines before an ESLint stylish row say of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StylishFile {
+    /// The file header above the row's block.
+    Named(String),
+    /// Only rows up to `before`'s start: the header came earlier.
+    Earlier,
+    /// Some other line precedes the rows: no file is named.
+    Unnamed,
+}
+
+/// The file of the ESLint stylish row that follows `before`, read
+/// backwards: the rows of its block (errors and warnings), then the path
+/// alone on its line that heads them. `stop` is where a row already read
+/// ends: the walk stops there with [`StylishFile::Earlier`], so a block of
+/// many rows is read once, not once per row. Only error rows are marker
+/// lines, so no file extension has to be searched for in every line.
+pub(crate) fn stylish_file(before: &[u8], stop: usize) -> StylishFile {
+    let mut end = before.len();
+    loop {
+        if end == 0 || end == stop {
+            return StylishFile::Earlier;
+        }
+        // `before[end - 1]` is the newline that ends the previous line.
+        let line_end = end - 1;
+        let start = memchr::memrchr(b'\n', &before[..line_end]).map_or(0, |i| i + 1);
+        let line = String::from_utf8_lossy(&before[start..line_end]);
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        if is_stylish_row(line) {
+            end = start;
+            continue;
+        }
+        let t = line.trim();
+        let path_alone = !line.starts_with(char::is_whitespace)
+            && !t.is_empty()
+            && !t.contains(' ')
+            && [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue"].iter().any(|e| t.ends_with(e));
+        return if path_alone { StylishFile::Named(t.to_string()) } else { StylishFile::Unnamed };
+    }
+}
+
+/// An ESLint stylish row: `  14:9  error|warning  message  rule`.
+pub(crate) fn is_stylish_row(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("  ") else { return false };
+    let t = rest.trim_start();
+    let Some((lc, rest)) = t.split_once(char::is_whitespace) else { return false };
+    let Some((l, c)) = lc.split_once(':') else { return false };
+    [l, c].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        && (rest.trim_start().starts_with("error") || rest.trim_start().starts_with("warning"))
 }
 
 /// A line naming a failing test: pytest's short summary and `-v` lines,
@@ -581,7 +619,13 @@ mod tests {
             Line::Totals("✖ 2 problems (1 error, 1 warning)".into())
         );
         assert_eq!(classify("Errors  Files"), Line::Nothing);
-        assert_eq!(classify("/w/src/cart.ts"), Line::LintFile("/w/src/cart.ts".into()));
+        let block = b"x\n/w/src/cart.ts\n  3:1  warning  w  r\n  4:2  error  e  r\n";
+        assert_eq!(stylish_file(block, usize::MAX), StylishFile::Named("/w/src/cart.ts".into()));
+        assert_eq!(stylish_file(&block[17..], usize::MAX), StylishFile::Earlier);
+        // Up to the end of a row already read: its file holds.
+        assert_eq!(stylish_file(&block[..38], 38), StylishFile::Earlier);
+        assert_eq!(stylish_file(&block[..38], usize::MAX), StylishFile::Named("/w/src/cart.ts".into()));
+        assert_eq!(stylish_file(b"Found 2 errors\n  4:2  error  e  r\n", usize::MAX), StylishFile::Unnamed);
         assert_eq!(
             classify("  14:9  error    'x' is assigned a value but never used  no-unused-vars"),
             Line::LintRow("14:9: error 'x' is assigned a value but never used  no-unused-vars".into())

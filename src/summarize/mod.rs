@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 pub use classify::Counts;
-use classify::{Line, classify, go_frame, has_location, jest_location, test_counts};
+use classify::{Line, StylishFile, classify, go_frame, has_location, jest_location, test_counts};
 
 /// At most this many entries per digest section are kept in memory;
 /// the rest are only counted.
@@ -266,6 +266,8 @@ impl Summarizer {
     fn scan_plain(&mut self, buf: &[u8]) {
         self.digest.lines += memchr::memchr_iter(b'\n', buf).count() as u64;
         let mut pos = 0;
+        // Where the last ESLint stylish row read in `buf` ends.
+        let mut last_row_end = usize::MAX;
         while pos < buf.len() {
             if self.follow_left > 0 {
                 let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |i| pos + i);
@@ -285,6 +287,14 @@ impl Summarizer {
             let start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |i| pos + i + 1);
             let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i);
             let line = String::from_utf8_lossy(&buf[start..end]);
+            if classify::is_stylish_row(line.strip_suffix('\r').unwrap_or(&line)) {
+                match classify::stylish_file(&buf[..start], last_row_end) {
+                    StylishFile::Named(f) => self.lint_file = Some(f),
+                    StylishFile::Earlier => {}
+                    StylishFile::Unnamed => self.lint_file = None,
+                }
+                last_row_end = end + 1;
+            }
             self.marker_line(&line);
             pos = end + 1;
         }
@@ -359,7 +369,6 @@ impl Summarizer {
                     self.e_lines_in_block += 1;
                 }
             }
-            Line::LintFile(path) => self.lint_file = Some(path),
             Line::LintRow(row) => {
                 let at = self.lint_file.as_deref().map(|f| format!("{f}:")).unwrap_or_default();
                 self.digest.errors.push(cut(&format!("{at}{row}")));

@@ -125,7 +125,31 @@ struct Lines {
     /// That block's file, which leads its tests' ids as vitest's lead
     /// theirs (`test/cart.test.js > cart > adds`).
     jest_file: String,
+    /// mocha's `spec` and node's `spec` reporters: the suites open above
+    /// the next test line (mocha's indented names, node's `▶ name`), by
+    /// indentation.
+    tree: Vec<Suite>,
+    /// mocha: past its `N failing` line, whose list repeats the failures
+    /// (`1) cart` over `totals zero:`), already read from the tree.
+    mocha_listing: bool,
+    /// TAP (node's `--test` in a pipe, `--test-reporter=tap`): the open
+    /// `# Subtest: name` lines, by indentation.
+    tap: Vec<Suite>,
 }
+
+/// A suite (`describe`) open above the lines that follow it.
+#[derive(Debug, Clone)]
+struct Suite {
+    indent: usize,
+    name: String,
+    /// A test line was read inside it: its own result line closes it
+    /// (node prints a suite's result like a test's).
+    holds_tests: bool,
+}
+
+/// The marks of mocha's and node's `spec` test lines, and whether each
+/// passed (`None`: skipped, or not run by a name pattern).
+const SPEC_MARKS: [(&str, Option<bool>); 3] = [("✔ ", Some(true)), ("✖ ", Some(false)), ("﹣ ", None)];
 
 /// The marks of jest's and vitest's test lines, and whether each passed
 /// (`None`: skipped or todo).
@@ -168,6 +192,11 @@ impl Lines {
             self.jest_file = file.trim_start_matches("./").to_string();
             return None;
         }
+        if self.jest.is_none()
+            && let Some(seen) = self.spec_or_tap(t, indent)
+        {
+            return seen;
+        }
         let seen = classify(t, self.jest.as_deref());
         match seen {
             // A jest --verbose test line: its file first.
@@ -181,6 +210,164 @@ impl Lines {
             other => other,
         }
     }
+}
+
+impl Lines {
+    /// A line of mocha's or node's `spec` reporter, or of TAP: `Some` with
+    /// what it says when it is one (a suite header says nothing), `None`
+    /// when the other runners' reading applies.
+    fn spec_or_tap(&mut self, t: &str, indent: usize) -> Option<Option<Seen>> {
+        if let Some(seen) = self.tap_line(t, indent) {
+            return Some(seen);
+        }
+        // node: `ℹ pass 2`, `ℹ fail 1`; mocha: `2 passing (4ms)`, `1 failing`.
+        if let Some(rest) = t.strip_prefix("ℹ ") {
+            let n = rest.strip_prefix("pass ").or_else(|| rest.strip_prefix("fail "));
+            return n.and_then(|n| n.trim().parse().ok()).map(|n| Some(Seen::Totals(n)));
+        }
+        if let Some((n, word)) = t.split_once(' ')
+            && let Ok(n) = n.parse::<u64>()
+        {
+            let word = word.split(" (").next().unwrap_or(word);
+            match word {
+                "failing" => self.mocha_listing = true,
+                "passing" => self.mocha_listing = false,
+                _ => {}
+            }
+            if word == "passing" || word == "failing" {
+                return Some(Some(Seen::Totals(n)));
+            }
+        }
+        if let Some(name) = t.strip_prefix("▶ ") {
+            self.open(indent, strip_duration(name));
+            return Some(None);
+        }
+        let marked = SPEC_MARKS.iter().find_map(|(m, pass)| t.strip_prefix(m).map(|rest| (rest, *pass)));
+        let (rest, pass) = match marked {
+            Some(found) => found,
+            None => match mocha_failure(t) {
+                Some(name) if indent >= 2 && !self.mocha_listing => (name, Some(false)),
+                _ => {
+                    // A mocha suite's name; any other line leaves the tree
+                    // to what is indented less.
+                    if !t.is_empty() && !self.mocha_listing {
+                        if indent == 0 {
+                            self.tree.clear();
+                        } else {
+                            self.open(indent, t);
+                        }
+                    }
+                    return None;
+                }
+            },
+        };
+        self.tree.retain(|s| s.indent <= indent);
+        let (name, directive) = match rest.split_once(" # ") {
+            Some((name, d)) => (name, Some(d)),
+            None => (rest, None),
+        };
+        let name = strip_duration(name);
+        // node's list of the failures again, under `✖ failing tests:`.
+        if name == "failing tests:" {
+            self.tree.clear();
+            return Some(None);
+        }
+        // node prints a suite's result as a line of its own at the suite's depth.
+        if let Some(last) = self.tree.last()
+            && last.indent == indent
+        {
+            if last.name == name && last.holds_tests {
+                self.tree.pop();
+                return Some(None);
+            }
+            self.tree.pop();
+        }
+        for s in &mut self.tree {
+            s.holds_tests = true;
+        }
+        let passed = match (pass, directive) {
+            (Some(p), None) => p,
+            _ => return Some(None),
+        };
+        Some(test(Runner::Js, path_of(&self.tree, name), passed))
+    }
+
+    /// A suite header at `indent`: it closes those at its depth or deeper.
+    fn open(&mut self, indent: usize, name: &str) {
+        self.tree.retain(|s| s.indent < indent);
+        self.tree.push(Suite { indent, name: name.to_string(), holds_tests: false });
+    }
+
+    /// TAP: `# Subtest: name`, `ok 1 - name`, `not ok 2 - name # SKIP`,
+    /// `# pass 2`; a suite's own result line (it held tests) is no test.
+    fn tap_line(&mut self, t: &str, indent: usize) -> Option<Option<Seen>> {
+        if let Some(name) = t.strip_prefix("# Subtest: ") {
+            self.tap.retain(|s| s.indent < indent);
+            self.tap.push(Suite { indent, name: tap_unescaped(name), holds_tests: false });
+            return Some(None);
+        }
+        for word in ["# pass ", "# fail "] {
+            if let Some(n) = t.strip_prefix(word).and_then(|n| n.trim().parse().ok()) {
+                return Some(Some(Seen::Totals(n)));
+            }
+        }
+        let (passed, rest) = match t.strip_prefix("not ok ") {
+            Some(rest) => (false, rest),
+            None => (true, t.strip_prefix("ok ")?),
+        };
+        let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        if after.len() == rest.len() || !(after.is_empty() || after.starts_with(' ')) {
+            return None;
+        }
+        let rest = after.trim_start();
+        let rest = rest.strip_prefix("- ").unwrap_or(rest);
+        let (name, directive) = tap_directive(rest);
+        let name = tap_unescaped(name);
+        self.tap.retain(|s| s.indent <= indent);
+        let closes = self.tap.last().filter(|s| s.indent == indent).map(|s| s.holds_tests && s.name == name);
+        if closes.is_some() {
+            self.tap.pop();
+        }
+        for s in &mut self.tap {
+            s.holds_tests = true;
+        }
+        if closes == Some(true) || directive {
+            return Some(None);
+        }
+        Some(test(Runner::Js, path_of(&self.tap, &name), passed))
+    }
+}
+
+/// A test's id under the suites that hold it: `cart > when empty > rejects`.
+fn path_of(suites: &[Suite], name: &str) -> String {
+    let mut id: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
+    id.push(name);
+    id.join(" > ")
+}
+
+/// mocha's failing test in its tree: `1) totals zero`.
+fn mocha_failure(t: &str) -> Option<&str> {
+    let (n, name) = t.split_once(") ")?;
+    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !name.trim().is_empty()).then_some(name.trim())
+}
+
+/// A TAP test line's description and whether a `# SKIP` or `# TODO`
+/// directive follows it (an escaped `\#` is part of the name).
+fn tap_directive(rest: &str) -> (&str, bool) {
+    let mut from = 0;
+    while let Some(i) = rest[from..].find(" # ").map(|i| from + i) {
+        if !rest[..i].ends_with('\\') {
+            let d = rest[i + 3..].trim_start().to_ascii_uppercase();
+            return (&rest[..i], d.starts_with("SKIP") || d.starts_with("TODO"));
+        }
+        from = i + 3;
+    }
+    (rest.trim_end(), false)
+}
+
+/// TAP escapes `#` and `\` in names.
+fn tap_unescaped(s: &str) -> String {
+    s.trim().replace("\\#", "#").replace("\\\\", "\\")
 }
 
 fn classify(t: &str, describe: Option<&[(usize, String)]>) -> Option<Seen> {
@@ -713,6 +900,38 @@ Tests:       1 failed, 1 passed, 2 total
             assert_eq!(target_status("tests/test_ids.py::test_n", &[&r], &[]), TargetStatus::Failed, "{name}");
             assert_eq!(runner_failure(text, exit_of("pytest-ids-q"), None), None, "{name}");
         }
+    }
+
+    #[test]
+    fn mocha_and_node_tests_by_their_suites_at_every_reporter() {
+        let failed = ids(&["cart > totals zero", "cart > when empty > rejects \"bad\" input #1: a > b [x] é"]);
+        // mocha's spec (its default) and node's spec and TAP (its default
+        // into a pipe on node 20): skipped and todo tests are not run, a
+        // suite's own result line is no test.
+        for (name, text) in [
+            ("mocha", captured!("mocha-12.0.3-default")),
+            ("node spec", captured!("node-20.20.2-test-spec")),
+            ("node tap", captured!("node-20.20.2-test-tap")),
+            ("node", captured!("node-20.20.2-test")),
+        ] {
+            let r = read(text);
+            assert_eq!(r.passed, ["cart > adds an item", "top level"], "{name}");
+            assert_eq!(r.failed, failed, "{name}");
+            assert_eq!(r.ran, Some(4), "{name}");
+            assert_eq!(target_status("cart > adds an item", &[&r], &[]), TargetStatus::Passed, "{name}");
+            assert_eq!(target_status("cart > totals zero", &[&r], &[]), TargetStatus::Failed, "{name}");
+            assert_eq!(target_status("cart > is skipped", &[&r], &[]), TargetStatus::NotReported, "{name}");
+        }
+        // Run by a name pattern: what the pattern left out did not run.
+        let r = read(captured!("node-20.20.2-test-name-pattern"));
+        assert_eq!(r.failed, ["cart > totals zero"]);
+        assert!(r.passed.is_empty(), "{:?}", r.passed);
+        let r = read(captured!("mocha-12.0.3-grep"));
+        assert_eq!((r.passed.len(), r.failed.as_slice(), r.ran), (0, &["cart > totals zero".to_string()][..], Some(1)));
+        // mocha's TAP names a test by its full title, spaced.
+        let r = read(captured!("mocha-12.0.3-tap"));
+        assert_eq!(r.passed, ["cart adds an item", "top level"]);
+        assert_eq!(r.ran, Some(4));
     }
 
     #[test]

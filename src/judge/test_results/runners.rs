@@ -17,6 +17,7 @@
 //! | go test | `GOFLAGS=-v` | `GOFLAGS=-v -run=^(TestA\|TestB)$` |
 //! | cargo test | nothing: it reads no output option from the environment | the command with `-- --exact NAME...` |
 //! | jest, vitest | nothing | the command with `-t '^(?:full name\|...)$'` |
+//! | mocha, `node --test` | nothing | the command with `--grep`, `--test-name-pattern` |
 //!
 //! Documented for users in `docs/honest-success.md` (Targets; Flaky tests).
 
@@ -316,6 +317,26 @@ mod tests {
         assert_eq!(again.ran, Some(2));
         assert_eq!(again.passed, ["is flaky"]);
         assert_eq!(again.failed, ["calc.test.js > math > is bad"]);
+    }
+
+    #[test]
+    fn a_failing_mocha_or_node_test_is_rerun_alone_by_its_name() {
+        let tests = failed_by_runner(captured!("mocha-12.0.3-default.txt"));
+        assert_eq!(tests[0], (Runner::Js, "cart > totals zero".to_string()));
+        let r = rerun(failed("npx mocha --reporter spec", &tests[..1]), &none).expect("a rerun");
+        assert_eq!(r.run.as_deref(), Some("npx mocha --reporter spec --grep '^(?:cart totals zero)$'"));
+        let again = read(captured!("mocha-12.0.3-grep.txt"));
+        assert_eq!(again.failed, ["cart > totals zero"]);
+        let tests = failed_by_runner(captured!("node-20.20.2-test-spec.txt"));
+        let r = rerun(failed("node --test test/", &tests[..1]), &none).expect("a rerun");
+        assert_eq!(
+            r.run.as_deref(),
+            Some("node --test --test-name-pattern='^(?:totals zero|cart totals zero)$' test/")
+        );
+        let refused = rerun(failed("mocha -g cart", &tests[..1]), &none);
+        assert_eq!(refused, Err(NoRerun::CannotSelect(Unselectable::Selects("-g".to_string()))));
+        let refused = rerun(failed("node test.js", &tests[..1]), &none);
+        assert!(matches!(refused, Err(NoRerun::CannotSelect(Unselectable::NotARunner(_)))), "{refused:?}");
     }
 
     #[test]

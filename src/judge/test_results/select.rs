@@ -16,6 +16,8 @@
 //! | go test | `GOFLAGS=-v -run=^(TestA\|TestB)$` (top-level names: a subtest runs its parent) | `-run` on the command line or in `GOFLAGS` wins over ours: refused |
 //! | cargo test (`cargo [+toolchain] test`) | the command with libtest filters after `--`: `--exact` and each name; a `TESTNAME` filter of its own is dropped (libtest ORs filters) | `--skip` stays |
 //! | jest, vitest (`jest`, `vitest [run]`, through `npx`, `pnpm [exec]`, `yarn`, `bunx`) | the command with `-t '^(?:full name\|...)$'`: the `describe` names and the test's, joined by spaces, escaped as a regular expression; vitest's leading file is dropped | `-t`/`--testNamePattern` already there: refused |
+//! | mocha (`mocha`, through `npx` ...) | the command with `--grep '^(?:full title\|...)$'` (the `describe` names and the test's, spaced) | `-g`/`--grep`/`-f`/`--fgrep` already there: refused |
+//! | node's runner (`node [options] --test`) | `--test-name-pattern='^(?:name\|full title\|...)$'` right after `--test` (node 20 matches a test's own name, later versions its full title) | a name pattern already there: refused |
 //!
 //! Used for a task's targets run alone and for a failed check's flaky
 //! reruns ([`super::runners::rerun`]).
@@ -78,11 +80,11 @@ impl fmt::Display for Unselectable {
             Unselectable::NoTests => write!(f, "no test to select"),
             Unselectable::NotPlain(what) => write!(
                 f,
-                "the command is not one runner's invocation ({what}): only pytest, cargo test, go test, jest or vitest with their own options can be narrowed to some tests"
+                "the command is not one runner's invocation ({what}): only pytest, cargo test, go test, jest, vitest, mocha or node --test with their own options can be narrowed to some tests"
             ),
             Unselectable::NotARunner(program) => write!(
                 f,
-                "`{program}` is no runner retry-run can narrow to some tests (pytest, cargo test, go test, jest, vitest)"
+                "`{program}` is no runner retry-run can narrow to some tests (pytest, cargo test, go test, jest, vitest, mocha, node --test)"
             ),
             Unselectable::OtherRunner { id, runner, command } => {
                 write!(f, "test `{id}` is {}'s, the command runs {}", name(*runner), name(*command))
@@ -104,7 +106,7 @@ fn name(runner: Runner) -> &'static str {
         Runner::Pytest => "pytest",
         Runner::Cargo => "cargo test",
         Runner::Go => "go test",
-        Runner::Js => "jest/vitest",
+        Runner::Js => "a JavaScript runner",
     }
 }
 
@@ -134,7 +136,11 @@ pub(crate) fn select(
         Runner::Pytest => pytest(run, &words, call.args, &ids, inherited),
         Runner::Go => go(&words[call.args..], &ids, inherited),
         Runner::Cargo => cargo(run, &words, call.args, &ids),
-        Runner::Js => js(run, &words[call.args..], &ids),
+        Runner::Js => match call.js {
+            JsRunner::JestVitest => js(run, &words[call.args..], &ids),
+            JsRunner::Mocha => mocha(run, &words[call.args..], &ids),
+            JsRunner::Node => node(run, &words[call.args - 1], &words[call.args..], &ids),
+        },
     }
 }
 
@@ -222,6 +228,19 @@ pub(crate) fn quote(s: &str) -> String {
 struct Call {
     runner: Runner,
     args: usize,
+    /// Which JavaScript runner, for [`Runner::Js`].
+    js: JsRunner,
+}
+
+/// The JavaScript runners, each with its own way of selecting by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsRunner {
+    /// jest and vitest: `-t`.
+    JestVitest,
+    /// mocha: `--grep`, over the describe names and the test's, spaced.
+    Mocha,
+    /// `node --test`: `--test-name-pattern`, before the files.
+    Node,
 }
 
 fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
@@ -233,7 +252,7 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
     let Some(first) = words.get(i) else { return Err(Unselectable::NotARunner(String::new())) };
     let word = |k: usize| words.get(k).map(|w| w.text.as_str());
     let program = first.text.rsplit('/').next().unwrap_or(&first.text);
-    let call = |runner, args| Ok(Call { runner, args });
+    let call = |runner, args| Ok(Call { runner, args, js: JsRunner::JestVitest });
     match program {
         "pytest" | "py.test" => call(Runner::Pytest, i + 1),
         p if is_python(p) && word(i + 1) == Some("-m") && word(i + 2) == Some("pytest") => call(Runner::Pytest, i + 3),
@@ -256,6 +275,18 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
         }
         "go" if word(i + 1) == Some("test") => call(Runner::Go, i + 2),
         "jest" => call(Runner::Js, i + 1),
+        "mocha" | "_mocha" => Ok(Call { runner: Runner::Js, args: i + 1, js: JsRunner::Mocha }),
+        "node" | "nodejs" => {
+            // Node's own options, then `--test`; the files come after.
+            let mut k = i + 1;
+            while word(k).is_some_and(|w| w.starts_with("--") && w != "--test") {
+                k += 1;
+            }
+            match word(k) {
+                Some("--test") => Ok(Call { runner: Runner::Js, args: k + 1, js: JsRunner::Node }),
+                _ => Err(Unselectable::NotARunner("node without --test".to_string())),
+            }
+        }
         "vitest" => call(Runner::Js, i + 1 + usize::from(word(i + 1) == Some("run"))),
         "npx" | "bunx" | "pnpm" | "yarn" => {
             let mut k = i + 1;
@@ -263,9 +294,9 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
                 k += 1;
             }
             match word(k) {
-                Some("jest" | "vitest") => {
+                Some("jest" | "vitest" | "mocha") => {
                     let rest = invocation(&words[k..])?;
-                    call(Runner::Js, k + rest.args)
+                    Ok(Call { runner: Runner::Js, args: k + rest.args, js: rest.js })
                 }
                 _ => Err(Unselectable::NotARunner(first.text.clone())),
             }
@@ -617,6 +648,42 @@ fn js(run: &str, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectable>
         .collect();
     let pattern = format!("^(?:{})$", names.join("|"));
     Ok(Selection { env: Vec::new(), run: Some(format!("{} -t {}", run.trim_end(), quote(&pattern))) })
+}
+
+/// mocha: `--grep` over each test's full title (its `describe` names and
+/// its own, spaced).
+fn mocha(run: &str, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectable> {
+    if let Some(w) = args.iter().find(|w| {
+        let t = w.text.as_str();
+        ["-g", "--grep", "-f", "--fgrep"].iter().any(|o| t == *o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+    }) {
+        return Err(Unselectable::Selects(w.text.clone()));
+    }
+    let names: Vec<String> = ids.iter().map(|id| regex_escaped(&id.replace(" > ", " "))).collect();
+    let pattern = format!("^(?:{})$", names.join("|"));
+    Ok(Selection { env: Vec::new(), run: Some(format!("{} --grep {}", run.trim_end(), quote(&pattern))) })
+}
+
+/// `node --test`: `--test-name-pattern` right after `--test` (node reads
+/// the words after the files as more files). Node 20 matches a test's own
+/// name, later versions its suites' names and its own, spaced: the
+/// pattern takes both.
+fn node(run: &str, test: &Word, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectable> {
+    if let Some(w) = args.iter().find(|w| w.text.starts_with("--test-name-pattern") || w.text.starts_with("--test-skip-pattern")) {
+        return Err(Unselectable::Selects(w.text.clone()));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for id in ids {
+        for name in [id.rsplit(" > ").next().unwrap_or(id).to_string(), id.replace(" > ", " ")] {
+            let name = regex_escaped(&name);
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let option = format!("--test-name-pattern={}", quote(&format!("^(?:{})$", names.join("|"))));
+    let at = test.span.1;
+    Ok(Selection { env: Vec::new(), run: Some(format!("{} {option}{}", &run[..at], &run[at..])) })
 }
 
 /// `s` matched literally by a JavaScript regular expression (also under
