@@ -193,21 +193,86 @@ fn node_checks(f: &Facts, runner: &str, found: &mut Found) {
             // A runner whose default reporter names no passing test gets
             // the one that does (its tests run the same).
             let (extra, said) = match test_runner(&text) {
+                Some("vitest") if kind == "test" && bundles_config(l) => (
+                    "--reporter=verbose --configLoader=runner",
+                    "; vitest's verbose reporter names every test; its config is loaded without bundling, which would write into the checkout's node_modules/.vite-temp",
+                ),
                 Some("vitest") if kind == "test" => {
-                    (" -- --reporter=verbose", "; vitest's verbose reporter names every test")
+                    ("--reporter=verbose", "; vitest's verbose reporter names every test")
                 }
-                Some("jest") if kind == "test" => (" -- --verbose", "; jest's --verbose names every test"),
+                Some("jest") if kind == "test" => ("--verbose", "; jest's --verbose names every test"),
                 _ => ("", ""),
             };
             found.add(
                 &format!("{runner}-{script}"),
-                format!("{runner} run --silent {script}{extra}"),
+                format!("{runner} run --silent {script}{}", script_args(runner, extra)),
                 kind,
                 format!("package.json has a `{script}` script, run with {runner} (its lock file){said}"),
             );
         }
     }
+    if !scripts.iter().any(|s| s == "lint") {
+        linters(f, runner, found);
+    }
     type_check(f, runner, &scripts, found);
+}
+
+/// Arguments given to a package script: npm needs `--` before them; pnpm,
+/// yarn and bun pass the words after the script's name on (pnpm would pass
+/// a `--` too, which a runner reads as the end of its options).
+fn script_args(runner: &str, args: &str) -> String {
+    match (args, runner) {
+        ("", _) => String::new(),
+        (_, "npm") => format!(" -- {args}"),
+        _ => format!(" {args}"),
+    }
+}
+
+/// Without a `lint` script: the linters the project installs and
+/// configures, each in an output retry-run reads (ESLint's stylish, its
+/// default; Biome's default reporter; oxlint's default).
+fn linters(f: &Facts, runner: &str, found: &mut Found) {
+    let l = &f.layout;
+    let eslint =
+        ["eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", "eslint.config.ts", "eslint.config.mts"]
+            .into_iter()
+            .chain([".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml", ".eslintrc"])
+            .find(|c| l.has(c));
+    let tools = [
+        ("eslint", eslint, "eslint ."),
+        ("biome", ["biome.json", "biome.jsonc"].into_iter().find(|c| l.has(c)), "biome lint ."),
+        ("oxlint", [".oxlintrc.json", "oxlintrc.json"].into_iter().find(|c| l.has(c)), "oxlint"),
+    ];
+    for (tool, config, cmd) in tools {
+        let package = if tool == "biome" { "@biomejs/biome" } else { tool };
+        if let Some(config) = config
+            && l.npm_depends_on(package)
+        {
+            found.add(
+                tool,
+                format!("{} {cmd}", exec(runner)),
+                "lint",
+                format!("{config}, and package.json installs {package} (no `lint` script): its default output, which retry-run reads"),
+            );
+        }
+    }
+}
+
+/// Whether vitest bundles a config file of the project on start, into
+/// `node_modules/.vite-temp` beside the `node_modules` it resolves: the
+/// checkout's, read-only to a check. vitest 3.1 and later load it with
+/// `--configLoader=runner` instead, writing nothing.
+fn bundles_config(l: &crate::project::Layout) -> bool {
+    let config = ["vitest.config", "vite.config"]
+        .iter()
+        .any(|c| ["ts", "mts", "cts", "js", "mjs", "cjs"].iter().any(|e| l.has(&format!("{c}.{e}"))));
+    let loader = l.npm_dependency("vitest").is_some_and(|range| {
+        let v = range.trim_start_matches(|c: char| !c.is_ascii_digit());
+        let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        major > 3 || major == 3 && minor >= 1
+    });
+    config && loader
 }
 
 /// The test runner a script's text starts, when it is vitest or jest.
@@ -277,6 +342,7 @@ fn exec(runner: &str) -> &'static str {
     match runner {
         "pnpm" => "pnpm exec",
         "yarn" => "yarn",
+        "bun" => "bun x",
         _ => "npm exec --",
     }
 }

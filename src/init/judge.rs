@@ -51,10 +51,11 @@ pub(crate) fn judge(c: &Candidate, ran: &Ran) -> Found {
         .collect();
     let counted = crate::outcome::check::counted(&enriched).count();
     let first_sign = || {
-        let (line, fix) = ran
-            .output
-            .lines()
-            .find_map(|l| CANNOT_START.iter().find(|(s, _)| l.contains(s)).map(|(_, fix)| (l, fix)))?;
+        let (line, fix) = ran.output.lines().find_map(|l| {
+            // Node writes the system's words in lower case (`EROFS: read-only file system`).
+            let lower = l.to_ascii_lowercase();
+            CANNOT_START.iter().find(|(s, _)| lower.contains(&s.to_ascii_lowercase())).map(|(_, fix)| (l, fix))
+        })?;
         let line = crate::text::clip(line.trim(), 200, "...").into_owned();
         Some(if fix.is_empty() { line } else { format!("{line} ({fix})") })
     };

@@ -215,6 +215,30 @@ fn no_proposed_check_rewrites_the_worktree() {
     assert_eq!(node("eslint --fix src").0, ["npm exec -- eslint src"]);
     assert_eq!(node("prettier --write .").0, ["npm exec -- prettier --check ."]);
     assert_eq!(node("eslint src").0, ["npm run --silent lint"]);
+    // No `lint` script: the linters the project installs and configures.
+    let pkg = r#"{"scripts": {"test": "vitest"}, "devDependencies": {"eslint": "^10", "@biomejs/biome": "^2", "vitest": "^4"}}"#;
+    for (lock, runner, test) in [
+        ("package-lock.json", "npm exec --", "npm run --silent test -- --reporter=verbose"),
+        ("pnpm-lock.yaml", "pnpm exec", "pnpm run --silent test --reporter=verbose"),
+        ("bun.lock", "bun x", "bun run --silent test --reporter=verbose"),
+    ] {
+        let f =
+            with_file(facts(&["package.json", lock, "eslint.config.mjs", "biome.json", "src"]), "package.json", pkg);
+        assert_eq!(
+            runs(&f),
+            [test.to_string(), format!("{runner} eslint ."), format!("{runner} biome lint .")],
+            "{lock}"
+        );
+    }
+    let f = with_file(
+        facts(&["package.json", ".oxlintrc.json"]),
+        "package.json",
+        r#"{"devDependencies": {"oxlint": "1"}}"#,
+    );
+    assert_eq!(runs(&f), ["npm exec -- oxlint"]);
+    // Configured but not installed: nothing to run.
+    let f = with_file(facts(&["package.json", "biome.json"]), "package.json", "{}");
+    assert!(runs(&f).is_empty(), "{:?}", runs(&f));
     let (c, notes) = node("eslint --fix . && prettier --write .");
     assert!(c.is_empty() && notes[0].contains("`--fix`, which rewrites the worktree"), "{notes:?}");
     let f = with_file(facts(&["Cargo.toml", "rustfmt.toml"]), "Cargo.toml", "[package]\nname = \"x\"\n");

@@ -139,6 +139,23 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
                 detail: format!("skipped now ({})", what.join(", ")),
             });
         }
+        // An inline snapshot of the base changed or removed (one the
+        // runner fills in, empty on the base, is not).
+        let rewritten = t.inline_snapshots.iter().enumerate().find(|(k, b)| {
+            let written = b.trim_matches(|c| c == '(' || c == ')').trim();
+            !written.is_empty() && h.inline_snapshots.get(*k) != Some(*b)
+        });
+        if let Some((k, _)) = rewritten {
+            out.push(Finding {
+                kind: Kind::SnapshotRewritten,
+                path: hpath.to_string(),
+                test: id.clone(),
+                detail: format!(
+                    "its inline snapshot {} of the base rewritten: a failing expectation compared with it now passes",
+                    k + 1
+                ),
+            });
+        }
         // A test skipped now (`it.todo` keeps no body) is said once.
         if h.assertions < t.assertions && new_skips.is_empty() {
             out.push(Finding {
@@ -274,11 +291,28 @@ mod tests {
             line: 3,
             skips: skips.iter().map(|s| s.to_string()).collect(),
             assertions,
+            inline_snapshots: Vec::new(),
         }
     }
 
     fn file(path: &str, tests: Vec<FoundTest>) -> FileTests {
         FileTests { path: path.into(), tests }
+    }
+
+    #[test]
+    fn an_inline_snapshot_of_the_base_rewritten_is_caught_one_filled_in_is_not() {
+        let with = |snaps: &[&str]| {
+            let mut t = t("totals", "cart > totals", &[], 1);
+            t.inline_snapshots = snaps.iter().map(|s| s.to_string()).collect();
+            vec![file("cart.test.ts", vec![t])]
+        };
+        let found = compare(&with(&["(`5`)"]), &with(&["(`4`)"]));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, Kind::SnapshotRewritten);
+        assert_eq!(found[0].test, "cart.test.ts > cart > totals");
+        assert!(compare(&with(&["(`5`)"]), &with(&[])).iter().any(|f| f.kind == Kind::SnapshotRewritten));
+        assert!(compare(&with(&["()"]), &with(&["(`4`)"])).is_empty());
+        assert!(compare(&with(&["(`5`)"]), &with(&["(`5`)", "(`6`)"])).is_empty());
     }
 
     #[test]

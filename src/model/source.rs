@@ -101,4 +101,8 @@ pub(crate) struct FoundTest {
     pub skips: Vec<String>,
     /// Assertions in its body.
     pub assertions: usize,
+    /// jest's and vitest's inline snapshots in its body, as written
+    /// (`toMatchInlineSnapshot(`...`)`'s argument), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inline_snapshots: Vec<String>,
 }

@@ -192,9 +192,30 @@ impl Layout {
             "pnpm"
         } else if self.has("yarn.lock") {
             "yarn"
+        } else if self.has("bun.lock") || self.has("bun.lockb") {
+            "bun"
         } else {
             "npm"
         })
+    }
+
+    /// Whether `package.json` lists `package` among its dependencies (any
+    /// kind): the project installs it, so its program is in
+    /// `node_modules/.bin`.
+    pub(crate) fn npm_depends_on(&self, package: &str) -> bool {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(self.text("package.json")) else { return false };
+        ["dependencies", "devDependencies", "optionalDependencies"]
+            .iter()
+            .any(|k| v.get(k).and_then(|d| d.get(package)).is_some())
+    }
+
+    /// The version range `package.json` asks of `package`, as written
+    /// (`^4.1.4`).
+    pub(crate) fn npm_dependency(&self, package: &str) -> Option<String> {
+        let v = serde_json::from_str::<serde_json::Value>(self.text("package.json")).ok()?;
+        ["dependencies", "devDependencies", "optionalDependencies"]
+            .iter()
+            .find_map(|k| v.get(k)?.get(package)?.as_str().map(str::to_string))
     }
 
     /// The script names of `package.json`.

@@ -95,6 +95,7 @@ fn python(node: Node, source: &[u8], names: &mut Vec<String>, class_skip: bool, 
                     line: def.start_position().row + 1,
                     skips: skip,
                     assertions: asserts,
+                    inline_snapshots: Vec::new(),
                 });
             }
             _ => {}
@@ -195,6 +196,30 @@ fn js_asserts(node: Node, source: &[u8]) -> usize {
     n
 }
 
+/// The arguments of the inline snapshot matchers under `node`
+/// (`toMatchInlineSnapshot`, `toThrowErrorMatchingInlineSnapshot`), as
+/// written, in source order; an empty one (the runner fills it in on its
+/// first run) is kept as empty.
+fn js_inline_snapshots(node: Node, source: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut cursor = node.walk();
+    let mut stack = vec![node];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "call_expression"
+            && let Some(f) = x.child_by_field_name("function")
+            && f.kind() == "member_expression"
+            && let Some(p) = f.child_by_field_name("property")
+            && text(p, source).ends_with("InlineSnapshot")
+        {
+            let args = x.child_by_field_name("arguments").map(|a| text(a, source)).unwrap_or_default();
+            found.push((x.start_byte(), args.to_string()));
+        }
+        stack.extend(x.children(&mut cursor));
+    }
+    found.sort();
+    found.into_iter().map(|(_, a)| a).collect()
+}
+
 fn js(node: Node, source: &[u8], names: &mut Vec<String>, outer: &[String], out: &mut Vec<FoundTest>) {
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
@@ -227,6 +252,7 @@ fn js(node: Node, source: &[u8], names: &mut Vec<String>, outer: &[String], out:
             line: child.start_position().row + 1,
             skips: markers,
             assertions: body.map_or(0, |b| js_asserts(b, source)),
+            inline_snapshots: body.map_or_else(Vec::new, |b| js_inline_snapshots(b, source)),
         });
     }
 }
@@ -255,6 +281,7 @@ fn rust(node: Node, source: &[u8], mods: &mut Vec<String>, out: &mut Vec<FoundTe
                         line: child.start_position().row + 1,
                         skips,
                         assertions: asserts,
+                        inline_snapshots: Vec::new(),
                     });
                 }
                 attrs.clear();
@@ -341,6 +368,9 @@ mod tests {
             ]
         );
         let ts = "import { test, expect } from 'vitest';\ntest('typed', (): void => {\n  expect(f(1 as number)).toBe(2);\n});\n";
+        let snap = "it('total', () => {\n  expect(t()).toMatchInlineSnapshot(`5`);\n  expect(() => g()).toThrowErrorMatchingInlineSnapshot();\n});\n";
+        let tests = tests_in(language_for(b"a.test.ts").expect("language"), snap.as_bytes()).expect("rules");
+        assert_eq!(tests[0].inline_snapshots, ["(`5`)", "()"]);
         assert_eq!(found("a.test.ts", ts), vec![("typed".into(), Vec::<String>::new(), 1)]);
     }
 

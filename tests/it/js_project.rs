@@ -7,31 +7,12 @@
 //! (installed from npm into the CI cache) are the project's
 //! `node_modules`, linked.
 
-use std::path::Path;
-
 use crate::support::record::{check_event, outcomes, prompt};
-use crate::support::tools::{js_lint_tools, js_test_runners, skipped};
+use crate::support::tools::{js_lint_tools, js_test_runners, link_node_modules, skipped};
 use crate::support::{FakeAgent, TestEnv};
 
 const CONFIG: &str = "export default [\n  {\n    files: [\"src/**/*.js\"],\n    languageOptions: { sourceType: \"module\" },\n    rules: { \"no-unused-vars\": \"error\", eqeqeq: \"error\" },\n  },\n];\n";
 const TESTS: &str = "import { describe, it, expect } from 'vitest';\nimport { total } from '../src/cart.js';\n\ndescribe('cart', () => {\n  it('sums quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n  });\n\n  it('is zero when empty', () => {\n    expect(total([])).toBe(0);\n  });\n});\n";
-
-/// `node_modules` of the project: the packages and programs of the CI
-/// cache's installs, linked.
-fn link_modules(project: &Path, installs: &[&Path]) {
-    let nm = project.join("node_modules");
-    std::fs::create_dir_all(nm.join(".bin")).expect("mkdir");
-    for modules in installs {
-        for e in std::fs::read_dir(modules).expect("modules").flatten() {
-            let name = e.file_name();
-            let to = if name == ".bin" { continue } else { nm.join(&name) };
-            let _ = std::os::unix::fs::symlink(e.path(), to);
-        }
-        for e in std::fs::read_dir(modules.join(".bin")).expect(".bin").flatten() {
-            let _ = std::os::unix::fs::symlink(e.path(), nm.join(".bin").join(e.file_name()));
-        }
-    }
-}
 
 #[test]
 fn a_vitest_project_set_up_by_init_fails_on_the_new_lint_error_then_succeeds() {
@@ -52,7 +33,7 @@ fn a_vitest_project_set_up_by_init_fails_on_the_new_lint_error_then_succeeds() {
         .file("src/legacy.js", "export function same(a, b) {\n  return a == b;\n}\n")
         .file("test/cart.test.js", TESTS)
         .commit();
-    link_modules(&r, &[runners.parent().expect("node_modules"), lint.parent().expect("node_modules")]);
+    link_node_modules(&r, &[runners.parent().expect("node_modules"), lint.parent().expect("node_modules")]);
     let init = env.run(&r, &["init"]);
     init.assert_code(0);
     let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("init wrote the config");
@@ -101,7 +82,7 @@ fn a_jest_project_set_up_by_init_reaches_its_node_modules_and_succeeds() {
         .file("src/cart.js", "function total(items) {\n  return items.length;\n}\nmodule.exports = { total };\n")
         .file("test/cart.test.js", tests)
         .commit();
-    link_modules(&r, &[runners.parent().expect("node_modules"), lint.parent().expect("node_modules")]);
+    link_node_modules(&r, &[runners.parent().expect("node_modules"), lint.parent().expect("node_modules")]);
     env.run(&r, &["init"]).assert_code(0);
     let config = std::fs::read_to_string(r.join("retry-run.toml")).expect("config");
     assert!(config.contains("share = [\"node_modules\"]") && config.contains("retry-run-worktrees"), "{config}");

@@ -32,6 +32,7 @@ mod js_project;
 mod land;
 mod lanes;
 mod mcp;
+mod real_js_projects;
 mod real_projects;
 mod record;
 mod repositories;

@@ -586,6 +586,9 @@ pub(crate) fn is_target(id: &str, target: &str) -> bool {
         id == target
             || id.strip_prefix(target).is_some_and(|rest| rest.starts_with('['))
             || id.strip_suffix(target).is_some_and(|head| head.ends_with(" > "))
+            // A target led by its file, a runner that names the test
+            // without it (jest's `● cart › adds` heading).
+            || target.strip_suffix(id).and_then(|head| head.strip_suffix(" > ")).is_some_and(is_js_file)
     };
     if plain(target) {
         return true;
@@ -596,6 +599,12 @@ pub(crate) fn is_target(id: &str, target: &str) -> bool {
     let spelled = target.replace(" › ", " > ");
     let spelled = if spelled.is_ascii() { spelled } else { pytest_escaped(&spelled) };
     spelled != target && plain(&spelled)
+}
+
+/// Whether `s` is a JavaScript or TypeScript test file's path, the head
+/// of a vitest or jest id.
+fn is_js_file(s: &str) -> bool {
+    !s.contains(" > ") && [".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts"].iter().any(|e| s.ends_with(e))
 }
 
 /// The test id at the start of a failing test's entry as a digest lists it
@@ -805,6 +814,20 @@ pub(crate) fn target_status(target: &str, runs: &[&TestRun], failed_keys: &[&str
     }
 }
 
+/// Whether a run narrowed to the task's `targets` (a check's first stage)
+/// passed by them, whatever its exit status: every target reported passed,
+/// no test failed and nothing else was read as an error. What such a run
+/// exits with besides says nothing of the targets: a coverage threshold
+/// (jest's `--coverage` over one test), a runner that finds no test in
+/// the other files. The check's full run, which follows, is judged by its
+/// exit status too.
+pub(crate) fn narrowed_run_passes(targets: &[String], passed: &[String], failed: &[String], errors: usize) -> bool {
+    !targets.is_empty()
+        && failed.is_empty()
+        && errors == 0
+        && targets.iter().all(|t| passed.iter().any(|id| is_target(id, t)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -903,6 +926,17 @@ Tests:       1 failed, 1 passed, 2 total
     }
 
     #[test]
+    fn a_narrowed_run_passes_by_its_targets_alone() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let targets = v(&["t.test.ts > cart > adds"]);
+        assert!(narrowed_run_passes(&targets, &v(&["cart > adds"]), &[], 0));
+        assert!(!narrowed_run_passes(&targets, &v(&["cart > adds"]), &v(&["cart > other"]), 0));
+        assert!(!narrowed_run_passes(&targets, &v(&["cart > adds"]), &[], 1));
+        assert!(!narrowed_run_passes(&targets, &v(&["cart > totals"]), &[], 0));
+        assert!(!narrowed_run_passes(&[], &[], &[], 0));
+    }
+
+    #[test]
     fn mocha_and_node_tests_by_their_suites_at_every_reporter() {
         let failed = ids(&["cart > totals zero", "cart > when empty > rejects \"bad\" input #1: a > b [x] é"]);
         // mocha's spec (its default) and node's spec and TAP (its default
@@ -955,6 +989,14 @@ Tests:       1 failed, 1 passed, 2 total
             assert_eq!(target_status("cart › adds an item", &[&jest], &[]), TargetStatus::Passed);
             assert_eq!(target_status("cart.test.js > cart > adds an item", &[&jest], &[]), TargetStatus::Passed);
             assert_eq!(target_status("other.test.js > cart > adds an item", &[&jest], &[]), TargetStatus::NotReported);
+            // jest's heading names a failing test without its file.
+            let heading = TestRun { failed: vec!["cart > when empty > totals zero".into()], ..TestRun::default() };
+            let target = "cart.test.js > cart > when empty > totals zero";
+            assert_eq!(target_status(target, &[&heading], &[]), TargetStatus::Failed);
+            assert_eq!(
+                target_status("x > cart > when empty > totals zero", &[&heading], &[]),
+                TargetStatus::NotReported
+            );
         }
         let vitest = read(captured!("vitest-verbose"));
         assert_eq!(vitest.passed, ["cart.vi.test.mjs > cart > adds an item", "cart.vi.test.mjs > top level"]);

@@ -62,6 +62,9 @@ pub(crate) struct FailedRun<'a> {
     /// The failing tests its output names, by runner
     /// ([`super::failed_by_runner`]).
     pub tests: &'a [(Runner, String)],
+    /// The project's `package.json` scripts (name, text), for a check that
+    /// runs one ([`select::select_in`]).
+    pub scripts: &'a [(String, String)],
 }
 
 /// How to run a failed check again with only its failing tests selected.
@@ -125,7 +128,8 @@ pub(crate) fn rerun(failed: FailedRun<'_>, inherited: &dyn Fn(&str) -> Option<St
         return Err(NoRerun::NoTestNamed);
     }
     if failed.tests.iter().any(|(r, _)| !matches!(r, Runner::Pytest | Runner::Go)) {
-        let selected = select::select(failed.run, inherited, failed.tests).map_err(NoRerun::CannotSelect)?;
+        let selected =
+            select::select_in(failed.run, inherited, failed.scripts, failed.tests).map_err(NoRerun::CannotSelect)?;
         let tests = failed.tests.iter().map(|(_, id)| id.clone()).collect();
         return Ok(Rerun { env: selected.env, tests, run: selected.run });
     }
@@ -227,7 +231,7 @@ mod tests {
     }
 
     fn failed<'a>(run: &'a str, tests: &'a [(Runner, String)]) -> FailedRun<'a> {
-        FailedRun { run, timed_out: false, other_failures: false, tests }
+        FailedRun { run, timed_out: false, other_failures: false, tests, scripts: &[] }
     }
 
     #[test]
@@ -333,6 +337,18 @@ mod tests {
             r.run.as_deref(),
             Some("node --test --test-name-pattern='^(?:totals zero|cart totals zero)$' test/")
         );
+        // Through a package script that starts the runner.
+        let scripts = [("test".to_string(), "cross-env TZ=UTC jest --coverage".to_string())];
+        let jest = [(Runner::Js, "cart > adds".to_string())];
+        let through = |run| rerun(FailedRun { scripts: &scripts, ..failed(run, &jest) }, &none).map(|r| r.run);
+        assert_eq!(through("npm run --silent test"), Ok(Some("npm run --silent test -- -t '^(?:cart adds)$'".into())));
+        assert_eq!(
+            through("npm run --silent test -- --verbose"),
+            Ok(Some("npm run --silent test -- --verbose -t '^(?:cart adds)$'".into()))
+        );
+        assert_eq!(through("pnpm test"), Ok(Some("pnpm test -t '^(?:cart adds)$'".into())));
+        assert!(through("pnpm run test -- --verbose").is_err());
+        assert!(through("npm run lint").is_err());
         let refused = rerun(failed("mocha -g cart", &tests[..1]), &none);
         assert_eq!(refused, Err(NoRerun::CannotSelect(Unselectable::Selects("-g".to_string()))));
         let refused = rerun(failed("node test.js", &tests[..1]), &none);
@@ -346,8 +362,8 @@ mod tests {
         assert_eq!(piped, Err(NoRerun::CannotSelect(Unselectable::NotPlain("a pipe or `||`"))));
         let jest = failed_by_runner(captured!("vitest-4.1.12.txt"));
         let script = rerun(failed("npm test", &jest), &none);
-        assert_eq!(script, Err(NoRerun::CannotSelect(Unselectable::NotARunner("npm".into()))));
-        assert!(script.expect_err("no rerun").reason().starts_with("`npm` is no runner"));
+        assert_eq!(script, Err(NoRerun::CannotSelect(Unselectable::NotARunner("npm run test".into()))));
+        assert!(script.expect_err("no rerun").reason().starts_with("`npm run test` is no runner"));
         assert_eq!(rerun(failed("ruff check .", &[]), &none), Err(NoRerun::NoTestNamed));
         let py = [(Runner::Pytest, "t.py::test_a".to_string())];
         let lint = FailedRun { other_failures: true, ..failed("ruff check . && pytest", &py) };

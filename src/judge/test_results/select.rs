@@ -113,15 +113,32 @@ fn name(runner: Runner) -> &'static str {
 /// How to run `tests` (each with the runner that named it) alone with the
 /// check's command `run`, which inherits `inherited` for the variables
 /// retry-run adds (`PYTEST_ADDOPTS`, `GOFLAGS`).
+#[cfg(test)]
 pub(crate) fn select(
     run: &str,
     inherited: &dyn Fn(&str) -> Option<String>,
+    tests: &[(Runner, String)],
+) -> Result<Selection, Unselectable> {
+    select_in(run, inherited, &[], tests)
+}
+
+/// [`select`], where `scripts` are the project's `package.json` scripts
+/// (name, text): a package manager's run of a script that starts jest,
+/// vitest or mocha itself (`npm run --silent test -- --verbose` over
+/// `"test": "vitest run"`) is narrowed by arguments given to the script.
+pub(crate) fn select_in(
+    run: &str,
+    inherited: &dyn Fn(&str) -> Option<String>,
+    scripts: &[(String, String)],
     tests: &[(Runner, String)],
 ) -> Result<Selection, Unselectable> {
     if tests.is_empty() {
         return Err(Unselectable::NoTests);
     }
     let words = shell_words(run)?;
+    if let Some(script) = script_run(&words) {
+        return through_script(run, &words, &script, scripts, tests);
+    }
     let call = invocation(&words)?;
     if let Some((runner, id)) = tests.iter().find(|(r, _)| *r != call.runner) {
         return Err(Unselectable::OtherRunner { id: id.clone(), runner: *runner, command: call.runner });
@@ -302,6 +319,96 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
             }
         }
         _ => Err(Unselectable::NotARunner(first.text.clone())),
+    }
+}
+
+/// A package manager's run of a `package.json` script: its manager, its
+/// name, where the words after the name start, and whether one is `--`.
+struct ScriptRun {
+    manager: String,
+    name: String,
+    rest: usize,
+    dashes: bool,
+}
+
+/// `npm run [-s] NAME ...`, `npm test`, `pnpm run NAME`, `pnpm test`,
+/// `yarn run NAME`, `yarn test`, `bun run NAME` (not `bun test`, bun's
+/// own runner).
+fn script_run(words: &[Word]) -> Option<ScriptRun> {
+    let mut i = 0;
+    while words.get(i).is_some_and(|w| is_assignment(&w.text)) {
+        i += 1;
+    }
+    let manager = words.get(i)?.text.rsplit('/').next()?.to_string();
+    if !matches!(manager.as_str(), "npm" | "pnpm" | "yarn" | "bun") {
+        return None;
+    }
+    let option = |w: &Word| w.text.starts_with('-') && w.text != "--";
+    let mut k = i + 1;
+    while words.get(k).is_some_and(option) {
+        k += 1;
+    }
+    let name = match words.get(k)?.text.as_str() {
+        "run" | "run-script" => {
+            k += 1;
+            while words.get(k).is_some_and(option) {
+                k += 1;
+            }
+            words.get(k)?.text.clone()
+        }
+        "test" | "t" if manager != "bun" => "test".to_string(),
+        _ => return None,
+    };
+    let rest = k + 1;
+    let dashes = words[rest.min(words.len())..].iter().any(|w| w.text == "--");
+    Some(ScriptRun { manager, name, rest, dashes })
+}
+
+/// The selection of a script's runner, given as the script's arguments:
+/// npm takes them after `--` (added when missing); pnpm, yarn and bun
+/// pass the words after the name on, and a `--` there would reach the
+/// runner, which reads what follows it as no option: refused.
+fn through_script(
+    run: &str,
+    words: &[Word],
+    script: &ScriptRun,
+    scripts: &[(String, String)],
+    tests: &[(Runner, String)],
+) -> Result<Selection, Unselectable> {
+    let said = format!("{} run {}", script.manager, script.name);
+    let text = scripts
+        .iter()
+        .find(|(n, _)| *n == script.name)
+        .map(|(_, t)| t.as_str())
+        .ok_or_else(|| Unselectable::NotARunner(said.clone()))?;
+    let inner = shell_words(text)?;
+    // `cross-env TZ=UTC jest`: the variables are set, the runner starts.
+    let skip = usize::from(inner.first().is_some_and(|w| w.text == "cross-env"));
+    let call = invocation(&inner[skip..]).map_err(|_| Unselectable::NotARunner(said.clone()))?;
+    if call.runner != Runner::Js || call.js == JsRunner::Node {
+        return Err(Unselectable::NotARunner(said));
+    }
+    if let Some((runner, id)) = tests.iter().find(|(r, _)| *r != Runner::Js) {
+        return Err(Unselectable::OtherRunner { id: id.clone(), runner: *runner, command: Runner::Js });
+    }
+    if script.manager != "npm" && script.dashes {
+        return Err(Unselectable::NotPlain("`--` after a pnpm, yarn or bun script's name"));
+    }
+    let mut args: Vec<Word> = inner[skip + call.args..].to_vec();
+    args.extend(words[script.rest.min(words.len())..].iter().filter(|w| w.text != "--").cloned());
+    let mut ids: Vec<&str> = Vec::new();
+    for (_, id) in tests {
+        if !ids.contains(&id.as_str()) {
+            ids.push(id);
+        }
+    }
+    let run = match script.manager.as_str() {
+        "npm" if !script.dashes => format!("{} --", run.trim_end()),
+        _ => run.trim_end().to_string(),
+    };
+    match call.js {
+        JsRunner::Mocha => mocha(&run, &args, &ids),
+        _ => js(&run, &args, &ids),
     }
 }
 
@@ -655,7 +762,9 @@ fn js(run: &str, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectable>
 fn mocha(run: &str, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectable> {
     if let Some(w) = args.iter().find(|w| {
         let t = w.text.as_str();
-        ["-g", "--grep", "-f", "--fgrep"].iter().any(|o| t == *o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+        ["-g", "--grep", "-f", "--fgrep"]
+            .iter()
+            .any(|o| t == *o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
     }) {
         return Err(Unselectable::Selects(w.text.clone()));
     }
@@ -669,7 +778,9 @@ fn mocha(run: &str, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectab
 /// name, later versions its suites' names and its own, spaced: the
 /// pattern takes both.
 fn node(run: &str, test: &Word, args: &[Word], ids: &[&str]) -> Result<Selection, Unselectable> {
-    if let Some(w) = args.iter().find(|w| w.text.starts_with("--test-name-pattern") || w.text.starts_with("--test-skip-pattern")) {
+    if let Some(w) =
+        args.iter().find(|w| w.text.starts_with("--test-name-pattern") || w.text.starts_with("--test-skip-pattern"))
+    {
         return Err(Unselectable::Selects(w.text.clone()));
     }
     let mut names: Vec<String> = Vec::new();
@@ -817,7 +928,7 @@ mod tests {
             ("pytest \"$ARGS\"", py.clone(), Unselectable::NotPlain("an expansion")),
             ("pytest 'x", py.clone(), Unselectable::NotPlain("an unclosed quote")),
             ("make test", py.clone(), Unselectable::NotARunner("make".into())),
-            ("npm test", py.clone(), Unselectable::NotARunner("npm".into())),
+            ("npm test", py.clone(), Unselectable::NotARunner("npm run test".into())),
             ("cargo nextest run", ids(Runner::Cargo, &["a"]), Unselectable::NotARunner("cargo nextest".into())),
             (
                 "cargo test",

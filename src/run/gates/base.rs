@@ -151,7 +151,8 @@ fn targets_alone(
     let (env, unset) = (a.confinement.env(), a.confinement.unset());
     let inherited = inherited(&env, &unset);
     let targets = &t.plan.config.targets;
-    let Some(sel) = super::checks::selection(check, &inherited, targets.clone()) else { return Ok(None) };
+    let scripts = super::checks::package_scripts(&t.wt);
+    let Some(sel) = super::checks::selection(check, (&inherited, &scripts), targets.clone()) else { return Ok(None) };
     let (base, wt) = (t.base.oid, &t.wt);
     let added = runners::runner_env(&inherited);
     let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };

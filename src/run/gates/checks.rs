@@ -261,7 +261,7 @@ pub(crate) struct TargetsRun {
 /// command.
 pub(super) fn targets_run(
     check: &CheckConfig,
-    inherited: &dyn Fn(&str) -> Option<String>,
+    (inherited, scripts): (&dyn Fn(&str) -> Option<String>, &[(String, String)]),
     targets: &[String],
     base: Option<&Baseline>,
 ) -> Option<TargetsRun> {
@@ -271,24 +271,35 @@ pub(super) fn targets_run(
         .filter(|t| base.failures.iter().any(|f| f.test && test_results::is_target(&f.key, t)))
         .cloned()
         .collect();
-    selection(check, inherited, mine)
+    selection(check, (inherited, scripts), mine)
+}
+
+/// The scripts of the `package.json` in `wt` (name, text); none when it
+/// has none or cannot be read (then no package script is narrowed).
+pub(super) fn package_scripts(wt: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(wt.join("package.json")) else { return Vec::new() };
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return Vec::new() };
+    json.get("scripts")
+        .and_then(|s| s.as_object())
+        .map(|s| s.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+        .unwrap_or_default()
 }
 
 /// How `check` runs only `mine`, or `None` when there are none, it is a
 /// lint check, or its command cannot be narrowed.
 pub(super) fn selection(
     check: &CheckConfig,
-    inherited: &dyn Fn(&str) -> Option<String>,
+    (inherited, scripts): (&dyn Fn(&str) -> Option<String>, &[(String, String)]),
     mine: Vec<String>,
 ) -> Option<TargetsRun> {
     use test_results::Runner;
-    use test_results::select::{Unselectable, select};
+    use test_results::select::{Unselectable, select_in};
     if mine.is_empty() || check.kind == CheckKind::Lint {
         return None;
     }
     for runner in [Runner::Pytest, Runner::Go, Runner::Cargo, Runner::Js] {
         let tests: Vec<(Runner, String)> = mine.iter().map(|t| (runner, t.clone())).collect();
-        match select(&check.run, inherited, &tests) {
+        match select_in(&check.run, inherited, scripts, &tests) {
             Ok(sel) => return Some(TargetsRun { env: sel.env, run: sel.run, tests: mine }),
             Err(Unselectable::OtherRunner { .. }) => continue,
             Err(_) => return None,

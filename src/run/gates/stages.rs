@@ -55,8 +55,11 @@ pub(in crate::run) fn configured_checks(
     let selections: Vec<Option<TargetsRun>> = {
         let inherited = inherited(&a.env, &unset);
         let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
+        let scripts = super::checks::package_scripts(&t.wt);
         // With `fail_fast = "none"` every check runs in full only.
-        let runs = |c| (fail_fast == FailFast::Targets).then(|| targets_run(c, &inherited, &config.targets, base(c)));
+        let runs = |c| {
+            (fail_fast == FailFast::Targets).then(|| targets_run(c, (&inherited, &scripts), &config.targets, base(c)))
+        };
         checks.iter().map(|c| runs(c).flatten()).collect()
     };
     let facts: Vec<CheckFacts> = checks
@@ -339,8 +342,26 @@ fn run_step(
         Some(sel) => {
             let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
             let out = format!("{}.targets", check.name);
-            let ran = run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))?;
-            (out, ran)
+            let (mut result, runs) =
+                run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))?;
+            let by_targets = || {
+                test_results::narrowed_run_passes(
+                    &sel.tests,
+                    &result.passed_tests,
+                    &result.failed_tests,
+                    result.errors.len(),
+                )
+            };
+            if !result.passed && !result.timed_out && result.tested_checkout.is_empty() && by_targets() {
+                result.passed = true;
+                // No test failed and nothing was read: what is left is the exit status's.
+                result.failures.clear();
+                result.notes.push(format!(
+                    "exit {} not counted: every target passed in this run narrowed to them; the full run judges the rest",
+                    result.exit_code.map_or_else(|| "by a signal".to_string(), |c| c.to_string())
+                ));
+            }
+            (out, (result, runs))
         }
     };
     let a = at.1;
@@ -483,11 +504,13 @@ fn run_check(
         return Ok((first, runs));
     }
     let failed_tests = test_results::failed_by_runner(&text);
+    let scripts = super::checks::package_scripts(wt);
     let failed = FailedRun {
         run: &check.run,
         timed_out: parsed.timed_out,
         other_failures: parsed.failures.iter().any(|f| !f.test),
         tests: &failed_tests,
+        scripts: &scripts,
     };
     let Rerun { env: selected, tests, run } = match runners::rerun(failed, &inherited) {
         Ok(r) if flaky_reruns > 0 => r,

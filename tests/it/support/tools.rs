@@ -371,3 +371,77 @@ pub(crate) fn js_typescript() -> Result<PathBuf, String> {
 pub(crate) fn js_lint_tools() -> Result<PathBuf, String> {
     Ok(npm_tools("js-lint", &["eslint@10.16.0"], &["eslint"])?.join(".bin"))
 }
+
+/// The `node_modules` directory of the project at `project` (one of
+/// `tests/real-projects/`), its dependencies installed by `npm ci` from the
+/// project's own `package.json` and `package-lock.json` into the CI cache's
+/// `dir/`: when the copies of those two files kept there differ from the
+/// project's (its lock file changed since), or when `programs` (in its
+/// `.bin`) do not all run; one installer at a time. No install script runs
+/// (`--ignore-scripts`: the projects need none). `Err` says why they
+/// cannot be had: the npm registry cannot be reached; another failure
+/// fails the test.
+pub(crate) fn npm_ci(dir: &str, project: &Path, programs: &[&str]) -> Result<PathBuf, String> {
+    let prefix = ci_cache().join(dir);
+    let modules = prefix.join("node_modules");
+    const MANIFESTS: [&str; 2] = ["package.json", "package-lock.json"];
+    let read = |p: PathBuf| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let wanted: Vec<Vec<u8>> = MANIFESTS.iter().map(|m| read(project.join(m))).collect();
+    let works = || {
+        MANIFESTS.iter().zip(&wanted).all(|(m, want)| std::fs::read(prefix.join(m)).is_ok_and(|have| &have == want))
+            && programs.iter().all(|p| runs(&modules.join(".bin").join(p)))
+    };
+    if works() {
+        return Ok(modules);
+    }
+    with_lock(&ci_cache().join(format!("{dir}.lock")), || {
+        if works() {
+            return Ok(modules.clone());
+        }
+        std::fs::create_dir_all(&prefix).unwrap_or_else(|e| panic!("{}: {e}", prefix.display()));
+        for (m, text) in MANIFESTS.iter().zip(&wanted) {
+            std::fs::write(prefix.join(m), text).unwrap_or_else(|e| panic!("{}: {e}", prefix.join(m).display()));
+        }
+        let out = output(
+            Command::new("npm").args(["ci", "--ignore-scripts", "--no-fund", "--no-audit"]).current_dir(&prefix),
+            "npm (the real-project tests install their dependencies with it)",
+        );
+        if works() {
+            return Ok(modules.clone());
+        }
+        let last = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        match unreachable(&last) {
+            Some(why) => Err(format!(
+                "cannot install the dependencies of {} from npm: the registry cannot be reached: {why}",
+                project.display()
+            )),
+            None => panic!(
+                "npm ci of {} in {} gave no working {}: {last}",
+                project.display(),
+                prefix.display(),
+                programs.join(", ")
+            ),
+        }
+    })
+}
+
+/// `node_modules` of the project at `project`: a directory holding a link
+/// to each package and program of the `node_modules` directories
+/// `installs` (an earlier one's name wins), as an install would leave it,
+/// without a copy.
+pub(crate) fn link_node_modules(project: &Path, installs: &[&Path]) {
+    let nm = project.join("node_modules");
+    std::fs::create_dir_all(nm.join(".bin")).expect("mkdir node_modules/.bin");
+    for modules in installs {
+        for e in std::fs::read_dir(modules).expect("node_modules readable").flatten() {
+            let name = e.file_name();
+            if name == ".bin" {
+                continue;
+            }
+            let _ = std::os::unix::fs::symlink(e.path(), nm.join(&name));
+        }
+        for e in std::fs::read_dir(modules.join(".bin")).expect("node_modules/.bin readable").flatten() {
+            let _ = std::os::unix::fs::symlink(e.path(), nm.join(".bin").join(e.file_name()));
+        }
+    }
+}
