@@ -254,6 +254,10 @@ pub(crate) struct TargetsRun {
     pub tests: Vec<String>,
 }
 
+/// What a check's command runs with: the variables it inherits, and the
+/// project's `package.json` scripts ([`package_scripts`]).
+pub(super) type Surroundings<'a> = (&'a dyn Fn(&str) -> Option<String>, &'a [(String, String)]);
+
 /// How `check` runs only those of the task's `targets` it reported
 /// failing on the base ([`test_results::select`]), or `None` when it
 /// reported none there or its command cannot be narrowed (it has no
@@ -261,7 +265,7 @@ pub(crate) struct TargetsRun {
 /// command.
 pub(super) fn targets_run(
     check: &CheckConfig,
-    (inherited, scripts): (&dyn Fn(&str) -> Option<String>, &[(String, String)]),
+    (inherited, scripts): Surroundings<'_>,
     targets: &[String],
     base: Option<&Baseline>,
 ) -> Option<TargetsRun> {
@@ -289,7 +293,7 @@ pub(super) fn package_scripts(wt: &Path) -> Vec<(String, String)> {
 /// lint check, or its command cannot be narrowed.
 pub(super) fn selection(
     check: &CheckConfig,
-    (inherited, scripts): (&dyn Fn(&str) -> Option<String>, &[(String, String)]),
+    (inherited, scripts): Surroundings<'_>,
     mine: Vec<String>,
 ) -> Option<TargetsRun> {
     use test_results::Runner;
