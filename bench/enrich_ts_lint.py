@@ -222,7 +222,7 @@ def main():
         print(f"{len(want)} diagnostics (tsc {TOOLS['typescript']} on effect {SOURCES['effect']}: {n_tool['tsc']}; "
               f"ESLint {TOOLS['eslint']} on webpack {SOURCES['webpack']}: {n_tool['eslint']}) in {len(files)} files "
               f"({size / 1e6:.1f} MB); medians of {args.runs} runs")
-        print(f"  {'':18} {'wall':>9}   {'CPU':>7}   (wall of each run)")
+        print(f"  {'':18} {'wall':>9} {'CPU':>9}   (wall of each run)")
         for k, v in med.items():
             print(f"  {k:18} {v:7.3f} s {med_cpu[k]:7.3f} s   ({', '.join(f'{x:.3f}' for x in times[k])})")
         e, ec = med["retry-run enrich"], med_cpu["retry-run enrich"]
@@ -235,9 +235,8 @@ def main():
 
 def check(want, got, work, files, lois, parsers):
     """retry-run's reading against the tools' own, and the scopes each side found."""
-    key = lambda t, p, l, c, code: (t, p, l, c, code)  # noqa: E731
-    w = collections.Counter(key(*d) for d in want)
-    g = collections.Counter(key(d["tool"], d["path"], d["line"], d["column"], d["code"]) for d in got)
+    w = collections.Counter(want)
+    g = collections.Counter((d["tool"], d["path"], d["line"], d["column"], d["code"]) for d in got)
     missing, extra = w - g, g - w
     print(f"read by enrich: {sum(g.values())} of {sum(w.values())} (tool, path, line, column, code) agree: "
           f"{sum((w & g).values())}; missing {sum(missing.values())}, extra {sum(extra.values())}")
@@ -246,8 +245,9 @@ def check(want, got, work, files, lois, parsers):
     for d in list(extra)[:5]:
         print("  extra  ", d)
 
-    # grep-ast's tree: the scope nodes around each line of interest.
-    around = {}
+    # grep-ast's tree: the scope nodes around each line of interest, and
+    # the class expressions (`X.Template = class XTemplate extends ... {`).
+    around, class_expressions = {}, {}
     for rel in files:
         tree = parsers[rel.rsplit(".", 1)[1]].parse((work / rel).read_bytes())
         spans = []
@@ -260,6 +260,7 @@ def check(want, got, work, files, lois, parsers):
         for line in lois[rel]:
             inner = [s for s in spans if s[0] <= line <= s[1]]
             around[rel, line] = min(inner, key=lambda s: s[1] - s[0]) if inner else None
+        class_expressions[rel] = [s for s in spans if s[2] == "class"]
     in_tree = sum(1 for d in got if around.get((d["path"], d["line"])))
     scoped = sum(1 for d in got if d["scope"])
     print(f"inside a scope: retry-run enrich {scoped} of {len(got)}; grep-ast's tree (a function, method, class, "
@@ -269,14 +270,20 @@ def check(want, got, work, files, lois, parsers):
     for d in got:
         a = around.get((d["path"], d["line"]))
         if a and not d["scope"]:
-            k = f"{a[2]} in {a[3]}"
-            misses[k] += 1
-            examples.setdefault(k, f"{d['path']}:{d['line']}")
+            k = f"no scope from enrich; the innermost node is {a[2]} in {a[3]}"
         elif d["scope"] and not a:
-            misses["(retry-run scope, no node)"] += 1
-            examples.setdefault("(retry-run scope, no node)", f"{d['path']}:{d['line']}")
+            k = "a scope from enrich, no scope node in the tree"
+        else:
+            continue
+        misses[k] += 1
+        examples.setdefault(k, f"{d['path']}:{d['line']}")
     for k, n in misses.most_common(8):
-        print(f"  no scope from enrich, innermost node {k}: {n} (e.g. {examples[k]})")
+        print(f"  {k}: {n} (e.g. {examples[k]})")
+    bare = [d for d in got if d["scope"] and d["scope"]["kind"] != "class" and "." not in d["scope"]["qualified_name"]
+            and any(c[0] < d["scope"]["start_line"] <= c[1] for c in class_expressions[d["path"]])]
+    if bare:
+        print(f"  scoped inside a class expression, named without a class: {len(bare)} "
+              f"(e.g. {bare[0]['path']}:{bare[0]['line']} `{bare[0]['scope']['qualified_name']}`)")
 
 
 if __name__ == "__main__":

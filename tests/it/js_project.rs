@@ -100,3 +100,56 @@ fn a_jest_project_set_up_by_init_reaches_its_node_modules_and_succeeds() {
     assert_eq!(outcomes(&r, "sum-them"), ["SUCCESS"], "{}", out.stderr);
     assert_eq!(check_event(&r, "sum-them", 1, "npm-test")["passed"], true);
 }
+
+/// A test check the user wrote, at the runners' default reporters, which
+/// name no passing test of a file that passes whole: retry-run adds the
+/// option that names every test (vitest's `--reporter=verbose` as the
+/// script's argument, jest's `--verbose`), so a passing target is seen
+/// passing, not "not reported".
+#[test]
+fn a_users_own_vitest_or_jest_command_at_its_default_reporter_sees_the_passing_target() {
+    let runners = match js_test_runners() {
+        Ok(r) => r,
+        Err(why) => return skipped(&why),
+    };
+    let vitest_tests = "import { describe, it, expect } from 'vitest';\nimport { total } from '../src/cart.js';\n\ndescribe('cart', () => {\n  it('sums quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n  });\n});\n";
+    let jest_tests = "const { total } = require('../src/cart');\n\ndescribe('cart', () => {\n  test('sums quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n  });\n});\n";
+    let jest_other = "test('is true', () => {\n  expect(true).toBe(true);\n});\n";
+    let cases = [
+        (
+            "vitest",
+            "{\"name\":\"v\",\"type\":\"module\",\"private\":true,\"scripts\":{\"test\":\"vitest run\"}}\n",
+            "export function total(items) {\n  return items.length;\n}\n",
+            "export function total(items) {\n  return items.reduce((n, i) => n + i.qty, 0);\n}\n",
+            vec![("test/cart.test.js", vitest_tests)],
+            "[[check]]\nname = \"tests\"\nrun = \"npm test\"\nkind = \"test\"\n",
+        ),
+        (
+            "jest",
+            "{\"name\":\"j\",\"private\":true}\n",
+            "function total(items) {\n  return items.length;\n}\nmodule.exports = { total };\n",
+            "function total(items) {\n  return items.reduce((n, i) => n + i.qty, 0);\n}\nmodule.exports = { total };\n",
+            vec![("test/cart.test.js", jest_tests), ("test/other.test.js", jest_other)],
+            "[worktree]\nroot = \"../j.worktrees\"\nshare = [\"node_modules\"]\n[[check]]\nname = \"tests\"\nrun = \"npx jest\"\nkind = \"test\"\n",
+        ),
+    ];
+    for (runner, package, wrong, right, tests, toml) in cases {
+        let env = TestEnv::new();
+        let mut repo = env
+            .repo(runner)
+            .file("package.json", package)
+            .file(".gitignore", "node_modules/\n")
+            .file("src/cart.js", wrong)
+            .file("retry-run.toml", toml);
+        for (path, text) in tests {
+            repo = repo.file(path, text);
+        }
+        let r = repo.commit();
+        link_node_modules(&r, &[runners.parent().expect("node_modules")]);
+        let agent = env.agent(FakeAgent::new().write("src/cart.js", right));
+        let target = "test/cart.test.js > cart > sums quantities";
+        let out = env.run_agent(&r, &["run", "--quiet", "--task", "Sum them", "--target", target], &agent);
+        assert_eq!(outcomes(&r, "sum-them"), ["SUCCESS"], "{runner}: {}", out.stderr);
+        assert_eq!(check_event(&r, "sum-them", 1, "targets")["passed"], true, "{runner}");
+    }
+}

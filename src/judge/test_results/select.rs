@@ -154,7 +154,7 @@ pub(crate) fn select_in(
         Runner::Go => go(&words[call.args..], &ids, inherited),
         Runner::Cargo => cargo(run, &words, call.args, &ids),
         Runner::Js => match call.js {
-            JsRunner::JestVitest => js(run, &words[call.args..], &ids),
+            JsRunner::Jest | JsRunner::Vitest => js(run, &words[call.args..], &ids),
             JsRunner::Mocha => mocha(run, &words[call.args..], &ids),
             JsRunner::Node => node(run, &words[call.args - 1], &words[call.args..], &ids),
         },
@@ -242,6 +242,7 @@ pub(crate) fn quote(s: &str) -> String {
 }
 
 /// The runner a command starts and where its own arguments begin.
+#[derive(Clone, Copy)]
 struct Call {
     runner: Runner,
     args: usize,
@@ -252,8 +253,10 @@ struct Call {
 /// The JavaScript runners, each with its own way of selecting by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum JsRunner {
-    /// jest and vitest: `-t`.
-    JestVitest,
+    /// jest: `-t`.
+    Jest,
+    /// vitest: `-t`.
+    Vitest,
     /// mocha: `--grep`, over the describe names and the test's, spaced.
     Mocha,
     /// `node --test`: `--test-name-pattern`, before the files.
@@ -269,7 +272,7 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
     let Some(first) = words.get(i) else { return Err(Unselectable::NotARunner(String::new())) };
     let word = |k: usize| words.get(k).map(|w| w.text.as_str());
     let program = first.text.rsplit('/').next().unwrap_or(&first.text);
-    let call = |runner, args| Ok(Call { runner, args, js: JsRunner::JestVitest });
+    let call = |runner, args| Ok(Call { runner, args, js: JsRunner::Jest });
     match program {
         "pytest" | "py.test" => call(Runner::Pytest, i + 1),
         p if is_python(p) && word(i + 1) == Some("-m") && word(i + 2) == Some("pytest") => call(Runner::Pytest, i + 3),
@@ -304,7 +307,9 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
                 _ => Err(Unselectable::NotARunner("node without --test".to_string())),
             }
         }
-        "vitest" => call(Runner::Js, i + 1 + usize::from(word(i + 1) == Some("run"))),
+        "vitest" => {
+            Ok(Call { runner: Runner::Js, args: i + 1 + usize::from(word(i + 1) == Some("run")), js: JsRunner::Vitest })
+        }
         "npx" | "bunx" | "pnpm" | "yarn" => {
             let mut k = i + 1;
             while word(k).is_some_and(|w| matches!(w, "exec" | "--no-install" | "--yes" | "-y" | "--offline")) {
@@ -319,6 +324,52 @@ fn invocation(words: &[Word]) -> Result<Call, Unselectable> {
             }
         }
         _ => Err(Unselectable::NotARunner(first.text.clone())),
+    }
+}
+
+/// The command line `run` with what jest or vitest needs to name every
+/// test it runs, passing or failing, when its reporter would not: jest's
+/// `--verbose`, vitest's `--reporter=verbose` (their default reporters
+/// name no passing test of a file that passes whole). Also through a
+/// package script that starts the runner itself, given as the script's
+/// arguments as [`select_in`] gives a selection. `None`: nothing to add
+/// (another runner, a command of more than one program, a reporter or
+/// `--verbose`/`--json` of the user's, on the command line or in the
+/// script). What the tests do is not changed: only how they are reported.
+pub(crate) fn with_named_tests(run: &str, scripts: &[(String, String)]) -> Option<String> {
+    let words = shell_words(run).ok()?;
+    let (head, call, args) = match script_run(&words) {
+        Some(script) => {
+            let text = scripts.iter().find(|(n, _)| *n == script.name).map(|(_, t)| t.as_str())?;
+            let inner = shell_words(text).ok()?;
+            let skip = usize::from(inner.first().is_some_and(|w| w.text == "cross-env"));
+            let call = invocation(&inner[skip..]).ok()?;
+            if script.manager != "npm" && script.dashes {
+                return None;
+            }
+            let mut args: Vec<Word> = inner[skip + call.args..].to_vec();
+            args.extend(words[script.rest.min(words.len())..].iter().filter(|w| w.text != "--").cloned());
+            let head = match script.manager.as_str() {
+                "npm" if !script.dashes => format!("{} --", run.trim_end()),
+                _ => run.trim_end().to_string(),
+            };
+            (head, call, args)
+        }
+        None => {
+            let call = invocation(&words).ok()?;
+            (run.trim_end().to_string(), call, words[call.args..].to_vec())
+        }
+    };
+    if call.runner != Runner::Js {
+        return None;
+    }
+    let has = |options: &[&str]| {
+        args.iter().any(|w| options.iter().any(|o| w.text == *o || w.text.starts_with(&format!("{o}="))))
+    };
+    match call.js {
+        JsRunner::Jest if !has(&["--verbose", "--json", "--reporters"]) => Some(format!("{head} --verbose")),
+        JsRunner::Vitest if !has(&["--reporter"]) => Some(format!("{head} --reporter=verbose")),
+        _ => None,
     }
 }
 
@@ -813,6 +864,31 @@ fn regex_escaped(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jest_and_vitest_are_asked_to_name_every_test_unless_the_user_chose_a_reporter() {
+        let scripts =
+            [("test".to_string(), "vitest run".to_string()), ("jt".to_string(), "cross-env TZ=UTC jest".to_string())];
+        let named = |run: &str| with_named_tests(run, &scripts);
+        assert_eq!(named("npx jest --coverage").as_deref(), Some("npx jest --coverage --verbose"));
+        assert_eq!(named("vitest run src").as_deref(), Some("vitest run src --reporter=verbose"));
+        assert_eq!(named("npm test").as_deref(), Some("npm test -- --reporter=verbose"));
+        assert_eq!(named("npm run --silent jt -- -t x").as_deref(), Some("npm run --silent jt -- -t x --verbose"));
+        assert_eq!(named("pnpm run jt").as_deref(), Some("pnpm run jt --verbose"));
+        for mine in [
+            "npx jest --verbose=false",
+            "jest --json",
+            "vitest run --reporter=dot",
+            "npm run --silent test -- --reporter verbose",
+            "pnpm run jt -- -t x",
+            "mocha",
+            "pytest -q",
+            "npm run lint",
+            "vitest run | tee out",
+        ] {
+            assert_eq!(named(mine), None, "{mine}");
+        }
+    }
 
     fn none(_: &str) -> Option<String> {
         None

@@ -84,7 +84,11 @@ pub(crate) fn run_once(
     out_file: &Path,
     confinement: &crate::sandbox::Confinement,
 ) -> Result<Finished, String> {
-    let mut spec = Spec::shell(&check.run, worktree, check.timeout.value);
+    // jest and vitest name every test they run (docs/honest-success.md, Targets).
+    let named = (check.kind != CheckKind::Lint)
+        .then(|| test_results::select::with_named_tests(&check.run, &package_scripts(worktree)))
+        .flatten();
+    let mut spec = Spec::shell(named.as_deref().unwrap_or(&check.run), worktree, check.timeout.value);
     // Each check reaches its own hosts, none by default; the proxy (or, in
     // detect mode, what observes it) logs beside its output.
     let mut confinement = confinement.clone();
