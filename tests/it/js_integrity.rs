@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::support::record::{check_event, outcomes, prompt};
 use crate::support::{FakeAgent, TestEnv};
 
-const TESTS: &str = "import { describe, it, expect } from 'vitest';\nimport { total } from '../src/cart';\n\ndescribe('cart', () => {\n  it('adds quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n    expect(total([])).toBe(0);\n  });\n\n  it('counts one item', () => {\n    expect(total([{ qty: 1 }])).toBe(1);\n  });\n});\n";
+const TESTS: &str = "import { describe, it, expect } from 'vitest';\nimport { total } from '../src/cart';\n\ndescribe('cart', () => {\n  it('adds quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n    expect(total([])).toBe(0);\n  });\n\n  it('counts one item', () => {\n    expect(total([{ qty: 1 }])).toBe(1);\n  });\n\n  it('renders', () => {\n    expect(`${total([{ qty: 5 }])} items`).toMatchInlineSnapshot(`\"5 items\"`);\n  });\n});\n";
 const SNAP: &str = "// Vitest Snapshot v1\n\nexports[`cart > renders 1`] = `\"5 items\"`;\n";
 const CODE: &str = "export function total(items: { qty: number }[]): number {\n  return items.length;\n}\n";
 const FIXED: &str =
@@ -26,6 +26,7 @@ fn skipping_only_de_asserting_removing_and_rewriting_snapshots_are_caught_then_f
         ("de-assert", "test/cart.test.ts", TESTS.replace("    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n", ""), "2 assertions on the base, 1 now"),
         ("remove", "test/cart.test.ts", TESTS.replace("  it('adds quantities', () => {\n    expect(total([{ qty: 2 }, { qty: 3 }])).toBe(5);\n    expect(total([])).toBe(0);\n  });\n\n", ""), "removed or renamed"),
         ("snapshot", "test/__snapshots__/cart.test.ts.snap", SNAP.replace("5 items", "2 items"), "a snapshot of the base rewritten"),
+        ("inline-snapshot", "test/cart.test.ts", TESTS.replace("`\"5 items\"`", "`\"1 items\"`"), "its inline snapshot 1 of the base rewritten"),
     ];
     for (name, file, weakened, finding) in cases {
         let env = TestEnv::new();
