@@ -15,7 +15,8 @@ use crate::format::enrich_output::{EnrichFormat, write};
 ///
 /// Reads the output of ruff, flake8, pylint, mypy, pyright, pytest, Python
 /// tracebacks, rustc/cargo/clippy (human, short or JSON), cargo test panics,
-/// or any `path:line[:col]: message` tool. Exit 0 whenever the input was read.
+/// tsc, ESLint, Biome, oxlint, or any `path:line[:col]: message` tool. Exit
+/// 0 whenever the input was read.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  ruff check . | retry-run enrich\n  cargo clippy --message-format=json 2>/dev/null | retry-run enrich --format json\n  retry-run enrich pytest.log --input-format pytest --root services/api"
