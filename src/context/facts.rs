@@ -192,7 +192,20 @@ fn names_only_what(entry: &str, plain: &str) -> bool {
     if clipped {
         words.pop();
     }
-    words.iter().all(|w| plain.contains(w))
+    words.iter().all(|w| plain.contains(w) || joined_location(w, plain))
+}
+
+/// A location retry-run joined from a tool's lines (`src/job.ts:261:3`
+/// from ESLint stylish's file header and its `261:3` row; tsc's
+/// `src/a.ts(10,5)` written `src/a.ts:10:5`): its path and its line and
+/// column are each in `plain`.
+fn joined_location(word: &str, plain: &str) -> bool {
+    let Some((path, at)) = word.split_once(':') else { return false };
+    let numbers = !at.is_empty() && at.split(':').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    numbers
+        && (path.contains('.') || path.contains('/'))
+        && plain.contains(path)
+        && (plain.contains(at) || plain.contains(&format!("({})", at.replace(':', ","))))
 }
 
 /// `lines` with each that is not in `log` left out.
@@ -256,6 +269,16 @@ mod tests {
             ..AgentRun::default()
         });
         r
+    }
+
+    #[test]
+    fn a_location_joined_from_a_tools_lines_is_backed_by_them() {
+        let stylish = "/w/src/job.ts\n  261:3  error  Comments should not begin with an uppercase character  capitalized-comments\n";
+        assert!(digested_from("  src/job.ts:261:3: error Comments should not begin  capitalized-comments", stylish));
+        assert!(!digested_from("  src/job.ts:262:3: error Comments should not begin  capitalized-comments", stylish));
+        assert!(!digested_from("  src/other.ts:261:3: error Comments", stylish));
+        let tsc = "src/a.ts(10,5): error TS2345: Argument of type 'string'.\n";
+        assert!(digested_from("  src/a.ts:10:5: error TS2345: Argument of type 'string'.", tsc));
     }
 
     #[test]

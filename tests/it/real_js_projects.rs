@@ -225,6 +225,8 @@ fn cron_on_jest_fails_on_its_test_and_new_eslint_error_then_takes_the_upstream_f
         "{p}"
     );
     assert!(p.contains("// Log rejections of async callbacks"), "the line, in its snippet: {p}");
+    // ESLint's row, joined with its file header in the lint check's digest.
+    assert!(p.contains("src/job.ts:261:"), "the digest's error entry: {p}");
     // The base's failure jest names `cron › ...` is the target, not
     // another test.
     assert_eq!(said_not_a_target(&p, CRON_TEST), None, "{p}");
