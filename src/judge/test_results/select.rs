@@ -340,20 +340,11 @@ pub(crate) fn with_named_tests(run: &str, scripts: &[(String, String)]) -> Optio
     let words = shell_words(run).ok()?;
     let (head, call, args) = match script_run(&words) {
         Some(script) => {
-            let text = scripts.iter().find(|(n, _)| *n == script.name).map(|(_, t)| t.as_str())?;
-            let inner = shell_words(text).ok()?;
-            let skip = usize::from(inner.first().is_some_and(|w| w.text == "cross-env"));
-            let call = invocation(&inner[skip..]).ok()?;
             if script.manager != "npm" && script.dashes {
                 return None;
             }
-            let mut args: Vec<Word> = inner[skip + call.args..].to_vec();
-            args.extend(words[script.rest.min(words.len())..].iter().filter(|w| w.text != "--").cloned());
-            let head = match script.manager.as_str() {
-                "npm" if !script.dashes => format!("{} --", run.trim_end()),
-                _ => run.trim_end().to_string(),
-            };
-            (head, call, args)
+            let s = script_runner(run, &words, &script, scripts).ok()?;
+            (s.head, s.call, s.args)
         }
         None => {
             let call = invocation(&words).ok()?;
@@ -426,18 +417,9 @@ fn through_script(
     scripts: &[(String, String)],
     tests: &[(Runner, String)],
 ) -> Result<Selection, Unselectable> {
-    let said = format!("{} run {}", script.manager, script.name);
-    let text = scripts
-        .iter()
-        .find(|(n, _)| *n == script.name)
-        .map(|(_, t)| t.as_str())
-        .ok_or_else(|| Unselectable::NotARunner(said.clone()))?;
-    let inner = shell_words(text)?;
-    // `cross-env TZ=UTC jest`: the variables are set, the runner starts.
-    let skip = usize::from(inner.first().is_some_and(|w| w.text == "cross-env"));
-    let call = invocation(&inner[skip..]).map_err(|_| Unselectable::NotARunner(said.clone()))?;
+    let ScriptRunner { head, call, args } = script_runner(run, words, script, scripts)?;
     if call.runner != Runner::Js || call.js == JsRunner::Node {
-        return Err(Unselectable::NotARunner(said));
+        return Err(Unselectable::NotARunner(format!("{} run {}", script.manager, script.name)));
     }
     if let Some((runner, id)) = tests.iter().find(|(r, _)| *r != Runner::Js) {
         return Err(Unselectable::OtherRunner { id: id.clone(), runner: *runner, command: Runner::Js });
@@ -445,22 +427,49 @@ fn through_script(
     if script.manager != "npm" && script.dashes {
         return Err(Unselectable::NotPlain("`--` after a pnpm, yarn or bun script's name"));
     }
-    let mut args: Vec<Word> = inner[skip + call.args..].to_vec();
-    args.extend(words[script.rest.min(words.len())..].iter().filter(|w| w.text != "--").cloned());
     let mut ids: Vec<&str> = Vec::new();
     for (_, id) in tests {
         if !ids.contains(&id.as_str()) {
             ids.push(id);
         }
     }
-    let run = match script.manager.as_str() {
+    match call.js {
+        JsRunner::Mocha => mocha(&head, &args, &ids),
+        _ => js(&head, &args, &ids),
+    }
+}
+
+/// The runner a package script starts, as the command `run` reaches it.
+struct ScriptRunner {
+    /// `run`, ready for more arguments to reach the script (npm's `--`
+    /// added when missing).
+    head: String,
+    call: Call,
+    /// The runner's arguments: the script's own, then those `run` gives it.
+    args: Vec<Word>,
+}
+
+/// The runner that `script` (a run of one of `scripts`, in the command
+/// `run` of `words`) starts, past a leading `cross-env VAR=value`.
+fn script_runner(
+    run: &str,
+    words: &[Word],
+    script: &ScriptRun,
+    scripts: &[(String, String)],
+) -> Result<ScriptRunner, Unselectable> {
+    let said = || Unselectable::NotARunner(format!("{} run {}", script.manager, script.name));
+    let text = scripts.iter().find(|(n, _)| *n == script.name).map(|(_, t)| t.as_str()).ok_or_else(said)?;
+    let inner = shell_words(text)?;
+    // `cross-env TZ=UTC jest`: the variables are set, the runner starts.
+    let skip = usize::from(inner.first().is_some_and(|w| w.text == "cross-env"));
+    let call = invocation(&inner[skip..]).map_err(|_| said())?;
+    let mut args: Vec<Word> = inner[skip + call.args..].to_vec();
+    args.extend(words[script.rest.min(words.len())..].iter().filter(|w| w.text != "--").cloned());
+    let head = match script.manager.as_str() {
         "npm" if !script.dashes => format!("{} --", run.trim_end()),
         _ => run.trim_end().to_string(),
     };
-    match call.js {
-        JsRunner::Mocha => mocha(&run, &args, &ids),
-        _ => js(&run, &args, &ids),
-    }
+    Ok(ScriptRunner { head, call, args })
 }
 
 fn is_assignment(w: &str) -> bool {
