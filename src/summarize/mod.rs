@@ -25,8 +25,8 @@ const MAX_LINE: usize = 300;
 const FOLLOW_LINES: usize = 40;
 /// pytest's assertion lines start with this marker.
 const PYTEST_E: &str = "E   ";
-/// ... and are searched for with the newline before them.
-const NEWLINE_PYTEST_E: &str = "\nE   ";
+/// cargo test's totals lines hold this marker.
+const TEST_RESULT: &str = "test result: ";
 /// A line longer than this is not kept whole across chunks (only its start).
 const MAX_CARRY: usize = 64 * 1024;
 /// At most this many failing test ids are remembered to list each once
@@ -102,6 +102,42 @@ enum Follow {
     },
 }
 
+/// How a marker is searched for. The one pass over the log costs what its
+/// patterns' first bytes cost: a pattern that starts the way many lines of
+/// a passing run do turns each of them into a candidate to verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Search {
+    /// As it is.
+    Whole,
+    /// With the newline before it: the marker counts only at the start of a
+    /// line, and its spaces alone would match every padded `PASSED   [ 42%]`.
+    LineStart,
+    /// Without its first `k` bytes, checked on each hit: `test` starts no
+    /// search, as it is in every line of a verbose vitest or jest log
+    /// (`src/a.test.ts`) and of a pytest one (`tests/test_a.py`).
+    Tail(usize),
+}
+
+impl Search {
+    /// What is searched for, for `marker`.
+    fn pattern(self, marker: &str) -> String {
+        match self {
+            Search::Whole => marker.to_string(),
+            Search::LineStart => format!("\n{marker}"),
+            Search::Tail(k) => marker[k..].to_string(),
+        }
+    }
+}
+
+/// How `marker` (one of [`classify::MARKERS`]) is searched for.
+fn search_form(marker: &str) -> Search {
+    match marker {
+        PYTEST_E => Search::LineStart,
+        TEST_RESULT => Search::Tail("tes".len()),
+        _ => Search::Whole,
+    }
+}
+
 pub struct Summarizer {
     markers: AhoCorasick,
     carry: Vec<u8>,
@@ -136,13 +172,7 @@ impl Summarizer {
         // The marker list is a constant; building it cannot fail.
         // Leftmost-first lets aho-corasick use its SIMD (Teddy) prefilter; a
         // DFA makes the verification between candidates cheap.
-        //
-        // pytest's `E   ` only counts at the start of a line, and searched
-        // for anywhere it turns the spaces of every `PASSED     [ 42%]` line
-        // into candidates: it is searched for with the newline before it
-        // (the first line of each window is checked on its own, in `scan`).
-        let patterns: Vec<&str> =
-            classify::MARKERS.iter().map(|m| if *m == PYTEST_E { NEWLINE_PYTEST_E } else { m }).collect();
+        let patterns: Vec<String> = classify::MARKERS.iter().map(|m| search_form(m).pattern(m)).collect();
         let markers = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostFirst)
             .kind(Some(AhoCorasickKind::DFA))
@@ -276,14 +306,7 @@ impl Summarizer {
                 pos = end + 1;
                 continue;
             }
-            // `pos` starts a line: the one line `\nE   ` cannot find.
-            let at = if buf[pos..].starts_with(PYTEST_E.as_bytes()) {
-                pos
-            } else {
-                let Some(m) = self.markers.find(&buf[pos..]) else { break };
-                let newline_led = self.markers_newline_led(m.pattern().as_usize());
-                pos + m.start() + usize::from(newline_led)
-            };
+            let Some(at) = self.next_marker(buf, pos) else { break };
             let start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |i| pos + i + 1);
             let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i);
             let line = String::from_utf8_lossy(&buf[start..end]);
@@ -300,9 +323,26 @@ impl Summarizer {
         }
     }
 
-    /// Whether marker pattern `i` is the newline-led `E   `.
-    fn markers_newline_led(&self, i: usize) -> bool {
-        classify::MARKERS.get(i) == Some(&PYTEST_E)
+    /// Where the first marker at or after `pos` (the start of a line) is.
+    fn next_marker(&self, buf: &[u8], pos: usize) -> Option<usize> {
+        // The one line a newline-led search cannot find.
+        if buf[pos..].starts_with(PYTEST_E.as_bytes()) {
+            return Some(pos);
+        }
+        let mut from = pos;
+        loop {
+            let m = self.markers.find(&buf[from..])?;
+            let hit = from + m.start();
+            let marker = classify::MARKERS[m.pattern().as_usize()];
+            match search_form(marker) {
+                Search::Whole => return Some(hit),
+                Search::LineStart => return Some(hit + 1),
+                Search::Tail(k) if hit >= pos + k && buf[hit - k..].starts_with(marker.as_bytes()) => {
+                    return Some(hit - k);
+                }
+                Search::Tail(_) => from = hit + 1,
+            }
+        }
     }
 
     fn marker_line(&mut self, line: &str) {
@@ -513,6 +553,29 @@ mod tests {
             s.feed(&log[..split]);
             s.feed(&log[split..]);
             assert_eq!(s.finish().details.entries, whole.details.entries, "split at {split}");
+        }
+    }
+
+    /// `test result: ` is searched for without its `tes`: found at the start
+    /// of the log, of a chunk and of any line, and not confused by a
+    /// `t result: ` that is not part of it (passed over, the search goes on).
+    #[test]
+    fn test_result_found_by_its_tail_whatever_the_chunks() {
+        let log = b"test result: FAILED. 1 passed; 1 failed; 0 ignored\n\
+            what result: ok\n\
+            t result: ok\n\
+            test result: ok. 2 passed; 0 failed; 0 ignored\n";
+        let whole = summarize(log);
+        assert_eq!(
+            whole.totals.entries,
+            ["test result: FAILED. 1 passed; 1 failed; 0 ignored", "test result: ok. 2 passed; 0 failed; 0 ignored"]
+        );
+        assert_eq!(whole.counts, Some(Counts { failed: 1, passed: Some(3), errors: 0 }));
+        for split in 1..log.len() {
+            let mut s = Summarizer::new();
+            s.feed(&log[..split]);
+            s.feed(&log[split..]);
+            assert_eq!(s.finish().totals.entries, whole.totals.entries, "split at {split}");
         }
     }
 }
