@@ -156,38 +156,18 @@ pub(crate) fn input_file<'a>(
     (path != std::path::Path::new("-")).then_some((path, named))
 }
 
-/// What `--version` prints, as clap renders it.
-fn version_line() -> String {
-    format!("retry-run {}\n", env!("CARGO_PKG_VERSION"))
-}
-
 /// Parses the command line, runs the command, returns the exit code.
 pub fn main() -> i32 {
-    // `retry-run --version` alone is answered before the parser is built
-    // (building it is most of this process's work), with clap's own line.
-    let mut args = std::env::args_os().skip(1);
-    if let (Some(flag), None) = (args.next(), args.next())
-        && (flag == "--version" || flag == "-V")
-    {
-        use std::io::Write;
-        return match std::io::stdout().write_all(version_line().as_bytes()) {
-            Ok(()) => exit::OK,
-            Err(_) => exit::ENVIRONMENT,
-        };
-    }
     let all: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(words) = sandbox::inner(&all) {
         return crate::sandbox::supervisor::main(words);
     }
-    let cli = match sandbox::parse_plain(&all).or_else(|| sandbox::parse_alone(&all)) {
-        Some(args) => Cli { dir: None, command: Command::Sandbox(args) },
-        None => match Cli::try_parse_from(&all) {
-            Ok(cli) => cli,
-            Err(e) => {
-                let _ = e.print();
-                return if e.use_stderr() { exit::USAGE } else { exit::OK };
-            }
-        },
+    let cli = match Cli::try_parse_from(&all) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::USAGE } else { exit::OK };
+        }
     };
     let dir = match &cli.dir {
         Some(d) => d.clone(),
@@ -250,11 +230,6 @@ pub fn main() -> i32 {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
-
-    #[test]
-    fn the_early_version_line_is_clap_s() {
-        assert_eq!(super::version_line(), super::Cli::command().render_version());
-    }
 
     /// Every command's one-line `about` fits a line of help; the detail is
     /// in `--help`'s long text and in docs/.
