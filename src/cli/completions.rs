@@ -2,11 +2,10 @@
 //! same clap definitions as `--help`.
 
 use std::io::Write;
-use std::path::Path;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 
-use super::{Cli, CliError, exit};
+use super::{CliError, exit};
 
 /// Print shell completions for bash, zsh, fish, elvish or powershell.
 ///
@@ -18,8 +17,8 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-pub(super) fn completions(_dir: &Path, args: CompletionsArgs) -> Result<i32, CliError> {
-    let mut cmd = Cli::command();
+/// `cmd`: the whole command line's definition.
+pub(super) fn completions(mut cmd: clap::Command, args: CompletionsArgs) -> Result<i32, CliError> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "retry-run", &mut out);
     std::io::stdout().lock().write_all(&out)?;
@@ -30,8 +29,8 @@ pub(super) fn completions(_dir: &Path, args: CompletionsArgs) -> Result<i32, Cli
 #[derive(Debug, Args)]
 pub struct ManArgs {}
 
-pub(super) fn man(_dir: &Path, _args: ManArgs) -> Result<i32, CliError> {
-    let cmd = Cli::command();
+/// `cmd`: the whole command line's definition.
+pub(super) fn man(cmd: clap::Command, _args: ManArgs) -> Result<i32, CliError> {
     let mut out = Vec::new();
     let page = clap_mangen::Man::new(cmd.clone());
     page.render(&mut out).map_err(|e| CliError::environment(format!("cannot render the man page: {e}")))?;

@@ -17,6 +17,8 @@ mod judge_output;
 mod land;
 mod log;
 mod mcp;
+pub(crate) mod numbers;
+mod paths;
 mod repo_args;
 mod report;
 mod review;
@@ -36,6 +38,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 pub use error::{CliError, exit};
+pub(crate) use paths::{absolute, input_file};
 
 /// Run AI coding agents in clean worktrees and feed each failure to the next try.
 ///
@@ -83,77 +86,6 @@ pub enum Command {
     Pull(sync::PullArgs),
     #[command(hide = true)]
     UiPage(ui_page::UiPageArgs),
-}
-
-/// The numbers of the command line, checked by the rules of the config
-/// (docs/config.md, "Numbers"), for clap's `value_parser`.
-pub(crate) mod numbers {
-    use crate::config::{self, Count, ValueError, numbers};
-
-    fn whole(s: &str, c: Count) -> Result<u64, ValueError> {
-        let n: i64 = s
-            .trim()
-            .parse()
-            .map_err(|_| ValueError::OutOfRange(format!("{} takes a whole number, not {s:?}", c.key)))?;
-        c.check(n)
-    }
-
-    pub(crate) fn max_attempts(s: &str) -> Result<u32, ValueError> {
-        whole(s, Count { key: "--max-attempts", ..numbers::MAX_ATTEMPTS }).map(|n| n as u32)
-    }
-
-    pub(crate) fn max_processes(s: &str) -> Result<u64, ValueError> {
-        whole(s, Count { key: "--max-processes", ..numbers::MAX_PROCESSES })
-    }
-
-    /// A count of at least one (`-j`, `--max-tokens`, `--max-file-size`).
-    pub(crate) fn at_least_one(s: &str) -> Result<usize, ValueError> {
-        let c = Count { key: "the value", min: 1, max: u32::MAX as u64, instead_of_zero: "" };
-        whole(s, c).map(|n| n as usize)
-    }
-
-    pub(crate) fn lanes(s: &str) -> Result<u32, ValueError> {
-        let max = crate::config::lanes::MAX_LANES as u64;
-        let c = Count { key: "--lanes", min: 1, max, instead_of_zero: "" };
-        whole(s, c).map(|n| n as u32)
-    }
-
-    pub(crate) fn bytes(s: &str) -> Result<u64, ValueError> {
-        whole(s, Count { key: "--max-file-size", min: 1, max: i64::MAX as u64, instead_of_zero: "" })
-    }
-
-    pub(crate) fn cost(s: &str) -> Result<f64, ValueError> {
-        let v: f64 = s
-            .trim()
-            .parse()
-            .map_err(|_| ValueError::OutOfRange(format!("--max-cost takes a number of US dollars, not {s:?}")))?;
-        config::check_cost("--max-cost", v)
-    }
-
-    /// A duration of more than zero, kept as written.
-    pub(crate) fn duration(s: &str) -> Result<String, ValueError> {
-        config::check_nonzero_duration("--max-duration", s).map(|_| s.to_string())
-    }
-}
-
-/// `path` as given on the command line, made absolute against `dir` (`-C`).
-pub(crate) fn absolute(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
-    crate::pathfmt::absolute(path, dir)
-}
-
-/// The file a command reads: its FILE operand or `--input FILE` (clap
-/// lets only one be given), with how an error names it; `None` for stdin
-/// (neither given, or `-`).
-pub(crate) fn input_file<'a>(
-    operand: Option<&'a std::path::Path>,
-    input: Option<&'a std::path::Path>,
-) -> Option<(&'a std::path::Path, String)> {
-    let (path, named) = match (operand, input) {
-        (Some(p), _) => (p, p.display().to_string()),
-        (None, Some(p)) => (p, format!("--input {}", p.display())),
-        (None, None) => return None,
-    };
-    (path != std::path::Path::new("-")).then_some((path, named))
 }
 
 /// Parses the command line, runs the command, returns the exit code.
@@ -209,8 +141,8 @@ pub fn main() -> i32 {
         Command::Mcp(args) => mcp::run(&dir, args),
         Command::Agents(args) => agents::run(&dir, args),
         Command::Init(args) => init::run(&dir, args),
-        Command::Completions(args) => completions::completions(&dir, args),
-        Command::Man(args) => completions::man(&dir, args),
+        Command::Completions(args) => completions::completions(<Cli as clap::CommandFactory>::command(), args),
+        Command::Man(args) => completions::man(<Cli as clap::CommandFactory>::command(), args),
         Command::Push(args) => sync::push(&dir, args),
         Command::JudgeOutput(args) => judge_output::run(&dir, args),
         Command::Pull(args) => sync::pull(&dir, args),

@@ -162,10 +162,7 @@ pub(super) fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     }
     let mode = Mode::pick(args.json, args.quiet);
     let board = (mode == Mode::Live).then(Board::new);
-    for q in &mut queue {
-        q.opts.among = Some(Shared { board: board.clone() });
-    }
-    let results = run_all(dir, queue, args.jobs.unwrap_or(1));
+    let results = run_all(dir, queue, args.jobs.unwrap_or(1), &Shared { board: board.clone() });
     if let Some(b) = &board {
         b.close();
     }
@@ -230,7 +227,6 @@ fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
         quiet: args.quiet,
         remote: args.remote.clone(),
         lease: Some(lease),
-        among: None,
         lanes: args.lanes,
         lane_presets: args.lane_presets.clone(),
         choose: args.choose.as_deref().map(|c| match c {
@@ -238,6 +234,5 @@ fn options(dir: &Path, args: &RunArgs, lease: Duration) -> Options {
             _ => crate::config::lanes::ChooseMode::First,
         }),
         jobs: args.jobs.unwrap_or(usize::MAX),
-        lane: None,
     }
 }

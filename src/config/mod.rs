@@ -10,10 +10,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{BaselineMode, CheckKind, RetryOn};
+
+mod command;
+
+pub use command::{CommandSpec, PresetName};
 
 /// The file name looked for at the repository root.
 pub const FILE_NAME: &str = "retry-run.toml";
@@ -181,55 +185,6 @@ pub enum ResetMode {
     Always,
     /// Attempt n+1 starts from attempt n's tree.
     Keep,
-}
-
-/// The name of a built-in agent preset, checked against the presets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct PresetName(pub String);
-
-impl<'de> Deserialize<'de> for PresetName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        crate::agents::preset(&s).map(|_| PresetName(s)).map_err(de::Error::custom)
-    }
-}
-
-/// A command: an argv list run directly, or one string run by `sh -c`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum CommandSpec {
-    Argv(Vec<String>),
-    Shell(String),
-}
-
-impl<'de> Deserialize<'de> for CommandSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = CommandSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a command string (run by sh -c) or a list of arguments")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<CommandSpec, E> {
-                if s.trim().is_empty() {
-                    return Err(E::custom("the command is empty"));
-                }
-                Ok(CommandSpec::Shell(s.to_string()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CommandSpec, A::Error> {
-                let mut argv = Vec::new();
-                while let Some(arg) = seq.next_element::<String>()? {
-                    argv.push(arg);
-                }
-                if argv.first().is_none_or(|a| a.is_empty()) {
-                    return Err(de::Error::custom("the command list is empty or starts with an empty program name"));
-                }
-                Ok(CommandSpec::Argv(argv))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 /// A duration written as `90s`, `5m`, `1h`, `500ms` or a sum like `1h30m`.
@@ -980,19 +935,28 @@ fn input_globs<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D
     Ok(Some(globs))
 }
 
+/// A `[[check]] inputs` glob that does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputsError {
+    #[error("inputs: {glob:?} is not a glob: {kind}")]
+    NotAGlob { glob: String, kind: globset::ErrorKind },
+    #[error("inputs: {0}")]
+    Set(globset::Error),
+}
+
 /// `[[check]] inputs` compiled: `/` matched literally (`src/*.py` is one
 /// level, `src/**` any depth), a leading `./` dropped. `Err` names the glob.
-pub(crate) fn inputs_globs(globs: &[String]) -> Result<globset::GlobSet, String> {
+pub(crate) fn inputs_globs(globs: &[String]) -> Result<globset::GlobSet, InputsError> {
     let mut set = globset::GlobSetBuilder::new();
     for g in globs {
         let glob = globset::GlobBuilder::new(g.trim_start_matches("./"))
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| format!("inputs: {g:?} is not a glob: {}", e.kind()))?;
+            .map_err(|e| InputsError::NotAGlob { glob: g.clone(), kind: e.kind().clone() })?;
         set.add(glob);
     }
-    set.build().map_err(|e| format!("inputs: {e}"))
+    set.build().map_err(InputsError::Set)
 }
 
 impl CheckConfig {

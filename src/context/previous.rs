@@ -4,7 +4,7 @@
 //! the agent's own account), gathered and ordered by priority in
 //! [`previous`].
 
-use super::{Feedback, Label, Previous, bound, has_targets, on_base, required, required_change};
+use super::{Feedback, Label, Previous, required, required_change};
 use crate::config::ContextConfig;
 use crate::model::{AgentRun, AttemptRecord, CheckResult, ErrorItem, Outcome, ScopeReason};
 use crate::text::{exit_text, human_ms, plural};
@@ -366,6 +366,28 @@ pub(super) fn previous(r: &AttemptRecord, cfg: &ContextConfig, logs: &super::fac
         }),
     };
     (previous, unbacked)
+}
+
+/// Keeps the first `max` lines; returns them and how many were cut.
+pub(super) fn bound(lines: &[String], max: usize) -> (Vec<String>, usize) {
+    (lines.iter().take(max).cloned().collect(), lines.len().saturating_sub(max))
+}
+
+/// How a failure the base has too is named: a target is meant to fail
+/// there; another test of a task with targets is not the task's.
+pub(crate) fn on_base(f: &crate::model::Failure, has_targets: bool) -> &'static str {
+    if f.target {
+        "the task's target, failing on the base as expected"
+    } else if f.test && has_targets {
+        "already failing on the base, not a target"
+    } else {
+        "already failing on the base"
+    }
+}
+
+/// Whether the task of attempt `r` names targets (the built-in check ran).
+pub(crate) fn has_targets(r: &AttemptRecord) -> bool {
+    r.checks.iter().any(|c| c.name == required::TARGETS)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use super::render::render;
 use super::*;
 use crate::config::{ContextConfig, ContextOrder};
+use crate::model::ErrorItem;
 use crate::model::{AgentRun, CheckKind, CheckResult, Failure, FileChange, ScopeFinding, ScopeReason, VerifierResult};
 
 fn task() -> TaskText {

@@ -20,14 +20,15 @@ mod attempt;
 mod change;
 mod check;
 mod internals;
+mod network_seen;
 pub(crate) mod refs;
 mod review;
 mod source;
 mod usage;
 
 pub(crate) use attempt::{
-    AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, NetworkSeen, Outcome, ProviderFailure, RetryOn,
-    ScopeFinding, ScopeReason, SelfCheck, VerifierResult,
+    AgentRun, AttemptRecord, FileChange, LandGate, MAX_TREE_DEPTH, Outcome, ProviderFailure, RetryOn, ScopeFinding,
+    ScopeReason, SelfCheck, VerifierResult,
 };
 pub(crate) use change::{
     Change, ChangeSet, DiffSummary, EntryKind, FileVersions, Head, Side, Status, SymbolChange, SymbolChangeKind, Totals,
@@ -37,6 +38,7 @@ pub(crate) use check::{
     WROTE_WORKTREE_KEY,
 };
 pub(crate) use internals::{Halt, HaltedAfter, InternalChange, ObjectsAdded, PartChange};
+pub(crate) use network_seen::NetworkSeen;
 pub(crate) use review::{Channel, LandHow, Landed, LineComment, Review, Verdict};
 pub(crate) use source::{FoundTest, ScopeRef, ScopeSpan, innermost};
 pub(crate) use usage::Usage;

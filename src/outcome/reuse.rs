@@ -241,7 +241,7 @@ mod tests {
     #[test]
     fn a_bad_glob_is_named() {
         let err = inputs_globs(&["src/[a".to_string()]).expect_err("unclosed class");
-        assert!(err.starts_with("inputs: \"src/[a\" is not a glob"), "{err}");
+        assert!(err.to_string().starts_with("inputs: \"src/[a\" is not a glob"), "{err}");
         assert!(inputs_globs(&["./src/*.rs".to_string()]).expect("globs").is_match("src/a.rs"));
     }
 

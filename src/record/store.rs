@@ -28,6 +28,8 @@ pub enum RecordError {
     NoTask { task: String, dir: PathBuf },
     #[error("{}: not a regular file; an event log is a plain file: move this aside and restore the log", path.display())]
     NotAFile { path: PathBuf },
+    #[error("cannot encode {}: {message}", path.display())]
+    Encode { path: PathBuf, message: String },
 }
 
 impl RecordError {
@@ -369,7 +371,7 @@ impl EventLog {
                 let lines = extra.iter().filter(|&&b| b == b'\n').count().max(1);
                 let what = format!(
                     "{lines} line{} ({} bytes) appended that retry-run did not write",
-                    if lines == 1 { "" } else { "s" },
+                    crate::text::plural(lines),
                     m.len() - left.len
                 );
                 let cut = self.file.set_len(left.len).and_then(|()| self.file.sync_data());
@@ -451,6 +453,13 @@ pub(crate) fn written_here(path: &Path, m: &std::fs::Metadata) -> bool {
 pub(crate) fn now() -> String {
     let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     chain::rfc3339(d.as_secs(), d.subsec_millis())
+}
+
+/// `v` as pretty JSON at `path`, written as [`write_file`] writes.
+pub(crate) fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), RecordError> {
+    let bytes = serde_json::to_vec_pretty(v)
+        .map_err(|e| RecordError::Encode { path: path.to_path_buf(), message: e.to_string() })?;
+    write_file(path, &bytes)
 }
 
 /// Writes a file of the record: to a temporary name, fsynced, then renamed,

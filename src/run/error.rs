@@ -39,8 +39,6 @@ pub enum RunError {
     Tmpdir { path: PathBuf, source: std::io::Error },
     #[error("{}: cannot read the prompt back: {source}", path.display())]
     PromptUnreadable { path: PathBuf, source: std::io::Error },
-    #[error("cannot encode {}: {message}", path.display())]
-    Encode { path: PathBuf, message: String },
     #[error("cannot find retry-run's own executable to confine the agent: {source}")]
     OwnExecutable { source: std::io::Error },
     #[error("attempt {attempt} succeeded without a snapshot commit")]
@@ -167,7 +165,6 @@ impl RunError {
             | RunError::BrokenLog { .. }
             | RunError::Tmpdir { .. }
             | RunError::PromptUnreadable { .. }
-            | RunError::Encode { .. }
             | RunError::OwnExecutable { .. }
             | RunError::NoSnapshot { .. }
             | RunError::CheckStart { .. }

@@ -81,7 +81,7 @@ fn window(t: &Fixed<'_>) -> Result<Option<Window>, RunError> {
         return Ok(None);
     }
     let id = t.plan.id.clone();
-    unconfined::take(t.repo.common_dir(), &id, &|m| t.progress.say(m), &|| super::stop_if_interrupted(&id))
+    unconfined::take(t.repo.common_dir(), &id, &|m| t.progress.say(m), &|| super::interrupt::stop_if_interrupted(&id))
 }
 
 /// The unconfined window held, without a look before or after: for the

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::lanes::shared::LaneRun;
 use super::{Options, RunError, leftovers};
 use crate::config::SandboxMode;
 use crate::config::{self, CommandSpec, Config};
@@ -49,7 +50,7 @@ pub(super) struct Plan {
     /// `--allow-new-target`, and `--` with the agent given there).
     pub resume_args: Vec<String>,
     /// The lane this plan runs, when the task runs in lanes.
-    pub lane: Option<super::lanes::shared::LaneRun>,
+    pub lane: Option<LaneRun>,
     /// The model servers the agent's own variables point at, let through
     /// the proxy for it ([`sandbox::endpoints`]).
     pub model_endpoints: Vec<sandbox::endpoints::Endpoint>,
@@ -111,11 +112,16 @@ pub(crate) fn recorded_task(store: &Store, id: &str) -> Result<Task, RunError> {
 
 /// The task from `--task-file`, `--task`, or the record (`--id` alone),
 /// and the id it runs under.
-pub(super) fn task_and_id(store: &Store, dir: &Path, opts: &Options) -> Result<(Task, String), RunError> {
+pub(super) fn task_and_id(
+    store: &Store,
+    dir: &Path,
+    opts: &Options,
+    lane: Option<&LaneRun>,
+) -> Result<(Task, String), RunError> {
     let task = load_task(store, dir, opts)?;
     let id = opts.id.clone().unwrap_or_else(|| task.id.clone());
     check_task_name(&id)?;
-    match &opts.lane {
+    match lane {
         Some(l) => Ok((task, crate::model::refs::lane_record(&l.task, l.lane))),
         None => Ok((task, id)),
     }
@@ -141,11 +147,18 @@ fn load_task(store: &Store, dir: &Path, opts: &Options) -> Result<Task, RunError
 /// The plan of a task: the task and the effective config (flags over front
 /// matter over `retry-run.toml`), the agent, the scope's rules and the
 /// sandbox, with the sandbox's writable paths made ready.
-pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) -> Result<Plan, RunError> {
-    let (task, id) = task_and_id(store, dir, opts)?;
+/// `lane`: the lane this plan runs, when the task runs in lanes.
+pub(super) fn take_task(
+    repo: &Repo,
+    store: &Store,
+    dir: &Path,
+    opts: &Options,
+    lane: Option<&LaneRun>,
+) -> Result<Plan, RunError> {
+    let (task, id) = task_and_id(store, dir, opts, lane)?;
     let mut config = effective_config(repo, opts.config_path.as_deref(), &task.overrides)?;
     apply_flags(opts, &mut config)?;
-    apply_lane_agent(opts, &mut config)?;
+    apply_lane_agent(opts, lane, &mut config)?;
     let preset_command = opts.agent.is_empty() && config.agent.command.is_none() && config.agent.preset.is_some();
     let (agent_cmd, preset, leftovers) = resolve_agent(opts, &mut config)?;
     let read_from: Vec<&Path> = opts.config_path.iter().chain(opts.task_file.iter()).map(PathBuf::as_path).collect();
@@ -181,22 +194,22 @@ pub(super) fn take_task(repo: &Repo, store: &Store, dir: &Path, opts: &Options) 
         fresh_baseline: opts.fresh_baseline,
         allow_new_target: opts.allow_new_target,
         resume_args: resume_args(opts),
-        lane: opts.lane.clone(),
+        lane: lane.cloned(),
         model_endpoints: model_endpoints(confined),
     })
 }
 
 /// A lane's own agent over the task's in `config`; a task run in lanes is
 /// planned with its first lane's (its lanes are planned each on its own).
-fn apply_lane_agent(opts: &Options, config: &mut Config) -> Result<(), RunError> {
-    let first_lane = match (&opts.lane, opts.lane_presets.first()) {
+fn apply_lane_agent(opts: &Options, lane: Option<&LaneRun>, config: &mut Config) -> Result<(), RunError> {
+    let first_lane = match (lane, opts.lane_presets.first()) {
         (Some(_), _) => None,
         (None, Some(p)) => {
             Some(config::lanes::LaneConfig { preset: Some(config::PresetName(p.clone())), ..Default::default() })
         }
         (None, None) => config.lanes.first().cloned(),
     };
-    if let Some(agent) = opts.lane.as_ref().and_then(|l| l.agent.as_ref()).or(first_lane.as_ref()) {
+    if let Some(agent) = lane.and_then(|l| l.agent.as_ref()).or(first_lane.as_ref()) {
         if let Some(p) = &agent.preset {
             crate::agents::preset(&p.0).map_err(RunError::LanePreset)?;
             config.agent.preset = Some(p.clone());
@@ -241,9 +254,7 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
         // SAFETY: getuid has no preconditions.
         let root = unsafe { libc::getuid() } == 0;
         let cgroup = || {
-            sandbox::limits::PidsCgroup::new(1, None, false)
-                .map(drop)
-                .ok_or_else(|| "no pids cgroup could be made beneath this process's own".to_string())
+            sandbox::limits::PidsCgroup::new(1, None, false).map(drop).ok_or(sandbox::limits::NoCgroup::NotBeneathOwn)
         };
         let made = if root && config.sandbox.max_processes > 0 { cgroup() } else { Ok(()) };
         sandbox::process_limit(root, config.sandbox.max_processes, made)?;

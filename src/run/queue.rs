@@ -7,7 +7,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{Ending, Options, history, run_task};
+use super::progress::Shared;
+use super::{Ending, Options, Placement, history, task};
 use crate::git::Repo;
 use crate::record::{Event, Store};
 
@@ -45,9 +46,9 @@ pub(crate) struct TaskResult {
     pub time: Duration,
 }
 
-/// Runs `tasks`, at most `jobs` at once, in their order; every task runs
-/// to its end whatever the others do.
-pub(crate) fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskResult> {
+/// Runs `tasks`, at most `jobs` at once, in their order, their lines on
+/// `shared`; every task runs to its end whatever the others do.
+pub(crate) fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize, shared: &Shared) -> Vec<TaskResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<TaskResult>>> = Mutex::new(vec![None; tasks.len()]);
     std::thread::scope(|s| {
@@ -56,7 +57,7 @@ pub(crate) fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskRe
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(q) = tasks.get(i) else { break };
-                    let r = run_one(dir, q);
+                    let r = run_one(dir, q, shared);
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }
@@ -67,9 +68,9 @@ pub(crate) fn run_all(dir: &Path, tasks: Vec<Queued>, jobs: usize) -> Vec<TaskRe
     results.into_inner().unwrap_or_default().into_iter().flatten().collect()
 }
 
-fn run_one(dir: &Path, q: &Queued) -> TaskResult {
+fn run_one(dir: &Path, q: &Queued, shared: &Shared) -> TaskResult {
     let started = Instant::now();
-    let end = match run_task(dir, q.opts.clone()) {
+    let end = match task::run(dir, &q.opts, Placement::Among(shared.clone())) {
         Ok(r) if r.ending == Ending::Succeeded => TaskEnd::Succeeded { earlier: r.earlier },
         Ok(r) => TaskEnd::Escalated { earlier: r.earlier },
         Err(e) => match (e.held_by(), e.interrupted_by()) {

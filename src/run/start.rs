@@ -8,7 +8,7 @@ use super::attempt::Fixed;
 use super::plan::Plan;
 use super::recorder::Recorder;
 use super::task_run::TaskRun;
-use super::{Ending, Options, RunError, history, plan, progress::Progress, progress_of};
+use super::{Ending, Options, RunError, history, plan, progress::Progress};
 use crate::checkout_watch::whole_run::Watch;
 use crate::context::{self, TaskText, render::render};
 use crate::git::{Repo, Revision};
@@ -30,17 +30,19 @@ pub(super) enum Started<'a> {
 }
 
 /// The task started or resumed; the watch of the user's checkout started
-/// in the background.
+/// in the background. `label`: what its JSON events carry when other runs
+/// print beside this one.
 pub(super) fn start_task<'a>(
     repo: &'a Repo,
     store: &'a Store,
     plan: Plan,
     opts: &Options,
+    progress: Progress,
+    label: Option<String>,
 ) -> Result<Started<'a>, RunError> {
     let id = plan.id.clone();
     let config = &plan.config;
-    let progress = progress_of(opts, &id);
-    let verified = super::verified_log(store, &id)?;
+    let verified = verified_log(store, &id)?;
     let state = history::state(&verified.events);
     if let Some((ended, at)) = &state.finished
         && !opts.again
@@ -62,7 +64,6 @@ pub(super) fn start_task<'a>(
     }
     say_notes(&plan, repo, &progress);
 
-    let label = opts.among.is_some().then(|| id.clone());
     let mut rec = Recorder { log: store.log(&id)?, json: opts.json, label };
     let mut prior = history::attempts(store, &id, &verified.events);
     if let Some(n) = state.unfinished {
@@ -101,6 +102,21 @@ pub(super) fn start_task<'a>(
     };
     let run = TaskRun { fixed, rec, baselines: None, aside: None, watch, manifests: state.manifests, prior };
     Ok(Started::Now(Box::new(run), window.next))
+}
+
+/// The task's log, read and verified (empty for a task not started); a
+/// broken chain stops the run.
+pub(super) fn verified_log(store: &Store, id: &str) -> Result<crate::record::chain::Verified, RunError> {
+    let verified = store.read(id).or_else(|e| match e {
+        crate::record::RecordError::NoTask { .. } => Ok(crate::record::chain::verify(b"")),
+        e => Err(e),
+    })?;
+    match &verified.broken {
+        Some(b) => {
+            Err(RunError::BrokenLog { task: id.to_string(), path: store.task(id).events(), detail: format!("{b:?}") })
+        }
+        None => Ok(verified),
+    }
 }
 
 /// `value` freed on a thread of its own (the log's events read: thousands
@@ -312,7 +328,7 @@ fn record_interrupted(
         }
     }
     let r = history::interrupted(events, n);
-    super::write_json(&store.attempt(id, n).attempt_json(), &r)?;
+    crate::record::store::write_json(&store.attempt(id, n).attempt_json(), &r)?;
     rec.attempt_completed(&r, None)?;
     progress.say(&format!("attempt {n} of task {id} was interrupted; it is recorded as CRASH (interrupted)"));
     Ok(r)

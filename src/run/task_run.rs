@@ -82,7 +82,7 @@ impl<'a> TaskRun<'a> {
 
     fn until_the_end(&mut self, next: u32) -> Result<Ending, RunError> {
         for n in next.max(self.fixed.first_attempt)..=self.fixed.last_allowed {
-            match super::stop_if_interrupted(&self.fixed.plan.id) {
+            match super::interrupt::stop_if_interrupted(&self.fixed.plan.id) {
                 Err(RunError::LaneStopped { .. }) => return self.lane_stopped(n - 1),
                 Err(e) => {
                     self.fixed
@@ -116,7 +116,7 @@ impl<'a> TaskRun<'a> {
     /// (`Err(Interrupted)`).
     fn attempt(&mut self, n: u32, started: Instant) -> Result<AttemptRecord, RunError> {
         let id = self.fixed.plan.id.clone();
-        let stop = || super::stop_if_interrupted(&id);
+        let stop = || super::interrupt::stop_if_interrupted(&id);
         let t = &self.fixed;
         t.progress.attempt(n, t.last_allowed);
         self.rec.event(Some(n), Event::AttemptStarted { max_attempts: t.last_allowed })?;
@@ -186,7 +186,8 @@ impl<'a> TaskRun<'a> {
         let record = AttemptRecord::interrupted(n, started.elapsed().as_millis() as u64);
         let dir = self.fixed.store.attempt(&id, n);
         let _ = std::fs::remove_dir_all(dir.tmp());
-        let recorded = super::write_json(&dir.attempt_json(), &record)
+        let recorded = crate::record::store::write_json(&dir.attempt_json(), &record)
+            .map_err(RunError::from)
             .and_then(|()| self.rec.attempt_completed(&record, None))
             .and_then(|()| self.fixed.publish());
         if let Err(e) = recorded {
@@ -209,7 +210,7 @@ impl<'a> TaskRun<'a> {
         let record = AttemptRecord::stopped(n, started.elapsed().as_millis() as u64, &why);
         let dir = self.fixed.store.attempt(&self.fixed.plan.id, n);
         let _ = std::fs::remove_dir_all(dir.tmp());
-        super::write_json(&dir.attempt_json(), &record)?;
+        crate::record::store::write_json(&dir.attempt_json(), &record)?;
         self.rec.attempt_completed(&record, None)?;
         self.fixed.progress.done(record.outcome.as_str());
         self.prior.push(record);
@@ -257,7 +258,7 @@ impl<'a> TaskRun<'a> {
         a.record.outcome = classified.outcome;
         a.record.reason = classified.reason;
         a.record.duration_ms = a.started.elapsed().as_millis() as u64;
-        super::write_json(&a.dir.attempt_json(), &a.record)?;
+        crate::record::store::write_json(&a.dir.attempt_json(), &a.record)?;
         if let Some(t) = &a.confinement.tmpdir {
             let _ = std::fs::remove_dir_all(t);
         }

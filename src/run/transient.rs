@@ -139,7 +139,7 @@ fn seconds(wait: Duration) -> String {
 fn pause(task: &str, wait: Duration) -> Result<(), RunError> {
     let until = Instant::now() + wait;
     loop {
-        super::stop_if_interrupted(task)?;
+        super::interrupt::stop_if_interrupted(task)?;
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Ok(());

@@ -24,7 +24,7 @@ pub(super) fn worktree(t: &Fixed<'_>, rec: &mut Recorder, n: u32) -> Result<bool
         Ok(how) => rec.worktree_reset(n, t.wt.display().to_string(), &how)?,
         Err(e) => {
             // Stopped by an interruption (its setup was): not an abort.
-            super::stop_if_interrupted(id)?;
+            super::interrupt::stop_if_interrupted(id)?;
             rec.event(Some(n), Event::AttemptAborted { reason: e.to_string(), phase: "worktree".into() })?;
             t.progress.done("aborted: the worktree could not be prepared");
             return Err(e);

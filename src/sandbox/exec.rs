@@ -884,7 +884,7 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     // nothing runs.
     let cgroup = limits::PidsCgroup::for_limit(c.limits.processes, c.found.pids_cgroup.as_deref(), false);
     let root = is_root();
-    let made = if cgroup.is_some() { Ok(()) } else { Err("no pids cgroup could be made".to_string()) };
+    let made = if cgroup.is_some() { Ok(()) } else { Err(limits::NoCgroup::NotMade) };
     if let Err(e) = super::process_limit(root, c.limits.processes, made) {
         drop(proxy);
         let _ = std::fs::remove_dir_all(&run_dir);

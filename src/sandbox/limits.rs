@@ -13,6 +13,16 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why no pids cgroup holds a confined process's count (as root, the only
+/// limit the kernel holds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NoCgroup {
+    #[error("no pids cgroup could be made")]
+    NotMade,
+    #[error("no pids cgroup could be made beneath this process's own")]
+    NotBeneathOwn,
+}
+
 /// A `pids` cgroup made for one command, removed when dropped.
 #[derive(Debug)]
 pub struct PidsCgroup {

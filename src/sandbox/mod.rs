@@ -105,7 +105,7 @@ pub enum SandboxError {
     #[error(
         "sandbox.max_processes = {max}, but retry-run runs as root and cannot make a pids cgroup here ({why}): the kernel exempts root from RLIMIT_NPROC, so nothing would hold the limit; run as another user, give retry-run a writable pids cgroup (cgroup v2 delegated to this user, or v1's pids hierarchy writable), or set sandbox.max_processes = 0"
     )]
-    NoProcessLimit { max: u64, why: String },
+    NoProcessLimit { max: u64, why: limits::NoCgroup },
     #[error("`~` in sandbox.writable, but HOME is not set")]
     NoHome,
     #[error("sandbox.writable {raw:?}: {} does not exist and cannot be created: {source}", path.display())]
@@ -169,7 +169,7 @@ pub fn resolve(
 /// `RLIMIT_NPROC` holds it for any user but root, whom the kernel exempts;
 /// for root only a pids cgroup does (`cgroup`: one can be made here, or
 /// why not). Pure.
-pub fn process_limit(root: bool, max_processes: u64, cgroup: Result<(), String>) -> Result<(), SandboxError> {
+pub fn process_limit(root: bool, max_processes: u64, cgroup: Result<(), limits::NoCgroup>) -> Result<(), SandboxError> {
     match cgroup {
         Err(why) if root && max_processes > 0 => Err(SandboxError::NoProcessLimit { max: max_processes, why }),
         _ => Ok(()),
@@ -834,10 +834,10 @@ mod tests {
 
     #[test]
     fn root_without_a_pids_cgroup_is_refused_unless_no_limit_is_asked() {
-        let no = || Err("read-only file system".to_string());
+        let no = || Err(limits::NoCgroup::NotMade);
         let e = process_limit(true, 100, no()).expect_err("root, a limit, no cgroup");
         let text = e.to_string();
-        assert!(text.contains("max_processes = 100") && text.contains("read-only file system"), "{text}");
+        assert!(text.contains("max_processes = 100") && text.contains("(no pids cgroup could be made)"), "{text}");
         assert!(text.contains("sandbox.max_processes = 0"), "{text}");
         assert!(process_limit(true, 0, no()).is_ok());
         assert!(process_limit(false, 100, no()).is_ok());

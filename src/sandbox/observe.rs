@@ -98,7 +98,7 @@ impl Observer {
         }
         Some(match Running::start() {
             Ok(r) => Observer { running: Some(r), why_not: None },
-            Err(why) => Observer { running: None, why_not: Some(why) },
+            Err(why) => Observer { running: None, why_not: Some(why.to_string()) },
         })
     }
 
@@ -190,10 +190,21 @@ pub(crate) struct Reach<'a> {
     pub inside: [&'a Path; 2],
 }
 
+/// Why the command's sockets cannot be observed.
+#[derive(Debug, thiserror::Error)]
+enum NotObserved {
+    #[error("no seccomp filter is written for this architecture")]
+    NoFilter,
+    #[error("cannot make a pipe: {0}")]
+    Pipe(std::io::Error),
+    #[error("cannot start its thread: {0}")]
+    Thread(std::io::Error),
+}
+
 impl Running {
-    fn start() -> Result<Running, String> {
-        let program = program().ok_or("no seccomp filter is written for this architecture")?;
-        let pipe = || pipe().map_err(|e| format!("cannot make a pipe: {e}"));
+    fn start() -> Result<Running, NotObserved> {
+        let program = program().ok_or(NotObserved::NoFilter)?;
+        let pipe = || pipe().map_err(NotObserved::Pipe);
         let (hello_r, hello_w) = pipe()?;
         let (go_r, go_w) = pipe()?;
         let (stop_r, stop_w) = pipe()?;
@@ -203,7 +214,7 @@ impl Running {
         let thread = std::thread::Builder::new()
             .name("observe".into())
             .spawn(move || serve(hello_r, go_w, &stop, &said))
-            .map_err(|e| format!("cannot start its thread: {e}"))?;
+            .map_err(NotObserved::Thread)?;
         Ok(Running { program: Arc::new(program), hello: hello_w, go: go_r, stop: (stop_r, stop_w), thread, refused })
     }
 }

@@ -369,7 +369,7 @@ pub fn parse_head(head: &[u8]) -> Result<Request, Malformed> {
         let (host, port) = parse_target_authority(target, None).map_err(|w| bad(&format!("CONNECT {target}: {w}")))?;
         return Ok(Request::Connect { host, port });
     }
-    let (auth, origin) = split_absolute(target).map_err(|w| bad(&w))?;
+    let (auth, origin) = split_absolute(target).map_err(bad)?;
     let (host, port) = parse_target_authority(auth, Some(80)).map_err(|w| bad(&format!("{target}: {w}")))?;
     let upgrade = request
         .headers
@@ -401,25 +401,24 @@ fn raw_line<'h>(head: &'h [u8], name: &str) -> &'h [u8] {
 
 /// The authority and the origin-form target (`/path?query`, no fragment)
 /// of an absolute-form `http://` target; `Err` says why it is not one.
-fn split_absolute(target: &str) -> Result<(&str, String), String> {
+fn split_absolute(target: &str) -> Result<(&str, String), &'static str> {
     let scheme_end = target.find("://").map(|i| (target[..i].to_ascii_lowercase(), i + 3));
     let rest = match scheme_end {
         Some((scheme, at)) if scheme == "http" => &target[at..],
         Some((scheme, _)) if scheme == "https" => {
-            return Err("an https:// URL goes through the proxy as a CONNECT tunnel".into());
+            return Err("an https:// URL goes through the proxy as a CONNECT tunnel");
         }
         _ if target.starts_with('/') => {
             return Err(
-                "this is a proxy: a request names its whole URL (http://host/path), or asks for a CONNECT tunnel"
-                    .into(),
+                "this is a proxy: a request names its whole URL (http://host/path), or asks for a CONNECT tunnel",
             );
         }
-        _ => return Err("the request's target is not an http:// URL".into()),
+        _ => return Err("the request's target is not an http:// URL"),
     };
     let split = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (auth, path) = rest.split_at(split);
     if auth.contains('@') {
-        return Err("the URL carries a user name (user@host), which the proxy does not pass on".into());
+        return Err("the URL carries a user name (user@host), which the proxy does not pass on");
     }
     let path = path.split('#').next().unwrap_or_default();
     let origin = match path.as_bytes().first() {

@@ -16,7 +16,7 @@ pub fn counts_line(c: &Counts) -> String {
         s.push_str(&format!(", {p} passed"));
     }
     if c.errors > 0 {
-        s.push_str(&format!(", {} error{}", c.errors, if c.errors == 1 { "" } else { "s" }));
+        s.push_str(&format!(", {} error{}", c.errors, crate::text::plural(c.errors as usize)));
     }
     s
 }

@@ -15,8 +15,21 @@ use crate::model::Channel;
 use crate::review::{CommentArg, Input, Request};
 use crate::run::land::Options;
 
+/// What is wrong with a review form, in the words the page shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FormError {
+    #[error("the attempt is a number, not {0:?}")]
+    Attempt(String),
+    #[error("each line comment needs its file, its lines and its text")]
+    Comments,
+    #[error("an approval carries no required change, critique or line comments: clear them, or reject")]
+    ApprovalWithChanges,
+    #[error("the verdict is approve or reject, not {0:?}")]
+    Verdict(String),
+}
+
 /// The review form `form` posted for task `id`, or what is wrong with it.
-pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Request, String> {
+pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Request, FormError> {
     // A browser sends a textarea's line ends as CRLF (the HTML standard's
     // form encoding); the record keeps the text as it was typed, as the
     // command line records it.
@@ -26,11 +39,11 @@ pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Requ
     let all = |k: &str| form.iter().filter(|(key, _)| key == k).map(|(_, v)| v.as_str()).collect::<Vec<_>>();
     let attempt = match one("attempt").trim() {
         "" => None,
-        n => Some(n.parse::<u32>().map_err(|_| format!("the attempt is a number, not {n:?}"))?),
+        n => Some(n.parse::<u32>().map_err(|_| FormError::Attempt(n.to_string()))?),
     };
     let (paths, lines, texts) = (all("comment_path"), all("comment_lines"), all("comment_text"));
     if paths.len() != lines.len() || paths.len() != texts.len() {
-        return Err("each line comment needs its file, its lines and its text".into());
+        return Err(FormError::Comments);
     }
     let comments: Vec<CommentArg> = paths
         .iter()
@@ -44,14 +57,12 @@ pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Requ
     let input = match one("verdict") {
         "approve" => {
             if !required_change.trim().is_empty() || critique.is_some() || !comments.is_empty() {
-                return Err(
-                    "an approval carries no required change, critique or line comments: clear them, or reject".into()
-                );
+                return Err(FormError::ApprovalWithChanges);
             }
             Input::Approve
         }
         "reject" => Input::Reject { required_change: required_change.to_string(), critique, comments },
-        v => return Err(format!("the verdict is approve or reject, not {v:?}")),
+        v => return Err(FormError::Verdict(v.to_string())),
     };
     Ok(Request { task: id.to_string(), attempt, by: None, input, config_path: None, channel: Channel::Ui })
 }
@@ -124,7 +135,7 @@ mod tests {
                     assert_eq!((r.task.as_str(), r.attempt, &r.input), ("fix-login", attempt, &input), "{body}");
                     assert_eq!((r.by, r.config_path, r.channel), (None, None, Channel::Ui), "{body}");
                 }
-                (Err(e), Err(says)) => assert!(e.contains(says), "{body}: {e}"),
+                (Err(e), Err(says)) => assert!(e.to_string().contains(says), "{body}: {e}"),
                 (got, want) => panic!("{body}: got {got:?}, want {want:?}"),
             }
         }

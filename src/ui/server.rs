@@ -234,8 +234,8 @@ async fn answer(app: &Arc<App>, req: Request) -> Response {
 /// A page from `pages`, on a blocking thread; `status` over its own.
 async fn page(app: &Arc<App>, route: Route, status: Option<StatusCode>) -> Response {
     let app = Arc::clone(app);
-    let rendered = tokio::task::spawn_blocking(move || -> Result<Page, String> {
-        let repo = Repo::find(&app.dir).map_err(|e| e.to_string())?;
+    let rendered = tokio::task::spawn_blocking(move || -> Result<Page, crate::git::GitError> {
+        let repo = Repo::find(&app.dir)?;
         let site = Site { repo: &repo, store: &app.store, summaries: &app.summaries, token: &app.token };
         Ok(super::pages::page(&site, &route))
     })
@@ -310,7 +310,7 @@ fn live(events: PathBuf) -> Response {
 async fn review(app: &Arc<App>, id: String, form: Vec<(String, String)>) -> Response {
     let req = match super::actions::review_request(&id, &form) {
         Ok(r) => r,
-        Err(message) => return refused(app, id, "review", message, None, StatusCode::BAD_REQUEST).await,
+        Err(e) => return refused(app, id, "review", e.to_string(), None, StatusCode::BAD_REQUEST).await,
     };
     let dir = app.dir.clone();
     match tokio::task::spawn_blocking(move || crate::review::review(&dir, req)).await {

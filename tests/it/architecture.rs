@@ -3,7 +3,7 @@
 //! which modules are pure, and which single module owns each outside
 //! thing (libgit2, tree-sitter, processes).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// What a module may do.
@@ -44,7 +44,7 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("config", Pure, &["agents", "model", "text"]),
     ("diagnostics", Pure, &["config", "text"]),
     ("task", Pure, &["config"]),
-    ("record", Edge, &["hash", "model"]),
+    ("record", Edge, &["hash", "model", "text"]),
     ("sandbox", Edge, &["config", "console", "process", "project", "record"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
@@ -490,21 +490,50 @@ fn without_test_items(code: &str) -> String {
     out
 }
 
-/// Every path `code` names from `crate::`, `super::` or `self::`, with the
-/// groups of a `use` spread out (`use super::{a, b::c}` gives `super::a`
-/// and `super::b::c`).
-fn item_paths(code: &str) -> Vec<Vec<String>> {
-    fn spread(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+/// The child modules `code` declares in files of their own (`mod a;`,
+/// `pub(crate) mod b;`), which a bare path (`a::f`, `use b::B`) names.
+fn child_modules(code: &str) -> BTreeSet<String> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("mod ") {
+        if i > 0 && code[..i].ends_with(is_ident) {
+            continue;
+        }
+        let rest = &code[i + 4..];
+        let name: String = rest.trim_start().chars().take_while(|&c| is_ident(c)).collect();
+        if !name.is_empty() && rest.trim_start()[name.len()..].trim_start().starts_with(';') {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// The tree of a `use` declaration: everything after `use ` up to its `;`.
+fn use_trees(code: &str) -> Vec<&str> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices("use ")
+        .filter(|(i, _)| *i == 0 || !code[..*i].ends_with(is_ident))
+        .map(|(i, _)| &code[i + 4..code[i..].find(';').map_or(code.len(), |e| i + e)])
+        .collect()
+}
+
+/// The paths of a `use` tree, with its groups spread out (`super::{a,
+/// b::c}` gives `super::a` and `super::b::c`), each with the name it binds.
+fn spread_use(tree: &str) -> Vec<(Vec<String>, String)> {
+    fn spread(prefix: &[String], tree: &str, out: &mut Vec<(Vec<String>, String)>) {
         let tree = tree.trim();
         let (head, group) = match tree.find('{') {
             Some(open) => (&tree[..open], Some(&tree[open + 1..tree.rfind('}').unwrap_or(tree.len())])),
             None => (tree, None),
         };
-        let head = head.split(" as ").next().unwrap_or("");
+        let mut parts = head.split(" as ");
+        let head = parts.next().unwrap_or("");
+        let alias = parts.next().map(|a| a.trim().to_string());
         let mut path = prefix.to_vec();
         path.extend(head.split("::").map(str::trim).filter(|s| !s.is_empty() && *s != "self").map(str::to_string));
         let Some(group) = group else {
-            out.push(path);
+            let name = alias.or_else(|| path.last().cloned()).unwrap_or_default();
+            out.push((path, name));
             return;
         };
         let mut depth = 0;
@@ -521,75 +550,153 @@ fn item_paths(code: &str) -> Vec<Vec<String>> {
             }
         }
     }
+    let mut out = Vec::new();
+    spread(&[], tree, &mut out);
+    out
+}
+
+/// A path as written, made relative to the file's own module: a bare path
+/// whose first segment is one of `children` (`start::f`) is `self::start::f`;
+/// `None` for a path that names no module of the crate (`std::`, a local).
+fn rooted(mut path: Vec<String>, children: &BTreeSet<String>) -> Option<Vec<String>> {
+    match path.first().map(String::as_str) {
+        Some("crate" | "super" | "self") => Some(path),
+        Some(first) if children.contains(first) => {
+            path.insert(0, "self".to_string());
+            Some(path)
+        }
+        _ => None,
+    }
+}
+
+/// Every path `code` names in the crate: from `crate::`, `super::` or
+/// `self::`, or bare from one of its child modules (`start::start_task`,
+/// `use progress::Progress`), with the groups of a `use` spread out.
+fn item_paths(code: &str) -> Vec<Vec<String>> {
+    let children = child_modules(code);
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     let mut out = Vec::new();
-    for (i, _) in code.match_indices("use ") {
-        if i > 0 && code[..i].ends_with(is_ident) {
-            continue;
-        }
-        let tree = &code[i + 4..code[i..].find(';').map_or(code.len(), |e| i + e)];
-        if ["crate::", "super::", "self::"].iter().any(|r| tree.trim_start().starts_with(r)) {
-            spread(&[], tree, &mut out);
-        }
+    for tree in use_trees(code) {
+        out.extend(spread_use(tree).into_iter().filter_map(|(p, _)| rooted(p, &children)));
     }
-    for root in ["crate::", "super::", "self::"] {
-        for (i, _) in code.match_indices(root) {
+    let roots = ["crate::", "super::", "self::"].into_iter().map(str::to_string);
+    for root in roots.chain(children.iter().map(|c| format!("{c}::"))) {
+        for (i, _) in code.match_indices(root.as_str()) {
             if i > 0 && code[..i].ends_with(|c: char| is_ident(c) || c == ':') {
                 continue;
             }
+            // `pub(in crate::run)` names where an item is seen, not an import.
+            if code[..i].trim_end().ends_with("(in") {
+                continue;
+            }
             let path: String = code[i..].chars().take_while(|&c| is_ident(c) || c == ':').collect();
+            // `super::{a, b}`: the group's paths come from its `use` above.
+            if path.ends_with("::") {
+                continue;
+            }
             let path: Vec<String> = path.split("::").filter(|s| !s.is_empty()).map(str::to_string).collect();
             if path.len() > 1 {
-                out.push(path);
+                out.extend(rooted(path, &children));
             }
         }
     }
     out
 }
 
-/// The file a path from the file at module `at` lands in: the longest
-/// prefix of the resolved path that is a file's module.
-fn file_of<'a>(at: &[String], path: &[String], files: &'a [(Vec<String>, String)]) -> Option<&'a str> {
-    let mut full: Vec<String> = match path.first().map(String::as_str) {
-        Some("crate") => Vec::new(),
-        Some("self") => at.to_vec(),
-        Some("super") => at.to_vec(),
-        _ => return None,
-    };
-    let mut segments = &path[1..];
-    if path[0] == "super" {
-        full.pop();
-        while segments.first().is_some_and(|s| s == "super") {
-            full.pop();
-            segments = &segments[1..];
+/// The names a file's `use` declarations bind (`pub(crate) use
+/// error::RunError;`, `use a::{b, c as d};`), each with the path it stands
+/// for (`None` outside the crate: `use git2::Oid`): a child module names
+/// them through its parent (`super::RunError`), and the item is the other
+/// file's.
+fn reexports(code: &str) -> Vec<(String, Option<Vec<String>>)> {
+    let children = child_modules(code);
+    use_trees(code).into_iter().flat_map(spread_use).map(|(p, name)| (name, rooted(p, &children))).collect()
+}
+
+/// The crate's files by module, and the names each one's `use` binds.
+struct Modules {
+    files: Vec<(Vec<String>, String)>,
+    reexports: Vec<Vec<(String, Option<Vec<String>>)>>,
+}
+
+impl Modules {
+    fn new(sources: &[(String, String)], codes: &[String]) -> Self {
+        Modules {
+            files: sources.iter().map(|(p, _)| (module_path(p), p.clone())).collect(),
+            reexports: codes.iter().map(|c| reexports(c)).collect(),
         }
     }
-    full.extend(segments.iter().cloned());
-    (1..=full.len()).rev().find_map(|n| files.iter().find(|(m, _)| *m == full[..n]).map(|(_, f)| f.as_str()))
+
+    /// The file a path from the file at module `at` lands in: the longest
+    /// prefix of the resolved path that is a file's module, or, where the
+    /// next segment is an item that file re-exports, the file it comes from.
+    fn file_of(&self, at: &[String], path: &[String]) -> Option<usize> {
+        self.resolve(at, path, 0)
+    }
+
+    fn resolve(&self, at: &[String], path: &[String], depth: usize) -> Option<usize> {
+        let mut full: Vec<String> = match path.first().map(String::as_str) {
+            Some("crate") => Vec::new(),
+            Some("self" | "super") => at.to_vec(),
+            _ => return None,
+        };
+        let mut segments = &path[1..];
+        if path[0] == "super" {
+            full.pop();
+            while segments.first().is_some_and(|s| s == "super") {
+                full.pop();
+                segments = &segments[1..];
+            }
+        }
+        full.extend(segments.iter().cloned());
+        let (n, file) = (1..=full.len())
+            .rev()
+            .find_map(|n| self.files.iter().position(|(m, _)| *m == full[..n]).map(|f| (n, f)))?;
+        let through = full.get(n).and_then(|next| self.reexports[file].iter().find(|(name, _)| name == next));
+        match through {
+            Some((_, None)) => None,
+            Some((_, Some(to))) if depth < 8 => {
+                let mut onward = to.clone();
+                onward.extend(full[n + 1..].iter().cloned());
+                self.resolve(&full[..n], &onward, depth + 1).or(Some(file))
+            }
+            _ => Some(file),
+        }
+    }
+}
+
+/// Each file's imports: the files it names (by index in `sources`), each
+/// with the first path that names it.
+fn file_edges(sources: &[(String, String)]) -> Vec<BTreeMap<usize, String>> {
+    let codes: Vec<String> =
+        sources.iter().map(|(_, text)| without_test_items(&without_literals(&code(text)))).collect();
+    let modules = Modules::new(sources, &codes);
+    sources
+        .iter()
+        .zip(&codes)
+        .enumerate()
+        .map(|(i, ((path, _), code))| {
+            let at = module_path(path);
+            let mut out = BTreeMap::new();
+            for p in item_paths(code) {
+                if let Some(j) = modules.file_of(&at, &p).filter(|&j| j != i) {
+                    out.entry(j).or_insert_with(|| p.join("::"));
+                }
+            }
+            out
+        })
+        .collect()
 }
 
 /// The circles among `sources` (path, text): each a sorted list of the
 /// files that reach each other through their imports.
 fn file_circles(sources: &[(String, String)]) -> Vec<Vec<String>> {
-    let files: Vec<(Vec<String>, String)> = sources.iter().map(|(p, _)| (module_path(p), p.clone())).collect();
-    let edges: Vec<BTreeSet<usize>> = sources
-        .iter()
-        .map(|(path, text)| {
-            let at = module_path(path);
-            let code = without_test_items(&without_literals(&code(text)));
-            item_paths(&code)
-                .iter()
-                .filter_map(|p| file_of(&at, p, &files))
-                .filter_map(|f| sources.iter().position(|(p, _)| p == f))
-                .filter(|&j| sources[j].0 != *path)
-                .collect()
-        })
-        .collect();
+    let edges = file_edges(sources);
     let reach = |from: usize| {
         let mut seen = BTreeSet::from([from]);
         let mut todo = vec![from];
         while let Some(n) = todo.pop() {
-            for &m in &edges[n] {
+            for &m in edges[n].keys() {
                 if seen.insert(m) {
                     todo.push(m);
                 }
@@ -616,11 +723,30 @@ fn file_circles(sources: &[(String, String)]) -> Vec<Vec<String>> {
 
 #[test]
 fn no_two_files_import_each_other_even_through_others() {
-    let found: Vec<Vec<String>> = file_circles(&all_sources());
-    let shown: Vec<String> = found.iter().map(|c| c.join(", ")).collect();
+    let sources = all_sources();
+    let found: Vec<Vec<String>> = file_circles(&sources);
+    let edges = file_edges(&sources);
+    let index = |f: &str| sources.iter().position(|(p, _)| p == f);
+    let shown: Vec<String> = found
+        .iter()
+        .map(|circle| {
+            let inside: Vec<String> = circle
+                .iter()
+                .filter_map(|f| Some((f, index(f)?)))
+                .flat_map(|(f, i)| {
+                    let (sources, edges) = (&sources, &edges);
+                    edges[i]
+                        .iter()
+                        .filter(move |(j, _)| circle.contains(&sources[**j].0))
+                        .map(move |(j, by)| format!("    {f} -> {} ({by})", sources[*j].0))
+                })
+                .collect();
+            format!("{}:\n{}", circle.join(", "), inside.join("\n"))
+        })
+        .collect();
     assert!(
         found.is_empty(),
-        "files that import each other (a circle, through crate::, super:: or self::):\n{}",
+        "files that import each other (a circle, through crate::, super::, self:: or a bare path to a child module):\n{}",
         shown.join("\n")
     );
 }
@@ -637,6 +763,34 @@ fn the_circle_reader_follows_super_self_and_groups_and_skips_tests() {
         file("src/f.rs", "use crate::e::E;\n"),
     ];
     assert_eq!(file_circles(&sources), [["src/a/b.rs", "src/a/d.rs"]]);
+}
+
+/// A parent that calls into a child by a bare path (`start::go()`, `use
+/// progress::P`) while the child calls back through `super::` is a circle;
+/// a child's item the parent re-exports (`pub(crate) use error::E`) and a
+/// sibling names through the parent is not, nor is a name the parent
+/// imports from another crate, nor a `pub(in path)`.
+#[test]
+fn the_circle_reader_follows_bare_paths_to_children_and_re_exports_to_their_source() {
+    let file = |p: &str, t: &str| (p.to_string(), t.to_string());
+    let sources = [
+        file(
+            "src/r/mod.rs",
+            "mod start;\nmod error;\npub(crate) use error::{E, Kind as K};\nfn run() { start::go(); }\nfn helper() {}\n",
+        ),
+        file("src/r/start.rs", "use super::K;\npub fn go() { super::helper(); }\n"),
+        file("src/r/error.rs", "pub struct E;\npub enum Kind {}\n"),
+        file("src/r/gate.rs", "use super::E;\nfn g() -> E { E }\n"),
+        file("src/p/mod.rs", "mod progress;\nuse progress::P;\nfn helper() {}\n"),
+        file("src/p/progress.rs", "pub struct P;\nfn f() { crate::p::helper(); }\n"),
+        file("src/s/mod.rs", "mod child;\nfn f() { let child = 1; other::child::x(); }\n"),
+        file("src/s/child.rs", "fn f() { super::f(); }\n"),
+        // A name the parent imports from outside the crate, and a
+        // visibility path, are no import of the parent's.
+        file("src/g/mod.rs", "mod repo;\nuse git2::Oid;\nfn go() { repo::open(); }\n"),
+        file("src/g/repo.rs", "use super::{Oid};\npub(in crate::g) fn open() -> super::Oid { todo!() }\n"),
+    ];
+    assert_eq!(file_circles(&sources), [["src/p/mod.rs", "src/p/progress.rs"], ["src/r/mod.rs", "src/r/start.rs"]]);
 }
 
 #[test]

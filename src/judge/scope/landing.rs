@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use super::{Rules, Subject, Violation, normalize_glob};
+use super::{Subject, Violation, normalize_glob};
 use crate::model::{Change, EntryKind, LandGate, ScopeReason, Status};
 
 /// What kind of entry a row is.
@@ -326,15 +326,26 @@ pub fn how_to_allow(path: &str, rule: Option<&str>) -> String {
     }
 }
 
+/// The allow globs of the task's scope that match a path (the scope's
+/// rules, [`super::Rules`]).
+pub trait AllowGlobs {
+    fn allow_globs_matching(&self, path: &[u8]) -> Vec<&str>;
+}
+
 /// Whether an allow glob matches `path` and spells out `name` (any case).
-fn lifted(rules: &Rules, path: &[u8], name: &str) -> bool {
+fn lifted(rules: &dyn AllowGlobs, path: &[u8], name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     rules.allow_globs_matching(path).iter().any(|g| g.to_ascii_lowercase().contains(&name))
 }
 
 /// Judges `changes` (`gitmodules`: the head's `.gitmodules`, read only
 /// when a change touches it) against the table under `gate`.
-pub fn check(gate: &Gate, rules: &Rules, changes: &[Change], gitmodules: &dyn Fn() -> Option<Vec<u8>>) -> Landing {
+pub fn check(
+    gate: &Gate,
+    rules: &dyn AllowGlobs,
+    changes: &[Change],
+    gitmodules: &dyn Fn() -> Option<Vec<u8>>,
+) -> Landing {
     let mut out = Landing::default();
     for c in changes {
         let link = c.new.as_ref().is_some_and(|n| n.kind == EntryKind::Symlink);
@@ -533,6 +544,7 @@ fn trim_start(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::scope::Rules;
     use crate::model::Side;
 
     #[test]

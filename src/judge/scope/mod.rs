@@ -8,61 +8,20 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
-use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobSet};
 
 use crate::model::{Change, ScopeReason, Status};
 
+mod globs;
 pub mod landing;
+mod report;
+
+use globs::build_set;
+pub use globs::{GlobError, normalize_glob};
+pub use report::{Report, Resolved, Subject, Violation};
 
 /// How many symlinks of the tree are followed while resolving one target.
 pub const MAX_SYMLINK_HOPS: usize = 40;
-
-/// Which path of a change a violation is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
-    /// The changed path itself (the new path of a rename).
-    Path,
-    /// The old path of a rename.
-    OldPath,
-    /// The target of a symlink: as written in the link, and where it led.
-    Target { raw: Vec<u8>, resolved: Resolved },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    pub path: Vec<u8>,
-    pub old_path: Option<Vec<u8>>,
-    pub status: Status,
-    pub reason: ScopeReason,
-    /// The glob that decided it (the deny glob that matched), if any.
-    pub rule: Option<String>,
-    pub subject: Subject,
-}
-
-/// The outcome of checking a change set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// Changed paths examined; a rename counts once.
-    pub checked: usize,
-    pub violations: Vec<Violation>,
-    /// Files that act once the change lands, flagged, not failing
-    /// ([`landing`], `[scope] acts_after_land = "flag"`).
-    pub flagged: Vec<Violation>,
-}
-
-/// An invalid glob, quoted as the user wrote it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid {list} glob {glob:?}: {message}")]
-pub struct GlobError {
-    pub list: &'static str,
-    pub glob: String,
-    pub message: String,
-}
-
-impl GlobError {
-    /// What to do about a bad glob, wherever it was given.
-    pub const HINT: &'static str = "fix the glob in [scope] of retry-run.toml or in --allow/--deny";
-}
 
 /// What the globs say about one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,47 +91,9 @@ impl Rules {
     }
 }
 
-/// Normalises a glob (docs/commands.md, `scope`): a leading `./` or `/` is
-/// dropped, a trailing `/` means the directory and everything under it.
-pub fn normalize_glob(glob: &str) -> String {
-    let mut g = glob;
-    loop {
-        if let Some(rest) = g.strip_prefix("./") {
-            g = rest;
-        } else if let Some(rest) = g.strip_prefix('/') {
-            g = rest;
-        } else {
-            break;
-        }
-    }
-    if g.is_empty() {
-        "**".to_string()
-    } else if g.ends_with('/') && !g.ends_with("\\/") {
-        format!("{g}**")
-    } else {
-        g.to_string()
-    }
-}
-
-fn build_set(list: &'static str, globs: &[String]) -> Result<GlobSet, GlobError> {
-    let mut set = GlobSetBuilder::new();
-    for glob in globs {
-        let compiled = GlobBuilder::new(&normalize_glob(glob))
-            .literal_separator(true)
-            .backslash_escape(true)
-            .case_insensitive(false)
-            .empty_alternates(true)
-            .build()
-            .map_err(|e| GlobError { list, glob: glob.clone(), message: glob_error_message(&e) })?;
-        set.add(compiled);
-    }
-    set.build().map_err(|e| GlobError { list, glob: globs.join(", "), message: e.to_string() })
-}
-
-fn glob_error_message(e: &globset::Error) -> String {
-    match e.kind() {
-        globset::ErrorKind::UnclosedClass => "unclosed character class `[`; escape a literal bracket as `\\[`".into(),
-        other => other.to_string(),
+impl landing::AllowGlobs for Rules {
+    fn allow_globs_matching(&self, path: &[u8]) -> Vec<&str> {
+        Rules::allow_globs_matching(self, path)
     }
 }
 
@@ -187,17 +108,6 @@ impl SymlinkLookup for std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
     fn symlink_target(&self, path: &[u8]) -> Option<Vec<u8>> {
         self.get(path).cloned()
     }
-}
-
-/// Where a symlink's target leads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resolved {
-    /// A repository-relative path (`b""` is the repository root).
-    Inside(Vec<u8>),
-    /// An absolute target, or one that climbs out of the repository.
-    Outside,
-    /// More than [`MAX_SYMLINK_HOPS`] links of the tree followed: a loop.
-    Loop,
 }
 
 /// Resolves a symlink's target lexically from the link's directory: `.`

@@ -278,7 +278,7 @@ fn required(
     if !failed.is_empty() {
         let mut names: Vec<String> = failed.iter().map(|c| format!("`{}`", c.shown_name())).collect();
         names.dedup();
-        let s = if names.len() == 1 { "" } else { "s" };
+        let s = crate::text::plural(names.len());
         return format!("Make the failing CI check{s} pass: {}.", name_list(&names));
     }
     let first = remarks

@@ -10,7 +10,7 @@ use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::recorder::Recorder;
 use super::super::worktree::back_to_base;
-use super::base_aside::{Aside, Done, stored};
+use super::base_aside::{Aside, BaseRun, Done, stored};
 use super::checks::{as_map, import_root_env, inherited, parse, relativize, run_once, with};
 use super::{baseline_cache, received};
 use crate::config::CheckConfig;
@@ -158,7 +158,7 @@ fn targets_alone(
     let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
     let out_file = t.store.task(&t.plan.id).baseline_out(base, &format!("{}.targets", check.name));
     let f = run_once(&narrowed, wt, &with(&with(&env, &added), &sel.env), &out_file, &a.confinement);
-    super::super::stop_if_interrupted(&t.plan.id)?;
+    super::super::interrupt::stop_if_interrupted(&t.plan.id)?;
     let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
     stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
     let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
@@ -207,13 +207,14 @@ fn one(
             let out_file = dir.baseline_out(base, &check.name);
             let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
             // A check stopped by an interruption says nothing of the base.
-            super::super::stop_if_interrupted(&t.plan.id)?;
+            super::super::interrupt::stop_if_interrupted(&t.plan.id)?;
             let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
             let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
             stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
             let at = (t.store.root.as_path(), t.plan.id.as_str(), t.plan.config.retry.reuse);
             let seen = seen_by(t, a, check, &added);
-            let b = stored(t.repo, at, check, (base, wt), &added, (&f, &p), (&key, &seen))?;
+            let ran = BaseRun { finished: &f, parsed: &p, added: &added, key: &key, seen: &seen };
+            let b = stored(t.repo, at, check, (base, wt), &ran)?;
             // A run cut short names only some of the base's tests.
             let tests = (!p.timed_out).then(|| p.tests.clone());
             (b, BaselineCache { key, hit: false, from: None, environment: Some(seen.summary) }, tests)
@@ -234,7 +235,7 @@ fn recorded(
     added: &[(String, String)],
     cache: BaselineCache,
 ) -> Result<(), RunError> {
-    super::super::write_json(&t.store.task(&t.plan.id).baseline_cache(&b.base, &b.check), b)?;
+    crate::record::store::write_json(&t.store.task(&t.plan.id).baseline_cache(&b.base, &b.check), b)?;
     rec.event(
         Some(n),
         Event::BaselineChecked {

@@ -241,9 +241,22 @@ fn one(w: &Work, job: &Job) -> Result<Done, String> {
     let at = (w.store_root.as_path(), w.task.as_str(), w.config.retry.reuse);
     let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
     let seen = received::seen(check, wt, &keyed, &w.confinement, &w.task);
-    let b = stored(&w.repo, at, check, (w.base, wt), &added, (&f, &p), (&job.key, &seen)).map_err(|e| e.to_string())?;
+    let ran = BaseRun { finished: &f, parsed: &p, added: &added, key: &job.key, seen: &seen };
+    let b = stored(&w.repo, at, check, (w.base, wt), &ran).map_err(|e| e.to_string())?;
     let cache = BaselineCache { key: job.key.clone(), hit: false, from: None, environment: Some(seen.summary) };
     Ok(Done { baseline: b, added, cache })
+}
+
+/// A full run of a check on the base, as it ended: its process and what
+/// was read of its output, the runner variables retry-run `added`, the
+/// shared cache's `key` and what the check was `seen` to receive.
+#[derive(Clone, Copy)]
+pub(super) struct BaseRun<'a> {
+    pub finished: &'a crate::process::Finished,
+    pub parsed: &'a crate::outcome::check::Parsed,
+    pub added: &'a [(String, String)],
+    pub key: &'a str,
+    pub seen: &'a received::Seen,
 }
 
 /// A full run of `check` on `base` (in `wt`, with the runner variables
@@ -252,16 +265,14 @@ fn one(w: &Work, job: &Job) -> Result<Done, String> {
 /// the check saying nothing, `[retry] reuse` (`project_reuse`) is false)
 /// and, unless it timed out, in the shared cache under `key`. Returns the
 /// base's result.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn stored(
     repo: &Repo,
     (store_root, task, project_reuse): (&std::path::Path, &str, bool),
     check: &CheckConfig,
     (base, wt): (Oid, &std::path::Path),
-    added: &[(String, String)],
-    (f, p): (&crate::process::Finished, &crate::outcome::check::Parsed),
-    (key, seen): (&str, &received::Seen),
+    ran: &BaseRun<'_>,
 ) -> Result<Baseline, RunError> {
+    let BaseRun { finished: f, parsed: p, added, key, seen } = *ran;
     if reuse::stores(check.reuse, project_reuse) && reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
         let entry = reuse_store::Entry {
             task: task.to_string(),
@@ -275,7 +286,7 @@ pub(super) fn stored(
         let keyed = with(added, &import_root_env(wt));
         let rkey = reuse_store::key(repo, check, repo.commit_tree(base)?, &keyed, wt, &seen.digest)?;
         // Only a saving later: a store that cannot be written is no failure.
-        let _ = super::super::write_json(&reuse_store::file(store_root, &rkey), &entry);
+        let _ = crate::record::store::write_json(&reuse_store::file(store_root, &rkey), &entry);
     }
     let b = Baseline::of(&check.name, &check.run, base.to_string(), p);
     // A timed-out run says nothing lasting of the base.
@@ -286,7 +297,7 @@ pub(super) fn stored(
             tests: Some(p.tests.clone()),
             environment: Some(seen.summary.clone()),
         };
-        super::super::write_json(&baseline_cache::file(store_root, key), &entry)?;
+        crate::record::store::write_json(&baseline_cache::file(store_root, key), &entry)?;
     }
     Ok(b)
 }

@@ -241,17 +241,16 @@ fn run_stage(
                     let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames };
                     let base = || bases.of(&check.name, step.part, jobs);
                     let sel = selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
-                    let r = run_step(
-                        &repo,
-                        check,
-                        sel,
-                        (wt, a, commit),
-                        &base,
+                    let stepping = Stepping {
+                        repo: &repo,
+                        at: (wt, a, commit),
+                        base: &base,
                         how,
                         task,
-                        (config.retry.flaky_reruns, deferred),
-                    )
-                    .map(|(result, runs)| {
+                        flaky_reruns: config.retry.flaky_reruns,
+                        deferred,
+                    };
+                    let r = run_step(&stepping, check, sel).map(|(result, runs)| {
                         let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
                         StepRun { result, runs, window: (started, now_ms()), failed: fails }
                     });
@@ -281,7 +280,7 @@ fn run_stage(
                         schedule::label(name, step.part, selections[step.check].is_some())
                     })
                     .collect();
-                t.progress.phase(&format!("check{} {}", if names.len() == 1 { "" } else { "s" }, names.join(", ")));
+                t.progress.phase(&format!("check{} {}", crate::text::plural(names.len()), names.join(", ")));
             }
         }
     });
@@ -295,7 +294,7 @@ fn run_stage(
     if wrote.is_empty() {
         for (file, entry) in out.iter().flatten().filter_map(|r| r.runs.pending.as_ref()) {
             // Only a saving later: a store that cannot be written is no failure.
-            let _ = super::super::write_json(file, entry);
+            let _ = crate::record::store::write_json(file, entry);
         }
         return Ok(out);
     }
@@ -320,30 +319,32 @@ fn targets_fail(selected: &[String], result: &CheckResult) -> bool {
     super::builtin::targets(selected, std::slice::from_ref(result)).is_some_and(|r| !r.passed)
 }
 
+/// What every run of a stage's checks works with: the worktree, the
+/// attempt and its commit; the check's base, asked for once its run has
+/// ended; how it is judged; the task; how many times a failure is run
+/// again; and whether its writes are looked for after the whole stage.
+#[derive(Clone, Copy)]
+struct Stepping<'a> {
+    repo: &'a Repo,
+    at: (&'a Path, &'a Attempt, Oid),
+    base: BaseOf<'a>,
+    how: Judging<'a>,
+    task: &'a str,
+    flaky_reruns: u32,
+    deferred: bool,
+}
+
 /// One run of a stage: the check in full, or (`sel`) its targets alone,
 /// with the selection's variables and command and its output in
 /// `<check>.targets.out`.
-#[allow(clippy::too_many_arguments)]
-fn run_step(
-    repo: &Repo,
-    check: &CheckConfig,
-    sel: Option<&TargetsRun>,
-    at: (&Path, &Attempt, Oid),
-    base: BaseOf<'_>,
-    how: Judging<'_>,
-    task: &str,
-    (flaky_reruns, deferred): (u32, bool),
-) -> Result<(CheckResult, Runs), RunError> {
+fn run_step(s: &Stepping<'_>, check: &CheckConfig, sel: Option<&TargetsRun>) -> Result<(CheckResult, Runs), RunError> {
+    let (at, flaky_reruns) = (s.at, s.flaky_reruns);
     let (out, (mut result, runs)) = match sel {
-        None => (
-            check.name.clone(),
-            run_check(repo, check, at, base, how, flaky_reruns, task, (&[], &check.name, deferred))?,
-        ),
+        None => (check.name.clone(), run_check(s, check, (&[], &check.name))?),
         Some(sel) => {
             let narrowed = CheckConfig { run: sel.run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
             let out = format!("{}.targets", check.name);
-            let (mut result, runs) =
-                run_check(repo, &narrowed, at, base, how, flaky_reruns, task, (&sel.env, &out, deferred))?;
+            let (mut result, runs) = run_check(s, &narrowed, (&sel.env, &out))?;
             let by_targets = || {
                 test_results::narrowed_run_passes(
                     &sel.tests,
@@ -401,20 +402,14 @@ struct Runs {
 /// in which they all pass makes the check flaky. Anything else (a timeout,
 /// a lint error, a runner that cannot select) runs once. `selected`: the
 /// variables a targets run adds; `out_name`: whose output files it writes.
-#[allow(clippy::too_many_arguments)]
 fn run_check(
-    repo: &Repo,
+    s: &Stepping<'_>,
     check: &CheckConfig,
-    (wt, a, commit): (&Path, &Attempt, Oid),
-    base_of: BaseOf<'_>,
-    how: Judging<'_>,
-    flaky_reruns: u32,
-    task: &str,
-    (selected_env, out_name, deferred): (&[(String, String)], &str, bool),
+    (selected_env, out_name): (&[(String, String)], &str),
 ) -> Result<(CheckResult, Runs), RunError> {
-    let mode = how;
+    let Stepping { repo, at: (wt, a, commit), base: base_of, how: mode, task, flaky_reruns, deferred } = *s;
     // A check stopped by an interruption is neither judged nor run again.
-    let stop = || super::super::stop_if_interrupted(task);
+    let stop = || super::super::interrupt::stop_if_interrupted(task);
     let file = a.dir.check_out(out_name);
     let started = |message| RunError::CheckStart { check: check.name.clone(), message };
     let unset = a.confinement.unset();
@@ -472,7 +467,7 @@ fn run_check(
                     runs.pending = Some((reuse_store::file(&root, &key), entry));
                 } else {
                     // Only a saving later: a store that cannot be written is no failure.
-                    let _ = super::super::write_json(&reuse_store::file(&root, &key), &entry);
+                    let _ = crate::record::store::write_json(&reuse_store::file(&root, &key), &entry);
                 }
             }
             (parsed, text, wrote, None)

@@ -112,7 +112,7 @@ pub(super) fn gates(repo: &Repo, store: &Store, dir: &Path, r: &Replayed<'_>) ->
     let classified = outcome::classify(&record);
     record.outcome = classified.outcome;
     record.reason = classified.reason;
-    super::super::write_json(&ldir.attempt_json(), &record)?;
+    crate::record::store::write_json(&ldir.attempt_json(), &record)?;
     Ok(Gated { record, said, k })
 }
 
@@ -125,7 +125,7 @@ fn plan_of(repo: &Repo, store: &Store, dir: &Path, r: &Replayed<'_>) -> Result<P
         agent: vec!["true".to_string()],
         ..RunOptions::default()
     };
-    Ok(plan::take_task(repo, store, dir, &opts)?)
+    Ok(plan::take_task(repo, store, dir, &opts, None)?)
 }
 
 /// The number of the next land's record: one past the highest there.

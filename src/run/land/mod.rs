@@ -26,61 +26,21 @@ mod after;
 mod error;
 mod gates;
 mod reject;
+mod request;
 mod update;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::git::{Oid, Repo};
 use crate::model::{LandHow, Landed};
 use crate::outcome::land::{self as decide, Route, Standing};
-use crate::record::state::{TaskState, state};
+use crate::record::state::state;
 use crate::record::store::check_task_name;
 use crate::record::{Event, Store};
 
 pub(crate) use error::LandError;
-
-/// What `land` was asked to do.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Options {
-    pub task: String,
-    /// `--onto BRANCH` (default: the checkout's current branch).
-    pub onto: Option<String>,
-    /// `--merge`: a merge commit rather than a squash, on a replay.
-    pub merge: bool,
-    /// `--push REMOTE`.
-    pub push: Option<String>,
-    /// `--pr`: a pull request with `gh pr create` (pushing to `--push`'s
-    /// remote, else `origin`).
-    pub pr: bool,
-    /// `--keep-branch`: the task's branch `retry-run/<task>` stays.
-    pub keep_branch: bool,
-    /// `--config`.
-    pub config_path: Option<PathBuf>,
-}
-
-/// How a land ended.
-#[derive(Debug, Clone)]
-pub(crate) enum Landing {
-    /// The branch holds the result.
-    Landed { landed: Box<Landed>, notes: Vec<String>, completed: bool },
-    /// The replay conflicted or a gate failed on it: recorded as a
-    /// rejection, the branch untouched. The text says it.
-    Rejected { text: String },
-}
-
-/// The task's result and the branch it lands onto.
-pub(super) struct Which {
-    pub task: String,
-    pub title: String,
-    pub attempt: u32,
-    pub attempt_commit: Oid,
-    pub base: Oid,
-    pub onto: String,
-    pub tip: Oid,
-    /// The sha256 of the task's log as it stands.
-    pub record_sha256: String,
-    pub state: TaskState,
-}
+use request::Which;
+pub(crate) use request::{Landing, Options};
 
 /// `retry-run land`.
 pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
@@ -167,7 +127,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
 /// The task's result and the branch: refused when the result may not land.
 fn which(repo: &Repo, store: &Store, opts: &Options) -> Result<Which, LandError> {
     let task = opts.task.clone();
-    let verified = super::verified_log(store, &task)?;
+    let verified = super::start::verified_log(store, &task)?;
     let st = state(&verified.events);
     let refused = decide::refuse(Standing {
         task: &task,

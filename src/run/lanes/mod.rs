@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex};
 
 use super::held_lease::HeldLease;
 use super::plan::Plan;
-use super::progress::{Board, Mode, Shared};
-use super::{Ending, Options, Ran, RunError, history, run_task};
+use super::progress::{Board, Mode, Progress, Shared};
+use super::{Ending, Options, Ran, RunError, chain, history, hold, start};
 use crate::config::lanes::{ChooseMode, LaneConfig};
 use crate::git::{Repo, Revision};
 use crate::hash::sha256_hex;
@@ -67,66 +67,81 @@ fn lane_agents(plan: &Plan, opts: &Options) -> Vec<LaneConfig> {
 
 /// `run` of a task in `lanes` lanes: the task's record started, every
 /// lane run (at most `-j` at once), the choice made and recorded.
-pub(super) fn run(repo: &Repo, store: &Store, plan: Plan, opts: &Options, lanes: u32) -> Result<Ran, RunError> {
-    let id = plan.id.clone();
-    let agents = lane_agents(&plan, opts);
-    let _lock = super::lock(store, &id)?;
-    // With --remote, one lease for the task: its lanes run under it.
-    let dir = repo.workdir().unwrap_or(repo.common_dir());
-    let lease = super::claim_lease(dir, opts, &id)?.map(Arc::new);
-    let ran = run_under(repo, store, &plan, opts, lanes, &agents, lease.clone());
-    let lease = lease.and_then(|l| Arc::try_unwrap(l).ok());
-    let earlier = ran.as_ref().is_ok_and(|r| r.earlier);
-    super::finish(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier })
-}
-
-/// [`run`], once the task's lock (and lease) are held.
-fn run_under(
-    repo: &Repo,
-    store: &Store,
-    plan: &Plan,
+pub(super) fn run(
+    (repo, store): (&Repo, &Store),
+    plan: Plan,
     opts: &Options,
     lanes: u32,
-    agents: &[LaneConfig],
-    lease: Option<Arc<HeldLease>>,
+    progress: &Progress,
 ) -> Result<Ran, RunError> {
     let id = plan.id.clone();
-    let verified = super::verified_log(store, &id)?;
-    let state = history::state(&verified.events);
-    if let Some(ran) = already_ended(plan, opts, &state) {
-        return Ok(ran);
+    let agents = lane_agents(&plan, opts);
+    let _lock = hold::lock(store, &id)?;
+    // With --remote, one lease for the task: its lanes run under it.
+    let dir = repo.workdir().unwrap_or(repo.common_dir());
+    let lease = hold::claim_lease(dir, opts, &id, progress)?.map(Arc::new);
+    let task = InLanes { repo, store, plan: &plan, opts, progress };
+    let ran = task.run_under(lanes, &agents, lease.clone());
+    let lease = lease.and_then(|l| Arc::try_unwrap(l).ok());
+    let earlier = ran.as_ref().is_ok_and(|r| r.earlier);
+    hold::release(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier })
+}
+
+/// The task whose lanes run, and what its run was given.
+struct InLanes<'a> {
+    repo: &'a Repo,
+    store: &'a Store,
+    plan: &'a Plan,
+    opts: &'a Options,
+    progress: &'a Progress,
+}
+
+impl InLanes<'_> {
+    /// [`run`], once the task's lock (and lease) are held.
+    fn run_under(&self, lanes: u32, agents: &[LaneConfig], lease: Option<Arc<HeldLease>>) -> Result<Ran, RunError> {
+        let InLanes { repo, store, plan, opts, progress } = *self;
+        let id = plan.id.clone();
+        let verified = start::verified_log(store, &id)?;
+        let state = history::state(&verified.events);
+        if let Some(ran) = already_ended(plan, opts, &state, progress) {
+            return Ok(ran);
+        }
+        let new_round = state.finished.is_some() || !state.started;
+        let choose = choice(plan, opts, &state, new_round);
+        let (base, line) = start::fix_base(repo, &plan.id, opts, &plan.config, &state)?;
+        progress.say(&line);
+        repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
+        let mut log = store.log(&id)?;
+        record_start(store, &mut log, plan, &base, lanes, choose, new_round)?;
+        let so_far = if new_round { Vec::new() } else { so_far(store, &id, lanes) };
+        let share_feedback = plan.config.retry.share_feedback;
+        let shared =
+            Arc::new(LaneShared::new(choose, share_feedback, plan.config.max_attempts.0, so_far, lease.clone()));
+        if let Some(l) = &lease {
+            l.publish()?;
+        }
+        let board = (Mode::pick(opts.json, opts.quiet) == Mode::Live).then(Board::new);
+        let each = Lanes { opts, id: &id, base: &base, new_round, agents, shared: &shared };
+        let lane_runs: Vec<(Options, LaneRun)> = (1..=lanes).map(|lane| each.lane(lane, lanes)).collect();
+        let shared_board = Shared { board: board.clone() };
+        let results =
+            run_lanes(repo.workdir().unwrap_or(repo.common_dir()), &lane_runs, &shared_board, opts.jobs.max(1));
+        if let Some(b) = &board {
+            b.close();
+        }
+        stop_if_a_lane_was_interrupted(plan, &results, progress)?;
+        // A lane that failed on its environment (a file that cannot be
+        // written, a check that cannot start): when no lane wins, the task stays
+        // open with that error, to be resumed, rather than escalate.
+        let failed = results.into_iter().find_map(Result::err);
+        let ended = Ended { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
+        ended.finish(&mut log, failed)
     }
-    let new_round = state.finished.is_some() || !state.started;
-    let choose = choice(plan, opts, &state, new_round);
-    let base = base(repo, plan, opts, &state)?;
-    repo.check_filter_drivers(base.oid, Some(&store.root.join("gitattributes")))?;
-    let mut log = store.log(&id)?;
-    record_start(store, &mut log, plan, &base, lanes, choose, new_round)?;
-    let so_far = if new_round { Vec::new() } else { so_far(store, &id, lanes) };
-    let share_feedback = plan.config.retry.share_feedback;
-    let shared = Arc::new(LaneShared::new(choose, share_feedback, plan.config.max_attempts.0, so_far, lease.clone()));
-    if let Some(l) = &lease {
-        l.publish()?;
-    }
-    let board = (Mode::pick(opts.json, opts.quiet) == Mode::Live).then(Board::new);
-    let each = Lanes { opts, id: &id, base: &base, board: &board, new_round, agents, shared: &shared };
-    let lane_opts: Vec<Options> = (1..=lanes).map(|lane| each.options(lane, lanes)).collect();
-    let results = run_lanes(repo.workdir().unwrap_or(repo.common_dir()), &lane_opts, opts.jobs.max(1));
-    if let Some(b) = &board {
-        b.close();
-    }
-    stop_if_a_lane_was_interrupted(plan, opts, &results)?;
-    // A lane that failed on its environment (a file that cannot be
-    // written, a check that cannot start): when no lane wins, the task stays
-    // open with that error, to be resumed, rather than escalate.
-    let failed = results.into_iter().find_map(Result::err);
-    let ended = Ended { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
-    ended.finish(&mut log, failed)
 }
 
 /// A task that ended before this run, without `--again`: said, and how it
 /// ended.
-fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState) -> Option<Ran> {
+fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState, progress: &Progress) -> Option<Ran> {
     if state.finished.is_none() || opts.again {
         return None;
     }
@@ -135,7 +150,7 @@ fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState) -> Opt
         Some((Event::TaskSucceeded { .. }, _)) => Ending::Succeeded,
         _ => Ending::Escalated,
     };
-    super::progress_of(opts, id).say(&format!(
+    progress.say(&format!(
         "task {id} already ended; `retry-run report {id}` shows it, `{}` runs it again",
         crate::outcome::resume::resume_command(id, &["--again"], &plan.resume_args)
     ));
@@ -206,19 +221,18 @@ struct Lanes<'a> {
     opts: &'a Options,
     id: &'a str,
     base: &'a Revision,
-    board: &'a Option<Arc<Board>>,
     new_round: bool,
     agents: &'a [LaneConfig],
     shared: &'a Arc<LaneShared>,
 }
 
 impl Lanes<'_> {
-    /// The options lane `lane` of `lanes` runs with: the task by id at the
-    /// lanes' base, its own agent, one progress board.
-    fn options(&self, lane: u32, lanes: u32) -> Options {
+    /// The options lane `lane` of `lanes` runs with (the task by id at the
+    /// lanes' base, its own agent), and the lane it is.
+    fn lane(&self, lane: u32, lanes: u32) -> (Options, LaneRun) {
         let opts = self.opts;
         let agent = self.agents.get(lane as usize - 1).cloned();
-        Options {
+        let options = Options {
             task_file: None,
             task_text: None,
             id: Some(self.id.to_string()),
@@ -226,15 +240,14 @@ impl Lanes<'_> {
             refresh_base: false,
             agent: if agent.is_some() { Vec::new() } else { opts.agent.clone() },
             remote: None,
-            among: Some(Shared { board: self.board.clone() }),
             lanes: None,
             lane_presets: Vec::new(),
             // A lane that ended in an earlier round starts a new one
             // with the task.
             again: self.new_round && opts.again,
-            lane: Some(LaneRun { task: self.id.to_string(), lane, lanes, agent, shared: self.shared.clone() }),
             ..opts.clone()
-        }
+        };
+        (options, LaneRun { task: self.id.to_string(), lane, lanes, agent, shared: self.shared.clone() })
     }
 }
 
@@ -242,13 +255,13 @@ impl Lanes<'_> {
 /// was interrupted.
 fn stop_if_a_lane_was_interrupted(
     plan: &Plan,
-    opts: &Options,
     results: &[Result<Ran, RunError>],
+    progress: &Progress,
 ) -> Result<(), RunError> {
     let id = &plan.id;
     for (lane, e) in results.iter().enumerate().filter_map(|(i, r)| Some((i + 1, r.as_ref().err()?))) {
         if e.interrupted_by().is_none() {
-            super::progress_of(opts, id).say(&format!("task {id}: lane {lane} stopped on an error: {e}"));
+            progress.say(&format!("task {id}: lane {lane} stopped on an error: {e}"));
         }
     }
     if let Some(e) = results.iter().find_map(|r| r.as_ref().err().filter(|e| e.interrupted_by().is_some())) {
@@ -262,17 +275,9 @@ fn stop_if_a_lane_was_interrupted(
     Ok(())
 }
 
-/// The base of the lanes: the recorded one when the task resumes; the
-/// line that names it said.
-fn base(repo: &Repo, plan: &Plan, opts: &Options, state: &history::TaskState) -> Result<Revision, RunError> {
-    let (base, line) = super::start::fix_base(repo, &plan.id, opts, &plan.config, state)?;
-    super::progress_of(opts, &plan.id).say(&line);
-    Ok(base)
-}
-
 /// Every lane run, at most `jobs` at once, each on a thread that its
 /// lanes' stop flag can stop.
-fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunError>> {
+fn run_lanes(dir: &Path, lanes: &[(Options, LaneRun)], board: &Shared, jobs: usize) -> Vec<Result<Ran, RunError>> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Ran, RunError>>>> = Mutex::new((0..lanes.len()).map(|_| None).collect());
     std::thread::scope(|s| {
@@ -280,11 +285,9 @@ fn run_lanes(dir: &Path, lanes: &[Options], jobs: usize) -> Vec<Result<Ran, RunE
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(o) = lanes.get(i) else { break };
-                    if let Some(l) = &o.lane {
-                        crate::process::stop_lane_on(l.shared.stop.clone());
-                    }
-                    let r = run_task(dir, o.clone());
+                    let Some((opts, lane)) = lanes.get(i) else { break };
+                    crate::process::stop_lane_on(lane.shared.stop.clone());
+                    let r = chain::lane(dir, opts, lane.clone(), board.clone());
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }
