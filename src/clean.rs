@@ -124,41 +124,8 @@ pub(crate) fn clean(
             }
             Err(e) => return Err(e.into()),
         };
-        // The task's worktree, and its lanes' (`run --lanes`), each under
-        // its own lock.
         let lanes = of().and_then(|s| s.lanes).unwrap_or(0);
-        let mut records = vec![task.clone()];
-        records.extend((1..=lanes).map(|l| crate::model::refs::lane_record(&task, l)));
-        for rec in &records {
-            // The task's own lock is held already.
-            let _lane_lock = match (rec != &task).then(|| store.lock(rec)).transpose() {
-                Ok(l) => l,
-                Err(e @ RecordError::Locked { .. }) => {
-                    told(Cleaned::Skipped { task: rec.clone(), why: e.to_string() });
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            // Its worktree, and the one a killed run left where it made the
-            // base's runs aside.
-            for name in [rec.clone(), crate::model::refs::base_worktree(rec)] {
-                let wt = worktrees.join(crate::model::refs::worktree_name(&name));
-                if wt.exists() || repo.worktree_meta(&name).exists() {
-                    let bytes = nofollow_fs::disk_usage(&wt);
-                    repo.remove_worktree(&wt, &name)?;
-                    told(Cleaned::Worktree(wt, bytes));
-                }
-            }
-        }
-        // The worktree a land killed during its checks left (`retry-run
-        // land`), under the task's lock like the land.
-        let land = crate::model::refs::land_worktree(&task);
-        let wt = worktrees.join(&land);
-        if wt.exists() || repo.worktree_meta(&land).exists() {
-            let bytes = nofollow_fs::disk_usage(&wt);
-            repo.remove_worktree(&wt, &land)?;
-            told(Cleaned::Worktree(wt, bytes));
-        }
+        remove_worktrees((repo, &store, worktrees), &task, lanes, told)?;
         drop(lock);
         let record = store.task(&task);
         if remove_records && record.path().exists() {
@@ -176,6 +143,44 @@ pub(crate) fn clean(
     };
     prune_reused(&store, older_than, now, told)?;
     prune_base_cache(&store, older_than, now, told)
+}
+
+/// The worktrees of `task` (whose lock is held): its own and its `lanes`
+/// lanes' (`run --lanes`), each under its own lock; the one a killed run
+/// left where it made the base's runs aside; and the one a land killed
+/// during its checks left (`retry-run land`).
+fn remove_worktrees(
+    (repo, store, worktrees): (&Repo, &Store, &Path),
+    task: &str,
+    lanes: u32,
+    told: &mut dyn FnMut(Cleaned),
+) -> Result<(), CleanError> {
+    fn remove(repo: &Repo, name: &str, wt: PathBuf, told: &mut dyn FnMut(Cleaned)) -> Result<(), CleanError> {
+        if wt.exists() || repo.worktree_meta(name).exists() {
+            let bytes = nofollow_fs::disk_usage(&wt);
+            repo.remove_worktree(&wt, name)?;
+            told(Cleaned::Worktree(wt, bytes));
+        }
+        Ok(())
+    }
+    let mut records = vec![task.to_string()];
+    records.extend((1..=lanes).map(|l| crate::model::refs::lane_record(task, l)));
+    for rec in &records {
+        // The task's own lock is held already.
+        let _lane_lock = match (rec != task).then(|| store.lock(rec)).transpose() {
+            Ok(l) => l,
+            Err(e @ RecordError::Locked { .. }) => {
+                told(Cleaned::Skipped { task: rec.clone(), why: e.to_string() });
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        for name in [rec.clone(), crate::model::refs::base_worktree(rec)] {
+            remove(repo, &name, worktrees.join(crate::model::refs::worktree_name(&name)), told)?;
+        }
+    }
+    let land = crate::model::refs::land_worktree(task);
+    remove(repo, &land, worktrees.join(&land), told)
 }
 
 /// The runs of the reuse store that [`reuse::pruned`] removes: those of

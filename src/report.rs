@@ -41,6 +41,69 @@ pub(crate) enum Standing {
     Open,
 }
 
+/// What the last attempt alone says to look at first: interrupted before
+/// its snapshot, a check that tested the checkout, a reviewer that never
+/// answered or asked for a human.
+fn last_attempt_look(task: &str, last: &AttemptRecord, standing: &Standing) -> Option<String> {
+    if *standing == Standing::Open && last.interrupted && last.outcome == Outcome::Crash && last.commit.is_none() {
+        return Some(format!(
+            "Attempt {n} was interrupted before its snapshot: what it wrote was neither recorded nor judged, and is listed under \"The worktree now\" when the worktree still holds it. Running the task again resets the worktree and goes on at attempt {next}.",
+            n = last.number,
+            next = last.number + 1
+        ));
+    }
+    if let Some(c) = crate::outcome::tested_checkout(last) {
+        return Some(format!(
+            "Check `{}` on attempt {n} tested your checkout, not the attempt: its output points into {}. The attempt is kept unjudged (`retry-run inspect {task}/{n} --diff`). {}.",
+            c.name,
+            c.tested_checkout.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+            crate::outcome::TESTED_CHECKOUT_ADVICE,
+            n = last.number
+        ));
+    }
+    if last.outcome == Outcome::Unverified {
+        return Some(format!(
+            "The reviewer never answered on attempt {n}, which passed every other gate: its work is kept. Review it yourself (`retry-run inspect {task}/{n} --diff`), and check the verifier command.",
+            n = last.number
+        ));
+    }
+    if last.verifier.as_ref().is_some_and(|v| v.escalates()) {
+        return Some(format!(
+            "The reviewer asked for a human on attempt {n}: read its critique below and the diff (`retry-run inspect {task}/{n} --diff`).",
+            n = last.number
+        ));
+    }
+    None
+}
+
+/// What an attempt wrote outside its worktree: the user's checkout, or
+/// (nothing confining it) the repository's machinery beside it.
+fn outside_look(attempts: &[AttemptRecord]) -> Option<String> {
+    let outside: Vec<String> = attempts
+        .iter()
+        .flat_map(|a| a.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree))
+        .map(|v| format!("`{}`", shown_text(&v.path)))
+        .collect();
+    if !outside.is_empty() {
+        return Some(format!(
+            "An attempt changed your own checkout, outside its worktree: {}. retry-run does not undo this: look at `git status` and `git diff` in your checkout first, and consider `[sandbox] mode = \"namespaces\"` (or `\"landlock\"`).",
+            crate::context::required::name_list(&outside)
+        ));
+    }
+    let beside: Vec<String> = attempts
+        .iter()
+        .flat_map(|a| a.scope.iter().filter(|v| v.reason.outside_words().is_some()))
+        .map(|v| format!("`{}` ({})", shown_text(&v.path), v.reason))
+        .collect();
+    if !beside.is_empty() {
+        return Some(format!(
+            "Nothing confined an attempt and it wrote outside its worktree: {}. retry-run puts back only its own event log: look at each yourself first (a remote's ref: `git push --force-with-lease` it back from your reflog; a lock: remove it once no git runs), and consider `[sandbox] mode = \"namespaces\"` (or `\"landlock\"`).",
+            crate::context::required::name_list(&beside)
+        ));
+    }
+    None
+}
+
 /// What a human should look at first; after a reviewer's verdict or a
 /// land of the result, what to do next.
 pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing, verdicts: &Verdicts) -> String {
@@ -58,55 +121,8 @@ pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Stan
     let Some(last) = attempts.last() else {
         return "No attempt has run yet: `retry-run run` starts the task.".into();
     };
-    if *standing == Standing::Open && last.interrupted && last.outcome == Outcome::Crash && last.commit.is_none() {
-        return format!(
-            "Attempt {n} was interrupted before its snapshot: what it wrote was neither recorded nor judged, and is listed under \"The worktree now\" when the worktree still holds it. Running the task again resets the worktree and goes on at attempt {next}.",
-            n = last.number,
-            next = last.number + 1
-        );
-    }
-    if let Some(c) = crate::outcome::tested_checkout(last) {
-        return format!(
-            "Check `{}` on attempt {n} tested your checkout, not the attempt: its output points into {}. The attempt is kept unjudged (`retry-run inspect {task}/{n} --diff`). {}.",
-            c.name,
-            c.tested_checkout.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
-            crate::outcome::TESTED_CHECKOUT_ADVICE,
-            n = last.number
-        );
-    }
-    if last.outcome == Outcome::Unverified {
-        return format!(
-            "The reviewer never answered on attempt {n}, which passed every other gate: its work is kept. Review it yourself (`retry-run inspect {task}/{n} --diff`), and check the verifier command.",
-            n = last.number
-        );
-    }
-    if last.verifier.as_ref().is_some_and(|v| v.escalates()) {
-        return format!(
-            "The reviewer asked for a human on attempt {n}: read its critique below and the diff (`retry-run inspect {task}/{n} --diff`).",
-            n = last.number
-        );
-    }
-    let outside: Vec<String> = attempts
-        .iter()
-        .flat_map(|a| a.scope.iter().filter(|v| v.reason == ScopeReason::OutsideWorktree))
-        .map(|v| format!("`{}`", shown_text(&v.path)))
-        .collect();
-    if !outside.is_empty() {
-        return format!(
-            "An attempt changed your own checkout, outside its worktree: {}. retry-run does not undo this: look at `git status` and `git diff` in your checkout first, and consider `[sandbox] mode = \"namespaces\"` (or `\"landlock\"`).",
-            crate::context::required::name_list(&outside)
-        );
-    }
-    let beside: Vec<String> = attempts
-        .iter()
-        .flat_map(|a| a.scope.iter().filter(|v| v.reason.outside_words().is_some()))
-        .map(|v| format!("`{}` ({})", shown_text(&v.path), v.reason))
-        .collect();
-    if !beside.is_empty() {
-        return format!(
-            "Nothing confined an attempt and it wrote outside its worktree: {}. retry-run puts back only its own event log: look at each yourself first (a remote's ref: `git push --force-with-lease` it back from your reflog; a lock: remove it once no git runs), and consider `[sandbox] mode = \"namespaces\"` (or `\"landlock\"`).",
-            crate::context::required::name_list(&beside)
-        );
+    if let Some(text) = last_attempt_look(task, last, standing).or_else(|| outside_look(attempts)) {
+        return text;
     }
     if only_base_failures(attempts) {
         return "Every attempt failed only on failures that were already failing on the base (listed below): the agent did not fix them, and no attempt added one of its own. Either fix the base, or, if those failures are not this task's business, set `retry.baseline = \"tolerate\"` in the task's front matter together with `targets = [...]` naming the tests the task must make pass.".into();

@@ -43,7 +43,8 @@ pub struct CleanArgs {
     pub config: Option<std::path::PathBuf>,
 }
 
-pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
+/// What the flags ask to clean.
+fn which(args: &CleanArgs) -> Result<Which, CliError> {
     let older = match &args.older_than {
         Some(text) => Some(
             crate::config::DurationSpec::parse(text)
@@ -53,7 +54,7 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
         ),
         None => args.stale.map(|days| days.saturating_mul(86_400)),
     };
-    let which = match (&args.task, args.all, args.ended, older) {
+    Ok(match (&args.task, args.all, args.ended, older) {
         (Some(t), ..) => Which::Task(t.clone()),
         (None, true, ..) => Which::All,
         (None, false, true, _) => Which::Ended,
@@ -63,7 +64,29 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
                 "say which: `retry-run clean <task>`, `--all`, `--ended` or `--older-than 7d`",
             ));
         }
-    };
+    })
+}
+
+/// What one removal says.
+fn cleaned_line(done: Cleaned) -> String {
+    match done {
+        Cleaned::Skipped { task, why } => format!("skipped {task}: {why}"),
+        Cleaned::Worktree(p, bytes) => format!("removed worktree {} ({})", p.display(), human_bytes(bytes)),
+        Cleaned::Record(p) => format!("removed record {}", p.display()),
+        Cleaned::Refs(prefix, n) => format!("removed {n} ref{} under {prefix}", crate::text::plural(n)),
+        Cleaned::Branch(b) => format!("removed branch {b}"),
+        Cleaned::BranchKept(b) => format!("kept branch {b}: it is checked out; switch away and `git branch -D {b}`"),
+        Cleaned::Reused { dir, runs, bytes } => format!(
+            "removed {runs} stored check run{} ({}) from {}",
+            crate::text::plural(runs),
+            human_bytes(bytes),
+            dir.display()
+        ),
+    }
+}
+
+pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
+    let which = which(&args)?;
     let o = open(dir, args.config.as_deref())?;
     let root = o.repo.worktrees_root(&o.config.worktree.root);
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
@@ -71,26 +94,11 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     let mut written = Ok(());
     let (mut freed, mut removed) = (0u64, 0usize);
     clean(&o.repo, &root, &which, args.state, now, &mut |done| {
-        let line = match done {
-            Cleaned::Skipped { task, why } => format!("skipped {task}: {why}"),
-            Cleaned::Worktree(p, bytes) => {
-                freed += bytes;
-                removed += 1;
-                format!("removed worktree {} ({})", p.display(), human_bytes(bytes))
-            }
-            Cleaned::Record(p) => format!("removed record {}", p.display()),
-            Cleaned::Refs(prefix, n) => format!("removed {n} ref{} under {prefix}", crate::text::plural(n)),
-            Cleaned::Branch(b) => format!("removed branch {b}"),
-            Cleaned::BranchKept(b) => {
-                format!("kept branch {b}: it is checked out; switch away and `git branch -D {b}`")
-            }
-            Cleaned::Reused { dir, runs, bytes } => format!(
-                "removed {runs} stored check run{} ({}) from {}",
-                crate::text::plural(runs),
-                human_bytes(bytes),
-                dir.display()
-            ),
-        };
+        if let Cleaned::Worktree(_, bytes) = &done {
+            freed += bytes;
+            removed += 1;
+        }
+        let line = cleaned_line(done);
         if written.is_ok() {
             written = writeln!(out, "{line}");
         }

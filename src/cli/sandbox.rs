@@ -156,24 +156,7 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
         _ => Vec::new(),
     };
-    let layers = match args.layers {
-        LayersArg::Namespaces => Layers::Namespaces,
-        LayersArg::Landlock => Layers::Landlock,
-        LayersArg::None => Layers::None,
-        LayersArg::Auto => match namespaces::probe() {
-            Ok(_) => Layers::Namespaces,
-            Err(why) if landlock::abi() > 0 => {
-                crate::console::errln!("retry-run: {why}; confining with Landlock and seccomp only");
-                Layers::Landlock
-            }
-            Err(why) => {
-                return Err(CliError::environment(format!(
-                    "{why}, and this kernel ({}) has no Landlock: `retry-run sandbox` cannot confine anything here",
-                    landlock::kernel()
-                )));
-            }
-        },
-    };
+    let layers = layers(args.layers)?;
     if args.print_bwrap && layers != Layers::Namespaces {
         return Err(CliError::usage(
             "--print-bwrap prints the arguments bubblewrap gets, but this command would run without it; use --layers namespaces",
@@ -211,20 +194,48 @@ pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
         argv: args.command,
     };
     if args.print_outer {
-        let exe =
-            std::env::current_exe().map_err(|e| CliError::environment(format!("cannot find this executable: {e}")))?;
-        let Some(supervisor) = exec::supervisor_beside(&exe) else {
-            return Err(CliError::environment(format!(
-                "{} is not installed beside {}: `run` starts `retry-run sandbox` itself",
-                exec::SUPERVISOR,
-                exe.display()
-            ))
-            .with_hint("build with `cargo build --bins` or install with `cargo install --path .`"));
-        };
-        crate::console::outln!("{}", serde_json::json!(exec::outer_argv(&supervisor, &confined)));
-        return Ok(0);
+        return print_outer(&confined);
     }
     Ok(exec::run(&confined)?)
+}
+
+/// The layers `--layers` asks for; `auto`: namespaces where they can be
+/// made, else Landlock and seccomp (said on stderr), else an error.
+fn layers(arg: LayersArg) -> Result<Layers, CliError> {
+    Ok(match arg {
+        LayersArg::Namespaces => Layers::Namespaces,
+        LayersArg::Landlock => Layers::Landlock,
+        LayersArg::None => Layers::None,
+        LayersArg::Auto => match namespaces::probe() {
+            Ok(_) => Layers::Namespaces,
+            Err(why) if landlock::abi() > 0 => {
+                crate::console::errln!("retry-run: {why}; confining with Landlock and seccomp only");
+                Layers::Landlock
+            }
+            Err(why) => {
+                return Err(CliError::environment(format!(
+                    "{why}, and this kernel ({}) has no Landlock: `retry-run sandbox` cannot confine anything here",
+                    landlock::kernel()
+                )));
+            }
+        },
+    })
+}
+
+/// `--print-outer`: the line `run` starts in the place of this one.
+fn print_outer(confined: &Confined) -> Result<i32, CliError> {
+    let exe =
+        std::env::current_exe().map_err(|e| CliError::environment(format!("cannot find this executable: {e}")))?;
+    let Some(supervisor) = exec::supervisor_beside(&exe) else {
+        return Err(CliError::environment(format!(
+            "{} is not installed beside {}: `run` starts `retry-run sandbox` itself",
+            exec::SUPERVISOR,
+            exe.display()
+        ))
+        .with_hint("build with `cargo build --bins` or install with `cargo install --path .`"));
+    };
+    crate::console::outln!("{}", serde_json::json!(exec::outer_argv(&supervisor, confined)));
+    Ok(0)
 }
 
 #[cfg(test)]

@@ -145,8 +145,19 @@ pub(crate) fn previous_answer(
     prior: &[AttemptRecord],
     ask: (Option<u32>, bool, Option<&str>),
     cfg: &crate::config::ContextConfig,
-) -> Result<String, String> {
+) -> Result<String, NotRecorded> {
     previous_in_full(task, window, prior, ask, cfg).map(|t| bounded(t, FULL_ANSWER_BYTES))
+}
+
+/// What `previous_attempts` was asked for and the record does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotRecorded {
+    #[error("no attempt {number}: this is the task's first attempt")]
+    FirstAttempt { number: u32 },
+    #[error("no attempt {number}: the earlier attempts are {earlier}")]
+    Attempt { number: u32, earlier: String },
+    #[error("attempt {number} has no check `{name}`; its checks: {checks}")]
+    Check { number: u32, name: String, checks: String },
 }
 
 fn previous_in_full(
@@ -155,7 +166,7 @@ fn previous_in_full(
     prior: &[AttemptRecord],
     ask: (Option<u32>, bool, Option<&str>),
     cfg: &crate::config::ContextConfig,
-) -> Result<String, String> {
+) -> Result<String, NotRecorded> {
     let (attempt, diff, check) = ask;
     let Some(number) = attempt else {
         if prior.is_empty() {
@@ -167,18 +178,16 @@ fn previous_in_full(
     let numbers: Vec<String> = prior.iter().map(|r| r.number.to_string()).collect();
     let Some(r) = prior.iter().find(|r| r.number == number) else {
         return Err(if numbers.is_empty() {
-            format!("no attempt {number}: this is the task's first attempt")
+            NotRecorded::FirstAttempt { number }
         } else {
-            format!("no attempt {number}: the earlier attempts are {}", numbers.join(", "))
+            NotRecorded::Attempt { number, earlier: numbers.join(", ") }
         });
     };
     if let Some(name) = check {
         let Some(c) = r.checks.iter().find(|c| c.name == name) else {
             let names: Vec<&str> = r.checks.iter().map(|c| c.name.as_str()).collect();
-            return Err(format!(
-                "attempt {number} has no check `{name}`; its checks: {}",
-                if names.is_empty() { "none ran".to_string() } else { names.join(", ") }
-            ));
+            let checks = if names.is_empty() { "none ran".to_string() } else { names.join(", ") };
+            return Err(NotRecorded::Check { number, name: name.to_string(), checks });
         };
         let mut out = format!("Check `{}` of attempt {number}: {}\n", c.name, state(c));
         for f in &c.failures {
@@ -360,9 +369,11 @@ mod tests {
         assert!(one.contains("Attempt 1: CHECK_FAILURE"), "{one}");
         let check = previous_answer(&task(), (2, 3), &prior, (Some(1), false, Some("test")), &cfg).expect("answer");
         assert!(check.contains("assert 5 == 6"), "{check}");
-        let none = previous_answer(&task(), (2, 3), &prior, (Some(4), false, None), &cfg).expect_err("no such");
+        let none =
+            previous_answer(&task(), (2, 3), &prior, (Some(4), false, None), &cfg).expect_err("no such").to_string();
         assert!(none.contains("the earlier attempts are 1"), "{none}");
-        let bad = previous_answer(&task(), (2, 3), &prior, (Some(1), false, Some("lint")), &cfg).expect_err("no");
+        let bad =
+            previous_answer(&task(), (2, 3), &prior, (Some(1), false, Some("lint")), &cfg).expect_err("no").to_string();
         assert!(bad.contains("its checks: test"), "{bad}");
         // A long diff is cut to whole lines, and the cut said.
         let mut long = failing();

@@ -66,6 +66,29 @@ impl Seen {
         if super::ruff::code_and_message(line).is_some() {
             self.ruff_header = true;
         }
+        self.javascript(line);
+        if t.starts_with("--> ") && location_prefix(t[4..].trim()).is_some() {
+            self.arrow = true;
+        }
+        if line.starts_with("Found ") && (line.ends_with(" error.") || line.ends_with(" errors.")) {
+            self.ruff_trailer = true;
+        }
+        if line.starts_with("Found ") && line.contains(" in ") && line.contains(" file")
+            || line.starts_with("Success: no issues found")
+        {
+            self.mypy = true;
+        }
+        if line.starts_with("************* Module ") {
+            self.pylint = true;
+        }
+        if line.contains(" errors, ") && line.contains(" warnings, ") && line.contains(" information") {
+            self.pyright = true;
+        }
+        self.located(t);
+    }
+
+    /// The marks of TypeScript's and JavaScript's tools: tsc, Biome, oxlint, ESLint.
+    fn javascript(&mut self, line: &str) {
         if (line.contains("): error TS") || line.contains(" - error TS")) && line.split_once("TS").is_some() {
             self.tsc = true;
         }
@@ -89,23 +112,11 @@ impl Seen {
         {
             self.eslint = true;
         }
-        if t.starts_with("--> ") && location_prefix(t[4..].trim()).is_some() {
-            self.arrow = true;
-        }
-        if line.starts_with("Found ") && (line.ends_with(" error.") || line.ends_with(" errors.")) {
-            self.ruff_trailer = true;
-        }
-        if line.starts_with("Found ") && line.contains(" in ") && line.contains(" file")
-            || line.starts_with("Success: no issues found")
-        {
-            self.mypy = true;
-        }
-        if line.starts_with("************* Module ") {
-            self.pylint = true;
-        }
-        if line.contains(" errors, ") && line.contains(" warnings, ") && line.contains(" information") {
-            self.pyright = true;
-        }
+    }
+
+    /// The marks of a line that starts with a location (`path:line[:col]`):
+    /// pyright, rustc's short form, mypy, pylint, and the lint-code lines.
+    fn located(&mut self, t: &str) {
         if let Some((path, _, _, rest)) = location_prefix(t) {
             if !looks_like_path(path) {
                 return;

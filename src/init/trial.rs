@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crate::config::{CheckConfig, Config, DurationSpec, NetworkMode, SandboxGit, SandboxMode};
 use crate::git::Repo;
+use crate::process::StartError;
 use crate::run::RunError;
 use crate::run::gates::checks::{relativize, run_once};
 use crate::sandbox::{self, Confinement, Effective};
@@ -100,11 +101,11 @@ impl<'r> Trial<'r> {
     pub(crate) fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Ran {
         match self.run_once(cmd, network, timeout) {
             Ok(ran) => ran,
-            Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e },
+            Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e.to_string() },
         }
     }
 
-    fn run_once(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<Ran, String> {
+    fn run_once(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<Ran, StartError> {
         self.runs += 1;
         let check = CheckConfig {
             name: format!("init-{}", self.runs),

@@ -85,16 +85,13 @@ pub(crate) fn test_id(path: &str, t: &FoundTest) -> String {
     }
 }
 
-/// Compares the tests of the changed files on the base with the attempt's.
-pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
-    let base_all: Vec<(&str, &FoundTest)> =
-        base.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
-    let head_all: Vec<(&str, &FoundTest)> =
-        head.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
+/// Each base test's match among the attempt's (by index), and which of the
+/// attempt's tests matched one: same file and name first, then the same
+/// qualified name in another file (moved), then the same bare name (moved
+/// into another module).
+fn paired(base_all: &[(&str, &FoundTest)], head_all: &[(&str, &FoundTest)]) -> (Vec<Option<usize>>, Vec<bool>) {
     let mut head_used = vec![false; head_all.len()];
     let mut pairs: Vec<Option<usize>> = vec![None; base_all.len()];
-    // Same file and name first, then the same qualified name in another
-    // file (moved), then the same bare name (moved into another module).
     type Same = fn(&(&str, &FoundTest), &(&str, &FoundTest)) -> bool;
     let passes: [Same; 3] = [
         |b, h| b.0 == h.0 && b.1.qualified == h.1.qualified,
@@ -112,6 +109,64 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
             }
         }
     }
+    (pairs, head_used)
+}
+
+/// How base test `t` (`id`) is weaker as the attempt's `h` (in `hpath`):
+/// `.only` added, skipped now, an inline snapshot of the base rewritten,
+/// fewer assertions.
+fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let only = |s: &&String| s.starts_with(ONLY);
+    if let Some(o) = h.skips.iter().filter(only).find(|s| !t.skips.contains(s)) {
+        out.push(only_added(hpath, id.clone(), o));
+    }
+    let new_skips: Vec<&String> = h.skips.iter().filter(|s| !only(s) && !t.skips.contains(s)).collect();
+    if !new_skips.is_empty() {
+        let what: Vec<String> = new_skips.iter().map(|s| format!("`{s}`")).collect();
+        out.push(Finding {
+            kind: Kind::SkipAdded,
+            path: hpath.to_string(),
+            test: id.clone(),
+            detail: format!("skipped now ({})", what.join(", ")),
+        });
+    }
+    // An inline snapshot of the base changed or removed (one the runner
+    // fills in, empty on the base, is not).
+    let rewritten = t.inline_snapshots.iter().enumerate().find(|(k, b)| {
+        let written = b.trim_matches(|c| c == '(' || c == ')').trim();
+        !written.is_empty() && h.inline_snapshots.get(*k) != Some(*b)
+    });
+    if let Some((k, _)) = rewritten {
+        out.push(Finding {
+            kind: Kind::SnapshotRewritten,
+            path: hpath.to_string(),
+            test: id.clone(),
+            detail: format!(
+                "its inline snapshot {} of the base rewritten: a failing expectation compared with it now passes",
+                k + 1
+            ),
+        });
+    }
+    // A test skipped now (`it.todo` keeps no body) is said once.
+    if h.assertions < t.assertions && new_skips.is_empty() {
+        out.push(Finding {
+            kind: Kind::FewerAssertions,
+            path: hpath.to_string(),
+            test: id,
+            detail: format!("{} assertion{} on the base, {} now", t.assertions, plural(t.assertions), h.assertions),
+        });
+    }
+    out
+}
+
+/// Compares the tests of the changed files on the base with the attempt's.
+pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
+    let base_all: Vec<(&str, &FoundTest)> =
+        base.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
+    let head_all: Vec<(&str, &FoundTest)> =
+        head.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
+    let (pairs, head_used) = paired(&base_all, &head_all);
     let mut out = Vec::new();
     for (i, (path, t)) in base_all.iter().enumerate() {
         let id = test_id(path, t);
@@ -125,46 +180,7 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
             continue;
         };
         let (hpath, h) = head_all[j];
-        let only = |s: &&String| s.starts_with(ONLY);
-        if let Some(o) = h.skips.iter().filter(only).find(|s| !t.skips.contains(s)) {
-            out.push(only_added(hpath, id.clone(), o));
-        }
-        let new_skips: Vec<&String> = h.skips.iter().filter(|s| !only(s) && !t.skips.contains(s)).collect();
-        if !new_skips.is_empty() {
-            let what: Vec<String> = new_skips.iter().map(|s| format!("`{s}`")).collect();
-            out.push(Finding {
-                kind: Kind::SkipAdded,
-                path: hpath.to_string(),
-                test: id.clone(),
-                detail: format!("skipped now ({})", what.join(", ")),
-            });
-        }
-        // An inline snapshot of the base changed or removed (one the
-        // runner fills in, empty on the base, is not).
-        let rewritten = t.inline_snapshots.iter().enumerate().find(|(k, b)| {
-            let written = b.trim_matches(|c| c == '(' || c == ')').trim();
-            !written.is_empty() && h.inline_snapshots.get(*k) != Some(*b)
-        });
-        if let Some((k, _)) = rewritten {
-            out.push(Finding {
-                kind: Kind::SnapshotRewritten,
-                path: hpath.to_string(),
-                test: id.clone(),
-                detail: format!(
-                    "its inline snapshot {} of the base rewritten: a failing expectation compared with it now passes",
-                    k + 1
-                ),
-            });
-        }
-        // A test skipped now (`it.todo` keeps no body) is said once.
-        if h.assertions < t.assertions && new_skips.is_empty() {
-            out.push(Finding {
-                kind: Kind::FewerAssertions,
-                path: hpath.to_string(),
-                test: id,
-                detail: format!("{} assertion{} on the base, {} now", t.assertions, plural(t.assertions), h.assertions),
-            });
-        }
+        out.extend(weakened(t, hpath, h, id));
     }
     // A new test marked `.only` narrows its file as much as an old one.
     for (j, (hpath, h)) in head_all.iter().enumerate() {

@@ -259,8 +259,9 @@ impl Judging<'_> {
     /// changed lines, when it does not point at a change.
     fn comment(&self, files: &[comments::FileDiff], c: &CommentArg) -> Result<LineComment, ReviewError> {
         let refused = |problem: String, hint: String| ReviewError::Comment { spec: c.spec.clone(), problem, hint };
-        let spec = comments::parse(&c.spec)
-            .map_err(|p| refused(p, "write it as --comment src/app.py:40-44 'what is wrong there'".to_string()))?;
+        let spec = comments::parse(&c.spec).map_err(|p| {
+            refused(p.to_string(), "write it as --comment src/app.py:40-44 'what is wrong there'".to_string())
+        })?;
         if c.text.trim().is_empty() {
             return Err(refused("the comment has no text".into(), "give the text after the place".into()));
         }
@@ -269,7 +270,7 @@ impl Judging<'_> {
                 "comment on lines attempt {} changed; `retry-run report {}` shows its diff",
                 self.attempt, self.id
             );
-            refused(p, hint)
+            refused(p.to_string(), hint)
         })
     }
 

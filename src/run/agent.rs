@@ -92,8 +92,7 @@ fn run_once(
         if let Err(e) = rec.event(Some(n), started) {
             start_error = Some(e);
         }
-    })
-    .map_err(|e| e.to_string());
+    });
     let self_checks = desk.map(|d| d.finish()).unwrap_or_default();
     unwire(&wired, &t.wt);
     if let Some(e) = start_error {
@@ -163,7 +162,7 @@ fn wire_self_checks(
 /// file it wrote last (`started`: when it started).
 fn agent_run(
     t: &Fixed<'_>,
-    ran: Result<process::Finished, String>,
+    ran: Result<process::Finished, process::StartError>,
     a: &Attempt,
     started: SystemTime,
 ) -> Result<AgentRun, RunError> {
@@ -318,7 +317,7 @@ pub(crate) fn agent_argv(cmd: &CommandSpec, vars: &[(&str, String)]) -> Vec<Stri
 /// How the agent ended, from its process: its output kept in `agent.out`,
 /// its report (usage, final message) read, its last lines.
 fn agent_run_of(
-    ran: Result<process::Finished, String>,
+    ran: Result<process::Finished, process::StartError>,
     adir: &AttemptDir,
     output_kind: &str,
     timeout_ms: u64,
@@ -353,6 +352,7 @@ fn agent_run_of(
             }
         }
         Err(e) => {
+            let e = e.to_string();
             write_file(&adir.agent_out(), e.as_bytes())?;
             AgentRun { exit_code: Some(127), timeout_ms, output_tail: vec![e], ..AgentRun::default() }
         }

@@ -45,7 +45,7 @@ pub(super) fn program_of(cmd: &CommandSpec) -> Option<String> {
 /// `hidden` (the sandbox keeps the agent from it). `Err` says why it
 /// cannot start; `Ok(None)` when it cannot be told before the attempt (a
 /// path relative to the worktree, which does not exist yet).
-fn find(program: &str, path: &OsString, hidden: &[PathBuf]) -> Result<Option<PathBuf>, String> {
+fn find(program: &str, path: &OsString, hidden: &[PathBuf]) -> Result<Option<PathBuf>, NotStartable> {
     let under_hidden = |p: &Path| {
         let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         hidden.iter().any(|h| real.starts_with(h))
@@ -55,20 +55,42 @@ fn find(program: &str, path: &OsString, hidden: &[PathBuf]) -> Result<Option<Pat
         if !p.is_absolute() {
             return Ok(None);
         }
+        let program = program.to_string();
         return match std::fs::metadata(p) {
-            Err(e) => Err(format!("`{program}` cannot be read: {e}")),
-            Ok(m) if m.is_dir() => Err(format!("`{program}` is a directory")),
-            Ok(m) if m.permissions().mode() & 0o111 == 0 => Err(format!("`{program}` is not executable")),
-            Ok(_) if under_hidden(p) => {
-                Err(format!("`{program}` is under a path the sandbox hides from the agent (sandbox.deny_read)"))
-            }
+            Err(source) => Err(NotStartable::Unreadable { program, source }),
+            Ok(m) if m.is_dir() => Err(NotStartable::Directory { program }),
+            Ok(m) if m.permissions().mode() & 0o111 == 0 => Err(NotStartable::NotExecutable { program }),
+            Ok(_) if under_hidden(p) => Err(NotStartable::Hidden { program }),
             Ok(_) => Ok(Some(p.to_path_buf())),
         };
     }
     if let Some(found) = crate::process::programs_on_path(program, path).find(|p| !under_hidden(p)) {
         return Ok(Some(found));
     }
-    Err(format!("`{program}` is not on the PATH the agent gets ({})", path.to_string_lossy()))
+    Err(NotStartable::NotOnPath { program: program.to_string(), path: path.to_string_lossy().into_owned() })
+}
+
+/// Why the agent's program cannot start, found before the task is recorded.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NotStartable {
+    #[error("`{program}` cannot be read: {source}")]
+    Unreadable { program: String, source: std::io::Error },
+    #[error("`{program}` is a directory")]
+    Directory { program: String },
+    #[error("`{program}` is not executable")]
+    NotExecutable { program: String },
+    #[error("`{program}` is under a path the sandbox hides from the agent (sandbox.deny_read)")]
+    Hidden { program: String },
+    #[error("`{program}` is not on the PATH the agent gets ({path})")]
+    NotOnPath { program: String, path: String },
+}
+
+/// The agent's program cannot start: why, and what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[error("the agent cannot start: {why}; {remedy}")]
+pub(super) struct CannotStart {
+    why: NotStartable,
+    remedy: String,
 }
 
 /// The `PATH` the agent gets: its preset's, else retry-run's own, whose
@@ -101,11 +123,11 @@ pub(super) fn check(
     checkout: Option<&Path>,
     wt: &Path,
     hidden: &[PathBuf],
-) -> Result<(), String> {
+) -> Result<(), CannotStart> {
     let Some(program) = program_of(cmd) else { return Ok(()) };
     match find(&program, &agent_path(preset, checkout, wt), hidden) {
         Ok(_) => Ok(()),
-        Err(why) => Err(format!("the agent cannot start: {why}; {}", remedy(&program, preset))),
+        Err(why) => Err(CannotStart { why, remedy: remedy(&program, preset) }),
     }
 }
 

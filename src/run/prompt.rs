@@ -97,13 +97,26 @@ pub(super) fn assemble_prompt(
             },
         )?;
     }
-    let context_sha = sha256_hex(canonical_json(&ctx_json).as_bytes());
-    let prompt_sha = sha256_hex(rendered.prompt.as_bytes());
+    let hashes = (sha256_hex(canonical_json(&ctx_json).as_bytes()), sha256_hex(rendered.prompt.as_bytes()));
+    record_manifest(t, rec, manifests, a, hashes)?;
+    Ok(prompt_path)
+}
+
+/// The attempt's manifest written (what shaped it: the task, the base, the
+/// config, the hashes of its context and prompt, the manifests before it)
+/// and recorded with those hashes.
+fn record_manifest(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    manifests: &mut Vec<String>,
+    a: &Attempt,
+    (context_sha, prompt_sha): (String, String),
+) -> Result<(), RunError> {
     let manifest = Manifest {
         task: t.plan.id.clone(),
-        attempt: n,
+        attempt: a.n,
         base: t.base.oid.to_string(),
-        config: manifest_config(config),
+        config: manifest_config(&t.plan.config),
         context_sha256: context_sha.clone(),
         prompt_sha256: prompt_sha.clone(),
         prior_manifests: manifests.clone(),
@@ -112,14 +125,14 @@ pub(super) fn assemble_prompt(
     write_file(&a.dir.manifest(), manifest_json.as_bytes())?;
     manifests.push(manifest_sha.clone());
     rec.event(
-        Some(n),
+        Some(a.n),
         Event::AttemptContextAssembled {
             manifest_sha256: manifest_sha,
             prompt_sha256: prompt_sha,
             context_sha256: context_sha,
         },
     )?;
-    Ok(prompt_path)
+    Ok(())
 }
 
 /// The config that shapes an attempt, for its manifest.

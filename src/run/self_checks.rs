@@ -153,12 +153,44 @@ pub(super) fn open_self_checks(
     Ok(Some(SelfCheckDesk { stop, ours, thread: Some(thread), command, channel }))
 }
 
+/// Why a self-check call is answered with an error: the words the agent
+/// reads, and the record keeps.
+#[derive(Debug, thiserror::Error)]
+enum CallRefused {
+    #[error(transparent)]
+    Request(#[from] crate::mcp::channel::TakeError),
+    #[error(transparent)]
+    Call(#[from] tools::CallError),
+    #[error(transparent)]
+    NotRecorded(#[from] crate::context::self_check::NotRecorded),
+    #[error("a run_checks call is already under way: wait for its answer, then call again")]
+    Busy,
+    #[error(
+        "no more self-checks in this attempt: {max} of {max} used ([agent] max_self_checks); the real gates run when you finish"
+    )]
+    Spent { max: u32 },
+    #[error("no check `{unknown}`; this task's checks: {checks}")]
+    NoCheck { unknown: String, checks: String },
+    #[error("cannot start the checks: {0}")]
+    Thread(std::io::Error),
+    #[error("the self-check stopped unexpectedly")]
+    Panicked,
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error("cannot compare the worktree: {0}")]
+    Compare(crate::git::GitError),
+    #[error("check `{check}` cannot start: {error}")]
+    CheckStart { check: String, error: crate::process::StartError },
+    #[error("stopped: the agent ended before its checks did")]
+    Stopped,
+}
+
 /// A `run_checks` call under way: its place among the calls, and its thread.
 struct Running {
     id: String,
     index: usize,
     started: Instant,
-    thread: JoinHandle<Result<ChecksAnswer, String>>,
+    thread: JoinHandle<Result<ChecksAnswer, CallRefused>>,
 }
 
 /// The desk's loop: calls taken and answered until `stop`.
@@ -178,14 +210,14 @@ fn serve(bench: Bench, desk: Desk, stop: Arc<AtomicBool>) -> Vec<SelfCheck> {
         if s.running.as_ref().is_some_and(|r| r.thread.is_finished())
             && let Some(r) = s.running.take()
         {
-            let result = r.thread.join().unwrap_or_else(|_| Err("the self-check stopped unexpectedly".into()));
+            let result = r.thread.join().unwrap_or(Err(CallRefused::Panicked));
             conclude(&s.desk, &mut s.calls[r.index], &r.id, r.started, result);
         }
         if s.stop.load(Ordering::SeqCst) {
             break;
         }
         for taken in s.desk.take() {
-            s.call(taken.id, taken.request.map_err(|e| e.to_string()));
+            s.call(taken.id, taken.request);
         }
         std::thread::sleep(LOOK);
     }
@@ -216,7 +248,7 @@ struct Serving {
 impl Serving {
     /// One call `id` taken: answered now, or (`run_checks`) started on a
     /// thread and answered when it ends; recorded either way.
-    fn call(&mut self, id: String, request: Result<Request, String>) {
+    fn call(&mut self, id: String, request: Result<Request, crate::mcp::channel::TakeError>) {
         if self.calls.len() >= MAX_CALLS {
             let why = format!("no more calls in this attempt: it made {MAX_CALLS}, which are all recorded");
             let _ = self.desk.answer(&id, &Answer::error(why));
@@ -238,7 +270,8 @@ impl Serving {
             refused: None,
         };
         let bench = &self.bench;
-        let answer = match request.and_then(|r| tools::parse(&r.tool, &r.arguments).map_err(|e| e.to_string())) {
+        let call = request.map_err(CallRefused::from).and_then(|r| Ok(tools::parse(&r.tool, &r.arguments)?));
+        let answer = match call {
             Err(why) => Err(why),
             Ok(Call::RunChecks { checks }) => match self.start_checks(checks, &id, at) {
                 Ok(()) => {
@@ -253,7 +286,8 @@ impl Serving {
                 &bench.prior,
                 (attempt, diff, check.as_deref()),
                 &bench.config.context,
-            ),
+            )
+            .map_err(CallRefused::from),
             Ok(Call::Task) => {
                 Ok(task_answer(&bench.task, (bench.n, bench.last), &bench.config, bench.config.agent.max_self_checks))
             }
@@ -264,6 +298,7 @@ impl Serving {
                 Answer { text, is_error: false }
             }
             Err(why) => {
+                let why = why.to_string();
                 record.summary = why.clone();
                 record.refused = Some(why.clone());
                 Answer::error(why)
@@ -276,7 +311,7 @@ impl Serving {
 
     /// A `run_checks` call admitted and its checks started on a thread of
     /// their own, or why not.
-    fn start_checks(&mut self, checks: Vec<String>, id: &str, at: Instant) -> Result<(), String> {
+    fn start_checks(&mut self, checks: Vec<String>, id: &str, at: Instant) -> Result<(), CallRefused> {
         admit(&self.bench.config, &checks, self.ran, self.max, self.running.is_some())?;
         self.ran += 1;
         let (b, flag, ran, max) = (Arc::clone(&self.bench), Arc::clone(&self.stop), self.ran, self.max);
@@ -290,33 +325,29 @@ impl Serving {
                 self.running = Some(Running { id: id.to_string(), index: self.calls.len(), started: at, thread });
                 Ok(())
             }
-            Err(e) => Err(format!("cannot start the checks: {e}")),
+            Err(e) => Err(CallRefused::Thread(e)),
         }
     }
 }
 
 /// Whether a `run_checks` call may run now, or why not.
-fn admit(config: &Config, checks: &[String], ran: u32, max: u32, busy: bool) -> Result<(), String> {
+fn admit(config: &Config, checks: &[String], ran: u32, max: u32, busy: bool) -> Result<(), CallRefused> {
     if busy {
-        return Err("a run_checks call is already under way: wait for its answer, then call again".into());
+        return Err(CallRefused::Busy);
     }
     if ran >= max {
-        return Err(format!(
-            "no more self-checks in this attempt: {max} of {max} used ([agent] max_self_checks); the real gates run when you finish"
-        ));
+        return Err(CallRefused::Spent { max });
     }
     let names: Vec<&str> = config.checks.iter().map(|c| c.name.as_str()).collect();
     if let Some(unknown) = checks.iter().find(|c| !names.contains(&c.as_str())) {
-        return Err(format!(
-            "no check `{unknown}`; this task's checks: {}",
-            if names.is_empty() { "none configured".to_string() } else { names.join(", ") }
-        ));
+        let checks = if names.is_empty() { "none configured".to_string() } else { names.join(", ") };
+        return Err(CallRefused::NoCheck { unknown: unknown.clone(), checks });
     }
     Ok(())
 }
 
 /// A finished `run_checks` answered and its record completed.
-fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<ChecksAnswer, String>) {
+fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: Result<ChecksAnswer, CallRefused>) {
     let answer = match result {
         Ok(ChecksAnswer { text, passed }) => {
             c.summary = first_line(&text);
@@ -324,6 +355,7 @@ fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: 
             Answer { text, is_error: false }
         }
         Err(why) => {
+            let why = why.to_string();
             c.summary = why.clone();
             c.refused = Some(why.clone());
             Answer::error(why)
@@ -336,20 +368,19 @@ fn conclude(desk: &Desk, c: &mut SelfCheck, id: &str, started: Instant, result: 
 /// The gates on the worktree as it is now; the answer's text and whether
 /// every gate passed. `(ran, max)`: the call's number among `run_checks`
 /// calls, and the cap.
-fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<ChecksAnswer, String> {
-    let repo = Repo::discover(&b.repo_dir).map_err(|e| e.to_string())?;
+fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<ChecksAnswer, CallRefused> {
+    let repo = Repo::discover(&b.repo_dir)?;
     // Its git files looked at before git opens them (a FIFO there would
     // hang this answer).
-    crate::git::worktree_admin::plain_files(&b.wt, &repo.worktree_meta(&b.task.id)).map_err(|e| e.to_string())?;
+    crate::git::worktree_admin::plain_files(&b.wt, &repo.worktree_meta(&b.task.id))?;
     // The worktree compared as `diff` compares one: nothing written to the
     // repository (what the comparison must hash stays in memory), so the
     // attempt is not seen adding objects, and no link is followed.
-    let wt = Repo::discover(&b.wt).map_err(|e| e.to_string())?;
+    let wt = Repo::discover(&b.wt)?;
     let depth = DiffDepth::Patch { max_lines: super::snapshot::SELF_CHECK_DIFF_LINES };
-    let mut cmp = wt.compare_worktree(&b.base, depth, None).map_err(|e| format!("cannot compare the worktree: {e}"))?;
+    let mut cmp = wt.compare_worktree(&b.base, depth, None).map_err(CallRefused::Compare)?;
     let ours = b.ours.lock().map(|o| o.clone()).unwrap_or_default();
     cmp.changes.changes.retain(|c| !ours.iter().any(|p| p.as_slice() == c.path()));
-    let read = |rel: &str| cmp.head.file(rel.as_bytes());
     let mut r = AttemptRecord::new(b.n);
     // As if the agent ended well now.
     r.agent = Some(AgentRun { exit_code: Some(0), ..AgentRun::default() });
@@ -367,59 +398,69 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<Check
         Some(Skip::ScopeViolation) => Some("the change writes outside its scope (the real gates skip them too)".into()),
         Some(_) => Some("the attempt was halted".into()),
     };
-    let mut left_out = Vec::new();
-    if skipped.is_none() {
-        let renames: Vec<(String, String)> =
-            r.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
-        for check in &b.config.checks {
-            if !only.is_empty() && !only.contains(&check.name) {
-                left_out.push(check.name.clone());
-                continue;
-            }
-            let how =
-                Judging { mode: check.baseline_mode(&b.config.retry), targets: &b.config.targets, renames: &renames };
-            let found = b.baselines.iter().find(|x| x.check == check.name);
-            // Only the targets ran on the base so far (docs/honest-success.md,
-            // "The base"): its other failures are not known to be the base's.
-            let waiting = found.is_some_and(|x| x.targets_only);
-            let base = found.filter(|x| !x.targets_only);
-            let out_file = b.dir.self_check_out(ran, &check.name);
-            let mut result =
-                run_and_judge(&repo, check, (&b.wt, &b.env, &b.confinement), &out_file, (base, how, &read))
-                    .map_err(|e| format!("check `{}` cannot start: {e}", check.name))?;
-            if waiting && !result.passed {
-                result.notes.push(
-                    "the base's full run of this check has not been made yet (it waits for an attempt's full stage): \
-                     some of these failures may fail on the base too"
-                        .into(),
-                );
-            }
-            if crate::process::lane_stopped() || crate::process::interrupted().is_some() {
-                return Err("stopped: the agent ended before its checks did".into());
-            }
-            r.checks.push(result);
-        }
-        let integrity = test_integrity(
-            &repo,
-            IntegrityInput {
-                base: b.base.oid,
-                head: &read,
-                changes: &cmp.changes.changes,
-                paths: &b.test_paths,
-                mode: b.config.retry.test_weakening,
-                checks: &r.checks,
-                baselines: &b.baselines,
-            },
-        );
-        // The targets are judged on every check's report: not on a subset.
-        let targets = if left_out.is_empty() { targets(&b.config.targets, &r.checks) } else { None };
-        r.checks.extend([targets, integrity].into_iter().flatten());
-    }
+    let left_out = if skipped.is_none() { checks_on(b, (&repo, &cmp), &mut r, ran, only)? } else { Vec::new() };
     let classified = outcome::classify(&r);
     r.outcome = classified.outcome;
     r.reason = classified.reason;
     let found = Found { call: ran, max, record: &r, skipped, left_out };
     Ok(run_checks_answer(&b.task, &found, &b.config.context))
+}
+
+/// The checks (`only` those, when named) and the built-in gates on the
+/// worktree compared as `cmp`, into `r`; the checks left out.
+fn checks_on(
+    b: &Bench,
+    (repo, cmp): (&Repo, &crate::git::Comparison),
+    r: &mut AttemptRecord,
+    ran: u32,
+    only: &[String],
+) -> Result<Vec<String>, CallRefused> {
+    let read = |rel: &str| cmp.head.file(rel.as_bytes());
+    let mut left_out = Vec::new();
+    let renames: Vec<(String, String)> =
+        r.files.iter().filter_map(|f| Some((f.path.clone(), f.old_path.clone()?))).collect();
+    for check in &b.config.checks {
+        if !only.is_empty() && !only.contains(&check.name) {
+            left_out.push(check.name.clone());
+            continue;
+        }
+        let how = Judging { mode: check.baseline_mode(&b.config.retry), targets: &b.config.targets, renames: &renames };
+        let found = b.baselines.iter().find(|x| x.check == check.name);
+        // Only the targets ran on the base so far (docs/honest-success.md,
+        // "The base"): its other failures are not known to be the base's.
+        let waiting = found.is_some_and(|x| x.targets_only);
+        let base = found.filter(|x| !x.targets_only);
+        let out_file = b.dir.self_check_out(ran, &check.name);
+        let mut result = run_and_judge(repo, check, (&b.wt, &b.env, &b.confinement), &out_file, (base, how, &read))
+            .map_err(|error| CallRefused::CheckStart { check: check.name.clone(), error })?;
+        if waiting && !result.passed {
+            result.notes.push(
+                "the base's full run of this check has not been made yet (it waits for an attempt's full stage): \
+                 some of these failures may fail on the base too"
+                    .into(),
+            );
+        }
+        if crate::process::lane_stopped() || crate::process::interrupted().is_some() {
+            return Err(CallRefused::Stopped);
+        }
+        r.checks.push(result);
+    }
+    let integrity = test_integrity(
+        repo,
+        IntegrityInput {
+            base: b.base.oid,
+            head: &read,
+            changes: &cmp.changes.changes,
+            paths: &b.test_paths,
+            mode: b.config.retry.test_weakening,
+            checks: &r.checks,
+            baselines: &b.baselines,
+        },
+    );
+    // The targets are judged on every check's report: not on a subset.
+    let targets = if left_out.is_empty() { targets(&b.config.targets, &r.checks) } else { None };
+    r.checks.extend([targets, integrity].into_iter().flatten());
+    Ok(left_out)
 }
 
 /// The first line of an answer, for the record.
@@ -444,9 +485,11 @@ mod tests {
             Config::parse("[[check]]\nname = \"test\"\nrun = \"true\"\n", Path::new("retry-run.toml")).expect("config");
         assert!(admit(&config, &[], 0, 5, false).is_ok());
         assert!(admit(&config, &["test".into()], 4, 5, false).is_ok());
-        assert!(admit(&config, &[], 0, 5, true).expect_err("busy").contains("already under way"));
-        assert!(admit(&config, &[], 5, 5, false).expect_err("cap").contains("5 of 5 used"));
-        assert!(admit(&config, &[], 0, 0, false).expect_err("off").contains("0 of 0"));
-        assert!(admit(&config, &["lint".into()], 0, 5, false).expect_err("unknown").contains("checks: test"));
+        assert!(admit(&config, &[], 0, 5, true).expect_err("busy").to_string().contains("already under way"));
+        assert!(admit(&config, &[], 5, 5, false).expect_err("cap").to_string().contains("5 of 5 used"));
+        assert!(admit(&config, &[], 0, 0, false).expect_err("off").to_string().contains("0 of 0"));
+        assert!(
+            admit(&config, &["lint".into()], 0, 5, false).expect_err("unknown").to_string().contains("checks: test")
+        );
     }
 }

@@ -184,7 +184,7 @@ fn check_agent_starts(repo: &Repo, plan: &Plan, wt: &std::path::Path) -> Result<
     let hidden: &[std::path::PathBuf] =
         if matches!(plan.confined, Effective::Landlock | Effective::Namespaces) { &plan.hidden } else { &[] };
     agent_start::check(&plan.agent_cmd, plan.preset.as_ref(), repo.workdir(), wt, hidden)
-        .map_err(|message| RunError::AgentCannotStart { message })
+        .map_err(|e| RunError::AgentCannotStart { message: e.to_string() })
 }
 
 /// The task's base (the recorded one when it resumes, else `--base`, the

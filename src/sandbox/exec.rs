@@ -338,22 +338,8 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     let exe =
         std::env::current_exe().map_err(|source| ExecError::CannotStart { program: "retry-run".into(), source })?;
     let supervisor = supervisor_for(&exe);
-    let supervisor_path = PathBuf::from(&supervisor[0]);
-    let layout = namespaces::Layout {
-        dir: dir.to_path_buf(),
-        writable: writable.clone(),
-        protected: c
-            .protect
-            .iter()
-            .cloned()
-            .chain(own_executables(&[exe.with_file_name("retry-run"), supervisor_path.clone()], &writable))
-            .collect(),
-        shared: c.shared.clone(),
-        hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
-        keep: kept_readable(c, dir, &[exe.with_file_name("retry-run"), supervisor_path.clone()]),
-        run_dir: Some(run_dir.clone()),
-        host_network: c.host_network,
-    };
+    let own = [exe.with_file_name("retry-run"), PathBuf::from(&supervisor[0])];
+    let layout = layout(c, dir, (&writable, &hidden), &own, &run_dir);
     let status_file = run_dir.join("status");
     let mut argv = namespaces::args(&layout);
     if c.print_bwrap {
@@ -378,8 +364,42 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
             cg.sweep_siblings();
         }
     };
-    let (waited, pid1, proxy) =
-        run_bubblewrap(c, (&bwrap, &argv, handoff), (entry, mover), (listening, serve), (&status_file, sweep))?;
+    let ended = run_bubblewrap(c, (&bwrap, &argv, handoff), (entry, mover), (listening, serve), (&status_file, sweep))?;
+    after_bubblewrap(c, &bwrap, ended, (&status_file, &run_dir), cgroup.as_ref())
+}
+
+/// The mounts of the namespace: the working directory, what may be
+/// written (`writable`) and what is hidden, retry-run's `own` executables
+/// read-only, the shared directories, and the run directory.
+fn layout(
+    c: &Confined,
+    dir: &Path,
+    (writable, hidden): (&[PathBuf], &[PathBuf]),
+    own: &[PathBuf],
+    run_dir: &Path,
+) -> namespaces::Layout {
+    namespaces::Layout {
+        dir: dir.to_path_buf(),
+        writable: writable.to_vec(),
+        protected: c.protect.iter().cloned().chain(own_executables(own, writable)).collect(),
+        shared: c.shared.clone(),
+        hidden: hidden.iter().map(|p| namespaces::Hidden { path: p.clone(), dir: p.is_dir() }).collect(),
+        keep: kept_readable(c, dir, own),
+        run_dir: Some(run_dir.to_path_buf()),
+        host_network: c.host_network,
+    }
+}
+
+/// After bubblewrap ended as [`run_bubblewrap`] says: the command's status
+/// (from the file the inner process wrote), everything it left ended, its
+/// limits and connections logged, the run directory removed.
+fn after_bubblewrap(
+    c: &Confined,
+    bwrap: &Path,
+    (waited, pid1, proxy): Bubblewrapped<Option<proxy::Proxy>>,
+    (status_file, run_dir): (&Path, &Path),
+    cgroup: Option<&limits::PidsCgroup>,
+) -> Result<i32, ExecError> {
     // What needs nothing more of the namespace is done first, while its
     // PID 1 ends: the proxy told to stop (the command has ended, and with
     // it the supervisor that forwarded to it; its thread winds down beside
@@ -393,11 +413,11 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     if let Some(p) = &proxy {
         p.begin_stop();
     }
-    let inner_status = std::fs::read_to_string(&status_file).ok();
+    let inner_status = std::fs::read_to_string(status_file).ok();
     if let (Some(log), Ok(inner_log)) = (&c.log, std::fs::read_to_string(run_dir.join("log"))) {
         append(log, inner_log.trim_end());
     }
-    let _ = std::fs::remove_dir_all(&run_dir);
+    let _ = std::fs::remove_dir_all(run_dir);
     // bubblewrap ended before the supervisor said the command was done,
     // or nothing here would reap the supervisor once this process ends:
     // its process in the namespace (PID 1) outlives bubblewrap by a moment
@@ -415,7 +435,7 @@ fn outer(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -> Result
     if !matches!(waited, Ok(Waited::Done(_))) {
         end_leftovers();
     }
-    log_limits(c, cgroup.as_ref(), None);
+    log_limits(c, cgroup, None);
     // Every connection logged before this process ends.
     drop(proxy);
     let waited = waited.map_err(|source| ExecError::CannotStart { program: bwrap.display().to_string(), source })?;
@@ -835,6 +855,23 @@ pub(super) fn end_as(reap: bool, ended: Ended) -> i32 {
     }
 }
 
+/// Without namespaces, the proxy on a TCP port of this machine (none with
+/// the host's network), and the TCP ports Landlock lets the command reach:
+/// the proxy's and the allowed loopback ports.
+fn tcp_proxy(
+    c: &Confined,
+    rules: Vec<proxy::HostRule>,
+    run_dir: &Path,
+) -> Result<(Option<proxy::Proxy>, landlock::Net), ExecError> {
+    if c.host_network {
+        return Ok((None, landlock::Net::Any));
+    }
+    let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
+    let p = proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy)?;
+    ports.extend(p.tcp_port());
+    Ok((Some(p), landlock::Net::Only(ports)))
+}
+
 /// Without namespaces: the proxy on a TCP port of this machine, Landlock
 /// (writes, reads of secrets, TCP only to the proxy and the allowed
 /// loopback ports), seccomp (no UDP, raw or UNIX sockets) and the limits,
@@ -856,28 +893,14 @@ fn landlock_only(c: &Confined, dir: &Path, tmpdir: &Path, home: Option<&Path>) -
     if shm.is_dir() && !writable.iter().any(|w| w.starts_with(shm) || shm.starts_with(w)) {
         hidden.push(shm.to_path_buf());
     }
-    let mut proxy = None;
-    let mut net = landlock::Net::Any;
     let run_dir = private_tmpdir("run")?;
-    let started = if c.host_network {
-        None
-    } else {
-        let mut ports: Vec<u16> = rules.iter().filter_map(proxy::HostRule::loopback).map(|l| l.port).collect();
-        let started = proxy::start(rules, &run_dir.join("proxy.sock"), c.log.clone(), true).map_err(ExecError::Proxy);
-        if let Ok(p) = &started {
-            ports.extend(p.tcp_port());
-        }
-        net = landlock::Net::Only(ports);
-        Some(started)
-    };
-    match started {
-        Some(Err(e)) => {
+    let (proxy, net) = match tcp_proxy(c, rules, &run_dir) {
+        Ok(started) => started,
+        Err(e) => {
             let _ = std::fs::remove_dir_all(&run_dir);
             return Err(e);
         }
-        Some(Ok(p)) => proxy = Some(p),
-        None => {}
-    }
+    };
     let port = proxy.as_ref().and_then(|p| p.tcp_port());
     let ruleset = landlock::prepare(&writable, &hidden, net)?;
     // Root is exempt from RLIMIT_NPROC: its limit is a pids cgroup, or

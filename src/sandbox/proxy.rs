@@ -553,13 +553,23 @@ impl Sniffed {
     }
 }
 
+/// A name that resolves only to the machine the proxy runs on.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{host} resolves to {ip}, an address of the machine the proxy runs on; to reach it, name the address in the network list"
+)]
+struct LocalOnly {
+    host: String,
+    ip: IpAddr,
+}
+
 /// The addresses of `host` the proxy may connect to, from those it
 /// resolved to. A name that resolves to this machine (a loopback or
 /// unspecified address) is refused unless the request named the address
 /// itself or `localhost`: otherwise a rule for a domain would let any name
 /// beneath it that someone points at 127.0.0.1 reach the services of the
 /// machine the proxy runs on. Pure.
-fn usable(host: &str, resolved: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, String> {
+fn usable(host: &str, resolved: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, LocalOnly> {
     let named_local = host.parse::<IpAddr>().is_ok() || host == "localhost" || host.ends_with(".localhost");
     if named_local {
         return Ok(resolved);
@@ -574,10 +584,7 @@ fn usable(host: &str, resolved: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, Stri
     };
     let (local, remote): (Vec<SocketAddr>, Vec<SocketAddr>) = resolved.into_iter().partition(|a| is_local(a.ip()));
     match local.first() {
-        Some(first) if remote.is_empty() => Err(format!(
-            "{host} resolves to {}, an address of the machine the proxy runs on; to reach it, name the address in the network list",
-            first.ip()
-        )),
+        Some(first) if remote.is_empty() => Err(LocalOnly { host: host.to_string(), ip: first.ip() }),
         _ => Ok(remote),
     }
 }
@@ -1134,7 +1141,7 @@ async fn reach(host: &str, port: u16) -> Result<TcpStream, Unreached> {
         .await
         .map_err(|e| Unreached::Failed(format!("cannot resolve {host}: {e}")))?
         .collect();
-    let addrs = usable(host, resolved).map_err(Unreached::Refused)?;
+    let addrs = usable(host, resolved).map_err(|e| Unreached::Refused(e.to_string()))?;
     let deadline = Instant::now() + CONNECT_TIMEOUT;
     let mut last = format!("{host} resolves to no address");
     for a in addrs {
@@ -1673,7 +1680,7 @@ mod tests {
         assert_eq!(usable("localhost", local.clone()).unwrap(), local);
         assert_eq!(usable("db.localhost", local.clone()).unwrap(), local);
         assert_eq!(usable("127.0.0.1", vec![a("127.0.0.1:80")]).unwrap(), [a("127.0.0.1:80")]);
-        let err = usable("evil.example.com", local).unwrap_err();
+        let err = usable("evil.example.com", local).unwrap_err().to_string();
         assert!(err.contains("evil.example.com resolves to 127.0.0.1"), "{err}");
         assert!(usable("x.com", vec![a("0.0.0.0:80")]).is_err());
         assert!(usable("x.com", vec![a("[::ffff:127.0.0.1]:80")]).is_err());

@@ -132,20 +132,7 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path, done: Option<i3
     // can neither trace this process nor read or write its memory, its
     // descriptors or its /proc files.
     exec::not_dumpable();
-    let socket = PathBuf::from(namespaces::PROXY_SOCKET);
-    let mut port = None;
-    if !c.host_network && socket.exists() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(ExecError::Proxy)?;
-        port = Some(listener.local_addr().map_err(ExecError::Proxy)?.port());
-        proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
-        // Allowed hosts on the loopback of the machine appear at the same
-        // address inside, for clients that never use a proxy for them.
-        for target in exec::rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
-            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", target.port)) {
-                proxy::forward(l, socket.clone(), Some(target)).map_err(ExecError::Proxy)?;
-            }
-        }
-    }
+    let port = forwarders(c)?;
     // Where this process says how the command ended, opened before Landlock
     // (which then keeps the command from writing there).
     let run = Path::new(namespaces::RUN_DIR);
@@ -192,21 +179,45 @@ pub(super) fn supervise(c: &Confined, dir: &Path, tmpdir: &Path, done: Option<i3
     if let Some(confined) = forwarding {
         confined.recv().map_err(|_| ExecError::Proxy(std::io::Error::other("the forwarding thread ended")))??;
     }
+    // Every process of the namespace but this one has ended and been
+    // reaped (`start_and_wait` ends what the command left): said once the
+    // status is written, and only then.
+    if let Some(fd) = done.filter(|_| write_status(status.as_mut(), ended)) {
+        exec::say_done(fd);
+    }
+    Ok(exec::end_as(false, ended))
+}
+
+/// Inside, with a network: the proxy's socket forwarded from a TCP port of
+/// the namespace's loopback (returned: the command's proxy), and each
+/// allowed host on the machine's loopback forwarded from the same port
+/// inside, for clients that never use a proxy for them.
+fn forwarders(c: &Confined) -> Result<Option<u16>, ExecError> {
+    let socket = PathBuf::from(namespaces::PROXY_SOCKET);
+    if c.host_network || !socket.exists() {
+        return Ok(None);
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(ExecError::Proxy)?;
+    let port = listener.local_addr().map_err(ExecError::Proxy)?.port();
+    proxy::forward(listener, socket.clone(), None).map_err(ExecError::Proxy)?;
+    for target in exec::rules(c)?.iter().filter_map(proxy::HostRule::loopback) {
+        if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", target.port)) {
+            proxy::forward(l, socket.clone(), Some(target)).map_err(ExecError::Proxy)?;
+        }
+    }
+    Ok(Some(port))
+}
+
+/// How the command ended, written to the status file; whether it was.
+fn write_status(status: Option<&mut std::fs::File>, ended: Ended) -> bool {
     let line = match ended {
         Ended::Code(n) => format!("exit {n}"),
         Ended::Signal(n) => format!("signal {n}"),
     };
-    // Every process of the namespace but this one has ended and been
-    // reaped (`start_and_wait` ends what the command left): said once the
-    // status is written, and only then.
-    let written = status.as_mut().is_some_and(|f| {
+    status.is_some_and(|f| {
         use std::io::Write as _;
         f.write_all(line.as_bytes()).is_ok()
-    });
-    if let Some(fd) = done.filter(|_| written) {
-        exec::say_done(fd);
-    }
-    Ok(exec::end_as(false, ended))
+    })
 }
 
 #[cfg(test)]

@@ -397,35 +397,44 @@ impl Summarizer {
             }
             // cargo test's closing `failures:` list names each failing test again.
             Line::Detail(s) if self.failed_ids.contains_key(&s) => {}
-            Line::Detail(s) => {
-                let is_e = s.starts_with("E ");
-                if is_e && let Some(frame) = self.last_frame.take() {
-                    self.digest.errors.push(cut(&format!("{frame}: {}", s.trim_start_matches('E').trim())));
-                }
-                if !is_e || self.e_lines_in_block < 4 {
-                    self.digest.details.push(cut(&s));
-                }
-                if is_e {
-                    self.e_lines_in_block += 1;
-                }
-            }
+            Line::Detail(s) => self.detail(s),
             Line::LintRow(row) => {
                 let at = self.lint_file.as_deref().map(|f| format!("{f}:")).unwrap_or_default();
                 self.digest.errors.push(cut(&format!("{at}{row}")));
             }
-            Line::Totals(t) => {
-                if let Some(c) = test_counts(&t) {
-                    self.totals.get_or_insert(Counts { passed: Some(0), ..Counts::default() }).add(c);
-                } else if t.starts_with("FAIL\t") || t.starts_with("ok ") {
-                    self.flush_go_pending();
-                }
-                self.digest.totals.push(cut(&t));
-            }
+            Line::Totals(t) => self.totals_line(t),
             Line::Nothing => {}
         }
         if !line.trim().is_empty() {
             self.pending_header = None;
         }
+    }
+
+    /// An assertion line, a panic's or an error's message; pytest's `E`
+    /// lines with the frame before them also as an error, four at most
+    /// per failure block.
+    fn detail(&mut self, s: String) {
+        let is_e = s.starts_with("E ");
+        if is_e && let Some(frame) = self.last_frame.take() {
+            self.digest.errors.push(cut(&format!("{frame}: {}", s.trim_start_matches('E').trim())));
+        }
+        if !is_e || self.e_lines_in_block < 4 {
+            self.digest.details.push(cut(&s));
+        }
+        if is_e {
+            self.e_lines_in_block += 1;
+        }
+    }
+
+    /// A runner's totals line: its counts added up, and go's package line
+    /// ending the wait of the log lines before it.
+    fn totals_line(&mut self, t: String) {
+        if let Some(c) = test_counts(&t) {
+            self.totals.get_or_insert(Counts { passed: Some(0), ..Counts::default() }).add(c);
+        } else if t.starts_with("FAIL\t") || t.starts_with("ok ") {
+            self.flush_go_pending();
+        }
+        self.digest.totals.push(cut(&t));
     }
 
     fn start_follow(&mut self, f: Follow) {

@@ -20,20 +20,37 @@ pub(crate) struct Spec {
     pub end: u32,
 }
 
+/// How a comment's place is written.
+const FORM: &str = "expected PATH:LINE or PATH:FIRST-LAST (as `src/app.py:40-44`)";
+
+/// Why a comment's place cannot be read; completes "--comment SPEC: ...".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SpecError {
+    #[error("{FORM}")]
+    NoForm,
+    #[error("no path; {FORM}")]
+    NoPath,
+    #[error("lines are numbered from 1")]
+    LineZero,
+    #[error("{0:?} is not a line number; {FORM}")]
+    NotALine(String),
+    #[error("the range {start}-{end} ends before it starts")]
+    Backwards { start: u32, end: u32 },
+}
+
 /// `PATH:LINE` or `PATH:FIRST-LAST` (the last `:` splits, so a path may
-/// hold one). The error completes "--comment SPEC: ...".
-pub(crate) fn parse(spec: &str) -> Result<Spec, String> {
-    const FORM: &str = "expected PATH:LINE or PATH:FIRST-LAST (as `src/app.py:40-44`)";
-    let Some((path, lines)) = spec.rsplit_once(':') else { return Err(FORM.to_string()) };
+/// hold one).
+pub(crate) fn parse(spec: &str) -> Result<Spec, SpecError> {
+    let Some((path, lines)) = spec.rsplit_once(':') else { return Err(SpecError::NoForm) };
     let path = path.trim().trim_start_matches("./");
     if path.is_empty() {
-        return Err(format!("no path; {FORM}"));
+        return Err(SpecError::NoPath);
     }
-    let number = |s: &str| -> Result<u32, String> {
+    let number = |s: &str| -> Result<u32, SpecError> {
         match s.trim().parse::<u32>() {
-            Ok(0) => Err("lines are numbered from 1".to_string()),
+            Ok(0) => Err(SpecError::LineZero),
             Ok(n) => Ok(n),
-            Err(_) => Err(format!("{:?} is not a line number; {FORM}", s.trim())),
+            Err(_) => Err(SpecError::NotALine(s.trim().to_string())),
         }
     };
     let (start, end) = match lines.split_once('-') {
@@ -44,7 +61,7 @@ pub(crate) fn parse(spec: &str) -> Result<Spec, String> {
         }
     };
     if end < start {
-        return Err(format!("the range {start}-{end} ends before it starts"));
+        return Err(SpecError::Backwards { start, end });
     }
     Ok(Spec { path: path.to_string(), start, end })
 }
@@ -224,33 +241,42 @@ fn range_text((s, e): (u32, u32)) -> String {
     if s == e { s.to_string() } else { format!("{s}-{e}") }
 }
 
+/// Why a comment is refused: it does not point at a change of the diff.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Refused {
+    #[error("{place}: attempt {attempt}'s diff changes no file")]
+    NoFileChanged { place: String, attempt: u32 },
+    #[error("{place}: {path} is not in attempt {attempt}'s diff; {files}")]
+    NotInDiff { place: String, path: String, attempt: u32, files: String },
+    #[error(
+        "{place}: attempt {attempt}'s diff of {path} has no lines to comment on (a binary file, or only its mode or name changed)"
+    )]
+    NoLines { place: String, path: String, attempt: u32 },
+    #[error(
+        "{place} is not on a changed line of attempt {attempt}'s diff; the changed lines of {path} nearest it: {nearest}"
+    )]
+    OffTheChanges { place: String, path: String, attempt: u32, nearest: String },
+}
+
 /// The comment `spec` with `text` on `files` (the diff of attempt
 /// `attempt`): accepted, with the diff lines it covers; or refused, the
 /// error naming the changed lines of the file nearest it, or the diff's
 /// files.
-pub(crate) fn judge(files: &[FileDiff], spec: &Spec, text: &str, attempt: u32) -> Result<LineComment, String> {
+pub(crate) fn judge(files: &[FileDiff], spec: &Spec, text: &str, attempt: u32) -> Result<LineComment, Refused> {
     let place = format!("{}:{}", spec.path, range_text((spec.start, spec.end)));
     let Some(file) = files.iter().find(|f| f.path == spec.path) else {
+        if files.is_empty() {
+            return Err(Refused::NoFileChanged { place, attempt });
+        }
         let names: Vec<String> = files.iter().take(10).map(|f| f.path.clone()).collect();
         let more = files.len().saturating_sub(10);
         let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-        return Err(if files.is_empty() {
-            format!("{place}: attempt {attempt}'s diff changes no file")
-        } else {
-            format!(
-                "{place}: {} is not in attempt {attempt}'s diff; the file{} it changes: {}{more}",
-                spec.path,
-                plural(files.len()),
-                names.join(", ")
-            )
-        });
+        let files = format!("the file{} it changes: {}{more}", plural(files.len()), names.join(", "));
+        return Err(Refused::NotInDiff { place, path: spec.path.clone(), attempt, files });
     };
     let ranges = changed_ranges(file);
     if ranges.is_empty() {
-        return Err(format!(
-            "{place}: attempt {attempt}'s diff of {} has no lines to comment on (a binary file, or only its mode or name changed)",
-            spec.path
-        ));
+        return Err(Refused::NoLines { place, path: spec.path.clone(), attempt });
     }
     let hits = |(s, e): (u32, u32)| s <= spec.end && spec.start <= e;
     if !ranges.iter().any(|r| hits(*r)) {
@@ -260,11 +286,7 @@ pub(crate) fn judge(files: &[FileDiff], spec: &Spec, text: &str, attempt: u32) -
         nearest.truncate(3);
         nearest.sort_unstable();
         let list: Vec<String> = nearest.into_iter().map(range_text).collect();
-        return Err(format!(
-            "{place} is not on a changed line of attempt {attempt}'s diff; the changed lines of {} nearest it: {}",
-            spec.path,
-            list.join(", ")
-        ));
+        return Err(Refused::OffTheChanges { place, path: spec.path.clone(), attempt, nearest: list.join(", ") });
     }
     let lines = file.lines.iter().filter(|l| spec.start <= l.at && l.at <= spec.end).map(|l| l.text.clone()).collect();
     Ok(LineComment {
@@ -296,7 +318,7 @@ mod tests {
     #[test]
     fn parses_path_line_and_ranges() {
         let ok = |p: &str, s: u32, e: u32| Ok(Spec { path: p.into(), start: s, end: e });
-        let cases: Vec<(&str, Result<Spec, String>)> = vec![
+        let cases: Vec<(&str, Result<Spec, SpecError>)> = vec![
             ("app.py:3", ok("app.py", 3, 3)),
             ("src/app.py:10-12", ok("src/app.py", 10, 12)),
             ("./src/app.py:4", ok("src/app.py", 4, 4)),
@@ -316,7 +338,7 @@ mod tests {
             ("app.py:3-", "\"\" is not a line number"),
         ];
         for (spec, word) in bad {
-            let e = parse(spec).expect_err(spec);
+            let e = parse(spec).expect_err(spec).to_string();
             assert!(e.contains(word), "{spec}: {e}");
         }
     }
@@ -369,6 +391,7 @@ mod tests {
                     assert_eq!(c.text, "why");
                 }
                 (Err(e), Err(words)) => {
+                    let e = e.to_string();
                     for w in words {
                         assert!(e.contains(w), "{spec}: {e}");
                     }
@@ -376,7 +399,7 @@ mod tests {
                 (got, _) => panic!("{spec}: {got:?}"),
             }
         }
-        assert!(judge(&[], &parse("a:1").unwrap(), "", 1).unwrap_err().contains("changes no file"));
+        assert!(judge(&[], &parse("a:1").unwrap(), "", 1).unwrap_err().to_string().contains("changes no file"));
     }
 
     #[test]

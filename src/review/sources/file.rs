@@ -108,7 +108,7 @@ fn comment(v: &Value, at: &str) -> Result<LineComment, Problem> {
     unknown_fields(o, COMMENT_FIELDS, at)?;
     let path = string(o, "path", at)?
         .ok_or_else(|| problem(format!("{at}.path"), "missing: the file, as `git diff` names it"))?;
-    check_path(&path).map_err(|what| problem(format!("{at}.path"), what))?;
+    check_path(&path).map_err(|what| problem(format!("{at}.path"), what.to_string()))?;
     let start = line(o, "start", at)?
         .ok_or_else(|| problem(format!("{at}.start"), "missing: the first line the comment is on, counted from 1"))?;
     let end = line(o, "end", at)?.unwrap_or(start);
@@ -125,16 +125,27 @@ fn comment(v: &Value, at: &str) -> Result<LineComment, Problem> {
     Ok(LineComment { path, start, end, text, lines: Vec::new(), by })
 }
 
+/// Why a comment's path is not one git names.
+#[derive(Debug, thiserror::Error)]
+enum BadPath {
+    #[error("empty: the file, as `git diff` names it")]
+    Empty,
+    #[error("{0:?} is absolute: give it relative to the repository's root, as `git diff` does")]
+    Absolute(String),
+    #[error("{0:?} is not a path as `git diff` names it (no `.`, `..` or empty parts)")]
+    NotGitPath(String),
+}
+
 /// A path as git names it: relative, `/`-separated, without `.` or `..`.
-fn check_path(path: &str) -> Result<(), String> {
+fn check_path(path: &str) -> Result<(), BadPath> {
     if path.is_empty() {
-        return Err("empty: the file, as `git diff` names it".into());
+        return Err(BadPath::Empty);
     }
     if path.starts_with('/') {
-        return Err(format!("{path:?} is absolute: give it relative to the repository's root, as `git diff` does"));
+        return Err(BadPath::Absolute(path.to_string()));
     }
     if path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
-        return Err(format!("{path:?} is not a path as `git diff` names it (no `.`, `..` or empty parts)"));
+        return Err(BadPath::NotGitPath(path.to_string()));
     }
     Ok(())
 }

@@ -37,7 +37,7 @@ pub(crate) fn from_github_pr(dir: &Path, number: u64) -> Result<Review, SourceEr
         );
     }
     let pr = pull_request::parse_view(&view.stdout)
-        .map_err(|problem| SourceError::GhOutput { command: view_args.join(" "), problem })?;
+        .map_err(|e| SourceError::GhOutput { command: view_args.join(" "), problem: format!("pull request: {e}") })?;
     let endpoint = format!("repos/{{owner}}/{{repo}}/pulls/{number}/comments");
     let api_args = ["api", "--paginate", endpoint.as_str()];
     let api = gh_output(&gh, &api_args, dir)?;
@@ -45,7 +45,7 @@ pub(crate) fn from_github_pr(dir: &Path, number: u64) -> Result<Review, SourceEr
         return Err(SourceError::GhFailed { command: api_args.join(" "), said: said(&api) });
     }
     let comments = pull_request::parse_comments(&api.stdout)
-        .map_err(|problem| SourceError::GhOutput { command: api_args.join(" "), problem })?;
+        .map_err(|e| SourceError::GhOutput { command: api_args.join(" "), problem: format!("review comments: {e}") })?;
     pull_request::review_of(&pr, &comments).map_err(|Nothing(why)| SourceError::NothingInPullRequest { number, why })
 }
 

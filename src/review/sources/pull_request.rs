@@ -152,6 +152,48 @@ fn login(a: &Option<Author>) -> String {
     a.as_ref().map(|a| a.login.clone()).filter(|l| !l.is_empty()).unwrap_or_else(|| "ghost".into())
 }
 
+/// A review comment on lines of the diff, as a line comment of the review.
+fn line_comment(c: &ReviewComment) -> LineComment {
+    let end = c.line.unwrap_or_default();
+    LineComment {
+        path: c.path.clone(),
+        start: c.start_line.filter(|s| *s <= end).unwrap_or(end),
+        end,
+        text: c.body.clone(),
+        lines: Vec::new(),
+        by: Some(login(&c.user)),
+    }
+}
+
+/// The critique: what the reviewers who requested changes, those who
+/// commented, and the comments on no line of the diff said, each with who
+/// said it; one change request alone is kept as it was written.
+fn critique(changes: &[&PrReview], remarks: &[&PrReview], off_lines: &[&ReviewComment]) -> Option<String> {
+    let mut parts: Vec<(String, &str)> = Vec::new();
+    for r in changes {
+        parts.push((format!("{} requested changes", login(&r.author)), r.body.as_str()));
+    }
+    for r in remarks {
+        parts.push((format!("{} commented", login(&r.author)), r.body.as_str()));
+    }
+    for c in off_lines {
+        parts.push((format!("{} on `{}` (not on a line of the diff)", login(&c.user), c.path), c.body.as_str()));
+    }
+    parts.retain(|(_, body)| !body.trim().is_empty());
+    let attributed = |parts: &[(String, &str)]| -> Vec<String> {
+        parts.iter().map(|(who, body)| format!("{who}:\n\n{body}")).collect()
+    };
+    match (changes, parts.as_slice()) {
+        (_, []) => None,
+        // One change request is kept as it was written, what others said
+        // after it.
+        ([one], [_, rest @ ..]) if !one.body.trim().is_empty() => {
+            Some([vec![one.body.clone()], attributed(rest)].concat().join("\n\n"))
+        }
+        (_, all) => Some(attributed(all).join("\n\n")),
+    }
+}
+
 /// The draft review pull request `pr` with review comments `comments`
 /// gives: rejected when a reviewer still requests changes, a check failed,
 /// or (with no approval) someone commented; approved when someone approved
@@ -199,44 +241,8 @@ pub(crate) fn review_of(pr: &PullRequest, comments: &[ReviewComment]) -> Result<
         return Err(Nothing(why));
     };
 
-    let line_comments: Vec<LineComment> = on_lines
-        .iter()
-        .map(|c| {
-            let end = c.line.unwrap_or_default();
-            LineComment {
-                path: c.path.clone(),
-                start: c.start_line.filter(|s| *s <= end).unwrap_or(end),
-                end,
-                text: c.body.clone(),
-                lines: Vec::new(),
-                by: Some(login(&c.user)),
-            }
-        })
-        .collect();
-
-    let mut parts: Vec<(String, &str)> = Vec::new();
-    for r in &changes {
-        parts.push((format!("{} requested changes", login(&r.author)), r.body.as_str()));
-    }
-    for r in &remarks {
-        parts.push((format!("{} commented", login(&r.author)), r.body.as_str()));
-    }
-    for c in &off_lines {
-        parts.push((format!("{} on `{}` (not on a line of the diff)", login(&c.user), c.path), c.body.as_str()));
-    }
-    parts.retain(|(_, body)| !body.trim().is_empty());
-    let attributed = |parts: &[(String, &str)]| -> Vec<String> {
-        parts.iter().map(|(who, body)| format!("{who}:\n\n{body}")).collect()
-    };
-    let critique = match (changes.as_slice(), parts.as_slice()) {
-        (_, []) => None,
-        // One change request is kept as it was written, what others said
-        // after it.
-        ([one], [_, rest @ ..]) if !one.body.trim().is_empty() => {
-            Some([vec![one.body.clone()], attributed(rest)].concat().join("\n\n"))
-        }
-        (_, all) => Some(attributed(all).join("\n\n")),
-    };
+    let line_comments: Vec<LineComment> = on_lines.iter().map(|c| line_comment(c)).collect();
+    let critique = critique(&changes, &remarks, &off_lines);
 
     let failures: Vec<String> = failed.iter().map(|c| c.failure()).collect();
     let required_change = (verdict == Verdict::Rejected).then(|| required(&changes, &failed, &remarks, comments));
@@ -313,17 +319,17 @@ pub(crate) fn first_sentence(text: &str) -> Option<String> {
 
 /// The review comments `gh api --paginate` printed: one JSON array, or
 /// one per page one after the other.
-pub(crate) fn parse_comments(json: &[u8]) -> Result<Vec<ReviewComment>, String> {
+pub(crate) fn parse_comments(json: &[u8]) -> Result<Vec<ReviewComment>, serde_json::Error> {
     let mut out = Vec::new();
     for page in serde_json::Deserializer::from_slice(json).into_iter::<Vec<ReviewComment>>() {
-        out.extend(page.map_err(|e| format!("review comments: {e}"))?);
+        out.extend(page?);
     }
     Ok(out)
 }
 
 /// The pull request `gh pr view --json` printed.
-pub(crate) fn parse_view(json: &[u8]) -> Result<PullRequest, String> {
-    serde_json::from_slice(json).map_err(|e| format!("pull request: {e}"))
+pub(crate) fn parse_view(json: &[u8]) -> Result<PullRequest, serde_json::Error> {
+    serde_json::from_slice(json)
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ fn targets_alone(
     let out_file = t.store.task(&t.plan.id).baseline_out(base, &format!("{}.targets", check.name));
     let f = run_once(&narrowed, wt, &with(&with(&env, &added), &sel.env), &out_file, &a.confinement);
     super::super::interrupt::stop_if_interrupted(&t.plan.id)?;
-    let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
+    let f = f.map_err(|e| RunError::CheckStart { check: check.name.clone(), message: e.to_string() })?;
     stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
     let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
     // Each target failing there, as the attempt's targets stage selects them.
@@ -208,7 +208,7 @@ fn one(
             let f = run_once(check, wt, &with(&env, &added), &out_file, &a.confinement);
             // A check stopped by an interruption says nothing of the base.
             super::super::interrupt::stop_if_interrupted(&t.plan.id)?;
-            let f = f.map_err(|message| RunError::CheckStart { check: check.name.clone(), message })?;
+            let f = f.map_err(|e| RunError::CheckStart { check: check.name.clone(), message: e.to_string() })?;
             let p = parse(check, &f, wt, t.repo, &|rel| std::fs::read(wt.join(rel)).ok());
             stop_if_the_check_cannot_start(t, rec, a.n, check, &f)?;
             let at = (t.store.root.as_path(), t.plan.id.as_str(), t.plan.config.retry.reuse);

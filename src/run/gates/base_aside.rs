@@ -32,11 +32,29 @@ pub(crate) struct Done {
     pub cache: BaselineCache,
 }
 
+/// Why the base's full run of a check was not made aside; every check
+/// waiting for it is told (so it is shared, not moved).
+#[derive(Debug, Clone, thiserror::Error)]
+pub(in crate::run) enum NotMade {
+    #[error("the base's runs stopped")]
+    Stopped,
+    #[error("the base's run of {0} was not made")]
+    Missing(String),
+    #[error("the base's worktree could not be made: {0}")]
+    Worktree(Arc<RunError>),
+    #[error("the run ended first")]
+    EndedFirst,
+    #[error("{0}")]
+    Start(Arc<crate::process::StartError>),
+    #[error("{0}")]
+    Stored(Arc<RunError>),
+}
+
 /// What the thread has found so far, by check name; `ended` once it has
 /// nothing more to say.
 #[derive(Default)]
 struct Found {
-    done: Vec<(String, Result<Done, String>)>,
+    done: Vec<(String, Result<Done, NotMade>)>,
     ended: bool,
 }
 
@@ -145,27 +163,27 @@ impl Aside {
     /// `check`'s full run on the base, once made: waits for it, with the
     /// calling check's slot lent meanwhile (`jobs`). `Err` says why it was
     /// not made.
-    pub(in crate::run) fn wait(&self, check: &str, jobs: usize) -> Result<Done, String> {
+    pub(in crate::run) fn wait(&self, check: &str, jobs: usize) -> Result<Done, NotMade> {
         slots::lent(jobs, || {
             let (lock, cv) = &*self.found;
-            let Ok(mut found) = lock.lock() else { return Err("the base's runs stopped".into()) };
+            let Ok(mut found) = lock.lock() else { return Err(NotMade::Stopped) };
             loop {
                 if let Some((_, r)) = found.done.iter().find(|(c, _)| c == check) {
                     return r.clone();
                 }
                 if found.ended {
-                    return Err(format!("the base's run of {check} was not made"));
+                    return Err(NotMade::Missing(check.to_string()));
                 }
                 found = match cv.wait(found) {
                     Ok(f) => f,
-                    Err(_) => return Err("the base's runs stopped".into()),
+                    Err(_) => return Err(NotMade::Stopped),
                 };
             }
         })
     }
 
     /// What it found of `check`, when it has (not waiting).
-    pub(in crate::run) fn ready(&self, check: &str) -> Option<Result<Done, String>> {
+    pub(in crate::run) fn ready(&self, check: &str) -> Option<Result<Done, NotMade>> {
         let found = self.found.0.lock().ok()?;
         found.done.iter().find(|(c, _)| c == check).map(|(_, r)| r.clone())
     }
@@ -201,7 +219,7 @@ fn run(w: Work, found: &(Mutex<Found>, Condvar), stop: Arc<AtomicBool>) {
     crate::process::stop_lane_on(stop.clone());
     // Whatever happens here, waiters are told it ended.
     let _ended = Ended(found);
-    let say = |check: &str, r: Result<Done, String>| {
+    let say = |check: &str, r: Result<Done, NotMade>| {
         if let Ok(mut f) = found.0.lock() {
             f.done.push((check.to_string(), r));
         }
@@ -210,12 +228,13 @@ fn run(w: Work, found: &(Mutex<Found>, Condvar), stop: Arc<AtomicBool>) {
     let ready = w
         .repo
         .reset_worktree(&w.wt, &w.name, w.base)
-        .map_err(|e| e.to_string())
-        .and_then(|_| prepare::prepare(&w.repo, &w.config, &w.wt, w.setup.as_ref()).map_err(|e| e.to_string()));
+        .map_err(RunError::from)
+        .and_then(|_| prepare::prepare(&w.repo, &w.config, &w.wt, w.setup.as_ref()))
+        .map_err(Arc::new);
     for job in &w.work {
         let r = match &ready {
-            Err(e) => Err(format!("the base's worktree could not be made: {e}")),
-            Ok(()) if stop.load(Ordering::SeqCst) => Err("the run ended first".into()),
+            Err(e) => Err(NotMade::Worktree(Arc::clone(e))),
+            Ok(()) if stop.load(Ordering::SeqCst) => Err(NotMade::EndedFirst),
             Ok(()) => {
                 let _slot = slots::take(w.jobs);
                 one(&w, job)
@@ -229,20 +248,21 @@ fn run(w: Work, found: &(Mutex<Found>, Condvar), stop: Arc<AtomicBool>) {
 
 /// One check's full run on the base in the aside worktree, stored in the
 /// shared cache and the reuse store as [`super::base`] stores its runs.
-fn one(w: &Work, job: &Job) -> Result<Done, String> {
+fn one(w: &Work, job: &Job) -> Result<Done, NotMade> {
     let (check, wt) = (&job.check, &w.wt);
     let env = w.confinement.env();
     let added = runners::runner_env(&inherited(&env, &w.confinement.unset()));
-    let f = run_once(check, wt, &with(&env, &added), &job.out_file, &w.confinement)?;
+    let f = run_once(check, wt, &with(&env, &added), &job.out_file, &w.confinement)
+        .map_err(|e| NotMade::Start(Arc::new(e)))?;
     if crate::process::lane_stopped() || crate::process::interrupted().is_some() {
-        return Err("the run ended first".into());
+        return Err(NotMade::EndedFirst);
     }
     let p = parse(check, &f, wt, &w.repo, &|rel| std::fs::read(wt.join(rel)).ok());
     let at = (w.store_root.as_path(), w.task.as_str(), w.config.retry.reuse);
     let keyed = baseline_cache::env_of(&with(&added, &import_root_env(wt)), wt);
     let seen = received::seen(check, wt, &keyed, &w.confinement, &w.task);
     let ran = BaseRun { finished: &f, parsed: &p, added: &added, key: &job.key, seen: &seen };
-    let b = stored(&w.repo, at, check, (w.base, wt), &ran).map_err(|e| e.to_string())?;
+    let b = stored(&w.repo, at, check, (w.base, wt), &ran).map_err(|e| NotMade::Stored(Arc::new(e)))?;
     let cache = BaselineCache { key: job.key.clone(), hit: false, from: None, environment: Some(seen.summary) };
     Ok(Done { baseline: b, added, cache })
 }

@@ -83,7 +83,7 @@ pub(crate) fn run_once(
     env: &[(String, String)],
     out_file: &Path,
     confinement: &crate::sandbox::Confinement,
-) -> Result<Finished, String> {
+) -> Result<Finished, process::StartError> {
     // jest and vitest name every test they run (docs/honest-success.md, Targets).
     let named = (check.kind != CheckKind::Lint)
         .then(|| test_results::select::with_named_tests(&check.run, &package_scripts(worktree)))
@@ -99,7 +99,7 @@ pub(crate) fn run_once(
     spec.unset = confinement.unset();
     spec.keep = KEEP;
     spec.grace = Duration::from_secs(2);
-    let f = process::run(&spec).map_err(|e| e.to_string())?;
+    let f = process::run(&spec)?;
     let _ = crate::record::store::write_file(out_file, &f.output.bytes());
     Ok(f)
 }
@@ -326,7 +326,7 @@ pub(crate) fn run_and_judge(
     (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),
     out_file: &Path,
     (base, how, read): (Option<&Baseline>, Judging<'_>, FileReader<'_>),
-) -> Result<CheckResult, String> {
+) -> Result<CheckResult, process::StartError> {
     let unset = confinement.unset();
     let added = runners::runner_env(&inherited(env, &unset));
     let f = run_once(check, wt, &with(env, &added), out_file, confinement)?;
@@ -345,7 +345,7 @@ pub(crate) fn base_run(
     (wt, env, confinement): (&Path, &[(String, String)], &crate::sandbox::Confinement),
     out_file: &Path,
     base: Oid,
-) -> Result<Baseline, String> {
+) -> Result<Baseline, process::StartError> {
     let added = runners::runner_env(&inherited(env, &confinement.unset()));
     let f = run_once(check, wt, &with(env, &added), out_file, confinement)?;
     let p = parse(check, &f, wt, repo, &|rel| std::fs::read(wt.join(rel)).ok());

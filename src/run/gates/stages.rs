@@ -51,17 +51,7 @@ pub(in crate::run) fn configured_checks(
     let config = &t.plan.config;
     let checks = &config.checks;
     let fail_fast = config.retry.fail_fast;
-    let unset = a.confinement.unset();
-    let selections: Vec<Option<TargetsRun>> = {
-        let inherited = inherited(&a.env, &unset);
-        let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
-        let scripts = super::checks::package_scripts(&t.wt);
-        // With `fail_fast = "none"` every check runs in full only.
-        let runs = |c| {
-            (fail_fast == FailFast::Targets).then(|| targets_run(c, (&inherited, &scripts), &config.targets, base(c)))
-        };
-        checks.iter().map(|c| runs(c).flatten()).collect()
-    };
+    let selections = selections(t, a, baselines);
     let facts: Vec<CheckFacts> = checks
         .iter()
         .zip(&selections)
@@ -84,7 +74,7 @@ pub(in crate::run) fn configured_checks(
             let name = &checks[step.check].name;
             let waited = baselines.iter().any(|b| &b.check == name && b.targets_only);
             if let (true, Some(done)) = (waited, aside.and_then(|x| x.ready(name))) {
-                let done = done.map_err(|message| RunError::CheckStart { check: name.clone(), message })?;
+                let done = done.map_err(|e| RunError::CheckStart { check: name.clone(), message: e.to_string() })?;
                 base::took_from_aside(t, rec, a.n, done, baselines)?;
             }
         }
@@ -119,21 +109,44 @@ pub(in crate::run) fn configured_checks(
             break;
         }
     }
+    record_not_run(t, rec, a, left, &selections)?;
+    a.record.checks.extend(finals.into_iter().flatten());
+    Ok(())
+}
+
+/// What runs each check's targets alone, where it can (`fail_fast =
+/// "targets"`); with `fail_fast = "none"` every check runs in full only.
+fn selections(t: &Fixed<'_>, a: &Attempt, baselines: &[Baseline]) -> Vec<Option<TargetsRun>> {
+    let config = &t.plan.config;
+    if config.retry.fail_fast != FailFast::Targets {
+        return config.checks.iter().map(|_| None).collect();
+    }
+    let unset = a.confinement.unset();
+    let inherited = inherited(&a.env, &unset);
+    let base = |c: &CheckConfig| baselines.iter().find(|b| b.check == c.name);
+    let scripts = super::checks::package_scripts(&t.wt);
+    config.checks.iter().map(|c| targets_run(c, (&inherited, &scripts), &config.targets, base(c))).collect()
+}
+
+/// The runs a failing stage left, recorded as not run with why.
+fn record_not_run(
+    t: &Fixed<'_>,
+    rec: &mut Recorder,
+    a: &mut Attempt,
+    left: Vec<(Step, String)>,
+    selections: &[Option<TargetsRun>],
+) -> Result<(), RunError> {
     for (step, reason) in left {
-        let check = &checks[step.check];
+        let check = &t.plan.config.checks[step.check];
         let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
+        let part = step.part.as_str().to_string();
         rec.event(
             Some(a.n),
-            Event::CheckNotRun {
-                check: check.name.clone(),
-                part: step.part.as_str().to_string(),
-                reason: reason.clone(),
-            },
+            Event::CheckNotRun { check: check.name.clone(), part: part.clone(), reason: reason.clone() },
         )?;
         t.progress.gate(&format!("{label} NOT RUN"));
-        a.record.not_run.push(NotRun { check: check.name.clone(), part: step.part.as_str().into(), label, reason });
+        a.record.not_run.push(NotRun { check: check.name.clone(), part, label, reason });
     }
-    a.record.checks.extend(finals.into_iter().flatten());
     Ok(())
 }
 
@@ -160,7 +173,7 @@ impl Bases<'_> {
             (BaseFrom::Aside, Some(aside)) => aside
                 .wait(check, jobs)
                 .map(|d| Some(d.baseline))
-                .map_err(|message| RunError::CheckStart { check: check.to_string(), message }),
+                .map_err(|e| RunError::CheckStart { check: check.to_string(), message: e.to_string() }),
             (BaseFrom::Known, _) => Ok(known.cloned()),
             (BaseFrom::Without | BaseFrom::Aside, _) => Ok(None),
         }
@@ -218,7 +231,9 @@ fn run_stage(
     }
     let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
     let lane = crate::process::lane_stop_flag();
-    let (wt, task, renames) = (&t.wt, &t.plan.id, &renames);
+    let (wt, task) = (&t.wt, &t.plan.id);
+    let each = StageRuns { config, wt, task, a, commit, bases, selections, renames: &renames, jobs, deferred };
+    let each = &each;
     let mut out: Vec<Option<Result<StepRun, RunError>>> = (0..stage.len()).map(|_| None).collect();
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::channel::<Told>();
@@ -236,24 +251,7 @@ fn run_stage(
                     }
                     let _slot = slots::take(jobs);
                     let _ = tx.send(Told::Started(i));
-                    let started = now_ms();
-                    let check = &config.checks[step.check];
-                    let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames };
-                    let base = || bases.of(&check.name, step.part, jobs);
-                    let sel = selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
-                    let stepping = Stepping {
-                        repo: &repo,
-                        at: (wt, a, commit),
-                        base: &base,
-                        how,
-                        task,
-                        flaky_reruns: config.retry.flaky_reruns,
-                        deferred,
-                    };
-                    let r = run_step(&stepping, check, sel).map(|(result, runs)| {
-                        let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
-                        StepRun { result, runs, window: (started, now_ms()), failed: fails }
-                    });
+                    let r = each.step(&repo, *step);
                     if r.as_ref().map_or(true, |r| r.failed) {
                         failed.store(true, Ordering::SeqCst);
                     }
@@ -272,15 +270,7 @@ fn run_stage(
                 }
             }
             if !running.is_empty() {
-                let names: Vec<String> = running
-                    .iter()
-                    .map(|&i| {
-                        let step = stage[i];
-                        let name = &config.checks[step.check].name;
-                        schedule::label(name, step.part, selections[step.check].is_some())
-                    })
-                    .collect();
-                t.progress.phase(&format!("check{} {}", crate::text::plural(names.len()), names.join(", ")));
+                show_running(t, (stage, selections), &running);
             }
         }
     });
@@ -288,6 +278,74 @@ fn run_stage(
     if !deferred {
         return Ok(out);
     }
+    writes_after((t, a), (commit, bases), stage, selections, out)
+}
+
+/// What every run of one stage shares: the task, the attempt and its
+/// commit, the bases, the targets' selections, the attempt's renames, the
+/// jobs, and whether the runs' writes are looked for after them all.
+struct StageRuns<'a> {
+    config: &'a crate::config::Config,
+    wt: &'a Path,
+    task: &'a str,
+    a: &'a Attempt,
+    commit: Oid,
+    bases: &'a Bases<'a>,
+    selections: &'a [Option<TargetsRun>],
+    renames: &'a [(String, String)],
+    jobs: usize,
+    deferred: bool,
+}
+
+impl StageRuns<'_> {
+    /// One run of the stage, on this worker's handle on the repository.
+    fn step(&self, repo: &Repo, step: Step) -> Result<StepRun, RunError> {
+        let config = self.config;
+        let started = now_ms();
+        let check = &config.checks[step.check];
+        let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames: self.renames };
+        let base = || self.bases.of(&check.name, step.part, self.jobs);
+        let sel = self.selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
+        let stepping = Stepping {
+            repo,
+            at: (self.wt, self.a, self.commit),
+            base: &base,
+            how,
+            task: self.task,
+            flaky_reruns: config.retry.flaky_reruns,
+            deferred: self.deferred,
+        };
+        run_step(&stepping, check, sel).map(|(result, runs)| {
+            let fails = !result.passed || sel.is_some_and(|s| targets_fail(&s.tests, &result));
+            StepRun { result, runs, window: (started, now_ms()), failed: fails }
+        })
+    }
+}
+
+/// The progress line: the runs of `stage` under way (`running`).
+fn show_running(t: &Fixed<'_>, (stage, selections): (&[Step], &[Option<TargetsRun>]), running: &[usize]) {
+    let names: Vec<String> = running
+        .iter()
+        .map(|&i| {
+            let step = stage[i];
+            let name = &t.plan.config.checks[step.check].name;
+            schedule::label(name, step.part, selections[step.check].is_some())
+        })
+        .collect();
+    t.progress.phase(&format!("check{} {}", crate::text::plural(names.len()), names.join(", ")));
+}
+
+/// After a stage's runs side by side: the worktree compared with the
+/// commit once; untouched, the runs stand (and what they keep for reuse is
+/// stored); written into, the stage runs again one check at a time.
+fn writes_after(
+    (t, a): (&Fixed<'_>, &Attempt),
+    (commit, bases): (Oid, &Bases<'_>),
+    stage: &[Step],
+    selections: &[Option<TargetsRun>],
+    out: Vec<Option<StepRun>>,
+) -> Result<Vec<Option<StepRun>>, RunError> {
+    let (wt, task, config) = (&t.wt, &t.plan.id, &t.plan.config);
     let names: Vec<&str> = stage.iter().map(|s| config.checks[s.check].name.as_str()).collect();
     let wrote = check_writes::undo(t.repo, wt, commit, task)
         .map_err(|e| RunError::CheckStart { check: names.join(", "), message: e.to_string() })?;
@@ -396,6 +454,19 @@ struct Runs {
     pending: Option<(std::path::PathBuf, reuse_store::Entry)>,
 }
 
+/// Environment variables, in order.
+type Vars<'a> = &'a [(String, String)];
+
+/// What a check's first run (or the earlier run it reuses) gave: what was
+/// read of its output, the output with the worktree's path made relative,
+/// what it wrote in the worktree, and the run it reused.
+struct FirstRun {
+    parsed: crate::outcome::check::Parsed,
+    text: String,
+    wrote: Vec<String>,
+    reused: Option<crate::model::Reused>,
+}
+
 /// Runs a check and judges it against the base. A failure is run again,
 /// up to `flaky_reruns` times, with only its failing tests selected, where
 /// its runner can select them by environment ([`runners::rerun`]); a rerun
@@ -407,74 +478,15 @@ fn run_check(
     check: &CheckConfig,
     (selected_env, out_name): (&[(String, String)], &str),
 ) -> Result<(CheckResult, Runs), RunError> {
-    let Stepping { repo, at: (wt, a, commit), base: base_of, how: mode, task, flaky_reruns, deferred } = *s;
-    // A check stopped by an interruption is neither judged nor run again.
-    let stop = || super::super::interrupt::stop_if_interrupted(task);
-    let file = a.dir.check_out(out_name);
-    let started = |message| RunError::CheckStart { check: check.name.clone(), message };
+    let (a, task) = (s.at.1, s.task);
     let unset = a.confinement.unset();
     let inherited = inherited(&a.env, &unset);
     let added = runners::runner_env(&inherited);
-    let env = with(&with(&a.env, &added), selected_env);
     let mut runs = Runs { env: as_map(&with(&added, selected_env)), rerun: None, pending: None };
-    // Run beside other checks, its writes are looked for after them all.
-    let undo = |task| if deferred { Ok(Vec::new()) } else { check_writes::undo(repo, wt, commit, task) };
-    let at_commit = |rel: &str| repo.blob_at(commit, rel);
-    // The same command, environment and inputs as an earlier run (the
-    // base's, an earlier attempt's): its output, judged again, not run.
-    // Neither read nor stored (`reuse = false`): no key, no walk of the tree.
-    let root = reuse_store::root_of(repo);
     let lookup = reuse::using(check.reuse, a.reuse);
-    let (key, seen) = if lookup.read || lookup.store {
-        let env = with(&with(&added, selected_env), &import_root_env(wt));
-        let keyed = super::baseline_cache::env_of(&env, wt);
-        let seen = super::received::seen(check, wt, &keyed, &a.confinement, task);
-        (reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt, &seen.digest)?, seen)
-    } else {
-        (String::new(), super::received::Seen::default())
-    };
-    let (parsed, text, wrote, reused) = match lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
-        Some(e) => {
-            let _ = crate::record::store::write_file(&file, e.output.as_bytes());
-            let status = Status {
-                exit_code: e.exit_code,
-                signal: e.signal,
-                timed_out: false,
-                duration: Duration::from_millis(e.duration_ms),
-            };
-            let parsed = parse_output(check, &e.output, status, (wt, repo.workdir()), &at_commit);
-            (parsed, e.output.clone(), Vec::new(), Some(e.reused(&key)))
-        }
-        None => {
-            let f = run_once(check, wt, &env, &file, &a.confinement);
-            stop()?;
-            let f = f.map_err(started)?;
-            let wrote = undo(task).map_err(|e| started(e.to_string()))?;
-            let parsed = parse(check, &f, wt, repo, &at_commit);
-            let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
-            if lookup.store && reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty())
-            {
-                let entry = reuse_store::Entry {
-                    task: task.to_string(),
-                    attempt: Some(a.n),
-                    exit_code: f.exit_code,
-                    signal: f.signal,
-                    duration_ms: parsed.duration_ms,
-                    output: text.clone(),
-                    environment: seen.summary.clone(),
-                };
-                if deferred {
-                    runs.pending = Some((reuse_store::file(&root, &key), entry));
-                } else {
-                    // Only a saving later: a store that cannot be written is no failure.
-                    let _ = crate::record::store::write_json(&reuse_store::file(&root, &key), &entry);
-                }
-            }
-            (parsed, text, wrote, None)
-        }
-    };
+    let first = first_run(s, check, (&added, selected_env), out_name, lookup, &mut runs)?;
     let marked = |mut r: CheckResult| {
-        if let Some(reused) = &reused {
+        if let Some(reused) = &first.reused {
             r.duration_ms = 0;
             r.reused = Some(reused.clone());
         }
@@ -482,24 +494,24 @@ fn run_check(
         r
     };
     // Run first, then judged: its base may have been in the making meanwhile.
-    let base = match base_of() {
+    let base = match (s.base)() {
         Ok(b) => b,
         // Not made because the run was interrupted: that, not the base.
-        Err(e) => return Err(stop().err().unwrap_or(e)),
+        Err(e) => return Err(super::super::interrupt::stop_if_interrupted(task).err().unwrap_or(e)),
     };
-    let base = base.as_ref();
-    let mut first = marked(judge(check, &parsed, base, mode, 1, false));
-    check_writes::fail(&mut first, &wrote);
-    if !wrote.is_empty() {
-        return Ok((first, runs));
+    let judged = marked(judge(check, &first.parsed, base.as_ref(), s.how, 1, false));
+    let mut result = judged;
+    check_writes::fail(&mut result, &first.wrote);
+    // A check that wrote in the worktree or tested the checkout says
+    // nothing of the attempt, however often it runs; a runner that did not
+    // run the tests is no flaky test.
+    let parsed = &first.parsed;
+    if !first.wrote.is_empty() || result.passed || !result.tested_checkout.is_empty() || parsed.runner_failure.is_some()
+    {
+        return Ok((result, runs));
     }
-    // A check that tested the checkout says nothing of the attempt, however
-    // often it runs; a runner that did not run the tests is no flaky test.
-    if first.passed || !first.tested_checkout.is_empty() || parsed.runner_failure.is_some() {
-        return Ok((first, runs));
-    }
-    let failed_tests = test_results::failed_by_runner(&text);
-    let scripts = super::checks::package_scripts(wt);
+    let failed_tests = test_results::failed_by_runner(&first.text);
+    let scripts = super::checks::package_scripts(s.at.0);
     let failed = FailedRun {
         run: &check.run,
         timed_out: parsed.timed_out,
@@ -507,34 +519,131 @@ fn run_check(
         tests: &failed_tests,
         scripts: &scripts,
     };
-    let Rerun { env: selected, tests, run } = match runners::rerun(failed, &inherited) {
-        Ok(r) if flaky_reruns > 0 => r,
+    let rerun = match runners::rerun(failed, &inherited) {
+        Ok(r) if s.flaky_reruns > 0 => r,
         Ok(_) => {
             runs.rerun = Some(CheckRerun::NotRun { none: "flaky_reruns = 0".into() });
-            return Ok((first, runs));
+            return Ok((result, runs));
         }
         Err(why) => {
             runs.rerun = Some(CheckRerun::NotRun { none: why.reason() });
-            return Ok((first, runs));
+            return Ok((result, runs));
         }
     };
-    let rerun_env = with(&env, &selected);
+    let env = with(&with(&a.env, &added), selected_env);
+    let flaky_at = rerun_failing(s, check, (&env, out_name), rerun, &mut runs, base.as_ref())?;
+    Ok(match flaky_at {
+        // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
+        Some(run) => (marked(judge(check, parsed, base.as_ref(), s.how, run, true)), runs),
+        None => (CheckResult { runs: s.flaky_reruns + 1, ..result }, runs),
+    })
+}
+
+/// The check's first run, or (`lookup`) the earlier run on the same
+/// command, environment and inputs whose output it reuses (the base's, an
+/// earlier attempt's): judged again, not run. Neither read nor stored
+/// (`reuse = false`): no key, no walk of the tree. A run stored for reuse
+/// is kept in `runs.pending` when its writes are looked for later.
+fn first_run(
+    s: &Stepping<'_>,
+    check: &CheckConfig,
+    (added, selected_env): (Vars<'_>, Vars<'_>),
+    out_name: &str,
+    lookup: reuse::Use,
+    runs: &mut Runs,
+) -> Result<FirstRun, RunError> {
+    let Stepping { repo, at: (wt, a, commit), task, deferred, .. } = *s;
+    let file = a.dir.check_out(out_name);
+    let at_commit = |rel: &str| repo.blob_at(commit, rel);
+    let root = reuse_store::root_of(repo);
+    let (key, seen) = if lookup.read || lookup.store {
+        let env = with(&with(added, selected_env), &import_root_env(wt));
+        let keyed = super::baseline_cache::env_of(&env, wt);
+        let seen = super::received::seen(check, wt, &keyed, &a.confinement, task);
+        (reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt, &seen.digest)?, seen)
+    } else {
+        (String::new(), super::received::Seen::default())
+    };
+    if let Some(e) = lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
+        let _ = crate::record::store::write_file(&file, e.output.as_bytes());
+        let status = Status {
+            exit_code: e.exit_code,
+            signal: e.signal,
+            timed_out: false,
+            duration: Duration::from_millis(e.duration_ms),
+        };
+        let parsed = parse_output(check, &e.output, status, (wt, repo.workdir()), &at_commit);
+        return Ok(FirstRun { parsed, text: e.output.clone(), wrote: Vec::new(), reused: Some(e.reused(&key)) });
+    }
+    let env = with(&with(&a.env, added), selected_env);
+    let f = run_once(check, wt, &env, &file, &a.confinement);
+    // A check stopped by an interruption is neither judged nor run again.
+    super::super::interrupt::stop_if_interrupted(task)?;
+    let started = |message: String| RunError::CheckStart { check: check.name.clone(), message };
+    let f = f.map_err(|e| started(e.to_string()))?;
+    // Run beside other checks, its writes are looked for after them all.
+    let wrote = if deferred {
+        Vec::new()
+    } else {
+        check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?
+    };
+    let parsed = parse(check, &f, wt, repo, &at_commit);
+    let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
+    if lookup.store && reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
+        let entry = reuse_store::Entry {
+            task: task.to_string(),
+            attempt: Some(a.n),
+            exit_code: f.exit_code,
+            signal: f.signal,
+            duration_ms: parsed.duration_ms,
+            output: text.clone(),
+            environment: seen.summary.clone(),
+        };
+        if deferred {
+            runs.pending = Some((reuse_store::file(&root, &key), entry));
+        } else {
+            // Only a saving later: a store that cannot be written is no failure.
+            let _ = crate::record::store::write_json(&reuse_store::file(&root, &key), &entry);
+        }
+    }
+    Ok(FirstRun { parsed, text, wrote, reused: None })
+}
+
+/// A failing check run again, up to `flaky_reruns` times, with only its
+/// failing tests selected (`rerun`), in `env`; the number of the run in
+/// which they all passed (the check is flaky), or `None`.
+fn rerun_failing(
+    s: &Stepping<'_>,
+    check: &CheckConfig,
+    (env, out_name): (&[(String, String)], &str),
+    Rerun { env: selected, tests, run }: Rerun,
+    runs: &mut Runs,
+    base: Option<&Baseline>,
+) -> Result<Option<u32>, RunError> {
+    let Stepping { repo, at: (wt, a, commit), task, deferred, .. } = *s;
+    let at_commit = |rel: &str| repo.blob_at(commit, rel);
+    let started = |message: String| RunError::CheckStart { check: check.name.clone(), message };
+    let rerun_env = with(env, &selected);
     // cargo test, jest and vitest select on the command line.
     let selecting = CheckConfig { run: run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
-    runs.rerun = Some(CheckRerun::Ran { tests: tests.clone(), env: as_map(&selected), run });
-    for i in 1..=flaky_reruns {
+    runs.rerun = Some(CheckRerun::Ran { tests, env: as_map(&selected), run });
+    for i in 1..=s.flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(out_name, i);
         let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
-        stop()?;
-        let f = f.map_err(started)?;
-        if !undo(task).map_err(|e| started(e.to_string()))?.is_empty() {
+        super::super::interrupt::stop_if_interrupted(task)?;
+        let f = f.map_err(|e| started(e.to_string()))?;
+        let wrote = if deferred {
+            Vec::new()
+        } else {
+            check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?
+        };
+        if !wrote.is_empty() {
             break;
         }
         let p = parse(check, &f, wt, repo, &at_commit);
-        if judge(check, &p, base, mode, i + 1, false).passed {
-            // Failed, then passed on the same tree: flaky, recorded, not the agent's fault.
-            return Ok((marked(judge(check, &parsed, base, mode, i + 1, true)), runs));
+        if judge(check, &p, base, s.how, i + 1, false).passed {
+            return Ok(Some(i + 1));
         }
     }
-    Ok((CheckResult { runs: flaky_reruns + 1, ..first }, runs))
+    Ok(None)
 }

@@ -198,8 +198,8 @@ fn run_checks(
             continue;
         }
         let out = ldir.path().join("base").join(format!("{}.out", file_name(&check.name)));
-        let b = base_run(repo, check, (wt, &env, &confinement), &out, r.tip).map_err(|message| {
-            LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message })
+        let b = base_run(repo, check, (wt, &env, &confinement), &out, r.tip).map_err(|e| {
+            LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message: e.to_string() })
         })?;
         baselines.push(b);
     }
@@ -213,8 +213,11 @@ fn run_checks(
         let read = |rel: &str| repo.blob_at(r.commit, rel);
         let result =
             run_and_judge(repo, check, (wt, &env, &confinement), &ldir.check_out(&check.name), (base, how, &read))
-                .map_err(|message| {
-                    LandError::Run(super::super::RunError::CheckStart { check: check.name.clone(), message })
+                .map_err(|e| {
+                    LandError::Run(super::super::RunError::CheckStart {
+                        check: check.name.clone(),
+                        message: e.to_string(),
+                    })
                 })?;
         said.push(format!("{} {}", check.name, if result.passed { "passed" } else { "FAILED" }));
         record.checks.push(result);
