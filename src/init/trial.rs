@@ -190,7 +190,7 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
         }
         _ => Err("not asked for".to_string()),
     };
-    let sandbox::Resolved { effective, note } = sandbox::resolve(
+    let sandbox::ModeInForce { effective, note } = sandbox::resolve(
         sb.mode,
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),

@@ -1,6 +1,6 @@
 //! How the record says a task and its processes were confined: the
 //! `sandbox` field of `TaskStarted` ([`SandboxPlan`]) and of
-//! `AgentStarted`, `CheckFinished` and `VerifierFinished` ([`Confined`]).
+//! `AgentStarted`, `CheckFinished` and `VerifierFinished` ([`ConfinedRecord`]).
 //! Pure types; the sandbox builds them (`Confinement::record`), readers
 //! read them. Modes are the words the config and the sandbox write
 //! (`auto`, `namespaces`, `landlock`, `detect`, `off`), kept as text so
@@ -60,7 +60,7 @@ pub struct ModelEndpoint {
 /// verifier): its mode, what it could write, and, when confined, the
 /// layers around it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Confined {
+pub struct ConfinedRecord {
     #[serde(default)]
     pub mode: String,
     #[serde(default)]
@@ -71,10 +71,10 @@ pub struct Confined {
     /// Its private TMPDIR.
     #[serde(default)]
     pub tmpdir: Option<String>,
-    /// Confined only: the layers around it.
+    /// ConfinedRecord only: the layers around it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layers: Option<Layers>,
-    /// Confined only, when some: the secrets it may not read.
+    pub layers: Option<LayersRecord>,
+    /// ConfinedRecord only, when some: the secrets it may not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<Vec<String>>,
     /// retry-run's variables changed for it, when some.
@@ -84,7 +84,7 @@ pub struct Confined {
 
 /// The layers that confine a process.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Layers {
+pub struct LayersRecord {
     /// The namespaces it was given (none under Landlock alone).
     #[serde(default)]
     pub namespaces: Vec<String>,
@@ -159,17 +159,17 @@ mod tests {
 
     #[test]
     fn a_confined_process_writes_the_keys_it_has_and_null_for_no_tmpdir() {
-        let off = Confined { mode: "off".into(), ..Confined::default() };
+        let off = ConfinedRecord { mode: "off".into(), ..ConfinedRecord::default() };
         assert_eq!(
             serde_json::to_value(&off).ok(),
             Some(json!({"mode": "off", "landlock_abi": 0, "writable": [], "tmpdir": null}))
         );
-        let layers = |network| Layers { network, ..Layers::default() };
+        let layers = |network| LayersRecord { network, ..LayersRecord::default() };
         assert_eq!(serde_json::to_value(layers(Network::Host)).ok().map(|v| v["network"].clone()), Some(json!("host")));
         let proxy = layers(Network::Proxy(vec!["pypi.org".into()]));
         let v = serde_json::to_value(&proxy).unwrap_or_default();
         assert_eq!(v["network"], json!(["pypi.org"]));
-        assert_eq!(serde_json::from_value::<Layers>(v).ok(), Some(proxy));
+        assert_eq!(serde_json::from_value::<LayersRecord>(v).ok(), Some(proxy));
         assert!(serde_json::from_value::<Network>(json!("everywhere")).is_err());
     }
 

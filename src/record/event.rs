@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::confinement::{Confined, SandboxPlan};
+use super::confinement::{ConfinedRecord, SandboxPlan};
 use crate::model::{BaselineMode, CheckKind, Halt, Landed, NetworkSeen, ObjectsAdded, Review, ScopeFinding, Usage};
 
 // An event is built once and written at once: the size of its largest
@@ -163,7 +163,7 @@ pub enum Event {
         pgid: i64,
         /// How the agent was confined.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sandbox: Option<Confined>,
+        sandbox: Option<ConfinedRecord>,
     },
     AgentFinished {
         #[serde(default)]
@@ -297,7 +297,7 @@ pub enum Event {
         tests_ran: Option<Option<u64>>,
         /// How a configured check was confined.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sandbox: Option<Confined>,
+        sandbox: Option<ConfinedRecord>,
         /// The variables retry-run added for the test runners (configured
         /// checks).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -367,7 +367,7 @@ pub enum Event {
         /// How the verifier was confined (the worktree is not among its
         /// writable paths).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        sandbox: Option<Confined>,
+        sandbox: Option<ConfinedRecord>,
     },
     AttemptCompleted {
         #[serde(default)]

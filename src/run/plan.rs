@@ -242,7 +242,7 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
             Err("not asked for".to_string())
         }
     };
-    let sandbox::Resolved { effective: confined, note: fallback_note } = sandbox::resolve(
+    let sandbox::ModeInForce { effective: confined, note: fallback_note } = sandbox::resolve(
         config.sandbox.mode,
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::RunError;
 use crate::git::ResetReport;
 use crate::model::{AttemptRecord, CheckResult, ObjectsAdded, ScopeFinding};
-use crate::record::confinement::Confined;
+use crate::record::confinement::ConfinedRecord;
 use crate::record::event::CheckRerun;
 use crate::record::{Event, EventLog};
 
@@ -35,7 +35,7 @@ pub(super) enum Prepared {
 /// runner variables added and its rerun) or built in.
 pub(super) enum CheckRun {
     Configured {
-        sandbox: Box<Confined>,
+        sandbox: Box<ConfinedRecord>,
         env: BTreeMap<String, String>,
         rerun: Option<CheckRerun>,
         /// `targets` for a run of the task's targets alone.

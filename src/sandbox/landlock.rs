@@ -68,7 +68,7 @@ pub enum Net {
 
 /// What [`confine_with`] put in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Confinement {
+pub struct InForce {
     /// The Landlock ABI of the running kernel.
     pub abi: u8,
     /// Whether the kernel enforces [`Net::Only`]: it needs ABI 4 (Linux
@@ -89,13 +89,13 @@ pub fn confine(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<u8, LandlockE
 
 /// [`confine`], and with [`Net::Only`] TCP too: no TCP port may be bound,
 /// and only the given ports connected to, where the kernel has Landlock's
-/// TCP rules (ABI 4+; [`Confinement::net_enforced`] says whether it had).
+/// TCP rules (ABI 4+; [`InForce::net_enforced`] says whether it had).
 /// Those rules watch `bind()` and `connect()` of TCP sockets only: UDP and
 /// every other kind of socket, MPTCP, a TCP Fast Open send and the port a
 /// `listen()` binds by itself all pass them (Linux 6.18, ABI 7), and the
 /// fallback's seccomp filter (`seccomp.rs`) refuses them.
 #[cfg(target_os = "linux")]
-pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<Confinement, LandlockError> {
+pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<InForce, LandlockError> {
     let prepared = prepare(writable, hidden, net)?;
     prepared.restrict_self().map_err(|_| LandlockError::NotEnforced)?;
     Ok(prepared.confinement)
@@ -109,7 +109,7 @@ pub fn confine_with(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Resul
 #[cfg(target_os = "linux")]
 pub struct Prepared {
     fd: std::os::fd::OwnedFd,
-    pub confinement: Confinement,
+    pub confinement: InForce,
 }
 
 #[cfg(target_os = "linux")]
@@ -170,7 +170,7 @@ pub fn prepare(writable: &[PathBuf], hidden: &[PathBuf], net: Net) -> Result<Pre
     let read = AccessFs::from_read(abi);
     add_readable(&fd, &readable, read.bits(), (read & AccessFs::from_file(abi)).bits())?;
     let abi = probe();
-    Ok(Prepared { fd, confinement: Confinement { abi, net_enforced: ports.is_some() && abi >= NET_ABI } })
+    Ok(Prepared { fd, confinement: InForce { abi, net_enforced: ports.is_some() && abi >= NET_ABI } })
 }
 
 /// What may be read when `hidden` may not: every entry beside a hidden
@@ -257,7 +257,7 @@ fn add_readable(
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn confine_with(_writable: &[PathBuf], _hidden: &[PathBuf], _net: Net) -> Result<Confinement, LandlockError> {
+pub fn confine_with(_writable: &[PathBuf], _hidden: &[PathBuf], _net: Net) -> Result<InForce, LandlockError> {
     Err(LandlockError::NotLinux { kernel: kernel() })
 }
 

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{SandboxGit, SandboxMode};
-use crate::record::confinement::{self as recorded, Confined};
+use crate::record::confinement::{self as recorded, ConfinedRecord};
 pub use env::{EnvChange, away_from_checkout, credentials, looks_like_credential};
 
 /// Device files programs expect to open for writing.
@@ -125,7 +125,7 @@ pub enum SandboxError {
 
 /// The mode in force, and the note to say once when `auto` fell back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub struct ModeInForce {
     pub effective: Effective,
     pub note: Option<String>,
 }
@@ -139,7 +139,7 @@ pub fn resolve(
     abi: u8,
     namespaces: Result<(), &str>,
     kernel: &str,
-) -> Result<Resolved, SandboxError> {
+) -> Result<ModeInForce, SandboxError> {
     let (effective, note) = match (requested, namespaces) {
         (SandboxMode::Off, _) => (Effective::Off, None),
         (SandboxMode::Detect, _) => (Effective::Detect, None),
@@ -162,7 +162,7 @@ pub fn resolve(
             )),
         ),
     };
-    Ok(Resolved { effective, note })
+    Ok(ModeInForce { effective, note })
 }
 
 /// Whether `max_processes` (0: none) can be held for a confined command:
@@ -616,19 +616,19 @@ impl Confinement {
     /// For the record: mode, the layers that confine each process
     /// (namespaces, Landlock ABI, seccomp, the network list), the writable
     /// and hidden paths, and the environment's changes.
-    pub fn record(&self) -> Confined {
+    pub fn record(&self) -> ConfinedRecord {
         let confined = matches!(self.effective, Effective::Namespaces | Effective::Landlock);
         let writable: Vec<String> = if confined {
             self.policy.writable.iter().map(|w| w.path.display().to_string()).collect()
         } else {
             Vec::new()
         };
-        let mut record = Confined {
+        let mut record = ConfinedRecord {
             mode: recorded::word(&self.effective),
             landlock_abi: self.abi,
             writable,
             tmpdir: self.tmpdir.as_ref().map(|t| t.display().to_string()),
-            ..Confined::default()
+            ..ConfinedRecord::default()
         };
         if confined {
             let namespaces = match self.effective {
@@ -641,7 +641,7 @@ impl Confinement {
                 (_, _, false) => vec!["unix"],
                 _ => Vec::new(),
             };
-            record.layers = Some(recorded::Layers {
+            record.layers = Some(recorded::LayersRecord {
                 namespaces: namespaces.into_iter().map(String::from).collect(),
                 landlock_abi: self.abi,
                 seccomp_denies: seccomp.into_iter().map(String::from).collect(),

@@ -816,7 +816,7 @@ impl Seen {
 }
 
 /// Names and the addresses each resolves to.
-pub(crate) type Resolved = Vec<(String, Vec<IpAddr>)>;
+pub(crate) type Addresses = Vec<(String, Vec<IpAddr>)>;
 
 /// The lines to log for what was seen (each destination with how many
 /// times), judged: findings first, in the order first seen. Pure but for
@@ -826,7 +826,7 @@ pub(crate) fn judge_all(
     seen: &[(Observed, u64)],
     a: &Allowed<'_>,
     machine: &Machine,
-    resolve: &mut dyn FnMut(&[String]) -> Resolved,
+    resolve: &mut dyn FnMut(&[String]) -> Addresses,
 ) -> Vec<Seen> {
     let resolved = if seen.iter().any(|(o, _)| needs_names(o, a)) {
         let names = names_to_resolve(seen, a.rules);
