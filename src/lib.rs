@@ -39,7 +39,8 @@ pub(crate) mod enrich;
 pub mod git;
 pub mod record;
 pub(crate) mod remote;
-pub mod sandbox;
+// The sandbox is a crate of its own (crates/sandbox), named here as before.
+pub use retry_run_sandbox as sandbox;
 
 // Decisions over the record, and what is shown of them (pure).
 pub(crate) mod context;

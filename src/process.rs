@@ -333,28 +333,7 @@ pub(crate) fn output_with<S: AsRef<std::ffi::OsStr>>(
     Ok(out)
 }
 
-/// The programs named `name` in the directories of `path` (a `PATH`
-/// value), in its order: each directory's `name` that is a regular file
-/// (after symlinks) with an execute bit, which is what a shell would run;
-/// an empty entry is the current directory. A name that is empty or holds
-/// a `/` is not looked up: nothing is found.
-pub(crate) fn programs_on_path<'a>(name: &'a str, path: &'a std::ffi::OsStr) -> impl Iterator<Item = PathBuf> + 'a {
-    let looked_up = !name.is_empty() && !name.contains('/');
-    std::env::split_paths(path).filter(move |_| looked_up).map(move |dir| dir.join(name)).filter(|p| is_program(p))
-}
-
-/// The program `name` on retry-run's own `PATH` ([`programs_on_path`]);
-/// `None` when it is not there, or `PATH` is unset.
-pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    programs_on_path(name, &path).next()
-}
-
-/// Whether `p` is a regular file (after symlinks) with an execute bit.
-fn is_program(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
+pub(crate) use crate::sandbox::programs::{find_program, programs_on_path};
 
 /// `cmd` runs in `dir`, and its environment says so as a shell's would:
 /// `PWD` is `dir` (programs that take their directory from `PWD` work

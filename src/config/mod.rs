@@ -18,6 +18,8 @@ use crate::model::{BaselineMode, CheckKind, RetryOn};
 mod command;
 
 pub use command::{CommandSpec, PresetName};
+// `[sandbox] mode` and `git`: the sandbox's own types, read from the file.
+pub use crate::sandbox::{SandboxGit, SandboxMode};
 
 /// The file name looked for at the repository root.
 pub const FILE_NAME: &str = "retry-run.toml";
@@ -758,31 +760,6 @@ pub enum NetworkMode {
     #[default]
     Proxy,
     Host,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxMode {
-    /// The strongest that works here: namespaces, else Landlock and
-    /// seccomp, else detection only.
-    #[default]
-    Auto,
-    /// Namespaces (bubblewrap) with Landlock inside.
-    Namespaces,
-    /// Landlock and seccomp, without namespaces.
-    Landlock,
-    Detect,
-    Off,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxGit {
-    /// The agent may `git add` and `git commit` in its worktree.
-    #[default]
-    Commit,
-    /// No git writes at all.
-    ReadOnly,
 }
 
 /// What the built-in check `test-integrity` does with its findings.

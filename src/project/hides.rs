@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The directories a confined command gets empty and private in its
 /// namespaces (the sandbox's own list).
-pub(crate) const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
+pub(crate) use crate::sandbox::namespaces::PRIVATE;
 
 /// A path the sandbox hides from a command that relies on it.
 #[derive(Debug, Clone, PartialEq, Eq)]

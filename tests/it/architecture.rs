@@ -25,14 +25,17 @@ use Kind::*;
 /// the modules it may import. A module may only import modules listed
 /// above it, so every arrow points down.
 const LAYERS: &[(&str, Kind, &[&str])] = &[
+    // The sandbox, a crate of its own (crates/sandbox) named `crate::sandbox`
+    // here: it depends on nothing of this crate (Cargo holds it to that).
+    ("sandbox", Edge, &[]),
     // Foundations: shared types and helpers that import nothing.
     ("model", Pure, &[]),
     ("text", Pure, &[]),
     ("hash", Pure, &[]),
     ("pathfmt", Pure, &["text"]),
-    ("process", Edge, &[]),
+    ("process", Edge, &["sandbox"]),
     ("console", Edge, &[]),
-    ("project", Edge, &[]),
+    ("project", Edge, &["sandbox"]),
     ("mcp", Edge, &[]),
     // Rules and parsers over those types.
     ("agents", Pure, &["model"]),
@@ -41,11 +44,10 @@ const LAYERS: &[(&str, Kind, &[&str])] = &[
     ("judge", Pure, &["model", "text"]),
     ("symbols", Pure, &["model"]),
     ("syntax", Edge, &["hash", "model", "pathfmt"]),
-    ("config", Pure, &["agents", "model", "text"]),
+    ("config", Pure, &["agents", "model", "sandbox", "text"]),
     ("diagnostics", Pure, &["config", "text"]),
     ("task", Pure, &["config"]),
-    ("record", Edge, &["hash", "model", "text"]),
-    ("sandbox", Edge, &["config", "console", "process", "project", "record"]),
+    ("record", Edge, &["hash", "model", "sandbox", "text"]),
     // Edges that read and write the repository and the record.
     ("enrich", Pure, &["diagnostics", "model", "syntax", "text"]),
     ("git", Edge, &["hash", "judge", "model", "pathfmt", "process"]),
@@ -284,6 +286,46 @@ fn imports(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// The workspace's other crates, by the module name `src/lib.rs` gives
+/// each (`pub use retry_run_sandbox as sandbox`) and their package.
+const WORKSPACE_CRATES: &[(&str, &str)] = &[("sandbox", "retry-run-sandbox")];
+
+/// The sandbox is a crate of its own: it depends on no package of the
+/// workspace, and the supervisor's executable is its own target, so what
+/// Cargo links into it is the sandbox crate and its dependencies alone.
+#[test]
+fn the_supervisor_links_only_the_sandbox_crate() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(out.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
+    let packages = meta["packages"].as_array().expect("packages");
+    let names: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let bins = |p: &serde_json::Value| -> Vec<String> {
+        p["targets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin")))
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    for (_, package) in WORKSPACE_CRATES {
+        let p = packages.iter().find(|p| p["name"] == *package).expect("the sandbox's package in the workspace");
+        let deps: Vec<&str> =
+            p["dependencies"].as_array().into_iter().flatten().filter_map(|d| d["name"].as_str()).collect();
+        let inside: Vec<&&str> = deps.iter().filter(|d| names.contains(d)).collect();
+        assert!(inside.is_empty(), "{package} depends on the workspace's {inside:?}");
+        assert_eq!(bins(p), ["retry-run-supervisor"], "{package}'s executables");
+    }
+    let main = packages.iter().find(|p| p["name"] == "retry-run").expect("retry-run's package");
+    assert_eq!(bins(main), ["retry-run"], "retry-run's executables: the supervisor is the sandbox crate's");
+}
+
 fn layer(module: &str) -> Option<(usize, Kind, &'static [&'static str])> {
     LAYERS.iter().position(|(m, ..)| *m == module).map(|i| (i, LAYERS[i].1, LAYERS[i].2))
 }
@@ -296,6 +338,8 @@ fn the_table_lists_every_module_and_its_arrows_point_down() {
             found.insert(m.to_string());
         }
     }
+    // Crates of the workspace this crate names as its modules.
+    found.extend(WORKSPACE_CRATES.iter().map(|(m, _)| m.to_string()));
     let listed: BTreeSet<String> = LAYERS.iter().map(|(m, ..)| m.to_string()).collect();
     assert_eq!(found, listed, "src/ and the table in tests/it/architecture.rs list different modules");
     for (i, (module, _, allowed)) in LAYERS.iter().enumerate() {
@@ -378,8 +422,18 @@ fn only_the_syntax_layer_uses_tree_sitter() {
 
 #[test]
 fn processes_start_only_through_process_and_the_sandbox() {
-    for (path, text) in all_sources() {
-        if path == "src/process.rs" || path == "src/sandbox/exec.rs" {
+    let mut files = all_sources();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/sandbox/src"), &mut files);
+    // The sandbox's own starts: the confined exec, a program run outside
+    // (bubblewrap's probe), and its tests' probe, which re-runs the test.
+    let starters = [
+        "src/process.rs",
+        "crates/sandbox/src/exec.rs",
+        "crates/sandbox/src/programs.rs",
+        "crates/sandbox/src/probe.rs",
+    ];
+    for (path, text) in files {
+        if starters.contains(&path.as_str()) {
             continue;
         }
         assert!(

@@ -382,13 +382,17 @@ pub(crate) fn processes_in(dir: &Path) -> Vec<String> {
 }
 
 /// retry-run's executable `name` as cargo built it, or beside
-/// `$RETRY_RUN_TEST_EXE` when that names another build's `retry-run`.
+/// `$RETRY_RUN_TEST_EXE` when that names another build's `retry-run`. The
+/// supervisor is the sandbox crate's: a build of the workspace (`cargo
+/// build`, `cargo nextest run` at its root) puts it beside `retry-run`.
 fn built_exe(name: &str) -> PathBuf {
-    match std::env::var_os("RETRY_RUN_TEST_EXE") {
-        Some(other) => PathBuf::from(other).with_file_name(name),
-        None if name == "retry-run" => PathBuf::from(env!("CARGO_BIN_EXE_retry-run")),
-        None => PathBuf::from(env!("CARGO_BIN_EXE_retry-run-supervisor")),
-    }
+    let exe = match std::env::var_os("RETRY_RUN_TEST_EXE") {
+        Some(other) => PathBuf::from(other),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_retry-run")),
+    };
+    let exe = exe.with_file_name(name);
+    assert!(exe.is_file(), "{} is missing: build the whole workspace (`cargo build` at its root)", exe.display());
+    exe
 }
 
 /// Where each test's directory is made: `$RETRY_RUN_TEST_TMPDIR`, else

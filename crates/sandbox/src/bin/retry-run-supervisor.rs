@@ -1,7 +1,8 @@
 //! `retry-run-supervisor`: the process bubblewrap starts inside the
 //! namespaces of `retry-run sandbox`, in front of the confined command
-//! ([`retry_run::sandbox::supervisor`]). Its own executable because it
-//! starts once per confined process: it links only the sandbox layer.
+//! ([`retry_run_sandbox::supervisor`]). Its own executable because it
+//! starts once per confined process: it links this crate alone (its
+//! Cargo.toml says so: nothing of retry-run's).
 //!
 //! As `retry-run`'s does, C's `main` is the entry point: Rust's usual one
 //! prepares the main thread for a stack overflow's message (reading
@@ -18,5 +19,5 @@ extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    std::process::exit(retry_run::sandbox::supervisor::main(&args))
+    std::process::exit(retry_run_sandbox::supervisor::main(&args))
 }

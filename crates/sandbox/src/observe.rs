@@ -67,7 +67,7 @@ struct Served {
 
 /// Observation of one command: its filter, the pipes of the hand-over,
 /// and the thread that serves the notifications; or why there is none.
-pub(crate) struct Observer {
+pub struct Observer {
     running: Option<Running>,
     why_not: Option<String>,
 }
@@ -92,7 +92,7 @@ impl Observer {
     /// which answers it); `None` otherwise. One that cannot be made says
     /// why in the log ([`Observer::finish`]). The caller makes itself not
     /// dumpable.
-    pub(crate) fn for_command(observe: bool, reap: bool) -> Option<Observer> {
+    pub fn for_command(observe: bool, reap: bool) -> Option<Observer> {
         if !observe || !reap {
             return None;
         }
@@ -104,7 +104,7 @@ impl Observer {
 
     /// Has `cmd` install the filter just before it executes, and wait there
     /// until this process holds the listener.
-    pub(crate) fn install_on(&self, cmd: &mut Command) {
+    pub fn install_on(&self, cmd: &mut Command) {
         let Some(r) = &self.running else { return };
         let program = Arc::clone(&r.program);
         let (hello, go) = (r.hello.as_raw_fd(), r.go.as_raw_fd());
@@ -119,7 +119,7 @@ impl Observer {
 
     /// Whether the hand-over failed, so the command did not start: it is
     /// started again without (and the log says why).
-    pub(crate) fn refused(&self) -> bool {
+    pub fn refused(&self) -> bool {
         self.running.as_ref().is_some_and(|r| r.refused.lock().unwrap_or_else(PoisonError::into_inner).is_some())
     }
 
@@ -127,7 +127,7 @@ impl Observer {
     /// what it saw judged against what it may `reach`, and appended to
     /// `log`, one line each (findings first), with a line that says why
     /// nothing was seen, when nothing could be.
-    pub(crate) fn finish(self, log: Option<&Path>, reach: &Reach<'_>) {
+    pub fn finish(self, log: Option<&Path>, reach: &Reach<'_>) {
         let (served, refused) = match self.running {
             Some(r) => {
                 // SAFETY: a one-byte write on this process's own pipe,
@@ -183,7 +183,7 @@ impl Observer {
 /// (`network_mode = "host"`), named UNIX sockets (`sandbox.unix_sockets`),
 /// and its own directories (the worktree, its TMPDIR), where its sockets
 /// are its own.
-pub(crate) struct Reach<'a> {
+pub struct Reach<'a> {
     pub network: &'a [String],
     pub host_network: bool,
     pub unix_sockets: bool,

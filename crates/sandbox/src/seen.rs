@@ -40,7 +40,7 @@ use super::proxy::{self, HostRule};
 /// A call that sends to an address, or that makes a socket reachable
 /// (`bind`, `listen`), as observed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Call {
+pub enum Call {
     Connect,
     SendTo,
     SendMsg,
@@ -52,7 +52,7 @@ pub(crate) enum Call {
 impl Call {
     /// Whether the call makes a socket reachable (its address is its own,
     /// not a destination).
-    pub(crate) fn serves(self) -> bool {
+    pub fn serves(self) -> bool {
         matches!(self, Call::Bind | Call::Listen)
     }
 }
@@ -61,22 +61,22 @@ impl Call {
 /// them (named for every build: a filter lets other architectures' calls
 /// through).
 #[allow(dead_code)]
-pub(crate) const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
+pub const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
 #[allow(dead_code)]
-pub(crate) const AUDIT_ARCH_I386: u32 = 0x4000_0003;
+pub const AUDIT_ARCH_I386: u32 = 0x4000_0003;
 #[allow(dead_code)]
-pub(crate) const AUDIT_ARCH_AARCH64: u32 = 0xC000_00B7;
+pub const AUDIT_ARCH_AARCH64: u32 = 0xC000_00B7;
 #[allow(dead_code)]
-pub(crate) const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
+pub const AUDIT_ARCH_ARM: u32 = 0x4000_0028;
 /// The bit x86_64's x32 ABI sets in its call numbers.
 #[allow(dead_code)]
-pub(crate) const X32_BIT: u32 = 0x4000_0000;
+pub const X32_BIT: u32 = 0x4000_0000;
 
 /// One ABI of the machine: its architecture, its numbers of the six
 /// calls, its `socketcall` (32-bit x86), and whether its `msghdr` has
 /// 32-bit fields (`compat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Abi {
+pub struct Abi {
     pub arch: u32,
     pub calls: [(u32, Call); 6],
     pub socketcall: Option<u32>,
@@ -86,7 +86,7 @@ pub(crate) struct Abi {
 /// `socketcall`'s numbers of the calls observed (`SYS_CONNECT`,
 /// `SYS_SENDTO`, `SYS_SENDMSG`, `SYS_SENDMMSG`, `SYS_BIND`,
 /// `SYS_LISTEN`); `SYS_SEND` (9) names no address.
-pub(crate) const SOCKETCALLS: [(u32, Call); 6] = [
+pub const SOCKETCALLS: [(u32, Call); 6] = [
     (3, Call::Connect),
     (11, Call::SendTo),
     (16, Call::SendMsg),
@@ -100,7 +100,7 @@ pub(crate) const SOCKETCALLS: [(u32, Call); 6] = [
 /// [`X32_BIT`]) and 32-bit x86 (a 32-bit program, or `int 0x80` from a
 /// 64-bit one); on aarch64 the native one and 32-bit ARM.
 #[cfg(target_arch = "x86_64")]
-pub(crate) const ABIS: &[Abi] = &[
+pub const ABIS: &[Abi] = &[
     Abi {
         arch: AUDIT_ARCH_X86_64,
         calls: [
@@ -143,7 +143,7 @@ pub(crate) const ABIS: &[Abi] = &[
 ];
 
 #[cfg(target_arch = "aarch64")]
-pub(crate) const ABIS: &[Abi] = &[
+pub const ABIS: &[Abi] = &[
     Abi {
         arch: AUDIT_ARCH_AARCH64,
         calls: [
@@ -173,14 +173,14 @@ pub(crate) const ABIS: &[Abi] = &[
 ];
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(crate) const ABIS: &[Abi] = &[];
+pub const ABIS: &[Abi] = &[];
 
 /// A stopped call: which, its arguments in the order the native call
 /// takes them (`connect(fd, addr, len)`, `sendto(fd, buf, len, flags,
 /// addr, alen)`, `sendmsg(fd, msg, flags)`, `sendmmsg(fd, vec, n,
 /// flags)`, `bind(fd, addr, len)`, `listen(fd, backlog)`), and whether its structures have 32-bit fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Trap {
+pub struct Trap {
     pub call: Call,
     pub args: [u64; 6],
     pub compat: bool,
@@ -188,7 +188,7 @@ pub(crate) struct Trap {
 
 /// What a notification is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Trapped {
+pub enum Trapped {
     Call(Trap),
     /// 32-bit x86's `socketcall(call, argp)`: the call's six arguments are
     /// 32-bit words in the caller's memory at `argp`.
@@ -201,7 +201,7 @@ pub(crate) enum Trapped {
 }
 
 /// The call of architecture `arch` numbered `nr` with `args`. Pure.
-pub(crate) fn trapped(arch: u32, nr: u32, args: [u64; 6]) -> Trapped {
+pub fn trapped(arch: u32, nr: u32, args: [u64; 6]) -> Trapped {
     for abi in ABIS.iter().filter(|a| a.arch == arch) {
         if let Some((_, call)) = abi.calls.iter().find(|(n, _)| *n == nr) {
             return Trapped::Call(Trap { call: *call, args, compat: abi.compat });
@@ -217,7 +217,7 @@ pub(crate) fn trapped(arch: u32, nr: u32, args: [u64; 6]) -> Trapped {
 
 /// A `socketcall`'s arguments, read as six 32-bit words (`words`, at
 /// least 24 bytes). Pure.
-pub(crate) fn socketcall_args(words: &[u8]) -> Option<[u64; 6]> {
+pub fn socketcall_args(words: &[u8]) -> Option<[u64; 6]> {
     let mut args = [0u64; 6];
     for (i, a) in args.iter_mut().enumerate() {
         *a = u64::from(u32_at(words, i * 4)?);
@@ -227,9 +227,9 @@ pub(crate) fn socketcall_args(words: &[u8]) -> Option<[u64; 6]> {
 
 /// The longest address read (`sizeof(struct sockaddr_storage)`; the
 /// kernel refuses a longer one).
-pub(crate) const MAX_ADDR: usize = 128;
+pub const MAX_ADDR: usize = 128;
 /// The bytes of a message read (a DNS query's names are in its first).
-pub(crate) const MAX_PAYLOAD: usize = 512;
+pub const MAX_PAYLOAD: usize = 512;
 /// The messages of one `sendmmsg` looked at.
 const MAX_MMSG: usize = 16;
 
@@ -238,7 +238,7 @@ const MAX_MMSG: usize = 16;
 /// connected socket), the first bytes of its first message, and whether it
 /// asks for TCP Fast Open (a connection made by the send).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Sent {
+pub struct Sent {
     pub fd: i32,
     pub addrs: Vec<Vec<u8>>,
     pub payload: Vec<u8>,
@@ -249,7 +249,7 @@ pub(crate) struct Sent {
 
 /// What `t` sends, its memory read through `read(address, length)`
 /// (`None`: unreadable). Pure but for `read`.
-pub(crate) fn sent(t: &Trap, read: &mut dyn FnMut(u64, usize) -> Option<Vec<u8>>) -> Sent {
+pub fn sent(t: &Trap, read: &mut dyn FnMut(u64, usize) -> Option<Vec<u8>>) -> Sent {
     let a = t.args;
     let mut s = Sent { fd: a[0] as i32, ..Sent::default() };
     let fastopen = |flags: u64| flags & libc::MSG_FASTOPEN as u64 != 0;
@@ -362,7 +362,7 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
 
 /// Where an address leads.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Dest {
+pub enum Dest {
     Inet(SocketAddr),
     /// A named UNIX socket, as given (a relative one taken from the
     /// caller's directory by [`absolute`]).
@@ -384,7 +384,7 @@ pub(crate) enum Dest {
 }
 
 /// The destination `addr` (a `sockaddr`) names. Pure.
-pub(crate) fn dest(addr: &[u8]) -> Dest {
+pub fn dest(addr: &[u8]) -> Dest {
     let Some(family) = addr.get(..2).map(|f| u16::from_ne_bytes([f[0], f[1]])) else { return Dest::Ignored };
     let port = || addr.get(2..4).map(|p| u16::from_be_bytes([p[0], p[1]]));
     match i32::from(family) {
@@ -428,7 +428,7 @@ pub(crate) fn dest(addr: &[u8]) -> Dest {
 
 /// `path` made absolute from `cwd` (the caller's directory), `.` and `..`
 /// taken lexically. Pure.
-pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in cwd.join(path).components() {
         match c {
@@ -444,7 +444,7 @@ pub(crate) fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 
 /// A socket's type and protocol (`SO_TYPE`, `SO_PROTOCOL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Sock {
+pub struct Sock {
     pub ty: i32,
     pub protocol: i32,
 }
@@ -457,7 +457,7 @@ pub(crate) struct Sock {
 /// socket bound to a port it chose (a stream socket's `bind` is seen at its
 /// `listen`: a client may bind before it connects; port 0 is a client's,
 /// the kernel picks one). Pure.
-pub(crate) fn worth_recording(call: Call, sock: Option<Sock>, fastopen: bool, dest: &Dest) -> bool {
+pub fn worth_recording(call: Call, sock: Option<Sock>, fastopen: bool, dest: &Dest) -> bool {
     if *dest == Dest::Ignored {
         return false;
     }
@@ -473,7 +473,7 @@ pub(crate) fn worth_recording(call: Call, sock: Option<Sock>, fastopen: bool, de
 
 /// One destination a command sent to, as seen.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Observed {
+pub struct Observed {
     pub call: Call,
     pub sock: Option<Sock>,
     pub dest: Dest,
@@ -489,7 +489,7 @@ pub(crate) struct Observed {
 
 /// The names a DNS query (`payload`, one UDP message) asks for, in lower
 /// case; none when it is no query. Pure.
-pub(crate) fn dns_names(payload: &[u8]) -> Vec<String> {
+pub fn dns_names(payload: &[u8]) -> Vec<String> {
     // Header: id, flags (QR is the top bit: 0 for a query), QDCOUNT, ...
     let (Some(flags), Some(count)) = (payload.get(2), payload.get(4..6)) else { return Vec::new() };
     if flags & 0x80 != 0 {
@@ -558,7 +558,7 @@ fn transport(sock: Option<Sock>, dest: &Dest) -> &'static str {
 
 /// An abstract socket's name as `/proc/net/unix` shows it: `@` first, and
 /// for each NUL in it. Pure.
-pub(crate) fn abstract_name(name: &[u8]) -> String {
+pub fn abstract_name(name: &[u8]) -> String {
     let mut out = String::from("@");
     for b in name {
         match b {
@@ -572,7 +572,7 @@ pub(crate) fn abstract_name(name: &[u8]) -> String {
 
 /// What `o` was, in words: "TCP connect to 203.0.113.5:443 by python3".
 /// Pure.
-pub(crate) fn what(o: &Observed) -> String {
+pub fn what(o: &Observed) -> String {
     let by = if o.program.is_empty() { "an unknown program".to_string() } else { shown(&o.program) };
     let verb = match (o.call, o.fastopen) {
         (Call::Listen, _) => "listen",
@@ -616,7 +616,7 @@ pub(crate) fn what(o: &Observed) -> String {
 /// (as [`abstract_name`] writes them), and its DNS resolvers
 /// (`/etc/resolv.conf`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Machine {
+pub struct Machine {
     pub tcp_ports: Vec<u16>,
     pub udp_ports: Vec<u16>,
     pub abstract_names: Vec<String>,
@@ -625,7 +625,7 @@ pub(crate) struct Machine {
 
 /// What the command may reach in the other modes.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Allowed<'a> {
+pub struct Allowed<'a> {
     pub rules: &'a [HostRule],
     /// `network_mode = "host"`: every address.
     pub host_network: bool,
@@ -638,7 +638,7 @@ pub(crate) struct Allowed<'a> {
 /// What a destination seen was: what the other modes would have stopped
 /// (`network`, `unix-socket`), or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
     Allowed,
     Network,
     UnixSocket,
@@ -646,7 +646,7 @@ pub(crate) enum Verdict {
 
 impl Verdict {
     /// The finding's name in the record.
-    pub(crate) fn word(self) -> &'static str {
+    pub fn word(self) -> &'static str {
         match self {
             Verdict::Allowed => "allowed",
             Verdict::Network => "network",
@@ -691,7 +691,7 @@ fn name_allowed(rules: &[HostRule], name: &str) -> bool {
 /// The names worth resolving to judge addresses by: every host a rule
 /// names exactly (no wildcard, no address, not `localhost`) and every
 /// name looked up that a rule allows (`*.domain`'s). Pure.
-pub(crate) fn names_to_resolve(seen: &[(Observed, u64)], rules: &[HostRule]) -> Vec<String> {
+pub fn names_to_resolve(seen: &[(Observed, u64)], rules: &[HostRule]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in rules {
         let (host, _) = rule_parts(r);
@@ -710,7 +710,7 @@ pub(crate) fn names_to_resolve(seen: &[(Observed, u64)], rules: &[HostRule]) -> 
 /// Whether judging `o` may need the allowed names resolved: an address
 /// out there (not this machine's, not DNS) that no rule names as such.
 /// Pure.
-pub(crate) fn needs_names(o: &Observed, a: &Allowed<'_>) -> bool {
+pub fn needs_names(o: &Observed, a: &Allowed<'_>) -> bool {
     match &o.dest {
         Dest::Inet(_) if o.call.serves() => false,
         Dest::Inet(addr) => {
@@ -727,7 +727,7 @@ pub(crate) fn needs_names(o: &Observed, a: &Allowed<'_>) -> bool {
 /// stopped, given the command's `allowed` reach, what the `machine` had
 /// before it started, and the allowed names resolved (`resolved`: each
 /// name and its addresses). Pure.
-pub(crate) fn judge(o: &Observed, a: &Allowed<'_>, machine: &Machine, resolved: &[(String, Vec<IpAddr>)]) -> Verdict {
+pub fn judge(o: &Observed, a: &Allowed<'_>, machine: &Machine, resolved: &[(String, Vec<IpAddr>)]) -> Verdict {
     match &o.dest {
         Dest::Inet(addr) if o.call.serves() => judge_served(*addr, a.host_network),
         Dest::Inet(addr) => judge_inet(o, *addr, a, machine, resolved),
@@ -754,7 +754,7 @@ pub(crate) fn judge(o: &Observed, a: &Allowed<'_>, machine: &Machine, resolved: 
 /// address there is; the machine's network, `network_mode = "host"`,
 /// allows every one). `0.0.0.0`, `::` and the machine's own addresses are
 /// reachable from other machines. Pure.
-pub(crate) fn judge_served(addr: SocketAddr, host_network: bool) -> Verdict {
+pub fn judge_served(addr: SocketAddr, host_network: bool) -> Verdict {
     if host_network || addr.ip().is_loopback() { Verdict::Allowed } else { Verdict::Network }
 }
 
@@ -795,7 +795,7 @@ fn judge_inet(
 /// `seen: "unobserved"`, why it could see none).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Seen {
+pub struct Seen {
     /// `network` or `unix-socket`: what the other modes would have
     /// stopped; `allowed`: what they let through (recorded, not
     /// reported); `unobserved`: nothing could be seen (`what` says why).
@@ -810,19 +810,19 @@ pub(crate) struct Seen {
 impl Seen {
     /// Whether it is a finding: what the other modes would have stopped,
     /// or a note that nothing could be seen.
-    pub(crate) fn reported(&self) -> bool {
+    pub fn reported(&self) -> bool {
         self.seen != Verdict::Allowed.word()
     }
 }
 
 /// Names and the addresses each resolves to.
-pub(crate) type Addresses = Vec<(String, Vec<IpAddr>)>;
+pub type Addresses = Vec<(String, Vec<IpAddr>)>;
 
 /// The lines to log for what was seen (each destination with how many
 /// times), judged: findings first, in the order first seen. Pure but for
 /// `resolve`, asked at most once, only when an address needs the allowed
 /// names to be judged by.
-pub(crate) fn judge_all(
+pub fn judge_all(
     seen: &[(Observed, u64)],
     a: &Allowed<'_>,
     machine: &Machine,
@@ -848,12 +848,12 @@ pub(crate) fn judge_all(
 }
 
 /// At most this many findings are named in the record.
-pub(crate) const SEEN_CAP: usize = 50;
+pub const SEEN_CAP: usize = 50;
 
 /// The findings of detect mode in the sandbox's log (what the other modes
 /// would have stopped, and why nothing could be seen), in its order, the
 /// first [`SEEN_CAP`]; other lines (the proxy's, the limits) are skipped.
-pub(crate) fn network_seen(log: &Path) -> Vec<Seen> {
+pub fn network_seen(log: &Path) -> Vec<Seen> {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     text.lines().filter_map(|l| serde_json::from_str::<Seen>(l).ok()).filter(Seen::reported).take(SEEN_CAP).collect()
 }

@@ -182,7 +182,7 @@ mod tests {
     use std::ffi::OsString;
 
     use super::*;
-    use crate::sandbox::{Policy, Writable};
+    use crate::{Policy, Writable};
 
     fn confinement(supervisor: Option<&str>) -> Confinement {
         Confinement {
@@ -198,7 +198,7 @@ mod tests {
             tmpdir: Some("/tmp/t".into()),
             exe: "/bin/retry-run".into(),
             supervisor: supervisor.map(PathBuf::from),
-            found: crate::sandbox::Found::default(),
+            found: crate::Found::default(),
             away: Vec::new(),
             hidden: Vec::new(),
             extra_env: Vec::new(),
@@ -232,7 +232,7 @@ mod tests {
         }
         let mut c = confinement(Some("/bin/retry-run-supervisor"));
         // What run found once for all its processes goes in the line.
-        c.found = crate::sandbox::Found {
+        c.found = crate::Found {
             bwrap: Some("/usr/bin/bwrap".into()),
             pids_cgroup: Some("/sys/fs/cgroup/pids/x".into()),
             starter_is_init: true,
@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(outer[1], "--outer");
         assert_eq!(&outer[3..], ["--", "sh", "-c", "x"]);
         let words: Vec<OsString> = outer[1..].iter().map(OsString::from).collect();
-        let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read back");
+        let read = crate::supervisor::read_outer(&words, "/w".into()).expect("read back");
         assert_eq!(read.layers, Layers::Namespaces);
         assert_eq!(read.writable, ["/w"]);
         assert_eq!(read.deny_read, ["/h/.ssh"]);
@@ -262,11 +262,11 @@ mod tests {
         // nothing confined, the TMPDIR and the log only.
         let check = c.argv(vec!["true".into()], None);
         let words: Vec<OsString> = check[1..].iter().map(OsString::from).collect();
-        assert!(!crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read").refuse_direct);
+        assert!(!crate::supervisor::read_outer(&words, "/w".into()).expect("read").refuse_direct);
         let detect = Confinement { effective: Effective::Detect, ..c.clone() };
         let line = detect.agent_argv(vec!["true".into()], Some(Path::new("/l")));
         let words: Vec<OsString> = line[1..].iter().map(OsString::from).collect();
-        let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
+        let read = crate::supervisor::read_outer(&words, "/w".into()).expect("read");
         assert!(read.layers == Layers::None && read.writable.is_empty() && read.keep.is_empty() && !read.refuse_direct);
         assert!(read.reap && !read.deny_read_complete && read.limits == Limits::default());
         // Its agent observed, judged against the network list; its checks
@@ -276,11 +276,11 @@ mod tests {
         check.policy.network = vec!["127.0.0.1:8080".into()];
         let argv = check.check_argv(vec!["true".into()], Some(Path::new("/l")));
         let words: Vec<OsString> = argv[1..].iter().map(OsString::from).collect();
-        let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
+        let read = crate::supervisor::read_outer(&words, "/w".into()).expect("read");
         assert!(read.observe && read.network == ["127.0.0.1:8080"] && !read.refuse_direct, "{read:?}");
         let setup = detect.argv(vec!["true".into()], Some(Path::new("/l")));
         let words: Vec<OsString> = setup[1..].iter().map(OsString::from).collect();
-        let read = crate::sandbox::supervisor::read_outer(&words, "/w".into()).expect("read");
+        let read = crate::supervisor::read_outer(&words, "/w".into()).expect("read");
         assert!(!read.observe && read.network.is_empty(), "{read:?}");
         let flags = Confinement { supervisor: None, ..detect.clone() }.agent_argv(vec!["true".into()], None);
         assert!(
@@ -299,7 +299,7 @@ mod tests {
             &["--outer", r#"{"layers":"namespaces"}"#, "true"],
             &["--inner", "{}", "--", "true"],
         ] {
-            assert!(crate::sandbox::supervisor::read_outer(&words(refused), "/w".into()).is_none(), "{refused:?}");
+            assert!(crate::supervisor::read_outer(&words(refused), "/w".into()).is_none(), "{refused:?}");
         }
     }
 }

@@ -25,7 +25,7 @@ use super::{Found, Layers, Limits, limits, namespaces, proxy, seccomp};
 /// process's own, and the command, which follows `--`).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Confined {
+pub struct Confined {
     pub layers: Layers,
     /// The directory it may write beneath (the current directory).
     #[serde(skip)]
@@ -156,9 +156,9 @@ pub enum ExecError {
 }
 
 /// The exit status of a command line at fault (the spec's 2).
-pub(crate) const USAGE: i32 = 2;
+pub const USAGE: i32 = 2;
 /// The exit status of a machine at fault (the spec's 3).
-pub(crate) const ENVIRONMENT: i32 = 3;
+pub const ENVIRONMENT: i32 = 3;
 
 impl ExecError {
     /// The exit status this error ends `retry-run sandbox` with: 2 for the
@@ -193,7 +193,7 @@ impl ExecError {
 
 /// Runs `c` confined and returns its exit status (a death by signal N as
 /// 128+N; with `c.reap`, that signal raised again on this process).
-pub(crate) fn run(c: &Confined) -> Result<i32, ExecError> {
+pub fn run(c: &Confined) -> Result<i32, ExecError> {
     let (program, _) = c.argv.split_first().ok_or(ExecError::NoCommand)?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let dir = std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone());
@@ -480,14 +480,14 @@ fn kept_readable(c: &Confined, dir: &Path, own: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The supervisor's executable name, beside `retry-run`
 /// (`src/bin/retry-run-supervisor.rs`, [`super::supervisor`]).
-pub(crate) const SUPERVISOR: &str = "retry-run-supervisor";
+pub const SUPERVISOR: &str = "retry-run-supervisor";
 
 /// What the outer process tells the supervisor (the `LINE` of `--inner
 /// LINE -- CMD...`, one JSON object): the paths and rules it confines the
 /// command to. Not a command line anyone types, so it is read by serde
 /// rather than by the command-line parser.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct InnerLine {
+pub struct InnerLine {
     pub tmpdir: String,
     pub writable: Vec<String>,
     pub deny_read: Vec<String>,
@@ -505,7 +505,7 @@ pub(crate) struct InnerLine {
 
 impl InnerLine {
     /// `line` read back (the error says what is wrong with it).
-    pub(crate) fn parse(line: &str) -> Result<InnerLine, serde_json::Error> {
+    pub fn parse(line: &str) -> Result<InnerLine, serde_json::Error> {
         serde_json::from_str(line)
     }
 }
@@ -513,7 +513,7 @@ impl InnerLine {
 /// The supervisor to start inside for a `retry-run` at `exe`: its own
 /// executable beside it, or, where that is missing, `retry-run sandbox`
 /// itself. The words before `--inner`.
-pub(crate) fn supervisor_for(exe: &Path) -> Vec<String> {
+pub fn supervisor_for(exe: &Path) -> Vec<String> {
     match supervisor_beside(exe) {
         Some(own) => vec![own.display().to_string()],
         None => vec![exe.display().to_string(), "sandbox".into()],
@@ -522,7 +522,7 @@ pub(crate) fn supervisor_for(exe: &Path) -> Vec<String> {
 
 /// The supervisor's executable beside `retry-run` at `exe`, when it is
 /// installed there.
-pub(crate) fn supervisor_beside(exe: &Path) -> Option<PathBuf> {
+pub fn supervisor_beside(exe: &Path) -> Option<PathBuf> {
     let own = exe.with_file_name(SUPERVISOR);
     own.is_file().then_some(own)
 }
@@ -531,7 +531,7 @@ pub(crate) fn supervisor_beside(exe: &Path) -> Option<PathBuf> {
 /// `retry-run sandbox` does for `c` (`retry-run-supervisor --outer LINE --
 /// CMD...`): what `run` starts for each agent and check process, without
 /// starting `retry-run` itself again or its command-line parser. Pure.
-pub(crate) fn outer_argv(supervisor: &Path, c: &Confined) -> Vec<String> {
+pub fn outer_argv(supervisor: &Path, c: &Confined) -> Vec<String> {
     // Strings, numbers, booleans and enums: serialising cannot fail.
     let line = serde_json::to_string(c).unwrap_or_default();
     let mut argv = vec![supervisor.display().to_string(), "--outer".into(), line, "--".into()];
@@ -1494,7 +1494,7 @@ fn private_dir_in(base: &Path, what: &str) -> Result<PathBuf, ExecError> {
 /// The pid in the name of a directory [`private_dir_in`] made
 /// (`retry-run-sandbox-<pid>-…`, `retry-run-run-<pid>-…`); `None` for any
 /// other name. Pure.
-pub(crate) fn maker_of(name: &str) -> Option<u32> {
+pub fn maker_of(name: &str) -> Option<u32> {
     let rest = name.strip_prefix("retry-run-sandbox-").or_else(|| name.strip_prefix("retry-run-run-"))?;
     let (pid, tail) = rest.split_once('-')?;
     let (nanos, n) = tail.split_once('-')?;
@@ -1506,7 +1506,7 @@ pub(crate) fn maker_of(name: &str) -> Option<u32> {
 /// and check runs in) made and could not remove because it was killed
 /// (`kill -9`): in `/dev/shm`, `/tmp` and the temporary directory, named as
 /// [`maker_of`] reads, this user's, real directories, whose maker is gone.
-pub(crate) fn left_behind() -> Vec<PathBuf> {
+pub fn left_behind() -> Vec<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid cannot fail.
     let me = unsafe { libc::geteuid() };
@@ -1600,8 +1600,8 @@ mod reaping {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::{SUPERVISOR, landlock, own_executables, seccomp, supervisor_for};
-    use crate::sandbox::landlock::Net;
-    use crate::sandbox::probe::{DENIED, REFUSED, assert_seen, child, rerun, try_all};
+    use crate::landlock::Net;
+    use crate::probe::{DENIED, REFUSED, assert_seen, child, rerun, try_all};
     use std::path::PathBuf;
 
     /// The whole fallback, Landlock's TCP rules and the seccomp filter: UDP and

@@ -31,7 +31,7 @@ const BIN_DIRS: [&str; 3] = ["bin", ".bin", "Scripts"];
 
 /// The installation that a program directory `dir` belongs to: its parent
 /// when `dir` is a `bin` directory strictly beneath a private one. Pure.
-pub(crate) fn installation_of(dir: &Path) -> Option<PathBuf> {
+pub fn installation_of(dir: &Path) -> Option<PathBuf> {
     let name = dir.file_name()?.to_str()?;
     let parent = dir.parent()?;
     (BIN_DIRS.contains(&name) && beneath_private(parent)).then(|| parent.to_path_buf())
@@ -40,7 +40,7 @@ pub(crate) fn installation_of(dir: &Path) -> Option<PathBuf> {
 /// The base interpreter's installation named by a `pyvenv.cfg` (its `home
 /// = DIR` line, the directory of the Python the virtualenv was made
 /// from). Pure.
-pub(crate) fn venv_home(cfg: &str) -> Option<PathBuf> {
+pub fn venv_home(cfg: &str) -> Option<PathBuf> {
     cfg.lines().find_map(|l| {
         let (k, v) = l.split_once('=')?;
         (k.trim() == "home").then(|| PathBuf::from(v.trim())).filter(|p| p.is_absolute())
@@ -48,7 +48,7 @@ pub(crate) fn venv_home(cfg: &str) -> Option<PathBuf> {
 }
 
 /// The absolute paths a `sh -c` line names, as words. Pure.
-pub(crate) fn named_paths(line: &str) -> Vec<&str> {
+pub fn named_paths(line: &str) -> Vec<&str> {
     line.split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`'))
         .map(|w| w.trim_matches(['\'', '"']))
         .filter(|w| w.starts_with('/'))
@@ -66,7 +66,7 @@ fn resolve(program: &str, path: &[PathBuf]) -> Option<PathBuf> {
 
 /// Whether `p` is an executable file here (what a confined command runs
 /// keeps visible).
-pub(crate) fn is_executable(p: impl AsRef<Path>) -> bool {
+pub fn is_executable(p: impl AsRef<Path>) -> bool {
     let p = p.as_ref();
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -76,7 +76,7 @@ pub(crate) fn is_executable(p: impl AsRef<Path>) -> bool {
 /// run with `path` (the `PATH` it gets) and retry-run's executables
 /// `own`. Paths elsewhere are returned too; the caller binds only those
 /// beneath a private directory.
-pub(crate) fn kept(argv: &[String], path: &[PathBuf], own: &[PathBuf]) -> Vec<PathBuf> {
+pub fn kept(argv: &[String], path: &[PathBuf], own: &[PathBuf]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = own.to_vec();
     let mut programs: Vec<PathBuf> = argv.first().and_then(|p| resolve(p, path)).into_iter().collect();
     // The files among the arguments, and the executables a shell line

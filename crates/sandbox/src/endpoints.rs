@@ -7,12 +7,12 @@
 use serde::{Deserialize, Serialize};
 
 /// The variables agents take their model server's address from.
-pub(crate) const MODEL_URL_VARS: [&str; 5] =
+pub const MODEL_URL_VARS: [&str; 5] =
     ["OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "OLLAMA_HOST"];
 
 /// One model server, as a variable named it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Endpoint {
+pub struct Endpoint {
     /// The variable (`OPENAI_BASE_URL`).
     pub var: String,
     /// `host:port`, as `[sandbox] network` takes it.
@@ -22,7 +22,7 @@ pub(crate) struct Endpoint {
 /// The model servers `vars` (name, value) point at, in the order of
 /// [`MODEL_URL_VARS`], each `host:port` once. A value that is not an
 /// address (empty, no host) is skipped.
-pub(crate) fn model_endpoints(vars: &[(String, String)]) -> Vec<Endpoint> {
+pub fn model_endpoints(vars: &[(String, String)]) -> Vec<Endpoint> {
     let mut out: Vec<Endpoint> = Vec::new();
     for name in MODEL_URL_VARS {
         let Some((_, value)) = vars.iter().find(|(k, _)| k == name) else { continue };

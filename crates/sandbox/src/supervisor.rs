@@ -25,7 +25,7 @@ use super::{Layers, landlock, namespaces, proxy, seccomp};
 /// `--inner LINE -- CMD...` read into what confines the command in `dir`
 /// and the descriptor to say on that it is done, or `None` when it is not
 /// a line the outer process wrote. Pure.
-pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<(Confined, Option<i32>)> {
+pub fn read_line(args: &[OsString], dir: PathBuf) -> Option<(Confined, Option<i32>)> {
     let [flag, line, dashes, command @ ..] = args else {
         return None;
     };
@@ -56,7 +56,7 @@ pub(crate) fn read_line(args: &[OsString], dir: PathBuf) -> Option<(Confined, Op
 /// `--outer LINE -- CMD...` (what `run` starts for each agent and check
 /// process, [`exec::outer_argv`]) read into what confines the command in
 /// `dir`, or `None` when it is not a line `run` wrote. Pure.
-pub(crate) fn read_outer(args: &[OsString], dir: PathBuf) -> Option<Confined> {
+pub fn read_outer(args: &[OsString], dir: PathBuf) -> Option<Confined> {
     let [flag, line, dashes, command @ ..] = args else {
         return None;
     };
@@ -223,7 +223,7 @@ fn write_status(status: Option<&mut std::fs::File>, ended: Ended) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::Limits;
+    use crate::Limits;
 
     fn words(w: &[&str]) -> Vec<OsString> {
         w.iter().map(Into::into).collect()

@@ -13,30 +13,32 @@
 //! Reading and executing stay allowed everywhere; writing (creating,
 //! removing, renaming, linking, truncating) only beneath the writable paths.
 
-pub(crate) mod endpoints;
-pub(crate) mod env;
-pub(crate) mod exec;
+mod console;
+pub mod endpoints;
+pub mod env;
+pub mod exec;
 pub mod landlock;
 pub mod limits;
 mod listening;
 pub mod namespaces;
-pub(crate) mod observe;
+pub mod observe;
 #[cfg(all(test, target_os = "linux"))]
 mod probe;
+pub mod programs;
 pub mod proxy;
-pub(crate) mod seccomp;
-pub(crate) mod seen;
+pub mod reported;
+pub mod seccomp;
+pub mod seen;
 pub mod supervisor;
-pub(crate) mod visible;
+pub mod visible;
 pub mod wrap;
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{SandboxGit, SandboxMode};
-use crate::record::confinement::{self as recorded, ConfinedRecord};
 pub use env::{EnvChange, away_from_checkout, credentials, looks_like_credential};
+use reported::{self as recorded, ConfinedRecord};
 
 /// Device files programs expect to open for writing.
 pub const DEVICES: &[&str] =
@@ -46,6 +48,33 @@ pub const DEVICES: &[&str] =
 /// private in the namespaces, closed in the fallback (neither read nor
 /// written), unless `sandbox.writable` names it.
 pub const SHARED_MEMORY: &str = "/dev/shm";
+
+/// The mode `[sandbox] mode` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// The strongest that works here: namespaces, else Landlock and
+    /// seccomp, else detection only.
+    #[default]
+    Auto,
+    /// Namespaces (bubblewrap) with Landlock inside.
+    Namespaces,
+    /// Landlock and seccomp, without namespaces.
+    Landlock,
+    Detect,
+    Off,
+}
+
+/// What `[sandbox] git` lets a confined process write of the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxGit {
+    /// The agent may `git add` and `git commit` in its worktree.
+    #[default]
+    Commit,
+    /// No git writes at all.
+    ReadOnly,
+}
 
 /// How processes are actually confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -110,7 +110,7 @@ pub enum SeccompError {
 /// refuses the terminal's `TIOCSTI` and `TIOCLINUX` (pushing input into a
 /// terminal, reading its screen).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Deny {
+pub struct Deny {
     /// Every socket but a plain TCP stream or netlink, `listen()`, TCP Fast
     /// Open and io_uring: the fallback without a network namespace.
     pub inet: bool,
@@ -133,14 +133,14 @@ pub(crate) struct Deny {
 /// A filter built before a fork, to be installed after it
 /// ([`Filter::install`] allocates nothing).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Filter {
+pub struct Filter {
     #[cfg(target_os = "linux")]
     program: Option<seccompiler::BpfProgram>,
 }
 
 /// The filter for `deny`.
 #[cfg(target_os = "linux")]
-pub(crate) fn filter(deny: Deny) -> Result<Filter, SeccompError> {
+pub fn filter(deny: Deny) -> Result<Filter, SeccompError> {
     Ok(Filter { program: Some(program(deny)?) })
 }
 
@@ -157,7 +157,7 @@ impl Filter {
     /// from now on it and every process it starts or becomes get `EPERM`
     /// from the calls refused. Only system calls on memory prepared before:
     /// safe between `fork` and `exec`.
-    pub(crate) fn install(&self) -> Result<(), SeccompError> {
+    pub fn install(&self) -> Result<(), SeccompError> {
         #[cfg(target_os = "linux")]
         if let Some(program) = &self.program {
             let prog = libc::sock_fprog {
@@ -185,7 +185,7 @@ impl Filter {
 /// another's memory, no terminal input pushed. A supervisor the command
 /// took over (it cannot: the supervisor is not dumpable) still could not
 /// do what the command may not.
-pub(crate) fn supervisor_filter() -> Result<Filter, SeccompError> {
+pub fn supervisor_filter() -> Result<Filter, SeccompError> {
     #[cfg(target_os = "linux")]
     {
         let program = supervisor_program()?;
@@ -278,7 +278,7 @@ fn terminal_rules() -> Result<Vec<seccompiler::SeccompRule>, SeccompError> {
 /// `MSG_FASTOPEN` and from io_uring. (The tests install it; the confined
 /// exec builds its own [`Deny`].)
 #[cfg(test)]
-pub(crate) fn deny_network_sockets() -> Result<(), SeccompError> {
+pub fn deny_network_sockets() -> Result<(), SeccompError> {
     filter(Deny { inet: true, unix: true, protect: None, supervisor: false })?.install()
 }
 
@@ -444,7 +444,7 @@ fn socket_rules(deny: Deny) -> Result<Vec<seccompiler::SeccompRule>, SeccompErro
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::sandbox::probe::{self, REFUSED, assert_seen};
+    use crate::probe::{self, REFUSED, assert_seen};
 
     #[test]
     fn the_filter_builds_for_this_architecture() {

@@ -25,7 +25,7 @@ pub const PRIVATE_TMP: &str = "/tmp";
 pub const PROXY_SOCKET: &str = "/run/retry-run/proxy.sock";
 
 /// The directories a confined process gets empty and private.
-pub const PRIVATE: [&str; 3] = crate::project::hides::PRIVATE;
+pub const PRIVATE: [&str; 3] = ["/tmp", "/dev/shm", "/run"];
 
 /// What a confined process sees: built by the caller, turned into
 /// bubblewrap's arguments by [`args`].
@@ -149,7 +149,7 @@ pub fn program() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("RETRY_RUN_BWRAP") {
         return (!p.is_empty()).then(|| PathBuf::from(p));
     }
-    crate::process::find_program("bwrap")
+    crate::programs::find_program("bwrap")
 }
 
 /// Why namespaces cannot be made here. Cloned out of the answer kept for
@@ -335,8 +335,7 @@ fn probe_bwrap(bwrap: &Path) -> Result<PathBuf, ProbeError> {
     let layout = Layout { dir: PathBuf::from("/"), ..Layout::default() };
     let mut argv = args(&layout);
     argv.extend(["--".to_string(), "true".to_string()]);
-    let program = bwrap.display().to_string();
-    match crate::process::output(&program, &argv, None) {
+    match crate::programs::output(&bwrap, &argv) {
         Ok(out) if out.status.success() => Ok(bwrap),
         Ok(out) => {
             let why = String::from_utf8_lossy(&out.stderr);

@@ -36,25 +36,14 @@ pub(super) fn rerun(test: &str, mode: &str) -> BTreeMap<String, Outcome> {
     let port = |l: &TcpListener| l.local_addr().expect("bound").port();
     let test = test.split_once("::").map_or(test, |(_crate, rest)| rest);
     let exe = std::env::current_exe().expect("test binary");
-    let spec = crate::process::Spec {
-        argv: vec![
-            exe.display().to_string(),
-            test.to_string(),
-            "--exact".into(),
-            "--nocapture".into(),
-            "--test-threads=1".into(),
-        ],
-        cwd: std::env::current_dir().expect("cwd"),
-        env: vec![(MODE.into(), mode.into()), (PORTS.into(), format!("{},{}", port(&allowed), port(&other)))],
-        unset: Vec::new(),
-        stdin: None,
-        timeout: std::time::Duration::from_secs(120),
-        grace: std::time::Duration::from_secs(1),
-        keep: 64 * 1024,
-    };
-    let done = crate::process::run(&spec).expect("re-run the test binary");
-    let output = String::from_utf8_lossy(&done.output.bytes()).into_owned();
-    assert!(done.success(), "the re-run test failed:\n{output}");
+    let done = std::process::Command::new(&exe)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(MODE, mode)
+        .env(PORTS, format!("{},{}", port(&allowed), port(&other)))
+        .output()
+        .expect("re-run the test binary");
+    let output = format!("{}{}", String::from_utf8_lossy(&done.stdout), String::from_utf8_lossy(&done.stderr));
+    assert!(done.status.success(), "the re-run test failed:\n{output}");
     let outcomes: BTreeMap<String, Outcome> = output
         .lines()
         .filter_map(|l| l.strip_prefix("probe "))

@@ -1,0 +1,20 @@
+//! Printing that survives its reader going away: a write to a closed pipe
+//! is dropped rather than a panic (SIGPIPE is ignored by both executables).
+
+/// `println!` that drops the line when stdout is closed.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that drops the line when stderr is closed.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+pub(crate) use {errln, outln};
