@@ -392,6 +392,29 @@ struct Stepping<'a> {
     deferred: bool,
 }
 
+impl Stepping<'_> {
+    /// A run of `check` once it ended: an interruption stops here (the run
+    /// is neither judged nor run again); a run that could not start is an
+    /// error; and what it wrote in the worktree, put back, unless its
+    /// writes are looked for after the whole stage (`deferred`).
+    fn ended(
+        &self,
+        check: &CheckConfig,
+        ran: Result<crate::process::Finished, crate::process::StartError>,
+    ) -> Result<(crate::process::Finished, Vec<String>), RunError> {
+        super::super::interrupt::stop_if_interrupted(self.task)?;
+        let started = |message: String| RunError::CheckStart { check: check.name.clone(), message };
+        let f = ran.map_err(|e| started(e.to_string()))?;
+        let (repo, (wt, _, commit)) = (self.repo, self.at);
+        let wrote = if self.deferred {
+            Vec::new()
+        } else {
+            check_writes::undo(repo, wt, commit, self.task).map_err(|e| started(e.to_string()))?
+        };
+        Ok((f, wrote))
+    }
+}
+
 /// One run of a stage: the check in full, or (`sel`) its targets alone,
 /// with the selection's variables and command and its output in
 /// `<check>.targets.out`.
@@ -576,17 +599,7 @@ fn first_run(
         return Ok(FirstRun { parsed, text: e.output.clone(), wrote: Vec::new(), reused: Some(e.reused(&key)) });
     }
     let env = with(&with(&a.env, added), selected_env);
-    let f = run_once(check, wt, &env, &file, &a.confinement);
-    // A check stopped by an interruption is neither judged nor run again.
-    super::super::interrupt::stop_if_interrupted(task)?;
-    let started = |message: String| RunError::CheckStart { check: check.name.clone(), message };
-    let f = f.map_err(|e| started(e.to_string()))?;
-    // Run beside other checks, its writes are looked for after them all.
-    let wrote = if deferred {
-        Vec::new()
-    } else {
-        check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?
-    };
+    let (f, wrote) = s.ended(check, run_once(check, wt, &env, &file, &a.confinement))?;
     let parsed = parse(check, &f, wt, repo, &at_commit);
     let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
     if lookup.store && reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
@@ -620,23 +633,15 @@ fn rerun_failing(
     runs: &mut Runs,
     base: Option<&Baseline>,
 ) -> Result<Option<u32>, RunError> {
-    let Stepping { repo, at: (wt, a, commit), task, deferred, .. } = *s;
+    let Stepping { repo, at: (wt, a, commit), .. } = *s;
     let at_commit = |rel: &str| repo.blob_at(commit, rel);
-    let started = |message: String| RunError::CheckStart { check: check.name.clone(), message };
     let rerun_env = with(env, &selected);
     // cargo test, jest and vitest select on the command line.
     let selecting = CheckConfig { run: run.clone().unwrap_or_else(|| check.run.clone()), ..check.clone() };
     runs.rerun = Some(CheckRerun::Ran { tests, env: as_map(&selected), run });
     for i in 1..=s.flaky_reruns {
         let rerun_file = a.dir.check_rerun_out(out_name, i);
-        let f = run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement);
-        super::super::interrupt::stop_if_interrupted(task)?;
-        let f = f.map_err(|e| started(e.to_string()))?;
-        let wrote = if deferred {
-            Vec::new()
-        } else {
-            check_writes::undo(repo, wt, commit, task).map_err(|e| started(e.to_string()))?
-        };
+        let (f, wrote) = s.ended(check, run_once(&selecting, wt, &rerun_env, &rerun_file, &a.confinement))?;
         if !wrote.is_empty() {
             break;
         }
