@@ -3,12 +3,14 @@
 
 0. The floor (`--only floor`): bubblewrap alone running `true` with the
    mounts, namespaces and options retry-run gives it, its argv printed by
-   `retry-run sandbox --print-bwrap` (the same code path, not retyped),
+   `retry-run sandbox --print bwrap` (the same code path, not retyped),
    against `retry-run sandbox --layers namespaces -- true` and against the
    line `run` starts each agent and check process with (a row of its own:
-   `retry-run-supervisor --outer LINE -- true`, the line `retry-run sandbox
-   --reap --tmpdir DIR --deny-read-complete ... --print-outer` prints, or
-   that `retry-run sandbox` line where the supervisor is missing), medians of
+   `retry-run-supervisor --request JSON`, the request `retry-run sandbox
+   --print request` prints with what `run` adds: its TMPDIR, reaping, the
+   secrets looked for once; `retry-run supervisor` where the supervisor's
+   executable is missing; its floor is the first row's bubblewrap line,
+   which lacks only the bind of that TMPDIR), medians of
    `--procs` (41), `--repeat` (2) runs; as root and, when run by root, as
    an unprivileged user (`setpriv --reuid=65534 --regid=65534
    --clear-groups env HOME=<an empty directory>`, on both sides). Target:
@@ -212,7 +214,7 @@ def main():
     BIN = os.path.abspath(args.bin)
     supervisor = os.path.join(os.path.dirname(BIN), "retry-run-supervisor")
     print("supervisor inside: " + (supervisor if os.path.isfile(supervisor)
-                                   else f"{BIN} sandbox --inner ({supervisor} is missing: build with --bins)"))
+                                   else f"{BIN} supervisor ({supervisor} is missing: build with --bins)"))
     with tempfile.TemporaryDirectory() as tmp:
         if not args.as_built:
             # Timed as installed: `cargo install` copies the executables out
@@ -243,12 +245,12 @@ NOBODY = 65534
 def floor(tmp, args):
     """Part 0: retry-run's confined `true` against bubblewrap's own, for two
     lines: `retry-run sandbox` as a user types it, and the line `run` gives
-    each agent and check process (`--reap --git read-only --tmpdir DIR
-    --deny-read-complete --deny-read ...`: the run made the TMPDIR and
-    looked for the secrets once; the list is the one the first line
-    computed), each against bubblewrap alone with the argv that line
-    prints."""
+    each agent and check process (the supervisor with one request: git
+    read-only, the run's TMPDIR, reaping, the secrets looked for once, the
+    list the first line computed), each against bubblewrap alone with the
+    argv the first line prints."""
     os.chmod(tmp, 0o755)  # the unprivileged user reaches its directories
+    supervisor = os.path.join(os.path.dirname(BIN), "retry-run-supervisor")
     users = [("root" if os.geteuid() == 0 else "this user", [])]
     if os.geteuid() == 0:
         home = os.path.join(tmp, "nobody-home")
@@ -266,27 +268,26 @@ def floor(tmp, args):
             os.chown(run_tmp, NOBODY, NOBODY)
         made = []
         try:
-            for row, options in [("sandbox", ["--layers", "namespaces"]), ("in a run", None)]:
-                if options is None:
-                    options = ["--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", run_tmp,
-                               "--deny-read-complete"]
-                    for h in printed["hidden"]:
-                        options += ["--deny-read", h]
-                ask = prefix + [BIN, "sandbox"] + options + ["--print-bwrap", "--", "true"]
-                r = subprocess.run(ask, cwd=work, env=ENV, capture_output=True, text=True)
-                assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
-                printed = json.loads(r.stdout)
-                made += printed["made"]
-                ours = [BIN, "sandbox"] + options + ["--", "true"]
-                if row == "in a run":
-                    # What `run` starts: the supervisor's executable with the
-                    # same line as JSON, where it is installed beside BIN.
-                    outer = subprocess.run(prefix + [BIN, "sandbox"] + options + ["--print-outer", "--", "true"],
-                                           cwd=work, env=ENV, capture_output=True, text=True)
-                    if outer.returncode == 0:
-                        ours = json.loads(outer.stdout)
-                    else:
-                        print(f"  ({outer.stderr.strip()}: timing `retry-run sandbox` as run starts it then)")
+            for row in ["sandbox", "in a run"]:
+                options = ["--layers", "namespaces"]
+                if row == "sandbox":
+                    ask = prefix + [BIN, "sandbox"] + options + ["--print", "bwrap", "--", "true"]
+                    r = subprocess.run(ask, cwd=work, env=ENV, capture_output=True, text=True)
+                    assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
+                    printed = json.loads(r.stdout)
+                    made += printed["made"]
+                    ours = [BIN, "sandbox"] + options + ["--", "true"]
+                else:
+                    # What `run` starts: the supervisor with one request, the
+                    # one `--print request` prints with what `run` adds.
+                    ask = prefix + [BIN, "sandbox"] + options + ["--git", "read-only", "--print", "request", "--", "true"]
+                    r = subprocess.run(ask, cwd=work, env=ENV, capture_output=True, text=True)
+                    assert r.returncode == 0, (ask, r.returncode, r.stderr[-2000:])
+                    request = json.loads(r.stdout)
+                    request.update(tmpdir=run_tmp, reap=True)
+                    request["paths"].update(deny_read=printed["hidden"], deny_read_complete=True)
+                    starter = [supervisor] if os.path.isfile(supervisor) else [BIN, "supervisor"]
+                    ours = starter + ["--request", json.dumps(request)]
                 # retry-run's supervisor is the namespace's PID 1
                 # (`--as-pid-1`), in place of bubblewrap's own init; the
                 # floor is bubblewrap as it runs a command by default, with

@@ -106,7 +106,7 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     written?;
     // What confined processes killed before their end (`kill -9`) left in
     // the temporary directories: whatever the task, it serves nothing.
-    for dir in crate::sandbox::exec::left_behind() {
+    for dir in crate::sandbox::launch::left_behind() {
         let bytes = crate::git::nofollow_fs::disk_usage(&dir);
         if crate::git::nofollow_fs::remove_any(&dir).is_ok() {
             freed += bytes;
@@ -116,7 +116,7 @@ pub(super) fn run(dir: &Path, args: CleanArgs) -> Result<i32, CliError> {
     // As root: the pids cgroups confined processes made and could not
     // remove (their namespaces were still coming down, or they were
     // killed), in this process's own cgroup, where `run` makes them.
-    let cgroups = crate::sandbox::limits::sweep_own(std::time::Duration::ZERO);
+    let cgroups = crate::sandbox::layers::limits::sweep_own(std::time::Duration::ZERO);
     if cgroups > 0 {
         writeln!(out, "removed {cgroups} empty pids cgroup{} confined processes left", crate::text::plural(cgroups))?;
     }

@@ -165,8 +165,8 @@ impl From<crate::record::RecordError> for CliError {
     }
 }
 
-impl From<crate::sandbox::exec::ExecError> for CliError {
-    fn from(e: crate::sandbox::exec::ExecError) -> Self {
+impl From<crate::sandbox::launch::ExecError> for CliError {
+    fn from(e: crate::sandbox::launch::ExecError) -> Self {
         let code = e.exit_code();
         let hint = e.hint();
         CliError::of(code, e, hint)
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn a_library_error_says_what_to_do_as_a_hint_line_not_in_its_message() {
-        let e = CliError::from(crate::sandbox::exec::ExecError::NoBwrap);
+        let e = CliError::from(crate::sandbox::launch::ExecError::NoBwrap);
         assert_eq!(e.code, exit::USAGE);
         assert_eq!(
             e.lines(),

@@ -86,14 +86,13 @@ pub enum Command {
     Pull(sync::PullArgs),
     #[command(hide = true)]
     UiPage(ui_page::UiPageArgs),
+    #[command(hide = true)]
+    Supervisor(sandbox::SupervisorArgs),
 }
 
 /// Parses the command line, runs the command, returns the exit code.
 pub fn main() -> i32 {
     let all: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(words) = sandbox::inner(&all) {
-        return crate::sandbox::supervisor::main(words);
-    }
     let cli = match Cli::try_parse_from(&all) {
         Ok(cli) => cli,
         Err(e) => {
@@ -147,6 +146,7 @@ pub fn main() -> i32 {
         Command::JudgeOutput(args) => judge_output::run(&dir, args),
         Command::Pull(args) => sync::pull(&dir, args),
         Command::UiPage(args) => ui_page::run(&dir, args),
+        Command::Supervisor(args) => Ok(sandbox::supervise(&args)),
     };
     match result {
         Ok(code) => code,

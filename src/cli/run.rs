@@ -124,7 +124,7 @@ pub struct RunArgs {
 pub(super) fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     // Whether namespaces can be used is asked of bubblewrap while the
     // repository, the config and the task are read.
-    crate::sandbox::namespaces::probe_early();
+    crate::sandbox::layers::namespaces::probe_early();
     if args.jobs == Some(0) {
         return Err(CliError::usage("-j must be at least 1"));
     }

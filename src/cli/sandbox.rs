@@ -6,8 +6,8 @@ use clap::{Args, ValueEnum};
 
 use super::CliError;
 use crate::git::Repo;
-use crate::sandbox::exec::{self, Confined};
-use crate::sandbox::{Layers, Limits, git_writable, landlock, namespaces};
+use crate::sandbox::launch;
+use crate::sandbox::{Auto, Layers, Limits, Request, git_writable, layers::landlock, layers::namespaces};
 
 /// Run a command confined to the current directory, as an agent is.
 ///
@@ -59,68 +59,26 @@ pub struct SandboxArgs {
     /// what it leaves running is still ended with --reap).
     #[arg(long, value_enum, default_value = "auto")]
     pub layers: LayersArg,
-    /// Use this directory as TMPDIR instead of making one (the attempt loop).
-    #[arg(long, hide = true, value_name = "DIR")]
-    pub tmpdir: Option<PathBuf>,
-    /// Wait for the command, end every process it left behind, and end as
-    /// it ended (the attempt loop).
-    #[arg(long, hide = true)]
-    pub reap: bool,
-    /// A path inside a writable one it may not change (the attempt loop).
-    #[arg(long, hide = true, value_name = "PATH")]
-    pub protect: Vec<PathBuf>,
-    /// A directory mounted read-only at the --share-at of the same rank
-    /// (`[worktree] share`, the attempt loop; namespaces only).
-    #[arg(long, hide = true, value_name = "DIR")]
-    pub share_from: Vec<PathBuf>,
-    /// Where the --share-from of the same rank is mounted (the attempt loop).
-    #[arg(long, hide = true, value_name = "PATH")]
-    pub share_at: Vec<PathBuf>,
-    /// A path beneath /tmp or /run that stays readable (the attempt loop).
-    #[arg(long, hide = true, value_name = "PATH")]
-    pub keep: Vec<PathBuf>,
     /// Where to append one JSON line per connection the proxy saw (host,
     /// port, allowed or refused, bytes) and per limit the command hit.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// A direct connection to a port this machine's loopback listens on and
-    /// the command may not reach is recorded as refused (the attempt loop,
-    /// for the agent; namespaces only).
-    #[arg(long, hide = true)]
-    pub refuse_direct: bool,
-    /// With `--layers none` and `--reap`: the command's connections and
-    /// sockets are observed and appended to --log, judged against the
-    /// --network hosts (the attempt loop, for detect mode's agent).
-    #[arg(long, hide = true)]
-    pub observe: bool,
-    /// A port of the machine's loopback that something listens on and the
-    /// command may not reach: a direct connection to it inside is answered,
-    /// recorded as refused and closed (the outer process, for the inner).
-    #[arg(long, hide = true, value_name = "PORT")]
-    pub refuse_port: Vec<u16>,
-    /// The --deny-read paths are every path to hide, and the --keep paths
-    /// hold the repository's: the secrets and the repository were looked
-    /// for already (the attempt loop), not again. With `--git read-only`
-    /// the repository is then not looked up at all.
-    #[arg(long, hide = true)]
-    pub deny_read_complete: bool,
-    /// Print, as one JSON object, the bubblewrap program and the arguments
-    /// it would be given before `--` (`bwrap`, `args`), the directories
-    /// made for them (`made`, left for the caller to remove) and the paths
-    /// it hides (`hidden`, what `run` passes as --deny-read); run nothing
-    /// (`bench/sandbox.py`'s floor: bubblewrap alone with the same mounts).
-    #[arg(long, hide = true)]
-    pub print_bwrap: bool,
-    /// Print, as one JSON array, the line `run` starts in the place of this
-    /// one (the supervisor's executable with this line as JSON,
-    /// `retry-run-supervisor --outer LINE -- CMD...`); run nothing
-    /// (`bench/sandbox.py`'s row "in a run"). Exit 3 when the supervisor's
-    /// executable is not installed beside this one.
-    #[arg(long, hide = true)]
-    pub print_outer: bool,
+    /// Print what would run instead of running it: `request`, the request
+    /// as `run` gives it to the supervisor (one JSON object, see
+    /// docs/sandbox.md); `bwrap`, bubblewrap's program and arguments, the
+    /// directories made for them (left for you to remove) and the paths
+    /// hidden (one JSON object; `--layers namespaces` only).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub print: Option<PrintArg>,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PrintArg {
+    Request,
+    Bwrap,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -137,121 +95,87 @@ pub enum LayersArg {
     None,
 }
 
-/// `retry-run sandbox --inner LINE -- CMD...`: the supervisor's line,
-/// which the outer process gives bubblewrap where the supervisor's own
-/// executable is missing: the words after `sandbox`, for
-/// [`crate::sandbox::supervisor::main`], or `None` for any other line.
-pub(super) fn inner(args: &[std::ffi::OsString]) -> Option<&[std::ffi::OsString]> {
-    (args.get(1).is_some_and(|a| a == "sandbox") && args.get(2).is_some_and(|a| a == "--inner")).then(|| &args[2..])
+/// The sandbox's supervisor, where its own executable is missing (not typed).
+///
+/// `retry-run supervisor LINE`: the supervisor's lines (`--request JSON`,
+/// `--inner JSON`), served by `retry-run` itself where the supervisor's own
+/// executable is not installed beside it. Not a command to type: `run` and
+/// `retry-run sandbox` write its line.
+#[derive(Debug, PartialEq, Args)]
+pub struct SupervisorArgs {
+    /// The supervisor's line, as `run` or the sandbox wrote it.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub words: Vec<std::ffi::OsString>,
+}
+
+/// `retry-run supervisor`: see [`SupervisorArgs`].
+pub(super) fn supervise(args: &SupervisorArgs) -> i32 {
+    crate::sandbox::supervisor::main(&args.words)
 }
 
 pub(super) fn run(dir: &Path, args: SandboxArgs) -> Result<i32, CliError> {
-    // The attempt loop's line, whose --keep holds the repository's paths,
-    // looks for no repository when it may not commit (the repository's
-    // paths serve nothing else then): a libgit2 discovery on every
-    // confined process saved.
-    let looked_up = args.deny_read_complete && args.git == GitArg::ReadOnly;
-    let repo = if looked_up { None } else { Repo::find(dir).ok() };
-    let git = match (args.git, &repo) {
-        (GitArg::Commit, Some(r)) => git_writable(r.common_dir(), r.git_dir()),
-        _ => Vec::new(),
-    };
     let layers = layers(args.layers)?;
-    if args.print_bwrap && layers != Layers::Namespaces {
+    if args.print == Some(PrintArg::Bwrap) && layers != Layers::Namespaces {
         return Err(CliError::usage(
-            "--print-bwrap prints the arguments bubblewrap gets, but this command would run without it; use --layers namespaces",
+            "--print bwrap prints the arguments bubblewrap gets, but this command would run without it; use --layers namespaces",
         ));
     }
-    let mut keep = args.keep;
-    if let Some(r) = &repo {
-        keep.push(r.common_dir().to_path_buf());
-        keep.extend(r.workdir().map(Path::to_path_buf));
+    let mut request = Request::new(args.command, dir.to_path_buf(), layers);
+    if let Ok(repo) = Repo::find(dir) {
+        if args.git == GitArg::Commit {
+            request.paths.git = git_writable(repo.common_dir(), repo.git_dir());
+        }
+        request.paths.keep.push(repo.common_dir().to_path_buf());
+        request.paths.keep.extend(repo.workdir().map(Path::to_path_buf));
     }
-    let confined = Confined {
-        layers,
-        dir: dir.to_path_buf(),
-        writable: args.writable,
-        deny_read: args.deny_read,
-        git,
-        protect: args.protect,
-        shared: args.share_from.into_iter().zip(args.share_at).collect(),
-        keep,
-        network: args.network,
-        host_network: args.host_network,
-        unix_sockets: args.unix_sockets,
-        log: args.log,
-        limits: Limits { processes: args.max_processes, file_size: args.max_file_size },
-        tmpdir: args.tmpdir,
-        reap: args.reap,
-        refuse_ports: args.refuse_port,
-        refuse_direct: args.refuse_direct,
-        observe: args.observe,
-        deny_read_complete: args.deny_read_complete,
-        print_bwrap: args.print_bwrap,
-        // What `run` finds once for all its processes, found here for the
-        // line printed as `run` would start it.
-        found: if args.print_outer { crate::sandbox::Found::now() } else { crate::sandbox::Found::default() },
-        argv: args.command,
-    };
-    if args.print_outer {
-        return print_outer(&confined);
+    request.paths.writable = args.writable;
+    request.paths.deny_read = args.deny_read;
+    request.network.hosts = args.network;
+    request.network.host = args.host_network;
+    request.network.unix_sockets = args.unix_sockets;
+    request.limits = Limits { processes: args.max_processes, file_size: args.max_file_size };
+    request.log = args.log;
+    match args.print {
+        None => Ok(launch::run(&request)?),
+        Some(PrintArg::Request) => {
+            // What `run` finds once for all its processes, found here for
+            // the request printed as `run` would give it.
+            request.found = crate::sandbox::Found::now();
+            crate::console::outln!("{}", request.to_json());
+            Ok(0)
+        }
+        Some(PrintArg::Bwrap) => {
+            crate::console::outln!("{}", launch::bubblewrap_json(&request)?);
+            Ok(0)
+        }
     }
-    Ok(exec::run(&confined)?)
 }
 
 /// The layers `--layers` asks for; `auto`: namespaces where they can be
 /// made, else Landlock and seccomp (said on stderr), else an error.
 fn layers(arg: LayersArg) -> Result<Layers, CliError> {
+    let probed = match arg {
+        LayersArg::Auto => namespaces::probe().map(drop).map_err(|e| e.to_string()),
+        _ => Ok(()),
+    };
     Ok(match arg {
         LayersArg::Namespaces => Layers::Namespaces,
         LayersArg::Landlock => Layers::Landlock,
         LayersArg::None => Layers::None,
-        LayersArg::Auto => match namespaces::probe() {
-            Ok(_) => Layers::Namespaces,
-            Err(why) if landlock::abi() > 0 => {
-                crate::console::errln!("retry-run: {why}; confining with Landlock and seccomp only");
-                Layers::Landlock
+        LayersArg::Auto => {
+            match crate::sandbox::auto(landlock::abi(), probed.as_ref().map(drop).map_err(String::as_str)) {
+                Auto::Namespaces => Layers::Namespaces,
+                Auto::Landlock { why } => {
+                    crate::console::errln!("retry-run: {why}; confining with Landlock and seccomp only");
+                    Layers::Landlock
+                }
+                Auto::Neither { why } => {
+                    return Err(CliError::environment(format!(
+                        "{why}, and this kernel ({}) has no Landlock: `retry-run sandbox` cannot confine anything here",
+                        landlock::kernel()
+                    )));
+                }
             }
-            Err(why) => {
-                return Err(CliError::environment(format!(
-                    "{why}, and this kernel ({}) has no Landlock: `retry-run sandbox` cannot confine anything here",
-                    landlock::kernel()
-                )));
-            }
-        },
+        }
     })
-}
-
-/// `--print-outer`: the line `run` starts in the place of this one.
-fn print_outer(confined: &Confined) -> Result<i32, CliError> {
-    let exe =
-        std::env::current_exe().map_err(|e| CliError::environment(format!("cannot find this executable: {e}")))?;
-    let Some(supervisor) = exec::supervisor_beside(&exe) else {
-        return Err(CliError::environment(format!(
-            "{} is not installed beside {}: `run` starts `retry-run sandbox` itself",
-            exec::SUPERVISOR,
-            exe.display()
-        ))
-        .with_hint("build with `cargo build --bins` or install with `cargo install --path .`"));
-    };
-    crate::console::outln!("{}", serde_json::json!(exec::outer_argv(&supervisor, confined)));
-    Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::inner;
-
-    fn line(words: &[&str]) -> Vec<std::ffi::OsString> {
-        std::iter::once("retry-run").chain(words.iter().copied()).map(Into::into).collect()
-    }
-
-    #[test]
-    fn the_supervisors_line_is_left_to_the_supervisor() {
-        let json = "{}";
-        let words = line(&["sandbox", "--inner", json, "--", "true"]);
-        assert_eq!(inner(&words).map(<[_]>::len), Some(4));
-        assert!(inner(&line(&["sandbox", "--", "true"])).is_none());
-        assert!(inner(&line(&["run", "--inner"])).is_none());
-    }
 }

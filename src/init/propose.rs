@@ -120,8 +120,9 @@ fn judged<'c>(
                 checks.push((c, None));
             }
             Some(Found::Leave(line)) => {
-                let named =
-                    crate::project::hides::hidden(&c.run, kept, |p: &str| crate::sandbox::visible::is_executable(p));
+                let named = crate::project::hides::hidden(&c.run, kept, |p: &str| {
+                    crate::sandbox::launch::visible::is_executable(p)
+                });
                 let line = match named.first() {
                     Some(h) => format!("{line}; {}", h.advice()),
                     None => line,

@@ -144,7 +144,7 @@ fn none() -> Confinement {
         policy: sandbox::Policy::default(),
         tmpdir: None,
         exe: PathBuf::new(),
-        supervisor: None,
+        supervisor: Vec::new(),
         found: sandbox::Found::default(),
         away: Vec::new(),
         hidden: Vec::new(),
@@ -183,10 +183,10 @@ fn share(repo: &Repo, config: &Config, wt: &Path, confinement: &mut Confinement)
 
 fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> Result<(Confinement, String), RunError> {
     let sb = &config.sandbox;
-    let abi = sandbox::landlock::abi();
+    let abi = sandbox::layers::landlock::abi();
     let namespaces = match sb.mode {
         SandboxMode::Auto | SandboxMode::Namespaces => {
-            sandbox::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
+            sandbox::layers::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
         }
         _ => Err("not asked for".to_string()),
     };
@@ -194,7 +194,7 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
         sb.mode,
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),
-        &sandbox::landlock::kernel(),
+        &sandbox::layers::landlock::kernel(),
     )?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = repo.workdir().unwrap_or(repo.common_dir()).to_path_buf();
@@ -223,7 +223,7 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
         abi,
         policy,
         tmpdir: (effective != Effective::Off).then(|| tmp.to_path_buf()),
-        supervisor: sandbox::exec::supervisor_beside(&exe),
+        supervisor: sandbox::launch::supervisor_for(&exe),
         found: sandbox::Found::now(),
         exe,
         away: sandbox::away_from_checkout(&vars, &checkouts, wt, &|p| p.exists()),

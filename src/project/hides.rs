@@ -3,7 +3,7 @@
 //! directories ([`PRIVATE`]), where only the repository, retry-run's own
 //! executables, the programs a command runs (through `PATH` too) with
 //! their installations, and the files a command's arguments name stay
-//! visible (`sandbox::visible`). A data file or directory named inside a
+//! visible (`sandbox::launch::visible`). A data file or directory named inside a
 //! `sh -c` string (`cat /tmp/x`) is not seen. Pure: whether a path is an
 //! executable that stays visible is passed in.
 
@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The directories a confined command gets empty and private in its
 /// namespaces (the sandbox's own list).
-pub(crate) use crate::sandbox::namespaces::PRIVATE;
+pub(crate) use crate::sandbox::layers::namespaces::PRIVATE;
 
 /// A path the sandbox hides from a command that relies on it.
 #[derive(Debug, Clone, PartialEq, Eq)]

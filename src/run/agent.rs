@@ -175,7 +175,7 @@ fn agent_run(
     agent_run.refused_hosts = sandbox::refused_hosts(&a.dir.path().join(NET_LOG));
     agent_run.limits_hit =
         sandbox::limits_hit(&a.dir.path().join(NET_LOG)).iter().map(sandbox::LimitHit::describe).collect();
-    agent_run.network_seen = sandbox::seen::network_seen(&a.dir.path().join(NET_LOG))
+    agent_run.network_seen = sandbox::detect::seen::network_seen(&a.dir.path().join(NET_LOG))
         .into_iter()
         .map(|s| crate::model::NetworkSeen { kind: s.seen, what: s.what, count: s.count })
         .collect();

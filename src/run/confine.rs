@@ -103,7 +103,7 @@ pub(in crate::run) fn confinement_of(
         policy,
         tmpdir,
         exe: plan.exe.clone(),
-        supervisor: sandbox::exec::supervisor_beside(&plan.exe),
+        supervisor: sandbox::launch::supervisor_for(&plan.exe),
         found: sandbox::Found::now(),
         away: env_away(repo, wt, &vars),
         hidden: env_hidden(plan, &vars),

@@ -52,8 +52,8 @@ pub(super) struct Plan {
     /// The lane this plan runs, when the task runs in lanes.
     pub lane: Option<LaneRun>,
     /// The model servers the agent's own variables point at, let through
-    /// the proxy for it ([`sandbox::endpoints`]).
-    pub model_endpoints: Vec<sandbox::endpoints::Endpoint>,
+    /// the proxy for it ([`sandbox::policy::endpoints`]).
+    pub model_endpoints: Vec<sandbox::policy::endpoints::Endpoint>,
 }
 
 /// The project's config (`--config` or `retry-run.toml` at the root) with
@@ -229,16 +229,16 @@ fn apply_lane_agent(opts: &Options, lane: Option<&LaneRun>, config: &mut Config)
 /// the kernel offers), Landlock's ABI, and the note on a fallback: what it
 /// cannot hold here, said at start and recorded.
 fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), RunError> {
-    let abi = sandbox::landlock::abi();
+    let abi = sandbox::layers::landlock::abi();
     // Namespaces are tried only where they may be used (a probe costs a
     // process).
     let namespaces = match config.sandbox.mode {
         SandboxMode::Auto | SandboxMode::Namespaces => {
-            sandbox::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
+            sandbox::layers::namespaces::probe().map(|_| ()).map_err(|e| e.to_string())
         }
         _ => {
             // The probe `run` started early ends before any attempt.
-            sandbox::namespaces::settle_early();
+            sandbox::layers::namespaces::settle_early();
             Err("not asked for".to_string())
         }
     };
@@ -246,7 +246,7 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
         config.sandbox.mode,
         abi,
         namespaces.as_ref().map(|_| ()).map_err(String::as_str),
-        &sandbox::landlock::kernel(),
+        &sandbox::layers::landlock::kernel(),
     )?;
     // Root is exempt from RLIMIT_NPROC: a confined mode holds the limit
     // with a pids cgroup, or the run stops here, before any attempt.
@@ -254,7 +254,9 @@ fn confinement_mode(config: &Config) -> Result<(Effective, u8, Option<String>), 
         // SAFETY: getuid has no preconditions.
         let root = unsafe { libc::getuid() } == 0;
         let cgroup = || {
-            sandbox::limits::PidsCgroup::new(1, None, false).map(drop).ok_or(sandbox::limits::NoCgroup::NotBeneathOwn)
+            sandbox::layers::limits::PidsCgroup::new(1, None, false)
+                .map(drop)
+                .ok_or(sandbox::layers::limits::NoCgroup::NotBeneathOwn)
         };
         let made = if root && config.sandbox.max_processes > 0 { cgroup() } else { Ok(()) };
         sandbox::process_limit(root, config.sandbox.max_processes, made)?;
@@ -302,13 +304,13 @@ fn writable_and_hidden(
 
 /// The model endpoints a confined agent may reach, read from retry-run's
 /// environment; none when it is not confined.
-fn model_endpoints(confined: Effective) -> Vec<sandbox::endpoints::Endpoint> {
+fn model_endpoints(confined: Effective) -> Vec<sandbox::policy::endpoints::Endpoint> {
     if !matches!(confined, Effective::Landlock | Effective::Namespaces) {
         return Vec::new();
     }
     let vars: Vec<(String, String)> =
         std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
-    sandbox::endpoints::model_endpoints(&vars)
+    sandbox::policy::endpoints::model_endpoints(&vars)
 }
 
 /// The words of `opts` a resume of the task needs again.

@@ -389,5 +389,7 @@ fn hidden_paths_named(config: &crate::config::Config, root: &str) -> Vec<String>
     let setup = config.worktree.setup.iter().map(|s| ("worktree.setup".to_string(), s.clone()));
     let commands: Vec<(String, String)> =
         setup.chain(config.checks.iter().map(|c| (format!("check {}", c.name), c.run.clone()))).collect();
-    crate::project::hides::warnings(namespaces, &commands, root, |p: &str| crate::sandbox::visible::is_executable(p))
+    crate::project::hides::warnings(namespaces, &commands, root, |p: &str| {
+        crate::sandbox::launch::visible::is_executable(p)
+    })
 }

@@ -452,7 +452,7 @@ fn shared_tmp(w: &Where<'_>) -> Fingerprint {
                 break;
             }
             let Ok(m) = std::fs::symlink_metadata(&path) else { continue };
-            if m.uid() != me || crate::sandbox::exec::maker_of(&name).is_some() {
+            if m.uid() != me || crate::sandbox::launch::maker_of(&name).is_some() {
                 continue;
             }
             budget -= 1;

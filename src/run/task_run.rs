@@ -46,7 +46,7 @@ impl<'a> TaskRun<'a> {
         // which ended before the kernel had taken its namespaces down:
         // removed once it is empty, as each confined process removes those
         // of the ones before it.
-        crate::sandbox::limits::sweep_own(std::time::Duration::from_millis(200));
+        crate::sandbox::layers::limits::sweep_own(std::time::Duration::from_millis(200));
         let ending = ending?;
         self.watch.retire();
         self.leave_worktree(ending);

@@ -424,13 +424,15 @@ fn only_the_syntax_layer_uses_tree_sitter() {
 fn processes_start_only_through_process_and_the_sandbox() {
     let mut files = all_sources();
     sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/sandbox/src"), &mut files);
-    // The sandbox's own starts: the confined exec, a program run outside
-    // (bubblewrap's probe), and its tests' probe, which re-runs the test.
+    // The sandbox's own starts: the confined command (its launch and
+    // bubblewrap), a program run outside (bubblewrap's probe), and its
+    // tests' probe, which re-runs the test.
     let starters = [
         "src/process.rs",
-        "crates/sandbox/src/exec.rs",
+        "crates/sandbox/src/launch/mod.rs",
+        "crates/sandbox/src/launch/bubblewrap.rs",
         "crates/sandbox/src/programs.rs",
-        "crates/sandbox/src/probe.rs",
+        "crates/sandbox/src/layers/probe.rs",
     ];
     for (path, text) in files {
         if starters.contains(&path.as_str()) {
@@ -438,7 +440,7 @@ fn processes_start_only_through_process_and_the_sandbox() {
         }
         assert!(
             !code(&text).contains("Command::new"),
-            "{path} starts a process itself: go through crate::process (or sandbox::exec for a confined exec)"
+            "{path} starts a process itself: go through crate::process (or sandbox::launch for a confined exec)"
         );
     }
 }

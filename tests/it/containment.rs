@@ -580,7 +580,7 @@ fn a_fork_burst_meets_the_process_limit_and_shm_and_tmp_are_private(mode: Mode, 
     // user's processes, other tests' too), which records no hit.
     let done = first(&r, "burst", "AgentFinished");
     let hits = done.to_string();
-    if who == Who::Root && retry_run::sandbox::limits::PidsCgroup::new(10, None, false).is_some() {
+    if who == Who::Root && retry_run::sandbox::layers::limits::PidsCgroup::new(10, None, false).is_some() {
         assert!(hits.contains("the process limit (50) refused"), "{hits}");
     }
 }
@@ -597,7 +597,7 @@ in_each_mode!(
 /// UNIX sockets, and says so once.
 #[test]
 fn the_fallback_without_namespaces_refuses_the_network_and_says_so() {
-    if retry_run::sandbox::landlock::abi() < 4 {
+    if retry_run::sandbox::layers::landlock::abi() < 4 {
         eprintln!("SKIPPED: Landlock ABI 4 (network rules) is needed");
         return;
     }

@@ -251,21 +251,24 @@ fn an_observed_command_keeps_setuid_as_root_and_one_nested_in_another_runs_unobs
     serve("tcp", &got, move || listener.accept().map(|(c, _)| c));
     let exe = env.retry_run_exe();
     let (outer, inner) = (env.path("outer.jsonl"), env.path("inner.jsonl"));
-    let observed = |log: &Path| -> Vec<String> {
-        ["sandbox", "--layers", "none", "--reap", "--observe", "--log"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([log.display().to_string(), "--".into()])
-            .collect()
+    // The line `run` starts detect mode's agent with: the supervisor (here
+    // `retry-run supervisor`) with a request for no layers, observed.
+    let observed = |log: &Path, argv: Vec<String>| -> Vec<String> {
+        let request = serde_json::json!({
+            "argv": argv, "dir": ".", "layers": "none", "reap": true,
+            "network": {"observe": true}, "log": log,
+        });
+        vec!["supervisor".into(), "--request".into(), request.to_string()]
     };
-    let mut argv = observed(&outer);
-    argv.push(exe.display().to_string());
-    argv.extend(observed(&inner));
-    argv.extend([
+    let command = vec![
         "sh".into(),
         "-c".into(),
-        format!("grep NoNewPrivs /proc/self/status; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}))'"),
-    ]);
+        format!(
+            "grep NoNewPrivs /proc/self/status; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}))'"
+        ),
+    ];
+    let inner_line: Vec<String> = std::iter::once(exe.display().to_string()).chain(observed(&inner, command)).collect();
+    let argv = observed(&outer, inner_line);
     let out = Run::of(env.retry_run(&dir).args(&argv));
     out.assert_code(0);
     // SAFETY: getuid cannot fail.

@@ -42,7 +42,7 @@ fn escape_agent(env: &TestEnv, r: &Path) -> Agent {
             .sh(&try_it("rename", &format!("sh -c 'mv src/app.txt {checkout}/moved.txt'")))
             .sh(&try_it("hardlink", &format!("sh -c 'ln {checkout}/notes.txt hl && echo x >> hl'")))
             .sh(&try_it("child", &format!(r#"sh -c 'sh -c "echo x >> {checkout}/notes.txt" & wait $!'"#)))
-            // retry-run itself: the parent of the confining `sandbox --reap`.
+            // retry-run itself: the parent of the supervisor that confines the agent.
             .sh(&try_it("signal", "kill -0 $(cut -d' ' -f4 /proc/$PPID/stat)"))
             .sh("ls -l /proc/$$/fd > fds.txt")
             .rm("link")
@@ -90,7 +90,7 @@ fn results(env: &TestEnv, r: &Path, task: &str) -> String {
 }
 
 fn landlock_here() -> bool {
-    retry_run::sandbox::landlock::abi() > 0
+    retry_run::sandbox::layers::landlock::abi() > 0
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn under_landlock_every_escape_is_refused_and_the_work_inside_succeeds() {
         assert!(res.contains(&format!("{refused}: refused")), "{refused} was not refused:\n{res}");
     }
     // Signals to processes outside the sandbox (retry-run itself here), where the kernel can scope them.
-    if retry_run::sandbox::landlock::abi() >= 6 {
+    if retry_run::sandbox::layers::landlock::abi() >= 6 {
         assert!(res.contains("signal: refused"), "{res}");
     }
     // No descriptor of retry-run's (its lock, the event log) reached the agent.
@@ -646,7 +646,7 @@ fn other_projects_secrets_beside_the_repository_cannot_be_read() {
         ".env: read".to_string(),
     ];
     let mut layers = vec!["landlock"];
-    if retry_run::sandbox::namespaces::probe().is_ok() {
+    if retry_run::sandbox::layers::namespaces::probe().is_ok() {
         layers.push("namespaces");
     } else {
         eprintln!("SKIPPED (namespaces): bubblewrap missing or user namespaces refused");

@@ -1,4 +1,4 @@
-//! `retry-run sandbox --print-bwrap`: the bubblewrap arguments a confined
+//! `retry-run sandbox --print bwrap`: the bubblewrap arguments a confined
 //! process gets, printed from the code path that runs them, so that
 //! `bench/sandbox.py` can time bubblewrap alone with the same mounts (the
 //! floor) without retyping them; and a confined command still ends as it
@@ -16,7 +16,7 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
     let Some((env, dir)) = with_namespaces() else { return };
     let out = env
         .retry_run(&dir)
-        .args(["sandbox", "--layers", "namespaces", "--print-bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
+        .args(["sandbox", "--layers", "namespaces", "--print", "bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -45,7 +45,7 @@ fn the_printed_bubblewrap_arguments_run_true_alone_and_nothing_runs_when_printin
     // Without namespaces there is nothing to print, and nothing runs.
     let out = env
         .retry_run(&dir)
-        .args(["sandbox", "--layers", "landlock", "--print-bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
+        .args(["sandbox", "--layers", "landlock", "--print", "bwrap", "--", "sh", "-c", "echo ran > ran.txt"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
@@ -79,7 +79,8 @@ fn a_confined_command_under_namespaces_ends_as_it_ended_and_leaves_nothing() {
 /// Under namespaces, a command given no `--tmpdir` has the namespace's own
 /// `/tmp` as TMPDIR: writable and gone with the namespace; nothing is made
 /// in this machine's temporary directory, and what the command wrote
-/// there is nowhere outside. `--tmpdir` still binds the directory given.
+/// there is nowhere outside. A request's `tmpdir` (`run`'s) still binds the
+/// directory given.
 #[test]
 fn a_typed_sandbox_gets_the_namespaces_own_tmp_as_tmpdir_and_makes_nothing_outside() {
     let Some((env, dir)) = with_namespaces() else { return };
@@ -101,13 +102,12 @@ fn a_typed_sandbox_gets_the_namespaces_own_tmp_as_tmpdir_and_makes_nothing_outsi
     let given = env.path("given");
     std::fs::create_dir(&given).expect("mkdir");
     let g = given.display().to_string();
-    let out = env
-        .retry_run(&dir)
-        .args(["sandbox", "--layers", "namespaces", "--tmpdir", &g, "--", "sh", "-c", "echo t > \"$TMPDIR/kept\""])
-        .output()
-        .expect("runs");
+    let request = serde_json::json!({
+        "argv": ["sh", "-c", "echo t > \"$TMPDIR/kept\""], "dir": ".", "layers": "namespaces", "tmpdir": g,
+    });
+    let out = env.retry_run(&dir).args(["supervisor", "--request", &request.to_string()]).output().expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(given.join("kept").is_file(), "the --tmpdir given is bound in");
+    assert!(given.join("kept").is_file(), "the tmpdir given is bound in");
 }
 /// `retry-run sandbox` ends once the supervisor says the command and all
 /// it left have ended, without waiting for the kernel to take the
@@ -134,7 +134,7 @@ fn the_sandbox_ends_with_its_command_and_the_next_one_removes_the_cgroup_it_left
     let fds = std::fs::read_to_string(dir.join("fds.txt")).expect("listed");
     let fds: Vec<&str> = fds.split_whitespace().collect();
     assert_eq!(fds, ["0", "1", "2", "3"], "the standard three and ls's own directory, nothing of the sandbox's");
-    let Some(own) = retry_run::sandbox::limits::own_dir_for_limit() else {
+    let Some(own) = retry_run::sandbox::layers::limits::own_dir_for_limit() else {
         eprintln!("SKIPPED (the cgroup part): not root, or no pids cgroup");
         return;
     };
@@ -142,7 +142,7 @@ fn the_sandbox_ends_with_its_command_and_the_next_one_removes_the_cgroup_it_left
         std::fs::read_dir(&own)
             .expect("own cgroup")
             .flatten()
-            .filter(|e| e.file_name().to_str().and_then(retry_run::sandbox::limits::cgroup_maker) == Some(pid))
+            .filter(|e| e.file_name().to_str().and_then(retry_run::sandbox::layers::limits::cgroup_maker) == Some(pid))
             .map(|e| e.path())
             .collect()
     };
@@ -198,8 +198,8 @@ fn the_supervisor_is_the_namespaces_pid_1_and_the_command_cannot_kill_it() {
 
 /// Inside the namespaces the command's parent is the supervisor: its own
 /// executable where it is installed beside `retry-run` (as cargo builds
-/// and installs it), `retry-run sandbox --inner` itself where `retry-run`
-/// was copied alone; the command is confined and ends the same either way.
+/// and installs it), `retry-run supervisor --inner` where `retry-run` was
+/// copied alone; the command is confined and ends the same either way.
 /// The supervisor's line refuses to be typed.
 #[test]
 fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_where_it_is_missing() {
@@ -213,7 +213,7 @@ fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_wh
                   ! (echo x > /etc/retry-run-test) 2>/dev/null && exit 9";
     for (exe, parent, inner) in [
         (installed.clone(), "retry-run-super", "retry-run-supervisor --inner "),
-        (alone.join("retry-run"), "retry-run", "retry-run sandbox --inner "),
+        (alone.join("retry-run"), "retry-run", "retry-run supervisor --inner "),
     ] {
         let out = Command::new(&exe)
             .args(["sandbox", "--layers", "namespaces", "--", "sh", "-c", script])
@@ -226,12 +226,14 @@ fn the_supervisor_is_its_own_executable_beside_retry_run_and_retry_run_itself_wh
         let line = std::fs::read_to_string(dir.join("line.txt")).expect("line");
         assert!(line.contains(inner), "{exe:?}: {line}");
     }
-    let typed = Command::new(installed.with_file_name("retry-run-supervisor"))
-        .args(["--inner", "{}", "--", "true"])
-        .output()
-        .expect("runs");
-    assert_eq!(typed.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&typed.stderr).contains("retry-run sandbox -- CMD"), "{typed:?}");
+    for typed in [
+        Command::new(installed.with_file_name("retry-run-supervisor")).args(["--inner", "{}"]).output(),
+        Command::new(&installed).args(["supervisor", "--", "true"]).output(),
+    ] {
+        let typed = typed.expect("runs");
+        assert_eq!(typed.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&typed.stderr).contains("retry-run sandbox -- CMD"), "{typed:?}");
+    }
 }
 
 /// retry-run's own executables under a path the command may write (here
@@ -263,41 +265,54 @@ fn retry_runs_own_executables_in_a_writable_directory_cannot_be_replaced_from_in
     assert!(std::fs::read(dir.join("retry-run-supervisor")).expect("read") == before, "the supervisor is intact");
 }
 
-/// The line `run` starts each agent and check process with, where the
-/// supervisor's executable is installed: `retry-run-supervisor --outer
-/// LINE -- CMD` (`--print-outer` prints it), which confines its command
-/// as `retry-run sandbox` with the same flags does.
+/// The line `run` starts each agent and check process with: the supervisor
+/// with one request (`--print request` prints the request `retry-run
+/// sandbox` would make), which confines its command as `retry-run sandbox`
+/// does, here with `run`'s TMPDIR and reaping.
 #[test]
-fn the_line_run_starts_is_the_supervisors_and_confines_as_retry_run_sandbox_does() {
+fn the_line_run_starts_is_the_supervisor_with_one_request_and_confines_as_retry_run_sandbox_does() {
     let Some((env, dir)) = with_namespaces() else { return };
     let tmp = env.path("tmp");
     std::fs::create_dir(&tmp).expect("mkdir");
-    let tmp = tmp.display().to_string();
     let script = "echo in > in.txt; echo t > \"$TMPDIR/t\"; ! (echo x > /etc/retry-run-test) 2>/dev/null && exit 5";
-    let flags = ["--reap", "--layers", "namespaces", "--git", "read-only", "--tmpdir", &tmp, "--deny-read-complete"];
     let out = env
         .retry_run(&dir)
-        .arg("sandbox")
-        .args(flags)
-        .args(["--print-outer", "--", "sh", "-c", script])
+        .args([
+            "sandbox",
+            "--layers",
+            "namespaces",
+            "--git",
+            "read-only",
+            "--print",
+            "request",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!dir.join("in.txt").exists(), "printing runs nothing");
-    let line: Vec<String> = serde_json::from_slice(&out.stdout).expect("a JSON array");
-    assert!(line[0].ends_with("/retry-run-supervisor") && line[1] == "--outer", "{line:?}");
-    assert_eq!(&line[3..], ["--", "sh", "-c", script]);
-    let ran = Command::new(&line[0]).args(&line[1..]).current_dir(&dir).output().expect("runs");
+    let mut request: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(request["argv"], serde_json::json!(["sh", "-c", script]));
+    assert_eq!(request["layers"], "namespaces");
+    request["tmpdir"] = Value::from(tmp.display().to_string());
+    request["reap"] = Value::from(true);
+    let supervisor = PathBuf::from(env!("CARGO_BIN_EXE_retry-run")).with_file_name("retry-run-supervisor");
+    let ran =
+        Command::new(&supervisor).args(["--request", &request.to_string()]).current_dir(&dir).output().expect("runs");
     assert_eq!(ran.status.code(), Some(5), "{}", String::from_utf8_lossy(&ran.stderr));
-    assert!(dir.join("in.txt").exists() && PathBuf::from(&tmp).join("t").exists());
-    let typed = Command::new(&line[0]).args(["--outer", "{}", "--", "true"]).output().expect("runs");
+    assert!(dir.join("in.txt").exists() && tmp.join("t").exists());
+    let typed = Command::new(&supervisor).args(["--request", "{}", "--", "true"]).output().expect("runs");
     assert_eq!(typed.status.code(), Some(2), "a line run did not write");
 }
 
 /// A run whose `retry-run` was copied without the supervisor beside it
-/// starts `retry-run sandbox` for its agent and checks, as before.
+/// starts `retry-run supervisor` for its agent and checks: the same
+/// supervisor, served by `retry-run` itself.
 #[test]
-fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_sandbox() {
+fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_supervisor() {
     let Some((env, _)) = with_namespaces() else { return };
     let r = env
         .repo("repo")
@@ -317,7 +332,7 @@ fn a_run_without_the_supervisor_beside_retry_run_confines_with_retry_run_sandbox
     );
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let parent = env.git(&r, &["show", "refs/retry-run/alone/1:parent.txt"]);
-    assert!(parent.contains("retry-run sandbox --inner "), "{parent}");
+    assert!(parent.contains("retry-run supervisor --inner "), "{parent}");
 }
 
 /// A probe's success is kept in the user's cache for the same machine
@@ -338,7 +353,7 @@ fn a_probes_success_is_kept_for_the_same_bubblewrap_and_another_one_is_probed_ag
         c.args(["sandbox", "--", "sh", "-c", "echo in > in.txt"]).output().expect("runs")
     };
     // bubblewrap behind a script that counts its starts.
-    let real = retry_run::sandbox::namespaces::program().expect("bwrap");
+    let real = retry_run::sandbox::layers::namespaces::program().expect("bwrap");
     let starts = env.path("starts.txt");
     let counting = env.path("counting-bwrap");
     std::fs::write(
@@ -493,7 +508,7 @@ fn with_namespaces_as_root() -> Option<(TestEnv, PathBuf)> {
 /// can make namespaces; `None` (the test skipped, said on stderr) where
 /// it cannot.
 fn with_namespaces() -> Option<(TestEnv, PathBuf)> {
-    if retry_run::sandbox::namespaces::probe().is_err() {
+    if retry_run::sandbox::layers::namespaces::probe().is_err() {
         eprintln!("SKIPPED: bubblewrap missing or user namespaces refused");
         return None;
     }

@@ -1,13 +1,6 @@
 //! Printing that survives its reader going away: a write to a closed pipe
 //! is dropped rather than a panic (SIGPIPE is ignored by both executables).
-
-/// `println!` that drops the line when stdout is closed.
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
+//! The sandbox prints nothing on stdout, which is its command's.
 
 /// `eprintln!` that drops the line when stderr is closed.
 macro_rules! errln {
@@ -17,4 +10,4 @@ macro_rules! errln {
     }};
 }
 
-pub(crate) use {errln, outln};
+pub(crate) use errln;

@@ -113,10 +113,10 @@ pub(crate) fn network_log(out_file: &Path) -> std::path::PathBuf {
 /// What detect mode saw the runs whose outputs are `out_files` reach that
 /// the other modes would have stopped (or why it could see nothing): one
 /// entry for each thing seen, its counts added up over the runs, the first
-/// [`crate::sandbox::seen::SEEN_CAP`]. Empty in the other modes, and for
+/// [`crate::sandbox::detect::seen::SEEN_CAP`]. Empty in the other modes, and for
 /// runs that were not made (their logs do not exist).
 pub(crate) fn network_seen(out_files: &[std::path::PathBuf]) -> Vec<crate::model::NetworkSeen> {
-    use crate::sandbox::seen;
+    use crate::sandbox::detect::seen;
     let mut out: Vec<crate::model::NetworkSeen> = Vec::new();
     for s in out_files.iter().flat_map(|f| seen::network_seen(&network_log(f))) {
         if let Some(n) = out.iter_mut().find(|n| n.kind == s.seen && n.what == s.what) {

@@ -28,7 +28,7 @@ pub(crate) enum Who {
 pub(crate) const NOBODY: u32 = 65534;
 
 pub(crate) fn namespaces_here() -> bool {
-    retry_run::sandbox::namespaces::probe().is_ok()
+    retry_run::sandbox::layers::namespaces::probe().is_ok()
 }
 
 /// Whether this combination can be tried here; says why not.
@@ -73,7 +73,7 @@ fn mode_can(mode: Mode) -> bool {
             eprintln!("SKIPPED: namespaces cannot be made here");
             false
         }
-        Mode::Fallback if retry_run::sandbox::landlock::abi() < 4 => {
+        Mode::Fallback if retry_run::sandbox::layers::landlock::abi() < 4 => {
             eprintln!("SKIPPED: Landlock ABI 4 is needed for the fallback");
             false
         }

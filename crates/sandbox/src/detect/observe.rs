@@ -1,6 +1,6 @@
 //! Detect mode's eyes on the network: the connections, sockets and
 //! servers of the agent and of its checks, seen as they make them, each recorded as what it was (see
-//! [`super::seen`] for how each is read, judged and said).
+//! [`crate::detect::seen`] for how each is read, judged and said).
 //!
 //! Nothing confines the agent in detect mode, so nothing stops it (or a
 //! check, which runs code it wrote) from sending a secret over TCP,
@@ -38,7 +38,7 @@
 //!
 //! What was seen is judged once the command and everything it left have
 //! ended (nothing of the agent runs then to change it) and appended to the
-//! sandbox's log ([`super::seen::Seen`]), which `run` reads into
+//! sandbox's log ([`crate::detect::seen::Seen`]), which `run` reads into
 //! `AgentFinished.network_seen` and each `CheckFinished.network_seen`.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -48,7 +48,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use super::seen::{self, Call, Dest, Machine, Observed, Sock, Trap, Trapped};
+use crate::detect::seen::{self, Call, Dest, Machine, Observed, Sock, Trap, Trapped};
 
 /// The destinations recorded, each once with a count: a command that
 /// connects in a loop cannot grow the record without bound.
@@ -155,8 +155,8 @@ impl Observer {
             };
             lines.extend(serde_json::to_string(&note).ok());
         }
-        let rules: Vec<super::proxy::HostRule> =
-            reach.network.iter().filter_map(|r| super::proxy::parse_rule(r).ok()).collect();
+        let rules: Vec<crate::proxy::HostRule> =
+            reach.network.iter().filter_map(|r| crate::proxy::parse_rule(r).ok()).collect();
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let inside: Vec<std::path::PathBuf> =
             reach.inside.iter().flat_map(|d| [d.to_path_buf(), canonical(d)]).collect();
@@ -653,7 +653,7 @@ fn machine_now() -> Machine {
     udp_ports.sort_unstable();
     udp_ports.dedup();
     Machine {
-        tcp_ports: super::listening::host_listening_ports(),
+        tcp_ports: crate::proxy::listening::host_listening_ports(),
         udp_ports,
         abstract_names: abstract_sockets(&read("/proc/net/unix")),
         resolvers: resolvers(&read("/etc/resolv.conf")),
@@ -795,7 +795,7 @@ const NR: u32 = 0;
 const ARCH: u32 = 4;
 const ARGS: u32 = 16;
 
-/// The filter: for each ABI of [`super::seen::ABIS`], `connect`,
+/// The filter: for each ABI of [`crate::detect::seen::ABIS`], `connect`,
 /// `sendmsg`, `sendmmsg`, `bind`, `listen`, `sendto` with an address (its
 /// fifth argument not NULL) and `socketcall` of those go to the listener; every other
 /// call, and every other architecture, is allowed: nothing is refused.

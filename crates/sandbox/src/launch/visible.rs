@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::namespaces::PRIVATE;
+use crate::layers::namespaces::PRIVATE;
 
 /// Whether `p` lies strictly beneath one of the private directories.
 fn beneath_private(p: &Path) -> bool {

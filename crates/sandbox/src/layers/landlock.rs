@@ -264,7 +264,7 @@ pub fn confine_with(_writable: &[PathBuf], _hidden: &[PathBuf], _net: Net) -> Re
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::probe;
+    use crate::layers::probe;
 
     /// Landlock alone with one TCP port: connecting to it works, to any
     /// other port, and binding any port, do not (ABI 4+; below, nothing is

@@ -6,7 +6,7 @@
 //!
 //! In the fallback, for machines that refuse user namespaces (so no
 //! network namespace of our own; `{ inet: true, .. }`), the filter also
-//! refuses what Landlock's TCP port rules ([`super::landlock::Net::Only`])
+//! refuses what Landlock's TCP port rules ([`crate::layers::landlock::Net::Only`])
 //! cannot see. Landlock decides which TCP ports may be connected to; this
 //! filter makes sure that a plain TCP connection is the only network left
 //! for Landlock to decide on.
@@ -444,7 +444,7 @@ fn socket_rules(deny: Deny) -> Result<Vec<seccompiler::SeccompRule>, SeccompErro
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::probe::{self, REFUSED, assert_seen};
+    use crate::layers::probe::{self, REFUSED, assert_seen};
 
     #[test]
     fn the_filter_builds_for_this_architecture() {

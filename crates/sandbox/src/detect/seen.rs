@@ -1,5 +1,5 @@
 //! What detect mode saw a command send where, read from the calls the
-//! kernel stopped for [`super::observe`], judged against what the other
+//! kernel stopped for [`crate::detect::observe`], judged against what the other
 //! modes allow, and said in words: "TCP connect to 203.0.113.5:443 by
 //! python3", "UNIX stream connect to /run/docker.sock by curl". Pure, but
 //! for [`network_seen`], which reads the sandbox's log.
@@ -35,7 +35,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::proxy::{self, HostRule};
+use crate::proxy::{self, HostRule};
 
 /// A call that sends to an address, or that makes a socket reachable
 /// (`bind`, `listen`), as observed.
@@ -1254,6 +1254,6 @@ mod tests {
         let seen = network_seen(&log);
         assert_eq!(seen.iter().map(|s| s.seen.as_str()).collect::<Vec<_>>(), ["network", "unix-socket"]);
         assert!(proxy::read_log(&log).len() == 1, "the proxy's reader takes none of them as a connection");
-        assert!(super::super::limits_hit(&log).len() == 1, "nor the limits' reader");
+        assert!(crate::limits_hit(&log).len() == 1, "nor the limits' reader");
     }
 }

@@ -10,6 +10,9 @@
 //! absent, so that their logs read back to the same bytes; a key always
 //! written, even as `null`, is a plain field.
 
+use std::path::Path;
+
+use crate::proxy;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The word a mode is written as: what serde writes for it (`Effective`
@@ -152,6 +155,82 @@ pub struct EnvChanges {
     pub credentials: Vec<String>,
 }
 
+/// At most this many refused hosts are named in the record.
+pub const REFUSED_HOSTS_CAP: usize = 50;
+
+/// The hosts (`host:port`) the proxy refused, in the order of the
+/// sandbox's log, each once, the first [`REFUSED_HOSTS_CAP`].
+pub fn refused_hosts(log: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in proxy::read_log(log).into_iter().filter(|c| !c.allowed) {
+        if out.len() >= REFUSED_HOSTS_CAP {
+            break;
+        }
+        let h = format!("{}:{}", c.host, c.port);
+        if !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    out
+}
+
+/// A limit a confined command hit, from the sandbox's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitHit {
+    /// `processes`, `file_size`, `leftovers`, `connections_logged` or
+    /// `connections_open`.
+    pub limit: String,
+    pub max: u64,
+    /// How many processes were refused (`processes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<u64>,
+}
+
+impl LimitHit {
+    /// In words, for the record and the report.
+    pub fn describe(&self) -> String {
+        match (self.limit.as_str(), self.refused) {
+            ("processes", Some(n)) => format!("the process limit ({}) refused {n} new process(es)", self.max),
+            ("file_size", _) => format!("the file size limit ({} bytes) ended a process", self.max),
+            ("leftovers", _) => format!("{} process(es) it left running were ended", self.max),
+            ("connections_logged", Some(n)) => {
+                format!("the network log keeps the first {} connections; {n} more were not recorded", self.max)
+            }
+            ("connections_open", Some(n)) => {
+                format!("the network proxy serves {} connections at once; {n} more were refused", self.max)
+            }
+            (other, _) => format!("the {other} limit ({})", self.max),
+        }
+    }
+}
+
+/// The limits hit, from the sandbox's log (other lines are connections).
+pub fn limits_hit(log: &Path) -> Vec<LimitHit> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str::<LimitHit>(l).ok()).collect()
+}
+
+/// The paths outside `worktree` that `output` says were refused
+/// ("Permission denied", "Read-only file system", "Operation not
+/// permitted"), as printed, first seen first. Pure.
+pub fn refused_paths(output: &[String], worktree: &Path) -> Vec<String> {
+    const SIGNS: [&str; 4] = ["Permission denied", "Operation not permitted", "Read-only file system", "EACCES"];
+    let wt = worktree.display().to_string();
+    let mut out: Vec<String> = Vec::new();
+    for line in output {
+        if !SIGNS.iter().any(|s| line.contains(s)) {
+            continue;
+        }
+        for word in line.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ',' | '(' | ')')) {
+            let word = word.trim_end_matches(':');
+            if word.starts_with('/') && word.len() > 1 && !word.starts_with(&wt) && !out.iter().any(|o| o == word) {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +258,16 @@ mod tests {
         let plan: SandboxPlan = serde_json::from_value(old.clone()).unwrap_or_default();
         assert_eq!((plan.unconfined.as_ref(), plan.mode.as_str()), (None, "landlock"));
         assert_eq!(serde_json::to_value(&plan).ok(), Some(old));
+    }
+
+    #[test]
+    fn refused_paths_outside_the_worktree() {
+        let out = vec![
+            "sh: 1: cannot create /home/u/notes.txt: Permission denied".to_string(),
+            "touch: cannot touch '/w/ok': Permission denied".to_string(),
+            "OSError: [Errno 13] Permission denied: '/home/u/.cache/x'".to_string(),
+            "all fine".to_string(),
+        ];
+        assert_eq!(refused_paths(&out, Path::new("/w")), ["/home/u/notes.txt", "/home/u/.cache/x"]);
     }
 }

@@ -1,6 +1,6 @@
 //! The TCP ports something on this machine listens on at its loopback: the
 //! agent's sandbox records a direct connection to one of them as refused
-//! (see [`super::proxy::refuse_direct`]), with the line that would allow it.
+//! (see [`crate::proxy::refuse_direct`]), with the line that would allow it.
 //!
 //! Asked of the kernel's socket diagnostics (netlink `sock_diag`, as `ss
 //! -ltn` asks), for the listening sockets only. `/proc/net/tcp` says the
@@ -14,7 +14,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 /// The TCP ports something listens on at this machine's loopback
 /// (127.0.0.1, ::1, or every address) in this process's network
 /// namespace, sorted.
-pub(super) fn host_listening_ports() -> Vec<u16> {
+pub(crate) fn host_listening_ports() -> Vec<u16> {
     let mut ports = by_diag().unwrap_or_else(|| {
         ["/proc/net/tcp", "/proc/net/tcp6"].iter().filter_map(|f| read_whole(f)).flat_map(|t| on_loopback(&t)).collect()
     });

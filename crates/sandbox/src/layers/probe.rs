@@ -13,11 +13,11 @@ const MODE: &str = "RETRY_RUN_NET_PROBE";
 const PORTS: &str = "RETRY_RUN_NET_PROBE_PORTS";
 
 /// What one try did: `Ok`, or the errno it failed with.
-pub(super) type Outcome = Result<(), i32>;
+pub(crate) type Outcome = Result<(), i32>;
 
 /// In the re-run test binary told `mode`: the allowed port and the
 /// other one, each with a listener of the parent behind it.
-pub(super) fn child(mode: &str) -> Option<(u16, u16)> {
+pub(crate) fn child(mode: &str) -> Option<(u16, u16)> {
     if std::env::var(MODE).ok()? != mode {
         return None;
     }
@@ -30,7 +30,7 @@ pub(super) fn child(mode: &str) -> Option<(u16, u16)> {
 /// name) did in `mode`, by name, with two listeners on 127.0.0.1 open
 /// here: the first's port is the allowed one. Panics, with the
 /// output, when the re-run test failed.
-pub(super) fn rerun(test: &str, mode: &str) -> BTreeMap<String, Outcome> {
+pub(crate) fn rerun(test: &str, mode: &str) -> BTreeMap<String, Outcome> {
     let allowed = TcpListener::bind("127.0.0.1:0").expect("listener");
     let other = TcpListener::bind("127.0.0.1:0").expect("listener");
     let port = |l: &TcpListener| l.local_addr().expect("bound").port();
@@ -61,7 +61,7 @@ pub(super) fn rerun(test: &str, mode: &str) -> BTreeMap<String, Outcome> {
 }
 
 /// Tries every kind of socket, one line each, as [`rerun`] reads them.
-pub(super) fn try_all(allowed: u16, other: u16) {
+pub(crate) fn try_all(allowed: u16, other: u16) {
     let report = |name: &str, outcome: Outcome| match outcome {
         Ok(()) => println!("probe {name} ok"),
         Err(errno) => println!("probe {name} errno {errno}"),
@@ -291,12 +291,12 @@ fn listen_unbound() -> Outcome {
 }
 
 /// A refusal by the seccomp filter.
-pub(super) const REFUSED: Outcome = Err(libc::EPERM);
+pub(crate) const REFUSED: Outcome = Err(libc::EPERM);
 /// Landlock's refusal.
-pub(super) const DENIED: Outcome = Err(libc::EACCES);
+pub(crate) const DENIED: Outcome = Err(libc::EACCES);
 
 /// Asserts that each try of `expected` did what it says.
-pub(super) fn assert_seen(seen: &BTreeMap<String, Outcome>, expected: &[(&str, Outcome)]) {
+pub(crate) fn assert_seen(seen: &BTreeMap<String, Outcome>, expected: &[(&str, Outcome)]) {
     for (name, outcome) in expected {
         assert_eq!(seen.get(*name), Some(outcome), "{name}, among {seen:?}");
     }

@@ -1,0 +1,9 @@
+//! The kernel's layers a confined process is put in: its own namespaces
+//! (through bubblewrap), Landlock, seccomp filters, and the limits.
+
+pub mod landlock;
+pub mod limits;
+pub mod namespaces;
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) mod probe;
+pub mod seccomp;
