@@ -7,8 +7,9 @@ rebuilt with `cargo build`, sides alternating, medians.
 
 Each tree is a checkout with its own target directory, built once first.
 The edits: a comment line added to `src/run/task_run.rs` (the loop) and one
-added to the sandbox's `exec.rs` (`src/sandbox/exec.rs` before,
-`crates/sandbox/src/exec.rs` after); each timed rebuild is followed by the
+added to the sandbox's launch (`src/sandbox/exec.rs` before the crate,
+`crates/sandbox/src/exec.rs` in its first step, `crates/sandbox/src/launch/mod.rs`
+once regrouped); each timed rebuild is followed by the
 edit undone and an untimed rebuild, so every timed build starts from the
 same state. Printed: the median seconds per tree and edit, and which
 packages each rebuild compiled.
@@ -21,8 +22,10 @@ import time
 
 
 def sandbox_exec(tree):
-    after = os.path.join(tree, "crates/sandbox/src/exec.rs")
-    return after if os.path.exists(after) else os.path.join(tree, "src/sandbox/exec.rs")
+    for path in ["crates/sandbox/src/launch/mod.rs", "crates/sandbox/src/exec.rs", "src/sandbox/exec.rs"]:
+        if os.path.exists(os.path.join(tree, path)):
+            return os.path.join(tree, path)
+    raise SystemExit(f"no sandbox launch in {tree}")
 
 
 def build(tree, profile):
@@ -58,7 +61,7 @@ def main():
     trees = {"before": args.before, "after": args.after}
     for tree in trees.values():
         build(tree, args.profile)
-    edits = {"src/run/task_run.rs": lambda t: os.path.join(t, "src/run/task_run.rs"), "the sandbox's exec.rs": sandbox_exec}
+    edits = {"src/run/task_run.rs": lambda t: os.path.join(t, "src/run/task_run.rs"), "the sandbox's launch": sandbox_exec}
     for edit, path_of in edits.items():
         times = {name: [] for name in trees}
         compiled = {}

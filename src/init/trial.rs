@@ -223,7 +223,7 @@ fn confine(repo: &Repo, config: &Config, wt: &Path, name: &str, tmp: &Path) -> R
         abi,
         policy,
         tmpdir: (effective != Effective::Off).then(|| tmp.to_path_buf()),
-        supervisor: sandbox::launch::supervisor_for(&exe),
+        supervisor: sandbox::supervisor::line::supervisor_for(&exe),
         found: sandbox::Found::now(),
         exe,
         away: sandbox::away_from_checkout(&vars, &checkouts, wt, &|p| p.exists()),

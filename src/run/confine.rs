@@ -103,7 +103,7 @@ pub(in crate::run) fn confinement_of(
         policy,
         tmpdir,
         exe: plan.exe.clone(),
-        supervisor: sandbox::launch::supervisor_for(&plan.exe),
+        supervisor: sandbox::supervisor::line::supervisor_for(&plan.exe),
         found: sandbox::Found::now(),
         away: env_away(repo, wt, &vars),
         hidden: env_hidden(plan, &vars),

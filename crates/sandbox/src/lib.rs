@@ -22,6 +22,9 @@
 //! Reading and executing stay allowed everywhere; writing (creating,
 //! removing, renaming, linking, truncating) only beneath the writable paths.
 
+// `unsafe` lives in `sys` alone, each use with its reason.
+#![deny(unsafe_code)]
+
 mod console;
 pub mod detect;
 pub mod launch;
@@ -31,6 +34,7 @@ pub mod programs;
 pub mod proxy;
 pub mod request;
 pub mod supervisor;
+#[allow(unsafe_code)]
 mod sys;
 
 pub use policy::confinement::Confinement;

@@ -3,7 +3,7 @@
 //! agent and check process ([`crate::Confinement::request`]), the flags of
 //! `retry-run sandbox` build it for a command typed by hand, and it
 //! reaches the supervisor as one JSON object (`retry-run-supervisor
-//! --request JSON`, [`crate::launch::line`]).
+//! --request JSON`, [`crate::supervisor::line::request_line`]).
 //!
 //! The environment the command gets is its starter's (what `run` changes
 //! of it, `run` changes on the process it starts, with the sandbox on or

@@ -41,14 +41,14 @@
 //! sandbox's log ([`crate::detect::seen::Seen`]), which `run` reads into
 //! `AgentFinished.network_seen` and each `CheckFinished.network_seen`.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
 use crate::detect::seen::{self, Call, Dest, Machine, Observed, Sock, Trap, Trapped};
+use crate::sys::{fd, net, notify};
 
 /// The destinations recorded, each once with a count: a command that
 /// connects in a loop cannot grow the record without bound.
@@ -106,15 +106,7 @@ impl Observer {
     /// until this process holds the listener.
     pub fn install_on(&self, cmd: &mut Command) {
         let Some(r) = &self.running else { return };
-        let program = Arc::clone(&r.program);
-        let (hello, go) = (r.hello.as_raw_fd(), r.go.as_raw_fd());
-        // SAFETY: between fork and exec the closure makes system calls
-        // only (prctl, seccomp, getpid, write, read), on memory prepared
-        // before the fork (the program, kept alive by the Arc it holds)
-        // and on the stack; it allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || hand_over(&program, hello, go));
-        }
+        notify::install_on_exec(cmd, Arc::clone(&r.program), r.hello.as_raw_fd(), r.go.as_raw_fd());
     }
 
     /// Whether the hand-over failed, so the command did not start: it is
@@ -130,11 +122,8 @@ impl Observer {
     pub fn finish(self, log: Option<&Path>, reach: &Reach<'_>) {
         let (served, refused) = match self.running {
             Some(r) => {
-                // SAFETY: a one-byte write on this process's own pipe,
-                // whose reading end it holds too.
-                unsafe {
-                    libc::write(r.stop.1.as_raw_fd(), b"x".as_ptr().cast(), 1);
-                }
+                // Its own pipe, whose reading end it holds too.
+                let _ = fd::write(r.stop.1.as_fd(), b"x");
                 let served = r
                     .thread
                     .join()
@@ -204,7 +193,7 @@ enum NotObserved {
 impl Running {
     fn start() -> Result<Running, NotObserved> {
         let program = program().ok_or(NotObserved::NoFilter)?;
-        let pipe = || pipe().map_err(NotObserved::Pipe);
+        let pipe = || fd::pipe().map_err(NotObserved::Pipe);
         let (hello_r, hello_w) = pipe()?;
         let (go_r, go_w) = pipe()?;
         let (stop_r, stop_w) = pipe()?;
@@ -219,75 +208,13 @@ impl Running {
     }
 }
 
-/// A pipe, both ends close-on-exec: (read, write).
-fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into the array on success.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just made and are owned by nothing else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// In the command's process, between fork and exec: installs `program`
-/// with a new listener (first without `no_new_privs`, which `CAP_SYS_ADMIN`
-/// allows, then with it), says its pid and the listener's number on
-/// `hello` (or the error, negated), and waits for the byte on `go`. `Err`
-/// unless this process took the listener: the command does not start.
-fn hand_over(program: &[libc::sock_filter], hello: RawFd, go: RawFd) -> std::io::Result<()> {
-    let prog = libc::sock_fprog { len: program.len() as libc::c_ushort, filter: program.as_ptr() as *mut _ };
-    // SAFETY: prctl sets flags of this process; seccomp reads the program
-    // through `prog`, which outlives the call; write and read use buffers
-    // on the stack of the sizes given.
-    unsafe {
-        // Made non-dumpable with its parent: this process must be able to
-        // take the listener. exec sets it again by the program's file.
-        libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
-        let install = || {
-            libc::syscall(
-                libc::SYS_seccomp,
-                libc::SECCOMP_SET_MODE_FILTER,
-                libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                &prog as *const libc::sock_fprog,
-            )
-        };
-        let mut fd = install();
-        if fd < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EACCES) {
-            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-            fd = install();
-        }
-        let said =
-            if fd < 0 { -std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL) } else { fd as i32 };
-        let mut msg = [0u8; 8];
-        msg[..4].copy_from_slice(&libc::getpid().to_ne_bytes());
-        msg[4..].copy_from_slice(&said.to_ne_bytes());
-        if libc::write(hello, msg.as_ptr().cast(), msg.len()) != msg.len() as isize {
-            return Err(std::io::Error::last_os_error());
-        }
-        let mut answer = [0u8; 1];
-        loop {
-            let n = libc::read(go, answer.as_mut_ptr().cast(), 1);
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            return if n == 1 && answer[0] == b'y' {
-                Ok(())
-            } else {
-                Err(std::io::Error::from_raw_os_error(libc::EPERM))
-            };
-        }
-    }
-}
-
 /// The thread: the machine as it is before the command, the listener
 /// taken from the command (`hello`, then `go`), then every notification
 /// served until `stop` (or until no process is left under the filter).
 fn serve(hello: OwnedFd, go: OwnedFd, stop: &OwnedFd, refused: &Mutex<Option<String>>) -> Served {
     let mut served = Served { machine: machine_now(), ..Served::default() };
     let say = |byte: &[u8; 1]| {
-        // SAFETY: a one-byte write on this thread's own pipe.
-        unsafe { libc::write(go.as_raw_fd(), byte.as_ptr().cast(), 1) };
+        let _ = fd::write(go.as_fd(), byte);
     };
     let Some((pid, fd)) = read_hello(&hello, stop) else {
         // The command never got to its filter (it could not start, or it
@@ -315,11 +242,8 @@ fn serve(hello: OwnedFd, go: OwnedFd, stop: &OwnedFd, refused: &Mutex<Option<Str
             libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 },
         ];
-        // SAFETY: poll on descriptors this thread owns, through an array
-        // that lives across the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
-        if n < 0 {
-            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+        if let Err(e) = fd::poll(&mut fds) {
+            if e.raw_os_error() == Some(libc::EINTR) {
                 continue;
             }
             break;
@@ -376,19 +300,17 @@ fn read_hello(hello: &OwnedFd, stop: &OwnedFd) -> Option<(libc::pid_t, i32)> {
             libc::pollfd { fd: hello.as_raw_fd(), events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: stop.as_raw_fd(), events: libc::POLLIN, revents: 0 },
         ];
-        // SAFETY: poll through an array that lives across the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
-        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+        let polled = fd::poll(&mut fds);
+        if polled.as_ref().is_err_and(|e| e.raw_os_error() == Some(libc::EINTR)) {
             continue;
         }
-        if n < 0 || fds[1].revents != 0 || fds[0].revents & libc::POLLIN == 0 {
+        if polled.is_err() || fds[1].revents != 0 || fds[0].revents & libc::POLLIN == 0 {
             return None;
         }
         let mut msg = [0u8; 8];
-        // SAFETY: read into a buffer of that size; the command writes its
-        // 8 bytes at once (a pipe's write of less than PIPE_BUF is whole).
-        let n = unsafe { libc::read(hello.as_raw_fd(), msg.as_mut_ptr().cast(), msg.len()) };
-        if n != msg.len() as isize {
+        // The command writes its 8 bytes at once (a pipe's write of less
+        // than PIPE_BUF is whole).
+        if !matches!(fd::read(hello.as_fd(), &mut msg), Ok(8)) {
             return None;
         }
         let pid = i32::from_ne_bytes([msg[0], msg[1], msg[2], msg[3]]);
@@ -397,56 +319,28 @@ fn read_hello(hello: &OwnedFd, stop: &OwnedFd) -> Option<(libc::pid_t, i32)> {
     }
 }
 
-/// `PIDFD_THREAD`: a pidfd of one thread (Linux 6.9), so that a thread's
-/// own descriptor table is the one looked in.
-const PIDFD_THREAD: libc::c_int = libc::O_EXCL;
-
 /// A pidfd of thread or process `tid` (for one that is not its process's
 /// first thread, on a kernel before 6.9: `None`).
 fn pidfd(tid: libc::pid_t) -> Option<OwnedFd> {
-    for flags in [PIDFD_THREAD, 0] {
-        // SAFETY: pidfd_open takes a pid and flags and returns a new
-        // descriptor or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, flags) };
-        if fd >= 0 {
-            // SAFETY: a descriptor just made, owned by nothing else.
-            return Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
-        }
-    }
-    None
+    [fd::PIDFD_THREAD, 0].into_iter().find_map(|flags| fd::pidfd_open(tid, flags))
 }
 
 /// A copy of descriptor `fd` of process `pid`.
 fn take_fd(pid: libc::pid_t, fd: RawFd) -> std::io::Result<OwnedFd> {
     let Some(p) = pidfd(pid) else { return Err(std::io::Error::last_os_error()) };
-    // SAFETY: pidfd_getfd on a pidfd this process owns returns a new
-    // descriptor (close-on-exec) or -1.
-    let got = unsafe { libc::syscall(libc::SYS_pidfd_getfd, p.as_raw_fd(), fd, 0) };
-    if got < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: a descriptor just made, owned by nothing else.
-    Ok(unsafe { OwnedFd::from_raw_fd(got as RawFd) })
+    fd::pidfd_getfd(&p, fd)
 }
 
 /// Receives one notification, looks at the call, and lets it go on.
 fn serve_one(listener: &OwnedFd) -> Vec<Observed> {
-    // SAFETY: seccomp_notif is plain data; the kernel wants it zeroed.
-    let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-    // SAFETY: the ioctl writes one seccomp_notif into `req`.
-    if unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req) } != 0 {
+    let Some(req) = notify::receive(listener.as_fd()) else {
         // ENOENT: the caller is gone already.
         return Vec::new();
-    }
+    };
     // A failure in the look must neither keep the call waiting nor end
     // the thread (the calls stopped would then fail, ENOSYS).
     let seen = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| look(listener, &req))).unwrap_or_default();
-    let resp =
-        libc::seccomp_notif_resp { id: req.id, val: 0, error: 0, flags: libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32 };
-    // SAFETY: the ioctl reads one seccomp_notif_resp from `resp`.
-    while unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) } != 0
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-    {}
+    notify::let_go_on(listener.as_fd(), req.id);
     seen
 }
 
@@ -454,8 +348,7 @@ fn serve_one(listener: &OwnedFd) -> Vec<Observed> {
 /// read from a pid was read from the caller, not from a process that took
 /// its number since).
 fn still_waiting(listener: &OwnedFd, id: u64) -> bool {
-    // SAFETY: the ioctl reads one u64 through the pointer.
-    unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 }
+    notify::still_waiting(listener.as_fd(), id)
 }
 
 /// What the stopped call `req` sends where, read while it waits.
@@ -543,14 +436,8 @@ fn read_memory(tid: libc::pid_t, at: u64, len: usize) -> Option<Vec<u8>> {
         return Some(Vec::new());
     }
     let mut buf = vec![0u8; len];
-    let local = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: len };
-    let remote = libc::iovec { iov_base: at as usize as *mut libc::c_void, iov_len: len };
-    // SAFETY: process_vm_readv writes at most `len` bytes into `buf`,
-    // which the local iovec describes; the remote one is only read by the
-    // kernel, in the other process.
-    let n = unsafe { libc::process_vm_readv(tid, &local, 1, &remote, 1, 0) };
-    if n > 0 {
-        buf.truncate(n as usize);
+    if let Some(n) = notify::read_memory(tid, at, &mut buf) {
+        buf.truncate(n);
         return Some(buf);
     }
     use std::os::unix::fs::FileExt;
@@ -572,60 +459,25 @@ struct SocketInfo {
 /// Descriptor `fd` of thread `tid`, looked at through a copy (its own
 /// address too: `local`).
 fn socket_of(tid: libc::pid_t, fd: RawFd, local: bool) -> SocketInfo {
-    let Some(p) = pidfd(tid) else { return SocketInfo::default() };
-    // SAFETY: pidfd_getfd on a pidfd this process owns returns a new
-    // descriptor (close-on-exec) or -1.
-    let got = unsafe { libc::syscall(libc::SYS_pidfd_getfd, p.as_raw_fd(), fd, 0) };
-    if got < 0 {
-        return SocketInfo::default();
-    }
-    // SAFETY: a descriptor just made, owned by nothing else.
-    let copy = unsafe { OwnedFd::from_raw_fd(got as RawFd) };
-    let int = |opt: libc::c_int| -> Option<libc::c_int> {
-        let mut v: libc::c_int = 0;
-        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: getsockopt writes one int into `v`, its size in `len`.
-        let r = unsafe {
-            libc::getsockopt(copy.as_raw_fd(), libc::SOL_SOCKET, opt, (&mut v as *mut libc::c_int).cast(), &mut len)
-        };
-        (r == 0).then_some(v)
-    };
+    let Some(copy) = pidfd(tid).and_then(|p| fd::pidfd_getfd(&p, fd).ok()) else { return SocketInfo::default() };
+    let int = |opt: libc::c_int| net::option(copy.as_fd(), opt);
     let (Some(ty), Some(protocol)) = (int(libc::SO_TYPE), int(libc::SO_PROTOCOL)) else {
         return SocketInfo::default();
     };
     let mut info = SocketInfo { kind: Some(Sock { ty, protocol }), peer: None, local: None };
     if ty == libc::SOCK_DGRAM {
-        info.peer = address_of(&copy, libc::getpeername);
+        info.peer = address_of(&copy, net::End::Peer);
     }
     if local {
-        info.local = address_of(&copy, libc::getsockname);
+        info.local = address_of(&copy, net::End::Own);
     }
     info
 }
 
-/// A socket's peer or own IP address (`ask`: `getpeername` or
-/// `getsockname`), when it has one.
-fn address_of(
-    sock: &OwnedFd,
-    ask: unsafe extern "C" fn(libc::c_int, *mut libc::sockaddr, *mut libc::socklen_t) -> libc::c_int,
-) -> Option<std::net::SocketAddr> {
-    // SAFETY: sockaddr_storage is plain data; all zeroes is a valid value.
-    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    // SAFETY: getpeername and getsockname write at most `len` bytes (the
-    // storage's size) into it, the length written in `len`.
-    let r = unsafe { ask(sock.as_raw_fd(), (&mut storage as *mut libc::sockaddr_storage).cast(), &mut len) };
-    if r != 0 {
-        return None;
-    }
-    // SAFETY: `len` bytes of `storage` were written (at most its size).
-    let bytes = unsafe {
-        std::slice::from_raw_parts(
-            (&storage as *const libc::sockaddr_storage).cast::<u8>(),
-            (len as usize).min(std::mem::size_of::<libc::sockaddr_storage>()),
-        )
-    };
-    match seen::dest(bytes) {
+/// A socket's peer or own IP address, when it has one.
+fn address_of(sock: &OwnedFd, end: net::End) -> Option<std::net::SocketAddr> {
+    let bytes = net::address(sock.as_fd(), end)?;
+    match seen::dest(&bytes) {
         Dest::Inet(a) => Some(a),
         _ => None,
     }

@@ -7,8 +7,14 @@ use crate::{Layers, layers::limits, layers::namespaces, proxy};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::ExecError;
+use super::allowed::{hidden, rules, writable};
 use super::dirs::run_dir;
-use super::*;
+use super::log::{append, log_limits};
+use super::start::{Ended, end_as, ended_of, parse_status};
+use crate::supervisor::line::supervisor_for;
+use crate::sys::process::{become_reaper, close_inherited, end_leftovers, subreaper};
+use crate::sys::{fd, process};
 
 /// Outside the namespaces: the proxy, then bubblewrap starting the
 /// supervisor inside; its status is the command's, read from the file the
@@ -46,7 +52,7 @@ pub(super) fn outer(c: &Request, dir: &Path, tmpdir: &Path, home: Option<&Path>)
     let handoff = Handoff::new(mover.is_some()).map_err(pipe_error)?;
     let inner = inner_request(c, (dir, tmpdir), &writable, &hidden, &allowed_loopback);
     argv.push("--".into());
-    argv.extend(crate::supervisor::inner_line(&supervisor, inner, handoff.done_fd()));
+    argv.extend(crate::supervisor::line::inner_line(&supervisor, inner, handoff.done_fd()));
     // While bubblewrap sets up: the pids cgroups earlier confined processes
     // left (see `Waited::Done`) removed.
     let sweep = || {
@@ -166,11 +172,7 @@ pub(super) fn after_bubblewrap(
     // bubblewrap ended first, whatever else came here is ended and reaped
     // (not left to the machine's init, which may take seconds to reap it).
     if let Some(pid) = pid1 {
-        // SAFETY: waitpid on a process this process is the (sub)reaper of;
-        // one already reaped, or never ours, returns an error at once.
-        unsafe {
-            libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
-        }
+        process::reap(pid);
     }
     if !matches!(waited, Ok(Waited::Done(_))) {
         end_leftovers();
@@ -227,7 +229,7 @@ pub(super) fn inner_request(
     writable: &[PathBuf],
     hidden: &[PathBuf],
     allowed_loopback: &[u16],
-) -> crate::supervisor::Inner {
+) -> crate::supervisor::line::Inner {
     // What listens on this machine's loopback and is not allowed: a direct
     // connection to it inside is recorded as refused, with the line that
     // would allow it, instead of failing unseen.
@@ -247,7 +249,7 @@ pub(super) fn inner_request(
     inside.network = c.network.clone();
     inside.limits = c.limits;
     inside.tmpdir = Some(tmpdir.to_path_buf());
-    crate::supervisor::Inner { request: inside, refuse_ports, done_fd: None }
+    crate::supervisor::line::Inner { request: inside, refuse_ports, done_fd: None }
 }
 
 /// Starts bubblewrap with `argv` (after the ends of `handoff`) as the
@@ -388,7 +390,7 @@ pub(super) fn wait_serving<T>(
     (done, status_file): (std::os::fd::OwnedFd, &Path),
 ) -> std::io::Result<Waited> {
     use std::os::fd::AsRawFd;
-    let Some(pidfd) = pidfd_of(child.id()) else {
+    let Some(pidfd) = fd::pidfd_open(child.id() as libc::pid_t, 0) else {
         start_serving(child, serve, served);
         return child.wait().map(Waited::Exited);
     };
@@ -401,11 +403,8 @@ pub(super) fn wait_serving<T>(
             libc::pollfd { fd: if done_open { done.as_raw_fd() } else { -1 }, events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: listen, events: libc::POLLIN, revents: 0 },
         ];
-        // SAFETY: poll on descriptors this process owns, through an array
-        // that lives across the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
-        if n < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+        if let Err(e) = fd::poll(&mut fds) {
+            if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
             start_serving(child, serve, served);
@@ -440,10 +439,8 @@ pub(super) fn start_serving<T>(
     if let Some(serve) = serve.take() {
         let result = serve();
         if result.is_err() {
-            // SAFETY: kill on the child, not yet waited for.
-            unsafe {
-                libc::kill(child.id() as libc::pid_t, libc::SIGKILL);
-            }
+            // The child, not yet waited for.
+            process::kill(child.id(), libc::SIGKILL);
         }
         *served = Some(result);
     }
@@ -453,11 +450,9 @@ pub(super) fn start_serving<T>(
 /// read from `status_file`, which it wrote first. `None` when no byte
 /// came (its end closed) or the status cannot be read.
 pub(super) fn read_done(done: &std::os::fd::OwnedFd, status_file: &Path) -> Option<Ended> {
-    use std::os::fd::AsRawFd;
+    use std::os::fd::AsFd;
     let mut byte = [0u8; 1];
-    // SAFETY: read into a one-byte buffer this function owns.
-    let n = unsafe { libc::read(done.as_raw_fd(), byte.as_mut_ptr().cast(), 1) };
-    if n != 1 {
+    if !matches!(fd::read(done.as_fd(), &mut byte), Ok(1)) {
         return None;
     }
     std::fs::read_to_string(status_file).ok().as_deref().map(str::trim).and_then(parse_status)
@@ -491,7 +486,7 @@ pub(super) enum Kept {
 
 impl Handoff {
     fn new(block: bool) -> std::io::Result<Handoff> {
-        Ok(Handoff { info: pipe()?, block: if block { Some(pipe()?) } else { None }, done: pipe()? })
+        Ok(Handoff { info: fd::pipe()?, block: if block { Some(fd::pipe()?) } else { None }, done: fd::pipe()? })
     }
 
     /// bubblewrap's arguments naming the ends it uses.
@@ -516,15 +511,11 @@ impl Handoff {
     /// process starts no other program meanwhile, and drops these ends
     /// right after ([`Handoff::after_spawn`]).
     fn keep_on_exec(&self) -> std::io::Result<()> {
-        use std::os::fd::AsRawFd;
-        let ends = [self.info.1.as_raw_fd(), self.done.1.as_raw_fd()]
-            .into_iter()
-            .chain(self.block.as_ref().map(|b| b.0.as_raw_fd()));
-        for fd in ends {
-            // SAFETY: fcntl on a descriptor this process owns.
-            if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+        use std::os::fd::AsFd;
+        let ends =
+            [self.info.1.as_fd(), self.done.1.as_fd()].into_iter().chain(self.block.as_ref().map(|b| b.0.as_fd()));
+        for end in ends {
+            fd::keep_on_exec(end)?;
         }
         Ok(())
     }

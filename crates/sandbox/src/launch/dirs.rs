@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::*;
+use super::ExecError;
 
 /// A new directory of our own (mode 0700) under the temporary directory.
 pub(super) fn private_tmpdir(what: &str) -> Result<PathBuf, ExecError> {
@@ -60,8 +60,7 @@ pub fn maker_of(name: &str) -> Option<u32> {
 /// [`maker_of`] reads, this user's, real directories, whose maker is gone.
 pub fn left_behind() -> Vec<PathBuf> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: geteuid cannot fail.
-    let me = unsafe { libc::geteuid() };
+    let me = crate::sys::process::euid();
     let mut bases = vec![PathBuf::from("/dev/shm"), PathBuf::from("/tmp"), std::env::temp_dir()];
     bases.dedup();
     let mut found = Vec::new();
@@ -71,10 +70,7 @@ pub fn left_behind() -> Vec<PathBuf> {
             let Some(pid) = e.file_name().to_str().and_then(maker_of) else { continue };
             let path = e.path();
             let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
-            // SAFETY: signal 0 only asks whether the process exists.
-            let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } == -1
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-            if meta.is_dir() && meta.uid() == me && gone {
+            if meta.is_dir() && meta.uid() == me && !crate::sys::process::alive(pid) {
                 found.push(path);
             }
         }

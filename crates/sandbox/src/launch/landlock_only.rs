@@ -4,11 +4,15 @@
 use crate::layers::landlock::{self};
 use crate::request::Request;
 use crate::{layers::limits, layers::seccomp, proxy};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 
+use super::ExecError;
+use super::allowed::{hidden, rules, writable};
 use super::dirs::private_tmpdir;
-use super::*;
+use super::log::{log_limits, open_log};
+use super::start::{command, finish, start_and_wait};
+use crate::sys::process::confine_on_exec;
+use crate::sys::process::{close_inherited, enter_on_exec, install_on_exec, is_root, not_dumpable, own_session};
 
 /// Without namespaces, the proxy on a TCP port of this machine (none with
 /// the host's network), and the TCP ports Landlock lets the command reach:
@@ -77,16 +81,7 @@ pub(super) fn landlock_only(c: &Request, dir: &Path, tmpdir: &Path, home: Option
         // `ThreadEntry`); for root, a failure to enter stops the start.
         enter_on_exec(&mut cmd, &cg.tasks().unwrap_or_else(|| cg.procs()), root);
     }
-    let limits = c.limits;
-    // SAFETY: between fork and exec: setrlimit and two system calls on a
-    // descriptor prepared before the fork.
-    unsafe {
-        cmd.pre_exec(move || {
-            set_limits(&limits);
-            drop_capabilities();
-            ruleset.restrict_self()
-        });
-    }
+    confine_on_exec(&mut cmd, c.limits, ruleset);
     own_session(&mut cmd);
     let filter = seccomp::filter(seccomp::Deny {
         inet: !c.network.host,

@@ -16,17 +16,7 @@ pub fn abi() -> u8 {
 
 #[cfg(target_os = "linux")]
 fn probe() -> u8 {
-    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
-    // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the
-    // VERSION flag only returns the ABI version (or -1); it touches no memory.
-    let v = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<libc::c_void>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
+    let v = crate::sys::landlock::abi_version();
     if v < 0 { 0 } else { v.min(255) as u8 }
 }
 
@@ -118,18 +108,8 @@ impl Prepared {
     /// two system calls on a descriptor made before, safe between `fork`
     /// and `exec`.
     pub fn restrict_self(&self) -> std::io::Result<()> {
-        use std::os::fd::AsRawFd;
-        // SAFETY: prctl sets a flag of this thread; landlock_restrict_self
-        // reads the ruleset through a descriptor this process owns.
-        unsafe {
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::syscall(libc::SYS_landlock_restrict_self, self.fd.as_raw_fd(), 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-        }
-        Ok(())
+        use std::os::fd::AsFd;
+        crate::sys::landlock::restrict_self(self.fd.as_fd())
     }
 }
 
@@ -220,35 +200,15 @@ fn add_readable(
     dir_access: u64,
     file_access: u64,
 ) -> Result<(), LandlockError> {
-    use std::os::fd::AsRawFd;
+    use std::os::fd::AsFd;
     use std::os::unix::fs::OpenOptionsExt;
-    /// `struct landlock_path_beneath_attr` (linux/landlock.h), packed.
-    #[repr(C, packed)]
-    struct PathBeneathAttr {
-        allowed_access: u64,
-        parent_fd: i32,
-    }
-    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
-    let add = |access: u64, fd: i32| {
-        let attr = PathBeneathAttr { allowed_access: access, parent_fd: fd };
-        // SAFETY: the attribute is a live value of the layout the kernel
-        // reads; both descriptors are this process's own and open.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_add_rule,
-                ruleset.as_raw_fd(),
-                LANDLOCK_RULE_PATH_BENEATH,
-                &attr as *const PathBeneathAttr,
-                0 as libc::c_uint,
-            )
-        };
-        if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
-    };
+    let add =
+        |access: u64, f: &std::fs::File| crate::sys::landlock::add_path_beneath(ruleset.as_fd(), access, f.as_fd());
     for (path, is_dir) in entries {
         let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_PATH | libc::O_NOFOLLOW).open(path);
         let Ok(f) = opened else { continue };
-        let added = match add(if *is_dir { dir_access } else { file_access }, f.as_raw_fd()) {
-            Err(e) if *is_dir && e.raw_os_error() == Some(libc::EINVAL) => add(file_access, f.as_raw_fd()),
+        let added = match add(if *is_dir { dir_access } else { file_access }, &f) {
+            Err(e) if *is_dir && e.raw_os_error() == Some(libc::EINVAL) => add(file_access, &f),
             other => other,
         };
         added.map_err(|source| LandlockError::Rule { path: path.clone(), source })?;
@@ -264,7 +224,7 @@ pub fn confine_with(_writable: &[PathBuf], _hidden: &[PathBuf], _net: Net) -> Re
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::layers::probe;
+    use crate::sys::probe;
 
     /// Landlock alone with one TCP port: connecting to it works, to any
     /// other port, and binding any port, do not (ABI 4+; below, nothing is

@@ -60,8 +60,7 @@ pub fn own_dir_for_limit() -> Option<PathBuf> {
 
 /// Whether this process runs as root.
 fn is_root() -> bool {
-    // SAFETY: getuid has no preconditions.
-    unsafe { libc::getuid() == 0 }
+    crate::sys::process::is_root()
 }
 
 /// The directory of this process's own pids cgroup.
@@ -222,10 +221,7 @@ pub fn sweep_own(patience: std::time::Duration) -> usize {
 
 /// Whether a process `pid` exists.
 fn alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only asks whether the process exists.
-    let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } == -1
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-    !gone
+    crate::sys::process::alive(pid)
 }
 
 #[cfg(test)]

@@ -4,6 +4,4 @@
 pub mod landlock;
 pub mod limits;
 pub mod namespaces;
-#[cfg(all(test, target_os = "linux"))]
-pub(crate) mod probe;
 pub mod seccomp;

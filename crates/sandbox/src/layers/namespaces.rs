@@ -379,9 +379,7 @@ mod tests {
         std::os::unix::fs::symlink(&target, &link).expect("link");
         assert!(!still_holds(&link, "s", now), "a link is not followed");
         let fifo = dir.join("fifo");
-        let c = std::ffi::CString::new(fifo.display().to_string()).expect("path");
-        // SAFETY: mkfifo on a path of this test's own directory.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::sys::fd::mkfifo(&fifo).expect("a FIFO made");
         assert!(!still_holds(&fifo, "s", now), "a FIFO is not waited on");
         // A link planted at the temporary name is not written through.
         let planted = dir.join(format!(".namespaces-probe.{}", std::process::id()));

@@ -160,20 +160,8 @@ impl Filter {
     pub fn install(&self) -> Result<(), SeccompError> {
         #[cfg(target_os = "linux")]
         if let Some(program) = &self.program {
-            let prog = libc::sock_fprog {
-                len: program.len() as libc::c_ushort,
-                filter: program.as_ptr() as *mut libc::sock_filter,
-            };
-            // SAFETY: prctl sets a flag of this thread; seccomp reads the
-            // program through `prog`, which outlives the call.
-            unsafe {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(SeccompError::NoNewPrivs(std::io::Error::last_os_error()));
-                }
-                if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 {
-                    return Err(SeccompError::Install(std::io::Error::last_os_error()));
-                }
-            }
+            crate::sys::seccomp::no_new_privs().map_err(SeccompError::NoNewPrivs)?;
+            crate::sys::seccomp::install(program).map_err(SeccompError::Install)?;
         }
         Ok(())
     }
@@ -444,7 +432,7 @@ fn socket_rules(deny: Deny) -> Result<Vec<seccompiler::SeccompRule>, SeccompErro
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::layers::probe::{self, REFUSED, assert_seen};
+    use crate::sys::probe::{self, REFUSED, assert_seen};
 
     #[test]
     fn the_filter_builds_for_this_architecture() {

@@ -161,7 +161,7 @@ mod tests {
             limits: Limits::default(),
         };
         // The quarantine reaches every confined process through the
-        // environment `run` gives it (what each request says: wrap.rs).
+        // environment `run` gives it (what each request says: `wrap.rs`).
         assert!(c.env().contains(&("GIT_OBJECT_DIRECTORY".to_string(), "/r/.git/retry-run/q".to_string())));
         assert!(c.env().contains(&("TMPDIR".to_string(), "/tmp/t".to_string())));
         assert_eq!(c.check_argv(vec!["true".into()], None), c.argv(vec!["true".into()], None));

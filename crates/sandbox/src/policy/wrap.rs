@@ -46,7 +46,7 @@ impl Confinement {
 
     fn wrap(&self, argv: Vec<String>, log: Option<&Path>, whose: Whose) -> Vec<String> {
         match self.request(argv, log, whose) {
-            Ok(request) => crate::launch::line(&self.supervisor, &request),
+            Ok(request) => crate::supervisor::line::request_line(&self.supervisor, &request),
             Err(argv) => argv,
         }
     }
@@ -106,7 +106,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::supervisor::{Line, read_line};
+    use crate::supervisor::line::{Line, read_line};
     use crate::{Policy, Writable};
 
     fn confinement() -> Confinement {

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream, UnixStream};
 
-use super::*;
+use super::heads::answer;
+use super::rules::{Loopback, authority};
+use super::serving::{Connection, LOG_CAP, answer_and_close, lock, splice};
 
 // ---------------------------------------------------------------------------
 // Inside the namespace
@@ -180,4 +182,45 @@ pub(super) async fn relay(client: TcpStream, socket: &Path, target: Option<&Loop
     };
     let (mut up, mut down) = (0, 0);
     splice(client, proxy, &ask, target.is_some(), (&mut up, &mut down), None).await;
+}
+
+/// The environment that points a confined process's programs at the proxy
+/// listening on `port` of 127.0.0.1 (the forwarder's port inside a network
+/// namespace, [`Proxy::tcp_port`] without one).
+///
+/// - `http_proxy`, `https_proxy`, `all_proxy` and their upper-case twins,
+///   all `http://127.0.0.1:PORT`: each client reads its own set. curl reads
+///   `http_proxy` only in lower case (and `HTTPS_PROXY`, `ALL_PROXY` in
+///   either case); Python (urllib, requests, httpx), Go, reqwest, Bun, Deno
+///   and undici's `EnvHttpProxyAgent` read either case, lower case first
+///   where both are set; `ALL_PROXY` covers the clients that fall back to it
+///   (curl, requests, httpx, reqwest). An HTTPS URL goes through as a
+///   CONNECT tunnel, an http:// one in absolute form.
+/// - `NODE_USE_ENV_PROXY=1`: Node's built-in `fetch` and `http`/`https`
+///   ignore the variables above unless it is set (Node 24, and 22.21 on its
+///   22 line); older Node ignores it, and a Node program that builds its own
+///   agent still has to read them itself.
+/// - `no_proxy` and `NO_PROXY` = `localhost,127.0.0.1,::1`, replacing any
+///   the user had: loopback connections stay inside the namespace, where
+///   they reach a server the confined process started itself and the
+///   allowed loopback hosts [`forward`] mirrors at their own ports; sent
+///   through the proxy, which runs outside the namespace, they would reach
+///   the host's loopback instead and be refused. Go never proxies loopback
+///   addresses anyway. Without a namespace, loopback is the host's either
+///   way.
+///
+/// Programs that read none of these (Java, without its own `-D` options)
+/// do not reach the network from a namespace.
+pub fn proxy_env(port: u16) -> Vec<(String, String)> {
+    let url = format!("http://127.0.0.1:{port}");
+    let mut env: Vec<(String, String)> = ["http_proxy", "https_proxy", "all_proxy"]
+        .iter()
+        .flat_map(|n| [n.to_string(), n.to_ascii_uppercase()])
+        .map(|n| (n, url.clone()))
+        .collect();
+    for n in ["no_proxy", "NO_PROXY"] {
+        env.push((n.to_string(), "localhost,127.0.0.1,::1".to_string()));
+    }
+    env.push(("NODE_USE_ENV_PROXY".to_string(), "1".to_string()));
+    env
 }

@@ -1,7 +1,7 @@
 //! A request head read ([`parse_head`], with `httparse`): what a client
 //! asked the proxy for, and the proxy's own answers. Pure.
 
-use super::*;
+use super::rules::{authority, canonical_host, parse_port, split_authority};
 
 // ---------------------------------------------------------------------------
 // The request head
@@ -282,5 +282,18 @@ impl Sniffed {
         if self.done {
             self.head = Vec::new();
         }
+    }
+}
+
+/// The longest request head the proxy reads.
+pub(super) const MAX_HEAD: usize = 64 * 1024;
+
+/// The length of the response head at the start of `buf`, as [`head_len`]
+/// has it for a request. Pure.
+pub(super) fn response_len(buf: &[u8]) -> Result<Option<usize>, httparse::Error> {
+    let mut headers = vec![httparse::EMPTY_HEADER; lines_in(buf)];
+    match httparse::Response::new(&mut headers).parse(buf)? {
+        httparse::Status::Complete(n) => Ok(Some(n)),
+        httparse::Status::Partial => Ok(None),
     }
 }

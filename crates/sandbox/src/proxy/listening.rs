@@ -9,7 +9,7 @@
 //! reading both files whole took 4 ms of every agent's start. The files
 //! stay the fallback, each read in one call.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsFd;
 
 /// The TCP ports something listens on at this machine's loopback
 /// (127.0.0.1, ::1, or every address) in this process's network
@@ -74,41 +74,18 @@ const REQUEST: usize = 56;
 /// The listening ports on the loopback, asked of `sock_diag` for IPv4 and
 /// IPv6; `None` where netlink cannot be asked (then `/proc` is read).
 fn by_diag() -> Option<Vec<u16>> {
-    // SAFETY: socket returns a new descriptor, owned by nothing else, or -1.
-    let fd = unsafe { libc::socket(libc::AF_NETLINK, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, NETLINK_SOCK_DIAG) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: as above.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
     // A kernel that never ends its answer costs a second, then /proc.
-    let wait = libc::timeval { tv_sec: 1, tv_usec: 0 };
-    // SAFETY: setsockopt reads the timeval through a pointer to it, of its
-    // size.
-    unsafe {
-        libc::setsockopt(
-            sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVTIMEO,
-            (&wait as *const libc::timeval).cast(),
-            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
-        );
-    }
+    let sock = crate::sys::net::netlink(NETLINK_SOCK_DIAG, std::time::Duration::from_secs(1))?;
     let mut ports = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     for (seq, family) in [(1u32, libc::AF_INET as u8), (2, libc::AF_INET6 as u8)] {
         let req = request(seq, family);
-        // SAFETY: send reads `req.len()` bytes of `req`.
-        if unsafe { libc::send(sock.as_raw_fd(), req.as_ptr().cast(), req.len(), 0) } != req.len() as isize {
+        if crate::sys::net::send(sock.as_fd(), &req).ok() != Some(req.len()) {
             return None;
         }
         loop {
-            // SAFETY: recv writes at most `buf.len()` bytes into `buf`.
-            let n = unsafe { libc::recv(sock.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
-            if n <= 0 {
-                return None;
-            }
-            match answers(&buf[..n as usize], seq, &mut ports) {
+            let n = crate::sys::net::recv(sock.as_fd(), &mut buf).ok().filter(|n| *n > 0)?;
+            match answers(&buf[..n], seq, &mut ports) {
                 Answer::More => continue,
                 Answer::Done => break,
                 Answer::Failed => return None,

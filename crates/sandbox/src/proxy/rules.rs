@@ -4,8 +4,6 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::*;
-
 // ---------------------------------------------------------------------------
 // The rules
 // ---------------------------------------------------------------------------
@@ -210,3 +208,7 @@ pub(super) fn canonical_host(host: &str, bracketed: bool) -> Result<String, &'st
 pub(super) fn authority(host: &str, port: u16) -> String {
     if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") }
 }
+
+/// What a rule or a request may name, for the error of a rule.
+pub(super) const EXPECTED: &str = "expected host, host:port, *.domain, *.domain:port, IPv4:port or [IPv6]:port \
+                        (e.g. api.openai.com, *.anthropic.com, 127.0.0.1:8080, [::1]:443)";

@@ -18,7 +18,10 @@ use tokio::task::JoinSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::heads::{
+    MAX_HEAD, Request, Sniffed, answer, bad_request, head_len, parse_head, refusal, response_len, status_of,
+};
+use super::rules::{HostRule, allowed, authority};
 
 /// A name that resolves only to the machine the proxy runs on.
 #[derive(Debug, thiserror::Error)]
@@ -583,16 +586,6 @@ pub(super) async fn read_head<R: AsyncRead + Unpin, E>(
     }
 }
 
-/// The length of the response head at the start of `buf`, as [`head_len`]
-/// has it for a request. Pure.
-pub(super) fn response_len(buf: &[u8]) -> Result<Option<usize>, httparse::Error> {
-    let mut headers = vec![httparse::EMPTY_HEADER; lines_in(buf)];
-    match httparse::Response::new(&mut headers).parse(buf)? {
-        httparse::Status::Complete(n) => Ok(Some(n)),
-        httparse::Status::Partial => Ok(None),
-    }
-}
-
 /// Why an allowed host was not reached.
 pub(super) enum Unreached {
     /// A name that resolves to this machine ([`usable`]).
@@ -694,3 +687,13 @@ pub(super) async fn pump(
     let _ = to.shutdown().await;
     Ok(())
 }
+
+/// How long a client has to send its whole request head.
+pub(super) const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long reaching an allowed host may take, every address it resolves to
+/// included.
+pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The size of the buffer of each direction of a relayed connection.
+pub(super) const PIPE_BUFFER: usize = 64 * 1024;
+/// How long the proxy waits, after its own answer, for the client to close.
+pub(super) const LINGER: Duration = Duration::from_secs(2);

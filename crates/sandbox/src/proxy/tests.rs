@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::thread;
+use std::time::Duration;
 
 /// Reads from `s` until a blank line: the head and what came after it.
 fn read_head<S: Read>(s: &mut S) -> Result<(Vec<u8>, Vec<u8>), io::Error> {

@@ -6,17 +6,6 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
-/// A descriptor that becomes readable when the process `pid` (a child not
-/// yet waited for) ends; `None` where the kernel has none.
-pub(crate) fn pidfd_of(pid: u32) -> Option<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: pidfd_open takes a pid and flags and returns a new
-    // descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    // SAFETY: a descriptor just made, owned by nothing else.
-    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
-}
-
 /// Drops every capability of the calling process and what it will
 /// execute (the bounding set emptied, then the effective, permitted and
 /// inheritable sets cleared): a command run by root in the fallback is
@@ -90,18 +79,6 @@ pub(crate) fn own_session(cmd: &mut Command) {
             Ok(())
         });
     }
-}
-
-/// A pipe, both ends close-on-exec: (read, write).
-pub(crate) fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into the array on success.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just made and are owned by nothing else.
-    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Moves the command's process into the cgroup whose `cgroup.procs` (or,
@@ -324,5 +301,62 @@ pub(crate) fn close_inherited() {
         unsafe {
             libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, CLOSE_RANGE_CLOEXEC);
         }
+    }
+}
+
+/// This process's effective user.
+pub(crate) fn euid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether process `pid` exists (signal 0 asks the kernel without sending).
+pub(crate) fn alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists.
+    let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } == -1
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    !gone
+}
+
+/// Sends `sig` to process `pid` (quietly: one gone already is no error).
+pub(crate) fn kill(pid: u32, sig: libc::c_int) {
+    // SAFETY: kill only sends a signal.
+    unsafe {
+        libc::kill(pid as libc::pid_t, sig);
+    }
+}
+
+/// Waits for process `pid`, a child or an orphan this process is the
+/// (sub)reaper of, and reaps it; one already reaped, or never ours,
+/// returns at once.
+pub(crate) fn reap(pid: u32) {
+    // SAFETY: waitpid with no status to write.
+    unsafe {
+        libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
+    }
+}
+
+/// The command's process, between fork and exec, puts `limits` on itself,
+/// drops its capabilities and confines itself to `ruleset` (made before
+/// the fork): the Landlock-only fallback.
+pub(crate) fn confine_on_exec(cmd: &mut Command, limits: Limits, ruleset: crate::layers::landlock::Prepared) {
+    // SAFETY: between fork and exec: setrlimit, prctl, capset and two
+    // system calls on a descriptor prepared before the fork; nothing
+    // allocates.
+    unsafe {
+        cmd.pre_exec(move || {
+            set_limits(&limits);
+            drop_capabilities();
+            ruleset.restrict_self()
+        });
+    }
+}
+
+/// Ignores SIGPIPE, so that a closed pipe is an error to handle, not the
+/// end of this process.
+pub(crate) fn ignore_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_IGN; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
 }

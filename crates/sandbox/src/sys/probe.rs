@@ -1,5 +1,6 @@
-//! Test only: the probe the network tests of `landlock.rs` and
-//! `seccomp.rs` and of the fallback confinement (`exec.rs`) share. The test binary runs again in a process of its own
+//! Test only: the probe the network tests of `layers/landlock.rs`,
+//! `layers/seccomp.rs` and of the fallback confinement (`launch/`) share,
+//! here for the system calls it makes to try each kind of socket. The test binary runs again in a process of its own
 //! (confining the test process itself would confine every test after it),
 //! told by its environment to confine itself and try each kind of socket,
 //! one line of output per try.
