@@ -95,9 +95,9 @@ impl Confinement {
                 landlock_abi: self.abi,
                 seccomp_denies: seccomp.into_iter().map(String::from).collect(),
                 network: if self.host_network {
-                    recorded::Network::Host
+                    recorded::NetworkRecord::Host
                 } else {
-                    recorded::Network::Proxy(self.policy.network.clone())
+                    recorded::NetworkRecord::Proxy(self.policy.network.clone())
                 },
                 max_processes: self.limits.processes,
                 max_file_size: self.limits.file_size,

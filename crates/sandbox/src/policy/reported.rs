@@ -97,7 +97,7 @@ pub struct LayersRecord {
     #[serde(default)]
     pub seccomp_denies: Vec<String>,
     #[serde(default)]
-    pub network: Network,
+    pub network: NetworkRecord,
     #[serde(default)]
     pub max_processes: u64,
     #[serde(default)]
@@ -107,27 +107,27 @@ pub struct LayersRecord {
 /// What a confined process may reach: the machine's network (written
 /// `"host"`) or the hosts the proxy lets through (a list).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Network {
+pub enum NetworkRecord {
     Host,
     Proxy(Vec<String>),
 }
 
-impl Default for Network {
+impl Default for NetworkRecord {
     fn default() -> Self {
-        Network::Proxy(Vec::new())
+        NetworkRecord::Proxy(Vec::new())
     }
 }
 
-impl Serialize for Network {
+impl Serialize for NetworkRecord {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Network::Host => s.serialize_str("host"),
-            Network::Proxy(hosts) => hosts.serialize(s),
+            NetworkRecord::Host => s.serialize_str("host"),
+            NetworkRecord::Proxy(hosts) => hosts.serialize(s),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Network {
+impl<'de> Deserialize<'de> for NetworkRecord {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -136,9 +136,9 @@ impl<'de> Deserialize<'de> for Network {
             Hosts(Vec<String>),
         }
         match Written::deserialize(d)? {
-            Written::Word(w) if w == "host" => Ok(Network::Host),
+            Written::Word(w) if w == "host" => Ok(NetworkRecord::Host),
             Written::Word(w) => Err(serde::de::Error::custom(format!("network {w:?}: `host` or a list of hosts"))),
-            Written::Hosts(h) => Ok(Network::Proxy(h)),
+            Written::Hosts(h) => Ok(NetworkRecord::Proxy(h)),
         }
     }
 }
@@ -244,12 +244,15 @@ mod tests {
             Some(json!({"mode": "off", "landlock_abi": 0, "writable": [], "tmpdir": null}))
         );
         let layers = |network| LayersRecord { network, ..LayersRecord::default() };
-        assert_eq!(serde_json::to_value(layers(Network::Host)).ok().map(|v| v["network"].clone()), Some(json!("host")));
-        let proxy = layers(Network::Proxy(vec!["pypi.org".into()]));
+        assert_eq!(
+            serde_json::to_value(layers(NetworkRecord::Host)).ok().map(|v| v["network"].clone()),
+            Some(json!("host"))
+        );
+        let proxy = layers(NetworkRecord::Proxy(vec!["pypi.org".into()]));
         let v = serde_json::to_value(&proxy).unwrap_or_default();
         assert_eq!(v["network"], json!(["pypi.org"]));
         assert_eq!(serde_json::from_value::<LayersRecord>(v).ok(), Some(proxy));
-        assert!(serde_json::from_value::<Network>(json!("everywhere")).is_err());
+        assert!(serde_json::from_value::<NetworkRecord>(json!("everywhere")).is_err());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::rules::{authority, canonical_host, parse_port, split_authority};
 
 /// What a client asked the proxy for, read from its request head.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Request {
+pub enum Asked {
     /// `CONNECT host:port`: a tunnel of raw bytes to that host.
     Connect { host: String, port: u16 },
     /// A plain-HTTP request in absolute form, to send to `host:port` as
@@ -22,26 +22,26 @@ pub enum Request {
     Forward { method: String, host: String, port: u16, head: Vec<u8> },
 }
 
-impl Request {
+impl Asked {
     /// The host asked for, canonical ([`allowed`]'s form).
     pub fn host(&self) -> &str {
         match self {
-            Request::Connect { host, .. } | Request::Forward { host, .. } => host,
+            Asked::Connect { host, .. } | Asked::Forward { host, .. } => host,
         }
     }
 
     /// The port asked for.
     pub fn port(&self) -> u16 {
         match self {
-            Request::Connect { port, .. } | Request::Forward { port, .. } => *port,
+            Asked::Connect { port, .. } | Asked::Forward { port, .. } => *port,
         }
     }
 
     /// The request's method.
     pub fn method(&self) -> &str {
         match self {
-            Request::Connect { .. } => "CONNECT",
-            Request::Forward { method, .. } => method,
+            Asked::Connect { .. } => "CONNECT",
+            Asked::Forward { method, .. } => method,
         }
     }
 }
@@ -77,8 +77,8 @@ pub(super) const NOT_A_REQUEST_LINE: &str = "the request line is not `METHOD tar
 /// Reads a request head (the request line and the headers, up to the blank
 /// line) with `httparse`: a `CONNECT host:port` or an absolute-form
 /// `http://` request, which comes back rewritten to origin form
-/// ([`Request::Forward`]), its headers passed on byte for byte. Pure.
-pub fn parse_head(head: &[u8]) -> Result<Request, Malformed> {
+/// ([`Asked::Forward`]), its headers passed on byte for byte. Pure.
+pub fn parse_head(head: &[u8]) -> Result<Asked, Malformed> {
     let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let method_guess = String::from_utf8_lossy(line.split(|&b| b == b' ').next().unwrap_or_default())
@@ -99,7 +99,7 @@ pub fn parse_head(head: &[u8]) -> Result<Request, Malformed> {
     let version = if minor == 0 { "HTTP/1.0" } else { "HTTP/1.1" };
     if method == "CONNECT" {
         let (host, port) = parse_target_authority(target, None).map_err(|w| bad(&format!("CONNECT {target}: {w}")))?;
-        return Ok(Request::Connect { host, port });
+        return Ok(Asked::Connect { host, port });
     }
     let (auth, origin) = split_absolute(target).map_err(bad)?;
     let (host, port) = parse_target_authority(auth, Some(80)).map_err(|w| bad(&format!("{target}: {w}")))?;
@@ -118,7 +118,7 @@ pub fn parse_head(head: &[u8]) -> Result<Request, Malformed> {
         }
     }
     out.extend_from_slice(if upgrade { b"Connection: upgrade\r\n\r\n" } else { b"Connection: close\r\n\r\n" });
-    Ok(Request::Forward { method: method.to_string(), host, port, head: out })
+    Ok(Asked::Forward { method: method.to_string(), host, port, head: out })
 }
 
 /// The header line of `head` that starts at `name` (a slice `httparse`

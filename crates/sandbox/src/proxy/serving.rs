@@ -19,7 +19,7 @@ use tokio::task::JoinSet;
 use serde::{Deserialize, Serialize};
 
 use super::heads::{
-    MAX_HEAD, Request, Sniffed, answer, bad_request, head_len, parse_head, refusal, response_len, status_of,
+    Asked, MAX_HEAD, Sniffed, answer, bad_request, head_len, parse_head, refusal, response_len, status_of,
 };
 use super::rules::{HostRule, allowed, authority};
 
@@ -492,14 +492,14 @@ pub(super) async fn handle<S: Socket>(shared: &Shared, mut client: S, entry: &mu
         }
     };
     let first = match request {
-        Request::Connect { .. } => {
+        Asked::Connect { .. } => {
             if let Err(e) = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await {
                 entry.error = Some(e.to_string());
                 return;
             }
             rest
         }
-        Request::Forward { mut head, .. } => {
+        Asked::Forward { mut head, .. } => {
             head.extend_from_slice(&rest);
             head
         }

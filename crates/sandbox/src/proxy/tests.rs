@@ -135,8 +135,8 @@ fn the_end_of_a_head() {
 #[test]
 fn connect_heads() {
     let connect = |t: &str| parse_head(format!("CONNECT {t} HTTP/1.1\r\nHost: {t}\r\n\r\n").as_bytes());
-    assert_eq!(connect("Api.OpenAI.com:443").unwrap(), Request::Connect { host: "api.openai.com".into(), port: 443 });
-    assert_eq!(connect("[::1]:8443").unwrap(), Request::Connect { host: "::1".into(), port: 8443 });
+    assert_eq!(connect("Api.OpenAI.com:443").unwrap(), Asked::Connect { host: "api.openai.com".into(), port: 443 });
+    assert_eq!(connect("[::1]:8443").unwrap(), Asked::Connect { host: "::1".into(), port: 8443 });
     let r = connect("127.0.0.1:8080").unwrap();
     assert_eq!((r.host(), r.port(), r.method()), ("127.0.0.1", 8080, "CONNECT"));
     for (target, part) in [("api.openai.com", "no port"), ("a.com:0", "port"), ("a b.com:443", "request line")] {
@@ -156,7 +156,7 @@ fn absolute_form_becomes_origin_form() {
                  Keep-Alive: timeout=5\r\n\
                  Content-Length: 3\r\n\
                  X-Thing:  kept as is \r\n\r\n";
-    let Request::Forward { method, host, port, head } = parse_head(head).unwrap() else { panic!("not forwarded") };
+    let Asked::Forward { method, host, port, head } = parse_head(head).unwrap() else { panic!("not forwarded") };
     assert_eq!((method.as_str(), host.as_str(), port), ("POST", "example.com", 8080));
     assert_eq!(
         String::from_utf8(head).unwrap(),
@@ -164,14 +164,14 @@ fn absolute_form_becomes_origin_form() {
          Connection: close\r\n\r\n"
     );
     let origin = |target: &str| match parse_head(format!("GET {target} HTTP/1.0\n\n").as_bytes()).unwrap() {
-        Request::Forward { head, port, .. } => (String::from_utf8(head).unwrap(), port),
+        Asked::Forward { head, port, .. } => (String::from_utf8(head).unwrap(), port),
         other => panic!("{other:?}"),
     };
     assert_eq!(origin("http://a.com"), ("GET / HTTP/1.0\r\nHost: a.com\r\nConnection: close\r\n\r\n".into(), 80));
     assert_eq!(origin("HTTP://a.com?x").0, "GET /?x HTTP/1.0\r\nHost: a.com\r\nConnection: close\r\n\r\n");
     assert_eq!(origin("http://[::1]:81/").1, 81);
     let upgrade = b"GET http://a.com/ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
-    let Request::Forward { head, .. } = parse_head(upgrade).unwrap() else { panic!("not forwarded") };
+    let Asked::Forward { head, .. } = parse_head(upgrade).unwrap() else { panic!("not forwarded") };
     assert!(String::from_utf8(head).unwrap().ends_with("Upgrade: websocket\r\nConnection: upgrade\r\n\r\n"));
 }
 
