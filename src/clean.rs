@@ -26,7 +26,7 @@ use crate::record::{RecordError, Store};
 
 /// Which tasks to clean.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Which {
+pub(crate) enum CleanWhich {
     Task(String),
     All,
     /// Tasks whose last event is at least this many seconds old.
@@ -90,30 +90,30 @@ impl CleanError {
 pub(crate) fn clean(
     repo: &Repo,
     worktrees: &Path,
-    which: &Which,
+    which: &CleanWhich,
     remove_records: bool,
     now: u64,
     told: &mut dyn FnMut(Cleaned),
 ) -> Result<(), CleanError> {
     let store = Store::new(repo.common_dir());
     let tasks: Vec<String> = match which {
-        Which::Task(t) => {
+        CleanWhich::Task(t) => {
             check_task_name(t)?;
             vec![t.clone()]
         }
-        Which::All | Which::IdleFor { .. } | Which::Ended => store.known_tasks(worktrees)?,
+        CleanWhich::All | CleanWhich::IdleFor { .. } | CleanWhich::Ended => store.known_tasks(worktrees)?,
     };
     for task in tasks {
         let of = || store.read(&task).ok().map(|v| state(&v.events));
         match which {
-            Which::IdleFor { secs } => {
+            CleanWhich::IdleFor { secs } => {
                 let last = of().and_then(|s| s.last_ts).and_then(|ts| parse_rfc3339(&ts));
                 match last {
                     Some(t) if now.saturating_sub(t) >= *secs => {}
                     _ => continue,
                 }
             }
-            Which::Ended if of().is_none_or(|s| s.finished.is_none()) => continue,
+            CleanWhich::Ended if of().is_none_or(|s| s.finished.is_none()) => continue,
             _ => {}
         }
         let lock = match store.lock(&task) {
@@ -138,7 +138,7 @@ pub(crate) fn clean(
         }
     }
     let older_than = match which {
-        Which::IdleFor { secs } => Some(*secs),
+        CleanWhich::IdleFor { secs } => Some(*secs),
         _ => None,
     };
     prune_reused(&store, older_than, now, told)?;
@@ -193,7 +193,7 @@ fn prune_reused(
     told: &mut dyn FnMut(Cleaned),
 ) -> Result<(), CleanError> {
     prune_store(store.root.join(reuse::STORE_DIR), older_than, now, told, &mut |bytes| {
-        serde_json::from_slice::<reuse::Entry>(bytes).ok().map(|e| record_kept(store, &e.task))
+        serde_json::from_slice::<reuse::StoredRun>(bytes).ok().map(|e| record_kept(store, &e.task))
     })
 }
 
@@ -212,11 +212,12 @@ fn prune_base_cache(
         keys: u32,
     }
     #[derive(serde::Deserialize)]
-    struct Entry {
+    struct StoredRun {
         baseline: Keys,
     }
     prune_store(store.root.join(check::BASE_CACHE_DIR), older_than, now, told, &mut |bytes| {
-        check::base_cache_serves(serde_json::from_slice::<Entry>(bytes).ok().map(|e| e.baseline.keys)).then_some(true)
+        check::base_cache_serves(serde_json::from_slice::<StoredRun>(bytes).ok().map(|e| e.baseline.keys))
+            .then_some(true)
     })
 }
 

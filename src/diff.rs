@@ -12,7 +12,7 @@ use crate::syntax::cache::ScopeCache;
 
 /// What to compare, and how much to keep.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Options<'a> {
+pub(crate) struct CompareOptions<'a> {
     /// The base: any revision; `None` for the default branch.
     pub base: Option<&'a str>,
     /// The head: any revision, compared from its merge base with the base;
@@ -27,7 +27,7 @@ pub(crate) struct Options<'a> {
 
 /// The change from `o.base` to `o.head`: files, statuses, line counts, a
 /// bounded patch, and the scopes each file's change touched.
-pub(crate) fn summarize(repo: &Repo, o: &Options) -> Result<DiffSummary, GitError> {
+pub(crate) fn summarize(repo: &Repo, o: &CompareOptions) -> Result<DiffSummary, GitError> {
     let symbols = FileSymbols { cache: if o.cache { ScopeCache::open() } else { None } };
     let base = repo.resolve_base(o.base)?;
     let cmp = repo.compare_head(&base, o.head, DiffDepth::Patch { max_lines: o.max_lines }, Some(&symbols))?;

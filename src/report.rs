@@ -24,7 +24,7 @@ pub(crate) use reviews::Verdicts;
 /// Where the task stands, from its events: it succeeded, escalated, or
 /// is still open.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Standing {
+pub(crate) enum TaskStanding {
     Succeeded {
         attempt: u32,
         branch: String,
@@ -44,8 +44,8 @@ pub(crate) enum Standing {
 /// What the last attempt alone says to look at first: interrupted before
 /// its snapshot, a check that tested the checkout, a reviewer that never
 /// answered or asked for a human.
-fn last_attempt_look(task: &str, last: &AttemptRecord, standing: &Standing) -> Option<String> {
-    if *standing == Standing::Open && last.interrupted && last.outcome == Outcome::Crash && last.commit.is_none() {
+fn last_attempt_look(task: &str, last: &AttemptRecord, standing: &TaskStanding) -> Option<String> {
+    if *standing == TaskStanding::Open && last.interrupted && last.outcome == Outcome::Crash && last.commit.is_none() {
         return Some(format!(
             "Attempt {n} was interrupted before its snapshot: what it wrote was neither recorded nor judged, and is listed under \"The worktree now\" when the worktree still holds it. Running the task again resets the worktree and goes on at attempt {next}.",
             n = last.number,
@@ -106,15 +106,20 @@ fn outside_look(attempts: &[AttemptRecord]) -> Option<String> {
 
 /// What a human should look at first; after a reviewer's verdict or a
 /// land of the result, what to do next.
-pub(crate) fn first_look(task: &str, attempts: &[AttemptRecord], standing: &Standing, verdicts: &Verdicts) -> String {
-    if let Standing::Stopped { attempt, reason } = standing {
+pub(crate) fn first_look(
+    task: &str,
+    attempts: &[AttemptRecord],
+    standing: &TaskStanding,
+    verdicts: &Verdicts,
+) -> String {
+    if let TaskStanding::Stopped { attempt, reason } = standing {
         return format!(
             "The task stopped at attempt {attempt}, before its agent ran, and spent none of its budget: {reason}. Fix that first; `retry-run run --id {task}` then continues (with `--` and the agent after it when the agent was given there)."
         );
     }
     // A task run in lanes has its attempts in its lanes' records: its own
     // list is empty, its result is still there to review and land.
-    if let Standing::Succeeded { attempt, branch } = standing {
+    if let TaskStanding::Succeeded { attempt, branch } = standing {
         return reviews::next_step(task, *attempt, verdicts)
             .unwrap_or_else(|| succeeded_look(task, attempts, *attempt, branch));
     }
@@ -318,7 +323,7 @@ pub(crate) fn render(
     task: &TaskText,
     base: Option<&str>,
     attempts: &[AttemptRecord],
-    standing: &Standing,
+    standing: &TaskStanding,
     unconfined: &[String],
     verdicts: &Verdicts,
 ) -> String {
@@ -326,14 +331,14 @@ pub(crate) fn render(
     let _ = writeln!(s, "# retry-run report: {}", task.title);
     let _ = writeln!(s);
     let status = match standing {
-        Standing::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
-        Standing::Escalated { reason } => format!("escalated: {reason}"),
-        Standing::Stopped { attempt, .. } => format!("stopped at attempt {attempt}, before its agent ran"),
-        Standing::Open => "not finished".into(),
+        TaskStanding::Succeeded { attempt, branch } => format!("succeeded at attempt {attempt} (branch `{branch}`)"),
+        TaskStanding::Escalated { reason } => format!("escalated: {reason}"),
+        TaskStanding::Stopped { attempt, .. } => format!("stopped at attempt {attempt}, before its agent ran"),
+        TaskStanding::Open => "not finished".into(),
     };
     let _ = writeln!(s, "- Task: `{}`", task.id);
     let _ = writeln!(s, "- Status: {status}");
-    if let Standing::Succeeded { attempt, .. } = standing
+    if let TaskStanding::Succeeded { attempt, .. } = standing
         && let Some(label) = verdicts.label(*attempt)
     {
         let _ = writeln!(s, "- Review: {label}");
@@ -630,7 +635,7 @@ fn self_checks_line(a: &AttemptRecord) -> Option<String> {
 
 /// One lane of a task run in lanes, for [`lanes_section`].
 #[derive(Debug, Clone)]
-pub(crate) struct LaneView {
+pub(crate) struct LaneSection {
     pub lane: u32,
     pub agent: String,
     /// `succeeded`, `escalated`, `stopped` or `unfinished`.
@@ -641,7 +646,7 @@ pub(crate) struct LaneView {
 /// The lanes of a task side by side: each attempt's outcome, the agent's
 /// cost, the last diff's size and what stopped the lane; then which lane
 /// was chosen and why.
-pub(crate) fn lanes_section(lanes: &[LaneView], chosen: Option<(u32, &str)>) -> String {
+pub(crate) fn lanes_section(lanes: &[LaneSection], chosen: Option<(u32, &str)>) -> String {
     let mut s = String::from(
         "\n## Lanes\n\n| lane | agent | ended | attempts | cost | last diff | stopped by |\n|---|---|---|---|---|---|---|\n",
     );
@@ -691,8 +696,13 @@ mod tests {
             binary: false,
         });
         let lanes = [
-            LaneView { lane: 1, agent: "codex".into(), ending: "stopped".into(), attempts: vec![failed.clone()] },
-            LaneView { lane: 2, agent: "claude-code".into(), ending: "succeeded".into(), attempts: vec![failed, ok] },
+            LaneSection { lane: 1, agent: "codex".into(), ending: "stopped".into(), attempts: vec![failed.clone()] },
+            LaneSection {
+                lane: 2,
+                agent: "claude-code".into(),
+                ending: "succeeded".into(),
+                attempts: vec![failed, ok],
+            },
         ];
         let md = lanes_section(&lanes, Some((2, "the first lane whose attempt passed every gate")));
         assert!(
@@ -712,7 +722,7 @@ mod tests {
         let text = first_look(
             "t",
             &[AttemptRecord::new(1), a],
-            &Standing::Escalated { reason: "x".into() },
+            &TaskStanding::Escalated { reason: "x".into() },
             &Verdicts::default(),
         );
         assert!(text.starts_with("The reviewer never answered on attempt 2"), "{text}");
@@ -737,7 +747,7 @@ mod tests {
             a.checks = vec![c];
             a
         };
-        let standing = Standing::Escalated { reason: "2 attempts failed".into() };
+        let standing = TaskStanding::Escalated { reason: "2 attempts failed".into() };
         let text = first_look("t", &[attempt(1), attempt(2)], &standing, &Verdicts::default());
         assert!(text.contains("already failing on the base") && text.contains("targets"), "{text}");
         let mut other = attempt(3);
@@ -759,7 +769,7 @@ mod tests {
             &task,
             Some("abc"),
             &[a],
-            &Standing::Escalated { reason: "1 attempt failed".into() },
+            &TaskStanding::Escalated { reason: "1 attempt failed".into() },
             &unconfined,
             &Verdicts::default(),
         );
@@ -811,7 +821,7 @@ mod tests {
             label: "tests (full suite)".into(),
             reason: "the targets (in `tests`) failed first; fail_fast = \"targets\"".into(),
         }];
-        let md = render(&task, None, &[a], &Standing::Escalated { reason: "1".into() }, &[], &Verdicts::default());
+        let md = render(&task, None, &[a], &TaskStanding::Escalated { reason: "1".into() }, &[], &Verdicts::default());
         assert!(md.contains("- Check `tests` (targets only): FAILED"), "{md}");
         assert!(
             md.contains(
@@ -828,7 +838,7 @@ mod tests {
         let task = TaskText { id: "t".into(), title: "Fix it".into(), text: "# Fix it\n".into() };
         let mut a = AttemptRecord::new(1);
         a.outcome = Outcome::Success;
-        let standing = Standing::Succeeded { attempt: 1, branch: "retry-run/t".into() };
+        let standing = TaskStanding::Succeeded { attempt: 1, branch: "retry-run/t".into() };
         let md = render(&task, None, std::slice::from_ref(&a), &standing, &[], &Verdicts::default());
         assert!(md.contains("`retry-run review t --approve` and `retry-run land t`"), "{md}");
         assert!(!md.contains("- Review:") && !md.contains("## Reviews") && !md.contains("## Landed"), "{md}");
@@ -859,13 +869,13 @@ mod tests {
     #[test]
     fn a_result_of_a_task_run_in_lanes_has_its_next_step_though_its_attempts_are_in_its_lanes() {
         use crate::model::{Review, Verdict};
-        let standing = Standing::Succeeded { attempt: 1, branch: "retry-run/t".into() };
+        let standing = TaskStanding::Succeeded { attempt: 1, branch: "retry-run/t".into() };
         let text = first_look("t", &[], &standing, &Verdicts::default());
         assert!(text.starts_with("Attempt 1 passed every gate"), "{text}");
         let approved = [Review { verdict: Verdict::Approved, attempt: 1, by: "Ann".into(), ..Review::default() }];
         let text = first_look("t", &[], &standing, &Verdicts { reviews: &approved, landed: None });
         assert!(text.contains("`retry-run land t`"), "{text}");
-        assert!(first_look("t", &[], &Standing::Open, &Verdicts::default()).starts_with("No attempt has run yet"));
+        assert!(first_look("t", &[], &TaskStanding::Open, &Verdicts::default()).starts_with("No attempt has run yet"));
     }
 
     #[test]
@@ -882,7 +892,7 @@ mod tests {
             deletions: 0,
             binary: false,
         });
-        let md = render(&task, None, &[a], &Standing::Open, &[], &Verdicts::default());
+        let md = render(&task, None, &[a], &TaskStanding::Open, &[], &Verdicts::default());
         assert!(!md.chars().any(crate::text::is_hidden), "{md:?}");
         assert!(md.contains("# retry-run report: Fix \\x1b[2Jit"), "{md}");
         assert!(md.contains("- Why: check `t` failed: \\x1b]52;c;aGk=\\x07 \\u{9b}2J \\u{202e}txt.exe\\r\n"), "{md}");

@@ -19,7 +19,7 @@ use crate::model::Usage;
 
 /// What an agent's output says.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Report {
+pub(crate) struct AgentReport {
     pub usage: Option<Usage>,
     /// Its own last words: the final message.
     pub final_message: Option<String>,
@@ -29,10 +29,10 @@ pub(crate) struct Report {
 const TEXT_LINES: usize = 20;
 
 /// Reads `output` with the reader called `kind`.
-pub(crate) fn read(kind: &str, output: &str) -> Report {
+pub(crate) fn read(kind: &str, output: &str) -> AgentReport {
     match kind {
         "claude-json" => claude_json(output).unwrap_or_else(|| text(output)),
-        "aider-text" => Report { usage: aider(output), ..text(output) },
+        "aider-text" => AgentReport { usage: aider(output), ..text(output) },
         "codex-jsonl" => codex_jsonl(output).unwrap_or_else(|| text(output)),
         "gemini-json" => gemini_json(output).unwrap_or_else(|| text(output)),
         "opencode-jsonl" => opencode_jsonl(output).unwrap_or_else(|| text(output)),
@@ -40,11 +40,11 @@ pub(crate) fn read(kind: &str, output: &str) -> Report {
     }
 }
 
-fn text(output: &str) -> Report {
+fn text(output: &str) -> AgentReport {
     let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
     let start = lines.len().saturating_sub(TEXT_LINES);
     let msg = lines[start..].join("\n");
-    Report { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
+    AgentReport { usage: None, final_message: (!msg.is_empty()).then_some(msg) }
 }
 
 /// Every line of `output` that is a JSON value (logs between them skipped).
@@ -69,7 +69,7 @@ fn trailing_object(output: &str) -> Option<serde_json::Value> {
     })
 }
 
-fn gemini_json(output: &str) -> Option<Report> {
+fn gemini_json(output: &str) -> Option<AgentReport> {
     let v = trailing_object(output)?;
     let message = v.get("response").and_then(|r| r.as_str()).map(str::to_string);
     let models = v.get("stats").and_then(|s| s.get("models")).and_then(|m| m.as_object());
@@ -84,10 +84,10 @@ fn gemini_json(output: &str) -> Option<Report> {
             turns: Some(sum(&["api", "totalRequests"])),
         }
     });
-    Some(Report { usage, final_message: message })
+    Some(AgentReport { usage, final_message: message })
 }
 
-fn opencode_jsonl(output: &str) -> Option<Report> {
+fn opencode_jsonl(output: &str) -> Option<AgentReport> {
     let events = json_lines(output);
     let kind = |e: &serde_json::Value, k: &str| e.get("type").and_then(|t| t.as_str()) == Some(k);
     let steps: Vec<&serde_json::Value> =
@@ -109,10 +109,10 @@ fn opencode_jsonl(output: &str) -> Option<Report> {
         cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         turns: Some(steps.len() as u64),
     });
-    Some(Report { usage, final_message: message })
+    Some(AgentReport { usage, final_message: message })
 }
 
-fn codex_jsonl(output: &str) -> Option<Report> {
+fn codex_jsonl(output: &str) -> Option<AgentReport> {
     let events = json_lines(output);
     let turns: Vec<&serde_json::Value> =
         events.iter().filter(|e| e.get("type").and_then(|t| t.as_str()) == Some("turn.completed")).collect();
@@ -136,7 +136,7 @@ fn codex_jsonl(output: &str) -> Option<Report> {
         cost_usd: None,
         turns: Some(turns.len() as u64),
     });
-    Some(Report { usage, final_message: message })
+    Some(AgentReport { usage, final_message: message })
 }
 
 /// `900`, `1.2k`, `12k`, `1.5M` as Aider prints token counts.
@@ -182,7 +182,7 @@ fn aider(output: &str) -> Option<Usage> {
     })
 }
 
-fn claude_json(output: &str) -> Option<Report> {
+fn claude_json(output: &str) -> Option<AgentReport> {
     let v: serde_json::Value = output
         .lines()
         .rev()
@@ -202,7 +202,7 @@ fn claude_json(output: &str) -> Option<Report> {
         turns: v.get("num_turns").and_then(serde_json::Value::as_u64),
     };
     let final_message = v.get("result").and_then(|r| r.as_str()).map(str::to_string).filter(|s| !s.is_empty());
-    Some(Report { usage: Some(usage), final_message })
+    Some(AgentReport { usage: Some(usage), final_message })
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ pub fn common_forms() -> Forms {
 
 /// How the agent's run ended, as far as telling a transient failure needs.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Ended {
+pub struct AgentEnded {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     /// Its CLI exits 0 when it gives up on its provider (Aider): a run that
@@ -69,7 +69,7 @@ pub struct Ended {
 /// stopped (a JSON result, an error and its explanation).
 const LAST_LINES: usize = 12;
 
-/// Of a run that exited 0 ([`Ended::gives_up_with_0`]): the error must
+/// Of a run that exited 0 ([`AgentEnded::gives_up_with_0`]): the error must
 /// be what it printed last.
 const LAST_LINES_AFTER_0: usize = 4;
 
@@ -114,7 +114,7 @@ fn kind_of_status(status: u16) -> Option<&'static str> {
 /// The proxy's last answer is the surest evidence: a transient status, or
 /// a connection closed without an answer. Else the last line of the
 /// output that holds one of `forms` names the kind.
-pub fn classify(ended: Ended, output: &str, answered: &[Answered], forms: &Forms) -> Option<Transient> {
+pub fn classify(ended: AgentEnded, output: &str, answered: &[Answered], forms: &Forms) -> Option<Transient> {
     let succeeded = ended.exit_code == Some(0);
     if ended.timed_out || (succeeded && !ended.gives_up_with_0) {
         return None;
@@ -218,22 +218,25 @@ pub const LONGEST_WAIT: Duration = Duration::from_secs(15 * 60);
 mod tests {
     use super::*;
 
-    fn failed() -> Ended {
-        Ended { exit_code: Some(1), ..Ended::default() }
+    fn failed() -> AgentEnded {
+        AgentEnded { exit_code: Some(1), ..AgentEnded::default() }
     }
 
     #[test]
     fn a_run_that_finished_or_timed_out_is_not_transient() {
         let out = "API Error: 529 {\"type\":\"overloaded_error\"}";
         let forms = common_forms();
-        assert!(classify(Ended { exit_code: Some(0), ..Ended::default() }, out, &[], &forms).is_none());
-        assert!(classify(Ended { exit_code: None, timed_out: true, ..Ended::default() }, out, &[], &forms).is_none());
+        assert!(classify(AgentEnded { exit_code: Some(0), ..AgentEnded::default() }, out, &[], &forms).is_none());
+        assert!(
+            classify(AgentEnded { exit_code: None, timed_out: true, ..AgentEnded::default() }, out, &[], &forms)
+                .is_none()
+        );
         assert_eq!(classify(failed(), out, &[], &forms).map(|t| t.kind), Some("overloaded"));
-        let killed = Ended { exit_code: None, ..Ended::default() };
+        let killed = AgentEnded { exit_code: None, ..AgentEnded::default() };
         assert_eq!(classify(killed, out, &[], &forms).map(|t| t.kind), Some("overloaded"));
         // A CLI that gives up with 0: read by its last lines alone, and
         // never by what the proxy saw earlier.
-        let zero = Ended { exit_code: Some(0), gives_up_with_0: true, ..Ended::default() };
+        let zero = AgentEnded { exit_code: Some(0), gives_up_with_0: true, ..AgentEnded::default() };
         assert_eq!(classify(zero, out, &[], &forms).map(|t| t.kind), Some("overloaded"));
         let then_worked =
             format!("{out}\nRetrying in 0.2 seconds...\nApplied edit to calc.py\nTokens: 1k sent\nCost: $0.01\nbye");

@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::repo_args::open;
 use super::{CliError, exit};
-use crate::clean::{Cleaned, Which, clean};
+use crate::clean::{CleanWhich, Cleaned, clean};
 use crate::text::human_bytes;
 
 /// Remove worktrees of one task, of all, of ended tasks or of idle ones.
@@ -44,7 +44,7 @@ pub struct CleanArgs {
 }
 
 /// What the flags ask to clean.
-fn which(args: &CleanArgs) -> Result<Which, CliError> {
+fn which(args: &CleanArgs) -> Result<CleanWhich, CliError> {
     let older = match &args.older_than {
         Some(text) => Some(
             crate::config::DurationSpec::parse(text)
@@ -55,10 +55,10 @@ fn which(args: &CleanArgs) -> Result<Which, CliError> {
         None => args.stale.map(|days| days.saturating_mul(86_400)),
     };
     Ok(match (&args.task, args.all, args.ended, older) {
-        (Some(t), ..) => Which::Task(t.clone()),
-        (None, true, ..) => Which::All,
-        (None, false, true, _) => Which::Ended,
-        (None, false, false, Some(secs)) => Which::IdleFor { secs },
+        (Some(t), ..) => CleanWhich::Task(t.clone()),
+        (None, true, ..) => CleanWhich::All,
+        (None, false, true, _) => CleanWhich::Ended,
+        (None, false, false, Some(secs)) => CleanWhich::IdleFor { secs },
         (None, false, false, None) => {
             return Err(CliError::usage(
                 "say which: `retry-run clean <task>`, `--all`, `--ended` or `--older-than 7d`",

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::repo_args::{CompareArgs, open};
 use super::{CliError, exit};
-use crate::diff::{Options, summarize};
+use crate::diff::{CompareOptions, summarize};
 use crate::format::diff_output::{DiffFormat, write};
 
 /// Summarise what a change did: files, statuses, line counts, a bounded patch.
@@ -36,7 +36,7 @@ pub struct DiffArgs {
 
 pub(super) fn run(dir: &Path, args: DiffArgs) -> Result<i32, CliError> {
     let opened = open(dir, args.compare.config.as_deref())?;
-    let options = Options {
+    let options = CompareOptions {
         base: args.compare.base_spec(&opened),
         head: args.compare.head.as_deref(),
         max_lines: args.max_lines,

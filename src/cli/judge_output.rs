@@ -15,7 +15,7 @@ use crate::config::CheckConfig;
 use crate::model::BaselineMode;
 use crate::outcome::check::{Baseline, Judging, judge};
 use crate::run::gates::builtin;
-use crate::run::gates::checks::{Status, parse_output};
+use crate::run::gates::checks::{CheckExit, parse_output};
 
 /// Judge a check's saved output as a run would, and time it (for benchmarks).
 #[derive(Debug, Args)]
@@ -63,7 +63,8 @@ pub(super) fn run(dir: &Path, args: JudgeOutputArgs) -> Result<i32, CliError> {
     table.insert("kind".into(), args.kind.clone().into());
     let check = CheckConfig::deserialize(table)
         .map_err(|e| CliError::usage(format!("--run/--kind: {e}; the kind is test, lint, build or custom")))?;
-    let status = |code: i32| Status { exit_code: Some(code), signal: None, timed_out: false, duration: Duration::ZERO };
+    let status =
+        |code: i32| CheckExit { exit_code: Some(code), signal: None, timed_out: false, duration: Duration::ZERO };
     let no_files = |_: &str| None;
     let here = Path::new(".");
     let mut times = Vec::with_capacity(args.repeat);

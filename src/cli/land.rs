@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CliError, exit};
-use crate::run::land::{LandError, Landing, Options};
+use crate::run::land::{LandEnded, LandError, LandOptions};
 
 /// Bring a task's result onto a branch; the gates run again on a replay.
 #[derive(Debug, Args)]
@@ -41,7 +41,7 @@ pub struct LandArgs {
 }
 
 pub(super) fn run(dir: &Path, args: LandArgs) -> Result<i32, CliError> {
-    let opts = Options {
+    let opts = LandOptions {
         task: args.task,
         onto: args.onto,
         merge: args.merge,
@@ -51,11 +51,11 @@ pub(super) fn run(dir: &Path, args: LandArgs) -> Result<i32, CliError> {
         config_path: args.config,
     };
     match crate::run::land::land(dir, &opts)? {
-        Landing::Rejected { text, .. } => {
+        LandEnded::Rejected { text, .. } => {
             crate::console::errln!("{text}");
             Ok(exit::FOUND)
         }
-        Landing::Landed { landed, notes, completed } => {
+        LandEnded::Landed { landed, notes, completed } => {
             let l = &landed;
             let short = crate::outcome::land::short(&l.commit);
             if completed {

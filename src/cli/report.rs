@@ -15,7 +15,7 @@ use crate::record::Store;
 use crate::record::chain::LogLine;
 use crate::record::state::{attempts, state};
 use crate::record::store::check_record_id;
-use crate::report::{LaneView, Standing, Verdicts, WorktreeNow, lanes_section, render, worktree_section};
+use crate::report::{LaneSection, TaskStanding, Verdicts, WorktreeNow, lanes_section, render, worktree_section};
 use crate::run::recorded_task;
 
 /// A Markdown report of a task: attempts, reviews, the land, what to do.
@@ -38,12 +38,12 @@ pub(super) fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     let attempts = attempts(&store, &args.task, &verified.events);
     let standing = match &state.finished {
         Some((Event::TaskSucceeded { branch, .. }, at)) => {
-            Standing::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }
+            TaskStanding::Succeeded { attempt: at.unwrap_or(0), branch: branch.clone() }
         }
-        Some((Event::TaskEscalated { reason, .. }, _)) => Standing::Escalated { reason: reason.clone() },
+        Some((Event::TaskEscalated { reason, .. }, _)) => TaskStanding::Escalated { reason: reason.clone() },
         _ => match &state.stopped {
-            Some((attempt, reason)) => Standing::Stopped { attempt: *attempt, reason: reason.clone() },
-            None => Standing::Open,
+            Some((attempt, reason)) => TaskStanding::Stopped { attempt: *attempt, reason: reason.clone() },
+            None => TaskStanding::Open,
         },
     };
     let text = TaskText { id: args.task.clone(), title: task.title, text: task.text };
@@ -55,7 +55,7 @@ pub(super) fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     // Interrupted before its snapshot: what its worktree holds is told.
     let interrupted =
         attempts.last().is_some_and(|a| a.interrupted && a.commit.is_none() && a.outcome == Outcome::Crash);
-    if standing == Standing::Open && interrupted {
+    if standing == TaskStanding::Open && interrupted {
         let now = worktree_now(dir, &args.task, state.base.as_deref());
         md.push_str(&worktree_section(now.as_ref()));
     }
@@ -69,7 +69,7 @@ pub(super) fn run(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
 /// task's `LaneEnded` and `LaneChosen`.
 fn lanes(store: &Store, id: &str, k: u32, events: &[LogLine]) -> String {
     let typed: Vec<Event> = events.iter().filter_map(LogLine::typed).collect();
-    let views: Vec<LaneView> = (1..=k)
+    let views: Vec<LaneSection> = (1..=k)
         .map(|lane| {
             let rid = refs::lane_record(id, lane);
             let lane_attempts = store.read(&rid).map(|v| attempts(store, &rid, &v.events)).unwrap_or_default();
@@ -78,7 +78,7 @@ fn lanes(store: &Store, id: &str, k: u32, events: &[LogLine]) -> String {
                 _ => None,
             });
             let (ending, agent) = ended.unwrap_or(("unfinished".into(), "?".into()));
-            LaneView { lane, agent, ending, attempts: lane_attempts }
+            LaneSection { lane, agent, ending, attempts: lane_attempts }
         })
         .collect();
     let chosen = typed.iter().rev().find_map(|e| match e {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{ArgGroup, Args};
 
 use super::{CliError, exit};
-use crate::review::{CommentArg, Input, Request};
+use crate::review::{CommentArg, Input, ReviewRequest};
 
 /// Approve or reject a task's result; a rejection leads the next round.
 #[derive(Debug, Args)]
@@ -118,7 +118,7 @@ fn critique(dir: &Path, args: &ReviewArgs) -> Result<Option<String>, CliError> {
 }
 
 /// The request the flags make.
-fn request(dir: &Path, args: &ReviewArgs) -> Result<Request, CliError> {
+fn request(dir: &Path, args: &ReviewArgs) -> Result<ReviewRequest, CliError> {
     if args.comment.len() % 2 == 1 {
         return Err(CliError::usage("--comment takes a place and its text: --comment src/app.py:40-44 'why'"));
     }
@@ -146,7 +146,7 @@ fn request(dir: &Path, args: &ReviewArgs) -> Result<Request, CliError> {
             comments,
         }
     };
-    Ok(Request {
+    Ok(ReviewRequest {
         task: args.task.clone(),
         attempt: args.attempt,
         by: args.by.clone(),

@@ -6,7 +6,7 @@ use std::path::Path;
 use clap::Args;
 
 use super::{CliError, exit};
-use crate::ui::{Options, UiError};
+use crate::ui::{ServerOptions, UiError};
 
 /// Serve a web view of the tasks on 127.0.0.1, until Ctrl-C.
 ///
@@ -24,7 +24,7 @@ pub struct UiArgs {
 }
 
 pub(super) fn run(dir: &Path, args: UiArgs) -> Result<i32, CliError> {
-    let opts = Options { port: args.port, open: !args.no_open };
+    let opts = ServerOptions { port: args.port, open: !args.no_open };
     crate::ui::serve(dir, opts, |url| crate::console::out!("retry-run ui: {url}\n"))?;
     Ok(exit::OK)
 }

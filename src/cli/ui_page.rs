@@ -12,7 +12,7 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::git::Repo;
 use crate::record::{Store, Summaries};
-use crate::ui::{Against, Layout, Route, Site, pages};
+use crate::ui::{Against, PageLayout, Route, Site, pages};
 
 /// Renders one page of `retry-run ui` to stdout (no server).
 #[derive(Debug, Args)]
@@ -48,7 +48,7 @@ pub(super) fn run(dir: &Path, args: UiPageArgs) -> Result<i32, CliError> {
             id,
             n,
             against: if args.previous { Against::Previous } else { Against::Base },
-            layout: if args.split { Layout::Split } else { Layout::Unified },
+            layout: if args.split { PageLayout::Split } else { PageLayout::Unified },
         },
     };
     let mut out = std::io::stdout().lock();

@@ -45,7 +45,7 @@ pub(crate) fn prompt_note(max_self_checks: u32) -> String {
 }
 
 /// What `run_checks` found on the worktree as it is now.
-pub(crate) struct Found<'a> {
+pub(crate) struct SelfCheckFound<'a> {
     /// This call's number and the cap.
     pub call: u32,
     pub max: u32,
@@ -70,7 +70,7 @@ pub(crate) struct ChecksAnswer {
 /// The answer of `run_checks`, and whether every gate passed.
 pub(crate) fn run_checks_answer(
     task: &TaskText,
-    found: &Found<'_>,
+    found: &SelfCheckFound<'_>,
     cfg: &crate::config::ContextConfig,
 ) -> ChecksAnswer {
     let r = found.record;
@@ -332,7 +332,7 @@ mod tests {
     #[test]
     fn a_failing_self_check_names_the_test_and_its_assertion() {
         let r = failing();
-        let found = Found { call: 1, max: 5, record: &r, skipped: None, left_out: vec![] };
+        let found = SelfCheckFound { call: 1, max: 5, record: &r, skipped: None, left_out: vec![] };
         let ChecksAnswer { text, passed } = run_checks_answer(&task(), &found, &Default::default());
         assert!(!passed);
         assert!(text.starts_with("Self-check 1 of 5: FAIL"), "{text}");
@@ -349,7 +349,7 @@ mod tests {
         let mut r = failing();
         r.outcome = Outcome::Success;
         r.checks = vec![CheckResult::new("test", CheckKind::Test, true)];
-        let found = Found { call: 2, max: 5, record: &r, skipped: None, left_out: vec!["lint".into()] };
+        let found = SelfCheckFound { call: 2, max: 5, record: &r, skipped: None, left_out: vec!["lint".into()] };
         let ChecksAnswer { text, passed } = run_checks_answer(&task(), &found, &Default::default());
         assert!(passed);
         assert!(text.contains("every gate passed"), "{text}");

@@ -18,7 +18,7 @@ use std::path::Path;
 use git2::{Blob, DiffOptions, Oid, Repository};
 
 use super::patch::{FilePatch, FileSide, Want, file_patch};
-use super::renames::{self, Endpoint, Side as RenameSide};
+use super::renames::{self, ListSide as RenameSide, RenameEnd};
 use super::walk::{ChangedLeaf, Leaf, changed_leaves};
 use super::{GitError, Repo, Revision, ctx};
 use crate::judge::scope::SymlinkLookup;
@@ -322,8 +322,8 @@ fn side(path: &[u8], (_, mode): Leaf) -> Option<Side> {
     Some(Side { path: path.to_vec(), kind: kind(mode)? })
 }
 
-fn endpoints<'a>(v: &[(&'a [u8], Leaf)], ids: &'a [String]) -> Vec<Endpoint<'a>> {
-    v.iter().zip(ids).map(|((p, (_, mode)), id)| Endpoint { path: p, id: id.as_bytes(), mode: *mode }).collect()
+fn endpoints<'a>(v: &[(&'a [u8], Leaf)], ids: &'a [String]) -> Vec<RenameEnd<'a>> {
+    v.iter().zip(ids).map(|((p, (_, mode)), id)| RenameEnd { path: p, id: id.as_bytes(), mode: *mode }).collect()
 }
 
 /// One side of a change for its patch.

@@ -37,7 +37,7 @@ use super::{GitError, Repo, ctx};
 /// One entry of a tree to write: path (relative, `/`-separated), blob or
 /// commit id, and git's mode.
 #[derive(Debug, Clone)]
-pub(super) struct Item {
+pub(super) struct TreeItem {
     pub path: Vec<u8>,
     pub oid: Oid,
     pub mode: u32,
@@ -81,13 +81,13 @@ impl Repo {
 }
 
 /// Every file, symlink and submodule of `tree`, in index order.
-pub(super) fn tree_items(repo: &Repository, tree: Oid) -> Result<Vec<Item>, GitError> {
+pub(super) fn tree_items(repo: &Repository, tree: Oid) -> Result<Vec<TreeItem>, GitError> {
     let mut items = Vec::new();
     collect(repo, tree, &mut Vec::new(), &mut items)?;
     Ok(items)
 }
 
-fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<Item>) -> Result<(), GitError> {
+fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<TreeItem>) -> Result<(), GitError> {
     let t = repo.find_tree(tree).map_err(ctx(|| format!("cannot read tree {tree}")))?;
     for e in t.iter() {
         let len = prefix.len();
@@ -98,7 +98,7 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
         if e.filemode() == TREE {
             collect(repo, e.id(), prefix, items)?;
         } else {
-            items.push(Item { path: prefix.clone(), oid: e.id(), mode: e.filemode() as u32 });
+            items.push(TreeItem { path: prefix.clone(), oid: e.id(), mode: e.filemode() as u32 });
         }
         prefix.truncate(len);
     }
@@ -118,7 +118,7 @@ fn collect(repo: &Repository, tree: Oid, prefix: &mut Vec<u8>, items: &mut Vec<I
 pub(super) fn write_items(
     git_dir: &Path,
     root: &Path,
-    items: &[Item],
+    items: &[TreeItem],
     replace: bool,
 ) -> Result<Vec<IndexEntry>, GitError> {
     let writers = if items.len() < PARALLEL_MIN { 1 } else { WRITERS };
@@ -135,7 +135,7 @@ pub(super) fn write_items(
     Ok(all)
 }
 
-fn write_part(git_dir: &Path, root: &Path, items: &[Item], replace: bool) -> Result<Vec<IndexEntry>, GitError> {
+fn write_part(git_dir: &Path, root: &Path, items: &[TreeItem], replace: bool) -> Result<Vec<IndexEntry>, GitError> {
     if items.is_empty() {
         return Ok(Vec::new());
     }
@@ -239,7 +239,7 @@ fn overwrite(abs: &Path, mode: u32, owner: Option<u32>, content: &[u8]) -> std::
 
 /// The index entry of a written item: its stat data as git records it
 /// (each field truncated to 32 bits, as in the index format).
-fn index_entry(item: &Item, meta: Option<&std::fs::Metadata>) -> IndexEntry {
+fn index_entry(item: &TreeItem, meta: Option<&std::fs::Metadata>) -> IndexEntry {
     let time = |secs: i64, nanos: i64| IndexTime::new(secs as i32, nanos as u32);
     IndexEntry {
         ctime: meta.map_or(IndexTime::new(0, 0), |m| time(m.ctime(), m.ctime_nsec())),

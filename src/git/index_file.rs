@@ -15,7 +15,7 @@ use git2::Oid;
 
 /// An index file's entries, in the file's order (by path, then stage).
 pub(super) struct IndexFile {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<IndexRecord>,
     /// Directory (`""` for the root) -> the tree id the TREE extension
     /// holds for it, for the directories whose cached id is valid.
     pub trees: HashMap<Vec<u8>, Oid>,
@@ -23,7 +23,7 @@ pub(super) struct IndexFile {
 
 /// One index entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Entry {
+pub(super) struct IndexRecord {
     pub path: Vec<u8>,
     pub mode: u32,
     pub id: Oid,
@@ -77,7 +77,7 @@ pub(super) fn parse_at(data: &[u8]) -> Option<(IndexFile, Vec<usize>)> {
         return None;
     }
     let count = r.u32()? as usize;
-    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(body.len() / 62));
+    let mut entries: Vec<IndexRecord> = Vec::with_capacity(count.min(body.len() / 62));
     let mut offsets: Vec<usize> = Vec::with_capacity(entries.capacity());
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
@@ -128,7 +128,7 @@ pub(super) fn restat(data: &[u8], updates: &[(usize, StatWords)]) -> Option<Vec<
 /// version 4 path is stored against. `None` for what this reader cannot
 /// describe: extended flags but those it knows, or a sparse index's
 /// directory entry.
-fn read_entry(r: &mut Reader, version: u32, previous: &[u8]) -> Option<Entry> {
+fn read_entry(r: &mut Reader, version: u32, previous: &[u8]) -> Option<IndexRecord> {
     let start = r.at;
     let mut w = [0u32; 10];
     for x in &mut w {
@@ -168,7 +168,7 @@ fn read_entry(r: &mut Reader, version: u32, previous: &[u8]) -> Option<Entry> {
     if path.is_empty() || path.ends_with(b"/") || mode == 0o040000 {
         return None;
     }
-    Some(Entry {
+    Some(IndexRecord {
         path,
         mode,
         id,
@@ -322,12 +322,12 @@ mod tests {
         (dir, repo)
     }
 
-    fn theirs(repo: &git2::Repository) -> Vec<Entry> {
+    fn theirs(repo: &git2::Repository) -> Vec<IndexRecord> {
         let mut index = repo.index().expect("index");
         index.read(true).expect("read");
         index
             .iter()
-            .map(|e| Entry {
+            .map(|e| IndexRecord {
                 stage: ((e.flags >> 12) & 3) as u8,
                 assume_valid: e.flags & ASSUME_VALID != 0,
                 skip_worktree: e.flags_extended & SKIP_WORKTREE != 0,
@@ -422,7 +422,7 @@ mod tests {
                     gid: n + 8,
                     size: n + 9,
                 };
-                assert_eq!(new, &Entry { stat, ..old.clone() }, "version {version}");
+                assert_eq!(new, &IndexRecord { stat, ..old.clone() }, "version {version}");
             }
             // libgit2 checks the trailing checksum: it reads the new file.
             std::fs::write(&file, &out).expect("write");

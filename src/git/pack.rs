@@ -10,13 +10,13 @@ use sha1::{Digest, Sha1};
 
 /// The kinds of object a pack here holds, numbered as in git's pack format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(super) enum ObjectKind {
     Tree = 2,
     Blob = 3,
 }
 
 /// A version 2 pack of `objects`, with its SHA-1 trailer.
-pub(super) fn pack<'a>(objects: impl ExactSizeIterator<Item = (Kind, &'a [u8])>) -> Vec<u8> {
+pub(super) fn pack<'a>(objects: impl ExactSizeIterator<Item = (ObjectKind, &'a [u8])>) -> Vec<u8> {
     let mut pack = Vec::new();
     pack.extend_from_slice(b"PACK");
     pack.extend_from_slice(&2u32.to_be_bytes());

@@ -25,7 +25,7 @@ const HASHBASE: u32 = 107927;
 /// One side of a possible rename: a deleted (source) or added (destination)
 /// entry.
 #[derive(Debug, Clone)]
-pub(super) struct Endpoint<'a> {
+pub(super) struct RenameEnd<'a> {
     pub path: &'a [u8],
     /// The blob id, as hex or raw bytes: only compared for equality.
     pub id: &'a [u8],
@@ -117,8 +117,8 @@ fn score_hashed(src: &[(u32, u32)], src_len: usize, dst: &[(u32, u32)], dst_len:
 /// destinations (`Right`).
 pub(super) trait Blobs<'l, E> {
     /// The blob's size in bytes, which must be the length of its [`Blobs::load`].
-    fn size(&mut self, side: Side, i: usize) -> Result<usize, E>;
-    fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'l, [u8]>, E>;
+    fn size(&mut self, side: ListSide, i: usize) -> Result<usize, E>;
+    fn load(&mut self, side: ListSide, i: usize) -> Result<std::borrow::Cow<'l, [u8]>, E>;
 }
 
 /// Pairs sources with destinations. Returns `(source, destination, score)`
@@ -126,8 +126,8 @@ pub(super) trait Blobs<'l, E> {
 /// score it needs is pruned on its sizes alone, without reading either
 /// blob.
 pub(super) fn detect<'l, E>(
-    sources: &[Endpoint],
-    destinations: &[Endpoint],
+    sources: &[RenameEnd],
+    destinations: &[RenameEnd],
     limit: usize,
     blobs: &mut dyn Blobs<'l, E>,
 ) -> Result<Vec<(usize, usize, u32)>, E> {
@@ -171,7 +171,7 @@ impl Pairing {
 
 /// The first step: exact renames, by blob id; empty blobs never pair.
 /// Among sources with the destination's blob, one with its basename first.
-fn exact_renames(sources: &[Endpoint], destinations: &[Endpoint], found: &mut Pairing) {
+fn exact_renames(sources: &[RenameEnd], destinations: &[RenameEnd], found: &mut Pairing) {
     let mut by_id: HashMap<(&[u8], bool), Vec<usize>> = HashMap::new();
     for (i, s) in sources.iter().enumerate() {
         if s.mode != 0o160000 {
@@ -209,8 +209,8 @@ struct Scorer<'b, 'l, E> {
 }
 
 impl<E> Scorer<'_, '_, E> {
-    fn size(&mut self, side: Side, k: usize) -> Result<usize, E> {
-        let known = if side == Side::Left { &mut self.sizes.0 } else { &mut self.sizes.1 };
+    fn size(&mut self, side: ListSide, k: usize) -> Result<usize, E> {
+        let known = if side == ListSide::Left { &mut self.sizes.0 } else { &mut self.sizes.1 };
         if let Some(Some(n)) = known.get(k) {
             return Ok(*n);
         }
@@ -223,11 +223,11 @@ impl<E> Scorer<'_, '_, E> {
 
     /// The score of a pair, 0 when their sizes rule it out.
     fn score(&mut self, i: usize, j: usize) -> Result<u32, E> {
-        let (a, b) = (self.size(Side::Left, i)?, self.size(Side::Right, j)?);
+        let (a, b) = (self.size(ListSide::Left, i)?, self.size(ListSide::Right, j)?);
         if a.max(b) == 0 || size_pruned(a, b) {
             return Ok(0);
         }
-        for (side, k, cache) in [(Side::Left, i, &mut self.src_data), (Side::Right, j, &mut self.dst_data)] {
+        for (side, k, cache) in [(ListSide::Left, i, &mut self.src_data), (ListSide::Right, j, &mut self.dst_data)] {
             if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(k) {
                 let data = self.blobs.load(side, k)?;
                 slot.insert((spanhash(&data), data.len()));
@@ -241,8 +241,8 @@ impl<E> Scorer<'_, '_, E> {
 /// The second step: basenames unique on both sides, paired when similar
 /// enough.
 fn same_basenames<E>(
-    sources: &[Endpoint],
-    destinations: &[Endpoint],
+    sources: &[RenameEnd],
+    destinations: &[RenameEnd],
     srcs: &[usize],
     dsts: &[usize],
     scorer: &mut Scorer<'_, '_, E>,
@@ -275,8 +275,8 @@ fn same_basenames<E>(
 /// destination; each destination's best candidates, then the best pairs
 /// first.
 fn matrix<E>(
-    sources: &[Endpoint],
-    destinations: &[Endpoint],
+    sources: &[RenameEnd],
+    destinations: &[RenameEnd],
     srcs: &[usize],
     dsts: &[usize],
     scorer: &mut Scorer<'_, '_, E>,
@@ -306,7 +306,7 @@ fn matrix<E>(
 
 /// Which list an index of [`detect`]'s loader refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Side {
+pub(super) enum ListSide {
     Left,
     Right,
 }
@@ -347,28 +347,28 @@ mod tests {
         assert!(!size_pruned(100, 50));
     }
 
-    fn ep<'a>(path: &'a str, id: &'a str) -> Endpoint<'a> {
-        Endpoint { path: path.as_bytes(), id: id.as_bytes(), mode: 0o100644 }
+    fn ep<'a>(path: &'a str, id: &'a str) -> RenameEnd<'a> {
+        RenameEnd { path: path.as_bytes(), id: id.as_bytes(), mode: 0o100644 }
     }
 
     #[test]
     fn exact_prefers_same_basename_then_inexact_best_first() {
         let sources = [ep("a/x.rs", "1"), ep("b/y.rs", "1"), ep("c/long.txt", "2"), ep("d/other.txt", "3")];
         let dests = [ep("z/y.rs", "1"), ep("e/new.txt", "4")];
-        let content = |side: Side, i: usize| -> Result<std::borrow::Cow<'static, [u8]>, ()> {
+        let content = |side: ListSide, i: usize| -> Result<std::borrow::Cow<'static, [u8]>, ()> {
             Ok(std::borrow::Cow::Owned(match (side, i) {
-                (Side::Left, 2) => b"l1\nl2\nl3\nl4\nl5\nl6\n".to_vec(),
-                (Side::Left, 3) => b"o1\no2\no3\n".to_vec(),
-                (Side::Right, 1) => b"l1\nl2\nl3\nl4\nl5\nX\n".to_vec(),
+                (ListSide::Left, 2) => b"l1\nl2\nl3\nl4\nl5\nl6\n".to_vec(),
+                (ListSide::Left, 3) => b"o1\no2\no3\n".to_vec(),
+                (ListSide::Right, 1) => b"l1\nl2\nl3\nl4\nl5\nX\n".to_vec(),
                 _ => b"?\n".to_vec(),
             }))
         };
         struct Content<F>(F);
-        impl<F: FnMut(Side, usize) -> Result<std::borrow::Cow<'static, [u8]>, ()>> Blobs<'static, ()> for Content<F> {
-            fn size(&mut self, side: Side, i: usize) -> Result<usize, ()> {
+        impl<F: FnMut(ListSide, usize) -> Result<std::borrow::Cow<'static, [u8]>, ()>> Blobs<'static, ()> for Content<F> {
+            fn size(&mut self, side: ListSide, i: usize) -> Result<usize, ()> {
                 Ok((self.0)(side, i)?.len())
             }
-            fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'static, [u8]>, ()> {
+            fn load(&mut self, side: ListSide, i: usize) -> Result<std::borrow::Cow<'static, [u8]>, ()> {
                 (self.0)(side, i)
             }
         }
@@ -384,10 +384,10 @@ mod tests {
         // Sizes only: reading any blob is an error.
         struct SizesOnly;
         impl Blobs<'static, String> for SizesOnly {
-            fn size(&mut self, side: Side, _: usize) -> Result<usize, String> {
-                Ok(if side == Side::Left { 1400 } else { 8 })
+            fn size(&mut self, side: ListSide, _: usize) -> Result<usize, String> {
+                Ok(if side == ListSide::Left { 1400 } else { 8 })
             }
-            fn load(&mut self, side: Side, i: usize) -> Result<std::borrow::Cow<'static, [u8]>, String> {
+            fn load(&mut self, side: ListSide, i: usize) -> Result<std::borrow::Cow<'static, [u8]>, String> {
                 Err(format!("read {side:?} {i}"))
             }
         }

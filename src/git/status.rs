@@ -29,20 +29,20 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use git2::Oid;
 
 use super::GitError;
-use super::index_file::{Entry, IndexFile, Stat};
+use super::index_file::{IndexFile, IndexRecord, Stat};
 use super::walk::TREE_MODE;
 
 /// How stat data is judged (core.fileMode, core.trustCtime) and when the
 /// index was written (an entry as new as the index is racy).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Rules {
+pub(super) struct StatRules {
     pub filemode: bool,
     pub trust_ctime: bool,
     pub index_mtime: (u32, u32),
 }
 
 /// A path found, and whether it is untracked (else: tracked, may differ).
-pub(super) type Found = (Vec<u8>, bool);
+pub(super) type FoundPath = (Vec<u8>, bool);
 
 const GITLINK: u32 = 0o160000;
 const SYMLINK: u32 = 0o120000;
@@ -61,7 +61,7 @@ pub(super) fn plain(index: &IndexFile) -> bool {
 /// stat data: a different type or executable bit, size, mtime, ctime,
 /// inode or owner, or an mtime at or after the index's own (racy: written
 /// in the same instant as the index, the stat data cannot tell).
-pub(super) fn may_differ(entry: &Entry, disk: &Stat, disk_mode: u32, rules: &Rules) -> bool {
+pub(super) fn may_differ(entry: &IndexRecord, disk: &Stat, disk_mode: u32, rules: &StatRules) -> bool {
     let kind = |m: u32| m & 0o170000;
     let mode_differs = if kind(entry.mode) != kind(disk_mode) {
         true
@@ -123,8 +123,11 @@ fn kind_of(t: FileType) -> Kind {
 /// The entries directly in a directory, by name: the file entry of that
 /// name and the entries below it as a directory. `under` holds the entries
 /// below `dir` (sorted), `prefix` is `dir/` (empty for the root).
-fn children<'e>(prefix: &[u8], under: &'e [Entry]) -> HashMap<&'e [u8], (Option<&'e Entry>, &'e [Entry])> {
-    let mut out: HashMap<&[u8], (Option<&Entry>, &[Entry])> = HashMap::new();
+fn children<'e>(
+    prefix: &[u8],
+    under: &'e [IndexRecord],
+) -> HashMap<&'e [u8], (Option<&'e IndexRecord>, &'e [IndexRecord])> {
+    let mut out: HashMap<&[u8], (Option<&IndexRecord>, &[IndexRecord])> = HashMap::new();
     let mut i = 0;
     while i < under.len() {
         let rest = &under[i].path[prefix.len()..];
@@ -145,7 +148,7 @@ fn children<'e>(prefix: &[u8], under: &'e [Entry]) -> HashMap<&'e [u8], (Option<
 }
 
 /// `entries` (sorted) split into the entry at `path` and those below it.
-fn at_and_below<'e>(path: &[u8], entries: &'e [Entry]) -> (Option<&'e Entry>, &'e [Entry]) {
+fn at_and_below<'e>(path: &[u8], entries: &'e [IndexRecord]) -> (Option<&'e IndexRecord>, &'e [IndexRecord]) {
     let at = entries.partition_point(|e| e.path.as_slice() < path);
     let file = entries.get(at).filter(|e| e.path == path);
     let below: Vec<u8> = [path, b"/"].concat();
@@ -166,7 +169,7 @@ fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
 pub(super) struct Scan<'a> {
     /// The working tree's top directory, open once for every unit.
     root: OwnedFd,
-    pub rules: Rules,
+    pub rules: StatRules,
     /// Whether a path (relative; a directory without a trailing slash) is
     /// ignored by the repository's rules.
     pub ignored: &'a mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
@@ -174,7 +177,7 @@ pub(super) struct Scan<'a> {
     /// or not, an untracked directory as one path (not its files), and the
     /// rules are never asked.
     pub whole: bool,
-    pub found: Vec<Found>,
+    pub found: Vec<FoundPath>,
 }
 
 /// How deep a directory of a working tree may be: one this many levels
@@ -224,7 +227,7 @@ impl<'a> Scan<'a> {
     /// A scan of the working tree at `root`; see the fields.
     pub(super) fn new(
         root: &Path,
-        rules: Rules,
+        rules: StatRules,
         ignored: &'a mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
         whole: bool,
     ) -> Result<Scan<'a>, Stop> {
@@ -235,7 +238,7 @@ impl<'a> Scan<'a> {
 
     /// One unit of the working tree (a path of the cut, `""` for all of
     /// it), with the index entries at or below it (sorted).
-    pub(super) fn unit(&mut self, path: &[u8], entries: &[Entry]) -> Result<(), Stop> {
+    pub(super) fn unit(&mut self, path: &[u8], entries: &[IndexRecord]) -> Result<(), Stop> {
         if path.is_empty() {
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
             let Ok(top) = rustix::fs::openat(&self.root, ".", flags, Mode::empty()) else { return Err(Stop::Unsure) };
@@ -258,8 +261,8 @@ impl<'a> Scan<'a> {
         parent: BorrowedFd<'_>,
         name: &[u8],
         path: &[u8],
-        file: Option<&Entry>,
-        below: &[Entry],
+        file: Option<&IndexRecord>,
+        below: &[IndexRecord],
         kind: Kind,
     ) -> Result<(), Stop> {
         match (file, kind) {
@@ -325,7 +328,7 @@ impl<'a> Scan<'a> {
 
     /// A tracked directory, open at `fd`: each name on disk against the
     /// index's.
-    fn dir(&mut self, fd: OwnedFd, dir: &[u8], below: &[Entry]) -> Result<(), Stop> {
+    fn dir(&mut self, fd: OwnedFd, dir: &[u8], below: &[IndexRecord]) -> Result<(), Stop> {
         too_deep(dir)?;
         let prefix: Vec<u8> = if dir.is_empty() { Vec::new() } else { [dir, b"/"].concat() };
         let mut known = children(&prefix, below);
@@ -380,7 +383,7 @@ impl<'a> Scan<'a> {
 /// is listed once; only untracked directories are put to the rules.
 pub(super) fn directories(
     root: &Path,
-    entries: &[Entry],
+    entries: &[IndexRecord],
     ignored: &mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
     skip: &[u8],
 ) -> Result<Vec<Vec<u8>>, Stop> {
@@ -396,7 +399,7 @@ pub(super) fn directories(
 fn directories_below(
     fd: OwnedFd,
     dir: &[u8],
-    below: Option<&[Entry]>,
+    below: Option<&[IndexRecord]>,
     ignored: &mut dyn FnMut(&[u8]) -> Result<bool, GitError>,
     skip: &[u8],
     out: &mut Vec<Vec<u8>>,
@@ -437,7 +440,7 @@ fn staged_dir(
     odb: &git2::Odb,
     tree: Oid,
     dir: &[u8],
-    below: &[Entry],
+    below: &[IndexRecord],
     index: &IndexFile,
     out: &mut Vec<Vec<u8>>,
 ) -> Result<(), GitError> {
@@ -489,8 +492,8 @@ fn leaves(odb: &git2::Odb, id: Oid, dir: &[u8], out: &mut Vec<Vec<u8>>) -> Resul
 mod tests {
     use super::*;
 
-    fn entry(path: &str) -> Entry {
-        Entry {
+    fn entry(path: &str) -> IndexRecord {
+        IndexRecord {
             path: path.as_bytes().to_vec(),
             mode: 0o100644,
             id: Oid::ZERO_SHA1,
@@ -502,7 +505,7 @@ mod tests {
         }
     }
 
-    const RULES: Rules = Rules { filemode: true, trust_ctime: true, index_mtime: (20, 0) };
+    const RULES: StatRules = StatRules { filemode: true, trust_ctime: true, index_mtime: (20, 0) };
 
     #[test]
     fn the_stat_data_vouches_only_when_every_field_agrees() {
@@ -526,7 +529,7 @@ mod tests {
         // The device is not compared (git and libgit2 do not either).
         assert!(!may_differ(&e, &Stat { dev: 9, ..same }, 0o100644, &RULES));
         // core.trustCtime = false: a new ctime alone is no change.
-        let lax = Rules { trust_ctime: false, ..RULES };
+        let lax = StatRules { trust_ctime: false, ..RULES };
         assert!(!may_differ(&e, &Stat { ctime: (99, 0), ..same }, 0o100644, &lax));
     }
 
@@ -534,9 +537,9 @@ mod tests {
     fn modes_count_by_type_and_by_the_executable_bit_under_core_filemode() {
         let e = entry("f");
         assert!(may_differ(&e, &e.stat, 0o100755, &RULES));
-        assert!(!may_differ(&e, &e.stat, 0o100755, &Rules { filemode: false, ..RULES }));
-        assert!(may_differ(&e, &e.stat, SYMLINK, &Rules { filemode: false, ..RULES }));
-        let link = Entry { mode: SYMLINK, ..entry("l") };
+        assert!(!may_differ(&e, &e.stat, 0o100755, &StatRules { filemode: false, ..RULES }));
+        assert!(may_differ(&e, &e.stat, SYMLINK, &StatRules { filemode: false, ..RULES }));
+        let link = IndexRecord { mode: SYMLINK, ..entry("l") };
         assert!(!may_differ(&link, &link.stat, SYMLINK, &RULES));
     }
 
@@ -544,15 +547,15 @@ mod tests {
     fn an_entry_as_new_as_the_index_is_racy() {
         let e = entry("f");
         for index_mtime in [(10, 2), (10, 1), (9, 999)] {
-            assert!(may_differ(&e, &e.stat, 0o100644, &Rules { index_mtime, ..RULES }), "{index_mtime:?}");
+            assert!(may_differ(&e, &e.stat, 0o100644, &StatRules { index_mtime, ..RULES }), "{index_mtime:?}");
         }
-        assert!(!may_differ(&e, &e.stat, 0o100644, &Rules { index_mtime: (10, 3), ..RULES }));
+        assert!(!may_differ(&e, &e.stat, 0o100644, &StatRules { index_mtime: (10, 3), ..RULES }));
     }
 
     #[test]
     fn children_group_files_and_directories_by_name() {
         // Index order: "a" < "a-b" < "a.c" < "a/x" < "a/y/z" < "b".
-        let all: Vec<Entry> = ["a", "a-b", "a.c", "a/x", "a/y/z", "b"].map(entry).to_vec();
+        let all: Vec<IndexRecord> = ["a", "a-b", "a.c", "a/x", "a/y/z", "b"].map(entry).to_vec();
         let c = children(b"", &all);
         assert_eq!(c.len(), 4);
         let (file, sub) = c[b"a".as_slice()];
@@ -571,11 +574,11 @@ mod tests {
         let ok = IndexFile { entries: vec![entry("a")], trees: HashMap::new() };
         assert!(plain(&ok));
         for odd in [
-            Entry { stage: 2, ..entry("a") },
-            Entry { mode: GITLINK, ..entry("a") },
-            Entry { skip_worktree: true, ..entry("a") },
-            Entry { intent_to_add: true, ..entry("a") },
-            Entry { assume_valid: true, ..entry("a") },
+            IndexRecord { stage: 2, ..entry("a") },
+            IndexRecord { mode: GITLINK, ..entry("a") },
+            IndexRecord { skip_worktree: true, ..entry("a") },
+            IndexRecord { intent_to_add: true, ..entry("a") },
+            IndexRecord { assume_valid: true, ..entry("a") },
         ] {
             assert!(!plain(&IndexFile { entries: vec![odd], trees: HashMap::new() }));
         }

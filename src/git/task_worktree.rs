@@ -31,7 +31,7 @@ use git2::{IndexEntry, IndexTime, Oid, Repository, Status, StatusOptions};
 use super::checkout;
 use super::index_file::StatWords;
 use super::nofollow_fs;
-use super::pack::Kind;
+use super::pack::ObjectKind;
 use super::tree_write;
 use super::working_tree::ReadIndex;
 use super::{GitError, Repo, ctx};
@@ -681,7 +681,7 @@ impl Repo {
             tree_write::build(&repo, head_tree, &tree_write::nest(&state.overlay))?;
 
         // What is not stored yet: new blobs, then new trees.
-        let mut missing: Vec<(Oid, Kind, std::borrow::Cow<'_, [u8]>)> = Vec::new();
+        let mut missing: Vec<(Oid, ObjectKind, std::borrow::Cow<'_, [u8]>)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (file, leaf) in &state.overlay {
             let Some((oid, mode)) = leaf else { continue };
@@ -699,11 +699,11 @@ impl Repo {
                     std::borrow::Cow::Owned(blob.content().to_vec())
                 }
             };
-            missing.push((*oid, Kind::Blob, data));
+            missing.push((*oid, ObjectKind::Blob, data));
         }
         for (oid, bytes) in &trees {
             if seen.insert(*oid) && !odb.exists(*oid) {
-                missing.push((*oid, Kind::Tree, std::borrow::Cow::Borrowed(bytes.as_slice())));
+                missing.push((*oid, ObjectKind::Tree, std::borrow::Cow::Borrowed(bytes.as_slice())));
             }
         }
         store_objects(&odb, &missing)?;
@@ -807,12 +807,12 @@ impl Repo {
 const PACK_THRESHOLD: usize = 32;
 
 /// Stores new objects: loose when few, else one pack through the indexer.
-fn store_objects(odb: &git2::Odb, objects: &[(Oid, Kind, std::borrow::Cow<'_, [u8]>)]) -> Result<(), GitError> {
+fn store_objects(odb: &git2::Odb, objects: &[(Oid, ObjectKind, std::borrow::Cow<'_, [u8]>)]) -> Result<(), GitError> {
     if objects.len() < PACK_THRESHOLD {
         for (oid, kind, data) in objects {
             let kind = match kind {
-                Kind::Blob => git2::ObjectType::Blob,
-                Kind::Tree => git2::ObjectType::Tree,
+                ObjectKind::Blob => git2::ObjectType::Blob,
+                ObjectKind::Tree => git2::ObjectType::Tree,
             };
             let written = odb.write(kind, data).map_err(ctx(|| format!("cannot store object {oid}")))?;
             debug_assert_eq!(written, *oid);
@@ -847,7 +847,7 @@ struct Base<'b> {
 fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut git2::Index) -> Result<(), GitError> {
     let Base { wt, commit, tree, plain, git, meta } = *base;
     let plain = plain && git.is_none();
-    let mut items: Vec<checkout::Item> = Vec::new();
+    let mut items: Vec<checkout::TreeItem> = Vec::new();
     let mut clearer = nofollow_fs::Clearer::new(path);
     for file in restore {
         let rel = Path::new(std::ffi::OsStr::from_bytes(file));
@@ -868,7 +868,7 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
                 items.push(item);
             }
         } else {
-            items.push(checkout::Item { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
+            items.push(checkout::TreeItem { path: file.clone(), oid: entry.id(), mode: entry.filemode() as u32 });
         }
     }
     if items.is_empty() {
@@ -910,7 +910,7 @@ fn restore_files(base: &Base<'_>, path: &Path, restore: &[Vec<u8>], index: &mut 
 fn restore_plain(path: &Path, restore: &[Vec<u8>], read: &ReadIndex, meta: &Path) -> Result<(), GitError> {
     let entries = &read.index.entries;
     let mut clearer = nofollow_fs::Clearer::new(path);
-    let mut items: Vec<checkout::Item> = Vec::with_capacity(restore.len());
+    let mut items: Vec<checkout::TreeItem> = Vec::with_capacity(restore.len());
     let mut starts: Vec<usize> = Vec::with_capacity(restore.len());
     for file in restore {
         let rel = Path::new(std::ffi::OsStr::from_bytes(file));
@@ -920,7 +920,7 @@ fn restore_plain(path: &Path, restore: &[Vec<u8>], read: &ReadIndex, meta: &Path
         };
         // The writing thread removes the file itself.
         clearer.real_parents(rel).map_err(io(&path.join(rel)))?;
-        items.push(checkout::Item { path: file.clone(), oid: entries[i].id, mode: entries[i].mode });
+        items.push(checkout::TreeItem { path: file.clone(), oid: entries[i].id, mode: entries[i].mode });
         starts.push(read.offsets[i]);
     }
     let written = checkout::write_items(path, path, &items, true)?;

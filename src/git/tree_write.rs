@@ -20,14 +20,14 @@ use super::{GitError, ctx};
 
 /// A change to one name of a directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Change {
+pub(super) enum NameChange {
     /// Absent from the working tree: removed if the tree has it.
     Remove,
     /// A file, symlink or submodule with this id and mode.
     Set(Leaf),
     /// A directory with changes inside (it may come out empty, and then
     /// it is gone).
-    Dir(BTreeMap<Vec<u8>, Change>),
+    Dir(BTreeMap<Vec<u8>, NameChange>),
 }
 
 /// Nests a flat overlay (paths in byte order, as `working_tree` lists
@@ -38,7 +38,7 @@ pub(super) enum Change {
 /// reverse), what exists wins: a removal never overrides an entry or a
 /// directory, and new content inside a directory turns a removed file of
 /// that name into the directory.
-pub(super) fn nest(overlay: &[(Vec<u8>, Option<Leaf>)]) -> BTreeMap<Vec<u8>, Change> {
+pub(super) fn nest(overlay: &[(Vec<u8>, Option<Leaf>)]) -> BTreeMap<Vec<u8>, NameChange> {
     let mut root = BTreeMap::new();
     for (path, leaf) in overlay {
         let mut parts = path.split(|&b| b == b'/').filter(|p| !p.is_empty()).peekable();
@@ -47,22 +47,22 @@ pub(super) fn nest(overlay: &[(Vec<u8>, Option<Leaf>)]) -> BTreeMap<Vec<u8>, Cha
             if parts.peek().is_none() {
                 match leaf {
                     Some(leaf) => {
-                        dir.insert(name.to_vec(), Change::Set(*leaf));
+                        dir.insert(name.to_vec(), NameChange::Set(*leaf));
                     }
                     None => {
-                        dir.entry(name.to_vec()).or_insert(Change::Remove);
+                        dir.entry(name.to_vec()).or_insert(NameChange::Remove);
                     }
                 }
                 break;
             }
-            let entry = dir.entry(name.to_vec()).or_insert_with(|| Change::Dir(BTreeMap::new()));
+            let entry = dir.entry(name.to_vec()).or_insert_with(|| NameChange::Dir(BTreeMap::new()));
             match entry {
                 // A file replaced this directory: what was inside is gone with it.
-                Change::Set(_) if leaf.is_none() => break,
-                Change::Set(_) | Change::Remove => *entry = Change::Dir(BTreeMap::new()),
-                Change::Dir(_) => {}
+                NameChange::Set(_) if leaf.is_none() => break,
+                NameChange::Set(_) | NameChange::Remove => *entry = NameChange::Dir(BTreeMap::new()),
+                NameChange::Dir(_) => {}
             }
-            let Change::Dir(children) = entry else { break };
+            let NameChange::Dir(children) = entry else { break };
             dir = children;
         }
     }
@@ -70,14 +70,14 @@ pub(super) fn nest(overlay: &[(Vec<u8>, Option<Leaf>)]) -> BTreeMap<Vec<u8>, Cha
 }
 
 /// One entry of a tree: its mode as git writes it and its object id.
-pub(super) type Entry = (u32, Oid);
+pub(super) type TreeEntry = (u32, Oid);
 
 const TREE: u32 = 0o040000;
 
 /// The bytes of a git tree object holding `entries` (name -> mode, id), in
 /// git's order: by name, a directory compared as if its name ended in `/`.
-pub(super) fn tree_bytes(entries: &BTreeMap<Vec<u8>, Entry>) -> Vec<u8> {
-    let mut sorted: Vec<(Vec<u8>, &Vec<u8>, &Entry)> = entries
+pub(super) fn tree_bytes(entries: &BTreeMap<Vec<u8>, TreeEntry>) -> Vec<u8> {
+    let mut sorted: Vec<(Vec<u8>, &Vec<u8>, &TreeEntry)> = entries
         .iter()
         .map(|(name, entry)| {
             let mut key = name.clone();
@@ -109,7 +109,7 @@ pub(super) struct Built {
 }
 
 /// Builds the tree of `base` (a tree of `repo`) with `changes` applied.
-pub(super) fn build(repo: &Repository, base: Oid, changes: &BTreeMap<Vec<u8>, Change>) -> Result<Built, GitError> {
+pub(super) fn build(repo: &Repository, base: Oid, changes: &BTreeMap<Vec<u8>, NameChange>) -> Result<Built, GitError> {
     let mut new = Vec::new();
     let root = match apply(repo, Some(base), changes, &mut new)? {
         Some(oid) => oid,
@@ -128,10 +128,10 @@ pub(super) fn build(repo: &Repository, base: Oid, changes: &BTreeMap<Vec<u8>, Ch
 fn apply(
     repo: &Repository,
     existing: Option<Oid>,
-    changes: &BTreeMap<Vec<u8>, Change>,
+    changes: &BTreeMap<Vec<u8>, NameChange>,
     new: &mut NewTrees,
 ) -> Result<Option<Oid>, GitError> {
-    let mut entries: BTreeMap<Vec<u8>, Entry> = BTreeMap::new();
+    let mut entries: BTreeMap<Vec<u8>, TreeEntry> = BTreeMap::new();
     if let Some(oid) = existing {
         let tree = repo.find_tree(oid).map_err(ctx(|| format!("cannot read tree {oid}")))?;
         for e in tree.iter() {
@@ -140,13 +140,13 @@ fn apply(
     }
     for (name, change) in changes {
         match change {
-            Change::Remove => {
+            NameChange::Remove => {
                 entries.remove(name);
             }
-            Change::Set((oid, mode)) => {
+            NameChange::Set((oid, mode)) => {
                 entries.insert(name.clone(), (*mode as u32, *oid));
             }
-            Change::Dir(inner) => {
+            NameChange::Dir(inner) => {
                 let below = entries.get(name).filter(|(mode, _)| *mode == TREE).map(|(_, oid)| *oid);
                 match apply(repo, below, inner, new)? {
                     Some(oid) => {
@@ -190,13 +190,13 @@ mod tests {
             (b"e".to_vec(), Some((oid(2), 0o120000))),
         ];
         let mut b = BTreeMap::new();
-        b.insert(b"c".to_vec(), Change::Set((oid(1), 0o100644)));
+        b.insert(b"c".to_vec(), NameChange::Set((oid(1), 0o100644)));
         let mut a = BTreeMap::new();
-        a.insert(b"b".to_vec(), Change::Dir(b));
-        a.insert(b"d".to_vec(), Change::Remove);
+        a.insert(b"b".to_vec(), NameChange::Dir(b));
+        a.insert(b"d".to_vec(), NameChange::Remove);
         let mut want = BTreeMap::new();
-        want.insert(b"a".to_vec(), Change::Dir(a));
-        want.insert(b"e".to_vec(), Change::Set((oid(2), 0o120000)));
+        want.insert(b"a".to_vec(), NameChange::Dir(a));
+        want.insert(b"e".to_vec(), NameChange::Set((oid(2), 0o120000)));
         assert_eq!(nest(&overlay), want);
     }
 
@@ -205,11 +205,11 @@ mod tests {
         // `a` was a file, now a directory holding `x`.
         let overlay = vec![(b"a".to_vec(), None), (b"a/x".to_vec(), Some((oid(1), 0o100644)))];
         let mut inner = BTreeMap::new();
-        inner.insert(b"x".to_vec(), Change::Set((oid(1), 0o100644)));
-        assert_eq!(nest(&overlay), BTreeMap::from([(b"a".to_vec(), Change::Dir(inner))]));
+        inner.insert(b"x".to_vec(), NameChange::Set((oid(1), 0o100644)));
+        assert_eq!(nest(&overlay), BTreeMap::from([(b"a".to_vec(), NameChange::Dir(inner))]));
         // `a` was a directory holding `x`, now a file.
         let overlay = vec![(b"a".to_vec(), Some((oid(2), 0o100644))), (b"a/x".to_vec(), None)];
-        assert_eq!(nest(&overlay), BTreeMap::from([(b"a".to_vec(), Change::Set((oid(2), 0o100644)))]));
+        assert_eq!(nest(&overlay), BTreeMap::from([(b"a".to_vec(), NameChange::Set((oid(2), 0o100644)))]));
     }
 
     #[test]

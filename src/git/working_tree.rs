@@ -20,9 +20,9 @@ use std::path::Path;
 use git2::{ObjectType, Oid, Status, StatusOptions};
 
 use super::ignore::BaseIgnore;
-use super::index_file::{Entry, IndexFile, Stat};
+use super::index_file::{IndexFile, IndexRecord, Stat};
 use super::nofollow_fs::{self, Node};
-use super::status::{Rules, Scan, Stop};
+use super::status::{Scan, StatRules, Stop};
 use super::walk::{Leaf, changed_leaves};
 use super::{GitError, Repo, ctx};
 
@@ -514,14 +514,14 @@ fn hash_blob(data: &[u8]) -> Result<Oid, GitError> {
 /// (libgit2 copies an entry's path on every access).
 #[derive(Clone)]
 pub(super) struct IndexSnapshot {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<IndexRecord>,
 }
 
 impl IndexSnapshot {
     pub(super) fn of(index: &git2::Index) -> IndexSnapshot {
-        let mut entries: Vec<Entry> = index
+        let mut entries: Vec<IndexRecord> = index
             .iter()
-            .map(|e| Entry {
+            .map(|e| IndexRecord {
                 mode: e.mode,
                 id: e.id,
                 stage: ((e.flags >> 12) & 3) as u8,
@@ -539,7 +539,7 @@ impl IndexSnapshot {
     }
 
     /// The stage-0 entry of `path`, as `git_index_get_bypath(path, 0)`.
-    fn get(&self, path: &[u8]) -> Option<&Entry> {
+    fn get(&self, path: &[u8]) -> Option<&IndexRecord> {
         let start = self.entries.partition_point(|e| e.path.as_slice() < path);
         self.entries[start..].iter().take_while(|e| e.path == path).find(|e| e.stage == 0)
     }
@@ -549,7 +549,7 @@ impl IndexSnapshot {
 /// by [`super::index_file`], with the rules its config sets for judging
 /// stat data; `None` when [`super::status`] cannot judge it (see
 /// [`super::status::plain`], core.ignoreCase, core.symlinks = false).
-pub(super) fn plain_index(repo: &git2::Repository, git_dir: &Path) -> Result<Option<(IndexFile, Rules)>, GitError> {
+pub(super) fn plain_index(repo: &git2::Repository, git_dir: &Path) -> Result<Option<(IndexFile, StatRules)>, GitError> {
     let Some(read) = ReadIndex::read(&git_dir.join("index")) else { return Ok(None) };
     Ok(plain_rules(repo, read)?.map(|(read, rules)| (read.index, rules)))
 }
@@ -577,13 +577,16 @@ impl ReadIndex {
 }
 
 /// [`plain_index`] for an index already read.
-pub(super) fn plain_rules(repo: &git2::Repository, read: ReadIndex) -> Result<Option<(ReadIndex, Rules)>, GitError> {
+pub(super) fn plain_rules(
+    repo: &git2::Repository,
+    read: ReadIndex,
+) -> Result<Option<(ReadIndex, StatRules)>, GitError> {
     let config = repo.config().map_err(ctx(|| "cannot read the repository's config".into()))?;
     let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
     if !super::status::plain(&read.index) || flag("core.ignorecase", false) || !flag("core.symlinks", true) {
         return Ok(None);
     }
-    let rules = Rules {
+    let rules = StatRules {
         filemode: flag("core.filemode", true),
         trust_ctime: flag("core.trustctime", true),
         index_mtime: read.mtime,
@@ -601,14 +604,14 @@ const ONE_THREAD: usize = 1000;
 /// for a reset.
 pub(super) fn scan_working_tree(
     workdir: &Path,
-    rules: Rules,
-    entries: &[Entry],
+    rules: StatRules,
+    entries: &[IndexRecord],
     ignore_rules: Option<&Path>,
-) -> Result<Vec<super::status::Found>, Stop> {
+) -> Result<Vec<super::status::FoundPath>, Stop> {
     let large = entries.len() > ONE_THREAD;
     let (first, second) = if large { split(workdir, entries) } else { (Vec::new(), Vec::new()) };
     let first = if first.is_empty() { vec![Vec::new()] } else { first };
-    let scan = |units: &[Vec<u8>]| -> Result<Vec<super::status::Found>, Stop> {
+    let scan = |units: &[Vec<u8>]| -> Result<Vec<super::status::FoundPath>, Stop> {
         let repo = ignore_rules.map(|git_dir| super::open_at(git_dir, Some(workdir))).transpose()?;
         let mut ignored = |path: &[u8]| match &repo {
             Some(repo) => repo
@@ -650,7 +653,7 @@ pub(super) fn split_working_tree(workdir: &Path, index: &git2::Index) -> (Vec<Ve
     split(workdir, &IndexSnapshot::of(index).entries)
 }
 
-fn split(workdir: &Path, entries: &[Entry]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+fn split(workdir: &Path, entries: &[IndexRecord]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let paths: Vec<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
     halves(&paths, &|dir: &[u8]| {
         let abs = workdir.join(OsStr::from_bytes(dir));

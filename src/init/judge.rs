@@ -5,11 +5,11 @@
 use std::fmt::Write;
 
 use super::candidates::Candidate;
-use super::trial::{Ran, TRIAL_SECS};
+use super::trial::{TRIAL_SECS, TrialRan};
 
 /// What one run on the base says about a check.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Found {
+pub(crate) enum BaseSays {
     /// It runs: what it found, in a line.
     Keep(String),
     /// It cannot start: why, in a line.
@@ -43,7 +43,7 @@ const CANNOT_START: [(&str, &str); 12] = [
 /// counts them ([`crate::outcome::check::counted`]: errors, not notes);
 /// or that it cannot start or work here (exit 126 or 127, or a failure
 /// printing one of [`CANNOT_START`] with no test or diagnostic read).
-pub(crate) fn judge(c: &Candidate, ran: &Ran) -> Found {
+pub(crate) fn judge(c: &Candidate, ran: &TrialRan) -> BaseSays {
     let tests = crate::judge::test_results::read(&ran.output);
     let enriched: Vec<crate::enrich::Enriched> = crate::diagnostics::parse_as(None, &ran.output)
         .into_iter()
@@ -61,7 +61,7 @@ pub(crate) fn judge(c: &Candidate, ran: &Ran) -> Found {
     };
     let name = &c.name;
     if ran.timed_out {
-        return Found::Keep(format!(
+        return BaseSays::Keep(format!(
             "{name}: did not finish within {} minutes on the base; raise its timeout if it needs longer",
             TRIAL_SECS / 60
         ));
@@ -70,11 +70,11 @@ pub(crate) fn judge(c: &Candidate, ran: &Ran) -> Found {
     let nothing_read = tests.ran.is_none() && tests.passed.is_empty() && tests.failed.is_empty() && counted == 0;
     if matches!(ran.exit_code, Some(126 | 127)) || (failed && nothing_read && first_sign().is_some()) {
         let why = first_sign().unwrap_or_else(|| format!("exit {}", ran.exit_code.unwrap_or(-1)));
-        return Found::Leave(format!("{name}: left out, `{}` cannot start here: {why}", c.run));
+        return BaseSays::Leave(format!("{name}: left out, `{}` cannot start here: {why}", c.run));
     }
     if c.kind == "test" {
         if c.name == "pytest" && ran.exit_code == Some(5) {
-            return Found::Keep(format!("{name}: collected no tests on the base"));
+            return BaseSays::Keep(format!("{name}: collected no tests on the base"));
         }
         let failing = tests.failed.len() as u64;
         let passed = match tests.ran {
@@ -89,10 +89,10 @@ pub(crate) fn judge(c: &Candidate, ran: &Ran) -> Found {
         } else if failed {
             let _ = write!(line, ", but it exits {} on the base", ran.exit_code.unwrap_or(-1));
         }
-        return Found::Keep(line);
+        return BaseSays::Keep(line);
     }
     let n = counted as u64;
-    Found::Keep(match (n, failed) {
+    BaseSays::Keep(match (n, failed) {
         (0, false) => format!("{name}: no diagnostic on the base"),
         (0, true) => format!("{name}: exits {} on the base, with no diagnostic read", ran.exit_code.unwrap_or(-1)),
         (1, _) => format!("{name}: 1 diagnostic already on the base: only new ones will fail an attempt"),

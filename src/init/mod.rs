@@ -35,7 +35,7 @@ pub(crate) use candidates::{Candidate, candidates};
 pub(crate) use detect::{Facts, detect};
 pub(crate) use propose::{propose, worktree_root};
 pub(crate) use python::choose_python;
-pub(crate) use trial::{Ran, TRIAL_SECS, Trial};
+pub(crate) use trial::{TRIAL_SECS, Trial, TrialRan};
 
 use crate::config::{Config, ConfigError};
 use crate::git::{GitError, Repo};
@@ -111,12 +111,12 @@ pub(crate) fn write_config(dir: &Path, options: Options, progress: &mut dyn Writ
     } else {
         start_trial(&repo, &config, progress)?
     };
-    let mut try_run = |cmd: &str, network: &[String], secs: u64| -> Option<Ran> {
+    let mut try_run = |cmd: &str, network: &[String], secs: u64| -> Option<TrialRan> {
         Some(trial.as_mut()?.run(cmd, network, Duration::from_secs(secs)))
     };
     let python = choose_python(&facts, &mut try_run);
     let (candidates, notes) = candidates(&facts, &python);
-    let tried: Vec<(Candidate, Option<Ran>)> = candidates
+    let tried: Vec<(Candidate, Option<TrialRan>)> = candidates
         .into_iter()
         .map(|c| {
             let ran = try_run(&c.run, &c.network, TRIAL_SECS);

@@ -6,9 +6,9 @@ use std::fmt::Write;
 
 use super::candidates::Candidate;
 use super::detect::Facts;
-use super::judge::{Found, judge};
+use super::judge::{BaseSays, judge};
 use super::python::{Python, interpreters};
-use super::trial::Ran;
+use super::trial::TrialRan;
 use crate::project::python_import_root;
 
 /// Directories that usually hold source or tests.
@@ -38,7 +38,7 @@ pub(crate) fn propose(
     f: &Facts,
     python: &Python,
     notes: &[String],
-    tried: &[(Candidate, Option<Ran>)],
+    tried: &[(Candidate, Option<TrialRan>)],
 ) -> (String, Vec<String>) {
     let l = &f.layout;
     let mut why = Vec::new();
@@ -104,7 +104,7 @@ fn python_lines(f: &Facts, python: &Python) -> Vec<String> {
 /// a line to `why` saying what its run on the base said. `kept`: the paths
 /// the sandbox keeps in view (the checkout's root).
 fn judged<'c>(
-    tried: &'c [(Candidate, Option<Ran>)],
+    tried: &'c [(Candidate, Option<TrialRan>)],
     kept: &[String],
     why: &mut Vec<String>,
 ) -> Vec<(&'c Candidate, Option<String>)> {
@@ -115,11 +115,11 @@ fn judged<'c>(
                 why.push(format!("{}: {} (not run on the base: --no-run)", c.name, c.why));
                 checks.push((c, None));
             }
-            Some(Found::Keep(line)) => {
+            Some(BaseSays::Keep(line)) => {
                 why.push(format!("{line} ({})", c.why));
                 checks.push((c, None));
             }
-            Some(Found::Leave(line)) => {
+            Some(BaseSays::Leave(line)) => {
                 let named = crate::project::hides::hidden(&c.run, kept, |p: &str| {
                     crate::sandbox::launch::visible::is_executable(p)
                 });

@@ -4,7 +4,7 @@
 //! [`TryRun`].
 
 use super::detect::{Facts, shell_word};
-use super::trial::Ran;
+use super::trial::TrialRan;
 
 /// A Python interpreter that may run the project's tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub(crate) struct Python {
 
 /// Runs a command on the base with the hosts it may reach, for at most so
 /// many seconds; `None` when nothing can be run (`--no-run`).
-pub(crate) type TryRun<'a> = dyn FnMut(&str, &[String], u64) -> Option<Ran> + 'a;
+pub(crate) type TryRun<'a> = dyn FnMut(&str, &[String], u64) -> Option<TrialRan> + 'a;
 
 /// The first interpreter that imports pytest, each tried by `try_run`
 /// (in the trial's worktree); without a trial, the first, unchecked.

@@ -2,7 +2,7 @@
 //! saying why and the config text out.
 
 use super::detect::Venv;
-use super::judge::{Found, judge, thousands};
+use super::judge::{BaseSays, judge, thousands};
 use super::python::{Python, interpreters, probe_command};
 use super::*;
 use crate::project::Layout;
@@ -39,7 +39,7 @@ fn a_jest_project_gets_worktrees_beside_the_checkout() {
 fn unrun(f: &Facts) -> (String, Vec<String>) {
     let python = Python { chosen: interpreters(f).into_iter().next(), passed_over: Vec::new(), checked: false };
     let (cands, notes) = candidates(f, &python);
-    let tried: Vec<(Candidate, Option<Ran>)> = cands.into_iter().map(|c| (c, None)).collect();
+    let tried: Vec<(Candidate, Option<TrialRan>)> = cands.into_iter().map(|c| (c, None)).collect();
     propose(f, &python, &notes, &tried)
 }
 
@@ -125,8 +125,8 @@ fn cand(name: &str, kind: &'static str) -> Candidate {
     Candidate { name: name.into(), run: format!("{name} run"), kind, why: "because".into(), network: Vec::new() }
 }
 
-fn ran(code: i32, output: &str) -> Ran {
-    Ran { exit_code: Some(code), timed_out: false, output: output.into() }
+fn ran(code: i32, output: &str) -> TrialRan {
+    TrialRan { exit_code: Some(code), timed_out: false, output: output.into() }
 }
 
 #[test]
@@ -135,28 +135,28 @@ fn a_run_on_the_base_tells_totals_failures_diagnostics_or_that_it_cannot_start()
     let out = "..F\n=== short test summary info ===\nFAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 1204 passed in 3.2s\n";
     assert_eq!(
         judge(&pytest, &ran(1, out)),
-        Found::Keep("pytest: 1,204 passed, 1 failing: tests/test_x.py::test_y".into())
+        BaseSays::Keep("pytest: 1,204 passed, 1 failing: tests/test_x.py::test_y".into())
     );
-    assert_eq!(judge(&pytest, &ran(0, "3 passed in 0.1s\n")), Found::Keep("pytest: 3 passed".into()));
-    assert!(matches!(judge(&pytest, &ran(5, "no tests ran in 0.01s\n")), Found::Keep(l) if l.contains("no tests")));
+    assert_eq!(judge(&pytest, &ran(0, "3 passed in 0.1s\n")), BaseSays::Keep("pytest: 3 passed".into()));
+    assert!(matches!(judge(&pytest, &ran(5, "no tests ran in 0.01s\n")), BaseSays::Keep(l) if l.contains("no tests")));
     let missing = ran(1, "/usr/bin/python3: No module named pytest\n");
     assert!(
-        matches!(judge(&pytest, &missing), Found::Leave(l) if l.contains("No module named pytest") && l.contains("`pytest run`"))
+        matches!(judge(&pytest, &missing), BaseSays::Leave(l) if l.contains("No module named pytest") && l.contains("`pytest run`"))
     );
-    assert!(matches!(judge(&pytest, &ran(127, "sh: 1: pytest: not found\n")), Found::Leave(_)));
+    assert!(matches!(judge(&pytest, &ran(127, "sh: 1: pytest: not found\n")), BaseSays::Leave(_)));
     // A test failing with "No such file" is still a test run.
     let file = "FAILED tests/t.py::test_open - FileNotFoundError: No such file or directory\n1 failed in 0.1s\n";
-    assert!(matches!(judge(&pytest, &ran(1, file)), Found::Keep(l) if l.contains("0 passed, 1 failing")));
+    assert!(matches!(judge(&pytest, &ran(1, file)), BaseSays::Keep(l) if l.contains("0 passed, 1 failing")));
     let ruff = cand("ruff", "lint");
     let diags =
         "shop/a.py:1:1: F401 [*] `os` imported but unused\nshop/b.py:2:5: E711 Comparison to `None`\nFound 2 errors.\n";
     assert_eq!(
         judge(&ruff, &ran(1, diags)),
-        Found::Keep("ruff: 2 diagnostics already on the base: only new ones will fail an attempt".into())
+        BaseSays::Keep("ruff: 2 diagnostics already on the base: only new ones will fail an attempt".into())
     );
-    assert_eq!(judge(&ruff, &ran(0, "All checks passed!\n")), Found::Keep("ruff: no diagnostic on the base".into()));
-    let timed = Ran { timed_out: true, ..Ran::default() };
-    assert!(matches!(judge(&ruff, &timed), Found::Keep(l) if l.contains("did not finish within 5 minutes")));
+    assert_eq!(judge(&ruff, &ran(0, "All checks passed!\n")), BaseSays::Keep("ruff: no diagnostic on the base".into()));
+    let timed = TrialRan { timed_out: true, ..TrialRan::default() };
+    assert!(matches!(judge(&ruff, &timed), BaseSays::Keep(l) if l.contains("did not finish within 5 minutes")));
 }
 
 #[test]
@@ -336,7 +336,7 @@ fn init_counts_diagnostics_as_the_run_s_gate_does() {
     let out = "shop/a.py:3: error: Incompatible types in assignment  [assignment]\nshop/a.py:3: note: See https://mypy.rtfd.io\nshop/a.py:9: note: Revealed type is \"int\"\nFound 1 error in 1 file (checked 2 source files)\n";
     assert_eq!(
         judge(&mypy, &ran(1, out)),
-        Found::Keep("mypy: 1 diagnostic already on the base: only new ones will fail an attempt".into())
+        BaseSays::Keep("mypy: 1 diagnostic already on the base: only new ones will fail an attempt".into())
     );
 }
 

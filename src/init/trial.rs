@@ -21,7 +21,7 @@ pub(crate) const TRIAL_SECS: u64 = 5 * 60;
 
 /// How a proposed command ended on the base.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Ran {
+pub(crate) struct TrialRan {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     /// Its output, paths relative to the worktree.
@@ -98,14 +98,14 @@ impl<'r> Trial<'r> {
     /// most `timeout`; its output with the worktree's path made relative.
     /// One that cannot be started at all ends as a shell's would, exit 127,
     /// with the reason as its output.
-    pub(crate) fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Ran {
+    pub(crate) fn run(&mut self, cmd: &str, network: &[String], timeout: Duration) -> TrialRan {
         match self.run_once(cmd, network, timeout) {
             Ok(ran) => ran,
-            Err(e) => Ran { exit_code: Some(127), timed_out: false, output: e.to_string() },
+            Err(e) => TrialRan { exit_code: Some(127), timed_out: false, output: e.to_string() },
         }
     }
 
-    fn run_once(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<Ran, StartError> {
+    fn run_once(&mut self, cmd: &str, network: &[String], timeout: Duration) -> Result<TrialRan, StartError> {
         self.runs += 1;
         let check = CheckConfig {
             name: format!("init-{}", self.runs),
@@ -122,7 +122,7 @@ impl<'r> Trial<'r> {
         let out = self.dir.join(format!("{}.out", self.runs));
         let f = run_once(&check, &self.wt, &self.env, &out, &self.confinement)?;
         let output = relativize(&String::from_utf8_lossy(&f.output.bytes()), &self.wt);
-        Ok(Ran { exit_code: f.exit_code, timed_out: f.timed_out, output })
+        Ok(TrialRan { exit_code: f.exit_code, timed_out: f.timed_out, output })
     }
 }
 

@@ -23,7 +23,7 @@ pub(crate) struct FileTests {
 /// What happened to a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Kind {
+pub(crate) enum TestChange {
     Removed,
     SkipAdded,
     FewerAssertions,
@@ -35,23 +35,23 @@ pub(crate) enum Kind {
     SnapshotRewritten,
 }
 
-impl Kind {
+impl TestChange {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Kind::Removed => "removed",
-            Kind::SkipAdded => "skip-added",
-            Kind::FewerAssertions => "fewer-assertions",
-            Kind::FewerRun => "fewer-run",
-            Kind::OnlyAdded => "only-added",
-            Kind::SnapshotRewritten => "snapshot-rewritten",
+            TestChange::Removed => "removed",
+            TestChange::SkipAdded => "skip-added",
+            TestChange::FewerAssertions => "fewer-assertions",
+            TestChange::FewerRun => "fewer-run",
+            TestChange::OnlyAdded => "only-added",
+            TestChange::SnapshotRewritten => "snapshot-rewritten",
         }
     }
 }
 
 /// One weakening, naming the file, the test and what changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Finding {
-    pub kind: Kind,
+pub(crate) struct Weakening {
+    pub kind: TestChange,
     /// The test file (on the base), or the check for `fewer-run`.
     pub path: String,
     /// The test's id (`tests/t.py::TestA::test_b`), or the check's name.
@@ -59,7 +59,7 @@ pub(crate) struct Finding {
     pub detail: String,
 }
 
-impl Finding {
+impl Weakening {
     /// As a check failure: keyed without lines, labelled for people.
     pub(crate) fn failure(&self) -> Failure {
         Failure {
@@ -115,7 +115,7 @@ fn paired(base_all: &[(&str, &FoundTest)], head_all: &[(&str, &FoundTest)]) -> (
 /// How base test `t` (`id`) is weaker as the attempt's `h` (in `hpath`):
 /// `.only` added, skipped now, an inline snapshot of the base rewritten,
 /// fewer assertions.
-fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Finding> {
+fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Weakening> {
     let mut out = Vec::new();
     let only = |s: &&String| s.starts_with(ONLY);
     if let Some(o) = h.skips.iter().filter(only).find(|s| !t.skips.contains(s)) {
@@ -124,8 +124,8 @@ fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Findin
     let new_skips: Vec<&String> = h.skips.iter().filter(|s| !only(s) && !t.skips.contains(s)).collect();
     if !new_skips.is_empty() {
         let what: Vec<String> = new_skips.iter().map(|s| format!("`{s}`")).collect();
-        out.push(Finding {
-            kind: Kind::SkipAdded,
+        out.push(Weakening {
+            kind: TestChange::SkipAdded,
             path: hpath.to_string(),
             test: id.clone(),
             detail: format!("skipped now ({})", what.join(", ")),
@@ -138,8 +138,8 @@ fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Findin
         !written.is_empty() && h.inline_snapshots.get(*k) != Some(*b)
     });
     if let Some((k, _)) = rewritten {
-        out.push(Finding {
-            kind: Kind::SnapshotRewritten,
+        out.push(Weakening {
+            kind: TestChange::SnapshotRewritten,
             path: hpath.to_string(),
             test: id.clone(),
             detail: format!(
@@ -150,8 +150,8 @@ fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Findin
     }
     // A test skipped now (`it.todo` keeps no body) is said once.
     if h.assertions < t.assertions && new_skips.is_empty() {
-        out.push(Finding {
-            kind: Kind::FewerAssertions,
+        out.push(Weakening {
+            kind: TestChange::FewerAssertions,
             path: hpath.to_string(),
             test: id,
             detail: format!("{} assertion{} on the base, {} now", t.assertions, plural(t.assertions), h.assertions),
@@ -161,7 +161,7 @@ fn weakened(t: &FoundTest, hpath: &str, h: &FoundTest, id: String) -> Vec<Findin
 }
 
 /// Compares the tests of the changed files on the base with the attempt's.
-pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
+pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Weakening> {
     let base_all: Vec<(&str, &FoundTest)> =
         base.iter().flat_map(|f| f.tests.iter().map(move |t| (f.path.as_str(), t))).collect();
     let head_all: Vec<(&str, &FoundTest)> =
@@ -171,8 +171,8 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
     for (i, (path, t)) in base_all.iter().enumerate() {
         let id = test_id(path, t);
         let Some(j) = pairs[i] else {
-            out.push(Finding {
-                kind: Kind::Removed,
+            out.push(Weakening {
+                kind: TestChange::Removed,
                 path: path.to_string(),
                 test: id,
                 detail: format!("removed or renamed (it was at line {} on the base)", t.line),
@@ -196,9 +196,9 @@ pub(crate) fn compare(base: &[FileTests], head: &[FileTests]) -> Vec<Finding> {
 /// How `tests_in` marks `.only`, `fit` and `fdescribe`.
 const ONLY: &str = "only: ";
 
-fn only_added(path: &str, test: String, marker: &str) -> Finding {
-    Finding {
-        kind: Kind::OnlyAdded,
+fn only_added(path: &str, test: String, marker: &str) -> Weakening {
+    Weakening {
+        kind: TestChange::OnlyAdded,
         path: path.to_string(),
         test,
         detail: format!(
@@ -211,9 +211,9 @@ fn only_added(path: &str, test: String, marker: &str) -> Finding {
 /// A snapshot file of the base (`__snapshots__/*.snap`) that the attempt
 /// changed or removed: what a failing expectation is compared with,
 /// rewritten.
-pub(crate) fn snapshot_rewritten(path: &str) -> Option<Finding> {
-    (path.contains("__snapshots__/") && path.ends_with(".snap")).then(|| Finding {
-        kind: Kind::SnapshotRewritten,
+pub(crate) fn snapshot_rewritten(path: &str) -> Option<Weakening> {
+    (path.contains("__snapshots__/") && path.ends_with(".snap")).then(|| Weakening {
+        kind: TestChange::SnapshotRewritten,
         path: path.to_string(),
         test: path.to_string(),
         detail: "a snapshot of the base rewritten: a failing expectation compared with it now passes".into(),
@@ -221,10 +221,10 @@ pub(crate) fn snapshot_rewritten(path: &str) -> Option<Finding> {
 }
 
 /// A check that ran fewer tests than on the base.
-pub(crate) fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option<Finding> {
+pub(crate) fn fewer_run(check: &str, base_ran: Option<u64>, ran: Option<u64>) -> Option<Weakening> {
     let (b, n) = (base_ran?, ran?);
-    (n < b).then(|| Finding {
-        kind: Kind::FewerRun,
+    (n < b).then(|| Weakening {
+        kind: TestChange::FewerRun,
         path: check.to_string(),
         test: check.to_string(),
         detail: format!("the check ran {n} test{} where the base ran {b}", plural(n as usize)),
@@ -324,9 +324,9 @@ mod tests {
         };
         let found = compare(&with(&["(`5`)"]), &with(&["(`4`)"]));
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].kind, Kind::SnapshotRewritten);
+        assert_eq!(found[0].kind, TestChange::SnapshotRewritten);
         assert_eq!(found[0].test, "cart.test.ts > cart > totals");
-        assert!(compare(&with(&["(`5`)"]), &with(&[])).iter().any(|f| f.kind == Kind::SnapshotRewritten));
+        assert!(compare(&with(&["(`5`)"]), &with(&[])).iter().any(|f| f.kind == TestChange::SnapshotRewritten));
         assert!(compare(&with(&["()"]), &with(&["(`4`)"])).is_empty());
         assert!(compare(&with(&["(`5`)"]), &with(&["(`5`)", "(`6`)"])).is_empty());
     }
@@ -341,13 +341,13 @@ mod tests {
             "tests/test_c.py",
             vec![t("test_a", "test_a", &[], 1), t("test_c", "test_c", &["pytest.mark.skip"], 1)],
         )];
-        let found: Vec<(Kind, String)> = compare(&base, &head).into_iter().map(|f| (f.kind, f.test)).collect();
+        let found: Vec<(TestChange, String)> = compare(&base, &head).into_iter().map(|f| (f.kind, f.test)).collect();
         assert_eq!(
             found,
             vec![
-                (Kind::FewerAssertions, "tests/test_c.py::test_a".to_string()),
-                (Kind::Removed, "tests/test_c.py::test_b".to_string()),
-                (Kind::SkipAdded, "tests/test_c.py::test_c".to_string()),
+                (TestChange::FewerAssertions, "tests/test_c.py::test_a".to_string()),
+                (TestChange::Removed, "tests/test_c.py::test_b".to_string()),
+                (TestChange::SkipAdded, "tests/test_c.py::test_c".to_string()),
             ]
         );
     }
@@ -374,7 +374,7 @@ mod tests {
     fn ids_fewer_run_and_paths() {
         assert_eq!(test_id("tests/t.py", &t("test_b", "TestA.test_b", &[], 0)), "tests/t.py::TestA::test_b");
         assert_eq!(test_id("src/lib.rs", &t("adds", "tests::adds", &[], 0)), "src/lib.rs::tests::adds");
-        assert_eq!(fewer_run("pytest", Some(5), Some(4)).map(|f| f.kind), Some(Kind::FewerRun));
+        assert_eq!(fewer_run("pytest", Some(5), Some(4)).map(|f| f.kind), Some(TestChange::FewerRun));
         assert_eq!(fewer_run("pytest", Some(5), Some(5)), None);
         assert_eq!(fewer_run("pytest", None, Some(1)), None);
         for yes in ["tests/x.py", "pkg/test_x.py", "pkg/x_test.py", "a/b_test.go", "src/a.test.ts", "web/a.spec.jsx"] {

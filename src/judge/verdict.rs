@@ -28,7 +28,7 @@ impl Kind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Verdict {
+pub(crate) struct VerifierVerdict {
     pub kind: Kind,
     pub required_change: Option<String>,
     pub critique: Option<String>,
@@ -64,7 +64,7 @@ pub(crate) struct Pick {
 }
 
 /// Parses a verifier's standard output.
-pub(crate) fn parse(stdout: &str) -> Result<Verdict, VerdictError> {
+pub(crate) fn parse(stdout: &str) -> Result<VerifierVerdict, VerdictError> {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         return Err("the verifier printed nothing; it must print one JSON verdict".into());
@@ -114,7 +114,7 @@ pub(crate) fn parse(stdout: &str) -> Result<Verdict, VerdictError> {
     if kind == Kind::NeedsChanges && required_change.is_none() && critique.is_none() {
         return Err("a needs_changes verdict must say what to change (required_change or critique)".into());
     }
-    Ok(Verdict { kind, required_change, critique, confidence })
+    Ok(VerifierVerdict { kind, required_change, critique, confidence })
 }
 
 /// A verifier's pick among lanes (`run --lanes --choose all`): the

@@ -28,7 +28,7 @@ const POLL: Duration = Duration::from_millis(20);
 
 /// A tool call as the server sends it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Request {
+pub(crate) struct ToolCall {
     pub tool: String,
     #[serde(default)]
     pub arguments: Value,
@@ -71,7 +71,7 @@ pub(crate) enum AskError {
 
 /// The server's side: sends `request` through `dir` and waits for the
 /// answer, for as long as the directory exists.
-pub(crate) fn ask(dir: &Path, request: &Request) -> Result<Answer, AskError> {
+pub(crate) fn ask(dir: &Path, request: &ToolCall) -> Result<Answer, AskError> {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let id = format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
@@ -108,9 +108,9 @@ pub(crate) struct Desk {
 /// A request taken from the directory: its id, and the call or why it
 /// cannot be read.
 #[derive(Debug)]
-pub(crate) struct Taken {
+pub(crate) struct TakenCall {
     pub id: String,
-    pub request: Result<Request, TakeError>,
+    pub request: Result<ToolCall, TakeError>,
 }
 
 /// Why a request taken from the directory cannot be read (the agent is
@@ -139,7 +139,7 @@ impl Desk {
     }
 
     /// The requests that arrived since the last look, each removed.
-    pub(crate) fn take(&self) -> Vec<Taken> {
+    pub(crate) fn take(&self) -> Vec<TakenCall> {
         let mut names = Vec::new();
         let Ok(fd) = rustix::fs::openat(&self.dir, ".", OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else {
             return Vec::new();
@@ -158,9 +158,9 @@ impl Desk {
                 let read = self.read(&name);
                 let _ = rustix::fs::unlinkat(&self.dir, name.as_str(), AtFlags::empty());
                 let request = read.and_then(|b| {
-                    serde_json::from_slice::<Request>(&b).map_err(|source| TakeError::NotARequest { source })
+                    serde_json::from_slice::<ToolCall>(&b).map_err(|source| TakeError::NotARequest { source })
                 });
-                Taken { id, request }
+                TakenCall { id, request }
             })
             .collect()
     }
@@ -209,8 +209,8 @@ mod tests {
         let path = t.path().join("mcp");
         let desk = Desk::make(&path).expect("desk");
         let asker =
-            std::thread::spawn(move || ask(&path, &Request { tool: "task".into(), arguments: serde_json::json!({}) }));
-        let Taken { id, request: req } = loop {
+            std::thread::spawn(move || ask(&path, &ToolCall { tool: "task".into(), arguments: serde_json::json!({}) }));
+        let TakenCall { id, request: req } = loop {
             if let Some(t) = desk.take().pop() {
                 break t;
             }

@@ -15,7 +15,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
-use super::channel::{self, Request};
+use super::channel::{self, ToolCall};
 use super::tools;
 
 /// What the server tells the agent when it connects.
@@ -55,7 +55,7 @@ impl ServerHandler for SelfChecks {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let req = Request {
+        let req = ToolCall {
             tool: request.name.to_string(),
             arguments: request.arguments.map(serde_json::Value::Object).unwrap_or(serde_json::Value::Null),
         };

@@ -234,21 +234,21 @@ impl Reused {
 
 /// How a check ended ([`CheckResult::verdict`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum CheckVerdict {
     Flaky,
     Passed,
     TimedOut,
     Failed,
 }
 
-impl Verdict {
+impl CheckVerdict {
     /// As the progress line says it, and as the report does.
     pub(crate) fn words(self) -> (&'static str, &'static str) {
         match self {
-            Verdict::Flaky => ("ok (flaky)", "passed (flaky)"),
-            Verdict::Passed => ("ok", "passed"),
-            Verdict::TimedOut => ("TIMEOUT", "TIMEOUT"),
-            Verdict::Failed => ("FAIL", "FAILED"),
+            CheckVerdict::Flaky => ("ok (flaky)", "passed (flaky)"),
+            CheckVerdict::Passed => ("ok", "passed"),
+            CheckVerdict::TimedOut => ("TIMEOUT", "TIMEOUT"),
+            CheckVerdict::Failed => ("FAIL", "FAILED"),
         }
     }
 }
@@ -288,15 +288,15 @@ impl CheckResult {
     }
 
     /// How it ended, as the progress line and the report say it.
-    pub(crate) fn verdict(&self) -> Verdict {
+    pub(crate) fn verdict(&self) -> CheckVerdict {
         if self.flaky {
-            Verdict::Flaky
+            CheckVerdict::Flaky
         } else if self.passed {
-            Verdict::Passed
+            CheckVerdict::Passed
         } else if self.timed_out {
-            Verdict::TimedOut
+            CheckVerdict::TimedOut
         } else {
-            Verdict::Failed
+            CheckVerdict::Failed
         }
     }
 

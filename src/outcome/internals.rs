@@ -27,7 +27,7 @@ pub(crate) struct Judged {
 }
 
 /// What [`judge_with`] knows beside the changes.
-pub(crate) struct Seen<'a> {
+pub(crate) struct Beside<'a> {
     /// Whether the kernel confined the step (namespaces or Landlock).
     pub confined: bool,
     /// Whether the confined step could write a part (a path of its
@@ -92,7 +92,7 @@ pub(crate) fn still_stored(
 /// that appeared, went or changed is a violation.
 #[cfg(test)]
 pub(crate) fn judge(changes: &[InternalChange], confined: bool) -> Judged {
-    judge_with(changes, &Seen { confined, could_write: &|_| true, still_stored: &BTreeSet::new() })
+    judge_with(changes, &Beside { confined, could_write: &|_| true, still_stored: &BTreeSet::new() })
 }
 
 /// [`judge`], knowing more: a removed part whose objects are all still
@@ -100,7 +100,7 @@ pub(crate) fn judge(changes: &[InternalChange], confined: bool) -> Judged {
 /// multi-pack index git rewrote then), not a violation; and a change the
 /// confined step could not have made (a part the sandbox kept read-only to
 /// it) is the environment's. Pure.
-pub(crate) fn judge_with(changes: &[InternalChange], seen: &Seen<'_>) -> Judged {
+pub(crate) fn judge_with(changes: &[InternalChange], seen: &Beside<'_>) -> Judged {
     let mut j = Judged::default();
     let repack = changes.iter().any(|c| c.change == PartChange::Removed && seen.still_stored.contains(&c.part));
     for c in changes {
@@ -251,7 +251,7 @@ mod tests {
                 .map(|s| s.to_string())
                 .collect();
         assert_eq!(kept, want, "pack-2 only lost its index, pack-3 an object, b is gone");
-        let detect = judge_with(&changes, &Seen { confined: false, could_write: &|_| true, still_stored: &kept });
+        let detect = judge_with(&changes, &Beside { confined: false, could_write: &|_| true, still_stored: &kept });
         assert_eq!(
             detect.violations,
             [b, "objects/pack/pack-2.idx", "objects/pack/pack-3.pack", "objects/pack/pack-3.idx"]
@@ -262,7 +262,7 @@ mod tests {
         // No repack: the pack list is the agent's change.
         let alone = judge_with(
             &[c("objects/info/packs", Changed)],
-            &Seen { confined: false, could_write: &|_| true, still_stored: &BTreeSet::new() },
+            &Beside { confined: false, could_write: &|_| true, still_stored: &BTreeSet::new() },
         );
         assert_eq!(alone.violations, ["objects/info/packs"]);
     }
@@ -279,12 +279,13 @@ mod tests {
         ];
         let admin_only = |p: &str| p.starts_with("worktree-admin/");
         let none = BTreeSet::new();
-        let j = judge_with(&changes, &Seen { confined: true, could_write: &admin_only, still_stored: &none });
+        let j = judge_with(&changes, &Beside { confined: true, could_write: &admin_only, still_stored: &none });
         assert_eq!(j.violations, ["worktree-admin/gitdir"]);
         assert_eq!(j.environment, ["objects/pack/pack-1.idx", "refs/heads/main", "config"]);
         assert_eq!(j.objects.loose, 1);
         assert!(j.halt.is_empty());
-        let unconfined = judge_with(&changes, &Seen { confined: false, could_write: &admin_only, still_stored: &none });
+        let unconfined =
+            judge_with(&changes, &Beside { confined: false, could_write: &admin_only, still_stored: &none });
         assert!(unconfined.environment.is_empty() && unconfined.violations.len() == 4, "{unconfined:?}");
     }
 

@@ -17,7 +17,7 @@ pub(crate) const RECORD_TRAILER: &str = "Retry-Run-Record";
 
 /// Why a task's result does not land: what to say, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct LandRefusal {
     pub message: String,
     pub hint: String,
 }
@@ -25,7 +25,7 @@ pub(crate) struct Refusal {
 /// What the task's record says of its result: the attempt that is its
 /// result, how its reviewers left it, and its latest land.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Standing<'a> {
+pub(crate) struct ResultStanding<'a> {
     pub task: &'a str,
     pub result: Option<u32>,
     pub review: Option<&'static str>,
@@ -34,10 +34,10 @@ pub(crate) struct Standing<'a> {
 
 /// Why the result may not land, or `None` when it may: no result, a
 /// result whose latest verdict is a rejection, a result that landed.
-pub(crate) fn refuse(s: Standing<'_>) -> Option<Refusal> {
+pub(crate) fn refuse(s: ResultStanding<'_>) -> Option<LandRefusal> {
     let task = s.task;
     let Some(n) = s.result else {
-        return Some(Refusal {
+        return Some(LandRefusal {
             message: format!("task {task} has no result to land: its latest round did not succeed"),
             hint: format!(
                 "`retry-run report {task}` shows why; `retry-run run --id {task} --again` starts a new round"
@@ -45,7 +45,7 @@ pub(crate) fn refuse(s: Standing<'_>) -> Option<Refusal> {
         });
     };
     if let Some(l) = s.landed.filter(|l| l.attempt == n) {
-        return Some(Refusal {
+        return Some(LandRefusal {
             message: format!(
                 "task {task}'s result (attempt {n}) already landed on {} as {} ({})",
                 l.onto,
@@ -56,7 +56,7 @@ pub(crate) fn refuse(s: Standing<'_>) -> Option<Refusal> {
         });
     }
     if s.review == Some("rejected") {
-        return Some(Refusal {
+        return Some(LandRefusal {
             message: format!("task {task}'s result (attempt {n}) was rejected by its latest review"),
             hint: format!("`retry-run run --id {task} --again` starts the round that answers it"),
         });
@@ -66,7 +66,7 @@ pub(crate) fn refuse(s: Standing<'_>) -> Option<Refusal> {
 
 /// How a land goes, from where the branch stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Route {
+pub(crate) enum LandRoute {
     /// The branch is still at the task's base: the gates ran on this base,
     /// the result lands as it is.
     Direct,
@@ -76,16 +76,16 @@ pub(crate) enum Route {
 }
 
 /// The route for a branch at `tip` and a task based on `base`.
-pub(crate) fn route(base: &str, tip: &str) -> Route {
-    if base == tip { Route::Direct } else { Route::Replay }
+pub(crate) fn route(base: &str, tip: &str) -> LandRoute {
+    if base == tip { LandRoute::Direct } else { LandRoute::Replay }
 }
 
 /// How the branch is updated on `route`, `--merge` or not.
-pub(crate) fn how(route: Route, merge: bool) -> LandHow {
+pub(crate) fn how(route: LandRoute, merge: bool) -> LandHow {
     match (route, merge) {
-        (Route::Direct, _) => LandHow::FastForward,
-        (Route::Replay, false) => LandHow::Squash,
-        (Route::Replay, true) => LandHow::Merge,
+        (LandRoute::Direct, _) => LandHow::FastForward,
+        (LandRoute::Replay, false) => LandHow::Squash,
+        (LandRoute::Replay, true) => LandHow::Merge,
     }
 }
 
@@ -261,7 +261,7 @@ mod tests {
             (Some(3), Some("rejected"), Some(&l2), Some("rejected")),
         ];
         for (result, review, landed, want) in table {
-            let got = refuse(Standing { task: "t", result, review, landed });
+            let got = refuse(ResultStanding { task: "t", result, review, landed });
             match (want, &got) {
                 (None, None) => {}
                 (Some(w), Some(r)) => assert!(r.message.contains(w), "{result:?} {review:?}: {}", r.message),
@@ -269,17 +269,17 @@ mod tests {
             }
         }
         let hint =
-            refuse(Standing { task: "t", result: Some(1), review: Some("rejected"), landed: None }).unwrap().hint;
+            refuse(ResultStanding { task: "t", result: Some(1), review: Some("rejected"), landed: None }).unwrap().hint;
         assert!(hint.contains("retry-run run --id t --again"), "{hint}");
     }
 
     #[test]
     fn routes_and_how() {
         let table = [
-            ("a", "a", false, Route::Direct, LandHow::FastForward),
-            ("a", "a", true, Route::Direct, LandHow::FastForward),
-            ("a", "b", false, Route::Replay, LandHow::Squash),
-            ("a", "b", true, Route::Replay, LandHow::Merge),
+            ("a", "a", false, LandRoute::Direct, LandHow::FastForward),
+            ("a", "a", true, LandRoute::Direct, LandHow::FastForward),
+            ("a", "b", false, LandRoute::Replay, LandHow::Squash),
+            ("a", "b", true, LandRoute::Replay, LandHow::Merge),
         ];
         for (base, tip, merge, r, h) in table {
             assert_eq!(route(base, tip), r);

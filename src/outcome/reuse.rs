@@ -13,7 +13,7 @@
 //!
 //! Also here: whether a run may look a check up or store it ([`using`]:
 //! `[[check]] reuse`, `[retry] reuse`, `run --fresh-baseline`), the stored
-//! run ([`Entry`]) and which stored runs `clean` removes ([`pruned`]).
+//! run ([`StoredRun`]) and which stored runs `clean` removes ([`pruned`]).
 
 use globset::GlobSet;
 use serde::{Deserialize, Serialize};
@@ -26,13 +26,13 @@ pub(crate) use crate::config::inputs_globs;
 const REUSE_VERSION: u32 = 1;
 
 /// The store's directory under `<git-common-dir>/retry-run/`: one
-/// `<key>.json` ([`Entry`]) per stored run.
+/// `<key>.json` ([`StoredRun`]) per stored run.
 pub(crate) const STORE_DIR: &str = "reuse";
 
 /// One stored run: where it came from, how it ended and its output (its
 /// worktree's paths made relative).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Entry {
+pub(crate) struct StoredRun {
     pub task: String,
     /// `None`: the checks on the base.
     pub attempt: Option<u32>,
@@ -46,7 +46,7 @@ pub(crate) struct Entry {
     pub environment: String,
 }
 
-impl Entry {
+impl StoredRun {
     /// For the record: which run, under `key`, in which environment.
     pub(crate) fn reused(&self, key: &str) -> Reused {
         Reused {

@@ -24,19 +24,19 @@ pub(crate) struct CheckFacts {
 
 /// Which run of a check a step is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Part {
+pub(crate) enum RunOfCheck {
     /// Only the task's targets, selected in the runner.
     Targets,
     /// The check as configured.
     Full,
 }
 
-impl Part {
+impl RunOfCheck {
     /// As the record and the prompt name it.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Part::Targets => "targets",
-            Part::Full => "full",
+            RunOfCheck::Targets => "targets",
+            RunOfCheck::Full => "full",
         }
     }
 }
@@ -45,7 +45,7 @@ impl Part {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Step {
     pub check: usize,
-    pub part: Part,
+    pub part: RunOfCheck,
 }
 
 /// Steps that may run at once; the next stage starts when all have ended.
@@ -55,7 +55,7 @@ pub(crate) type Stage = Vec<Step>;
 /// whatever `fail_fast` says (unless a stage before fails).
 pub(crate) fn plan(checks: &[CheckFacts], fail_fast: FailFast) -> Vec<Stage> {
     let all: Vec<usize> = (0..checks.len()).collect();
-    let full = |i: &usize| Step { check: *i, part: Part::Full };
+    let full = |i: &usize| Step { check: *i, part: RunOfCheck::Full };
     if fail_fast == FailFast::None {
         let one: Stage = all.iter().map(full).collect();
         return if one.is_empty() { Vec::new() } else { vec![one] };
@@ -66,9 +66,9 @@ pub(crate) fn plan(checks: &[CheckFacts], fail_fast: FailFast) -> Vec<Stage> {
         .filter_map(|&i| {
             let c = &checks[i];
             if first_in_full(c) {
-                Some(Step { check: i, part: Part::Full })
+                Some(Step { check: i, part: RunOfCheck::Full })
             } else if c.selects_targets {
-                Some(Step { check: i, part: Part::Targets })
+                Some(Step { check: i, part: RunOfCheck::Targets })
             } else {
                 None
             }
@@ -85,16 +85,16 @@ pub(crate) fn plan(checks: &[CheckFacts], fail_fast: FailFast) -> Vec<Stage> {
 
 /// One step's result, as the stop decision reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Ended<'a> {
+pub(crate) struct StepEnded<'a> {
     pub check: &'a str,
-    pub part: Part,
+    pub part: RunOfCheck,
     /// It failed: its check failed, or (a targets run) a target did not pass.
     pub failed: bool,
 }
 
 /// Why the checks stop after a stage whose steps ended as `ended`, or
 /// `None` to go on: with `fail_fast = "targets"`, any failure stops them.
-pub(crate) fn stop_after(ended: &[Ended<'_>], fail_fast: FailFast) -> Option<String> {
+pub(crate) fn stop_after(ended: &[StepEnded<'_>], fail_fast: FailFast) -> Option<String> {
     if fail_fast == FailFast::None {
         return None;
     }
@@ -102,8 +102,8 @@ pub(crate) fn stop_after(ended: &[Ended<'_>], fail_fast: FailFast) -> Option<Str
         .iter()
         .filter(|e| e.failed)
         .map(|e| match e.part {
-            Part::Targets => format!("the targets (in `{}`)", e.check),
-            Part::Full => format!("`{}`", e.check),
+            RunOfCheck::Targets => format!("the targets (in `{}`)", e.check),
+            RunOfCheck::Full => format!("`{}`", e.check),
         })
         .collect();
     if failed.is_empty() {
@@ -129,11 +129,11 @@ pub(crate) fn not_run(stages: &[Stage], from: usize, done: &[Step], why: &str) -
 
 /// How a step is named to the user: `tests (targets)`, `tests (full
 /// suite)` for a test check that has a targets run, else the check's name.
-pub(crate) fn label(check: &str, part: Part, has_targets_run: bool) -> String {
+pub(crate) fn label(check: &str, part: RunOfCheck, has_targets_run: bool) -> String {
     match (part, has_targets_run) {
-        (Part::Targets, _) => format!("{check} (targets)"),
-        (Part::Full, true) => format!("{check} (full suite)"),
-        (Part::Full, false) => check.to_string(),
+        (RunOfCheck::Targets, _) => format!("{check} (targets)"),
+        (RunOfCheck::Full, true) => format!("{check} (full suite)"),
+        (RunOfCheck::Full, false) => check.to_string(),
     }
 }
 
@@ -160,10 +160,10 @@ pub(crate) enum BaseFrom {
 /// Where a run's base comes from: a full suite whose base is so far a
 /// targets-only run waits for the full run aside, or, with none under
 /// way, is judged without a base; anything else takes what is known.
-pub(crate) fn base_from(known: BaseKnown, part: Part, aside: bool) -> BaseFrom {
+pub(crate) fn base_from(known: BaseKnown, part: RunOfCheck, aside: bool) -> BaseFrom {
     match (known, part, aside) {
-        (BaseKnown::TargetsOnly, Part::Full, true) => BaseFrom::Aside,
-        (BaseKnown::TargetsOnly, Part::Full, false) => BaseFrom::Without,
+        (BaseKnown::TargetsOnly, RunOfCheck::Full, true) => BaseFrom::Aside,
+        (BaseKnown::TargetsOnly, RunOfCheck::Full, false) => BaseFrom::Without,
         _ => BaseFrom::Known,
     }
 }
@@ -177,13 +177,13 @@ mod tests {
         use BaseFrom::*;
         use BaseKnown::{Full, None as Nothing, TargetsOnly};
         let cases = [
-            (TargetsOnly, Part::Full, true, Aside),
-            (TargetsOnly, Part::Full, false, Without),
-            (TargetsOnly, Part::Targets, true, Known),
-            (TargetsOnly, Part::Targets, false, Known),
-            (Full, Part::Full, true, Known),
-            (Full, Part::Targets, false, Known),
-            (Nothing, Part::Full, true, Known),
+            (TargetsOnly, RunOfCheck::Full, true, Aside),
+            (TargetsOnly, RunOfCheck::Full, false, Without),
+            (TargetsOnly, RunOfCheck::Targets, true, Known),
+            (TargetsOnly, RunOfCheck::Targets, false, Known),
+            (Full, RunOfCheck::Full, true, Known),
+            (Full, RunOfCheck::Targets, false, Known),
+            (Nothing, RunOfCheck::Full, true, Known),
         ];
         for (known, part, aside, want) in cases {
             assert_eq!(base_from(known, part, aside), want, "{known:?} {part:?} aside {aside}");
@@ -207,7 +207,7 @@ mod tests {
             .iter()
             .map(|s| {
                 s.iter()
-                    .map(|x| format!("{}{}", if x.part == Part::Targets { "T" } else { "F" }, x.check))
+                    .map(|x| format!("{}{}", if x.part == RunOfCheck::Targets { "T" } else { "F" }, x.check))
                     .collect::<Vec<_>>()
                     .join(" ")
             })
@@ -279,7 +279,7 @@ mod tests {
         for ff in [FailFast::Targets, FailFast::None] {
             let stages = plan(&checks, ff);
             for i in 0..checks.len() {
-                let full = stages.iter().flatten().filter(|s| s.check == i && s.part == Part::Full).count();
+                let full = stages.iter().flatten().filter(|s| s.check == i && s.part == RunOfCheck::Full).count();
                 assert_eq!(full, 1, "check {i} under {ff:?}: {}", show(&stages));
             }
         }
@@ -287,33 +287,33 @@ mod tests {
 
     #[test]
     fn when_the_checks_stop() {
-        let e = |check, part, failed| Ended { check, part, failed };
-        let cases: &[(&str, Vec<Ended<'_>>, FailFast, Option<&str>)] = &[
+        let e = |check, part, failed| StepEnded { check, part, failed };
+        let cases: &[(&str, Vec<StepEnded<'_>>, FailFast, Option<&str>)] = &[
             (
                 "all passed",
-                vec![e("tests", Part::Targets, false), e("ruff", Part::Full, false)],
+                vec![e("tests", RunOfCheck::Targets, false), e("ruff", RunOfCheck::Full, false)],
                 FailFast::Targets,
                 None,
             ),
             (
                 "a target failed",
-                vec![e("tests", Part::Targets, true), e("ruff", Part::Full, false)],
+                vec![e("tests", RunOfCheck::Targets, true), e("ruff", RunOfCheck::Full, false)],
                 FailFast::Targets,
                 Some("the targets (in `tests`) failed first; fail_fast = \"targets\""),
             ),
             (
                 "lint failed",
-                vec![e("tests", Part::Targets, false), e("ruff", Part::Full, true)],
+                vec![e("tests", RunOfCheck::Targets, false), e("ruff", RunOfCheck::Full, true)],
                 FailFast::Targets,
                 Some("`ruff` failed first; fail_fast = \"targets\""),
             ),
             (
                 "three failed",
-                vec![e("a", Part::Full, true), e("b", Part::Full, true), e("c", Part::Targets, true)],
+                vec![e("a", RunOfCheck::Full, true), e("b", RunOfCheck::Full, true), e("c", RunOfCheck::Targets, true)],
                 FailFast::Targets,
                 Some("`a`, `b` and the targets (in `c`) failed first; fail_fast = \"targets\""),
             ),
-            ("none never stops", vec![e("tests", Part::Full, true)], FailFast::None, None),
+            ("none never stops", vec![e("tests", RunOfCheck::Full, true)], FailFast::None, None),
             ("nothing ended", vec![], FailFast::Targets, None),
         ];
         for (name, ended, ff, want) in cases {
@@ -330,7 +330,7 @@ mod tests {
             (
                 "within the first stage",
                 0,
-                vec![Step { check: 1, part: Part::Full }, Step { check: 2, part: Part::Targets }],
+                vec![Step { check: 1, part: RunOfCheck::Full }, Step { check: 2, part: RunOfCheck::Targets }],
                 "T0 F2 F0",
             ),
             ("past the end", 2, vec![], ""),
@@ -346,9 +346,9 @@ mod tests {
     #[test]
     fn step_labels() {
         let cases = [
-            ("tests", Part::Targets, true, "tests (targets)"),
-            ("tests", Part::Full, true, "tests (full suite)"),
-            ("ruff", Part::Full, false, "ruff"),
+            ("tests", RunOfCheck::Targets, true, "tests (targets)"),
+            ("tests", RunOfCheck::Full, true, "tests (full suite)"),
+            ("ruff", RunOfCheck::Full, false, "ruff"),
         ];
         for (check, part, has, want) in cases {
             assert_eq!(label(check, part, has), want);

@@ -199,7 +199,7 @@ pub(crate) fn state(events: &[LogLine]) -> TaskState {
 
 /// A task's state, and how `status` names it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Status {
+pub(crate) struct TaskStatus {
     pub state: TaskState,
     /// [`TaskState::label`]: `running`, `succeeded`, `stopped`...
     pub label: &'static str,
@@ -207,15 +207,15 @@ pub(crate) struct Status {
 
 /// Pure: the status of a task from its verified log; `running` when a
 /// process holds its lock.
-pub(crate) fn status_of(v: &Verified, running: bool) -> Status {
+pub(crate) fn status_of(v: &Verified, running: bool) -> TaskStatus {
     let state = state(&v.events);
     let label = state.label(running, v.broken.is_some());
-    Status { state, label }
+    TaskStatus { state, label }
 }
 
 /// Where `task` stands, from its record: `None` when it has none (a
 /// worktree without a record); `Err` when its log cannot be read.
-pub(crate) fn status(store: &Store, task: &str) -> Result<Option<Status>, RecordError> {
+pub(crate) fn status(store: &Store, task: &str) -> Result<Option<TaskStatus>, RecordError> {
     match store.read(task) {
         Ok(v) => Ok(Some(status_of(&v, store.running(task).is_some()))),
         Err(RecordError::NoTask { .. }) => Ok(None),

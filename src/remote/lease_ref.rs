@@ -46,7 +46,7 @@ impl Holder {
 
 /// What the lease found on the remote means for a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Standing {
+pub(crate) enum LeaseStanding {
     /// No lease, or one given back: the task is free.
     Free,
     /// Another run held it and did not renew it in time: it may be taken over.
@@ -56,12 +56,12 @@ pub(crate) enum Standing {
 }
 
 /// Pure: the standing of a task from its lease (if any) at `now` (milliseconds since the epoch).
-pub(crate) fn standing(lease: Option<&Holder>, now: u64) -> Standing {
+pub(crate) fn standing(lease: Option<&Holder>, now: u64) -> LeaseStanding {
     match lease {
-        None => Standing::Free,
-        Some(h) if h.released => Standing::Free,
-        Some(h) if h.until_ms <= now => Standing::Expired(h.clone()),
-        Some(h) => Standing::Held(h.clone()),
+        None => LeaseStanding::Free,
+        Some(h) if h.released => LeaseStanding::Free,
+        Some(h) if h.until_ms <= now => LeaseStanding::Expired(h.clone()),
+        Some(h) => LeaseStanding::Held(h.clone()),
     }
 }
 
@@ -83,9 +83,9 @@ mod tests {
 
     #[test]
     fn standing_by_time_and_release() {
-        assert_eq!(standing(None, 50), Standing::Free);
-        assert_eq!(standing(Some(&holder(100, false)), 50), Standing::Held(holder(100, false)));
-        assert_eq!(standing(Some(&holder(100, false)), 100), Standing::Expired(holder(100, false)));
-        assert_eq!(standing(Some(&holder(100, true)), 50), Standing::Free);
+        assert_eq!(standing(None, 50), LeaseStanding::Free);
+        assert_eq!(standing(Some(&holder(100, false)), 50), LeaseStanding::Held(holder(100, false)));
+        assert_eq!(standing(Some(&holder(100, false)), 100), LeaseStanding::Expired(holder(100, false)));
+        assert_eq!(standing(Some(&holder(100, true)), 50), LeaseStanding::Free);
     }
 }

@@ -25,7 +25,7 @@ use crate::git::{Oid, Repo};
 use crate::model::refs;
 use crate::record::state::state;
 use crate::record::{Event, Store, TaskDir, layout};
-use lease_ref::{Holder, Standing};
+use lease_ref::{Holder, LeaseStanding};
 use relate::Relation;
 use transport::{Expect, Pushed, Update};
 
@@ -256,11 +256,11 @@ impl Lease {
         let found = remote.fetched_lease(task);
         let previous = match found.as_ref().map(|(_, h)| h.as_ref()) {
             Some(h) => match lease_ref::standing(h, now) {
-                Standing::Held(h) => {
+                LeaseStanding::Held(h) => {
                     return Err(RemoteError::Held { task: task.into(), remote: remote.name, by: h.describe(now) });
                 }
-                Standing::Expired(h) => Some(h),
-                Standing::Free => None,
+                LeaseStanding::Expired(h) => Some(h),
+                LeaseStanding::Free => None,
             },
             None => None,
         };

@@ -48,7 +48,7 @@ pub(crate) enum Input {
 
 /// `retry-run review`, as asked.
 #[derive(Debug, Clone)]
-pub(crate) struct Request {
+pub(crate) struct ReviewRequest {
     pub task: String,
     /// `--attempt`: else the task's result (its latest successful attempt).
     pub attempt: Option<u32>,
@@ -76,7 +76,7 @@ pub(crate) struct Recorded {
 /// flags or a source), its line comments judged against the attempt's
 /// whole diff, a repeated required change said, the `Reviewed` event
 /// appended. Nothing is appended when anything is refused.
-pub(crate) fn review(dir: &Path, req: Request) -> Result<Recorded, ReviewError> {
+pub(crate) fn review(dir: &Path, req: ReviewRequest) -> Result<Recorded, ReviewError> {
     let id = req.task.as_str();
     check_task_name(id)?;
     let repo = Repo::find(dir)?;
@@ -185,7 +185,7 @@ struct Judging<'a> {
 
 impl Judging<'_> {
     /// The review as it will be recorded.
-    fn review(&self, dir: &Path, req: &Request) -> Result<Review, ReviewError> {
+    fn review(&self, dir: &Path, req: &ReviewRequest) -> Result<Review, ReviewError> {
         let (draft, flags) = match &req.input {
             Input::Approve => (Review { verdict: Verdict::Approved, channel: req.channel, ..Review::default() }, true),
             Input::Reject { required_change, critique, comments } => {
@@ -289,7 +289,8 @@ fn place(files: &[comments::FileDiff], mut draft: Review, attempt: u32) -> Revie
     let mut kept = Vec::new();
     let mut off = Vec::new();
     for c in std::mem::take(&mut draft.comments) {
-        let spec = comments::Spec { path: c.path.clone(), start: c.start.max(1), end: c.end.max(c.start).max(1) };
+        let spec =
+            comments::CommentPlace { path: c.path.clone(), start: c.start.max(1), end: c.end.max(c.start).max(1) };
         match comments::judge(files, &spec, &c.text, attempt) {
             Ok(placed) => kept.push(LineComment { by: c.by.clone(), ..placed }),
             Err(_) => off.push(comments::as_critique_line(&c)),

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::options::{Options, Placement, Ran};
+use super::options::{Options, Placement, TaskRan};
 use super::plan::Plan;
 use super::progress::{Progress, Shared};
 use super::start::{self, Started};
@@ -21,25 +21,25 @@ pub(super) fn run(
     opts: &Options,
     placement: &Placement,
     progress: Progress,
-) -> Result<Ran, RunError> {
+) -> Result<TaskRan, RunError> {
     let _lock = hold::lock(store, &plan.id)?;
     let lease = hold::claim_lease(dir, opts, &plan.id, &progress)?;
     let label = placement.label(&plan.id);
     let (mut task, next) = match start::start_task(repo, store, plan, opts, progress, label) {
         Ok(Started::Now(task, next)) => (task, next),
         Ok(Started::AlreadyEnded(ending)) => {
-            return hold::release(lease, Ok(ending)).map(|ending| Ran { ending, earlier: true });
+            return hold::release(lease, Ok(ending)).map(|ending| TaskRan { ending, earlier: true });
         }
-        Err(e) => return hold::release(lease, Err(e)).map(|ending| Ran { ending, earlier: false }),
+        Err(e) => return hold::release(lease, Err(e)).map(|ending| TaskRan { ending, earlier: false }),
     };
     task.fixed.lease = lease;
     let ended = task.attempts(next);
-    hold::release(task.fixed.lease.take(), ended).map(|ending| Ran { ending, earlier: false })
+    hold::release(task.fixed.lease.take(), ended).map(|ending| TaskRan { ending, earlier: false })
 }
 
 /// Lane `lane` of a task: the task planned for this lane (its agent, the
 /// lanes' base), then its chain, its lines on the lanes' `shared` board.
-pub(super) fn lane(dir: &Path, opts: &Options, lane: LaneRun, shared: Shared) -> Result<Ran, RunError> {
+pub(super) fn lane(dir: &Path, opts: &Options, lane: LaneRun, shared: Shared) -> Result<TaskRan, RunError> {
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     let plan = plan::take_task(&repo, &store, dir, opts, Some(&lane))?;

@@ -84,7 +84,7 @@ use crate::record::Store;
 
 use crate::record::state as history;
 pub(crate) use error::{Ending, RunError};
-pub(crate) use options::{Options, Placement, Ran};
+pub(crate) use options::{Options, Placement, TaskRan};
 pub(crate) use plan::{effective_config, landing_gate, recorded_task};
 pub(crate) use start::{NextContext, next_context};
 

@@ -1,6 +1,6 @@
 //! What `run` was asked to do ([`Options`], the command line's), where a
 //! run of a task sits ([`Placement`]: alone, among other tasks, or one
-//! lane of a task), and how it ended ([`Ran`]).
+//! lane of a task), and how it ended ([`TaskRan`]).
 
 use std::path::PathBuf;
 
@@ -84,7 +84,7 @@ impl Placement {
 
 /// How a run of one task ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Ran {
+pub(crate) struct TaskRan {
     pub ending: Ending,
     /// The task had ended before this run, which did nothing.
     pub earlier: bool,

@@ -10,16 +10,16 @@ use std::time::{Duration, Instant};
 use super::RunError;
 use super::attempt::{Attempt, Fixed};
 use super::confine::git_paths;
-use super::recorder::{Found, Recorder};
+use super::recorder::{Recorder, ScopeFound};
 use super::surroundings::{self, Marks, Where};
-use super::unconfined::{self, Window};
+use super::unconfined::{self, WindowLock};
 use crate::checkout_watch::Machinery;
 use crate::checkout_watch::whole_run::Watch;
 use crate::git::fingerprint::{
     Fingerprint, KeptIndexes, Part, TaskParts, fingerprint, keep_indexes, part_paths, removed_pack_objects,
 };
 use crate::model::{Halt, HaltedAfter, InternalChange, ScopeFinding, ScopeReason};
-use crate::outcome::internals::{Judged, Seen, judge_with, still_stored};
+use crate::outcome::internals::{Beside, Judged, judge_with, still_stored};
 use crate::record::Event;
 use crate::sandbox::Effective;
 
@@ -33,7 +33,7 @@ pub(super) struct Guard {
     indexes: KeptIndexes,
     /// Where nothing confines the attempt: the repository's unconfined
     /// window, held from the look before a step to the look after it.
-    window: Option<Window>,
+    window: Option<WindowLock>,
     /// Where nothing confines the attempt: what lies beside the
     /// repository's internals (remotes, the checkout's git files, the
     /// record, retry-run's cache, `/tmp`), marked just before the step.
@@ -52,7 +52,7 @@ pub(super) struct Changed {
     /// Where nothing confined the agent: what it changed beside the
     /// repository's internals (`pushed`, `checkout-git`, `record`,
     /// `retry-run-cache`; `shared-tmp` noted).
-    pub beside: surroundings::Seen,
+    pub beside: surroundings::AroundFound,
 }
 
 /// Whether nothing confines the attempt's processes.
@@ -76,7 +76,7 @@ fn place<'a>(t: &'a Fixed<'_>, n: u32) -> Where<'a> {
 
 /// Where nothing confines the attempt: the repository's unconfined window
 /// taken (waiting for another's to end), or `None`.
-fn window(t: &Fixed<'_>) -> Result<Option<Window>, RunError> {
+fn window(t: &Fixed<'_>) -> Result<Option<WindowLock>, RunError> {
     if !unconfined(t) {
         return Ok(None);
     }
@@ -87,7 +87,7 @@ fn window(t: &Fixed<'_>) -> Result<Option<Window>, RunError> {
 /// The unconfined window held, without a look before or after: for the
 /// unconfined steps retry-run does not compare (`worktree.setup`), so that
 /// what they write is never charged to another attempt's step.
-pub(super) fn hold_window(t: &Fixed<'_>) -> Result<Option<Window>, RunError> {
+pub(super) fn hold_window(t: &Fixed<'_>) -> Result<Option<WindowLock>, RunError> {
     window(t)
 }
 
@@ -202,10 +202,10 @@ fn beside(
     a: &Attempt,
     moved: &BTreeSet<String>,
     restored: &mut Vec<String>,
-) -> surroundings::Seen {
+) -> surroundings::AroundFound {
     let mut seen = match &guard.marks {
         Some(marks) => surroundings::changes(&place(t, a.n), marks, moved),
-        None => surroundings::Seen::default(),
+        None => surroundings::AroundFound::default(),
     };
     seen.violations.extend(foreign_lines(t, rec, restored));
     seen
@@ -368,7 +368,7 @@ pub(super) fn after_checks(
     found.extend(seen.violations);
     surroundings::pushes_by_tracking(t.repo.common_dir(), &mut found);
     if !found.is_empty() || !seen.noted.is_empty() {
-        let now = Found {
+        let now = ScopeFound {
             findings: &found,
             restored: &a.record.restored,
             objects: None,
@@ -398,7 +398,8 @@ pub(super) fn after_last_step(t: &Fixed<'_>, rec: &mut Recorder, a: &mut Attempt
     if found.is_empty() {
         return Ok(());
     }
-    let now = Found { findings: &found, restored: &a.record.restored, objects: None, environment: &[], noted: &[] };
+    let now =
+        ScopeFound { findings: &found, restored: &a.record.restored, objects: None, environment: &[], noted: &[] };
     rec.scope_checked(a.n, 0, now, Some("verifier"))?;
     t.progress.gate("scope VIOLATION (the task's record written by another than retry-run)");
     a.record.scope.extend(found);
@@ -448,7 +449,7 @@ pub(super) fn judge_internals(
         paths.extend(part_paths(part, &real, None));
         could_write(&paths, &writable, protected, namespaces)
     };
-    judge_with(changes, &Seen { confined, could_write: &writes, still_stored: stored })
+    judge_with(changes, &Beside { confined, could_write: &writes, still_stored: stored })
 }
 
 /// Says what changed in the repository's internals beside a confined

@@ -48,7 +48,7 @@ pub(super) enum CheckRun {
 
 /// What a scope check found: its findings, what was put back, and the git
 /// objects added.
-pub(super) struct Found<'a> {
+pub(super) struct ScopeFound<'a> {
     pub findings: &'a [ScopeFinding],
     pub restored: &'a [String],
     pub objects: Option<&'a ObjectsAdded>,
@@ -123,7 +123,7 @@ impl Recorder {
         &mut self,
         n: u32,
         checked: usize,
-        found: Found<'_>,
+        found: ScopeFound<'_>,
         after: Option<&str>,
     ) -> Result<(), RunError> {
         self.scope_checked_flagging(n, checked, found, &[], after)
@@ -135,7 +135,7 @@ impl Recorder {
         &mut self,
         n: u32,
         checked: usize,
-        found: Found<'_>,
+        found: ScopeFound<'_>,
         flagged: &[ScopeFinding],
         after: Option<&str>,
     ) -> Result<(), RunError> {

@@ -25,10 +25,10 @@ use super::gates::checks::run_and_judge;
 use super::gates::scope_gate::change_findings;
 use crate::config::{Config, SubmodulePolicy};
 use crate::context::TaskText;
-use crate::context::self_check::{ChecksAnswer, Found, previous_answer, run_checks_answer, task_answer};
+use crate::context::self_check::{ChecksAnswer, SelfCheckFound, previous_answer, run_checks_answer, task_answer};
 use crate::git::{DiffDepth, Repo, Revision};
 use crate::judge::integrity::TestPaths;
-use crate::mcp::channel::{Answer, Desk, Request};
+use crate::mcp::channel::{Answer, Desk, ToolCall};
 use crate::mcp::tools::{self, Call};
 use crate::model::{AgentRun, AttemptRecord, SelfCheck};
 use crate::outcome::check::{Baseline, Judging};
@@ -158,7 +158,7 @@ pub(super) fn open_self_checks(
 #[derive(Debug, thiserror::Error)]
 enum CallRefused {
     #[error(transparent)]
-    Request(#[from] crate::mcp::channel::TakeError),
+    ToolCall(#[from] crate::mcp::channel::TakeError),
     #[error(transparent)]
     Call(#[from] tools::CallError),
     #[error(transparent)]
@@ -248,7 +248,7 @@ struct Serving {
 impl Serving {
     /// One call `id` taken: answered now, or (`run_checks`) started on a
     /// thread and answered when it ends; recorded either way.
-    fn call(&mut self, id: String, request: Result<Request, crate::mcp::channel::TakeError>) {
+    fn call(&mut self, id: String, request: Result<ToolCall, crate::mcp::channel::TakeError>) {
         if self.calls.len() >= MAX_CALLS {
             let why = format!("no more calls in this attempt: it made {MAX_CALLS}, which are all recorded");
             let _ = self.desk.answer(&id, &Answer::error(why));
@@ -402,7 +402,7 @@ fn run_gates(b: &Bench, (ran, max): (u32, u32), only: &[String]) -> Result<Check
     let classified = outcome::classify(&r);
     r.outcome = classified.outcome;
     r.reason = classified.reason;
-    let found = Found { call: ran, max, record: &r, skipped, left_out };
+    let found = SelfCheckFound { call: ran, max, record: &r, skipped, left_out };
     Ok(run_checks_answer(&b.task, &found, &b.config.context))
 }
 

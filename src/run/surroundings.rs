@@ -79,7 +79,7 @@ struct RemoteRefs {
 
 /// What [`changes`] found: violations, and what is only noted.
 #[derive(Debug, Default)]
-pub(super) struct Seen {
+pub(super) struct AroundFound {
     pub violations: Vec<ScopeFinding>,
     pub noted: Vec<ScopeFinding>,
 }
@@ -138,8 +138,8 @@ pub(super) fn mark(w: &Where<'_>) -> Marks {
 /// What changed since `before`, each a finding of its kind. `moved` names
 /// the refs (`refs/heads/main`, `HEAD`) other findings already name: their
 /// reflogs are not named again.
-pub(super) fn changes(w: &Where<'_>, before: &Marks, moved: &BTreeSet<String>) -> Seen {
-    let mut seen = Seen::default();
+pub(super) fn changes(w: &Where<'_>, before: &Marks, moved: &BTreeSet<String>) -> AroundFound {
+    let mut seen = AroundFound::default();
     for r in &before.remotes {
         let now = remote_refs(&r.dir);
         seen.violations.extend(pushes(&r.name, &r.refs, &now));

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::options::{Options, Placement, Ran};
+use super::options::{Options, Placement, TaskRan};
 use super::{RunError, chain, history, interrupt, lanes, plan};
 use crate::git::Repo;
 use crate::record::Store;
@@ -14,7 +14,7 @@ use crate::record::Store;
 /// SIGINT and SIGTERM stop it: what runs is stopped, the attempt under way
 /// recorded as interrupted, and [`RunError::Interrupted`] returned; a task
 /// not started yet when one came does not start.
-pub(crate) fn run(dir: &Path, opts: &Options, placement: Placement) -> Result<Ran, RunError> {
+pub(crate) fn run(dir: &Path, opts: &Options, placement: Placement) -> Result<TaskRan, RunError> {
     crate::process::catch_interrupts();
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());

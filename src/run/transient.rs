@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::RunError;
 use super::attempt::{Attempt, Carried, Fixed};
 use super::recorder::Recorder;
-use crate::agents::transient::{self, Answered, Ended, Transient};
+use crate::agents::transient::{self, AgentEnded, Answered, Transient};
 use crate::config::ResetMode;
 use crate::model::AgentRun;
 use crate::record::Event;
@@ -25,7 +25,7 @@ use crate::sandbox::proxy;
 pub(super) fn failure(t: &Fixed<'_>, run: &AgentRun, output: &Path, net_log: &Path) -> Option<Transient> {
     let preset = t.plan.preset.as_ref().filter(|_| t.plan.preset_command);
     let gives_up_with_0 = preset.is_some_and(|p| p.transient_exit_0);
-    let ended = Ended { exit_code: run.exit_code, timed_out: run.timed_out, gives_up_with_0 };
+    let ended = AgentEnded { exit_code: run.exit_code, timed_out: run.timed_out, gives_up_with_0 };
     if ended.timed_out || (ended.exit_code == Some(0) && !gives_up_with_0) {
         return None;
     }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::RunError;
 
 /// The window's lock, held until dropped.
-pub(super) struct Window {
+pub(super) struct WindowLock {
     _file: File,
 }
 
@@ -37,7 +37,7 @@ pub(super) fn take(
     who: &str,
     say: &dyn Fn(&str),
     stop: &dyn Fn() -> Result<(), RunError>,
-) -> Result<Option<Window>, RunError> {
+) -> Result<Option<WindowLock>, RunError> {
     let path = common.join("retry-run").join("unconfined.lock");
     let opened = std::fs::create_dir_all(common.join("retry-run"))
         .and_then(|()| std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path));
@@ -54,7 +54,7 @@ pub(super) fn take(
     let mut said = TOLD.lock().map_or(true, |mut told| !told.insert(format!("{}\0{who}", common.display())));
     loop {
         match file.try_lock() {
-            Ok(()) => return Ok(Some(Window { _file: file })),
+            Ok(()) => return Ok(Some(WindowLock { _file: file })),
             Err(std::fs::TryLockError::WouldBlock) => {}
             Err(std::fs::TryLockError::Error(e)) => {
                 say(&format!("{}: cannot take the lock ({e}); going on without it", path.display()));

@@ -35,7 +35,7 @@ pub(crate) const MARKERS: &[&str] = &[
 
 /// What a marker line is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Line {
+pub(crate) enum Marker {
     /// A failing test's id, and the reason when the line gives one.
     FailedTest {
         id: String,
@@ -160,16 +160,16 @@ fn trim(s: &str) -> &str {
 }
 
 /// Classifies a line that holds a marker.
-pub(crate) fn classify(line: &str) -> Line {
+pub(crate) fn classify(line: &str) -> Marker {
     let t = line.trim();
     if let Some(rest) = t.strip_prefix("--- PASS: ") {
-        return if rest.is_empty() { Line::Nothing } else { Line::GoPassed };
+        return if rest.is_empty() { Marker::Nothing } else { Marker::GoPassed };
     }
     if t.starts_with("=== RUN ") {
-        return Line::GoRun;
+        return Marker::GoRun;
     }
     if passing(t) {
-        return Line::Passing;
+        return Marker::Passing;
     }
     failed_test(t)
         .or_else(|| rust(line, t))
@@ -185,22 +185,22 @@ pub(crate) fn classify(line: &str) -> Line {
 /// Biome's `path:l:c category ━━━` header), ESLint stylish's file header
 /// and error rows, and their totals (`Found 11 errors in 4 files.`, `✖ 11
 /// problems (8 errors, 3 warnings)`), which count no test.
-fn lint(line: &str, t: &str) -> Option<Line> {
+fn lint(line: &str, t: &str) -> Option<Marker> {
     if let Some((loc, rest)) = t.split_once("): error TS")
         && let Some((path, at)) = loc.rsplit_once('(')
         && let Some((l, c)) = at.split_once(',')
         && [l, c].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     {
-        return Some(Line::Location(format!("{path}:{l}:{c}: error TS{rest}")));
+        return Some(Marker::Location(format!("{path}:{l}:{c}: error TS{rest}")));
     }
     let lint_totals = t.starts_with("Found ") && (t.contains(" error") || t.contains(" warning"))
         || t.starts_with('✖') && t.contains(" problem");
     if lint_totals {
-        return Some(Line::Totals(t.to_string()));
+        return Some(Marker::Totals(t.to_string()));
     }
     // tsc's table of errors per file, ESLint's note on `--fix`.
     if t.starts_with("Errors  Files") || t.contains("potentially fixable with the `--fix` option") {
-        return Some(Line::Nothing);
+        return Some(Marker::Nothing);
     }
     if let Some(head) = t.strip_suffix('━') {
         let head = head.trim_end_matches('━').trim_end();
@@ -208,9 +208,9 @@ fn lint(line: &str, t: &str) -> Option<Line> {
         if let Some((at, category)) = head.split_once(' ')
             && has_location(at)
         {
-            return Some(Line::Location(format!("{at}: {}", category.trim())));
+            return Some(Marker::Location(format!("{at}: {}", category.trim())));
         }
-        return Some(Line::Nothing);
+        return Some(Marker::Nothing);
     }
     // ESLint stylish: `  14:9  error    message  rule`.
     if line.starts_with("  ")
@@ -224,7 +224,7 @@ fn lint(line: &str, t: &str) -> Option<Line> {
             Some((m, rule)) if !rule.trim().contains(' ') => format!("{}  {}", m.trim_end(), rule.trim()),
             _ => message.to_string(),
         };
-        return Some(Line::LintRow(format!("{l}:{c}: error {message}")));
+        return Some(Marker::LintRow(format!("{l}:{c}: error {message}")));
     }
     None
 }
@@ -282,7 +282,7 @@ pub(crate) fn is_stylish_row(line: &str) -> bool {
 
 /// A line naming a failing test: pytest's short summary and `-v` lines,
 /// cargo test's `... FAILED` and `---- x stdout ----`.
-fn failed_test(t: &str) -> Option<Line> {
+fn failed_test(t: &str) -> Option<Marker> {
     // pytest short summary and -v lines.
     for kind in ["FAILED ", "ERROR "] {
         if let Some(rest) = t.strip_prefix(kind)
@@ -294,16 +294,18 @@ fn failed_test(t: &str) -> Option<Line> {
             if kind == "ERROR " && !id.contains("::") {
                 // A module that could not be collected is not a failing test.
                 let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
-                return Some(Line::Location(format!("{id}: could not be collected (import or collection error){why}")));
+                return Some(Marker::Location(format!(
+                    "{id}: could not be collected (import or collection error){why}"
+                )));
             }
-            return Some(Line::FailedTest { id: id.to_string(), reason });
+            return Some(Marker::FailedTest { id: id.to_string(), reason });
         }
     }
     // cargo test -q: `tests::x --- FAILED`.
     if let Some(id) = t.strip_suffix(" --- FAILED")
         && !id.is_empty()
     {
-        return Some(Line::FailedTest { id: id.to_string(), reason: None });
+        return Some(Marker::FailedTest { id: id.to_string(), reason: None });
     }
     // pytest -v: `id FAILED  [ 42%]`, `id ERROR  [ 71%]`; a parameter may hold spaces.
     for kind in [" FAILED", " ERROR"] {
@@ -311,27 +313,27 @@ fn failed_test(t: &str) -> Option<Line> {
             && (rest.is_empty() || rest.trim_start().starts_with('['))
             && id.split_once("::").is_some_and(|(file, _)| !file.contains(' '))
         {
-            return Some(Line::FailedTest { id: id.to_string(), reason: None });
+            return Some(Marker::FailedTest { id: id.to_string(), reason: None });
         }
     }
     // cargo test
     if let Some(rest) = t.strip_prefix("test ")
         && let Some(id) = rest.strip_suffix(" ... FAILED")
     {
-        return Some(Line::FailedTest { id: id.to_string(), reason: None });
+        return Some(Marker::FailedTest { id: id.to_string(), reason: None });
     }
     if let Some(rest) = t.strip_prefix("---- ")
         && let Some(id) = rest.strip_suffix(" stdout ----").or_else(|| rest.strip_suffix(" stderr ----"))
     {
-        return Some(Line::FailedTest { id: id.to_string(), reason: None });
+        return Some(Marker::FailedTest { id: id.to_string(), reason: None });
     }
     None
 }
 
 /// cargo test's totals and panics, rustc's diagnostics.
-fn rust(line: &str, t: &str) -> Option<Line> {
+fn rust(line: &str, t: &str) -> Option<Marker> {
     if t.starts_with("test result: ") {
-        return Some(Line::Totals(t.to_string()));
+        return Some(Marker::Totals(t.to_string()));
     }
     if let Some(rest) = t.strip_prefix("thread '")
         && let Some((thread, rest)) = rest.split_once('\'')
@@ -343,57 +345,57 @@ fn rust(line: &str, t: &str) -> Option<Line> {
             Some((msg, l)) if msg.starts_with('\'') => format!("{l}: {}", msg.trim_matches('\'')),
             _ => loc.to_string(),
         };
-        return Some(Line::Panic { location, thread: thread.to_string() });
+        return Some(Marker::Panic { location, thread: thread.to_string() });
     }
     // rustc
     if (t.starts_with("error[") || t.starts_with("error: ") || t.starts_with("warning: ")) && line == t {
         if t.starts_with("error: could not compile") || t.starts_with("error: test failed") {
-            return Some(Line::Detail(t.to_string()));
+            return Some(Marker::Detail(t.to_string()));
         }
-        return Some(Line::CompilerHeader(t.to_string()));
+        return Some(Marker::CompilerHeader(t.to_string()));
     }
     if let Some(loc) = t.strip_prefix("--> ") {
-        return Some(Line::Arrow(loc.to_string()));
+        return Some(Marker::Arrow(loc.to_string()));
     }
     None
 }
 
 /// go test's failures, totals, panics and locations.
-fn go(line: &str, t: &str) -> Option<Line> {
+fn go(line: &str, t: &str) -> Option<Marker> {
     // go test
     if let Some(rest) = t.strip_prefix("--- FAIL: ") {
         let id = rest.split(" (").next().unwrap_or(rest);
-        return Some(Line::GoFailed(id.to_string()));
+        return Some(Marker::GoFailed(id.to_string()));
     }
     if t.starts_with("ok  \t") || (t.starts_with("FAIL\t") && t.matches('\t').count() >= 1) {
-        return Some(Line::Totals(t.to_string()));
+        return Some(Marker::Totals(t.to_string()));
     }
     if let Some(msg) = t.strip_prefix("panic: ") {
-        return Some(Line::GoPanic(msg.to_string()));
+        return Some(Marker::GoPanic(msg.to_string()));
     }
     if line.starts_with('\t') && t.contains(".go:") {
-        return Some(Line::Nothing); // a goroutine frame; GoPanic follows those
+        return Some(Marker::Nothing); // a goroutine frame; GoPanic follows those
     }
     if line.starts_with("    ") && t.contains("_test.go:") && has_location(t) {
-        return Some(Line::Location(t.to_string()));
+        return Some(Marker::Location(t.to_string()));
     }
     None
 }
 
 /// jest's and vitest's failures, totals and locations.
-fn jest(t: &str) -> Option<Line> {
+fn jest(t: &str) -> Option<Marker> {
     // jest / vitest
     if let Some(name) = t.strip_prefix("● ") {
-        return Some(Line::JestFailure(name.to_string()));
+        return Some(Marker::JestFailure(name.to_string()));
     }
     if let Some(rest) = t.strip_prefix("FAIL ") {
         let rest = rest.trim();
         // vitest names the test; jest's `FAIL ./cart.test.js` names a file,
         // whose failing tests follow as `●` headers.
         return Some(if rest.contains(" > ") {
-            Line::FailedTest { id: rest.to_string(), reason: None }
+            Marker::FailedTest { id: rest.to_string(), reason: None }
         } else {
-            Line::Nothing
+            Marker::Nothing
         });
     }
     if t.starts_with("Tests:")
@@ -401,33 +403,33 @@ fn jest(t: &str) -> Option<Line> {
         || t.starts_with("Tests  ")
         || t.starts_with("Test Files  ")
     {
-        return Some(Line::Totals(t.split_whitespace().collect::<Vec<_>>().join(" ")));
+        return Some(Marker::Totals(t.split_whitespace().collect::<Vec<_>>().join(" ")));
     }
     if let Some(rest) = t.strip_prefix("❯ ")
         && has_location(rest)
     {
-        return Some(Line::Location(rest.rsplit(' ').next().unwrap_or(rest).to_string()));
+        return Some(Marker::Location(rest.rsplit(' ').next().unwrap_or(rest).to_string()));
     }
     None
 }
 
 /// pytest's tracebacks, details, frames, block headers and totals.
-fn pytest(line: &str, t: &str) -> Option<Line> {
+fn pytest(line: &str, t: &str) -> Option<Marker> {
     // pytest
     if t.starts_with("Traceback (most recent call last)") {
-        return Some(Line::Traceback);
+        return Some(Marker::Traceback);
     }
     if line.starts_with("E   ") {
-        return Some(Line::Detail(t.to_string()));
+        return Some(Marker::Detail(t.to_string()));
     }
     if let Some((loc, func)) = t.split_once(": in ")
         && has_location(loc)
         && !func.contains(' ')
     {
-        return Some(Line::Frame(loc.to_string()));
+        return Some(Marker::Frame(loc.to_string()));
     }
     if line.starts_with("___") && t.ends_with("___") && !t.trim_matches('_').trim().is_empty() {
-        return Some(Line::BlockHeader);
+        return Some(Marker::BlockHeader);
     }
     let inner = trim(t);
     if (t.starts_with('=') || t.chars().next().is_some_and(|c| c.is_ascii_digit()))
@@ -435,28 +437,28 @@ fn pytest(line: &str, t: &str) -> Option<Line> {
         && inner.contains(" in ")
         && inner.chars().next().is_some_and(|c| c.is_ascii_digit())
     {
-        return Some(Line::Totals(inner.to_string()));
+        return Some(Marker::Totals(inner.to_string()));
     }
     None
 }
 
 /// Any other line: go's bare last line, and whatever sounds alarming.
-fn other(t: &str) -> Line {
+fn other(t: &str) -> Marker {
     if t == "FAIL" || t == "PASS" {
-        return Line::Nothing; // go's last line; its package line holds the totals
+        return Marker::Nothing; // go's last line; its package line holds the totals
     }
     let alarming = ["rror", "FAIL", "fatal", "Exception", "ERROR", "panic"].iter().any(|w| t.contains(w));
     // pytest's crash line `shop/cart.py:37: KeyError`, and every other `path:line: ...error...`.
     if has_location(t) && !t.starts_with("at ") && alarming {
-        return Line::Location(t.to_string());
+        return Marker::Location(t.to_string());
     }
     let noise = t.starts_with('=')
         || t.starts_with("Some errors have detailed explanations")
         || t.starts_with("For more information about");
     if alarming && !noise {
-        return Line::Detail(t.to_string());
+        return Marker::Detail(t.to_string());
     }
-    Line::Nothing
+    Marker::Nothing
 }
 
 /// Whether `s` holds `name.ext:digits` (a source location).
@@ -506,54 +508,54 @@ pub(crate) fn go_frame(line: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn failed(id: &str) -> Line {
-        Line::FailedTest { id: id.into(), reason: None }
+    fn failed(id: &str) -> Marker {
+        Marker::FailedTest { id: id.into(), reason: None }
     }
 
     #[test]
     fn lines_of_each_runner() {
         assert_eq!(
             classify("FAILED tests/t.py::A::b - KeyError: 'x'"),
-            Line::FailedTest { id: "tests/t.py::A::b".into(), reason: Some("KeyError: 'x'".into()) }
+            Marker::FailedTest { id: "tests/t.py::A::b".into(), reason: Some("KeyError: 'x'".into()) }
         );
         assert_eq!(classify("tests/t.py::test_a FAILED                 [ 50%]"), failed("tests/t.py::test_a"));
         assert_eq!(classify("test tests::adds_up ... FAILED"), failed("tests::adds_up"));
         assert_eq!(classify("---- tests::adds_up stdout ----"), failed("tests::adds_up"));
-        assert_eq!(classify("    --- FAIL: TestLargest/empty (0.00s)"), Line::GoFailed("TestLargest/empty".into()));
+        assert_eq!(classify("    --- FAIL: TestLargest/empty (0.00s)"), Marker::GoFailed("TestLargest/empty".into()));
         assert_eq!(classify(" FAIL  cart.test.mjs > total > counts"), failed("cart.test.mjs > total > counts"));
-        assert_eq!(classify("FAIL ./cart.test.js"), Line::Nothing);
+        assert_eq!(classify("FAIL ./cart.test.js"), Marker::Nothing);
         assert_eq!(classify("tests::parse_error --- FAILED"), failed("tests::parse_error"));
         assert_eq!(classify("t.py::test_v[x error-3] FAILED   [ 42%]"), failed("t.py::test_v[x error-3]"));
         assert_eq!(classify("t.py::test_setup ERROR   [ 71%]"), failed("t.py::test_setup"));
-        assert_eq!(classify("  ● total › counts quantity"), Line::JestFailure("total › counts quantity".into()));
+        assert_eq!(classify("  ● total › counts quantity"), Marker::JestFailure("total › counts quantity".into()));
         assert_eq!(
             classify("thread 'tests::x' (123) panicked at src/lib.rs:66:9:"),
-            Line::Panic { location: "src/lib.rs:66:9".into(), thread: "tests::x".into() }
+            Marker::Panic { location: "src/lib.rs:66:9".into(), thread: "tests::x".into() }
         );
         assert_eq!(
             classify("thread 'main' panicked at 'boom', src/main.rs:2:5"),
-            Line::Panic { location: "src/main.rs:2:5: boom".into(), thread: "main".into() }
+            Marker::Panic { location: "src/main.rs:2:5: boom".into(), thread: "main".into() }
         );
         assert_eq!(
             classify("error[E0308]: mismatched types"),
-            Line::CompilerHeader("error[E0308]: mismatched types".into())
+            Marker::CompilerHeader("error[E0308]: mismatched types".into())
         );
-        assert_eq!(classify("  --> src/lib.rs:14:22"), Line::Arrow("src/lib.rs:14:22".into()));
-        assert_eq!(classify("shop/cart.py:37: KeyError"), Line::Location("shop/cart.py:37: KeyError".into()));
+        assert_eq!(classify("  --> src/lib.rs:14:22"), Marker::Arrow("src/lib.rs:14:22".into()));
+        assert_eq!(classify("shop/cart.py:37: KeyError"), Marker::Location("shop/cart.py:37: KeyError".into()));
         assert_eq!(
             classify("    ledger_test.go:7: Total = 5, want 6"),
-            Line::Location("ledger_test.go:7: Total = 5, want 6".into())
+            Marker::Location("ledger_test.go:7: Total = 5, want 6".into())
         );
-        assert_eq!(classify(" ❯ discount cart.js:8:37"), Line::Location("cart.js:8:37".into()));
+        assert_eq!(classify(" ❯ discount cart.js:8:37"), Marker::Location("cart.js:8:37".into()));
         assert_eq!(
             classify("E       AssertionError: assert 1 == 2"),
-            Line::Detail("E       AssertionError: assert 1 == 2".into())
+            Marker::Detail("E       AssertionError: assert 1 == 2".into())
         );
     }
 
     #[test]
     fn totals_of_each_runner() {
-        let t = |s: &str| Line::Totals(s.into());
+        let t = |s: &str| Marker::Totals(s.into());
         assert_eq!(classify("==== 4 failed, 1 passed in 0.05s ===="), t("4 failed, 1 passed in 0.05s"));
         assert_eq!(classify("4 failed, 1 passed in 0.02s"), t("4 failed, 1 passed in 0.02s"));
         assert_eq!(
@@ -587,10 +589,10 @@ mod tests {
             "↓ counts.test.mjs > parse > skipped error path",
             "□ counts.test.mjs > parse > error path to write",
         ] {
-            assert_eq!(classify(line), Line::Passing, "{line}");
+            assert_eq!(classify(line), Marker::Passing, "{line}");
         }
-        assert_eq!(classify("--- PASS: TestParseErrorIsReported (0.00s)"), Line::GoPassed);
-        assert_eq!(classify("=== RUN   TestParseErrorIsReported"), Line::GoRun);
+        assert_eq!(classify("--- PASS: TestParseErrorIsReported (0.00s)"), Marker::GoPassed);
+        assert_eq!(classify("=== RUN   TestParseErrorIsReported"), Marker::GoRun);
     }
 
     #[test]
@@ -610,15 +612,15 @@ mod tests {
     fn typescript_compiler_and_linter_lines() {
         assert_eq!(
             classify("src/a.ts(16,24): error TS2345: Argument of type 'X'."),
-            Line::Location("src/a.ts:16:24: error TS2345: Argument of type 'X'.".into())
+            Marker::Location("src/a.ts:16:24: error TS2345: Argument of type 'X'.".into())
         );
-        assert_eq!(classify("Found 11 errors in 4 files."), Line::Totals("Found 11 errors in 4 files.".into()));
+        assert_eq!(classify("Found 11 errors in 4 files."), Marker::Totals("Found 11 errors in 4 files.".into()));
         assert_eq!(test_counts("Found 11 errors in 4 files."), None, "no test is counted");
         assert_eq!(
             classify("✖ 2 problems (1 error, 1 warning)"),
-            Line::Totals("✖ 2 problems (1 error, 1 warning)".into())
+            Marker::Totals("✖ 2 problems (1 error, 1 warning)".into())
         );
-        assert_eq!(classify("Errors  Files"), Line::Nothing);
+        assert_eq!(classify("Errors  Files"), Marker::Nothing);
         let block = b"x\n/w/src/cart.ts\n  3:1  warning  w  r\n  4:2  error  e  r\n";
         assert_eq!(stylish_file(block, usize::MAX), StylishFile::Named("/w/src/cart.ts".into()));
         assert_eq!(stylish_file(&block[17..], usize::MAX), StylishFile::Earlier);
@@ -628,13 +630,13 @@ mod tests {
         assert_eq!(stylish_file(b"Found 2 errors\n  4:2  error  e  r\n", usize::MAX), StylishFile::Unnamed);
         assert_eq!(
             classify("  14:9  error    'x' is assigned a value but never used  no-unused-vars"),
-            Line::LintRow("14:9: error 'x' is assigned a value but never used  no-unused-vars".into())
+            Marker::LintRow("14:9: error 'x' is assigned a value but never used  no-unused-vars".into())
         );
         assert_eq!(
             classify("src/cart.ts:6:3 lint/style/useConst  FIXABLE  ━━━━━━━━"),
-            Line::Location("src/cart.ts:6:3: lint/style/useConst".into())
+            Marker::Location("src/cart.ts:6:3: lint/style/useConst".into())
         );
-        assert_eq!(classify("lint ━━━━━━━━━━"), Line::Nothing);
+        assert_eq!(classify("lint ━━━━━━━━━━"), Marker::Nothing);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 pub use classify::Counts;
-use classify::{Line, StylishFile, classify, go_frame, has_location, jest_location, test_counts};
+use classify::{Marker, StylishFile, classify, go_frame, has_location, jest_location, test_counts};
 
 /// At most this many entries per digest section are kept in memory;
 /// the rest are only counted.
@@ -347,63 +347,63 @@ impl Summarizer {
 
     fn marker_line(&mut self, line: &str) {
         match classify(line) {
-            Line::FailedTest { id, reason } => self.push_failed_test(id, reason),
-            Line::GoFailed(id) => {
+            Marker::FailedTest { id, reason } => self.push_failed_test(id, reason),
+            Marker::GoFailed(id) => {
                 self.go_failed += 1;
                 self.flush_go_pending();
                 self.push_failed_test(id, None);
             }
-            Line::GoPassed => {
+            Marker::GoPassed => {
                 self.go_passed += 1;
                 self.go_verbose = true;
                 self.go_pending.clear();
             }
-            Line::GoRun => self.go_verbose = true,
-            Line::Passing => {
+            Marker::GoRun => self.go_verbose = true,
+            Marker::Passing => {
                 // A skipped go test's log lines were not a failure's.
                 self.go_pending.clear();
             }
-            Line::Location(l) if self.go_verbose && line.starts_with("    ") && l.contains("_test.go:") => {
+            Marker::Location(l) if self.go_verbose && line.starts_with("    ") && l.contains("_test.go:") => {
                 if self.go_pending.len() < MAX_GO_PENDING {
                     self.go_pending.push(cut(&l));
                 }
             }
-            Line::Location(l) => self.digest.errors.push(cut(&l)),
-            Line::CompilerHeader(h) => {
+            Marker::Location(l) => self.digest.errors.push(cut(&l)),
+            Marker::CompilerHeader(h) => {
                 self.pending_header = Some(h);
                 return;
             }
-            Line::Arrow(loc) => {
+            Marker::Arrow(loc) => {
                 if let Some(h) = self.pending_header.take() {
                     self.digest.errors.push(cut(&format!("{loc}: {h}")));
                 }
             }
-            Line::Panic { location, thread } => {
+            Marker::Panic { location, thread } => {
                 self.start_follow(Follow::Panic { location, thread, message: Vec::new() });
             }
-            Line::JestFailure(name) => {
+            Marker::JestFailure(name) => {
                 self.push_failed_test(name.clone(), None);
                 self.start_follow(Follow::Jest { name, message: Vec::new() });
             }
-            Line::GoPanic(message) => self.start_follow(Follow::GoPanic { message }),
-            Line::Traceback => self.start_follow(Follow::Traceback { last_frame: None }),
-            Line::BlockHeader => {
+            Marker::GoPanic(message) => self.start_follow(Follow::GoPanic { message }),
+            Marker::Traceback => self.start_follow(Follow::Traceback { last_frame: None }),
+            Marker::BlockHeader => {
                 self.e_lines_in_block = 0;
                 self.last_frame = None;
             }
-            Line::Frame(f) => {
+            Marker::Frame(f) => {
                 self.last_frame = Some(f);
                 return;
             }
             // cargo test's closing `failures:` list names each failing test again.
-            Line::Detail(s) if self.failed_ids.contains_key(&s) => {}
-            Line::Detail(s) => self.detail(s),
-            Line::LintRow(row) => {
+            Marker::Detail(s) if self.failed_ids.contains_key(&s) => {}
+            Marker::Detail(s) => self.detail(s),
+            Marker::LintRow(row) => {
                 let at = self.lint_file.as_deref().map(|f| format!("{f}:")).unwrap_or_default();
                 self.digest.errors.push(cut(&format!("{at}{row}")));
             }
-            Line::Totals(t) => self.totals_line(t),
-            Line::Nothing => {}
+            Marker::Totals(t) => self.totals_line(t),
+            Marker::Nothing => {}
         }
         if !line.trim().is_empty() {
             self.pending_header = None;

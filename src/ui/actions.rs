@@ -1,8 +1,8 @@
 //! The forms a task's page posts, read into exactly what `retry-run
 //! review` and `retry-run land` are asked with: a review's
-//! [`Request`](crate::review::Request) built as the command line builds it
+//! [`ReviewRequest`](crate::review::ReviewRequest) built as the command line builds it
 //! (its channel the web view's), a land's
-//! [`Options`](crate::run::land::Options). Pure.
+//! [`LandOptions`](crate::run::land::LandOptions). Pure.
 //!
 //! `POST /tasks/<id>/review`: `attempt` (empty: the task's result),
 //! `verdict` (`approve` or `reject`), `required_change`, `critique`, and
@@ -12,8 +12,8 @@
 //! (a checkbox). Both carry `token`.
 
 use crate::model::Channel;
-use crate::review::{CommentArg, Input, Request};
-use crate::run::land::Options;
+use crate::review::{CommentArg, Input, ReviewRequest};
+use crate::run::land::LandOptions;
 
 /// What is wrong with a review form, in the words the page shows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,7 +29,7 @@ pub(crate) enum FormError {
 }
 
 /// The review form `form` posted for task `id`, or what is wrong with it.
-pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Request, FormError> {
+pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<ReviewRequest, FormError> {
     // A browser sends a textarea's line ends as CRLF (the HTML standard's
     // form encoding); the record keeps the text as it was typed, as the
     // command line records it.
@@ -64,13 +64,13 @@ pub(crate) fn review_request(id: &str, form: &[(String, String)]) -> Result<Requ
         "reject" => Input::Reject { required_change: required_change.to_string(), critique, comments },
         v => return Err(FormError::Verdict(v.to_string())),
     };
-    Ok(Request { task: id.to_string(), attempt, by: None, input, config_path: None, channel: Channel::Ui })
+    Ok(ReviewRequest { task: id.to_string(), attempt, by: None, input, config_path: None, channel: Channel::Ui })
 }
 
 /// The land form `form` posted for task `id`.
-pub(crate) fn land_options(id: &str, form: &[(String, String)]) -> Options {
+pub(crate) fn land_options(id: &str, form: &[(String, String)]) -> LandOptions {
     let one = |k: &str| form.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.trim());
-    Options {
+    LandOptions {
         task: id.to_string(),
         onto: one("onto").filter(|o| !o.is_empty()).map(str::to_string),
         merge: one("merge").is_some_and(|m| matches!(m, "on" | "true" | "1" | "yes")),

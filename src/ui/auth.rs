@@ -46,7 +46,7 @@ impl Server<'_> {
 
 /// What a request shows of itself.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Seen<'a> {
+pub(crate) struct Shown<'a> {
     pub post: bool,
     pub host: Option<&'a str>,
     /// The `Cookie` header, whole.
@@ -72,7 +72,7 @@ pub(crate) enum Decision {
 }
 
 /// What the server does with `seen`.
-pub(crate) fn decide(server: Server<'_>, seen: Seen<'_>) -> Decision {
+pub(crate) fn decide(server: Server<'_>, seen: Shown<'_>) -> Decision {
     let hosts = [format!("127.0.0.1:{}", server.port), format!("localhost:{}", server.port)];
     if !seen.host.is_some_and(|h| hosts.iter().any(|ok| h.eq_ignore_ascii_case(ok))) {
         return Decision::Refuse(format!(
@@ -159,12 +159,16 @@ mod tests {
         Server { token: T, port: 8123 }
     }
 
-    fn get(host: &'static str) -> Seen<'static> {
-        Seen { host: Some(host), ..Seen::default() }
+    fn get(host: &'static str) -> Shown<'static> {
+        Shown { host: Some(host), ..Shown::default() }
     }
 
-    fn post(origin: Option<&'static str>, referer: Option<&'static str>, token: Option<&'static str>) -> Seen<'static> {
-        Seen { post: true, host: Some("127.0.0.1:8123"), origin, referer, form_token: token, ..Seen::default() }
+    fn post(
+        origin: Option<&'static str>,
+        referer: Option<&'static str>,
+        token: Option<&'static str>,
+    ) -> Shown<'static> {
+        Shown { post: true, host: Some("127.0.0.1:8123"), origin, referer, form_token: token, ..Shown::default() }
     }
 
     fn refused(d: &Decision, says: &str) -> bool {
@@ -175,15 +179,19 @@ mod tests {
     fn requests_are_answered_only_with_the_token_on_loopback() {
         let cookie = "retry-run-ui-8123=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         let other_port = "retry-run-ui-9000=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-        let cases: Vec<(&str, Seen<'static>, &str)> = vec![
-            ("first visit", Seen { query_token: Some(T), ..get("127.0.0.1:8123") }, "enter"),
-            ("first visit, localhost", Seen { query_token: Some(T), ..get("localhost:8123") }, "enter"),
-            ("wrong token in the URL", Seen { query_token: Some(WRONG), ..get("127.0.0.1:8123") }, "not this server's"),
-            ("short token", Seen { query_token: Some("0123"), ..get("127.0.0.1:8123") }, "not this server's"),
-            ("the cookie", Seen { cookie: Some(cookie), ..get("127.0.0.1:8123") }, "pass"),
+        let cases: Vec<(&str, Shown<'static>, &str)> = vec![
+            ("first visit", Shown { query_token: Some(T), ..get("127.0.0.1:8123") }, "enter"),
+            ("first visit, localhost", Shown { query_token: Some(T), ..get("localhost:8123") }, "enter"),
+            (
+                "wrong token in the URL",
+                Shown { query_token: Some(WRONG), ..get("127.0.0.1:8123") },
+                "not this server's",
+            ),
+            ("short token", Shown { query_token: Some("0123"), ..get("127.0.0.1:8123") }, "not this server's"),
+            ("the cookie", Shown { cookie: Some(cookie), ..get("127.0.0.1:8123") }, "pass"),
             (
                 "the cookie among others",
-                Seen {
+                Shown {
                     cookie: Some(
                         "a=b; retry-run-ui-8123=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef; c=d",
                     ),
@@ -191,15 +199,19 @@ mod tests {
                 },
                 "pass",
             ),
-            ("another server's cookie", Seen { cookie: Some(other_port), ..get("127.0.0.1:8123") }, "no token"),
-            ("a wrong cookie", Seen { cookie: Some("retry-run-ui-8123=x"), ..get("127.0.0.1:8123") }, "cookie's token"),
+            ("another server's cookie", Shown { cookie: Some(other_port), ..get("127.0.0.1:8123") }, "no token"),
+            (
+                "a wrong cookie",
+                Shown { cookie: Some("retry-run-ui-8123=x"), ..get("127.0.0.1:8123") },
+                "cookie's token",
+            ),
             ("nothing", get("127.0.0.1:8123"), "no token"),
-            ("rebound name", Seen { cookie: Some(cookie), ..get("evil.example:8123") }, "answers only"),
-            ("rebound name with the token", Seen { query_token: Some(T), ..get("evil.example:8123") }, "answers only"),
-            ("another port", Seen { cookie: Some(cookie), ..get("127.0.0.1:80") }, "answers only"),
-            ("no port", Seen { cookie: Some(cookie), ..get("127.0.0.1") }, "answers only"),
-            ("no host", Seen { cookie: Some(cookie), ..Seen::default() }, "missing"),
-            ("0.0.0.0", Seen { cookie: Some(cookie), ..get("0.0.0.0:8123") }, "answers only"),
+            ("rebound name", Shown { cookie: Some(cookie), ..get("evil.example:8123") }, "answers only"),
+            ("rebound name with the token", Shown { query_token: Some(T), ..get("evil.example:8123") }, "answers only"),
+            ("another port", Shown { cookie: Some(cookie), ..get("127.0.0.1:80") }, "answers only"),
+            ("no port", Shown { cookie: Some(cookie), ..get("127.0.0.1") }, "answers only"),
+            ("no host", Shown { cookie: Some(cookie), ..Shown::default() }, "missing"),
+            ("0.0.0.0", Shown { cookie: Some(cookie), ..get("0.0.0.0:8123") }, "answers only"),
             ("a POST from the page", post(Some("http://127.0.0.1:8123"), None, Some(T)), "pass"),
             ("a POST from localhost", post(Some("http://localhost:8123"), None, Some(T)), "pass"),
             ("a POST with a Referer only", post(None, Some("http://127.0.0.1:8123/tasks/a"), Some(T)), "pass"),
@@ -225,7 +237,7 @@ mod tests {
             ),
             (
                 "a POST with the cookie only",
-                Seen { cookie: Some(cookie), ..post(Some("http://127.0.0.1:8123"), None, None) },
+                Shown { cookie: Some(cookie), ..post(Some("http://127.0.0.1:8123"), None, None) },
                 "form does not carry",
             ),
         ];

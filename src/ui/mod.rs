@@ -15,5 +15,5 @@ mod routes;
 mod server;
 mod site;
 
-pub(crate) use server::{Options, UiError, serve};
-pub(crate) use site::{Against, Layout, Page, Refusal, Route, Site};
+pub(crate) use server::{ServerOptions, UiError, serve};
+pub(crate) use site::{ActionRefusal, Against, Page, PageLayout, Route, Site};

@@ -5,7 +5,7 @@
 //! against the attempt's recorded checks; nothing here becomes a file
 //! name. Anything else is not found.
 
-use super::{Against, Layout, Route};
+use super::{Against, PageLayout, Route};
 use crate::record::store::check_record_id;
 
 /// The request's method, as far as the server cares.
@@ -66,8 +66,8 @@ pub(crate) fn route(method: Method, path: &str, query: &[(String, String)]) -> O
                 Some(_) => return None,
             };
             let layout = match param(query, "layout").as_deref() {
-                None | Some("unified") => Layout::Unified,
-                Some("split") => Layout::Split,
+                None | Some("unified") => PageLayout::Unified,
+                Some("split") => PageLayout::Split,
                 Some(_) => return None,
             };
             Some(Endpoint::Page(Route::Attempt { id, n, against, layout }))
@@ -145,18 +145,18 @@ mod tests {
             (Get, "/tasks/fix-login/live", "", Some(Endpoint::Live { id: id("fix-login") })),
             (Get, "/tasks/fix-login/lanes", "", page(Route::Lanes { id: id("fix-login") })),
             (Get, "/tasks/fix-login/lanes/2/lanes", "", None),
-            (Get, "/tasks/fix-login/attempts/3", "", attempt("fix-login", 3, Against::Base, Layout::Unified)),
+            (Get, "/tasks/fix-login/attempts/3", "", attempt("fix-login", 3, Against::Base, PageLayout::Unified)),
             (
                 Get,
                 "/tasks/a/attempts/3",
                 "against=previous&layout=split",
-                attempt("a", 3, Against::Previous, Layout::Split),
+                attempt("a", 3, Against::Previous, PageLayout::Split),
             ),
             (
                 Get,
                 "/tasks/a/lanes/1/attempts/2",
                 "against=base",
-                attempt("a/lanes/1", 2, Against::Base, Layout::Unified),
+                attempt("a/lanes/1", 2, Against::Base, PageLayout::Unified),
             ),
             (Get, "/tasks/a/attempts/3", "against=head", None),
             (Get, "/tasks/a/attempts/3", "layout=wide", None),

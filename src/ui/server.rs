@@ -17,16 +17,16 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 
-use super::auth::{self, Decision, Seen};
+use super::auth::{self, Decision, Shown};
 use super::routes::{self, Endpoint, Method};
-use super::{Page, Refusal, Route, Site};
+use super::{ActionRefusal, Page, Route, Site};
 use crate::git::Repo;
 use crate::record::summary::Stamp;
 use crate::record::{Store, Summaries};
 
 /// `retry-run ui`, as asked.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Options {
+pub(crate) struct ServerOptions {
     /// `--port` (0: one the system chooses).
     pub port: u16,
     /// Open the browser (not `--no-open`).
@@ -73,7 +73,7 @@ struct App {
 /// Serves the web view of the repository at `dir` until Ctrl-C or
 /// SIGTERM; `ready` gets the URL (with its token) once the server
 /// listens.
-pub(crate) fn serve(dir: &Path, opts: Options, ready: impl FnOnce(&str)) -> Result<(), UiError> {
+pub(crate) fn serve(dir: &Path, opts: ServerOptions, ready: impl FnOnce(&str)) -> Result<(), UiError> {
     let repo = Repo::find(dir)?;
     let store = Store::new(repo.common_dir());
     drop(repo);
@@ -195,7 +195,7 @@ async fn answer(app: &Arc<App>, req: Request) -> Response {
     };
     let query_token = query.iter().find(|(k, _)| k == "token").map(|(_, v)| v.as_str());
     let form_token = form.iter().find(|(k, _)| k == "token").map(|(_, v)| v.as_str());
-    let seen = Seen {
+    let seen = Shown {
         post: method == Method::Post,
         host: value(&headers, header::HOST),
         cookie: value(&headers, header::COOKIE),
@@ -329,8 +329,8 @@ async fn land(app: &Arc<App>, id: String, form: Vec<(String, String)>) -> Respon
     let opts = super::actions::land_options(&id, &form);
     let dir = app.dir.clone();
     match tokio::task::spawn_blocking(move || crate::run::land::land(&dir, &opts)).await {
-        Ok(Ok(crate::run::land::Landing::Landed { .. })) => to_task(&id),
-        Ok(Ok(crate::run::land::Landing::Rejected { text, .. })) => {
+        Ok(Ok(crate::run::land::LandEnded::Landed { .. })) => to_task(&id),
+        Ok(Ok(crate::run::land::LandEnded::Rejected { text, .. })) => {
             refused(app, id, "land", text, None, StatusCode::CONFLICT).await
         }
         Ok(Err(e)) => {
@@ -351,7 +351,7 @@ async fn refused(
     hint: Option<String>,
     code: StatusCode,
 ) -> Response {
-    let route = Route::Task { id, refused: Some(Refusal { action, message, hint }) };
+    let route = Route::Task { id, refused: Some(ActionRefusal { action, message, hint }) };
     page(app, route, Some(code)).await
 }
 

@@ -1,5 +1,5 @@
 //! What the web view's parts pass each other: the [`Route`] a request asks
-//! for, a [`Refusal`] of an action, a finished [`Page`], and the [`Site`]
+//! for, an [`ActionRefusal`] of an action, a finished [`Page`], and the [`Site`]
 //! a page is made from.
 
 /// What a request asks for, once its path and query are read. Ids are
@@ -11,11 +11,11 @@ pub(crate) enum Route {
     /// `/tasks/<id>`: a task's timeline; with what an action posted from
     /// it (review, land) was refused for, shown above it (the server
     /// sends the page with a 4xx status).
-    Task { id: String, refused: Option<Refusal> },
+    Task { id: String, refused: Option<ActionRefusal> },
     /// `/tasks/<id>/timeline`: the timeline alone, for live updates.
     Timeline { id: String },
     /// `/tasks/<id>/attempts/<n>?against=base|previous&layout=unified|split`.
-    Attempt { id: String, n: u32, against: Against, layout: Layout },
+    Attempt { id: String, n: u32, against: Against, layout: PageLayout },
     /// `/tasks/<id>/attempts/<n>/prompt`: the prompt it received.
     Prompt { id: String, n: u32 },
     /// `/tasks/<id>/attempts/<n>/checks/<check>`: a check's full output.
@@ -30,7 +30,7 @@ pub(crate) enum Route {
 /// message and what to do, as the command line would print them (text
 /// from the record in them: the pages escape it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct ActionRefusal {
     /// `review` or `land`.
     pub action: &'static str,
     pub message: String,
@@ -45,7 +45,7 @@ pub(crate) enum Against {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Layout {
+pub(crate) enum PageLayout {
     #[default]
     Unified,
     Split,

@@ -197,8 +197,8 @@ fn the_proxy_sees_the_model_server_s_status_and_retry_after() {
 /// is read as none, even had it failed.
 #[test]
 fn captured_failures_of_each_cli_are_read_as_their_kind() {
-    use retry_run::agents::transient::{Ended, classify};
-    let failed = Ended { exit_code: Some(1), ..Ended::default() };
+    use retry_run::agents::transient::{AgentEnded, classify};
+    let failed = AgentEnded { exit_code: Some(1), ..AgentEnded::default() };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/captured");
     let mut seen = std::collections::BTreeMap::<String, Vec<String>>::new();
     for entry in std::fs::read_dir(root.join("transient")).expect("captures") {
@@ -217,7 +217,8 @@ fn captured_failures_of_each_cli_are_read_as_their_kind() {
             other => panic!("{name}: kind {other}"),
         };
         let text = std::fs::read_to_string(&path).expect("capture");
-        let ended = Ended { exit_code: Some(1), gives_up_with_0: preset.transient_exit_0, ..Ended::default() };
+        let ended =
+            AgentEnded { exit_code: Some(1), gives_up_with_0: preset.transient_exit_0, ..AgentEnded::default() };
         let got = classify(ended, &text, &[], &preset.transient_forms());
         assert_eq!(got.as_ref().map(|t| t.kind), Some(want), "{name}: {got:?}");
         let said = got.map(|t| t.said).unwrap_or_default();
@@ -233,7 +234,7 @@ fn captured_failures_of_each_cli_are_read_as_their_kind() {
         let preset = retry_run::agents::preset(preset).expect("preset");
         let text = std::fs::read_to_string(&path).expect("capture");
         assert_eq!(classify(failed, &text, &[], &preset.transient_forms()), None, "{name}");
-        let zero = Ended { exit_code: Some(0), gives_up_with_0: true, ..Ended::default() };
+        let zero = AgentEnded { exit_code: Some(0), gives_up_with_0: true, ..AgentEnded::default() };
         assert_eq!(classify(zero, &text, &[], &preset.transient_forms()), None, "{name}");
     }
     for name in retry_run::agents::names() {

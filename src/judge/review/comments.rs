@@ -14,7 +14,7 @@ use crate::text::plural;
 
 /// A comment's place: a path and lines `start..=end`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Spec {
+pub(crate) struct CommentPlace {
     pub path: String,
     pub start: u32,
     pub end: u32,
@@ -40,7 +40,7 @@ pub(crate) enum SpecError {
 
 /// `PATH:LINE` or `PATH:FIRST-LAST` (the last `:` splits, so a path may
 /// hold one).
-pub(crate) fn parse(spec: &str) -> Result<Spec, SpecError> {
+pub(crate) fn parse(spec: &str) -> Result<CommentPlace, SpecError> {
     let Some((path, lines)) = spec.rsplit_once(':') else { return Err(SpecError::NoForm) };
     let path = path.trim().trim_start_matches("./");
     if path.is_empty() {
@@ -63,7 +63,7 @@ pub(crate) fn parse(spec: &str) -> Result<Spec, SpecError> {
     if end < start {
         return Err(SpecError::Backwards { start, end });
     }
-    Ok(Spec { path: path.to_string(), start, end })
+    Ok(CommentPlace { path: path.to_string(), start, end })
 }
 
 /// One line of a file's patch: its text (with its `+`, `-` or ` `), the
@@ -262,7 +262,7 @@ pub(crate) enum Refused {
 /// `attempt`): accepted, with the diff lines it covers; or refused, the
 /// error naming the changed lines of the file nearest it, or the diff's
 /// files.
-pub(crate) fn judge(files: &[FileDiff], spec: &Spec, text: &str, attempt: u32) -> Result<LineComment, Refused> {
+pub(crate) fn judge(files: &[FileDiff], spec: &CommentPlace, text: &str, attempt: u32) -> Result<LineComment, Refused> {
     let place = format!("{}:{}", spec.path, range_text((spec.start, spec.end)));
     let Some(file) = files.iter().find(|f| f.path == spec.path) else {
         if files.is_empty() {
@@ -317,8 +317,8 @@ mod tests {
 
     #[test]
     fn parses_path_line_and_ranges() {
-        let ok = |p: &str, s: u32, e: u32| Ok(Spec { path: p.into(), start: s, end: e });
-        let cases: Vec<(&str, Result<Spec, SpecError>)> = vec![
+        let ok = |p: &str, s: u32, e: u32| Ok(CommentPlace { path: p.into(), start: s, end: e });
+        let cases: Vec<(&str, Result<CommentPlace, SpecError>)> = vec![
             ("app.py:3", ok("app.py", 3, 3)),
             ("src/app.py:10-12", ok("src/app.py", 10, 12)),
             ("./src/app.py:4", ok("src/app.py", 4, 4)),

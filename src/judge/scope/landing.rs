@@ -20,10 +20,10 @@ use crate::model::{Change, EntryKind, LandGate, ScopeReason, Status};
 
 /// What kind of entry a row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum RowKind {
     /// Judged as `[scope] acts_after_land` says.
     Acts,
-    /// `.gitmodules`: judged as [`Kind::Acts`], and a command in it
+    /// `.gitmodules`: judged as [`RowKind::Acts`], and a command in it
     /// (`update = !cmd`, an `ext::` or `-` URL) is lifted by no allow glob.
     Gitmodules,
     /// retry-run's own config: outside the scope in every mode, lifted
@@ -33,18 +33,18 @@ pub enum Kind {
 
 /// One entry of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Row {
+pub struct LandingRow {
     /// The paths it names (the scope's glob rules, any case).
     pub glob: &'static str,
     /// What an allow glob must spell out (any case) to lift it.
     pub name: &'static str,
     /// Who executes or honours it, once the change lands.
     pub who: &'static str,
-    pub kind: Kind,
+    pub kind: RowKind,
 }
 
-const fn acts(glob: &'static str, name: &'static str, who: &'static str) -> Row {
-    Row { glob, name, who, kind: Kind::Acts }
+const fn acts(glob: &'static str, name: &'static str, who: &'static str) -> LandingRow {
+    LandingRow { glob, name, who, kind: RowKind::Acts }
 }
 
 const ATTRIBUTES: &str = "git: the filter, diff and merge drivers it names run on checkout, diff and merge, and its attributes change how the change is shown (`-diff`, `linguist-generated`)";
@@ -65,14 +65,14 @@ const APPVEYOR: &str = "AppVeyor: builds run on pushes once merged";
 
 /// Every file that acts once the change lands, in one place. The docs'
 /// table (docs/sandbox.md) lists the same rows; a test holds them equal.
-pub const TABLE: &[Row] = &[
+pub const TABLE: &[LandingRow] = &[
     // git
     acts("**/.gitattributes", ".gitattributes", ATTRIBUTES),
-    Row {
+    LandingRow {
         glob: ".gitmodules",
         name: ".gitmodules",
         who: "git: `git submodule update` fetches each submodule from its URL and updates it as it says",
-        kind: Kind::Gitmodules,
+        kind: RowKind::Gitmodules,
     },
     acts(".lfsconfig", ".lfsconfig", "Git LFS: the server it fetches from and pushes to, on checkout and push"),
     // shells
@@ -160,11 +160,11 @@ pub const TABLE: &[Row] = &[
     acts("**/.gemini/settings.json", ".gemini/settings.json", "Gemini CLI: the MCP servers and tools it runs"),
     acts("**/.cursor/mcp.json", ".cursor/mcp.json", "Cursor: the MCP servers, commands it starts"),
     // retry-run
-    Row {
+    LandingRow {
         glob: "retry-run.toml",
         name: "retry-run.toml",
         who: "retry-run: the sandbox, scope, checks and agent of every later run",
-        kind: Kind::Config,
+        kind: RowKind::Config,
     },
 ];
 
@@ -269,7 +269,7 @@ fn may_match(anchors: &Option<aho_corasick::AhoCorasick>, path: &[u8]) -> bool {
 
 /// The row naming `path`, if any; `link`: the path is a symlink, which
 /// also stands for every file below it.
-pub fn row_of(path: &[u8], link: bool) -> Option<&'static Row> {
+pub fn row_of(path: &[u8], link: bool) -> Option<&'static LandingRow> {
     let candidate = Candidate::new(OsStr::from_bytes(path));
     if may_match(&ANCHORS, path) {
         let direct = GLOBS.as_ref()?.matches_candidate(&candidate).into_iter().min();
@@ -285,9 +285,9 @@ pub fn row_of(path: &[u8], link: bool) -> Option<&'static Row> {
 }
 
 /// The row a finding's rule names (the row's glob), if any.
-pub fn row_by_rule(rule: &str) -> Option<&'static Row> {
+pub fn row_by_rule(rule: &str) -> Option<&'static LandingRow> {
     if rule.starts_with(COMMAND) {
-        return TABLE.iter().find(|r| r.kind == Kind::Gitmodules);
+        return TABLE.iter().find(|r| r.kind == RowKind::Gitmodules);
     }
     TABLE.iter().find(|r| r.glob == rule)
 }
@@ -355,7 +355,7 @@ pub fn check(
         }
         for (path, subject, link) in sides {
             let Some((kind, name, rule)) = judge_path(gate, path, link) else { continue };
-            let command = (kind == Kind::Gitmodules && subject == Subject::Path && c.status != Status::Deleted)
+            let command = (kind == RowKind::Gitmodules && subject == Subject::Path && c.status != Status::Deleted)
                 .then(|| gitmodules().map(|t| gitmodules_commands(&t)).unwrap_or_default())
                 .and_then(|found| found.into_iter().next());
             let rule = match &command {
@@ -372,7 +372,7 @@ pub fn check(
                 subject,
             };
             match (kind, gate.mode) {
-                (Kind::Config, _) | (_, LandGate::Fail) => out.violations.push(v),
+                (RowKind::Config, _) | (_, LandGate::Fail) => out.violations.push(v),
                 (_, LandGate::Flag) => out.flagged.push(v),
                 (_, LandGate::Off) => {}
             }
@@ -383,14 +383,14 @@ pub fn check(
 }
 
 /// The row kind, the name an allow glob must spell and the rule of `path`.
-fn judge_path(gate: &Gate, path: &[u8], link: bool) -> Option<(Kind, String, String)> {
+fn judge_path(gate: &Gate, path: &[u8], link: bool) -> Option<(RowKind, String, String)> {
     if gate.config_files.iter().any(|f| f.as_slice() == path) {
         let text = String::from_utf8_lossy(path).into_owned();
         let name = text.rsplit('/').next().unwrap_or(&text).to_string();
-        return Some((Kind::Config, name, text));
+        return Some((RowKind::Config, name, text));
     }
     let row = row_of(path, link)?;
-    if gate.mode == LandGate::Off && row.kind != Kind::Config {
+    if gate.mode == LandGate::Off && row.kind != RowKind::Config {
         return None;
     }
     Some((row.kind, row.name.to_string(), row.glob.to_string()))

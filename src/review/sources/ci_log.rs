@@ -29,7 +29,7 @@ pub(crate) const MAX_LINE: usize = 64 * 1024;
 
 /// What one line of a CI log becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Line {
+pub(crate) enum CiLine {
     /// The runner's line, without what CI added.
     Keep(String),
     /// A line CI alone wrote (a group marker).
@@ -42,7 +42,7 @@ pub(crate) enum Line {
 /// A byte-order mark opens each step's log, which `gh run view --log`
 /// prints one after the other: it is taken off wherever a line starts
 /// with one.
-pub(crate) fn clean_line(raw: &[u8]) -> Line {
+pub(crate) fn clean_line(raw: &[u8]) -> CiLine {
     let s = String::from_utf8_lossy(raw);
     let s = s.strip_suffix('\r').unwrap_or(&s);
     let s = strip_gh_run_prefix(without_bom(s));
@@ -159,17 +159,17 @@ fn strip_ansi(s: &str) -> String {
 
 /// A GitHub Actions workflow command at the line's start, as the log
 /// shows it (`##[name]text`).
-fn workflow_command(s: &str) -> Line {
-    let Some(rest) = s.strip_prefix("##[") else { return Line::Keep(s.to_string()) };
-    let Some((name, text)) = rest.split_once(']') else { return Line::Keep(s.to_string()) };
+fn workflow_command(s: &str) -> CiLine {
+    let Some(rest) = s.strip_prefix("##[") else { return CiLine::Keep(s.to_string()) };
+    let Some((name, text)) = rest.split_once(']') else { return CiLine::Keep(s.to_string()) };
     match name {
-        "group" | "endgroup" | "command" | "debug" | "section" => Line::Drop,
+        "group" | "endgroup" | "command" | "debug" | "section" => CiLine::Drop,
         "error" => match exit_code(text) {
-            Some(code) => Line::ExitCode(code),
-            None => Line::Keep(text.to_string()),
+            Some(code) => CiLine::ExitCode(code),
+            None => CiLine::Keep(text.to_string()),
         },
-        "warning" | "notice" => Line::Keep(text.to_string()),
-        _ => Line::Keep(s.to_string()),
+        "warning" | "notice" => CiLine::Keep(text.to_string()),
+        _ => CiLine::Keep(s.to_string()),
     }
 }
 
@@ -221,15 +221,15 @@ impl Cleaner {
 
     fn end_line(&mut self, out: &mut dyn FnMut(&[u8])) {
         match clean_line(&self.line) {
-            Line::Keep(mut s) => {
+            CiLine::Keep(mut s) => {
                 if self.cut {
                     s.push_str(" [line cut]");
                 }
                 s.push('\n');
                 out(s.as_bytes());
             }
-            Line::Drop => {}
-            Line::ExitCode(code) => self.exit_code = Some(code),
+            CiLine::Drop => {}
+            CiLine::ExitCode(code) => self.exit_code = Some(code),
         }
         self.line.clear();
         self.cut = false;
@@ -342,42 +342,42 @@ mod tests {
 
     #[test]
     fn clean_line_takes_off_what_ci_adds() {
-        let cases: &[(&[u8], Line)] = &[
-            (b"plain", Line::Keep("plain".into())),
-            (b"2024-05-01T12:00:00.1234567Z collected 4 items", Line::Keep("collected 4 items".into())),
-            (b"2024-05-01T12:00:00Z no fraction", Line::Keep("no fraction".into())),
-            (b"2024-05-01T12:00:00.1234567Z", Line::Keep(String::new())),
-            (b"2024-05-01T12:00:00.1234567Z ", Line::Keep(String::new())),
-            (b"2024-05-01T12:00:00.1234567Z   indented", Line::Keep("  indented".into())),
+        let cases: &[(&[u8], CiLine)] = &[
+            (b"plain", CiLine::Keep("plain".into())),
+            (b"2024-05-01T12:00:00.1234567Z collected 4 items", CiLine::Keep("collected 4 items".into())),
+            (b"2024-05-01T12:00:00Z no fraction", CiLine::Keep("no fraction".into())),
+            (b"2024-05-01T12:00:00.1234567Z", CiLine::Keep(String::new())),
+            (b"2024-05-01T12:00:00.1234567Z ", CiLine::Keep(String::new())),
+            (b"2024-05-01T12:00:00.1234567Z   indented", CiLine::Keep("  indented".into())),
             // Not a timestamp: kept whole.
-            (b"2024-05-01 12:00:00 INFO x", Line::Keep("2024-05-01 12:00:00 INFO x".into())),
-            (b"2024-05-01T12:00:00.Z x", Line::Keep("2024-05-01T12:00:00.Z x".into())),
-            (b"2024-05-01T12:00:00.12Zx", Line::Keep("2024-05-01T12:00:00.12Zx".into())),
-            ("\u{feff}2024-05-01T12:00:00.1Z first".as_bytes(), Line::Keep("first".into())),
-            (b"line\r", Line::Keep("line".into())),
-            (b"\x1b[1m\x1b[31mE       assert -180 == 18\x1b[0m", Line::Keep("E       assert -180 == 18".into())),
-            (b"\x1b]8;;http://x\x07link\x1b]8;;\x07", Line::Keep("link".into())),
-            (b"progress 10%\rprogress 100%", Line::Keep("progress 100%".into())),
+            (b"2024-05-01 12:00:00 INFO x", CiLine::Keep("2024-05-01 12:00:00 INFO x".into())),
+            (b"2024-05-01T12:00:00.Z x", CiLine::Keep("2024-05-01T12:00:00.Z x".into())),
+            (b"2024-05-01T12:00:00.12Zx", CiLine::Keep("2024-05-01T12:00:00.12Zx".into())),
+            ("\u{feff}2024-05-01T12:00:00.1Z first".as_bytes(), CiLine::Keep("first".into())),
+            (b"line\r", CiLine::Keep("line".into())),
+            (b"\x1b[1m\x1b[31mE       assert -180 == 18\x1b[0m", CiLine::Keep("E       assert -180 == 18".into())),
+            (b"\x1b]8;;http://x\x07link\x1b]8;;\x07", CiLine::Keep("link".into())),
+            (b"progress 10%\rprogress 100%", CiLine::Keep("progress 100%".into())),
             (
                 b"\x1b[0Ksection_start:1714564800:step_script\r\x1b[0K\x1b[36;1mExecuting step\x1b[0;m",
-                Line::Keep("Executing step".into()),
+                CiLine::Keep("Executing step".into()),
             ),
-            (b"2024-05-01T12:00:00.1Z ##[group]Run python -m pytest", Line::Drop),
-            (b"##[endgroup]", Line::Drop),
-            (b"##[command]/usr/bin/git version", Line::Drop),
-            (b"##[debug]Evaluating condition", Line::Drop),
-            (b"2024-05-01T12:00:00.1Z ##[error]Process completed with exit code 1.", Line::ExitCode(1)),
-            (b"##[error]Process completed with exit code 137.", Line::ExitCode(137)),
-            (b"##[error]tests/a.py:3: boom", Line::Keep("tests/a.py:3: boom".into())),
-            (b"##[warning]Node 16 is deprecated", Line::Keep("Node 16 is deprecated".into())),
-            (b"##[unknown]kept", Line::Keep("##[unknown]kept".into())),
+            (b"2024-05-01T12:00:00.1Z ##[group]Run python -m pytest", CiLine::Drop),
+            (b"##[endgroup]", CiLine::Drop),
+            (b"##[command]/usr/bin/git version", CiLine::Drop),
+            (b"##[debug]Evaluating condition", CiLine::Drop),
+            (b"2024-05-01T12:00:00.1Z ##[error]Process completed with exit code 1.", CiLine::ExitCode(1)),
+            (b"##[error]Process completed with exit code 137.", CiLine::ExitCode(137)),
+            (b"##[error]tests/a.py:3: boom", CiLine::Keep("tests/a.py:3: boom".into())),
+            (b"##[warning]Node 16 is deprecated", CiLine::Keep("Node 16 is deprecated".into())),
+            (b"##[unknown]kept", CiLine::Keep("##[unknown]kept".into())),
             (
                 b"build\tRun tests\t2024-05-01T12:00:00.1234567Z FAILED tests/a.py::t",
-                Line::Keep("FAILED tests/a.py::t".into()),
+                CiLine::Keep("FAILED tests/a.py::t".into()),
             ),
-            ("build\tRun tests\t\u{feff}2024-05-01T12:00:00.1234567Z ##[group]Run pytest".as_bytes(), Line::Drop),
+            ("build\tRun tests\t\u{feff}2024-05-01T12:00:00.1234567Z ##[group]Run pytest".as_bytes(), CiLine::Drop),
             // Tabs without a timestamp after them are the runner's.
-            (b"a\tb\tc", Line::Keep("a\tb\tc".into())),
+            (b"a\tb\tc", CiLine::Keep("a\tb\tc".into())),
         ];
         for (raw, want) in cases {
             assert_eq!(&clean_line(raw), want, "{:?}", String::from_utf8_lossy(raw));

@@ -19,7 +19,7 @@ use crate::git::{Oid, Repo};
 use crate::model::{AttemptRecord, Channel, CheckResult, Outcome, Review, Verdict};
 use crate::outcome::check::{Judging, judge};
 use crate::process::Capture;
-use crate::run::gates::checks::{Status, parse_output};
+use crate::run::gates::checks::{CheckExit, parse_output};
 
 /// Bytes of the cleaned log kept at its head and at its tail: what the run
 /// keeps of a check's output.
@@ -43,7 +43,7 @@ pub(crate) fn from_log(
     let unreadable = |source| SourceError::LogUnreadable { path: file.to_path_buf(), source };
     let (text, exit_code) = read_cleaned(file).map_err(unreadable)?;
     let text = ci_log::relative_to(&text, &ci_log::ci_roots(&text));
-    let status = Status { exit_code, signal: None, timed_out: false, duration: Duration::ZERO };
+    let status = CheckExit { exit_code, signal: None, timed_out: false, duration: Duration::ZERO };
     let read = |rel: &str| repo.blob_at(commit, rel);
     let parsed = parse_output(c, &text, status, (Path::new("."), None), &read);
     let how = Judging { mode: c.baseline_mode(&config.retry), targets: &config.targets, renames: &[] };

@@ -112,7 +112,7 @@ fn may_wait(t: &Fixed<'_>) -> bool {
 
 /// What `check` receives in the task's worktree, with the runner
 /// variables `added` ([`received`]).
-fn seen_by(t: &Fixed<'_>, a: &Attempt, check: &CheckConfig, added: &[(String, String)]) -> received::Seen {
+fn seen_by(t: &Fixed<'_>, a: &Attempt, check: &CheckConfig, added: &[(String, String)]) -> received::ReceivedKeys {
     let keyed = baseline_cache::env_of(&with(added, &import_root_env(&t.wt)), &t.wt);
     received::seen(check, &t.wt, &keyed, &a.confinement, &t.plan.id)
 }
@@ -124,7 +124,7 @@ fn cached(
     t: &Fixed<'_>,
     a: &Attempt,
     check: &CheckConfig,
-) -> Result<(String, Option<baseline_cache::Entry>), RunError> {
+) -> Result<(String, Option<baseline_cache::CachedBaseline>), RunError> {
     let wt = &t.wt;
     let tree = t.repo.commit_tree(t.base.oid)?.to_string();
     let added = runners::runner_env(&inherited(&a.confinement.env(), &a.confinement.unset()));
@@ -178,7 +178,7 @@ fn targets_alone(
             failures: b.failures.iter().map(|f| f.key.clone()).collect(),
             env: Some(as_map(&with(&added, &sel.env))),
             cache: None,
-            part: Some(crate::outcome::schedule::Part::Targets.as_str().to_string()),
+            part: Some(crate::outcome::schedule::RunOfCheck::Targets.as_str().to_string()),
         },
     )?;
     Ok(Some((b, p.tests)))
@@ -192,7 +192,7 @@ fn one(
     rec: &mut Recorder,
     a: &Attempt,
     check: &CheckConfig,
-    (key, cached): (String, Option<baseline_cache::Entry>),
+    (key, cached): (String, Option<baseline_cache::CachedBaseline>),
 ) -> Result<(Baseline, Option<test_results::TestRun>), RunError> {
     let (base, wt) = (t.base.oid, &t.wt);
     let dir = t.store.task(&t.plan.id);

@@ -276,7 +276,7 @@ pub(super) struct BaseRun<'a> {
     pub parsed: &'a crate::outcome::check::Parsed,
     pub added: &'a [(String, String)],
     pub key: &'a str,
-    pub seen: &'a received::Seen,
+    pub seen: &'a received::ReceivedKeys,
 }
 
 /// A full run of `check` on `base` (in `wt`, with the runner variables
@@ -294,7 +294,7 @@ pub(super) fn stored(
 ) -> Result<Baseline, RunError> {
     let BaseRun { finished: f, parsed: p, added, key, seen } = *ran;
     if reuse::stores(check.reuse, project_reuse) && reuse::storable(p.timed_out, false, !p.tested_checkout.is_empty()) {
-        let entry = reuse_store::Entry {
+        let entry = reuse_store::StoredRun {
             task: task.to_string(),
             attempt: None,
             exit_code: f.exit_code,
@@ -311,7 +311,7 @@ pub(super) fn stored(
     let b = Baseline::of(&check.name, &check.run, base.to_string(), p);
     // A timed-out run says nothing lasting of the base.
     if !p.timed_out {
-        let entry = baseline_cache::Entry {
+        let entry = baseline_cache::CachedBaseline {
             baseline: b.clone(),
             task: task.to_string(),
             tests: Some(p.tests.clone()),

@@ -49,7 +49,7 @@ pub(crate) fn key(parts: &KeyParts<'_>) -> String {
 
 /// A cached baseline and where it came from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Entry {
+pub(crate) struct CachedBaseline {
     pub baseline: Baseline,
     /// The task whose run made it.
     pub task: String,
@@ -58,7 +58,7 @@ pub(crate) struct Entry {
     /// written before they were kept.
     #[serde(default)]
     pub tests: Option<crate::judge::test_results::TestRun>,
-    /// What the check received then, in words ([`super::received::Seen`]).
+    /// What the check received then, in words ([`super::received::ReceivedKeys`]).
     #[serde(default)]
     pub environment: Option<String>,
 }
@@ -151,9 +151,9 @@ pub(crate) fn parts<'c>(
 
 /// The cached entry of `key` under `root` (`<common>/retry-run`), if it
 /// reads as one made with today's failure keys.
-pub(crate) fn read(root: &Path, key: &str) -> Option<Entry> {
+pub(crate) fn read(root: &Path, key: &str) -> Option<CachedBaseline> {
     let bytes = std::fs::read(file(root, key)).ok()?;
-    serde_json::from_slice::<Entry>(&bytes).ok().filter(|e| e.baseline.keys == KEYS_VERSION)
+    serde_json::from_slice::<CachedBaseline>(&bytes).ok().filter(|e| e.baseline.keys == KEYS_VERSION)
 }
 
 /// Where the entry of `key` lives.

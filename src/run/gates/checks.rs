@@ -144,13 +144,13 @@ pub(crate) fn parse(check: &CheckConfig, f: &Finished, worktree: &Path, repo: &R
     let bytes = f.output.bytes();
     let raw = String::from_utf8_lossy(&bytes);
     let text = relativize(&raw, worktree);
-    let status = Status { exit_code: f.exit_code, signal: f.signal, timed_out: f.timed_out, duration: f.duration };
+    let status = CheckExit { exit_code: f.exit_code, signal: f.signal, timed_out: f.timed_out, duration: f.duration };
     parse_output(check, &text, status, (worktree, repo.workdir()), read)
 }
 
 /// How a check's process ended.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Status {
+pub(crate) struct CheckExit {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
@@ -163,7 +163,7 @@ pub(crate) struct Status {
 pub(crate) fn parse_output(
     check: &CheckConfig,
     text: &str,
-    f: Status,
+    f: CheckExit,
     (worktree, checkout): (&Path, Option<&Path>),
     read: FileReader<'_>,
 ) -> Parsed {

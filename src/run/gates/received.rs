@@ -373,7 +373,7 @@ fn mtime_of(m: &std::fs::Metadata) -> Option<u128> {
 /// What a check receives, as its keys hold it: the digest and, for the
 /// record, the summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Seen {
+pub(crate) struct ReceivedKeys {
     pub digest: String,
     pub summary: String,
 }
@@ -386,11 +386,11 @@ pub(crate) fn seen(
     keyed: &BTreeMap<String, String>,
     confinement: &crate::sandbox::Confinement,
     task: &str,
-) -> Seen {
+) -> ReceivedKeys {
     let path = keyed.get("PATH").cloned().or_else(|| std::env::var("PATH").ok()).unwrap_or_default();
     let (unset, shared) = (confinement.unset(), &confinement.policy.shared);
     let r = received(&check.run, (wt, shared), &path, (keyed, &unset), &check.reads);
-    Seen { digest: r.digest(&nonce(task)), summary: r.summary() }
+    ReceivedKeys { digest: r.digest(&nonce(task)), summary: r.summary() }
 }
 
 /// This run's nonce, with the task's id: what limits reuse to this run

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::config::CheckConfig;
 use crate::git::{GitError, Oid, Repo};
 use crate::outcome::reuse;
-pub(crate) use crate::outcome::reuse::Entry;
+pub(crate) use crate::outcome::reuse::StoredRun;
 
 /// The reuse key of `check` run on `tree` with the variables retry-run
 /// gives it (`env`: the runner variables and the import root, as the base's
@@ -50,7 +50,7 @@ pub(crate) fn file(root: &Path, key: &str) -> PathBuf {
 }
 
 /// The stored run of `key`, if there is one that reads.
-pub(crate) fn read(root: &Path, key: &str) -> Option<Entry> {
+pub(crate) fn read(root: &Path, key: &str) -> Option<StoredRun> {
     let bytes = std::fs::read(file(root, key)).ok()?;
     serde_json::from_slice(&bytes).ok()
 }

@@ -8,7 +8,7 @@
 use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::outside::{Changed, halt, internal_findings, judge_internals, outside_findings, say_environment};
-use super::super::recorder::{Found, Recorder};
+use super::super::recorder::{Recorder, ScopeFound};
 use crate::config::SubmodulePolicy;
 use crate::git::Comparison;
 use crate::judge::scope::{self, landing};
@@ -43,7 +43,7 @@ pub(in crate::run) fn scope_gate(
         rec.scope_checked_flagging(
             a.n,
             found.checked,
-            Found {
+            ScopeFound {
                 findings: &findings,
                 restored: &a.record.restored,
                 objects: Some(&judged.objects),
@@ -70,7 +70,7 @@ pub(in crate::run) fn scope_gate(
         rec.scope_checked(
             a.n,
             0,
-            Found {
+            ScopeFound {
                 findings: &findings,
                 restored: &a.record.restored,
                 objects: Some(&judged.objects),

@@ -19,7 +19,7 @@ use super::super::slots;
 use super::super::submodules::missing_submodules;
 use super::base_aside::Aside;
 use super::checks::{
-    Status, TargetsRun, as_map, import_root_env, inherited, network_seen, no_new_privs_note, parse, parse_output,
+    CheckExit, TargetsRun, as_map, import_root_env, inherited, network_seen, no_new_privs_note, parse, parse_output,
     relativize, run_once, targets_run, with,
 };
 use super::{base, check_writes, reuse_store};
@@ -30,7 +30,7 @@ use crate::judge::test_results::runners::{self, FailedRun, Rerun};
 use crate::model::{CheckResult, NotRun};
 use crate::outcome::check::{Baseline, Judging, judge};
 use crate::outcome::reuse;
-use crate::outcome::schedule::{self, CheckFacts, Ended, Part, Step};
+use crate::outcome::schedule::{self, CheckFacts, RunOfCheck, Step, StepEnded};
 use crate::record::Event;
 use crate::record::event::CheckRerun;
 
@@ -70,7 +70,7 @@ pub(in crate::run) fn configured_checks(
         let ran = run_stage(t, a, (commit, &bases), stage, &selections, false)?;
         // The base's full runs this stage waited for, recorded before its
         // checks, in the stage's order.
-        for step in stage.iter().filter(|s| s.part == Part::Full) {
+        for step in stage.iter().filter(|s| s.part == RunOfCheck::Full) {
             let name = &checks[step.check].name;
             let waited = baselines.iter().any(|b| &b.check == name && b.targets_only);
             if let (true, Some(done)) = (waited, aside.and_then(|x| x.ready(name))) {
@@ -78,7 +78,7 @@ pub(in crate::run) fn configured_checks(
                 base::took_from_aside(t, rec, a.n, done, baselines)?;
             }
         }
-        let mut ended: Vec<(String, Part, bool)> = Vec::new();
+        let mut ended: Vec<(String, RunOfCheck, bool)> = Vec::new();
         let mut done: Vec<Step> = Vec::new();
         for (step, r) in stage.iter().zip(ran) {
             let Some(StepRun { mut result, runs, window, failed }) = r else { continue };
@@ -90,20 +90,20 @@ pub(in crate::run) fn configured_checks(
                 sandbox: Box::new(a.confinement.record()),
                 env: runs.env,
                 rerun: runs.rerun,
-                part: (step.part == Part::Targets).then(|| Part::Targets.as_str().to_string()),
+                part: (step.part == RunOfCheck::Targets).then(|| RunOfCheck::Targets.as_str().to_string()),
                 window: Some(window),
             };
             rec.check_finished(a.n, &result, how)?;
             let label = schedule::label(&check.name, step.part, selections[step.check].is_some());
             let word = if failed && result.passed { "FAIL".to_string() } else { result.gate_word(&t.plan.id) };
             t.progress.gate(&format!("{label} {word}"));
-            result.targets_only = step.part == Part::Targets;
+            result.targets_only = step.part == RunOfCheck::Targets;
             ended.push((check.name.clone(), step.part, failed));
             done.push(*step);
             finals[step.check] = Some(result);
         }
-        let ended: Vec<Ended<'_>> =
-            ended.iter().map(|(check, part, failed)| Ended { check, part: *part, failed: *failed }).collect();
+        let ended: Vec<StepEnded<'_>> =
+            ended.iter().map(|(check, part, failed)| StepEnded { check, part: *part, failed: *failed }).collect();
         if let Some(why) = schedule::stop_after(&ended, fail_fast) {
             left = schedule::not_run(&stages, at, &done, &why);
             break;
@@ -161,7 +161,7 @@ impl Bases<'_> {
     /// The base of `check`'s `part` run: a full suite whose base so far is
     /// a targets-only run waits for its full run aside (lending its slot of
     /// `jobs`); a base not made (the aside stopped) is an error of the run.
-    fn of(&self, check: &str, part: Part, jobs: usize) -> Result<Option<Baseline>, RunError> {
+    fn of(&self, check: &str, part: RunOfCheck, jobs: usize) -> Result<Option<Baseline>, RunError> {
         use schedule::{BaseFrom, BaseKnown};
         let known = self.known.iter().find(|b| b.check == check);
         let what = match known {
@@ -198,7 +198,7 @@ fn now_ms() -> u64 {
 /// What a worker of a stage tells the thread that draws the progress line.
 enum Told {
     Started(usize),
-    Ended(usize, Box<Result<StepRun, RunError>>),
+    StepEnded(usize, Box<Result<StepRun, RunError>>),
 }
 
 /// The runs of `stage`, side by side on up to `[retry] jobs` threads, each
@@ -255,7 +255,7 @@ fn run_stage(
                     if r.as_ref().map_or(true, |r| r.failed) {
                         failed.store(true, Ordering::SeqCst);
                     }
-                    let _ = tx.send(Told::Ended(i, Box::new(r)));
+                    let _ = tx.send(Told::StepEnded(i, Box::new(r)));
                 }
             });
         }
@@ -264,7 +264,7 @@ fn run_stage(
         for told in rx {
             match told {
                 Told::Started(i) => running.push(i),
-                Told::Ended(i, r) => {
+                Told::StepEnded(i, r) => {
                     running.retain(|&x| x != i);
                     out[i] = Some(*r);
                 }
@@ -305,7 +305,7 @@ impl StageRuns<'_> {
         let check = &config.checks[step.check];
         let how = Judging { mode: check.baseline_mode(&config.retry), targets: &config.targets, renames: self.renames };
         let base = || self.bases.of(&check.name, step.part, self.jobs);
-        let sel = self.selections[step.check].as_ref().filter(|_| step.part == Part::Targets);
+        let sel = self.selections[step.check].as_ref().filter(|_| step.part == RunOfCheck::Targets);
         let stepping = Stepping {
             repo,
             at: (self.wt, self.a, self.commit),
@@ -474,7 +474,7 @@ struct Runs {
     rerun: Option<CheckRerun>,
     /// The run to keep for reuse once the worktree is known untouched (a
     /// run beside others: [`run_stage`] compares it after them all).
-    pending: Option<(std::path::PathBuf, reuse_store::Entry)>,
+    pending: Option<(std::path::PathBuf, reuse_store::StoredRun)>,
 }
 
 /// Environment variables, in order.
@@ -585,11 +585,11 @@ fn first_run(
         let seen = super::received::seen(check, wt, &keyed, &a.confinement, task);
         (reuse_store::key(repo, check, repo.commit_tree(commit)?, &env, wt, &seen.digest)?, seen)
     } else {
-        (String::new(), super::received::Seen::default())
+        (String::new(), super::received::ReceivedKeys::default())
     };
     if let Some(e) = lookup.read.then(|| reuse_store::read(&root, &key)).flatten() {
         let _ = crate::record::store::write_file(&file, e.output.as_bytes());
-        let status = Status {
+        let status = CheckExit {
             exit_code: e.exit_code,
             signal: e.signal,
             timed_out: false,
@@ -603,7 +603,7 @@ fn first_run(
     let parsed = parse(check, &f, wt, repo, &at_commit);
     let text = relativize(&String::from_utf8_lossy(&f.output.bytes()), wt);
     if lookup.store && reuse::storable(parsed.timed_out, !wrote.is_empty(), !parsed.tested_checkout.is_empty()) {
-        let entry = reuse_store::Entry {
+        let entry = reuse_store::StoredRun {
             task: task.to_string(),
             attempt: Some(a.n),
             exit_code: f.exit_code,

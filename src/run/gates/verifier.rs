@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::super::RunError;
 use super::super::attempt::{Attempt, Fixed};
 use super::super::confine::confinement_of;
-use super::super::lanes::choose::{Candidate, Winner};
+use super::super::lanes::choose::{LaneCandidate, Winner};
 use super::super::plan::Plan;
 use super::super::recorder::Recorder;
 use crate::format::diff_output::{DiffFormat, write as write_diff};
@@ -160,10 +160,10 @@ pub(in crate::run) fn pick_lane(
     store: &Store,
     plan: &Plan,
     base: &Revision,
-    candidates: &[Candidate],
+    candidates: &[LaneCandidate],
     by_gates: Winner,
 ) -> Result<Winner, RunError> {
-    let top: Vec<&Candidate> =
+    let top: Vec<&LaneCandidate> =
         candidates.iter().filter(|c| c.passed && c.targets == by_gates.candidate.targets).collect();
     let Some(cfg) = &plan.config.verifier else { return Ok(by_gates) };
     if top.len() < 2 {
@@ -206,7 +206,7 @@ pub(in crate::run) fn pick_lane(
 }
 
 /// What the verifier is asked to choose among: each lane's diff from `base`.
-fn lanes_input(repo: &Repo, id: &str, base: &Revision, top: &[&Candidate]) -> Result<String, RunError> {
+fn lanes_input(repo: &Repo, id: &str, base: &Revision, top: &[&LaneCandidate]) -> Result<String, RunError> {
     let mut input = format!(
         "# Choose one lane of task {id}\n\nEach lane below is an attempt at the same task that passed every gate. \
          Answer with your JSON verdict, adding `lane` (the number of the lane you pick) and `why`.\n"

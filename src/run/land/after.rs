@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{LandError, Options, Which};
+use super::{LandError, LandOptions, LandTarget};
 use crate::git::Repo;
 use crate::model::{Landed, refs};
 use crate::record::{Event, Store};
@@ -17,8 +17,8 @@ use crate::record::{Event, Store};
 pub(super) fn after(
     repo: &Repo,
     store: &Store,
-    w: &Which,
-    opts: &Options,
+    w: &LandTarget,
+    opts: &LandOptions,
     gh: Option<&Path>,
     mut landed: Landed,
 ) -> Result<(Landed, Vec<String>), LandError> {
@@ -76,7 +76,7 @@ pub(super) fn after(
 
 /// `gh pr create` for the pushed branch: its title the task's, its body
 /// the top of the task's report. Returns the URL gh printed.
-fn pull_request(repo: &Repo, store: &Store, w: &Which, gh: &Path) -> Result<String, LandError> {
+fn pull_request(repo: &Repo, store: &Store, w: &LandTarget, gh: &Path) -> Result<String, LandError> {
     let body = report_summary(store, w)?;
     let file = store.task(&w.task).path().join("pull-request.md");
     crate::record::store::write_file(&file, body.as_bytes())?;
@@ -104,12 +104,12 @@ fn pull_request(repo: &Repo, store: &Store, w: &Which, gh: &Path) -> Result<Stri
 
 /// The top of `retry-run report TASK`: the task, where it stands, and
 /// what to look at first.
-fn report_summary(store: &Store, w: &Which) -> Result<String, LandError> {
+fn report_summary(store: &Store, w: &LandTarget) -> Result<String, LandError> {
     let verified = store.read(&w.task)?;
     let attempts = crate::record::state::attempts(store, &w.task, &verified.events);
     let task = super::super::recorded_task(store, &w.task)?;
     let text = crate::context::TaskText { id: w.task.clone(), title: task.title, text: task.text };
-    let standing = crate::report::Standing::Succeeded { attempt: w.attempt, branch: refs::success_branch(&w.task) };
+    let standing = crate::report::TaskStanding::Succeeded { attempt: w.attempt, branch: refs::success_branch(&w.task) };
     let verdicts = crate::report::Verdicts::default();
     let md =
         crate::report::render(&text, w.state.base.as_deref(), &attempts, &standing, &w.state.unconfined, &verdicts);

@@ -33,17 +33,17 @@ use std::path::Path;
 
 use crate::git::{Oid, Repo};
 use crate::model::{LandHow, Landed};
-use crate::outcome::land::{self as decide, Route, Standing};
+use crate::outcome::land::{self as decide, LandRoute, ResultStanding};
 use crate::record::state::state;
 use crate::record::store::check_task_name;
 use crate::record::{Event, Store};
 
 pub(crate) use error::LandError;
-use request::Which;
-pub(crate) use request::{Landing, Options};
+use request::LandTarget;
+pub(crate) use request::{LandEnded, LandOptions};
 
 /// `retry-run land`.
-pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
+pub(crate) fn land(dir: &Path, opts: &LandOptions) -> Result<LandEnded, LandError> {
     check_task_name(&opts.task)?;
     let gh = match opts.pr {
         true => Some(crate::process::find_program("gh").ok_or(LandError::NoGh)?),
@@ -57,7 +57,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
     let w = which(&repo, &store, opts)?;
     if let Some(landed) = finish_interrupted(&repo, &w) {
         let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
-        return Ok(Landing::Landed { landed: Box::new(landed), notes, completed: true });
+        return Ok(LandEnded::Landed { landed: Box::new(landed), notes, completed: true });
     }
     // A dirty checkout refuses before anything is written or run.
     update::refuse_if_dirty(&repo, &w)?;
@@ -65,16 +65,16 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
     let how = decide::how(route, opts.merge);
     let message = decide::message(&w.title, &w.task, w.attempt, &w.record_sha256);
     let (commit, gates) = match route {
-        Route::Direct => {
+        LandRoute::Direct => {
             let tree = repo.tree_of(w.attempt_commit)?;
             (repo.land_commit(tree, &[w.tip], &message)?, Vec::new())
         }
-        Route::Replay => match repo.replay(w.base, w.tip, w.attempt_commit, &w.onto)? {
+        LandRoute::Replay => match repo.replay(w.base, w.tip, w.attempt_commit, &w.onto)? {
             crate::git::Replay::Conflicts { paths, hunks } => {
                 let review = reject::conflict(&w, &paths, &hunks);
                 reject::record(&store, &w.task, &review)?;
                 let text = reject::told(&w, &review, &format!("the replay onto {} conflicts", w.onto));
-                return Ok(Landing::Rejected { text });
+                return Ok(LandEnded::Rejected { text });
             }
             crate::git::Replay::Clean { tree } => {
                 if tree == repo.tree_of(w.tip)? {
@@ -99,7 +99,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
                     reject::record(&store, &w.task, &review)?;
                     let what = format!("the gates failed on the replay onto {} ({})", w.onto, gated.record.reason);
                     let text = reject::told(&w, &review, &what);
-                    return Ok(Landing::Rejected { text });
+                    return Ok(LandEnded::Rejected { text });
                 }
                 (commit, gated.said)
             }
@@ -113,7 +113,7 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
         how,
         attempt: w.attempt,
         attempt_commit: w.attempt_commit.to_string(),
-        replayed: route == Route::Replay,
+        replayed: route == LandRoute::Replay,
         gates,
         record_sha256: w.record_sha256.clone(),
         pushed: None,
@@ -121,15 +121,15 @@ pub(crate) fn land(dir: &Path, opts: &Options) -> Result<Landing, LandError> {
         branch_removed: false,
     };
     let (landed, notes) = after::after(&repo, &store, &w, opts, gh.as_deref(), landed)?;
-    Ok(Landing::Landed { landed: Box::new(landed), notes, completed: false })
+    Ok(LandEnded::Landed { landed: Box::new(landed), notes, completed: false })
 }
 
 /// The task's result and the branch: refused when the result may not land.
-fn which(repo: &Repo, store: &Store, opts: &Options) -> Result<Which, LandError> {
+fn which(repo: &Repo, store: &Store, opts: &LandOptions) -> Result<LandTarget, LandError> {
     let task = opts.task.clone();
     let verified = super::start::verified_log(store, &task)?;
     let st = state(&verified.events);
-    let refused = decide::refuse(Standing {
+    let refused = decide::refuse(ResultStanding {
         task: &task,
         result: st.result_attempt(),
         review: st.review_label(),
@@ -164,7 +164,7 @@ fn which(repo: &Repo, store: &Store, opts: &Options) -> Result<Which, LandError>
     let title = super::recorded_task(store, &task)?.title;
     let events = store.task(&task).events();
     let bytes = std::fs::read(&events).map_err(|source| LandError::Io { path: events.clone(), source })?;
-    Ok(Which {
+    Ok(LandTarget {
         task,
         title,
         attempt,
@@ -180,7 +180,7 @@ fn which(repo: &Repo, store: &Store, opts: &Options) -> Result<Which, LandError>
 /// A land of this result that moved the branch and was killed before it
 /// was recorded: the tip's trailers name the task and the attempt. The
 /// land as it can be read back from the tip.
-fn finish_interrupted(repo: &Repo, w: &Which) -> Option<Landed> {
+fn finish_interrupted(repo: &Repo, w: &LandTarget) -> Option<Landed> {
     let t = decide::landed_already(&repo.commit_message(w.tip)?, &w.task, w.attempt)?;
     let parents: Vec<String> = repo.parents(w.tip).iter().map(Oid::to_string).collect();
     let how = decide::how_it_landed(&parents, &w.base.to_string());

@@ -7,7 +7,7 @@
 //! The branch is left as it was.
 
 use super::gates::Gated;
-use super::{LandError, Which};
+use super::{LandError, LandTarget};
 use crate::model::{Channel, Review, Verdict};
 use crate::outcome::land::{MAX_CONFLICT_LINES, conflict_output, conflict_required_change, source};
 use crate::record::{Event, Store};
@@ -19,7 +19,7 @@ pub(crate) const BY: &str = "retry-run land";
 const MAX_OUTPUT_LINES: usize = 120;
 
 /// The replay onto `w.onto` conflicted in `paths`: the rejection.
-pub(super) fn conflict(w: &Which, paths: &[String], hunks: &[(String, String)]) -> Review {
+pub(super) fn conflict(w: &LandTarget, paths: &[String], hunks: &[(String, String)]) -> Review {
     Review {
         verdict: Verdict::Rejected,
         attempt: w.attempt,
@@ -38,7 +38,7 @@ pub(super) fn conflict(w: &Which, paths: &[String], hunks: &[(String, String)]) 
 
 /// The gates failed on the replay: the rejection, with the required
 /// change the run would synthesise and what the failing gates said.
-pub(super) fn gates_failed(w: &Which, g: &Gated) -> Review {
+pub(super) fn gates_failed(w: &LandTarget, g: &Gated) -> Review {
     let r = &g.record;
     let mut failures: Vec<String> = r.scope.iter().map(|v| format!("{} (outside the scope)", v.path)).collect();
     let mut output = Vec::new();
@@ -73,7 +73,7 @@ pub(super) fn record(store: &Store, task: &str, review: &Review) -> Result<(), L
 }
 
 /// The rejection as the terminal shows it.
-pub(super) fn told(w: &Which, review: &Review, what: &str) -> String {
+pub(super) fn told(w: &LandTarget, review: &Review, what: &str) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(s, "task {}: {what}; recorded as a rejection of attempt {}", w.task, w.attempt);

@@ -1,5 +1,5 @@
-//! What `land` was asked to do ([`Options`]), the task's result and the
-//! branch it lands onto ([`Which`]), and how it ended ([`Landing`]).
+//! What `land` was asked to do ([`LandOptions`]), the task's result and the
+//! branch it lands onto ([`LandTarget`]), and how it ended ([`LandEnded`]).
 
 use std::path::PathBuf;
 
@@ -9,7 +9,7 @@ use crate::record::state::TaskState;
 
 /// What `land` was asked to do.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Options {
+pub(crate) struct LandOptions {
     pub task: String,
     /// `--onto BRANCH` (default: the checkout's current branch).
     pub onto: Option<String>,
@@ -28,7 +28,7 @@ pub(crate) struct Options {
 
 /// How a land ended.
 #[derive(Debug, Clone)]
-pub(crate) enum Landing {
+pub(crate) enum LandEnded {
     /// The branch holds the result.
     Landed { landed: Box<Landed>, notes: Vec<String>, completed: bool },
     /// The replay conflicted or a gate failed on it: recorded as a
@@ -37,7 +37,7 @@ pub(crate) enum Landing {
 }
 
 /// The task's result and the branch it lands onto.
-pub(in crate::run) struct Which {
+pub(in crate::run) struct LandTarget {
     pub task: String,
     pub title: String,
     pub attempt: u32,

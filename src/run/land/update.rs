@@ -6,21 +6,21 @@
 //! changes of the user's (or an untracked file in the way): else nothing
 //! is changed. The user's uncommitted work is never touched.
 
-use super::{LandError, Which};
+use super::{LandError, LandTarget};
 use crate::git::{GitError, Oid, Repo};
 
 /// Refused (nothing changed) when the branch is checked out and a file
 /// the land may touch (one the task's change touches: the landed commit
 /// differs from the tip in those alone) is dirty there. Read before
 /// anything is written, and again right before the branch moves.
-pub(super) fn refuse_if_dirty(repo: &Repo, w: &Which) -> Result<(), LandError> {
+pub(super) fn refuse_if_dirty(repo: &Repo, w: &LandTarget) -> Result<(), LandError> {
     let Some(co) = repo.checked_out(&w.onto) else { return Ok(()) };
     let files = repo.dirty_in_the_way(&co.path, w.base, w.attempt_commit)?;
     if files.is_empty() { Ok(()) } else { Err(LandError::Dirty { checkout: co.path, files }) }
 }
 
 /// `w.onto` moved from `w.tip` to `commit`.
-pub(super) fn move_branch(repo: &Repo, w: &Which, commit: Oid) -> Result<(), LandError> {
+pub(super) fn move_branch(repo: &Repo, w: &LandTarget, commit: Oid) -> Result<(), LandError> {
     let moved = || LandError::Moved { branch: w.onto.clone(), expected: w.tip.to_string() };
     match repo.checked_out(&w.onto) {
         None => {

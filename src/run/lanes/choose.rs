@@ -6,7 +6,7 @@ use crate::model::{AttemptRecord, Outcome, TARGETS};
 
 /// A lane's last attempt, as the choice weighs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Candidate {
+pub(crate) struct LaneCandidate {
     pub lane: u32,
     pub attempt: u32,
     pub commit: String,
@@ -20,10 +20,10 @@ pub(crate) struct Candidate {
     pub diff_lines: usize,
 }
 
-impl Candidate {
+impl LaneCandidate {
     /// Lane `lane`'s attempt `r`, weighed; `None` without a snapshot.
-    pub(crate) fn of(lane: u32, r: &AttemptRecord) -> Option<Candidate> {
-        Some(Candidate {
+    pub(crate) fn of(lane: u32, r: &AttemptRecord) -> Option<LaneCandidate> {
+        Some(LaneCandidate {
             lane,
             attempt: r.number,
             commit: r.commit.clone()?,
@@ -38,15 +38,15 @@ impl Candidate {
 /// The lane chosen, and why (said in the report and the record).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Winner {
-    pub(crate) candidate: Candidate,
+    pub(crate) candidate: LaneCandidate,
     pub(crate) why: String,
 }
 
 /// The winner among `candidates` by the gates: every gate passed, then the
 /// targets, then fewer new diagnostics, then the smaller diff, then the
 /// lower lane. Only passing candidates can win. Returns it and why.
-pub(crate) fn choose(candidates: &[Candidate]) -> Option<Winner> {
-    let mut passing: Vec<&Candidate> = candidates.iter().filter(|c| c.passed).collect();
+pub(crate) fn choose(candidates: &[LaneCandidate]) -> Option<Winner> {
+    let mut passing: Vec<&LaneCandidate> = candidates.iter().filter(|c| c.passed).collect();
     passing.sort_by_key(|c| (!c.targets, c.new_diagnostics, c.diff_lines, c.lane));
     let best = (*passing.first()?).clone();
     let why = match passing.get(1) {
@@ -71,8 +71,8 @@ pub(crate) fn choose(candidates: &[Candidate]) -> Option<Winner> {
 mod tests {
     use super::*;
 
-    fn cand(lane: u32, passed: bool, targets: bool, diags: usize, lines: usize) -> Candidate {
-        Candidate {
+    fn cand(lane: u32, passed: bool, targets: bool, diags: usize, lines: usize) -> LaneCandidate {
+        LaneCandidate {
             lane,
             attempt: 1,
             commit: format!("c{lane}"),

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use super::super::gates::verifier::pick_lane;
 use super::super::plan::Plan;
-use super::super::{Ending, Ran, RunError, history};
-use super::choose::{Candidate, Winner, choose};
+use super::super::{Ending, RunError, TaskRan, history};
+use super::choose::{LaneCandidate, Winner, choose};
 use super::shared::LaneShared;
 use crate::config::lanes::{ChooseMode, LaneConfig};
 use crate::git::{Repo, Revision};
@@ -17,7 +17,7 @@ use crate::record::store::EventLog;
 use crate::record::{Event, Store};
 
 /// The lanes of a task, once every one has ended.
-pub(super) struct Ended<'a> {
+pub(super) struct LanesEnded<'a> {
     pub base: &'a Revision,
     pub repo: &'a Repo,
     pub store: &'a Store,
@@ -28,10 +28,10 @@ pub(super) struct Ended<'a> {
     pub json: bool,
 }
 
-impl Ended<'_> {
+impl LanesEnded<'_> {
     /// How each lane ended recorded in the task's log, the winner chosen and
     /// its commit made the task's branch, or the task escalated.
-    pub(super) fn finish(&self, log: &mut EventLog, failed: Option<RunError>) -> Result<Ran, RunError> {
+    pub(super) fn finish(&self, log: &mut EventLog, failed: Option<RunError>) -> Result<TaskRan, RunError> {
         let (candidates, attempts_in_all) = self.record_lanes(log)?;
         match self.winner(&candidates)? {
             Some(Winner { candidate: c, why }) => self.succeed(log, &c, &why),
@@ -44,8 +44,8 @@ impl Ended<'_> {
 
     /// Each lane's end recorded as `LaneEnded`; returns the lanes whose last
     /// attempt succeeded, and the attempts of this round in all.
-    fn record_lanes(&self, log: &mut EventLog) -> Result<(Vec<Candidate>, u32), RunError> {
-        let Ended { store, plan, lanes, .. } = *self;
+    fn record_lanes(&self, log: &mut EventLog) -> Result<(Vec<LaneCandidate>, u32), RunError> {
+        let LanesEnded { store, plan, lanes, .. } = *self;
         let mut candidates = Vec::new();
         let mut attempts_in_all = 0;
         for lane in 1..=lanes {
@@ -65,7 +65,7 @@ impl Ended<'_> {
             if let Some(r) = last
                 && ending == "succeeded"
             {
-                candidates.extend(Candidate::of(lane, r));
+                candidates.extend(LaneCandidate::of(lane, r));
             }
             let e = Event::LaneEnded {
                 lane,
@@ -92,7 +92,7 @@ impl Ended<'_> {
 
     /// The chosen lane and why: with first-wins the first to pass; with
     /// `--choose all` the gates' choice, or the verifier's pick among equals.
-    fn winner(&self, candidates: &[Candidate]) -> Result<Option<Winner>, RunError> {
+    fn winner(&self, candidates: &[LaneCandidate]) -> Result<Option<Winner>, RunError> {
         Ok(match self.shared.choose() {
             ChooseMode::First => {
                 let w = self.shared.first_winner();
@@ -107,7 +107,7 @@ impl Ended<'_> {
     }
 
     /// No lane won: the task escalated, recorded and said.
-    fn escalate(&self, log: &mut EventLog, attempts_in_all: u32) -> Result<Ran, RunError> {
+    fn escalate(&self, log: &mut EventLog, attempts_in_all: u32) -> Result<TaskRan, RunError> {
         let (id, lanes) = (&self.plan.id, self.lanes);
         let reason = format!(
             "no lane passed every gate ({lanes} lanes, {attempts_in_all} attempt{} in all)",
@@ -119,13 +119,13 @@ impl Ended<'_> {
             "task {id} escalated: {}\n  report: retry-run report {id}",
             crate::text::visible(&reason)
         );
-        Ok(Ran { ending: Ending::Escalated, earlier: false })
+        Ok(TaskRan { ending: Ending::Escalated, earlier: false })
     }
 
     /// Lane `c` won: the choice recorded, its commit made the task's branch,
     /// the task's success recorded and said.
-    fn succeed(&self, log: &mut EventLog, c: &Candidate, why: &str) -> Result<Ran, RunError> {
-        let Ended { repo, plan, json, .. } = *self;
+    fn succeed(&self, log: &mut EventLog, c: &LaneCandidate, why: &str) -> Result<TaskRan, RunError> {
+        let LanesEnded { repo, plan, json, .. } = *self;
         let id = &plan.id;
         let e = Event::LaneChosen { lane: c.lane, attempt: c.attempt, commit: c.commit.clone(), why: why.to_string() };
         log.append(e.kind(), Some(c.attempt), &e.fields())?;
@@ -148,7 +148,7 @@ impl Ended<'_> {
             crate::console::outln!("  branch:   {branch} ({})", c.commit);
             crate::console::outln!("  lanes:    retry-run report {id}");
         }
-        Ok(Ran { ending: Ending::Succeeded, earlier: false })
+        Ok(TaskRan { ending: Ending::Succeeded, earlier: false })
     }
 }
 

@@ -27,14 +27,14 @@ use std::sync::{Arc, Mutex};
 use super::held_lease::HeldLease;
 use super::plan::Plan;
 use super::progress::{Board, Mode, Progress, Shared};
-use super::{Ending, Options, Ran, RunError, chain, history, hold, start};
+use super::{Ending, Options, RunError, TaskRan, chain, history, hold, start};
 use crate::config::lanes::{ChooseMode, LaneConfig};
 use crate::git::{Repo, Revision};
 use crate::hash::sha256_hex;
 use crate::model::{AttemptRecord, refs};
 use crate::record::store::{EventLog, write_file};
 use crate::record::{Event, Store};
-use ended::Ended;
+use ended::LanesEnded;
 use shared::{LaneRun, LaneShared};
 
 /// How many lanes a run of `plan` takes: `--lanes`, else the task's record
@@ -73,7 +73,7 @@ pub(super) fn run(
     opts: &Options,
     lanes: u32,
     progress: &Progress,
-) -> Result<Ran, RunError> {
+) -> Result<TaskRan, RunError> {
     let id = plan.id.clone();
     let agents = lane_agents(&plan, opts);
     let _lock = hold::lock(store, &id)?;
@@ -84,7 +84,7 @@ pub(super) fn run(
     let ran = task.run_under(lanes, &agents, lease.clone());
     let lease = lease.and_then(|l| Arc::try_unwrap(l).ok());
     let earlier = ran.as_ref().is_ok_and(|r| r.earlier);
-    hold::release(lease, ran.map(|r| r.ending)).map(|ending| Ran { ending, earlier })
+    hold::release(lease, ran.map(|r| r.ending)).map(|ending| TaskRan { ending, earlier })
 }
 
 /// The task whose lanes run, and what its run was given.
@@ -98,7 +98,7 @@ struct InLanes<'a> {
 
 impl InLanes<'_> {
     /// [`run`], once the task's lock (and lease) are held.
-    fn run_under(&self, lanes: u32, agents: &[LaneConfig], lease: Option<Arc<HeldLease>>) -> Result<Ran, RunError> {
+    fn run_under(&self, lanes: u32, agents: &[LaneConfig], lease: Option<Arc<HeldLease>>) -> Result<TaskRan, RunError> {
         let InLanes { repo, store, plan, opts, progress } = *self;
         let id = plan.id.clone();
         let verified = start::verified_log(store, &id)?;
@@ -134,14 +134,14 @@ impl InLanes<'_> {
         // written, a check that cannot start): when no lane wins, the task stays
         // open with that error, to be resumed, rather than escalate.
         let failed = results.into_iter().find_map(Result::err);
-        let ended = Ended { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
+        let ended = LanesEnded { base: &base, repo, store, plan, shared: &shared, lanes, agents, json: opts.json };
         ended.finish(&mut log, failed)
     }
 }
 
 /// A task that ended before this run, without `--again`: said, and how it
 /// ended.
-fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState, progress: &Progress) -> Option<Ran> {
+fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState, progress: &Progress) -> Option<TaskRan> {
     if state.finished.is_none() || opts.again {
         return None;
     }
@@ -154,7 +154,7 @@ fn already_ended(plan: &Plan, opts: &Options, state: &history::TaskState, progre
         "task {id} already ended; `retry-run report {id}` shows it, `{}` runs it again",
         crate::outcome::resume::resume_command(id, &["--again"], &plan.resume_args)
     ));
-    Some(Ran { ending, earlier: true })
+    Some(TaskRan { ending, earlier: true })
 }
 
 /// How the winner is chosen: `--choose`, else the record's (a resumed task
@@ -255,7 +255,7 @@ impl Lanes<'_> {
 /// was interrupted.
 fn stop_if_a_lane_was_interrupted(
     plan: &Plan,
-    results: &[Result<Ran, RunError>],
+    results: &[Result<TaskRan, RunError>],
     progress: &Progress,
 ) -> Result<(), RunError> {
     let id = &plan.id;
@@ -277,9 +277,9 @@ fn stop_if_a_lane_was_interrupted(
 
 /// Every lane run, at most `jobs` at once, each on a thread that its
 /// lanes' stop flag can stop.
-fn run_lanes(dir: &Path, lanes: &[(Options, LaneRun)], board: &Shared, jobs: usize) -> Vec<Result<Ran, RunError>> {
+fn run_lanes(dir: &Path, lanes: &[(Options, LaneRun)], board: &Shared, jobs: usize) -> Vec<Result<TaskRan, RunError>> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Ran, RunError>>>> = Mutex::new((0..lanes.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<TaskRan, RunError>>>> = Mutex::new((0..lanes.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, lanes.len().max(1)) {
             s.spawn(|| {

@@ -11,14 +11,14 @@ use std::io::Read;
 
 use maud::{Markup, PreEscaped, html};
 
-use super::diff::{self, Kind};
+use super::diff::{self, LineKind};
 use super::html as esc;
 use super::view::task;
-use super::{Answer, Missing, Site, html_page, layout, short, text_page};
+use super::{Missing, PageAnswer, Site, html_page, layout, short, text_page};
 use crate::git::{DiffDepth, Oid};
 use crate::model::AttemptRecord;
 use crate::syntax::highlight::{NAMES, Span, highlight_lines};
-use crate::ui::{Against, Layout};
+use crate::ui::{Against, PageLayout};
 
 /// The most of a prompt or a check's output a page shows.
 const MAX_TEXT: u64 = 4 << 20;
@@ -40,12 +40,12 @@ fn record(site: &Site<'_>, id: &str, n: u32) -> Result<(AttemptRecord, Vec<Attem
     }
 }
 
-pub(super) fn page(site: &Site<'_>, id: &str, n: u32, against: Against, layout_: Layout) -> Answer {
+pub(super) fn page(site: &Site<'_>, id: &str, n: u32, against: Against, layout_: PageLayout) -> PageAnswer {
     let (r, all) = record(site, id, n)?;
     let ns = n.to_string();
-    let link = |a: Against, l: Layout| {
+    let link = |a: Against, l: PageLayout| {
         let a = if a == Against::Base { "base" } else { "previous" };
-        let l = if l == Layout::Unified { "unified" } else { "split" };
+        let l = if l == PageLayout::Unified { "unified" } else { "split" };
         esc::href(&["tasks", id, "attempts", &ns], &[("against", a), ("layout", l)])
     };
     let previous = all.iter().rev().find(|p| p.number < n && p.commit.is_some());
@@ -64,8 +64,8 @@ pub(super) fn page(site: &Site<'_>, id: &str, n: u32, against: Against, layout_:
             a.current[against == Against::Base] href=(link(Against::Base, layout_)) { "the base" } " · "
             a.current[against == Against::Previous] href=(link(Against::Previous, layout_)) { "the previous attempt" }
             " | Layout: "
-            a.current[layout_ == Layout::Unified] href=(link(against, Layout::Unified)) { "unified" } " · "
-            a.current[layout_ == Layout::Split] href=(link(against, Layout::Split)) { "side by side" }
+            a.current[layout_ == PageLayout::Unified] href=(link(against, PageLayout::Unified)) { "unified" } " · "
+            a.current[layout_ == PageLayout::Split] href=(link(against, PageLayout::Split)) { "side by side" }
         }
         p.against { (against_what) }
         section #diff { (diff_markup) }
@@ -98,7 +98,7 @@ fn diff_section(
     r: &AttemptRecord,
     previous: Option<&AttemptRecord>,
     against: Against,
-    layout_: Layout,
+    layout_: PageLayout,
 ) -> (Markup, String) {
     let Some(new) = r.commit.as_deref().and_then(|c| Oid::from_str(c).ok()) else {
         return (html! { p { "This attempt left no snapshot: no diff to show." } }, String::new());
@@ -175,7 +175,7 @@ fn code(text: &str, spans: Option<&Vec<Span>>) -> Markup {
     PreEscaped(out)
 }
 
-fn file(site: &Site<'_>, old: Oid, new: Oid, f: &diff::File, layout_: Layout) -> Markup {
+fn file(site: &Site<'_>, old: Oid, new: Oid, f: &diff::File, layout_: PageLayout) -> Markup {
     let (old_hl, new_hl) = if f.binary {
         (None, None)
     } else {
@@ -187,14 +187,14 @@ fn file(site: &Site<'_>, old: Oid, new: Oid, f: &diff::File, layout_: Layout) ->
 /// Pure: one file's diff, with each side's highlighting when there is one.
 pub(crate) fn file_markup(
     f: &diff::File,
-    layout_: Layout,
+    layout_: PageLayout,
     old_hl: Option<Vec<Vec<Span>>>,
     new_hl: Option<Vec<Vec<Span>>>,
 ) -> Markup {
     let path = f.new_path.as_deref().or(f.old_path.as_deref()).unwrap_or("");
-    let side = |kind: Kind, o: Option<u32>, n: Option<u32>| -> Option<&Vec<Span>> {
+    let side = |kind: LineKind, o: Option<u32>, n: Option<u32>| -> Option<&Vec<Span>> {
         match kind {
-            Kind::Deleted => old_hl.as_ref()?.get(o? as usize - 1),
+            LineKind::Deleted => old_hl.as_ref()?.get(o? as usize - 1),
             _ => new_hl.as_ref()?.get(n? as usize - 1),
         }
     };
@@ -205,11 +205,11 @@ pub(crate) fn file_markup(
             @if f.binary { p.binary { "Binary file: not shown." } }
             @if !f.binary && f.hunks.is_empty() && f.header.len() <= 1 { p { "No content change." } }
             @for h in &f.hunks {
-                table class={ "hunk " (if layout_ == Layout::Split { "split" } else { "unified" }) } {
-                    tr.hunk-header { td colspan=(if layout_ == Layout::Split { 4 } else { 3 }) { (esc::text(&h.header)) } }
-                    @if layout_ == Layout::Unified {
+                table class={ "hunk " (if layout_ == PageLayout::Split { "split" } else { "unified" }) } {
+                    tr.hunk-header { td colspan=(if layout_ == PageLayout::Split { 4 } else { 3 }) { (esc::text(&h.header)) } }
+                    @if layout_ == PageLayout::Unified {
                         @for l in &h.lines {
-                            @let class = match l.kind { Kind::Added => "add", Kind::Deleted => "del", Kind::Context => "ctx", Kind::Note => "note" };
+                            @let class = match l.kind { LineKind::Added => "add", LineKind::Deleted => "del", LineKind::Context => "ctx", LineKind::Note => "note" };
                             tr class=(class) data-path=(esc::attr(path)) data-line=[l.new] {
                                 td.ln { @if let Some(o) = l.old { (o) } }
                                 td.ln { @if let Some(n) = l.new { (n) } }
@@ -221,11 +221,11 @@ pub(crate) fn file_markup(
                             tr data-path=(esc::attr(path)) data-line=[right.and_then(|r| r.new)] {
                                 @if let Some(l) = left {
                                     td.ln { @if let Some(o) = l.old { (o) } }
-                                    td class={ "code " (if l.kind == Kind::Deleted { "del" } else { "ctx" }) } { (code(&l.text, side(l.kind, l.old, l.new))) }
+                                    td class={ "code " (if l.kind == LineKind::Deleted { "del" } else { "ctx" }) } { (code(&l.text, side(l.kind, l.old, l.new))) }
                                 } @else { td.ln {} td.code.empty {} }
                                 @if let Some(l) = right {
                                     td.ln { @if let Some(n) = l.new { (n) } }
-                                    td class={ "code " (match l.kind { Kind::Added => "add", Kind::Note => "note", _ => "ctx" }) } { (code(&l.text, side(l.kind, l.old, l.new))) }
+                                    td class={ "code " (match l.kind { LineKind::Added => "add", LineKind::Note => "note", _ => "ctx" }) } { (code(&l.text, side(l.kind, l.old, l.new))) }
                                 } @else { td.ln {} td.code.empty {} }
                             }
                         }
@@ -238,23 +238,24 @@ pub(crate) fn file_markup(
 
 /// Pure: a hunk's lines as side-by-side rows: context on both sides, each
 /// run of deletions beside the additions that follow it.
-pub(crate) fn split_rows(lines: &[diff::Line]) -> Vec<(Option<&diff::Line>, Option<&diff::Line>)> {
+pub(crate) fn split_rows(lines: &[diff::HunkLine]) -> Vec<(Option<&diff::HunkLine>, Option<&diff::HunkLine>)> {
     let mut rows = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         match lines[i].kind {
-            Kind::Context => {
+            LineKind::Context => {
                 rows.push((Some(&lines[i]), Some(&lines[i])));
                 i += 1;
             }
-            Kind::Note => {
+            LineKind::Note => {
                 rows.push((None, Some(&lines[i])));
                 i += 1;
             }
-            Kind::Deleted | Kind::Added => {
-                let dels: Vec<&diff::Line> = lines[i..].iter().take_while(|l| l.kind == Kind::Deleted).collect();
+            LineKind::Deleted | LineKind::Added => {
+                let dels: Vec<&diff::HunkLine> =
+                    lines[i..].iter().take_while(|l| l.kind == LineKind::Deleted).collect();
                 i += dels.len();
-                let adds: Vec<&diff::Line> = lines[i..].iter().take_while(|l| l.kind == Kind::Added).collect();
+                let adds: Vec<&diff::HunkLine> = lines[i..].iter().take_while(|l| l.kind == LineKind::Added).collect();
                 i += adds.len();
                 for k in 0..dels.len().max(adds.len()) {
                     rows.push((dels.get(k).copied(), adds.get(k).copied()));
@@ -287,7 +288,7 @@ pub(crate) fn as_text(bytes: Vec<u8>, size: u64) -> Vec<u8> {
 }
 
 /// The prompt attempt `n` received, as text.
-pub(super) fn prompt(site: &Site<'_>, id: &str, n: u32) -> Answer {
+pub(super) fn prompt(site: &Site<'_>, id: &str, n: u32) -> PageAnswer {
     let _ = record(site, id, n)?;
     let path = site.store.attempt(id, n).prompt();
     let (bytes, size) = read_capped(&path).map_err(|_| not_found(format!("attempt {n} of {id:?} has no prompt")))?;
@@ -295,7 +296,7 @@ pub(super) fn prompt(site: &Site<'_>, id: &str, n: u32) -> Answer {
 }
 
 /// A check's full output, for a check the attempt recorded only.
-pub(super) fn check_output(site: &Site<'_>, id: &str, n: u32, check: &str) -> Answer {
+pub(super) fn check_output(site: &Site<'_>, id: &str, n: u32, check: &str) -> PageAnswer {
     let (r, _) = record(site, id, n)?;
     if !r.checks.iter().any(|c| c.name == check) {
         return Err(not_found(format!("attempt {n} of {id:?} ran no check {check:?}")));
@@ -312,15 +313,15 @@ mod tests {
 
     #[test]
     fn deletions_sit_beside_the_additions_that_follow() {
-        let l = |kind, text: &str| diff::Line { kind, old: None, new: None, text: text.into() };
+        let l = |kind, text: &str| diff::HunkLine { kind, old: None, new: None, text: text.into() };
         let lines = [
-            l(Kind::Context, "a"),
-            l(Kind::Deleted, "b"),
-            l(Kind::Deleted, "c"),
-            l(Kind::Added, "C"),
-            l(Kind::Added, "D"),
-            l(Kind::Added, "E"),
-            l(Kind::Context, "f"),
+            l(LineKind::Context, "a"),
+            l(LineKind::Deleted, "b"),
+            l(LineKind::Deleted, "c"),
+            l(LineKind::Added, "C"),
+            l(LineKind::Added, "D"),
+            l(LineKind::Added, "E"),
+            l(LineKind::Context, "f"),
         ];
         let got: Vec<(Option<&str>, Option<&str>)> =
             split_rows(&lines).iter().map(|(a, b)| (a.map(|x| x.text.as_str()), b.map(|x| x.text.as_str()))).collect();

@@ -4,7 +4,7 @@
 
 /// What a line of a hunk is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum LineKind {
     Context,
     Added,
     Deleted,
@@ -13,8 +13,8 @@ pub(crate) enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Line {
-    pub kind: Kind,
+pub(crate) struct HunkLine {
+    pub kind: LineKind,
     pub old: Option<u32>,
     pub new: Option<u32>,
     /// Without its `+`/`-`/` ` prefix.
@@ -24,7 +24,7 @@ pub(crate) struct Line {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Hunk {
     pub header: String,
-    pub lines: Vec<Line>,
+    pub lines: Vec<HunkLine>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -61,24 +61,24 @@ pub(crate) fn parse(patch: &str) -> Vec<File> {
         let Some(f) = files.last_mut() else { continue };
         if let Some(h) = f.hunks.last_mut()
             && let Some(kind) = match l.bytes().next() {
-                Some(b' ') => Some(Kind::Context),
-                Some(b'+') => Some(Kind::Added),
-                Some(b'-') => Some(Kind::Deleted),
-                Some(b'\\') => Some(Kind::Note),
-                None => Some(Kind::Context),
+                Some(b' ') => Some(LineKind::Context),
+                Some(b'+') => Some(LineKind::Added),
+                Some(b'-') => Some(LineKind::Deleted),
+                Some(b'\\') => Some(LineKind::Note),
+                None => Some(LineKind::Context),
                 _ => None,
             }
         {
             let (o, n) = match kind {
-                Kind::Context => (Some(old), Some(new)),
-                Kind::Added => (None, Some(new)),
-                Kind::Deleted => (Some(old), None),
-                Kind::Note => (None, None),
+                LineKind::Context => (Some(old), Some(new)),
+                LineKind::Added => (None, Some(new)),
+                LineKind::Deleted => (Some(old), None),
+                LineKind::Note => (None, None),
             };
             old += u32::from(o.is_some());
             new += u32::from(n.is_some());
-            let text = if kind == Kind::Note { l.to_string() } else { l.get(1..).unwrap_or("").to_string() };
-            h.lines.push(Line { kind, old: o, new: n, text });
+            let text = if kind == LineKind::Note { l.to_string() } else { l.get(1..).unwrap_or("").to_string() };
+            h.lines.push(HunkLine { kind, old: o, new: n, text });
             continue;
         }
         if l.starts_with("@@ ") {
@@ -111,17 +111,17 @@ mod tests {
         assert_eq!(files.len(), 3);
         let f = &files[0];
         assert_eq!((f.old_path.as_deref(), f.new_path.as_deref()), (Some("m.py"), Some("m.py")));
-        let got: Vec<(Kind, Option<u32>, Option<u32>, &str)> =
+        let got: Vec<(LineKind, Option<u32>, Option<u32>, &str)> =
             f.hunks[0].lines.iter().map(|l| (l.kind, l.old, l.new, l.text.as_str())).collect();
         assert_eq!(
             got,
             [
-                (Kind::Context, Some(3), Some(3), "a"),
-                (Kind::Deleted, Some(4), None, "b"),
-                (Kind::Added, None, Some(4), "c"),
-                (Kind::Added, None, Some(5), "d"),
-                (Kind::Context, Some(5), Some(6), "e"),
-                (Kind::Note, None, None, "\\ No newline at end of file"),
+                (LineKind::Context, Some(3), Some(3), "a"),
+                (LineKind::Deleted, Some(4), None, "b"),
+                (LineKind::Added, None, Some(4), "c"),
+                (LineKind::Added, None, Some(5), "d"),
+                (LineKind::Context, Some(5), Some(6), "e"),
+                (LineKind::Note, None, None, "\\ No newline at end of file"),
             ]
         );
         assert_eq!((files[1].old_path.as_deref(), files[1].new_path.as_deref()), (None, Some("new.txt")));

@@ -4,9 +4,9 @@
 //! layer; the diff is rendered from a patch with the same strings.
 
 use super::diff;
-use super::view::{Item, TaskView};
+use super::view::{TaskView, TimelineItem};
 use crate::model::{AttemptRecord, Outcome, Review};
-use crate::ui::Layout;
+use crate::ui::PageLayout;
 
 /// What an agent might write, and what must never come out unescaped.
 const HOSTILE: &[&str] = &[
@@ -79,13 +79,13 @@ fn the_timeline_shows_hostile_record_text_only_escaped() {
         state: Default::default(),
         label: "escalated",
         items: vec![
-            Item::Round { first: 1, max: 3, base: all.clone(), lanes: None },
-            Item::Attempt(Box::new(hostile_attempt(1))),
-            Item::Aborted { n: 2, reason: all.clone() },
-            Item::Review(Box::new(review)),
-            Item::Ended { what: "escalated", detail: all.clone() },
-            Item::Lane { lane: 1, ending: all.clone(), attempts: 1 },
-            Item::Chosen { lane: 1, attempt: 1, why: all.clone() },
+            TimelineItem::Round { first: 1, max: 3, base: all.clone(), lanes: None },
+            TimelineItem::Attempt(Box::new(hostile_attempt(1))),
+            TimelineItem::Aborted { n: 2, reason: all.clone() },
+            TimelineItem::Review(Box::new(review)),
+            TimelineItem::Ended { what: "escalated", detail: all.clone() },
+            TimelineItem::Lane { lane: 1, ending: all.clone(), attempts: 1 },
+            TimelineItem::Chosen { lane: 1, attempt: 1, why: all.clone() },
         ],
         attempts: vec![],
     };
@@ -101,7 +101,7 @@ fn a_diff_shows_hostile_paths_and_lines_only_escaped() {
     }
     let files = diff::parse(&patch);
     assert_eq!(files.len(), HOSTILE.len());
-    for layout in [Layout::Unified, Layout::Split] {
+    for layout in [PageLayout::Unified, PageLayout::Split] {
         let page: String =
             files.iter().map(|f| super::attempt::file_markup(f, layout, None, None).into_string()).collect();
         assert_escaped(&page, "diff");

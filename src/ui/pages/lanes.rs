@@ -5,9 +5,9 @@ use maud::html;
 
 use super::html as esc;
 use super::view::lanes;
-use super::{Answer, Site, html_page, layout};
+use super::{PageAnswer, Site, html_page, layout};
 
-pub(super) fn page(site: &Site<'_>, id: &str) -> Answer {
+pub(super) fn page(site: &Site<'_>, id: &str) -> PageAnswer {
     let all = lanes(site.store, id)?;
     let content = html! {
         h1 { "Lanes of " a href=(esc::task_href(id)) { (esc::text(id)) } }

@@ -34,7 +34,7 @@ impl Missing {
     }
 }
 
-pub(super) type Answer = Result<Page, Missing>;
+pub(super) type PageAnswer = Result<Page, Missing>;
 
 /// An HTML page with `status`.
 pub(super) fn html_page(status: u16, body: Markup) -> Page {

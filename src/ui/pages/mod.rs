@@ -22,7 +22,7 @@ pub(crate) mod view;
 
 use super::{Page, Route, Site};
 pub(crate) use layout::Missing;
-use layout::{Answer, cost, html_page, layout, short, text_page};
+use layout::{PageAnswer, cost, html_page, layout, short, text_page};
 
 /// The page `route` asks for.
 pub(crate) fn page(site: &Site<'_>, route: &Route) -> Page {

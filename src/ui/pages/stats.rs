@@ -5,7 +5,7 @@
 use maud::{PreEscaped, html};
 
 use super::svg::{Bar, bar_chart};
-use super::{Answer, Site, html_page, layout};
+use super::{PageAnswer, Site, html_page, layout};
 use crate::stats::{Rate, Stats};
 
 fn rate_bars<K: ToString>(rates: impl Iterator<Item = (K, Rate)>) -> Vec<Bar> {
@@ -55,7 +55,7 @@ pub(crate) fn charts(s: &Stats) -> Vec<(&'static str, String)> {
     ]
 }
 
-pub(super) fn page(site: &Site<'_>) -> Answer {
+pub(super) fn page(site: &Site<'_>) -> PageAnswer {
     let s = crate::stats_reader::read(site.store)?;
     let content = html! {
         h1 { "Stats" }

@@ -9,11 +9,11 @@
 use maud::{Markup, html};
 
 use super::html as esc;
-use super::view::{Item, TaskView, task};
-use super::{Answer, Site, cost, html_page, layout, short};
+use super::view::{TaskView, TimelineItem, task};
+use super::{PageAnswer, Site, cost, html_page, layout, short};
 use crate::model::{AttemptRecord, Review};
 
-pub(super) fn page(site: &Site<'_>, id: &str) -> Answer {
+pub(super) fn page(site: &Site<'_>, id: &str) -> PageAnswer {
     let t = task(site.store, id)?;
     let heading = t.title.clone().unwrap_or_else(|| t.id.clone());
     let result = t.state.result_attempt();
@@ -43,7 +43,7 @@ pub(super) fn page(site: &Site<'_>, id: &str) -> Answer {
 }
 
 /// The timeline alone, for the page's live updates.
-pub(super) fn timeline_fragment(site: &Site<'_>, id: &str) -> Answer {
+pub(super) fn timeline_fragment(site: &Site<'_>, id: &str) -> PageAnswer {
     let t = task(site.store, id)?;
     Ok(html_page(200, html! { section #timeline { (timeline_markup(&t)) } }))
 }
@@ -57,31 +57,33 @@ pub(crate) fn timeline_markup(t: &TaskView) -> Markup {
     }
 }
 
-fn entry(id: &str, item: &Item) -> Markup {
+fn entry(id: &str, item: &TimelineItem) -> Markup {
     match item {
-        Item::Round { first, max, base, lanes } => html! {
+        TimelineItem::Round { first, max, base, lanes } => html! {
             div.round {
                 "Round from attempt " (first) " (up to " (max) " attempts) on " code { (esc::text(short(base))) }
                 @if let Some(k) = lanes.filter(|k| *k > 1) { ", in " (k) " lanes" }
             }
         },
-        Item::Attempt(r) => attempt(id, r),
-        Item::Started(n) => html! { div.attempt.running { "Attempt " (n) " running…" } },
-        Item::Aborted { n, reason } => html! { div.aborted { "Attempt " (n) " aborted: " (esc::text(reason)) } },
-        Item::Review(r) => review(r),
-        Item::Landed(l) => html! {
+        TimelineItem::Attempt(r) => attempt(id, r),
+        TimelineItem::Started(n) => html! { div.attempt.running { "Attempt " (n) " running…" } },
+        TimelineItem::Aborted { n, reason } => {
+            html! { div.aborted { "Attempt " (n) " aborted: " (esc::text(reason)) } }
+        }
+        TimelineItem::Review(r) => review(r),
+        TimelineItem::Landed(l) => html! {
             div.landed {
                 "Landed attempt " (l.attempt) " onto " code { (esc::text(&l.onto)) } " (" (l.how.as_str()) "): "
                 code { (esc::text(short(&l.commit))) }
             }
         },
-        Item::Ended { what, detail } => html! {
+        TimelineItem::Ended { what, detail } => html! {
             div class={ "ended " (what) } { "Task " (what) @if !detail.is_empty() { ": " (esc::text(detail)) } }
         },
-        Item::Lane { lane, ending, attempts } => {
+        TimelineItem::Lane { lane, ending, attempts } => {
             html! { div.lane { "Lane " (lane) " " (esc::text(ending)) " after " (attempts) " attempts" } }
         }
-        Item::Chosen { lane, attempt, why } => html! {
+        TimelineItem::Chosen { lane, attempt, why } => html! {
             div.chosen { "Chose lane " (lane) ", attempt " (attempt) @if !why.is_empty() { ": " (esc::text(why)) } }
         },
     }

@@ -8,7 +8,7 @@ use maud::{Markup, html};
 
 use super::html as esc;
 use super::view::{Row, rows};
-use super::{Answer, Site, cost, html_page, layout, short};
+use super::{PageAnswer, Site, cost, html_page, layout, short};
 
 /// The states and reviews the filter offers.
 const STATES: &[&str] = &["running", "succeeded", "escalated", "stopped", "new", "approved", "rejected", "landed"];
@@ -30,7 +30,7 @@ pub(crate) fn keep(row: &Row, state: Option<&str>, query: Option<&str>) -> bool 
     state_ok && query_ok
 }
 
-pub(super) fn page(site: &Site<'_>, state: Option<&str>, query: Option<&str>) -> Answer {
+pub(super) fn page(site: &Site<'_>, state: Option<&str>, query: Option<&str>) -> PageAnswer {
     let all = rows(site.store, site.summaries)?;
     let shown: Vec<&Row> = all.iter().filter(|r| keep(r, state, query)).collect();
     let content = table(&shown, all.len(), state, query);

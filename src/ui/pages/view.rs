@@ -84,7 +84,7 @@ pub(crate) fn rows(store: &Store, summaries: &Summaries) -> Result<Vec<Row>, Rec
 
 /// One entry of a task's timeline, in the log's order.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Item {
+pub(crate) enum TimelineItem {
     /// A round started (`run`, `run --again`) on `base`.
     Round {
         first: u32,
@@ -128,25 +128,25 @@ pub(crate) struct TaskView {
     pub title: Option<String>,
     pub state: TaskState,
     pub label: &'static str,
-    pub items: Vec<Item>,
+    pub items: Vec<TimelineItem>,
     pub attempts: Vec<AttemptRecord>,
 }
 
 /// Pure: the timeline of a task's events, with its completed attempts
 /// (by number) in their places.
-pub(crate) fn timeline(events: &[LogLine], records: &[AttemptRecord]) -> Vec<Item> {
+pub(crate) fn timeline(events: &[LogLine], records: &[AttemptRecord]) -> Vec<TimelineItem> {
     let by_n: BTreeMap<u32, &AttemptRecord> = records.iter().map(|r| (r.number, r)).collect();
     let mut open: BTreeSet<u32> = BTreeSet::new();
     let mut items = Vec::new();
     for e in events {
         let item = match e.typed() {
             Some(Event::TaskStarted { first_attempt, max_attempts, base, lanes, .. }) => {
-                Item::Round { first: first_attempt, max: max_attempts, base, lanes }
+                TimelineItem::Round { first: first_attempt, max: max_attempts, base, lanes }
             }
             Some(Event::AttemptStarted { .. }) => match e.attempt {
                 Some(n) => {
                     open.insert(n);
-                    Item::Started(n)
+                    TimelineItem::Started(n)
                 }
                 None => continue,
             },
@@ -154,23 +154,23 @@ pub(crate) fn timeline(events: &[LogLine], records: &[AttemptRecord]) -> Vec<Ite
                 let Some(n) = e.attempt else { continue };
                 open.remove(&n);
                 // The attempt's entry replaces its "started" one.
-                items.retain(|i| *i != Item::Started(n));
+                items.retain(|i| *i != TimelineItem::Started(n));
                 match by_n.get(&n) {
-                    Some(r) => Item::Attempt(Box::new((*r).clone())),
+                    Some(r) => TimelineItem::Attempt(Box::new((*r).clone())),
                     None => continue,
                 }
             }
             Some(Event::AttemptAborted { reason, .. }) => {
                 let Some(n) = e.attempt else { continue };
-                items.retain(|i| *i != Item::Started(n));
-                Item::Aborted { n, reason }
+                items.retain(|i| *i != TimelineItem::Started(n));
+                TimelineItem::Aborted { n, reason }
             }
-            Some(Event::Reviewed { review }) => Item::Review(Box::new(review)),
-            Some(Event::TaskLanded { landed }) => Item::Landed(Box::new(landed)),
-            Some(Event::TaskSucceeded { branch, .. }) => Item::Ended { what: "succeeded", detail: branch },
-            Some(Event::TaskEscalated { reason, .. }) => Item::Ended { what: "escalated", detail: reason },
-            Some(Event::LaneEnded { lane, ending, attempts, .. }) => Item::Lane { lane, ending, attempts },
-            Some(Event::LaneChosen { lane, attempt, why, .. }) => Item::Chosen { lane, attempt, why },
+            Some(Event::Reviewed { review }) => TimelineItem::Review(Box::new(review)),
+            Some(Event::TaskLanded { landed }) => TimelineItem::Landed(Box::new(landed)),
+            Some(Event::TaskSucceeded { branch, .. }) => TimelineItem::Ended { what: "succeeded", detail: branch },
+            Some(Event::TaskEscalated { reason, .. }) => TimelineItem::Ended { what: "escalated", detail: reason },
+            Some(Event::LaneEnded { lane, ending, attempts, .. }) => TimelineItem::Lane { lane, ending, attempts },
+            Some(Event::LaneChosen { lane, attempt, why, .. }) => TimelineItem::Chosen { lane, attempt, why },
             _ => continue,
         };
         items.push(item);
@@ -211,7 +211,7 @@ pub(crate) fn lanes(store: &Store, id: &str) -> Result<Vec<LaneView>, RecordErro
     let k = state(&v.events).lanes.unwrap_or(0);
     let items = timeline(&v.events, &[]);
     let chosen = items.iter().rev().find_map(|i| match i {
-        Item::Chosen { lane, .. } => Some(*lane),
+        TimelineItem::Chosen { lane, .. } => Some(*lane),
         _ => None,
     });
     let mut out = Vec::new();
