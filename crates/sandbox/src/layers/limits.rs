@@ -11,6 +11,7 @@
 //! command's first process inside, and on v2 bubblewrap's child is moved
 //! while bubblewrap sets up, not before it starts.
 
+use crate::sys::process::{alive, is_root};
 use std::path::{Path, PathBuf};
 
 /// Why no pids cgroup holds a confined process's count (as root, the only
@@ -56,11 +57,6 @@ pub fn own_pids_cgroup(proc_self_cgroup: &str, v2_has_pids: bool) -> Option<Path
 /// which is in the same cgroup.
 pub fn own_dir_for_limit() -> Option<PathBuf> {
     if is_root() { own_dir() } else { None }
-}
-
-/// Whether this process runs as root.
-fn is_root() -> bool {
-    crate::sys::process::is_root()
 }
 
 /// The directory of this process's own pids cgroup.
@@ -217,11 +213,6 @@ pub fn sweep(parent: &Path, patience: std::time::Duration) -> usize {
 /// processes make theirs (as root: see [`PidsCgroup::for_limit`]).
 pub fn sweep_own(patience: std::time::Duration) -> usize {
     own_dir_for_limit().map_or(0, |dir| sweep(&dir, patience))
-}
-
-/// Whether a process `pid` exists.
-fn alive(pid: u32) -> bool {
-    crate::sys::process::alive(pid)
 }
 
 #[cfg(test)]
